@@ -1,0 +1,210 @@
+//! Owns who a request is: the API key's format, its SHA-256 lookup, and the key holder's reach
+//! (plan, scope, cabinets and access levels), re-derived from the database on every request so
+//! revocation and lost access take effect at once. Owns the write-side permission checks.
+
+use rusqlite::Connection;
+use sha2::{Digest, Sha256};
+
+use crate::domain::access::Access;
+use crate::error::ApiError;
+use crate::store::cabinets::Reachable;
+use crate::store::keys::KeyRow;
+use crate::store::users::User;
+use crate::store::{cabinets, keys, teams, users};
+
+/// Every key starts with this prefix and is `KEY_LEN` characters long.
+pub const KEY_PREFIX: &str = "adcab_";
+pub const KEY_LEN: usize = 54;
+
+/// Feature named by `FEATURE_NOT_AVAILABLE` when the plan no longer allows writes.
+const WRITE_FEATURE: &str = "manage_campaigns";
+
+/// `n` random bytes as lowercase hex.
+pub fn random_hex(n: usize) -> String {
+    let mut bytes = vec![0u8; n];
+    getrandom::getrandom(&mut bytes).expect("the operating system provides randomness");
+    hex(&bytes)
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A new API key: the prefix and 192 random bits in hex.
+pub fn generate_key() -> String {
+    let key = format!(
+        "{KEY_PREFIX}{}",
+        random_hex((KEY_LEN - KEY_PREFIX.len()) / 2)
+    );
+    debug_assert_eq!(key.len(), KEY_LEN);
+    key
+}
+
+/// The only form in which a key (or tracker token) is stored.
+pub fn sha256_hex(text: &str) -> String {
+    hex(&Sha256::digest(text.as_bytes()))
+}
+
+/// The key holder and everything they reach, as of this request.
+#[derive(Debug, Clone)]
+pub struct Principal {
+    pub key: KeyRow,
+    pub user: User,
+    /// Reachable cabinets within the key's scope, inactive ones included.
+    pub reach: Vec<Reachable>,
+    /// The plan API keys need (Pro or Agency, own or through an agency team).
+    pub plan_includes_api: bool,
+    /// That plan's subscription is active, as writes require.
+    pub plan_active: bool,
+}
+
+/// Finds the key named by the `X-API-Key` header and loads its holder's reach.
+pub fn authenticate(conn: &Connection, header: Option<&str>) -> Result<Principal, ApiError> {
+    let text = header
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or(ApiError::ApiKeyMissing)?;
+    if text.len() != KEY_LEN || !text.starts_with(KEY_PREFIX) {
+        return Err(ApiError::ApiKeyInvalid);
+    }
+    let key = keys::find_by_hash(conn, &sha256_hex(text))?
+        .filter(|k| !k.revoked)
+        .ok_or(ApiError::ApiKeyInvalid)?;
+    let user = users::get(conn, key.user_id)?.ok_or(ApiError::ApiKeyInvalid)?;
+    let agencies = teams::covering_agencies(conn, user.id)?;
+    let plan_includes_api = user.plan.includes_api() || !agencies.is_empty();
+    let plan_active =
+        (user.plan.includes_api() && user.subscription_active) || agencies.iter().any(|a| *a);
+    let reach = reach_of(conn, &key)?;
+    Ok(Principal {
+        key,
+        user,
+        reach,
+        plan_includes_api,
+        plan_active,
+    })
+}
+
+/// The cabinets a key reaches: its holder's, narrowed by the key's scope.
+pub fn reach_of(conn: &Connection, key: &KeyRow) -> Result<Vec<Reachable>, ApiError> {
+    let mut reach = cabinets::reachable_by(conn, key.user_id)?;
+    if !key.scope_all {
+        let scope = keys::scope_cabinets(conn, key.id)?;
+        reach.retain(|r| scope.contains(&r.cabinet.id));
+    }
+    Ok(reach)
+}
+
+impl Principal {
+    /// The checks every request passes once the key is known: the plan allows API keys and
+    /// the key reaches at least one active cabinet.
+    pub fn check_access(&self) -> Result<(), ApiError> {
+        if !self.plan_includes_api {
+            return Err(ApiError::Forbidden);
+        }
+        if self.active().next().is_none() {
+            return Err(ApiError::NoAccounts);
+        }
+        Ok(())
+    }
+
+    /// Active cabinets the key reaches.
+    pub fn active(&self) -> impl Iterator<Item = &Reachable> {
+        self.reach.iter().filter(|r| r.cabinet.is_active)
+    }
+
+    /// The named cabinet: `ACCOUNT_NOT_FOUND` when out of reach, `ACCOUNT_INACTIVE` when
+    /// deactivated.
+    pub fn cabinet(&self, account: i64) -> Result<&Reachable, ApiError> {
+        let found = self
+            .reach
+            .iter()
+            .find(|r| r.cabinet.id == account)
+            .ok_or(ApiError::AccountNotFound)?;
+        if !found.cabinet.is_active {
+            return Err(ApiError::AccountInactive);
+        }
+        Ok(found)
+    }
+
+    /// The cabinets a read covers: the named one, or every active one.
+    pub fn scope(&self, account: Option<i64>) -> Result<Vec<&Reachable>, ApiError> {
+        match account {
+            Some(id) => Ok(vec![self.cabinet(id)?]),
+            None => Ok(self.active().collect()),
+        }
+    }
+
+    /// The one cabinet a call acts on: the named one, or the only one the key reaches.
+    pub fn single(&self, account: Option<i64>) -> Result<&Reachable, ApiError> {
+        if let Some(id) = account {
+            return self.cabinet(id);
+        }
+        let mut active = self.active();
+        match (active.next(), active.next()) {
+            (Some(only), None) => Ok(only),
+            _ => Err(ApiError::AccountIdRequired {
+                why: "this key reaches several cabinets",
+            }),
+        }
+    }
+
+    /// Checks of the key itself before any write: not a partner key, Manage campaigns on, and
+    /// an active plan that includes writes.
+    pub fn check_write_key(&self) -> Result<(), ApiError> {
+        if self.key.partner {
+            return Err(ApiError::WriteNotAllowed);
+        }
+        if !self.key.manage {
+            return Err(ApiError::ReadOnlyKey);
+        }
+        if !self.plan_active {
+            return Err(ApiError::FeatureNotAvailable {
+                feature: WRITE_FEATURE,
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks of the cabinet a write acts on: owner or manager access, and an owner with an
+    /// active subscription.
+    pub fn check_write_cabinet(&self, cabinet: &Reachable) -> Result<(), ApiError> {
+        if !cabinet.access.can_write() {
+            return Err(ApiError::ViewOnlyAccess);
+        }
+        if !cabinet.owner_subscription_active {
+            return Err(ApiError::SubscriptionRequired);
+        }
+        Ok(())
+    }
+
+    /// The access level shown for a cabinet.
+    pub fn access_of(&self, account: i64) -> Option<Access> {
+        self.reach
+            .iter()
+            .find(|r| r.cabinet.id == account)
+            .map(|r| r.access)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_have_the_fixed_prefix_and_length() {
+        let a = generate_key();
+        let b = generate_key();
+        assert_eq!(a.len(), KEY_LEN);
+        assert!(a.starts_with(KEY_PREFIX));
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn sha256_matches_a_known_vector() {
+        assert_eq!(
+            sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}

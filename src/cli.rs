@@ -1,0 +1,547 @@
+//! Owns the command line: `serve`, the `admin` panel and the `sim` controls, exactly as the
+//! operator document names them. Each admin/sim command prints one JSON object on stdout;
+//! failures print `{"error": ...}` on stdout and a sentence on stderr, and exit non-zero.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{json, Value};
+
+use crate::config::Config;
+use crate::error::ApiError;
+use crate::panel::{self, CabinetChange, KeyChange, NewCabinet, NewKey};
+use crate::Services;
+
+/// adcab: self-hosted ad campaign management.
+#[derive(Parser, Debug)]
+#[command(name = "adcab", version)]
+pub struct Cli {
+    /// Config file (default: ./adcab.toml when it exists, else built-in defaults).
+    #[arg(long, global = true)]
+    pub config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the HTTP API, task worker, sync scheduler and webhook sender.
+    Serve,
+    /// The panel: people, cabinets, teams, groups, keys, tasks, history, webhook log.
+    #[command(subcommand)]
+    Admin(Admin),
+    /// Control the built-in platform simulator and the service clock.
+    #[command(subcommand)]
+    Sim(Sim),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Admin {
+    /// People and their plans.
+    #[command(subcommand)]
+    User(UserCmd),
+    /// Ad cabinets.
+    #[command(subcommand)]
+    Cabinet(CabinetCmd),
+    /// Agency team members and the cabinets shared with them.
+    #[command(subcommand)]
+    Member(MemberCmd),
+    /// Campaign groups.
+    #[command(subcommand)]
+    Group(GroupCmd),
+    /// API keys.
+    #[command(subcommand)]
+    Key(KeyCmd),
+    /// The write-only ingest token.
+    #[command(subcommand)]
+    Tracker(TrackerCmd),
+    /// Background tasks.
+    #[command(subcommand)]
+    Task(TaskCmd),
+    /// A campaign's change history.
+    History {
+        #[arg(long)]
+        account: i64,
+        #[arg(long)]
+        ad: i64,
+    },
+    /// Webhook deliveries.
+    #[command(subcommand)]
+    Webhook(WebhookCmd),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum UserCmd {
+    /// Add a person.
+    Add {
+        #[arg(long)]
+        email: String,
+        /// free, pro or agency.
+        #[arg(long, default_value = "pro")]
+        plan: String,
+    },
+    /// Change a person's plan or subscription.
+    Set {
+        #[arg(long)]
+        id: i64,
+        #[arg(long)]
+        plan: Option<String>,
+        /// active or expired.
+        #[arg(long)]
+        subscription: Option<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CabinetCmd {
+    /// Add a cabinet (opens an account on the platform).
+    Add {
+        #[arg(long)]
+        owner: i64,
+        #[arg(long)]
+        name: String,
+        /// euro, ton or stars.
+        #[arg(long = "type")]
+        kind: String,
+        #[arg(long)]
+        balance: Option<String>,
+        #[arg(long)]
+        min_budget: Option<i64>,
+        #[arg(long)]
+        ad_button: bool,
+        #[arg(long)]
+        crypto_filters: bool,
+    },
+    /// Change a cabinet.
+    Set {
+        #[arg(long)]
+        id: i64,
+        #[arg(long)]
+        active: Option<bool>,
+        #[arg(long)]
+        balance: Option<String>,
+        #[arg(long)]
+        auth_expired: Option<bool>,
+        #[arg(long)]
+        locked: Option<bool>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum MemberCmd {
+    /// Share a cabinet with a team member (adds them to the team).
+    Add {
+        #[arg(long)]
+        agency: i64,
+        #[arg(long)]
+        member: i64,
+        #[arg(long)]
+        cabinet: i64,
+        /// manager or viewer.
+        #[arg(long)]
+        access: String,
+    },
+    /// Stop sharing one cabinet, or (without --cabinet) remove the member from the team.
+    Remove {
+        #[arg(long)]
+        agency: i64,
+        #[arg(long)]
+        member: i64,
+        #[arg(long)]
+        cabinet: Option<i64>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GroupCmd {
+    /// Add a group to a cabinet.
+    Add {
+        #[arg(long)]
+        cabinet: i64,
+        #[arg(long)]
+        name: String,
+        /// #RRGGBB.
+        #[arg(long)]
+        color: Option<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum KeyCmd {
+    /// Create a key; the key text is printed once.
+    Create(KeyCreateArgs),
+    /// Change a key.
+    Set {
+        #[arg(long)]
+        id: i64,
+        #[arg(long)]
+        manage: Option<bool>,
+        #[arg(long)]
+        postbacks: Option<bool>,
+        /// A URL, or `none` to remove it.
+        #[arg(long)]
+        webhook_url: Option<String>,
+        /// ID,ID,... or `all`.
+        #[arg(long)]
+        cabinets: Option<String>,
+    },
+    /// Revoke a key; it stops working on the next request.
+    Revoke {
+        #[arg(long)]
+        id: i64,
+    },
+    /// Replace the key's webhook signing secret.
+    RotateSecret {
+        #[arg(long)]
+        id: i64,
+    },
+    /// Send a `ping` webhook now (the Test button).
+    Ping {
+        #[arg(long)]
+        id: i64,
+    },
+    /// A person's keys (an agency owner sees the team's).
+    List {
+        #[arg(long)]
+        user: i64,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct KeyCreateArgs {
+    #[arg(long)]
+    user: i64,
+    /// Allow managing campaigns.
+    #[arg(long)]
+    manage: bool,
+    /// Receive postbacks.
+    #[arg(long)]
+    postbacks: bool,
+    /// Scope: these cabinets only (default: all).
+    #[arg(long)]
+    cabinets: Option<String>,
+    /// A partner key: never writes, balances hidden.
+    #[arg(long)]
+    partner: bool,
+    #[arg(long)]
+    webhook_url: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TrackerCmd {
+    /// Issue a new ingest token; the old one stops working.
+    Rotate {
+        #[arg(long)]
+        user: i64,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TaskCmd {
+    /// Cancel a task.
+    Cancel {
+        #[arg(long)]
+        id: i64,
+    },
+    /// Resume a paused task.
+    Resume {
+        #[arg(long)]
+        id: i64,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum WebhookCmd {
+    /// Recent deliveries of a key.
+    Log {
+        #[arg(long)]
+        key: i64,
+        #[arg(long)]
+        limit: Option<i64>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Sim {
+    /// Move the service clock forward.
+    Advance {
+        #[arg(long)]
+        seconds: i64,
+    },
+    /// Decide a pending review.
+    Review {
+        #[arg(long)]
+        account: i64,
+        #[arg(long)]
+        ad: i64,
+        #[arg(long, conflicts_with = "decline", required_unless_present = "decline")]
+        approve: bool,
+        #[arg(long)]
+        decline: bool,
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Make an account's next platform calls time out or be refused.
+    Fail {
+        #[arg(long)]
+        account: i64,
+        /// timeout or refuse.
+        #[arg(long)]
+        next: String,
+        #[arg(long, default_value_t = 1)]
+        count: u32,
+    },
+    /// Print the service clock.
+    Now,
+}
+
+/// Parses `ID,ID,...`.
+fn id_list(param: &str, text: &str) -> Result<Vec<i64>, ApiError> {
+    text.split(',')
+        .map(|p| {
+            p.trim()
+                .parse::<i64>()
+                .map_err(|_| ApiError::validation(param, format!("'{p}' is not a cabinet id")))
+        })
+        .collect()
+}
+
+/// Runs one admin command.
+pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, ApiError> {
+    match cmd {
+        Admin::User(UserCmd::Add { email, plan }) => panel::user_add(s, email, plan),
+        Admin::User(UserCmd::Set {
+            id,
+            plan,
+            subscription,
+        }) => panel::user_set(s, *id, plan.as_deref(), subscription.as_deref()),
+        Admin::Cabinet(CabinetCmd::Add {
+            owner,
+            name,
+            kind,
+            balance,
+            min_budget,
+            ad_button,
+            crypto_filters,
+        }) => panel::cabinet_add(
+            s,
+            &NewCabinet {
+                owner: *owner,
+                name,
+                kind,
+                balance: balance.as_deref(),
+                min_budget: *min_budget,
+                ad_button: *ad_button,
+                crypto_filters: *crypto_filters,
+            },
+        ),
+        Admin::Cabinet(CabinetCmd::Set {
+            id,
+            active,
+            balance,
+            auth_expired,
+            locked,
+        }) => panel::cabinet_set(
+            s,
+            *id,
+            &CabinetChange {
+                active: *active,
+                balance: balance.as_deref(),
+                auth_expired: *auth_expired,
+                locked: *locked,
+            },
+        ),
+        Admin::Member(MemberCmd::Add {
+            agency,
+            member,
+            cabinet,
+            access,
+        }) => panel::member_add(s, *agency, *member, *cabinet, access),
+        Admin::Member(MemberCmd::Remove {
+            agency,
+            member,
+            cabinet,
+        }) => panel::member_remove(s, *agency, *member, *cabinet),
+        Admin::Group(GroupCmd::Add {
+            cabinet,
+            name,
+            color,
+        }) => panel::group_add(s, *cabinet, name, color.as_deref()),
+        Admin::Key(KeyCmd::Create(a)) => panel::key_create(
+            s,
+            &NewKey {
+                user: a.user,
+                manage: a.manage,
+                postbacks: a.postbacks,
+                cabinets: a
+                    .cabinets
+                    .as_deref()
+                    .map(|c| id_list("cabinets", c))
+                    .transpose()?,
+                partner: a.partner,
+                webhook_url: a.webhook_url.as_deref(),
+            },
+        ),
+        Admin::Key(KeyCmd::Set {
+            id,
+            manage,
+            postbacks,
+            webhook_url,
+            cabinets,
+        }) => panel::key_set(
+            s,
+            *id,
+            &KeyChange {
+                manage: *manage,
+                postbacks: *postbacks,
+                webhook_url: webhook_url.as_deref().map(|u| (u != "none").then_some(u)),
+                cabinets: cabinets
+                    .as_deref()
+                    .map(|c| {
+                        if c == "all" {
+                            Ok(None)
+                        } else {
+                            id_list("cabinets", c).map(Some)
+                        }
+                    })
+                    .transpose()?,
+            },
+        ),
+        Admin::Key(KeyCmd::Revoke { id }) => panel::key_revoke(s, *id),
+        Admin::Key(KeyCmd::RotateSecret { id }) => panel::key_rotate_secret(s, *id),
+        Admin::Key(KeyCmd::Ping { id }) => panel::key_ping(s, *id),
+        Admin::Key(KeyCmd::List { user }) => panel::key_list(s, *user),
+        Admin::Tracker(TrackerCmd::Rotate { user }) => panel::tracker_rotate(s, *user),
+        Admin::Task(TaskCmd::Cancel { id } | TaskCmd::Resume { id }) => panel::task_change(s, *id),
+        Admin::History { account, ad } => panel::history(s, *account, *ad),
+        Admin::Webhook(WebhookCmd::Log { key, limit }) => panel::webhook_log(s, *key, *limit),
+    }
+}
+
+/// Runs one sim command.
+pub fn sim(s: &Services, cmd: &Sim) -> Result<Value, ApiError> {
+    match cmd {
+        Sim::Advance { seconds } => panel::sim_advance(s, *seconds),
+        Sim::Review {
+            account,
+            ad,
+            approve,
+            reason,
+            ..
+        } => panel::sim_review(s, *account, *ad, *approve, reason.as_deref()),
+        Sim::Fail {
+            account,
+            next,
+            count,
+        } => panel::sim_fail(s, *account, next, *count),
+        Sim::Now => panel::sim_now(s),
+    }
+}
+
+/// Prints a command's answer as the operator document fixes it and returns the exit code.
+fn emit(result: Result<Value, ApiError>) -> ExitCode {
+    match result {
+        Ok(value) => {
+            println!("{value}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            let sentence = e.to_string();
+            println!("{}", json!({ "error": sentence }));
+            eprintln!("adcab: {sentence}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn fail(sentence: String) -> ExitCode {
+    emit(Err(ApiError::internal(sentence)))
+}
+
+/// Entry point of the binary.
+pub fn main(cli: Cli) -> ExitCode {
+    let config = match Config::load(cli.config.as_deref()) {
+        Ok(config) => config,
+        Err(e) => return fail(e),
+    };
+    let services = match Services::open(config) {
+        Ok(services) => services,
+        Err(e) => return fail(e),
+    };
+    match &cli.command {
+        Command::Serve => serve(services),
+        Command::Admin(cmd) => emit(admin(&services, cmd)),
+        Command::Sim(cmd) => emit(sim(&services, cmd)),
+    }
+}
+
+fn serve(services: Services) -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => return fail(format!("cannot start the runtime: {e}")),
+    };
+    runtime.block_on(async move {
+        match crate::demo::bootstrap_if_empty(&services) {
+            Ok(Some(ws)) => print_demo(&services, &ws),
+            Ok(None) => {}
+            Err(e) => return fail(format!("demo bootstrap failed: {e}")),
+        }
+        let listen = services.config.server.listen.clone();
+        let listener = match tokio::net::TcpListener::bind(&listen).await {
+            Ok(l) => l,
+            Err(e) => return fail(format!("cannot listen on {listen}: {e}")),
+        };
+        tracing::info!(%listen, db = %services.db.path().display(), "adcab serving /api/v1");
+        crate::run(services, listener, shutdown_signal()).await;
+        tracing::info!("adcab stopped");
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_demo(s: &Services, ws: &crate::demo::Workspace) {
+    let listen = &s.config.server.listen;
+    println!(
+        "adcab: created the demo workspace ({} cabinets).",
+        ws.cabinets.len()
+    );
+    println!("API key (shown once, keep it): {}", ws.key);
+    println!("Try it:");
+    println!(
+        "  curl -s -H 'X-API-Key: {}' http://{listen}/api/v1/account/info",
+        ws.key
+    );
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::warn!(error = %e, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}

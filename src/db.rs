@@ -1,0 +1,199 @@
+//! Owns SQLite: opening connections with the service's pragmas, applying the numbered migrations
+//! in `sql/`, and running every statement off the async runtime (one writer, a small read pool).
+//! It knows nothing of tables beyond the migration ledger.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, Transaction};
+
+use crate::error::ApiError;
+
+/// The numbered migrations, applied in order; each runs once, recorded in `schema_migrations`.
+const MIGRATIONS: &[(i64, &str)] = &[(1, include_str!("../sql/0001_foundation.sql"))];
+
+const READ_POOL: usize = 4;
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A handle on the database file. Cheap to clone; every call runs on a blocking thread.
+#[derive(Clone)]
+pub struct Db {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+impl Db {
+    /// Opens (creating when missing) the database at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Db, String> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        let mut writer = open_connection(path).map_err(|e| format!("cannot open database: {e}"))?;
+        migrate(&mut writer).map_err(|e| format!("cannot migrate database: {e}"))?;
+        Ok(Db {
+            inner: Arc::new(Inner {
+                path: path.to_path_buf(),
+                writer: Mutex::new(writer),
+                readers: Mutex::new(Vec::new()),
+            }),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// Runs `f` on a read connection, off the async runtime.
+    pub async fn read<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, ApiError> + Send + 'static,
+    {
+        let db = self.clone();
+        blocking(move || db.read_blocking(f)).await
+    }
+
+    /// Runs `f` in one write transaction, off the async runtime; an error rolls everything back.
+    pub async fn write<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction) -> Result<T, ApiError> + Send + 'static,
+    {
+        let db = self.clone();
+        blocking(move || db.write_blocking(f)).await
+    }
+
+    /// The blocking form of [`Db::read`], for code already on a blocking thread.
+    pub fn read_blocking<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        let pooled = self.inner.readers.lock().expect("read pool lock").pop();
+        let conn = match pooled {
+            Some(conn) => conn,
+            None => open_connection(&self.inner.path)?,
+        };
+        let result = f(&conn);
+        let mut pool = self.inner.readers.lock().expect("read pool lock");
+        if pool.len() < READ_POOL {
+            pool.push(conn);
+        }
+        result
+    }
+
+    /// The blocking form of [`Db::write`], for code already on a blocking thread.
+    pub fn write_blocking<T>(
+        &self,
+        f: impl FnOnce(&Transaction) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        let mut conn = self.inner.writer.lock().unwrap_or_else(|p| p.into_inner());
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+}
+
+/// Runs blocking work on tokio's blocking pool; a panic there becomes an internal error.
+pub async fn blocking<T, F>(f: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+{
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::internal(format!("blocking task failed: {e}")))?
+}
+
+/// Opens one connection with WAL, a busy timeout, foreign keys and `synchronous=NORMAL`.
+pub fn open_connection(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    configure(&conn)?;
+    Ok(conn)
+}
+
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    Ok(())
+}
+
+/// Applies every migration not yet recorded; running it twice changes nothing.
+pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+    )?;
+    for (version, sql) in MIGRATIONS {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let done: bool = tx.query_row(
+            "SELECT EXISTS(SELECT 1 FROM schema_migrations WHERE version = ?1)",
+            [version],
+            |r| r.get(0),
+        )?;
+        if !done {
+            tx.execute_batch(sql)?;
+            tx.execute(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, datetime('now'))",
+                [version],
+            )?;
+        }
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_apply_to_an_empty_database_and_twice_change_nothing() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        migrate(&mut conn).unwrap();
+        let versions: i64 = conn
+            .query_row("SELECT COUNT(*) FROM schema_migrations", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(versions, MIGRATIONS.len() as i64);
+        let clock_rows: i64 = conn
+            .query_row("SELECT COUNT(*) FROM service_clock", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(clock_rows, 1);
+    }
+
+    #[test]
+    fn connections_carry_the_pragmas() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = open_connection(&dir.path().join("p.db")).unwrap();
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        let fk: i64 = conn
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+            .unwrap();
+        let sync: i64 = conn
+            .query_row("PRAGMA synchronous", [], |r| r.get(0))
+            .unwrap();
+        let busy: i64 = conn
+            .query_row("PRAGMA busy_timeout", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        assert_eq!(fk, 1);
+        assert_eq!(sync, 1, "NORMAL");
+        assert_eq!(busy, 5000);
+    }
+}

@@ -1,0 +1,117 @@
+//! Owns the first-run demo workspace: on an empty database with the simulator (and
+//! `demo.bootstrap` on), one agency-plan owner, a cabinet of each type with some balance, a few
+//! campaigns, and a key with Manage campaigns and Receive postbacks, created through the panel.
+
+use serde_json::{json, Value};
+
+use crate::domain::campaign::TargetType;
+use crate::domain::money::Money;
+use crate::error::ApiError;
+use crate::panel::{self, NewCabinet, NewKey};
+use crate::platform::{AdDraft, AdSpec};
+use crate::store::history::Source;
+use crate::store::users;
+use crate::{sync, Services};
+
+pub const DEMO_EMAIL: &str = "demo@adcab.local";
+
+/// What the first start prints once.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    pub key: String,
+    pub cabinets: Vec<i64>,
+}
+
+/// Creates the demo workspace when the database is empty, the simulator runs and the config
+/// asks for it; otherwise does nothing.
+pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, ApiError> {
+    if !s.config.demo.bootstrap || s.sim.is_none() || s.db.read_blocking(users::count)? > 0 {
+        return Ok(None);
+    }
+    let owner = id(panel::user_add(s, DEMO_EMAIL, "agency")?)?;
+    let specs = [
+        ("Demo EUR", "euro", "1000.00", 2),
+        ("Demo TON", "ton", "500.00", 1),
+        ("Demo Stars", "stars", "50000", 1),
+    ];
+    let mut cabinets = Vec::new();
+    for (name, kind, balance, ads) in specs {
+        let cabinet = id(panel::cabinet_add(
+            s,
+            &NewCabinet {
+                owner,
+                name,
+                kind,
+                balance: Some(balance),
+                min_budget: None,
+                ad_button: kind == "euro",
+                crypto_filters: kind == "ton",
+            },
+        )?)?;
+        let group = id(panel::group_add(s, cabinet, "Launch", None)?)?;
+        for n in 0..ads {
+            create_campaign(s, cabinet, group, n)?;
+        }
+        cabinets.push(cabinet);
+    }
+    let key = panel::key_create(
+        s,
+        &NewKey {
+            user: owner,
+            manage: true,
+            postbacks: true,
+            ..NewKey::default()
+        },
+    )?;
+    let key = key["key"].as_str().unwrap_or_default().to_string();
+    Ok(Some(Workspace { key, cabinets }))
+}
+
+fn id(v: Value) -> Result<i64, ApiError> {
+    v["id"]
+        .as_i64()
+        .ok_or_else(|| ApiError::internal(format!("panel answer without id: {v}")))
+}
+
+fn create_campaign(s: &Services, cabinet: i64, group: i64, n: usize) -> Result<(), ApiError> {
+    let (title, url, target_type, targeting) = if n == 0 {
+        (
+            "Demo: channel launch",
+            "https://t.me/adcab_demo_news",
+            TargetType::Channels,
+            json!({ "channels": ["@tech_daily", "@startup_digest"] }),
+        )
+    } else {
+        (
+            "Demo: shop website",
+            "https://shop.example.com/?subid=demo",
+            TargetType::Users,
+            json!({ "countries": ["DE", "FR"], "languages": ["en"] }),
+        )
+    };
+    let draft = AdDraft {
+        spec: AdSpec {
+            title: title.into(),
+            text: "A demo ad created by adcab's first run. Edit or delete it freely.".into(),
+            promote_url: url.into(),
+            target_type,
+            targeting,
+            views_per_user: 2,
+            media_token: None,
+            media_type: None,
+            picture: false,
+            button: None,
+            website_name: None,
+        },
+        cpm: Money::from_micros(2_000_000),
+        budget: Money::from_micros(20_000_000),
+        daily_budget: None,
+        active: true,
+        schedule: None,
+    };
+    let snap = s
+        .platform
+        .create_ad(cabinet, &draft)
+        .map_err(|e| ApiError::internal(format!("demo campaign: {e}")))?;
+    sync::store_created(s, &snap, Some(group), Source::Panel)
+}

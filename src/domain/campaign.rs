@@ -1,0 +1,118 @@
+//! Owns the campaign enums of the spec: statuses, target types and the kind of promoted link.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Active,
+    InReview,
+    Declined,
+    Paused,
+    Stopped,
+    OnHold,
+    Deleted,
+}
+
+impl Status {
+    pub const ALL: [Status; 7] = [
+        Status::Active,
+        Status::InReview,
+        Status::Declined,
+        Status::Paused,
+        Status::Stopped,
+        Status::OnHold,
+        Status::Deleted,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Active => "Active",
+            Status::InReview => "In Review",
+            Status::Declined => "Declined",
+            Status::Paused => "Paused",
+            Status::Stopped => "Stopped",
+            Status::OnHold => "On Hold",
+            Status::Deleted => "Deleted",
+        }
+    }
+
+    /// Parses a status as the spec writes it; case and surrounding spaces are forgiven.
+    pub fn parse(s: &str) -> Option<Status> {
+        let s = s.trim();
+        Status::ALL
+            .into_iter()
+            .find(|status| status.as_str().eq_ignore_ascii_case(s))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetType {
+    Channels,
+    Bots,
+    Search,
+    Users,
+}
+
+impl TargetType {
+    pub fn parse(s: &str) -> Option<TargetType> {
+        match s {
+            "channels" => Some(TargetType::Channels),
+            "bots" => Some(TargetType::Bots),
+            "search" => Some(TargetType::Search),
+            "users" => Some(TargetType::Users),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetType::Channels => "channels",
+            TargetType::Bots => "bots",
+            TargetType::Search => "search",
+            TargetType::Users => "users",
+        }
+    }
+}
+
+/// What a campaign's link leads to: `bot` (bots and mini-apps), `channel` (channels, groups,
+/// posts) or `site` (external websites); the `type` filter of `GET /v1/campaigns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkKind {
+    Bot,
+    Channel,
+    Site,
+}
+
+impl LinkKind {
+    pub fn parse(s: &str) -> Option<LinkKind> {
+        match s {
+            "bot" => Some(LinkKind::Bot),
+            "channel" => Some(LinkKind::Channel),
+            "site" => Some(LinkKind::Site),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkKind::Bot => "bot",
+            LinkKind::Channel => "channel",
+            LinkKind::Site => "site",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_round_trip_and_forgive_case() {
+        for s in Status::ALL {
+            assert_eq!(Status::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(Status::parse("in review"), Some(Status::InReview));
+        assert_eq!(Status::parse("Running"), None);
+    }
+}

@@ -1,0 +1,9 @@
+//! Owns the service's domain values, parsed once at the edge and trusted after: money and
+//! currencies, cabinet and campaign enums, promote links, and the targeting lists.
+
+pub mod access;
+pub mod campaign;
+pub mod countries;
+pub mod link;
+pub mod money;
+pub mod targeting;

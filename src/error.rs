@@ -1,0 +1,205 @@
+//! Owns the single boundary where anything that went wrong becomes the spec's failure envelope:
+//! one variant per spec code, each mapped to its HTTP status with no catch-all arm. Internal
+//! detail is logged with the request id and never reaches the client.
+
+use hyper::StatusCode;
+use serde_json::{json, Map, Value};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApiError {
+    ApiKeyMissing,
+    ApiKeyInvalid,
+    NoAccounts,
+    /// The key holder's plan does not allow API keys.
+    Forbidden,
+    ReadOnlyKey,
+    WriteNotAllowed,
+    ViewOnlyAccess,
+    FeatureNotAvailable {
+        feature: &'static str,
+    },
+    SubscriptionRequired,
+    AccountInactive,
+    AccountIdRequired {
+        why: &'static str,
+    },
+    AccountNotFound,
+    CampaignNotFound,
+    TaskNotFound,
+    /// Bad input: `param` is the path of the wrong field.
+    Validation {
+        param: String,
+        message: String,
+    },
+    RateLimited {
+        retry_after: u64,
+    },
+    RouteNotFound,
+    MethodNotAllowed {
+        allow: &'static str,
+    },
+    /// Something failed inside the service; the text goes to the log only.
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn validation(param: impl Into<String>, message: impl Into<String>) -> ApiError {
+        ApiError::Validation {
+            param: param.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn internal(detail: impl Into<String>) -> ApiError {
+        ApiError::Internal(detail.into())
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::ApiKeyMissing | ApiError::ApiKeyInvalid | ApiError::NoAccounts => {
+                StatusCode::UNAUTHORIZED
+            }
+            ApiError::Forbidden
+            | ApiError::ReadOnlyKey
+            | ApiError::WriteNotAllowed
+            | ApiError::ViewOnlyAccess
+            | ApiError::FeatureNotAvailable { .. }
+            | ApiError::SubscriptionRequired
+            | ApiError::AccountInactive => StatusCode::FORBIDDEN,
+            ApiError::AccountIdRequired { .. } | ApiError::Validation { .. } => {
+                StatusCode::BAD_REQUEST
+            }
+            ApiError::AccountNotFound
+            | ApiError::CampaignNotFound
+            | ApiError::TaskNotFound
+            | ApiError::RouteNotFound => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::ApiKeyMissing => "API_KEY_MISSING",
+            ApiError::ApiKeyInvalid => "API_KEY_INVALID",
+            ApiError::NoAccounts => "NO_ACCOUNTS",
+            ApiError::Forbidden => "FORBIDDEN",
+            ApiError::ReadOnlyKey => "READ_ONLY_KEY",
+            ApiError::WriteNotAllowed => "WRITE_NOT_ALLOWED",
+            ApiError::ViewOnlyAccess => "VIEW_ONLY_ACCESS",
+            ApiError::FeatureNotAvailable { .. } => "FEATURE_NOT_AVAILABLE",
+            ApiError::SubscriptionRequired => "SUBSCRIPTION_REQUIRED",
+            ApiError::AccountInactive => "ACCOUNT_INACTIVE",
+            ApiError::AccountIdRequired { .. } => "ACCOUNT_ID_REQUIRED",
+            ApiError::AccountNotFound => "ACCOUNT_NOT_FOUND",
+            ApiError::CampaignNotFound => "CAMPAIGN_NOT_FOUND",
+            ApiError::TaskNotFound => "TASK_NOT_FOUND",
+            ApiError::Validation { .. } => "VALIDATION_ERROR",
+            ApiError::RateLimited { .. } => "RATE_LIMITED",
+            ApiError::RouteNotFound => "ROUTE_NOT_FOUND",
+            ApiError::MethodNotAllowed { .. } => "METHOD_NOT_ALLOWED",
+            ApiError::Internal(_) => "INTERNAL_ERROR",
+        }
+    }
+
+    /// The sentence shown to the client.
+    pub fn message(&self) -> String {
+        match self {
+            ApiError::ApiKeyMissing => "The X-API-Key header is missing.".into(),
+            ApiError::ApiKeyInvalid => "The API key is wrong, revoked or expired.".into(),
+            ApiError::NoAccounts => "The API key reaches no active cabinet.".into(),
+            ApiError::Forbidden => {
+                "API keys are not available on the key owner's plan (Pro or Agency needed).".into()
+            }
+            ApiError::ReadOnlyKey => "This key lacks the Manage campaigns permission.".into(),
+            ApiError::WriteNotAllowed => "Partner keys cannot make changes.".into(),
+            ApiError::ViewOnlyAccess => "You have Viewer access to this cabinet.".into(),
+            ApiError::FeatureNotAvailable { .. } => {
+                "Your plan does not include this action; an active Pro or Agency plan is needed."
+                    .into()
+            }
+            ApiError::SubscriptionRequired => {
+                "The cabinet owner has no active subscription.".into()
+            }
+            ApiError::AccountInactive => "The cabinet is deactivated.".into(),
+            ApiError::AccountIdRequired { why } => format!("Send account_id: {why}."),
+            ApiError::AccountNotFound => {
+                "No cabinet with this account_id is reachable with this key.".into()
+            }
+            ApiError::CampaignNotFound => "No such campaign in this key's cabinets.".into(),
+            ApiError::TaskNotFound => "No such task for this key's owner.".into(),
+            ApiError::Validation { message, .. } => message.clone(),
+            ApiError::RateLimited { retry_after } => {
+                format!("Rate limit exceeded; retry after {retry_after} seconds.")
+            }
+            ApiError::RouteNotFound => "No such endpoint.".into(),
+            ApiError::MethodNotAllowed { allow } => {
+                format!("Method not allowed on this endpoint; allowed: {allow}.")
+            }
+            ApiError::Internal(_) => "Internal server error.".into(),
+        }
+    }
+
+    /// The failure envelope, with `param` and the code's extra context fields.
+    pub fn body(&self, request_id: &str) -> Value {
+        let mut body = Map::new();
+        body.insert("success".into(), json!(false));
+        body.insert("error".into(), json!(self.message()));
+        body.insert("code".into(), json!(self.code()));
+        match self {
+            ApiError::Validation { param, .. } => {
+                body.insert("param".into(), json!(param));
+            }
+            ApiError::AccountIdRequired { .. } => {
+                body.insert("param".into(), json!("account_id"));
+            }
+            ApiError::FeatureNotAvailable { feature } => {
+                body.insert("feature".into(), json!(feature));
+            }
+            _ => {}
+        }
+        body.insert("request_id".into(), json!(request_id));
+        Value::Object(body)
+    }
+}
+
+impl From<rusqlite::Error> for ApiError {
+    fn from(e: rusqlite::Error) -> Self {
+        ApiError::Internal(format!("sqlite: {e}"))
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ApiError::Internal(detail) => write!(f, "internal error: {detail}"),
+            other => f.write_str(&other.message()),
+        }
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_errors_carry_no_detail_to_the_client() {
+        let e = ApiError::internal("sqlite: disk I/O error at /secret/path");
+        let body = e.body("req_1");
+        assert_eq!(body["code"], "INTERNAL_ERROR");
+        assert_eq!(e.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(!body.to_string().contains("secret"));
+        assert_eq!(body["request_id"], "req_1");
+    }
+
+    #[test]
+    fn validation_errors_name_the_param() {
+        let body = ApiError::validation("campaigns[2].channels[0]", "bad channel").body("r");
+        assert_eq!(body["param"], "campaigns[2].channels[0]");
+        assert_eq!(body["code"], "VALIDATION_ERROR");
+        assert_eq!(body["success"], false);
+    }
+}

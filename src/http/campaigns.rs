@@ -1,0 +1,355 @@
+//! Owns the campaign read endpoints: `GET /v1/campaigns` (filters, cursor and offset pages,
+//! reduced objects) and `GET /v1/campaigns/{ad_id}` (the full object, re-read from the platform
+//! when the stored copy is older than five minutes, the stored copy when it does not answer).
+
+use std::time::Duration;
+
+use rust_decimal::Decimal;
+use serde_json::{json, Map, Value};
+
+use super::request::{self, Query};
+use super::response::Reply;
+use super::{AppState, Ctx};
+use crate::clock;
+use crate::db;
+use crate::domain::campaign::{LinkKind, Status};
+use crate::domain::link::normalize_domain;
+use crate::domain::money::{ratio, CabinetType};
+use crate::error::ApiError;
+use crate::store::campaigns::{self as repo, CampaignRow, DomainMode, ListFilter, Page, SortKey};
+use crate::sync;
+
+/// A stored copy older than this is re-read from the platform before a single read answers.
+const FRESHNESS: chrono::Duration = chrono::Duration::minutes(5);
+const DEFAULT_LIMIT: i64 = 100;
+const MAX_LIMIT: i64 = 500;
+
+pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
+    let q = &ctx.query;
+    let scope = ctx.principal.scope(q.account_id()?)?;
+    let kinds: Vec<(i64, CabinetType)> = scope
+        .iter()
+        .map(|r| (r.cabinet.id, r.cabinet.cabinet_type))
+        .collect();
+    let filter = ListFilter {
+        accounts: kinds.iter().map(|(id, _)| *id).collect(),
+        statuses: statuses(q)?,
+        title: q.text("title").map(str::to_string),
+        username: q
+            .text("bot_username")
+            .map(|u| u.trim_start_matches('@').to_ascii_lowercase()),
+        domain: domain(q)?,
+        kind: q
+            .text("type")
+            .map(|t| {
+                LinkKind::parse(t).ok_or_else(|| {
+                    ApiError::validation("type", "type must be bot, channel or site.")
+                })
+            })
+            .transpose()?,
+    };
+    let limit = q.int("limit", 1, MAX_LIMIT)?.unwrap_or(DEFAULT_LIMIT);
+    let cursor_mode = q.get("cursor").is_some()
+        || filter.username.is_some()
+        || filter.domain.is_some()
+        || filter.kind.is_some();
+    let page = if cursor_mode {
+        if q.text("offset").is_some() {
+            return Err(ApiError::validation(
+                "offset",
+                "offset cannot be combined with cursor pagination (cursor, bot_username, promote_domain, type).",
+            ));
+        }
+        let after = q.text("cursor").map(decode_cursor).transpose()?;
+        Page::Cursor { after, limit }
+    } else {
+        Page::Offset {
+            offset: q.int("offset", 0, repo::OFFSET_DEPTH)?.unwrap_or(0),
+            limit,
+            sort: q
+                .text("sortBy")
+                .map(|s| {
+                    SortKey::parse(s).ok_or_else(|| {
+                        ApiError::validation(
+                            "sortBy",
+                            format!("sortBy must be one of {}.", SortKey::NAMES),
+                        )
+                    })
+                })
+                .transpose()?
+                .unwrap_or(SortKey::Date),
+            descending: match q.text("sortOrder").map(str::to_ascii_lowercase).as_deref() {
+                None | Some("desc") => true,
+                Some("asc") => false,
+                Some(_) => {
+                    return Err(ApiError::validation(
+                        "sortOrder",
+                        "sortOrder must be asc or desc.",
+                    ))
+                }
+            },
+        }
+    };
+    let (rows, more) = state
+        .services
+        .db
+        .read(move |conn| repo::list(conn, &filter, &page))
+        .await?;
+    let currency = |account: i64| {
+        kinds
+            .iter()
+            .find(|(id, _)| *id == account)
+            .map(|(_, k)| *k)
+            .unwrap_or(CabinetType::Euro)
+    };
+    let data: Vec<Value> = rows
+        .iter()
+        .map(|row| reduced(row, currency(row.account_id)))
+        .collect();
+    let meta = match page {
+        Page::Cursor { .. } => json!({
+            "limit": limit,
+            "cursor": q.text("cursor"),
+            "next_cursor": rows.last().filter(|_| more).map(|r| encode_cursor(r.account_id, r.ad_id)),
+            "hasMore": more,
+        }),
+        Page::Offset { offset, .. } => json!({
+            "limit": limit,
+            "cursor": null,
+            "next_cursor": null,
+            "hasMore": more,
+            "offset": offset,
+        }),
+    };
+    Ok(Reply::ok_meta(json!(data), meta))
+}
+
+pub async fn get(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
+    let ad = request::ad_id(ad)?;
+    let account = match ctx.query.account_id()? {
+        Some(id) => ctx.principal.cabinet(id)?.cabinet.id,
+        None => {
+            let ids: Vec<i64> = ctx.principal.active().map(|r| r.cabinet.id).collect();
+            let found = state
+                .services
+                .db
+                .read(move |c| repo::cabinets_with_ad(c, ad, &ids))
+                .await?;
+            match found.as_slice() {
+                [] => return Err(ApiError::CampaignNotFound),
+                [only] => *only,
+                _ => {
+                    return Err(ApiError::AccountIdRequired {
+                        why: "this ad_id exists in several of this key's cabinets",
+                    })
+                }
+            }
+        }
+    };
+    let kind = ctx.principal.cabinet(account)?.cabinet.cabinet_type;
+    let row = state
+        .services
+        .db
+        .read(move |c| repo::get(c, account, ad))
+        .await?
+        .ok_or(ApiError::CampaignNotFound)?;
+    let row = fresh(state, row).await?;
+    Ok(Reply::ok(full(&row, kind)))
+}
+
+/// Re-reads the ad from the platform when the stored copy is stale; keeps the stored copy when
+/// the platform fails or does not answer within the configured time.
+async fn fresh(state: &AppState, row: CampaignRow) -> Result<CampaignRow, ApiError> {
+    let db = state.services.db.clone();
+    let now = db.read(clock::now).await?;
+    let synced = clock::parse_iso(&row.synced_at).unwrap_or_default();
+    if row.status == Status::Deleted || now - synced < FRESHNESS {
+        return Ok(row);
+    }
+    let (account, ad) = (row.account_id, row.ad_id);
+    let services = state.services.clone();
+    let call = db::blocking(move || sync::reread(&services, account, ad));
+    let wait = Duration::from_millis(state.services.config.platform.read_timeout_ms);
+    match tokio::time::timeout(wait, call).await {
+        Ok(Ok(Ok(()))) => db
+            .read(move |c| repo::get(c, account, ad))
+            .await?
+            .ok_or(ApiError::CampaignNotFound),
+        Ok(Ok(Err(e))) => {
+            tracing::info!(account, ad, error = %e, "platform read failed; serving the stored copy");
+            Ok(row)
+        }
+        Ok(Err(e)) => Err(e),
+        Err(_) => {
+            tracing::info!(
+                account,
+                ad,
+                "platform read timed out; serving the stored copy"
+            );
+            Ok(row)
+        }
+    }
+}
+
+fn statuses(q: &Query) -> Result<Option<Vec<Status>>, ApiError> {
+    q.text("status")
+        .map(|list| {
+            list.split(',')
+                .filter(|s| !s.trim().is_empty())
+                .map(|s| {
+                    Status::parse(s).ok_or_else(|| {
+                        ApiError::validation("status", format!("Unknown status '{}'.", s.trim()))
+                    })
+                })
+                .collect()
+        })
+        .transpose()
+}
+
+fn domain(q: &Query) -> Result<Option<(String, DomainMode)>, ApiError> {
+    let mode = match q.text("promote_domain_mode") {
+        None | Some("exact") => DomainMode::Exact,
+        Some("suffix") => DomainMode::Suffix,
+        Some(_) => {
+            return Err(ApiError::validation(
+                "promote_domain_mode",
+                "promote_domain_mode must be exact or suffix.",
+            ))
+        }
+    };
+    q.text("promote_domain")
+        .map(|d| {
+            let host = normalize_domain(d);
+            if host.is_empty() {
+                return Err(ApiError::validation(
+                    "promote_domain",
+                    "promote_domain names no host.",
+                ));
+            }
+            Ok((host, mode))
+        })
+        .transpose()
+}
+
+fn encode_cursor(account: i64, ad: i64) -> String {
+    crate::auth::hex(format!("v1:{account}:{ad}").as_bytes())
+}
+
+fn decode_cursor(cursor: &str) -> Result<(i64, i64), ApiError> {
+    let bad = || ApiError::validation("cursor", "The cursor is not one this service issued.");
+    let bytes: Vec<u8> = (0..cursor.len())
+        .step_by(2)
+        .map(|i| {
+            cursor
+                .get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(bad)?;
+    let text = String::from_utf8(bytes).map_err(|_| bad())?;
+    let mut parts = text.split(':');
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some("v1"), Some(a), Some(b), None) => {
+            Ok((a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))
+        }
+        _ => Err(bad()),
+    }
+}
+
+/// The fields the list shows.
+fn reduced(row: &CampaignRow, kind: CabinetType) -> Value {
+    let mut v = Map::new();
+    v.insert("ad_id".into(), json!(row.ad_id));
+    v.insert("account_id".into(), json!(row.account_id));
+    v.insert("title".into(), json!(row.title));
+    v.insert("text".into(), json!(row.text));
+    v.insert("status".into(), json!(row.status.as_str()));
+    v.insert("tme_path".into(), json!(row.tme_path));
+    v.insert("promote_url".into(), json!(website_url(row)));
+    v.insert("views".into(), json!(row.views));
+    v.insert("opens".into(), json!(row.opens));
+    v.insert("clicks".into(), json!(row.clicks));
+    v.insert("actions".into(), json!(row.actions));
+    v.insert("spent".into(), json!(row.spent.render6()));
+    v.insert("budget".into(), json!(kind.render(row.budget)));
+    v.insert("cpm".into(), json!(kind.render(row.cpm)));
+    let spent = row.spent.to_decimal();
+    let hundred = Decimal::from(100);
+    v.insert(
+        "cpc".into(),
+        json!(ratio(spent, row.clicks.into(), 6).to_string()),
+    );
+    v.insert(
+        "cpa".into(),
+        json!(ratio(spent, row.actions.into(), 6).to_string()),
+    );
+    v.insert(
+        "ctr".into(),
+        json!(ratio(Decimal::from(row.clicks) * hundred, row.views.into(), 2).to_string()),
+    );
+    v.insert(
+        "cvr".into(),
+        json!(ratio(Decimal::from(row.actions) * hundred, row.clicks.into(), 2).to_string()),
+    );
+    v.insert("date".into(), json!(row.created_at.to_string()));
+    v.insert("group_id".into(), json!(row.group_id));
+    v.insert("status_changed_at".into(), json!(row.status_changed_at));
+    Value::Object(v)
+}
+
+/// The full campaign object: the reduced fields plus settings, creative and targeting.
+fn full(row: &CampaignRow, kind: CabinetType) -> Value {
+    let mut v = reduced(row, kind);
+    let obj = v.as_object_mut().expect("reduced is an object");
+    obj.insert("active".into(), json!(row.active));
+    obj.insert("target_type".into(), json!(row.target_type.as_str()));
+    obj.insert("targets".into(), json!(targets(row)));
+    obj.insert("targeting".into(), row.targeting.clone());
+    obj.insert(
+        "daily_budget".into(),
+        json!(row.daily_budget.map(|m| kind.render(m))),
+    );
+    obj.insert("views_per_user".into(), json!(row.views_per_user));
+    obj.insert(
+        "schedule".into(),
+        row.schedule.clone().unwrap_or(Value::Null),
+    );
+    obj.insert("has_media".into(), json!(row.has_media));
+    obj.insert("media_type".into(), json!(row.media_type));
+    obj.insert("picture".into(), json!(row.picture));
+    obj.insert("button".into(), json!(row.button));
+    obj.insert("website_name".into(), json!(row.website_name));
+    obj.insert("auto_cpm_enabled".into(), json!(row.auto_cpm_enabled));
+    obj.insert("currency".into(), json!(kind.currency()));
+    obj.insert("synced_at".into(), json!(row.synced_at));
+    v
+}
+
+/// `promote_url` is the website a site ad leads to; platform links are in `tme_path`.
+fn website_url(row: &CampaignRow) -> Option<&str> {
+    (row.link_kind == LinkKind::Site).then_some(row.promote_url.as_str())
+}
+
+/// Usernames targeted by a channel or bot ad.
+fn targets(row: &CampaignRow) -> Vec<Value> {
+    ["channels", "bots"]
+        .iter()
+        .filter_map(|field| row.targeting[*field].as_array())
+        .flatten()
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_bad_ones_are_refused() {
+        let c = encode_cursor(5_000_000_001, 42);
+        assert_eq!(decode_cursor(&c).unwrap(), (5_000_000_001, 42));
+        assert!(decode_cursor("zz").is_err());
+        assert!(decode_cursor(&crate::auth::hex(b"v2:1:2")).is_err());
+        assert!(decode_cursor("abc").is_err());
+    }
+}

@@ -1,0 +1,141 @@
+//! Owns the parsing of request input at the edge: the query string (percent-decoding, typed
+//! values, the `account_id`/`accountId` alias) with a `VALIDATION_ERROR` naming each bad field.
+
+use crate::error::ApiError;
+
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    pairs: Vec<(String, String)>,
+}
+
+impl Query {
+    pub fn parse(raw: &str) -> Result<Query, ApiError> {
+        let mut pairs = Vec::new();
+        for part in raw.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = part.split_once('=').unwrap_or((part, ""));
+            let key = decode(k)
+                .ok_or_else(|| ApiError::validation(k, "Badly encoded query parameter name."))?;
+            let value = decode(v).ok_or_else(|| {
+                ApiError::validation(&key, "Badly encoded query parameter value.")
+            })?;
+            pairs.push((key, value));
+        }
+        Ok(Query { pairs })
+    }
+
+    /// The last value of `name`, as given.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A non-empty value of `name`; an empty value counts as absent.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        self.get(name).map(str::trim).filter(|v| !v.is_empty())
+    }
+
+    /// An integer in `min..=max`, or the error naming `name`.
+    pub fn int(&self, name: &str, min: i64, max: i64) -> Result<Option<i64>, ApiError> {
+        self.text(name)
+            .map(|v| {
+                v.parse::<i64>()
+                    .ok()
+                    .filter(|n| (min..=max).contains(n))
+                    .ok_or_else(|| {
+                        ApiError::validation(
+                            name,
+                            format!("{name} must be an integer from {min} to {max}."),
+                        )
+                    })
+            })
+            .transpose()
+    }
+
+    /// `account_id` (or its alias `accountId`) as a positive integer.
+    pub fn account_id(&self) -> Result<Option<i64>, ApiError> {
+        let name = if self.text("account_id").is_some() {
+            "account_id"
+        } else {
+            "accountId"
+        };
+        self.text(name)
+            .map(|v| {
+                v.parse::<i64>().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    ApiError::validation("account_id", "account_id must be a positive integer.")
+                })
+            })
+            .transpose()
+    }
+}
+
+/// Parses a path segment holding an `ad_id`.
+pub fn ad_id(segment: &str) -> Result<i64, ApiError> {
+    segment
+        .parse::<i64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| ApiError::validation("ad_id", "ad_id must be a positive integer."))
+}
+
+/// Decodes `application/x-www-form-urlencoded` text: `+` is a space, `%XX` a byte.
+fn decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = s.get(i + 1..i + 3)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_percent_and_plus() {
+        let q = Query::parse("title=Black+Friday%21&x=%E2%9C%93").unwrap();
+        assert_eq!(q.get("title"), Some("Black Friday!"));
+        assert_eq!(q.get("x"), Some("✓"));
+        assert!(Query::parse("a=%zz").is_err());
+    }
+
+    #[test]
+    fn account_id_accepts_the_alias_and_names_the_field() {
+        assert_eq!(
+            Query::parse("accountId=7").unwrap().account_id().unwrap(),
+            Some(7)
+        );
+        let err = Query::parse("account_id=x")
+            .unwrap()
+            .account_id()
+            .unwrap_err();
+        assert_eq!(err.body("r")["param"], "account_id");
+    }
+
+    #[test]
+    fn int_bounds_name_the_field() {
+        let q = Query::parse("limit=0").unwrap();
+        let err = q.int("limit", 1, 500).unwrap_err();
+        assert_eq!(err.body("r")["param"], "limit");
+        assert_eq!(
+            Query::parse("limit=")
+                .unwrap()
+                .int("limit", 1, 500)
+                .unwrap(),
+            None
+        );
+    }
+}

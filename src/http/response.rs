@@ -1,0 +1,64 @@
+//! Owns the success and failure envelopes and the extra headers a reply carries.
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE};
+use hyper::{Response, StatusCode};
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub body: Value,
+    pub headers: Vec<(&'static str, String)>,
+}
+
+impl Reply {
+    /// `{ success: true, data }`.
+    pub fn ok(data: Value) -> Reply {
+        Reply {
+            status: StatusCode::OK,
+            body: json!({ "success": true, "data": data }),
+            headers: Vec::new(),
+        }
+    }
+
+    /// `{ success: true, data, meta }`.
+    pub fn ok_meta(data: Value, meta: Value) -> Reply {
+        Reply {
+            status: StatusCode::OK,
+            body: json!({ "success": true, "data": data, "meta": meta }),
+            headers: Vec::new(),
+        }
+    }
+
+    pub fn error(e: &ApiError, request_id: &str) -> Reply {
+        let mut headers = Vec::new();
+        match e {
+            ApiError::RateLimited { retry_after } => {
+                headers.push(("retry-after", retry_after.to_string()))
+            }
+            ApiError::MethodNotAllowed { allow } => headers.push(("allow", allow.to_string())),
+            _ => {}
+        }
+        Reply {
+            status: e.status(),
+            body: e.body(request_id),
+            headers,
+        }
+    }
+
+    pub fn into_response(self) -> Response<Full<Bytes>> {
+        let mut response = Response::new(Full::new(Bytes::from(self.body.to_string())));
+        *response.status_mut() = self.status;
+        let headers = response.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        for (name, value) in self.headers {
+            if let Ok(value) = HeaderValue::from_str(&value) {
+                headers.insert(HeaderName::from_static(name), value);
+            }
+        }
+        response
+    }
+}

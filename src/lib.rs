@@ -1,0 +1,64 @@
+//! adcab: a self-hosted ad campaign management service. The library runs everything; `main`
+//! only parses the command line. `Services` is what every part shares (config, database,
+//! platform); `run` serves the HTTP API on a listener until a shutdown future resolves.
+
+pub mod auth;
+pub mod cli;
+pub mod clock;
+pub mod config;
+pub mod db;
+pub mod demo;
+pub mod domain;
+pub mod error;
+pub mod http;
+pub mod panel;
+pub mod platform;
+pub mod ratelimit;
+pub mod store;
+pub mod sync;
+pub mod webhooks;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+use config::{Config, PlatformKind};
+use db::Db;
+use platform::sim::Simulator;
+use platform::Platform;
+
+/// What the server, the panel and the background work share.
+#[derive(Clone)]
+pub struct Services {
+    pub config: Arc<Config>,
+    pub db: Db,
+    pub platform: Arc<dyn Platform>,
+    /// The simulator, when it is the configured platform (the `sim` commands need it).
+    pub sim: Option<Arc<Simulator>>,
+}
+
+impl Services {
+    /// Opens the database (applying migrations) and the configured platform.
+    pub fn open(config: Config) -> Result<Services, String> {
+        let db = Db::open(&config.storage.path)?;
+        let (platform, sim): (Arc<dyn Platform>, _) = match config.platform.kind {
+            PlatformKind::Sim => {
+                let sim = Arc::new(Simulator::new(db.clone(), config.sim.clone()));
+                (sim.clone(), Some(sim))
+            }
+        };
+        Ok(Services {
+            config: Arc::new(config),
+            db,
+            platform,
+            sim,
+        })
+    }
+}
+
+/// Serves the API on `listener` until `shutdown` resolves; in-flight requests finish first.
+pub async fn run(services: Services, listener: TcpListener, shutdown: impl Future<Output = ()>) {
+    let state = Arc::new(http::AppState::new(services));
+    http::serve(listener, state, shutdown).await;
+}

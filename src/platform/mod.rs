@@ -1,0 +1,108 @@
+//! Owns the boundary with the ad platform: the one `Platform` trait through which every
+//! platform interaction goes, and the values that cross it. Nothing outside this module may
+//! know which implementation runs; the built-in simulator lives in `sim`.
+//!
+//! Calls are blocking (a remote connector blocks on HTTP; the simulator on SQLite), so callers
+//! run them off the async runtime and bound them with a timeout.
+
+pub mod sim;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::domain::campaign::{Status, TargetType};
+use crate::domain::money::{CabinetType, Money};
+
+/// An ad's creative and targeting: what the client asked the platform to show, and to whom.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdSpec {
+    pub title: String,
+    pub text: String,
+    pub promote_url: String,
+    pub target_type: TargetType,
+    /// The targeting fields of `target_type`, as a JSON object (`channels`, `countries`, ...).
+    pub targeting: Value,
+    pub views_per_user: i64,
+    pub media_token: Option<String>,
+    pub media_type: Option<String>,
+    pub picture: bool,
+    pub button: Option<String>,
+    pub website_name: Option<String>,
+}
+
+/// What a new ad is created with.
+#[derive(Debug, Clone)]
+pub struct AdDraft {
+    pub spec: AdSpec,
+    pub cpm: Money,
+    pub budget: Money,
+    pub daily_budget: Option<Money>,
+    pub active: bool,
+    pub schedule: Option<Value>,
+}
+
+/// The platform's view of one ad.
+#[derive(Debug, Clone)]
+pub struct AdSnapshot {
+    pub account_id: i64,
+    pub ad_id: i64,
+    pub spec: AdSpec,
+    pub status: Status,
+    pub active: bool,
+    pub cpm: Money,
+    pub budget: Money,
+    pub spent: Money,
+    pub daily_budget: Option<Money>,
+    pub schedule: Option<Value>,
+    pub views: i64,
+    pub opens: i64,
+    pub clicks: i64,
+    pub actions: i64,
+    /// Unix seconds.
+    pub created_at: i64,
+    pub status_changed_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlatformError {
+    /// The platform did not answer in time.
+    Timeout,
+    /// The platform refused the request as a whole (not the content of it).
+    Refused(String),
+    /// The platform refused the change; `param` names the field it objects to.
+    Rejected {
+        reason: String,
+        param: Option<&'static str>,
+        min_cpm: Option<Money>,
+    },
+    /// The cabinet's balance cannot cover the money asked for.
+    InsufficientBalance,
+    NotFound,
+    /// This platform has no such operation.
+    Unsupported(&'static str),
+}
+
+impl std::fmt::Display for PlatformError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlatformError::Timeout => f.write_str("the platform did not answer in time"),
+            PlatformError::Refused(why) => write!(f, "the platform refused the request: {why}"),
+            PlatformError::Rejected { reason, .. } => f.write_str(reason),
+            PlatformError::InsufficientBalance => f.write_str("the cabinet balance is too low"),
+            PlatformError::NotFound => f.write_str("the platform has no such ad or account"),
+            PlatformError::Unsupported(what) => write!(f, "the platform does not support {what}"),
+        }
+    }
+}
+
+/// Everything the service asks of the ad platform.
+pub trait Platform: Send + Sync {
+    /// Opens (or, for a real platform, connects) an ad account; returns its account id.
+    fn open_account(&self, kind: CabinetType, balance: Money) -> Result<i64, PlatformError>;
+    /// Sets an account's balance (an operator adjustment; real platforms refuse it).
+    fn set_balance(&self, account: i64, balance: Money) -> Result<(), PlatformError>;
+    /// The account's balance: money not yet given to campaigns.
+    fn balance(&self, account: i64) -> Result<Money, PlatformError>;
+    fn create_ad(&self, account: i64, draft: &AdDraft) -> Result<AdSnapshot, PlatformError>;
+    fn get_ad(&self, account: i64, ad_id: i64) -> Result<AdSnapshot, PlatformError>;
+}

@@ -1,0 +1,512 @@
+//! Owns the built-in platform simulator: accounts, balances, per-cabinet `ad_id` numbering,
+//! the platform's content rules, minimum CPMs, username and keyword resolution, review, and
+//! faults injected on demand. Its state lives in the `sim_*` tables, apart from the service's
+//! copy, as a real platform's would; its time is the service clock.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde_json::{json, Value};
+
+use super::{AdDraft, AdSnapshot, AdSpec, Platform, PlatformError};
+use crate::clock;
+use crate::config::SimConfig;
+use crate::db::Db;
+use crate::domain::campaign::{Status, TargetType};
+use crate::domain::money::{CabinetType, Money};
+use crate::error::ApiError;
+
+/// Account ids are large integers, as on the real platform.
+const FIRST_ACCOUNT_ID: i64 = 5_000_000_001;
+
+pub struct Simulator {
+    db: Db,
+    config: SimConfig,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    Timeout,
+    Refuse,
+}
+
+impl Fault {
+    pub fn parse(s: &str) -> Option<Fault> {
+        match s {
+            "timeout" => Some(Fault::Timeout),
+            "refuse" => Some(Fault::Refuse),
+            _ => None,
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Fault::Timeout => "timeout",
+            Fault::Refuse => "refuse",
+        }
+    }
+}
+
+impl Simulator {
+    pub fn new(db: Db, config: SimConfig) -> Simulator {
+        Simulator { db, config }
+    }
+
+    /// Makes the account's next `count` platform calls time out or be refused.
+    pub fn inject_fault(&self, account: i64, fault: Fault, count: u32) -> Result<(), ApiError> {
+        self.db.write_blocking(|tx| {
+            require_account(tx, account)?;
+            tx.execute(
+                "INSERT INTO sim_faults (account_id, kind, remaining) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (account_id) DO UPDATE SET kind = excluded.kind, remaining = excluded.remaining",
+                params![account, fault.as_str(), count.max(1)],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Decides a pending review now: approved ads run (or wait for budget or the switch),
+    /// declined ones stop until edited.
+    pub fn review(
+        &self,
+        account: i64,
+        ad: i64,
+        approve: bool,
+        reason: Option<&str>,
+    ) -> Result<Status, ApiError> {
+        self.db.write_blocking(|tx| {
+            let now = clock::iso(clock::now(tx)?);
+            let state = load_ad(tx, account, ad)?.ok_or_else(|| {
+                ApiError::validation("ad", format!("no ad {ad} in account {account}"))
+            })?;
+            if state.status != Status::InReview {
+                return Err(ApiError::validation(
+                    "ad",
+                    format!("ad {ad} is {}, not In Review", state.status.as_str()),
+                ));
+            }
+            let status = if !approve {
+                Status::Declined
+            } else if state.budget.micros() == 0 {
+                Status::Stopped
+            } else if state.active {
+                Status::Active
+            } else {
+                Status::OnHold
+            };
+            tx.execute(
+                "UPDATE sim_ads SET status = ?3, status_changed_at = ?4, review_requested_at = NULL,
+                    decline_reason = ?5 WHERE account_id = ?1 AND ad_id = ?2",
+                params![account, ad, status.as_str(), now, reason.filter(|_| !approve)],
+            )?;
+            Ok(status)
+        })
+    }
+
+    /// The ad text's verdict under auto review: declined when it contains a decline word.
+    pub fn auto_review_approves(&self, text: &str) -> bool {
+        let text = text.to_lowercase();
+        !self
+            .config
+            .decline_words
+            .iter()
+            .any(|w| !w.is_empty() && text.contains(&w.to_lowercase()))
+    }
+
+    /// Consumes one injected fault of the account, if any is pending.
+    fn take_fault(&self, account: i64) -> Result<(), PlatformError> {
+        let fault = self
+            .db
+            .write_blocking(|tx| {
+                let pending: Option<(String, i64)> = tx
+                    .query_row(
+                        "SELECT kind, remaining FROM sim_faults WHERE account_id = ?1",
+                        [account],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .optional()?;
+                let Some((kind, remaining)) = pending else {
+                    return Ok(None);
+                };
+                if remaining > 1 {
+                    tx.execute(
+                        "UPDATE sim_faults SET remaining = remaining - 1 WHERE account_id = ?1",
+                        [account],
+                    )?;
+                } else {
+                    tx.execute("DELETE FROM sim_faults WHERE account_id = ?1", [account])?;
+                }
+                Ok(Fault::parse(&kind))
+            })
+            .map_err(internal)?;
+        match fault {
+            None => Ok(()),
+            Some(Fault::Timeout) => Err(PlatformError::Timeout),
+            Some(Fault::Refuse) => Err(PlatformError::Refused("simulated refusal".into())),
+        }
+    }
+}
+
+fn internal(e: ApiError) -> PlatformError {
+    PlatformError::Refused(e.to_string())
+}
+
+fn require_account(conn: &Connection, account: i64) -> Result<CabinetType, ApiError> {
+    let kind: Option<String> = conn
+        .query_row(
+            "SELECT cabinet_type FROM sim_accounts WHERE id = ?1",
+            [account],
+            |r| r.get(0),
+        )
+        .optional()?;
+    kind.as_deref()
+        .and_then(CabinetType::parse)
+        .ok_or_else(|| ApiError::validation("account", format!("no simulated account {account}")))
+}
+
+struct AdState {
+    status: Status,
+    active: bool,
+    budget: Money,
+}
+
+fn load_ad(conn: &Connection, account: i64, ad: i64) -> Result<Option<AdState>, ApiError> {
+    Ok(conn
+        .query_row(
+            "SELECT status, active, budget_micros FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
+            [account, ad],
+            |r| {
+                let status: String = r.get(0)?;
+                Ok(AdState {
+                    status: Status::parse(&status).unwrap_or(Status::InReview),
+                    active: r.get(1)?,
+                    budget: Money::from_micros(r.get(2)?),
+                })
+            },
+        )
+        .optional()?)
+}
+
+fn snapshot_from_row(r: &Row) -> rusqlite::Result<AdSnapshot> {
+    let spec: String = r.get("spec")?;
+    let spec: AdSpec = serde_json::from_str(&spec).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    })?;
+    let status: String = r.get("status")?;
+    let schedule: Option<String> = r.get("schedule")?;
+    Ok(AdSnapshot {
+        account_id: r.get("account_id")?,
+        ad_id: r.get("ad_id")?,
+        spec,
+        status: Status::parse(&status).unwrap_or(Status::InReview),
+        active: r.get("active")?,
+        cpm: Money::from_micros(r.get("cpm_micros")?),
+        budget: Money::from_micros(r.get("budget_micros")?),
+        spent: Money::from_micros(r.get("spent_micros")?),
+        daily_budget: r
+            .get::<_, Option<i64>>("daily_budget_micros")?
+            .map(Money::from_micros),
+        schedule: schedule.and_then(|s| serde_json::from_str(&s).ok()),
+        views: r.get("views")?,
+        opens: r.get("opens")?,
+        clicks: r.get("clicks")?,
+        actions: r.get("actions")?,
+        created_at: r.get("created_at")?,
+        status_changed_at: r.get("status_changed_at")?,
+    })
+}
+
+/// The platform's minimum bid for a currency and target type.
+pub fn min_cpm(kind: CabinetType, target: TargetType) -> Money {
+    Money::from_micros(match (kind, target) {
+        (CabinetType::Euro, TargetType::Users) => 700_000,
+        (CabinetType::Euro, _) => 1_000_000,
+        (CabinetType::Ton, _) => 100_000,
+        (CabinetType::Stars, _) => 1_000_000,
+    })
+}
+
+/// A platform username resolves when it is 5-32 of `a-z`, `0-9`, `_`, starts with a letter,
+/// and does not start with `missing`. Accepts `@name`, `name` and short links.
+pub fn resolve_username(input: &str) -> Option<String> {
+    let trimmed = input.trim();
+    let name = trimmed
+        .strip_prefix('@')
+        .or_else(|| trimmed.rsplit_once("t.me/").map(|(_, n)| n))
+        .unwrap_or(trimmed);
+    let name = name
+        .split(['/', '?'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let valid = (5..=32).contains(&name.len())
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !name.starts_with("missing");
+    valid.then_some(name)
+}
+
+/// A keyword resolves unless it is blank or punctuation only.
+pub fn keyword_resolves(keyword: &str) -> bool {
+    keyword.chars().any(char::is_alphanumeric)
+}
+
+fn rejected(reason: impl Into<String>, param: &'static str) -> PlatformError {
+    PlatformError::Rejected {
+        reason: reason.into(),
+        param: Some(param),
+        min_cpm: None,
+    }
+}
+
+/// Applies the platform's rules to a new ad; returns its spec with targets resolved.
+fn check_draft(kind: CabinetType, draft: &AdDraft) -> Result<AdSpec, PlatformError> {
+    let spec = &draft.spec;
+    if spec.title.is_empty() || spec.title.len() > 128 {
+        return Err(rejected("Title must be 1-128 bytes.", "title"));
+    }
+    let text_len = spec.text.chars().count();
+    if text_len == 0 || text_len > 160 {
+        return Err(rejected("Text must be 1-160 characters.", "text"));
+    }
+    if spec.promote_url.chars().count() > 256 {
+        return Err(rejected(
+            "The link must be at most 256 characters.",
+            "promote_url",
+        ));
+    }
+    if spec
+        .website_name
+        .as_ref()
+        .is_some_and(|n| n.chars().count() > 40)
+    {
+        return Err(rejected(
+            "The website name must be at most 40 characters.",
+            "website_name",
+        ));
+    }
+    let min = min_cpm(kind, spec.target_type);
+    if draft.cpm < min {
+        return Err(PlatformError::Rejected {
+            reason: format!(
+                "The bid is below the minimum of {} {}.",
+                kind.render(min),
+                kind.currency()
+            ),
+            param: Some("cpm"),
+            min_cpm: Some(min),
+        });
+    }
+    let mut resolved = spec.clone();
+    let list = |field: &str| -> Vec<String> {
+        spec.targeting[field]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    match spec.target_type {
+        TargetType::Channels | TargetType::Bots => {
+            let field = spec.target_type.as_str();
+            let asked = list(field);
+            let found: Vec<String> = asked.iter().filter_map(|n| resolve_username(n)).collect();
+            if found.is_empty() {
+                return Err(rejected(
+                    format!("No targets found: {}", asked.join(", ")),
+                    field,
+                ));
+            }
+            resolved.targeting[field] = json!(found);
+        }
+        TargetType::Search => {
+            let found: Vec<String> = list("search_keywords")
+                .into_iter()
+                .filter(|k| keyword_resolves(k))
+                .collect();
+            if found.is_empty() {
+                return Err(rejected("No valid search queries found", "search_keywords"));
+            }
+            resolved.targeting["search_keywords"] = json!(found);
+        }
+        TargetType::Users => {}
+    }
+    Ok(resolved)
+}
+
+impl Platform for Simulator {
+    fn open_account(&self, kind: CabinetType, balance: Money) -> Result<i64, PlatformError> {
+        self.db
+            .write_blocking(|tx| {
+                let next: i64 = tx.query_row(
+                    "SELECT COALESCE(MAX(id) + 1, ?1) FROM sim_accounts",
+                    [FIRST_ACCOUNT_ID],
+                    |r| r.get(0),
+                )?;
+                tx.execute(
+                    "INSERT INTO sim_accounts (id, cabinet_type, balance_micros) VALUES (?1, ?2, ?3)",
+                    params![next, kind.as_str(), balance.micros()],
+                )?;
+                Ok(next)
+            })
+            .map_err(internal)
+    }
+
+    fn set_balance(&self, account: i64, balance: Money) -> Result<(), PlatformError> {
+        self.take_fault(account)?;
+        let changed = self
+            .db
+            .write_blocking(|tx| {
+                Ok(tx.execute(
+                    "UPDATE sim_accounts SET balance_micros = ?2 WHERE id = ?1",
+                    params![account, balance.micros()],
+                )?)
+            })
+            .map_err(internal)?;
+        if changed == 0 {
+            return Err(PlatformError::NotFound);
+        }
+        Ok(())
+    }
+
+    fn balance(&self, account: i64) -> Result<Money, PlatformError> {
+        self.take_fault(account)?;
+        let micros: Option<i64> = self
+            .db
+            .read_blocking(|c| {
+                Ok(c.query_row(
+                    "SELECT balance_micros FROM sim_accounts WHERE id = ?1",
+                    [account],
+                    |r| r.get(0),
+                )
+                .optional()?)
+            })
+            .map_err(internal)?;
+        micros
+            .map(Money::from_micros)
+            .ok_or(PlatformError::NotFound)
+    }
+
+    fn create_ad(&self, account: i64, draft: &AdDraft) -> Result<AdSnapshot, PlatformError> {
+        self.take_fault(account)?;
+        let outcome = self.db.write_blocking(|tx| {
+            let kind = match require_account(tx, account) {
+                Ok(kind) => kind,
+                Err(_) => return Ok(Err(PlatformError::NotFound)),
+            };
+            let spec = match check_draft(kind, draft) {
+                Ok(spec) => spec,
+                Err(e) => return Ok(Err(e)),
+            };
+            let (balance, ad_id): (i64, i64) = tx.query_row(
+                "SELECT balance_micros, next_ad_id FROM sim_accounts WHERE id = ?1",
+                [account],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            if balance < draft.budget.micros() {
+                return Ok(Err(PlatformError::InsufficientBalance));
+            }
+            let now = clock::now(tx)?;
+            let spec_text = serde_json::to_string(&spec).map_err(|e| ApiError::internal(e.to_string()))?;
+            tx.execute(
+                "UPDATE sim_accounts SET balance_micros = balance_micros - ?2, next_ad_id = next_ad_id + 1
+                 WHERE id = ?1",
+                params![account, draft.budget.micros()],
+            )?;
+            tx.execute(
+                "INSERT INTO sim_ads (account_id, ad_id, spec, status, active, cpm_micros, budget_micros,
+                    daily_budget_micros, schedule, review_requested_at, created_at, status_changed_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10)",
+                params![
+                    account,
+                    ad_id,
+                    spec_text,
+                    Status::InReview.as_str(),
+                    draft.active,
+                    draft.cpm.micros(),
+                    draft.budget.micros(),
+                    draft.daily_budget.map(Money::micros),
+                    draft.schedule.as_ref().map(Value::to_string),
+                    clock::iso(now),
+                    now.timestamp(),
+                ],
+            )?;
+            Ok(Ok(ad_id))
+        });
+        let ad_id = outcome.map_err(internal)??;
+        self.get_ad_unchecked(account, ad_id)
+    }
+
+    fn get_ad(&self, account: i64, ad_id: i64) -> Result<AdSnapshot, PlatformError> {
+        self.take_fault(account)?;
+        self.get_ad_unchecked(account, ad_id)
+    }
+}
+
+impl Simulator {
+    fn get_ad_unchecked(&self, account: i64, ad_id: i64) -> Result<AdSnapshot, PlatformError> {
+        let snap = self
+            .db
+            .read_blocking(|c| {
+                Ok(c.query_row(
+                    "SELECT * FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
+                    [account, ad_id],
+                    snapshot_from_row,
+                )
+                .optional()?)
+            })
+            .map_err(internal)?;
+        snap.ok_or(PlatformError::NotFound)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usernames_resolve_by_the_platform_rules() {
+        assert_eq!(
+            resolve_username("@Crypto_News").as_deref(),
+            Some("crypto_news")
+        );
+        assert_eq!(
+            resolve_username("https://t.me/dailyfeed").as_deref(),
+            Some("dailyfeed")
+        );
+        assert_eq!(resolve_username("abcd"), None, "too short");
+        assert_eq!(resolve_username("1abcde"), None, "starts with a digit");
+        assert_eq!(resolve_username("missing_channel"), None);
+        assert_eq!(resolve_username(&"a".repeat(33)), None);
+        assert_eq!(resolve_username("bad-name"), None);
+    }
+
+    #[test]
+    fn keywords_resolve_unless_blank_or_punctuation() {
+        assert!(keyword_resolves("running shoes"));
+        assert!(!keyword_resolves("   "));
+        assert!(!keyword_resolves("?!..."));
+    }
+
+    #[test]
+    fn minimum_bids_follow_currency_and_target() {
+        assert_eq!(
+            min_cpm(CabinetType::Euro, TargetType::Channels).micros(),
+            1_000_000
+        );
+        assert_eq!(
+            min_cpm(CabinetType::Euro, TargetType::Users).micros(),
+            700_000
+        );
+        assert_eq!(
+            min_cpm(CabinetType::Ton, TargetType::Bots).micros(),
+            100_000
+        );
+        assert_eq!(
+            min_cpm(CabinetType::Stars, TargetType::Search).micros(),
+            1_000_000
+        );
+    }
+}

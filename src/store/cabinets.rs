@@ -1,0 +1,149 @@
+//! Owns the `cabinets` table: the service's copy of each ad account, its owner, flags and the
+//! balance as last read from the platform; and the query of which cabinets a person reaches.
+
+use rusqlite::{params, Connection, Row};
+
+use super::optional;
+use crate::domain::access::Access;
+use crate::domain::money::{CabinetType, Money};
+use crate::error::ApiError;
+
+#[derive(Debug, Clone)]
+pub struct Cabinet {
+    pub id: i64,
+    pub owner_id: i64,
+    pub name: String,
+    pub cabinet_type: CabinetType,
+    pub is_active: bool,
+    pub balance: Money,
+    pub balance_updated_at: String,
+    pub min_budget: i64,
+    pub ad_button: bool,
+    pub crypto_filters: bool,
+    pub auth_expired: bool,
+    pub locked: bool,
+}
+
+/// A cabinet as one person reaches it.
+#[derive(Debug, Clone)]
+pub struct Reachable {
+    pub cabinet: Cabinet,
+    pub access: Access,
+    pub owner_subscription_active: bool,
+}
+
+/// The columns `from_row` reads, qualified with the alias `c`.
+const COLUMNS: &str = "c.id, c.owner_id, c.name, c.cabinet_type, c.is_active, c.balance_micros,
+    c.balance_updated_at, c.min_budget, c.ad_button, c.crypto_filters, c.auth_expired, c.locked";
+
+fn from_row(r: &Row) -> rusqlite::Result<Cabinet> {
+    let kind: String = r.get("cabinet_type")?;
+    Ok(Cabinet {
+        id: r.get("id")?,
+        owner_id: r.get("owner_id")?,
+        name: r.get("name")?,
+        cabinet_type: CabinetType::parse(&kind).unwrap_or(CabinetType::Euro),
+        is_active: r.get("is_active")?,
+        balance: Money::from_micros(r.get("balance_micros")?),
+        balance_updated_at: r.get("balance_updated_at")?,
+        min_budget: r.get("min_budget")?,
+        ad_button: r.get("ad_button")?,
+        crypto_filters: r.get("crypto_filters")?,
+        auth_expired: r.get("auth_expired")?,
+        locked: r.get("locked")?,
+    })
+}
+
+pub fn insert(conn: &Connection, c: &Cabinet, now: &str) -> Result<(), ApiError> {
+    conn.execute(
+        "INSERT INTO cabinets (id, owner_id, name, cabinet_type, is_active, balance_micros,
+            balance_updated_at, min_budget, ad_button, crypto_filters, auth_expired, locked, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        params![
+            c.id,
+            c.owner_id,
+            c.name,
+            c.cabinet_type.as_str(),
+            c.is_active,
+            c.balance.micros(),
+            c.balance_updated_at,
+            c.min_budget,
+            c.ad_button,
+            c.crypto_filters,
+            c.auth_expired,
+            c.locked,
+            now
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<Option<Cabinet>, ApiError> {
+    optional(conn.query_row(
+        &format!("SELECT {COLUMNS} FROM cabinets c WHERE c.id = ?1"),
+        [id],
+        from_row,
+    ))
+}
+
+pub fn count(conn: &Connection) -> Result<i64, ApiError> {
+    Ok(conn.query_row("SELECT COUNT(*) FROM cabinets", [], |r| r.get(0))?)
+}
+
+/// Every cabinet the person can open: their own (as owner) and those an agency on the Agency
+/// plan shares with them (as manager or viewer). Inactive ones included; callers filter.
+/// Each comes with the access level and whether its owner's subscription is active.
+pub fn reachable_by(conn: &Connection, user: i64) -> Result<Vec<Reachable>, ApiError> {
+    let sql = format!(
+        "SELECT {COLUMNS}, 'owner' AS access, o.subscription = 'active' AS owner_active
+           FROM cabinets c JOIN users o ON o.id = c.owner_id WHERE c.owner_id = ?1
+         UNION ALL
+         SELECT {COLUMNS}, s.access, a.subscription = 'active' FROM cabinet_shares s
+           JOIN cabinets c ON c.id = s.cabinet_id
+           JOIN users a ON a.id = s.agency_id AND a.plan = 'agency' AND a.id = c.owner_id
+         WHERE s.member_id = ?1
+         ORDER BY 1"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map([user], |r| {
+        let access: String = r.get("access")?;
+        Ok(Reachable {
+            cabinet: from_row(r)?,
+            access: Access::parse(&access).unwrap_or(Access::Viewer),
+            owner_subscription_active: r.get("owner_active")?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+pub fn set_active(conn: &Connection, id: i64, active: bool) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE cabinets SET is_active = ?2 WHERE id = ?1",
+        params![id, active],
+    )?;
+    Ok(())
+}
+
+pub fn set_balance(conn: &Connection, id: i64, balance: Money, now: &str) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE cabinets SET balance_micros = ?2, balance_updated_at = ?3 WHERE id = ?1",
+        params![id, balance.micros(), now],
+    )?;
+    Ok(())
+}
+
+pub fn set_auth_expired(conn: &Connection, id: i64, expired: bool) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE cabinets SET auth_expired = ?2 WHERE id = ?1",
+        params![id, expired],
+    )?;
+    Ok(())
+}
+
+pub fn set_locked(conn: &Connection, id: i64, locked: bool) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE cabinets SET locked = ?2 WHERE id = ?1",
+        params![id, locked],
+    )?;
+    Ok(())
+}

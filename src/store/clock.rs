@@ -1,0 +1,21 @@
+//! Owns the `service_clock` row: the offset of the service clock from system time.
+
+use rusqlite::Connection;
+
+use crate::error::ApiError;
+
+pub fn offset_seconds(conn: &Connection) -> Result<i64, ApiError> {
+    Ok(conn.query_row(
+        "SELECT offset_seconds FROM service_clock WHERE id = 1",
+        [],
+        |r| r.get(0),
+    )?)
+}
+
+pub fn add_offset(conn: &Connection, seconds: i64) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE service_clock SET offset_seconds = offset_seconds + ?1 WHERE id = 1",
+        [seconds],
+    )?;
+    Ok(())
+}

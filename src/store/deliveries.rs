@@ -1,0 +1,52 @@
+//! Owns `webhook_deliveries`: the log of every webhook sent, with attempts, status and timing.
+
+use rusqlite::{params, Connection};
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+use crate::webhooks::deliver::Outcome;
+
+pub fn record(
+    conn: &Connection,
+    key: i64,
+    event: &str,
+    delivery_id: &str,
+    outcome: &Outcome,
+    now: &str,
+) -> Result<(), ApiError> {
+    conn.execute(
+        "INSERT INTO webhook_deliveries (key_id, event, delivery_id, attempts, status, duration_ms, error, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            key,
+            event,
+            delivery_id,
+            outcome.attempts,
+            outcome.status,
+            outcome.duration_ms as i64,
+            outcome.error,
+            now
+        ],
+    )?;
+    Ok(())
+}
+
+/// The key's most recent deliveries, newest first.
+pub fn recent(conn: &Connection, key: i64, limit: i64) -> Result<Vec<Value>, ApiError> {
+    let mut stmt = conn.prepare(
+        "SELECT event, delivery_id, attempts, status, duration_ms, error, created_at
+         FROM webhook_deliveries WHERE key_id = ?1 ORDER BY id DESC LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![key, limit], |r| {
+        Ok(json!({
+            "event": r.get::<_, String>(0)?,
+            "delivery": r.get::<_, String>(1)?,
+            "attempts": r.get::<_, i64>(2)?,
+            "status": r.get::<_, Option<i64>>(3)?,
+            "duration_ms": r.get::<_, i64>(4)?,
+            "error": r.get::<_, Option<String>>(5)?,
+            "at": r.get::<_, String>(6)?,
+        }))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

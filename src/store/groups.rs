@@ -1,0 +1,46 @@
+//! Owns the `groups` table: a cabinet's campaign groups.
+
+use rusqlite::{params, Connection, Row};
+
+use super::optional;
+use crate::error::ApiError;
+
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub id: i64,
+    pub account_id: i64,
+    pub name: String,
+    pub color: String,
+}
+
+fn from_row(r: &Row) -> rusqlite::Result<Group> {
+    Ok(Group {
+        id: r.get("id")?,
+        account_id: r.get("account_id")?,
+        name: r.get("name")?,
+        color: r.get("color")?,
+    })
+}
+
+pub fn insert(conn: &Connection, account: i64, name: &str, color: &str) -> rusqlite::Result<i64> {
+    conn.execute(
+        "INSERT INTO groups (account_id, name, color) VALUES (?1, ?2, ?3)",
+        params![account, name, color],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<Option<Group>, ApiError> {
+    optional(conn.query_row("SELECT * FROM groups WHERE id = ?1", [id], from_row))
+}
+
+/// The groups of the given cabinets, by cabinet then id.
+pub fn list(conn: &Connection, accounts: &[i64]) -> Result<Vec<Group>, ApiError> {
+    let mut stmt = conn.prepare(
+        "SELECT * FROM groups WHERE account_id IN (SELECT value FROM json_each(?1))
+         ORDER BY account_id, id",
+    )?;
+    let ids = serde_json::to_string(accounts).map_err(|e| ApiError::internal(e.to_string()))?;
+    let rows = stmt.query_map([ids], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

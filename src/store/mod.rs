@@ -1,0 +1,34 @@
+//! Owns the service's tables: plain SQL in small functions, one statement each, taking a
+//! `&Connection` (a `&Transaction` derefs to one). One file per table family. "No rows" and
+//! constraint violations become domain errors here, in `unique_violation` and `optional`.
+
+pub mod cabinets;
+pub mod campaigns;
+pub mod clock;
+pub mod deliveries;
+pub mod groups;
+pub mod history;
+pub mod keys;
+pub mod teams;
+pub mod users;
+
+use crate::error::ApiError;
+
+/// True when `e` is a UNIQUE or PRIMARY KEY violation.
+pub fn unique_violation(e: &rusqlite::Error) -> bool {
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+    )
+}
+
+/// Turns "no rows" into `None`.
+pub fn optional<T>(r: rusqlite::Result<T>) -> Result<Option<T>, ApiError> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,59 @@
+//! Owns the `users` table: people, their plan and their subscription state.
+
+use rusqlite::{params, Connection, Row};
+
+use super::optional;
+use crate::domain::access::Plan;
+use crate::error::ApiError;
+
+#[derive(Debug, Clone)]
+pub struct User {
+    pub id: i64,
+    pub email: String,
+    pub plan: Plan,
+    pub subscription_active: bool,
+}
+
+fn from_row(r: &Row) -> rusqlite::Result<User> {
+    let plan: String = r.get("plan")?;
+    let subscription: String = r.get("subscription")?;
+    Ok(User {
+        id: r.get("id")?,
+        email: r.get("email")?,
+        plan: Plan::parse(&plan).unwrap_or(Plan::Free),
+        subscription_active: subscription == "active",
+    })
+}
+
+pub fn insert(conn: &Connection, email: &str, plan: Plan, now: &str) -> rusqlite::Result<i64> {
+    conn.execute(
+        "INSERT INTO users (email, plan, created_at) VALUES (?1, ?2, ?3)",
+        params![email, plan.as_str(), now],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<Option<User>, ApiError> {
+    optional(conn.query_row("SELECT * FROM users WHERE id = ?1", [id], from_row))
+}
+
+pub fn count(conn: &Connection) -> Result<i64, ApiError> {
+    Ok(conn.query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))?)
+}
+
+pub fn set_plan(conn: &Connection, id: i64, plan: Plan) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE users SET plan = ?2 WHERE id = ?1",
+        params![id, plan.as_str()],
+    )?;
+    Ok(())
+}
+
+pub fn set_subscription(conn: &Connection, id: i64, active: bool) -> Result<(), ApiError> {
+    let value = if active { "active" } else { "expired" };
+    conn.execute(
+        "UPDATE users SET subscription = ?2 WHERE id = ?1",
+        params![id, value],
+    )?;
+    Ok(())
+}

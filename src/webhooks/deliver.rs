@@ -1,0 +1,119 @@
+//! Owns sending one webhook event: signed headers, the guard on the resolved address, a
+//! 10-second answer limit, no redirects, and one retry after 750 ms on a failure or a 5xx
+//! (never on a 4xx) with the same delivery id. Blocking: run it off the async runtime.
+
+use std::time::{Duration, Instant};
+
+use super::guard::{self, Target};
+use super::sign::signature;
+use crate::config::WebhookConfig;
+use crate::ratelimit::unix_now;
+
+const ANSWER_LIMIT: Duration = Duration::from_secs(10);
+const RETRY_AFTER: Duration = Duration::from_millis(750);
+
+/// How a delivery ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub status: Option<u16>,
+    pub attempts: u32,
+    pub duration_ms: u64,
+    pub error: Option<String>,
+}
+
+impl Outcome {
+    pub fn delivered(&self) -> bool {
+        self.status.is_some_and(|s| (200..300).contains(&s))
+    }
+}
+
+/// Sends `body` as event `event` to `url`, signed with `secret`.
+pub fn send(
+    config: &WebhookConfig,
+    url: &str,
+    secret: &str,
+    event: &str,
+    delivery_id: &str,
+    body: &[u8],
+) -> Outcome {
+    let started = Instant::now();
+    let target = match guard::check_url(url, config.allow_private_targets) {
+        Ok(target) => target,
+        Err(e) => return refused(started, e),
+    };
+    let agent = agent(&target, config.allow_private_targets);
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let (status, error) = attempt(&agent, config, url, secret, event, delivery_id, body);
+        let retry = match status {
+            Some(s) => !(200..300).contains(&s) && !(400..500).contains(&s),
+            None => true,
+        };
+        if !retry || attempts == 2 {
+            return Outcome {
+                status,
+                attempts,
+                duration_ms: started.elapsed().as_millis() as u64,
+                error,
+            };
+        }
+        std::thread::sleep(RETRY_AFTER);
+    }
+}
+
+fn refused(started: Instant, error: String) -> Outcome {
+    Outcome {
+        status: None,
+        attempts: 0,
+        duration_ms: started.elapsed().as_millis() as u64,
+        error: Some(error),
+    }
+}
+
+/// An agent that resolves through the guard (connecting only to checked addresses), waits at
+/// most ten seconds, and follows no redirect.
+fn agent(target: &Target, allow_private: bool) -> ureq::Agent {
+    let target = target.clone();
+    ureq::AgentBuilder::new()
+        .timeout(ANSWER_LIMIT)
+        .redirects(0)
+        .resolver(move |_netloc: &str| {
+            guard::resolve(&target, allow_private)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::PermissionDenied, e))
+        })
+        .build()
+}
+
+fn attempt(
+    agent: &ureq::Agent,
+    config: &WebhookConfig,
+    url: &str,
+    secret: &str,
+    event: &str,
+    delivery_id: &str,
+    body: &[u8],
+) -> (Option<u16>, Option<String>) {
+    let timestamp = unix_now();
+    let result = agent
+        .post(url)
+        .set("Content-Type", "application/json")
+        .set(
+            "User-Agent",
+            &format!("Service-Webhook/1.0 ({})", config.contact_url),
+        )
+        .set("X-Service-Event", event)
+        .set("X-Service-Delivery", delivery_id)
+        .set("X-Service-Timestamp", &timestamp.to_string())
+        .set("X-Service-Signature", &signature(secret, timestamp, body))
+        .send_bytes(body);
+    match result {
+        Ok(response) => {
+            let status = response.status();
+            let error = (!(200..300).contains(&status)).then(|| format!("answered {status}"));
+            (Some(status), error)
+        }
+        Err(ureq::Error::Status(status, _)) => (Some(status), Some(format!("answered {status}"))),
+        Err(ureq::Error::Transport(t)) => (None, Some(t.to_string())),
+    }
+}

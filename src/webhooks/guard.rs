@@ -1,0 +1,241 @@
+//! Owns the SSRF guard: a webhook URL must be public HTTPS; its host must not be an internal
+//! name, and every address it resolves to must be public (not loopback, private, link-local,
+//! CGNAT, unique-local, multicast, unspecified, documentation, or IPv4-mapped/embedded).
+//! `webhooks.allow_private_targets` lifts all of this for trials and tests.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+
+/// The parts of a webhook URL the guard and the sender need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub https: bool,
+    pub host: String,
+    pub port: u16,
+}
+
+/// Checks a URL when it is saved: scheme, host form, and a literal address's class.
+pub fn check_url(url: &str, allow_private: bool) -> Result<Target, String> {
+    let target = parse(url)?;
+    if allow_private {
+        return Ok(target);
+    }
+    if !target.https {
+        return Err("the webhook URL must use https://".into());
+    }
+    if let Ok(ip) = target.host.parse::<IpAddr>() {
+        refuse_address(ip)?;
+    } else if is_internal_name(&target.host) {
+        return Err(format!("'{}' is an internal host name", target.host));
+    }
+    Ok(target)
+}
+
+/// Resolves the target once and keeps only the addresses the guard allows; the sender connects
+/// to exactly these, so no second lookup can swap in another address.
+pub fn resolve(target: &Target, allow_private: bool) -> Result<Vec<SocketAddr>, String> {
+    let addrs: Vec<SocketAddr> = (target.host.as_str(), target.port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {}: {e}", target.host))?
+        .collect();
+    if allow_private {
+        return Ok(addrs);
+    }
+    let allowed: Vec<SocketAddr> = addrs
+        .iter()
+        .copied()
+        .filter(|a| refuse_address(a.ip()).is_ok())
+        .collect();
+    if allowed.is_empty() {
+        return Err(format!("{} resolves to no public address", target.host));
+    }
+    Ok(allowed)
+}
+
+fn parse(url: &str) -> Result<Target, String> {
+    let (https, rest) = if let Some(rest) = strip(url, "https://") {
+        (true, rest)
+    } else if let Some(rest) = strip(url, "http://") {
+        (false, rest)
+    } else {
+        return Err("the webhook URL must start with https://".into());
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let authority = authority.rsplit('@').next().unwrap_or(authority);
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let (host, after) = v6.split_once(']').ok_or("unclosed [ in the webhook URL")?;
+        (host.to_string(), after.strip_prefix(':'))
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h.to_string(), Some(p)),
+            None => (authority.to_string(), None),
+        }
+    };
+    let port = match port {
+        Some(p) => p
+            .parse::<u16>()
+            .map_err(|_| format!("bad port '{p}' in the webhook URL"))?,
+        None if https => 443,
+        None => 80,
+    };
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    if host.is_empty() {
+        return Err("the webhook URL has no host".into());
+    }
+    Ok(Target { https, host, port })
+}
+
+fn strip<'a>(url: &'a str, scheme: &str) -> Option<&'a str> {
+    url.get(..scheme.len())
+        .filter(|s| s.eq_ignore_ascii_case(scheme))
+        .map(|_| &url[scheme.len()..])
+}
+
+fn is_internal_name(host: &str) -> bool {
+    const INTERNAL: &[&str] = &[
+        ".localhost",
+        ".local",
+        ".internal",
+        ".lan",
+        ".home.arpa",
+        ".intranet",
+        ".corp",
+    ];
+    host == "localhost" || !host.contains('.') || INTERNAL.iter().any(|s| host.ends_with(s))
+}
+
+/// Refuses every address that is not plainly public, naming its class.
+pub fn refuse_address(ip: IpAddr) -> Result<(), String> {
+    let class = match ip {
+        IpAddr::V4(v4) => v4_class(v4),
+        IpAddr::V6(v6) => v6_class(v6),
+    };
+    match class {
+        Some(class) => Err(format!("{ip} is a {class} address")),
+        None => Ok(()),
+    }
+}
+
+fn v4_class(ip: Ipv4Addr) -> Option<&'static str> {
+    let [a, b, c, _] = ip.octets();
+    Some(match (a, b, c) {
+        (0, _, _) => "unspecified",
+        (127, _, _) => "loopback",
+        (10, _, _) | (192, 168, _) => "private",
+        (172, 16..=31, _) => "private",
+        (169, 254, _) => "link-local",
+        (100, 64..=127, _) => "CGNAT",
+        (192, 0, 0) => "protocol-assignment",
+        (192, 0, 2) | (198, 51, 100) | (203, 0, 113) => "documentation",
+        (198, 18..=19, _) => "benchmarking",
+        (224..=239, _, _) => "multicast",
+        (240..=255, _, _) => "reserved",
+        _ => return None,
+    })
+}
+
+fn v6_class(ip: Ipv6Addr) -> Option<&'static str> {
+    let s = ip.segments();
+    if ip.is_unspecified() {
+        return Some("unspecified");
+    }
+    if ip.is_loopback() {
+        return Some("loopback");
+    }
+    Some(match s {
+        [0, 0, 0, 0, 0, 0xffff, _, _] => "IPv4-mapped",
+        [0, 0, 0, 0, 0, 0, _, _] => "IPv4-compatible",
+        [0x64, 0xff9b, ..] => "IPv4-embedded (NAT64)",
+        [0x2002, ..] => "IPv4-embedded (6to4)",
+        [0x2001, 0, ..] => "IPv4-embedded (Teredo)",
+        [0x2001, 0xdb8, ..] => "documentation",
+        [x, ..] if x & 0xfe00 == 0xfc00 => "unique-local",
+        [x, ..] if x & 0xffc0 == 0xfe80 => "link-local",
+        [x, ..] if x & 0xffc0 == 0xfec0 => "site-local",
+        [x, ..] if x & 0xff00 == 0xff00 => "multicast",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_every_non_public_class() {
+        for bad in [
+            "0.0.0.0",
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "192.0.2.1",
+            "198.51.100.7",
+            "203.0.113.9",
+            "224.0.0.1",
+            "255.255.255.255",
+            "::",
+            "::1",
+            "fc00::1",
+            "fd12:3456::1",
+            "fe80::1",
+            "ff02::1",
+            "2001:db8::1",
+            "::ffff:127.0.0.1",
+            "::ffff:8.8.8.8",
+            "64:ff9b::a00:1",
+            "2002:a00:1::1",
+        ] {
+            assert!(
+                refuse_address(bad.parse().unwrap()).is_err(),
+                "{bad} should be refused"
+            );
+        }
+    }
+
+    #[test]
+    fn allows_public_addresses() {
+        for good in [
+            "8.8.8.8",
+            "1.1.1.1",
+            "172.32.0.1",
+            "100.128.0.1",
+            "2606:4700::1111",
+        ] {
+            assert!(
+                refuse_address(good.parse().unwrap()).is_ok(),
+                "{good} should pass"
+            );
+        }
+    }
+
+    #[test]
+    fn urls_must_be_public_https() {
+        assert!(check_url("https://hooks.example.com/x", false).is_ok());
+        assert!(check_url("http://hooks.example.com/x", false).is_err());
+        assert!(check_url("https://localhost/x", false).is_err());
+        assert!(check_url("https://intranet/x", false).is_err());
+        assert!(check_url("https://db.internal/x", false).is_err());
+        assert!(check_url("https://10.0.0.5/x", false).is_err());
+        assert!(check_url("https://[::1]:8443/x", false).is_err());
+        assert!(check_url("ftp://example.com", false).is_err());
+        let t = check_url("http://127.0.0.1:9000/hook", true).unwrap();
+        assert_eq!(
+            (t.host.as_str(), t.port, t.https),
+            ("127.0.0.1", 9000, false)
+        );
+    }
+
+    #[test]
+    fn resolution_drops_refused_addresses() {
+        let t = Target {
+            https: true,
+            host: "127.0.0.1".into(),
+            port: 443,
+        };
+        assert!(resolve(&t, false).is_err());
+        assert_eq!(resolve(&t, true).unwrap().len(), 1);
+    }
+}
