@@ -487,25 +487,28 @@ fn serve(services: Services) -> ExitCode {
         Err(e) => return fail(format!("cannot start the runtime: {e}")),
     };
     runtime.block_on(async move {
-        match crate::demo::bootstrap_if_empty(&services) {
-            Ok(Some(ws)) => print_demo(&services, &ws),
-            Ok(None) => {}
-            Err(e) => return fail(format!("demo bootstrap failed: {e}")),
-        }
         let listen = services.config.server.listen.clone();
         let listener = match tokio::net::TcpListener::bind(&listen).await {
             Ok(l) => l,
             Err(e) => return fail(format!("cannot listen on {listen}: {e}")),
         };
-        tracing::info!(%listen, db = %services.db.path().display(), "adcab serving /api/v1");
+        let addr = listener
+            .local_addr()
+            .map(|a| a.to_string())
+            .unwrap_or(listen);
+        match crate::demo::bootstrap_if_empty(&services) {
+            Ok(Some(ws)) => print_demo(&addr, &ws),
+            Ok(None) => {}
+            Err(e) => return fail(format!("demo bootstrap failed: {e}")),
+        }
+        tracing::info!(%addr, db = %services.db.path().display(), "adcab serving /api/v1");
         crate::run(services, listener, shutdown_signal()).await;
         tracing::info!("adcab stopped");
         ExitCode::SUCCESS
     })
 }
 
-fn print_demo(s: &Services, ws: &crate::demo::Workspace) {
-    let listen = &s.config.server.listen;
+fn print_demo(addr: &str, ws: &crate::demo::Workspace) {
     println!(
         "adcab: created the demo workspace ({} cabinets).",
         ws.cabinets.len()
@@ -513,7 +516,7 @@ fn print_demo(s: &Services, ws: &crate::demo::Workspace) {
     println!("API key (shown once, keep it): {}", ws.key);
     println!("Try it:");
     println!(
-        "  curl -s -H 'X-API-Key: {}' http://{listen}/api/v1/account/info",
+        "  curl -s -H 'X-API-Key: {}' http://{addr}/api/v1/account/info",
         ws.key
     );
 }

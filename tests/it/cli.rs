@@ -1,0 +1,290 @@
+//! The binary's panel commands: one JSON object on stdout, exit 0; failures print
+//! `{"error": ...}` on stdout, a sentence on stderr, and exit non-zero.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+struct Cli {
+    dir: tempfile::TempDir,
+}
+
+impl Cli {
+    fn new() -> Cli {
+        let dir = tempfile::tempdir().unwrap();
+        let config = format!(
+            "[storage]\npath = \"{}\"\n[demo]\nbootstrap = false\n",
+            dir.path().join("cli.db").display()
+        );
+        std::fs::write(dir.path().join("adcab.toml"), config).unwrap();
+        Cli { dir }
+    }
+
+    fn config(&self) -> std::path::PathBuf {
+        self.dir.path().join("adcab.toml")
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        run_with_config(&self.config(), args)
+    }
+
+    /// Runs a command that must succeed; returns its one JSON object.
+    fn ok(&self, args: &[&str]) -> Value {
+        let out = self.run(args);
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {stdout} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(stdout.lines().count(), 1, "exactly one line: {stdout}");
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        assert!(v.is_object());
+        v
+    }
+
+    /// Runs a command that must fail; returns its error sentence.
+    fn fails(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(!out.status.success(), "{args:?} should fail");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let sentence = v["error"].as_str().unwrap().to_string();
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).trim().is_empty(),
+            "a sentence on stderr"
+        );
+        sentence
+    }
+}
+
+fn run_with_config(config: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_adcab"))
+        .arg("--config")
+        .arg(config)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn panel_commands_print_their_json_objects() {
+    let cli = Cli::new();
+    let user = cli.ok(&[
+        "admin",
+        "user",
+        "add",
+        "--email",
+        "a@example.com",
+        "--plan",
+        "agency",
+    ]);
+    let uid = user["id"].as_i64().unwrap().to_string();
+    assert_eq!(
+        cli.ok(&[
+            "admin",
+            "user",
+            "set",
+            "--id",
+            &uid,
+            "--subscription",
+            "active"
+        ])["id"],
+        user["id"]
+    );
+    let cab = cli.ok(&[
+        "admin",
+        "cabinet",
+        "add",
+        "--owner",
+        &uid,
+        "--name",
+        "Main",
+        "--type",
+        "euro",
+        "--balance",
+        "10.50",
+        "--ad-button",
+    ]);
+    let cid = cab["id"].as_i64().unwrap();
+    assert!(cid > 5_000_000_000);
+    let cid = cid.to_string();
+    assert_eq!(
+        cli.ok(&[
+            "admin",
+            "cabinet",
+            "set",
+            "--id",
+            &cid,
+            "--locked",
+            "true",
+            "--balance",
+            "20"
+        ])["id"],
+        cab["id"]
+    );
+    let member = cli.ok(&["admin", "user", "add", "--email", "m@example.com"])["id"]
+        .as_i64()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        cli.ok(&[
+            "admin",
+            "member",
+            "add",
+            "--agency",
+            &uid,
+            "--member",
+            &member,
+            "--cabinet",
+            &cid,
+            "--access",
+            "viewer"
+        ]),
+        serde_json::json!({})
+    );
+    let group = cli.ok(&[
+        "admin",
+        "group",
+        "add",
+        "--cabinet",
+        &cid,
+        "--name",
+        "G",
+        "--color",
+        "#00FF00",
+    ]);
+    assert!(group["id"].is_i64());
+    let key = cli.ok(&[
+        "admin",
+        "key",
+        "create",
+        "--user",
+        &uid,
+        "--manage",
+        "--postbacks",
+        "--cabinets",
+        &cid,
+    ]);
+    assert_eq!(key["key"].as_str().unwrap().len(), 54);
+    assert!(key["webhook_secret"].as_str().unwrap().len() > 20);
+    let kid = key["id"].as_i64().unwrap().to_string();
+    assert_eq!(
+        cli.ok(&[
+            "admin",
+            "key",
+            "set",
+            "--id",
+            &kid,
+            "--manage",
+            "false",
+            "--cabinets",
+            "all",
+            "--webhook-url",
+            "none"
+        ])["id"],
+        key["id"]
+    );
+    let list = cli.ok(&["admin", "key", "list", "--user", &uid]);
+    assert_eq!(list["keys"][0]["id"], key["id"]);
+    assert_eq!(list["keys"][0]["manage"], false);
+    let rotated = cli.ok(&["admin", "key", "rotate-secret", "--id", &kid]);
+    assert_ne!(rotated["webhook_secret"], key["webhook_secret"]);
+    let tracker = cli.ok(&["admin", "tracker", "rotate", "--user", &uid]);
+    let token = tracker["token"].as_str().unwrap();
+    assert_eq!(tracker["path"], format!("/api/v1/ingest/{token}"));
+    assert_eq!(
+        cli.ok(&["admin", "webhook", "log", "--key", &kid]),
+        serde_json::json!({ "deliveries": [] })
+    );
+    assert_eq!(
+        cli.ok(&["admin", "key", "revoke", "--id", &kid])["id"],
+        key["id"]
+    );
+    assert_eq!(
+        cli.ok(&["admin", "member", "remove", "--agency", &uid, "--member", &member]),
+        serde_json::json!({})
+    );
+}
+
+#[test]
+fn sim_commands_move_the_clock_and_inject_faults() {
+    let cli = Cli::new();
+    let before = cli.ok(&["sim", "now"])["now"].as_str().unwrap().to_string();
+    let after = cli.ok(&["sim", "advance", "--seconds", "7200"])["now"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (b, a) = (
+        chrono::DateTime::parse_from_rfc3339(&before).unwrap(),
+        chrono::DateTime::parse_from_rfc3339(&after).unwrap(),
+    );
+    assert!((a - b).num_seconds() >= 7200);
+    let uid = cli.ok(&["admin", "user", "add", "--email", "s@example.com"])["id"].to_string();
+    let cid = cli.ok(&[
+        "admin", "cabinet", "add", "--owner", &uid, "--name", "S", "--type", "ton",
+    ])["id"]
+        .to_string();
+    assert_eq!(
+        cli.ok(&[
+            "sim",
+            "fail",
+            "--account",
+            &cid,
+            "--next",
+            "timeout",
+            "--count",
+            "2"
+        ]),
+        serde_json::json!({})
+    );
+    assert!(cli
+        .fails(&["sim", "review", "--account", &cid, "--ad", "1", "--approve"])
+        .contains("no ad 1"));
+}
+
+#[test]
+fn failures_print_an_error_object_and_exit_non_zero() {
+    let cli = Cli::new();
+    cli.ok(&["admin", "user", "add", "--email", "dup@example.com"]);
+    assert!(cli
+        .fails(&["admin", "user", "add", "--email", "dup@example.com"])
+        .contains("exists"));
+    assert!(cli
+        .fails(&[
+            "admin",
+            "user",
+            "add",
+            "--email",
+            "x@example.com",
+            "--plan",
+            "gold"
+        ])
+        .contains("gold"));
+    assert!(cli
+        .fails(&["admin", "cabinet", "add", "--owner", "99", "--name", "N", "--type", "euro"])
+        .contains("99"));
+    assert!(cli
+        .fails(&["admin", "task", "cancel", "--id", "1"])
+        .contains("no such task"));
+    assert!(cli
+        .fails(&["admin", "history", "--account", "1", "--ad", "1"])
+        .contains("no campaign"));
+    assert!(cli
+        .fails(&["admin", "key", "ping", "--id", "5"])
+        .contains("no key"));
+}
+
+#[test]
+fn an_unknown_config_key_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(
+        &path,
+        "[server]\nlisten = \"127.0.0.1:0\"\nlisten_port = 5\n",
+    )
+    .unwrap();
+    let out = run_with_config(&path, &["sim", "now"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("listen_port"));
+}

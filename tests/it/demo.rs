@@ -1,0 +1,103 @@
+//! First run: the demo workspace, through the library and through `adcab serve` itself.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use crate::helpers::{spawn_app_with, TestApp};
+use adcab::demo;
+
+#[test]
+fn the_demo_workspace_is_created_once_and_its_key_works() {
+    let app: TestApp = spawn_app_with(|c| c.demo.bootstrap = true);
+    let ws = demo::bootstrap_if_empty(&app.services)
+        .unwrap()
+        .expect("created on an empty database");
+    assert!(
+        demo::bootstrap_if_empty(&app.services).unwrap().is_none(),
+        "only once"
+    );
+    let cabinets = app.get_ok("/account/info", &ws.key)["data"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let mut types: Vec<&str> = cabinets
+        .iter()
+        .map(|c| c["cabinet_type"].as_str().unwrap())
+        .collect();
+    types.sort();
+    assert_eq!(types, ["euro", "stars", "ton"]);
+    assert!(cabinets
+        .iter()
+        .all(|c| c["balance"].as_str().unwrap() != "0.00" && c["access_level"] == "owner"));
+    let campaigns = app.get_ok("/campaigns", &ws.key)["data"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(campaigns >= 3);
+    let first = ws.cabinets[0];
+    let history = adcab::panel::history(&app.services, first, 1).unwrap();
+    assert_eq!(history["events"][0]["source"], "panel");
+    assert_eq!(history["events"][0]["action"], "create");
+    let reviewed = adcab::panel::sim_review(&app.services, first, 1, true, None).unwrap();
+    assert_eq!(reviewed["status"], "Active");
+    let c = app.get_ok(&format!("/campaigns/1?account_id={first}"), &ws.key);
+    assert_eq!(
+        c["data"]["status"], "Active",
+        "the panel's change is in the copy at once"
+    );
+}
+
+#[test]
+fn serve_prints_the_key_and_a_curl_line_then_stops_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("adcab.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[server]\nlisten = \"127.0.0.1:0\"\n[storage]\npath = \"{}\"\n",
+            dir.path().join("serve.db").display()
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_adcab"))
+        .args(["--config", config.to_str().unwrap(), "serve"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut key = None;
+    let mut url = None;
+    for line in lines.by_ref().take(10) {
+        let line = line.unwrap();
+        if let Some(k) = line.strip_prefix("API key (shown once, keep it): ") {
+            key = Some(k.trim().to_string());
+        }
+        if line.trim_start().starts_with("curl ") {
+            url = line
+                .split_whitespace()
+                .find(|w| w.starts_with("http://"))
+                .map(str::to_string);
+            break;
+        }
+    }
+    let (key, url) = (key.expect("key printed"), url.expect("curl line printed"));
+    assert!(
+        !url.ends_with(":0/api/v1/account/info"),
+        "the line names the bound port: {url}"
+    );
+    let text = ureq::get(&url)
+        .set("X-API-Key", &key)
+        .call()
+        .unwrap()
+        .into_string()
+        .unwrap();
+    let body: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(body["data"].as_array().unwrap().len(), 3);
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(child.wait().unwrap().success(), "exit 0 on SIGTERM");
+}

@@ -1,0 +1,349 @@
+//! Test harness: `spawn_app` (server on port 0, temporary database), a typed HTTP client whose
+//! calls state the status they expect, fixtures built through the panel, and an in-process
+//! webhook receiver that records headers and raw bodies.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener as StdListener;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use adcab::config::Config;
+use adcab::domain::campaign::TargetType;
+use adcab::domain::money::Money;
+use adcab::panel::{self, NewCabinet, NewKey};
+use adcab::platform::{AdDraft, AdSpec};
+use adcab::store::history::Source;
+use adcab::{sync, Services};
+use serde_json::{json, Value};
+use tempfile::TempDir;
+
+pub struct TestApp {
+    pub base: String,
+    pub services: Services,
+    pub dir: TempDir,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+pub struct Resp {
+    pub status: u16,
+    pub headers: HashMap<String, String>,
+    pub body: Value,
+}
+
+impl Resp {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .get(&name.to_ascii_lowercase())
+            .map(String::as_str)
+    }
+}
+
+/// The test configuration: a temporary database, private webhook targets allowed, no demo.
+pub fn test_config(dir: &TempDir) -> Config {
+    let mut config = Config::default();
+    config.storage.path = dir.path().join("adcab.db");
+    config.webhooks.allow_private_targets = true;
+    config.demo.bootstrap = false;
+    config
+}
+
+pub fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {})
+}
+
+pub fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut config = test_config(&dir);
+    adjust(&mut config);
+    let services = Services::open(config).expect("services open");
+    let listener = StdListener::bind("127.0.0.1:0").expect("bind port 0");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let base = format!("http://{}/api/v1", listener.local_addr().unwrap());
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let served = services.clone();
+    let thread = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+            adcab::run(served, listener, async {
+                let _ = rx.await;
+            })
+            .await;
+        });
+    });
+    TestApp {
+        base,
+        services,
+        dir,
+        shutdown: Some(tx),
+        thread: Some(thread),
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn to_resp(r: ureq::Response) -> Resp {
+    let status = r.status();
+    let headers = r
+        .headers_names()
+        .into_iter()
+        .map(|n| {
+            let v = r.header(&n).unwrap_or_default().to_string();
+            (n.to_ascii_lowercase(), v)
+        })
+        .collect();
+    let text = r.into_string().expect("body");
+    let body = serde_json::from_str(&text).unwrap_or_else(|_| panic!("body is not JSON: {text}"));
+    Resp {
+        status,
+        headers,
+        body,
+    }
+}
+
+impl TestApp {
+    pub fn call(&self, method: &str, path: &str, key: Option<&str>) -> Resp {
+        let mut req = ureq::request(method, &format!("{}{path}", self.base));
+        if let Some(key) = key {
+            req = req.set("X-API-Key", key);
+        }
+        match req.call() {
+            Ok(r) => to_resp(r),
+            Err(ureq::Error::Status(_, r)) => to_resp(r),
+            Err(e) => panic!("{method} {path}: {e}"),
+        }
+    }
+
+    pub fn get(&self, path: &str, key: &str) -> Resp {
+        self.call("GET", path, Some(key))
+    }
+
+    /// GET that must answer 200 with a success envelope; returns the body.
+    pub fn get_ok(&self, path: &str, key: &str) -> Value {
+        let r = self.get(path, key);
+        assert_eq!(r.status, 200, "GET {path}: {}", r.body);
+        assert_eq!(r.body["success"], true);
+        r.body
+    }
+
+    /// A call that must fail with `status` and `code`, in the spec's envelope.
+    pub fn expect_err(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        status: u16,
+        code: &str,
+    ) -> Value {
+        let r = self.call(method, path, key);
+        assert_eq!(r.status, status, "{method} {path}: {}", r.body);
+        assert_eq!(r.body["success"], false);
+        assert_eq!(r.body["code"], code, "{}", r.body);
+        assert!(r.body["error"].as_str().is_some_and(|e| !e.is_empty()));
+        assert_eq!(
+            r.body["request_id"].as_str(),
+            r.header("x-request-id"),
+            "request_id matches the header"
+        );
+        r.body
+    }
+
+    pub fn get_err(&self, path: &str, key: &str, status: u16, code: &str) -> Value {
+        self.expect_err("GET", path, Some(key), status, code)
+    }
+
+    /// Runs SQL on the test database, for setting up states no endpoint creates yet.
+    pub fn sql(&self, sql: &str) {
+        let sql = sql.to_string();
+        self.services
+            .db
+            .write_blocking(move |tx| Ok(tx.execute_batch(&sql)?))
+            .expect("sql");
+    }
+
+    // Fixtures, through the panel.
+
+    pub fn user(&self, plan: &str) -> i64 {
+        let email = format!("{}@example.com", uuid::Uuid::new_v4().simple());
+        panel::user_add(&self.services, &email, plan).unwrap()["id"]
+            .as_i64()
+            .unwrap()
+    }
+
+    pub fn cabinet(&self, owner: i64, kind: &str, balance: &str) -> i64 {
+        panel::cabinet_add(
+            &self.services,
+            &NewCabinet {
+                owner,
+                name: &format!("{kind} cabinet"),
+                kind,
+                balance: Some(balance),
+                min_budget: None,
+                ad_button: false,
+                crypto_filters: false,
+            },
+        )
+        .unwrap()["id"]
+            .as_i64()
+            .unwrap()
+    }
+
+    pub fn key(&self, user: i64) -> String {
+        self.key_with(NewKey {
+            user,
+            ..NewKey::default()
+        })
+    }
+
+    pub fn key_with(&self, k: NewKey) -> String {
+        panel::key_create(&self.services, &k).unwrap()["key"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// An owner on `plan` with one euro cabinet and a read key: (user, cabinet, key).
+    pub fn owner_with_cabinet(&self, plan: &str) -> (i64, i64, String) {
+        let user = self.user(plan);
+        let cabinet = self.cabinet(user, "euro", "1000");
+        let key = self.key(user);
+        (user, cabinet, key)
+    }
+
+    /// Creates a campaign on the platform and stores its copy; returns its ad_id.
+    pub fn campaign(&self, account: i64, c: Camp) -> i64 {
+        let draft = AdDraft {
+            spec: AdSpec {
+                title: c.title.into(),
+                text: "Ad text".into(),
+                promote_url: c.url.into(),
+                target_type: c.target_type,
+                targeting: c.targeting,
+                views_per_user: 1,
+                media_token: None,
+                media_type: None,
+                picture: false,
+                button: None,
+                website_name: None,
+            },
+            cpm: Money::from_micros(c.cpm_micros),
+            budget: Money::from_micros(c.budget_micros),
+            daily_budget: None,
+            active: true,
+            schedule: None,
+        };
+        let snap = self
+            .services
+            .platform
+            .create_ad(account, &draft)
+            .expect("create ad");
+        sync::store_created(&self.services, &snap, c.group, Source::Panel).expect("store");
+        snap.ad_id
+    }
+}
+
+/// A campaign fixture; `Camp::channel("t")` and friends fill the rest.
+pub struct Camp {
+    pub title: &'static str,
+    pub url: &'static str,
+    pub target_type: TargetType,
+    pub targeting: Value,
+    pub cpm_micros: i64,
+    pub budget_micros: i64,
+    pub group: Option<i64>,
+}
+
+impl Camp {
+    pub fn channel(title: &'static str, url: &'static str) -> Camp {
+        Camp {
+            title,
+            url,
+            target_type: TargetType::Channels,
+            targeting: json!({ "channels": ["@tech_daily"] }),
+            cpm_micros: 2_000_000,
+            budget_micros: 10_000_000,
+            group: None,
+        }
+    }
+
+    pub fn site(title: &'static str, url: &'static str) -> Camp {
+        Camp {
+            target_type: TargetType::Users,
+            targeting: json!({ "countries": ["DE"] }),
+            ..Camp::channel(title, url)
+        }
+    }
+}
+
+/// One request the receiver got.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub headers: HashMap<String, String>,
+    pub body: Vec<u8>,
+}
+
+/// An in-process webhook receiver answering every request with `status`.
+pub struct Receiver {
+    pub url: String,
+    pub got: Arc<Mutex<Vec<Received>>>,
+}
+
+impl Receiver {
+    pub fn start(status: u16) -> Receiver {
+        let listener = StdListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/hook", listener.local_addr().unwrap());
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let record = got.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut headers = HashMap::new();
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                loop {
+                    line.clear();
+                    reader.read_line(&mut line).unwrap();
+                    let l = line.trim_end();
+                    if l.is_empty() {
+                        break;
+                    }
+                    if let Some((k, v)) = l.split_once(':') {
+                        headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+                    }
+                }
+                let len: usize = headers
+                    .get("content-length")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+                let mut body = vec![0; len];
+                reader.read_exact(&mut body).unwrap();
+                record.lock().unwrap().push(Received { headers, body });
+                let answer = format!(
+                    "HTTP/1.1 {status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                );
+                let _ = stream.write_all(answer.as_bytes());
+            }
+        });
+        Receiver { url, got }
+    }
+
+    pub fn received(&self) -> Vec<Received> {
+        self.got.lock().unwrap().clone()
+    }
+}

@@ -1,0 +1,15 @@
+//! adcab's integration tests: the real server in-process on port 0 over a temporary database,
+//! provisioned through the panel functions the CLI uses, called over HTTP.
+
+mod helpers;
+
+mod access;
+mod account;
+mod campaigns;
+mod cli;
+mod demo;
+mod errors;
+mod groups;
+mod ratelimit;
+mod targeting;
+mod webhooks;

@@ -1,0 +1,163 @@
+//! The ping webhook of `admin key ping`: headers, signature over the exact bytes, secret
+//! rotation, retry rules, the address guard at delivery, and the delivery log.
+
+use crate::helpers::{spawn_app, spawn_app_with, Receiver};
+use adcab::panel::{self, KeyChange, NewKey};
+use adcab::webhooks::sign::signature;
+use serde_json::Value;
+
+fn key_with_hook(app: &crate::helpers::TestApp, url: &str) -> (i64, String) {
+    let (user, _, _) = app.owner_with_cabinet("pro");
+    let created = panel::key_create(
+        &app.services,
+        &NewKey {
+            user,
+            webhook_url: Some(url),
+            ..NewKey::default()
+        },
+    )
+    .unwrap();
+    (
+        created["id"].as_i64().unwrap(),
+        created["webhook_secret"].as_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn ping_is_signed_over_the_exact_body_with_the_keys_secret() {
+    let app = spawn_app();
+    let rx = Receiver::start(200);
+    let (id, secret) = key_with_hook(&app, &rx.url);
+    let out = panel::key_ping(&app.services, id).unwrap();
+    assert_eq!(out["status"], 200);
+    let got = rx.received();
+    assert_eq!(got.len(), 1);
+    let h = &got[0].headers;
+    assert_eq!(h["content-type"], "application/json");
+    assert!(h["user-agent"].starts_with("Service-Webhook/1.0 (") && h["user-agent"].ends_with(')'));
+    assert_eq!(h["x-service-event"], "ping");
+    assert_eq!(h["x-service-delivery"], out["delivery"].as_str().unwrap());
+    assert!(uuid::Uuid::parse_str(&h["x-service-delivery"]).is_ok());
+    let ts: u64 = h["x-service-timestamp"].parse().unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    assert!(now.abs_diff(ts) < 300);
+    assert_eq!(
+        h["x-service-signature"],
+        signature(&secret, ts, &got[0].body)
+    );
+    let body: Value = serde_json::from_slice(&got[0].body).unwrap();
+    assert_eq!(body["event"], "ping");
+    assert!(
+        body["delivered_at"].as_str().unwrap().contains('.'),
+        "milliseconds"
+    );
+
+    let rotated = panel::key_rotate_secret(&app.services, id).unwrap()["webhook_secret"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(rotated, secret);
+    panel::key_ping(&app.services, id).unwrap();
+    let second = &rx.received()[1];
+    let ts: u64 = second.headers["x-service-timestamp"].parse().unwrap();
+    assert_eq!(
+        second.headers["x-service-signature"],
+        signature(&rotated, ts, &second.body),
+        "rotation is immediate"
+    );
+}
+
+#[test]
+fn a_5xx_is_retried_once_with_the_same_delivery_id_and_a_4xx_is_not() {
+    let app = spawn_app();
+    let failing = Receiver::start(503);
+    let (id, _) = key_with_hook(&app, &failing.url);
+    let out = panel::key_ping(&app.services, id).unwrap();
+    assert_eq!(out["status"], 503);
+    let got = failing.received();
+    assert_eq!(got.len(), 2);
+    assert_eq!(
+        got[0].headers["x-service-delivery"],
+        got[1].headers["x-service-delivery"]
+    );
+
+    let refusing = Receiver::start(404);
+    panel::key_set(
+        &app.services,
+        id,
+        &KeyChange {
+            webhook_url: Some(Some(&refusing.url)),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(panel::key_ping(&app.services, id).unwrap()["status"], 404);
+    assert_eq!(refusing.received().len(), 1);
+
+    let log = panel::webhook_log(&app.services, id, None).unwrap();
+    let entries = log["deliveries"].as_array().unwrap();
+    assert_eq!(entries.len(), 2);
+    assert_eq!(
+        (
+            entries[0]["status"].as_i64(),
+            entries[0]["attempts"].as_i64()
+        ),
+        (Some(404), Some(1))
+    );
+    assert_eq!(
+        (
+            entries[1]["status"].as_i64(),
+            entries[1]["attempts"].as_i64()
+        ),
+        (Some(503), Some(2))
+    );
+    assert!(
+        entries[1]["duration_ms"].as_i64().unwrap() >= 750,
+        "the retry waits 750 ms"
+    );
+}
+
+#[test]
+fn private_targets_are_refused_when_saved_and_at_delivery() {
+    let app = spawn_app_with(|c| c.webhooks.allow_private_targets = false);
+    let (user, _, _) = app.owner_with_cabinet("pro");
+    for url in [
+        "http://hooks.example.com/x",
+        "https://127.0.0.1/x",
+        "https://localhost/x",
+        "https://10.0.0.8/x",
+    ] {
+        let err = panel::key_create(
+            &app.services,
+            &NewKey {
+                user,
+                webhook_url: Some(url),
+                ..NewKey::default()
+            },
+        );
+        assert!(err.is_err(), "{url} must be refused");
+    }
+    let rx = Receiver::start(200);
+    let created = panel::key_create(
+        &app.services,
+        &NewKey {
+            user,
+            ..NewKey::default()
+        },
+    )
+    .unwrap();
+    let id = created["id"].as_i64().unwrap();
+    // A URL saved under an earlier, looser setting is still checked at delivery.
+    app.sql(&format!(
+        "UPDATE api_keys SET webhook_url = '{}' WHERE id = {id}",
+        rx.url
+    ));
+    let out = panel::key_ping(&app.services, id).unwrap();
+    assert!(out["status"].is_null());
+    assert!(rx.received().is_empty(), "nothing was sent");
+    let log = panel::webhook_log(&app.services, id, Some(5)).unwrap();
+    assert!(log["deliveries"][0]["error"].as_str().is_some());
+}
