@@ -29,13 +29,15 @@ pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, ApiError> {
         return Ok(None);
     }
     let owner = id(panel::user_add(s, DEMO_EMAIL, "agency")?)?;
+    // Name, type, balance, campaigns, and each campaign's budget in micro-units (at least the
+    // cabinet type's default `min_budget`).
     let specs = [
-        ("Demo EUR", "euro", "1000.00", 2),
-        ("Demo TON", "ton", "500.00", 1),
-        ("Demo Stars", "stars", "50000", 1),
+        ("Demo EUR", "euro", "1000.00", 2, 20_000_000),
+        ("Demo TON", "ton", "500.00", 1, 20_000_000),
+        ("Demo Stars", "stars", "50000", 1, 1_000_000_000),
     ];
     let mut cabinets = Vec::new();
-    for (name, kind, balance, ads) in specs {
+    for (name, kind, balance, ads, budget) in specs {
         let cabinet = id(panel::cabinet_add(
             s,
             &NewCabinet {
@@ -50,7 +52,7 @@ pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, ApiError> {
         )?)?;
         let group = id(panel::group_add(s, cabinet, "Launch", None)?)?;
         for n in 0..ads {
-            create_campaign(s, cabinet, group, n)?;
+            create_campaign(s, cabinet, group, n, Money::from_micros(budget))?;
         }
         cabinets.push(cabinet);
     }
@@ -73,7 +75,13 @@ fn id(v: Value) -> Result<i64, ApiError> {
         .ok_or_else(|| ApiError::internal(format!("panel answer without id: {v}")))
 }
 
-fn create_campaign(s: &Services, cabinet: i64, group: i64, n: usize) -> Result<(), ApiError> {
+fn create_campaign(
+    s: &Services,
+    cabinet: i64,
+    group: i64,
+    n: usize,
+    budget: Money,
+) -> Result<(), ApiError> {
     let (title, url, target_type, targeting) = if n == 0 {
         (
             "Demo: channel launch",
@@ -104,7 +112,7 @@ fn create_campaign(s: &Services, cabinet: i64, group: i64, n: usize) -> Result<(
             website_name: None,
         },
         cpm: Money::from_micros(2_000_000),
-        budget: Money::from_micros(20_000_000),
+        budget,
         daily_budget: None,
         active: true,
         schedule: None,

@@ -5,6 +5,7 @@ use std::process::{Command, Stdio};
 
 use crate::helpers::{spawn_app_with, TestApp};
 use adcab::demo;
+use rust_decimal::Decimal;
 
 #[test]
 fn the_demo_workspace_is_created_once_and_its_key_works() {
@@ -32,8 +33,17 @@ fn the_demo_workspace_is_created_once_and_its_key_works() {
     let campaigns = app.get_ok("/campaigns", &ws.key)["data"]
         .as_array()
         .unwrap()
-        .len();
-    assert!(campaigns >= 3);
+        .clone();
+    assert!(campaigns.len() >= 3);
+    for c in &campaigns {
+        let cabinet = cabinets
+            .iter()
+            .find(|x| x["id"] == c["account_id"])
+            .unwrap();
+        let budget: Decimal = c["budget"].as_str().unwrap().parse().unwrap();
+        let min = Decimal::from(cabinet["min_budget"].as_i64().unwrap());
+        assert!(budget >= min, "demo budgets respect min_budget: {c}");
+    }
     let first = ws.cabinets[0];
     let history = adcab::panel::history(&app.services, first, 1).unwrap();
     assert_eq!(history["events"][0]["source"], "panel");
