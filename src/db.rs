@@ -101,6 +101,18 @@ impl Db {
     }
 }
 
+/// Reads a nullable TEXT column holding JSON; malformed JSON is an error, never dropped.
+pub fn json_column<T: serde::de::DeserializeOwned>(
+    text: Option<String>,
+) -> rusqlite::Result<Option<T>> {
+    text.map(|t| {
+        serde_json::from_str(&t).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+        })
+    })
+    .transpose()
+}
+
 /// Runs blocking work on tokio's blocking pool; a panic there becomes an internal error.
 pub async fn blocking<T, F>(f: F) -> Result<T, ApiError>
 where

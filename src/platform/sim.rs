@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::{AdDraft, AdSnapshot, AdSpec, Platform, PlatformError};
 use crate::clock;
 use crate::config::SimConfig;
-use crate::db::Db;
+use crate::db::{json_column, Db};
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::money::{CabinetType, Money};
 use crate::error::ApiError;
@@ -186,12 +186,10 @@ fn load_ad(conn: &Connection, account: i64, ad: i64) -> Result<Option<AdState>, 
 }
 
 fn snapshot_from_row(r: &Row) -> rusqlite::Result<AdSnapshot> {
-    let spec: String = r.get("spec")?;
-    let spec: AdSpec = serde_json::from_str(&spec).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    let spec: AdSpec = json_column(r.get("spec")?)?.ok_or_else(|| {
+        rusqlite::Error::InvalidColumnType(0, "spec".into(), rusqlite::types::Type::Null)
     })?;
     let status: String = r.get("status")?;
-    let schedule: Option<String> = r.get("schedule")?;
     Ok(AdSnapshot {
         account_id: r.get("account_id")?,
         ad_id: r.get("ad_id")?,
@@ -204,7 +202,7 @@ fn snapshot_from_row(r: &Row) -> rusqlite::Result<AdSnapshot> {
         daily_budget: r
             .get::<_, Option<i64>>("daily_budget_micros")?
             .map(Money::from_micros),
-        schedule: schedule.and_then(|s| serde_json::from_str(&s).ok()),
+        schedule: json_column(r.get("schedule")?)?,
         views: r.get("views")?,
         opens: r.get("opens")?,
         clicks: r.get("clicks")?,

@@ -7,6 +7,7 @@ use rusqlite::{params, params_from_iter, Connection, Row};
 use serde_json::Value;
 
 use super::optional;
+use crate::db::json_column;
 use crate::domain::campaign::{LinkKind, Status, TargetType};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::Money;
@@ -49,15 +50,6 @@ pub struct CampaignRow {
     pub created_at: i64,
     pub synced_at: String,
     pub status_changed_at: String,
-}
-
-fn json_column(text: Option<String>) -> rusqlite::Result<Option<Value>> {
-    text.map(|t| {
-        serde_json::from_str(&t).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
-        })
-    })
-    .transpose()
 }
 
 fn from_row(r: &Row) -> rusqlite::Result<CampaignRow> {
