@@ -488,6 +488,114 @@ mod tests {
         assert!(!keyword_resolves("?!..."));
     }
 
+    fn draft(target_type: TargetType, targeting: Value, cpm_micros: i64) -> AdDraft {
+        AdDraft {
+            spec: AdSpec {
+                title: "Title".into(),
+                text: "Text".into(),
+                promote_url: "https://example.com".into(),
+                target_type,
+                targeting,
+                views_per_user: 1,
+                media_token: None,
+                media_type: None,
+                picture: false,
+                button: None,
+                website_name: None,
+            },
+            cpm: Money::from_micros(cpm_micros),
+            budget: Money::ZERO,
+            daily_budget: None,
+            active: true,
+            schedule: None,
+        }
+    }
+
+    fn refusal(
+        result: Result<AdSpec, PlatformError>,
+    ) -> (String, Option<&'static str>, Option<Money>) {
+        match result {
+            Err(PlatformError::Rejected {
+                reason,
+                param,
+                min_cpm,
+            }) => (reason, param, min_cpm),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn content_rules_refuse_with_the_field_named() {
+        let users = || draft(TargetType::Users, json!({ "countries": ["DE"] }), 1_000_000);
+        let mut d = users();
+        d.spec.title = "t".repeat(129);
+        assert_eq!(refusal(check_draft(CabinetType::Euro, &d)).1, Some("title"));
+        let mut d = users();
+        d.spec.text = "é".repeat(161);
+        assert_eq!(refusal(check_draft(CabinetType::Euro, &d)).1, Some("text"));
+        d.spec.text = "é".repeat(160);
+        assert!(
+            check_draft(CabinetType::Euro, &d).is_ok(),
+            "160 characters, not bytes"
+        );
+        let mut d = users();
+        d.spec.promote_url = format!("https://example.com/{}", "a".repeat(240));
+        assert_eq!(
+            refusal(check_draft(CabinetType::Euro, &d)).1,
+            Some("promote_url")
+        );
+        let mut d = users();
+        d.spec.website_name = Some("w".repeat(41));
+        assert_eq!(
+            refusal(check_draft(CabinetType::Euro, &d)).1,
+            Some("website_name")
+        );
+    }
+
+    #[test]
+    fn a_low_bid_is_refused_with_the_minimum() {
+        let d = draft(
+            TargetType::Channels,
+            json!({ "channels": ["@tech_daily"] }),
+            990_000,
+        );
+        let (reason, param, min) = refusal(check_draft(CabinetType::Euro, &d));
+        assert_eq!(param, Some("cpm"));
+        assert_eq!(min, Some(Money::from_micros(1_000_000)));
+        assert!(reason.contains("1.00 EUR"), "{reason}");
+        let users = draft(TargetType::Users, json!({ "countries": ["DE"] }), 700_000);
+        assert!(check_draft(CabinetType::Euro, &users).is_ok());
+    }
+
+    #[test]
+    fn targets_resolve_or_the_ad_fails_with_the_spec_texts() {
+        let d = draft(
+            TargetType::Bots,
+            json!({ "bots": ["@missing_bot", "x"] }),
+            1_000_000,
+        );
+        let (reason, param, _) = refusal(check_draft(CabinetType::Euro, &d));
+        assert!(reason.starts_with("No targets found:"), "{reason}");
+        assert_eq!(param, Some("bots"));
+        let d = draft(
+            TargetType::Search,
+            json!({ "search_keywords": ["  ", "?!"] }),
+            1_000_000,
+        );
+        assert!(refusal(check_draft(CabinetType::Euro, &d))
+            .0
+            .starts_with("No valid search queries found"));
+        let d = draft(
+            TargetType::Search,
+            json!({ "search_keywords": ["shoes", "..."] }),
+            1_000_000,
+        );
+        assert_eq!(
+            check_draft(CabinetType::Euro, &d).unwrap().targeting["search_keywords"],
+            json!(["shoes"])
+        );
+    }
+
     #[test]
     fn minimum_bids_follow_currency_and_target() {
         assert_eq!(
