@@ -11,7 +11,10 @@ use rusqlite::{Connection, OpenFlags, Transaction};
 use crate::error::ApiError;
 
 /// The numbered migrations, applied in order; each runs once, recorded in `schema_migrations`.
-const MIGRATIONS: &[(i64, &str)] = &[(1, include_str!("../sql/0001_foundation.sql"))];
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("../sql/0001_foundation.sql")),
+    (2, include_str!("../sql/0002_writes.sql")),
+];
 
 const READ_POOL: usize = 4;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);

@@ -98,6 +98,7 @@ fn create_campaign(
         )
     };
     let draft = AdDraft {
+        client_ref: None,
         spec: AdSpec {
             title: title.into(),
             text: "A demo ad created by adcab's first run. Edit or delete it freely.".into(),

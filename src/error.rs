@@ -34,6 +34,35 @@ pub enum ApiError {
     RateLimited {
         retry_after: u64,
     },
+    UnknownAdIds {
+        missing: Vec<i64>,
+    },
+    UnsupportedMedia {
+        why: String,
+    },
+    FileTooLarge,
+    /// The platform refused the change; `param`, `min_cpm` and `currency` as the spec lists.
+    PlatformRejected {
+        reason: String,
+        param: Option<String>,
+        min_cpm: Option<String>,
+        currency: Option<&'static str>,
+    },
+    /// The platform did not answer in time; nothing is known to have changed.
+    PlatformUnavailable,
+    BudgetUnchanged,
+    InsufficientAdBalance,
+    CabinetAuthExpired,
+    CabinetLocked,
+    QueueFull {
+        limit: u32,
+    },
+    IdempotencyKeyRequired,
+    IdempotencyKeyInvalid,
+    IdempotencyKeyReused,
+    IdempotencyInProgress,
+    IdempotencyUnavailable,
+    BodyTooLarge,
     RouteNotFound,
     MethodNotAllowed {
         allow: &'static str,
@@ -66,8 +95,23 @@ impl ApiError {
             | ApiError::FeatureNotAvailable { .. }
             | ApiError::SubscriptionRequired
             | ApiError::AccountInactive => StatusCode::FORBIDDEN,
-            ApiError::AccountIdRequired { .. } | ApiError::Validation { .. } => {
-                StatusCode::BAD_REQUEST
+            ApiError::AccountIdRequired { .. }
+            | ApiError::Validation { .. }
+            | ApiError::UnknownAdIds { .. }
+            | ApiError::UnsupportedMedia { .. }
+            | ApiError::PlatformRejected { .. }
+            | ApiError::BudgetUnchanged
+            | ApiError::InsufficientAdBalance
+            | ApiError::IdempotencyKeyRequired
+            | ApiError::IdempotencyKeyInvalid => StatusCode::BAD_REQUEST,
+            ApiError::FileTooLarge | ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::CabinetAuthExpired
+            | ApiError::CabinetLocked
+            | ApiError::IdempotencyInProgress => StatusCode::CONFLICT,
+            ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::QueueFull { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::IdempotencyUnavailable | ApiError::PlatformUnavailable => {
+                StatusCode::SERVICE_UNAVAILABLE
             }
             ApiError::AccountNotFound
             | ApiError::CampaignNotFound
@@ -97,6 +141,22 @@ impl ApiError {
             ApiError::TaskNotFound => "TASK_NOT_FOUND",
             ApiError::Validation { .. } => "VALIDATION_ERROR",
             ApiError::RateLimited { .. } => "RATE_LIMITED",
+            ApiError::UnknownAdIds { .. } => "UNKNOWN_AD_IDS",
+            ApiError::UnsupportedMedia { .. } => "UNSUPPORTED_MEDIA",
+            ApiError::FileTooLarge => "FILE_TOO_LARGE",
+            ApiError::PlatformRejected { .. } => "PLATFORM_REJECTED",
+            ApiError::PlatformUnavailable => "PLATFORM_UNAVAILABLE",
+            ApiError::BudgetUnchanged => "BUDGET_UNCHANGED",
+            ApiError::InsufficientAdBalance => "INSUFFICIENT_AD_BALANCE",
+            ApiError::CabinetAuthExpired => "CABINET_AUTH_EXPIRED",
+            ApiError::CabinetLocked => "CABINET_LOCKED",
+            ApiError::QueueFull { .. } => "QUEUE_FULL",
+            ApiError::IdempotencyKeyRequired => "IDEMPOTENCY_KEY_REQUIRED",
+            ApiError::IdempotencyKeyInvalid => "IDEMPOTENCY_KEY_INVALID",
+            ApiError::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            ApiError::IdempotencyInProgress => "IDEMPOTENCY_IN_PROGRESS",
+            ApiError::IdempotencyUnavailable => "IDEMPOTENCY_UNAVAILABLE",
+            ApiError::BodyTooLarge => "BODY_TOO_LARGE",
             ApiError::RouteNotFound => "ROUTE_NOT_FOUND",
             ApiError::MethodNotAllowed { .. } => "METHOD_NOT_ALLOWED",
             ApiError::Internal(_) => "INTERNAL_ERROR",
@@ -133,6 +193,47 @@ impl ApiError {
             ApiError::RateLimited { retry_after } => {
                 format!("Rate limit exceeded; retry after {retry_after} seconds.")
             }
+            ApiError::UnknownAdIds { .. } => {
+                "Some ad_ids are not live campaigns of this cabinet; nothing was queued.".into()
+            }
+            ApiError::UnsupportedMedia { why } => {
+                format!("Upload a JPG, PNG, GIF, WEBP or MP4 file in the field `file`: {why}.")
+            }
+            ApiError::FileTooLarge => "The file is larger than 10 MB.".into(),
+            ApiError::PlatformRejected { reason, .. } => reason.clone(),
+            ApiError::PlatformUnavailable => {
+                "The ad platform did not answer in time; read the campaign, then retry.".into()
+            }
+            ApiError::BudgetUnchanged => {
+                "The platform accepted the top-up but the campaign budget did not move.".into()
+            }
+            ApiError::InsufficientAdBalance => {
+                "The campaign has less budget than the amount to withdraw.".into()
+            }
+            ApiError::CabinetAuthExpired => {
+                "The cabinet's platform session expired; the owner reconnects it in the panel."
+                    .into()
+            }
+            ApiError::CabinetLocked => {
+                "The cabinet is under automatic management; manual changes are blocked.".into()
+            }
+            ApiError::QueueFull { limit } => {
+                format!("The cabinet already has {limit} operations queued.")
+            }
+            ApiError::IdempotencyKeyRequired => "This call needs an Idempotency-Key header.".into(),
+            ApiError::IdempotencyKeyInvalid => {
+                "The Idempotency-Key must be 8-255 characters.".into()
+            }
+            ApiError::IdempotencyKeyReused => {
+                "This Idempotency-Key was used for a different request; use a new key.".into()
+            }
+            ApiError::IdempotencyInProgress => {
+                "The first request with this Idempotency-Key is still running.".into()
+            }
+            ApiError::IdempotencyUnavailable => {
+                "Nothing was done; retry with the same Idempotency-Key.".into()
+            }
+            ApiError::BodyTooLarge => "The request body is too large.".into(),
             ApiError::RouteNotFound => "No such endpoint.".into(),
             ApiError::MethodNotAllowed { allow } => {
                 format!("Method not allowed on this endpoint; allowed: {allow}.")
@@ -156,6 +257,35 @@ impl ApiError {
             }
             ApiError::FeatureNotAvailable { feature } => {
                 body.insert("feature".into(), json!(feature));
+            }
+            ApiError::UnknownAdIds { missing } => {
+                body.insert("param".into(), json!("ad_ids"));
+                body.insert("missing".into(), json!(missing));
+            }
+            ApiError::QueueFull { limit } => {
+                body.insert("limit".into(), json!(limit));
+            }
+            ApiError::UnsupportedMedia { .. } | ApiError::FileTooLarge => {
+                body.insert("param".into(), json!("file"));
+            }
+            ApiError::PlatformRejected {
+                param,
+                min_cpm,
+                currency,
+                ..
+            } => {
+                if let Some(param) = param {
+                    body.insert("param".into(), json!(param));
+                }
+                if let Some(min_cpm) = min_cpm {
+                    body.insert("min_cpm".into(), json!(min_cpm));
+                }
+                if let Some(currency) = currency {
+                    body.insert("currency".into(), json!(currency));
+                }
+            }
+            ApiError::IdempotencyKeyRequired | ApiError::IdempotencyKeyInvalid => {
+                body.insert("param".into(), json!("Idempotency-Key"));
             }
             _ => {}
         }

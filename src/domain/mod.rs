@@ -6,4 +6,5 @@ pub mod campaign;
 pub mod countries;
 pub mod link;
 pub mod money;
+pub mod schedule;
 pub mod targeting;

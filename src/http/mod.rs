@@ -5,6 +5,7 @@
 pub mod account;
 pub mod campaigns;
 pub mod groups;
+pub mod input;
 pub mod request;
 pub mod response;
 pub mod router;

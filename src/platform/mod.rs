@@ -33,6 +33,9 @@ pub struct AdSpec {
 /// What a new ad is created with.
 #[derive(Debug, Clone)]
 pub struct AdDraft {
+    /// A reference unique to this create (task and position): the platform creates the ad
+    /// once, and a repeat with the same reference returns the same ad.
+    pub client_ref: Option<String>,
     pub spec: AdSpec,
     pub cpm: Money,
     pub budget: Money,
@@ -61,6 +64,70 @@ pub struct AdSnapshot {
     /// Unix seconds.
     pub created_at: i64,
     pub status_changed_at: String,
+}
+
+/// A change to an existing ad: `None` leaves a field as it is.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AdEdit {
+    pub title: Option<String>,
+    pub text: Option<String>,
+    pub promote_url: Option<String>,
+    pub cpm: Option<Money>,
+    pub daily_budget: Option<Option<Money>>,
+    pub views_per_user: Option<i64>,
+    pub schedule: Option<Option<Value>>,
+    /// Token and media type.
+    pub media: Option<(String, String)>,
+    pub picture: Option<bool>,
+    pub button: Option<Option<String>>,
+    pub website_name: Option<Option<String>>,
+}
+
+impl AdEdit {
+    /// Saving any of these sends the ad back to review; `cpm` and `schedule` never do.
+    pub fn triggers_review(&self) -> bool {
+        self.title.is_some()
+            || self.text.is_some()
+            || self.promote_url.is_some()
+            || self.media.is_some()
+            || self.picture.is_some()
+            || self.button.is_some()
+            || self.website_name.is_some()
+            || self.views_per_user.is_some()
+            || self.daily_budget.is_some()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        *self == AdEdit::default()
+    }
+}
+
+/// What switching an ad on or off did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Switch {
+    /// The status changed.
+    Applied,
+    /// The platform cannot act yet; the choice is stored in `active` and applies when it can.
+    IntentOnly,
+    /// The ad was already in the requested state.
+    AlreadySet,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetOp {
+    Add(Money),
+    Withdraw(Money),
+    WithdrawAll,
+}
+
+/// The result of a budget move.
+#[derive(Debug, Clone)]
+pub struct BudgetMoved {
+    pub ad: AdSnapshot,
+    /// What actually moved (less than asked when the ad had spent meanwhile).
+    pub moved: Money,
+    /// The cabinet balance afterwards.
+    pub balance: Money,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -105,4 +172,26 @@ pub trait Platform: Send + Sync {
     fn balance(&self, account: i64) -> Result<Money, PlatformError>;
     fn create_ad(&self, account: i64, draft: &AdDraft) -> Result<AdSnapshot, PlatformError>;
     fn get_ad(&self, account: i64, ad_id: i64) -> Result<AdSnapshot, PlatformError>;
+    /// Changes an ad's settings; review fields send it back to review.
+    fn edit_ad(&self, account: i64, ad_id: i64, edit: &AdEdit)
+        -> Result<AdSnapshot, PlatformError>;
+    /// Switches an ad on or off.
+    fn switch_ad(
+        &self,
+        account: i64,
+        ad_id: i64,
+        active: bool,
+    ) -> Result<(AdSnapshot, Switch), PlatformError>;
+    /// Moves money between the ad and its own cabinet. `token` makes a repeat harmless: the
+    /// same token moves nothing again and reports the first result.
+    fn move_budget(
+        &self,
+        account: i64,
+        ad_id: i64,
+        op: BudgetOp,
+        token: &str,
+    ) -> Result<BudgetMoved, PlatformError>;
+    /// Deletes an ad; its budget returns to the cabinet. Returns true when the ad never ran
+    /// and is removed outright, false when it stays as `Deleted`.
+    fn delete_ad(&self, account: i64, ad_id: i64) -> Result<bool, PlatformError>;
 }

@@ -6,7 +6,9 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::{json, Value};
 
-use super::{AdDraft, AdSnapshot, AdSpec, Platform, PlatformError};
+use super::{
+    AdDraft, AdEdit, AdSnapshot, AdSpec, BudgetMoved, BudgetOp, Platform, PlatformError, Switch,
+};
 use crate::clock;
 use crate::config::SimConfig;
 use crate::db::{json_column, Db};
@@ -26,6 +28,8 @@ pub struct Simulator {
 pub enum Fault {
     Timeout,
     Refuse,
+    /// The platform acknowledges the next change but does nothing.
+    Ignore,
 }
 
 impl Fault {
@@ -33,6 +37,7 @@ impl Fault {
         match s {
             "timeout" => Some(Fault::Timeout),
             "refuse" => Some(Fault::Refuse),
+            "ignore" => Some(Fault::Ignore),
             _ => None,
         }
     }
@@ -41,6 +46,7 @@ impl Fault {
         match self {
             Fault::Timeout => "timeout",
             Fault::Refuse => "refuse",
+            Fault::Ignore => "ignore",
         }
     }
 }
@@ -111,8 +117,9 @@ impl Simulator {
             .any(|w| !w.is_empty() && text.contains(&w.to_lowercase()))
     }
 
-    /// Consumes one injected fault of the account, if any is pending.
-    fn take_fault(&self, account: i64) -> Result<(), PlatformError> {
+    /// Consumes one injected fault of the account, if any is pending: a timeout or refusal is
+    /// returned as the error; `Some(Ignore)` tells a change to do nothing.
+    fn take_fault(&self, account: i64) -> Result<Option<Fault>, PlatformError> {
         let fault = self
             .db
             .write_blocking(|tx| {
@@ -138,11 +145,193 @@ impl Simulator {
             })
             .map_err(internal)?;
         match fault {
-            None => Ok(()),
             Some(Fault::Timeout) => Err(PlatformError::Timeout),
             Some(Fault::Refuse) => Err(PlatformError::Refused("simulated refusal".into())),
+            other => Ok(other),
         }
     }
+
+    /// Changes one live ad in a transaction: `change` sees the ad and may write other sim
+    /// tables, but must make every check before its first write (a refusal commits whatever
+    /// it wrote). The ad is saved afterwards, with `status_changed_at` moved when the status
+    /// changed. An `ignore` fault skips `change` and returns the ad as it was.
+    fn mutate<T>(
+        &self,
+        account: i64,
+        ad: i64,
+        change: impl FnOnce(&Connection, &mut AdSnapshot) -> Result<T, PlatformError>,
+    ) -> Result<(AdSnapshot, Option<T>), PlatformError> {
+        let fault = self.take_fault(account)?;
+        self.db
+            .write_blocking(|tx| {
+                let Some(mut state) = load_snapshot(tx, account, ad)? else {
+                    return Ok(Err(PlatformError::NotFound));
+                };
+                if state.status == Status::Deleted {
+                    return Ok(Err(PlatformError::NotFound));
+                }
+                if fault == Some(Fault::Ignore) {
+                    return Ok(Ok((state, None)));
+                }
+                let before = state.status;
+                let value = match change(tx, &mut state) {
+                    Ok(v) => v,
+                    Err(e) => return Ok(Err(e)),
+                };
+                let now = clock::iso(clock::now(tx)?);
+                if state.status != before {
+                    state.status_changed_at = now.clone();
+                }
+                let review_from =
+                    (state.status == Status::InReview && before != Status::InReview).then_some(now);
+                save(tx, &state, review_from.as_deref())?;
+                Ok(Ok((state, Some(value))))
+            })
+            .map_err(internal)?
+    }
+
+    fn kind_of(&self, account: i64) -> Result<CabinetType, PlatformError> {
+        self.db
+            .read_blocking(|c| require_account(c, account))
+            .map_err(|_| PlatformError::NotFound)
+    }
+}
+
+fn load_snapshot(conn: &Connection, account: i64, ad: i64) -> Result<Option<AdSnapshot>, ApiError> {
+    Ok(conn
+        .query_row(
+            "SELECT * FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
+            [account, ad],
+            snapshot_from_row,
+        )
+        .optional()?)
+}
+
+/// Writes back every field a change can touch.
+fn save(conn: &Connection, ad: &AdSnapshot, review_from: Option<&str>) -> Result<(), ApiError> {
+    let spec = serde_json::to_string(&ad.spec).map_err(|e| ApiError::internal(e.to_string()))?;
+    conn.execute(
+        "UPDATE sim_ads SET spec = ?3, status = ?4, active = ?5, cpm_micros = ?6, budget_micros = ?7,
+            daily_budget_micros = ?8, schedule = ?9, status_changed_at = ?10,
+            review_requested_at = COALESCE(?11, review_requested_at)
+         WHERE account_id = ?1 AND ad_id = ?2",
+        params![
+            ad.account_id,
+            ad.ad_id,
+            spec,
+            ad.status.as_str(),
+            ad.active,
+            ad.cpm.micros(),
+            ad.budget.micros(),
+            ad.daily_budget.map(Money::micros),
+            ad.schedule.as_ref().map(Value::to_string),
+            ad.status_changed_at,
+            review_from,
+        ],
+    )?;
+    Ok(())
+}
+
+fn balance_of(conn: &Connection, account: i64) -> Result<Money, PlatformError> {
+    conn.query_row(
+        "SELECT balance_micros FROM sim_accounts WHERE id = ?1",
+        [account],
+        |r| r.get(0),
+    )
+    .map(Money::from_micros)
+    .map_err(|e| internal(e.into()))
+}
+
+fn add_balance(conn: &Connection, account: i64, delta: i64) -> Result<(), PlatformError> {
+    conn.execute(
+        "UPDATE sim_accounts SET balance_micros = balance_micros + ?2 WHERE id = ?1",
+        params![account, delta],
+    )
+    .map(|_| ())
+    .map_err(|e| internal(e.into()))
+}
+
+/// Switching on or off, as the platform decides it.
+fn switch(ad: &mut AdSnapshot, active: bool) -> Switch {
+    match (active, ad.status) {
+        (false, Status::Active) => {
+            ad.active = false;
+            ad.status = Status::OnHold;
+            Switch::Applied
+        }
+        (false, Status::OnHold) | (true, Status::Active) => {
+            ad.active = active;
+            Switch::AlreadySet
+        }
+        (true, Status::OnHold) => {
+            ad.active = true;
+            if ad.budget.micros() > 0 {
+                ad.status = Status::Active;
+                Switch::Applied
+            } else {
+                ad.status = Status::Stopped;
+                Switch::IntentOnly
+            }
+        }
+        (_, _) => {
+            ad.active = active;
+            Switch::IntentOnly
+        }
+    }
+}
+
+/// Applies an edit after checking it against the platform's rules.
+fn apply_edit(kind: CabinetType, ad: &mut AdSnapshot, edit: &AdEdit) -> Result<(), PlatformError> {
+    let mut spec = ad.spec.clone();
+    if let Some(title) = &edit.title {
+        spec.title = title.clone();
+    }
+    if let Some(text) = &edit.text {
+        spec.text = text.clone();
+    }
+    if let Some(url) = &edit.promote_url {
+        spec.promote_url = url.clone();
+    }
+    if let Some(vpu) = edit.views_per_user {
+        spec.views_per_user = vpu;
+    }
+    if let Some((token, media_type)) = &edit.media {
+        spec.media_token = Some(token.clone());
+        spec.media_type = Some(media_type.clone());
+    }
+    if let Some(picture) = edit.picture {
+        spec.picture = picture;
+    }
+    if let Some(button) = &edit.button {
+        spec.button = button.clone();
+    }
+    if let Some(name) = &edit.website_name {
+        spec.website_name = name.clone();
+    }
+    check_content(&spec)?;
+    if let Some(cpm) = edit.cpm {
+        check_cpm(kind, spec.target_type, cpm)?;
+        ad.cpm = cpm;
+    }
+    if let Some(Some(_)) = &edit.schedule {
+        if ad.budget.micros() == 0 && ad.status != Status::OnHold {
+            return Err(rejected(
+                "The campaign has no budget, so a schedule cannot be set.",
+                "schedule",
+            ));
+        }
+    }
+    if let Some(schedule) = &edit.schedule {
+        ad.schedule = schedule.clone();
+    }
+    if let Some(daily) = edit.daily_budget {
+        ad.daily_budget = daily;
+    }
+    ad.spec = spec;
+    if edit.triggers_review() {
+        ad.status = Status::InReview;
+    }
+    Ok(())
 }
 
 fn internal(e: ApiError) -> PlatformError {
@@ -257,9 +446,8 @@ fn rejected(reason: impl Into<String>, param: &'static str) -> PlatformError {
     }
 }
 
-/// Applies the platform's rules to a new ad; returns its spec with targets resolved.
-fn check_draft(kind: CabinetType, draft: &AdDraft) -> Result<AdSpec, PlatformError> {
-    let spec = &draft.spec;
+/// The platform's content rules: lengths of title, text, link and website name.
+fn check_content(spec: &AdSpec) -> Result<(), PlatformError> {
     if spec.title.is_empty() || spec.title.len() > 128 {
         return Err(rejected("Title must be 1-128 bytes.", "title"));
     }
@@ -283,8 +471,13 @@ fn check_draft(kind: CabinetType, draft: &AdDraft) -> Result<AdSpec, PlatformErr
             "website_name",
         ));
     }
-    let min = min_cpm(kind, spec.target_type);
-    if draft.cpm < min {
+    Ok(())
+}
+
+/// The bid must reach the minimum of the currency and target type.
+fn check_cpm(kind: CabinetType, target: TargetType, cpm: Money) -> Result<(), PlatformError> {
+    let min = min_cpm(kind, target);
+    if cpm < min {
         return Err(PlatformError::Rejected {
             reason: format!(
                 "The bid is below the minimum of {} {}.",
@@ -295,6 +488,14 @@ fn check_draft(kind: CabinetType, draft: &AdDraft) -> Result<AdSpec, PlatformErr
             min_cpm: Some(min),
         });
     }
+    Ok(())
+}
+
+/// Applies the platform's rules to a new ad; returns its spec with targets resolved.
+fn check_draft(kind: CabinetType, draft: &AdDraft) -> Result<AdSpec, PlatformError> {
+    let spec = &draft.spec;
+    check_content(spec)?;
+    check_cpm(kind, spec.target_type, draft.cpm)?;
     let mut resolved = spec.clone();
     let list = |field: &str| -> Vec<String> {
         spec.targeting[field]
@@ -390,6 +591,18 @@ impl Platform for Simulator {
     fn create_ad(&self, account: i64, draft: &AdDraft) -> Result<AdSnapshot, PlatformError> {
         self.take_fault(account)?;
         let outcome = self.db.write_blocking(|tx| {
+            if let Some(client_ref) = &draft.client_ref {
+                let existing: Option<i64> = tx
+                    .query_row(
+                        "SELECT ad_id FROM sim_ads WHERE account_id = ?1 AND client_ref = ?2",
+                        params![account, client_ref],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                if let Some(ad_id) = existing {
+                    return Ok(Ok(ad_id));
+                }
+            }
             let kind = match require_account(tx, account) {
                 Ok(kind) => kind,
                 Err(_) => return Ok(Err(PlatformError::NotFound)),
@@ -415,8 +628,8 @@ impl Platform for Simulator {
             )?;
             tx.execute(
                 "INSERT INTO sim_ads (account_id, ad_id, spec, status, active, cpm_micros, budget_micros,
-                    daily_budget_micros, schedule, review_requested_at, created_at, status_changed_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10)",
+                    daily_budget_micros, schedule, review_requested_at, created_at, status_changed_at, client_ref)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?12)",
                 params![
                     account,
                     ad_id,
@@ -429,6 +642,7 @@ impl Platform for Simulator {
                     draft.schedule.as_ref().map(Value::to_string),
                     clock::iso(now),
                     now.timestamp(),
+                    draft.client_ref,
                 ],
             )?;
             Ok(Ok(ad_id))
@@ -440,6 +654,104 @@ impl Platform for Simulator {
     fn get_ad(&self, account: i64, ad_id: i64) -> Result<AdSnapshot, PlatformError> {
         self.take_fault(account)?;
         self.get_ad_unchecked(account, ad_id)
+    }
+
+    fn edit_ad(
+        &self,
+        account: i64,
+        ad_id: i64,
+        edit: &AdEdit,
+    ) -> Result<AdSnapshot, PlatformError> {
+        let kind = self.kind_of(account)?;
+        let (ad, _) = self.mutate(account, ad_id, |_, ad| apply_edit(kind, ad, edit))?;
+        Ok(ad)
+    }
+
+    fn switch_ad(
+        &self,
+        account: i64,
+        ad_id: i64,
+        active: bool,
+    ) -> Result<(AdSnapshot, Switch), PlatformError> {
+        let (ad, outcome) = self.mutate(account, ad_id, |_, ad| Ok(switch(ad, active)))?;
+        Ok((ad, outcome.unwrap_or(Switch::IntentOnly)))
+    }
+
+    fn move_budget(
+        &self,
+        account: i64,
+        ad_id: i64,
+        op: BudgetOp,
+        token: &str,
+    ) -> Result<BudgetMoved, PlatformError> {
+        let (ad, moved) = self.mutate(account, ad_id, |conn, ad| {
+            let recorded: Option<i64> = conn
+                .query_row(
+                    "SELECT moved_micros FROM sim_ops WHERE token = ?1",
+                    [token],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(|e| internal(e.into()))?;
+            if let Some(moved) = recorded {
+                return Ok(Money::from_micros(moved));
+            }
+            let moved = match op {
+                BudgetOp::Add(amount) => {
+                    if balance_of(conn, account)? < amount {
+                        return Err(PlatformError::InsufficientBalance);
+                    }
+                    amount
+                }
+                BudgetOp::Withdraw(amount) => amount.min(ad.budget),
+                BudgetOp::WithdrawAll => ad.budget,
+            };
+            let delta = match op {
+                BudgetOp::Add(_) => moved.micros(),
+                BudgetOp::Withdraw(_) | BudgetOp::WithdrawAll => -moved.micros(),
+            };
+            add_balance(conn, account, -delta)?;
+            ad.budget = Money::from_micros(ad.budget.micros() + delta);
+            if ad.status == Status::Stopped && ad.active && ad.budget.micros() > 0 {
+                ad.status = Status::Active;
+            }
+            if ad.status == Status::Active && ad.budget.micros() == 0 {
+                ad.status = Status::Stopped;
+            }
+            conn.execute(
+                "INSERT INTO sim_ops (token, account_id, moved_micros) VALUES (?1, ?2, ?3)",
+                params![token, account, moved.micros()],
+            )
+            .map_err(|e| internal(e.into()))?;
+            Ok(moved)
+        })?;
+        let balance = self
+            .db
+            .read_blocking(|c| Ok(balance_of(c, account)))
+            .map_err(internal)??;
+        Ok(BudgetMoved {
+            ad,
+            moved: moved.unwrap_or(Money::ZERO),
+            balance,
+        })
+    }
+
+    fn delete_ad(&self, account: i64, ad_id: i64) -> Result<bool, PlatformError> {
+        let (_, removed) = self.mutate(account, ad_id, |conn, ad| {
+            add_balance(conn, account, ad.budget.micros())?;
+            ad.budget = Money::ZERO;
+            ad.status = Status::Deleted;
+            if ad.views > 0 {
+                return Ok(false);
+            }
+            conn.execute(
+                "DELETE FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
+                params![account, ad_id],
+            )
+            .map_err(|e| internal(e.into()))?;
+            Ok(true)
+        })?;
+        Ok(removed.unwrap_or(false))
     }
 }
 
@@ -490,6 +802,7 @@ mod tests {
 
     fn draft(target_type: TargetType, targeting: Value, cpm_micros: i64) -> AdDraft {
         AdDraft {
+            client_ref: None,
             spec: AdSpec {
                 title: "Title".into(),
                 text: "Text".into(),

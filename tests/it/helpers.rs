@@ -228,6 +228,7 @@ impl TestApp {
     /// Creates a campaign on the platform and stores its copy; returns its ad_id.
     pub fn campaign(&self, account: i64, c: Camp) -> i64 {
         let draft = AdDraft {
+            client_ref: None,
             spec: AdSpec {
                 title: c.title.into(),
                 text: "Ad text".into(),

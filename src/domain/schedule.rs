@@ -1,0 +1,277 @@
+//! Owns the schedule object: parsing client input (days of hour lists, a UTC offset or
+//! `viewer`) with `param` naming the exact field, and the normalised form the campaign object
+//! returns (all seven days, sorted hours, offsets as `+HH:MM`).
+
+use serde_json::{json, Map, Value};
+
+use super::campaign::TargetType;
+use crate::error::ApiError;
+
+pub const DAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+
+/// Offsets accepted besides whole hours from -12:00 to +14:00, in minutes.
+const HALF_OFFSETS: [i32; 13] = [
+    -570, -210, -150, 210, 270, 330, 345, 390, 525, 570, 630, 765, 825,
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Zone {
+    /// Each viewer's local time (only for `users` ads).
+    Viewer,
+    /// Minutes east of UTC.
+    Offset(i32),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schedule {
+    /// Hours 0-23 per day, Monday first, sorted and unique.
+    pub days: [Vec<u8>; 7],
+    pub zone: Zone,
+}
+
+impl Schedule {
+    /// Parses a schedule object; `param` is where it sits in the request (`schedule`,
+    /// `campaigns[1].schedule`). `target_type` is checked against `viewer` when known.
+    pub fn parse(
+        value: &Value,
+        param: &str,
+        target_type: Option<TargetType>,
+    ) -> Result<Schedule, ApiError> {
+        let obj = value
+            .as_object()
+            .ok_or_else(|| ApiError::validation(param, "schedule must be an object or null."))?;
+        if let Some(unknown) = obj.keys().find(|k| *k != "days" && *k != "timezone") {
+            return Err(ApiError::validation(
+                format!("{param}.{unknown}"),
+                "Unknown schedule field.",
+            ));
+        }
+        let days_param = format!("{param}.days");
+        let days_obj = obj.get("days").and_then(Value::as_object).ok_or_else(|| {
+            ApiError::validation(
+                &days_param,
+                "days must be an object of day names to hour lists.",
+            )
+        })?;
+        let mut days: [Vec<u8>; 7] = Default::default();
+        for (name, hours) in days_obj {
+            let day_param = format!("{days_param}.{name}");
+            let index = DAYS.iter().position(|d| d == name).ok_or_else(|| {
+                ApiError::validation(&day_param, format!("Unknown day '{name}'; use mon..sun."))
+            })?;
+            let list = hours.as_array().ok_or_else(|| {
+                ApiError::validation(&day_param, "A day is an array of hours 0-23.")
+            })?;
+            let mut parsed = Vec::with_capacity(list.len());
+            for hour in list {
+                let h = hour.as_u64().filter(|h| *h <= 23).ok_or_else(|| {
+                    ApiError::validation(
+                        &day_param,
+                        format!("Hours are integers 0-23; got {hour}."),
+                    )
+                })?;
+                parsed.push(h as u8);
+            }
+            parsed.sort_unstable();
+            parsed.dedup();
+            days[index] = parsed;
+        }
+        if days.iter().all(Vec::is_empty) {
+            return Err(ApiError::validation(
+                &days_param,
+                "A schedule needs at least one hour.",
+            ));
+        }
+        let tz_param = format!("{param}.timezone");
+        let tz = obj.get("timezone").and_then(Value::as_str).ok_or_else(|| {
+            ApiError::validation(
+                &tz_param,
+                "timezone is required: a UTC offset such as +03:00, or viewer.",
+            )
+        })?;
+        let zone = parse_zone(tz).ok_or_else(|| {
+            ApiError::validation(&tz_param, format!("Unsupported timezone '{tz}'."))
+        })?;
+        if zone == Zone::Viewer && target_type.is_some_and(|t| t != TargetType::Users) {
+            return Err(ApiError::validation(
+                &tz_param,
+                "timezone viewer is allowed only for users ads.",
+            ));
+        }
+        Ok(Schedule { days, zone })
+    }
+
+    /// The normalised object: all seven days and `+HH:MM` (or `viewer`).
+    pub fn to_json(&self) -> Value {
+        let mut days = Map::new();
+        for (name, hours) in DAYS.iter().zip(&self.days) {
+            days.insert((*name).into(), json!(hours));
+        }
+        json!({ "days": days, "timezone": zone_text(self.zone) })
+    }
+}
+
+fn zone_text(zone: Zone) -> String {
+    match zone {
+        Zone::Viewer => "viewer".into(),
+        Zone::Offset(m) => {
+            let sign = if m < 0 { '-' } else { '+' };
+            format!("{sign}{:02}:{:02}", m.abs() / 60, m.abs() % 60)
+        }
+    }
+}
+
+/// Accepts `viewer`, `+03:00`, `-05:30`, `UTC+3`, `+3`, `UTC`.
+fn parse_zone(text: &str) -> Option<Zone> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("viewer") {
+        return Some(Zone::Viewer);
+    }
+    let rest = if t.len() >= 3 && t[..3].eq_ignore_ascii_case("utc") {
+        &t[3..]
+    } else {
+        t
+    };
+    if rest.is_empty() {
+        return (t.len() == 3).then_some(Zone::Offset(0));
+    }
+    let (sign, digits) = match rest.as_bytes()[0] {
+        b'+' => (1, &rest[1..]),
+        b'-' => (-1, &rest[1..]),
+        _ => return None,
+    };
+    let (h, m) = match digits.split_once(':') {
+        Some((h, m)) if m.len() == 2 => (h, m),
+        Some(_) => return None,
+        None => (digits, "00"),
+    };
+    if h.is_empty()
+        || h.len() > 2
+        || !h.bytes().all(|b| b.is_ascii_digit())
+        || !m.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let minutes = sign * (h.parse::<i32>().ok()? * 60 + m.parse::<i32>().ok()?);
+    let whole = minutes % 60 == 0 && (-720..=840).contains(&minutes);
+    (whole || HALF_OFFSETS.contains(&minutes)).then_some(Zone::Offset(minutes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param_of(v: Value, target: Option<TargetType>) -> String {
+        let err = Schedule::parse(&v, "schedule", target).unwrap_err();
+        err.body("r")["param"].as_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn normalises_to_all_seven_days_and_hh_mm() {
+        let s = Schedule::parse(
+            &json!({ "days": { "mon": [10, 9, 9], "sun": [] }, "timezone": "UTC+3" }),
+            "schedule",
+            None,
+        )
+        .unwrap();
+        let v = s.to_json();
+        assert_eq!(v["timezone"], "+03:00");
+        assert_eq!(v["days"]["mon"], json!([9, 10]));
+        for day in DAYS {
+            assert!(v["days"][day].is_array(), "{day} present");
+        }
+        assert_eq!(
+            Schedule::parse(&v, "schedule", None).unwrap(),
+            s,
+            "the output parses back"
+        );
+    }
+
+    #[test]
+    fn accepts_every_listed_offset_form() {
+        for (input, out) in [
+            ("+3", "+03:00"),
+            ("-05:00", "-05:00"),
+            ("+05:30", "+05:30"),
+            ("+05:45", "+05:45"),
+            ("-09:30", "-09:30"),
+            ("+14:00", "+14:00"),
+            ("-12", "-12:00"),
+            ("UTC", "+00:00"),
+            ("utc-3:30", "-03:30"),
+            ("+12:45", "+12:45"),
+        ] {
+            assert_eq!(
+                parse_zone(input).map(zone_text).as_deref(),
+                Some(out),
+                "{input}"
+            );
+        }
+        for bad in [
+            "+15:00", "-13:00", "+05:15", "3", "+3:3", "GMT+1", "+03:00x", "", "+",
+        ] {
+            assert_eq!(parse_zone(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn names_the_exact_field_of_each_mistake() {
+        assert_eq!(
+            param_of(
+                json!({ "days": { "mon": [24] }, "timezone": "+00:00" }),
+                None
+            ),
+            "schedule.days.mon"
+        );
+        assert_eq!(
+            param_of(
+                json!({ "days": { "mon": ["9"] }, "timezone": "+00:00" }),
+                None
+            ),
+            "schedule.days.mon"
+        );
+        assert_eq!(
+            param_of(
+                json!({ "days": { "funday": [1] }, "timezone": "+00:00" }),
+                None
+            ),
+            "schedule.days.funday"
+        );
+        assert_eq!(
+            param_of(json!({ "days": { "mon": [] }, "timezone": "+00:00" }), None),
+            "schedule.days"
+        );
+        assert_eq!(
+            param_of(
+                json!({ "days": { "mon": [1] }, "timezone": "+01:30" }),
+                None
+            ),
+            "schedule.timezone"
+        );
+        assert_eq!(
+            param_of(json!({ "days": { "mon": [1] } }), None),
+            "schedule.timezone"
+        );
+        assert_eq!(
+            param_of(
+                json!({ "days": { "mon": [1] }, "timezone": "viewer" }),
+                Some(TargetType::Channels)
+            ),
+            "schedule.timezone"
+        );
+        assert_eq!(
+            param_of(
+                json!({ "days": { "mon": [1] }, "timezone": "+00:00", "x": 1 }),
+                None
+            ),
+            "schedule.x"
+        );
+        assert_eq!(param_of(json!([1]), None), "schedule");
+        assert!(Schedule::parse(
+            &json!({ "days": { "mon": [1] }, "timezone": "viewer" }),
+            "schedule",
+            Some(TargetType::Users)
+        )
+        .is_ok());
+    }
+}

@@ -1,0 +1,237 @@
+//! Owns the reading of JSON request bodies: malformed JSON, a non-object body, wrongly typed,
+//! unknown and misplaced fields all become `VALIDATION_ERROR` with `param` naming the exact
+//! path (`cpm`, `campaigns[2].channels[0]`).
+
+use serde_json::{Map, Value};
+
+use crate::domain::money::Money;
+use crate::error::ApiError;
+
+/// Parses the body as a JSON object; an empty body is an empty object.
+pub fn object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ApiError::validation(
+            "body",
+            "The body must be a JSON object.",
+        )),
+        Err(e) => Err(ApiError::validation(
+            "body",
+            format!(
+                "The body is not valid JSON (line {}, column {}).",
+                e.line(),
+                e.column()
+            ),
+        )),
+    }
+}
+
+/// Typed access to one JSON object's fields, remembering which were read so that the rest
+/// can be refused as unknown.
+pub struct Fields<'a> {
+    map: &'a Map<String, Value>,
+    prefix: String,
+    read: Vec<&'a str>,
+}
+
+impl<'a> Fields<'a> {
+    pub fn new(map: &'a Map<String, Value>, prefix: impl Into<String>) -> Fields<'a> {
+        Fields {
+            map,
+            prefix: prefix.into(),
+            read: Vec::new(),
+        }
+    }
+
+    /// The path of a field in the request.
+    pub fn path(&self, name: &str) -> String {
+        if self.prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}.{name}", self.prefix)
+        }
+    }
+
+    fn bad(&self, name: &str, message: impl Into<String>) -> ApiError {
+        ApiError::validation(self.path(name), message)
+    }
+
+    /// The raw value, `null` included; marks the field as read.
+    pub fn raw(&mut self, name: &str) -> Option<&'a Value> {
+        let (key, value) = self.map.get_key_value(name)?;
+        self.read.push(key.as_str());
+        Some(value)
+    }
+
+    /// A present, non-null value.
+    fn value(&mut self, name: &str) -> Option<&'a Value> {
+        self.raw(name).filter(|v| !v.is_null())
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.map.contains_key(name)
+    }
+
+    pub fn string(&mut self, name: &str) -> Result<Option<String>, ApiError> {
+        match self.value(name) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(self.bad(name, format!("{name} must be a string."))),
+        }
+    }
+
+    pub fn required_string(&mut self, name: &str) -> Result<String, ApiError> {
+        self.string(name)?
+            .ok_or_else(|| self.bad(name, format!("{name} is required.")))
+    }
+
+    pub fn bool(&mut self, name: &str) -> Result<Option<bool>, ApiError> {
+        match self.value(name) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(self.bad(name, format!("{name} must be true or false."))),
+        }
+    }
+
+    pub fn int(&mut self, name: &str, min: i64, max: i64) -> Result<Option<i64>, ApiError> {
+        match self.value(name) {
+            None => Ok(None),
+            Some(v) => v
+                .as_i64()
+                .filter(|n| (min..=max).contains(n))
+                .map(Some)
+                .ok_or_else(|| {
+                    self.bad(
+                        name,
+                        format!("{name} must be an integer from {min} to {max}."),
+                    )
+                }),
+        }
+    }
+
+    /// An amount as a JSON number or a decimal string, non-negative, at most `scale` decimals.
+    pub fn money(&mut self, name: &str, scale: u32) -> Result<Option<Money>, ApiError> {
+        let text = match self.value(name) {
+            None => return Ok(None),
+            Some(Value::Number(n)) => n.to_string(),
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => return Err(self.bad(name, format!("{name} must be a number."))),
+        };
+        Money::parse(&text, scale)
+            .map(Some)
+            .map_err(|e| self.bad(name, format!("{name} {e}.")))
+    }
+
+    /// An array of 1..=max strings; an element's error names its position.
+    pub fn strings(&mut self, name: &str, max: usize) -> Result<Option<Vec<String>>, ApiError> {
+        let Some(value) = self.value(name) else {
+            return Ok(None);
+        };
+        let list = value
+            .as_array()
+            .ok_or_else(|| self.bad(name, format!("{name} must be an array of strings.")))?;
+        if list.is_empty() || list.len() > max {
+            return Err(self.bad(name, format!("{name} takes 1 to {max} entries.")));
+        }
+        list.iter()
+            .enumerate()
+            .map(|(i, v)| match v.as_str().map(str::trim) {
+                Some(s) if !s.is_empty() => Ok(s.to_string()),
+                _ => Err(self.bad(
+                    &format!("{name}[{i}]"),
+                    "Each entry must be a non-empty string.",
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+
+    /// An array of integers.
+    pub fn ints(&mut self, name: &str) -> Result<Option<Vec<i64>>, ApiError> {
+        let Some(value) = self.value(name) else {
+            return Ok(None);
+        };
+        let list = value
+            .as_array()
+            .ok_or_else(|| self.bad(name, format!("{name} must be an array of integers.")))?;
+        list.iter()
+            .enumerate()
+            .map(|(i, v)| {
+                v.as_i64().ok_or_else(|| {
+                    self.bad(&format!("{name}[{i}]"), "Each entry must be an integer.")
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+
+    /// Refuses the first field that was not read.
+    pub fn deny_unknown(&self) -> Result<(), ApiError> {
+        match self.map.keys().find(|k| !self.read.contains(&k.as_str())) {
+            Some(k) => Err(self.bad(k, format!("Unknown field {k}."))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `account_id` (or `accountId`) from a body.
+pub fn account_id(fields: &mut Fields) -> Result<Option<i64>, ApiError> {
+    let name = if fields.has("account_id") {
+        "account_id"
+    } else {
+        "accountId"
+    };
+    match fields.int(name, 1, i64::MAX) {
+        Err(_) => Err(ApiError::validation(
+            "account_id",
+            "account_id must be a positive integer.",
+        )),
+        ok => ok,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn malformed_and_non_object_bodies_are_refused() {
+        assert_eq!(object(b"{\"a\":").unwrap_err().body("r")["param"], "body");
+        assert_eq!(object(b"[1]").unwrap_err().body("r")["param"], "body");
+        assert!(object(b"  ").unwrap().is_empty());
+    }
+
+    #[test]
+    fn errors_carry_the_full_path() {
+        let m = map(json!({ "channels": ["@a", 5], "cpm": "x", "extra": 1 }));
+        let mut f = Fields::new(&m, "campaigns[2]");
+        let e = f.strings("channels", 100).unwrap_err();
+        assert_eq!(e.body("r")["param"], "campaigns[2].channels[1]");
+        assert_eq!(
+            f.money("cpm", 2).unwrap_err().body("r")["param"],
+            "campaigns[2].cpm"
+        );
+        assert_eq!(
+            f.deny_unknown().unwrap_err().body("r")["param"],
+            "campaigns[2].extra"
+        );
+    }
+
+    #[test]
+    fn money_accepts_numbers_and_strings_exactly() {
+        let m = map(json!({ "a": 0.1, "b": "2.50", "c": 1.234, "d": -1 }));
+        let mut f = Fields::new(&m, "");
+        assert_eq!(f.money("a", 2).unwrap().unwrap().micros(), 100_000);
+        assert_eq!(f.money("b", 2).unwrap().unwrap().micros(), 2_500_000);
+        assert!(f.money("c", 2).is_err());
+        assert!(f.money("d", 2).is_err());
+    }
+}
