@@ -122,5 +122,5 @@ fn create_campaign(
         .platform
         .create_ad(cabinet, &draft)
         .map_err(|e| ApiError::internal(format!("demo campaign: {e}")))?;
-    sync::store_created(s, &snap, Some(group), Source::Panel)
+    s.db.write_blocking(|tx| sync::store_created(tx, &snap, Some(group), Source::Panel))
 }

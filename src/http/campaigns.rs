@@ -298,7 +298,7 @@ fn reduced(row: &CampaignRow, kind: CabinetType) -> Value {
 }
 
 /// The full campaign object: the reduced fields plus settings, creative and targeting.
-fn full(row: &CampaignRow, kind: CabinetType) -> Value {
+pub fn full(row: &CampaignRow, kind: CabinetType) -> Value {
     let mut v = reduced(row, kind);
     let obj = v.as_object_mut().expect("reduced is an object");
     obj.insert("active".into(), json!(row.active));

@@ -3,6 +3,7 @@
 //! table is in `router`; each resource's handlers are in their own file.
 
 pub mod account;
+pub mod campaign_edit;
 pub mod campaigns;
 pub mod groups;
 pub mod input;
@@ -10,6 +11,7 @@ pub mod request;
 pub mod response;
 pub mod router;
 pub mod targeting;
+pub mod write;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -28,13 +30,11 @@ use tokio::net::TcpListener;
 
 use crate::auth::{self, Principal};
 use crate::error::ApiError;
-use crate::ratelimit::{unix_now, RateInfo, RateLimiter};
+use crate::ratelimit::{unix_now, Budget, RateInfo, RateLimiter};
 use crate::Services;
 use request::Query;
 use response::Reply;
 
-/// Largest request body read for a JSON call.
-const MAX_BODY: usize = 2 * 1024 * 1024;
 /// How long in-flight requests may take to finish after shutdown starts.
 const DRAIN: Duration = Duration::from_secs(10);
 /// `last_used_at` of a key is written at most this often.
@@ -51,6 +51,10 @@ pub struct AppState {
 pub struct Ctx {
     pub principal: Principal,
     pub query: Query,
+    pub body: Bytes,
+    /// The `Idempotency-Key` header, as sent.
+    pub idempotency_key: Option<String>,
+    pub content_type: Option<String>,
     pub request_id: String,
 }
 
@@ -142,9 +146,27 @@ async fn process(
     let (parts, body) = req.into_parts();
     let route = router::resolve(&parts.method, parts.uri.path())?;
     let query = Query::parse(parts.uri.query().unwrap_or(""))?;
-    Limited::new(body, MAX_BODY).collect().await.map_err(|_| {
-        ApiError::validation("body", "The request body is too large or was cut off.")
-    })?;
+    let (limit, too_large) = route.body_limit();
+    let declared = parts
+        .headers
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(too_large);
+    }
+    let body = Limited::new(body, limit)
+        .collect()
+        .await
+        .map_err(|_| too_large.clone())?
+        .to_bytes();
+    let text_header = |name: &str| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
     let key = parts
         .headers
         .get("x-api-key")
@@ -168,10 +190,16 @@ async fn process(
         });
     }
     principal.check_access()?;
+    if route.budget() == Budget::Write {
+        principal.check_write_key()?;
+    }
     touch_key(state, principal.key.id);
     let ctx = Ctx {
         principal,
         query,
+        body,
+        idempotency_key: text_header("idempotency-key"),
+        content_type: text_header("content-type"),
         request_id: request_id.to_string(),
     };
     router::dispatch(state, route, &ctx).await

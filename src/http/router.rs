@@ -4,12 +4,15 @@
 use hyper::Method;
 
 use super::response::Reply;
-use super::{account, campaigns, groups, targeting, AppState, Ctx};
+use super::{account, campaign_edit, campaigns, groups, targeting, AppState, Ctx};
 use crate::error::ApiError;
 use crate::ratelimit::Budget;
 
 /// Every path the API serves begins with this.
 pub const PREFIX: &str = "/api/v1/";
+
+/// Largest JSON body a call may send.
+const MAX_JSON_BODY: usize = 2 * 1024 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
@@ -18,6 +21,11 @@ pub enum Route {
     Groups,
     ListCampaigns,
     GetCampaign(String),
+    EditCampaign(String),
+    PauseCampaign(String),
+    ResumeCampaign(String),
+    MoveBudget(String),
+    DeleteCampaign(String),
 }
 
 impl Route {
@@ -28,7 +36,17 @@ impl Route {
             | Route::Groups
             | Route::ListCampaigns
             | Route::GetCampaign(_) => Budget::Read,
+            Route::EditCampaign(_)
+            | Route::PauseCampaign(_)
+            | Route::ResumeCampaign(_)
+            | Route::MoveBudget(_)
+            | Route::DeleteCampaign(_) => Budget::Write,
         }
+    }
+
+    /// How much body the route reads, and the error past that.
+    pub fn body_limit(&self) -> (usize, ApiError) {
+        (MAX_JSON_BODY, ApiError::BodyTooLarge)
     }
 }
 
@@ -37,18 +55,42 @@ impl Route {
 pub fn resolve(method: &Method, path: &str) -> Result<Route, ApiError> {
     let rest = path.strip_prefix(PREFIX).ok_or(ApiError::RouteNotFound)?;
     let segments: Vec<&str> = rest.trim_end_matches('/').split('/').collect();
-    let (allow, route) = match segments.as_slice() {
-        ["account", "info"] => ("GET", Route::AccountInfo),
-        ["targeting"] => ("GET", Route::Targeting),
-        ["groups"] => ("GET", Route::Groups),
-        ["campaigns"] => ("GET", Route::ListCampaigns),
-        ["campaigns", ad] if !ad.is_empty() => ("GET", Route::GetCampaign(ad.to_string())),
-        _ => return Err(ApiError::RouteNotFound),
-    };
-    if method.as_str() != allow {
-        return Err(ApiError::MethodNotAllowed { allow });
+    let m = method.as_str();
+    let not_allowed = |allow| Err(ApiError::MethodNotAllowed { allow });
+    match segments.as_slice() {
+        ["account", "info"] if m == "GET" => Ok(Route::AccountInfo),
+        ["targeting"] if m == "GET" => Ok(Route::Targeting),
+        ["groups"] if m == "GET" => Ok(Route::Groups),
+        ["account", "info"] | ["targeting"] | ["groups"] => not_allowed("GET"),
+        ["campaigns"] => match m {
+            "GET" => Ok(Route::ListCampaigns),
+            _ => not_allowed("GET"),
+        },
+        ["campaigns", ad] if !ad.is_empty() => {
+            let ad = ad.to_string();
+            match m {
+                "GET" => Ok(Route::GetCampaign(ad)),
+                "PATCH" => Ok(Route::EditCampaign(ad)),
+                "DELETE" => Ok(Route::DeleteCampaign(ad)),
+                _ => not_allowed("GET, PATCH, DELETE"),
+            }
+        }
+        ["campaigns", ad, action] if !ad.is_empty() => {
+            let ad = ad.to_string();
+            let route = match *action {
+                "pause" => Route::PauseCampaign(ad),
+                "resume" => Route::ResumeCampaign(ad),
+                "budget" => Route::MoveBudget(ad),
+                _ => return Err(ApiError::RouteNotFound),
+            };
+            if m == "POST" {
+                Ok(route)
+            } else {
+                not_allowed("POST")
+            }
+        }
+        _ => Err(ApiError::RouteNotFound),
     }
-    Ok(route)
 }
 
 pub async fn dispatch(state: &AppState, route: Route, ctx: &Ctx) -> Result<Reply, ApiError> {
@@ -58,6 +100,11 @@ pub async fn dispatch(state: &AppState, route: Route, ctx: &Ctx) -> Result<Reply
         Route::Groups => groups::list(state, ctx).await,
         Route::ListCampaigns => campaigns::list(state, ctx).await,
         Route::GetCampaign(ad) => campaigns::get(state, ctx, &ad).await,
+        Route::EditCampaign(ad) => campaign_edit::edit(state, ctx, &ad).await,
+        Route::PauseCampaign(ad) => campaign_edit::switch(state, ctx, &ad, false).await,
+        Route::ResumeCampaign(ad) => campaign_edit::switch(state, ctx, &ad, true).await,
+        Route::MoveBudget(ad) => campaign_edit::budget(state, ctx, &ad).await,
+        Route::DeleteCampaign(ad) => campaign_edit::delete(state, ctx, &ad).await,
     }
 }
 
@@ -86,6 +133,18 @@ mod tests {
         assert_eq!(
             resolve(&Method::PUT, "/api/v1/targeting").unwrap_err(),
             ApiError::MethodNotAllowed { allow: "GET" }
+        );
+        assert_eq!(
+            resolve(&Method::POST, "/api/v1/campaigns/3/pause").unwrap(),
+            Route::PauseCampaign("3".into())
+        );
+        assert_eq!(
+            resolve(&Method::GET, "/api/v1/campaigns/3/budget").unwrap_err(),
+            ApiError::MethodNotAllowed { allow: "POST" }
+        );
+        assert_eq!(
+            resolve(&Method::POST, "/api/v1/campaigns/3/fly").unwrap_err(),
+            ApiError::RouteNotFound
         );
     }
 }

@@ -378,3 +378,22 @@ pub fn list(
     rows.truncate(limit);
     Ok((rows, more))
 }
+
+/// Marks the copy of an ad the platform keeps as `Deleted`, with nothing left on it.
+pub fn mark_deleted(conn: &Connection, account: i64, ad: i64, now: &str) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE campaigns SET status = 'Deleted', budget_micros = 0, status_changed_at = ?3
+         WHERE account_id = ?1 AND ad_id = ?2",
+        params![account, ad, now],
+    )?;
+    Ok(())
+}
+
+/// Removes the copy of an ad the platform removed outright (it never ran).
+pub fn remove(conn: &Connection, account: i64, ad: i64) -> Result<(), ApiError> {
+    conn.execute(
+        "DELETE FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+        params![account, ad],
+    )?;
+    Ok(())
+}

@@ -6,9 +6,11 @@ pub mod cabinets;
 pub mod campaigns;
 pub mod clock;
 pub mod deliveries;
+pub mod events;
 pub mod groups;
 pub mod history;
 pub mod keys;
+pub mod media;
 pub mod teams;
 pub mod users;
 

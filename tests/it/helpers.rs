@@ -129,6 +129,85 @@ impl TestApp {
         }
     }
 
+    /// A call with a JSON body (or none) and extra headers.
+    pub fn send(
+        &self,
+        method: &str,
+        path: &str,
+        key: &str,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Resp {
+        let mut req = ureq::request(method, &format!("{}{path}", self.base)).set("X-API-Key", key);
+        for (name, value) in headers {
+            req = req.set(name, value);
+        }
+        let result = match body {
+            Some(b) => req
+                .set("Content-Type", "application/json")
+                .send_string(&b.to_string()),
+            None => req.call(),
+        };
+        match result {
+            Ok(r) => to_resp(r),
+            Err(ureq::Error::Status(_, r)) => to_resp(r),
+            Err(e) => panic!("{method} {path}: {e}"),
+        }
+    }
+
+    /// A write that must answer `status` with a success envelope; returns the body.
+    pub fn write_ok(
+        &self,
+        method: &str,
+        path: &str,
+        key: &str,
+        body: Option<&Value>,
+        status: u16,
+    ) -> Value {
+        let idem = uuid::Uuid::new_v4().to_string();
+        let r = self.send(method, path, key, body, &[("Idempotency-Key", &idem)]);
+        assert_eq!(r.status, status, "{method} {path}: {}", r.body);
+        assert_eq!(r.body["success"], true);
+        r.body
+    }
+
+    /// A write that must fail with `status` and `code`; returns the body.
+    pub fn write_err(
+        &self,
+        method: &str,
+        path: &str,
+        key: &str,
+        body: Option<&Value>,
+        status: u16,
+        code: &str,
+    ) -> Value {
+        let idem = uuid::Uuid::new_v4().to_string();
+        let r = self.send(method, path, key, body, &[("Idempotency-Key", &idem)]);
+        assert_eq!(r.status, status, "{method} {path}: {}", r.body);
+        assert_eq!(r.body["code"], code, "{}", r.body);
+        assert_eq!(r.body["request_id"].as_str(), r.header("x-request-id"));
+        r.body
+    }
+
+    /// An owner with one euro cabinet (balance 1000) and a manage key: (user, cabinet, key).
+    pub fn manager(&self) -> (i64, i64, String) {
+        let user = self.user("pro");
+        let cabinet = self.cabinet(user, "euro", "1000");
+        let key = self.key_with(NewKey {
+            user,
+            manage: true,
+            ..NewKey::default()
+        });
+        (user, cabinet, key)
+    }
+
+    /// A campaign approved by review: `Active` with its budget.
+    pub fn active_campaign(&self, account: i64) -> i64 {
+        let ad = self.campaign(account, Camp::channel("Running", "https://t.me/alpha_chan"));
+        panel::sim_review(&self.services, account, ad, true, None).unwrap();
+        ad
+    }
+
     pub fn get(&self, path: &str, key: &str) -> Resp {
         self.call("GET", path, Some(key))
     }
@@ -253,7 +332,10 @@ impl TestApp {
             .platform
             .create_ad(account, &draft)
             .expect("create ad");
-        sync::store_created(&self.services, &snap, c.group, Source::Panel).expect("store");
+        self.services
+            .db
+            .write_blocking(|tx| sync::store_created(tx, &snap, c.group, Source::Panel))
+            .expect("store");
         snap.ad_id
     }
 }

@@ -13,3 +13,4 @@ mod groups;
 mod ratelimit;
 mod targeting;
 mod webhooks;
+mod writes;

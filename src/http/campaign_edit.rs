@@ -1,0 +1,299 @@
+//! Owns the campaign writes answered at once: `PATCH /v1/campaigns/{ad_id}`, `pause`,
+//! `resume`, `budget` and `DELETE`. Each goes through the platform, then updates the stored
+//! copy, the campaign history and the status-change records in one transaction.
+
+use serde_json::{json, Map, Value};
+
+use super::campaigns::full;
+use super::input::{self, Fields};
+use super::request;
+use super::response::Reply;
+use super::{write, AppState, Ctx};
+use crate::clock;
+use crate::domain::money::Money;
+use crate::error::ApiError;
+use crate::platform::{AdEdit, AdSnapshot, BudgetOp, Switch};
+use crate::store::history::Source;
+use crate::store::{cabinets, campaigns};
+use crate::sync;
+
+/// Applies the platform's report to the copy, records the history entry, and answers with
+/// the campaign object and `meta`.
+async fn finish(
+    state: &AppState,
+    snap: AdSnapshot,
+    action: &'static str,
+    details: Value,
+    meta: Map<String, Value>,
+) -> Result<Reply, ApiError> {
+    let (account, ad) = (snap.account_id, snap.ad_id);
+    let row = state
+        .services
+        .db
+        .write(move |tx| {
+            sync::apply(tx, &snap, "api")?;
+            sync::record_history(tx, account, ad, Source::Api, action, &details)?;
+            campaigns::get(tx, account, ad)?.ok_or(ApiError::CampaignNotFound)
+        })
+        .await?;
+    let kind = snap_kind(state, account).await?;
+    Ok(Reply::ok_meta(full(&row, kind), Value::Object(meta)))
+}
+
+async fn snap_kind(
+    state: &AppState,
+    account: i64,
+) -> Result<crate::domain::money::CabinetType, ApiError> {
+    state
+        .services
+        .db
+        .read(move |c| cabinets::get(c, account))
+        .await?
+        .map(|c| c.cabinet_type)
+        .ok_or(ApiError::AccountNotFound)
+}
+
+pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
+    let ad = request::ad_id(ad)?;
+    let body = input::object(&ctx.body)?;
+    let mut f = Fields::new(&body, "");
+    let account = input::account_id(&mut f)?;
+    let reach = write::cabinet(ctx, account)?;
+    let cabinet = reach.cabinet.clone();
+    let kind = cabinet.cabinet_type;
+    let row = write::live_campaign(state, cabinet.id, ad).await?;
+    let media_token = f.string("media")?;
+    let mut edit = AdEdit {
+        title: f.string("title")?,
+        text: f.string("text")?,
+        promote_url: write::promote_url(&mut f)?,
+        cpm: write::cpm(&mut f, kind)?,
+        daily_budget: write::daily_budget(&mut f, kind)?,
+        views_per_user: f.int("views_per_user", 1, 4)?,
+        schedule: write::schedule(&mut f, Some(row.target_type))?,
+        media: None,
+        picture: f.bool("picture")?,
+        button: write::button(&mut f, &cabinet)?,
+        website_name: write::clearable_string(&mut f, "website_name")?,
+    };
+    let active = f.bool("active")?;
+    f.deny_unknown()?;
+    edit.media = write::media(state, media_token, f.path("media"), cabinet.id).await?;
+    if edit.is_empty() && active.is_none() {
+        return Err(ApiError::validation(
+            "body",
+            "Send at least one field to change.",
+        ));
+    }
+    let mut details = body.clone();
+    details.remove("account_id");
+    details.remove("accountId");
+    let mut snap = None;
+    if !edit.is_empty() {
+        let change = edit.clone();
+        snap =
+            Some(write::platform(state, kind, move |p| p.edit_ad(cabinet.id, ad, &change)).await?);
+    }
+    let mut meta = Map::new();
+    if let Some(active) = active {
+        let switched =
+            write::platform(state, kind, move |p| p.switch_ad(cabinet.id, ad, active)).await;
+        match switched {
+            Ok((switched_snap, outcome)) => {
+                match outcome {
+                    Switch::Applied => {}
+                    Switch::IntentOnly => {
+                        meta.insert("status_intent_only".into(), json!(true));
+                        if switched_snap.budget.micros() == 0 {
+                            meta.insert(
+                                "status_warning".into(),
+                                json!(
+                                    "The campaign has no budget; the switch applies once it has."
+                                ),
+                            );
+                        }
+                    }
+                    Switch::AlreadySet => {
+                        meta.insert("status_already_set".into(), json!(true));
+                    }
+                }
+                snap = Some(switched_snap);
+            }
+            Err(e) if snap.is_some() => {
+                meta.insert("status_warning".into(), json!(e.message()));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let snap = snap.ok_or_else(|| ApiError::internal("edit produced no snapshot"))?;
+    finish(state, snap, "edit", Value::Object(details), meta).await
+}
+
+pub async fn switch(
+    state: &AppState,
+    ctx: &Ctx,
+    ad: &str,
+    active: bool,
+) -> Result<Reply, ApiError> {
+    let ad = request::ad_id(ad)?;
+    let cabinet = write::cabinet(ctx, None)?.cabinet.clone();
+    write::live_campaign(state, cabinet.id, ad).await?;
+    let (snap, outcome) = write::platform(state, cabinet.cabinet_type, move |p| {
+        p.switch_ad(cabinet.id, ad, active)
+    })
+    .await?;
+    let mut meta = Map::new();
+    match outcome {
+        Switch::Applied => {}
+        Switch::IntentOnly => {
+            meta.insert("intent_only".into(), json!(true));
+        }
+        Switch::AlreadySet => {
+            meta.insert("already_set".into(), json!(true));
+        }
+    }
+    let action = if active { "resume" } else { "pause" };
+    finish(state, snap, action, json!({ "active": active }), meta).await
+}
+
+pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
+    let ad = request::ad_id(ad)?;
+    let body = input::object(&ctx.body)?;
+    let mut f = Fields::new(&body, "");
+    let account = input::account_id(&mut f)?;
+    let cabinet = write::cabinet(ctx, account)?.cabinet.clone();
+    let kind = cabinet.cabinet_type;
+    let action = f.required_string("action")?;
+    let amount = f.money("amount", kind.scale())?;
+    f.deny_unknown()?;
+    let row = write::live_campaign(state, cabinet.id, ad).await?;
+    let need_amount = || match amount {
+        Some(a) if a.micros() > 0 => Ok(a),
+        _ => Err(ApiError::validation(
+            "amount",
+            "amount is required and must be greater than 0.",
+        )),
+    };
+    let op = match action.as_str() {
+        "add" => {
+            let a = need_amount()?;
+            write::check_budget_floor(
+                Money::from_micros(row.budget.micros() + a.micros()),
+                &cabinet,
+            )
+            .map_err(|m| ApiError::validation("amount", m))?;
+            BudgetOp::Add(a)
+        }
+        "withdraw" => {
+            let a = need_amount()?;
+            if a > row.budget {
+                return Err(ApiError::InsufficientAdBalance);
+            }
+            write::check_budget_floor(
+                Money::from_micros(row.budget.micros() - a.micros()),
+                &cabinet,
+            )
+            .map_err(|m| {
+                ApiError::validation("amount", format!("{m} Withdraw less, or use withdraw_all."))
+            })?;
+            BudgetOp::Withdraw(a)
+        }
+        "withdraw_all" => {
+            if amount.is_some() {
+                return Err(ApiError::validation(
+                    "amount",
+                    "withdraw_all takes no amount.",
+                ));
+            }
+            BudgetOp::WithdrawAll
+        }
+        _ => {
+            return Err(ApiError::validation(
+                "action",
+                "action must be add, withdraw or withdraw_all.",
+            ))
+        }
+    };
+    let token = ctx
+        .idempotency_key
+        .as_ref()
+        .map(|k| format!("budget:{}:{k}", ctx.principal.user.id))
+        .unwrap_or_else(|| format!("budget:{}", uuid::Uuid::new_v4()));
+    let moved = write::platform(state, kind, move |p| {
+        p.move_budget(cabinet.id, ad, op, &token)
+    })
+    .await?;
+    let balance = moved.balance;
+    let now_balance = state
+        .services
+        .db
+        .write(move |tx| {
+            let now = clock::iso(clock::now(tx)?);
+            cabinets::set_balance(tx, cabinet.id, balance, &now)
+        })
+        .await;
+    now_balance?;
+    if matches!(op, BudgetOp::Add(_)) && moved.moved.micros() == 0 {
+        state
+            .services
+            .db
+            .write(move |tx| sync::apply(tx, &moved.ad, "api"))
+            .await?;
+        return Err(ApiError::BudgetUnchanged);
+    }
+    let partial = match op {
+        BudgetOp::Withdraw(asked) => moved.moved < asked,
+        BudgetOp::Add(_) | BudgetOp::WithdrawAll => false,
+    };
+    let mut meta = Map::new();
+    meta.insert("moved".into(), json!(kind.render(moved.moved)));
+    meta.insert("partial".into(), json!(partial));
+    let details = json!({ "action": action, "amount": amount.map(|a| kind.render(a)), "moved": kind.render(moved.moved) });
+    finish(state, moved.ad, "budget", details, meta).await
+}
+
+pub async fn delete(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
+    let ad = request::ad_id(ad)?;
+    let cabinet = write::cabinet(ctx, None)?.cabinet.clone();
+    let row = write::live_campaign(state, cabinet.id, ad).await?;
+    let removed = write::platform(state, cabinet.cabinet_type, move |p| {
+        p.delete_ad(cabinet.id, ad)
+    })
+    .await?;
+    let balance =
+        write::platform(state, cabinet.cabinet_type, move |p| p.balance(cabinet.id)).await;
+    state
+        .services
+        .db
+        .write(move |tx| {
+            let now = clock::iso(clock::now(tx)?);
+            sync::record_change(
+                tx,
+                &row,
+                crate::domain::campaign::Status::Deleted,
+                "api",
+                &now,
+            )?;
+            sync::record_history(
+                tx,
+                row.account_id,
+                ad,
+                Source::Api,
+                "delete",
+                &json!({ "removed": removed }),
+            )?;
+            if removed {
+                campaigns::remove(tx, row.account_id, ad)?;
+            } else {
+                campaigns::mark_deleted(tx, row.account_id, ad, &now)?;
+            }
+            if let Ok(balance) = balance {
+                cabinets::set_balance(tx, row.account_id, balance, &now)?;
+            }
+            Ok(())
+        })
+        .await?;
+    Ok(Reply::ok(
+        json!({ "ad_id": ad, "account_id": cabinet.id, "deleted": true }),
+    ))
+}
