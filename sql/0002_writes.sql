@@ -13,11 +13,13 @@ CREATE TABLE sim_faults (
 ALTER TABLE sim_ads ADD COLUMN client_ref TEXT;
 CREATE UNIQUE INDEX sim_ads_client_ref ON sim_ads(account_id, client_ref) WHERE client_ref IS NOT NULL;
 
--- Budget moves by operation token: a repeat returns the recorded result and moves nothing.
+-- Budget moves by operation token: a repeat within 24 hours returns the recorded result and
+-- moves nothing.
 CREATE TABLE sim_ops (
-    token       TEXT PRIMARY KEY,
-    account_id  INTEGER NOT NULL,
-    moved_micros INTEGER NOT NULL
+    token         TEXT PRIMARY KEY,
+    account_id    INTEGER NOT NULL,
+    moved_micros  INTEGER NOT NULL,
+    created_at    TEXT NOT NULL
 );
 
 -- Status changes of the service's copies, for the webhook sender.

@@ -502,7 +502,9 @@ fn serve(services: Services) -> ExitCode {
             Err(e) => return fail(format!("demo bootstrap failed: {e}")),
         }
         tracing::info!(%addr, db = %services.db.path().display(), "adcab serving /api/v1");
-        crate::run(services, listener, shutdown_signal()).await;
+        if let Err(e) = crate::run(services, listener, shutdown_signal()).await {
+            return fail(e);
+        }
         tracing::info!("adcab stopped");
         ExitCode::SUCCESS
     })

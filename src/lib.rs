@@ -58,7 +58,31 @@ impl Services {
 }
 
 /// Serves the API on `listener` until `shutdown` resolves; in-flight requests finish first.
-pub async fn run(services: Services, listener: TcpListener, shutdown: impl Future<Output = ()>) {
+/// Work a previous process left half-done is recovered first.
+pub async fn run(
+    services: Services,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), String> {
+    recover(&services).await?;
     let state = Arc::new(http::AppState::new(services));
     http::serve(listener, state, shutdown).await;
+    Ok(())
+}
+
+/// Clears what a stopped process held: idempotency claims of requests that died with it
+/// (their work either committed with its answer or is safe to run again).
+async fn recover(services: &Services) -> Result<(), String> {
+    let dropped = services
+        .db
+        .write(|tx| store::idempotency::forget_running(tx))
+        .await
+        .map_err(|e| format!("recovery failed: {e}"))?;
+    if dropped > 0 {
+        tracing::info!(
+            dropped,
+            "dropped idempotency claims of requests that did not finish"
+        );
+    }
+    Ok(())
 }

@@ -6,6 +6,7 @@ pub mod account;
 pub mod campaign_edit;
 pub mod campaigns;
 pub mod groups;
+pub mod idempotency;
 pub mod input;
 pub mod request;
 pub mod response;

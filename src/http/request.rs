@@ -23,6 +23,17 @@ impl Query {
         Ok(Query { pairs })
     }
 
+    /// The pairs sorted, for comparing two requests.
+    pub fn canonical(&self) -> String {
+        let mut pairs = self.pairs.clone();
+        pairs.sort();
+        pairs
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
     /// The last value of `name`, as given.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.pairs

@@ -11,7 +11,7 @@ use crate::error::ApiError;
 pub struct Reply {
     pub status: StatusCode,
     pub body: Value,
-    pub headers: Vec<(&'static str, String)>,
+    pub headers: Vec<(String, String)>,
 }
 
 impl Reply {
@@ -34,12 +34,17 @@ impl Reply {
     }
 
     pub fn error(e: &ApiError, request_id: &str) -> Reply {
-        let mut headers = Vec::new();
+        let mut headers: Vec<(String, String)> = Vec::new();
         match e {
             ApiError::RateLimited { retry_after } => {
-                headers.push(("retry-after", retry_after.to_string()))
+                headers.push(("retry-after".into(), retry_after.to_string()))
             }
-            ApiError::MethodNotAllowed { allow } => headers.push(("allow", allow.to_string())),
+            ApiError::QueueFull { .. }
+            | ApiError::IdempotencyUnavailable
+            | ApiError::PlatformUnavailable => headers.push(("retry-after".into(), "2".into())),
+            ApiError::MethodNotAllowed { allow } => {
+                headers.push(("allow".into(), allow.to_string()))
+            }
             _ => {}
         }
         Reply {
@@ -55,8 +60,11 @@ impl Reply {
         let headers = response.headers_mut();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         for (name, value) in self.headers {
-            if let Ok(value) = HeaderValue::from_str(&value) {
-                headers.insert(HeaderName::from_static(name), value);
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(&value),
+            ) {
+                headers.insert(name, value);
             }
         }
         response

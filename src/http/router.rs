@@ -4,7 +4,7 @@
 use hyper::Method;
 
 use super::response::Reply;
-use super::{account, campaign_edit, campaigns, groups, targeting, AppState, Ctx};
+use super::{account, campaign_edit, campaigns, groups, idempotency, targeting, AppState, Ctx};
 use crate::error::ApiError;
 use crate::ratelimit::Budget;
 
@@ -103,7 +103,15 @@ pub async fn dispatch(state: &AppState, route: Route, ctx: &Ctx) -> Result<Reply
         Route::EditCampaign(ad) => campaign_edit::edit(state, ctx, &ad).await,
         Route::PauseCampaign(ad) => campaign_edit::switch(state, ctx, &ad, false).await,
         Route::ResumeCampaign(ad) => campaign_edit::switch(state, ctx, &ad, true).await,
-        Route::MoveBudget(ad) => campaign_edit::budget(state, ctx, &ad).await,
+        Route::MoveBudget(ad) => {
+            let path = format!("/campaigns/{ad}/budget");
+            idempotency::guarded(state, ctx, "POST", &path, |_| async {
+                campaign_edit::budget(state, ctx, &ad)
+                    .await
+                    .map(|r| (r, false))
+            })
+            .await
+        }
         Route::DeleteCampaign(ad) => campaign_edit::delete(state, ctx, &ad).await,
     }
 }

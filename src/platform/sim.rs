@@ -16,6 +16,9 @@ use crate::domain::campaign::{Status, TargetType};
 use crate::domain::money::{CabinetType, Money};
 use crate::error::ApiError;
 
+/// How long a budget operation token is remembered.
+const OP_TOKEN_HOURS: i64 = 24;
+
 /// Account ids are large integers, as on the real platform.
 const FIRST_ACCOUNT_ID: i64 = 5_000_000_001;
 
@@ -685,10 +688,12 @@ impl Platform for Simulator {
         token: &str,
     ) -> Result<BudgetMoved, PlatformError> {
         let (ad, moved) = self.mutate(account, ad_id, |conn, ad| {
+            let now = clock::now(conn).map_err(internal)?;
+            let window_start = clock::iso(now - chrono::Duration::hours(OP_TOKEN_HOURS));
             let recorded: Option<i64> = conn
                 .query_row(
-                    "SELECT moved_micros FROM sim_ops WHERE token = ?1",
-                    [token],
+                    "SELECT moved_micros FROM sim_ops WHERE token = ?1 AND created_at > ?2",
+                    params![token, window_start],
                     |r| r.get(0),
                 )
                 .optional()
@@ -719,8 +724,9 @@ impl Platform for Simulator {
                 ad.status = Status::Stopped;
             }
             conn.execute(
-                "INSERT INTO sim_ops (token, account_id, moved_micros) VALUES (?1, ?2, ?3)",
-                params![token, account, moved.micros()],
+                "INSERT OR REPLACE INTO sim_ops (token, account_id, moved_micros, created_at)
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![token, account, moved.micros(), clock::iso(now)],
             )
             .map_err(|e| internal(e.into()))?;
             Ok(moved)

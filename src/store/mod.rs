@@ -9,6 +9,7 @@ pub mod deliveries;
 pub mod events;
 pub mod groups;
 pub mod history;
+pub mod idempotency;
 pub mod keys;
 pub mod media;
 pub mod teams;

@@ -57,6 +57,30 @@ pub fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut config = test_config(&dir);
     adjust(&mut config);
+    start(dir, config)
+}
+
+impl TestApp {
+    /// Stops this server and starts a new process's worth of services over the same database,
+    /// as after a crash or a restart.
+    pub fn restart(mut self) -> TestApp {
+        self.stop();
+        let config = (*self.services.config).clone();
+        let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().expect("temp dir"));
+        start(dir, config)
+    }
+
+    fn stop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn start(dir: TempDir, config: Config) -> TestApp {
     let services = Services::open(config).expect("services open");
     let listener = StdListener::bind("127.0.0.1:0").expect("bind port 0");
     listener.set_nonblocking(true).expect("nonblocking");
@@ -74,9 +98,12 @@ pub fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
             adcab::run(served, listener, async {
                 let _ = rx.await;
             })
-            .await;
+            .await
+            .expect("server run");
         });
     });
+    // The first answer means start-up recovery is done and requests are served.
+    let _ = ureq::get(&format!("{base}/targeting")).call();
     TestApp {
         base,
         services,
@@ -88,12 +115,7 @@ pub fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
 
 impl Drop for TestApp {
     fn drop(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        self.stop();
     }
 }
 

@@ -10,6 +10,7 @@ mod cli;
 mod demo;
 mod errors;
 mod groups;
+mod idempotency;
 mod ratelimit;
 mod targeting;
 mod webhooks;

@@ -1,0 +1,75 @@
+//! Owns `idempotency_keys`: per key holder, the request fingerprint, whether the first request
+//! is still running, and the answer to replay.
+
+use rusqlite::{params, Connection};
+
+use super::optional;
+use crate::error::ApiError;
+
+pub struct Record {
+    pub fingerprint: String,
+    pub running: bool,
+    pub status: Option<u16>,
+    pub response: Option<String>,
+    pub created_at: String,
+}
+
+pub fn get(conn: &Connection, holder: i64, key: &str) -> Result<Option<Record>, ApiError> {
+    optional(conn.query_row(
+        "SELECT fingerprint, state, status, response, created_at FROM idempotency_keys
+         WHERE holder_id = ?1 AND key = ?2",
+        params![holder, key],
+        |r| {
+            Ok(Record {
+                fingerprint: r.get(0)?,
+                running: r.get::<_, String>(1)? == "running",
+                status: r.get(2)?,
+                response: r.get(3)?,
+                created_at: r.get(4)?,
+            })
+        },
+    ))
+}
+
+pub fn start(
+    conn: &Connection,
+    holder: i64,
+    key: &str,
+    fingerprint: &str,
+    now: &str,
+) -> Result<(), ApiError> {
+    conn.execute(
+        "INSERT INTO idempotency_keys (holder_id, key, fingerprint, state, created_at)
+         VALUES (?1, ?2, ?3, 'running', ?4)",
+        params![holder, key, fingerprint, now],
+    )?;
+    Ok(())
+}
+
+pub fn finish(
+    conn: &Connection,
+    holder: i64,
+    key: &str,
+    status: u16,
+    response: &str,
+) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE idempotency_keys SET state = 'done', status = ?3, response = ?4
+         WHERE holder_id = ?1 AND key = ?2",
+        params![holder, key, status, response],
+    )?;
+    Ok(())
+}
+
+pub fn forget(conn: &Connection, holder: i64, key: &str) -> Result<(), ApiError> {
+    conn.execute(
+        "DELETE FROM idempotency_keys WHERE holder_id = ?1 AND key = ?2",
+        params![holder, key],
+    )?;
+    Ok(())
+}
+
+/// Drops claims left `running` by a process that stopped mid-request.
+pub fn forget_running(conn: &Connection) -> Result<usize, ApiError> {
+    Ok(conn.execute("DELETE FROM idempotency_keys WHERE state = 'running'", [])?)
+}
