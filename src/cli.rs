@@ -413,7 +413,8 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, ApiError> {
         Admin::Key(KeyCmd::Ping { id }) => panel::key_ping(s, *id),
         Admin::Key(KeyCmd::List { user }) => panel::key_list(s, *user),
         Admin::Tracker(TrackerCmd::Rotate { user }) => panel::tracker_rotate(s, *user),
-        Admin::Task(TaskCmd::Cancel { id } | TaskCmd::Resume { id }) => panel::task_change(s, *id),
+        Admin::Task(TaskCmd::Cancel { id }) => panel::task_cancel(s, *id),
+        Admin::Task(TaskCmd::Resume { id }) => panel::task_resume(s, *id),
         Admin::History { account, ad } => panel::history(s, *account, *ad),
         Admin::Webhook(WebhookCmd::Log { key, limit }) => panel::webhook_log(s, *key, *limit),
     }

@@ -51,6 +51,7 @@ pub struct SimConfig {
     pub auto_review_seconds: u64,
     pub decline_words: Vec<String>,
     pub seed: u64,
+    pub latency_ms: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -17,6 +17,7 @@ pub mod ratelimit;
 pub mod store;
 pub mod sync;
 pub mod webhooks;
+pub mod worker;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -65,8 +66,15 @@ pub async fn run(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), String> {
     recover(&services).await?;
-    let state = Arc::new(http::AppState::new(services));
+    let wake = Arc::new(tokio::sync::Notify::new());
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let worker = tokio::spawn(worker::run(services.clone(), wake.clone(), stopped));
+    let state = Arc::new(http::AppState::new(services, wake));
     http::serve(listener, state, shutdown).await;
+    let _ = stop.send(true);
+    if let Err(e) = worker.await {
+        tracing::error!(error = %e, "the task worker ended abnormally");
+    }
     Ok(())
 }
 

@@ -11,7 +11,7 @@ use crate::domain::money::{CabinetType, Money, MONEY_SCALE};
 use crate::error::ApiError;
 use crate::platform::sim::{Fault, Simulator};
 use crate::store::cabinets::{Cabinet, Reachable};
-use crate::store::{cabinets, campaigns, deliveries, groups, history, keys, teams, users};
+use crate::store::{cabinets, campaigns, deliveries, groups, history, keys, tasks, teams, users};
 use crate::webhooks::{deliver, guard};
 use crate::Services;
 
@@ -510,9 +510,35 @@ pub fn tracker_rotate(s: &Services, user: i64) -> Result<Value, ApiError> {
     })
 }
 
-/// Tasks arrive with campaign writes; until then no task exists to cancel or resume.
-pub fn task_change(_s: &Services, id: i64) -> Result<Value, ApiError> {
-    Err(bad("id", format!("no such task: {id}")))
+fn require_task(conn: &rusqlite::Connection, id: i64) -> Result<tasks::Task, ApiError> {
+    tasks::get(conn, id)?.ok_or_else(|| bad("id", format!("no such task: {id}")))
+}
+
+/// Cancels a task that has not ended; an item already under way still finishes.
+pub fn task_cancel(s: &Services, id: i64) -> Result<Value, ApiError> {
+    s.db.write_blocking(|tx| {
+        let task = require_task(tx, id)?;
+        if task.is_final() {
+            return Err(bad("id", format!("task {id} is already {}", task.status)));
+        }
+        tasks::cancel(tx, id, &now_iso(tx)?)?;
+        Ok(json!({ "id": id, "status": "cancelled" }))
+    })
+}
+
+/// Resumes a paused task (after a top-up): it queues again and continues where it stopped.
+pub fn task_resume(s: &Services, id: i64) -> Result<Value, ApiError> {
+    s.db.write_blocking(|tx| {
+        let task = require_task(tx, id)?;
+        if task.status != "paused" {
+            return Err(bad(
+                "id",
+                format!("task {id} is {}, not paused", task.status),
+            ));
+        }
+        tasks::resume(tx, id)?;
+        Ok(json!({ "id": id, "status": "pending" }))
+    })
 }
 
 pub fn history(s: &Services, account: i64, ad: i64) -> Result<Value, ApiError> {

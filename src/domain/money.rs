@@ -4,11 +4,14 @@
 use std::str::FromStr;
 
 use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
 
 /// Digits kept for every amount: spend is tracked to 6 decimals.
 pub const MONEY_SCALE: u32 = 6;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+/// An amount in micro-units; serialised as that integer (task payloads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct Money(i64);
 
 impl Money {

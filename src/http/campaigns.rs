@@ -314,7 +314,7 @@ pub fn full(row: &CampaignRow, kind: CabinetType) -> Value {
         "schedule".into(),
         row.schedule.clone().unwrap_or(Value::Null),
     );
-    obj.insert("has_media".into(), json!(row.has_media));
+    obj.insert("has_media".into(), json!(row.media_token.is_some()));
     obj.insert("media_type".into(), json!(row.media_type));
     obj.insert("picture".into(), json!(row.picture));
     obj.insert("button".into(), json!(row.button));

@@ -3,6 +3,8 @@
 //! table is in `router`; each resource's handlers are in their own file.
 
 pub mod account;
+pub mod bulk;
+pub mod campaign_create;
 pub mod campaign_edit;
 pub mod campaigns;
 pub mod groups;
@@ -12,6 +14,7 @@ pub mod request;
 pub mod response;
 pub mod router;
 pub mod targeting;
+pub mod tasks;
 pub mod write;
 
 use std::collections::HashMap;
@@ -45,6 +48,8 @@ const TOUCH_EVERY: Duration = Duration::from_secs(60);
 pub struct AppState {
     pub services: Services,
     pub limiter: RateLimiter,
+    /// Wakes the task worker when a task is queued.
+    pub wake: Arc<tokio::sync::Notify>,
     touched: Mutex<HashMap<i64, Instant>>,
 }
 
@@ -60,11 +65,12 @@ pub struct Ctx {
 }
 
 impl AppState {
-    pub fn new(services: Services) -> AppState {
+    pub fn new(services: Services, wake: Arc<tokio::sync::Notify>) -> AppState {
         let limiter = RateLimiter::new(&services.config.limits);
         AppState {
             services,
             limiter,
+            wake,
             touched: Mutex::new(HashMap::new()),
         }
     }

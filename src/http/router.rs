@@ -4,7 +4,10 @@
 use hyper::Method;
 
 use super::response::Reply;
-use super::{account, campaign_edit, campaigns, groups, idempotency, targeting, AppState, Ctx};
+use super::{
+    account, bulk, campaign_create, campaign_edit, campaigns, groups, idempotency, targeting,
+    tasks, AppState, Ctx,
+};
 use crate::error::ApiError;
 use crate::ratelimit::Budget;
 
@@ -26,6 +29,10 @@ pub enum Route {
     ResumeCampaign(String),
     MoveBudget(String),
     DeleteCampaign(String),
+    CreateCampaigns,
+    CopyCampaign(String),
+    Bulk,
+    GetTask(String),
 }
 
 impl Route {
@@ -35,12 +42,16 @@ impl Route {
             | Route::Targeting
             | Route::Groups
             | Route::ListCampaigns
-            | Route::GetCampaign(_) => Budget::Read,
+            | Route::GetCampaign(_)
+            | Route::GetTask(_) => Budget::Read,
             Route::EditCampaign(_)
             | Route::PauseCampaign(_)
             | Route::ResumeCampaign(_)
             | Route::MoveBudget(_)
-            | Route::DeleteCampaign(_) => Budget::Write,
+            | Route::DeleteCampaign(_)
+            | Route::CreateCampaigns
+            | Route::CopyCampaign(_)
+            | Route::Bulk => Budget::Write,
         }
     }
 
@@ -64,6 +75,15 @@ pub fn resolve(method: &Method, path: &str) -> Result<Route, ApiError> {
         ["account", "info"] | ["targeting"] | ["groups"] => not_allowed("GET"),
         ["campaigns"] => match m {
             "GET" => Ok(Route::ListCampaigns),
+            "POST" => Ok(Route::CreateCampaigns),
+            _ => not_allowed("GET, POST"),
+        },
+        ["campaigns", "bulk"] => match m {
+            "POST" => Ok(Route::Bulk),
+            _ => not_allowed("POST"),
+        },
+        ["tasks", id] if !id.is_empty() => match m {
+            "GET" => Ok(Route::GetTask(id.to_string())),
             _ => not_allowed("GET"),
         },
         ["campaigns", ad] if !ad.is_empty() => {
@@ -81,6 +101,7 @@ pub fn resolve(method: &Method, path: &str) -> Result<Route, ApiError> {
                 "pause" => Route::PauseCampaign(ad),
                 "resume" => Route::ResumeCampaign(ad),
                 "budget" => Route::MoveBudget(ad),
+                "copy" => Route::CopyCampaign(ad),
                 _ => return Err(ApiError::RouteNotFound),
             };
             if m == "POST" {
@@ -103,6 +124,26 @@ pub async fn dispatch(state: &AppState, route: Route, ctx: &Ctx) -> Result<Reply
         Route::EditCampaign(ad) => campaign_edit::edit(state, ctx, &ad).await,
         Route::PauseCampaign(ad) => campaign_edit::switch(state, ctx, &ad, false).await,
         Route::ResumeCampaign(ad) => campaign_edit::switch(state, ctx, &ad, true).await,
+        Route::GetTask(id) => tasks::get(state, ctx, &id).await,
+        Route::CreateCampaigns => {
+            idempotency::guarded(state, ctx, "POST", "/campaigns", |claim| {
+                campaign_create::create(state, ctx, claim)
+            })
+            .await
+        }
+        Route::CopyCampaign(ad) => {
+            let path = format!("/campaigns/{ad}/copy");
+            idempotency::guarded(state, ctx, "POST", &path, |claim| {
+                campaign_create::copy(state, ctx, &ad, claim)
+            })
+            .await
+        }
+        Route::Bulk => {
+            idempotency::guarded(state, ctx, "POST", "/campaigns/bulk", |claim| {
+                bulk::bulk(state, ctx, claim)
+            })
+            .await
+        }
         Route::MoveBudget(ad) => {
             let path = format!("/campaigns/{ad}/budget");
             idempotency::guarded(state, ctx, "POST", &path, |_| async {

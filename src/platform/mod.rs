@@ -31,7 +31,7 @@ pub struct AdSpec {
 }
 
 /// What a new ad is created with.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AdDraft {
     /// A reference unique to this create (task and position): the platform creates the ad
     /// once, and a repeat with the same reference returns the same ad.

@@ -120,9 +120,13 @@ impl Simulator {
             .any(|w| !w.is_empty() && text.contains(&w.to_lowercase()))
     }
 
-    /// Consumes one injected fault of the account, if any is pending: a timeout or refusal is
-    /// returned as the error; `Some(Ignore)` tells a change to do nothing.
+    /// Starts every platform call: waits the configured latency, then consumes one injected
+    /// fault of the account, if any is pending: a timeout or refusal is returned as the error;
+    /// `Some(Ignore)` tells a change to do nothing.
     fn take_fault(&self, account: i64) -> Result<Option<Fault>, PlatformError> {
+        if self.config.latency_ms > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(self.config.latency_ms));
+        }
         let fault = self
             .db
             .write_blocking(|tx| {

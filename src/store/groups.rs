@@ -44,3 +44,15 @@ pub fn list(conn: &Connection, accounts: &[i64]) -> Result<Vec<Group>, ApiError>
     let rows = stmt.query_map([ids], from_row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+pub fn find_by_name(
+    conn: &Connection,
+    account: i64,
+    name: &str,
+) -> Result<Option<Group>, ApiError> {
+    optional(conn.query_row(
+        "SELECT * FROM groups WHERE account_id = ?1 AND name = ?2",
+        rusqlite::params![account, name],
+        from_row,
+    ))
+}

@@ -12,6 +12,7 @@ pub mod history;
 pub mod idempotency;
 pub mod keys;
 pub mod media;
+pub mod tasks;
 pub mod teams;
 pub mod users;
 

@@ -1,0 +1,429 @@
+//! Owns `POST /v1/campaigns` (one campaign at the top level, or `campaigns`, 1-100) and
+//! `POST /v1/campaigns/{ad_id}/copy`: every field rule with its exact `param`, then one
+//! `create` or `copy` task queued in the transaction that also stores the Idempotency-Key's
+//! answer, so the task and the answer exist together or not at all.
+
+use serde_json::{json, Map, Value};
+
+use super::idempotency::Claim;
+use super::input::{self, Fields};
+use super::response::Reply;
+use super::{request, write, AppState, Ctx};
+use crate::clock;
+use crate::domain::campaign::TargetType;
+use crate::domain::countries::COUNTRIES;
+use crate::domain::money::Money;
+use crate::domain::targeting::{LANGUAGES, TOPICS};
+use crate::error::ApiError;
+use crate::platform::{AdDraft, AdSpec};
+use crate::store::cabinets::Cabinet;
+use crate::store::groups;
+use crate::store::tasks::{self, NewTask};
+
+const MAX_CAMPAIGNS: usize = 100;
+const MAX_TARGETS: usize = 100;
+const MAX_KEYWORD_CHARS: usize = 64;
+const MAX_COPIES: i64 = 100;
+/// Create tasks a cabinet may have queued before `QUEUE_FULL`.
+pub const QUEUE_LIMIT: u32 = 5;
+const TOP_LEVEL_ONLY: [&str; 4] = ["account_id", "accountId", "group_id", "new_group_name"];
+const TARGETING_FIELDS: [&str; 9] = [
+    "channels",
+    "bots",
+    "search_keywords",
+    "languages",
+    "topics",
+    "exclude_topics",
+    "add_similar_channels",
+    "countries",
+    "audience_channels",
+];
+const DEFAULT_GROUP_COLOR: &str = "#4A90D9";
+
+/// The targeting fields each target type takes.
+fn fields_of(t: TargetType) -> &'static [&'static str] {
+    match t {
+        TargetType::Channels => &[
+            "channels",
+            "languages",
+            "topics",
+            "exclude_topics",
+            "add_similar_channels",
+        ],
+        TargetType::Bots => &["bots"],
+        TargetType::Search => &["search_keywords"],
+        TargetType::Users => &[
+            "countries",
+            "languages",
+            "topics",
+            "exclude_topics",
+            "audience_channels",
+        ],
+    }
+}
+
+/// Where new campaigns go.
+enum GroupChoice {
+    None,
+    Existing(i64),
+    New(String),
+}
+
+fn group_choice(f: &mut Fields) -> Result<GroupChoice, ApiError> {
+    let id = f.int("group_id", 1, i64::MAX)?;
+    let name = f.string("new_group_name")?.map(|n| n.trim().to_string());
+    match (id, name) {
+        (Some(_), Some(_)) => Err(ApiError::validation(
+            "new_group_name",
+            "Send group_id or new_group_name, not both.",
+        )),
+        (Some(id), None) => Ok(GroupChoice::Existing(id)),
+        (None, Some(name)) if name.is_empty() => Err(ApiError::validation(
+            "new_group_name",
+            "new_group_name must not be empty.",
+        )),
+        (None, Some(name)) => Ok(GroupChoice::New(name)),
+        (None, None) => Ok(GroupChoice::None),
+    }
+}
+
+/// A campaign's fields, read and checked; `media` still to be matched to the cabinet.
+struct Parsed {
+    draft: AdDraft,
+    media: Option<(String, String)>,
+}
+
+fn required<T>(f: &Fields, name: &str, value: Option<T>) -> Result<T, ApiError> {
+    value.ok_or_else(|| ApiError::validation(f.path(name), format!("{name} is required.")))
+}
+
+fn parse_campaign(f: &mut Fields, cabinet: &Cabinet) -> Result<Parsed, ApiError> {
+    let kind = cabinet.cabinet_type;
+    let title = f.required_string("title")?;
+    if title.trim().is_empty() {
+        return Err(ApiError::validation(
+            f.path("title"),
+            "title must not be empty.",
+        ));
+    }
+    let text = f.required_string("text")?;
+    let promote_url = write::promote_url(f)?;
+    let promote_url = required(f, "promote_url", promote_url)?;
+    let cpm = write::cpm(f, kind)?;
+    let cpm = required(f, "cpm", cpm)?;
+    let budget = write::budget(f, cabinet)?;
+    let budget = required(f, "budget", budget)?;
+    let target_name = f.required_string("target_type")?;
+    let target_type = TargetType::parse(&target_name).ok_or_else(|| {
+        ApiError::validation(
+            f.path("target_type"),
+            "target_type must be channels, bots, search or users.",
+        )
+    })?;
+    let targeting = targeting(f, target_type)?;
+    let media = f.string("media")?.map(|token| (token, f.path("media")));
+    let draft = AdDraft {
+        client_ref: None,
+        spec: AdSpec {
+            title,
+            text,
+            promote_url,
+            target_type,
+            targeting,
+            views_per_user: f.int("views_per_user", 1, 4)?.unwrap_or(1),
+            media_token: None,
+            media_type: None,
+            picture: f.bool("picture")?.unwrap_or(false),
+            button: write::button(f, cabinet)?.flatten(),
+            website_name: f.string("website_name")?,
+        },
+        cpm,
+        budget,
+        daily_budget: write::daily_budget(f, kind)?.flatten(),
+        active: f.bool("active")?.unwrap_or(true),
+        schedule: write::schedule(f, Some(target_type))?.flatten(),
+    };
+    Ok(Parsed { draft, media })
+}
+
+/// The targeting fields of `target_type`; a field of another type is refused by name.
+fn targeting(f: &mut Fields, t: TargetType) -> Result<Value, ApiError> {
+    let allowed = fields_of(t);
+    if let Some(wrong) = TARGETING_FIELDS
+        .iter()
+        .find(|n| f.has(n) && !allowed.contains(n))
+    {
+        return Err(ApiError::validation(
+            f.path(wrong),
+            format!("{wrong} is not a field of target_type {}.", t.as_str()),
+        ));
+    }
+    let mut out = Map::new();
+    for name in ["channels", "bots", "audience_channels"] {
+        if let Some(list) = f.strings(name, MAX_TARGETS)? {
+            if let Some(i) = list.iter().position(|n| !username_like(n)) {
+                return Err(ApiError::validation(
+                    f.path(&format!("{name}[{i}]")),
+                    "Not a public @username or short link.",
+                ));
+            }
+            out.insert(name.into(), json!(list));
+        }
+    }
+    if let Some(list) = f.strings("search_keywords", MAX_TARGETS)? {
+        if let Some(i) = list
+            .iter()
+            .position(|k| k.chars().count() > MAX_KEYWORD_CHARS)
+        {
+            return Err(ApiError::validation(
+                f.path(&format!("search_keywords[{i}]")),
+                format!("A keyword is at most {MAX_KEYWORD_CHARS} characters."),
+            ));
+        }
+        out.insert("search_keywords".into(), json!(list));
+    }
+    for (name, known) in [
+        ("countries", codes(COUNTRIES)),
+        ("languages", codes(LANGUAGES)),
+    ] {
+        if let Some(list) = f.strings(name, usize::MAX)? {
+            if let Some(i) = list.iter().position(|c| !known.contains(&c.as_str())) {
+                return Err(ApiError::validation(
+                    f.path(&format!("{name}[{i}]")),
+                    format!("Unknown code; see GET /v1/targeting {name}."),
+                ));
+            }
+            out.insert(name.into(), json!(list));
+        }
+    }
+    for name in ["topics", "exclude_topics"] {
+        if let Some(list) = f.ints(name)? {
+            if let Some(i) = list
+                .iter()
+                .position(|id| !TOPICS.iter().any(|(t, _)| t == id))
+            {
+                return Err(ApiError::validation(
+                    f.path(&format!("{name}[{i}]")),
+                    "Unknown topic id; see GET /v1/targeting topics.",
+                ));
+            }
+            out.insert(name.into(), json!(list));
+        }
+    }
+    if let Some(similar) = f.bool("add_similar_channels")? {
+        out.insert("add_similar_channels".into(), json!(similar));
+    }
+    let needed = match t {
+        TargetType::Channels => Some("channels"),
+        TargetType::Bots => Some("bots"),
+        TargetType::Search => Some("search_keywords"),
+        TargetType::Users => None,
+    };
+    if let Some(field) = needed.filter(|n| !out.contains_key(*n)) {
+        return Err(ApiError::validation(
+            f.path(field),
+            format!("{field} is required for target_type {}.", t.as_str()),
+        ));
+    }
+    if t == TargetType::Users && out.is_empty() {
+        return Err(ApiError::validation(
+            f.path("countries"),
+            "users ads need at least one of countries, languages, topics, exclude_topics, audience_channels.",
+        ));
+    }
+    Ok(Value::Object(out))
+}
+
+fn codes(list: &'static [(&'static str, &'static str)]) -> Vec<&'static str> {
+    list.iter().map(|(c, _)| *c).collect()
+}
+
+fn username_like(target: &str) -> bool {
+    let name = target.trim_start_matches('@');
+    let name = name.rsplit_once("t.me/").map(|(_, n)| n).unwrap_or(name);
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+pub async fn create(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, bool), ApiError> {
+    let body = input::object(&ctx.body)?;
+    let mut top = Fields::new(&body, "");
+    let account = input::account_id(&mut top)?;
+    let cabinet = write::cabinet(ctx, account)?.cabinet.clone();
+    let group = group_choice(&mut top)?;
+    let parsed: Vec<Parsed> = match top.raw("campaigns") {
+        Some(list) => {
+            let list = list
+                .as_array()
+                .filter(|l| (1..=MAX_CAMPAIGNS).contains(&l.len()))
+                .ok_or_else(|| {
+                    ApiError::validation(
+                        "campaigns",
+                        format!("campaigns is an array of 1 to {MAX_CAMPAIGNS} campaigns."),
+                    )
+                })?;
+            top.deny_unknown()?;
+            let mut parsed = Vec::with_capacity(list.len());
+            for (i, item) in list.iter().enumerate() {
+                let prefix = format!("campaigns[{i}]");
+                let obj = item
+                    .as_object()
+                    .ok_or_else(|| ApiError::validation(&prefix, "Each campaign is an object."))?;
+                if let Some(misplaced) = TOP_LEVEL_ONLY.iter().find(|k| obj.contains_key(**k)) {
+                    return Err(ApiError::validation(
+                        format!("{prefix}.{misplaced}"),
+                        format!("{misplaced} is top level only."),
+                    ));
+                }
+                let mut f = Fields::new(obj, prefix);
+                parsed.push(parse_campaign(&mut f, &cabinet)?);
+                f.deny_unknown()?;
+            }
+            parsed
+        }
+        None => {
+            let one = parse_campaign(&mut top, &cabinet)?;
+            top.deny_unknown()?;
+            vec![one]
+        }
+    };
+    let mut drafts = Vec::with_capacity(parsed.len());
+    for p in parsed {
+        let mut draft = p.draft;
+        if let Some((token, path)) = p.media {
+            let (token, media_type) = write::media(state, Some(token), path, cabinet.id)
+                .await?
+                .ok_or_else(|| ApiError::internal("media lookup returned nothing"))?;
+            draft.spec.media_token = Some(token);
+            draft.spec.media_type = Some(media_type);
+        }
+        drafts.push(draft);
+    }
+    enqueue(state, ctx, claim, cabinet.id, "create", drafts, group).await
+}
+
+pub async fn copy(
+    state: &AppState,
+    ctx: &Ctx,
+    ad: &str,
+    claim: Claim,
+) -> Result<(Reply, bool), ApiError> {
+    let ad = request::ad_id(ad)?;
+    let body = input::object(&ctx.body)?;
+    let mut f = Fields::new(&body, "");
+    let account = input::account_id(&mut f)?;
+    let cabinet = write::cabinet(ctx, account)?.cabinet.clone();
+    let kind = cabinet.cabinet_type;
+    let source = write::live_campaign(state, cabinet.id, ad).await?;
+    let copies = f.int("copies", 1, MAX_COPIES)?.unwrap_or(1);
+    let title = f.string("title")?;
+    let text = f.string("text")?;
+    let promote_url = write::promote_url(&mut f)?;
+    let cpm = write::cpm(&mut f, kind)?;
+    let budget = write::budget(&mut f, &cabinet)?;
+    let media = f.string("media")?;
+    let picture = f.bool("picture")?;
+    let views_per_user = f.int("views_per_user", 1, 4)?;
+    let schedule = write::schedule(&mut f, Some(source.target_type))?;
+    let mut group = group_choice(&mut f)?;
+    f.deny_unknown()?;
+    let media = write::media(state, media, f.path("media"), cabinet.id).await?;
+    if let (GroupChoice::None, Some(g)) = (&group, source.group_id) {
+        group = GroupChoice::Existing(g);
+    }
+    // A copy keeps what is left on the original when that is a valid budget, else starts at 0.
+    let inherited = if write::check_budget_floor(source.budget, &cabinet).is_ok() {
+        source.budget
+    } else {
+        Money::ZERO
+    };
+    let (media_token, media_type) = match media {
+        Some((token, media_type)) => (Some(token), Some(media_type)),
+        None => (source.media_token.clone(), source.media_type.clone()),
+    };
+    let draft = AdDraft {
+        client_ref: None,
+        spec: AdSpec {
+            title: title.unwrap_or_else(|| source.title.clone()),
+            text: text.unwrap_or_else(|| source.text.clone()),
+            promote_url: promote_url.unwrap_or_else(|| source.promote_url.clone()),
+            target_type: source.target_type,
+            targeting: source.targeting.clone(),
+            views_per_user: views_per_user.unwrap_or(source.views_per_user),
+            media_token,
+            media_type,
+            picture: picture.unwrap_or(source.picture),
+            button: source.button.clone(),
+            website_name: source.website_name.clone(),
+        },
+        cpm: cpm.unwrap_or(source.cpm),
+        budget: budget.unwrap_or(inherited),
+        daily_budget: source.daily_budget,
+        active: source.active,
+        schedule: match schedule {
+            Some(replaced) => replaced,
+            None => source.schedule.clone(),
+        },
+    };
+    let drafts = vec![draft; copies as usize];
+    enqueue(state, ctx, claim, cabinet.id, "copy", drafts, group).await
+}
+
+/// Queues the task, resolving the group, in the transaction that stores the answer.
+async fn enqueue(
+    state: &AppState,
+    ctx: &Ctx,
+    claim: Claim,
+    account: i64,
+    kind: &'static str,
+    drafts: Vec<AdDraft>,
+    group: GroupChoice,
+) -> Result<(Reply, bool), ApiError> {
+    let owner = ctx.principal.user.id;
+    let total = drafts.len() as i64;
+    let reply = state
+        .services
+        .db
+        .write(move |tx| {
+            if tasks::queued(tx, account, "create")? >= i64::from(QUEUE_LIMIT) {
+                return Err(ApiError::QueueFull { limit: QUEUE_LIMIT });
+            }
+            let group_id = match group {
+                GroupChoice::None => None,
+                GroupChoice::Existing(id) => {
+                    let found = groups::get(tx, id)?.filter(|g| g.account_id == account);
+                    Some(
+                        found
+                            .ok_or_else(|| {
+                                ApiError::validation("group_id", "No such group in this cabinet.")
+                            })?
+                            .id,
+                    )
+                }
+                GroupChoice::New(name) => Some(match groups::find_by_name(tx, account, &name)? {
+                    Some(g) => g.id,
+                    None => groups::insert(tx, account, &name, DEFAULT_GROUP_COLOR)?,
+                }),
+            };
+            let payload = json!({ "group_id": group_id, "campaigns": drafts });
+            let now = clock::iso(clock::now(tx)?);
+            let id = tasks::insert(
+                tx,
+                &NewTask {
+                    owner_id: owner,
+                    account_id: account,
+                    kind,
+                    lane: "create",
+                    payload: &payload,
+                    total,
+                },
+                &now,
+            )?;
+            let task = tasks::get(tx, id)?.ok_or_else(|| ApiError::internal("task vanished"))?;
+            let reply = Reply::accepted(&task);
+            claim.finish(tx, &reply)?;
+            Ok(reply)
+        })
+        .await?;
+    state.wake.notify_one();
+    Ok((reply, true))
+}

@@ -1,0 +1,243 @@
+//! Owns `tasks` and `task_items`: the persistent queue of background operations, which task a
+//! cabinet's lane may run next, and each processed item with what it produced.
+
+use rusqlite::{params, Connection, Row};
+use serde_json::{json, Value};
+
+use super::optional;
+use crate::error::ApiError;
+
+/// Entries kept in a task's `errors`.
+pub const MAX_ERRORS: usize = 50;
+
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub id: i64,
+    pub owner_id: i64,
+    pub account_id: i64,
+    pub kind: String,
+    pub status: String,
+    pub payload: Value,
+    pub total: i64,
+    pub progress: i64,
+    pub succeeded: Option<i64>,
+    pub failed: Option<i64>,
+    pub ad_ids: Vec<i64>,
+    pub errors: Vec<Value>,
+    pub paused_reason: Option<String>,
+    pub error: Option<String>,
+    pub timeouts: i64,
+    pub created_at: String,
+    pub started_at: Option<String>,
+    pub completed_at: Option<String>,
+}
+
+fn json_text(r: &Row, column: &str) -> rusqlite::Result<Value> {
+    Ok(crate::db::json_column(r.get(column)?)?.unwrap_or(Value::Null))
+}
+
+fn from_row(r: &Row) -> rusqlite::Result<Task> {
+    Ok(Task {
+        id: r.get("id")?,
+        owner_id: r.get("owner_id")?,
+        account_id: r.get("account_id")?,
+        kind: r.get("type")?,
+        status: r.get("status")?,
+        payload: json_text(r, "payload")?,
+        total: r.get("total")?,
+        progress: r.get("progress")?,
+        succeeded: r.get("succeeded")?,
+        failed: r.get("failed")?,
+        ad_ids: serde_json::from_value(json_text(r, "ad_ids")?).unwrap_or_default(),
+        errors: serde_json::from_value(json_text(r, "errors")?).unwrap_or_default(),
+        paused_reason: r.get("paused_reason")?,
+        error: r.get("error")?,
+        timeouts: r.get("timeouts")?,
+        created_at: r.get("created_at")?,
+        started_at: r.get("started_at")?,
+        completed_at: r.get("completed_at")?,
+    })
+}
+
+impl Task {
+    pub fn is_final(&self) -> bool {
+        matches!(self.status.as_str(), "completed" | "failed" | "cancelled")
+    }
+
+    /// The spec's task object.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "type": self.kind,
+            "status": self.status,
+            "account_id": self.account_id,
+            "progress": self.progress,
+            "total": self.total,
+            "succeeded": self.succeeded,
+            "failed": self.failed,
+            "ad_ids": self.ad_ids,
+            "errors": self.errors,
+            "paused_reason": self.paused_reason,
+            "error": self.error,
+            "created_at": self.created_at,
+            "started_at": self.started_at,
+            "completed_at": self.completed_at,
+        })
+    }
+}
+
+pub struct NewTask<'a> {
+    pub owner_id: i64,
+    pub account_id: i64,
+    pub kind: &'a str,
+    /// `create` for creates and copies, `other` for the rest.
+    pub lane: &'a str,
+    pub payload: &'a Value,
+    pub total: i64,
+}
+
+pub fn insert(conn: &Connection, t: &NewTask, now: &str) -> Result<i64, ApiError> {
+    conn.execute(
+        "INSERT INTO tasks (owner_id, account_id, type, lane, status, payload, total, created_at)
+         VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7)",
+        params![
+            t.owner_id,
+            t.account_id,
+            t.kind,
+            t.lane,
+            t.payload.to_string(),
+            t.total,
+            now
+        ],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<Option<Task>, ApiError> {
+    optional(conn.query_row("SELECT * FROM tasks WHERE id = ?1", [id], from_row))
+}
+
+/// Tasks of the cabinet's lane waiting to start.
+pub fn queued(conn: &Connection, account: i64, lane: &str) -> Result<i64, ApiError> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM tasks WHERE account_id = ?1 AND lane = ?2 AND status = 'pending'",
+        params![account, lane],
+        |r| r.get(0),
+    )?)
+}
+
+/// The next task with work to do: a running one, else the oldest pending task whose lane in
+/// its cabinet has nothing running, paused or queued before it.
+pub fn next_runnable(conn: &Connection) -> Result<Option<Task>, ApiError> {
+    optional(conn.query_row(
+        "SELECT * FROM tasks t WHERE t.status = 'running'
+            OR (t.status = 'pending' AND NOT EXISTS (
+                SELECT 1 FROM tasks o WHERE o.account_id = t.account_id AND o.lane = t.lane AND o.id <> t.id
+                  AND (o.status IN ('running', 'paused') OR (o.status = 'pending' AND o.id < t.id))))
+         ORDER BY t.status = 'running' DESC, t.id LIMIT 1",
+        [],
+        from_row,
+    ))
+}
+
+pub fn start(conn: &Connection, id: i64, now: &str) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, ?2),
+            succeeded = COALESCE(succeeded, 0), failed = COALESCE(failed, 0)
+         WHERE id = ?1 AND status = 'pending'",
+        params![id, now],
+    )?;
+    Ok(())
+}
+
+/// The items already processed, by position.
+pub fn done_items(conn: &Connection, task: i64) -> Result<Vec<i64>, ApiError> {
+    let mut stmt = conn.prepare("SELECT idx FROM task_items WHERE task_id = ?1 ORDER BY idx")?;
+    let rows = stmt.query_map([task], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Records one processed item and the task's counts, in the caller's transaction.
+pub fn record_item(
+    conn: &Connection,
+    task: &Task,
+    idx: i64,
+    ad_id: Option<i64>,
+    error: Option<&str>,
+) -> Result<(), ApiError> {
+    conn.execute(
+        "INSERT INTO task_items (task_id, idx, ad_id, error) VALUES (?1, ?2, ?3, ?4)",
+        params![task.id, idx, ad_id, error],
+    )?;
+    let mut errors = task.errors.clone();
+    if let Some(error) = error {
+        if errors.len() < MAX_ERRORS {
+            errors.push(json!({ "ad_id": ad_id, "index": idx, "error": error }));
+        }
+    }
+    conn.execute(
+        "UPDATE tasks SET progress = progress + 1, timeouts = 0,
+            succeeded = COALESCE(succeeded, 0) + ?2, failed = COALESCE(failed, 0) + ?3, errors = ?4
+         WHERE id = ?1",
+        params![
+            task.id,
+            i64::from(error.is_none()),
+            i64::from(error.is_some()),
+            json!(errors).to_string()
+        ],
+    )?;
+    Ok(())
+}
+
+/// Ends a task as `completed`; `ad_ids` are the items that produced or changed a campaign.
+pub fn complete(conn: &Connection, id: i64, now: &str) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE tasks SET status = 'completed', completed_at = ?2,
+            ad_ids = (SELECT COALESCE(json_group_array(ad_id), '[]') FROM
+                        (SELECT ad_id FROM task_items WHERE task_id = ?1 AND error IS NULL AND ad_id IS NOT NULL ORDER BY idx))
+         WHERE id = ?1 AND status = 'running'",
+        params![id, now],
+    )?;
+    Ok(())
+}
+
+pub fn fail(conn: &Connection, id: i64, error: &str, now: &str) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE tasks SET status = 'failed', error = ?2, completed_at = ?3 WHERE id = ?1 AND status = 'running'",
+        params![id, error, now],
+    )?;
+    Ok(())
+}
+
+pub fn pause(conn: &Connection, id: i64, reason: &str) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE tasks SET status = 'paused', paused_reason = ?2 WHERE id = ?1 AND status = 'running'",
+        params![id, reason],
+    )?;
+    Ok(())
+}
+
+/// Counts a platform timeout on the current item; returns how many in a row.
+pub fn count_timeout(conn: &Connection, id: i64) -> Result<i64, ApiError> {
+    Ok(conn.query_row(
+        "UPDATE tasks SET timeouts = timeouts + 1 WHERE id = ?1 RETURNING timeouts",
+        [id],
+        |r| r.get(0),
+    )?)
+}
+
+pub fn cancel(conn: &Connection, id: i64, now: &str) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE tasks SET status = 'cancelled', completed_at = ?2 WHERE id = ?1",
+        params![id, now],
+    )?;
+    Ok(())
+}
+
+pub fn resume(conn: &Connection, id: i64) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE tasks SET status = 'pending', paused_reason = NULL WHERE id = ?1",
+        [id],
+    )?;
+    Ok(())
+}
