@@ -174,7 +174,7 @@ fn create_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError>
 
 /// What one bulk item did on the platform.
 enum Change {
-    Snapshot(AdSnapshot),
+    Snapshot(Box<AdSnapshot>),
     Deleted { removed: bool },
 }
 
@@ -205,11 +205,11 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
         "pause" | "resume" => s
             .platform
             .switch_ad(account, ad, action == "resume")
-            .map(|(snap, _)| Change::Snapshot(snap)),
+            .map(|(snap, _)| Change::Snapshot(Box::new(snap))),
         "add_budget" => s
             .platform
             .move_budget(account, ad, BudgetOp::Add(money("amount")), &token)
-            .map(|m| Change::Snapshot(m.ad)),
+            .map(|m| Change::Snapshot(Box::new(m.ad))),
         "withdraw_budget" => {
             if row.budget < money("amount") {
                 return record_refusal(
@@ -222,18 +222,20 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
             }
             s.platform
                 .move_budget(account, ad, BudgetOp::Withdraw(money("amount")), &token)
-                .map(|m| Change::Snapshot(m.ad))
+                .map(|m| Change::Snapshot(Box::new(m.ad)))
         }
         "withdraw_all_budget" => s
             .platform
             .move_budget(account, ad, BudgetOp::WithdrawAll, &token)
-            .map(|m| Change::Snapshot(m.ad)),
+            .map(|m| Change::Snapshot(Box::new(m.ad))),
         "set_cpm" => {
             let edit = AdEdit {
                 cpm: Some(money("cpm")),
                 ..AdEdit::default()
             };
-            s.platform.edit_ad(account, ad, &edit).map(Change::Snapshot)
+            s.platform
+                .edit_ad(account, ad, &edit)
+                .map(|snap| Change::Snapshot(Box::new(snap)))
         }
         "set_schedule" => {
             let schedule = task.payload["schedule"].clone();
@@ -250,7 +252,9 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
                 schedule: Some((!schedule.is_null()).then_some(schedule)),
                 ..AdEdit::default()
             };
-            s.platform.edit_ad(account, ad, &edit).map(Change::Snapshot)
+            s.platform
+                .edit_ad(account, ad, &edit)
+                .map(|snap| Change::Snapshot(Box::new(snap)))
         }
         "delete" => s
             .platform
