@@ -96,11 +96,38 @@ impl Db {
         &self,
         f: impl FnOnce(&Transaction) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
+        let _held = WriterHeld::take();
         let mut conn = self.inner.writer.lock().unwrap_or_else(|p| p.into_inner());
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let value = f(&tx)?;
         tx.commit()?;
         Ok(value)
+    }
+}
+
+thread_local! {
+    static HOLDS_WRITER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks this thread as holding the writer. Taking it again on the same thread (a platform
+/// call or a nested write inside a write transaction) would deadlock; it panics instead.
+struct WriterHeld;
+
+impl WriterHeld {
+    fn take() -> WriterHeld {
+        HOLDS_WRITER.with(|held| {
+            assert!(
+                !held.replace(true),
+                "nested write transaction on one thread: never call the platform or write inside Db::write"
+            );
+        });
+        WriterHeld
+    }
+}
+
+impl Drop for WriterHeld {
+    fn drop(&mut self) {
+        HOLDS_WRITER.with(|held| held.set(false));
     }
 }
 
@@ -188,6 +215,21 @@ mod tests {
             .query_row("SELECT COUNT(*) FROM service_clock", [], |r| r.get(0))
             .unwrap();
         assert_eq!(clock_rows, 1);
+    }
+
+    #[test]
+    fn a_nested_write_panics_instead_of_deadlocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("n.db")).unwrap();
+        let inner = db.clone();
+        let nested = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            db.write_blocking(|_| inner.write_blocking(|_| Ok(())))
+        }));
+        assert!(nested.is_err());
+        assert!(
+            db.write_blocking(|_| Ok(())).is_ok(),
+            "the writer is usable afterwards"
+        );
     }
 
     #[test]

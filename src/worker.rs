@@ -133,13 +133,14 @@ fn finish(s: &Services, task: &Task, failure: Option<&str>) -> Result<(), ApiErr
     })
 }
 
-/// Refreshes the stored cabinet balance from the platform, when it answers.
-fn refresh_balance(
-    s: &Services,
-    account: i64,
+/// Stores the cabinet balance the platform reported (read before the transaction opens: a
+/// platform call must never run while the writer is held).
+fn store_balance(
     conn: &rusqlite::Connection,
+    account: i64,
+    balance: Option<Money>,
 ) -> Result<(), ApiError> {
-    if let Ok(balance) = s.platform.balance(account) {
+    if let Some(balance) = balance {
         cabinets::set_balance(conn, account, balance, &clock::iso(clock::now(conn)?))?;
     }
     Ok(())
@@ -153,12 +154,13 @@ fn create_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError>
     let group = task.payload["group_id"].as_i64();
     match s.platform.create_ad(task.account_id, &draft) {
         Ok(snap) => {
+            let balance = s.platform.balance(task.account_id).ok();
             s.db.write_blocking(|tx| {
                 if campaigns::get(tx, snap.account_id, snap.ad_id)?.is_none() {
                     sync::store_created(tx, &snap, group, Source::Api)?;
                 }
                 tasks::record_item(tx, task, idx, Some(snap.ad_id), None)?;
-                refresh_balance(s, task.account_id, tx)
+                store_balance(tx, task.account_id, balance)
             })?;
             Ok(Outcome::Done { stop: false })
         }
@@ -269,6 +271,12 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
     };
     match result {
         Ok(change) => {
+            let moves_money = action.contains("budget") || action == "delete";
+            let balance = if moves_money {
+                s.platform.balance(account).ok()
+            } else {
+                None
+            };
             s.db.write_blocking(|tx| {
                 let now = clock::iso(clock::now(tx)?);
                 match &change {
@@ -291,10 +299,7 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
                     &json!({ "task": task.id }),
                 )?;
                 tasks::record_item(tx, task, idx, Some(ad), None)?;
-                if action.contains("budget") || action == "delete" {
-                    refresh_balance(s, account, tx)?;
-                }
-                Ok(())
+                store_balance(tx, account, balance)
             })?;
             Ok(Outcome::Done { stop: false })
         }

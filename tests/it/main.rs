@@ -13,5 +13,6 @@ mod groups;
 mod idempotency;
 mod ratelimit;
 mod targeting;
+mod tasks;
 mod webhooks;
 mod writes;
