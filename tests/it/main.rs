@@ -7,6 +7,7 @@ mod access;
 mod account;
 mod campaigns;
 mod cli;
+mod crash;
 mod demo;
 mod errors;
 mod groups;

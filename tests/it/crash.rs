@@ -1,0 +1,174 @@
+//! A create task survives a crash: the real binary is killed with SIGKILL mid-task and started
+//! again; the task finishes with no campaign created twice and no money moved twice.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use adcab::db::Db;
+use serde_json::{json, Value};
+
+fn serve(config: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_adcab"))
+        .args(["--config", config.to_str().unwrap(), "serve"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn call(method: &str, url: &str, key: &str, body: Option<&Value>) -> Option<(u16, Value)> {
+    let req = ureq::request(method, url)
+        .set("X-API-Key", key)
+        .set("Idempotency-Key", "crash-test-create");
+    let result = match body {
+        Some(b) => req.send_string(&b.to_string()),
+        None => req.call(),
+    };
+    let resp = match result {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(_) => return None,
+    };
+    let status = resp.status();
+    Some((
+        status,
+        serde_json::from_str(&resp.into_string().ok()?).ok()?,
+    ))
+}
+
+/// Waits until the server answers.
+fn ready(base: &str, key: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while call("GET", &format!("{base}/targeting"), key, None).is_none() {
+        assert!(Instant::now() < deadline, "server did not come up");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn scalar(db: &Db, sql: &str) -> i64 {
+    let sql = sql.to_string();
+    db.read_blocking(move |c| Ok(c.query_row(&sql, [], |r| r.get(0))?))
+        .unwrap()
+}
+
+#[test]
+fn a_create_task_killed_mid_way_finishes_once_after_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let db_path = dir.path().join("crash.db");
+    let config = dir.path().join("adcab.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[server]\nlisten = \"127.0.0.1:{port}\"\n[storage]\npath = \"{}\"\n[sim]\nlatency_ms = 15\n",
+            db_path.display()
+        ),
+    )
+    .unwrap();
+    let base = format!("http://127.0.0.1:{port}/api/v1");
+
+    let mut first = serve(&config);
+    let key = BufReader::new(first.stdout.take().unwrap())
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| {
+            l.strip_prefix("API key (shown once, keep it): ")
+                .map(|k| k.trim().to_string())
+        })
+        .expect("the demo key is printed");
+    ready(&base, &key);
+    let (_, cabinets) = call("GET", &format!("{base}/account/info"), &key, None).unwrap();
+    let euro = cabinets["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["cabinet_type"] == "euro")
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let db = Db::open(&db_path).unwrap();
+    let balance_before = scalar(
+        &db,
+        &format!("SELECT balance_micros FROM sim_accounts WHERE id = {euro}"),
+    );
+    let campaigns: Vec<Value> = (0..30)
+        .map(|i| {
+            json!({ "title": format!("Crash {i}"), "text": "t", "promote_url": "https://t.me/alpha_chan", "cpm": 2,
+                    "budget": 5, "target_type": "channels", "channels": ["@tech_daily"] })
+        })
+        .collect();
+    let body = json!({ "account_id": euro, "campaigns": campaigns });
+    let (status, answer) = call("POST", &format!("{base}/campaigns"), &key, Some(&body)).unwrap();
+    assert_eq!(status, 202, "{answer}");
+    let task = answer["data"]["id"].as_i64().unwrap();
+    let progress = |db: &Db| scalar(db, &format!("SELECT progress FROM tasks WHERE id = {task}"));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while progress(&db) < 3 {
+        assert!(Instant::now() < deadline, "the task did not start");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let at_kill = progress(&db);
+    assert!(at_kill < 30, "killed mid-task (progress {at_kill})");
+
+    let mut second = serve(&config);
+    ready(&base, &key);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let done = loop {
+        let (_, t) = call("GET", &format!("{base}/tasks/{task}"), &key, None).unwrap();
+        if t["data"]["status"] == "completed" {
+            break t["data"].clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "task did not finish after restart: {t}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (_, replay) = call("POST", &format!("{base}/campaigns"), &key, Some(&body)).unwrap();
+    assert_eq!(
+        replay["data"]["id"], task,
+        "the answer survived the crash too"
+    );
+    Command::new("kill")
+        .args(["-TERM", &second.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(second.wait().unwrap().success());
+
+    let ads: Vec<i64> = serde_json::from_value(done["ad_ids"].clone()).unwrap();
+    let mut unique = ads.clone();
+    unique.dedup();
+    assert_eq!(
+        (ads.len(), unique.len(), done["succeeded"].as_i64()),
+        (30, 30, Some(30))
+    );
+    let made = scalar(
+        &db,
+        &format!("SELECT COUNT(*) FROM sim_ads WHERE client_ref LIKE 'task:{task}:%'"),
+    );
+    assert_eq!(made, 30, "no campaign created twice on the platform");
+    let copies = scalar(
+        &db,
+        &format!(
+            "SELECT COUNT(*) FROM campaigns WHERE account_id = {euro} AND title LIKE 'Crash %'"
+        ),
+    );
+    assert_eq!(copies, 30, "each stored once");
+    let balance_after = scalar(
+        &db,
+        &format!("SELECT balance_micros FROM sim_accounts WHERE id = {euro}"),
+    );
+    assert_eq!(
+        balance_before - balance_after,
+        30 * 5_000_000,
+        "each budget moved once"
+    );
+}
