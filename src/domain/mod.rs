@@ -5,6 +5,7 @@ pub mod access;
 pub mod campaign;
 pub mod countries;
 pub mod link;
+pub mod media;
 pub mod money;
 pub mod schedule;
 pub mod targeting;

@@ -10,6 +10,7 @@ pub mod campaigns;
 pub mod groups;
 pub mod idempotency;
 pub mod input;
+pub mod media;
 pub mod request;
 pub mod response;
 pub mod router;

@@ -5,15 +5,18 @@ use hyper::Method;
 
 use super::response::Reply;
 use super::{
-    account, bulk, campaign_create, campaign_edit, campaigns, groups, idempotency, targeting,
-    tasks, AppState, Ctx,
+    account, bulk, campaign_create, campaign_edit, campaigns, groups, idempotency, media,
+    targeting, tasks, AppState, Ctx,
 };
+use crate::domain::media::MAX_FILE;
 use crate::error::ApiError;
 use crate::ratelimit::Budget;
 
 /// Every path the API serves begins with this.
 pub const PREFIX: &str = "/api/v1/";
 
+/// Room for multipart headers and boundaries around a file of the largest size.
+const MULTIPART_OVERHEAD: usize = 64 * 1024;
 /// Largest JSON body a call may send.
 const MAX_JSON_BODY: usize = 2 * 1024 * 1024;
 
@@ -33,6 +36,7 @@ pub enum Route {
     CopyCampaign(String),
     Bulk,
     GetTask(String),
+    UploadMedia,
 }
 
 impl Route {
@@ -51,13 +55,17 @@ impl Route {
             | Route::DeleteCampaign(_)
             | Route::CreateCampaigns
             | Route::CopyCampaign(_)
-            | Route::Bulk => Budget::Write,
+            | Route::Bulk
+            | Route::UploadMedia => Budget::Write,
         }
     }
 
     /// How much body the route reads, and the error past that.
     pub fn body_limit(&self) -> (usize, ApiError) {
-        (MAX_JSON_BODY, ApiError::BodyTooLarge)
+        match self {
+            Route::UploadMedia => (MAX_FILE + MULTIPART_OVERHEAD, ApiError::FileTooLarge),
+            _ => (MAX_JSON_BODY, ApiError::BodyTooLarge),
+        }
     }
 }
 
@@ -80,6 +88,10 @@ pub fn resolve(method: &Method, path: &str) -> Result<Route, ApiError> {
         },
         ["campaigns", "bulk"] => match m {
             "POST" => Ok(Route::Bulk),
+            _ => not_allowed("POST"),
+        },
+        ["media"] => match m {
+            "POST" => Ok(Route::UploadMedia),
             _ => not_allowed("POST"),
         },
         ["tasks", id] if !id.is_empty() => match m {
@@ -125,6 +137,7 @@ pub async fn dispatch(state: &AppState, route: Route, ctx: &Ctx) -> Result<Reply
         Route::PauseCampaign(ad) => campaign_edit::switch(state, ctx, &ad, false).await,
         Route::ResumeCampaign(ad) => campaign_edit::switch(state, ctx, &ad, true).await,
         Route::GetTask(id) => tasks::get(state, ctx, &id).await,
+        Route::UploadMedia => media::upload(state, ctx).await,
         Route::CreateCampaigns => {
             idempotency::guarded(state, ctx, "POST", "/campaigns", |claim| {
                 campaign_create::create(state, ctx, claim)

@@ -746,6 +746,20 @@ impl Platform for Simulator {
         })
     }
 
+    fn upload_media(
+        &self,
+        account: i64,
+        _media_type: &str,
+        bytes: &[u8],
+    ) -> Result<(), PlatformError> {
+        self.take_fault(account)?;
+        self.kind_of(account)?;
+        if bytes.is_empty() {
+            return Err(rejected("The file is empty.", "file"));
+        }
+        Ok(())
+    }
+
     fn delete_ad(&self, account: i64, ad_id: i64) -> Result<bool, PlatformError> {
         let (_, removed) = self.mutate(account, ad_id, |conn, ad| {
             add_balance(conn, account, ad.budget.micros())?;

@@ -154,7 +154,7 @@ pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<(), Ap
     conn.execute(
         "UPDATE campaigns SET title = ?3, text = ?4, active = ?5, targeting = ?6, cpm_micros = ?7,
             budget_micros = ?8, spent_micros = ?9, daily_budget_micros = ?10, views = ?11, opens = ?12,
-            clicks = ?13, actions = ?14, views_per_user = ?15, schedule = ?16, media_type = ?17,
+            clicks = ?13, actions = ?14, views_per_user = ?15, schedule = ?16, media_type = ?17, media_token = ?24,
             picture = ?18, button = ?19, website_name = ?20, synced_at = ?21,
             status_changed_at = CASE WHEN status <> ?22 THEN ?23 ELSE status_changed_at END,
             status = ?22
@@ -183,6 +183,7 @@ pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<(), Ap
             now,
             snap.status.as_str(),
             snap.status_changed_at,
+            snap.spec.media_token,
         ],
     )?;
     Ok(())

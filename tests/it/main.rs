@@ -12,6 +12,7 @@ mod demo;
 mod errors;
 mod groups;
 mod idempotency;
+mod media;
 mod ratelimit;
 mod targeting;
 mod tasks;
