@@ -680,3 +680,29 @@ fn a_create_repeated_after_a_crash_makes_one_campaign() {
         "charged once each"
     );
 }
+
+#[test]
+fn a_task_keeps_at_most_50_errors_but_counts_every_failure() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    let ads: Vec<i64> = (0..60)
+        .map(|_| app.campaign(cabinet, Camp::channel("Many", "https://t.me/alpha_chan")))
+        .collect();
+    let task = settle(
+        &app,
+        &key,
+        queue(
+            &app,
+            &key,
+            "/campaigns/bulk",
+            &json!({ "action": "set_cpm", "cpm": "0.10", "ad_ids": ads }),
+        ),
+    );
+    assert_eq!(
+        (task["failed"].as_i64(), task["succeeded"].as_i64()),
+        (Some(60), Some(0))
+    );
+    assert_eq!(task["errors"].as_array().unwrap().len(), 50);
+    assert_eq!(task["progress"], 60);
+    assert_eq!(task["ad_ids"], json!([]));
+}
