@@ -8,11 +8,10 @@ use super::idempotency::Claim;
 use super::input::{self, Fields};
 use super::response::Reply;
 use super::{write, AppState, Ctx};
-use crate::clock;
 use crate::domain::campaign::Status;
 use crate::error::ApiError;
 use crate::store::campaigns;
-use crate::store::tasks::{self, NewTask};
+use crate::store::tasks::NewTask;
 
 const MAX_IDS: usize = 1000;
 
@@ -109,14 +108,9 @@ pub async fn bulk(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, b
             if !missing.is_empty() {
                 return Err(ApiError::UnknownAdIds { missing });
             }
-            let now = clock::iso(clock::now(tx)?);
             let total = unique.len() as i64;
             let task = NewTask { owner_id: owner, account_id: account, kind: task_type, lane: "other", payload: &payload, total };
-            let id = tasks::insert(tx, &task, &now)?;
-            let task = tasks::get(tx, id)?.ok_or_else(|| ApiError::internal("task vanished"))?;
-            let reply = Reply::accepted(&task);
-            claim.finish(tx, &reply)?;
-            Ok(reply)
+            super::tasks::queue(tx, &task, &claim)
         })
         .await?;
     state.wake.notify_one();

@@ -9,7 +9,6 @@ use super::idempotency::Claim;
 use super::input::{self, Fields};
 use super::response::Reply;
 use super::{request, write, AppState, Ctx};
-use crate::clock;
 use crate::domain::campaign::TargetType;
 use crate::domain::countries::COUNTRIES;
 use crate::domain::money::Money;
@@ -405,23 +404,15 @@ async fn enqueue(
                 }),
             };
             let payload = json!({ "group_id": group_id, "campaigns": drafts });
-            let now = clock::iso(clock::now(tx)?);
-            let id = tasks::insert(
-                tx,
-                &NewTask {
-                    owner_id: owner,
-                    account_id: account,
-                    kind,
-                    lane: "create",
-                    payload: &payload,
-                    total,
-                },
-                &now,
-            )?;
-            let task = tasks::get(tx, id)?.ok_or_else(|| ApiError::internal("task vanished"))?;
-            let reply = Reply::accepted(&task);
-            claim.finish(tx, &reply)?;
-            Ok(reply)
+            let task = NewTask {
+                owner_id: owner,
+                account_id: account,
+                kind,
+                lane: "create",
+                payload: &payload,
+                total,
+            };
+            super::tasks::queue(tx, &task, &claim)
         })
         .await?;
     state.wake.notify_one();

@@ -1,10 +1,24 @@
-//! Owns `GET /v1/tasks/{id}`: any key of the task's owner reads it; `Retry-After: 2` while it
-//! is pending or running.
+//! Owns tasks over HTTP: queueing one (the 202 answer, stored for its Idempotency-Key in the
+//! same transaction) and `GET /v1/tasks/{id}`, which any key of the task's owner reads, with
+//! `Retry-After: 2` while it is pending or running.
 
+use rusqlite::Connection;
+
+use super::idempotency::Claim;
 use super::response::Reply;
 use super::{AppState, Ctx};
+use crate::clock;
 use crate::error::ApiError;
-use crate::store::tasks;
+use crate::store::tasks::{self, NewTask};
+
+/// Inserts the task and stores its 202 answer under the claim, in the caller's transaction.
+pub fn queue(conn: &Connection, task: &NewTask, claim: &Claim) -> Result<Reply, ApiError> {
+    let id = tasks::insert(conn, task, &clock::iso(clock::now(conn)?))?;
+    let task = tasks::get(conn, id)?.ok_or_else(|| ApiError::internal("task vanished"))?;
+    let reply = Reply::accepted(&task);
+    claim.finish(conn, &reply)?;
+    Ok(reply)
+}
 
 pub async fn get(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {
     let id = id
