@@ -10,7 +10,7 @@ use super::request;
 use super::response::Reply;
 use super::{write, AppState, Ctx};
 use crate::clock;
-use crate::domain::money::Money;
+use crate::domain::money::{CabinetType, Money};
 use crate::error::ApiError;
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, Switch};
 use crate::store::history::Source;
@@ -21,6 +21,7 @@ use crate::sync;
 /// the campaign object and `meta`.
 async fn finish(
     state: &AppState,
+    kind: CabinetType,
     snap: AdSnapshot,
     action: &'static str,
     details: Value,
@@ -36,21 +37,7 @@ async fn finish(
             campaigns::get(tx, account, ad)?.ok_or(ApiError::CampaignNotFound)
         })
         .await?;
-    let kind = snap_kind(state, account).await?;
     Ok(Reply::ok_meta(full(&row, kind), Value::Object(meta)))
-}
-
-async fn snap_kind(
-    state: &AppState,
-    account: i64,
-) -> Result<crate::domain::money::CabinetType, ApiError> {
-    state
-        .services
-        .db
-        .read(move |c| cabinets::get(c, account))
-        .await?
-        .map(|c| c.cabinet_type)
-        .ok_or(ApiError::AccountNotFound)
 }
 
 pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
@@ -126,7 +113,7 @@ pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErr
         }
     }
     let snap = snap.ok_or_else(|| ApiError::internal("edit produced no snapshot"))?;
-    finish(state, snap, "edit", Value::Object(details), meta).await
+    finish(state, kind, snap, "edit", Value::Object(details), meta).await
 }
 
 pub async fn switch(
@@ -153,7 +140,15 @@ pub async fn switch(
         }
     }
     let action = if active { "resume" } else { "pause" };
-    finish(state, snap, action, json!({ "active": active }), meta).await
+    finish(
+        state,
+        cabinet.cabinet_type,
+        snap,
+        action,
+        json!({ "active": active }),
+        meta,
+    )
+    .await
 }
 
 pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
@@ -224,15 +219,14 @@ pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
     })
     .await?;
     let balance = moved.balance;
-    let now_balance = state
+    state
         .services
         .db
         .write(move |tx| {
             let now = clock::iso(clock::now(tx)?);
             cabinets::set_balance(tx, cabinet.id, balance, &now)
         })
-        .await;
-    now_balance?;
+        .await?;
     if matches!(op, BudgetOp::Add(_)) && moved.moved.micros() == 0 {
         state
             .services
@@ -249,7 +243,7 @@ pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
     meta.insert("moved".into(), json!(kind.render(moved.moved)));
     meta.insert("partial".into(), json!(partial));
     let details = json!({ "action": action, "amount": amount.map(|a| kind.render(a)), "moved": kind.render(moved.moved) });
-    finish(state, moved.ad, "budget", details, meta).await
+    finish(state, kind, moved.ad, "budget", details, meta).await
 }
 
 pub async fn delete(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {

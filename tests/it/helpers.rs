@@ -140,15 +140,7 @@ fn to_resp(r: ureq::Response) -> Resp {
 
 impl TestApp {
     pub fn call(&self, method: &str, path: &str, key: Option<&str>) -> Resp {
-        let mut req = ureq::request(method, &format!("{}{path}", self.base));
-        if let Some(key) = key {
-            req = req.set("X-API-Key", key);
-        }
-        match req.call() {
-            Ok(r) => to_resp(r),
-            Err(ureq::Error::Status(_, r)) => to_resp(r),
-            Err(e) => panic!("{method} {path}: {e}"),
-        }
+        self.request(method, path, key, None, &[])
     }
 
     /// A call with a JSON body (or none) and extra headers.
@@ -160,7 +152,21 @@ impl TestApp {
         body: Option<&Value>,
         headers: &[(&str, &str)],
     ) -> Resp {
-        let mut req = ureq::request(method, &format!("{}{path}", self.base)).set("X-API-Key", key);
+        self.request(method, path, Some(key), body, headers)
+    }
+
+    fn request(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Resp {
+        let mut req = ureq::request(method, &format!("{}{path}", self.base));
+        if let Some(key) = key {
+            req = req.set("X-API-Key", key);
+        }
         for (name, value) in headers {
             req = req.set(name, value);
         }
