@@ -14,6 +14,7 @@ use crate::error::ApiError;
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../sql/0001_foundation.sql")),
     (2, include_str!("../sql/0002_writes.sql")),
+    (3, include_str!("../sql/0003_delivery.sql")),
 ];
 
 const READ_POOL: usize = 4;

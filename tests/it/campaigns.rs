@@ -425,8 +425,29 @@ fn a_copy_older_than_five_minutes_is_reread_from_the_platform() {
     panel::sim_advance(&app.services, 301).unwrap();
     let fresh = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
     assert_eq!(fresh["status"], "Active");
-    assert_eq!(fresh["views"], 1000);
-    assert_eq!(fresh["ctr"], "2.50");
+    let (views, clicks, spent): (i64, i64, i64) = app
+        .services
+        .db
+        .read_blocking(move |c| {
+            Ok(c.query_row(
+                &format!(
+                    "SELECT views, clicks, spent_micros FROM sim_ads WHERE account_id = {cabinet}"
+                ),
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )?)
+        })
+        .unwrap();
+    assert!(views > 1000, "five minutes of delivery while Active");
+    assert_eq!(
+        (fresh["views"].as_i64(), fresh["clicks"].as_i64()),
+        (Some(views), Some(clicks)),
+        "the copy is the platform's"
+    );
+    assert_eq!(
+        fresh["spent"],
+        format!("{}.{:06}", spent / 1_000_000, spent % 1_000_000)
+    );
     assert!(fresh["synced_at"].as_str().unwrap() > first["synced_at"].as_str().unwrap());
     assert!(
         fresh["status_changed_at"].as_str().unwrap()

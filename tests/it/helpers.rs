@@ -46,6 +46,8 @@ pub fn test_config(dir: &TempDir) -> Config {
     config.storage.path = dir.path().join("adcab.db");
     config.webhooks.allow_private_targets = true;
     config.demo.bootstrap = false;
+    // Reviews are decided by the tests (`sim review`) unless a test turns auto review on.
+    config.sim.auto_review_seconds = 0;
     config
 }
 

@@ -196,6 +196,8 @@ fn records_expire_after_24_hours_and_are_per_key_holder() {
         &json!({ "action": "add", "amount": 7 }),
     );
     assert_eq!(mine.status, 200, "another holder's key space");
+    // On Hold spends nothing while the day passes.
+    app.write_ok("POST", &format!("/campaigns/{ad}/pause"), &key, None, 200);
     panel::sim_advance(&app.services, 24 * 3600).unwrap();
     let later = budget(
         &app,

@@ -8,6 +8,7 @@ mod account;
 mod campaigns;
 mod cli;
 mod crash;
+mod delivery;
 mod demo;
 mod errors;
 mod groups;

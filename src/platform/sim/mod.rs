@@ -3,6 +3,11 @@
 //! faults injected on demand. Its state lives in the `sim_*` tables, apart from the service's
 //! copy, as a real platform's would; its time is the service clock.
 
+pub mod accrual;
+
+use accrual::{Delivery, Rates};
+use chrono::{DateTime, Utc};
+
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::{json, Value};
 
@@ -14,6 +19,7 @@ use crate::config::SimConfig;
 use crate::db::{json_column, Db};
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::money::{CabinetType, Money};
+use crate::domain::schedule::Schedule;
 use crate::error::ApiError;
 
 /// How long a budget operation token is remembered.
@@ -82,6 +88,7 @@ impl Simulator {
         reason: Option<&str>,
     ) -> Result<Status, ApiError> {
         self.db.write_blocking(|tx| {
+            self.catch_up(tx, account, ad)?;
             let now = clock::iso(clock::now(tx)?);
             let state = load_ad(tx, account, ad)?.ok_or_else(|| {
                 ApiError::validation("ad", format!("no ad {ad} in account {account}"))
@@ -92,14 +99,10 @@ impl Simulator {
                     format!("ad {ad} is {}, not In Review", state.status.as_str()),
                 ));
             }
-            let status = if !approve {
-                Status::Declined
-            } else if state.budget.micros() == 0 {
-                Status::Stopped
-            } else if state.active {
-                Status::Active
+            let status = if approve {
+                approved_status(state.budget.micros(), state.active)
             } else {
-                Status::OnHold
+                Status::Declined
             };
             tx.execute(
                 "UPDATE sim_ads SET status = ?3, status_changed_at = ?4, review_requested_at = NULL,
@@ -171,6 +174,7 @@ impl Simulator {
         let fault = self.take_fault(account)?;
         self.db
             .write_blocking(|tx| {
+                self.catch_up(tx, account, ad)?;
                 let Some(mut state) = load_snapshot(tx, account, ad)? else {
                     return Ok(Err(PlatformError::NotFound));
                 };
@@ -195,6 +199,97 @@ impl Simulator {
                 Ok(Ok((state, Some(value))))
             })
             .map_err(internal)?
+    }
+
+    /// Brings one ad up to the service clock: a review due by now is decided at its due time
+    /// (declined when the text holds a decline word), then delivery accrues up to now.
+    fn catch_up(&self, conn: &Connection, account: i64, ad: i64) -> Result<(), ApiError> {
+        let Some(mut state) = load_snapshot(conn, account, ad)? else {
+            return Ok(());
+        };
+        let now = clock::now(conn)?;
+        let (accrued, review_requested, day, day_spent): (
+            Option<String>,
+            Option<String>,
+            i64,
+            i64,
+        ) = conn.query_row(
+            "SELECT accrued_until, review_requested_at, day_index, day_spent_micros FROM sim_ads
+             WHERE account_id = ?1 AND ad_id = ?2",
+            [account, ad],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )?;
+        let created = DateTime::<Utc>::from_timestamp(state.created_at, 0).unwrap_or(now);
+        let mut from = accrued
+            .as_deref()
+            .and_then(clock::parse_iso)
+            .unwrap_or(created);
+        let mut review_requested = review_requested.as_deref().and_then(clock::parse_iso);
+        let wait = chrono::Duration::seconds(self.config.auto_review_seconds as i64);
+        if let Some(due) = review_requested.map(|at| at + wait) {
+            if state.status == Status::InReview && self.config.auto_review_seconds > 0 && due <= now
+            {
+                state.status = if self.auto_review_approves(&state.spec.text) {
+                    approved_status(state.budget.micros(), state.active)
+                } else {
+                    Status::Declined
+                };
+                state.status_changed_at = clock::iso(due);
+                review_requested = None;
+                from = from.max(due);
+            }
+        }
+        let mut delivery = Delivery {
+            status: state.status,
+            cpm_micros: state.cpm.micros(),
+            budget_micros: state.budget.micros(),
+            spent_micros: state.spent.micros(),
+            daily_budget_micros: state.daily_budget.map(Money::micros),
+            schedule: state
+                .schedule
+                .as_ref()
+                .and_then(|v| Schedule::parse(v, "schedule", None).ok()),
+            views: state.views,
+            opens: state.opens,
+            clicks: state.clicks,
+            actions: state.actions,
+            day,
+            day_spent_micros: day_spent,
+        };
+        if let Some(stopped) = accrual::accrue(
+            &mut delivery,
+            &Rates::of(self.config.seed, account, ad),
+            from,
+            now,
+        ) {
+            state.status = Status::Stopped;
+            state.status_changed_at = clock::iso(stopped);
+        }
+        let until =
+            DateTime::<Utc>::from_timestamp(now.timestamp().div_euclid(60) * 60, 0).unwrap_or(now);
+        conn.execute(
+            "UPDATE sim_ads SET status = ?3, status_changed_at = ?4, review_requested_at = ?5, views = ?6,
+                opens = ?7, clicks = ?8, actions = ?9, budget_micros = ?10, spent_micros = ?11,
+                day_index = ?12, day_spent_micros = ?13, accrued_until = ?14
+             WHERE account_id = ?1 AND ad_id = ?2",
+            params![
+                account,
+                ad,
+                state.status.as_str(),
+                state.status_changed_at,
+                review_requested.map(clock::iso),
+                delivery.views,
+                delivery.opens,
+                delivery.clicks,
+                delivery.actions,
+                delivery.budget_micros,
+                delivery.spent_micros,
+                delivery.day,
+                delivery.day_spent_micros,
+                clock::iso(until.max(from)),
+            ],
+        )?;
+        Ok(())
     }
 
     fn kind_of(&self, account: i64) -> Result<CabinetType, PlatformError> {
@@ -339,6 +434,18 @@ fn apply_edit(kind: CabinetType, ad: &mut AdSnapshot, edit: &AdEdit) -> Result<(
         ad.status = Status::InReview;
     }
     Ok(())
+}
+
+/// Where an approved ad goes: it runs when it has budget and `active`, waits `On Hold` when
+/// switched off, and is `Stopped` without budget.
+fn approved_status(budget_micros: i64, active: bool) -> Status {
+    if budget_micros == 0 {
+        Status::Stopped
+    } else if active {
+        Status::Active
+    } else {
+        Status::OnHold
+    }
 }
 
 fn internal(e: ApiError) -> PlatformError {
@@ -635,8 +742,9 @@ impl Platform for Simulator {
             )?;
             tx.execute(
                 "INSERT INTO sim_ads (account_id, ad_id, spec, status, active, cpm_micros, budget_micros,
-                    daily_budget_micros, schedule, review_requested_at, created_at, status_changed_at, client_ref)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?12)",
+                    daily_budget_micros, schedule, review_requested_at, created_at, status_changed_at, client_ref,
+                    accrued_until)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?12, ?10)",
                 params![
                     account,
                     ad_id,
@@ -783,13 +891,9 @@ impl Simulator {
     fn get_ad_unchecked(&self, account: i64, ad_id: i64) -> Result<AdSnapshot, PlatformError> {
         let snap = self
             .db
-            .read_blocking(|c| {
-                Ok(c.query_row(
-                    "SELECT * FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
-                    [account, ad_id],
-                    snapshot_from_row,
-                )
-                .optional()?)
+            .write_blocking(|tx| {
+                self.catch_up(tx, account, ad_id)?;
+                load_snapshot(tx, account, ad_id)
             })
             .map_err(internal)?;
         snap.ok_or(PlatformError::NotFound)

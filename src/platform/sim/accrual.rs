@@ -1,0 +1,347 @@
+//! Owns the simulator's delivery as a pure function of an ad's state, its seeded rates and a
+//! span of service time: views accrue minute by minute while the ad is `Active`, inside its
+//! schedule (in the schedule's offset; `viewer` counts as UTC) and under its daily cap; each
+//! view costs `cpm / 1000`, exact in micro-units, capped by the budget; at a budget of 0 the ad
+//! turns `Stopped`. Opens, clicks and actions follow the lifetime views at seeded ratios.
+//! Catching up in one span or in many gives the same numbers.
+
+use chrono::{DateTime, Datelike, Duration, Timelike, Utc};
+
+use crate::domain::campaign::Status;
+use crate::domain::schedule::{Schedule, Zone};
+
+/// What delivery reads and changes of one ad.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    pub status: Status,
+    pub cpm_micros: i64,
+    pub budget_micros: i64,
+    pub spent_micros: i64,
+    pub daily_budget_micros: Option<i64>,
+    /// `None` runs around the clock.
+    pub schedule: Option<Schedule>,
+    pub views: i64,
+    pub opens: i64,
+    pub clicks: i64,
+    pub actions: i64,
+    /// The day (days since the epoch, in the schedule's zone) `day_spent_micros` belongs to.
+    pub day: i64,
+    pub day_spent_micros: i64,
+}
+
+/// An ad's seeded delivery rates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rates {
+    /// Views per minute before the bid's effect.
+    pub base_views: i64,
+    /// Parts per million of views that are opens, of views that are clicks, of clicks that
+    /// are actions.
+    pub open_ppm: i64,
+    pub click_ppm: i64,
+    pub action_ppm: i64,
+    pub seed: u64,
+}
+
+/// SplitMix64: a small, well-known mixing function; deterministic across platforms.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+impl Rates {
+    /// The rates of one ad under a seed.
+    pub fn of(seed: u64, account: i64, ad: i64) -> Rates {
+        let h = mix(seed ^ mix(account as u64 ^ mix(ad as u64)));
+        Rates {
+            base_views: 2 + (h % 6) as i64,
+            open_ppm: 300_000 + (mix(h ^ 1) % 400_000) as i64,
+            click_ppm: 5_000 + (mix(h ^ 2) % 45_000) as i64,
+            action_ppm: 50_000 + (mix(h ^ 3) % 250_000) as i64,
+            seed: h,
+        }
+    }
+
+    /// Views offered in one minute: grows with the bid (one more per full unit of currency).
+    fn views_in(&self, minute: i64, cpm_micros: i64) -> i64 {
+        let jitter = (mix(self.seed ^ minute as u64) % 3) as i64;
+        self.base_views + jitter + cpm_micros / 1_000_000
+    }
+}
+
+/// The minute's local day index and weekday (0 = Monday) and hour in the schedule's zone.
+fn local(minute_start: DateTime<Utc>, zone: Zone) -> (i64, usize, u8) {
+    let offset = match zone {
+        Zone::Viewer => 0,
+        Zone::Offset(m) => m,
+    };
+    let t = minute_start + Duration::minutes(i64::from(offset));
+    let day = t.timestamp().div_euclid(86_400);
+    (
+        day,
+        t.weekday().num_days_from_monday() as usize,
+        t.hour() as u8,
+    )
+}
+
+/// Accrues delivery over the whole minutes in `[from, to)`; returns the minute the ad
+/// stopped (`Stopped`), if it did.
+pub fn accrue(
+    d: &mut Delivery,
+    rates: &Rates,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    let per_view = d.cpm_micros / 1000;
+    if d.status != Status::Active || per_view <= 0 {
+        return None;
+    }
+    let first = from.timestamp().div_euclid(60);
+    let last = to.timestamp().div_euclid(60);
+    for minute in first..last {
+        let start = DateTime::<Utc>::from_timestamp(minute * 60, 0).unwrap_or(from);
+        let zone = d
+            .schedule
+            .as_ref()
+            .map(|s| s.zone)
+            .unwrap_or(Zone::Offset(0));
+        let (day, weekday, hour) = local(start, zone);
+        if day != d.day {
+            d.day = day;
+            d.day_spent_micros = 0;
+        }
+        if let Some(schedule) = &d.schedule {
+            if !schedule.days[weekday].contains(&hour) {
+                continue;
+            }
+        }
+        let mut cap = d.budget_micros;
+        if let Some(daily) = d.daily_budget_micros {
+            cap = cap.min((daily - d.day_spent_micros).max(0));
+        }
+        if cap == 0 {
+            continue;
+        }
+        let affordable = (cap + per_view - 1) / per_view;
+        let views = rates.views_in(minute, d.cpm_micros).min(affordable);
+        let spend = (views * per_view).min(cap);
+        d.views += views;
+        d.budget_micros -= spend;
+        d.spent_micros += spend;
+        d.day_spent_micros += spend;
+        d.opens = d.views * rates.open_ppm / 1_000_000;
+        d.clicks = d.views * rates.click_ppm / 1_000_000;
+        d.actions = d.clicks * rates.action_ppm / 1_000_000;
+        if d.budget_micros == 0 {
+            d.status = Status::Stopped;
+            return Some(start + Duration::minutes(1));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(text: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    fn active(budget_micros: i64) -> Delivery {
+        Delivery {
+            status: Status::Active,
+            cpm_micros: 2_000_000,
+            budget_micros,
+            spent_micros: 0,
+            daily_budget_micros: None,
+            schedule: None,
+            views: 0,
+            opens: 0,
+            clicks: 0,
+            actions: 0,
+            day: 0,
+            day_spent_micros: 0,
+        }
+    }
+
+    #[test]
+    fn spend_is_views_times_cpm_over_1000_exactly() {
+        let rates = Rates::of(1, 5_000_000_001, 1);
+        let mut d = active(1_000_000_000);
+        accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T10:00:00Z"),
+            t("2026-01-05T11:00:00Z"),
+        );
+        assert!(d.views > 0);
+        assert_eq!(
+            d.spent_micros,
+            d.views * 2_000,
+            "2.00 per 1000 views is 0.002000 a view"
+        );
+        assert_eq!(
+            d.budget_micros + d.spent_micros,
+            1_000_000_000,
+            "nothing created or lost"
+        );
+        assert!(d.clicks <= d.views && d.actions <= d.clicks && d.opens <= d.views);
+    }
+
+    #[test]
+    fn one_span_or_many_give_the_same_numbers() {
+        let rates = Rates::of(7, 5_000_000_002, 3);
+        let mut whole = active(50_000_000);
+        accrue(
+            &mut whole,
+            &rates,
+            t("2026-01-05T00:00:00Z"),
+            t("2026-01-06T00:00:00Z"),
+        );
+        let mut pieces = active(50_000_000);
+        let mut at = t("2026-01-05T00:00:00Z");
+        while at < t("2026-01-06T00:00:00Z") {
+            let next = at + Duration::minutes(37);
+            accrue(&mut pieces, &rates, at, next.min(t("2026-01-06T00:00:00Z")));
+            at = next;
+        }
+        assert_eq!(whole, pieces);
+    }
+
+    #[test]
+    fn the_budget_runs_out_to_exactly_zero_and_the_ad_stops() {
+        let rates = Rates::of(1, 1, 1);
+        let mut d = active(10_001);
+        let stopped = accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T00:00:00Z"),
+            t("2026-01-05T01:00:00Z"),
+        );
+        assert_eq!(d.status, Status::Stopped);
+        assert_eq!(
+            (d.budget_micros, d.spent_micros),
+            (0, 10_001),
+            "the last view takes what is left"
+        );
+        assert_eq!(
+            d.views,
+            (10_001 + 1_999) / 2_000,
+            "as many views as the budget buys, the last one partly"
+        );
+        let stopped = stopped.expect("the stop minute is reported");
+        let mut until_stop = active(10_001);
+        accrue(&mut until_stop, &rates, t("2026-01-05T00:00:00Z"), stopped);
+        assert_eq!(
+            until_stop.status,
+            Status::Stopped,
+            "stopped by the reported minute"
+        );
+        let mut just_before = active(10_001);
+        accrue(
+            &mut just_before,
+            &rates,
+            t("2026-01-05T00:00:00Z"),
+            stopped - Duration::minutes(1),
+        );
+        assert_eq!(
+            just_before.status,
+            Status::Active,
+            "and not a minute earlier"
+        );
+        let before = d.clone();
+        accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T01:00:00Z"),
+            t("2026-01-05T02:00:00Z"),
+        );
+        assert_eq!(d, before, "a stopped ad accrues nothing");
+    }
+
+    #[test]
+    fn the_schedule_window_is_read_in_its_own_offset() {
+        let rates = Rates::of(1, 1, 2);
+        let mut days: [Vec<u8>; 7] = Default::default();
+        days[0] = vec![9]; // Monday 09:00-09:59 at +03:00 is 06:00-06:59 UTC.
+        let mut d = active(1_000_000_000);
+        d.schedule = Some(Schedule {
+            days,
+            zone: Zone::Offset(180),
+        });
+        accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T00:00:00Z"),
+            t("2026-01-05T06:00:00Z"),
+        );
+        assert_eq!(d.views, 0, "before the window");
+        accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T06:00:00Z"),
+            t("2026-01-05T07:00:00Z"),
+        );
+        let in_window = d.views;
+        assert!(in_window > 0);
+        accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T07:00:00Z"),
+            t("2026-01-12T00:00:00Z"),
+        );
+        assert_eq!(
+            d.views, in_window,
+            "nothing outside the window until next Monday"
+        );
+    }
+
+    #[test]
+    fn the_daily_cap_holds_until_the_next_day() {
+        let rates = Rates::of(1, 1, 3);
+        let mut d = active(1_000_000_000);
+        d.daily_budget_micros = Some(100_000);
+        accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T00:00:00Z"),
+            t("2026-01-05T23:59:00Z"),
+        );
+        assert_eq!(d.spent_micros, 100_000, "capped for the day");
+        assert_eq!(d.status, Status::Active);
+        accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T23:59:00Z"),
+            t("2026-01-06T12:00:00Z"),
+        );
+        assert_eq!(d.spent_micros, 200_000, "the next day spends its own cap");
+    }
+
+    #[test]
+    fn a_higher_bid_buys_more_views_and_the_seed_decides_the_rest() {
+        let rates = Rates::of(1, 1, 4);
+        let mut low = active(i64::MAX / 4);
+        let mut high = active(i64::MAX / 4);
+        high.cpm_micros = 5_000_000;
+        accrue(
+            &mut low,
+            &rates,
+            t("2026-01-05T00:00:00Z"),
+            t("2026-01-05T01:00:00Z"),
+        );
+        accrue(
+            &mut high,
+            &rates,
+            t("2026-01-05T00:00:00Z"),
+            t("2026-01-05T01:00:00Z"),
+        );
+        assert!(high.views > low.views);
+        assert_eq!(Rates::of(1, 1, 4), rates, "same seed, same rates");
+        assert_ne!(Rates::of(2, 1, 4), rates);
+    }
+}

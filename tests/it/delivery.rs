@@ -1,0 +1,68 @@
+//! The simulated platform over time, moved by the service clock: auto review, delivery while
+//! `Active`, and a budget spent down to zero.
+
+use crate::helpers::{spawn_app_with, Camp};
+use adcab::panel;
+use serde_json::json;
+
+#[test]
+fn auto_review_approves_or_declines_and_approved_ads_deliver() {
+    let app = spawn_app_with(|c| c.sim.auto_review_seconds = 60);
+    let (_, cabinet, key) = app.manager();
+    let fine = app.campaign(cabinet, Camp::channel("Fine", "https://t.me/alpha_chan"));
+    let risky = app.campaign(cabinet, Camp::channel("Risky", "https://t.me/alpha_chan"));
+    let casino = json!({ "text": "Win big at our Casino tonight" });
+    app.write_ok(
+        "PATCH",
+        &format!("/campaigns/{risky}"),
+        &key,
+        Some(&casino),
+        200,
+    );
+    panel::sim_advance(&app.services, 301).unwrap();
+    let approved = app.get_ok(&format!("/campaigns/{fine}"), &key)["data"].clone();
+    assert_eq!(approved["status"], "Active");
+    assert!(
+        approved["views"].as_i64().unwrap() > 0,
+        "delivering since approval"
+    );
+    let declined = app.get_ok(&format!("/campaigns/{risky}"), &key)["data"].clone();
+    assert_eq!(
+        declined["status"], "Declined",
+        "the text holds a decline word"
+    );
+    assert_eq!(declined["views"], 0);
+}
+
+#[test]
+fn a_budget_is_spent_to_exactly_zero_then_a_top_up_runs_again() {
+    let app = spawn_app_with(|_| {});
+    let (_, cabinet, key) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let before = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
+    panel::sim_advance(&app.services, 3 * 24 * 3600).unwrap();
+    let spent = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
+    assert_eq!(spent["status"], "Stopped");
+    assert_eq!(
+        (spent["budget"].as_str(), spent["spent"].as_str()),
+        (Some("0.00"), Some("10.000000"))
+    );
+    assert_eq!(spent["views"], 5000, "10.00 at 2.00 per 1000 views");
+    let stopped_at = spent["status_changed_at"].as_str().unwrap();
+    assert!(stopped_at > before["status_changed_at"].as_str().unwrap());
+    assert!(
+        stopped_at < spent["synced_at"].as_str().unwrap(),
+        "the minute it stopped, not the minute it was read"
+    );
+    let topped = app.write_ok(
+        "POST",
+        &format!("/campaigns/{ad}/budget"),
+        &key,
+        Some(&json!({ "action": "add", "amount": 5 })),
+        200,
+    );
+    assert_eq!(
+        topped["data"]["status"], "Active",
+        "Stopped with active true runs again once funded"
+    );
+}
