@@ -90,7 +90,7 @@ impl Simulator {
         self.db.write_blocking(|tx| {
             self.catch_up(tx, account, ad)?;
             let now = clock::iso(clock::now(tx)?);
-            let state = load_ad(tx, account, ad)?.ok_or_else(|| {
+            let state = load_snapshot(tx, account, ad)?.ok_or_else(|| {
                 ApiError::validation("ad", format!("no ad {ad} in account {account}"))
             })?;
             if state.status != Status::InReview {
@@ -463,29 +463,6 @@ fn require_account(conn: &Connection, account: i64) -> Result<CabinetType, ApiEr
     kind.as_deref()
         .and_then(CabinetType::parse)
         .ok_or_else(|| ApiError::validation("account", format!("no simulated account {account}")))
-}
-
-struct AdState {
-    status: Status,
-    active: bool,
-    budget: Money,
-}
-
-fn load_ad(conn: &Connection, account: i64, ad: i64) -> Result<Option<AdState>, ApiError> {
-    Ok(conn
-        .query_row(
-            "SELECT status, active, budget_micros FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
-            [account, ad],
-            |r| {
-                let status: String = r.get(0)?;
-                Ok(AdState {
-                    status: Status::parse(&status).unwrap_or(Status::InReview),
-                    active: r.get(1)?,
-                    budget: Money::from_micros(r.get(2)?),
-                })
-            },
-        )
-        .optional()?)
 }
 
 fn snapshot_from_row(r: &Row) -> rusqlite::Result<AdSnapshot> {
