@@ -70,19 +70,26 @@ pub fn authenticate(conn: &Connection, header: Option<&str>) -> Result<Principal
     let key = keys::find_by_hash(conn, &sha256_hex(text))?
         .filter(|k| !k.revoked)
         .ok_or(ApiError::ApiKeyInvalid)?;
-    let user = users::get(conn, key.user_id)?.ok_or(ApiError::ApiKeyInvalid)?;
+    principal(conn, key)?.ok_or(ApiError::ApiKeyInvalid)
+}
+
+/// A key's holder and reach as of now; `None` when the holder no longer exists.
+pub fn principal(conn: &Connection, key: KeyRow) -> Result<Option<Principal>, ApiError> {
+    let Some(user) = users::get(conn, key.user_id)? else {
+        return Ok(None);
+    };
     let agencies = teams::covering_agencies(conn, user.id)?;
     let plan_includes_api = user.plan.includes_api() || !agencies.is_empty();
     let plan_active =
         (user.plan.includes_api() && user.subscription_active) || agencies.iter().any(|a| *a);
     let reach = reach_of(conn, &key)?;
-    Ok(Principal {
+    Ok(Some(Principal {
         key,
         user,
         reach,
         plan_includes_api,
         plan_active,
-    })
+    }))
 }
 
 /// The cabinets a key reaches: its holder's, narrowed by the key's scope.

@@ -15,6 +15,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../sql/0001_foundation.sql")),
     (2, include_str!("../sql/0002_writes.sql")),
     (3, include_str!("../sql/0003_delivery.sql")),
+    (4, include_str!("../sql/0004_sync.sql")),
 ];
 
 const READ_POOL: usize = 4;

@@ -1,6 +1,7 @@
 //! adcab: a self-hosted ad campaign management service. The library runs everything; `main`
 //! only parses the command line. `Services` is what every part shares (config, database,
-//! platform); `run` serves the HTTP API on a listener until a shutdown future resolves.
+//! platform); `run` serves the HTTP API on a listener until a shutdown future resolves, with
+//! the task worker, the sync/stats scheduler and the webhook sender running beside it.
 
 pub mod auth;
 pub mod cli;
@@ -14,6 +15,7 @@ pub mod http;
 pub mod panel;
 pub mod platform;
 pub mod ratelimit;
+pub mod scheduler;
 pub mod store;
 pub mod sync;
 pub mod webhooks;
@@ -68,12 +70,23 @@ pub async fn run(
     recover(&services).await?;
     let wake = Arc::new(tokio::sync::Notify::new());
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let worker = tokio::spawn(worker::run(services.clone(), wake.clone(), stopped));
+    let outbox = Arc::new(tokio::sync::Notify::new());
+    let background = [
+        tokio::spawn(worker::run(services.clone(), wake.clone(), stopped.clone())),
+        tokio::spawn(scheduler::run(
+            services.clone(),
+            outbox.clone(),
+            stopped.clone(),
+        )),
+        tokio::spawn(webhooks::sender::run(services.clone(), outbox, stopped)),
+    ];
     let state = Arc::new(http::AppState::new(services, wake));
     http::serve(listener, state, shutdown).await;
     let _ = stop.send(true);
-    if let Err(e) = worker.await {
-        tracing::error!(error = %e, "the task worker ended abnormally");
+    for task in background {
+        if let Err(e) = task.await {
+            tracing::error!(error = %e, "a background loop ended abnormally");
+        }
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ use crate::error::ApiError;
 use crate::platform::sim::{Fault, Simulator};
 use crate::store::cabinets::{Cabinet, Reachable};
 use crate::store::{cabinets, campaigns, deliveries, groups, history, keys, tasks, teams, users};
-use crate::webhooks::{deliver, guard};
+use crate::webhooks::{guard, sender};
 use crate::Services;
 
 /// Each person may hold this many active keys.
@@ -444,29 +444,13 @@ pub fn key_rotate_secret(s: &Services, id: i64) -> Result<Value, ApiError> {
 
 /// The Test button: sends a `ping` to the key's webhook URL now and logs the delivery.
 pub fn key_ping(s: &Services, id: i64) -> Result<Value, ApiError> {
-    let (key, now) =
-        s.db.read_blocking(|conn| Ok((require_key(conn, id)?, clock::now(conn)?)))?;
-    let url = key
-        .webhook_url
-        .ok_or_else(|| bad("id", format!("key {id} has no webhook URL")))?;
+    let key = s.db.read_blocking(|conn| require_key(conn, id))?;
+    if key.webhook_url.is_none() {
+        return Err(bad("id", format!("key {id} has no webhook URL")));
+    }
     let delivery = uuid::Uuid::new_v4().to_string();
-    let body = json!({
-        "event": "ping",
-        "delivered_at": now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-        "key_id": id,
-    })
-    .to_string();
-    let outcome = deliver::send(
-        &s.config.webhooks,
-        &url,
-        &key.webhook_secret,
-        "ping",
-        &delivery,
-        body.as_bytes(),
-    );
-    s.db.write_blocking(|tx| {
-        deliveries::record(tx, id, "ping", &delivery, &outcome, &now_iso(tx)?)
-    })?;
+    let payload = json!({ "event": "ping", "key_id": id });
+    let outcome = sender::dispatch(s, &key, "ping", &delivery, payload, None)?;
     Ok(json!({ "delivery": delivery, "status": outcome.status }))
 }
 

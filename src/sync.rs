@@ -1,7 +1,10 @@
 //! Owns bringing the service's copy in line with the platform: storing an ad the platform just
 //! created, applying what the platform reports about an ad (recording any status change for
-//! the webhook sender), and re-reading one ad. Blocking: callers run it off the async runtime.
+//! the webhook sender), re-reading one ad, and the hourly sync of a cabinet (counters, status,
+//! the hour's stats, the balance, and the full re-read of running campaigns). Blocking:
+//! callers run it off the async runtime.
 
+use chrono::{DateTime, Duration, Utc};
 use rusqlite::Connection;
 use serde_json::{json, Value};
 
@@ -9,9 +12,9 @@ use crate::clock;
 use crate::domain::campaign::Status;
 use crate::error::ApiError;
 use crate::platform::{AdSnapshot, PlatformError};
-use crate::store::campaigns;
 use crate::store::events::{self, StatusChange};
 use crate::store::history::{self, Source};
+use crate::store::{cabinets, campaigns, stats};
 use crate::Services;
 
 /// Stores the copy of a newly created ad and records its creation in the history.
@@ -93,4 +96,80 @@ pub fn reread(
     };
     services.db.write_blocking(|tx| apply(tx, &snap, "sync"))?;
     Ok(Ok(()))
+}
+
+/// A running campaign's settings are re-read in full once they are this old, which is the
+/// third hourly sync after its last full read.
+const FULL_READ_AFTER: Duration = Duration::minutes(150);
+
+/// Brings every campaign of a cabinet to the end of the hour starting at `hour`: the
+/// platform's report (status, switch, money, counters) goes into the stored copies, what each
+/// campaign gained since the last sync becomes its stats of that hour, status changes are
+/// recorded for the webhook sender, and the balance is refreshed. With `full_reads`, running
+/// campaigns whose settings are older than [`FULL_READ_AFTER`] are re-read one by one.
+pub fn sync_cabinet(
+    services: &Services,
+    account: i64,
+    hour: DateTime<Utc>,
+    full_reads: bool,
+) -> Result<Result<(), PlatformError>, ApiError> {
+    let report = match services.platform.report(account, hour + Duration::hours(1)) {
+        Ok(report) => report,
+        Err(e) => return Ok(Err(e)),
+    };
+    let balance = services.platform.balance(account);
+    let hour = clock::iso(hour);
+    let now = services.db.write_blocking(|tx| {
+        let now = clock::now(tx)?;
+        for line in &report {
+            let Some((old, tme_path)) = campaigns::status_of(tx, account, line.ad_id)? else {
+                continue;
+            };
+            campaigns::apply_counters(tx, account, line)?;
+            stats::record_hour(tx, account, line.ad_id, &hour, &line.totals())?;
+            if old != line.status {
+                let change = StatusChange {
+                    account_id: account,
+                    ad_id: line.ad_id,
+                    tme_path: tme_path.as_deref(),
+                    old,
+                    new: line.status,
+                    source: "sync",
+                };
+                events::record(tx, &change, &line.status_changed_at)?;
+            }
+        }
+        if let Ok(balance) = balance {
+            cabinets::set_balance(tx, account, balance, &clock::iso(now))?;
+        }
+        Ok(now)
+    })?;
+    if full_reads {
+        let cutoff = clock::iso(now - FULL_READ_AFTER);
+        let stale = services
+            .db
+            .read_blocking(|c| campaigns::stale_running(c, account, &cutoff))?;
+        for ad in stale {
+            if let Err(e) = reread(services, account, ad)? {
+                tracing::warn!(account, ad, error = %e, "full re-read failed; retried next hour");
+            }
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// Syncs every cabinet for the hour starting at `hour`. A cabinet the platform does not
+/// answer for keeps its copy; its gains count in the next hour it is synced.
+pub fn sync_hour(
+    services: &Services,
+    hour: DateTime<Utc>,
+    full_reads: bool,
+) -> Result<(), ApiError> {
+    let accounts = services.db.read_blocking(cabinets::syncable)?;
+    for account in accounts {
+        if let Err(e) = sync_cabinet(services, account, hour, full_reads)? {
+            tracing::warn!(account, hour = %clock::iso(hour), error = %e, "cabinet not synced");
+        }
+    }
+    Ok(())
 }

@@ -8,4 +8,5 @@ pub mod link;
 pub mod media;
 pub mod money;
 pub mod schedule;
+pub mod stats;
 pub mod targeting;

@@ -7,11 +7,13 @@
 
 pub mod sim;
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::money::{CabinetType, Money};
+use crate::domain::stats::Totals;
 
 /// An ad's creative and targeting: what the client asked the platform to show, and to whom.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -64,6 +66,33 @@ pub struct AdSnapshot {
     /// Unix seconds.
     pub created_at: i64,
     pub status_changed_at: String,
+}
+
+/// One ad's line in the platform's account-wide report: status and lifetime counters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdCounters {
+    pub ad_id: i64,
+    pub status: Status,
+    pub active: bool,
+    pub budget: Money,
+    pub spent: Money,
+    pub views: i64,
+    pub opens: i64,
+    pub clicks: i64,
+    pub actions: i64,
+    pub status_changed_at: String,
+}
+
+impl AdCounters {
+    pub fn totals(&self) -> Totals {
+        Totals {
+            views: self.views,
+            opens: self.opens,
+            clicks: self.clicks,
+            actions: self.actions,
+            spent: self.spent,
+        }
+    }
 }
 
 /// A change to an existing ad: `None` leaves a field as it is.
@@ -172,6 +201,9 @@ pub trait Platform: Send + Sync {
     fn balance(&self, account: i64) -> Result<Money, PlatformError>;
     fn create_ad(&self, account: i64, draft: &AdDraft) -> Result<AdSnapshot, PlatformError>;
     fn get_ad(&self, account: i64, ad_id: i64) -> Result<AdSnapshot, PlatformError>;
+    /// The status and lifetime counters of every ad of the account as they stood at `at`
+    /// (never later than now; a platform that cannot look back reports the present).
+    fn report(&self, account: i64, at: DateTime<Utc>) -> Result<Vec<AdCounters>, PlatformError>;
     /// Changes an ad's settings; review fields send it back to review.
     fn edit_ad(&self, account: i64, ad_id: i64, edit: &AdEdit)
         -> Result<AdSnapshot, PlatformError>;

@@ -86,6 +86,14 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<Cabinet>, ApiError> {
     ))
 }
 
+/// Cabinets the hourly sync reads: active ones whose platform session is valid.
+pub fn syncable(conn: &Connection) -> Result<Vec<i64>, ApiError> {
+    let mut stmt = conn
+        .prepare("SELECT id FROM cabinets WHERE is_active = 1 AND auth_expired = 0 ORDER BY id")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 pub fn count(conn: &Connection) -> Result<i64, ApiError> {
     Ok(conn.query_row("SELECT COUNT(*) FROM cabinets", [], |r| r.get(0))?)
 }

@@ -11,8 +11,9 @@ use crate::db::json_column;
 use crate::domain::campaign::{LinkKind, Status, TargetType};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::Money;
+use crate::domain::stats::Totals;
 use crate::error::ApiError;
-use crate::platform::AdSnapshot;
+use crate::platform::{AdCounters, AdSnapshot};
 
 /// Offset pagination reaches at most this many campaigns of each cabinet.
 pub const OFFSET_DEPTH: i64 = 500;
@@ -195,6 +196,85 @@ pub fn get(conn: &Connection, account: i64, ad: i64) -> Result<Option<CampaignRo
         [account, ad],
         from_row,
     ))
+}
+
+/// The status and `tme_path` of a stored copy.
+pub fn status_of(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+) -> Result<Option<(Status, Option<String>)>, ApiError> {
+    let found = conn
+        .prepare_cached(
+            "SELECT status, tme_path FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+        )?
+        .query_row([account, ad], |r| {
+            let status: String = r.get(0)?;
+            Ok((
+                Status::parse(&status).unwrap_or(Status::InReview),
+                r.get(1)?,
+            ))
+        });
+    optional(found)
+}
+
+/// Brings a copy's status, switch, money and counters in line with the platform's report. The
+/// ad's settings are not part of it, so `synced_at` stays; `status_changed_at` moves only with
+/// the status.
+pub fn apply_counters(conn: &Connection, account: i64, c: &AdCounters) -> Result<(), ApiError> {
+    conn.prepare_cached(
+        "UPDATE campaigns SET active = ?3, budget_micros = ?4, spent_micros = ?5, views = ?6,
+            opens = ?7, clicks = ?8, actions = ?9,
+            status_changed_at = CASE WHEN status <> ?10 THEN ?11 ELSE status_changed_at END,
+            status = ?10
+         WHERE account_id = ?1 AND ad_id = ?2",
+    )?
+    .execute(params![
+        account,
+        c.ad_id,
+        c.active,
+        c.budget.micros(),
+        c.spent.micros(),
+        c.views,
+        c.opens,
+        c.clicks,
+        c.actions,
+        c.status.as_str(),
+        c.status_changed_at,
+    ])?;
+    Ok(())
+}
+
+/// Running campaigns (`Active`, `In Review`, `On Hold`) of a cabinet whose settings were last
+/// read from the platform before `cutoff`.
+pub fn stale_running(conn: &Connection, account: i64, cutoff: &str) -> Result<Vec<i64>, ApiError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id FROM campaigns WHERE account_id = ?1
+           AND status IN ('Active', 'In Review', 'On Hold') AND synced_at < ?2 ORDER BY ad_id",
+    )?;
+    let rows = stmt.query_map(params![account, cutoff], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Lifetime figures of every campaign of a cabinet that ever delivered, deleted ones included.
+pub fn lifetime(conn: &Connection, account: i64) -> Result<Vec<(i64, Totals)>, ApiError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, views, opens, clicks, actions, spent_micros FROM campaigns
+         WHERE account_id = ?1 AND (views > 0 OR spent_micros > 0) ORDER BY ad_id",
+    )?;
+    let rows = stmt.query_map([account], |r| {
+        Ok((
+            r.get(0)?,
+            Totals {
+                views: r.get(1)?,
+                opens: r.get(2)?,
+                clicks: r.get(3)?,
+                actions: r.get(4)?,
+                spent: Money::from_micros(r.get(5)?),
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Which of the given cabinets hold a campaign with this `ad_id`.

@@ -1,6 +1,7 @@
 //! Owns `status_events`: each status change of a stored campaign, kept for the webhook sender.
 
 use rusqlite::{params, Connection};
+use serde_json::{json, Value};
 
 use crate::domain::campaign::Status;
 use crate::error::ApiError;
@@ -22,4 +23,59 @@ pub fn record(conn: &Connection, c: &StatusChange, at: &str) -> Result<(), ApiEr
         params![c.account_id, c.ad_id, c.tme_path, c.old.as_str(), c.new.as_str(), c.source, at],
     )?;
     Ok(())
+}
+
+/// Status changes not yet turned into webhooks: `(event id, account, change as sent)`, in
+/// order.
+pub fn unsent(conn: &Connection) -> Result<Vec<(i64, i64, Value)>, ApiError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, account_id, ad_id, tme_path, old_status, new_status FROM status_events
+         WHERE sent = 0 ORDER BY id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            json!({
+                "ad_id": r.get::<_, i64>(2)?,
+                "tme_path": r.get::<_, Option<String>>(3)?,
+                "old_status": r.get::<_, String>(4)?,
+                "new_status": r.get::<_, String>(5)?,
+            }),
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Marks the changes up to `last` as turned into webhooks.
+pub fn mark_sent(conn: &Connection, last: i64) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE status_events SET sent = 1 WHERE sent = 0 AND id <= ?1",
+        [last],
+    )?;
+    Ok(())
+}
+
+/// Campaigns of a cabinet whose status changed in `[from, to)`.
+pub fn changed_between(
+    conn: &Connection,
+    account: i64,
+    from: &str,
+    to: &str,
+) -> Result<Vec<i64>, ApiError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT ad_id FROM status_events WHERE account_id = ?1 AND at >= ?2 AND at < ?3
+         ORDER BY ad_id",
+    )?;
+    let rows = stmt.query_map(params![account, from, to], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Whether any status change waits to be turned into a webhook.
+pub fn any_unsent(conn: &Connection) -> Result<bool, ApiError> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM status_events WHERE sent = 0)",
+        [],
+        |r| r.get(0),
+    )?)
 }

@@ -99,6 +99,15 @@ pub fn list_active(conn: &Connection, users: &[i64]) -> Result<Vec<KeyRow>, ApiE
 }
 
 /// The ticked cabinets of a key (meaningful when its scope is not "All").
+/// Active keys with a webhook URL.
+pub fn with_webhook(conn: &Connection) -> Result<Vec<KeyRow>, ApiError> {
+    let mut stmt = conn.prepare(
+        "SELECT * FROM api_keys WHERE revoked_at IS NULL AND webhook_url IS NOT NULL ORDER BY id",
+    )?;
+    let rows = stmt.query_map([], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 pub fn scope_cabinets(conn: &Connection, key: i64) -> Result<Vec<i64>, ApiError> {
     let mut stmt = conn
         .prepare("SELECT cabinet_id FROM api_key_cabinets WHERE key_id = ?1 ORDER BY cabinet_id")?;

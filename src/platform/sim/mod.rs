@@ -12,7 +12,8 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::{json, Value};
 
 use super::{
-    AdDraft, AdEdit, AdSnapshot, AdSpec, BudgetMoved, BudgetOp, Platform, PlatformError, Switch,
+    AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec, BudgetMoved, BudgetOp, Platform,
+    PlatformError, Switch,
 };
 use crate::clock;
 use crate::config::SimConfig;
@@ -88,7 +89,7 @@ impl Simulator {
         reason: Option<&str>,
     ) -> Result<Status, ApiError> {
         self.db.write_blocking(|tx| {
-            self.catch_up(tx, account, ad)?;
+            self.catch_up(tx, account, ad, clock::now(tx)?)?;
             let now = clock::iso(clock::now(tx)?);
             let state = load_snapshot(tx, account, ad)?.ok_or_else(|| {
                 ApiError::validation("ad", format!("no ad {ad} in account {account}"))
@@ -174,7 +175,7 @@ impl Simulator {
         let fault = self.take_fault(account)?;
         self.db
             .write_blocking(|tx| {
-                self.catch_up(tx, account, ad)?;
+                self.catch_up(tx, account, ad, clock::now(tx)?)?;
                 let Some(mut state) = load_snapshot(tx, account, ad)? else {
                     return Ok(Err(PlatformError::NotFound));
                 };
@@ -201,94 +202,113 @@ impl Simulator {
             .map_err(internal)?
     }
 
-    /// Brings one ad up to the service clock: a review due by now is decided at its due time
-    /// (declined when the text holds a decline word), then delivery accrues up to now.
-    fn catch_up(&self, conn: &Connection, account: i64, ad: i64) -> Result<(), ApiError> {
-        let Some(mut state) = load_snapshot(conn, account, ad)? else {
+    /// Brings one ad up to `until`: a review due by then is decided at its due time (declined
+    /// when the text holds a decline word), then delivery accrues up to `until`. An ad already
+    /// brought further is left as it is.
+    fn catch_up(
+        &self,
+        conn: &Connection,
+        account: i64,
+        ad: i64,
+        until: DateTime<Utc>,
+    ) -> Result<(), ApiError> {
+        let mut stmt = conn.prepare_cached(
+            "SELECT status, active, cpm_micros, budget_micros, spent_micros, daily_budget_micros,
+                schedule, views, opens, clicks, actions, created_at, status_changed_at,
+                accrued_until, review_requested_at, day_index, day_spent_micros
+             FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
+        )?;
+        let row = stmt
+            .query_row([account, ad], |r| {
+                let status: String = r.get(0)?;
+                let schedule: Option<Value> = json_column(r.get(6)?)?;
+                let delivery = Delivery {
+                    status: Status::parse(&status).unwrap_or(Status::InReview),
+                    cpm_micros: r.get(2)?,
+                    budget_micros: r.get(3)?,
+                    spent_micros: r.get(4)?,
+                    daily_budget_micros: r.get(5)?,
+                    schedule: schedule
+                        .as_ref()
+                        .and_then(|v| Schedule::parse(v, "schedule", None).ok()),
+                    views: r.get(7)?,
+                    opens: r.get(8)?,
+                    clicks: r.get(9)?,
+                    actions: r.get(10)?,
+                    day: r.get(15)?,
+                    day_spent_micros: r.get(16)?,
+                };
+                let active: bool = r.get(1)?;
+                let created: i64 = r.get(11)?;
+                let changed_at: String = r.get(12)?;
+                let accrued: Option<String> = r.get(13)?;
+                let review: Option<String> = r.get(14)?;
+                Ok((delivery, active, created, changed_at, accrued, review))
+            })
+            .optional()?;
+        let Some((mut delivery, active, created, mut changed_at, accrued, review)) = row else {
             return Ok(());
         };
-        let now = clock::now(conn)?;
-        let (accrued, review_requested, day, day_spent): (
-            Option<String>,
-            Option<String>,
-            i64,
-            i64,
-        ) = conn.query_row(
-            "SELECT accrued_until, review_requested_at, day_index, day_spent_micros FROM sim_ads
-             WHERE account_id = ?1 AND ad_id = ?2",
-            [account, ad],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )?;
-        let created = DateTime::<Utc>::from_timestamp(state.created_at, 0).unwrap_or(now);
+        let created = DateTime::<Utc>::from_timestamp(created, 0).unwrap_or(until);
         let mut from = accrued
             .as_deref()
             .and_then(clock::parse_iso)
             .unwrap_or(created);
-        let mut review_requested = review_requested.as_deref().and_then(clock::parse_iso);
+        let mut review_requested = review.as_deref().and_then(clock::parse_iso);
         let wait = chrono::Duration::seconds(self.config.auto_review_seconds as i64);
         if let Some(due) = review_requested.map(|at| at + wait) {
-            if state.status == Status::InReview && self.config.auto_review_seconds > 0 && due <= now
+            if delivery.status == Status::InReview
+                && self.config.auto_review_seconds > 0
+                && due <= until
             {
-                state.status = if self.auto_review_approves(&state.spec.text) {
-                    approved_status(state.budget.micros(), state.active)
+                let text: String = conn.query_row(
+                    "SELECT json_extract(spec, '$.text') FROM sim_ads
+                     WHERE account_id = ?1 AND ad_id = ?2",
+                    [account, ad],
+                    |r| r.get(0),
+                )?;
+                delivery.status = if self.auto_review_approves(&text) {
+                    approved_status(delivery.budget_micros, active)
                 } else {
                     Status::Declined
                 };
-                state.status_changed_at = clock::iso(due);
+                changed_at = clock::iso(due);
                 review_requested = None;
                 from = from.max(due);
             }
         }
-        let mut delivery = Delivery {
-            status: state.status,
-            cpm_micros: state.cpm.micros(),
-            budget_micros: state.budget.micros(),
-            spent_micros: state.spent.micros(),
-            daily_budget_micros: state.daily_budget.map(Money::micros),
-            schedule: state
-                .schedule
-                .as_ref()
-                .and_then(|v| Schedule::parse(v, "schedule", None).ok()),
-            views: state.views,
-            opens: state.opens,
-            clicks: state.clicks,
-            actions: state.actions,
-            day,
-            day_spent_micros: day_spent,
-        };
         if let Some(stopped) = accrual::accrue(
             &mut delivery,
             &Rates::of(self.config.seed, account, ad),
             from,
-            now,
+            until,
         ) {
-            state.status = Status::Stopped;
-            state.status_changed_at = clock::iso(stopped);
+            changed_at = clock::iso(stopped);
         }
-        let until =
-            DateTime::<Utc>::from_timestamp(now.timestamp().div_euclid(60) * 60, 0).unwrap_or(now);
-        conn.execute(
+        let minute = DateTime::<Utc>::from_timestamp(until.timestamp().div_euclid(60) * 60, 0)
+            .unwrap_or(until);
+        conn.prepare_cached(
             "UPDATE sim_ads SET status = ?3, status_changed_at = ?4, review_requested_at = ?5, views = ?6,
                 opens = ?7, clicks = ?8, actions = ?9, budget_micros = ?10, spent_micros = ?11,
                 day_index = ?12, day_spent_micros = ?13, accrued_until = ?14
              WHERE account_id = ?1 AND ad_id = ?2",
-            params![
-                account,
-                ad,
-                state.status.as_str(),
-                state.status_changed_at,
-                review_requested.map(clock::iso),
-                delivery.views,
-                delivery.opens,
-                delivery.clicks,
-                delivery.actions,
-                delivery.budget_micros,
-                delivery.spent_micros,
-                delivery.day,
-                delivery.day_spent_micros,
-                clock::iso(until.max(from)),
-            ],
-        )?;
+        )?
+        .execute(params![
+            account,
+            ad,
+            delivery.status.as_str(),
+            changed_at,
+            review_requested.map(clock::iso),
+            delivery.views,
+            delivery.opens,
+            delivery.clicks,
+            delivery.actions,
+            delivery.budget_micros,
+            delivery.spent_micros,
+            delivery.day,
+            delivery.day_spent_micros,
+            clock::iso(minute.max(from)),
+        ])?;
         Ok(())
     }
 
@@ -748,6 +768,47 @@ impl Platform for Simulator {
         self.get_ad_unchecked(account, ad_id)
     }
 
+    fn report(&self, account: i64, at: DateTime<Utc>) -> Result<Vec<AdCounters>, PlatformError> {
+        self.take_fault(account)?;
+        self.db
+            .write_blocking(|tx| {
+                require_account(tx, account)?;
+                let until = at.min(clock::now(tx)?);
+                let moving: Vec<i64> = tx
+                    .prepare_cached(
+                        "SELECT ad_id FROM sim_ads WHERE account_id = ?1
+                         AND status IN ('Active', 'In Review')",
+                    )?
+                    .query_map([account], |r| r.get(0))?
+                    .collect::<rusqlite::Result<_>>()?;
+                for ad in moving {
+                    self.catch_up(tx, account, ad, until)?;
+                }
+                let mut stmt = tx.prepare_cached(
+                    "SELECT ad_id, status, active, budget_micros, spent_micros, views, opens,
+                        clicks, actions, status_changed_at
+                     FROM sim_ads WHERE account_id = ?1 ORDER BY ad_id",
+                )?;
+                let rows = stmt.query_map([account], |r| {
+                    let status: String = r.get(1)?;
+                    Ok(AdCounters {
+                        ad_id: r.get(0)?,
+                        status: Status::parse(&status).unwrap_or(Status::InReview),
+                        active: r.get(2)?,
+                        budget: Money::from_micros(r.get(3)?),
+                        spent: Money::from_micros(r.get(4)?),
+                        views: r.get(5)?,
+                        opens: r.get(6)?,
+                        clicks: r.get(7)?,
+                        actions: r.get(8)?,
+                        status_changed_at: r.get(9)?,
+                    })
+                })?;
+                Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+            })
+            .map_err(internal)
+    }
+
     fn edit_ad(
         &self,
         account: i64,
@@ -869,7 +930,7 @@ impl Simulator {
         let snap = self
             .db
             .write_blocking(|tx| {
-                self.catch_up(tx, account, ad_id)?;
+                self.catch_up(tx, account, ad_id, clock::now(tx)?)?;
                 load_snapshot(tx, account, ad_id)
             })
             .map_err(internal)?;

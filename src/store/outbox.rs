@@ -1,0 +1,54 @@
+//! Owns `webhook_outbox`: webhook events waiting to be sent, one row per receiving key.
+
+use rusqlite::{params, Connection};
+
+use crate::error::ApiError;
+
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub id: i64,
+    pub key_id: i64,
+    pub event: String,
+    pub delivery_id: String,
+    pub payload: String,
+}
+
+pub fn insert(
+    conn: &Connection,
+    key: i64,
+    event: &str,
+    delivery_id: &str,
+    payload: &str,
+    now: &str,
+) -> Result<(), ApiError> {
+    conn.prepare_cached(
+        "INSERT INTO webhook_outbox (key_id, event, delivery_id, payload, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![key, event, delivery_id, payload, now])?;
+    Ok(())
+}
+
+/// The oldest waiting event of each key (a key's events go out in order), oldest first.
+pub fn next_per_key(conn: &Connection, limit: i64) -> Result<Vec<Pending>, ApiError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, key_id, event, delivery_id, payload FROM webhook_outbox
+         WHERE id IN (SELECT MIN(id) FROM webhook_outbox GROUP BY key_id)
+         ORDER BY id LIMIT ?1",
+    )?;
+    let rows = stmt.query_map([limit], |r| {
+        Ok(Pending {
+            id: r.get(0)?,
+            key_id: r.get(1)?,
+            event: r.get(2)?,
+            delivery_id: r.get(3)?,
+            payload: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+pub fn remove(conn: &Connection, id: i64) -> Result<(), ApiError> {
+    conn.execute("DELETE FROM webhook_outbox WHERE id = ?1", [id])?;
+    Ok(())
+}

@@ -1,0 +1,128 @@
+//! Owns `hourly_stats` (what each campaign gained in each hour) and `stat_marks` (each
+//! campaign's lifetime counters at its last hourly sync, the baseline of the next gain), and
+//! the sums the stats endpoints and digests read from them.
+
+use rusqlite::{params, Connection, Row};
+
+use crate::domain::money::Money;
+use crate::domain::stats::Totals;
+use crate::error::ApiError;
+
+fn totals_at(r: &Row, first: usize) -> rusqlite::Result<Totals> {
+    Ok(Totals {
+        views: r.get(first)?,
+        opens: r.get(first + 1)?,
+        clicks: r.get(first + 2)?,
+        actions: r.get(first + 3)?,
+        spent: Money::from_micros(r.get(first + 4)?),
+    })
+}
+
+/// Stores what a campaign gained since its mark as its stats of `hour`, and moves the mark to
+/// `lifetime`. Returns the gain.
+pub fn record_hour(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    hour: &str,
+    lifetime: &Totals,
+) -> Result<Totals, ApiError> {
+    let mark = conn
+        .prepare_cached(
+            "SELECT views, opens, clicks, actions, spent_micros FROM stat_marks
+             WHERE account_id = ?1 AND ad_id = ?2",
+        )?
+        .query_row([account, ad], |r| totals_at(r, 0));
+    let mark = super::optional(mark)?.unwrap_or_default();
+    if mark == *lifetime {
+        return Ok(Totals::default());
+    }
+    let gain = lifetime.gain_since(&mark);
+    if !gain.is_idle() {
+        conn.prepare_cached(
+            "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             ON CONFLICT (account_id, hour, ad_id) DO UPDATE SET views = views + excluded.views,
+                opens = opens + excluded.opens, clicks = clicks + excluded.clicks,
+                actions = actions + excluded.actions,
+                spent_micros = spent_micros + excluded.spent_micros",
+        )?
+        .execute(params![
+            account,
+            ad,
+            hour,
+            gain.views,
+            gain.opens,
+            gain.clicks,
+            gain.actions,
+            gain.spent.micros()
+        ])?;
+    }
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO stat_marks (account_id, ad_id, views, opens, clicks, actions, spent_micros)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![
+        account,
+        ad,
+        lifetime.views,
+        lifetime.opens,
+        lifetime.clicks,
+        lifetime.actions,
+        lifetime.spent.micros()
+    ])?;
+    Ok(gain)
+}
+
+/// Each campaign's gains in one hour of one cabinet, largest spend first.
+pub fn hour_of(
+    conn: &Connection,
+    account: i64,
+    hour: &str,
+) -> Result<Vec<(i64, Totals)>, ApiError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, views, opens, clicks, actions, spent_micros FROM hourly_stats
+         WHERE account_id = ?1 AND hour = ?2 ORDER BY spent_micros DESC, ad_id",
+    )?;
+    let rows = stmt.query_map(params![account, hour], |r| {
+        Ok((r.get(0)?, totals_at(r, 1)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Each campaign's sums over the hours starting in `[from, to)`, for the given cabinets.
+pub fn per_campaign(
+    conn: &Connection,
+    account: i64,
+    from: &str,
+    to: &str,
+) -> Result<Vec<(i64, Totals)>, ApiError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, SUM(views), SUM(opens), SUM(clicks), SUM(actions), SUM(spent_micros)
+         FROM hourly_stats WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3
+         GROUP BY ad_id ORDER BY ad_id",
+    )?;
+    let rows = stmt.query_map(params![account, from, to], |r| {
+        Ok((r.get(0)?, totals_at(r, 1)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// One campaign's sums over the hours starting in `[from, to)`; `None` when it has no stats
+/// there.
+pub fn of_campaign(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    from: &str,
+    to: &str,
+) -> Result<Option<Totals>, ApiError> {
+    let (hours, totals) = conn.query_row(
+        "SELECT COUNT(*), COALESCE(SUM(views), 0), COALESCE(SUM(opens), 0),
+            COALESCE(SUM(clicks), 0), COALESCE(SUM(actions), 0), COALESCE(SUM(spent_micros), 0)
+         FROM hourly_stats WHERE account_id = ?1 AND ad_id = ?2 AND hour >= ?3 AND hour < ?4",
+        params![account, ad, from, to],
+        |r| Ok((r.get::<_, i64>(0)?, totals_at(r, 1)?)),
+    )?;
+    Ok((hours > 0).then_some(totals))
+}

@@ -1,0 +1,196 @@
+//! Owns turning what happened into webhook events in the outbox: `status_change` (every
+//! unsent status change, one event per cabinet and receiving key) and `hourly_digest` (a
+//! cabinet's closed hour: top campaigns by spend, totals over all). Only keys whose holder
+//! reaches the cabinet receive its events. Runs inside the caller's write transaction.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use rusqlite::Connection;
+use serde_json::{json, Map, Value};
+
+use crate::auth;
+use crate::clock;
+use crate::domain::money::CabinetType;
+use crate::domain::stats::{number, Totals};
+use crate::error::ApiError;
+use crate::store::{cabinets, campaigns, events, keys, outbox, stats};
+
+/// Campaigns listed in one digest at most; `totals` still cover all of them.
+pub const DIGEST_TOP: usize = 200;
+
+/// Which keys receive which cabinets' events, as of now.
+pub struct Receivers(Vec<(i64, HashSet<i64>)>);
+
+impl Receivers {
+    /// Active keys with a webhook URL, each with the active cabinets its holder reaches
+    /// within the key's scope, while the holder's plan includes API access.
+    pub fn load(conn: &Connection) -> Result<Receivers, ApiError> {
+        let mut list = Vec::new();
+        for key in keys::with_webhook(conn)? {
+            let id = key.id;
+            let Some(p) = auth::principal(conn, key)? else {
+                continue;
+            };
+            if p.plan_includes_api {
+                list.push((id, p.active().map(|r| r.cabinet.id).collect()));
+            }
+        }
+        Ok(Receivers(list))
+    }
+
+    pub fn of(&self, account: i64) -> impl Iterator<Item = i64> + '_ {
+        self.0
+            .iter()
+            .filter(move |(_, reach)| reach.contains(&account))
+            .map(|(key, _)| *key)
+    }
+
+    /// Every cabinet some key receives, in order.
+    pub fn cabinets(&self) -> BTreeSet<i64> {
+        self.0
+            .iter()
+            .flat_map(|(_, reach)| reach.iter().copied())
+            .collect()
+    }
+}
+
+/// Puts one event into the outbox for every key receiving the cabinet's events.
+fn queue(
+    conn: &Connection,
+    receivers: &Receivers,
+    account: i64,
+    event: &str,
+    payload: &Value,
+    now: &str,
+) -> Result<usize, ApiError> {
+    let text = payload.to_string();
+    let mut queued = 0;
+    for key in receivers.of(account) {
+        let delivery = uuid::Uuid::new_v4().to_string();
+        outbox::insert(conn, key, event, &delivery, &text, now)?;
+        queued += 1;
+    }
+    Ok(queued)
+}
+
+/// Turns every unsent status change into `status_change` events: one per cabinet (holding all
+/// its changes, in order) and receiving key. Returns how many events were queued.
+pub fn queue_status_changes(conn: &Connection) -> Result<usize, ApiError> {
+    let unsent = events::unsent(conn)?;
+    let Some(last) = unsent.last().map(|(id, _, _)| *id) else {
+        return Ok(0);
+    };
+    let mut by_cabinet: BTreeMap<i64, Vec<Value>> = BTreeMap::new();
+    for (_, account, change) in unsent {
+        by_cabinet.entry(account).or_default().push(change);
+    }
+    let receivers = Receivers::load(conn)?;
+    let now = clock::iso(clock::now(conn)?);
+    let mut queued = 0;
+    for (account, changes) in by_cabinet {
+        let payload = json!({
+            "event": "status_change",
+            "account_id": account,
+            "changes": changes,
+        });
+        queued += queue(conn, &receivers, account, "status_change", &payload, &now)?;
+    }
+    events::mark_sent(conn, last)?;
+    Ok(queued)
+}
+
+/// Queues the `hourly_digest` of the hour starting at `hour` for every cabinet some key
+/// receives, unless the cabinet had no views, clicks, spend, actions or status changes in it.
+pub fn queue_digests(conn: &Connection, hour: DateTime<Utc>) -> Result<usize, ApiError> {
+    let receivers = Receivers::load(conn)?;
+    let now = clock::iso(clock::now(conn)?);
+    let mut queued = 0;
+    for account in receivers.cabinets() {
+        if let Some(payload) = digest(conn, account, hour)? {
+            queued += queue(conn, &receivers, account, "hourly_digest", &payload, &now)?;
+        }
+    }
+    Ok(queued)
+}
+
+/// One cabinet's digest of the hour starting at `hour`, or `None` for an idle hour.
+pub fn digest(
+    conn: &Connection,
+    account: i64,
+    hour: DateTime<Utc>,
+) -> Result<Option<Value>, ApiError> {
+    let Some(cabinet) = cabinets::get(conn, account)? else {
+        return Ok(None);
+    };
+    let end = hour + Duration::hours(1);
+    let (start_iso, end_iso) = (clock::iso(hour), clock::iso(end));
+    let mut rows = stats::hour_of(conn, account, &start_iso)?;
+    let with_stats: HashSet<i64> = rows.iter().map(|(ad, _)| *ad).collect();
+    for ad in events::changed_between(conn, account, &start_iso, &end_iso)? {
+        if !with_stats.contains(&ad) {
+            rows.push((ad, Totals::default()));
+        }
+    }
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let mut totals = Totals::default();
+    for (_, t) in &rows {
+        totals.add(t);
+    }
+    let listed = rows
+        .iter()
+        .take(DIGEST_TOP)
+        .map(|(ad, t)| digest_line(conn, account, *ad, t, cabinet.cabinet_type))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut payload = Map::new();
+    payload.insert("event".into(), json!("hourly_digest"));
+    payload.insert(
+        "period".into(),
+        json!({
+            "start": hour.to_rfc3339_opts(SecondsFormat::Secs, true),
+            "end": end.to_rfc3339_opts(SecondsFormat::Secs, true),
+        }),
+    );
+    payload.insert("account_id".into(), json!(account));
+    payload.insert(
+        "totals".into(),
+        json!({
+            "views": totals.views,
+            "clicks": totals.clicks,
+            "spent": number(totals.spent.to_decimal()),
+            "actions": totals.actions,
+        }),
+    );
+    payload.insert("campaigns".into(), Value::Array(listed));
+    if rows.len() > DIGEST_TOP {
+        payload.insert(
+            "truncated".into(),
+            json!({ "omitted": rows.len() - DIGEST_TOP, "total": rows.len() }),
+        );
+    }
+    Ok(Some(Value::Object(payload)))
+}
+
+fn digest_line(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    t: &Totals,
+    kind: CabinetType,
+) -> Result<Value, ApiError> {
+    let row = campaigns::get(conn, account, ad)?;
+    Ok(json!({
+        "ad_id": ad,
+        "tme_path": row.as_ref().and_then(|r| r.tme_path.clone()),
+        "title": row.as_ref().map(|r| r.title.clone()),
+        "status": row.as_ref().map(|r| r.status.as_str()),
+        "views": t.views,
+        "clicks": t.clicks,
+        "spent": number(t.spent.to_decimal()),
+        "actions": t.actions,
+        "cpm": row.as_ref().map(|r| kind.render(r.cpm)),
+        "budget": row.as_ref().map(|r| kind.render(r.budget)),
+    }))
+}
