@@ -20,6 +20,11 @@ pub fn advance(conn: &Connection, seconds: i64) -> Result<DateTime<Utc>, ApiErro
     now(conn)
 }
 
+/// The start of the hour `t` falls in.
+pub fn hour_start(t: DateTime<Utc>) -> DateTime<Utc> {
+    DateTime::from_timestamp(t.timestamp().div_euclid(3600) * 3600, 0).unwrap_or(t)
+}
+
 /// ISO 8601 in UTC with whole seconds, the form every stored timestamp takes (it sorts as text).
 pub fn iso(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)

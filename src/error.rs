@@ -26,6 +26,8 @@ pub enum ApiError {
     AccountNotFound,
     CampaignNotFound,
     TaskNotFound,
+    /// No stats for the campaign and period.
+    NoStats,
     /// Bad input: `param` is the path of the wrong field.
     Validation {
         param: String,
@@ -116,6 +118,7 @@ impl ApiError {
             ApiError::AccountNotFound
             | ApiError::CampaignNotFound
             | ApiError::TaskNotFound
+            | ApiError::NoStats
             | ApiError::RouteNotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -139,6 +142,7 @@ impl ApiError {
             ApiError::AccountNotFound => "ACCOUNT_NOT_FOUND",
             ApiError::CampaignNotFound => "CAMPAIGN_NOT_FOUND",
             ApiError::TaskNotFound => "TASK_NOT_FOUND",
+            ApiError::NoStats => "NOT_FOUND",
             ApiError::Validation { .. } => "VALIDATION_ERROR",
             ApiError::RateLimited { .. } => "RATE_LIMITED",
             ApiError::UnknownAdIds { .. } => "UNKNOWN_AD_IDS",
@@ -189,6 +193,7 @@ impl ApiError {
             }
             ApiError::CampaignNotFound => "No such campaign in this key's cabinets.".into(),
             ApiError::TaskNotFound => "No such task for this key's owner.".into(),
+            ApiError::NoStats => "No stats for this campaign in this period.".into(),
             ApiError::Validation { message, .. } => message.clone(),
             ApiError::RateLimited { retry_after } => {
                 format!("Rate limit exceeded; retry after {retry_after} seconds.")

@@ -53,11 +53,6 @@ pub async fn run(services: Services, outbox: Arc<Notify>, mut stop: watch::Recei
     }
 }
 
-/// The start of the hour `t` falls in.
-pub fn hour_of(t: DateTime<Utc>) -> DateTime<Utc> {
-    DateTime::from_timestamp(t.timestamp().div_euclid(3600) * 3600, 0).unwrap_or(t)
-}
-
 /// Does the one thing due first by the service clock: the digests of the hour after which
 /// everything was synced (due at five past the next hour), else the sync of the next closed
 /// hour, else the status changes waiting. Blocking.
@@ -69,7 +64,7 @@ pub fn step(s: &Services) -> Result<Step, ApiError> {
         match (parse(sync), parse(digest)) {
             (Some(sync), Some(digest)) => Ok((now, sync, digest)),
             _ => {
-                let start = hour_of(now);
+                let start = clock::hour_start(now);
                 scheduler::set(tx, &clock::iso(start), &clock::iso(start))?;
                 Ok((now, start, start))
             }

@@ -2,11 +2,14 @@
 //! clicks, actions, spend), summed exactly in micro-units, and the derived rates. Stats
 //! answers give every figure as a JSON number, as the spec asks of them.
 
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 use super::money::{ratio, Money};
+use crate::clock;
+use crate::error::ApiError;
 
 /// Counters and spend over some span.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -100,6 +103,90 @@ impl Totals {
     }
 }
 
+/// The hours a stats read covers: those starting in `[from, to)`; `from` is `None` for a
+/// campaign's whole life. `period` is the period as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    pub period: &'static str,
+    pub from: Option<DateTime<Utc>>,
+    pub to: DateTime<Utc>,
+}
+
+/// `GET /v1/stats` periods: the last 24 hours (`1d`), 7 days (`7d`), 30 days (`30d`), or
+/// everything (`all`). Anything else is read as the last 24 hours. Hours are whole hours of
+/// the service clock: the one in progress and the ones before it.
+pub fn stats_span(period: Option<&str>, now: DateTime<Utc>) -> Span {
+    let (period, days) = match period {
+        Some("7d") => ("7d", 7),
+        Some("30d") => ("30d", 30),
+        Some("all") => ("all", 0),
+        _ => ("1d", 1),
+    };
+    last_days(period, days, now)
+}
+
+fn last_days(period: &'static str, days: i64, now: DateTime<Utc>) -> Span {
+    let current = clock::hour_start(now);
+    Span {
+        period,
+        from: (days > 0).then(|| current - Duration::hours(24 * days)),
+        to: current + Duration::hours(1),
+    }
+}
+
+/// What `GET /v1/campaigns/{ad_id}/history` reads to pick its span.
+#[derive(Debug, Clone, Default)]
+pub struct HistoryQuery<'a> {
+    pub period: Option<&'a str>,
+    pub start_date: Option<&'a str>,
+    pub end_date: Option<&'a str>,
+    pub start_hour: Option<i64>,
+    pub end_hour: Option<i64>,
+}
+
+/// History periods: `24h` (the default), `7d`, `30d`, or `custom` from `startDate` at
+/// `startHour` (default 0) through `endDate` at `endHour` (default 23), both UTC and
+/// inclusive.
+pub fn history_span(q: &HistoryQuery, now: DateTime<Utc>) -> Result<Span, ApiError> {
+    match q.period.unwrap_or("24h") {
+        "24h" => Ok(last_days("24h", 1, now)),
+        "7d" => Ok(last_days("7d", 7, now)),
+        "30d" => Ok(last_days("30d", 30, now)),
+        "custom" => {
+            let from = at_hour(q.start_date, "startDate", q.start_hour.unwrap_or(0))?;
+            let last = at_hour(q.end_date, "endDate", q.end_hour.unwrap_or(23))?;
+            if last < from {
+                return Err(ApiError::validation(
+                    "endDate",
+                    "endDate and endHour must not be before startDate and startHour.",
+                ));
+            }
+            Ok(Span {
+                period: "custom",
+                from: Some(from),
+                to: last + Duration::hours(1),
+            })
+        }
+        _ => Err(ApiError::validation(
+            "period",
+            "period must be 24h, 7d, 30d or custom.",
+        )),
+    }
+}
+
+fn at_hour(date: Option<&str>, param: &str, hour: i64) -> Result<DateTime<Utc>, ApiError> {
+    let text = date.ok_or_else(|| {
+        ApiError::validation(param, format!("{param} is required with period=custom."))
+    })?;
+    let day = NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| {
+        ApiError::validation(param, format!("{param} must be a date as YYYY-MM-DD."))
+    })?;
+    let start = day.and_hms_opt(0, 0, 0).map(|t| t.and_utc());
+    start
+        .map(|t| t + Duration::hours(hour))
+        .ok_or_else(|| ApiError::validation(param, format!("{param} is out of range.")))
+}
+
 /// A decimal of at most six places as a JSON number. Every such value below one billion (15 significant digits)
 /// survives the trip through `f64` and prints back as the same value (tiny ones as `1e-6`).
 pub fn number(d: Decimal) -> Value {
@@ -109,6 +196,94 @@ pub fn number(d: Decimal) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn t(text: &str) -> DateTime<Utc> {
+        clock::parse_iso(text).unwrap()
+    }
+
+    #[test]
+    fn stats_periods_cover_whole_hours_and_unknown_ones_are_a_day() {
+        let now = t("2026-03-10T12:34:56Z");
+        let day = stats_span(Some("1d"), now);
+        assert_eq!(day.from, Some(t("2026-03-09T12:00:00Z")));
+        assert_eq!(day.to, t("2026-03-10T13:00:00Z"));
+        assert_eq!(stats_span(Some("weird"), now), day);
+        assert_eq!(stats_span(None, now), day);
+        assert_eq!(
+            stats_span(Some("7d"), now).from,
+            Some(t("2026-03-03T12:00:00Z"))
+        );
+        assert_eq!(
+            stats_span(Some("30d"), now).from,
+            Some(t("2026-02-08T12:00:00Z"))
+        );
+        assert_eq!(stats_span(Some("all"), now).from, None);
+    }
+
+    #[test]
+    fn custom_history_spans_dates_and_hours_inclusively() {
+        let now = t("2026-03-10T12:00:00Z");
+        let q = HistoryQuery {
+            period: Some("custom"),
+            start_date: Some("2026-03-01"),
+            end_date: Some("2026-03-02"),
+            start_hour: Some(9),
+            end_hour: Some(17),
+        };
+        let span = history_span(&q, now).unwrap();
+        assert_eq!(span.from, Some(t("2026-03-01T09:00:00Z")));
+        assert_eq!(span.to, t("2026-03-02T18:00:00Z"));
+        let whole_days = HistoryQuery {
+            start_hour: None,
+            end_hour: None,
+            ..q.clone()
+        };
+        assert_eq!(
+            history_span(&whole_days, now).unwrap().to,
+            t("2026-03-03T00:00:00Z")
+        );
+        assert_eq!(
+            history_span(&HistoryQuery::default(), now).unwrap().period,
+            "24h"
+        );
+    }
+
+    #[test]
+    fn bad_history_input_names_its_field() {
+        let now = t("2026-03-10T12:00:00Z");
+        let param = |q: HistoryQuery| match history_span(&q, now) {
+            Err(ApiError::Validation { param, .. }) => param,
+            other => panic!("expected a validation error, got {other:?}"),
+        };
+        let custom = HistoryQuery {
+            period: Some("custom"),
+            start_date: Some("2026-03-02"),
+            end_date: Some("2026-03-01"),
+            ..HistoryQuery::default()
+        };
+        assert_eq!(param(custom.clone()), "endDate");
+        assert_eq!(
+            param(HistoryQuery {
+                start_date: Some("03/01/2026"),
+                ..custom.clone()
+            }),
+            "startDate"
+        );
+        assert_eq!(
+            param(HistoryQuery {
+                end_date: None,
+                ..custom
+            }),
+            "endDate"
+        );
+        assert_eq!(
+            param(HistoryQuery {
+                period: Some("90d"),
+                ..HistoryQuery::default()
+            }),
+            "period"
+        );
+    }
 
     fn totals(views: i64, clicks: i64, actions: i64, spent_micros: i64) -> Totals {
         Totals {

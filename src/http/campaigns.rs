@@ -125,27 +125,7 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
 }
 
 pub async fn get(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
-    let ad = request::ad_id(ad)?;
-    let account = match ctx.query.account_id()? {
-        Some(id) => ctx.principal.cabinet(id)?.cabinet.id,
-        None => {
-            let ids: Vec<i64> = ctx.principal.active().map(|r| r.cabinet.id).collect();
-            let found = state
-                .services
-                .db
-                .read(move |c| repo::cabinets_with_ad(c, ad, &ids))
-                .await?;
-            match found.as_slice() {
-                [] => return Err(ApiError::CampaignNotFound),
-                [only] => *only,
-                _ => {
-                    return Err(ApiError::AccountIdRequired {
-                        why: "this ad_id exists in several of this key's cabinets",
-                    })
-                }
-            }
-        }
-    };
+    let (account, ad) = locate(state, ctx, ad).await?;
     let kind = ctx.principal.cabinet(account)?.cabinet.cabinet_type;
     let row = state
         .services
@@ -155,6 +135,28 @@ pub async fn get(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErro
         .ok_or(ApiError::CampaignNotFound)?;
     let row = fresh(state, row).await?;
     Ok(Reply::ok(full(&row, kind)))
+}
+
+/// The `(account_id, ad_id)` a path's `ad_id` names: in the `account_id` given, or in the
+/// only reachable cabinet holding that `ad_id` (`ACCOUNT_ID_REQUIRED` when several do).
+pub async fn locate(state: &AppState, ctx: &Ctx, ad: &str) -> Result<(i64, i64), ApiError> {
+    let ad = request::ad_id(ad)?;
+    if let Some(id) = ctx.query.account_id()? {
+        return Ok((ctx.principal.cabinet(id)?.cabinet.id, ad));
+    }
+    let ids: Vec<i64> = ctx.principal.active().map(|r| r.cabinet.id).collect();
+    let found = state
+        .services
+        .db
+        .read(move |c| repo::cabinets_with_ad(c, ad, &ids))
+        .await?;
+    match found.as_slice() {
+        [] => Err(ApiError::CampaignNotFound),
+        [only] => Ok((*only, ad)),
+        _ => Err(ApiError::AccountIdRequired {
+            why: "this ad_id exists in several of this key's cabinets",
+        }),
+    }
 }
 
 /// Re-reads the ad from the platform when the stored copy is stale; keeps the stored copy when

@@ -14,6 +14,7 @@ pub mod media;
 pub mod request;
 pub mod response;
 pub mod router;
+pub mod stats;
 pub mod targeting;
 pub mod tasks;
 pub mod write;

@@ -5,7 +5,7 @@ use hyper::Method;
 
 use super::response::Reply;
 use super::{
-    account, bulk, campaign_create, campaign_edit, campaigns, groups, idempotency, media,
+    account, bulk, campaign_create, campaign_edit, campaigns, groups, idempotency, media, stats,
     targeting, tasks, AppState, Ctx,
 };
 use crate::domain::media::MAX_FILE;
@@ -37,6 +37,9 @@ pub enum Route {
     Bulk,
     GetTask(String),
     UploadMedia,
+    Stats,
+    StatsTotal,
+    CampaignHistory(String),
 }
 
 impl Route {
@@ -47,7 +50,10 @@ impl Route {
             | Route::Groups
             | Route::ListCampaigns
             | Route::GetCampaign(_)
-            | Route::GetTask(_) => Budget::Read,
+            | Route::GetTask(_)
+            | Route::Stats
+            | Route::StatsTotal
+            | Route::CampaignHistory(_) => Budget::Read,
             Route::EditCampaign(_)
             | Route::PauseCampaign(_)
             | Route::ResumeCampaign(_)
@@ -80,7 +86,11 @@ pub fn resolve(method: &Method, path: &str) -> Result<Route, ApiError> {
         ["account", "info"] if m == "GET" => Ok(Route::AccountInfo),
         ["targeting"] if m == "GET" => Ok(Route::Targeting),
         ["groups"] if m == "GET" => Ok(Route::Groups),
-        ["account", "info"] | ["targeting"] | ["groups"] => not_allowed("GET"),
+        ["stats"] if m == "GET" => Ok(Route::Stats),
+        ["stats", "total"] if m == "GET" => Ok(Route::StatsTotal),
+        ["account", "info"] | ["targeting"] | ["groups"] | ["stats"] | ["stats", "total"] => {
+            not_allowed("GET")
+        }
         ["campaigns"] => match m {
             "GET" => Ok(Route::ListCampaigns),
             "POST" => Ok(Route::CreateCampaigns),
@@ -107,6 +117,10 @@ pub fn resolve(method: &Method, path: &str) -> Result<Route, ApiError> {
                 _ => not_allowed("GET, PATCH, DELETE"),
             }
         }
+        ["campaigns", ad, "history"] if !ad.is_empty() => match m {
+            "GET" => Ok(Route::CampaignHistory(ad.to_string())),
+            _ => not_allowed("GET"),
+        },
         ["campaigns", ad, action] if !ad.is_empty() => {
             let ad = ad.to_string();
             let route = match *action {
@@ -138,6 +152,9 @@ pub async fn dispatch(state: &AppState, route: Route, ctx: &Ctx) -> Result<Reply
         Route::ResumeCampaign(ad) => campaign_edit::switch(state, ctx, &ad, true).await,
         Route::GetTask(id) => tasks::get(state, ctx, &id).await,
         Route::UploadMedia => media::upload(state, ctx).await,
+        Route::Stats => stats::by_campaign(state, ctx).await,
+        Route::StatsTotal => stats::total(state, ctx).await,
+        Route::CampaignHistory(ad) => stats::history(state, ctx, &ad).await,
         Route::CreateCampaigns => {
             idempotency::guarded(state, ctx, "POST", "/campaigns", |claim| {
                 campaign_create::create(state, ctx, claim)

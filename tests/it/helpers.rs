@@ -7,6 +7,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener as StdListener;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use adcab::config::Config;
 use adcab::domain::campaign::TargetType;
@@ -14,7 +15,7 @@ use adcab::domain::money::Money;
 use adcab::panel::{self, NewCabinet, NewKey};
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
-use adcab::{sync, Services};
+use adcab::{clock, store, sync, Services};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -70,6 +71,81 @@ impl TestApp {
         let config = (*self.services.config).clone();
         let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().expect("temp dir"));
         start(dir, config)
+    }
+
+    /// Stops this server, runs `offline` against its database (as the panel would while the
+    /// service is down), and starts it again.
+    pub fn restart_after(mut self, offline: impl FnOnce(&Services)) -> TestApp {
+        self.stop();
+        offline(&self.services);
+        self.restart()
+    }
+
+    /// Moves the service clock to two minutes past the next whole hour and waits until the
+    /// scheduler is done with everything due, so a test starts at a known minute.
+    pub fn align_hour(&self) {
+        let now = self.services.db.read_blocking(clock::now).unwrap();
+        let into_hour = now.timestamp().rem_euclid(3600);
+        panel::sim_advance(&self.services, 3600 - into_hour + 120).unwrap();
+        self.settle();
+    }
+
+    /// Advances the service clock and waits for the scheduler and the webhook sender to catch up.
+    pub fn advance(&self, seconds: i64) {
+        panel::sim_advance(&self.services, seconds).unwrap();
+        self.settle();
+    }
+
+    /// Waits (real time, polling) until every hour closed by the service clock is synced,
+    /// every digest due is queued, and no webhook waits to be sent.
+    pub fn settle(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let done = self
+                .services
+                .db
+                .read_blocking(|c| {
+                    let now = clock::now(c)?;
+                    let (sync, digest) = store::scheduler::get(c)?;
+                    let parse = |t: Option<String>| t.as_deref().and_then(clock::parse_iso);
+                    let (Some(sync), Some(digest)) = (parse(sync), parse(digest)) else {
+                        return Ok(false);
+                    };
+                    let hour = chrono::Duration::hours(1);
+                    let synced = sync + hour > now;
+                    let digested =
+                        digest >= sync || digest + hour + chrono::Duration::minutes(5) > now;
+                    let waiting: i64 =
+                        c.query_row("SELECT COUNT(*) FROM webhook_outbox", [], |r| r.get(0))?;
+                    Ok(synced && digested && waiting == 0 && !store::events::any_unsent(c)?)
+                })
+                .unwrap();
+            if done {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the scheduler did not catch up");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// A key of `user` sending webhooks to `url`: (key id, key, webhook secret).
+    pub fn hook_key(&self, user: i64, url: &str) -> (i64, String, String) {
+        let created = panel::key_create(
+            &self.services,
+            &NewKey {
+                user,
+                manage: true,
+                webhook_url: Some(url),
+                ..NewKey::default()
+            },
+        )
+        .unwrap();
+        let text = |f: &str| created[f].as_str().unwrap().to_string();
+        (
+            created["id"].as_i64().unwrap(),
+            text("key"),
+            text("webhook_secret"),
+        )
     }
 
     fn stop(&mut self) {
@@ -408,6 +484,23 @@ impl Camp {
 pub struct Received {
     pub headers: HashMap<String, String>,
     pub body: Vec<u8>,
+}
+
+impl Received {
+    /// The body as JSON, after checking the signature over the exact bytes with `secret`.
+    pub fn verified(&self, secret: &str) -> Value {
+        let ts: u64 = self.headers["x-service-timestamp"].parse().unwrap();
+        assert_eq!(
+            self.headers["x-service-signature"],
+            adcab::webhooks::sign::signature(secret, ts, &self.body),
+            "signed over the exact body"
+        );
+        serde_json::from_slice(&self.body).unwrap()
+    }
+
+    pub fn event(&self) -> &str {
+        &self.headers["x-service-event"]
+    }
 }
 
 /// An in-process webhook receiver answering every request with `status`.

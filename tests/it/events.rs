@@ -1,0 +1,1 @@
+//! Webhook events over the service clock.
