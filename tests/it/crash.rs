@@ -9,13 +9,32 @@ use std::time::{Duration, Instant};
 use adcab::db::Db;
 use serde_json::{json, Value};
 
-fn serve(config: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_adcab"))
+/// Starts the binary on a port of its own choosing; returns it with the API base URL it
+/// logged (every start picks a fresh port, so no other test can take it in between) and the
+/// lines it printed before.
+fn serve(config: &Path) -> (Child, String, Vec<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_adcab"))
         .args(["--config", config.to_str().unwrap(), "serve"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut before = Vec::new();
+    let serving = loop {
+        let line = out.next().expect("the server logs its address").unwrap();
+        if line.contains("adcab serving") {
+            break line;
+        }
+        before.push(line);
+    };
+    std::thread::spawn(move || out.for_each(drop));
+    let at = serving.find("127.0.0.1:").expect("the address is logged");
+    let addr: String = serving[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+        .collect();
+    (child, format!("http://{addr}/api/v1"), before)
 }
 
 fn call(method: &str, url: &str, key: &str, body: Option<&Value>) -> Option<(u16, Value)> {
@@ -56,27 +75,20 @@ fn scalar(db: &Db, sql: &str) -> i64 {
 #[test]
 fn a_create_task_killed_mid_way_finishes_once_after_restart() {
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
     let db_path = dir.path().join("crash.db");
     let config = dir.path().join("adcab.toml");
     std::fs::write(
         &config,
         format!(
-            "[server]\nlisten = \"127.0.0.1:{port}\"\n[storage]\npath = \"{}\"\n[sim]\nlatency_ms = 15\n",
+            "[server]\nlisten = \"127.0.0.1:0\"\n[storage]\npath = \"{}\"\n[sim]\nlatency_ms = 15\n",
             db_path.display()
         ),
     )
     .unwrap();
-    let base = format!("http://127.0.0.1:{port}/api/v1");
 
-    let mut first = serve(&config);
-    let key = BufReader::new(first.stdout.take().unwrap())
-        .lines()
-        .map_while(Result::ok)
+    let (mut first, base, printed) = serve(&config);
+    let key = printed
+        .iter()
         .find_map(|l| {
             l.strip_prefix("API key (shown once, keep it): ")
                 .map(|k| k.trim().to_string())
@@ -118,7 +130,7 @@ fn a_create_task_killed_mid_way_finishes_once_after_restart() {
     let at_kill = progress(&db);
     assert!(at_kill < 30, "killed mid-task (progress {at_kill})");
 
-    let mut second = serve(&config);
+    let (mut second, base, _) = serve(&config);
     ready(&base, &key);
     let deadline = Instant::now() + Duration::from_secs(30);
     let done = loop {
