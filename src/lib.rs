@@ -91,9 +91,13 @@ pub async fn run(
     Ok(())
 }
 
-/// Clears what a stopped process held: idempotency claims of requests that died with it
-/// (their work either committed with its answer or is safe to run again).
+/// Fixes where the scheduler starts (on a first start) and clears what a stopped process held:
+/// idempotency claims of requests that died with it (their work either committed with its
+/// answer or is safe to run again).
 async fn recover(services: &Services) -> Result<(), String> {
+    scheduler::init(services)
+        .await
+        .map_err(|e| format!("cannot start the scheduler: {e}"))?;
     let dropped = services
         .db
         .write(|tx| store::idempotency::forget_running(tx))

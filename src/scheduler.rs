@@ -13,7 +13,7 @@ use tokio::sync::{watch, Notify};
 use crate::clock;
 use crate::db;
 use crate::error::ApiError;
-use crate::store::{events as status_events, scheduler};
+use crate::store::{events as status_events, outbox, scheduler};
 use crate::webhooks::events;
 use crate::{sync, Services};
 
@@ -21,6 +21,7 @@ use crate::{sync, Services};
 const TICK: Duration = Duration::from_millis(250);
 /// Digests of an hour go out this long after it closed.
 const DIGEST_DELAY: chrono::Duration = chrono::Duration::minutes(5);
+const HOUR: chrono::Duration = chrono::Duration::hours(1);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
@@ -53,39 +54,81 @@ pub async fn run(services: Services, outbox: Arc<Notify>, mut stop: watch::Recei
     }
 }
 
+/// Where the scheduler stands at `now`.
+struct Position {
+    now: DateTime<Utc>,
+    next_sync: DateTime<Utc>,
+    next_digest: DateTime<Utc>,
+}
+
+impl Position {
+    /// Reads it; the first start begins at the hour in progress.
+    fn read(conn: &rusqlite::Connection) -> Result<Position, ApiError> {
+        let now = clock::now(conn)?;
+        let (sync, digest) = scheduler::get(conn)?;
+        let parse = |t: Option<String>| t.as_deref().and_then(clock::parse_iso);
+        let (next_sync, next_digest) = match (parse(sync), parse(digest)) {
+            (Some(sync), Some(digest)) => (sync, digest),
+            _ => {
+                let start = clock::hour_start(now);
+                scheduler::set(conn, &clock::iso(start), &clock::iso(start))?;
+                (start, start)
+            }
+        };
+        Ok(Position {
+            now,
+            next_sync,
+            next_digest,
+        })
+    }
+
+    fn sync_due(&self) -> bool {
+        self.next_sync + HOUR <= self.now
+    }
+
+    fn digest_due(&self) -> bool {
+        self.next_digest < self.next_sync && self.next_digest + HOUR + DIGEST_DELAY <= self.now
+    }
+}
+
+/// True when everything due by the service clock is done: every closed hour synced, every
+/// due digest queued, and no status change or webhook waiting to be sent.
+pub fn idle(conn: &rusqlite::Connection) -> Result<bool, ApiError> {
+    let at = Position::read(conn)?;
+    Ok(!at.sync_due()
+        && !at.digest_due()
+        && !status_events::any_unsent(conn)?
+        && outbox::is_empty(conn)?)
+}
+
+/// Fixes where the scheduler starts before anything runs, so a clock moved right after
+/// start-up is caught up from the hour the service started in.
+pub async fn init(s: &Services) -> Result<(), ApiError> {
+    s.db.write(|tx| Position::read(tx).map(|_| ())).await
+}
+
 /// Does the one thing due first by the service clock: the digests of the hour after which
 /// everything was synced (due at five past the next hour), else the sync of the next closed
 /// hour, else the status changes waiting. Blocking.
 pub fn step(s: &Services) -> Result<Step, ApiError> {
-    let (now, next_sync, next_digest) = s.db.write_blocking(|tx| {
-        let now = clock::now(tx)?;
-        let (sync, digest) = scheduler::get(tx)?;
-        let parse = |t: Option<String>| t.as_deref().and_then(clock::parse_iso);
-        match (parse(sync), parse(digest)) {
-            (Some(sync), Some(digest)) => Ok((now, sync, digest)),
-            _ => {
-                let start = clock::hour_start(now);
-                scheduler::set(tx, &clock::iso(start), &clock::iso(start))?;
-                Ok((now, start, start))
-            }
-        }
-    })?;
-    let hour = chrono::Duration::hours(1);
-    if next_digest < next_sync && next_digest + hour + DIGEST_DELAY <= now {
+    let at = s.db.write_blocking(|tx| Position::read(tx))?;
+    if at.digest_due() {
+        let hour = at.next_digest;
         s.db.write_blocking(|tx| {
-            events::queue_digests(tx, next_digest)?;
-            scheduler::set(tx, &clock::iso(next_sync), &clock::iso(next_digest + hour))
+            events::queue_digests(tx, hour)?;
+            scheduler::set(tx, &clock::iso(at.next_sync), &clock::iso(hour + HOUR))
         })?;
-        return Ok(Step::Digested(next_digest));
+        return Ok(Step::Digested(hour));
     }
-    if next_sync + hour <= now {
-        let latest = now < next_sync + hour + hour;
-        sync::sync_hour(s, next_sync, latest)?;
+    if at.sync_due() {
+        let hour = at.next_sync;
+        let latest = at.now < hour + HOUR + HOUR;
+        sync::sync_hour(s, hour, latest)?;
         s.db.write_blocking(|tx| {
             events::queue_status_changes(tx)?;
-            scheduler::set(tx, &clock::iso(next_sync + hour), &clock::iso(next_digest))
+            scheduler::set(tx, &clock::iso(hour + HOUR), &clock::iso(at.next_digest))
         })?;
-        return Ok(Step::Synced(next_sync));
+        return Ok(Step::Synced(hour));
     }
     if s.db.read_blocking(status_events::any_unsent)? {
         s.db.write_blocking(|tx| events::queue_status_changes(tx))?;

@@ -106,7 +106,8 @@ const FULL_READ_AFTER: Duration = Duration::minutes(150);
 /// platform's report (status, switch, money, counters) goes into the stored copies, what each
 /// campaign gained since the last sync becomes its stats of that hour, status changes are
 /// recorded for the webhook sender, and the balance is refreshed. With `full_reads`, running
-/// campaigns whose settings are older than [`FULL_READ_AFTER`] are re-read one by one.
+/// campaigns whose settings are older than [`FULL_READ_AFTER`] are re-read in full, at most a
+/// third of the running ones per hour (the stalest first), so re-reads spread over the hours.
 pub fn sync_cabinet(
     services: &Services,
     account: i64,
@@ -149,9 +150,14 @@ pub fn sync_cabinet(
         let stale = services
             .db
             .read_blocking(|c| campaigns::stale_running(c, account, &cutoff))?;
-        for ad in stale {
-            if let Err(e) = reread(services, account, ad)? {
-                tracing::warn!(account, ad, error = %e, "full re-read failed; retried next hour");
+        if !stale.is_empty() {
+            match services.platform.get_ads(account, &stale) {
+                Ok(snaps) => services.db.write_blocking(|tx| {
+                    snaps.iter().try_for_each(|snap| apply(tx, snap, "sync"))
+                })?,
+                Err(e) => {
+                    tracing::warn!(account, error = %e, "full re-read failed; retried next hour")
+                }
             }
         }
     }

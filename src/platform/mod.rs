@@ -201,6 +201,9 @@ pub trait Platform: Send + Sync {
     fn balance(&self, account: i64) -> Result<Money, PlatformError>;
     fn create_ad(&self, account: i64, draft: &AdDraft) -> Result<AdSnapshot, PlatformError>;
     fn get_ad(&self, account: i64, ad_id: i64) -> Result<AdSnapshot, PlatformError>;
+    /// Reads several ads of one account in one call; ads the platform does not have are left
+    /// out.
+    fn get_ads(&self, account: i64, ads: &[i64]) -> Result<Vec<AdSnapshot>, PlatformError>;
     /// The status and lifetime counters of every ad of the account as they stood at `at`
     /// (never later than now; a platform that cannot look back reports the present).
     fn report(&self, account: i64, at: DateTime<Utc>) -> Result<Vec<AdCounters>, PlatformError>;

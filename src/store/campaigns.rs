@@ -246,11 +246,15 @@ pub fn apply_counters(conn: &Connection, account: i64, c: &AdCounters) -> Result
 }
 
 /// Running campaigns (`Active`, `In Review`, `On Hold`) of a cabinet whose settings were last
-/// read from the platform before `cutoff`.
+/// read from the platform before `cutoff`: the stalest first, at most a third of the running
+/// ones (rounded up).
 pub fn stale_running(conn: &Connection, account: i64, cutoff: &str) -> Result<Vec<i64>, ApiError> {
     let mut stmt = conn.prepare_cached(
         "SELECT ad_id FROM campaigns WHERE account_id = ?1
-           AND status IN ('Active', 'In Review', 'On Hold') AND synced_at < ?2 ORDER BY ad_id",
+           AND status IN ('Active', 'In Review', 'On Hold') AND synced_at < ?2
+         ORDER BY synced_at, ad_id
+         LIMIT (SELECT (COUNT(*) + 2) / 3 FROM campaigns WHERE account_id = ?1
+                  AND status IN ('Active', 'In Review', 'On Hold'))",
     )?;
     let rows = stmt.query_map(params![account, cutoff], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -52,3 +52,11 @@ pub fn remove(conn: &Connection, id: i64) -> Result<(), ApiError> {
     conn.execute("DELETE FROM webhook_outbox WHERE id = ?1", [id])?;
     Ok(())
 }
+
+pub fn is_empty(conn: &Connection) -> Result<bool, ApiError> {
+    Ok(conn.query_row(
+        "SELECT NOT EXISTS (SELECT 1 FROM webhook_outbox)",
+        [],
+        |r| r.get(0),
+    )?)
+}

@@ -15,7 +15,7 @@ use adcab::domain::money::Money;
 use adcab::panel::{self, NewCabinet, NewKey};
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
-use adcab::{clock, store, sync, Services};
+use adcab::{clock, sync, Services};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -104,21 +104,7 @@ impl TestApp {
             let done = self
                 .services
                 .db
-                .read_blocking(|c| {
-                    let now = clock::now(c)?;
-                    let (sync, digest) = store::scheduler::get(c)?;
-                    let parse = |t: Option<String>| t.as_deref().and_then(clock::parse_iso);
-                    let (Some(sync), Some(digest)) = (parse(sync), parse(digest)) else {
-                        return Ok(false);
-                    };
-                    let hour = chrono::Duration::hours(1);
-                    let synced = sync + hour > now;
-                    let digested =
-                        digest >= sync || digest + hour + chrono::Duration::minutes(5) > now;
-                    let waiting: i64 =
-                        c.query_row("SELECT COUNT(*) FROM webhook_outbox", [], |r| r.get(0))?;
-                    Ok(synced && digested && waiting == 0 && !store::events::any_unsent(c)?)
-                })
+                .write_blocking(|tx| adcab::scheduler::idle(tx))
                 .unwrap();
             if done {
                 return;

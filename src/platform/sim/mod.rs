@@ -768,6 +768,11 @@ impl Platform for Simulator {
         self.get_ad_unchecked(account, ad_id)
     }
 
+    fn get_ads(&self, account: i64, ads: &[i64]) -> Result<Vec<AdSnapshot>, PlatformError> {
+        self.take_fault(account)?;
+        self.load_ads(account, ads)
+    }
+
     fn report(&self, account: i64, at: DateTime<Utc>) -> Result<Vec<AdCounters>, PlatformError> {
         self.take_fault(account)?;
         self.db
@@ -927,14 +932,24 @@ impl Platform for Simulator {
 
 impl Simulator {
     fn get_ad_unchecked(&self, account: i64, ad_id: i64) -> Result<AdSnapshot, PlatformError> {
-        let snap = self
-            .db
+        self.load_ads(account, &[ad_id])?
+            .pop()
+            .ok_or(PlatformError::NotFound)
+    }
+
+    /// Brings the ads up to now and reads them, in one transaction.
+    fn load_ads(&self, account: i64, ads: &[i64]) -> Result<Vec<AdSnapshot>, PlatformError> {
+        self.db
             .write_blocking(|tx| {
-                self.catch_up(tx, account, ad_id, clock::now(tx)?)?;
-                load_snapshot(tx, account, ad_id)
+                let now = clock::now(tx)?;
+                let mut found = Vec::with_capacity(ads.len());
+                for ad in ads {
+                    self.catch_up(tx, account, *ad, now)?;
+                    found.extend(load_snapshot(tx, account, *ad)?);
+                }
+                Ok(found)
             })
-            .map_err(internal)?;
-        snap.ok_or(PlatformError::NotFound)
+            .map_err(internal)
     }
 }
 

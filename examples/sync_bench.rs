@@ -1,0 +1,279 @@
+//! Benchmark of the hourly clockwork at the scale the service is built for: 100 cabinets of
+//! 1,000 running campaigns each, in the simulator. The real server runs in this process;
+//! the service clock is moved one hour at a time and the time is taken until that hour's
+//! sync and every cabinet's digest are done and delivered to a local webhook receiver.
+//! Baseline, measured in the same run on the same database: one plain SQLite transaction
+//! updating the counters of every campaign row, by primary key.
+//!
+//! Run: `cargo run --release --example sync_bench` (optional arguments: cabinets, campaigns
+//! per cabinet, measured hours).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use adcab::config::Config;
+use adcab::domain::campaign::TargetType;
+use adcab::domain::money::Money;
+use adcab::panel::{self, NewCabinet, NewKey};
+use adcab::platform::{AdDraft, AdSpec};
+use adcab::store::history::Source;
+use adcab::{clock, sync, Services};
+use serde_json::json;
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("numeric arguments"))
+        .collect();
+    let cabinets = args.first().copied().unwrap_or(100);
+    let per_cabinet = args.get(1).copied().unwrap_or(1000);
+    let hours = args.get(2).copied().unwrap_or(5);
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut config = Config::default();
+    config.storage.path = dir.path().join("bench.db");
+    config.webhooks.allow_private_targets = true;
+    config.demo.bootstrap = false;
+    config.sim.auto_review_seconds = 60;
+    let services = Services::open(config).expect("open");
+    let (url, received) = receiver();
+
+    let started = Instant::now();
+    let user = panel::user_add(&services, "bench@example.com", "agency").unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    panel::key_create(
+        &services,
+        &NewKey {
+            user,
+            webhook_url: Some(&url),
+            ..NewKey::default()
+        },
+    )
+    .unwrap();
+    let accounts: Vec<i64> = (0..cabinets)
+        .map(|i| {
+            panel::cabinet_add(
+                &services,
+                &NewCabinet {
+                    owner: user,
+                    name: &format!("Cabinet {i}"),
+                    kind: "euro",
+                    balance: Some("1000000"),
+                    min_budget: None,
+                    ad_button: false,
+                    crypto_filters: false,
+                },
+            )
+            .unwrap()["id"]
+                .as_i64()
+                .unwrap()
+        })
+        .collect();
+    for account in &accounts {
+        for i in 0..per_cabinet {
+            let snap = services
+                .platform
+                .create_ad(*account, &draft(i))
+                .expect("create");
+            services
+                .db
+                .write_blocking(|tx| sync::store_created(tx, &snap, None, Source::Panel))
+                .expect("store");
+        }
+    }
+    println!(
+        "setup: {cabinets} cabinets x {per_cabinet} campaigns created in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    let server = Server::start(services.clone());
+    let into_hour = now(&services).timestamp().rem_euclid(3600);
+    let first = hour(&services, &received, 3600 - into_hour + 6 * 60, cabinets);
+    println!("first hour (every review decided, {cabinets} status_change events): {first:.2} s");
+    let mut times: Vec<f64> = (0..hours)
+        .map(|h| {
+            let t = hour(&services, &received, 3600, cabinets);
+            println!("hour {}: {t:.2} s", h + 1);
+            t
+        })
+        .collect();
+    drop(server);
+
+    let mut baseline: Vec<f64> = (0..hours).map(|_| plain_update(&services)).collect();
+    println!(
+        "hourly sync + digests, median of {hours}: {:.2} s (max {:.2} s)",
+        median(&mut times),
+        times.iter().cloned().fold(0.0, f64::max)
+    );
+    println!(
+        "baseline, one plain SQLite transaction updating {} rows, median: {:.2} s",
+        cabinets * per_cabinet,
+        median(&mut baseline)
+    );
+    println!("peak memory (VmHWM): {} MB", peak_rss_kb() / 1024);
+}
+
+fn draft(i: usize) -> AdDraft {
+    AdDraft {
+        client_ref: None,
+        spec: AdSpec {
+            title: format!("Campaign {i}"),
+            text: "Fresh news every morning".into(),
+            promote_url: "https://t.me/alpha_chan".into(),
+            target_type: TargetType::Channels,
+            targeting: json!({ "channels": ["@tech_daily"] }),
+            views_per_user: 1,
+            media_token: None,
+            media_type: None,
+            picture: false,
+            button: None,
+            website_name: None,
+        },
+        cpm: Money::from_micros(2_000_000),
+        budget: Money::from_micros(100_000_000),
+        daily_budget: None,
+        active: true,
+        schedule: None,
+    }
+}
+
+fn now(s: &Services) -> chrono::DateTime<chrono::Utc> {
+    s.db.read_blocking(clock::now).unwrap()
+}
+
+/// Advances the clock by `seconds` and waits until the scheduler is done with every hour
+/// that closed and one digest per cabinet arrived; returns the seconds that took.
+fn hour(s: &Services, received: &AtomicUsize, seconds: i64, cabinets: usize) -> f64 {
+    let digests_before = received.load(Ordering::SeqCst);
+    let started = Instant::now();
+    panel::sim_advance(s, seconds).unwrap();
+    loop {
+        let caught_up =
+            s.db.write_blocking(|tx| adcab::scheduler::idle(tx))
+                .unwrap();
+        if caught_up && received.load(Ordering::SeqCst) >= digests_before + cabinets {
+            return started.elapsed().as_secs_f64();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// One transaction that updates the counters of every campaign row by primary key.
+fn plain_update(s: &Services) -> f64 {
+    let started = Instant::now();
+    s.db.write_blocking(|tx| {
+        let ids: Vec<(i64, i64)> = tx
+            .prepare("SELECT account_id, ad_id FROM campaigns")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut stmt = tx.prepare(
+            "UPDATE campaigns SET views = views + 1, spent_micros = spent_micros + 2000
+             WHERE account_id = ?1 AND ad_id = ?2",
+        )?;
+        for (account, ad) in ids {
+            stmt.execute([account, ad])?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    started.elapsed().as_secs_f64()
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// A local webhook receiver answering 200; counts the digests it got.
+fn receiver() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let digests = Arc::new(AtomicUsize::new(0));
+    let counter = digests.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let (mut line, mut len, mut digest) = (String::new(), 0, false);
+            while reader.read_line(&mut line).unwrap_or(0) > 0 && line.trim() != "" {
+                let lower = line.to_ascii_lowercase();
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+                digest |= lower.starts_with("x-service-event: hourly_digest");
+                line.clear();
+            }
+            let mut body = vec![0; len];
+            let _ = reader.read_exact(&mut body);
+            if digest {
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        }
+    });
+    (url, digests)
+}
+
+/// The real server (HTTP, worker, scheduler, webhook sender) on a port of its own, started.
+struct Server {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    fn start(services: Services) -> Server {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let base = format!("http://{}/api/v1", listener.local_addr().unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                adcab::run(services, listener, async {
+                    let _ = stopped.await;
+                })
+                .await
+                .unwrap();
+            });
+        });
+        // The first answer means start-up (the scheduler's starting hour included) is done.
+        let _ = ureq::get(&format!("{base}/targeting")).call();
+        Server {
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
