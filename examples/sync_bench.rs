@@ -118,27 +118,18 @@ fn main() {
 }
 
 fn draft(i: usize) -> AdDraft {
-    AdDraft {
-        client_ref: None,
-        spec: AdSpec {
-            title: format!("Campaign {i}"),
-            text: "Fresh news every morning".into(),
-            promote_url: "https://t.me/alpha_chan".into(),
-            target_type: TargetType::Channels,
-            targeting: json!({ "channels": ["@tech_daily"] }),
-            views_per_user: 1,
-            media_token: None,
-            media_type: None,
-            picture: false,
-            button: None,
-            website_name: None,
-        },
-        cpm: Money::from_micros(2_000_000),
-        budget: Money::from_micros(100_000_000),
-        daily_budget: None,
-        active: true,
-        schedule: None,
-    }
+    let spec = AdSpec::plain(
+        &format!("Campaign {i}"),
+        "Fresh news every morning",
+        "https://t.me/alpha_chan",
+        TargetType::Channels,
+        json!({ "channels": ["@tech_daily"] }),
+    );
+    AdDraft::running(
+        spec,
+        Money::from_micros(2_000_000),
+        Money::from_micros(100_000_000),
+    )
 }
 
 fn now(s: &Services) -> chrono::DateTime<chrono::Utc> {

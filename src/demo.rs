@@ -97,27 +97,17 @@ fn create_campaign(
             json!({ "countries": ["DE", "FR"], "languages": ["en"] }),
         )
     };
-    let draft = AdDraft {
-        client_ref: None,
-        spec: AdSpec {
-            title: title.into(),
-            text: "A demo ad created by adcab's first run. Edit or delete it freely.".into(),
-            promote_url: url.into(),
+    let spec = AdSpec {
+        views_per_user: 2,
+        ..AdSpec::plain(
+            title,
+            "A demo ad created by adcab's first run. Edit or delete it freely.",
+            url,
             target_type,
             targeting,
-            views_per_user: 2,
-            media_token: None,
-            media_type: None,
-            picture: false,
-            button: None,
-            website_name: None,
-        },
-        cpm: Money::from_micros(2_000_000),
-        budget,
-        daily_budget: None,
-        active: true,
-        schedule: None,
+        )
     };
+    let draft = AdDraft::running(spec, Money::from_micros(2_000_000), budget);
     let snap = s
         .platform
         .create_ad(cabinet, &draft)

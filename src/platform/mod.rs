@@ -32,6 +32,31 @@ pub struct AdSpec {
     pub website_name: Option<String>,
 }
 
+impl AdSpec {
+    /// A plain ad: one view per person, no media, button or brand name.
+    pub fn plain(
+        title: &str,
+        text: &str,
+        promote_url: &str,
+        target_type: TargetType,
+        targeting: Value,
+    ) -> AdSpec {
+        AdSpec {
+            title: title.into(),
+            text: text.into(),
+            promote_url: promote_url.into(),
+            target_type,
+            targeting,
+            views_per_user: 1,
+            media_token: None,
+            media_type: None,
+            picture: false,
+            button: None,
+            website_name: None,
+        }
+    }
+}
+
 /// What a new ad is created with.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AdDraft {
@@ -44,6 +69,21 @@ pub struct AdDraft {
     pub daily_budget: Option<Money>,
     pub active: bool,
     pub schedule: Option<Value>,
+}
+
+impl AdDraft {
+    /// An ad switched on around the clock, with no daily cap and no client reference.
+    pub fn running(spec: AdSpec, cpm: Money, budget: Money) -> AdDraft {
+        AdDraft {
+            client_ref: None,
+            spec,
+            cpm,
+            budget,
+            daily_budget: None,
+            active: true,
+            schedule: None,
+        }
+    }
 }
 
 /// The platform's view of one ad.

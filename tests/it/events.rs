@@ -3,11 +3,11 @@
 //! and decimal strings), reach (only keys whose holder sees the cabinet), and an outbox that
 //! survives a restart.
 
-use crate::helpers::{spawn_app, Camp, Received, Receiver, TestApp};
+use crate::helpers::{spawn_app, Received, Receiver, TestApp};
 use adcab::clock;
 use adcab::panel::{self, NewKey};
 use adcab::webhooks::events;
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 use serde_json::{json, Value};
 
 fn of_kind(rx: &Receiver, event: &str) -> Vec<Received> {
@@ -17,21 +17,9 @@ fn of_kind(rx: &Receiver, event: &str) -> Vec<Received> {
         .collect()
 }
 
-fn now(app: &TestApp) -> DateTime<Utc> {
-    app.services.db.read_blocking(clock::now).unwrap()
-}
-
 /// A campaign that spends its 0.50 (250 views at 2.00) well within an hour, approved.
 fn short_runner(app: &TestApp, account: i64) -> i64 {
-    let ad = app.campaign(
-        account,
-        Camp {
-            budget_micros: 500_000,
-            ..Camp::channel("Short", "https://t.me/alpha_chan")
-        },
-    );
-    panel::sim_review(&app.services, account, ad, true, None).unwrap();
-    ad
+    app.funded(account, 500_000)
 }
 
 #[test]
@@ -84,7 +72,7 @@ fn a_sync_sends_one_status_change_per_cabinet_then_the_digest_at_five_past() {
     let idle = app.cabinet(user, "euro", "1000");
     let (_, _, secret) = app.hook_key(user, &rx.url);
     app.align_hour();
-    let hour = clock::hour_start(now(&app));
+    let hour = clock::hour_start(app.now());
     let ads = [short_runner(&app, busy), short_runner(&app, busy)];
     app.settle();
     let before = of_kind(&rx, "status_change").len();

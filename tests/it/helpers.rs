@@ -84,8 +84,7 @@ impl TestApp {
     /// Moves the service clock to two minutes past the next whole hour and waits until the
     /// scheduler is done with everything due, so a test starts at a known minute.
     pub fn align_hour(&self) {
-        let now = self.services.db.read_blocking(clock::now).unwrap();
-        let into_hour = now.timestamp().rem_euclid(3600);
+        let into_hour = self.now().timestamp().rem_euclid(3600);
         panel::sim_advance(&self.services, 3600 - into_hour + 120).unwrap();
         self.settle();
     }
@@ -295,9 +294,30 @@ impl TestApp {
 
     /// A campaign approved by review: `Active` with its budget.
     pub fn active_campaign(&self, account: i64) -> i64 {
-        let ad = self.campaign(account, Camp::channel("Running", "https://t.me/alpha_chan"));
+        self.approved(account, Camp::channel("Running", "https://t.me/alpha_chan"))
+    }
+
+    /// Creates the campaign and approves it in review.
+    pub fn approved(&self, account: i64, c: Camp) -> i64 {
+        let ad = self.campaign(account, c);
         panel::sim_review(&self.services, account, ad, true, None).unwrap();
         ad
+    }
+
+    /// An approved channel campaign with `budget_micros` on it.
+    pub fn funded(&self, account: i64, budget_micros: i64) -> i64 {
+        self.approved(
+            account,
+            Camp {
+                budget_micros,
+                ..Camp::channel("Funded", "https://t.me/alpha_chan")
+            },
+        )
+    }
+
+    /// The service clock's time.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.services.db.read_blocking(clock::now).unwrap()
     }
 
     pub fn get(&self, path: &str, key: &str) -> Resp {
@@ -398,27 +418,12 @@ impl TestApp {
 
     /// Creates a campaign on the platform and stores its copy; returns its ad_id.
     pub fn campaign(&self, account: i64, c: Camp) -> i64 {
-        let draft = AdDraft {
-            client_ref: None,
-            spec: AdSpec {
-                title: c.title.into(),
-                text: "Ad text".into(),
-                promote_url: c.url.into(),
-                target_type: c.target_type,
-                targeting: c.targeting,
-                views_per_user: 1,
-                media_token: None,
-                media_type: None,
-                picture: false,
-                button: None,
-                website_name: None,
-            },
-            cpm: Money::from_micros(c.cpm_micros),
-            budget: Money::from_micros(c.budget_micros),
-            daily_budget: None,
-            active: true,
-            schedule: None,
-        };
+        let spec = AdSpec::plain(c.title, "Ad text", c.url, c.target_type, c.targeting);
+        let draft = AdDraft::running(
+            spec,
+            Money::from_micros(c.cpm_micros),
+            Money::from_micros(c.budget_micros),
+        );
         let snap = self
             .services
             .platform

@@ -5,7 +5,6 @@
 
 use crate::helpers::{spawn_app, Camp, TestApp};
 use adcab::clock;
-use adcab::panel;
 use adcab::store::campaigns::{self, CampaignRow};
 use chrono::{DateTime, Duration, Timelike, Utc};
 use serde_json::{json, Value};
@@ -18,21 +17,9 @@ fn stored(app: &TestApp, account: i64, ad: i64) -> CampaignRow {
         .unwrap()
 }
 
-fn now(app: &TestApp) -> DateTime<Utc> {
-    app.services.db.read_blocking(clock::now).unwrap()
-}
-
 /// A campaign with enough budget to run for days, approved and `Active`.
 fn long_runner(app: &TestApp, account: i64) -> i64 {
-    let ad = app.campaign(
-        account,
-        Camp {
-            budget_micros: 500_000_000,
-            ..Camp::channel("Long", "https://t.me/alpha_chan")
-        },
-    );
-    panel::sim_review(&app.services, account, ad, true, None).unwrap();
-    ad
+    app.funded(account, 500_000_000)
 }
 
 #[test]
@@ -71,7 +58,7 @@ fn each_hour_refreshes_counters_and_every_third_rereads_the_settings() {
     );
     assert_eq!(
         three.synced_at[..13],
-        clock::iso(now(&app))[..13],
+        clock::iso(app.now())[..13],
         "re-read at this hour's sync"
     );
 }
@@ -173,7 +160,7 @@ fn history_answers_each_period_and_404_without_data() {
     let app = spawn_app();
     let (_, cabinet, key) = app.manager();
     app.align_hour();
-    let first_hour = clock::hour_start(now(&app));
+    let first_hour = clock::hour_start(app.now());
     let ad = long_runner(&app, cabinet);
     let waiting = app.campaign(cabinet, Camp::channel("Waiting", "https://t.me/alpha_chan"));
     app.advance(2 * 3600);
@@ -250,7 +237,7 @@ fn a_schedule_limits_delivery_to_its_hours_in_its_offset() {
     let (_, cabinet, key) = app.manager();
     app.align_hour();
     let ad = long_runner(&app, cabinet);
-    let target = clock::hour_start(now(&app)) + Duration::hours(2);
+    let target = clock::hour_start(app.now()) + Duration::hours(2);
     let local = (target.hour() + 3) % 24;
     let days: serde_json::Map<String, Value> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
         .iter()

@@ -982,27 +982,14 @@ mod tests {
     }
 
     fn draft(target_type: TargetType, targeting: Value, cpm_micros: i64) -> AdDraft {
-        AdDraft {
-            client_ref: None,
-            spec: AdSpec {
-                title: "Title".into(),
-                text: "Text".into(),
-                promote_url: "https://example.com".into(),
-                target_type,
-                targeting,
-                views_per_user: 1,
-                media_token: None,
-                media_type: None,
-                picture: false,
-                button: None,
-                website_name: None,
-            },
-            cpm: Money::from_micros(cpm_micros),
-            budget: Money::ZERO,
-            daily_budget: None,
-            active: true,
-            schedule: None,
-        }
+        let spec = AdSpec::plain(
+            "Title",
+            "Text",
+            "https://example.com",
+            target_type,
+            targeting,
+        );
+        AdDraft::running(spec, Money::from_micros(cpm_micros), Money::ZERO)
     }
 
     fn refusal(
