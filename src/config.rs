@@ -17,6 +17,7 @@ pub struct Config {
     pub sim: SimConfig,
     pub webhooks: WebhookConfig,
     pub limits: LimitsConfig,
+    pub conversions: ConversionsConfig,
     pub demo: DemoConfig,
 }
 
@@ -68,6 +69,13 @@ pub struct LimitsConfig {
     pub writes_per_minute: u32,
     pub conversions_per_second: u32,
     pub conversions_burst: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConversionsConfig {
+    /// Query parameters of a website link whose values are the campaign's refs.
+    pub tracker_params: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

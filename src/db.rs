@@ -16,6 +16,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (2, include_str!("../sql/0002_writes.sql")),
     (3, include_str!("../sql/0003_delivery.sql")),
     (4, include_str!("../sql/0004_sync.sql")),
+    (5, include_str!("../sql/0005_conversions.sql")),
 ];
 
 const READ_POOL: usize = 4;

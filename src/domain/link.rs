@@ -108,12 +108,77 @@ fn short_link(
     }
 }
 
+/// Decodes `application/x-www-form-urlencoded` text: `+` is a space, `%XX` a byte.
+pub fn form_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = s.get(i + 1..i + 3)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
 /// Reduces a bare domain or a full URL to the host a website link is matched on: scheme,
 /// `www.`, path, query and port dropped, lower case.
 pub fn normalize_domain(input: &str) -> String {
     let input = input.trim();
     let rest = strip_scheme(input).unwrap_or(input);
     normalize_host(split_authority(rest).0)
+}
+
+/// The decoded values of the named query parameters of a URL, in the URL's order.
+pub fn query_values(url: &str, names: &[String]) -> Vec<String> {
+    let query = url.split('#').next().unwrap_or("");
+    let Some((_, query)) = query.split_once('?') else {
+        return Vec::new();
+    };
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .filter(|(k, _)| form_decode(k).is_some_and(|k| names.iter().any(|n| *n == k)))
+        .filter_map(|(_, v)| form_decode(v))
+        .filter(|v| !v.is_empty())
+        .collect()
+}
+
+/// An invite link reduced to `t.me/+CODE` (or `t.me/joinchat/CODE`), whatever scheme and
+/// short-link host it was written with; `None` when it is not an invite link.
+pub fn normalize_invite(input: &str) -> Option<String> {
+    let input = input.trim();
+    let rest = strip_scheme(input).unwrap_or(input);
+    let (authority, tail) = split_authority(rest);
+    if !SHORT_LINK_HOSTS.contains(&normalize_host(authority).as_str()) {
+        return None;
+    }
+    let path = tail
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("")
+        .trim_matches('/');
+    let code = path
+        .strip_prefix('+')
+        .map(|c| format!("+{c}"))
+        .or_else(|| {
+            path.strip_prefix("joinchat/")
+                .map(|c| format!("joinchat/{c}"))
+        })?;
+    let valid = code.len() > 1
+        && code
+            .trim_start_matches("joinchat/")
+            .trim_start_matches('+')
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    valid.then(|| format!("t.me/{code}"))
 }
 
 fn strip_scheme(input: &str) -> Option<&str> {

@@ -3,6 +3,7 @@
 
 pub mod access;
 pub mod campaign;
+pub mod conversion;
 pub mod countries;
 pub mod link;
 pub mod media;

@@ -1,6 +1,7 @@
 //! Owns the parsing of request input at the edge: the query string (percent-decoding, typed
 //! values, the `account_id`/`accountId` alias) with a `VALIDATION_ERROR` naming each bad field.
 
+use crate::domain::link::form_decode as decode;
 use crate::error::ApiError;
 
 #[derive(Debug, Clone, Default)]
@@ -89,26 +90,6 @@ pub fn ad_id(segment: &str) -> Result<i64, ApiError> {
         .ok()
         .filter(|n| *n > 0)
         .ok_or_else(|| ApiError::validation("ad_id", "ad_id must be a positive integer."))
-}
-
-/// Decodes `application/x-www-form-urlencoded` text: `+` is a space, `%XX` a byte.
-fn decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' => {
-                let hex = s.get(i + 1..i + 3)?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 2;
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]

@@ -1,0 +1,409 @@
+//! Owns the inbound conversion event as clients send it: every parameter of the spec's table
+//! under its name or any alias, from a JSON object or a query string, the event-type aliases,
+//! exact signed amounts and currency codes. Bad input is a `VALIDATION_ERROR` naming the
+//! parameter as the client spelled it.
+
+use rust_decimal::Decimal;
+use serde_json::Value;
+
+use super::link::normalize_invite;
+use crate::error::ApiError;
+
+/// Each parameter and its aliases, in the order they are looked up.
+const PARAMS: &[(&str, &[&str])] = &[
+    ("ref", &["subid", "clickid", "click_id", "cnv_id", "cid"]),
+    ("invite_link", &["link"]),
+    ("event", &["type", "goal", "event_type"]),
+    (
+        "txid",
+        &["tid", "transaction_id", "order_id", "rdtk_event_id"],
+    ),
+    ("amount", &["payout", "sum", "revenue", "value"]),
+    ("currency", &["cur"]),
+    ("status", &[]),
+    ("account_id", &["accountId"]),
+];
+
+/// The longest `txid`, `ref`, `invite_link` or `status` kept.
+const MAX_TEXT: usize = 255;
+/// Currency used when an amount comes without one.
+pub const DEFAULT_CURRENCY: &str = "USD";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Lead,
+    Conversion,
+    Purchase,
+}
+
+impl EventType {
+    /// Reads an event type or one of its aliases, in any letter case.
+    pub fn parse(text: &str) -> Option<EventType> {
+        Some(match text.trim().to_ascii_lowercase().as_str() {
+            "lead" | "signup" | "registration" | "reg" | "optin" | "trial" => EventType::Lead,
+            "conversion" | "deposit" | "ftd" | "install" | "subscribe" | "join" => {
+                EventType::Conversion
+            }
+            "purchase" | "sale" | "buy" | "payment" | "order" | "rebill" | "upsell" => {
+                EventType::Purchase
+            }
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Lead => "lead",
+            EventType::Conversion => "conversion",
+            EventType::Purchase => "purchase",
+        }
+    }
+}
+
+/// How an event names its campaigns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// The value carried in the ad's link.
+    Ref(String),
+    /// A channel campaign's invite link, normalised (`t.me/+CODE`).
+    Invite(String),
+}
+
+/// One event, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub target: Target,
+    pub event: EventType,
+    pub txid: String,
+    /// Micro-units of `currency`; negative for chargebacks.
+    pub amount_micros: Option<i64>,
+    /// Upper case; `USD` when an amount came without one, `None` without an amount.
+    pub currency: Option<String>,
+    pub status: Option<String>,
+    pub account_id: Option<i64>,
+}
+
+/// An event's parameters as sent: names and values as text.
+#[derive(Debug, Clone, Default)]
+pub struct RawEvent {
+    pairs: Vec<(String, String)>,
+}
+
+impl RawEvent {
+    pub fn from_pairs(pairs: Vec<(String, String)>) -> RawEvent {
+        RawEvent { pairs }
+    }
+
+    /// Reads a JSON object: strings and numbers are taken as text, `null` as absent; other
+    /// fields the event does not use are ignored.
+    pub fn from_json(value: &Value) -> Result<RawEvent, ApiError> {
+        let object = value
+            .as_object()
+            .ok_or_else(|| ApiError::validation("body", "An event must be a JSON object."))?;
+        let mut pairs = Vec::new();
+        for (name, v) in object {
+            let known = PARAMS
+                .iter()
+                .any(|(p, aliases)| p == name || aliases.contains(&name.as_str()));
+            let text = match v {
+                Value::Null => continue,
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                _ if known => {
+                    return Err(ApiError::validation(
+                        name,
+                        format!("{name} must be a string or a number."),
+                    ))
+                }
+                _ => continue,
+            };
+            pairs.push((name.clone(), text));
+        }
+        Ok(RawEvent { pairs })
+    }
+
+    /// The value of a parameter under its name or an alias (in the table's order), with the
+    /// name it came under; empty values count as absent.
+    fn get(&self, param: &str) -> Option<(&str, &str)> {
+        let (_, aliases) = PARAMS.iter().find(|(p, _)| *p == param)?;
+        std::iter::once(param)
+            .chain(aliases.iter().copied())
+            .find_map(|name| {
+                self.pairs
+                    .iter()
+                    .rev()
+                    .find(|(k, v)| k == name && !v.trim().is_empty())
+                    .map(|(k, v)| (k.as_str(), v.trim()))
+            })
+    }
+
+    /// Checks every parameter and builds the event.
+    pub fn parse(&self) -> Result<Event, ApiError> {
+        let text = |param: &str| -> Result<Option<String>, ApiError> {
+            match self.get(param) {
+                Some((name, v)) if v.chars().count() > MAX_TEXT => Err(ApiError::validation(
+                    name,
+                    format!("{name} is longer than {MAX_TEXT} characters."),
+                )),
+                Some((_, v)) => Ok(Some(v.to_string())),
+                None => Ok(None),
+            }
+        };
+        let target = match (text("ref")?, self.get("invite_link")) {
+            (Some(r), _) => Target::Ref(r),
+            (None, Some((name, link))) => {
+                Target::Invite(normalize_invite(link).ok_or_else(|| {
+                    ApiError::validation(name, format!("{name} is not an invite link."))
+                })?)
+            }
+            (None, None) => {
+                return Err(ApiError::validation(
+                    "ref",
+                    "Send ref (or subid, clickid, ...) or invite_link.",
+                ))
+            }
+        };
+        let event = match self.get("event") {
+            Some((name, v)) => EventType::parse(v).ok_or_else(|| {
+                ApiError::validation(
+                    name,
+                    format!("{name} must be lead, conversion or purchase (or an alias of one)."),
+                )
+            })?,
+            None => return Err(ApiError::validation("event", "event is required.")),
+        };
+        let txid =
+            text("txid")?.ok_or_else(|| ApiError::validation("txid", "txid is required."))?;
+        let amount_micros = self
+            .get("amount")
+            .map(|(name, v)| {
+                amount(v).ok_or_else(|| {
+                    ApiError::validation(
+                        name,
+                        format!("{name} must be a decimal number with at most 6 decimals."),
+                    )
+                })
+            })
+            .transpose()?;
+        let currency = match self.get("currency") {
+            Some((name, v)) => Some(currency(v).ok_or_else(|| {
+                ApiError::validation(name, format!("{name} must be a currency code such as USD."))
+            })?),
+            None => None,
+        };
+        let account_id = self
+            .get("account_id")
+            .map(|(name, v)| {
+                v.parse::<i64>().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    ApiError::validation(name, "account_id must be a positive integer.")
+                })
+            })
+            .transpose()?;
+        Ok(Event {
+            target,
+            event,
+            txid,
+            currency: amount_micros.map(|_| currency.unwrap_or_else(|| DEFAULT_CURRENCY.into())),
+            amount_micros,
+            status: text("status")?,
+            account_id,
+        })
+    }
+}
+
+/// A signed decimal of at most six places, in micro-units.
+fn amount(text: &str) -> Option<i64> {
+    let d: Decimal = text.parse().ok()?;
+    let d = d.normalize();
+    if d.scale() > 6 {
+        return None;
+    }
+    let micros = d.checked_mul(Decimal::from(1_000_000))?;
+    i64::try_from(micros.trunc().mantissa() / 10i128.pow(micros.trunc().scale())).ok()
+}
+
+/// A currency code: three to five letters, upper-cased (ISO 4217, and codes such as USDT).
+fn currency(text: &str) -> Option<String> {
+    ((3..=5).contains(&text.len()) && text.chars().all(|c| c.is_ascii_alphabetic()))
+        .then(|| text.to_ascii_uppercase())
+}
+
+/// Micro-units as a decimal string with at most six places (trailing zeros cut, two kept).
+pub fn render_amount(micros: i64) -> String {
+    let mut d = Decimal::new(micros, 6).normalize();
+    if d.scale() < 2 {
+        d.rescale(2);
+    }
+    d.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pairs(list: &[(&str, &str)]) -> RawEvent {
+        RawEvent::from_pairs(
+            list.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
+    fn param_of(e: Result<Event, ApiError>) -> String {
+        match e {
+            Err(ApiError::Validation { param, .. }) => param,
+            other => panic!("expected a validation error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_alias_of_every_parameter_is_read() {
+        for (param, aliases) in PARAMS {
+            for name in std::iter::once(param).chain(aliases.iter()) {
+                let value = match *param {
+                    "invite_link" => "https://t.me/+AbC_12",
+                    "event" => "sale",
+                    "amount" => "-12.5",
+                    "currency" => "eur",
+                    "account_id" => "77",
+                    _ => "x-1",
+                };
+                let mut list = vec![("event", "lead"), ("txid", "t1"), ("ref", "r1")];
+                list.retain(|(k, _)| *k != *param);
+                if *param == "invite_link" {
+                    list.retain(|(k, _)| *k != "ref");
+                }
+                list.push((name, value));
+                let e = pairs(&list)
+                    .parse()
+                    .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+                let read = match *param {
+                    "ref" => e.target == Target::Ref("x-1".into()),
+                    "invite_link" => e.target == Target::Invite("t.me/+AbC_12".into()),
+                    "event" => e.event == EventType::Purchase,
+                    "txid" => e.txid == "x-1",
+                    "amount" => e.amount_micros == Some(-12_500_000),
+                    "currency" => e.currency.is_none(),
+                    "status" => e.status.as_deref() == Some("x-1"),
+                    _ => e.account_id == Some(77),
+                };
+                assert!(read, "{name} was not read as {param}: {e:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_event_type_alias_maps_to_its_type() {
+        let groups = [
+            (EventType::Lead, "lead signup registration reg optin trial"),
+            (
+                EventType::Conversion,
+                "conversion deposit ftd install subscribe join",
+            ),
+            (
+                EventType::Purchase,
+                "purchase sale buy payment order rebill upsell",
+            ),
+        ];
+        for (kind, names) in groups {
+            for name in names.split(' ') {
+                assert_eq!(EventType::parse(name), Some(kind), "{name}");
+                assert_eq!(EventType::parse(&name.to_uppercase()), Some(kind));
+            }
+        }
+        assert_eq!(EventType::parse("click"), None);
+    }
+
+    #[test]
+    fn amounts_are_exact_signed_and_default_to_usd() {
+        let e = pairs(&[
+            ("ref", "r"),
+            ("event", "sale"),
+            ("txid", "1"),
+            ("payout", "19.99"),
+        ])
+        .parse()
+        .unwrap();
+        assert_eq!(
+            (e.amount_micros, e.currency.as_deref()),
+            (Some(19_990_000), Some("USD"))
+        );
+        let back = pairs(&[
+            ("ref", "r"),
+            ("event", "sale"),
+            ("txid", "1"),
+            ("amount", "-0.000001"),
+            ("cur", "usdt"),
+        ])
+        .parse()
+        .unwrap();
+        assert_eq!(
+            (back.amount_micros, back.currency.as_deref()),
+            (Some(-1), Some("USDT"))
+        );
+        let none = pairs(&[("ref", "r"), ("event", "lead"), ("txid", "1")])
+            .parse()
+            .unwrap();
+        assert_eq!((none.amount_micros, none.currency), (None, None));
+        assert_eq!(render_amount(19_990_000), "19.99");
+        assert_eq!(render_amount(-1), "-0.000001");
+        assert_eq!(render_amount(5_000_000), "5.00");
+    }
+
+    #[test]
+    fn bad_parameters_are_named_as_sent() {
+        let base = [("ref", "r"), ("event", "lead"), ("txid", "1")];
+        let with = |extra: (&'static str, &'static str)| {
+            let mut list: Vec<(&str, &str)> = base.to_vec();
+            list.retain(|(k, _)| *k != extra.0);
+            list.push(extra);
+            pairs(&list).parse()
+        };
+        assert_eq!(param_of(with(("payout", "1.2345678"))), "payout");
+        assert_eq!(param_of(with(("amount", "ten"))), "amount");
+        assert_eq!(param_of(with(("cur", "$"))), "cur");
+        assert_eq!(
+            param_of(pairs(&[("ref", "r"), ("goal", "click"), ("txid", "1")]).parse()),
+            "goal"
+        );
+        assert_eq!(param_of(with(("accountId", "-3"))), "accountId");
+        assert_eq!(
+            param_of(pairs(&[("event", "lead"), ("txid", "1")]).parse()),
+            "ref"
+        );
+        assert_eq!(
+            param_of(pairs(&[("ref", "r"), ("txid", "1")]).parse()),
+            "event"
+        );
+        assert_eq!(
+            param_of(pairs(&[("ref", "r"), ("event", "lead")]).parse()),
+            "txid"
+        );
+        assert_eq!(
+            param_of(
+                pairs(&[
+                    ("link", "https://example.com/x"),
+                    ("event", "lead"),
+                    ("txid", "1")
+                ])
+                .parse()
+            ),
+            "link"
+        );
+    }
+
+    #[test]
+    fn json_numbers_are_read_as_text_and_unknown_fields_ignored() {
+        let raw = RawEvent::from_json(&json!({
+            "clickid": "abc", "goal": "ftd", "order_id": 1234, "revenue": 12.5, "sub5": {"x": 1}
+        }))
+        .unwrap();
+        let e = raw.parse().unwrap();
+        assert_eq!(e.txid, "1234");
+        assert_eq!(e.amount_micros, Some(12_500_000));
+        assert_eq!(e.event, EventType::Conversion);
+        assert!(RawEvent::from_json(&json!({ "txid": ["a"] })).is_err());
+        assert!(RawEvent::from_json(&json!("lead")).is_err());
+    }
+}
