@@ -81,7 +81,15 @@ fn main() {
                 .expect("create");
             services
                 .db
-                .write_blocking(|tx| sync::store_created(tx, &snap, None, Source::Panel))
+                .write_blocking(|tx| {
+                    sync::store_created(
+                        tx,
+                        &snap,
+                        None,
+                        Source::Panel,
+                        &services.config.conversions.tracker_params,
+                    )
+                })
                 .expect("store");
         }
     }

@@ -78,10 +78,7 @@ pub fn principal(conn: &Connection, key: KeyRow) -> Result<Option<Principal>, Ap
     let Some(user) = users::get(conn, key.user_id)? else {
         return Ok(None);
     };
-    let agencies = teams::covering_agencies(conn, user.id)?;
-    let plan_includes_api = user.plan.includes_api() || !agencies.is_empty();
-    let plan_active =
-        (user.plan.includes_api() && user.subscription_active) || agencies.iter().any(|a| *a);
+    let (plan_includes_api, plan_active) = plan_of(conn, &user)?;
     let reach = reach_of(conn, &key)?;
     Ok(Some(Principal {
         key,
@@ -90,6 +87,37 @@ pub fn principal(conn: &Connection, key: KeyRow) -> Result<Option<Principal>, Ap
         plan_includes_api,
         plan_active,
     }))
+}
+
+/// Whether the person's plan (own, or an agency's that covers them) includes API access,
+/// and whether that plan's subscription is active.
+fn plan_of(conn: &Connection, user: &User) -> Result<(bool, bool), ApiError> {
+    let agencies = teams::covering_agencies(conn, user.id)?;
+    let includes_api = user.plan.includes_api() || !agencies.is_empty();
+    let active =
+        (user.plan.includes_api() && user.subscription_active) || agencies.iter().any(|a| *a);
+    Ok((includes_api, active))
+}
+
+/// The person a tracker token belongs to and the active cabinets they reach: the token
+/// stands for them with scope "All". `TOKEN_INVALID` for an unknown or rotated token.
+pub fn tracker(conn: &Connection, token: &str) -> Result<(i64, Vec<i64>), ApiError> {
+    let user = keys::tracker_user(conn, &sha256_hex(token))?
+        .and_then(|id| users::get(conn, id).transpose())
+        .transpose()?
+        .ok_or(ApiError::TokenInvalid)?;
+    if !plan_of(conn, &user)?.0 {
+        return Err(ApiError::Forbidden);
+    }
+    let accounts: Vec<i64> = cabinets::reachable_by(conn, user.id)?
+        .iter()
+        .filter(|r| r.cabinet.is_active)
+        .map(|r| r.cabinet.id)
+        .collect();
+    if accounts.is_empty() {
+        return Err(ApiError::NoAccounts);
+    }
+    Ok((user.id, accounts))
 }
 
 /// The cabinets a key reaches: its holder's, narrowed by the key's scope.

@@ -112,5 +112,6 @@ fn create_campaign(
         .platform
         .create_ad(cabinet, &draft)
         .map_err(|e| ApiError::internal(format!("demo campaign: {e}")))?;
-    s.db.write_blocking(|tx| sync::store_created(tx, &snap, Some(group), Source::Panel))
+    let params = &s.config.conversions.tracker_params;
+    s.db.write_blocking(|tx| sync::store_created(tx, &snap, Some(group), Source::Panel, params))
 }

@@ -69,6 +69,14 @@ pub enum ApiError {
     MethodNotAllowed {
         allow: &'static str,
     },
+    /// The key's Receive postbacks switch is off.
+    IngestDisabled,
+    /// The tracker token in the ingest path is not (or no longer) valid.
+    TokenInvalid,
+    /// No campaign the sender reaches carries this ref or invite link.
+    RefNotFound,
+    /// Campaigns in several of the sender's cabinets carry this ref.
+    AmbiguousRef,
     /// Something failed inside the service; the text goes to the log only.
     Internal(String),
 }
@@ -87,16 +95,18 @@ impl ApiError {
 
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::ApiKeyMissing | ApiError::ApiKeyInvalid | ApiError::NoAccounts => {
-                StatusCode::UNAUTHORIZED
-            }
+            ApiError::ApiKeyMissing
+            | ApiError::ApiKeyInvalid
+            | ApiError::NoAccounts
+            | ApiError::TokenInvalid => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden
             | ApiError::ReadOnlyKey
             | ApiError::WriteNotAllowed
             | ApiError::ViewOnlyAccess
             | ApiError::FeatureNotAvailable { .. }
             | ApiError::SubscriptionRequired
-            | ApiError::AccountInactive => StatusCode::FORBIDDEN,
+            | ApiError::AccountInactive
+            | ApiError::IngestDisabled => StatusCode::FORBIDDEN,
             ApiError::AccountIdRequired { .. }
             | ApiError::Validation { .. }
             | ApiError::UnknownAdIds { .. }
@@ -109,7 +119,8 @@ impl ApiError {
             ApiError::FileTooLarge | ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::CabinetAuthExpired
             | ApiError::CabinetLocked
-            | ApiError::IdempotencyInProgress => StatusCode::CONFLICT,
+            | ApiError::IdempotencyInProgress
+            | ApiError::AmbiguousRef => StatusCode::CONFLICT,
             ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::QueueFull { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::IdempotencyUnavailable | ApiError::PlatformUnavailable => {
@@ -119,6 +130,7 @@ impl ApiError {
             | ApiError::CampaignNotFound
             | ApiError::TaskNotFound
             | ApiError::NoStats
+            | ApiError::RefNotFound
             | ApiError::RouteNotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -163,6 +175,10 @@ impl ApiError {
             ApiError::BodyTooLarge => "BODY_TOO_LARGE",
             ApiError::RouteNotFound => "ROUTE_NOT_FOUND",
             ApiError::MethodNotAllowed { .. } => "METHOD_NOT_ALLOWED",
+            ApiError::IngestDisabled => "INGEST_DISABLED",
+            ApiError::TokenInvalid => "TOKEN_INVALID",
+            ApiError::RefNotFound => "REF_NOT_FOUND",
+            ApiError::AmbiguousRef => "AMBIGUOUS_REF",
             ApiError::Internal(_) => "INTERNAL_ERROR",
         }
     }
@@ -242,6 +258,17 @@ impl ApiError {
             ApiError::RouteNotFound => "No such endpoint.".into(),
             ApiError::MethodNotAllowed { allow } => {
                 format!("Method not allowed on this endpoint; allowed: {allow}.")
+            }
+            ApiError::IngestDisabled => "Receive postbacks is off for this key.".into(),
+            ApiError::TokenInvalid => {
+                "This tracker URL is not valid; it may have been rotated in the panel.".into()
+            }
+            ApiError::RefNotFound => {
+                "No campaign in this sender's cabinets carries this ref or invite link.".into()
+            }
+            ApiError::AmbiguousRef => {
+                "Campaigns in several of this sender's cabinets carry this ref; send account_id."
+                    .into()
             }
             ApiError::Internal(_) => "Internal server error.".into(),
         }

@@ -12,6 +12,7 @@ pub mod demo;
 pub mod domain;
 pub mod error;
 pub mod http;
+pub mod ingest;
 pub mod panel;
 pub mod platform;
 pub mod ratelimit;

@@ -1,5 +1,7 @@
 //! Owns the per-key request budgets: reads and writes each get a fixed window of one real
-//! minute (transport time, not the service clock). Held in memory: a restart starts new windows.
+//! minute (transport time, not the service clock); conversions get a token bucket (a steady
+//! rate per second and a burst reserve), charged per event. Held in memory: a restart starts
+//! new windows and full buckets.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -11,6 +13,15 @@ use crate::config::LimitsConfig;
 pub enum Budget {
     Read,
     Write,
+    /// Inbound conversions, charged per event by the handler.
+    Conversions,
+}
+
+/// Whose conversion bucket: an API key's, or a person's tracker token's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Sender {
+    Key(i64),
+    Tracker(i64),
 }
 
 /// What the rate-limit headers report, and whether this request may go ahead.
@@ -34,6 +45,10 @@ pub struct RateLimiter {
     reads: u32,
     writes: u32,
     windows: Mutex<HashMap<(i64, Budget), (u64, u32)>>,
+    per_second: f64,
+    burst: f64,
+    /// Tokens left and when they were counted (unix seconds).
+    buckets: Mutex<HashMap<Sender, (f64, f64)>>,
 }
 
 const WINDOW_SECONDS: u64 = 60;
@@ -51,6 +66,9 @@ impl RateLimiter {
             reads: limits.reads_per_minute,
             writes: limits.writes_per_minute,
             windows: Mutex::new(HashMap::new()),
+            per_second: f64::from(limits.conversions_per_second.max(1)),
+            burst: f64::from(limits.conversions_burst.max(1)),
+            buckets: Mutex::new(HashMap::new()),
         }
     }
 
@@ -59,6 +77,7 @@ impl RateLimiter {
         let limit = match budget {
             Budget::Read => self.reads,
             Budget::Write => self.writes,
+            Budget::Conversions => 0,
         };
         let window = now - now % WINDOW_SECONDS;
         let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
@@ -80,6 +99,46 @@ impl RateLimiter {
             allowed,
         }
     }
+}
+
+impl RateLimiter {
+    /// Takes up to `wanted` conversion tokens of `sender` at real time `now` (unix seconds,
+    /// fractional): returns how many were granted (the first events of a request go ahead)
+    /// and the headers' figures. `limit` is the burst reserve, `reset` when the bucket is
+    /// full again; `allowed` is false when not one token was left.
+    pub fn take_events(&self, sender: Sender, wanted: u32, now: f64) -> (u32, RateInfo) {
+        let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        if buckets.len() > 10_000 {
+            let full_after = self.burst / self.per_second;
+            buckets.retain(|_, (_, at)| now - *at < full_after);
+        }
+        let (tokens, at) = buckets.entry(sender).or_insert((self.burst, now));
+        *tokens = (*tokens + (now - *at).max(0.0) * self.per_second).min(self.burst);
+        *at = now;
+        let granted = (*tokens).floor().min(f64::from(wanted)) as u32;
+        *tokens -= f64::from(granted);
+        let refill = ((self.burst - *tokens) / self.per_second).ceil() as u64;
+        let info = RateInfo {
+            limit: self.burst as u32,
+            remaining: (*tokens).floor() as u32,
+            reset: now as u64 + refill,
+            allowed: granted > 0 || wanted == 0,
+        };
+        (granted, info)
+    }
+
+    /// Seconds until a conversion bucket holds one token again, at least one.
+    pub fn events_retry_after(&self) -> u64 {
+        (1.0 / self.per_second).ceil().max(1.0) as u64
+    }
+}
+
+/// Real time in fractional unix seconds, for token buckets.
+pub fn unix_now_f64() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
 }
 
 #[cfg(test)]
@@ -114,5 +173,33 @@ mod tests {
         assert!(!l.check(1, Budget::Read, t).allowed);
         assert!(l.check(1, Budget::Write, t).allowed);
         assert!(l.check(2, Budget::Read, t).allowed);
+    }
+
+    fn bucket(per_second: u32, burst: u32) -> RateLimiter {
+        let mut limits = crate::config::Config::default().limits;
+        limits.conversions_per_second = per_second;
+        limits.conversions_burst = burst;
+        RateLimiter::new(&limits)
+    }
+
+    #[test]
+    fn the_burst_is_spent_per_event_then_refills_at_the_rate() {
+        let l = bucket(20, 1000);
+        let key = Sender::Key(1);
+        let (granted, info) = l.take_events(key, 1000, 100.0);
+        assert_eq!((granted, info.remaining, info.limit), (1000, 0, 1000));
+        assert_eq!(info.reset, 150, "1000 tokens at 20 a second");
+        let (granted, info) = l.take_events(key, 5, 100.0);
+        assert_eq!(granted, 0);
+        assert!(!info.allowed);
+        let (granted, _) = l.take_events(key, 50, 101.5);
+        assert_eq!(
+            granted, 30,
+            "1.5 s refilled 30 events, the first 30 of 50 go ahead"
+        );
+        let (granted, _) = l.take_events(Sender::Tracker(1), 1, 101.5);
+        assert_eq!(granted, 1, "a tracker token has its own bucket");
+        let (_, info) = l.take_events(key, 0, 1000.0);
+        assert_eq!(info.remaining, 1000, "never more than the burst reserve");
     }
 }

@@ -10,22 +10,27 @@ use serde_json::{json, Value};
 
 use crate::clock;
 use crate::domain::campaign::Status;
+use crate::domain::conversion::campaign_targets;
 use crate::error::ApiError;
 use crate::platform::{AdSnapshot, PlatformError};
 use crate::store::events::{self, StatusChange};
 use crate::store::history::{self, Source};
-use crate::store::{cabinets, campaigns, stats};
+use crate::store::{cabinets, campaigns, refs, stats};
 use crate::Services;
 
-/// Stores the copy of a newly created ad and records its creation in the history.
+/// Stores the copy of a newly created ad, with the values postbacks can name it by
+/// (`tracker_params` are the website link parameters that carry a ref), and records its
+/// creation in the history.
 pub fn store_created(
     conn: &Connection,
     snap: &AdSnapshot,
     group: Option<i64>,
     source: Source,
+    tracker_params: &[String],
 ) -> Result<(), ApiError> {
     let now = clock::iso(clock::now(conn)?);
     campaigns::insert(conn, snap, group, &now)?;
+    store_targets(conn, snap, tracker_params)?;
     history::record(
         conn,
         snap.account_id,
@@ -37,12 +42,36 @@ pub fn store_created(
     )
 }
 
+fn store_targets(
+    conn: &Connection,
+    snap: &AdSnapshot,
+    tracker_params: &[String],
+) -> Result<(), ApiError> {
+    let targets = campaign_targets(
+        &snap.spec.promote_url,
+        snap.invite_link.as_deref(),
+        tracker_params,
+    );
+    refs::replace(conn, snap.account_id, snap.ad_id, &targets)
+}
+
 /// Applies the platform's report to the stored copy; a status change is recorded with `cause`.
-pub fn apply(conn: &Connection, snap: &AdSnapshot, cause: &str) -> Result<(), ApiError> {
+/// A changed link changes the values postbacks can name the campaign by.
+pub fn apply(
+    conn: &Connection,
+    snap: &AdSnapshot,
+    cause: &str,
+    tracker_params: &[String],
+) -> Result<(), ApiError> {
     let now = clock::iso(clock::now(conn)?);
-    let old = campaigns::get(conn, snap.account_id, snap.ad_id)?;
+    let Some(old) = campaigns::get(conn, snap.account_id, snap.ad_id)? else {
+        return Ok(());
+    };
     campaigns::refresh(conn, snap, &now)?;
-    if let Some(old) = old.filter(|o| o.status != snap.status) {
+    if old.promote_url != snap.spec.promote_url || old.invite_link != snap.invite_link {
+        store_targets(conn, snap, tracker_params)?;
+    }
+    if old.status != snap.status {
         record_change(conn, &old, snap.status, cause, &now)?;
     }
     Ok(())
@@ -94,7 +123,10 @@ pub fn reread(
         Ok(snap) => snap,
         Err(e) => return Ok(Err(e)),
     };
-    services.db.write_blocking(|tx| apply(tx, &snap, "sync"))?;
+    let params = &services.config.conversions.tracker_params;
+    services
+        .db
+        .write_blocking(|tx| apply(tx, &snap, "sync", params))?;
     Ok(Ok(()))
 }
 
@@ -153,7 +185,10 @@ pub fn sync_cabinet(
         if !stale.is_empty() {
             match services.platform.get_ads(account, &stale) {
                 Ok(snaps) => services.db.write_blocking(|tx| {
-                    snaps.iter().try_for_each(|snap| apply(tx, snap, "sync"))
+                    let params = &services.config.conversions.tracker_params;
+                    snaps
+                        .iter()
+                        .try_for_each(|snap| apply(tx, snap, "sync", params))
                 })?,
                 Err(e) => {
                     tracing::warn!(account, error = %e, "full re-read failed; retried next hour")

@@ -157,7 +157,13 @@ fn create_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError>
             let balance = s.platform.balance(task.account_id).ok();
             s.db.write_blocking(|tx| {
                 if campaigns::get(tx, snap.account_id, snap.ad_id)?.is_none() {
-                    sync::store_created(tx, &snap, group, Source::Api)?;
+                    sync::store_created(
+                        tx,
+                        &snap,
+                        group,
+                        Source::Api,
+                        &s.config.conversions.tracker_params,
+                    )?;
                 }
                 tasks::record_item(tx, task, idx, Some(snap.ad_id), None)?;
                 store_balance(tx, task.account_id, balance)
@@ -280,7 +286,9 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
             s.db.write_blocking(|tx| {
                 let now = clock::iso(clock::now(tx)?);
                 match &change {
-                    Change::Snapshot(snap) => sync::apply(tx, snap, "task")?,
+                    Change::Snapshot(snap) => {
+                        sync::apply(tx, snap, "task", &s.config.conversions.tracker_params)?
+                    }
                     Change::Deleted { removed } => {
                         sync::record_change(tx, &row, Status::Deleted, "task", &now)?;
                         if *removed {

@@ -1,12 +1,14 @@
 //! Owns the inbound conversion event as clients send it: every parameter of the spec's table
 //! under its name or any alias, from a JSON object or a query string, the event-type aliases,
-//! exact signed amounts and currency codes. Bad input is a `VALIDATION_ERROR` naming the
-//! parameter as the client spelled it.
+//! exact signed amounts and currency codes; and the values a campaign's link lets postbacks
+//! name it by. Bad input is a `VALIDATION_ERROR` naming the parameter as the client spelled
+//! it.
 
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use super::link::normalize_invite;
+use super::campaign::LinkKind;
+use super::link::{normalize_invite, query_values, PromoteLink};
 use crate::error::ApiError;
 
 /// Each parameter and its aliases, in the order they are looked up.
@@ -211,6 +213,29 @@ impl RawEvent {
     }
 }
 
+/// The values a postback can name a campaign by: the `?start=` / `?startapp=` payload of a
+/// bot or mini-app link, the values of the tracker parameters of a website link, and the
+/// invite link the platform made for a channel campaign.
+pub fn campaign_targets(
+    promote_url: &str,
+    invite_link: Option<&str>,
+    tracker_params: &[String],
+) -> Vec<Target> {
+    let mut targets: Vec<Target> = match PromoteLink::parse(promote_url) {
+        Ok(link) if link.kind == LinkKind::Bot => {
+            link.start_ref.into_iter().map(Target::Ref).collect()
+        }
+        Ok(link) if link.kind == LinkKind::Site => query_values(promote_url, tracker_params)
+            .into_iter()
+            .map(Target::Ref)
+            .collect(),
+        _ => Vec::new(),
+    };
+    targets.extend(invite_link.and_then(normalize_invite).map(Target::Invite));
+    targets.dedup();
+    targets
+}
+
 /// A signed decimal of at most six places, in micro-units.
 fn amount(text: &str) -> Option<i64> {
     let d: Decimal = text.parse().ok()?;
@@ -390,6 +415,32 @@ mod tests {
                 .parse()
             ),
             "link"
+        );
+    }
+
+    #[test]
+    fn campaigns_are_named_by_start_payloads_tracker_values_and_invite_links() {
+        let params: Vec<String> = ["subid", "clickid"].map(String::from).to_vec();
+        let refs = |url: &str, invite: Option<&str>| campaign_targets(url, invite, &params);
+        assert_eq!(
+            refs("https://t.me/shop_bot?start=promo42", None),
+            [Target::Ref("promo42".into())]
+        );
+        assert_eq!(
+            refs("https://t.me/shop_bot/app?startapp=x_1", None),
+            [Target::Ref("x_1".into())]
+        );
+        assert_eq!(
+            refs(
+                "https://shop.example.com/land?utm=a&subid=s%201&clickid=c2",
+                None
+            ),
+            [Target::Ref("s 1".into()), Target::Ref("c2".into())]
+        );
+        assert_eq!(refs("https://shop.example.com/land?utm=a", None), []);
+        assert_eq!(
+            refs("https://t.me/news_channel", Some("https://t.me/+AbCd")),
+            [Target::Invite("t.me/+AbCd".into())]
         );
     }
 

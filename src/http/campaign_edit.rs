@@ -28,11 +28,12 @@ async fn finish(
     meta: Map<String, Value>,
 ) -> Result<Reply, ApiError> {
     let (account, ad) = (snap.account_id, snap.ad_id);
+    let params = state.services.config.conversions.tracker_params.clone();
     let row = state
         .services
         .db
         .write(move |tx| {
-            sync::apply(tx, &snap, "api")?;
+            sync::apply(tx, &snap, "api", &params)?;
             sync::record_history(tx, account, ad, Source::Api, action, &details)?;
             campaigns::get(tx, account, ad)?.ok_or(ApiError::CampaignNotFound)
         })
@@ -228,10 +229,11 @@ pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
         })
         .await?;
     if matches!(op, BudgetOp::Add(_)) && moved.moved.micros() == 0 {
+        let params = state.services.config.conversions.tracker_params.clone();
         state
             .services
             .db
-            .write(move |tx| sync::apply(tx, &moved.ad, "api"))
+            .write(move |tx| sync::apply(tx, &moved.ad, "api", &params))
             .await?;
         return Err(ApiError::BudgetUnchanged);
     }

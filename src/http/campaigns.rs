@@ -2,6 +2,7 @@
 //! reduced objects) and `GET /v1/campaigns/{ad_id}` (the full object, re-read from the platform
 //! when the stored copy is older than five minutes, the stored copy when it does not answer).
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use rust_decimal::Decimal;
@@ -17,6 +18,7 @@ use crate::domain::link::normalize_domain;
 use crate::domain::money::{ratio, CabinetType};
 use crate::error::ApiError;
 use crate::store::campaigns::{self as repo, CampaignRow, DomainMode, ListFilter, Page, SortKey};
+use crate::store::conversions::{self as conversion_store, Summary};
 use crate::sync;
 
 /// A stored copy older than this is re-read from the platform before a single read answers.
@@ -102,9 +104,20 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
             .map(|(_, k)| *k)
             .unwrap_or(CabinetType::Euro)
     };
+    let keys: Vec<(i64, i64)> = rows.iter().map(|r| (r.account_id, r.ad_id)).collect();
+    let summaries = state
+        .services
+        .db
+        .read(move |c| conversions_of(c, &keys))
+        .await?;
     let data: Vec<Value> = rows
         .iter()
-        .map(|row| reduced(row, currency(row.account_id)))
+        .zip(summaries)
+        .map(|(row, summary)| {
+            let mut object = reduced(row, currency(row.account_id));
+            with_conversions(&mut object, &summary);
+            object
+        })
         .collect();
     let meta = match page {
         Page::Cursor { .. } => json!({
@@ -134,7 +147,45 @@ pub async fn get(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErro
         .await?
         .ok_or(ApiError::CampaignNotFound)?;
     let row = fresh(state, row).await?;
-    Ok(Reply::ok(full(&row, kind)))
+    let summary = state
+        .services
+        .db
+        .read(move |c| conversions_of(c, &[(account, ad)]))
+        .await?;
+    let mut object = full(&row, kind);
+    if let Some(summary) = summary.first() {
+        with_conversions(&mut object, summary);
+    }
+    Ok(Reply::ok(object))
+}
+
+/// The conversion summaries of campaigns, in the order given.
+fn conversions_of(
+    conn: &rusqlite::Connection,
+    campaigns: &[(i64, i64)],
+) -> Result<Vec<Summary>, ApiError> {
+    let mut by_cabinet: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    for (account, ad) in campaigns {
+        by_cabinet.entry(*account).or_default().push(*ad);
+    }
+    let mut found = BTreeMap::new();
+    for (account, ads) in by_cabinet {
+        for (ad, summary) in conversion_store::summaries(conn, account, &ads)? {
+            found.insert((account, ad), summary);
+        }
+    }
+    Ok(campaigns
+        .iter()
+        .map(|key| found.remove(key).unwrap_or_default())
+        .collect())
+}
+
+/// Adds the client's own conversions to a campaign object: `conversions` (counts per event
+/// type) and `revenue` (per currency, decimal strings).
+fn with_conversions(object: &mut Value, summary: &Summary) {
+    let (counts, revenue) = summary.to_json();
+    object["conversions"] = counts;
+    object["revenue"] = revenue;
 }
 
 /// The `(account_id, ad_id)` a path's `ad_id` names: in the `account_id` given, or in the
@@ -324,6 +375,7 @@ pub fn full(row: &CampaignRow, kind: CabinetType) -> Value {
     obj.insert("auto_cpm_enabled".into(), json!(row.auto_cpm_enabled));
     obj.insert("currency".into(), json!(kind.currency()));
     obj.insert("synced_at".into(), json!(row.synced_at));
+    obj.insert("invite_link".into(), json!(row.invite_link));
     v
 }
 

@@ -7,10 +7,12 @@ pub mod bulk;
 pub mod campaign_create;
 pub mod campaign_edit;
 pub mod campaigns;
+pub mod conversions;
 pub mod groups;
 pub mod idempotency;
 pub mod input;
 pub mod media;
+pub mod postback;
 pub mod request;
 pub mod response;
 pub mod router;
@@ -36,10 +38,12 @@ use tokio::net::TcpListener;
 
 use crate::auth::{self, Principal};
 use crate::error::ApiError;
+use crate::ingest::Ingest;
 use crate::ratelimit::{unix_now, Budget, RateInfo, RateLimiter};
 use crate::Services;
 use request::Query;
 use response::Reply;
+use router::Endpoint;
 
 /// How long in-flight requests may take to finish after shutdown starts.
 const DRAIN: Duration = Duration::from_secs(10);
@@ -52,6 +56,8 @@ pub struct AppState {
     pub limiter: RateLimiter,
     /// Wakes the task worker when a task is queued.
     pub wake: Arc<tokio::sync::Notify>,
+    /// Records inbound conversions, grouping concurrent requests into shared transactions.
+    pub ingest: Ingest,
     touched: Mutex<HashMap<i64, Instant>>,
 }
 
@@ -64,15 +70,19 @@ pub struct Ctx {
     pub idempotency_key: Option<String>,
     pub content_type: Option<String>,
     pub request_id: String,
+    /// The rate-limit figures of a handler that charges its own budget (conversions).
+    pub rate: Mutex<Option<RateInfo>>,
 }
 
 impl AppState {
     pub fn new(services: Services, wake: Arc<tokio::sync::Notify>) -> AppState {
         let limiter = RateLimiter::new(&services.config.limits);
+        let ingest = Ingest::start(services.db.clone());
         AppState {
             services,
             limiter,
             wake,
+            ingest,
             touched: Mutex::new(HashMap::new()),
         }
     }
@@ -153,8 +163,11 @@ async fn process(
     rate: &mut Option<RateInfo>,
 ) -> Result<Reply, ApiError> {
     let (parts, body) = req.into_parts();
-    let route = router::resolve(&parts.method, parts.uri.path())?;
     let query = Query::parse(parts.uri.query().unwrap_or(""))?;
+    let route = match router::resolve(&parts.method, parts.uri.path())? {
+        Endpoint::Api(route) => route,
+        Endpoint::Ingest(token) => return postback::by_token(state, &token, &query, rate).await,
+    };
     let (limit, too_large) = route.body_limit();
     let declared = parts
         .headers
@@ -190,13 +203,15 @@ async fn process(
         .db
         .read(move |conn| auth::authenticate(conn, key.as_deref()))
         .await?;
-    let now = unix_now();
-    let info = state.limiter.check(principal.key.id, route.budget(), now);
-    *rate = Some(info);
-    if !info.allowed {
-        return Err(ApiError::RateLimited {
-            retry_after: info.retry_after(now),
-        });
+    if route.budget() != Budget::Conversions {
+        let now = unix_now();
+        let info = state.limiter.check(principal.key.id, route.budget(), now);
+        *rate = Some(info);
+        if !info.allowed {
+            return Err(ApiError::RateLimited {
+                retry_after: info.retry_after(now),
+            });
+        }
     }
     principal.check_access()?;
     if route.budget() == Budget::Write {
@@ -210,8 +225,13 @@ async fn process(
         idempotency_key: text_header("idempotency-key"),
         content_type: text_header("content-type"),
         request_id: request_id.to_string(),
+        rate: Mutex::new(None),
     };
-    router::dispatch(state, route, &ctx).await
+    let result = router::dispatch(state, route, &ctx).await;
+    if let Some(info) = *ctx.rate.lock().unwrap_or_else(|p| p.into_inner()) {
+        *rate = Some(info);
+    }
+    result
 }
 
 /// Records the key's last use, at most once a minute per key, without delaying the answer.

@@ -24,6 +24,11 @@ impl Query {
         Ok(Query { pairs })
     }
 
+    /// Every pair, in order, as decoded.
+    pub fn pairs(&self) -> &[(String, String)] {
+        &self.pairs
+    }
+
     /// The pairs sorted, for comparing two requests.
     pub fn canonical(&self) -> String {
         let mut pairs = self.pairs.clone();

@@ -24,6 +24,15 @@ impl Reply {
         }
     }
 
+    /// `{ success: true, data }` with another success status.
+    pub fn ok_status(status: StatusCode, data: Value) -> Reply {
+        Reply {
+            status,
+            body: json!({ "success": true, "data": data }),
+            headers: Vec::new(),
+        }
+    }
+
     /// `{ success: true, data, meta }`.
     pub fn ok_meta(data: Value, meta: Value) -> Reply {
         Reply {

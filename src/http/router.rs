@@ -5,8 +5,8 @@ use hyper::Method;
 
 use super::response::Reply;
 use super::{
-    account, bulk, campaign_create, campaign_edit, campaigns, groups, idempotency, media, stats,
-    targeting, tasks, AppState, Ctx,
+    account, bulk, campaign_create, campaign_edit, campaigns, conversions, groups, idempotency,
+    media, postback, stats, targeting, tasks, AppState, Ctx,
 };
 use crate::domain::media::MAX_FILE;
 use crate::error::ApiError;
@@ -40,6 +40,16 @@ pub enum Route {
     Stats,
     StatsTotal,
     CampaignHistory(String),
+    Postback,
+    Conversions,
+}
+
+/// What a path names: an API route (authenticated by `X-API-Key`), or the tracker URL,
+/// whose token in the path is its credential.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint {
+    Api(Route),
+    Ingest(String),
 }
 
 impl Route {
@@ -53,7 +63,9 @@ impl Route {
             | Route::GetTask(_)
             | Route::Stats
             | Route::StatsTotal
-            | Route::CampaignHistory(_) => Budget::Read,
+            | Route::CampaignHistory(_)
+            | Route::Conversions => Budget::Read,
+            Route::Postback => Budget::Conversions,
             Route::EditCampaign(_)
             | Route::PauseCampaign(_)
             | Route::ResumeCampaign(_)
@@ -75,14 +87,33 @@ impl Route {
     }
 }
 
-/// Finds the route of a method and path: `ROUTE_NOT_FOUND` for an unknown path,
+/// Finds the endpoint of a method and path: `ROUTE_NOT_FOUND` for an unknown path,
 /// `METHOD_NOT_ALLOWED` for a known path with another method.
-pub fn resolve(method: &Method, path: &str) -> Result<Route, ApiError> {
+pub fn resolve(method: &Method, path: &str) -> Result<Endpoint, ApiError> {
     let rest = path.strip_prefix(PREFIX).ok_or(ApiError::RouteNotFound)?;
+    match rest
+        .trim_end_matches('/')
+        .split('/')
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["ingest", token] if !token.is_empty() => match method.as_str() {
+            "GET" | "POST" => Ok(Endpoint::Ingest(token.to_string())),
+            _ => Err(ApiError::MethodNotAllowed { allow: "GET, POST" }),
+        },
+        _ => resolve_api(method, rest).map(Endpoint::Api),
+    }
+}
+
+fn resolve_api(method: &Method, rest: &str) -> Result<Route, ApiError> {
     let segments: Vec<&str> = rest.trim_end_matches('/').split('/').collect();
     let m = method.as_str();
     let not_allowed = |allow| Err(ApiError::MethodNotAllowed { allow });
     match segments.as_slice() {
+        ["postback"] if m == "POST" => Ok(Route::Postback),
+        ["conversions"] if m == "GET" => Ok(Route::Conversions),
+        ["postback"] => not_allowed("POST"),
+        ["conversions"] => not_allowed("GET"),
         ["account", "info"] if m == "GET" => Ok(Route::AccountInfo),
         ["targeting"] if m == "GET" => Ok(Route::Targeting),
         ["groups"] if m == "GET" => Ok(Route::Groups),
@@ -155,6 +186,8 @@ pub async fn dispatch(state: &AppState, route: Route, ctx: &Ctx) -> Result<Reply
         Route::Stats => stats::by_campaign(state, ctx).await,
         Route::StatsTotal => stats::total(state, ctx).await,
         Route::CampaignHistory(ad) => stats::history(state, ctx, &ad).await,
+        Route::Postback => postback::postback(state, ctx).await,
+        Route::Conversions => conversions::list(state, ctx).await,
         Route::CreateCampaigns => {
             idempotency::guarded(state, ctx, "POST", "/campaigns", |claim| {
                 campaign_create::create(state, ctx, claim)
@@ -195,11 +228,15 @@ mod tests {
     fn resolves_known_paths_and_refuses_others() {
         assert_eq!(
             resolve(&Method::GET, "/api/v1/account/info").unwrap(),
-            Route::AccountInfo
+            Endpoint::Api(Route::AccountInfo)
         );
         assert_eq!(
             resolve(&Method::GET, "/api/v1/campaigns/12/").unwrap(),
-            Route::GetCampaign("12".into())
+            Endpoint::Api(Route::GetCampaign("12".into()))
+        );
+        assert_eq!(
+            resolve(&Method::GET, "/api/v1/ingest/trk_abc").unwrap(),
+            Endpoint::Ingest("trk_abc".into())
         );
         assert_eq!(
             resolve(&Method::GET, "/api/v1/nope").unwrap_err(),
@@ -215,7 +252,7 @@ mod tests {
         );
         assert_eq!(
             resolve(&Method::POST, "/api/v1/campaigns/3/pause").unwrap(),
-            Route::PauseCampaign("3".into())
+            Endpoint::Api(Route::PauseCampaign("3".into()))
         );
         assert_eq!(
             resolve(&Method::GET, "/api/v1/campaigns/3/budget").unwrap_err(),

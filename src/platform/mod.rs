@@ -106,6 +106,9 @@ pub struct AdSnapshot {
     /// Unix seconds.
     pub created_at: i64,
     pub status_changed_at: String,
+    /// The invite link the platform made for a channel campaign: people who join through it
+    /// are this campaign's.
+    pub invite_link: Option<String>,
 }
 
 /// One ad's line in the platform's account-wide report: status and lifetime counters.

@@ -51,6 +51,7 @@ pub struct CampaignRow {
     pub created_at: i64,
     pub synced_at: String,
     pub status_changed_at: String,
+    pub invite_link: Option<String>,
 }
 
 fn from_row(r: &Row) -> rusqlite::Result<CampaignRow> {
@@ -92,6 +93,7 @@ fn from_row(r: &Row) -> rusqlite::Result<CampaignRow> {
         created_at: r.get("created_at")?,
         synced_at: r.get("synced_at")?,
         status_changed_at: r.get("status_changed_at")?,
+        invite_link: r.get("invite_link")?,
     })
 }
 
@@ -108,9 +110,9 @@ pub fn insert(
             tme_path, tme_username, promote_host, target_type, targeting, cpm_micros, budget_micros,
             spent_micros, daily_budget_micros, views, opens, clicks, actions, views_per_user, schedule,
             media_token, media_type, picture, button, website_name, group_id, created_at, synced_at,
-            status_changed_at)
+            status_changed_at, invite_link)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-            ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)",
+            ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)",
         params![
             snap.account_id,
             snap.ad_id,
@@ -144,6 +146,7 @@ pub fn insert(
             snap.created_at,
             now,
             snap.status_changed_at,
+            snap.invite_link,
         ],
     )?;
     Ok(())
@@ -152,8 +155,11 @@ pub fn insert(
 /// Brings a stored copy up to date with the platform's report; `synced_at` becomes `now`, and
 /// `status_changed_at` moves only when the status really changed.
 pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<(), ApiError> {
+    let link = PromoteLink::parse(&snap.spec.promote_url).map_err(ApiError::internal)?;
     conn.execute(
-        "UPDATE campaigns SET title = ?3, text = ?4, active = ?5, targeting = ?6, cpm_micros = ?7,
+        "UPDATE campaigns SET promote_url = ?25, link_kind = ?26, tme_path = ?27, tme_username = ?28,
+            promote_host = ?29, invite_link = ?30,
+            title = ?3, text = ?4, active = ?5, targeting = ?6, cpm_micros = ?7,
             budget_micros = ?8, spent_micros = ?9, daily_budget_micros = ?10, views = ?11, opens = ?12,
             clicks = ?13, actions = ?14, views_per_user = ?15, schedule = ?16, media_type = ?17, media_token = ?24,
             picture = ?18, button = ?19, website_name = ?20, synced_at = ?21,
@@ -185,6 +191,12 @@ pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<(), Ap
             snap.status.as_str(),
             snap.status_changed_at,
             snap.spec.media_token,
+            snap.spec.promote_url,
+            link.kind.as_str(),
+            link.tme_path,
+            link.username,
+            link.host,
+            snap.invite_link,
         ],
     )?;
     Ok(())

@@ -193,3 +193,12 @@ pub fn replace_tracker_token(
     )?;
     Ok(())
 }
+
+/// The person whose tracker token has this hash.
+pub fn tracker_user(conn: &Connection, hash: &str) -> Result<Option<i64>, ApiError> {
+    optional(conn.query_row(
+        "SELECT user_id FROM tracker_tokens WHERE token_hash = ?1",
+        [hash],
+        |r| r.get(0),
+    ))
+}

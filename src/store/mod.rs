@@ -5,6 +5,7 @@
 pub mod cabinets;
 pub mod campaigns;
 pub mod clock;
+pub mod conversions;
 pub mod deliveries;
 pub mod events;
 pub mod groups;
@@ -13,6 +14,7 @@ pub mod idempotency;
 pub mod keys;
 pub mod media;
 pub mod outbox;
+pub mod refs;
 pub mod scheduler;
 pub mod stats;
 pub mod tasks;

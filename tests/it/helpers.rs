@@ -431,7 +431,15 @@ impl TestApp {
             .expect("create ad");
         self.services
             .db
-            .write_blocking(|tx| sync::store_created(tx, &snap, c.group, Source::Panel))
+            .write_blocking(|tx| {
+                sync::store_created(
+                    tx,
+                    &snap,
+                    c.group,
+                    Source::Panel,
+                    &self.services.config.conversions.tracker_params,
+                )
+            })
             .expect("store");
         snap.ad_id
     }

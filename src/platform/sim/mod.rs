@@ -18,7 +18,8 @@ use super::{
 use crate::clock;
 use crate::config::SimConfig;
 use crate::db::{json_column, Db};
-use crate::domain::campaign::{Status, TargetType};
+use crate::domain::campaign::{LinkKind, Status, TargetType};
+use crate::domain::link::PromoteLink;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::schedule::Schedule;
 use crate::error::ApiError;
@@ -509,6 +510,7 @@ fn snapshot_from_row(r: &Row) -> rusqlite::Result<AdSnapshot> {
         actions: r.get("actions")?,
         created_at: r.get("created_at")?,
         status_changed_at: r.get("status_changed_at")?,
+        invite_link: r.get("invite_link")?,
     })
 }
 
@@ -737,11 +739,16 @@ impl Platform for Simulator {
                  WHERE id = ?1",
                 params![account, draft.budget.micros()],
             )?;
+            let channel = PromoteLink::parse(&spec.promote_url)
+                .is_ok_and(|link| link.kind == LinkKind::Channel);
+            let invite_link = channel.then(|| {
+                format!("https://t.me/+{}", &uuid::Uuid::new_v4().simple().to_string()[..16])
+            });
             tx.execute(
                 "INSERT INTO sim_ads (account_id, ad_id, spec, status, active, cpm_micros, budget_micros,
                     daily_budget_micros, schedule, review_requested_at, created_at, status_changed_at, client_ref,
-                    accrued_until)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?12, ?10)",
+                    accrued_until, invite_link)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?12, ?10, ?13)",
                 params![
                     account,
                     ad_id,
@@ -755,6 +762,7 @@ impl Platform for Simulator {
                     clock::iso(now),
                     now.timestamp(),
                     draft.client_ref,
+                    invite_link,
                 ],
             )?;
             Ok(Ok(ad_id))

@@ -1,0 +1,88 @@
+//! Owns `GET /v1/conversions`: the conversions attributed in the key's cabinets, oldest
+//! first, in cursor pages, filtered by `account_id`, `ad_id`, `event`, `since` and `until`.
+
+use serde_json::json;
+
+use super::request::{self, Query};
+use super::response::Reply;
+use super::{AppState, Ctx};
+use crate::clock;
+use crate::domain::conversion::EventType;
+use crate::error::ApiError;
+use crate::store::conversions::{self, ListFilter};
+
+const DEFAULT_LIMIT: i64 = 100;
+const MAX_LIMIT: i64 = 500;
+
+pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
+    let q = &ctx.query;
+    let accounts = ctx
+        .principal
+        .scope(q.account_id()?)?
+        .iter()
+        .map(|r| r.cabinet.id)
+        .collect();
+    let cursor = q.text("cursor");
+    let after = cursor
+        .map(|c| {
+            c.parse::<i64>()
+                .ok()
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| ApiError::validation("cursor", "This cursor is not valid."))
+        })
+        .transpose()?
+        .unwrap_or(0);
+    let filter = ListFilter {
+        accounts,
+        ad_id: q.text("ad_id").map(request::ad_id).transpose()?,
+        event: q
+            .text("event")
+            .map(|e| {
+                EventType::parse(e).map(EventType::as_str).ok_or_else(|| {
+                    ApiError::validation("event", "event must be lead, conversion or purchase.")
+                })
+            })
+            .transpose()?,
+        since: time(q, "since")?,
+        until: time(q, "until")?,
+        after,
+    };
+    let limit = q.int("limit", 1, MAX_LIMIT)?.unwrap_or(DEFAULT_LIMIT);
+    let (rows, more) = state
+        .services
+        .db
+        .read(move |c| conversions::list(c, &filter, limit))
+        .await?;
+    let next = more
+        .then(|| {
+            rows.last()
+                .and_then(|r| r["id"].as_str().map(str::to_string))
+        })
+        .flatten();
+    Ok(Reply::ok_meta(
+        json!(rows),
+        json!({ "limit": limit, "cursor": cursor, "next_cursor": next, "hasMore": more }),
+    ))
+}
+
+/// A bound given as an ISO 8601 timestamp or a `YYYY-MM-DD` date (its midnight, UTC).
+fn time(q: &Query, name: &str) -> Result<Option<String>, ApiError> {
+    q.text(name)
+        .map(|t| {
+            clock::parse_iso(t)
+                .or_else(|| {
+                    chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d")
+                        .ok()
+                        .and_then(|d| d.and_hms_opt(0, 0, 0))
+                        .map(|d| d.and_utc())
+                })
+                .map(clock::iso)
+                .ok_or_else(|| {
+                    ApiError::validation(
+                        name,
+                        format!("{name} must be an ISO 8601 time or a date (YYYY-MM-DD)."),
+                    )
+                })
+        })
+        .transpose()
+}

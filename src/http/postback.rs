@@ -1,0 +1,206 @@
+//! Owns the inbound conversion endpoints: `POST /v1/postback` (one event from a JSON body, or
+//! from the query string when there is no body; or `{events: [...]}`, at most 1,000) and
+//! `GET /v1/ingest/<token>` (one event from the query string; the write-only tracker token
+//! stands for its holder). Each event is charged against the sender's conversion budget:
+//! when the budget covers only some events of a batch, the first ones go ahead and the rest
+//! fail with `RATE_LIMITED`.
+
+use hyper::StatusCode;
+use serde_json::{json, Value};
+
+use super::request::Query;
+use super::response::Reply;
+use super::{AppState, Ctx};
+use crate::domain::conversion::RawEvent;
+use crate::error::ApiError;
+use crate::ingest::{Outcome, Sender};
+use crate::ratelimit::{self, unix_now_f64, RateInfo};
+
+/// Events one batch may carry.
+pub const MAX_BATCH: usize = 1000;
+
+/// What a postback body holds.
+enum Shape {
+    Single(RawEvent),
+    Batch(Vec<Value>),
+}
+
+fn shape(ctx: &Ctx) -> Result<Shape, ApiError> {
+    if ctx.body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Shape::Single(RawEvent::from_pairs(
+            ctx.query.pairs().to_vec(),
+        )));
+    }
+    let body: Value = serde_json::from_slice(&ctx.body)
+        .map_err(|e| ApiError::validation("body", format!("The body is not valid JSON: {e}.")))?;
+    match body.get("events") {
+        Some(Value::Array(events)) if (1..=MAX_BATCH).contains(&events.len()) => {
+            Ok(Shape::Batch(events.clone()))
+        }
+        Some(_) => Err(ApiError::validation(
+            "events",
+            format!("events must be an array of 1 to {MAX_BATCH} events."),
+        )),
+        None => Ok(Shape::Single(RawEvent::from_json(&body)?)),
+    }
+}
+
+/// `POST /v1/postback` with an API key that has Receive postbacks on.
+pub async fn postback(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
+    let key = &ctx.principal.key;
+    if !key.postbacks {
+        return Err(ApiError::IngestDisabled);
+    }
+    let sender = Sender {
+        holder: key.user_id,
+        accounts: ctx.principal.active().map(|r| r.cabinet.id).collect(),
+    };
+    let bucket = ratelimit::Sender::Key(key.id);
+    let mut rate = None;
+    let reply = match shape(ctx)? {
+        Shape::Single(raw) => single(state, sender, bucket, raw, &mut rate).await,
+        Shape::Batch(events) => batch(state, sender, bucket, events, &mut rate).await,
+    };
+    *ctx.rate.lock().unwrap_or_else(|p| p.into_inner()) = rate;
+    reply
+}
+
+/// `GET /v1/ingest/<token>`: the tracker URL.
+pub async fn by_token(
+    state: &AppState,
+    token: &str,
+    query: &Query,
+    rate: &mut Option<RateInfo>,
+) -> Result<Reply, ApiError> {
+    let token = token.to_string();
+    let (holder, accounts) = state
+        .services
+        .db
+        .read(move |c| crate::auth::tracker(c, &token))
+        .await?;
+    let raw = RawEvent::from_pairs(query.pairs().to_vec());
+    let sender = Sender { holder, accounts };
+    single(state, sender, ratelimit::Sender::Tracker(holder), raw, rate).await
+}
+
+/// Charges `wanted` events; `RATE_LIMITED` when not one is left.
+fn charge(
+    state: &AppState,
+    bucket: ratelimit::Sender,
+    wanted: usize,
+    rate: &mut Option<RateInfo>,
+) -> Result<usize, ApiError> {
+    let (granted, info) = state
+        .limiter
+        .take_events(bucket, wanted as u32, unix_now_f64());
+    *rate = Some(info);
+    if !info.allowed {
+        return Err(ApiError::RateLimited {
+            retry_after: state.limiter.events_retry_after(),
+        });
+    }
+    Ok(granted as usize)
+}
+
+async fn single(
+    state: &AppState,
+    sender: Sender,
+    bucket: ratelimit::Sender,
+    raw: RawEvent,
+    rate: &mut Option<RateInfo>,
+) -> Result<Reply, ApiError> {
+    let event = raw.parse()?;
+    charge(state, bucket, 1, rate)?;
+    let outcome = state.ingest.record(sender, vec![Ok(event)]).await?;
+    match outcome.into_iter().next() {
+        Some(Outcome::Recorded {
+            id,
+            account_id,
+            ad_ids,
+            event_type,
+            deduped,
+        }) => Ok(Reply::ok(json!({
+            "id": id.to_string(),
+            "ad_id": ad_ids.first(),
+            "ad_ids": ad_ids,
+            "account_id": account_id,
+            "event_type": event_type.as_str(),
+            "deduped": deduped,
+        }))),
+        Some(Outcome::Failed(e)) => Err(e),
+        None => Err(ApiError::internal("the ingest writer gave no outcome")),
+    }
+}
+
+async fn batch(
+    state: &AppState,
+    sender: Sender,
+    bucket: ratelimit::Sender,
+    events: Vec<Value>,
+    rate: &mut Option<RateInfo>,
+) -> Result<Reply, ApiError> {
+    let granted = charge(state, bucket, events.len(), rate)?;
+    let retry_after = state.limiter.events_retry_after();
+    let checked = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            if i >= granted {
+                return Err(ApiError::RateLimited { retry_after });
+            }
+            RawEvent::from_json(e)?.parse()
+        })
+        .collect();
+    let outcomes = state.ingest.record(sender, checked).await?;
+    let accepted = outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::Recorded { .. }))
+        .count();
+    let results: Vec<Value> = outcomes
+        .into_iter()
+        .enumerate()
+        .map(|(index, outcome)| result(index, outcome))
+        .collect();
+    let mut reply = Reply::ok_status(
+        StatusCode::ACCEPTED,
+        json!({ "accepted": accepted, "failed": results.len() - accepted, "results": results }),
+    );
+    if granted < events.len() {
+        reply
+            .headers
+            .push(("retry-after".into(), retry_after.to_string()));
+    }
+    Ok(reply)
+}
+
+/// One element of a batch's `results`.
+fn result(index: usize, outcome: Outcome) -> Value {
+    match outcome {
+        Outcome::Recorded {
+            id,
+            account_id,
+            ad_ids,
+            event_type,
+            deduped,
+        } => json!({
+            "index": index,
+            "ok": true,
+            "id": id.to_string(),
+            "ad_id": ad_ids.first(),
+            "ad_ids": ad_ids,
+            "account_id": account_id,
+            "event_type": event_type.as_str(),
+            "deduped": deduped,
+        }),
+        Outcome::Failed(e) => {
+            let mut failure = e.body("");
+            if let Some(fields) = failure.as_object_mut() {
+                fields.remove("success");
+                fields.remove("request_id");
+                fields.insert("index".into(), json!(index));
+                fields.insert("ok".into(), json!(false));
+            }
+            failure
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Owns recording inbound conversions, the service's highest-volume write. Each event is
+//! attributed (its ref or invite link, to campaigns the sender reaches) and stored, or
+//! updated when its `txid` was seen. Requests are grouped: one writer thread takes every
+//! request waiting, commits all their events in one transaction, and only then answers each
+//! of them, so every accepted event is committed before its answer and many requests share
+//! one commit.
+
+use std::sync::mpsc;
+
+use tokio::sync::oneshot;
+
+use crate::clock;
+use crate::db::Db;
+use crate::domain::conversion::{Event, EventType};
+use crate::error::ApiError;
+use crate::store::{conversions, refs};
+
+/// Events one transaction takes at most; more wait for the next one.
+const GROUP_EVENTS: usize = 20_000;
+
+/// Who sent events: the person whose key or tracker token it was, and the active cabinets
+/// they reach through it.
+#[derive(Debug, Clone)]
+pub struct Sender {
+    pub holder: i64,
+    pub accounts: Vec<i64>,
+}
+
+/// What became of one event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Recorded {
+        id: i64,
+        account_id: i64,
+        ad_ids: Vec<i64>,
+        event_type: EventType,
+        /// An event with this `txid` existed and was updated.
+        deduped: bool,
+    },
+    Failed(ApiError),
+}
+
+struct Job {
+    sender: Sender,
+    events: Vec<Result<Event, ApiError>>,
+    answer: oneshot::Sender<Result<Vec<Outcome>, ApiError>>,
+}
+
+/// The handle requests use; the writer thread ends when the last handle is dropped.
+pub struct Ingest {
+    jobs: mpsc::Sender<Job>,
+}
+
+impl Ingest {
+    pub fn start(db: Db) -> Ingest {
+        let (jobs, queue) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("adcab-ingest".into())
+            .spawn(move || writer(db, queue))
+            .expect("the ingest writer thread starts");
+        Ingest { jobs }
+    }
+
+    /// Records the events (already checked; an `Err` is passed through as a failure) once
+    /// they are committed, one outcome per event in order.
+    pub async fn record(
+        &self,
+        sender: Sender,
+        events: Vec<Result<Event, ApiError>>,
+    ) -> Result<Vec<Outcome>, ApiError> {
+        let (answer, answered) = oneshot::channel();
+        self.jobs
+            .send(Job {
+                sender,
+                events,
+                answer,
+            })
+            .map_err(|_| ApiError::internal("the ingest writer has stopped"))?;
+        answered
+            .await
+            .map_err(|_| ApiError::internal("the ingest writer dropped a request"))?
+    }
+}
+
+fn writer(db: Db, queue: mpsc::Receiver<Job>) {
+    while let Ok(first) = queue.recv() {
+        let mut size = first.events.len();
+        let mut group = vec![first];
+        while size < GROUP_EVENTS {
+            match queue.try_recv() {
+                Ok(job) => {
+                    size += job.events.len();
+                    group.push(job);
+                }
+                Err(_) => break,
+            }
+        }
+        let committed = db.write_blocking(|tx| {
+            let now = clock::iso(clock::now(tx)?);
+            group
+                .iter()
+                .map(|job| {
+                    job.events
+                        .iter()
+                        .map(|e| match e {
+                            Ok(event) => record(tx, &job.sender, event, &now),
+                            Err(e) => Ok(Outcome::Failed(e.clone())),
+                        })
+                        .collect::<Result<Vec<_>, ApiError>>()
+                })
+                .collect::<Result<Vec<_>, ApiError>>()
+        });
+        match committed {
+            Ok(outcomes) => {
+                for (job, outcome) in group.into_iter().zip(outcomes) {
+                    let _ = job.answer.send(Ok(outcome));
+                }
+            }
+            Err(e) => {
+                for job in group {
+                    let _ = job.answer.send(Err(e.clone()));
+                }
+            }
+        }
+    }
+}
+
+/// Attributes and stores one event. Attribution failures are the event's outcome; store
+/// failures abort the transaction.
+fn record(
+    conn: &rusqlite::Connection,
+    sender: &Sender,
+    event: &Event,
+    now: &str,
+) -> Result<Outcome, ApiError> {
+    if let Some(account) = event.account_id {
+        if !sender.accounts.contains(&account) {
+            return Ok(Outcome::Failed(ApiError::AccountNotFound));
+        }
+    }
+    let mut found = refs::find(conn, &event.target)?;
+    found.retain(|(account, _)| {
+        sender.accounts.contains(account) && event.account_id.is_none_or(|a| a == *account)
+    });
+    let Some(&(account, _)) = found.first() else {
+        return Ok(Outcome::Failed(ApiError::RefNotFound));
+    };
+    if found.iter().any(|(a, _)| *a != account) {
+        return Ok(Outcome::Failed(ApiError::AmbiguousRef));
+    }
+    let ads: Vec<i64> = found.iter().map(|(_, ad)| *ad).collect();
+    let (id, deduped) = conversions::upsert(conn, sender.holder, event, account, &ads, now)?;
+    Ok(Outcome::Recorded {
+        id,
+        account_id: account,
+        ad_ids: ads,
+        event_type: event.event,
+        deduped,
+    })
+}

@@ -1,0 +1,219 @@
+//! Owns `conversions` (one reported event per sender and `txid`) and `conversion_campaigns`
+//! (the campaigns each is attributed to), and the reads behind `GET /v1/conversions` and the
+//! conversion fields of campaign reads.
+
+use std::collections::BTreeMap;
+
+use rusqlite::types::Value as Sql;
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
+use serde_json::{json, Value};
+
+use crate::domain::conversion::{render_amount, Event, Target};
+use crate::error::ApiError;
+
+/// Stores `event` from `holder`, attributed to `ads` of `account`: a new row, or an update of
+/// the row with the same `txid` (its attribution replaced). Returns the id and whether it was
+/// an update.
+pub fn upsert(
+    conn: &Connection,
+    holder: i64,
+    event: &Event,
+    account: i64,
+    ads: &[i64],
+    now: &str,
+) -> Result<(i64, bool), ApiError> {
+    let (reference, invite) = match &event.target {
+        Target::Ref(r) => (Some(r.as_str()), None),
+        Target::Invite(i) => (None, Some(i.as_str())),
+    };
+    let existing: Option<i64> = conn
+        .prepare_cached("SELECT id FROM conversions WHERE holder_id = ?1 AND txid = ?2")?
+        .query_row(params![holder, event.txid], |r| r.get(0))
+        .optional()?;
+    let id = match existing {
+        Some(id) => {
+            conn.prepare_cached(
+                "UPDATE conversions SET event_type = ?2, ref = ?3, invite_link = ?4,
+                    amount_micros = ?5, currency = ?6, status = ?7, account_id = ?8, updated_at = ?9
+                 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                event.event.as_str(),
+                reference,
+                invite,
+                event.amount_micros,
+                event.currency,
+                event.status,
+                account,
+                now
+            ])?;
+            conn.prepare_cached("DELETE FROM conversion_campaigns WHERE conversion_id = ?1")?
+                .execute([id])?;
+            id
+        }
+        None => {
+            conn.prepare_cached(
+                "INSERT INTO conversions (holder_id, txid, event_type, ref, invite_link,
+                    amount_micros, currency, status, account_id, received_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+            )?
+            .execute(params![
+                holder,
+                event.txid,
+                event.event.as_str(),
+                reference,
+                invite,
+                event.amount_micros,
+                event.currency,
+                event.status,
+                account,
+                now
+            ])?;
+            conn.last_insert_rowid()
+        }
+    };
+    let mut attribute = conn.prepare_cached(
+        "INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id) VALUES (?1, ?2, ?3)",
+    )?;
+    for ad in ads {
+        attribute.execute(params![id, account, ad])?;
+    }
+    Ok((id, existing.is_some()))
+}
+
+/// Filters of `GET /v1/conversions`; they combine with AND.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    pub accounts: Vec<i64>,
+    pub ad_id: Option<i64>,
+    pub event: Option<&'static str>,
+    /// `received_at` bounds, ISO 8601: `since` inclusive, `until` exclusive.
+    pub since: Option<String>,
+    pub until: Option<String>,
+    /// Only ids above this (the cursor).
+    pub after: i64,
+}
+
+/// One page of conversions, oldest first, and whether more follow.
+pub fn list(conn: &Connection, f: &ListFilter, limit: i64) -> Result<(Vec<Value>, bool), ApiError> {
+    let accounts =
+        serde_json::to_string(&f.accounts).map_err(|e| ApiError::internal(e.to_string()))?;
+    let mut sql = String::from(
+        "SELECT c.id, c.account_id, c.event_type, c.txid, c.ref, c.invite_link, c.amount_micros,
+            c.currency, c.status, c.received_at, c.updated_at,
+            (SELECT json_group_array(ad_id) FROM conversion_campaigns WHERE conversion_id = c.id)
+         FROM conversions c
+         WHERE c.account_id IN (SELECT value FROM json_each(?1)) AND c.id > ?2",
+    );
+    let mut args: Vec<Sql> = vec![Sql::Text(accounts), Sql::Integer(f.after)];
+    if let Some(ad) = f.ad_id {
+        args.push(Sql::Integer(ad));
+        sql += &format!(
+            " AND EXISTS (SELECT 1 FROM conversion_campaigns a WHERE a.conversion_id = c.id AND a.ad_id = ?{})",
+            args.len()
+        );
+    }
+    if let Some(event) = f.event {
+        args.push(Sql::Text(event.into()));
+        sql += &format!(" AND c.event_type = ?{}", args.len());
+    }
+    if let Some(since) = &f.since {
+        args.push(Sql::Text(since.clone()));
+        sql += &format!(" AND c.received_at >= ?{}", args.len());
+    }
+    if let Some(until) = &f.until {
+        args.push(Sql::Text(until.clone()));
+        sql += &format!(" AND c.received_at < ?{}", args.len());
+    }
+    args.push(Sql::Integer(limit + 1));
+    sql += &format!(" ORDER BY c.id LIMIT ?{}", args.len());
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt
+        .query_map(params_from_iter(args), |r| {
+            let ads: Value = serde_json::from_str(&r.get::<_, String>(11)?).unwrap_or(json!([]));
+            let amount: Option<i64> = r.get(6)?;
+            Ok(json!({
+                "id": r.get::<_, i64>(0)?.to_string(),
+                "account_id": r.get::<_, i64>(1)?,
+                "ad_id": ads.get(0).cloned().unwrap_or(Value::Null),
+                "ad_ids": ads,
+                "event_type": r.get::<_, String>(2)?,
+                "txid": r.get::<_, String>(3)?,
+                "ref": r.get::<_, Option<String>>(4)?,
+                "invite_link": r.get::<_, Option<String>>(5)?,
+                "amount": amount.map(render_amount),
+                "currency": r.get::<_, Option<String>>(7)?,
+                "status": r.get::<_, Option<String>>(8)?,
+                "received_at": r.get::<_, String>(9)?,
+                "updated_at": r.get::<_, String>(10)?,
+            }))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    Ok((rows, more))
+}
+
+/// A campaign's conversions: counts per event type and revenue per currency.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub counts: BTreeMap<String, i64>,
+    pub revenue: BTreeMap<String, i64>,
+}
+
+impl Summary {
+    /// `conversions: {lead, conversion, purchase}` (every type, zeros included) and
+    /// `revenue: {"USD": "12.50", ...}` (decimal strings, one per currency).
+    pub fn to_json(&self) -> (Value, Value) {
+        let counts: serde_json::Map<String, Value> = ["lead", "conversion", "purchase"]
+            .iter()
+            .map(|t| {
+                (
+                    t.to_string(),
+                    json!(self.counts.get(*t).copied().unwrap_or(0)),
+                )
+            })
+            .collect();
+        let revenue: serde_json::Map<String, Value> = self
+            .revenue
+            .iter()
+            .map(|(currency, micros)| (currency.clone(), json!(render_amount(*micros))))
+            .collect();
+        (Value::Object(counts), Value::Object(revenue))
+    }
+}
+
+/// The conversion summaries of the given campaigns of one cabinet.
+pub fn summaries(
+    conn: &Connection,
+    account: i64,
+    ads: &[i64],
+) -> Result<BTreeMap<i64, Summary>, ApiError> {
+    let ids = serde_json::to_string(ads).map_err(|e| ApiError::internal(e.to_string()))?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT a.ad_id, c.event_type, c.currency, COUNT(*), SUM(c.amount_micros)
+         FROM conversion_campaigns a JOIN conversions c ON c.id = a.conversion_id
+         WHERE a.account_id = ?1 AND a.ad_id IN (SELECT value FROM json_each(?2))
+         GROUP BY a.ad_id, c.event_type, c.currency",
+    )?;
+    let rows = stmt.query_map(params![account, ids], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, Option<String>>(2)?,
+            r.get::<_, i64>(3)?,
+            r.get::<_, Option<i64>>(4)?,
+        ))
+    })?;
+    let mut out: BTreeMap<i64, Summary> = BTreeMap::new();
+    for row in rows {
+        let (ad, event, currency, count, amount) = row?;
+        let summary = out.entry(ad).or_default();
+        *summary.counts.entry(event).or_default() += count;
+        if let (Some(currency), Some(amount)) = (currency, amount) {
+            *summary.revenue.entry(currency).or_default() += amount;
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,44 @@
+//! Owns `campaign_refs`: the values postbacks name campaigns by (a link's ref, a channel
+//! campaign's invite link), for attribution.
+
+use rusqlite::{params, Connection};
+
+use crate::domain::conversion::Target;
+use crate::error::ApiError;
+
+fn parts(target: &Target) -> (&'static str, &str) {
+    match target {
+        Target::Ref(v) => ("ref", v),
+        Target::Invite(v) => ("invite", v),
+    }
+}
+
+/// Makes `targets` the values naming this campaign.
+pub fn replace(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    targets: &[Target],
+) -> Result<(), ApiError> {
+    conn.prepare_cached("DELETE FROM campaign_refs WHERE account_id = ?1 AND ad_id = ?2")?
+        .execute([account, ad])?;
+    let mut insert = conn.prepare_cached(
+        "INSERT OR IGNORE INTO campaign_refs (kind, value, account_id, ad_id) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for target in targets {
+        let (kind, value) = parts(target);
+        insert.execute(params![kind, value, account, ad])?;
+    }
+    Ok(())
+}
+
+/// Every campaign the value names, in every cabinet: `(account_id, ad_id)` in order.
+pub fn find(conn: &Connection, target: &Target) -> Result<Vec<(i64, i64)>, ApiError> {
+    let (kind, value) = parts(target);
+    let mut stmt = conn.prepare_cached(
+        "SELECT account_id, ad_id FROM campaign_refs WHERE kind = ?1 AND value = ?2
+         ORDER BY account_id, ad_id",
+    )?;
+    let rows = stmt.query_map(params![kind, value], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
