@@ -145,7 +145,7 @@ pub fn query_values(url: &str, names: &[String]) -> Vec<String> {
     query
         .split('&')
         .filter_map(|pair| pair.split_once('='))
-        .filter(|(k, _)| form_decode(k).is_some_and(|k| names.iter().any(|n| *n == k)))
+        .filter(|(k, _)| form_decode(k).is_some_and(|k| names.contains(&k)))
         .filter_map(|(_, v)| form_decode(v))
         .filter(|v| !v.is_empty())
         .collect()
