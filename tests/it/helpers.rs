@@ -206,6 +206,11 @@ impl TestApp {
         self.request(method, path, key, None, &[])
     }
 
+    /// A call with a key and no body.
+    pub fn call_with_key(&self, method: &str, path: &str, key: &str) -> Resp {
+        self.request(method, path, Some(key), None, &[])
+    }
+
     /// A call with a JSON body (or none) and extra headers.
     pub fn send(
         &self,

@@ -15,6 +15,7 @@ mod events;
 mod groups;
 mod idempotency;
 mod media;
+mod postback;
 mod ratelimit;
 mod stats;
 mod targeting;
