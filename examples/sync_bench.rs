@@ -23,6 +23,9 @@ use adcab::store::history::Source;
 use adcab::{clock, sync, Services};
 use serde_json::json;
 
+mod common;
+use common::Server;
+
 fn main() {
     let args: Vec<usize> = std::env::args()
         .skip(1)
@@ -99,6 +102,7 @@ fn main() {
     );
 
     let server = Server::start(services.clone());
+    println!("server at {}", server.base);
     let into_hour = now(&services).timestamp().rem_euclid(3600);
     let first = hour(&services, &received, 3600 - into_hour + 6 * 60, cabinets);
     println!("first hour (every review decided, {cabinets} status_change events): {first:.2} s");
@@ -228,51 +232,4 @@ fn receiver() -> (String, Arc<AtomicUsize>) {
         }
     });
     (url, digests)
-}
-
-/// The real server (HTTP, worker, scheduler, webhook sender) on a port of its own, started.
-struct Server {
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Server {
-    fn start(services: Services) -> Server {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let base = format!("http://{}/api/v1", listener.local_addr().unwrap());
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                adcab::run(services, listener, async {
-                    let _ = stopped.await;
-                })
-                .await
-                .unwrap();
-            });
-        });
-        // The first answer means start-up (the scheduler's starting hour included) is done.
-        let _ = ureq::get(&format!("{base}/targeting")).call();
-        Server {
-            stop: Some(stop),
-            thread: Some(thread),
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
 }

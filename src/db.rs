@@ -3,7 +3,7 @@
 //! It knows nothing of tables beyond the migration ledger.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, Transaction};
@@ -19,7 +19,8 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (5, include_str!("../sql/0005_conversions.sql")),
 ];
 
-const READ_POOL: usize = 4;
+/// Read connections kept open; a read waits for one when all are busy.
+const READ_POOL: usize = 8;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A handle on the database file. Cheap to clone; every call runs on a blocking thread.
@@ -31,7 +32,15 @@ pub struct Db {
 struct Inner {
     path: PathBuf,
     writer: Mutex<Connection>,
-    readers: Mutex<Vec<Connection>>,
+    readers: Mutex<Readers>,
+    /// Signalled when a read connection is handed back.
+    returned: Condvar,
+}
+
+/// Idle read connections, and how many are open in all.
+struct Readers {
+    idle: Vec<Connection>,
+    open: usize,
 }
 
 impl Db {
@@ -47,7 +56,11 @@ impl Db {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
                 writer: Mutex::new(writer),
-                readers: Mutex::new(Vec::new()),
+                readers: Mutex::new(Readers {
+                    idle: Vec::new(),
+                    open: 0,
+                }),
+                returned: Condvar::new(),
             }),
         })
     }
@@ -81,17 +94,45 @@ impl Db {
         &self,
         f: impl FnOnce(&Connection) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
-        let pooled = self.inner.readers.lock().expect("read pool lock").pop();
-        let conn = match pooled {
-            Some(conn) => conn,
-            None => open_connection(&self.inner.path)?,
-        };
-        let result = f(&conn);
-        let mut pool = self.inner.readers.lock().expect("read pool lock");
-        if pool.len() < READ_POOL {
-            pool.push(conn);
+        let lease = self.take_reader()?;
+        f(lease.conn.as_ref().expect("a lease holds its connection"))
+    }
+
+    /// An idle read connection, a new one while fewer than [`READ_POOL`] are open, or else
+    /// the next one handed back. The lease hands it back when dropped, even on a panic.
+    fn take_reader(&self) -> Result<Lease<'_>, ApiError> {
+        let mut readers = self.inner.readers.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(conn) = readers.idle.pop() {
+                return Ok(Lease {
+                    inner: &self.inner,
+                    conn: Some(conn),
+                });
+            }
+            if readers.open < READ_POOL {
+                readers.open += 1;
+                drop(readers);
+                return match open_connection(&self.inner.path) {
+                    Ok(conn) => Ok(Lease {
+                        inner: &self.inner,
+                        conn: Some(conn),
+                    }),
+                    Err(e) => {
+                        self.inner
+                            .readers
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .open -= 1;
+                        Err(e.into())
+                    }
+                };
+            }
+            readers = self
+                .inner
+                .returned
+                .wait(readers)
+                .unwrap_or_else(|p| p.into_inner());
         }
-        result
     }
 
     /// The blocking form of [`Db::write`], for code already on a blocking thread.
@@ -105,6 +146,22 @@ impl Db {
         let value = f(&tx)?;
         tx.commit()?;
         Ok(value)
+    }
+}
+
+/// A read connection on loan from the pool.
+struct Lease<'a> {
+    inner: &'a Inner,
+    conn: Option<Connection>,
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            let mut readers = self.inner.readers.lock().unwrap_or_else(|p| p.into_inner());
+            readers.idle.push(conn);
+            self.inner.returned.notify_one();
+        }
     }
 }
 

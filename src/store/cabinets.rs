@@ -112,7 +112,7 @@ pub fn reachable_by(conn: &Connection, user: i64) -> Result<Vec<Reachable>, ApiE
          WHERE s.member_id = ?1
          ORDER BY 1"
     );
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([user], |r| {
         let access: String = r.get("access")?;
         Ok(Reachable {

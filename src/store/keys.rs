@@ -90,7 +90,7 @@ pub fn count_active(conn: &Connection, user: i64) -> Result<i64, ApiError> {
 /// Active keys of the given people, by id.
 pub fn list_active(conn: &Connection, users: &[i64]) -> Result<Vec<KeyRow>, ApiError> {
     let ids = serde_json::to_string(users).map_err(|e| ApiError::internal(e.to_string()))?;
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT * FROM api_keys WHERE revoked_at IS NULL
            AND user_id IN (SELECT value FROM json_each(?1)) ORDER BY id",
     )?;
@@ -101,7 +101,7 @@ pub fn list_active(conn: &Connection, users: &[i64]) -> Result<Vec<KeyRow>, ApiE
 /// The ticked cabinets of a key (meaningful when its scope is not "All").
 /// Active keys with a webhook URL.
 pub fn with_webhook(conn: &Connection) -> Result<Vec<KeyRow>, ApiError> {
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT * FROM api_keys WHERE revoked_at IS NULL AND webhook_url IS NOT NULL ORDER BY id",
     )?;
     let rows = stmt.query_map([], from_row)?;

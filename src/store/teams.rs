@@ -51,8 +51,9 @@ pub fn unshare(
 
 /// Members of the agency's team.
 pub fn members(conn: &Connection, agency: i64) -> Result<Vec<i64>, ApiError> {
-    let mut stmt =
-        conn.prepare("SELECT member_id FROM team_members WHERE agency_id = ?1 ORDER BY member_id")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT member_id FROM team_members WHERE agency_id = ?1 ORDER BY member_id",
+    )?;
     let rows = stmt.query_map([agency], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -60,7 +61,7 @@ pub fn members(conn: &Connection, agency: i64) -> Result<Vec<i64>, ApiError> {
 /// The agencies whose plan covers this member: they are in the team of an owner on the Agency
 /// plan. Returns each covering agency owner's subscription state.
 pub fn covering_agencies(conn: &Connection, member: i64) -> Result<Vec<bool>, ApiError> {
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT u.subscription = 'active' FROM team_members t JOIN users u ON u.id = t.agency_id
          WHERE t.member_id = ?1 AND u.plan = 'agency'",
     )?;

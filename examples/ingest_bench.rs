@@ -1,0 +1,266 @@
+//! Load generator and benchmark of durable conversion ingest over loopback: the real server
+//! runs in this process (limits raised in its config), clients post with keep-alive
+//! connections, and every accepted event is committed before its answer.
+//!
+//! - batch: 4 connections posting batches of 1,000 new events; events per second;
+//! - single: 64 connections posting one event per request; requests per second, p50, p99;
+//! - baseline, same run: one thread inserting rows into the same `conversions` table of a
+//!   fresh database, 1,000 per transaction, with plain SQLite.
+//!
+//! Run: `cargo run --release --example ingest_bench` (optional arguments: seconds per
+//! measurement, runs of each; defaults 5 and 3). Figures are medians over the runs.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use adcab::config::Config;
+use adcab::domain::campaign::TargetType;
+use adcab::domain::money::Money;
+use adcab::panel::{self, NewCabinet, NewKey};
+use adcab::platform::{AdDraft, AdSpec};
+use adcab::store::history::Source;
+use adcab::{sync, Services};
+use serde_json::json;
+
+mod common;
+use common::Server;
+
+const CAMPAIGNS: usize = 100;
+const BATCH: usize = 1000;
+const BATCH_CONNECTIONS: usize = 4;
+const SINGLE_CONNECTIONS: usize = 64;
+
+fn main() {
+    let args: Vec<u64> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("numeric arguments"))
+        .collect();
+    let seconds = Duration::from_secs(args.first().copied().unwrap_or(5));
+    let runs = args.get(1).copied().unwrap_or(3) as usize;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut config = Config::default();
+    config.storage.path = dir.path().join("ingest.db");
+    config.demo.bootstrap = false;
+    config.limits.conversions_per_second = 100_000_000;
+    config.limits.conversions_burst = 100_000_000;
+    let services = Services::open(config).expect("open");
+    let key = setup(&services);
+    let server = Server::start(services);
+    let url = format!("{}/postback", server.base);
+    println!(
+        "server at {}, {CAMPAIGNS} campaigns, {runs} runs of {seconds:?}",
+        server.base
+    );
+
+    let mut raw: Vec<f64> = (0..runs).map(|run| raw_inserts(dir.path(), run)).collect();
+    let mut batch: Vec<f64> = (0..runs)
+        .map(|run| {
+            let rate = batches(&url, &key, seconds, run);
+            println!("batch run {}: {rate:.0} events/s", run + 1);
+            rate
+        })
+        .collect();
+    let mut singles: Vec<(f64, f64, f64)> = (0..runs)
+        .map(|run| {
+            let (rate, p50, p99) = single_events(&url, &key, seconds, run);
+            println!(
+                "single run {}: {rate:.0} requests/s, p50 {p50:.2} ms, p99 {p99:.2} ms",
+                run + 1
+            );
+            (rate, p50, p99)
+        })
+        .collect();
+    drop(server);
+
+    println!("--- medians of {runs} runs");
+    println!(
+        "raw SQLite inserts (1,000 per transaction, one thread): {:.0} rows/s",
+        median(&mut raw)
+    );
+    println!(
+        "batch postbacks ({BATCH} events, {BATCH_CONNECTIONS} connections): {:.0} events/s",
+        median(&mut batch)
+    );
+    let mut rates: Vec<f64> = singles.iter().map(|s| s.0).collect();
+    let mut p50s: Vec<f64> = singles.iter().map(|s| s.1).collect();
+    singles.sort_by(|a, b| a.2.total_cmp(&b.2));
+    println!(
+        "single postbacks ({SINGLE_CONNECTIONS} connections): {:.0} requests/s, p50 {:.2} ms, p99 {:.2} ms",
+        median(&mut rates),
+        median(&mut p50s),
+        singles[singles.len() / 2].2
+    );
+}
+
+/// A person, one cabinet with bot campaigns whose links carry refs `r0`..`r99`, and a key
+/// that may send postbacks.
+fn setup(services: &Services) -> String {
+    let user = panel::user_add(services, "ingest@example.com", "pro").unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let cabinet = panel::cabinet_add(
+        services,
+        &NewCabinet {
+            owner: user,
+            name: "Bench",
+            kind: "euro",
+            balance: Some("100000"),
+            min_budget: None,
+            ad_button: false,
+            crypto_filters: false,
+        },
+    )
+    .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let params = &services.config.conversions.tracker_params;
+    for i in 0..CAMPAIGNS {
+        let spec = AdSpec::plain(
+            &format!("Bot {i}"),
+            "Play now",
+            &format!("https://t.me/bench_bot?start=r{i}"),
+            TargetType::Bots,
+            json!({ "bots": ["@bench_bot"] }),
+        );
+        let draft = AdDraft::running(
+            spec,
+            Money::from_micros(2_000_000),
+            Money::from_micros(10_000_000),
+        );
+        let snap = services
+            .platform
+            .create_ad(cabinet, &draft)
+            .expect("create");
+        services
+            .db
+            .write_blocking(|tx| sync::store_created(tx, &snap, None, Source::Panel, params))
+            .expect("store");
+    }
+    panel::key_create(
+        services,
+        &NewKey {
+            user,
+            postbacks: true,
+            ..NewKey::default()
+        },
+    )
+    .unwrap()["key"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn event(run: usize, client: usize, n: u64) -> serde_json::Value {
+    json!({
+        "ref": format!("r{}", n % CAMPAIGNS as u64),
+        "event": "purchase",
+        "txid": format!("{run}-{client}-{n}"),
+        "amount": "12.50",
+    })
+}
+
+/// Batches of new events from several connections; returns accepted events per second.
+fn batches(url: &str, key: &str, seconds: Duration, run: usize) -> f64 {
+    let accepted = Arc::new(AtomicU64::new(0));
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        for client in 0..BATCH_CONNECTIONS {
+            let accepted = accepted.clone();
+            s.spawn(move || {
+                let agent = ureq::agent();
+                let mut n = 0;
+                while started.elapsed() < seconds {
+                    let events: Vec<_> = (0..BATCH)
+                        .map(|i| event(run, client, n + i as u64))
+                        .collect();
+                    n += BATCH as u64;
+                    let body = json!({ "events": events }).to_string();
+                    let text = agent
+                        .post(url)
+                        .set("X-API-Key", key)
+                        .set("Content-Type", "application/json")
+                        .send_string(&body)
+                        .expect("batch accepted")
+                        .into_string()
+                        .expect("body");
+                    let answer: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+                    accepted.fetch_add(
+                        answer["data"]["accepted"].as_u64().unwrap_or(0),
+                        Ordering::Relaxed,
+                    );
+                }
+            });
+        }
+    });
+    accepted.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64()
+}
+
+/// One event per request from many connections; returns requests per second and the p50 and
+/// p99 latencies in milliseconds.
+fn single_events(url: &str, key: &str, seconds: Duration, run: usize) -> (f64, f64, f64) {
+    let started = Instant::now();
+    let mut latencies: Vec<f64> = std::thread::scope(|s| {
+        let clients: Vec<_> = (0..SINGLE_CONNECTIONS)
+            .map(|client| {
+                s.spawn(move || {
+                    let agent = ureq::agent();
+                    let mut took = Vec::new();
+                    let mut n = 0;
+                    while started.elapsed() < seconds {
+                        let body = event(run + 100, client, n).to_string();
+                        n += 1;
+                        let sent = Instant::now();
+                        let status = agent
+                            .post(url)
+                            .set("X-API-Key", key)
+                            .set("Content-Type", "application/json")
+                            .send_string(&body)
+                            .map(|r| r.status())
+                            .expect("event accepted");
+                        assert_eq!(status, 200);
+                        took.push(sent.elapsed().as_secs_f64() * 1000.0);
+                    }
+                    took
+                })
+            })
+            .collect();
+        clients
+            .into_iter()
+            .flat_map(|c| c.join().unwrap())
+            .collect()
+    });
+    let rate = latencies.len() as f64 / started.elapsed().as_secs_f64();
+    latencies.sort_by(|a, b| a.total_cmp(b));
+    let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
+    (rate, at(0.50), at(0.99))
+}
+
+/// Plain SQLite: 200,000 rows into `conversions` of a fresh database (same schema and
+/// pragmas), 1,000 per transaction; returns rows per second.
+fn raw_inserts(dir: &std::path::Path, run: usize) -> f64 {
+    let db = adcab::db::Db::open(&dir.join(format!("raw-{run}.db"))).expect("raw db");
+    let started = Instant::now();
+    for chunk in 0..200 {
+        db.write_blocking(|tx| {
+            let mut stmt = tx.prepare_cached(
+                "INSERT INTO conversions (holder_id, txid, event_type, ref, amount_micros, currency,
+                    account_id, received_at, updated_at)
+                 VALUES (1, ?1, 'purchase', 'r1', 12500000, 'USD', 1, '2026-01-01T00:00:00Z',
+                    '2026-01-01T00:00:00Z')",
+            )?;
+            for i in 0..1000 {
+                stmt.execute([format!("{chunk}-{i}")])?;
+            }
+            Ok(())
+        })
+        .expect("insert");
+    }
+    200_000.0 / started.elapsed().as_secs_f64()
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
