@@ -5,13 +5,14 @@
 //! of them, so every accepted event is committed before its answer and many requests share
 //! one commit.
 
+use std::collections::HashMap;
 use std::sync::mpsc;
 
 use tokio::sync::oneshot;
 
 use crate::clock;
 use crate::db::Db;
-use crate::domain::conversion::{Event, EventType};
+use crate::domain::conversion::{Event, EventType, Target};
 use crate::error::ApiError;
 use crate::store::{conversions, refs};
 
@@ -97,13 +98,14 @@ fn writer(db: Db, queue: mpsc::Receiver<Job>) {
         }
         let committed = db.write_blocking(|tx| {
             let now = clock::iso(clock::now(tx)?);
+            let mut found = HashMap::new();
             group
                 .iter()
                 .map(|job| {
                     job.events
                         .iter()
                         .map(|e| match e {
-                            Ok(event) => record(tx, &job.sender, event, &now),
+                            Ok(event) => record(tx, &mut found, &job.sender, event, &now),
                             Err(e) => Ok(Outcome::Failed(e.clone())),
                         })
                         .collect::<Result<Vec<_>, ApiError>>()
@@ -126,9 +128,11 @@ fn writer(db: Db, queue: mpsc::Receiver<Job>) {
 }
 
 /// Attributes and stores one event. Attribution failures are the event's outcome; store
-/// failures abort the transaction.
+/// failures abort the transaction. `found` remembers, within one transaction, the
+/// campaigns each ref names.
 fn record(
     conn: &rusqlite::Connection,
+    found: &mut HashMap<Target, Vec<(i64, i64)>>,
     sender: &Sender,
     event: &Event,
     now: &str,
@@ -138,7 +142,14 @@ fn record(
             return Ok(Outcome::Failed(ApiError::AccountNotFound));
         }
     }
-    let mut found = refs::find(conn, &event.target)?;
+    let mut found = match found.get(&event.target) {
+        Some(campaigns) => campaigns.clone(),
+        None => {
+            let campaigns = refs::find(conn, &event.target)?;
+            found.insert(event.target.clone(), campaigns.clone());
+            campaigns
+        }
+    };
     found.retain(|(account, _)| {
         sender.accounts.contains(account) && event.account_id.is_none_or(|a| a == *account)
     });

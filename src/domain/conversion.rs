@@ -63,7 +63,7 @@ impl EventType {
 }
 
 /// How an event names its campaigns.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Target {
     /// The value carried in the ad's link.
     Ref(String),

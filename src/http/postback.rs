@@ -31,11 +31,11 @@ fn shape(ctx: &Ctx) -> Result<Shape, ApiError> {
             ctx.query.pairs().to_vec(),
         )));
     }
-    let body: Value = serde_json::from_slice(&ctx.body)
+    let mut body: Value = serde_json::from_slice(&ctx.body)
         .map_err(|e| ApiError::validation("body", format!("The body is not valid JSON: {e}.")))?;
-    match body.get("events") {
+    match body.get_mut("events").map(Value::take) {
         Some(Value::Array(events)) if (1..=MAX_BATCH).contains(&events.len()) => {
-            Ok(Shape::Batch(events.clone()))
+            Ok(Shape::Batch(events))
         }
         Some(_) => Err(ApiError::validation(
             "events",

@@ -26,39 +26,15 @@ pub fn upsert(
         Target::Ref(r) => (Some(r.as_str()), None),
         Target::Invite(i) => (None, Some(i.as_str())),
     };
-    let existing: Option<i64> = conn
-        .prepare_cached("SELECT id FROM conversions WHERE holder_id = ?1 AND txid = ?2")?
-        .query_row(params![holder, event.txid], |r| r.get(0))
-        .optional()?;
-    let id = match existing {
-        Some(id) => {
-            conn.prepare_cached(
-                "UPDATE conversions SET event_type = ?2, ref = ?3, invite_link = ?4,
-                    amount_micros = ?5, currency = ?6, status = ?7, account_id = ?8, updated_at = ?9
-                 WHERE id = ?1",
-            )?
-            .execute(params![
-                id,
-                event.event.as_str(),
-                reference,
-                invite,
-                event.amount_micros,
-                event.currency,
-                event.status,
-                account,
-                now
-            ])?;
-            conn.prepare_cached("DELETE FROM conversion_campaigns WHERE conversion_id = ?1")?
-                .execute([id])?;
-            id
-        }
-        None => {
-            conn.prepare_cached(
-                "INSERT INTO conversions (holder_id, txid, event_type, ref, invite_link,
-                    amount_micros, currency, status, account_id, received_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
-            )?
-            .execute(params![
+    let inserted: Option<i64> = conn
+        .prepare_cached(
+            "INSERT INTO conversions (holder_id, txid, event_type, ref, invite_link,
+                amount_micros, currency, status, account_id, received_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
+             ON CONFLICT (holder_id, txid) DO NOTHING RETURNING id",
+        )?
+        .query_row(
+            params![
                 holder,
                 event.txid,
                 event.event.as_str(),
@@ -69,8 +45,38 @@ pub fn upsert(
                 event.status,
                 account,
                 now
-            ])?;
-            conn.last_insert_rowid()
+            ],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let (id, updated) = match inserted {
+        Some(id) => (id, false),
+        None => {
+            let id: i64 = conn
+                .prepare_cached(
+                    "UPDATE conversions SET event_type = ?3, ref = ?4, invite_link = ?5,
+                        amount_micros = ?6, currency = ?7, status = ?8, account_id = ?9,
+                        updated_at = ?10
+                     WHERE holder_id = ?1 AND txid = ?2 RETURNING id",
+                )?
+                .query_row(
+                    params![
+                        holder,
+                        event.txid,
+                        event.event.as_str(),
+                        reference,
+                        invite,
+                        event.amount_micros,
+                        event.currency,
+                        event.status,
+                        account,
+                        now
+                    ],
+                    |r| r.get(0),
+                )?;
+            conn.prepare_cached("DELETE FROM conversion_campaigns WHERE conversion_id = ?1")?
+                .execute([id])?;
+            (id, true)
         }
     };
     let mut attribute = conn.prepare_cached(
@@ -79,7 +85,7 @@ pub fn upsert(
     for ad in ads {
         attribute.execute(params![id, account, ad])?;
     }
-    Ok((id, existing.is_some()))
+    Ok((id, updated))
 }
 
 /// Filters of `GET /v1/conversions`; they combine with AND.
