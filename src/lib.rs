@@ -92,9 +92,10 @@ pub async fn run(
     Ok(())
 }
 
-/// Fixes where the scheduler starts (on a first start) and clears what a stopped process held:
-/// idempotency claims of requests that died with it (their work either committed with its
-/// answer or is safe to run again).
+/// Fixes where the scheduler starts (on a first start), clears what a stopped process held
+/// (idempotency claims of requests that died with it: their work either committed with its
+/// answer or is safe to run again), and indexes every campaign's refs under the configured
+/// tracker parameters.
 async fn recover(services: &Services) -> Result<(), String> {
     scheduler::init(services)
         .await
@@ -104,6 +105,12 @@ async fn recover(services: &Services) -> Result<(), String> {
         .write(|tx| store::idempotency::forget_running(tx))
         .await
         .map_err(|e| format!("recovery failed: {e}"))?;
+    let params = services.config.conversions.tracker_params.clone();
+    services
+        .db
+        .write(move |tx| sync::refresh_targets(tx, &params))
+        .await
+        .map_err(|e| format!("cannot index campaign refs: {e}"))?;
     if dropped > 0 {
         tracing::info!(
             dropped,

@@ -42,6 +42,17 @@ pub fn store_created(
     )
 }
 
+/// Recomputes the values naming every stored campaign, so they follow the configured
+/// tracker parameters (and cover campaigns stored before conversions existed).
+pub fn refresh_targets(conn: &Connection, tracker_params: &[String]) -> Result<usize, ApiError> {
+    let links = campaigns::links(conn)?;
+    for (account, ad, url, invite) in &links {
+        let targets = campaign_targets(url, invite.as_deref(), tracker_params);
+        refs::replace(conn, *account, *ad, &targets)?;
+    }
+    Ok(links.len())
+}
+
 fn store_targets(
     conn: &Connection,
     snap: &AdSnapshot,

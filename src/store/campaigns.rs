@@ -293,6 +293,16 @@ pub fn lifetime(conn: &Connection, account: i64) -> Result<Vec<(i64, Totals)>, A
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Every stored campaign's link and invite link: `(account_id, ad_id, promote_url,
+/// invite_link)`.
+pub fn links(conn: &Connection) -> Result<Vec<(i64, i64, String, Option<String>)>, ApiError> {
+    let mut stmt = conn.prepare(
+        "SELECT account_id, ad_id, promote_url, invite_link FROM campaigns ORDER BY account_id, ad_id",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Which of the given cabinets hold a campaign with this `ad_id`.
 pub fn cabinets_with_ad(
     conn: &Connection,

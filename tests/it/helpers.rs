@@ -66,9 +66,15 @@ pub fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
 impl TestApp {
     /// Stops this server and starts a new process's worth of services over the same database,
     /// as after a crash or a restart.
-    pub fn restart(mut self) -> TestApp {
+    pub fn restart(self) -> TestApp {
+        self.restart_with(|_| {})
+    }
+
+    /// Restarts with the configuration changed by `adjust`.
+    pub fn restart_with(mut self, adjust: impl FnOnce(&mut Config)) -> TestApp {
         self.stop();
-        let config = (*self.services.config).clone();
+        let mut config = (*self.services.config).clone();
+        adjust(&mut config);
         let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().expect("temp dir"));
         start(dir, config)
     }

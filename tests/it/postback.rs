@@ -450,3 +450,29 @@ fn conversions_are_listed_in_cursor_pages_with_filters() {
     let r = app.get("/conversions?since=yesterday", &key);
     assert_eq!((r.status, r.body["param"].as_str()), (400, Some("since")));
 }
+
+#[test]
+fn refs_follow_the_configured_tracker_parameters_after_a_restart() {
+    let app = spawn_app();
+    let (_, cabinet, key) = sender(&app);
+    let ad = app.campaign(
+        cabinet,
+        Camp::site("Aff", "https://shop.example.com/?aff=p9"),
+    );
+    let before = post(
+        &app,
+        &key,
+        json!({ "ref": "p9", "event": "lead", "txid": "1" }),
+    );
+    assert_eq!(
+        before.status, 404,
+        "aff is not a tracker parameter by default"
+    );
+    let app = app.restart_with(|c| c.conversions.tracker_params = vec!["aff".into()]);
+    let after = post_ok(
+        &app,
+        &key,
+        json!({ "ref": "p9", "event": "lead", "txid": "1" }),
+    );
+    assert_eq!(after["ad_id"], ad);
+}
