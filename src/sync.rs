@@ -46,9 +46,9 @@ pub fn store_created(
 /// tracker parameters (and cover campaigns stored before conversions existed).
 pub fn refresh_targets(conn: &Connection, tracker_params: &[String]) -> Result<usize, ApiError> {
     let links = campaigns::links(conn)?;
-    for (account, ad, url, invite) in &links {
-        let targets = campaign_targets(url, invite.as_deref(), tracker_params);
-        refs::replace(conn, *account, *ad, &targets)?;
+    for l in &links {
+        let targets = campaign_targets(&l.promote_url, l.invite_link.as_deref(), tracker_params);
+        refs::replace(conn, l.account_id, l.ad_id, &targets)?;
     }
     Ok(links.len())
 }

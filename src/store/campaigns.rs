@@ -293,13 +293,27 @@ pub fn lifetime(conn: &Connection, account: i64) -> Result<Vec<(i64, Totals)>, A
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Every stored campaign's link and invite link: `(account_id, ad_id, promote_url,
-/// invite_link)`.
-pub fn links(conn: &Connection) -> Result<Vec<(i64, i64, String, Option<String>)>, ApiError> {
+/// A stored campaign's links.
+pub struct Links {
+    pub account_id: i64,
+    pub ad_id: i64,
+    pub promote_url: String,
+    pub invite_link: Option<String>,
+}
+
+/// Every stored campaign's link and invite link.
+pub fn links(conn: &Connection) -> Result<Vec<Links>, ApiError> {
     let mut stmt = conn.prepare(
         "SELECT account_id, ad_id, promote_url, invite_link FROM campaigns ORDER BY account_id, ad_id",
     )?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Links {
+            account_id: r.get(0)?,
+            ad_id: r.get(1)?,
+            promote_url: r.get(2)?,
+            invite_link: r.get(3)?,
+        })
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
