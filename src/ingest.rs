@@ -27,17 +27,21 @@ pub struct Sender {
     pub accounts: Vec<i64>,
 }
 
+/// An event that was stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    pub id: i64,
+    pub account_id: i64,
+    pub ad_ids: Vec<i64>,
+    pub event_type: EventType,
+    /// An event with this `txid` existed and was updated.
+    pub deduped: bool,
+}
+
 /// What became of one event.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
-    Recorded {
-        id: i64,
-        account_id: i64,
-        ad_ids: Vec<i64>,
-        event_type: EventType,
-        /// An event with this `txid` existed and was updated.
-        deduped: bool,
-    },
+    Recorded(Recorded),
     Failed(ApiError),
 }
 
@@ -161,11 +165,11 @@ fn record(
     }
     let ads: Vec<i64> = found.iter().map(|(_, ad)| *ad).collect();
     let (id, deduped) = conversions::upsert(conn, sender.holder, event, account, &ads, now)?;
-    Ok(Outcome::Recorded {
+    Ok(Outcome::Recorded(Recorded {
         id,
         account_id: account,
         ad_ids: ads,
         event_type: event.event,
         deduped,
-    })
+    }))
 }

@@ -13,7 +13,7 @@ use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::domain::conversion::RawEvent;
 use crate::error::ApiError;
-use crate::ingest::{Outcome, Sender};
+use crate::ingest::{Outcome, Recorded, Sender};
 use crate::ratelimit::{self, unix_now_f64, RateInfo};
 
 /// Events one batch may carry.
@@ -113,20 +113,7 @@ async fn single(
     charge(state, bucket, 1, rate)?;
     let outcome = state.ingest.record(sender, vec![Ok(event)]).await?;
     match outcome.into_iter().next() {
-        Some(Outcome::Recorded {
-            id,
-            account_id,
-            ad_ids,
-            event_type,
-            deduped,
-        }) => Ok(Reply::ok(json!({
-            "id": id.to_string(),
-            "ad_id": ad_ids.first(),
-            "ad_ids": ad_ids,
-            "account_id": account_id,
-            "event_type": event_type.as_str(),
-            "deduped": deduped,
-        }))),
+        Some(Outcome::Recorded(r)) => Ok(Reply::ok(recorded(&r))),
         Some(Outcome::Failed(e)) => Err(e),
         None => Err(ApiError::internal("the ingest writer gave no outcome")),
     }
@@ -154,7 +141,7 @@ async fn batch(
     let outcomes = state.ingest.record(sender, checked).await?;
     let accepted = outcomes
         .iter()
-        .filter(|o| matches!(o, Outcome::Recorded { .. }))
+        .filter(|o| matches!(o, Outcome::Recorded(_)))
         .count();
     let results: Vec<Value> = outcomes
         .into_iter()
@@ -173,34 +160,29 @@ async fn batch(
     Ok(reply)
 }
 
+/// A stored event as answered: `id` as a string, `ad_id` the first of `ad_ids`.
+fn recorded(r: &Recorded) -> Value {
+    json!({
+        "id": r.id.to_string(),
+        "ad_id": r.ad_ids.first(),
+        "ad_ids": r.ad_ids,
+        "account_id": r.account_id,
+        "event_type": r.event_type.as_str(),
+        "deduped": r.deduped,
+    })
+}
+
 /// One element of a batch's `results`.
 fn result(index: usize, outcome: Outcome) -> Value {
-    match outcome {
-        Outcome::Recorded {
-            id,
-            account_id,
-            ad_ids,
-            event_type,
-            deduped,
-        } => json!({
-            "index": index,
-            "ok": true,
-            "id": id.to_string(),
-            "ad_id": ad_ids.first(),
-            "ad_ids": ad_ids,
-            "account_id": account_id,
-            "event_type": event_type.as_str(),
-            "deduped": deduped,
-        }),
-        Outcome::Failed(e) => {
-            let mut failure = e.body("");
-            if let Some(fields) = failure.as_object_mut() {
-                fields.remove("success");
-                fields.remove("request_id");
-                fields.insert("index".into(), json!(index));
-                fields.insert("ok".into(), json!(false));
-            }
-            failure
-        }
+    let (mut element, ok) = match outcome {
+        Outcome::Recorded(r) => (recorded(&r), true),
+        Outcome::Failed(e) => (e.body(""), false),
+    };
+    if let Some(fields) = element.as_object_mut() {
+        fields.remove("success");
+        fields.remove("request_id");
+        fields.insert("index".into(), json!(index));
+        fields.insert("ok".into(), json!(ok));
     }
+    element
 }

@@ -26,6 +26,18 @@ pub fn upsert(
         Target::Ref(r) => (Some(r.as_str()), None),
         Target::Invite(i) => (None, Some(i.as_str())),
     };
+    let values = params![
+        holder,
+        event.txid,
+        event.event.as_str(),
+        reference,
+        invite,
+        event.amount_micros,
+        event.currency,
+        event.status,
+        account,
+        now
+    ];
     let inserted: Option<i64> = conn
         .prepare_cached(
             "INSERT INTO conversions (holder_id, txid, event_type, ref, invite_link,
@@ -33,21 +45,7 @@ pub fn upsert(
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
              ON CONFLICT (holder_id, txid) DO NOTHING RETURNING id",
         )?
-        .query_row(
-            params![
-                holder,
-                event.txid,
-                event.event.as_str(),
-                reference,
-                invite,
-                event.amount_micros,
-                event.currency,
-                event.status,
-                account,
-                now
-            ],
-            |r| r.get(0),
-        )
+        .query_row(values, |r| r.get(0))
         .optional()?;
     let (id, updated) = match inserted {
         Some(id) => (id, false),
@@ -59,21 +57,7 @@ pub fn upsert(
                         updated_at = ?10
                      WHERE holder_id = ?1 AND txid = ?2 RETURNING id",
                 )?
-                .query_row(
-                    params![
-                        holder,
-                        event.txid,
-                        event.event.as_str(),
-                        reference,
-                        invite,
-                        event.amount_micros,
-                        event.currency,
-                        event.status,
-                        account,
-                        now
-                    ],
-                    |r| r.get(0),
-                )?;
+                .query_row(values, |r| r.get(0))?;
             conn.prepare_cached("DELETE FROM conversion_campaigns WHERE conversion_id = ?1")?
                 .execute([id])?;
             (id, true)
