@@ -26,6 +26,13 @@ const PARAMS: &[(&str, &[&str])] = &[
     ("account_id", &["accountId"]),
 ];
 
+/// Whether `name` is a parameter or an alias of one.
+fn is_param(name: &str) -> bool {
+    PARAMS
+        .iter()
+        .any(|(p, aliases)| *p == name || aliases.contains(&name))
+}
+
 /// The longest `txid`, `ref`, `invite_link` or `status` kept.
 const MAX_TEXT: usize = 255;
 /// Currency used when an amount comes without one.
@@ -98,28 +105,26 @@ impl RawEvent {
 
     /// Reads a JSON object: strings and numbers are taken as text, `null` as absent; other
     /// fields the event does not use are ignored.
-    pub fn from_json(value: &Value) -> Result<RawEvent, ApiError> {
-        let object = value
-            .as_object()
-            .ok_or_else(|| ApiError::validation("body", "An event must be a JSON object."))?;
-        let mut pairs = Vec::new();
+    pub fn from_json(value: Value) -> Result<RawEvent, ApiError> {
+        let Value::Object(object) = value else {
+            return Err(ApiError::validation(
+                "body",
+                "An event must be a JSON object.",
+            ));
+        };
+        let mut pairs = Vec::with_capacity(object.len());
         for (name, v) in object {
-            let known = PARAMS
-                .iter()
-                .any(|(p, aliases)| p == name || aliases.contains(&name.as_str()));
             let text = match v {
                 Value::Null => continue,
-                Value::String(s) => s.clone(),
+                Value::String(s) => s,
                 Value::Number(n) => n.to_string(),
-                _ if known => {
-                    return Err(ApiError::validation(
-                        name,
-                        format!("{name} must be a string or a number."),
-                    ))
+                _ if is_param(&name) => {
+                    let message = format!("{name} must be a string or a number.");
+                    return Err(ApiError::validation(name, message));
                 }
                 _ => continue,
             };
-            pairs.push((name.clone(), text));
+            pairs.push((name, text));
         }
         Ok(RawEvent { pairs })
     }
@@ -446,7 +451,7 @@ mod tests {
 
     #[test]
     fn json_numbers_are_read_as_text_and_unknown_fields_ignored() {
-        let raw = RawEvent::from_json(&json!({
+        let raw = RawEvent::from_json(json!({
             "clickid": "abc", "goal": "ftd", "order_id": 1234, "revenue": 12.5, "sub5": {"x": 1}
         }))
         .unwrap();
@@ -454,7 +459,7 @@ mod tests {
         assert_eq!(e.txid, "1234");
         assert_eq!(e.amount_micros, Some(12_500_000));
         assert_eq!(e.event, EventType::Conversion);
-        assert!(RawEvent::from_json(&json!({ "txid": ["a"] })).is_err());
-        assert!(RawEvent::from_json(&json!("lead")).is_err());
+        assert!(RawEvent::from_json(json!({ "txid": ["a"] })).is_err());
+        assert!(RawEvent::from_json(json!("lead")).is_err());
     }
 }

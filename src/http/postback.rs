@@ -41,7 +41,7 @@ fn shape(ctx: &Ctx) -> Result<Shape, ApiError> {
             "events",
             format!("events must be an array of 1 to {MAX_BATCH} events."),
         )),
-        None => Ok(Shape::Single(RawEvent::from_json(&body)?)),
+        None => Ok(Shape::Single(RawEvent::from_json(body)?)),
     }
 }
 
@@ -128,8 +128,9 @@ async fn batch(
 ) -> Result<Reply, ApiError> {
     let granted = charge(state, bucket, events.len(), rate)?;
     let retry_after = state.limiter.events_retry_after();
+    let total = events.len();
     let checked = events
-        .iter()
+        .into_iter()
         .enumerate()
         .map(|(i, e)| {
             if i >= granted {
@@ -152,7 +153,7 @@ async fn batch(
         StatusCode::ACCEPTED,
         json!({ "accepted": accepted, "failed": results.len() - accepted, "results": results }),
     );
-    if granted < events.len() {
+    if granted < total {
         reply
             .headers
             .push(("retry-after".into(), retry_after.to_string()));
