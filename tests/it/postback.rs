@@ -476,3 +476,25 @@ fn refs_follow_the_configured_tracker_parameters_after_a_restart() {
     );
     assert_eq!(after["ad_id"], ad);
 }
+
+#[test]
+fn conversions_emit_no_webhooks() {
+    let app = spawn_app();
+    let rx = crate::helpers::Receiver::start(200);
+    let user = app.user("pro");
+    let cabinet = app.cabinet(user, "euro", "1000");
+    let key = app.key_with(NewKey {
+        user,
+        postbacks: true,
+        webhook_url: Some(&rx.url),
+        ..NewKey::default()
+    });
+    bot(&app, cabinet, "https://t.me/shop_bot?start=nw");
+    post_ok(
+        &app,
+        &key,
+        json!({ "ref": "nw", "event": "purchase", "txid": "1", "amount": 3 }),
+    );
+    app.settle();
+    assert!(rx.received().is_empty(), "{} webhooks", rx.received().len());
+}
