@@ -498,3 +498,42 @@ fn conversions_emit_no_webhooks() {
     app.settle();
     assert!(rx.received().is_empty(), "{} webhooks", rx.received().len());
 }
+
+#[test]
+fn an_edited_link_moves_the_campaigns_refs() {
+    let app = spawn_app();
+    let (user, cabinet, key) = sender(&app);
+    let manage = app.key_with(NewKey {
+        user,
+        manage: true,
+        ..NewKey::default()
+    });
+    let ad = app.campaign(
+        cabinet,
+        Camp::site("Moved", "https://old.example.com/?subid=old1"),
+    );
+    let patch = json!({ "promote_url": "https://new.example.com/?subid=new1" });
+    app.write_ok(
+        "PATCH",
+        &format!("/campaigns/{ad}"),
+        &manage,
+        Some(&patch),
+        200,
+    );
+    let read = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
+    assert_eq!(read["promote_url"], "https://new.example.com/?subid=new1");
+    let old = post(
+        &app,
+        &key,
+        json!({ "ref": "old1", "event": "lead", "txid": "1" }),
+    );
+    assert_eq!(old.status, 404, "the old link's ref no longer names it");
+    assert_eq!(
+        post_ok(
+            &app,
+            &key,
+            json!({ "ref": "new1", "event": "lead", "txid": "2" })
+        )["ad_id"],
+        ad
+    );
+}
