@@ -115,7 +115,6 @@ fn setup(services: &Services) -> String {
     .unwrap()["id"]
         .as_i64()
         .unwrap();
-    let params = &services.config.conversions.tracker_params;
     for i in 0..CAMPAIGNS {
         let spec = AdSpec::plain(
             &format!("Bot {i}"),
@@ -129,14 +128,7 @@ fn setup(services: &Services) -> String {
             Money::from_micros(2_000_000),
             Money::from_micros(10_000_000),
         );
-        let snap = services
-            .platform
-            .create_ad(cabinet, &draft)
-            .expect("create");
-        services
-            .db
-            .write_blocking(|tx| sync::store_created(tx, &snap, None, Source::Panel, params))
-            .expect("store");
+        sync::create_stored(services, cabinet, &draft, None, Source::Panel).expect("create");
     }
     panel::key_create(
         services,

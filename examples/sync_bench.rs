@@ -78,22 +78,8 @@ fn main() {
         .collect();
     for account in &accounts {
         for i in 0..per_cabinet {
-            let snap = services
-                .platform
-                .create_ad(*account, &draft(i))
+            sync::create_stored(&services, *account, &draft(i), None, Source::Panel)
                 .expect("create");
-            services
-                .db
-                .write_blocking(|tx| {
-                    sync::store_created(
-                        tx,
-                        &snap,
-                        None,
-                        Source::Panel,
-                        &services.config.conversions.tracker_params,
-                    )
-                })
-                .expect("store");
         }
     }
     println!(

@@ -108,10 +108,5 @@ fn create_campaign(
         )
     };
     let draft = AdDraft::running(spec, Money::from_micros(2_000_000), budget);
-    let snap = s
-        .platform
-        .create_ad(cabinet, &draft)
-        .map_err(|e| ApiError::internal(format!("demo campaign: {e}")))?;
-    let params = &s.config.conversions.tracker_params;
-    s.db.write_blocking(|tx| sync::store_created(tx, &snap, Some(group), Source::Panel, params))
+    sync::create_stored(s, cabinet, &draft, Some(group), Source::Panel).map(|_| ())
 }

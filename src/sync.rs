@@ -12,7 +12,7 @@ use crate::clock;
 use crate::domain::campaign::Status;
 use crate::domain::conversion::campaign_targets;
 use crate::error::ApiError;
-use crate::platform::{AdSnapshot, PlatformError};
+use crate::platform::{AdDraft, AdSnapshot, PlatformError};
 use crate::store::events::{self, StatusChange};
 use crate::store::history::{self, Source};
 use crate::store::{cabinets, campaigns, refs, stats};
@@ -40,6 +40,26 @@ pub fn store_created(
         "create",
         &json!({ "title": snap.spec.title, "status": snap.status.as_str() }),
     )
+}
+
+/// Creates an ad on the platform outside any task (the panel, the demo, fixtures) and
+/// stores its copy; a platform refusal is an internal error naming it.
+pub fn create_stored(
+    services: &Services,
+    account: i64,
+    draft: &AdDraft,
+    group: Option<i64>,
+    source: Source,
+) -> Result<AdSnapshot, ApiError> {
+    let snap = services
+        .platform
+        .create_ad(account, draft)
+        .map_err(|e| ApiError::internal(format!("creating an ad in {account}: {e}")))?;
+    let params = &services.config.conversions.tracker_params;
+    services
+        .db
+        .write_blocking(|tx| store_created(tx, &snap, group, source, params))?;
+    Ok(snap)
 }
 
 /// Recomputes the values naming every stored campaign, so they follow the configured

@@ -435,24 +435,9 @@ impl TestApp {
             Money::from_micros(c.cpm_micros),
             Money::from_micros(c.budget_micros),
         );
-        let snap = self
-            .services
-            .platform
-            .create_ad(account, &draft)
-            .expect("create ad");
-        self.services
-            .db
-            .write_blocking(|tx| {
-                sync::store_created(
-                    tx,
-                    &snap,
-                    c.group,
-                    Source::Panel,
-                    &self.services.config.conversions.tracker_params,
-                )
-            })
-            .expect("store");
-        snap.ad_id
+        sync::create_stored(&self.services, account, &draft, c.group, Source::Panel)
+            .expect("create ad")
+            .ad_id
     }
 }
 
