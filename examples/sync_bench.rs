@@ -141,9 +141,7 @@ fn hour(s: &Services, received: &AtomicUsize, seconds: i64, cabinets: usize) -> 
     let started = Instant::now();
     panel::sim_advance(s, seconds).unwrap();
     loop {
-        let caught_up =
-            s.db.write_blocking(|tx| adcab::scheduler::idle(tx))
-                .unwrap();
+        let caught_up = s.db.read_blocking(adcab::scheduler::idle).unwrap();
         if caught_up && received.load(Ordering::SeqCst) >= digests_before + cabinets {
             return started.elapsed().as_secs_f64();
         }

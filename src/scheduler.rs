@@ -62,23 +62,17 @@ struct Position {
 }
 
 impl Position {
-    /// Reads it; the first start begins at the hour in progress.
+    /// Reads it without writing; before the first start is recorded, both hours are the
+    /// hour in progress.
     fn read(conn: &rusqlite::Connection) -> Result<Position, ApiError> {
         let now = clock::now(conn)?;
         let (sync, digest) = scheduler::get(conn)?;
-        let parse = |t: Option<String>| t.as_deref().and_then(clock::parse_iso);
-        let (next_sync, next_digest) = match (parse(sync), parse(digest)) {
-            (Some(sync), Some(digest)) => (sync, digest),
-            _ => {
-                let start = clock::hour_start(now);
-                scheduler::set(conn, &clock::iso(start), &clock::iso(start))?;
-                (start, start)
-            }
-        };
+        let start = clock::hour_start(now);
+        let parse = |t: Option<String>| t.as_deref().and_then(clock::parse_iso).unwrap_or(start);
         Ok(Position {
             now,
-            next_sync,
-            next_digest,
+            next_sync: parse(sync),
+            next_digest: parse(digest),
         })
     }
 
@@ -104,14 +98,18 @@ pub fn idle(conn: &rusqlite::Connection) -> Result<bool, ApiError> {
 /// Fixes where the scheduler starts before anything runs, so a clock moved right after
 /// start-up is caught up from the hour the service started in.
 pub async fn init(s: &Services) -> Result<(), ApiError> {
-    s.db.write(|tx| Position::read(tx).map(|_| ())).await
+    s.db.write(|tx| {
+        let at = Position::read(tx)?;
+        scheduler::set(tx, &clock::iso(at.next_sync), &clock::iso(at.next_digest))
+    })
+    .await
 }
 
 /// Does the one thing due first by the service clock: the digests of the hour after which
 /// everything was synced (due at five past the next hour), else the sync of the next closed
 /// hour, else the status changes waiting. Blocking.
 pub fn step(s: &Services) -> Result<Step, ApiError> {
-    let at = s.db.write_blocking(|tx| Position::read(tx))?;
+    let at = s.db.read_blocking(Position::read)?;
     if at.digest_due() {
         let hour = at.next_digest;
         s.db.write_blocking(|tx| {

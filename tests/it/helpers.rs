@@ -109,7 +109,7 @@ impl TestApp {
             let done = self
                 .services
                 .db
-                .write_blocking(|tx| adcab::scheduler::idle(tx))
+                .read_blocking(adcab::scheduler::idle)
                 .unwrap();
             if done {
                 return;
