@@ -45,7 +45,7 @@ fn main() {
     config.demo.bootstrap = false;
     config.limits.conversions_per_second = 100_000_000;
     config.limits.conversions_burst = 100_000_000;
-    let services = Services::open(config).expect("open");
+    let services = Services::open(config, adcab::db::Open::Create).expect("open");
     let key = setup(&services);
     let server = Server::start(services);
     let url = format!("{}/postback", server.base);
@@ -251,7 +251,8 @@ fn single_events(url: &str, key: &str, seconds: Duration, run: usize) -> (f64, f
 /// Plain SQLite: 200,000 rows into `conversions` of a fresh database (same schema and
 /// pragmas), 1,000 per transaction; returns rows per second.
 fn raw_inserts(dir: &std::path::Path, run: usize) -> f64 {
-    let db = adcab::db::Db::open(&dir.join(format!("raw-{run}.db"))).expect("raw db");
+    let db = adcab::db::Db::open(&dir.join(format!("raw-{run}.db")), adcab::db::Open::Create)
+        .expect("raw db");
     let started = Instant::now();
     for chunk in 0..200 {
         db.write_blocking(|tx| {

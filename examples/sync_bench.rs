@@ -41,7 +41,7 @@ fn main() {
     config.webhooks.allow_private_targets = true;
     config.demo.bootstrap = false;
     config.sim.auto_review_seconds = 60;
-    let services = Services::open(config).expect("open");
+    let services = Services::open(config, adcab::db::Open::Create).expect("open");
     let (url, received) = receiver();
 
     let started = Instant::now();

@@ -185,7 +185,8 @@ impl Principal {
     }
 
     /// Checks of the key itself before any write: not a partner key, Manage campaigns on, and
-    /// an active plan that includes writes.
+    /// a plan (Pro or Agency, own or an agency's) that includes writes and is active; a
+    /// holder on the Free plan is told the feature is not in the plan.
     pub fn check_write_key(&self) -> Result<(), ApiError> {
         if self.key.partner {
             return Err(ApiError::WriteNotAllowed);
@@ -193,7 +194,7 @@ impl Principal {
         if !self.key.manage {
             return Err(ApiError::ReadOnlyKey);
         }
-        if !self.plan_active {
+        if !self.plan_includes_api || !self.plan_active {
             return Err(ApiError::FeatureNotAvailable {
                 feature: WRITE_FEATURE,
             });

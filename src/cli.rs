@@ -1,7 +1,10 @@
-//! Owns the command line: `serve`, the `admin` panel and the `sim` controls, exactly as the
-//! operator document names them. Each admin/sim command prints one JSON object on stdout;
-//! failures print `{"error": ...}` on stdout and a sentence on stderr, and exit non-zero.
+//! Owns the command line: `serve`, `init`, the `admin` panel and the `sim` controls, exactly as
+//! the operator document names them. Each admin/sim command prints one JSON object on stdout;
+//! failures (usage errors included) print `{"error": ...}` on stdout and a sentence on stderr,
+//! and exit non-zero. Sentences say what is wrong (file, key, line), never "internal error"
+//! for an operator's mistake.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,6 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{json, Value};
 
 use crate::config::Config;
+use crate::db::Open;
 use crate::error::ApiError;
 use crate::panel::{self, CabinetChange, KeyChange, NewCabinet, NewKey};
 use crate::Services;
@@ -26,8 +30,11 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Run the HTTP API, task worker, sync scheduler and webhook sender.
+    /// Run the HTTP API, task worker, sync scheduler and webhook sender (creates the database
+    /// when it is missing).
     Serve,
+    /// Create the database (and its folder) when it is missing and bring its schema up to date.
+    Init,
     /// The panel: people, cabinets, teams, groups, keys, tasks, history, webhook log.
     #[command(subcommand)]
     Admin(Admin),
@@ -447,31 +454,60 @@ fn emit(result: Result<Value, ApiError>) -> ExitCode {
             println!("{value}");
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            let sentence = e.to_string();
-            println!("{}", json!({ "error": sentence }));
-            eprintln!("adcab: {sentence}");
-            ExitCode::FAILURE
-        }
+        Err(ApiError::Busy) => fail(
+            "the database is locked by another process (the server or another command); nothing was done, try again".into(),
+        ),
+        Err(e) => fail(e.to_string()),
     }
 }
 
+/// Prints a failure: `{"error": sentence}` on stdout, the sentence on stderr; exit 1.
 fn fail(sentence: String) -> ExitCode {
-    emit(Err(ApiError::internal(sentence)))
+    println!("{}", json!({ "error": sentence }));
+    eprintln!("adcab: {sentence}");
+    ExitCode::FAILURE
 }
 
-/// Entry point of the binary.
-pub fn main(cli: Cli) -> ExitCode {
+/// Entry point of the binary: parses the command line (a usage error is answered like any
+/// other failure, as JSON, with exit code 2) and runs the command.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let text = e.render().to_string();
+            let sentence = text
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ")
+                .to_string();
+            println!("{}", json!({ "error": sentence }));
+            eprint!("{text}");
+            return ExitCode::from(2);
+        }
+    };
     let config = match Config::load(cli.config.as_deref()) {
         Ok(config) => config,
         Err(e) => return fail(e),
     };
-    let services = match Services::open(config) {
+    let how = match cli.command {
+        Command::Serve | Command::Init => Open::Create,
+        Command::Admin(_) | Command::Sim(_) => Open::Existing,
+    };
+    let services = match Services::open(config, how) {
         Ok(services) => services,
         Err(e) => return fail(e),
     };
     match &cli.command {
         Command::Serve => serve(services),
+        Command::Init => emit(Ok(json!({
+            "database": services.db.path().display().to_string(),
+            "schema": crate::db::schema_version(),
+        }))),
         Command::Admin(cmd) => emit(admin(&services, cmd)),
         Command::Sim(cmd) => emit(sim(&services, cmd)),
     }
@@ -479,10 +515,14 @@ pub fn main(cli: Cli) -> ExitCode {
 
 fn serve(services: Services) -> ExitCode {
     tracing_subscriber::fmt()
+        .with_ansi(std::io::stdout().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
+    if let Err(e) = services.db.check_writable() {
+        return fail(e);
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => return fail(format!("cannot start the runtime: {e}")),
@@ -500,9 +540,8 @@ fn serve(services: Services) -> ExitCode {
         match crate::demo::bootstrap_if_empty(&services) {
             Ok(Some(ws)) => print_demo(&addr, &ws),
             Ok(None) => {}
-            Err(e) => return fail(format!("demo bootstrap failed: {e}")),
+            Err(e) => return fail(format!("demo bootstrap failed: {}", e.detail())),
         }
-        tracing::info!(%addr, db = %services.db.path().display(), "adcab serving /api/v1");
         if let Err(e) = crate::run(services, listener, shutdown_signal()).await {
             return fail(e);
         }

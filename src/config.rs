@@ -1,5 +1,6 @@
 //! Owns the service configuration: the compiled-in defaults (`config.example.toml`), the file
-//! layered over them, and environment overrides. Unknown keys are refused here, by name.
+//! layered over them, and environment overrides. Unknown keys and wrong values are refused
+//! here, by file, key and line; relative paths in a file are read from the file's folder.
 
 use std::path::{Path, PathBuf};
 
@@ -25,6 +26,15 @@ pub struct Config {
 #[serde(deny_unknown_fields)]
 pub struct ServerConfig {
     pub listen: String,
+    /// Connections served at once; one more is answered 503 and closed.
+    pub max_connections: usize,
+    /// A request head must arrive within this time of the connection opening or of its
+    /// previous answer, so idle and slow connections close.
+    pub header_timeout_ms: u64,
+    /// A request body must arrive whole within this time.
+    pub body_timeout_ms: u64,
+    /// An answer the client does not take within this time closes the connection.
+    pub write_timeout_ms: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -38,6 +48,8 @@ pub struct StorageConfig {
 pub struct PlatformConfig {
     pub kind: PlatformKind,
     pub read_timeout_ms: u64,
+    /// Longest wait for any other platform call made for a request.
+    pub call_timeout_ms: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -92,32 +104,60 @@ impl Default for Config {
 
 impl Config {
     /// Loads the configuration: an explicit file must exist; without one, `./adcab.toml` is read
-    /// when present, else the defaults stand. Environment overrides apply last.
+    /// when present, else the defaults stand. A relative `storage.path` in a file is read from
+    /// the file's folder. Environment overrides apply last.
     pub fn load(explicit: Option<&Path>) -> Result<Config, String> {
-        let text = match explicit {
-            Some(path) => std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read config file {}: {e}", path.display()))?,
-            None => match std::fs::read_to_string("adcab.toml") {
-                Ok(text) => text,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-                Err(e) => return Err(format!("cannot read ./adcab.toml: {e}")),
+        let default_file = Path::new("adcab.toml");
+        let (file, text) = match explicit {
+            Some(path) => (
+                Some(path),
+                std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read the config file {}: {e}", path.display()))?,
+            ),
+            None => match std::fs::read_to_string(default_file) {
+                Ok(text) => (Some(default_file), text),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, String::new()),
+                Err(e) => return Err(format!("cannot read the config file ./adcab.toml: {e}")),
             },
         };
-        let mut config = Config::from_toml_str(&text)?;
+        let mut config = Config::from_toml_str(&text).map_err(|e| {
+            format!(
+                "config file {}: {e}",
+                file.unwrap_or(default_file).display()
+            )
+        })?;
+        if let Some(file) = file {
+            config.resolve_paths(file);
+        }
         config.apply_env(|name| std::env::var(name).ok());
         Ok(config)
     }
 
-    /// Parses `text` layered over the compiled-in defaults.
+    /// Parses `text` layered over the compiled-in defaults. An error names the key and its
+    /// line in `text`.
     pub fn from_toml_str(text: &str) -> Result<Config, String> {
         let mut merged: toml::Table = DEFAULT_CONFIG
             .parse()
             .map_err(|e| format!("built-in config: {e}"))?;
-        let overlay: toml::Table = text.parse().map_err(|e| format!("config: {e}"))?;
+        let overlay: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| format!("{}", e).trim_end().to_string())?;
+        if let Some(path) = unknown_key(&merged, &overlay, "") {
+            return Err(format!("{}unknown key `{path}`", at_line(text, &path)));
+        }
         merge(&mut merged, overlay);
-        toml::Value::Table(merged)
-            .try_into()
-            .map_err(|e: toml::de::Error| format!("config: {}", e.message()))
+        serde_path_to_error::deserialize(toml::Value::Table(merged)).map_err(|e| {
+            let path = e.path().to_string();
+            format!("{}`{path}`: {}", at_line(text, &path), e.inner().message())
+        })
+    }
+
+    /// Reads a relative `storage.path` from the folder of the config file it came from.
+    fn resolve_paths(&mut self, file: &Path) {
+        if self.storage.path.is_relative() {
+            let folder = file.parent().unwrap_or(Path::new(""));
+            self.storage.path = folder.join(&self.storage.path);
+        }
     }
 
     fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) {
@@ -128,6 +168,47 @@ impl Config {
             self.storage.path = PathBuf::from(path);
         }
     }
+}
+
+/// The first key of `overlay` (as a dotted path) that the defaults do not have: every known
+/// key has a default, so anything else is unknown.
+fn unknown_key(defaults: &toml::Table, overlay: &toml::Table, prefix: &str) -> Option<String> {
+    overlay.iter().find_map(|(key, value)| {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match (defaults.get(key), value) {
+            (None, _) => Some(path),
+            (Some(toml::Value::Table(inner)), toml::Value::Table(top)) => {
+                unknown_key(inner, top, &path)
+            }
+            _ => None,
+        }
+    })
+}
+
+/// "line N: " for the line of `text` that sets the dotted `path` (a `[section]` header or a
+/// `key =` under it), or nothing when it cannot be found.
+fn at_line(text: &str, path: &str) -> String {
+    let (section, key) = path.split_once('.').unwrap_or((path, ""));
+    let mut current = String::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if let Some(header) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            current = header.trim().to_string();
+            if key.is_empty() && current == section {
+                return format!("line {}: ", n + 1);
+            }
+            continue;
+        }
+        let name = line.split('=').next().unwrap_or("").trim();
+        if !key.is_empty() && current == section && name == key {
+            return format!("line {}: ", n + 1);
+        }
+    }
+    String::new()
 }
 
 /// Overlays `top` on `base`, table by table, so a file names only the keys it changes.
@@ -172,11 +253,61 @@ mod tests {
     }
 
     #[test]
-    fn unknown_keys_are_refused_by_name() {
+    fn unknown_keys_are_refused_by_name_and_line() {
         let err = Config::from_toml_str("[limits]\nreads_per_hour = 5\n").unwrap_err();
-        assert!(err.contains("reads_per_hour"), "{err}");
-        let err = Config::from_toml_str("[nonsense]\n").unwrap_err();
-        assert!(err.contains("nonsense"), "{err}");
+        assert_eq!(err, "line 2: unknown key `limits.reads_per_hour`");
+        let err = Config::from_toml_str("# x\n[nonsense]\n").unwrap_err();
+        assert_eq!(err, "line 2: unknown key `nonsense`");
+    }
+
+    #[test]
+    fn wrong_values_and_bad_syntax_name_the_line() {
+        let err = Config::from_toml_str(
+            "[server]\nlisten = \"x\"\n\n[limits]\nreads_per_minute = \"many\"\n",
+        )
+        .unwrap_err();
+        assert!(
+            err.starts_with("line 5: `limits.reads_per_minute`: invalid type"),
+            "{err}"
+        );
+        let err = Config::from_toml_str("[server]\nlisten = \n").unwrap_err();
+        assert!(err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn a_relative_storage_path_is_read_from_the_config_files_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("adcab.toml");
+        std::fs::write(&file, "[storage]\npath = \"data/a.db\"\n").unwrap();
+        let c = Config::load(Some(&file)).unwrap();
+        assert_eq!(c.storage.path, dir.path().join("data/a.db"));
+        std::fs::write(&file, "[storage]\npath = \"/srv/a.db\"\n").unwrap();
+        assert_eq!(
+            Config::load(Some(&file)).unwrap().storage.path,
+            PathBuf::from("/srv/a.db")
+        );
+        let missing = dir.path().join("nope.toml");
+        let err = Config::load(Some(&missing)).unwrap_err();
+        assert!(
+            err.contains("cannot read the config file") && err.contains("nope.toml"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_packaged_production_config_is_valid_and_safe() {
+        let text = include_str!("../packaging/adcab.toml");
+        let c = Config::from_toml_str(text).unwrap();
+        assert!(
+            c.storage.path.starts_with("/var/lib/adcab"),
+            "{:?}",
+            c.storage.path
+        );
+        assert!(!c.demo.bootstrap);
+        assert!(!c.webhooks.allow_private_targets);
+        let unit = include_str!("../packaging/adcab.service");
+        assert!(unit.contains("--config /etc/adcab/adcab.toml"));
+        assert!(unit.contains("LimitNOFILE="));
     }
 
     #[test]

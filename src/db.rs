@@ -1,12 +1,17 @@
-//! Owns SQLite: opening connections with the service's pragmas, applying the numbered migrations
-//! in `sql/`, and running every statement off the async runtime (one writer, a small read pool).
-//! It knows nothing of tables beyond the migration ledger.
+//! Owns SQLite: opening the database (only `serve` and `init` create one; a schema newer than
+//! this binary is refused), the service's pragmas, the numbered migrations in `sql/`, and running
+//! statements off the async runtime with backpressure: one writer and a small read pool, each
+//! waited for with a deadline, and async callers admitted through bounded queues so that a burst
+//! is answered "busy" instead of piling up blocked threads. It knows nothing of tables beyond the
+//! migration ledger.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, Transaction};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::ApiError;
 
@@ -17,11 +22,33 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (3, include_str!("../sql/0003_delivery.sql")),
     (4, include_str!("../sql/0004_sync.sql")),
     (5, include_str!("../sql/0005_conversions.sql")),
+    (6, include_str!("../sql/0006_hardening.sql")),
 ];
+
+/// The schema version this binary brings a database to.
+pub fn schema_version() -> i64 {
+    MIGRATIONS.last().map_or(0, |(v, _)| *v)
+}
 
 /// Read connections kept open; a read waits for one when all are busy.
 const READ_POOL: usize = 8;
+/// How long SQLite itself waits for a lock another process (the panel) holds.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a caller waits for the writer or a read connection before it is told "busy".
+const WAIT: Duration = Duration::from_secs(10);
+/// Async callers that may wait for the writer, and for a read connection, at one time;
+/// one more is refused at once.
+const WRITE_QUEUE: usize = 256;
+const READ_QUEUE: usize = 512;
+
+/// How a database file is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Open {
+    /// Create the file (and its folder) when it is missing: `serve` and `init`.
+    Create,
+    /// The file must exist: every other command, so a wrong path never yields an empty database.
+    Existing,
+}
 
 /// A handle on the database file. Cheap to clone; every call runs on a blocking thread.
 #[derive(Clone)]
@@ -31,10 +58,12 @@ pub struct Db {
 
 struct Inner {
     path: PathBuf,
-    writer: Mutex<Connection>,
+    writer: parking_lot::Mutex<Connection>,
     readers: Mutex<Readers>,
     /// Signalled when a read connection is handed back.
     returned: Condvar,
+    write_gate: Gate,
+    read_gate: Gate,
 }
 
 /// Idle read connections, and how many are open in all.
@@ -44,23 +73,38 @@ struct Readers {
 }
 
 impl Db {
-    /// Opens (creating when missing) the database at `path` and brings its schema up to date.
-    pub fn open(path: &Path) -> Result<Db, String> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    /// Opens the database at `path` and brings its schema up to date. Errors are sentences
+    /// for the operator, naming the file.
+    pub fn open(path: &Path, how: Open) -> Result<Db, String> {
+        let shown = path.display();
+        match how {
+            Open::Existing if !path.exists() => {
+                return Err(format!(
+                    "there is no database at {shown}; check [storage] path in the config (relative paths are read from the config file's folder), or create it with `adcab init`"
+                ))
+            }
+            Open::Existing => {}
+            Open::Create => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| format!("cannot create the folder {}: {e}", dir.display()))?;
+                }
+            }
         }
-        let mut writer = open_connection(path).map_err(|e| format!("cannot open database: {e}"))?;
-        migrate(&mut writer).map_err(|e| format!("cannot migrate database: {e}"))?;
+        let mut writer = open_connection(path)
+            .map_err(|e| format!("cannot open the database at {shown}: {}", sentence(&e)))?;
+        migrate(&mut writer).map_err(|e| format!("the database at {shown}: {e}"))?;
         Ok(Db {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
-                writer: Mutex::new(writer),
+                writer: parking_lot::Mutex::new(writer),
                 readers: Mutex::new(Readers {
                     idle: Vec::new(),
                     open: 0,
                 }),
                 returned: Condvar::new(),
+                write_gate: Gate::new(1, WRITE_QUEUE),
+                read_gate: Gate::new(READ_POOL, READ_QUEUE),
             }),
         })
     }
@@ -69,24 +113,52 @@ impl Db {
         &self.inner.path
     }
 
-    /// Runs `f` on a read connection, off the async runtime.
+    /// Proves the database takes writes (records the schema version in its header), so a
+    /// read-only file is reported before the server says it is serving.
+    pub fn check_writable(&self) -> Result<(), String> {
+        self.write_blocking(|tx| {
+            tx.pragma_update(None, "user_version", schema_version())?;
+            Ok(())
+        })
+        .map_err(|e| {
+            format!(
+                "the database at {} does not take writes: {}",
+                self.path().display(),
+                e.detail()
+            )
+        })
+    }
+
+    /// Runs `f` on a read connection, off the async runtime. `Busy` when the read queue is
+    /// full or no connection frees up in time.
     pub async fn read<T, F>(&self, f: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, ApiError> + Send + 'static,
     {
+        let permit = self.inner.read_gate.enter().await?;
         let db = self.clone();
-        blocking(move || db.read_blocking(f)).await
+        blocking(move || {
+            let _permit = permit;
+            db.read_blocking(f)
+        })
+        .await
     }
 
-    /// Runs `f` in one write transaction, off the async runtime; an error rolls everything back.
+    /// Runs `f` in one write transaction, off the async runtime; an error rolls everything
+    /// back. `Busy` when the write queue is full or the writer does not free up in time.
     pub async fn write<T, F>(&self, f: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
         F: FnOnce(&Transaction) -> Result<T, ApiError> + Send + 'static,
     {
+        let permit = self.inner.write_gate.enter().await?;
         let db = self.clone();
-        blocking(move || db.write_blocking(f)).await
+        blocking(move || {
+            let _permit = permit;
+            db.write_blocking(f)
+        })
+        .await
     }
 
     /// The blocking form of [`Db::read`], for code already on a blocking thread.
@@ -99,8 +171,10 @@ impl Db {
     }
 
     /// An idle read connection, a new one while fewer than [`READ_POOL`] are open, or else
-    /// the next one handed back. The lease hands it back when dropped, even on a panic.
+    /// the next one handed back within [`WAIT`]. The lease hands it back when dropped, even
+    /// on a panic.
     fn take_reader(&self) -> Result<Lease<'_>, ApiError> {
+        let deadline = Instant::now() + WAIT;
         let mut readers = self.inner.readers.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if let Some(conn) = readers.idle.pop() {
@@ -127,25 +201,80 @@ impl Db {
                     }
                 };
             }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(ApiError::Busy);
+            }
             readers = self
                 .inner
                 .returned
-                .wait(readers)
-                .unwrap_or_else(|p| p.into_inner());
+                .wait_timeout(readers, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
         }
     }
 
-    /// The blocking form of [`Db::write`], for code already on a blocking thread.
+    /// The blocking form of [`Db::write`], for code already on a blocking thread. Waits at
+    /// most [`WAIT`] for the writer.
     pub fn write_blocking<T>(
         &self,
         f: impl FnOnce(&Transaction) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
         let _held = WriterHeld::take();
-        let mut conn = self.inner.writer.lock().unwrap_or_else(|p| p.into_inner());
+        let mut conn = self.inner.writer.try_lock_for(WAIT).ok_or(ApiError::Busy)?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let value = f(&tx)?;
         tx.commit()?;
         Ok(value)
+    }
+}
+
+/// Admission of async callers to a scarce resource: at most `permits` hold it at once, at
+/// most `queue` wait for it, each for at most [`WAIT`]. Anyone beyond is refused with `Busy`.
+pub struct Gate {
+    permits: Arc<Semaphore>,
+    waiting: AtomicUsize,
+    queue: usize,
+}
+
+impl Gate {
+    pub fn new(permits: usize, queue: usize) -> Gate {
+        Gate {
+            permits: Arc::new(Semaphore::new(permits)),
+            waiting: AtomicUsize::new(0),
+            queue,
+        }
+    }
+
+    /// A permit, held until dropped (move it into the blocking work it guards).
+    pub async fn enter(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        if let Ok(permit) = self.permits.clone().try_acquire_owned() {
+            return Ok(permit);
+        }
+        let _waiting = Waiting::join(&self.waiting, self.queue)?;
+        match tokio::time::timeout(WAIT, self.permits.clone().acquire_owned()).await {
+            Ok(Ok(permit)) => Ok(permit),
+            Ok(Err(_)) | Err(_) => Err(ApiError::Busy),
+        }
+    }
+}
+
+/// One place in a gate's queue, given back when the waiter leaves (even when cancelled).
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    fn join(count: &'a AtomicUsize, queue: usize) -> Result<Waiting<'a>, ApiError> {
+        if count.fetch_add(1, Ordering::SeqCst) >= queue {
+            count.fetch_sub(1, Ordering::SeqCst);
+            return Err(ApiError::Busy);
+        }
+        Ok(Waiting(count))
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -234,28 +363,125 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Applies every migration not yet recorded; running it twice changes nothing.
-pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
-    )?;
-    for (version, sql) in MIGRATIONS {
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let done: bool = tx.query_row(
-            "SELECT EXISTS(SELECT 1 FROM schema_migrations WHERE version = ?1)",
-            [version],
-            |r| r.get(0),
-        )?;
-        if !done {
-            tx.execute_batch(sql)?;
-            tx.execute(
-                "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, datetime('now'))",
-                [version],
-            )?;
+/// A SQLite error as a sentence for the operator: a lock held elsewhere and a file that is
+/// not a database are said plainly.
+pub fn sentence(e: &rusqlite::Error) -> String {
+    match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+            "it is locked by another process (a server or panel command busy with it); try again"
+                .into()
         }
-        tx.commit()?;
+        Some(rusqlite::ErrorCode::NotADatabase) => "the file is not an adcab database".into(),
+        Some(rusqlite::ErrorCode::ReadOnly) => "the file is read-only for this user".into(),
+        _ => e.to_string(),
     }
-    Ok(())
+}
+
+/// The versions recorded in the ledger, creating the ledger on a new database.
+fn applied(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
+    let exists: bool = conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations')",
+        [],
+        |r| r.get(0),
+    )?;
+    if !exists {
+        return Ok(Vec::new());
+    }
+    let mut stmt = conn.prepare("SELECT version FROM schema_migrations ORDER BY version")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    rows.collect()
+}
+
+/// Applies every migration not yet recorded; running it twice changes nothing, and with
+/// nothing pending it takes no write lock. A database that records a migration this binary
+/// does not know (written by a newer adcab) is refused, as is one missing a table.
+pub fn migrate(conn: &mut Connection) -> Result<(), String> {
+    let done = applied(conn).map_err(|e| sentence(&e))?;
+    let newest = schema_version();
+    if let Some(unknown) = done
+        .iter()
+        .find(|v| !MIGRATIONS.iter().any(|(m, _)| m == *v))
+    {
+        return Err(format!(
+            "its schema version {unknown} is newer than this adcab knows (up to {newest}); run the adcab that wrote it, or restore a backup made for this version"
+        ));
+    }
+    let pending: Vec<&(i64, &str)> = MIGRATIONS
+        .iter()
+        .filter(|(v, _)| !done.contains(v))
+        .collect();
+    if !pending.is_empty() {
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| sentence(&e))?;
+        tx.execute_batch(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+        )
+        .map_err(|e| sentence(&e))?;
+        for (version, sql) in pending {
+            tx.execute_batch(sql)
+                .and_then(|()| {
+                    tx.execute(
+                        "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, datetime('now'))",
+                        [version],
+                    )
+                })
+                .map_err(|e| format!("migration {version} failed: {}", sentence(&e)))?;
+        }
+        tx.commit().map_err(|e| sentence(&e))?;
+    }
+    check_tables(conn)
+}
+
+/// Every table the migrations create must be there.
+fn check_tables(conn: &Connection) -> Result<(), String> {
+    let mut stmt = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .map_err(|e| sentence(&e))?;
+    let present: Vec<String> = stmt
+        .query_map([], |r| r.get(0))
+        .and_then(|rows| rows.collect())
+        .map_err(|e| sentence(&e))?;
+    match expected_tables()
+        .into_iter()
+        .find(|t| !present.iter().any(|p| p == t))
+    {
+        Some(missing) => Err(format!(
+            "its table {missing} is missing; the file was changed outside adcab (restore a backup)"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The tables the migrations leave, read in order from their `CREATE TABLE` and `DROP TABLE`
+/// statements.
+fn expected_tables() -> Vec<&'static str> {
+    let mut tables: Vec<&'static str> = Vec::new();
+    for (_, sql) in MIGRATIONS {
+        let mut rest: &'static str = sql;
+        loop {
+            let create = rest.find("CREATE TABLE ");
+            let drop = rest.find("DROP TABLE ");
+            let (at, len, creates) = match (create, drop) {
+                (Some(c), Some(d)) if d < c => (d, "DROP TABLE ".len(), false),
+                (Some(c), _) => (c, "CREATE TABLE ".len(), true),
+                (None, Some(d)) => (d, "DROP TABLE ".len(), false),
+                (None, None) => break,
+            };
+            rest = &rest[at + len..];
+            let name = rest
+                .trim_start_matches("IF NOT EXISTS ")
+                .trim_start_matches("IF EXISTS ")
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("");
+            tables.retain(|t| *t != name);
+            if creates && !name.is_empty() {
+                tables.push(name);
+            }
+        }
+    }
+    tables
 }
 
 #[cfg(test)]
@@ -275,12 +501,64 @@ mod tests {
             .query_row("SELECT COUNT(*) FROM service_clock", [], |r| r.get(0))
             .unwrap();
         assert_eq!(clock_rows, 1);
+        assert!(expected_tables().contains(&"campaigns"));
+        assert!(
+            expected_tables().contains(&"sim_faults"),
+            "dropped, then made again"
+        );
+    }
+
+    #[test]
+    fn a_newer_schema_and_a_missing_table_are_refused_by_name() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        conn.execute(
+            "INSERT INTO schema_migrations (version, applied_at) VALUES (99, 'x')",
+            [],
+        )
+        .unwrap();
+        let err = migrate(&mut conn).unwrap_err();
+        assert!(err.contains("schema version 99 is newer"), "{err}");
+        conn.execute("DELETE FROM schema_migrations WHERE version = 99", [])
+            .unwrap();
+        conn.execute("ALTER TABLE campaigns RENAME TO campaigns_v2", [])
+            .unwrap();
+        let err = migrate(&mut conn).unwrap_err();
+        assert!(err.contains("table campaigns is missing"), "{err}");
+    }
+
+    #[test]
+    fn an_up_to_date_database_opens_without_a_write_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        drop(Db::open(&path, Open::Create).unwrap());
+        let holder = open_connection(&path).unwrap();
+        holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let started = Instant::now();
+        let opened = Db::open(&path, Open::Existing);
+        assert!(opened.is_ok(), "{:?}", opened.err());
+        assert!(
+            started.elapsed() < BUSY_TIMEOUT,
+            "opening waited for the writer held elsewhere"
+        );
+        holder.execute_batch("ROLLBACK").unwrap();
+    }
+
+    #[test]
+    fn only_create_makes_a_missing_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join("m.db");
+        let err = Db::open(&path, Open::Existing).err().unwrap();
+        assert!(err.contains(&path.display().to_string()), "{err}");
+        assert!(!path.exists());
+        Db::open(&path, Open::Create).unwrap();
+        assert!(path.exists());
     }
 
     #[test]
     fn a_nested_write_panics_instead_of_deadlocking() {
         let dir = tempfile::tempdir().unwrap();
-        let db = Db::open(&dir.path().join("n.db")).unwrap();
+        let db = Db::open(&dir.path().join("n.db"), Open::Create).unwrap();
         let inner = db.clone();
         let nested = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             db.write_blocking(|_| inner.write_blocking(|_| Ok(())))
@@ -290,6 +568,23 @@ mod tests {
             db.write_blocking(|_| Ok(())).is_ok(),
             "the writer is usable afterwards"
         );
+    }
+
+    #[tokio::test]
+    async fn a_gate_lets_one_wait_and_refuses_the_next_at_once() {
+        let gate = Arc::new(Gate::new(1, 1));
+        let held = gate.enter().await.unwrap();
+        let g = gate.clone();
+        let waiter = tokio::spawn(async move { g.enter().await.map(drop) });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let started = Instant::now();
+        assert_eq!(gate.enter().await.map(drop), Err(ApiError::Busy));
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "refused at once"
+        );
+        drop(held);
+        assert_eq!(waiter.await.unwrap(), Ok(()), "the waiter gets the permit");
     }
 
     #[test]

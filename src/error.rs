@@ -65,6 +65,17 @@ pub enum ApiError {
     IdempotencyInProgress,
     IdempotencyUnavailable,
     BodyTooLarge,
+    /// The request could not be read as HTTP (a malformed request line, header or body).
+    BadRequest {
+        why: String,
+    },
+    /// The request body did not arrive within the configured time.
+    RequestTimeout,
+    UriTooLong,
+    HeadersTooLarge,
+    /// The service is saturated (its store or platform queue is full, or waited too long);
+    /// nothing was done.
+    Busy,
     RouteNotFound,
     MethodNotAllowed {
         allow: &'static str,
@@ -93,6 +104,15 @@ impl ApiError {
         ApiError::Internal(detail.into())
     }
 
+    /// What went wrong, for logs and the operator: an internal error's detail, else the
+    /// client's sentence.
+    pub fn detail(&self) -> String {
+        match self {
+            ApiError::Internal(detail) => detail.clone(),
+            other => other.message(),
+        }
+    }
+
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::ApiKeyMissing
@@ -115,7 +135,11 @@ impl ApiError {
             | ApiError::BudgetUnchanged
             | ApiError::InsufficientAdBalance
             | ApiError::IdempotencyKeyRequired
-            | ApiError::IdempotencyKeyInvalid => StatusCode::BAD_REQUEST,
+            | ApiError::IdempotencyKeyInvalid
+            | ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            ApiError::UriTooLong => StatusCode::URI_TOO_LONG,
+            ApiError::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ApiError::FileTooLarge | ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::CabinetAuthExpired
             | ApiError::CabinetLocked
@@ -123,7 +147,7 @@ impl ApiError {
             | ApiError::AmbiguousRef => StatusCode::CONFLICT,
             ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::QueueFull { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::IdempotencyUnavailable | ApiError::PlatformUnavailable => {
+            ApiError::IdempotencyUnavailable | ApiError::PlatformUnavailable | ApiError::Busy => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             ApiError::AccountNotFound
@@ -173,6 +197,11 @@ impl ApiError {
             ApiError::IdempotencyInProgress => "IDEMPOTENCY_IN_PROGRESS",
             ApiError::IdempotencyUnavailable => "IDEMPOTENCY_UNAVAILABLE",
             ApiError::BodyTooLarge => "BODY_TOO_LARGE",
+            ApiError::BadRequest { .. } => "BAD_REQUEST",
+            ApiError::RequestTimeout => "REQUEST_TIMEOUT",
+            ApiError::UriTooLong => "URI_TOO_LONG",
+            ApiError::HeadersTooLarge => "HEADERS_TOO_LARGE",
+            ApiError::Busy => "SERVICE_UNAVAILABLE",
             ApiError::RouteNotFound => "ROUTE_NOT_FOUND",
             ApiError::MethodNotAllowed { .. } => "METHOD_NOT_ALLOWED",
             ApiError::IngestDisabled => "INGEST_DISABLED",
@@ -255,6 +284,15 @@ impl ApiError {
                 "Nothing was done; retry with the same Idempotency-Key.".into()
             }
             ApiError::BodyTooLarge => "The request body is too large.".into(),
+            ApiError::BadRequest { why } => format!("The request is not valid HTTP: {why}."),
+            ApiError::RequestTimeout => {
+                "The request body did not arrive in time; send it again.".into()
+            }
+            ApiError::UriTooLong => "The request URI is too long.".into(),
+            ApiError::HeadersTooLarge => "The request headers are too large.".into(),
+            ApiError::Busy => {
+                "The service is busy and did nothing; retry after Retry-After seconds.".into()
+            }
             ApiError::RouteNotFound => "No such endpoint.".into(),
             ApiError::MethodNotAllowed { allow } => {
                 format!("Method not allowed on this endpoint; allowed: {allow}.")

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 use config::{Config, PlatformKind};
-use db::Db;
+use db::{Db, Open};
 use platform::sim::Simulator;
 use platform::Platform;
 
@@ -43,9 +43,10 @@ pub struct Services {
 }
 
 impl Services {
-    /// Opens the database (applying migrations) and the configured platform.
-    pub fn open(config: Config) -> Result<Services, String> {
-        let db = Db::open(&config.storage.path)?;
+    /// Opens the database (creating it only when `how` says so, applying migrations) and the
+    /// configured platform. Errors are sentences for the operator.
+    pub fn open(config: Config, how: Open) -> Result<Services, String> {
+        let db = Db::open(&config.storage.path, how)?;
         let (platform, sim): (Arc<dyn Platform>, _) = match config.platform.kind {
             PlatformKind::Sim => {
                 let sim = Arc::new(Simulator::new(db.clone(), config.sim.clone()));
@@ -62,13 +63,19 @@ impl Services {
 }
 
 /// Serves the API on `listener` until `shutdown` resolves; in-flight requests finish first.
-/// Work a previous process left half-done is recovered first.
+/// Work a previous process left half-done is recovered first; only then does it log that it
+/// is serving.
 pub async fn run(
     services: Services,
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), String> {
     recover(&services).await?;
+    let addr = listener
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    tracing::info!(%addr, db = %services.db.path().display(), "adcab serving /api/v1");
     let wake = Arc::new(tokio::sync::Notify::new());
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let outbox = Arc::new(tokio::sync::Notify::new());
@@ -94,23 +101,24 @@ pub async fn run(
 
 /// Fixes where the scheduler starts (on a first start), clears what a stopped process held
 /// (idempotency claims of requests that died with it: their work either committed with its
-/// answer or is safe to run again), and indexes every campaign's refs under the configured
-/// tracker parameters.
+/// answer or is safe to run again; uploads it was still receiving), and indexes every
+/// campaign's refs under the configured tracker parameters.
 async fn recover(services: &Services) -> Result<(), String> {
+    http::media::remove_partial_uploads(&services.db);
     scheduler::init(services)
         .await
-        .map_err(|e| format!("cannot start the scheduler: {e}"))?;
+        .map_err(|e| format!("cannot start the scheduler: {}", e.detail()))?;
     let dropped = services
         .db
         .write(|tx| store::idempotency::forget_running(tx))
         .await
-        .map_err(|e| format!("recovery failed: {e}"))?;
+        .map_err(|e| format!("recovery failed: {}", e.detail()))?;
     let params = services.config.conversions.tracker_params.clone();
     services
         .db
         .write(move |tx| sync::refresh_targets(tx, &params))
         .await
-        .map_err(|e| format!("cannot index campaign refs: {e}"))?;
+        .map_err(|e| format!("cannot index campaign refs: {}", e.detail()))?;
     if dropped > 0 {
         tracing::info!(
             dropped,

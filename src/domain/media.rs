@@ -1,5 +1,5 @@
 //! Owns what an upload is: the media type read from the file's first bytes (never its name),
-//! and the `file` field of a `multipart/form-data` body.
+//! and the boundary of a `multipart/form-data` body.
 
 /// Largest accepted file.
 pub const MAX_FILE: usize = 10 * 1024 * 1024;
@@ -30,41 +30,6 @@ pub fn boundary(content_type: &str) -> Option<&str> {
         .filter(|b| !b.is_empty())
 }
 
-/// The content of the part named `name` in a multipart body.
-pub fn field<'a>(body: &'a [u8], boundary: &str, name: &str) -> Option<&'a [u8]> {
-    let delimiter = format!("--{boundary}");
-    let delimiter = delimiter.as_bytes();
-    let mut rest = body;
-    while let Some(start) = find(rest, delimiter) {
-        rest = &rest[start + delimiter.len()..];
-        if rest.starts_with(b"--") {
-            return None;
-        }
-        let head_end = find(rest, b"\r\n\r\n")?;
-        let head = String::from_utf8_lossy(&rest[..head_end]);
-        let content = &rest[head_end + 4..];
-        let end = find(content, delimiter)?;
-        let content = content[..end]
-            .strip_suffix(b"\r\n")
-            .unwrap_or(&content[..end]);
-        let named = head.lines().any(|line| {
-            line.to_ascii_lowercase()
-                .starts_with("content-disposition:")
-                && line
-                    .split(';')
-                    .any(|p| p.trim() == format!("name=\"{name}\""))
-        });
-        if named {
-            return Some(content);
-        }
-    }
-    None
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,15 +47,13 @@ mod tests {
     }
 
     #[test]
-    fn reads_the_named_part_of_a_multipart_body() {
-        let body = b"--XyZ\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\nDATA\r\n--XyZ--\r\n";
+    fn reads_the_boundary_of_a_multipart_content_type() {
         assert_eq!(boundary("multipart/form-data; boundary=XyZ"), Some("XyZ"));
-        assert_eq!(boundary("application/json"), None);
         assert_eq!(
-            field(body, "XyZ", "file"),
-            Some(&b"\x89PNG\r\n\x1a\nDATA"[..])
+            boundary("Multipart/Form-Data; charset=utf-8; boundary=\"a b\""),
+            Some("a b")
         );
-        assert_eq!(field(body, "XyZ", "note"), Some(&b"hello"[..]));
-        assert_eq!(field(body, "XyZ", "other"), None);
+        assert_eq!(boundary("multipart/form-data; boundary="), None);
+        assert_eq!(boundary("application/json"), None);
     }
 }

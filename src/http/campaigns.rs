@@ -12,7 +12,6 @@ use super::request::{self, Query};
 use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::clock;
-use crate::db;
 use crate::domain::campaign::{LinkKind, Status};
 use crate::domain::link::normalize_domain;
 use crate::domain::money::{ratio, CabinetType};
@@ -220,20 +219,28 @@ async fn fresh(state: &AppState, row: CampaignRow) -> Result<CampaignRow, ApiErr
         return Ok(row);
     }
     let (account, ad) = (row.account_id, row.ad_id);
-    let services = state.services.clone();
-    let call = db::blocking(move || sync::reread(&services, account, ad));
     let wait = Duration::from_millis(state.services.config.platform.read_timeout_ms);
-    match tokio::time::timeout(wait, call).await {
-        Ok(Ok(Ok(()))) => db
+    let call = state.platform_call(wait, move |s| sync::reread(s, account, ad));
+    match call.await {
+        Ok(Some(Ok(Ok(())))) => db
             .read(move |c| repo::get(c, account, ad))
             .await?
             .ok_or(ApiError::CampaignNotFound),
-        Ok(Ok(Err(e))) => {
+        Ok(Some(Ok(Err(e)))) => {
             tracing::info!(account, ad, error = %e, "platform read failed; serving the stored copy");
             Ok(row)
         }
-        Ok(Err(e)) => Err(e),
-        Err(_) => {
+        Ok(Some(Err(e))) => Err(e),
+        Err(ApiError::Busy) => {
+            tracing::info!(
+                account,
+                ad,
+                "platform calls are saturated; serving the stored copy"
+            );
+            Ok(row)
+        }
+        Err(e) => Err(e),
+        Ok(None) => {
             tracing::info!(
                 account,
                 ad,

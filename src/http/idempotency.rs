@@ -3,7 +3,8 @@
 //! without running anything; a different request is `IDEMPOTENCY_KEY_REUSED`; a running first
 //! request is `IDEMPOTENCY_IN_PROGRESS`; a 4xx never consumes the key; a 5xx is replayed;
 //! records expire after 24 hours of the service clock; when the store cannot be reached the
-//! answer is `IDEMPOTENCY_UNAVAILABLE` and nothing is done.
+//! answer is `IDEMPOTENCY_UNAVAILABLE` and nothing is done. A claim never outlives its request:
+//! should the work panic, its `500` is stored for replay like any other 5xx.
 
 use std::future::Future;
 
@@ -90,8 +91,14 @@ where
         Found::InProgress => return Err(ApiError::IdempotencyInProgress),
         Found::Fresh => {}
     }
-    let outcome = work(claim.clone()).await;
     let db = state.services.db.clone();
+    let unfinished = Unfinished {
+        db: db.clone(),
+        claim: Some(claim.clone()),
+        request_id: ctx.request_id.clone(),
+    };
+    let outcome = work(claim.clone()).await;
+    unfinished.done();
     match outcome {
         Ok((reply, true)) => Ok(reply),
         Ok((reply, false)) => {
@@ -120,10 +127,55 @@ where
     }
 }
 
+/// Stands for a claim whose work has not come back: dropped without `done` (the work
+/// panicked), it stores the `500` answer so the key is never left running.
+struct Unfinished {
+    db: crate::db::Db,
+    claim: Option<Claim>,
+    request_id: String,
+}
+
+impl Unfinished {
+    fn done(mut self) {
+        self.claim = None;
+    }
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        let Some(claim) = self.claim.take() else {
+            return;
+        };
+        let reply = Reply::error(&ApiError::internal("the work panicked"), &self.request_id);
+        let (status, answer) = (reply.status.as_u16(), stored(&reply).to_string());
+        let db = self.db.clone();
+        let store = async move {
+            let finished = db
+                .write(move |tx| {
+                    store::finish_running(tx, claim.holder, &claim.key, status, &answer)
+                })
+                .await;
+            if let Err(e) = finished {
+                tracing::error!(error = %e, "could not close the claim of a request that panicked");
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn(store)),
+            Err(_) => tracing::error!("a claim was left running outside the runtime"),
+        }
+    }
+}
+
 fn claim_key(conn: &Connection, claim: &Claim, fingerprint: &str) -> Result<Found, ApiError> {
     let now = clock::now(conn)?;
     if let Some(record) = store::get(conn, claim.holder, &claim.key)? {
-        let expired = clock::parse_iso(&record.created_at).is_none_or(|t| now - t >= LIFETIME);
+        let created = clock::parse_iso(&record.created_at).ok_or_else(|| {
+            ApiError::internal(format!(
+                "idempotency record of holder {}: bad created_at {:?}",
+                claim.holder, record.created_at
+            ))
+        })?;
+        let expired = now - created >= LIFETIME;
         if !expired {
             if record.running {
                 return Ok(Found::InProgress);
@@ -169,7 +221,8 @@ fn replay(record: &store::Record) -> Result<Reply, ApiError> {
         .status
         .and_then(|s| hyper::StatusCode::from_u16(s).ok())
         .ok_or_else(|| ApiError::internal("stored answer without status"))?;
-    let headers = serde_json::from_value(stored["headers"].clone()).unwrap_or_default();
+    let headers = serde_json::from_value(stored["headers"].clone())
+        .map_err(|e| ApiError::internal(format!("stored answer headers: {e}")))?;
     Ok(Reply {
         status,
         body: stored["body"].clone(),

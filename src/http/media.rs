@@ -1,53 +1,67 @@
 //! Owns `POST /v1/media`: a `multipart/form-data` upload in the field `file`, typed by its
-//! bytes, at most 10 MB; the file is handed to the platform, kept in the media folder beside
-//! the database, and answered with a token that only its cabinet accepts.
+//! bytes, at most 10 MB. The body is streamed to a temporary file in the media folder beside
+//! the database (never held in memory), within `server.body_timeout_ms`; the file is handed to
+//! the platform, kept under its token, and answered with the token, which only its cabinet
+//! accepts. A failed upload leaves no file behind.
 
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
 use serde_json::json;
+use tokio::io::AsyncWriteExt;
 
 use super::response::Reply;
 use super::{write, AppState, Ctx};
 use crate::auth::random_hex;
 use crate::clock;
-use crate::domain::media::{boundary, field, sniff, MAX_FILE};
+use crate::db::Db;
+use crate::domain::media::{boundary, sniff, MAX_FILE};
 use crate::error::ApiError;
 use crate::store::media;
 
+/// Room for multipart headers, boundaries and small fields around a file of the largest size.
+pub const MULTIPART_OVERHEAD: usize = 64 * 1024;
+/// Temporary files of uploads still being received start with this.
+const PARTIAL: &str = ".upload-";
+/// Bytes kept from the start of the file to tell its type.
+const SIGNATURE: usize = 16;
+
 pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
     let cabinet = write::cabinet(ctx, None)?.cabinet.clone();
-    let unsupported = |why: &str| ApiError::UnsupportedMedia {
-        why: why.to_string(),
-    };
     let boundary = ctx
         .content_type
         .as_deref()
         .and_then(boundary)
-        .ok_or_else(|| unsupported("the body is not multipart/form-data"))?;
-    let file = field(&ctx.body, boundary, "file")
-        .ok_or_else(|| unsupported("there is no field named file"))?;
-    if file.len() > MAX_FILE {
-        return Err(ApiError::FileTooLarge);
-    }
-    let media_type =
-        sniff(file).ok_or_else(|| unsupported("the file's content is not one of these types"))?;
-    let bytes = file.to_vec();
-    let size = bytes.len() as i64;
+        .ok_or_else(|| unsupported("the body is not multipart/form-data"))?
+        .to_string();
+    let body = ctx
+        .upload
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+        .ok_or_else(|| ApiError::internal("the upload body was already taken"))?;
+    let folder = media_folder(&state.services.db);
+    let deadline = Duration::from_millis(state.services.config.server.body_timeout_ms);
+    let received = tokio::time::timeout(deadline, receive(body, boundary, &folder))
+        .await
+        .map_err(|_| ApiError::RequestTimeout)??;
+    let (media_type, size) = (received.media_type, received.size);
+    let sent = received.file.path.clone();
     write::platform(state, cabinet.cabinet_type, move |p| {
-        p.upload_media(cabinet.id, media_type, &bytes)
+        p.upload_media(cabinet.id, media_type, &sent)
     })
     .await?;
     let token = format!("med_{}", random_hex(24));
-    let folder = media_folder(state);
-    let path = folder.join(&token);
-    let content = file.to_vec();
-    crate::db::blocking(move || {
-        std::fs::create_dir_all(&folder)
-            .map_err(|e| ApiError::internal(format!("media folder: {e}")))?;
-        std::fs::write(&path, content).map_err(|e| ApiError::internal(format!("media file: {e}")))
-    })
-    .await?;
+    let kept = folder.join(&token);
+    tokio::fs::rename(&received.file.path, &kept)
+        .await
+        .map_err(|e| ApiError::internal(format!("media file {}: {e}", kept.display())))?;
+    received.file.keep();
     let account = cabinet.id;
     let stored = token.clone();
-    state
+    let recorded = state
         .services
         .db
         .write(move |tx| {
@@ -56,18 +70,135 @@ pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
                 &stored,
                 account,
                 media_type,
-                size,
+                size as i64,
                 &clock::iso(clock::now(tx)?),
             )
         })
-        .await?;
+        .await;
+    if let Err(e) = recorded {
+        let _ = tokio::fs::remove_file(&kept).await;
+        return Err(e);
+    }
     Ok(Reply::ok(json!({ "media": token, "account_id": account })))
 }
 
+fn unsupported(why: &str) -> ApiError {
+    ApiError::UnsupportedMedia {
+        why: why.to_string(),
+    }
+}
+
+/// An upload written to disk: its temporary file, type and size.
+struct Received {
+    file: Partial,
+    media_type: &'static str,
+    size: usize,
+}
+
+/// A file being received; removed when dropped unless kept.
+struct Partial {
+    path: PathBuf,
+    kept: bool,
+}
+
+impl Partial {
+    fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Partial {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Streams the `file` part of the body into a temporary file in `folder`; other parts are
+/// skipped. The body may not exceed the file limit plus [`MULTIPART_OVERHEAD`].
+async fn receive(body: Incoming, boundary: String, folder: &Path) -> Result<Received, ApiError> {
+    let limits = multer::SizeLimit::new()
+        .whole_stream((MAX_FILE + MULTIPART_OVERHEAD) as u64)
+        .per_field(MAX_FILE as u64);
+    let mut parts = multer::Multipart::with_constraints(
+        body.into_data_stream(),
+        boundary,
+        multer::Constraints::new().size_limit(limits),
+    );
+    while let Some(mut field) = parts.next_field().await.map_err(multipart_error)? {
+        if field.name() != Some("file") {
+            continue;
+        }
+        tokio::fs::create_dir_all(folder)
+            .await
+            .map_err(|e| ApiError::internal(format!("media folder {}: {e}", folder.display())))?;
+        let file = Partial {
+            path: folder.join(format!("{PARTIAL}{}", random_hex(12))),
+            kept: false,
+        };
+        let disk_error = |e: std::io::Error| {
+            ApiError::internal(format!("media file {}: {e}", file.path.display()))
+        };
+        let mut out = tokio::io::BufWriter::with_capacity(
+            256 * 1024,
+            tokio::fs::File::create(&file.path)
+                .await
+                .map_err(disk_error)?,
+        );
+        let mut head = Vec::with_capacity(SIGNATURE);
+        let mut size = 0usize;
+        while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
+            size += chunk.len();
+            if size > MAX_FILE {
+                return Err(ApiError::FileTooLarge);
+            }
+            let wanted = SIGNATURE.saturating_sub(head.len()).min(chunk.len());
+            head.extend_from_slice(&chunk[..wanted]);
+            out.write_all(&chunk).await.map_err(disk_error)?;
+        }
+        out.flush().await.map_err(disk_error)?;
+        let media_type = sniff(&head)
+            .ok_or_else(|| unsupported("the file's content is not one of these types"))?;
+        return Ok(Received {
+            file,
+            media_type,
+            size,
+        });
+    }
+    Err(unsupported("there is no field named file"))
+}
+
+/// A multipart failure as the client's error: too large, unreadable, or not multipart.
+fn multipart_error(e: multer::Error) -> ApiError {
+    match e {
+        multer::Error::FieldSizeExceeded { .. } | multer::Error::StreamSizeExceeded { .. } => {
+            ApiError::FileTooLarge
+        }
+        multer::Error::StreamReadFailed(e) => ApiError::BadRequest {
+            why: format!("the body could not be read ({e})"),
+        },
+        other => unsupported(&format!(
+            "the body is not valid multipart/form-data ({other})"
+        )),
+    }
+}
+
 /// The folder beside the database where uploads are kept.
-fn media_folder(state: &AppState) -> std::path::PathBuf {
-    let db = state.services.db.path();
-    db.parent()
-        .unwrap_or(std::path::Path::new("."))
-        .join("media")
+fn media_folder(db: &Db) -> PathBuf {
+    db.path().parent().unwrap_or(Path::new(".")).join("media")
+}
+
+/// Removes the temporary files of uploads a stopped process was still receiving.
+pub fn remove_partial_uploads(db: &Db) {
+    let Ok(entries) = std::fs::read_dir(media_folder(db)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(PARTIAL) {
+            if let Err(e) = std::fs::remove_file(entry.path()) {
+                tracing::warn!(file = %entry.path().display(), error = %e, "cannot remove a partial upload");
+            }
+        }
+    }
 }

@@ -1,12 +1,14 @@
-//! Owns the HTTP server: accepting connections, one request's life (request id, body limit,
-//! authentication, rate limit, dispatch, envelope and headers), and graceful shutdown. The route
-//! table is in `router`; each resource's handlers are in their own file.
+//! Owns one request's life: request id, route, authentication and rate limit from the head,
+//! then the body (bounded in size and time), dispatch, envelope and headers; and what every
+//! handler shares (`AppState`, `Ctx`, bounded platform calls). Connections are in `conn`; the
+//! route table is in `router`; each resource's handlers are in their own file.
 
 pub mod account;
 pub mod bulk;
 pub mod campaign_create;
 pub mod campaign_edit;
 pub mod campaigns;
+pub mod conn;
 pub mod conversions;
 pub mod groups;
 pub mod idempotency;
@@ -22,21 +24,19 @@ pub mod tasks;
 pub mod write;
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use hyper::header::HeaderValue;
-use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
 use crate::auth::{self, Principal};
+use crate::db::Gate;
 use crate::error::ApiError;
 use crate::ingest::Ingest;
 use crate::ratelimit::{unix_now, Budget, RateInfo, RateLimiter};
@@ -45,10 +45,11 @@ use request::Query;
 use response::Reply;
 use router::Endpoint;
 
-/// How long in-flight requests may take to finish after shutdown starts.
-const DRAIN: Duration = Duration::from_secs(10);
 /// `last_used_at` of a key is written at most this often.
 const TOUCH_EVERY: Duration = Duration::from_secs(60);
+/// Platform calls made for requests at one time, and how many more may wait for a place.
+const PLATFORM_CALLS: usize = 16;
+const PLATFORM_QUEUE: usize = 256;
 
 /// What every request handler can reach.
 pub struct AppState {
@@ -58,6 +59,8 @@ pub struct AppState {
     pub wake: Arc<tokio::sync::Notify>,
     /// Records inbound conversions, grouping concurrent requests into shared transactions.
     pub ingest: Ingest,
+    /// Admission to platform calls, so a slow platform cannot pile up blocked threads.
+    platform_gate: Gate,
     touched: Mutex<HashMap<i64, Instant>>,
 }
 
@@ -65,7 +68,10 @@ pub struct AppState {
 pub struct Ctx {
     pub principal: Principal,
     pub query: Query,
+    /// The body of a route that reads it whole (every route but the media upload).
     pub body: Bytes,
+    /// The body of the media upload, still to be received (the handler streams it to disk).
+    pub upload: Mutex<Option<Incoming>>,
     /// The `Idempotency-Key` header, as sent.
     pub idempotency_key: Option<String>,
     pub content_type: Option<String>,
@@ -83,7 +89,31 @@ impl AppState {
             limiter,
             wake,
             ingest,
+            platform_gate: Gate::new(PLATFORM_CALLS, PLATFORM_QUEUE),
             touched: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Runs `call` (blocking: it talks to the platform) off the runtime and waits at most
+    /// `wait` for it; `None` when the wait ran out. The call keeps its place until it ends,
+    /// so at most [`PLATFORM_CALLS`] run at once, however slow the platform is. A panic in
+    /// the call carries on in the request, as if it had run there.
+    pub async fn platform_call<T, F>(&self, wait: Duration, call: F) -> Result<Option<T>, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Services) -> T + Send + 'static,
+    {
+        let permit = self.platform_gate.enter().await?;
+        let services = self.services.clone();
+        let running = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            call(&services)
+        });
+        match tokio::time::timeout(wait, running).await {
+            Ok(Ok(value)) => Ok(Some(value)),
+            Ok(Err(e)) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Ok(Err(e)) => Err(ApiError::internal(format!("platform call ended: {e}"))),
+            Err(_) => Ok(None),
         }
     }
 }
@@ -94,47 +124,35 @@ pub async fn serve(
     state: Arc<AppState>,
     shutdown: impl Future<Output = ()>,
 ) {
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    tokio::pin!(shutdown);
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let stream = match accepted {
-                    Ok((stream, _)) => stream,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "accept failed");
-                        continue;
-                    }
-                };
-                let state = state.clone();
-                let service = service_fn(move |req| {
-                    let state = state.clone();
-                    async move { Ok::<_, Infallible>(handle(&state, req).await) }
-                });
-                let conn = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service);
-                let conn = graceful.watch(conn);
-                tokio::spawn(async move {
-                    if let Err(e) = conn.await {
-                        tracing::debug!(error = %e, "connection ended with an error");
-                    }
-                });
-            }
-            _ = &mut shutdown => break,
-        }
-    }
-    if tokio::time::timeout(DRAIN, graceful.shutdown())
-        .await
-        .is_err()
-    {
-        tracing::warn!("in-flight requests did not finish within {DRAIN:?}");
-    }
+    conn::serve(listener, state, shutdown).await
 }
 
-async fn handle(state: &AppState, req: Request<Incoming>) -> Response<Full<Bytes>> {
-    let request_id = format!("req_{}", uuid::Uuid::new_v4().simple());
-    let mut rate = None;
-    let result = process(state, req, &request_id, &mut rate).await;
+/// Answers one request. The request runs in a task of its own: once it started it runs to
+/// its end and records its outcome even when the client hangs up (hyper then drops this
+/// future, never the task), and a panic inside it becomes `500 INTERNAL_ERROR`, logged with
+/// the request id, while the service goes on serving.
+async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Full<Bytes>> {
+    let request_id = conn::request_id();
+    let id = request_id.clone();
+    let task = tokio::spawn(async move {
+        let mut rate = None;
+        let result = process(&state, req, &id, &mut rate).await;
+        (result, rate)
+    });
+    let (result, rate) = match task.await {
+        Ok(done) => done,
+        Err(e) => {
+            let why = if e.is_panic() {
+                panic_text(e.into_panic())
+            } else {
+                e.to_string()
+            };
+            (
+                Err(ApiError::internal(format!("the request panicked: {why}"))),
+                None,
+            )
+        }
+    };
     let reply = result.unwrap_or_else(|e| {
         if let ApiError::Internal(detail) = &e {
             tracing::error!(request_id = %request_id, detail = %detail, "internal error");
@@ -152,10 +170,22 @@ async fn handle(state: &AppState, req: Request<Incoming>) -> Response<Full<Bytes
     response
 }
 
+/// The message a panic carried.
+pub fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
+}
+
 fn header(value: &str) -> HeaderValue {
     HeaderValue::from_str(value).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
+/// One request's life. Everything decided from the request head (route, declared size, key,
+/// rate limit, access) is checked before a byte of the body is read; the body is then read
+/// within `server.body_timeout_ms`.
 async fn process(
     state: &AppState,
     req: Request<Incoming>,
@@ -177,11 +207,6 @@ async fn process(
     if declared.is_some_and(|n| n > limit) {
         return Err(too_large);
     }
-    let body = Limited::new(body, limit)
-        .collect()
-        .await
-        .map_err(|_| too_large.clone())?
-        .to_bytes();
     let text_header = |name: &str| {
         parts
             .headers
@@ -203,6 +228,7 @@ async fn process(
         .db
         .read(move |conn| auth::authenticate(conn, key.as_deref()))
         .await?;
+    let writes = route.budget() == Budget::Write;
     if route.budget() != Budget::Conversions {
         let now = unix_now();
         let info = state.limiter.check(principal.key.id, route.budget(), now);
@@ -213,15 +239,22 @@ async fn process(
             });
         }
     }
-    principal.check_access()?;
-    if route.budget() == Budget::Write {
+    if writes {
         principal.check_write_key()?;
     }
+    principal.check_access()?;
     touch_key(state, principal.key.id);
+    let deadline = Duration::from_millis(state.services.config.server.body_timeout_ms);
+    let (body, upload) = if route.streams_body() {
+        (Bytes::new(), Some(body))
+    } else {
+        (read_body(body, limit, too_large, deadline).await?, None)
+    };
     let ctx = Ctx {
         principal,
         query,
         body,
+        upload: Mutex::new(upload),
         idempotency_key: text_header("idempotency-key"),
         content_type: text_header("content-type"),
         request_id: request_id.to_string(),
@@ -232,6 +265,24 @@ async fn process(
         *rate = Some(info);
     }
     result
+}
+
+/// Reads a whole body of at most `limit` bytes within `deadline`: `too_large` past the limit,
+/// `REQUEST_TIMEOUT` past the deadline, `BAD_REQUEST` when it cannot be read (a broken chunk).
+async fn read_body(
+    body: Incoming,
+    limit: usize,
+    too_large: ApiError,
+    deadline: Duration,
+) -> Result<Bytes, ApiError> {
+    match tokio::time::timeout(deadline, Limited::new(body, limit).collect()).await {
+        Err(_) => Err(ApiError::RequestTimeout),
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large),
+        Ok(Err(e)) => Err(ApiError::BadRequest {
+            why: format!("the body could not be read ({e})"),
+        }),
+    }
 }
 
 /// Records the key's last use, at most once a minute per key, without delaying the answer.

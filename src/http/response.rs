@@ -62,7 +62,8 @@ impl Reply {
             }
             ApiError::QueueFull { .. }
             | ApiError::IdempotencyUnavailable
-            | ApiError::PlatformUnavailable => headers.push(("retry-after".into(), "2".into())),
+            | ApiError::PlatformUnavailable
+            | ApiError::Busy => headers.push(("retry-after".into(), "2".into())),
             ApiError::MethodNotAllowed { allow } => {
                 headers.push(("allow".into(), allow.to_string()))
             }

@@ -3,6 +3,7 @@
 
 use hyper::Method;
 
+use super::media::MULTIPART_OVERHEAD;
 use super::response::Reply;
 use super::{
     account, bulk, campaign_create, campaign_edit, campaigns, conversions, groups, idempotency,
@@ -15,8 +16,6 @@ use crate::ratelimit::Budget;
 /// Every path the API serves begins with this.
 pub const PREFIX: &str = "/api/v1/";
 
-/// Room for multipart headers and boundaries around a file of the largest size.
-const MULTIPART_OVERHEAD: usize = 64 * 1024;
 /// Largest JSON body a call may send.
 const MAX_JSON_BODY: usize = 2 * 1024 * 1024;
 
@@ -76,6 +75,11 @@ impl Route {
             | Route::Bulk
             | Route::UploadMedia => Budget::Write,
         }
+    }
+
+    /// Whether the handler receives the body as a stream (to disk) instead of whole.
+    pub fn streams_body(&self) -> bool {
+        matches!(self, Route::UploadMedia)
     }
 
     /// How much body the route reads, and the error past that.

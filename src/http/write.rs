@@ -2,11 +2,12 @@
 //! live campaign it changes, a platform call with the platform's refusals mapped to the spec's
 //! codes, and the fields a create, an edit and a copy read alike.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use super::input::Fields;
 use super::{AppState, Ctx};
-use crate::db;
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::{CabinetType, Money};
@@ -51,15 +52,18 @@ pub async fn live_campaign(
         .ok_or(ApiError::CampaignNotFound)
 }
 
-/// Runs a platform call off the runtime; its refusals become the spec's errors.
+/// Runs a platform call off the runtime, waiting at most `platform.call_timeout_ms` for it
+/// (then `PLATFORM_UNAVAILABLE`); its refusals become the spec's errors.
 pub async fn platform<T, F>(state: &AppState, kind: CabinetType, call: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
     F: FnOnce(&dyn Platform) -> Result<T, PlatformError> + Send + 'static,
 {
-    let platform = state.services.platform.clone();
-    db::blocking(move || Ok(call(platform.as_ref())))
+    let wait = Duration::from_millis(state.services.config.platform.call_timeout_ms);
+    state
+        .platform_call(wait, move |s| call(s.platform.as_ref()))
         .await?
+        .unwrap_or(Err(PlatformError::Timeout))
         .map_err(|e| platform_error(e, kind))
 }
 

@@ -272,11 +272,11 @@ pub trait Platform: Send + Sync {
     /// Deletes an ad; its budget returns to the cabinet. Returns true when the ad never ran
     /// and is removed outright, false when it stays as `Deleted`.
     fn delete_ad(&self, account: i64, ad_id: i64) -> Result<bool, PlatformError>;
-    /// Hands an uploaded file (typed by its bytes) to the account's ad form.
+    /// Hands an uploaded file (typed by its bytes, kept at `file`) to the account's ad form.
     fn upload_media(
         &self,
         account: i64,
         media_type: &str,
-        bytes: &[u8],
+        file: &std::path::Path,
     ) -> Result<(), PlatformError>;
 }

@@ -61,6 +61,22 @@ pub fn finish(
     Ok(())
 }
 
+/// Stores the answer of a claim that is still running (and only then).
+pub fn finish_running(
+    conn: &Connection,
+    holder: i64,
+    key: &str,
+    status: u16,
+    response: &str,
+) -> Result<(), ApiError> {
+    conn.execute(
+        "UPDATE idempotency_keys SET state = 'done', status = ?3, response = ?4
+         WHERE holder_id = ?1 AND key = ?2 AND state = 'running'",
+        params![holder, key, status, response],
+    )?;
+    Ok(())
+}
+
 pub fn forget(conn: &Connection, holder: i64, key: &str) -> Result<(), ApiError> {
     conn.execute(
         "DELETE FROM idempotency_keys WHERE holder_id = ?1 AND key = ?2",

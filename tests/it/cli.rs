@@ -18,7 +18,13 @@ impl Cli {
             dir.path().join("cli.db").display()
         );
         std::fs::write(dir.path().join("adcab.toml"), config).unwrap();
-        Cli { dir }
+        let cli = Cli { dir };
+        let made = cli.ok(&["init"]);
+        assert_eq!(
+            made["database"],
+            cli.dir.path().join("cli.db").display().to_string()
+        );
+        cli
     }
 
     fn config(&self) -> std::path::PathBuf {

@@ -104,7 +104,7 @@ fn a_create_task_killed_mid_way_finishes_once_after_restart() {
         .unwrap()["id"]
         .as_i64()
         .unwrap();
-    let db = Db::open(&db_path).unwrap();
+    let db = Db::open(&db_path, adcab::db::Open::Existing).unwrap();
     let balance_before = scalar(
         &db,
         &format!("SELECT balance_micros FROM sim_accounts WHERE id = {euro}"),

@@ -150,7 +150,7 @@ impl TestApp {
 }
 
 fn start(dir: TempDir, config: Config) -> TestApp {
-    let services = Services::open(config).expect("services open");
+    let services = Services::open(config, adcab::db::Open::Create).expect("services open");
     let listener = StdListener::bind("127.0.0.1:0").expect("bind port 0");
     listener.set_nonblocking(true).expect("nonblocking");
     let base = format!("http://{}/api/v1", listener.local_addr().unwrap());

@@ -909,11 +909,14 @@ impl Platform for Simulator {
         &self,
         account: i64,
         _media_type: &str,
-        bytes: &[u8],
+        file: &std::path::Path,
     ) -> Result<(), PlatformError> {
         self.take_fault(account)?;
         self.kind_of(account)?;
-        if bytes.is_empty() {
+        let size = std::fs::metadata(file)
+            .map_err(|e| PlatformError::Refused(format!("cannot read the upload: {e}")))?
+            .len();
+        if size == 0 {
             return Err(rejected("The file is empty.", "file"));
         }
         Ok(())

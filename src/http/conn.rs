@@ -1,0 +1,295 @@
+//! Owns the transport under hyper: the accept loop (a cap on connections served at once, a
+//! back-off when accepting fails, as it does when the process runs out of file descriptors),
+//! each connection's deadlines (a request head must arrive in time, an answer must be taken
+//! in time), and the spec's envelope in place of the bare answers hyper writes by itself for
+//! requests it cannot parse. It knows nothing of routes or keys.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tokio::time::Sleep;
+
+use super::response::Reply;
+use super::AppState;
+use crate::error::ApiError;
+
+/// How long in-flight requests may take to finish after shutdown starts.
+const DRAIN: Duration = Duration::from_secs(10);
+/// Connections over the cap that are told "busy" at once; beyond these they are just closed.
+const REFUSALS: usize = 64;
+/// How long a refused connection is given to take its 503.
+const REFUSAL_TIME: Duration = Duration::from_secs(1);
+/// Longest pause between two attempts to accept when accepting fails.
+const MAX_BACKOFF: Duration = Duration::from_secs(1);
+
+/// A new request id, as every answer carries it in `X-Request-Id`.
+pub fn request_id() -> String {
+    format!("req_{}", uuid::Uuid::new_v4().simple())
+}
+
+/// Serves connections from `listener` until `shutdown` resolves, then lets in-flight requests
+/// finish (for at most [`DRAIN`]).
+pub async fn serve(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let server = &state.services.config.server;
+    let slots = Arc::new(Semaphore::new(server.max_connections.max(1)));
+    let refusals = Arc::new(Semaphore::new(REFUSALS));
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_millis(server.header_timeout_ms));
+    let write_timeout = Duration::from_millis(server.write_timeout_ms);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut backoff = Duration::ZERO;
+    tokio::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = &mut shutdown => break,
+        };
+        let stream = match stream {
+            Ok((stream, _)) => {
+                backoff = Duration::ZERO;
+                stream
+            }
+            Err(e) => {
+                backoff = (backoff * 2).clamp(Duration::from_millis(5), MAX_BACKOFF);
+                tracing::warn!(error = %e, pause_ms = backoff.as_millis() as u64, "accept failed; pausing");
+                tokio::select! {
+                    _ = tokio::time::sleep(backoff) => continue,
+                    _ = &mut shutdown => break,
+                }
+            }
+        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            refuse(stream, &refusals);
+            continue;
+        };
+        let state = state.clone();
+        let service = service_fn(move |req| {
+            let state = state.clone();
+            async move { Ok::<_, std::convert::Infallible>(super::handle(state, req).await) }
+        });
+        let io = TokioIo::new(Guarded::new(stream, write_timeout));
+        let conn = graceful.watch(builder.serve_connection(io, service));
+        tokio::spawn(async move {
+            let _slot = slot;
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+        });
+    }
+    if tokio::time::timeout(DRAIN, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!("in-flight requests did not finish within {DRAIN:?}");
+    }
+}
+
+/// Answers a connection over the cap with `503 SERVICE_UNAVAILABLE` and closes it; when too
+/// many are being refused already, just closes it.
+fn refuse(mut stream: TcpStream, refusals: &Arc<Semaphore>) {
+    let Ok(permit) = refusals.clone().try_acquire_owned() else {
+        return;
+    };
+    tokio::spawn(async move {
+        let _permit = permit;
+        let answer = raw_answer(&ApiError::Busy, &request_id());
+        let _ = tokio::time::timeout(REFUSAL_TIME, async {
+            stream.write_all(&answer).await?;
+            stream.shutdown().await?;
+            let mut sink = [0u8; 4096];
+            while stream.read(&mut sink).await? > 0 {}
+            Ok::<_, io::Error>(())
+        })
+        .await;
+    });
+}
+
+/// A whole HTTP/1.1 answer carrying the error envelope, for the connection to close after.
+pub fn raw_answer(e: &ApiError, request_id: &str) -> Vec<u8> {
+    let reply = Reply::error(e, request_id);
+    let body = reply.body.to_string();
+    let mut head = format!(
+        "HTTP/1.1 {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-request-id: {request_id}\r\nconnection: close\r\n",
+        reply.status,
+        body.len()
+    );
+    for (name, value) in &reply.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut answer = head.into_bytes();
+    answer.extend_from_slice(body.as_bytes());
+    answer
+}
+
+/// The error of a bare answer hyper wrote for a request it could not parse.
+fn parse_error(head: &[u8]) -> ApiError {
+    match head.get(9..12) {
+        Some(b"414") => ApiError::UriTooLong,
+        Some(b"431") => ApiError::HeadersTooLarge,
+        _ => ApiError::BadRequest {
+            why: "the request line or a header is malformed".into(),
+        },
+    }
+}
+
+/// Whether `buf` starts an error answer hyper wrote by itself: every answer of the service
+/// carries `x-request-id`; hyper's own (400, 414, 431 on a request it cannot parse) do not.
+fn is_bare_error(buf: &[u8]) -> bool {
+    buf.starts_with(b"HTTP/1.")
+        && matches!(buf.get(9), Some(b'4' | b'5'))
+        && !buf
+            .windows(13)
+            .any(|w| w.eq_ignore_ascii_case(b"x-request-id:"))
+}
+
+/// A connection's stream with a deadline on every write and the envelope swapped in for
+/// hyper's bare error answers.
+struct Guarded {
+    inner: TcpStream,
+    write_timeout: Duration,
+    /// Running while a write waits for the client to take bytes.
+    stall: Option<Pin<Box<Sleep>>>,
+    /// The answer written instead of hyper's bare one, and how much of it is out.
+    replaced: Option<(Vec<u8>, usize)>,
+}
+
+impl Guarded {
+    fn new(inner: TcpStream, write_timeout: Duration) -> Guarded {
+        Guarded {
+            inner,
+            write_timeout,
+            stall: None,
+            replaced: None,
+        }
+    }
+
+    /// A write made no progress: pending until the deadline, then an error that ends the
+    /// connection.
+    fn stalled<T>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
+        let timeout = self.write_timeout;
+        let stall = self
+            .stall
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+        match stall.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client did not take the answer in time",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn progressed<T>(&mut self, outcome: io::Result<T>) -> Poll<io::Result<T>> {
+        self.stall = None;
+        Poll::Ready(outcome)
+    }
+}
+
+impl AsyncRead for Guarded {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Guarded {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        if this.replaced.is_none() && is_bare_error(buf) {
+            let answer = raw_answer(&parse_error(buf), &request_id());
+            this.replaced = Some((answer, 0));
+        }
+        let Some((answer, sent)) = this.replaced.as_mut() else {
+            return match Pin::new(&mut this.inner).poll_write(cx, buf) {
+                Poll::Ready(outcome) => this.progressed(outcome),
+                Poll::Pending => this.stalled(cx),
+            };
+        };
+        while *sent < answer.len() {
+            match Pin::new(&mut this.inner).poll_write(cx, &answer[*sent..]) {
+                Poll::Ready(Ok(0)) => return this.progressed(Err(io::ErrorKind::WriteZero.into())),
+                Poll::Ready(Ok(n)) => {
+                    *sent += n;
+                    this.stall = None;
+                }
+                Poll::Ready(Err(e)) => return this.progressed(Err(e)),
+                Poll::Pending => return this.stalled(cx),
+            }
+        }
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        match Pin::new(&mut this.inner).poll_flush(cx) {
+            Poll::Ready(outcome) => this.progressed(outcome),
+            Poll::Pending => this.stalled(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_bare_error_answers_are_replaced() {
+        assert!(is_bare_error(
+            b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n"
+        ));
+        assert!(is_bare_error(
+            b"HTTP/1.1 431 Request Header Fields Too Large\r\n\r\n"
+        ));
+        assert!(!is_bare_error(b"HTTP/1.1 100 Continue\r\n\r\n"));
+        assert!(!is_bare_error(
+            b"HTTP/1.1 401 Unauthorized\r\nx-request-id: req_1\r\n\r\n{}"
+        ));
+        assert!(!is_bare_error(b"{\"success\":false}"));
+        assert_eq!(
+            parse_error(b"HTTP/1.1 414 URI Too Long\r\n"),
+            ApiError::UriTooLong
+        );
+    }
+
+    #[test]
+    fn a_raw_answer_is_a_whole_envelope() {
+        let answer = String::from_utf8(raw_answer(&ApiError::Busy, "req_x")).unwrap();
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+        assert!(
+            head.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+            "{head}"
+        );
+        assert!(head.contains("retry-after: 2"), "{head}");
+        assert!(head.contains(&format!("content-length: {}", body.len())));
+        let body: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(body["code"], "SERVICE_UNAVAILABLE");
+        assert_eq!(body["request_id"], "req_x");
+    }
+}
