@@ -8,15 +8,35 @@ use rusqlite::Connection;
 use crate::error::ApiError;
 use crate::store;
 
+/// The most one `sim advance` moves the clock: a year.
+pub const MAX_ADVANCE: i64 = 366 * 24 * 3600;
+/// The furthest the service clock may run ahead of system time: a hundred years.
+const MAX_OFFSET: i64 = 100 * 366 * 24 * 3600;
+
 /// The current service time.
 pub fn now(conn: &Connection) -> Result<DateTime<Utc>, ApiError> {
     let offset = store::clock::offset_seconds(conn)?;
-    Ok(Utc::now() + Duration::seconds(offset))
+    Duration::try_seconds(offset)
+        .and_then(|d| Utc::now().checked_add_signed(d))
+        .ok_or_else(|| {
+            ApiError::internal(format!("the service clock offset {offset} is out of range"))
+        })
 }
 
-/// Moves the service clock forward and returns the new time.
+/// Moves the service clock forward by `seconds` (at most [`MAX_ADVANCE`]) and returns the new
+/// time; the clock never runs more than a hundred years ahead.
 pub fn advance(conn: &Connection, seconds: i64) -> Result<DateTime<Utc>, ApiError> {
-    store::clock::add_offset(conn, seconds)?;
+    let offset = store::clock::offset_seconds(conn)?;
+    let next = offset
+        .checked_add(seconds.clamp(0, MAX_ADVANCE))
+        .filter(|o| *o <= MAX_OFFSET)
+        .ok_or_else(|| {
+            ApiError::validation(
+                "seconds",
+                "the service clock cannot run more than a hundred years ahead",
+            )
+        })?;
+    store::clock::set_offset(conn, next)?;
     now(conn)
 }
 

@@ -4,11 +4,11 @@
 //! name it by. Bad input is a `VALIDATION_ERROR` naming the parameter as the client spelled
 //! it.
 
-use rust_decimal::Decimal;
 use serde_json::Value;
 
 use super::campaign::LinkKind;
 use super::link::{normalize_invite, query_values, PromoteLink};
+use super::money::{parse_amount, MONEY_SCALE};
 use crate::error::ApiError;
 
 /// Each parameter and its aliases, in the order they are looked up.
@@ -130,8 +130,8 @@ impl RawEvent {
     }
 
     /// The value of a parameter under its name or an alias (in the table's order), with the
-    /// name it came under; empty values count as absent.
-    fn get(&self, param: &str) -> Option<(&str, &str)> {
+    /// name it came under, exactly as sent; blank values count as absent.
+    fn raw(&self, param: &str) -> Option<(&str, &str)> {
         let (_, aliases) = PARAMS.iter().find(|(p, _)| *p == param)?;
         std::iter::once(param)
             .chain(aliases.iter().copied())
@@ -140,8 +140,14 @@ impl RawEvent {
                     .iter()
                     .rev()
                     .find(|(k, v)| k == name && !v.trim().is_empty())
-                    .map(|(k, v)| (k.as_str(), v.trim()))
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
             })
+    }
+
+    /// [`RawEvent::raw`] without surrounding spaces, for the parameters that forgive them
+    /// (every one but `amount`, which is read in the strict grammar of money).
+    fn get(&self, param: &str) -> Option<(&str, &str)> {
+        self.raw(param).map(|(name, v)| (name, v.trim()))
     }
 
     /// Checks every parameter and builds the event.
@@ -182,14 +188,10 @@ impl RawEvent {
         let txid =
             text("txid")?.ok_or_else(|| ApiError::validation("txid", "txid is required."))?;
         let amount_micros = self
-            .get("amount")
+            .raw("amount")
             .map(|(name, v)| {
-                amount(v).ok_or_else(|| {
-                    ApiError::validation(
-                        name,
-                        format!("{name} must be a decimal number with at most 6 decimals."),
-                    )
-                })
+                parse_amount(v, MONEY_SCALE, true)
+                    .map_err(|e| ApiError::validation(name, format!("{name} {e}.")))
             })
             .transpose()?;
         let currency = match self.get("currency") {
@@ -241,30 +243,22 @@ pub fn campaign_targets(
     targets
 }
 
-/// A signed decimal of at most six places, in micro-units.
-fn amount(text: &str) -> Option<i64> {
-    let d: Decimal = text.parse().ok()?;
-    let d = d.normalize();
-    if d.scale() > 6 {
-        return None;
-    }
-    let micros = d.checked_mul(Decimal::from(1_000_000))?;
-    i64::try_from(micros.trunc().mantissa() / 10i128.pow(micros.trunc().scale())).ok()
-}
-
 /// A currency code: three to five letters, upper-cased (ISO 4217, and codes such as USDT).
 fn currency(text: &str) -> Option<String> {
     ((3..=5).contains(&text.len()) && text.chars().all(|c| c.is_ascii_alphabetic()))
         .then(|| text.to_ascii_uppercase())
 }
 
-/// Micro-units as a decimal string with at most six places (trailing zeros cut, two kept).
-pub fn render_amount(micros: i64) -> String {
-    let mut d = Decimal::new(micros, 6).normalize();
-    if d.scale() < 2 {
-        d.rescale(2);
+/// Micro-units (one amount, or a sum of many) as a decimal string with at most six places
+/// (trailing zeros cut, two kept). Any sum renders; nothing here can overflow or panic.
+pub fn render_amount(micros: i128) -> String {
+    let sign = if micros < 0 { "-" } else { "" };
+    let abs = micros.unsigned_abs();
+    let mut fraction = format!("{:06}", abs % 1_000_000);
+    while fraction.len() > 2 && fraction.ends_with('0') {
+        fraction.pop();
     }
-    d.to_string()
+    format!("{sign}{}.{fraction}", abs / 1_000_000)
 }
 
 #[cfg(test)]
@@ -379,6 +373,54 @@ mod tests {
         assert_eq!(render_amount(19_990_000), "19.99");
         assert_eq!(render_amount(-1), "-0.000001");
         assert_eq!(render_amount(5_000_000), "5.00");
+        assert_eq!(render_amount(0), "0.00");
+        assert_eq!(
+            render_amount(i128::from(i64::MAX) * 3),
+            "27670116110564.327421"
+        );
+    }
+
+    #[test]
+    fn amounts_take_only_the_strict_grammar_and_the_bound() {
+        let with_amount =
+            |v: &str| pairs(&[("ref", "r"), ("event", "sale"), ("txid", "1"), ("sum", v)]).parse();
+        for bad in [
+            "1_0",
+            "1e5",
+            "+5",
+            " 5",
+            "1.",
+            ".5",
+            "1000000000.01",
+            "0.0000001",
+        ] {
+            assert_eq!(param_of(with_amount(bad)), "sum", "{bad:?}");
+        }
+        assert_eq!(
+            with_amount("-1000000000").unwrap().amount_micros,
+            Some(-1_000_000_000_000_000)
+        );
+        let exact = RawEvent::from_json(
+            serde_json::from_str(r#"{"ref":"r","event":"sale","txid":"1","amount":123456.654321}"#)
+                .unwrap(),
+        )
+        .unwrap()
+        .parse()
+        .unwrap();
+        assert_eq!(
+            exact.amount_micros,
+            Some(123_456_654_321),
+            "no float in between"
+        );
+        let huge = RawEvent::from_json(
+            serde_json::from_str(
+                r#"{"ref":"r","event":"sale","txid":"1","amount":9223372036854.775807}"#,
+            )
+            .unwrap(),
+        )
+        .unwrap()
+        .parse();
+        assert_eq!(param_of(huge), "amount");
     }
 
     #[test]

@@ -1,13 +1,88 @@
 //! Owns money: exact decimals (never floats), stored as integer micro-units, rendered as decimal
-//! strings at the scale of the cabinet's currency. Owns cabinet types and their currencies.
-
-use std::str::FromStr;
+//! strings at the scale of the cabinet's currency; the one strict grammar every amount is read
+//! with (bids, budgets, balances, postback amounts), the bound on any amount, and checked
+//! arithmetic. Owns cabinet types and their currencies.
 
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 /// Digits kept for every amount: spend is tracked to 6 decimals.
 pub const MONEY_SCALE: u32 = 6;
+/// The largest amount accepted or held anywhere: one billion units of a currency. Sums of a
+/// few such amounts stay far inside `i64` micro-units.
+pub const MAX_UNITS: i64 = 1_000_000_000;
+const MICROS_PER_UNIT: i64 = 1_000_000;
+pub const MAX_MICROS: i64 = MAX_UNITS * MICROS_PER_UNIT;
+
+/// Why a text is not an acceptable amount; `Display` completes the sentence "<field> ...".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AmountError {
+    /// Not digits with an optional point and fraction (`+5`, ` 5`, `1_0`, `1e5`, `1.`, `.5`).
+    Malformed,
+    TooManyDecimals(u32),
+    Negative,
+    TooLarge,
+}
+
+impl std::fmt::Display for AmountError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AmountError::Malformed => f.write_str(
+                "must be a decimal number: digits, optionally a point and more digits (no sign, spaces, exponent or separators)",
+            ),
+            AmountError::TooManyDecimals(scale) => write!(f, "has more than {scale} decimals"),
+            AmountError::Negative => f.write_str("must not be negative"),
+            AmountError::TooLarge => write!(f, "must be at most {MAX_UNITS}"),
+        }
+    }
+}
+
+/// Reads an amount in the one grammar money enters by: ASCII digits, optionally a point and
+/// at least one more digit, and (when `signed`) a leading `-`. Digits past `scale` decimals
+/// must be zeros; the size is at most [`MAX_UNITS`]. Returns micro-units, exactly.
+pub fn parse_amount(text: &str, scale: u32, signed: bool) -> Result<i64, AmountError> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (whole, fraction) = match digits.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (digits, None),
+    };
+    let all_digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(whole) || fraction.is_some_and(|f| !all_digits(f)) {
+        return Err(AmountError::Malformed);
+    }
+    let fraction = fraction.unwrap_or("");
+    let kept = scale.min(MONEY_SCALE) as usize;
+    if fraction.bytes().skip(kept).any(|b| b != b'0') {
+        return Err(AmountError::TooManyDecimals(scale));
+    }
+    if negative && !signed {
+        return Err(AmountError::Negative);
+    }
+    let whole = whole.trim_start_matches('0');
+    if whole.len() > 10 {
+        return Err(AmountError::TooLarge);
+    }
+    let units: i64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| AmountError::Malformed)?
+    };
+    let micros_text: String = fraction
+        .bytes()
+        .chain(std::iter::repeat(b'0'))
+        .take(MONEY_SCALE as usize)
+        .map(char::from)
+        .collect();
+    let micros = units
+        .checked_mul(MICROS_PER_UNIT)
+        .and_then(|m| m.checked_add(micros_text.parse::<i64>().ok()?))
+        .filter(|m| *m <= MAX_MICROS)
+        .ok_or(AmountError::TooLarge)?;
+    Ok(if negative { -micros } else { micros })
+}
 
 /// An amount in micro-units; serialised as that integer (task payloads).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
@@ -29,25 +104,29 @@ impl Money {
         Decimal::new(self.0, MONEY_SCALE)
     }
 
-    /// Parses a non-negative decimal string with at most `scale` decimals.
-    pub fn parse(text: &str, scale: u32) -> Result<Money, String> {
-        let d = Decimal::from_str(text.trim()).map_err(|_| format!("'{text}' is not a decimal"))?;
-        Money::from_decimal(d, scale)
+    /// Reads a non-negative amount with at most `scale` decimals ([`parse_amount`]).
+    pub fn parse(text: &str, scale: u32) -> Result<Money, AmountError> {
+        parse_amount(text, scale, false).map(Money)
     }
 
-    /// Accepts `d` when it is non-negative, has at most `scale` decimals and fits the store.
-    pub fn from_decimal(d: Decimal, scale: u32) -> Result<Money, String> {
-        if d.is_sign_negative() && !d.is_zero() {
-            return Err("must not be negative".into());
-        }
-        if d.normalize().scale() > scale {
-            return Err(format!("has more than {scale} decimals"));
-        }
-        let micros = d
-            .checked_mul(Decimal::from(1_000_000))
-            .and_then(|m| i64::try_from(m.trunc()).ok())
-            .ok_or_else(|| "is too large".to_string())?;
-        Ok(Money(micros))
+    /// Whole units as money; `None` beyond [`MAX_UNITS`] or below zero.
+    pub fn from_units(units: i64) -> Option<Money> {
+        (0..=MAX_UNITS)
+            .contains(&units)
+            .then(|| Money(units * MICROS_PER_UNIT))
+    }
+
+    /// `self + other`; `None` past [`MAX_MICROS`] (never wraps).
+    pub fn checked_add(self, other: Money) -> Option<Money> {
+        self.0
+            .checked_add(other.0)
+            .filter(|m| *m <= MAX_MICROS)
+            .map(Money)
+    }
+
+    /// `self - other`; `None` below zero.
+    pub fn checked_sub(self, other: Money) -> Option<Money> {
+        self.0.checked_sub(other.0).filter(|m| *m >= 0).map(Money)
     }
 
     /// Renders at least `min_scale` decimals and at most six, trailing zeros beyond `min_scale` cut.
@@ -140,11 +219,71 @@ mod tests {
 
     #[test]
     fn refuses_too_many_decimals_and_negatives() {
-        assert!(Money::parse("1.234", 2).is_err());
+        assert_eq!(
+            Money::parse("1.234", 2),
+            Err(AmountError::TooManyDecimals(2))
+        );
         assert!(Money::parse("1.5", 0).is_err());
-        assert!(Money::parse("-1", 2).is_err());
-        assert!(Money::parse("abc", 2).is_err());
+        assert_eq!(Money::parse("-1", 2), Err(AmountError::Negative));
+        assert_eq!(Money::parse("abc", 2), Err(AmountError::Malformed));
         assert_eq!(Money::parse("1.500", 2).unwrap().micros(), 1_500_000);
+        assert_eq!(Money::parse("007", 0).unwrap().micros(), 7_000_000);
+    }
+
+    #[test]
+    fn one_strict_grammar_for_every_amount() {
+        for bad in [
+            "1_0", "1e5", "1E5", "+5", " 5", "5 ", "1.", ".5", "", "-", "1.2.3", "0x10", "١٢",
+            "1,5", "--1", "NaN", "inf",
+        ] {
+            assert_eq!(
+                parse_amount(bad, 6, true),
+                Err(AmountError::Malformed),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(parse_amount("-0.000001", 6, true), Ok(-1));
+        assert_eq!(parse_amount("12.5", 6, true), Ok(12_500_000));
+        assert_eq!(
+            parse_amount("9223372036854.775807", 6, true),
+            Err(AmountError::TooLarge),
+            "exactly read, then bounded"
+        );
+        assert_eq!(parse_amount("1000000000", 6, false), Ok(MAX_MICROS));
+        assert_eq!(
+            parse_amount("1000000000.000001", 6, false),
+            Err(AmountError::TooLarge)
+        );
+        assert_eq!(
+            parse_amount("-1000000000.5", 6, true),
+            Err(AmountError::TooLarge)
+        );
+        assert_eq!(
+            parse_amount(&"9".repeat(400), 6, false),
+            Err(AmountError::TooLarge)
+        );
+        assert_eq!(
+            parse_amount(&format!("0.{}", "0".repeat(300)), 2, false),
+            Ok(0)
+        );
+    }
+
+    #[test]
+    fn arithmetic_is_checked_against_the_bound() {
+        let max = Money::from_micros(MAX_MICROS);
+        assert_eq!(max.checked_add(Money::from_micros(1)), None);
+        assert_eq!(
+            Money::from_micros(i64::MAX).checked_add(Money::from_micros(1)),
+            None
+        );
+        assert_eq!(Money::ZERO.checked_sub(Money::from_micros(1)), None);
+        assert_eq!(
+            Money::from_micros(5).checked_sub(Money::from_micros(2)),
+            Some(Money::from_micros(3))
+        );
+        assert_eq!(Money::from_units(MAX_UNITS), Some(max));
+        assert_eq!(Money::from_units(MAX_UNITS + 1), None);
+        assert_eq!(Money::from_units(i64::MAX), None);
     }
 
     #[test]

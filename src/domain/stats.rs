@@ -22,12 +22,15 @@ pub struct Totals {
 }
 
 impl Totals {
+    /// Adds `other`. Sums saturate instead of wrapping: no stored figure can make a total
+    /// fail or turn negative (each campaign's spend is bounded, so reaching the limit would
+    /// take billions of campaigns).
     pub fn add(&mut self, other: &Totals) {
-        self.views += other.views;
-        self.opens += other.opens;
-        self.clicks += other.clicks;
-        self.actions += other.actions;
-        self.spent = Money::from_micros(self.spent.micros() + other.spent.micros());
+        self.views = self.views.saturating_add(other.views);
+        self.opens = self.opens.saturating_add(other.opens);
+        self.clicks = self.clicks.saturating_add(other.clicks);
+        self.actions = self.actions.saturating_add(other.actions);
+        self.spent = Money::from_micros(self.spent.micros().saturating_add(other.spent.micros()));
     }
 
     /// Nothing happened.
@@ -42,12 +45,13 @@ impl Totals {
     /// What was gained since `mark` (lifetime counters then) up to `self` (lifetime counters
     /// now); a counter the platform lowered counts as no gain.
     pub fn gain_since(&self, mark: &Totals) -> Totals {
+        let gain = |now: i64, then: i64| now.saturating_sub(then).max(0);
         Totals {
-            views: (self.views - mark.views).max(0),
-            opens: (self.opens - mark.opens).max(0),
-            clicks: (self.clicks - mark.clicks).max(0),
-            actions: (self.actions - mark.actions).max(0),
-            spent: Money::from_micros((self.spent.micros() - mark.spent.micros()).max(0)),
+            views: gain(self.views, mark.views),
+            opens: gain(self.opens, mark.opens),
+            clicks: gain(self.clicks, mark.clicks),
+            actions: gain(self.actions, mark.actions),
+            spent: Money::from_micros(gain(self.spent.micros(), mark.spent.micros())),
         }
     }
 

@@ -10,7 +10,7 @@ use super::request;
 use super::response::Reply;
 use super::{write, AppState, Ctx};
 use crate::clock;
-use crate::domain::money::{CabinetType, Money};
+use crate::domain::money::{CabinetType, MAX_UNITS};
 use crate::error::ApiError;
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, Switch};
 use crate::store::history::Source;
@@ -173,23 +173,23 @@ pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
     let op = match action.as_str() {
         "add" => {
             let a = need_amount()?;
-            write::check_budget_floor(
-                Money::from_micros(row.budget.micros() + a.micros()),
-                &cabinet,
-            )
-            .map_err(|m| ApiError::validation("amount", m))?;
+            let after = row.budget.checked_add(a).ok_or_else(|| {
+                ApiError::validation(
+                    "amount",
+                    format!("The campaign's budget would exceed {MAX_UNITS}."),
+                )
+            })?;
+            write::check_budget_floor(after, &cabinet)
+                .map_err(|m| ApiError::validation("amount", m))?;
             BudgetOp::Add(a)
         }
         "withdraw" => {
             let a = need_amount()?;
-            if a > row.budget {
-                return Err(ApiError::InsufficientAdBalance);
-            }
-            write::check_budget_floor(
-                Money::from_micros(row.budget.micros() - a.micros()),
-                &cabinet,
-            )
-            .map_err(|m| {
+            let after = row
+                .budget
+                .checked_sub(a)
+                .ok_or(ApiError::InsufficientAdBalance)?;
+            write::check_budget_floor(after, &cabinet).map_err(|m| {
                 ApiError::validation("amount", format!("{m} Withdraw less, or use withdraw_all."))
             })?;
             BudgetOp::Withdraw(a)
@@ -253,7 +253,7 @@ pub async fn delete(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
     let cabinet = write::cabinet(ctx, None)?.cabinet.clone();
     let row = write::live_campaign(state, cabinet.id, ad).await?;
     let removed = write::platform(state, cabinet.cabinet_type, move |p| {
-        p.delete_ad(cabinet.id, ad)
+        p.delete_ad(cabinet.id, ad, &format!("delete:{}", uuid::Uuid::new_v4()))
     })
     .await?;
     let balance =

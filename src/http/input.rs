@@ -112,7 +112,9 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// An amount as a JSON number or a decimal string, non-negative, at most `scale` decimals.
+    /// An amount as a JSON number or a decimal string, non-negative, at most `scale` decimals,
+    /// read exactly (a JSON number by its own digits, never through a float) in the one
+    /// grammar of [`crate::domain::money::parse_amount`].
     pub fn money(&mut self, name: &str, scale: u32) -> Result<Option<Money>, ApiError> {
         let text = match self.value(name) {
             None => return Ok(None),
@@ -133,8 +135,8 @@ impl<'a> Fields<'a> {
         let list = value
             .as_array()
             .ok_or_else(|| self.bad(name, format!("{name} must be an array of strings.")))?;
-        if list.is_empty() || list.len() > max {
-            return Err(self.bad(name, format!("{name} takes 1 to {max} entries.")));
+        if list.len() > max {
+            return Err(self.bad(name, format!("{name} takes at most {max} entries.")));
         }
         list.iter()
             .enumerate()
@@ -149,14 +151,17 @@ impl<'a> Fields<'a> {
             .map(Some)
     }
 
-    /// An array of integers.
-    pub fn ints(&mut self, name: &str) -> Result<Option<Vec<i64>>, ApiError> {
+    /// An array of at most `max` integers; the length is checked before any entry is read.
+    pub fn ints(&mut self, name: &str, max: usize) -> Result<Option<Vec<i64>>, ApiError> {
         let Some(value) = self.value(name) else {
             return Ok(None);
         };
         let list = value
             .as_array()
             .ok_or_else(|| self.bad(name, format!("{name} must be an array of integers.")))?;
+        if list.len() > max {
+            return Err(self.bad(name, format!("{name} takes at most {max} entries.")));
+        }
         list.iter()
             .enumerate()
             .map(|(i, v)| {
@@ -233,5 +238,14 @@ mod tests {
         assert_eq!(f.money("b", 2).unwrap().unwrap().micros(), 2_500_000);
         assert!(f.money("c", 2).is_err());
         assert!(f.money("d", 2).is_err());
+        let parsed = object(br#"{"n": 123456789.123456, "e": 1e2, "s": " 5"}"#).unwrap();
+        let mut f = Fields::new(&parsed, "");
+        assert_eq!(
+            f.money("n", 6).unwrap().unwrap().micros(),
+            123_456_789_123_456,
+            "a JSON number keeps every digit"
+        );
+        assert_eq!(f.money("e", 2).unwrap_err().body("r")["param"], "e");
+        assert_eq!(f.money("s", 2).unwrap_err().body("r")["param"], "s");
     }
 }

@@ -10,7 +10,7 @@ use super::input::Fields;
 use super::{AppState, Ctx};
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::link::PromoteLink;
-use crate::domain::money::{CabinetType, Money};
+use crate::domain::money::{CabinetType, Money, MAX_MICROS};
 use crate::domain::schedule::Schedule;
 use crate::domain::targeting::BUTTONS;
 use crate::error::ApiError;
@@ -122,7 +122,7 @@ pub fn budget(f: &mut Fields, cabinet: &Cabinet) -> Result<Option<Money>, ApiErr
 
 /// Refuses an amount left on a campaign between zero and `min_budget`.
 pub fn check_budget_floor(budget: Money, cabinet: &Cabinet) -> Result<(), String> {
-    let floor = Money::from_micros(cabinet.min_budget * 1_000_000);
+    let floor = Money::from_units(cabinet.min_budget).unwrap_or(Money::from_micros(MAX_MICROS));
     if budget.micros() != 0 && budget < floor {
         return Err(format!(
             "A campaign's budget is 0 or at least the cabinet's min_budget of {} {}.",

@@ -12,9 +12,9 @@ pub fn offset_seconds(conn: &Connection) -> Result<i64, ApiError> {
     )?)
 }
 
-pub fn add_offset(conn: &Connection, seconds: i64) -> Result<(), ApiError> {
+pub fn set_offset(conn: &Connection, seconds: i64) -> Result<(), ApiError> {
     conn.execute(
-        "UPDATE service_clock SET offset_seconds = offset_seconds + ?1 WHERE id = 1",
+        "UPDATE service_clock SET offset_seconds = ?1 WHERE id = 1",
         [seconds],
     )?;
     Ok(())

@@ -121,7 +121,7 @@ pub fn list(conn: &Connection, f: &ListFilter, limit: i64) -> Result<(Vec<Value>
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt
         .query_map(params_from_iter(args), |r| {
-            let ads: Value = serde_json::from_str(&r.get::<_, String>(11)?).unwrap_or(json!([]));
+            let ads: Value = crate::db::json_column(r.get(11)?)?.unwrap_or(json!([]));
             let amount: Option<i64> = r.get(6)?;
             Ok(json!({
                 "id": r.get::<_, i64>(0)?.to_string(),
@@ -132,7 +132,7 @@ pub fn list(conn: &Connection, f: &ListFilter, limit: i64) -> Result<(Vec<Value>
                 "txid": r.get::<_, String>(3)?,
                 "ref": r.get::<_, Option<String>>(4)?,
                 "invite_link": r.get::<_, Option<String>>(5)?,
-                "amount": amount.map(render_amount),
+                "amount": amount.map(|a| render_amount(a.into())),
                 "currency": r.get::<_, Option<String>>(7)?,
                 "status": r.get::<_, Option<String>>(8)?,
                 "received_at": r.get::<_, String>(9)?,
@@ -145,11 +145,12 @@ pub fn list(conn: &Connection, f: &ListFilter, limit: i64) -> Result<(Vec<Value>
     Ok((rows, more))
 }
 
-/// A campaign's conversions: counts per event type and revenue per currency.
+/// A campaign's conversions: counts per event type and revenue per currency, in micro-units
+/// summed wide enough that no number of stored amounts can overflow.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
     pub counts: BTreeMap<String, i64>,
-    pub revenue: BTreeMap<String, i64>,
+    pub revenue: BTreeMap<String, i128>,
 }
 
 impl Summary {
@@ -174,6 +175,11 @@ impl Summary {
     }
 }
 
+/// Amounts are summed in two parts (billions of micro-units, and the rest) so that SQLite's
+/// 64-bit `SUM` never overflows, however large or many the stored amounts; the parts are
+/// joined in 128 bits.
+const SPLIT: i64 = 1_000_000_000;
+
 /// The conversion summaries of the given campaigns of one cabinet.
 pub fn summaries(
     conn: &Connection,
@@ -182,27 +188,33 @@ pub fn summaries(
 ) -> Result<BTreeMap<i64, Summary>, ApiError> {
     let ids = serde_json::to_string(ads).map_err(|e| ApiError::internal(e.to_string()))?;
     let mut stmt = conn.prepare_cached(
-        "SELECT a.ad_id, c.event_type, c.currency, COUNT(*), SUM(c.amount_micros)
+        "SELECT a.ad_id, c.event_type, c.currency, COUNT(*),
+            SUM(c.amount_micros / ?3), SUM(c.amount_micros % ?3)
          FROM conversion_campaigns a JOIN conversions c ON c.id = a.conversion_id
          WHERE a.account_id = ?1 AND a.ad_id IN (SELECT value FROM json_each(?2))
          GROUP BY a.ad_id, c.event_type, c.currency",
     )?;
-    let rows = stmt.query_map(params![account, ids], |r| {
+    let rows = stmt.query_map(params![account, ids, SPLIT], |r| {
+        let high: Option<i64> = r.get(4)?;
+        let low: Option<i64> = r.get(5)?;
         Ok((
             r.get::<_, i64>(0)?,
             r.get::<_, String>(1)?,
             r.get::<_, Option<String>>(2)?,
             r.get::<_, i64>(3)?,
-            r.get::<_, Option<i64>>(4)?,
+            high.zip(low)
+                .map(|(h, l)| i128::from(h) * i128::from(SPLIT) + i128::from(l)),
         ))
     })?;
     let mut out: BTreeMap<i64, Summary> = BTreeMap::new();
     for row in rows {
         let (ad, event, currency, count, amount) = row?;
         let summary = out.entry(ad).or_default();
-        *summary.counts.entry(event).or_default() += count;
+        let counted = summary.counts.entry(event).or_default();
+        *counted = counted.saturating_add(count);
         if let (Some(currency), Some(amount)) = (currency, amount) {
-            *summary.revenue.entry(currency).or_default() += amount;
+            let sum = summary.revenue.entry(currency).or_default();
+            *sum = sum.saturating_add(amount);
         }
     }
     Ok(out)

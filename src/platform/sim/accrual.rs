@@ -123,7 +123,7 @@ pub fn accrue(
         if cap == 0 {
             continue;
         }
-        let affordable = (cap + per_view - 1) / per_view;
+        let affordable = cap.saturating_add(per_view - 1) / per_view;
         let views = rates.views_in(minute, d.cpm_micros).min(affordable);
         let spend = (views * per_view).min(cap);
         d.views += views;
