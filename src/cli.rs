@@ -293,7 +293,7 @@ pub enum Sim {
     Fail {
         #[arg(long)]
         account: i64,
-        /// timeout or refuse.
+        /// timeout, refuse, ignore (acknowledge and do nothing) or panic (a platform bug).
         #[arg(long)]
         next: String,
         #[arg(long, default_value_t = 1)]

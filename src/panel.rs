@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use crate::auth::{self, generate_key, random_hex, sha256_hex};
 use crate::clock;
 use crate::domain::access::{Access, Plan};
-use crate::domain::money::{CabinetType, Money, MONEY_SCALE};
+use crate::domain::money::{CabinetType, Money, MAX_UNITS, MONEY_SCALE};
 use crate::error::ApiError;
 use crate::platform::sim::{Fault, Simulator};
 use crate::store::cabinets::{Cabinet, Reachable};
@@ -132,8 +132,11 @@ pub fn cabinet_add(s: &Services, c: &NewCabinet) -> Result<Value, ApiError> {
         .transpose()?
         .unwrap_or(Money::ZERO);
     let min_budget = c.min_budget.unwrap_or_else(|| default_min_budget(kind));
-    if min_budget < 0 {
-        return Err(bad("min-budget", "min-budget must not be negative"));
+    if !(0..=MAX_UNITS).contains(&min_budget) {
+        return Err(bad(
+            "min-budget",
+            format!("min-budget must be from 0 to {MAX_UNITS}"),
+        ));
     }
     if c.name.trim().is_empty() {
         return Err(bad("name", "the cabinet needs a name"));
@@ -557,8 +560,11 @@ pub fn sim_now(s: &Services) -> Result<Value, ApiError> {
 
 pub fn sim_advance(s: &Services, seconds: i64) -> Result<Value, ApiError> {
     simulator(s)?;
-    if seconds <= 0 {
-        return Err(bad("seconds", "seconds must be positive"));
+    if !(1..=clock::MAX_ADVANCE).contains(&seconds) {
+        return Err(bad(
+            "seconds",
+            format!("seconds must be from 1 to {} (a year)", clock::MAX_ADVANCE),
+        ));
     }
     let now = s.db.write_blocking(|tx| clock::advance(tx, seconds))?;
     Ok(json!({ "now": clock::iso(now) }))
@@ -583,7 +589,7 @@ pub fn sim_fail(s: &Services, account: i64, next: &str, count: u32) -> Result<Va
     let fault = Fault::parse(next).ok_or_else(|| {
         bad(
             "next",
-            format!("unknown fault '{next}' (timeout or refuse)"),
+            format!("unknown fault '{next}' (timeout, refuse, ignore or panic)"),
         )
     })?;
     simulator(s)?.inject_fault(account, fault, count)?;

@@ -8,13 +8,14 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{json, Value};
 use tokio::sync::{watch, Notify};
 
 use crate::clock;
 use crate::db;
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::money::Money;
+use crate::domain::schedule::Schedule;
 use crate::error::ApiError;
 use crate::platform::{AdDraft, AdEdit, AdSnapshot, BudgetOp, PlatformError};
 use crate::store::history::Source;
@@ -85,9 +86,23 @@ pub fn run_one(s: &Services) -> Result<Step, ApiError> {
     }
     let outcome = match task.kind.as_str() {
         "create" | "copy" => create_item(s, &task, idx)?,
-        _ => bulk_item(s, &task, idx)?,
+        "status" | "budget" | "cpm" | "schedule" | "delete" => bulk_item(s, &task, idx)?,
+        other => Outcome::Unreadable(format!("unknown task type {other:?}")),
     };
     match outcome {
+        Outcome::Unreadable(what) => {
+            tracing::error!(
+                task = task.id,
+                item = idx,
+                what,
+                "a stored task cannot be read; failing it"
+            );
+            finish(
+                s,
+                &task,
+                Some("The task's stored data cannot be read, so it was stopped; queue the operation again."),
+            )?;
+        }
         Outcome::Done { stop } => {
             if stop || done.len() as i64 + 1 == task.total {
                 finish(s, &task, None)?;
@@ -121,6 +136,9 @@ enum Outcome {
     },
     OutOfBalance,
     Timeout,
+    /// The stored task is damaged (an unknown type, a payload without the item): it fails,
+    /// and nothing runs on made-up values.
+    Unreadable(String),
 }
 
 fn finish(s: &Services, task: &Task, failure: Option<&str>) -> Result<(), ApiError> {
@@ -148,10 +166,18 @@ fn store_balance(
 
 fn create_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
     let mut draft: AdDraft =
-        serde_json::from_value(task.payload["campaigns"][idx as usize].clone())
-            .map_err(|e| ApiError::internal(format!("task {} payload: {e}", task.id)))?;
+        match serde_json::from_value(task.payload["campaigns"][idx as usize].clone()) {
+            Ok(draft) => draft,
+            Err(e) => return Ok(Outcome::Unreadable(format!("campaign {idx}: {e}"))),
+        };
     draft.client_ref = Some(format!("task:{}:{idx}", task.id));
-    let group = task.payload["group_id"].as_i64();
+    let group = match &task.payload["group_id"] {
+        Value::Null => None,
+        v => match v.as_i64() {
+            Some(id) => Some(id),
+            None => return Ok(Outcome::Unreadable(format!("group_id {v}"))),
+        },
+    };
     match s.platform.create_ad(task.account_id, &draft) {
         Ok(snap) => {
             let balance = s.platform.balance(task.account_id).ok();
@@ -188,14 +214,24 @@ enum Change {
 
 fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
     let account = task.account_id;
-    let ad = task.payload["ad_ids"][idx as usize]
-        .as_i64()
-        .unwrap_or_default();
-    let action = task.payload["action"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let money = |field: &str| Money::from_micros(task.payload[field].as_i64().unwrap_or_default());
+    let payload = &task.payload;
+    let (Some(ad), Some(action)) = (
+        payload["ad_ids"][idx as usize].as_i64(),
+        payload["action"].as_str().map(str::to_string),
+    ) else {
+        return Ok(Outcome::Unreadable(format!("bulk item {idx} of {payload}")));
+    };
+    let amount = |field: &str| payload[field].as_i64().map(Money::from_micros);
+    let money = match action.as_str() {
+        "add_budget" | "withdraw_budget" => amount("amount"),
+        "set_cpm" => amount("cpm"),
+        _ => Some(Money::ZERO),
+    };
+    let Some(money) = money else {
+        return Ok(Outcome::Unreadable(format!(
+            "the amount of {action} in {payload}"
+        )));
+    };
     let row =
         s.db.read_blocking(|c| campaigns::get(c, account, ad))?
             .filter(|r| r.status != Status::Deleted);
@@ -216,10 +252,10 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
             .map(|(snap, _)| Change::Snapshot(Box::new(snap))),
         "add_budget" => s
             .platform
-            .move_budget(account, ad, BudgetOp::Add(money("amount")), &token)
+            .move_budget(account, ad, BudgetOp::Add(money), &token)
             .map(|m| Change::Snapshot(Box::new(m.ad))),
         "withdraw_budget" => {
-            if row.budget < money("amount") {
+            if row.budget < money {
                 return record_refusal(
                     s,
                     task,
@@ -229,7 +265,7 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
                 );
             }
             s.platform
-                .move_budget(account, ad, BudgetOp::Withdraw(money("amount")), &token)
+                .move_budget(account, ad, BudgetOp::Withdraw(money), &token)
                 .map(|m| Change::Snapshot(Box::new(m.ad)))
         }
         "withdraw_all_budget" => s
@@ -238,7 +274,7 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
             .map(|m| Change::Snapshot(Box::new(m.ad))),
         "set_cpm" => {
             let edit = AdEdit {
-                cpm: Some(money("cpm")),
+                cpm: Some(money),
                 ..AdEdit::default()
             };
             s.platform
@@ -247,6 +283,9 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
         }
         "set_schedule" => {
             let schedule = task.payload["schedule"].clone();
+            if !schedule.is_null() && Schedule::parse(&schedule, "schedule", None).is_err() {
+                return Ok(Outcome::Unreadable(format!("the schedule {schedule}")));
+            }
             if schedule["timezone"] == "viewer" && row.target_type != TargetType::Users {
                 return record_refusal(
                     s,
@@ -266,12 +305,11 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
         }
         "delete" => s
             .platform
-            .delete_ad(account, ad)
+            .delete_ad(account, ad, &token)
             .map(|removed| Change::Deleted { removed }),
         other => {
-            return Err(ApiError::internal(format!(
-                "task {}: unknown bulk action {other}",
-                task.id
+            return Ok(Outcome::Unreadable(format!(
+                "unknown bulk action {other:?}"
             )))
         }
     };

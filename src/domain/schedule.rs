@@ -8,6 +8,9 @@ use super::campaign::TargetType;
 use crate::error::ApiError;
 
 pub const DAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+/// Entries a day's list may hold (the 24 hours, with room for repeats), checked before any is
+/// read.
+const MAX_HOURS: usize = 100;
 
 /// Offsets accepted besides whole hours from -12:00 to +14:00, in minutes.
 const HALF_OFFSETS: [i32; 13] = [
@@ -59,9 +62,15 @@ impl Schedule {
             let index = DAYS.iter().position(|d| d == name).ok_or_else(|| {
                 ApiError::validation(&day_param, format!("Unknown day '{name}'; use mon..sun."))
             })?;
-            let list = hours.as_array().ok_or_else(|| {
-                ApiError::validation(&day_param, "A day is an array of hours 0-23.")
-            })?;
+            let list = hours
+                .as_array()
+                .filter(|l| l.len() <= MAX_HOURS)
+                .ok_or_else(|| {
+                    ApiError::validation(
+                        &day_param,
+                        format!("A day is an array of at most {MAX_HOURS} hours 0-23."),
+                    )
+                })?;
             let mut parsed = Vec::with_capacity(list.len());
             for hour in list {
                 let h = hour.as_u64().filter(|h| *h <= 23).ok_or_else(|| {
@@ -127,10 +136,9 @@ fn parse_zone(text: &str) -> Option<Zone> {
     if t.eq_ignore_ascii_case("viewer") {
         return Some(Zone::Viewer);
     }
-    let rest = if t.len() >= 3 && t[..3].eq_ignore_ascii_case("utc") {
-        &t[3..]
-    } else {
-        t
+    let rest = match t.get(..3) {
+        Some(prefix) if prefix.eq_ignore_ascii_case("utc") => &t[3..],
+        _ => t,
     };
     if rest.is_empty() {
         return (t.len() == 3).then_some(Zone::Offset(0));
@@ -208,7 +216,8 @@ mod tests {
             );
         }
         for bad in [
-            "+15:00", "-13:00", "+05:15", "3", "+3:3", "GMT+1", "+03:00x", "", "+",
+            "+15:00", "-13:00", "+05:15", "3", "+3:3", "GMT+1", "+03:00x", "", "+", "é€", "ué",
+            "UTé", "€+3", "+é", "+3:é0", "utc+٣",
         ] {
             assert_eq!(parse_zone(bad), None, "{bad}");
         }

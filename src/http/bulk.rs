@@ -2,6 +2,8 @@
 //! cabinet, duplicates ignored; any id that is not a live campaign there refuses the whole
 //! call with `UNKNOWN_AD_IDS` and nothing queued. Per-campaign refusals go to the task.
 
+use std::collections::HashSet;
+
 use serde_json::json;
 
 use super::idempotency::Claim;
@@ -42,15 +44,11 @@ pub async fn bulk(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, b
         )
     })?;
     let ids = f
-        .ints("ad_ids")?
+        .ints("ad_ids", MAX_IDS)?
         .ok_or_else(|| ApiError::validation("ad_ids", "ad_ids is required."))?;
-    let mut unique = Vec::with_capacity(ids.len());
-    for id in ids {
-        if !unique.contains(&id) {
-            unique.push(id);
-        }
-    }
-    if unique.is_empty() || unique.len() > MAX_IDS {
+    let mut seen = HashSet::with_capacity(ids.len());
+    let unique: Vec<i64> = ids.into_iter().filter(|id| seen.insert(*id)).collect();
+    if unique.is_empty() {
         return Err(ApiError::validation(
             "ad_ids",
             format!("ad_ids takes 1 to {MAX_IDS} ids."),
@@ -98,18 +96,26 @@ pub async fn bulk(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, b
         .services
         .db
         .write(move |tx| {
-            let missing: Vec<i64> = unique
-                .iter()
-                .copied()
-                .filter(|ad| {
-                    !matches!(campaigns::get(tx, account, *ad), Ok(Some(row)) if row.status != Status::Deleted)
-                })
-                .collect();
+            let mut missing = Vec::new();
+            for ad in &unique {
+                let live = campaigns::status_of(tx, account, *ad)?
+                    .is_some_and(|(status, _)| status != Status::Deleted);
+                if !live {
+                    missing.push(*ad);
+                }
+            }
             if !missing.is_empty() {
                 return Err(ApiError::UnknownAdIds { missing });
             }
             let total = unique.len() as i64;
-            let task = NewTask { owner_id: owner, account_id: account, kind: task_type, lane: "other", payload: &payload, total };
+            let task = NewTask {
+                owner_id: owner,
+                account_id: account,
+                kind: task_type,
+                lane: "other",
+                payload: &payload,
+                total,
+            };
             super::tasks::queue(tx, &task, &claim)
         })
         .await?;

@@ -185,7 +185,7 @@ fn targeting(f: &mut Fields, t: TargetType) -> Result<Value, ApiError> {
         ("countries", codes(COUNTRIES)),
         ("languages", codes(LANGUAGES)),
     ] {
-        if let Some(list) = f.strings(name, usize::MAX)? {
+        if let Some(list) = f.strings(name, known.len())? {
             if let Some(i) = list.iter().position(|c| !known.contains(&c.as_str())) {
                 return Err(ApiError::validation(
                     f.path(&format!("{name}[{i}]")),
@@ -196,7 +196,7 @@ fn targeting(f: &mut Fields, t: TargetType) -> Result<Value, ApiError> {
         }
     }
     for name in ["topics", "exclude_topics"] {
-        if let Some(list) = f.ints(name)? {
+        if let Some(list) = f.ints(name, TOPICS.len())? {
             if let Some(i) = list
                 .iter()
                 .position(|id| !TOPICS.iter().any(|(t, _)| t == id))

@@ -214,7 +214,12 @@ pub async fn locate(state: &AppState, ctx: &Ctx, ad: &str) -> Result<(i64, i64),
 async fn fresh(state: &AppState, row: CampaignRow) -> Result<CampaignRow, ApiError> {
     let db = state.services.db.clone();
     let now = db.read(clock::now).await?;
-    let synced = clock::parse_iso(&row.synced_at).unwrap_or_default();
+    let synced = clock::parse_iso(&row.synced_at).ok_or_else(|| {
+        ApiError::internal(format!(
+            "campaigns.synced_at of ({}, {}) holds {:?}",
+            row.account_id, row.ad_id, row.synced_at
+        ))
+    })?;
     if row.status == Status::Deleted || now - synced < FRESHNESS {
         return Ok(row);
     }

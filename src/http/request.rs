@@ -4,6 +4,9 @@
 use crate::domain::link::form_decode as decode;
 use crate::error::ApiError;
 
+/// Parameters a query string may carry (trackers send a few dozen at most).
+const MAX_PAIRS: usize = 200;
+
 #[derive(Debug, Clone, Default)]
 pub struct Query {
     pairs: Vec<(String, String)>,
@@ -13,6 +16,12 @@ impl Query {
     pub fn parse(raw: &str) -> Result<Query, ApiError> {
         let mut pairs = Vec::new();
         for part in raw.split('&').filter(|p| !p.is_empty()) {
+            if pairs.len() == MAX_PAIRS {
+                return Err(ApiError::validation(
+                    "query",
+                    format!("A query string takes at most {MAX_PAIRS} parameters."),
+                ));
+            }
             let (k, v) = part.split_once('=').unwrap_or((part, ""));
             let key = decode(k)
                 .ok_or_else(|| ApiError::validation(k, "Badly encoded query parameter name."))?;

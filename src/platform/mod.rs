@@ -270,8 +270,10 @@ pub trait Platform: Send + Sync {
         token: &str,
     ) -> Result<BudgetMoved, PlatformError>;
     /// Deletes an ad; its budget returns to the cabinet. Returns true when the ad never ran
-    /// and is removed outright, false when it stays as `Deleted`.
-    fn delete_ad(&self, account: i64, ad_id: i64) -> Result<bool, PlatformError>;
+    /// and is removed outright, false when it stays as `Deleted`. `token` makes a repeat
+    /// harmless: the same token (a bulk item resumed after a crash) reports the first result
+    /// instead of "no such ad".
+    fn delete_ad(&self, account: i64, ad_id: i64, token: &str) -> Result<bool, PlatformError>;
     /// Hands an uploaded file (typed by its bytes, kept at `file`) to the account's ad form.
     fn upload_media(
         &self,

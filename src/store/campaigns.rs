@@ -6,7 +6,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{params, params_from_iter, Connection, Row};
 use serde_json::Value;
 
-use super::optional;
+use super::{optional, parsed};
 use crate::db::json_column;
 use crate::domain::campaign::{LinkKind, Status, TargetType};
 use crate::domain::link::PromoteLink;
@@ -55,21 +55,18 @@ pub struct CampaignRow {
 }
 
 fn from_row(r: &Row) -> rusqlite::Result<CampaignRow> {
-    let status: String = r.get("status")?;
-    let kind: String = r.get("link_kind")?;
-    let target_type: String = r.get("target_type")?;
     let media_token: Option<String> = r.get("media_token")?;
     Ok(CampaignRow {
         account_id: r.get("account_id")?,
         ad_id: r.get("ad_id")?,
         title: r.get("title")?,
         text: r.get("text")?,
-        status: Status::parse(&status).unwrap_or(Status::InReview),
+        status: parsed(r, "status", "campaigns.status", Status::parse)?,
         active: r.get("active")?,
         promote_url: r.get("promote_url")?,
-        link_kind: LinkKind::parse(&kind).unwrap_or(LinkKind::Site),
+        link_kind: parsed(r, "link_kind", "campaigns.link_kind", LinkKind::parse)?,
         tme_path: r.get("tme_path")?,
-        target_type: TargetType::parse(&target_type).unwrap_or(TargetType::Users),
+        target_type: parsed(r, "target_type", "campaigns.target_type", TargetType::parse)?,
         targeting: json_column(r.get("targeting")?)?.unwrap_or(Value::Null),
         cpm: Money::from_micros(r.get("cpm_micros")?),
         budget: Money::from_micros(r.get("budget_micros")?),
@@ -221,11 +218,7 @@ pub fn status_of(
             "SELECT status, tme_path FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
         )?
         .query_row([account, ad], |r| {
-            let status: String = r.get(0)?;
-            Ok((
-                Status::parse(&status).unwrap_or(Status::InReview),
-                r.get(1)?,
-            ))
+            Ok((parsed(r, 0, "campaigns.status", Status::parse)?, r.get(1)?))
         });
     optional(found)
 }

@@ -54,12 +54,12 @@ pub fn list(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Value>, ApiE
          WHERE account_id = ?1 AND ad_id = ?2 ORDER BY id",
     )?;
     let rows = stmt.query_map([account, ad], |r| {
-        let details: String = r.get(3)?;
+        let details: Option<Value> = crate::db::json_column(r.get(3)?)?;
         Ok(json!({
             "at": r.get::<_, String>(0)?,
             "source": r.get::<_, String>(1)?,
             "action": r.get::<_, String>(2)?,
-            "details": serde_json::from_str::<Value>(&details).unwrap_or(Value::Null),
+            "details": details,
         }))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

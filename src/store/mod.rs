@@ -21,7 +21,30 @@ pub mod tasks;
 pub mod teams;
 pub mod users;
 
+use rusqlite::{Row, RowIndex};
+
 use crate::error::ApiError;
+
+/// Reads a TEXT column into a domain value with `parse`. A value it does not know is an error
+/// naming the column (`what`) and the value, never quietly read as some default.
+pub fn parsed<I: RowIndex, T>(
+    r: &Row,
+    index: I,
+    what: &str,
+    parse: impl FnOnce(&str) -> Option<T>,
+) -> rusqlite::Result<T> {
+    let text: String = r.get(index)?;
+    parse(&text).ok_or_else(|| unreadable(what, &text))
+}
+
+/// The error for a stored value the code cannot read.
+pub fn unreadable(what: &str, value: &str) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(
+        0,
+        rusqlite::types::Type::Text,
+        format!("{what} holds {value:?}, which this adcab cannot read").into(),
+    )
+}
 
 /// True when `e` is a UNIQUE or PRIMARY KEY violation.
 pub fn unique_violation(e: &rusqlite::Error) -> bool {

@@ -36,6 +36,11 @@ fn json_text(r: &Row, column: &str) -> rusqlite::Result<Value> {
     Ok(crate::db::json_column(r.get(column)?)?.unwrap_or(Value::Null))
 }
 
+/// A JSON array column; NULL is empty, anything but an array of `T` is an error.
+fn json_list<T: serde::de::DeserializeOwned>(r: &Row, column: &str) -> rusqlite::Result<Vec<T>> {
+    Ok(crate::db::json_column(r.get(column)?)?.unwrap_or_default())
+}
+
 fn from_row(r: &Row) -> rusqlite::Result<Task> {
     Ok(Task {
         id: r.get("id")?,
@@ -48,8 +53,8 @@ fn from_row(r: &Row) -> rusqlite::Result<Task> {
         progress: r.get("progress")?,
         succeeded: r.get("succeeded")?,
         failed: r.get("failed")?,
-        ad_ids: serde_json::from_value(json_text(r, "ad_ids")?).unwrap_or_default(),
-        errors: serde_json::from_value(json_text(r, "errors")?).unwrap_or_default(),
+        ad_ids: json_list(r, "ad_ids")?,
+        errors: json_list(r, "errors")?,
         paused_reason: r.get("paused_reason")?,
         error: r.get("error")?,
         timeouts: r.get("timeouts")?,

@@ -20,7 +20,10 @@ pub fn check_url(url: &str, allow_private: bool) -> Result<Target, String> {
         return Ok(target);
     }
     if !target.https {
-        return Err("the webhook URL must use https://".into());
+        return Err(
+            "the webhook URL must use https:// (webhooks.allow_private_targets = true in the config allows http:// and private addresses, for local trials only)"
+                .into(),
+        );
     }
     if let Ok(ip) = target.host.parse::<IpAddr>() {
         refuse_address(ip)?;
@@ -125,6 +128,7 @@ fn v4_class(ip: Ipv4Addr) -> Option<&'static str> {
         (169, 254, _) => "link-local",
         (100, 64..=127, _) => "CGNAT",
         (192, 0, 0) => "protocol-assignment",
+        (192, 88, 99) => "6to4-relay",
         (192, 0, 2) | (198, 51, 100) | (203, 0, 113) => "documentation",
         (198, 18..=19, _) => "benchmarking",
         (224..=239, _, _) => "multicast",
@@ -143,6 +147,10 @@ fn v6_class(ip: Ipv6Addr) -> Option<&'static str> {
     }
     Some(match s {
         [0, 0, 0, 0, 0, 0xffff, _, _] => "IPv4-mapped",
+        [0, 0, 0, 0, 0xffff, 0, _, _] => "IPv4-translated",
+        [0x100, 0, 0, 0, ..] => "discard-only",
+        [0x2001, 2, 0, ..] => "benchmarking",
+        [0x2001, x, ..] if (0x10..=0x2f).contains(&x) => "ORCHID",
         [0, 0, 0, 0, 0, 0, _, _] => "IPv4-compatible",
         [0x64, 0xff9b, ..] => "IPv4-embedded (NAT64)",
         [0x2002, ..] => "IPv4-embedded (6to4)",
@@ -187,6 +195,12 @@ mod tests {
             "::ffff:8.8.8.8",
             "64:ff9b::a00:1",
             "2002:a00:1::1",
+            "192.88.99.1",
+            "::ffff:0:7f00:1",
+            "::ffff:0:0",
+            "100::1",
+            "2001:2::1",
+            "2001:20::1",
         ] {
             assert!(
                 refuse_address(bad.parse().unwrap()).is_err(),
@@ -214,7 +228,8 @@ mod tests {
     #[test]
     fn urls_must_be_public_https() {
         assert!(check_url("https://hooks.example.com/x", false).is_ok());
-        assert!(check_url("http://hooks.example.com/x", false).is_err());
+        let http = check_url("http://hooks.example.com/x", false).unwrap_err();
+        assert!(http.contains("webhooks.allow_private_targets"), "{http}");
         assert!(check_url("https://localhost/x", false).is_err());
         assert!(check_url("https://intranet/x", false).is_err());
         assert!(check_url("https://db.internal/x", false).is_err());

@@ -20,9 +20,10 @@ use crate::config::SimConfig;
 use crate::db::{json_column, Db};
 use crate::domain::campaign::{LinkKind, Status, TargetType};
 use crate::domain::link::PromoteLink;
-use crate::domain::money::{CabinetType, Money};
+use crate::domain::money::{CabinetType, Money, MAX_MICROS, MAX_UNITS};
 use crate::domain::schedule::Schedule;
 use crate::error::ApiError;
+use crate::store::{parsed, unreadable};
 
 /// How long a budget operation token is remembered.
 const OP_TOKEN_HOURS: i64 = 24;
@@ -41,6 +42,8 @@ pub enum Fault {
     Refuse,
     /// The platform acknowledges the next change but does nothing.
     Ignore,
+    /// The next call panics, as a bug in a platform connector would.
+    Panic,
 }
 
 impl Fault {
@@ -49,6 +52,7 @@ impl Fault {
             "timeout" => Some(Fault::Timeout),
             "refuse" => Some(Fault::Refuse),
             "ignore" => Some(Fault::Ignore),
+            "panic" => Some(Fault::Panic),
             _ => None,
         }
     }
@@ -58,6 +62,7 @@ impl Fault {
             Fault::Timeout => "timeout",
             Fault::Refuse => "refuse",
             Fault::Ignore => "ignore",
+            Fault::Panic => "panic",
         }
     }
 }
@@ -159,6 +164,7 @@ impl Simulator {
         match fault {
             Some(Fault::Timeout) => Err(PlatformError::Timeout),
             Some(Fault::Refuse) => Err(PlatformError::Refused("simulated refusal".into())),
+            Some(Fault::Panic) => panic!("simulated platform panic (account {account})"),
             other => Ok(other),
         }
     }
@@ -221,17 +227,20 @@ impl Simulator {
         )?;
         let row = stmt
             .query_row([account, ad], |r| {
-                let status: String = r.get(0)?;
                 let schedule: Option<Value> = json_column(r.get(6)?)?;
+                let schedule = schedule
+                    .map(|v| {
+                        Schedule::parse(&v, "schedule", None)
+                            .map_err(|_| unreadable("sim_ads.schedule", &v.to_string()))
+                    })
+                    .transpose()?;
                 let delivery = Delivery {
-                    status: Status::parse(&status).unwrap_or(Status::InReview),
+                    status: parsed(r, 0, "sim_ads.status", Status::parse)?,
                     cpm_micros: r.get(2)?,
                     budget_micros: r.get(3)?,
                     spent_micros: r.get(4)?,
                     daily_budget_micros: r.get(5)?,
-                    schedule: schedule
-                        .as_ref()
-                        .and_then(|v| Schedule::parse(v, "schedule", None).ok()),
+                    schedule,
                     views: r.get(7)?,
                     opens: r.get(8)?,
                     clicks: r.get(9)?,
@@ -365,10 +374,23 @@ fn balance_of(conn: &Connection, account: i64) -> Result<Money, PlatformError> {
     .map_err(|e| internal(e.into()))
 }
 
+/// Moves the account's balance by `delta` micro-units, refusing to take it below zero or past
+/// [`MAX_MICROS`] (checked here, so SQLite never turns an overflow into a float).
 fn add_balance(conn: &Connection, account: i64, delta: i64) -> Result<(), PlatformError> {
+    let balance = balance_of(conn, account)?;
+    let next = balance
+        .micros()
+        .checked_add(delta)
+        .filter(|b| (0..=MAX_MICROS).contains(b))
+        .ok_or_else(|| {
+            rejected(
+                format!("The cabinet balance would leave the range 0 to {MAX_UNITS}."),
+                "amount",
+            )
+        })?;
     conn.execute(
-        "UPDATE sim_accounts SET balance_micros = balance_micros + ?2 WHERE id = ?1",
-        params![account, delta],
+        "UPDATE sim_accounts SET balance_micros = ?2 WHERE id = ?1",
+        params![account, next],
     )
     .map(|_| ())
     .map_err(|e| internal(e.into()))
@@ -490,12 +512,11 @@ fn snapshot_from_row(r: &Row) -> rusqlite::Result<AdSnapshot> {
     let spec: AdSpec = json_column(r.get("spec")?)?.ok_or_else(|| {
         rusqlite::Error::InvalidColumnType(0, "spec".into(), rusqlite::types::Type::Null)
     })?;
-    let status: String = r.get("status")?;
     Ok(AdSnapshot {
         account_id: r.get("account_id")?,
         ad_id: r.get("ad_id")?,
         spec,
-        status: Status::parse(&status).unwrap_or(Status::InReview),
+        status: parsed(r, "status", "sim_ads.status", Status::parse)?,
         active: r.get("active")?,
         cpm: Money::from_micros(r.get("cpm_micros")?),
         budget: Money::from_micros(r.get("budget_micros")?),
@@ -803,10 +824,9 @@ impl Platform for Simulator {
                      FROM sim_ads WHERE account_id = ?1 ORDER BY ad_id",
                 )?;
                 let rows = stmt.query_map([account], |r| {
-                    let status: String = r.get(1)?;
                     Ok(AdCounters {
                         ad_id: r.get(0)?,
-                        status: Status::parse(&status).unwrap_or(Status::InReview),
+                        status: parsed(r, 1, "sim_ads.status", Status::parse)?,
                         active: r.get(2)?,
                         budget: Money::from_micros(r.get(3)?),
                         spent: Money::from_micros(r.get(4)?),
@@ -874,12 +894,19 @@ impl Platform for Simulator {
                 BudgetOp::Withdraw(amount) => amount.min(ad.budget),
                 BudgetOp::WithdrawAll => ad.budget,
             };
-            let delta = match op {
-                BudgetOp::Add(_) => moved.micros(),
-                BudgetOp::Withdraw(_) | BudgetOp::WithdrawAll => -moved.micros(),
+            let (budget, to_balance) = match op {
+                BudgetOp::Add(_) => (ad.budget.checked_add(moved), -moved.micros()),
+                BudgetOp::Withdraw(_) | BudgetOp::WithdrawAll => {
+                    (ad.budget.checked_sub(moved), moved.micros())
+                }
             };
-            add_balance(conn, account, -delta)?;
-            ad.budget = Money::from_micros(ad.budget.micros() + delta);
+            ad.budget = budget.ok_or_else(|| {
+                rejected(
+                    format!("The campaign's budget would exceed {MAX_UNITS}."),
+                    "amount",
+                )
+            })?;
+            add_balance(conn, account, to_balance)?;
             if ad.status == Status::Stopped && ad.active && ad.budget.micros() > 0 {
                 ad.status = Status::Active;
             }
@@ -922,20 +949,44 @@ impl Platform for Simulator {
         Ok(())
     }
 
-    fn delete_ad(&self, account: i64, ad_id: i64) -> Result<bool, PlatformError> {
+    fn delete_ad(&self, account: i64, ad_id: i64, token: &str) -> Result<bool, PlatformError> {
+        let recorded: Option<bool> = self
+            .db
+            .read_blocking(|c| {
+                Ok(c.query_row(
+                    "SELECT removed FROM sim_deletes WHERE token = ?1 AND account_id = ?2 AND ad_id = ?3",
+                    params![token, account, ad_id],
+                    |r| r.get(0),
+                )
+                .optional()?)
+            })
+            .map_err(internal)?;
+        if let Some(removed) = recorded {
+            return Ok(removed);
+        }
         let (_, removed) = self.mutate(account, ad_id, |conn, ad| {
             add_balance(conn, account, ad.budget.micros())?;
             ad.budget = Money::ZERO;
             ad.status = Status::Deleted;
-            if ad.views > 0 {
-                return Ok(false);
+            let removed = ad.views == 0;
+            let record = |sql: &str, args: &[&dyn rusqlite::ToSql]| {
+                conn.execute(sql, args)
+                    .map(|_| ())
+                    .map_err(|e| internal(e.into()))
+            };
+            if removed {
+                record(
+                    "DELETE FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
+                    params![account, ad_id],
+                )?;
             }
-            conn.execute(
-                "DELETE FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
-                params![account, ad_id],
-            )
-            .map_err(|e| internal(e.into()))?;
-            Ok(true)
+            let now = clock::now(conn).map_err(internal)?;
+            record(
+                "INSERT INTO sim_deletes (token, account_id, ad_id, removed, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![token, account, ad_id, removed, clock::iso(now)],
+            )?;
+            Ok(removed)
         })?;
         Ok(removed.unwrap_or(false))
     }
