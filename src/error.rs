@@ -365,8 +365,15 @@ impl ApiError {
 }
 
 impl From<rusqlite::Error> for ApiError {
+    /// A lock another process holds past the busy timeout is "busy" (503, retry); anything
+    /// else from SQLite is internal.
     fn from(e: rusqlite::Error) -> Self {
-        ApiError::Internal(format!("sqlite: {e}"))
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+                ApiError::Busy
+            }
+            _ => ApiError::Internal(format!("sqlite: {e}")),
+        }
     }
 }
 

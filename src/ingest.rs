@@ -3,12 +3,13 @@
 //! updated when its `txid` was seen. Requests are grouped: one writer thread takes every
 //! request waiting, commits all their events in one transaction, and only then answers each
 //! of them, so every accepted event is committed before its answer and many requests share
-//! one commit.
+//! one commit. The queue in front of the writer is bounded: when it stays full, a request is
+//! answered "busy" (503) instead of waiting without end.
 
 use std::collections::HashMap;
-use std::sync::mpsc;
+use std::time::Duration;
 
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::clock;
 use crate::db::Db;
@@ -18,6 +19,10 @@ use crate::store::{conversions, refs};
 
 /// Events one transaction takes at most; more wait for the next one.
 const GROUP_EVENTS: usize = 20_000;
+/// Requests that may wait for the writer (each holds at most a batch of 1,000 events).
+const QUEUE: usize = 256;
+/// How long a request waits for a place in the queue before it is told "busy".
+const QUEUE_WAIT: Duration = Duration::from_secs(5);
 
 /// Who sent events: the person whose key or tracker token it was, and the active cabinets
 /// they reach through it.
@@ -58,7 +63,7 @@ pub struct Ingest {
 
 impl Ingest {
     pub fn start(db: Db) -> Ingest {
-        let (jobs, queue) = mpsc::channel();
+        let (jobs, queue) = mpsc::channel(QUEUE);
         std::thread::Builder::new()
             .name("adcab-ingest".into())
             .spawn(move || writer(db, queue))
@@ -74,21 +79,26 @@ impl Ingest {
         events: Vec<Result<Event, ApiError>>,
     ) -> Result<Vec<Outcome>, ApiError> {
         let (answer, answered) = oneshot::channel();
-        self.jobs
-            .send(Job {
-                sender,
-                events,
-                answer,
-            })
-            .map_err(|_| ApiError::internal("the ingest writer has stopped"))?;
+        let job = Job {
+            sender,
+            events,
+            answer,
+        };
+        match self.jobs.send_timeout(job, QUEUE_WAIT).await {
+            Ok(()) => {}
+            Err(mpsc::error::SendTimeoutError::Timeout(_)) => return Err(ApiError::Busy),
+            Err(mpsc::error::SendTimeoutError::Closed(_)) => {
+                return Err(ApiError::internal("the ingest writer has stopped"))
+            }
+        }
         answered
             .await
             .map_err(|_| ApiError::internal("the ingest writer dropped a request"))?
     }
 }
 
-fn writer(db: Db, queue: mpsc::Receiver<Job>) {
-    while let Ok(first) = queue.recv() {
+fn writer(db: Db, mut queue: mpsc::Receiver<Job>) {
+    while let Some(first) = queue.blocking_recv() {
         let mut size = first.events.len();
         let mut group = vec![first];
         while size < GROUP_EVENTS {

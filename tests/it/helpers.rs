@@ -207,7 +207,98 @@ fn to_resp(r: ureq::Response) -> Resp {
     }
 }
 
+/// An answer read off a raw TCP connection.
+#[derive(Debug)]
+pub struct RawResp {
+    pub status: u16,
+    pub headers: HashMap<String, String>,
+    pub body: String,
+}
+
+impl RawResp {
+    /// The body as JSON; panics (naming it) when it is not.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|_| panic!("answer {} is not JSON: {:?}", self.status, self.body))
+    }
+
+    /// Checks the answer is the spec's failure envelope with `code`, its `request_id` equal to
+    /// the `X-Request-Id` header.
+    pub fn assert_error(&self, status: u16, code: &str) {
+        assert_eq!(self.status, status, "{}", self.body);
+        let body = self.json();
+        assert_eq!(body["success"], false, "{body}");
+        assert_eq!(body["code"], code, "{body}");
+        assert_eq!(
+            body["request_id"].as_str(),
+            self.headers.get("x-request-id").map(String::as_str),
+            "{body}"
+        );
+        assert_eq!(
+            self.headers.get("content-type").map(String::as_str),
+            Some("application/json")
+        );
+    }
+}
+
+/// Reads one HTTP/1.1 answer from `stream` (by `Content-Length`, else to the end).
+pub fn read_answer(stream: &mut std::net::TcpStream) -> std::io::Result<RawResp> {
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let status = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("no status line: {line:?}")))?;
+    let mut headers = HashMap::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line)?;
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = l.split_once(':') {
+            headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+        }
+    }
+    let mut body = Vec::new();
+    match headers.get("content-length").and_then(|v| v.parse().ok()) {
+        Some(len) => {
+            body.resize(len, 0);
+            reader.read_exact(&mut body)?;
+        }
+        None => {
+            reader.read_to_end(&mut body)?;
+        }
+    }
+    Ok(RawResp {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    })
+}
+
 impl TestApp {
+    /// The server's address, `127.0.0.1:PORT`.
+    pub fn addr(&self) -> String {
+        self.base
+            .trim_start_matches("http://")
+            .trim_end_matches("/api/v1")
+            .to_string()
+    }
+
+    /// Sends `bytes` as they are on a new connection and reads one answer (within 10 s).
+    pub fn raw(&self, bytes: &[u8]) -> RawResp {
+        let mut stream = std::net::TcpStream::connect(self.addr()).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        stream.write_all(bytes).expect("send");
+        read_answer(&mut stream).expect("an answer")
+    }
+
     pub fn call(&self, method: &str, path: &str, key: Option<&str>) -> Resp {
         self.request(method, path, key, None, &[])
     }
