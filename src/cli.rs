@@ -481,8 +481,10 @@ pub fn main() -> ExitCode {
             let text = e.render().to_string();
             let sentence = text
                 .lines()
-                .next()
-                .unwrap_or("")
+                .take_while(|line| !line.trim().is_empty())
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ")
                 .trim_start_matches("error: ")
                 .to_string();
             println!("{}", json!({ "error": sentence }));

@@ -30,6 +30,10 @@ const REFUSALS: usize = 64;
 const REFUSAL_TIME: Duration = Duration::from_secs(1);
 /// Longest pause between two attempts to accept when accepting fails.
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
+/// How long a closing connection goes on taking (and dropping) what the client still sends,
+/// so that the kernel does not answer unread bytes with a reset that destroys the answer in
+/// flight (an early 401 or 413 to an upload, an error to a request hyper could not parse).
+const LINGER: Duration = Duration::from_secs(2);
 
 /// A new request id, as every answer carries it in `X-Request-Id`.
 pub fn request_id() -> String {
@@ -167,6 +171,8 @@ struct Guarded {
     stall: Option<Pin<Box<Sleep>>>,
     /// The answer written instead of hyper's bare one, and how much of it is out.
     replaced: Option<(Vec<u8>, usize)>,
+    /// Set once the write side is shut: the lingering close is under way until it fires.
+    linger: Option<Pin<Box<Sleep>>>,
 }
 
 impl Guarded {
@@ -176,6 +182,7 @@ impl Guarded {
             write_timeout,
             stall: None,
             replaced: None,
+            linger: None,
         }
     }
 
@@ -250,8 +257,31 @@ impl AsyncWrite for Guarded {
         }
     }
 
+    /// Shuts the write side, then lingers: reads and drops what the client still sends until
+    /// it closes too or [`LINGER`] passes.
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+        let this = self.get_mut();
+        if this.linger.is_none() {
+            match Pin::new(&mut this.inner).poll_shutdown(cx) {
+                Poll::Ready(Ok(())) => this.linger = Some(Box::pin(tokio::time::sleep(LINGER))),
+                other => return other,
+            }
+        }
+        let mut sink = [0u8; 8192];
+        loop {
+            if let Some(linger) = this.linger.as_mut() {
+                if linger.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(Ok(()));
+                }
+            }
+            let mut buf = ReadBuf::new(&mut sink);
+            match Pin::new(&mut this.inner).poll_read(cx, &mut buf) {
+                Poll::Ready(Ok(())) if buf.filled().is_empty() => return Poll::Ready(Ok(())),
+                Poll::Ready(Ok(())) => continue,
+                Poll::Ready(Err(_)) => return Poll::Ready(Ok(())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
     }
 }
 

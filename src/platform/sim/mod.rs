@@ -491,8 +491,13 @@ fn approved_status(budget_micros: i64, active: bool) -> Status {
     }
 }
 
+/// A failure of the simulator's own store, as the platform's: a store too busy to answer is
+/// a platform that did not answer in time; anything else a refusal.
 fn internal(e: ApiError) -> PlatformError {
-    PlatformError::Refused(e.to_string())
+    match e {
+        ApiError::Busy => PlatformError::Timeout,
+        other => PlatformError::Refused(other.to_string()),
+    }
 }
 
 fn require_account(conn: &Connection, account: i64) -> Result<CabinetType, ApiError> {
