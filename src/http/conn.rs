@@ -162,10 +162,17 @@ fn is_bare_error(buf: &[u8]) -> bool {
             .any(|w| w.eq_ignore_ascii_case(b"x-request-id:"))
 }
 
+/// How an HTTP/2 connection starts. This server speaks HTTP/1.1; hyper would end such a
+/// connection without a word, so the preface is made to read as the malformed HTTP/1 request
+/// line it is, which is answered `400 BAD_REQUEST` like any other.
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n";
+
 /// A connection's stream with a deadline on every write and the envelope swapped in for
 /// hyper's bare error answers.
 struct Guarded {
     inner: TcpStream,
+    /// Nothing has been read yet (the HTTP/2 preface is looked for in the first bytes).
+    fresh: bool,
     write_timeout: Duration,
     /// Running while a write waits for the client to take bytes.
     stall: Option<Pin<Box<Sleep>>>,
@@ -179,6 +186,7 @@ impl Guarded {
     fn new(inner: TcpStream, write_timeout: Duration) -> Guarded {
         Guarded {
             inner,
+            fresh: true,
             write_timeout,
             stall: None,
             replaced: None,
@@ -214,7 +222,17 @@ impl AsyncRead for Guarded {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let outcome = Pin::new(&mut this.inner).poll_read(cx, buf);
+        if this.fresh && buf.filled().len() > before {
+            this.fresh = false;
+            let read = &mut buf.filled_mut()[before..];
+            if read.starts_with(H2_PREFACE) {
+                read[H2_PREFACE.len() - 5] = b'0';
+            }
+        }
+        outcome
     }
 }
 

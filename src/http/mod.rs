@@ -72,7 +72,7 @@ pub struct Ctx {
     pub body: Bytes,
     /// The body of the media upload, still to be received (the handler streams it to disk).
     pub upload: Mutex<Option<Incoming>>,
-    /// The `Idempotency-Key` header, as sent.
+    /// The `Idempotency-Key` header, as sent (UTF-8).
     pub idempotency_key: Option<String>,
     pub content_type: Option<String>,
     pub request_id: String,
@@ -255,7 +255,12 @@ async fn process(
         query,
         body,
         upload: Mutex::new(upload),
-        idempotency_key: text_header("idempotency-key"),
+        // Read as UTF-8 text; a value that is not reads as empty, which the idempotency rules
+        // refuse as invalid (not as missing).
+        idempotency_key: parts
+            .headers
+            .get("idempotency-key")
+            .map(|v| String::from_utf8(v.as_bytes().to_vec()).unwrap_or_default()),
         content_type: text_header("content-type"),
         request_id: request_id.to_string(),
         rate: Mutex::new(None),

@@ -703,6 +703,8 @@ fn protocol_and_body_errors_are_answered_in_the_envelope() {
     let (_, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
     app.raw(b"GARBAGE\r\n\r\n").assert_error(400, "BAD_REQUEST");
+    app.raw(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .assert_error(400, "BAD_REQUEST");
     app.raw(b"GET /api/v1/targeting HTTP/9.9\r\n\r\n")
         .assert_error(400, "BAD_REQUEST");
     let long = format!(
@@ -733,6 +735,15 @@ fn protocol_and_body_errors_are_answered_in_the_envelope() {
         "",
     );
     app.raw(&over).assert_error(413, "BODY_TOO_LARGE");
+    let mut binary_key = format!(
+        "POST /api/v1/campaigns/{ad}/budget?account_id={cabinet} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-API-Key: {key}\r\nContent-Length: 25\r\nIdempotency-Key: "
+    )
+    .into_bytes();
+    binary_key.extend_from_slice(
+        b"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\r\n\r\n{\"action\":\"withdraw_all\"}",
+    );
+    app.raw(&binary_key)
+        .assert_error(400, "IDEMPOTENCY_KEY_INVALID");
 }
 
 #[test]
