@@ -136,7 +136,7 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, ApiError> + Send + 'static,
     {
-        let permit = self.inner.read_gate.enter().await?;
+        let permit = self.inner.read_gate.enter(WAIT).await?;
         let db = self.clone();
         blocking(move || {
             let _permit = permit;
@@ -152,7 +152,7 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&Transaction) -> Result<T, ApiError> + Send + 'static,
     {
-        let permit = self.inner.write_gate.enter().await?;
+        let permit = self.inner.write_gate.enter(WAIT).await?;
         let db = self.clone();
         blocking(move || {
             let _permit = permit;
@@ -230,7 +230,7 @@ impl Db {
 }
 
 /// Admission of async callers to a scarce resource: at most `permits` hold it at once, at
-/// most `queue` wait for it, each for at most [`WAIT`]. Anyone beyond is refused with `Busy`.
+/// most `queue` wait for it, each for a bounded time. Anyone beyond is refused with `Busy`.
 pub struct Gate {
     permits: Arc<Semaphore>,
     waiting: AtomicUsize,
@@ -246,13 +246,14 @@ impl Gate {
         }
     }
 
-    /// A permit, held until dropped (move it into the blocking work it guards).
-    pub async fn enter(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+    /// A permit, held until dropped (move it into the blocking work it guards), waited for
+    /// at most `wait`.
+    pub async fn enter(&self, wait: Duration) -> Result<OwnedSemaphorePermit, ApiError> {
         if let Ok(permit) = self.permits.clone().try_acquire_owned() {
             return Ok(permit);
         }
         let _waiting = Waiting::join(&self.waiting, self.queue)?;
-        match tokio::time::timeout(WAIT, self.permits.clone().acquire_owned()).await {
+        match tokio::time::timeout(wait, self.permits.clone().acquire_owned()).await {
             Ok(Ok(permit)) => Ok(permit),
             Ok(Err(_)) | Err(_) => Err(ApiError::Busy),
         }
@@ -571,20 +572,30 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_gate_lets_one_wait_and_refuses_the_next_at_once() {
+    async fn a_gate_lets_one_wait_refuses_the_next_and_gives_up_in_time() {
         let gate = Arc::new(Gate::new(1, 1));
-        let held = gate.enter().await.unwrap();
+        let held = gate.enter(WAIT).await.unwrap();
         let g = gate.clone();
-        let waiter = tokio::spawn(async move { g.enter().await.map(drop) });
+        let waiter = tokio::spawn(async move { g.enter(WAIT).await.map(drop) });
         tokio::time::sleep(Duration::from_millis(50)).await;
         let started = Instant::now();
-        assert_eq!(gate.enter().await.map(drop), Err(ApiError::Busy));
+        assert_eq!(gate.enter(WAIT).await.map(drop), Err(ApiError::Busy));
         assert!(
             started.elapsed() < Duration::from_secs(1),
             "refused at once"
         );
         drop(held);
         assert_eq!(waiter.await.unwrap(), Ok(()), "the waiter gets the permit");
+        let _held = gate.enter(WAIT).await.unwrap();
+        let started = Instant::now();
+        assert_eq!(
+            gate.enter(Duration::from_millis(100)).await.map(drop),
+            Err(ApiError::Busy)
+        );
+        assert!(
+            started.elapsed() >= Duration::from_millis(100),
+            "it waited first"
+        );
     }
 
     #[test]

@@ -26,6 +26,9 @@ use crate::error::ApiError;
 const DRAIN: Duration = Duration::from_secs(10);
 /// Connections over the cap that are told "busy" at once; beyond these they are just closed.
 const REFUSALS: usize = 64;
+/// The most a connection buffers of what it reads (hyper's default is ~400 KB): a request
+/// head must fit, and a stalled upload holds no more than this in hyper.
+const READ_BUFFER: usize = 128 * 1024;
 /// How long a refused connection is given to take its 503.
 const REFUSAL_TIME: Duration = Duration::from_secs(1);
 /// Longest pause between two attempts to accept when accepting fails.
@@ -53,7 +56,8 @@ pub async fn serve(
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(Duration::from_millis(server.header_timeout_ms));
+        .header_read_timeout(Duration::from_millis(server.header_timeout_ms))
+        .max_buf_size(READ_BUFFER);
     let write_timeout = Duration::from_millis(server.write_timeout_ms);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut backoff = Duration::ZERO;

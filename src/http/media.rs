@@ -27,6 +27,10 @@ pub const MULTIPART_OVERHEAD: usize = 64 * 1024;
 const PARTIAL: &str = ".upload-";
 /// Bytes kept from the start of the file to tell its type.
 const SIGNATURE: usize = 16;
+/// The most of an upload held in memory at once on its way to disk: the parser gets body
+/// data in pieces of at most this size, one piece at a time, and the file writes at most
+/// this much per step. A stalled upload holds no more than a few of these.
+const PIECE: usize = 64 * 1024;
 
 pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
     let cabinet = write::cabinet(ctx, None)?.cabinet.clone();
@@ -122,7 +126,7 @@ async fn receive(body: Incoming, boundary: String, folder: &Path) -> Result<Rece
         .whole_stream((MAX_FILE + MULTIPART_OVERHEAD) as u64)
         .per_field(MAX_FILE as u64);
     let mut parts = multer::Multipart::with_constraints(
-        body.into_data_stream(),
+        Pieces::new(body),
         boundary,
         multer::Constraints::new().size_limit(limits),
     );
@@ -167,6 +171,51 @@ async fn receive(body: Incoming, boundary: String, folder: &Path) -> Result<Rece
         });
     }
     Err(unsupported("there is no field named file"))
+}
+
+/// The body's data in pieces of at most [`PIECE`] bytes, one piece per poll: the multipart
+/// parser takes everything a stream has ready into one buffer, so a client sending in bursts
+/// would otherwise make it hold (and keep, while the upload stalls) all of a burst.
+struct Pieces {
+    body: http_body_util::BodyDataStream<Incoming>,
+    left: bytes::Bytes,
+    /// A piece was handed out in this round of polling; the next poll yields to the parser.
+    handed: bool,
+}
+
+impl Pieces {
+    fn new(body: Incoming) -> Pieces {
+        Pieces {
+            body: body.into_data_stream(),
+            left: bytes::Bytes::new(),
+            handed: false,
+        }
+    }
+}
+
+impl futures_core::Stream for Pieces {
+    type Item = Result<bytes::Bytes, hyper::Error>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        if std::mem::take(&mut self.handed) {
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        if self.left.is_empty() {
+            match futures_core::Stream::poll_next(std::pin::Pin::new(&mut self.body), cx) {
+                Poll::Ready(Some(Ok(data))) => self.left = data,
+                other => return other,
+            }
+        }
+        let take = self.left.len().min(PIECE);
+        let piece = self.left.split_to(take);
+        self.handed = true;
+        Poll::Ready(Some(Ok(piece)))
+    }
 }
 
 /// A multipart failure as the client's error: too large, unreadable, or not multipart.

@@ -95,7 +95,8 @@ impl AppState {
     }
 
     /// Runs `call` (blocking: it talks to the platform) off the runtime and waits at most
-    /// `wait` for it; `None` when the wait ran out. The call keeps its place until it ends,
+    /// `wait` for it, its wait for a place included; `None` when the call ran out of time,
+    /// `Busy` when no place freed up in time. The call keeps its place until it ends,
     /// so at most [`PLATFORM_CALLS`] run at once, however slow the platform is. A panic in
     /// the call carries on in the request, as if it had run there.
     pub async fn platform_call<T, F>(&self, wait: Duration, call: F) -> Result<Option<T>, ApiError>
@@ -103,13 +104,14 @@ impl AppState {
         T: Send + 'static,
         F: FnOnce(&Services) -> T + Send + 'static,
     {
-        let permit = self.platform_gate.enter().await?;
+        let deadline = tokio::time::Instant::now() + wait;
+        let permit = self.platform_gate.enter(wait).await?;
         let services = self.services.clone();
         let running = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             call(&services)
         });
-        match tokio::time::timeout(wait, running).await {
+        match tokio::time::timeout_at(deadline, running).await {
             Ok(Ok(value)) => Ok(Some(value)),
             Ok(Err(e)) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
             Ok(Err(e)) => Err(ApiError::internal(format!("platform call ended: {e}"))),

@@ -232,6 +232,54 @@ fn connections_over_the_cap_are_told_busy_and_served_again_after() {
 }
 
 #[test]
+fn an_answer_the_client_does_not_take_closes_its_connection() {
+    let app = spawn_app_with(|c| {
+        c.server.max_connections = 1;
+        c.server.write_timeout_ms = 500;
+        c.limits.reads_per_minute = 1_000_000;
+    });
+    let (_, _, key) = app.manager();
+    let one = request("GET", "/targeting", &[("X-API-Key", key.clone())], "");
+    let keep_alive = String::from_utf8(one)
+        .unwrap()
+        .replace("Connection: close\r\n", "");
+    let mut greedy = TcpStream::connect(app.addr()).unwrap();
+    greedy
+        .write_all(keep_alive.repeat(3_000).as_bytes())
+        .unwrap();
+    let started = Instant::now();
+    let served = loop {
+        let mut other = TcpStream::connect(app.addr()).unwrap();
+        other
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        other
+            .write_all(&request(
+                "GET",
+                "/targeting",
+                &[("X-API-Key", key.clone())],
+                "",
+            ))
+            .unwrap();
+        match read_answer(&mut other) {
+            Ok(r) if r.status == 200 => break started.elapsed(),
+            Ok(r) => assert_eq!(r.status, 503, "{}", r.body),
+            Err(_) => {}
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the stalled connection kept its place"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(
+        served > Duration::from_millis(300),
+        "the greedy client held the place first: {served:?}"
+    );
+    drop(greedy);
+}
+
+#[test]
 fn huge_lists_are_refused_before_any_work() {
     let app = spawn_app();
     let (_, cabinet, key) = app.manager();
