@@ -151,9 +151,7 @@ impl Drop for Unfinished {
         let db = self.db.clone();
         let store = async move {
             let finished = db
-                .write(move |tx| {
-                    store::finish_running(tx, claim.holder, &claim.key, status, &answer)
-                })
+                .write(move |tx| store::finish(tx, claim.holder, &claim.key, status, &answer))
                 .await;
             if let Err(e) = finished {
                 tracing::error!(error = %e, "could not close the claim of a request that panicked");

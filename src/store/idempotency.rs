@@ -46,23 +46,8 @@ pub fn start(
     Ok(())
 }
 
+/// Stores the answer of a claim that is still running (never over an answer stored already).
 pub fn finish(
-    conn: &Connection,
-    holder: i64,
-    key: &str,
-    status: u16,
-    response: &str,
-) -> Result<(), ApiError> {
-    conn.execute(
-        "UPDATE idempotency_keys SET state = 'done', status = ?3, response = ?4
-         WHERE holder_id = ?1 AND key = ?2",
-        params![holder, key, status, response],
-    )?;
-    Ok(())
-}
-
-/// Stores the answer of a claim that is still running (and only then).
-pub fn finish_running(
     conn: &Connection,
     holder: i64,
     key: &str,

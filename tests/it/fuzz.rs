@@ -3,11 +3,11 @@
 //! under 500 and in the spec's envelope.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::{Shutdown, TcpStream};
 use std::time::{Duration, Instant};
 
-use crate::helpers::{read_answer, spawn_app_with, Camp, RawResp, TestApp};
+use crate::helpers::{read_answer, read_head, spawn_app_with, Camp, RawResp, TestApp};
 use adcab::panel::{self, NewKey};
 use serde_json::{json, Map, Value};
 
@@ -1269,37 +1269,6 @@ fn protocol_cases(w: &World) -> Vec<Case> {
         cases.push(cut);
     }
     cases
-}
-
-/// Reads an answer's status line and headers only (a HEAD answer has no body).
-fn read_head(stream: &mut TcpStream) -> std::io::Result<RawResp> {
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    reader.read_line(&mut line)?;
-    let status = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::other(format!("no status line: {line:?}")))?;
-    let mut headers = std::collections::HashMap::new();
-    loop {
-        line.clear();
-        if reader.read_line(&mut line)? == 0 {
-            break;
-        }
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = l.split_once(':') {
-            headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
-        }
-    }
-    Ok(RawResp {
-        status,
-        headers,
-        body: String::new(),
-    })
 }
 
 /// Sends the case on a new connection, writing from a second thread so that an answer sent

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::helpers::{read_answer, spawn_app, spawn_app_with, Camp, RawResp, TestApp};
+use crate::helpers::{read_answer, spawn_app, spawn_app_with, Camp, RawResp, Resp, TestApp};
 use adcab::panel::{self, CabinetChange, NewKey};
 use serde_json::{json, Value};
 
@@ -41,8 +41,18 @@ fn closed_after(mut stream: TcpStream) -> Duration {
     started.elapsed()
 }
 
-fn post(app: &TestApp, key: &str, path: &str, body: &Value, idem: &str) -> crate::helpers::Resp {
+fn post(app: &TestApp, key: &str, path: &str, body: &Value, idem: &str) -> Resp {
     app.send("POST", path, key, Some(body), &[("Idempotency-Key", idem)])
+}
+
+/// Checks an answer's status and one field of its body (`param`, `code`).
+fn refused(r: &Resp, status: u16, field: &str, value: &str) {
+    assert_eq!(
+        (r.status, &r.body[field]),
+        (status, &json!(value)),
+        "{}",
+        r.body
+    );
 }
 
 fn campaign(app: &TestApp, account: i64, ad: i64, key: &str) -> Value {
@@ -288,12 +298,7 @@ fn huge_lists_are_refused_before_any_work() {
     assert!(body.to_string().len() < 2 * 1024 * 1024);
     let started = Instant::now();
     let r = post(&app, &key, "/campaigns/bulk", &body, "huge-ids-1");
-    assert_eq!(
-        (r.status, &r.body["param"]),
-        (400, &json!("ad_ids")),
-        "{}",
-        r.body
-    );
+    refused(&r, 400, "param", "ad_ids");
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "{:?}",
@@ -307,12 +312,7 @@ fn huge_lists_are_refused_before_any_work() {
     });
     let started = Instant::now();
     let r = post(&app, &key, "/campaigns", &create, "huge-countries-1");
-    assert_eq!(
-        (r.status, &r.body["param"]),
-        (400, &json!("countries")),
-        "{}",
-        r.body
-    );
+    refused(&r, 400, "param", "countries");
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "{:?}",
@@ -321,12 +321,7 @@ fn huge_lists_are_refused_before_any_work() {
 
     let pairs: String = (0..300).map(|i| format!("p{i}=1&")).collect();
     let r = app.get(&format!("/campaigns?{pairs}"), &key);
-    assert_eq!(
-        (r.status, &r.body["param"]),
-        (400, &json!("query")),
-        "{}",
-        r.body
-    );
+    refused(&r, 400, "param", "query");
 }
 
 #[test]
@@ -389,12 +384,7 @@ fn amounts_are_read_in_one_strict_grammar_and_bounded() {
         serde_json::from_str::<Value>("1e2").unwrap(),
     ] {
         let r = postback(bad.clone());
-        assert_eq!(
-            (r.status, &r.body["param"]),
-            (400, &json!("amount")),
-            "{bad}: {}",
-            r.body
-        );
+        refused(&r, 400, "param", "amount");
     }
     let exact = serde_json::from_str::<Value>("123456.654321").unwrap();
     assert_eq!(postback(exact).status, 200);
@@ -419,12 +409,7 @@ fn amounts_are_read_in_one_strict_grammar_and_bounded() {
         serde_json::from_str::<Value>("5e0").unwrap(),
     ] {
         let r = budget(bad.clone());
-        assert_eq!(
-            (r.status, &r.body["param"]),
-            (400, &json!("amount")),
-            "{bad}: {}",
-            r.body
-        );
+        refused(&r, 400, "param", "amount");
     }
 }
 
@@ -525,12 +510,7 @@ fn a_database_error_in_the_bulk_check_is_a_500_not_unknown_ids() {
     app.sql("ALTER TABLE campaigns RENAME TO campaigns_gone");
     let body = json!({ "account_id": cabinet, "action": "pause", "ad_ids": [ad] });
     let r = post(&app, &key, "/campaigns/bulk", &body, "bulk-db-error");
-    assert_eq!(
-        (r.status, &r.body["code"]),
-        (500, &json!("INTERNAL_ERROR")),
-        "{}",
-        r.body
-    );
+    refused(&r, 500, "code", "INTERNAL_ERROR");
 }
 
 #[test]
@@ -546,31 +526,16 @@ fn a_multibyte_timezone_is_a_validation_error_that_frees_the_key() {
         Some(&json!({ "schedule": schedule })),
         &[],
     );
-    assert_eq!(
-        (r.status, &r.body["param"]),
-        (400, &json!("schedule.timezone")),
-        "{}",
-        r.body
-    );
+    refused(&r, 400, "param", "schedule.timezone");
     let bulk = json!({ "action": "set_schedule", "ad_ids": [ad], "schedule": schedule });
     let r = post(&app, &key, "/campaigns/bulk", &bulk, "bulk-tz-key");
-    assert_eq!(
-        (r.status, &r.body["param"]),
-        (400, &json!("schedule.timezone")),
-        "{}",
-        r.body
-    );
+    refused(&r, 400, "param", "schedule.timezone");
     let mut create = json!({
         "title": "t", "text": "Read us", "promote_url": "https://t.me/alpha_chan", "cpm": 2,
         "budget": 10, "target_type": "channels", "channels": ["@tech_daily"], "schedule": schedule
     });
     let r = post(&app, &key, "/campaigns", &create, "create-tz-key");
-    assert_eq!(
-        (r.status, &r.body["param"]),
-        (400, &json!("schedule.timezone")),
-        "{}",
-        r.body
-    );
+    refused(&r, 400, "param", "schedule.timezone");
     create["schedule"]["timezone"] = json!("UTC+3");
     let r = post(&app, &key, "/campaigns", &create, "create-tz-key");
     assert_eq!(r.status, 202, "the key was not left claimed: {}", r.body);
@@ -585,12 +550,7 @@ fn a_panic_in_a_request_is_a_500_that_leaves_no_key_running() {
     let add = json!({ "action": "add", "amount": "5" });
     let path = format!("/campaigns/{ad}/budget");
     let first = post(&app, &key, &path, &add, "panic-key-1");
-    assert_eq!(
-        (first.status, &first.body["code"]),
-        (500, &json!("INTERNAL_ERROR")),
-        "{}",
-        first.body
-    );
+    refused(&first, 500, "code", "INTERNAL_ERROR");
     assert_eq!(
         first.body["request_id"].as_str(),
         first.header("x-request-id")
@@ -735,12 +695,7 @@ fn a_free_plan_key_is_told_writes_are_not_in_its_plan() {
     let ad = app.active_campaign(cabinet);
     panel::user_set(&app.services, user, Some("free"), None).unwrap();
     let r = app.send("POST", &format!("/campaigns/{ad}/pause"), &key, None, &[]);
-    assert_eq!(
-        (r.status, &r.body["code"]),
-        (403, &json!("FEATURE_NOT_AVAILABLE")),
-        "{}",
-        r.body
-    );
+    refused(&r, 403, "code", "FEATURE_NOT_AVAILABLE");
     assert_eq!(r.body["feature"], "manage_campaigns");
     app.get_err("/account/info", &key, 403, "FORBIDDEN");
 }

@@ -241,9 +241,10 @@ impl RawResp {
     }
 }
 
-/// Reads one HTTP/1.1 answer from `stream` (by `Content-Length`, else to the end).
-pub fn read_answer(stream: &mut std::net::TcpStream) -> std::io::Result<RawResp> {
-    let mut reader = BufReader::new(stream);
+/// Reads an answer's status line and headers from `reader`.
+fn read_status_and_headers(
+    reader: &mut impl BufRead,
+) -> std::io::Result<(u16, HashMap<String, String>)> {
     let mut line = String::new();
     reader.read_line(&mut line)?;
     let status = line
@@ -254,7 +255,9 @@ pub fn read_answer(stream: &mut std::net::TcpStream) -> std::io::Result<RawResp>
     let mut headers = HashMap::new();
     loop {
         line.clear();
-        reader.read_line(&mut line)?;
+        if reader.read_line(&mut line)? == 0 {
+            break;
+        }
         let l = line.trim_end();
         if l.is_empty() {
             break;
@@ -263,6 +266,23 @@ pub fn read_answer(stream: &mut std::net::TcpStream) -> std::io::Result<RawResp>
             headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
         }
     }
+    Ok((status, headers))
+}
+
+/// Reads an answer's status line and headers only (a HEAD answer has no body).
+pub fn read_head(stream: &mut std::net::TcpStream) -> std::io::Result<RawResp> {
+    let (status, headers) = read_status_and_headers(&mut BufReader::new(stream))?;
+    Ok(RawResp {
+        status,
+        headers,
+        body: String::new(),
+    })
+}
+
+/// Reads one HTTP/1.1 answer from `stream` (by `Content-Length`, else to the end).
+pub fn read_answer(stream: &mut std::net::TcpStream) -> std::io::Result<RawResp> {
+    let mut reader = BufReader::new(stream);
+    let (status, headers) = read_status_and_headers(&mut reader)?;
     let mut body = Vec::new();
     match headers.get("content-length").and_then(|v| v.parse().ok()) {
         Some(len) => {
