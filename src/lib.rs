@@ -89,7 +89,7 @@ pub async fn run(
         tokio::spawn(webhooks::sender::run(services.clone(), outbox, stopped)),
     ];
     let state = Arc::new(http::AppState::new(services, wake));
-    http::serve(listener, state, shutdown).await;
+    http::conn::serve(listener, state, shutdown).await;
     let _ = stop.send(true);
     for task in background {
         if let Err(e) = task.await {

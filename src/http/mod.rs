@@ -24,7 +24,6 @@ pub mod tasks;
 pub mod write;
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -33,7 +32,6 @@ use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use hyper::header::HeaderValue;
 use hyper::{Request, Response};
-use tokio::net::TcpListener;
 
 use crate::auth::{self, Principal};
 use crate::db::Gate;
@@ -118,15 +116,6 @@ impl AppState {
             Err(_) => Ok(None),
         }
     }
-}
-
-/// Serves the API on `listener` until `shutdown` resolves, then lets in-flight requests finish.
-pub async fn serve(
-    listener: TcpListener,
-    state: Arc<AppState>,
-    shutdown: impl Future<Output = ()>,
-) {
-    conn::serve(listener, state, shutdown).await
 }
 
 /// Answers one request. The request runs in a task of its own: once it started it runs to
