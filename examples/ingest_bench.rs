@@ -128,7 +128,9 @@ fn setup(services: &Services) -> String {
             Money::from_micros(2_000_000),
             Money::from_micros(10_000_000),
         );
-        sync::create_stored(services, cabinet, &draft, None, Source::Panel).expect("create");
+        sync::create_stored(services, cabinet, &draft, None, Source::Panel)
+            .expect("stored")
+            .expect("created");
     }
     panel::key_create(
         services,
@@ -265,7 +267,7 @@ fn raw_inserts(dir: &std::path::Path, run: usize) -> f64 {
             for i in 0..1000 {
                 stmt.execute([format!("{chunk}-{i}")])?;
             }
-            Ok(())
+            Ok::<_, adcab::store::StoreError>(())
         })
         .expect("insert");
     }

@@ -79,7 +79,8 @@ fn main() {
     for account in &accounts {
         for i in 0..per_cabinet {
             sync::create_stored(&services, *account, &draft(i), None, Source::Panel)
-                .expect("create");
+                .expect("stored")
+                .expect("created");
         }
     }
     println!(
@@ -164,7 +165,7 @@ fn plain_update(s: &Services) -> f64 {
         for (account, ad) in ids {
             stmt.execute([account, ad])?;
         }
-        Ok(())
+        Ok::<_, adcab::store::StoreError>(())
     })
     .unwrap();
     started.elapsed().as_secs_f64()

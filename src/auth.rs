@@ -6,11 +6,43 @@ use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 
 use crate::domain::access::Access;
-use crate::error::ApiError;
 use crate::store::cabinets::Reachable;
 use crate::store::keys::KeyRow;
 use crate::store::users::User;
+use crate::store::StoreError;
 use crate::store::{cabinets, keys, teams, users};
+
+/// Why a request may not go ahead, one variant per spec code of the access rules (the HTTP
+/// layer maps each to its status), or the store failing while it was decided.
+#[derive(Debug)]
+pub enum AuthError {
+    ApiKeyMissing,
+    ApiKeyInvalid,
+    NoAccounts,
+    /// The key holder's plan does not allow API keys.
+    Forbidden,
+    ReadOnlyKey,
+    WriteNotAllowed,
+    ViewOnlyAccess,
+    FeatureNotAvailable {
+        feature: &'static str,
+    },
+    SubscriptionRequired,
+    AccountInactive,
+    AccountIdRequired {
+        why: &'static str,
+    },
+    AccountNotFound,
+    /// The tracker token in the ingest path is not (or no longer) valid.
+    TokenInvalid,
+    Store(StoreError),
+}
+
+impl From<StoreError> for AuthError {
+    fn from(e: StoreError) -> Self {
+        AuthError::Store(e)
+    }
+}
 
 /// Every key starts with this prefix and is `KEY_LEN` characters long.
 pub const KEY_PREFIX: &str = "adcab_";
@@ -59,22 +91,22 @@ pub struct Principal {
 }
 
 /// Finds the key named by the `X-API-Key` header and loads its holder's reach.
-pub fn authenticate(conn: &Connection, header: Option<&str>) -> Result<Principal, ApiError> {
+pub fn authenticate(conn: &Connection, header: Option<&str>) -> Result<Principal, AuthError> {
     let text = header
         .map(str::trim)
         .filter(|t| !t.is_empty())
-        .ok_or(ApiError::ApiKeyMissing)?;
+        .ok_or(AuthError::ApiKeyMissing)?;
     if text.len() != KEY_LEN || !text.starts_with(KEY_PREFIX) {
-        return Err(ApiError::ApiKeyInvalid);
+        return Err(AuthError::ApiKeyInvalid);
     }
     let key = keys::find_by_hash(conn, &sha256_hex(text))?
         .filter(|k| !k.revoked)
-        .ok_or(ApiError::ApiKeyInvalid)?;
-    principal(conn, key)?.ok_or(ApiError::ApiKeyInvalid)
+        .ok_or(AuthError::ApiKeyInvalid)?;
+    principal(conn, key)?.ok_or(AuthError::ApiKeyInvalid)
 }
 
 /// A key's holder and reach as of now; `None` when the holder no longer exists.
-pub fn principal(conn: &Connection, key: KeyRow) -> Result<Option<Principal>, ApiError> {
+pub fn principal(conn: &Connection, key: KeyRow) -> Result<Option<Principal>, StoreError> {
     let Some(user) = users::get(conn, key.user_id)? else {
         return Ok(None);
     };
@@ -91,7 +123,7 @@ pub fn principal(conn: &Connection, key: KeyRow) -> Result<Option<Principal>, Ap
 
 /// Whether the person's plan (own, or an agency's that covers them) includes API access,
 /// and whether that plan's subscription is active.
-fn plan_of(conn: &Connection, user: &User) -> Result<(bool, bool), ApiError> {
+fn plan_of(conn: &Connection, user: &User) -> Result<(bool, bool), StoreError> {
     let agencies = teams::covering_agencies(conn, user.id)?;
     let includes_api = user.plan.includes_api() || !agencies.is_empty();
     let active =
@@ -101,13 +133,13 @@ fn plan_of(conn: &Connection, user: &User) -> Result<(bool, bool), ApiError> {
 
 /// The person a tracker token belongs to and the active cabinets they reach: the token
 /// stands for them with scope "All". `TOKEN_INVALID` for an unknown or rotated token.
-pub fn tracker(conn: &Connection, token: &str) -> Result<(i64, Vec<i64>), ApiError> {
+pub fn tracker(conn: &Connection, token: &str) -> Result<(i64, Vec<i64>), AuthError> {
     let user = keys::tracker_user(conn, &sha256_hex(token))?
         .and_then(|id| users::get(conn, id).transpose())
         .transpose()?
-        .ok_or(ApiError::TokenInvalid)?;
+        .ok_or(AuthError::TokenInvalid)?;
     if !plan_of(conn, &user)?.0 {
-        return Err(ApiError::Forbidden);
+        return Err(AuthError::Forbidden);
     }
     let accounts: Vec<i64> = cabinets::reachable_by(conn, user.id)?
         .iter()
@@ -115,13 +147,13 @@ pub fn tracker(conn: &Connection, token: &str) -> Result<(i64, Vec<i64>), ApiErr
         .map(|r| r.cabinet.id)
         .collect();
     if accounts.is_empty() {
-        return Err(ApiError::NoAccounts);
+        return Err(AuthError::NoAccounts);
     }
     Ok((user.id, accounts))
 }
 
 /// The cabinets a key reaches: its holder's, narrowed by the key's scope.
-pub fn reach_of(conn: &Connection, key: &KeyRow) -> Result<Vec<Reachable>, ApiError> {
+pub fn reach_of(conn: &Connection, key: &KeyRow) -> Result<Vec<Reachable>, StoreError> {
     let mut reach = cabinets::reachable_by(conn, key.user_id)?;
     if !key.scope_all {
         let scope = keys::scope_cabinets(conn, key.id)?;
@@ -133,12 +165,12 @@ pub fn reach_of(conn: &Connection, key: &KeyRow) -> Result<Vec<Reachable>, ApiEr
 impl Principal {
     /// The checks every request passes once the key is known: the plan allows API keys and
     /// the key reaches at least one active cabinet.
-    pub fn check_access(&self) -> Result<(), ApiError> {
+    pub fn check_access(&self) -> Result<(), AuthError> {
         if !self.plan_includes_api {
-            return Err(ApiError::Forbidden);
+            return Err(AuthError::Forbidden);
         }
         if self.active().next().is_none() {
-            return Err(ApiError::NoAccounts);
+            return Err(AuthError::NoAccounts);
         }
         Ok(())
     }
@@ -150,20 +182,20 @@ impl Principal {
 
     /// The named cabinet: `ACCOUNT_NOT_FOUND` when out of reach, `ACCOUNT_INACTIVE` when
     /// deactivated.
-    pub fn cabinet(&self, account: i64) -> Result<&Reachable, ApiError> {
+    pub fn cabinet(&self, account: i64) -> Result<&Reachable, AuthError> {
         let found = self
             .reach
             .iter()
             .find(|r| r.cabinet.id == account)
-            .ok_or(ApiError::AccountNotFound)?;
+            .ok_or(AuthError::AccountNotFound)?;
         if !found.cabinet.is_active {
-            return Err(ApiError::AccountInactive);
+            return Err(AuthError::AccountInactive);
         }
         Ok(found)
     }
 
     /// The cabinets a read covers: the named one, or every active one.
-    pub fn scope(&self, account: Option<i64>) -> Result<Vec<&Reachable>, ApiError> {
+    pub fn scope(&self, account: Option<i64>) -> Result<Vec<&Reachable>, AuthError> {
         match account {
             Some(id) => Ok(vec![self.cabinet(id)?]),
             None => Ok(self.active().collect()),
@@ -171,14 +203,14 @@ impl Principal {
     }
 
     /// The one cabinet a call acts on: the named one, or the only one the key reaches.
-    pub fn single(&self, account: Option<i64>) -> Result<&Reachable, ApiError> {
+    pub fn single(&self, account: Option<i64>) -> Result<&Reachable, AuthError> {
         if let Some(id) = account {
             return self.cabinet(id);
         }
         let mut active = self.active();
         match (active.next(), active.next()) {
             (Some(only), None) => Ok(only),
-            _ => Err(ApiError::AccountIdRequired {
+            _ => Err(AuthError::AccountIdRequired {
                 why: "this key reaches several cabinets",
             }),
         }
@@ -187,15 +219,15 @@ impl Principal {
     /// Checks of the key itself before any write: not a partner key, Manage campaigns on, and
     /// a plan (Pro or Agency, own or an agency's) that includes writes and is active; a
     /// holder on the Free plan is told the feature is not in the plan.
-    pub fn check_write_key(&self) -> Result<(), ApiError> {
+    pub fn check_write_key(&self) -> Result<(), AuthError> {
         if self.key.partner {
-            return Err(ApiError::WriteNotAllowed);
+            return Err(AuthError::WriteNotAllowed);
         }
         if !self.key.manage {
-            return Err(ApiError::ReadOnlyKey);
+            return Err(AuthError::ReadOnlyKey);
         }
         if !self.plan_includes_api || !self.plan_active {
-            return Err(ApiError::FeatureNotAvailable {
+            return Err(AuthError::FeatureNotAvailable {
                 feature: WRITE_FEATURE,
             });
         }
@@ -204,12 +236,12 @@ impl Principal {
 
     /// Checks of the cabinet a write acts on: owner or manager access, and an owner with an
     /// active subscription.
-    pub fn check_write_cabinet(&self, cabinet: &Reachable) -> Result<(), ApiError> {
+    pub fn check_write_cabinet(&self, cabinet: &Reachable) -> Result<(), AuthError> {
         if !cabinet.access.can_write() {
-            return Err(ApiError::ViewOnlyAccess);
+            return Err(AuthError::ViewOnlyAccess);
         }
         if !cabinet.owner_subscription_active {
-            return Err(ApiError::SubscriptionRequired);
+            return Err(AuthError::SubscriptionRequired);
         }
         Ok(())
     }

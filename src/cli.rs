@@ -13,8 +13,7 @@ use serde_json::{json, Value};
 
 use crate::config::Config;
 use crate::db::Open;
-use crate::error::ApiError;
-use crate::panel::{self, CabinetChange, KeyChange, NewCabinet, NewKey};
+use crate::panel::{self, CabinetChange, KeyChange, NewCabinet, NewKey, PanelError};
 use crate::Services;
 
 /// adcab: self-hosted ad campaign management.
@@ -304,18 +303,18 @@ pub enum Sim {
 }
 
 /// Parses `ID,ID,...`.
-fn id_list(param: &str, text: &str) -> Result<Vec<i64>, ApiError> {
+fn id_list(param: &str, text: &str) -> Result<Vec<i64>, PanelError> {
     text.split(',')
         .map(|p| {
             p.trim()
                 .parse::<i64>()
-                .map_err(|_| ApiError::validation(param, format!("'{p}' is not a cabinet id")))
+                .map_err(|_| panel::bad(param, format!("'{p}' is not a cabinet id")))
         })
         .collect()
 }
 
 /// Runs one admin command.
-pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, ApiError> {
+pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
     match cmd {
         Admin::User(UserCmd::Add { email, plan }) => panel::user_add(s, email, plan),
         Admin::User(UserCmd::Set {
@@ -428,7 +427,7 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, ApiError> {
 }
 
 /// Runs one sim command.
-pub fn sim(s: &Services, cmd: &Sim) -> Result<Value, ApiError> {
+pub fn sim(s: &Services, cmd: &Sim) -> Result<Value, PanelError> {
     match cmd {
         Sim::Advance { seconds } => panel::sim_advance(s, *seconds),
         Sim::Review {
@@ -448,15 +447,12 @@ pub fn sim(s: &Services, cmd: &Sim) -> Result<Value, ApiError> {
 }
 
 /// Prints a command's answer as the operator document fixes it and returns the exit code.
-fn emit(result: Result<Value, ApiError>) -> ExitCode {
+fn emit(result: Result<Value, PanelError>) -> ExitCode {
     match result {
         Ok(value) => {
             println!("{value}");
             ExitCode::SUCCESS
         }
-        Err(ApiError::Busy) => fail(
-            "the database is locked by another process (the server or another command); nothing was done, try again".into(),
-        ),
         Err(e) => fail(e.to_string()),
     }
 }
@@ -542,7 +538,7 @@ fn serve(services: Services) -> ExitCode {
         match crate::demo::bootstrap_if_empty(&services) {
             Ok(Some(ws)) => print_demo(&addr, &ws),
             Ok(None) => {}
-            Err(e) => return fail(format!("demo bootstrap failed: {}", e.detail())),
+            Err(e) => return fail(format!("demo bootstrap failed: {e}")),
         }
         if let Err(e) = crate::run(services, listener, shutdown_signal()).await {
             return fail(e);

@@ -2,11 +2,11 @@
 //! hours, stats periods) is system time plus the offset stored in the database, so trials and
 //! tests move time with `adcab sim advance` instead of sleeping. Transport time stays real.
 
-use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use chrono::{DateTime, Duration, Utc};
 use rusqlite::Connection;
 
-use crate::error::ApiError;
-use crate::store;
+pub use crate::domain::time::{hour_start, iso, parse_iso};
+use crate::store::{self, StoreError};
 
 /// The most one `sim advance` moves the clock: a year.
 pub const MAX_ADVANCE: i64 = 366 * 24 * 3600;
@@ -14,47 +14,25 @@ pub const MAX_ADVANCE: i64 = 366 * 24 * 3600;
 const MAX_OFFSET: i64 = 100 * 366 * 24 * 3600;
 
 /// The current service time.
-pub fn now(conn: &Connection) -> Result<DateTime<Utc>, ApiError> {
+pub fn now(conn: &Connection) -> Result<DateTime<Utc>, StoreError> {
     let offset = store::clock::offset_seconds(conn)?;
     Duration::try_seconds(offset)
         .and_then(|d| Utc::now().checked_add_signed(d))
-        .ok_or_else(|| {
-            ApiError::internal(format!("the service clock offset {offset} is out of range"))
-        })
+        .ok_or_else(|| StoreError::Corrupt(format!("service_clock.offset_seconds {offset}")))
 }
 
 /// Moves the service clock forward by `seconds` (at most [`MAX_ADVANCE`]) and returns the new
-/// time; the clock never runs more than a hundred years ahead.
-pub fn advance(conn: &Connection, seconds: i64) -> Result<DateTime<Utc>, ApiError> {
+/// time; `None`, moving nothing, when that would take it more than a hundred years ahead.
+pub fn advance(conn: &Connection, seconds: i64) -> Result<Option<DateTime<Utc>>, StoreError> {
     let offset = store::clock::offset_seconds(conn)?;
-    let next = offset
+    let Some(next) = offset
         .checked_add(seconds.clamp(0, MAX_ADVANCE))
         .filter(|o| *o <= MAX_OFFSET)
-        .ok_or_else(|| {
-            ApiError::validation(
-                "seconds",
-                "the service clock cannot run more than a hundred years ahead",
-            )
-        })?;
+    else {
+        return Ok(None);
+    };
     store::clock::set_offset(conn, next)?;
-    now(conn)
-}
-
-/// The start of the hour `t` falls in.
-pub fn hour_start(t: DateTime<Utc>) -> DateTime<Utc> {
-    DateTime::from_timestamp(t.timestamp().div_euclid(3600) * 3600, 0).unwrap_or(t)
-}
-
-/// ISO 8601 in UTC with whole seconds, the form every stored timestamp takes (it sorts as text).
-pub fn iso(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
-}
-
-/// Parses a timestamp written by [`iso`].
-pub fn parse_iso(text: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(text)
-        .ok()
-        .map(|t| t.with_timezone(&Utc))
+    now(conn).map(Some)
 }
 
 #[cfg(test)]
@@ -74,7 +52,7 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::db::migrate(&mut conn).unwrap();
         let before = now(&conn).unwrap();
-        let after = advance(&conn, 7200).unwrap();
+        let after = advance(&conn, 7200).unwrap().unwrap();
         let moved = (after - before).num_seconds();
         assert!((7200..7205).contains(&moved), "moved {moved}");
     }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags, Transaction};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::error::ApiError;
+use crate::store::StoreError;
 
 /// The numbered migrations, applied in order; each runs once, recorded in `schema_migrations`.
 const MIGRATIONS: &[(i64, &str)] = &[
@@ -117,28 +117,28 @@ impl Db {
     /// read-only file is reported before the server says it is serving.
     pub fn check_writable(&self) -> Result<(), String> {
         self.write_blocking(|tx| {
-            tx.pragma_update(None, "user_version", schema_version())?;
-            Ok(())
+            tx.pragma_update(None, "user_version", schema_version())
+                .map_err(StoreError::from)
         })
         .map_err(|e| {
             format!(
-                "the database at {} does not take writes: {}",
-                self.path().display(),
-                e.detail()
+                "the database at {} does not take writes: {e}",
+                self.path().display()
             )
         })
     }
 
     /// Runs `f` on a read connection, off the async runtime. `Busy` when the read queue is
-    /// full or no connection frees up in time.
-    pub async fn read<T, F>(&self, f: F) -> Result<T, ApiError>
+    /// full or no connection frees up in time. The caller's error type `E` takes the store's.
+    pub async fn read<T, E, F>(&self, f: F) -> Result<T, E>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> Result<T, ApiError> + Send + 'static,
+        E: From<StoreError> + Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, E> + Send + 'static,
     {
         let permit = self.inner.read_gate.enter(WAIT).await?;
         let db = self.clone();
-        blocking(move || {
+        in_request(move || {
             let _permit = permit;
             db.read_blocking(f)
         })
@@ -147,14 +147,15 @@ impl Db {
 
     /// Runs `f` in one write transaction, off the async runtime; an error rolls everything
     /// back. `Busy` when the write queue is full or the writer does not free up in time.
-    pub async fn write<T, F>(&self, f: F) -> Result<T, ApiError>
+    pub async fn write<T, E, F>(&self, f: F) -> Result<T, E>
     where
         T: Send + 'static,
-        F: FnOnce(&Transaction) -> Result<T, ApiError> + Send + 'static,
+        E: From<StoreError> + Send + 'static,
+        F: FnOnce(&Transaction) -> Result<T, E> + Send + 'static,
     {
         let permit = self.inner.write_gate.enter(WAIT).await?;
         let db = self.clone();
-        blocking(move || {
+        in_request(move || {
             let _permit = permit;
             db.write_blocking(f)
         })
@@ -162,10 +163,10 @@ impl Db {
     }
 
     /// The blocking form of [`Db::read`], for code already on a blocking thread.
-    pub fn read_blocking<T>(
+    pub fn read_blocking<T, E: From<StoreError>>(
         &self,
-        f: impl FnOnce(&Connection) -> Result<T, ApiError>,
-    ) -> Result<T, ApiError> {
+        f: impl FnOnce(&Connection) -> Result<T, E>,
+    ) -> Result<T, E> {
         let lease = self.take_reader()?;
         f(lease.conn.as_ref().expect("a lease holds its connection"))
     }
@@ -173,7 +174,7 @@ impl Db {
     /// An idle read connection, a new one while fewer than [`READ_POOL`] are open, or else
     /// the next one handed back within [`WAIT`]. The lease hands it back when dropped, even
     /// on a panic.
-    fn take_reader(&self) -> Result<Lease<'_>, ApiError> {
+    fn take_reader(&self) -> Result<Lease<'_>, StoreError> {
         let deadline = Instant::now() + WAIT;
         let mut readers = self.inner.readers.lock().unwrap_or_else(|p| p.into_inner());
         loop {
@@ -203,7 +204,7 @@ impl Db {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(ApiError::Busy);
+                return Err(StoreError::Busy);
             }
             readers = self
                 .inner
@@ -216,15 +217,21 @@ impl Db {
 
     /// The blocking form of [`Db::write`], for code already on a blocking thread. Waits at
     /// most [`WAIT`] for the writer.
-    pub fn write_blocking<T>(
+    pub fn write_blocking<T, E: From<StoreError>>(
         &self,
-        f: impl FnOnce(&Transaction) -> Result<T, ApiError>,
-    ) -> Result<T, ApiError> {
+        f: impl FnOnce(&Transaction) -> Result<T, E>,
+    ) -> Result<T, E> {
         let _held = WriterHeld::take();
-        let mut conn = self.inner.writer.try_lock_for(WAIT).ok_or(ApiError::Busy)?;
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let mut conn = self
+            .inner
+            .writer
+            .try_lock_for(WAIT)
+            .ok_or(StoreError::Busy)?;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(StoreError::from)?;
         let value = f(&tx)?;
-        tx.commit()?;
+        tx.commit().map_err(StoreError::from)?;
         Ok(value)
     }
 }
@@ -248,14 +255,14 @@ impl Gate {
 
     /// A permit, held until dropped (move it into the blocking work it guards), waited for
     /// at most `wait`.
-    pub async fn enter(&self, wait: Duration) -> Result<OwnedSemaphorePermit, ApiError> {
+    pub async fn enter(&self, wait: Duration) -> Result<OwnedSemaphorePermit, StoreError> {
         if let Ok(permit) = self.permits.clone().try_acquire_owned() {
             return Ok(permit);
         }
         let _waiting = Waiting::join(&self.waiting, self.queue)?;
         match tokio::time::timeout(wait, self.permits.clone().acquire_owned()).await {
             Ok(Ok(permit)) => Ok(permit),
-            Ok(Err(_)) | Err(_) => Err(ApiError::Busy),
+            Ok(Err(_)) | Err(_) => Err(StoreError::Busy),
         }
     }
 }
@@ -264,10 +271,10 @@ impl Gate {
 struct Waiting<'a>(&'a AtomicUsize);
 
 impl<'a> Waiting<'a> {
-    fn join(count: &'a AtomicUsize, queue: usize) -> Result<Waiting<'a>, ApiError> {
+    fn join(count: &'a AtomicUsize, queue: usize) -> Result<Waiting<'a>, StoreError> {
         if count.fetch_add(1, Ordering::SeqCst) >= queue {
             count.fetch_sub(1, Ordering::SeqCst);
-            return Err(ApiError::Busy);
+            return Err(StoreError::Busy);
         }
         Ok(Waiting(count))
     }
@@ -333,15 +340,44 @@ pub fn json_column<T: serde::de::DeserializeOwned>(
     .transpose()
 }
 
-/// Runs blocking work on tokio's blocking pool; a panic there becomes an internal error.
-pub async fn blocking<T, F>(f: F) -> Result<T, ApiError>
+/// Runs blocking work of a background loop on tokio's blocking pool; `Err` carries what a
+/// panic there said, so the loop can log it and go on.
+pub async fn blocking<T, F>(f: F) -> Result<T, String>
 where
     T: Send + 'static,
-    F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
 {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| ApiError::internal(format!("blocking task failed: {e}")))?
+        .map_err(|e| match e.try_into_panic() {
+            Ok(panic) => panic_text(panic),
+            Err(e) => e.to_string(),
+        })
+}
+
+/// Runs blocking work of a request on tokio's blocking pool; a panic there carries on in the
+/// request, as if the work had run inline (the request answers it `500`).
+pub async fn in_request<T, F>(f: F) -> T
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    match tokio::task::spawn_blocking(f).await {
+        Ok(value) => value,
+        Err(e) => match e.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(e) => panic!("blocking work was cancelled: {e}"),
+        },
+    }
+}
+
+/// The message a panic carried.
+pub fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 /// Opens one connection with WAL, a busy timeout, foreign keys and `synchronous=NORMAL`.
@@ -562,11 +598,11 @@ mod tests {
         let db = Db::open(&dir.path().join("n.db"), Open::Create).unwrap();
         let inner = db.clone();
         let nested = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            db.write_blocking(|_| inner.write_blocking(|_| Ok(())))
+            db.write_blocking(|_| inner.write_blocking(|_| Ok::<_, StoreError>(())))
         }));
         assert!(nested.is_err());
         assert!(
-            db.write_blocking(|_| Ok(())).is_ok(),
+            db.write_blocking(|_| Ok::<_, StoreError>(())).is_ok(),
             "the writer is usable afterwards"
         );
     }
@@ -579,19 +615,19 @@ mod tests {
         let waiter = tokio::spawn(async move { g.enter(WAIT).await.map(drop) });
         tokio::time::sleep(Duration::from_millis(50)).await;
         let started = Instant::now();
-        assert_eq!(gate.enter(WAIT).await.map(drop), Err(ApiError::Busy));
+        assert!(matches!(gate.enter(WAIT).await, Err(StoreError::Busy)));
         assert!(
             started.elapsed() < Duration::from_secs(1),
             "refused at once"
         );
         drop(held);
-        assert_eq!(waiter.await.unwrap(), Ok(()), "the waiter gets the permit");
+        assert!(waiter.await.unwrap().is_ok(), "the waiter gets the permit");
         let _held = gate.enter(WAIT).await.unwrap();
         let started = Instant::now();
-        assert_eq!(
-            gate.enter(Duration::from_millis(100)).await.map(drop),
-            Err(ApiError::Busy)
-        );
+        assert!(matches!(
+            gate.enter(Duration::from_millis(100)).await,
+            Err(StoreError::Busy)
+        ));
         assert!(
             started.elapsed() >= Duration::from_millis(100),
             "it waited first"

@@ -6,8 +6,7 @@ use serde_json::{json, Value};
 
 use crate::domain::campaign::TargetType;
 use crate::domain::money::Money;
-use crate::error::ApiError;
-use crate::panel::{self, NewCabinet, NewKey};
+use crate::panel::{self, NewCabinet, NewKey, PanelError};
 use crate::platform::{AdDraft, AdSpec};
 use crate::store::history::Source;
 use crate::store::users;
@@ -24,7 +23,7 @@ pub struct Workspace {
 
 /// Creates the demo workspace when the database is empty, the simulator runs and the config
 /// asks for it; otherwise does nothing.
-pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, ApiError> {
+pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, PanelError> {
     if !s.config.demo.bootstrap || s.sim.is_none() || s.db.read_blocking(users::count)? > 0 {
         return Ok(None);
     }
@@ -69,10 +68,12 @@ pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, ApiError> {
     Ok(Some(Workspace { key, cabinets }))
 }
 
-fn id(v: Value) -> Result<i64, ApiError> {
-    v["id"]
-        .as_i64()
-        .ok_or_else(|| ApiError::internal(format!("panel answer without id: {v}")))
+fn id(v: Value) -> Result<i64, PanelError> {
+    v["id"].as_i64().ok_or_else(|| {
+        PanelError::Store(crate::store::StoreError::Failed(format!(
+            "panel answer without id: {v}"
+        )))
+    })
 }
 
 fn create_campaign(
@@ -81,7 +82,7 @@ fn create_campaign(
     group: i64,
     n: usize,
     budget: Money,
-) -> Result<(), ApiError> {
+) -> Result<(), PanelError> {
     let (title, url, target_type, targeting) = if n == 0 {
         (
             "Demo: channel launch",
@@ -108,5 +109,7 @@ fn create_campaign(
         )
     };
     let draft = AdDraft::running(spec, Money::from_micros(2_000_000), budget);
-    sync::create_stored(s, cabinet, &draft, Some(group), Source::Panel).map(|_| ())
+    sync::create_stored(s, cabinet, &draft, Some(group), Source::Panel)?
+        .map(|_| ())
+        .map_err(PanelError::Platform)
 }

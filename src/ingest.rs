@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::clock;
 use crate::db::Db;
 use crate::domain::conversion::{Event, EventType, Target};
-use crate::error::ApiError;
+use crate::store::StoreError;
 use crate::store::{conversions, refs};
 
 /// Events one transaction takes at most; more wait for the next one.
@@ -43,17 +43,24 @@ pub struct Recorded {
     pub deduped: bool,
 }
 
-/// What became of one event.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    Recorded(Recorded),
-    Failed(ApiError),
+/// Why an event was not stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The event names an `account_id` its sender does not reach.
+    AccountNotFound,
+    /// No campaign the sender reaches carries its ref or invite link.
+    RefNotFound,
+    /// Campaigns in several of the sender's cabinets carry it.
+    AmbiguousRef,
 }
+
+/// What became of one event.
+pub type Outcome = Result<Recorded, Refusal>;
 
 struct Job {
     sender: Sender,
-    events: Vec<Result<Event, ApiError>>,
-    answer: oneshot::Sender<Result<Vec<Outcome>, ApiError>>,
+    events: Vec<Event>,
+    answer: oneshot::Sender<Result<Vec<Outcome>, StoreError>>,
 }
 
 /// The handle requests use; the writer thread ends when the last handle is dropped.
@@ -71,13 +78,13 @@ impl Ingest {
         Ingest { jobs }
     }
 
-    /// Records the events (already checked; an `Err` is passed through as a failure) once
-    /// they are committed, one outcome per event in order.
+    /// Records the events (already checked) once they are committed, one outcome per event
+    /// in order.
     pub async fn record(
         &self,
         sender: Sender,
-        events: Vec<Result<Event, ApiError>>,
-    ) -> Result<Vec<Outcome>, ApiError> {
+        events: Vec<Event>,
+    ) -> Result<Vec<Outcome>, StoreError> {
         let (answer, answered) = oneshot::channel();
         let job = Job {
             sender,
@@ -86,14 +93,14 @@ impl Ingest {
         };
         match self.jobs.send_timeout(job, QUEUE_WAIT).await {
             Ok(()) => {}
-            Err(mpsc::error::SendTimeoutError::Timeout(_)) => return Err(ApiError::Busy),
+            Err(mpsc::error::SendTimeoutError::Timeout(_)) => return Err(StoreError::Busy),
             Err(mpsc::error::SendTimeoutError::Closed(_)) => {
-                return Err(ApiError::internal("the ingest writer has stopped"))
+                return Err(StoreError::Failed("the ingest writer has stopped".into()))
             }
         }
         answered
             .await
-            .map_err(|_| ApiError::internal("the ingest writer dropped a request"))?
+            .map_err(|_| StoreError::Failed("the ingest writer dropped a request".into()))?
     }
 }
 
@@ -118,13 +125,10 @@ fn writer(db: Db, mut queue: mpsc::Receiver<Job>) {
                 .map(|job| {
                     job.events
                         .iter()
-                        .map(|e| match e {
-                            Ok(event) => record(tx, &mut found, &job.sender, event, &now),
-                            Err(e) => Ok(Outcome::Failed(e.clone())),
-                        })
-                        .collect::<Result<Vec<_>, ApiError>>()
+                        .map(|event| record(tx, &mut found, &job.sender, event, &now))
+                        .collect::<Result<Vec<_>, StoreError>>()
                 })
-                .collect::<Result<Vec<_>, ApiError>>()
+                .collect::<Result<Vec<_>, StoreError>>()
         });
         match committed {
             Ok(outcomes) => {
@@ -133,8 +137,15 @@ fn writer(db: Db, mut queue: mpsc::Receiver<Job>) {
                 }
             }
             Err(e) => {
+                let busy = matches!(e, StoreError::Busy);
+                let text = e.to_string();
                 for job in group {
-                    let _ = job.answer.send(Err(e.clone()));
+                    let shared = if busy {
+                        StoreError::Busy
+                    } else {
+                        StoreError::Failed(text.clone())
+                    };
+                    let _ = job.answer.send(Err(shared));
                 }
             }
         }
@@ -150,10 +161,10 @@ fn record(
     sender: &Sender,
     event: &Event,
     now: &str,
-) -> Result<Outcome, ApiError> {
+) -> Result<Outcome, StoreError> {
     if let Some(account) = event.account_id {
         if !sender.accounts.contains(&account) {
-            return Ok(Outcome::Failed(ApiError::AccountNotFound));
+            return Ok(Err(Refusal::AccountNotFound));
         }
     }
     let mut found = match found.get(&event.target) {
@@ -168,14 +179,14 @@ fn record(
         sender.accounts.contains(account) && event.account_id.is_none_or(|a| a == *account)
     });
     let Some(&(account, _)) = found.first() else {
-        return Ok(Outcome::Failed(ApiError::RefNotFound));
+        return Ok(Err(Refusal::RefNotFound));
     };
     if found.iter().any(|(a, _)| *a != account) {
-        return Ok(Outcome::Failed(ApiError::AmbiguousRef));
+        return Ok(Err(Refusal::AmbiguousRef));
     }
     let ads: Vec<i64> = found.iter().map(|(_, ad)| *ad).collect();
     let (id, deduped) = conversions::upsert(conn, sender.holder, event, account, &ads, now)?;
-    Ok(Outcome::Recorded(Recorded {
+    Ok(Ok(Recorded {
         id,
         account_id: account,
         ad_ids: ads,

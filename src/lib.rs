@@ -10,7 +10,6 @@ pub mod config;
 pub mod db;
 pub mod demo;
 pub mod domain;
-pub mod error;
 pub mod http;
 pub mod ingest;
 pub mod panel;
@@ -107,18 +106,18 @@ async fn recover(services: &Services) -> Result<(), String> {
     http::media::remove_partial_uploads(&services.db);
     scheduler::init(services)
         .await
-        .map_err(|e| format!("cannot start the scheduler: {}", e.detail()))?;
+        .map_err(|e| format!("cannot start the scheduler: {e}"))?;
     let dropped = services
         .db
         .write(|tx| store::idempotency::forget_running(tx))
         .await
-        .map_err(|e| format!("recovery failed: {}", e.detail()))?;
+        .map_err(|e| format!("recovery failed: {e}"))?;
     let params = services.config.conversions.tracker_params.clone();
     services
         .db
         .write(move |tx| sync::refresh_targets(tx, &params))
         .await
-        .map_err(|e| format!("cannot index campaign refs: {}", e.detail()))?;
+        .map_err(|e| format!("cannot index campaign refs: {e}"))?;
     if dropped > 0 {
         tracing::info!(
             dropped,

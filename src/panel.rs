@@ -8,10 +8,12 @@ use crate::auth::{self, generate_key, random_hex, sha256_hex};
 use crate::clock;
 use crate::domain::access::{Access, Plan};
 use crate::domain::money::{CabinetType, Money, MAX_UNITS, MONEY_SCALE};
-use crate::error::ApiError;
-use crate::platform::sim::{Fault, Simulator};
+use crate::platform::sim::{Fault, SimError, Simulator};
+use crate::platform::PlatformError;
 use crate::store::cabinets::{Cabinet, Reachable};
-use crate::store::{cabinets, campaigns, deliveries, groups, history, keys, tasks, teams, users};
+use crate::store::{
+    cabinets, campaigns, deliveries, groups, history, keys, tasks, teams, users, StoreError,
+};
 use crate::webhooks::{guard, sender};
 use crate::Services;
 
@@ -20,15 +22,73 @@ pub const MAX_ACTIVE_KEYS: i64 = 5;
 const DEFAULT_GROUP_COLOR: &str = "#4A90D9";
 const DEFAULT_WEBHOOK_LOG: i64 = 20;
 
-fn bad(param: &str, message: impl Into<String>) -> ApiError {
-    ApiError::validation(param, message)
+/// Why a panel command was not done. `Display` is the sentence the operator reads.
+#[derive(Debug)]
+pub enum PanelError {
+    /// The operator's input is wrong; `param` names the flag.
+    Invalid {
+        param: String,
+        message: String,
+    },
+    /// The platform refused what the command asked of it.
+    Platform(PlatformError),
+    Store(StoreError),
 }
 
-fn now_iso(conn: &rusqlite::Connection) -> Result<String, ApiError> {
+impl PanelError {
+    /// The flag an input error names.
+    pub fn param(&self) -> Option<&str> {
+        match self {
+            PanelError::Invalid { param, .. } => Some(param),
+            PanelError::Platform(_) | PanelError::Store(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for PanelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PanelError::Invalid { message, .. } => f.write_str(message),
+            PanelError::Platform(e) => write!(f, "the platform refused: {e}"),
+            PanelError::Store(StoreError::Busy) => f.write_str(
+                "the database is locked by another process (the server or another command); nothing was done, try again",
+            ),
+            PanelError::Store(e) => write!(f, "internal error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PanelError {}
+
+impl From<StoreError> for PanelError {
+    fn from(e: StoreError) -> Self {
+        PanelError::Store(e)
+    }
+}
+
+impl From<SimError> for PanelError {
+    fn from(e: SimError) -> Self {
+        match e {
+            SimError::NoAccount(_) => bad("account", e.to_string()),
+            SimError::NoAd { .. } | SimError::NotInReview { .. } => bad("ad", e.to_string()),
+            SimError::Store(e) => PanelError::Store(e),
+        }
+    }
+}
+
+/// An input error naming `param`.
+pub fn bad(param: &str, message: impl Into<String>) -> PanelError {
+    PanelError::Invalid {
+        param: param.into(),
+        message: message.into(),
+    }
+}
+
+fn now_iso(conn: &rusqlite::Connection) -> Result<String, PanelError> {
     Ok(clock::iso(clock::now(conn)?))
 }
 
-fn parse_plan(plan: &str) -> Result<Plan, ApiError> {
+fn parse_plan(plan: &str) -> Result<Plan, PanelError> {
     Plan::parse(plan).ok_or_else(|| {
         bad(
             "plan",
@@ -37,23 +97,23 @@ fn parse_plan(plan: &str) -> Result<Plan, ApiError> {
     })
 }
 
-fn parse_balance(text: &str) -> Result<Money, ApiError> {
+fn parse_balance(text: &str) -> Result<Money, PanelError> {
     Money::parse(text, MONEY_SCALE).map_err(|e| bad("balance", format!("balance {e}")))
 }
 
-fn require_user(conn: &rusqlite::Connection, id: i64) -> Result<users::User, ApiError> {
+fn require_user(conn: &rusqlite::Connection, id: i64) -> Result<users::User, PanelError> {
     users::get(conn, id)?.ok_or_else(|| bad("id", format!("no user with id {id}")))
 }
 
-fn require_cabinet(conn: &rusqlite::Connection, id: i64) -> Result<Cabinet, ApiError> {
+fn require_cabinet(conn: &rusqlite::Connection, id: i64) -> Result<Cabinet, PanelError> {
     cabinets::get(conn, id)?.ok_or_else(|| bad("cabinet", format!("no cabinet with id {id}")))
 }
 
-fn require_key(conn: &rusqlite::Connection, id: i64) -> Result<keys::KeyRow, ApiError> {
+fn require_key(conn: &rusqlite::Connection, id: i64) -> Result<keys::KeyRow, PanelError> {
     keys::get(conn, id)?.ok_or_else(|| bad("id", format!("no key with id {id}")))
 }
 
-pub fn user_add(s: &Services, email: &str, plan: &str) -> Result<Value, ApiError> {
+pub fn user_add(s: &Services, email: &str, plan: &str) -> Result<Value, PanelError> {
     let plan = parse_plan(plan)?;
     let email = email.trim();
     if !email.contains('@') {
@@ -63,7 +123,7 @@ pub fn user_add(s: &Services, email: &str, plan: &str) -> Result<Value, ApiError
         let now = now_iso(tx)?;
         match users::insert(tx, email, plan, &now) {
             Ok(id) => Ok(json!({ "id": id })),
-            Err(e) if crate::store::unique_violation(&e) => {
+            Err(StoreError::Conflict) => {
                 Err(bad("email", format!("a user with email {email} exists")))
             }
             Err(e) => Err(e.into()),
@@ -76,7 +136,7 @@ pub fn user_set(
     id: i64,
     plan: Option<&str>,
     subscription: Option<&str>,
-) -> Result<Value, ApiError> {
+) -> Result<Value, PanelError> {
     let plan = plan.map(parse_plan).transpose()?;
     let active = subscription
         .map(|v| match v {
@@ -119,7 +179,7 @@ fn default_min_budget(kind: CabinetType) -> i64 {
     }
 }
 
-pub fn cabinet_add(s: &Services, c: &NewCabinet) -> Result<Value, ApiError> {
+pub fn cabinet_add(s: &Services, c: &NewCabinet) -> Result<Value, PanelError> {
     let kind = CabinetType::parse(c.kind).ok_or_else(|| {
         bad(
             "type",
@@ -179,7 +239,7 @@ pub struct CabinetChange<'a> {
     pub locked: Option<bool>,
 }
 
-pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Value, ApiError> {
+pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Value, PanelError> {
     let balance = change.balance.map(parse_balance).transpose()?;
     s.db.read_blocking(|conn| require_cabinet(conn, id))?;
     if let Some(balance) = balance {
@@ -211,7 +271,7 @@ pub fn member_add(
     member: i64,
     cabinet: i64,
     access: &str,
-) -> Result<Value, ApiError> {
+) -> Result<Value, PanelError> {
     let access = match Access::parse(access) {
         Some(a @ (Access::Manager | Access::Viewer)) => a,
         _ => {
@@ -255,7 +315,7 @@ pub fn member_remove(
     agency: i64,
     member: i64,
     cabinet: Option<i64>,
-) -> Result<Value, ApiError> {
+) -> Result<Value, PanelError> {
     s.db.write_blocking(|tx| {
         let removed = match cabinet {
             Some(c) => teams::unshare(tx, agency, member, c)?,
@@ -276,7 +336,7 @@ pub fn group_add(
     cabinet: i64,
     name: &str,
     color: Option<&str>,
-) -> Result<Value, ApiError> {
+) -> Result<Value, PanelError> {
     let color = color.unwrap_or(DEFAULT_GROUP_COLOR);
     let valid = color.len() == 7
         && color.starts_with('#')
@@ -292,7 +352,7 @@ pub fn group_add(
         require_cabinet(tx, cabinet)?;
         match groups::insert(tx, cabinet, name, color) {
             Ok(id) => Ok(json!({ "id": id })),
-            Err(e) if crate::store::unique_violation(&e) => Err(bad(
+            Err(StoreError::Conflict) => Err(bad(
                 "name",
                 format!("cabinet {cabinet} already has a group named '{name}'"),
             )),
@@ -312,7 +372,7 @@ pub struct NewKey<'a> {
     pub webhook_url: Option<&'a str>,
 }
 
-fn check_scope(conn: &rusqlite::Connection, user: i64, cabinets: &[i64]) -> Result<(), ApiError> {
+fn check_scope(conn: &rusqlite::Connection, user: i64, cabinets: &[i64]) -> Result<(), PanelError> {
     if cabinets.is_empty() {
         return Err(bad(
             "cabinets",
@@ -332,13 +392,13 @@ fn check_scope(conn: &rusqlite::Connection, user: i64, cabinets: &[i64]) -> Resu
     }
 }
 
-fn check_webhook_url(s: &Services, url: &str) -> Result<(), ApiError> {
+fn check_webhook_url(s: &Services, url: &str) -> Result<(), PanelError> {
     guard::check_url(url, s.config.webhooks.allow_private_targets)
         .map(|_| ())
         .map_err(|e| bad("webhook-url", e))
 }
 
-pub fn key_create(s: &Services, k: &NewKey) -> Result<Value, ApiError> {
+pub fn key_create(s: &Services, k: &NewKey) -> Result<Value, PanelError> {
     if let Some(url) = k.webhook_url {
         check_webhook_url(s, url)?;
     }
@@ -403,7 +463,7 @@ pub struct KeyChange<'a> {
     pub cabinets: Option<Option<Vec<i64>>>,
 }
 
-pub fn key_set(s: &Services, id: i64, change: &KeyChange) -> Result<Value, ApiError> {
+pub fn key_set(s: &Services, id: i64, change: &KeyChange) -> Result<Value, PanelError> {
     if let Some(Some(url)) = change.webhook_url {
         check_webhook_url(s, url)?;
     }
@@ -428,7 +488,7 @@ pub fn key_set(s: &Services, id: i64, change: &KeyChange) -> Result<Value, ApiEr
     })
 }
 
-pub fn key_revoke(s: &Services, id: i64) -> Result<Value, ApiError> {
+pub fn key_revoke(s: &Services, id: i64) -> Result<Value, PanelError> {
     s.db.write_blocking(|tx| {
         require_key(tx, id)?;
         keys::revoke(tx, id, &now_iso(tx)?)?;
@@ -436,7 +496,7 @@ pub fn key_revoke(s: &Services, id: i64) -> Result<Value, ApiError> {
     })
 }
 
-pub fn key_rotate_secret(s: &Services, id: i64) -> Result<Value, ApiError> {
+pub fn key_rotate_secret(s: &Services, id: i64) -> Result<Value, PanelError> {
     let secret = webhook_secret();
     s.db.write_blocking(|tx| {
         require_key(tx, id)?;
@@ -446,19 +506,20 @@ pub fn key_rotate_secret(s: &Services, id: i64) -> Result<Value, ApiError> {
 }
 
 /// The Test button: sends a `ping` to the key's webhook URL now and logs the delivery.
-pub fn key_ping(s: &Services, id: i64) -> Result<Value, ApiError> {
+pub fn key_ping(s: &Services, id: i64) -> Result<Value, PanelError> {
     let key = s.db.read_blocking(|conn| require_key(conn, id))?;
-    if key.webhook_url.is_none() {
-        return Err(bad("id", format!("key {id} has no webhook URL")));
-    }
+    let url = key
+        .webhook_url
+        .clone()
+        .ok_or_else(|| bad("id", format!("key {id} has no webhook URL")))?;
     let delivery = uuid::Uuid::new_v4().to_string();
     let payload = json!({ "event": "ping", "key_id": id });
-    let outcome = sender::dispatch(s, &key, "ping", &delivery, payload, None)?;
+    let outcome = sender::dispatch(s, &key, &url, "ping", &delivery, payload, None)?;
     Ok(json!({ "delivery": delivery, "status": outcome.status }))
 }
 
 /// A person's keys; an agency owner also sees the keys of their team.
-pub fn key_list(s: &Services, user: i64) -> Result<Value, ApiError> {
+pub fn key_list(s: &Services, user: i64) -> Result<Value, PanelError> {
     s.db.read_blocking(|conn| {
         let owner =
             require_user(conn, user).map_err(|_| bad("user", format!("no user with id {user}")))?;
@@ -488,7 +549,7 @@ pub fn key_list(s: &Services, user: i64) -> Result<Value, ApiError> {
     })
 }
 
-pub fn tracker_rotate(s: &Services, user: i64) -> Result<Value, ApiError> {
+pub fn tracker_rotate(s: &Services, user: i64) -> Result<Value, PanelError> {
     let token = format!("trk_{}", random_hex(24));
     s.db.write_blocking(|tx| {
         require_user(tx, user).map_err(|_| bad("user", format!("no user with id {user}")))?;
@@ -497,12 +558,12 @@ pub fn tracker_rotate(s: &Services, user: i64) -> Result<Value, ApiError> {
     })
 }
 
-fn require_task(conn: &rusqlite::Connection, id: i64) -> Result<tasks::Task, ApiError> {
+fn require_task(conn: &rusqlite::Connection, id: i64) -> Result<tasks::Task, PanelError> {
     tasks::get(conn, id)?.ok_or_else(|| bad("id", format!("no such task: {id}")))
 }
 
 /// Cancels a task that has not ended; an item already under way still finishes.
-pub fn task_cancel(s: &Services, id: i64) -> Result<Value, ApiError> {
+pub fn task_cancel(s: &Services, id: i64) -> Result<Value, PanelError> {
     s.db.write_blocking(|tx| {
         let task = require_task(tx, id)?;
         if task.is_final() {
@@ -514,7 +575,7 @@ pub fn task_cancel(s: &Services, id: i64) -> Result<Value, ApiError> {
 }
 
 /// Resumes a paused task (after a top-up): it queues again and continues where it stopped.
-pub fn task_resume(s: &Services, id: i64) -> Result<Value, ApiError> {
+pub fn task_resume(s: &Services, id: i64) -> Result<Value, PanelError> {
     s.db.write_blocking(|tx| {
         let task = require_task(tx, id)?;
         if task.status != "paused" {
@@ -528,7 +589,7 @@ pub fn task_resume(s: &Services, id: i64) -> Result<Value, ApiError> {
     })
 }
 
-pub fn history(s: &Services, account: i64, ad: i64) -> Result<Value, ApiError> {
+pub fn history(s: &Services, account: i64, ad: i64) -> Result<Value, PanelError> {
     s.db.read_blocking(|conn| {
         campaigns::get(conn, account, ad)?
             .ok_or_else(|| bad("ad", format!("no campaign {ad} in cabinet {account}")))?;
@@ -536,7 +597,7 @@ pub fn history(s: &Services, account: i64, ad: i64) -> Result<Value, ApiError> {
     })
 }
 
-pub fn webhook_log(s: &Services, key: i64, limit: Option<i64>) -> Result<Value, ApiError> {
+pub fn webhook_log(s: &Services, key: i64, limit: Option<i64>) -> Result<Value, PanelError> {
     let limit = limit.unwrap_or(DEFAULT_WEBHOOK_LOG);
     if !(1..=1000).contains(&limit) {
         return Err(bad("limit", "limit must be from 1 to 1000"));
@@ -547,18 +608,18 @@ pub fn webhook_log(s: &Services, key: i64, limit: Option<i64>) -> Result<Value, 
     })
 }
 
-fn simulator(s: &Services) -> Result<&Simulator, ApiError> {
+fn simulator(s: &Services) -> Result<&Simulator, PanelError> {
     s.sim
         .as_deref()
         .ok_or_else(|| bad("platform", "the simulator is not the configured platform"))
 }
 
-pub fn sim_now(s: &Services) -> Result<Value, ApiError> {
+pub fn sim_now(s: &Services) -> Result<Value, PanelError> {
     let now = s.db.read_blocking(clock::now)?;
     Ok(json!({ "now": clock::iso(now) }))
 }
 
-pub fn sim_advance(s: &Services, seconds: i64) -> Result<Value, ApiError> {
+pub fn sim_advance(s: &Services, seconds: i64) -> Result<Value, PanelError> {
     simulator(s)?;
     if !(1..=clock::MAX_ADVANCE).contains(&seconds) {
         return Err(bad(
@@ -566,7 +627,14 @@ pub fn sim_advance(s: &Services, seconds: i64) -> Result<Value, ApiError> {
             format!("seconds must be from 1 to {} (a year)", clock::MAX_ADVANCE),
         ));
     }
-    let now = s.db.write_blocking(|tx| clock::advance(tx, seconds))?;
+    let now =
+        s.db.write_blocking(|tx| clock::advance(tx, seconds))?
+            .ok_or_else(|| {
+                bad(
+                    "seconds",
+                    "the service clock cannot run more than a hundred years ahead",
+                )
+            })?;
     Ok(json!({ "now": clock::iso(now) }))
 }
 
@@ -577,7 +645,7 @@ pub fn sim_review(
     ad: i64,
     approve: bool,
     reason: Option<&str>,
-) -> Result<Value, ApiError> {
+) -> Result<Value, PanelError> {
     let status = simulator(s)?.review(account, ad, approve, reason)?;
     if let Err(e) = crate::sync::reread(s, account, ad)? {
         tracing::warn!(account, ad, error = %e, "the copy was not refreshed after review");
@@ -585,7 +653,7 @@ pub fn sim_review(
     Ok(json!({ "status": status.as_str() }))
 }
 
-pub fn sim_fail(s: &Services, account: i64, next: &str, count: u32) -> Result<Value, ApiError> {
+pub fn sim_fail(s: &Services, account: i64, next: &str, count: u32) -> Result<Value, PanelError> {
     let fault = Fault::parse(next).ok_or_else(|| {
         bad(
             "next",

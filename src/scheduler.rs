@@ -12,7 +12,7 @@ use tokio::sync::{watch, Notify};
 
 use crate::clock;
 use crate::db;
-use crate::error::ApiError;
+use crate::store::StoreError;
 use crate::store::{events as status_events, outbox, scheduler};
 use crate::webhooks::events;
 use crate::{sync, Services};
@@ -40,12 +40,13 @@ pub async fn run(services: Services, outbox: Arc<Notify>, mut stop: watch::Recei
     while !*stop.borrow() {
         let s = services.clone();
         match db::blocking(move || step(&s)).await {
-            Ok(Step::Idle) => {}
-            Ok(_) => {
+            Ok(Ok(Step::Idle)) => {}
+            Ok(Ok(_)) => {
                 outbox.notify_one();
                 continue;
             }
-            Err(e) => tracing::error!(error = %e, "scheduler step failed"),
+            Ok(Err(e)) => tracing::error!(error = %e, "scheduler step failed"),
+            Err(panic) => tracing::error!(panic, "scheduler step panicked"),
         }
         tokio::select! {
             _ = tokio::time::sleep(TICK) => {}
@@ -64,15 +65,19 @@ struct Position {
 impl Position {
     /// Reads it without writing; before the first start is recorded, both hours are the
     /// hour in progress.
-    fn read(conn: &rusqlite::Connection) -> Result<Position, ApiError> {
+    fn read(conn: &rusqlite::Connection) -> Result<Position, StoreError> {
         let now = clock::now(conn)?;
         let (sync, digest) = scheduler::get(conn)?;
         let start = clock::hour_start(now);
-        let parse = |t: Option<String>| t.as_deref().and_then(clock::parse_iso).unwrap_or(start);
+        let parse = |t: Option<String>| match t {
+            None => Ok(start),
+            Some(t) => clock::parse_iso(&t)
+                .ok_or_else(|| StoreError::Corrupt(format!("scheduler_state hour {t:?}"))),
+        };
         Ok(Position {
             now,
-            next_sync: parse(sync),
-            next_digest: parse(digest),
+            next_sync: parse(sync)?,
+            next_digest: parse(digest)?,
         })
     }
 
@@ -87,7 +92,7 @@ impl Position {
 
 /// True when everything due by the service clock is done: every closed hour synced, every
 /// due digest queued, and no status change or webhook waiting to be sent.
-pub fn idle(conn: &rusqlite::Connection) -> Result<bool, ApiError> {
+pub fn idle(conn: &rusqlite::Connection) -> Result<bool, StoreError> {
     let at = Position::read(conn)?;
     Ok(!at.sync_due()
         && !at.digest_due()
@@ -97,7 +102,7 @@ pub fn idle(conn: &rusqlite::Connection) -> Result<bool, ApiError> {
 
 /// Fixes where the scheduler starts before anything runs, so a clock moved right after
 /// start-up is caught up from the hour the service started in.
-pub async fn init(s: &Services) -> Result<(), ApiError> {
+pub async fn init(s: &Services) -> Result<(), StoreError> {
     s.db.write(|tx| {
         let at = Position::read(tx)?;
         scheduler::set(tx, &clock::iso(at.next_sync), &clock::iso(at.next_digest))
@@ -108,7 +113,7 @@ pub async fn init(s: &Services) -> Result<(), ApiError> {
 /// Does the one thing due first by the service clock: the digests of the hour after which
 /// everything was synced (due at five past the next hour), else the sync of the next closed
 /// hour, else the status changes waiting. Blocking.
-pub fn step(s: &Services) -> Result<Step, ApiError> {
+pub fn step(s: &Services) -> Result<Step, StoreError> {
     let at = s.db.read_blocking(Position::read)?;
     if at.digest_due() {
         let hour = at.next_digest;

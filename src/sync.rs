@@ -11,10 +11,10 @@ use serde_json::{json, Value};
 use crate::clock;
 use crate::domain::campaign::Status;
 use crate::domain::conversion::campaign_targets;
-use crate::error::ApiError;
 use crate::platform::{AdDraft, AdSnapshot, PlatformError};
 use crate::store::events::{self, StatusChange};
 use crate::store::history::{self, Source};
+use crate::store::StoreError;
 use crate::store::{cabinets, campaigns, refs, stats};
 use crate::Services;
 
@@ -27,7 +27,7 @@ pub fn store_created(
     group: Option<i64>,
     source: Source,
     tracker_params: &[String],
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     let now = clock::iso(clock::now(conn)?);
     campaigns::insert(conn, snap, group, &now)?;
     store_targets(conn, snap, tracker_params)?;
@@ -43,28 +43,28 @@ pub fn store_created(
 }
 
 /// Creates an ad on the platform outside any task (the panel, the demo, fixtures) and
-/// stores its copy; a platform refusal is an internal error naming it.
+/// stores its copy. The outer error is the service's; the inner one the platform's refusal.
 pub fn create_stored(
     services: &Services,
     account: i64,
     draft: &AdDraft,
     group: Option<i64>,
     source: Source,
-) -> Result<AdSnapshot, ApiError> {
-    let snap = services
-        .platform
-        .create_ad(account, draft)
-        .map_err(|e| ApiError::internal(format!("creating an ad in {account}: {e}")))?;
+) -> Result<Result<AdSnapshot, PlatformError>, StoreError> {
+    let snap = match services.platform.create_ad(account, draft) {
+        Ok(snap) => snap,
+        Err(e) => return Ok(Err(e)),
+    };
     let params = &services.config.conversions.tracker_params;
     services
         .db
         .write_blocking(|tx| store_created(tx, &snap, group, source, params))?;
-    Ok(snap)
+    Ok(Ok(snap))
 }
 
 /// Recomputes the values naming every stored campaign, so they follow the configured
 /// tracker parameters (and cover campaigns stored before conversions existed).
-pub fn refresh_targets(conn: &Connection, tracker_params: &[String]) -> Result<usize, ApiError> {
+pub fn refresh_targets(conn: &Connection, tracker_params: &[String]) -> Result<usize, StoreError> {
     let links = campaigns::links(conn)?;
     for l in &links {
         let targets = campaign_targets(&l.promote_url, l.invite_link.as_deref(), tracker_params);
@@ -77,7 +77,7 @@ fn store_targets(
     conn: &Connection,
     snap: &AdSnapshot,
     tracker_params: &[String],
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     let targets = campaign_targets(
         &snap.spec.promote_url,
         snap.invite_link.as_deref(),
@@ -93,7 +93,7 @@ pub fn apply(
     snap: &AdSnapshot,
     cause: &str,
     tracker_params: &[String],
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     let now = clock::iso(clock::now(conn)?);
     let Some(old) = campaigns::get(conn, snap.account_id, snap.ad_id)? else {
         return Ok(());
@@ -115,7 +115,7 @@ pub fn record_change(
     new: Status,
     cause: &str,
     now: &str,
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     events::record(
         conn,
         &StatusChange {
@@ -138,7 +138,7 @@ pub fn record_history(
     source: Source,
     action: &str,
     details: &Value,
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     let now = clock::iso(clock::now(conn)?);
     history::record(conn, account, ad, &now, source, action, details)
 }
@@ -149,7 +149,7 @@ pub fn reread(
     services: &Services,
     account: i64,
     ad: i64,
-) -> Result<Result<(), PlatformError>, ApiError> {
+) -> Result<Result<(), PlatformError>, StoreError> {
     let snap = match services.platform.get_ad(account, ad) {
         Ok(snap) => snap,
         Err(e) => return Ok(Err(e)),
@@ -176,7 +176,7 @@ pub fn sync_cabinet(
     account: i64,
     hour: DateTime<Utc>,
     full_reads: bool,
-) -> Result<Result<(), PlatformError>, ApiError> {
+) -> Result<Result<(), PlatformError>, StoreError> {
     let report = match services.platform.report(account, hour + Duration::hours(1)) {
         Ok(report) => report,
         Err(e) => return Ok(Err(e)),
@@ -206,7 +206,7 @@ pub fn sync_cabinet(
         if let Ok(balance) = balance {
             cabinets::set_balance(tx, account, balance, &clock::iso(now))?;
         }
-        Ok(now)
+        Ok::<_, StoreError>(now)
     })?;
     if full_reads {
         let cutoff = clock::iso(now - FULL_READ_AFTER);
@@ -236,7 +236,7 @@ pub fn sync_hour(
     services: &Services,
     hour: DateTime<Utc>,
     full_reads: bool,
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     let accounts = services.db.read_blocking(cabinets::syncable)?;
     for account in accounts {
         if let Err(e) = sync_cabinet(services, account, hour, full_reads)? {

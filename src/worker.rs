@@ -16,10 +16,10 @@ use crate::db;
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::money::Money;
 use crate::domain::schedule::Schedule;
-use crate::error::ApiError;
 use crate::platform::{AdDraft, AdEdit, AdSnapshot, BudgetOp, PlatformError};
 use crate::store::history::Source;
 use crate::store::tasks::{self, Task};
+use crate::store::StoreError;
 use crate::store::{cabinets, campaigns};
 use crate::{sync, Services};
 
@@ -39,9 +39,10 @@ pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receive
     while !*stop.borrow() {
         let s = services.clone();
         match db::blocking(move || run_one(&s)).await {
-            Ok(Step::Ran) => continue,
-            Ok(Step::Empty) => {}
-            Err(e) => tracing::error!(error = %e, "task step failed"),
+            Ok(Ok(Step::Ran)) => continue,
+            Ok(Ok(Step::Empty)) => {}
+            Ok(Err(e)) => tracing::error!(error = %e, "task step failed"),
+            Err(panic) => tracing::error!(panic, "task step panicked"),
         }
         tokio::select! {
             _ = wake.notified() => {}
@@ -52,13 +53,13 @@ pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receive
 }
 
 /// Does one unit of work: one item of the next runnable task. Blocking.
-pub fn run_one(s: &Services) -> Result<Step, ApiError> {
+pub fn run_one(s: &Services) -> Result<Step, StoreError> {
     let task = s.db.write_blocking(|tx| {
         let task = tasks::next_runnable(tx)?;
         if let Some(t) = task.as_ref().filter(|t| t.status == "pending") {
             tasks::start(tx, t.id, &clock::iso(clock::now(tx)?))?;
         }
-        Ok(task)
+        Ok::<_, StoreError>(task)
     })?;
     let Some(task) = task else {
         return Ok(Step::Empty);
@@ -141,7 +142,7 @@ enum Outcome {
     Unreadable(String),
 }
 
-fn finish(s: &Services, task: &Task, failure: Option<&str>) -> Result<(), ApiError> {
+fn finish(s: &Services, task: &Task, failure: Option<&str>) -> Result<(), StoreError> {
     s.db.write_blocking(|tx| {
         let now = clock::iso(clock::now(tx)?);
         match failure {
@@ -157,14 +158,14 @@ fn store_balance(
     conn: &rusqlite::Connection,
     account: i64,
     balance: Option<Money>,
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     if let Some(balance) = balance {
         cabinets::set_balance(conn, account, balance, &clock::iso(clock::now(conn)?))?;
     }
     Ok(())
 }
 
-fn create_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
+fn create_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, StoreError> {
     let mut draft: AdDraft =
         match serde_json::from_value(task.payload["campaigns"][idx as usize].clone()) {
             Ok(draft) => draft,
@@ -212,7 +213,7 @@ enum Change {
     Deleted { removed: bool },
 }
 
-fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, ApiError> {
+fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, StoreError> {
     let account = task.account_id;
     let payload = &task.payload;
     let (Some(ad), Some(action)) = (
@@ -361,7 +362,7 @@ fn record_refusal(
     idx: i64,
     ad: i64,
     error: &str,
-) -> Result<Outcome, ApiError> {
+) -> Result<Outcome, StoreError> {
     s.db.write_blocking(|tx| tasks::record_item(tx, task, idx, Some(ad), Some(error)))?;
     Ok(Outcome::Done { stop: false })
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::campaign::LinkKind;
 use super::link::{normalize_invite, query_values, PromoteLink};
 use super::money::{parse_amount, MONEY_SCALE};
-use crate::error::ApiError;
+use super::ParseError;
 
 /// Each parameter and its aliases, in the order they are looked up.
 const PARAMS: &[(&str, &[&str])] = &[
@@ -105,12 +105,9 @@ impl RawEvent {
 
     /// Reads a JSON object: strings and numbers are taken as text, `null` as absent; other
     /// fields the event does not use are ignored.
-    pub fn from_json(value: Value) -> Result<RawEvent, ApiError> {
+    pub fn from_json(value: Value) -> Result<RawEvent, ParseError> {
         let Value::Object(object) = value else {
-            return Err(ApiError::validation(
-                "body",
-                "An event must be a JSON object.",
-            ));
+            return Err(ParseError::new("body", "An event must be a JSON object."));
         };
         let mut pairs = Vec::with_capacity(object.len());
         for (name, v) in object {
@@ -120,7 +117,7 @@ impl RawEvent {
                 Value::Number(n) => n.to_string(),
                 _ if is_param(&name) => {
                     let message = format!("{name} must be a string or a number.");
-                    return Err(ApiError::validation(name, message));
+                    return Err(ParseError::new(name, message));
                 }
                 _ => continue,
             };
@@ -151,10 +148,10 @@ impl RawEvent {
     }
 
     /// Checks every parameter and builds the event.
-    pub fn parse(&self) -> Result<Event, ApiError> {
-        let text = |param: &str| -> Result<Option<String>, ApiError> {
+    pub fn parse(&self) -> Result<Event, ParseError> {
+        let text = |param: &str| -> Result<Option<String>, ParseError> {
             match self.get(param) {
-                Some((name, v)) if v.chars().count() > MAX_TEXT => Err(ApiError::validation(
+                Some((name, v)) if v.chars().count() > MAX_TEXT => Err(ParseError::new(
                     name,
                     format!("{name} is longer than {MAX_TEXT} characters."),
                 )),
@@ -166,11 +163,11 @@ impl RawEvent {
             (Some(r), _) => Target::Ref(r),
             (None, Some((name, link))) => {
                 Target::Invite(normalize_invite(link).ok_or_else(|| {
-                    ApiError::validation(name, format!("{name} is not an invite link."))
+                    ParseError::new(name, format!("{name} is not an invite link."))
                 })?)
             }
             (None, None) => {
-                return Err(ApiError::validation(
+                return Err(ParseError::new(
                     "ref",
                     "Send ref (or subid, clickid, ...) or invite_link.",
                 ))
@@ -178,36 +175,35 @@ impl RawEvent {
         };
         let event = match self.get("event") {
             Some((name, v)) => EventType::parse(v).ok_or_else(|| {
-                ApiError::validation(
+                ParseError::new(
                     name,
                     format!("{name} must be lead, conversion or purchase (or an alias of one)."),
                 )
             })?,
-            None => return Err(ApiError::validation("event", "event is required.")),
+            None => return Err(ParseError::new("event", "event is required.")),
         };
-        let txid =
-            text("txid")?.ok_or_else(|| ApiError::validation("txid", "txid is required."))?;
+        let txid = text("txid")?.ok_or_else(|| ParseError::new("txid", "txid is required."))?;
         let amount_micros = self
             .raw("amount")
             .map(|(name, v)| {
                 parse_amount(v, MONEY_SCALE, true)
-                    .map_err(|e| ApiError::validation(name, format!("{name} {e}.")))
+                    .map_err(|e| ParseError::new(name, format!("{name} {e}.")))
             })
             .transpose()?;
         let currency = match self.get("currency") {
             Some((name, v)) => Some(currency(v).ok_or_else(|| {
-                ApiError::validation(name, format!("{name} must be a currency code such as USD."))
+                ParseError::new(name, format!("{name} must be a currency code such as USD."))
             })?),
             None => None,
         };
-        let account_id = self
-            .get("account_id")
-            .map(|(name, v)| {
-                v.parse::<i64>().ok().filter(|n| *n > 0).ok_or_else(|| {
-                    ApiError::validation(name, "account_id must be a positive integer.")
+        let account_id =
+            self.get("account_id")
+                .map(|(name, v)| {
+                    v.parse::<i64>().ok().filter(|n| *n > 0).ok_or_else(|| {
+                        ParseError::new(name, "account_id must be a positive integer.")
+                    })
                 })
-            })
-            .transpose()?;
+                .transpose()?;
         Ok(Event {
             target,
             event,
@@ -274,9 +270,9 @@ mod tests {
         )
     }
 
-    fn param_of(e: Result<Event, ApiError>) -> String {
+    fn param_of(e: Result<Event, ParseError>) -> String {
         match e {
-            Err(ApiError::Validation { param, .. }) => param,
+            Err(ParseError { param, .. }) => param,
             other => panic!("expected a validation error, got {other:?}"),
         }
     }

@@ -1,6 +1,31 @@
 //! Owns the service's domain values, parsed once at the edge and trusted after: money and
 //! currencies, cabinet and campaign enums, promote links, and the targeting lists.
 
+/// A value a client sent that does not read: `param` is where it sits in the request
+/// (`schedule.days.mon`, `campaigns[2].cpm`), `message` the sentence for the client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub param: String,
+    pub message: String,
+}
+
+impl ParseError {
+    pub fn new(param: impl Into<String>, message: impl Into<String>) -> ParseError {
+        ParseError {
+            param: param.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.param, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
 pub mod access;
 pub mod campaign;
 pub mod conversion;
@@ -11,3 +36,4 @@ pub mod money;
 pub mod schedule;
 pub mod stats;
 pub mod targeting;
+pub mod time;

@@ -5,7 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use super::campaign::TargetType;
-use crate::error::ApiError;
+use super::ParseError;
 
 pub const DAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 /// Entries a day's list may hold (the 24 hours, with room for repeats), checked before any is
@@ -39,19 +39,19 @@ impl Schedule {
         value: &Value,
         param: &str,
         target_type: Option<TargetType>,
-    ) -> Result<Schedule, ApiError> {
+    ) -> Result<Schedule, ParseError> {
         let obj = value
             .as_object()
-            .ok_or_else(|| ApiError::validation(param, "schedule must be an object or null."))?;
+            .ok_or_else(|| ParseError::new(param, "schedule must be an object or null."))?;
         if let Some(unknown) = obj.keys().find(|k| *k != "days" && *k != "timezone") {
-            return Err(ApiError::validation(
+            return Err(ParseError::new(
                 format!("{param}.{unknown}"),
                 "Unknown schedule field.",
             ));
         }
         let days_param = format!("{param}.days");
         let days_obj = obj.get("days").and_then(Value::as_object).ok_or_else(|| {
-            ApiError::validation(
+            ParseError::new(
                 &days_param,
                 "days must be an object of day names to hour lists.",
             )
@@ -60,13 +60,13 @@ impl Schedule {
         for (name, hours) in days_obj {
             let day_param = format!("{days_param}.{name}");
             let index = DAYS.iter().position(|d| d == name).ok_or_else(|| {
-                ApiError::validation(&day_param, format!("Unknown day '{name}'; use mon..sun."))
+                ParseError::new(&day_param, format!("Unknown day '{name}'; use mon..sun."))
             })?;
             let list = hours
                 .as_array()
                 .filter(|l| l.len() <= MAX_HOURS)
                 .ok_or_else(|| {
-                    ApiError::validation(
+                    ParseError::new(
                         &day_param,
                         format!("A day is an array of at most {MAX_HOURS} hours 0-23."),
                     )
@@ -74,10 +74,7 @@ impl Schedule {
             let mut parsed = Vec::with_capacity(list.len());
             for hour in list {
                 let h = hour.as_u64().filter(|h| *h <= 23).ok_or_else(|| {
-                    ApiError::validation(
-                        &day_param,
-                        format!("Hours are integers 0-23; got {hour}."),
-                    )
+                    ParseError::new(&day_param, format!("Hours are integers 0-23; got {hour}."))
                 })?;
                 parsed.push(h as u8);
             }
@@ -86,23 +83,22 @@ impl Schedule {
             days[index] = parsed;
         }
         if days.iter().all(Vec::is_empty) {
-            return Err(ApiError::validation(
+            return Err(ParseError::new(
                 &days_param,
                 "A schedule needs at least one hour.",
             ));
         }
         let tz_param = format!("{param}.timezone");
         let tz = obj.get("timezone").and_then(Value::as_str).ok_or_else(|| {
-            ApiError::validation(
+            ParseError::new(
                 &tz_param,
                 "timezone is required: a UTC offset such as +03:00, or viewer.",
             )
         })?;
-        let zone = parse_zone(tz).ok_or_else(|| {
-            ApiError::validation(&tz_param, format!("Unsupported timezone '{tz}'."))
-        })?;
+        let zone = parse_zone(tz)
+            .ok_or_else(|| ParseError::new(&tz_param, format!("Unsupported timezone '{tz}'.")))?;
         if zone == Zone::Viewer && target_type.is_some_and(|t| t != TargetType::Users) {
-            return Err(ApiError::validation(
+            return Err(ParseError::new(
                 &tz_param,
                 "timezone viewer is allowed only for users ads.",
             ));
@@ -171,7 +167,7 @@ mod tests {
 
     fn param_of(v: Value, target: Option<TargetType>) -> String {
         let err = Schedule::parse(&v, "schedule", target).unwrap_err();
-        err.body("r")["param"].as_str().unwrap().to_string()
+        err.param
     }
 
     #[test]

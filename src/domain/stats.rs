@@ -8,8 +8,8 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 use super::money::{ratio, Money};
-use crate::clock;
-use crate::error::ApiError;
+use super::time;
+use super::ParseError;
 
 /// Counters and spend over some span.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -130,7 +130,7 @@ pub fn stats_span(period: Option<&str>, now: DateTime<Utc>) -> Span {
 }
 
 fn last_days(period: &'static str, days: i64, now: DateTime<Utc>) -> Span {
-    let current = clock::hour_start(now);
+    let current = time::hour_start(now);
     Span {
         period,
         from: (days > 0).then(|| current - Duration::hours(24 * days)),
@@ -151,7 +151,7 @@ pub struct HistoryQuery<'a> {
 /// History periods: `24h` (the default), `7d`, `30d`, or `custom` from `startDate` at
 /// `startHour` (default 0) through `endDate` at `endHour` (default 23), both UTC and
 /// inclusive.
-pub fn history_span(q: &HistoryQuery, now: DateTime<Utc>) -> Result<Span, ApiError> {
+pub fn history_span(q: &HistoryQuery, now: DateTime<Utc>) -> Result<Span, ParseError> {
     match q.period.unwrap_or("24h") {
         "24h" => Ok(last_days("24h", 1, now)),
         "7d" => Ok(last_days("7d", 7, now)),
@@ -160,7 +160,7 @@ pub fn history_span(q: &HistoryQuery, now: DateTime<Utc>) -> Result<Span, ApiErr
             let from = at_hour(q.start_date, "startDate", q.start_hour.unwrap_or(0))?;
             let last = at_hour(q.end_date, "endDate", q.end_hour.unwrap_or(23))?;
             if last < from {
-                return Err(ApiError::validation(
+                return Err(ParseError::new(
                     "endDate",
                     "endDate and endHour must not be before startDate and startHour.",
                 ));
@@ -171,24 +171,23 @@ pub fn history_span(q: &HistoryQuery, now: DateTime<Utc>) -> Result<Span, ApiErr
                 to: last + Duration::hours(1),
             })
         }
-        _ => Err(ApiError::validation(
+        _ => Err(ParseError::new(
             "period",
             "period must be 24h, 7d, 30d or custom.",
         )),
     }
 }
 
-fn at_hour(date: Option<&str>, param: &str, hour: i64) -> Result<DateTime<Utc>, ApiError> {
+fn at_hour(date: Option<&str>, param: &str, hour: i64) -> Result<DateTime<Utc>, ParseError> {
     let text = date.ok_or_else(|| {
-        ApiError::validation(param, format!("{param} is required with period=custom."))
+        ParseError::new(param, format!("{param} is required with period=custom."))
     })?;
-    let day = NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| {
-        ApiError::validation(param, format!("{param} must be a date as YYYY-MM-DD."))
-    })?;
+    let day = NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .map_err(|_| ParseError::new(param, format!("{param} must be a date as YYYY-MM-DD.")))?;
     let start = day.and_hms_opt(0, 0, 0).map(|t| t.and_utc());
     start
         .map(|t| t + Duration::hours(hour))
-        .ok_or_else(|| ApiError::validation(param, format!("{param} is out of range.")))
+        .ok_or_else(|| ParseError::new(param, format!("{param} is out of range.")))
 }
 
 /// A decimal of at most six places as a JSON number. Every such value below one billion (15 significant digits)
@@ -202,7 +201,7 @@ mod tests {
     use super::*;
 
     fn t(text: &str) -> DateTime<Utc> {
-        clock::parse_iso(text).unwrap()
+        time::parse_iso(text).unwrap()
     }
 
     #[test]
@@ -256,7 +255,7 @@ mod tests {
     fn bad_history_input_names_its_field() {
         let now = t("2026-03-10T12:00:00Z");
         let param = |q: HistoryQuery| match history_span(&q, now) {
-            Err(ApiError::Validation { param, .. }) => param,
+            Err(ParseError { param, .. }) => param,
             other => panic!("expected a validation error, got {other:?}"),
         };
         let custom = HistoryQuery {

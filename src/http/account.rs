@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use super::response::Reply;
 use super::Ctx;
-use crate::error::ApiError;
+use super::error::ApiError;
 use crate::store::cabinets::Reachable;
 
 pub fn info(ctx: &Ctx) -> Result<Reply, ApiError> {

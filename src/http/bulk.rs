@@ -11,7 +11,7 @@ use super::input::{self, Fields};
 use super::response::Reply;
 use super::{write, AppState, Ctx};
 use crate::domain::campaign::Status;
-use crate::error::ApiError;
+use super::error::ApiError;
 use crate::store::campaigns;
 use crate::store::tasks::NewTask;
 

@@ -13,7 +13,7 @@ use crate::domain::campaign::TargetType;
 use crate::domain::countries::COUNTRIES;
 use crate::domain::money::Money;
 use crate::domain::targeting::{LANGUAGES, TOPICS};
-use crate::error::ApiError;
+use super::error::ApiError;
 use crate::platform::{AdDraft, AdSpec};
 use crate::store::cabinets::Cabinet;
 use crate::store::groups;

@@ -11,7 +11,7 @@ use super::response::Reply;
 use super::{write, AppState, Ctx};
 use crate::clock;
 use crate::domain::money::{CabinetType, MAX_UNITS};
-use crate::error::ApiError;
+use super::error::ApiError;
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, Switch};
 use crate::store::history::Source;
 use crate::store::{cabinets, campaigns};
@@ -286,7 +286,7 @@ pub async fn delete(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
             if let Ok(balance) = balance {
                 cabinets::set_balance(tx, row.account_id, balance, &now)?;
             }
-            Ok(())
+            Ok::<_, ApiError>(())
         })
         .await?;
     Ok(Reply::ok(

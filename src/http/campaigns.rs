@@ -15,7 +15,7 @@ use crate::clock;
 use crate::domain::campaign::{LinkKind, Status};
 use crate::domain::link::normalize_domain;
 use crate::domain::money::{ratio, CabinetType};
-use crate::error::ApiError;
+use super::error::ApiError;
 use crate::store::campaigns::{self as repo, CampaignRow, DomainMode, ListFilter, Page, SortKey};
 use crate::store::conversions::{self as conversion_store, Summary};
 use crate::sync;
@@ -235,7 +235,7 @@ async fn fresh(state: &AppState, row: CampaignRow) -> Result<CampaignRow, ApiErr
             tracing::info!(account, ad, error = %e, "platform read failed; serving the stored copy");
             Ok(row)
         }
-        Ok(Some(Err(e))) => Err(e),
+        Ok(Some(Err(e))) => Err(e.into()),
         Err(ApiError::Busy) => {
             tracing::info!(
                 account,

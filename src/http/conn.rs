@@ -20,7 +20,7 @@ use tokio::time::Sleep;
 
 use super::response::Reply;
 use super::AppState;
-use crate::error::ApiError;
+use super::error::ApiError;
 
 /// How long in-flight requests may take to finish after shutdown starts.
 const DRAIN: Duration = Duration::from_secs(10);

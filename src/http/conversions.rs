@@ -8,7 +8,7 @@ use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::clock;
 use crate::domain::conversion::EventType;
-use crate::error::ApiError;
+use super::error::ApiError;
 use crate::store::conversions::{self, ListFilter};
 
 const DEFAULT_LIMIT: i64 = 100;

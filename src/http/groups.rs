@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use super::response::Reply;
 use super::{AppState, Ctx};
-use crate::error::ApiError;
+use super::error::ApiError;
 use crate::store;
 
 pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {

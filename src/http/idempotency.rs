@@ -16,8 +16,9 @@ use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::auth::sha256_hex;
 use crate::clock;
-use crate::error::ApiError;
+use super::error::ApiError;
 use crate::store::idempotency as store;
+use crate::store::StoreError;
 
 const MIN_LEN: usize = 8;
 const MAX_LEN: usize = 255;
@@ -32,7 +33,7 @@ pub struct Claim {
 
 impl Claim {
     /// Stores the answer in the caller's transaction, so that work and answer commit together.
-    pub fn finish(&self, conn: &Connection, reply: &Reply) -> Result<(), ApiError> {
+    pub fn finish(&self, conn: &Connection, reply: &Reply) -> Result<(), StoreError> {
         store::finish(
             conn,
             self.holder,

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::domain::money::Money;
-use crate::error::ApiError;
+use super::error::ApiError;
 
 /// Parses the body as a JSON object; an empty body is an empty object.
 pub fn object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {

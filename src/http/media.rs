@@ -18,7 +18,7 @@ use crate::auth::random_hex;
 use crate::clock;
 use crate::db::Db;
 use crate::domain::media::{boundary, sniff, MAX_FILE};
-use crate::error::ApiError;
+use super::error::ApiError;
 use crate::store::media;
 
 /// Room for multipart headers, boundaries and small fields around a file of the largest size.
@@ -81,7 +81,7 @@ pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         .await;
     if let Err(e) = recorded {
         let _ = tokio::fs::remove_file(&kept).await;
-        return Err(e);
+        return Err(e.into());
     }
     Ok(Reply::ok(json!({ "media": token, "account_id": account })))
 }

@@ -10,6 +10,7 @@ pub mod campaign_edit;
 pub mod campaigns;
 pub mod conn;
 pub mod conversions;
+pub mod error;
 pub mod groups;
 pub mod idempotency;
 pub mod input;
@@ -35,7 +36,7 @@ use hyper::{Request, Response};
 
 use crate::auth::{self, Principal};
 use crate::db::Gate;
-use crate::error::ApiError;
+use error::ApiError;
 use crate::ingest::Ingest;
 use crate::ratelimit::{unix_now, Budget, RateInfo, RateLimiter};
 use crate::Services;
@@ -133,10 +134,9 @@ async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Full<B
     let (result, rate) = match task.await {
         Ok(done) => done,
         Err(e) => {
-            let why = if e.is_panic() {
-                panic_text(e.into_panic())
-            } else {
-                e.to_string()
+            let why = match e.try_into_panic() {
+                Ok(panic) => crate::db::panic_text(panic),
+                Err(e) => e.to_string(),
             };
             (
                 Err(ApiError::internal(format!("the request panicked: {why}"))),
@@ -159,15 +159,6 @@ async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Full<B
         headers.insert("x-ratelimit-reset", header(&rate.reset.to_string()));
     }
     response
-}
-
-/// The message a panic carried.
-pub fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 fn header(value: &str) -> HeaderValue {

@@ -12,8 +12,8 @@ use super::request::Query;
 use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::domain::conversion::RawEvent;
-use crate::error::ApiError;
-use crate::ingest::{Outcome, Recorded, Sender};
+use super::error::ApiError;
+use crate::ingest::{Recorded, Refusal, Sender};
 use crate::ratelimit::{self, unix_now_f64, RateInfo};
 
 /// Events one batch may carry.
@@ -111,10 +111,10 @@ async fn single(
 ) -> Result<Reply, ApiError> {
     let event = raw.parse()?;
     charge(state, bucket, 1, rate)?;
-    let outcome = state.ingest.record(sender, vec![Ok(event)]).await?;
+    let outcome = state.ingest.record(sender, vec![event]).await?;
     match outcome.into_iter().next() {
-        Some(Outcome::Recorded(r)) => Ok(Reply::ok(recorded(&r))),
-        Some(Outcome::Failed(e)) => Err(e),
+        Some(Ok(r)) => Ok(Reply::ok(recorded(&r))),
+        Some(Err(refusal)) => Err(refused(refusal)),
         None => Err(ApiError::internal("the ingest writer gave no outcome")),
     }
 }
@@ -129,21 +129,30 @@ async fn batch(
     let granted = charge(state, bucket, events.len(), rate)?;
     let retry_after = state.limiter.events_retry_after();
     let total = events.len();
-    let checked = events
+    let mut checked: Vec<Result<(), ApiError>> = Vec::with_capacity(total);
+    let mut valid = Vec::with_capacity(granted);
+    for (i, e) in events.into_iter().enumerate() {
+        let event = if i >= granted {
+            Err(ApiError::RateLimited { retry_after })
+        } else {
+            RawEvent::from_json(e)
+                .and_then(|raw| raw.parse())
+                .map_err(ApiError::from)
+        };
+        checked.push(event.map(|event| valid.push(event)));
+    }
+    let mut recorded = state.ingest.record(sender, valid).await?.into_iter();
+    let outcomes: Vec<Result<Recorded, ApiError>> = checked
         .into_iter()
-        .enumerate()
-        .map(|(i, e)| {
-            if i >= granted {
-                return Err(ApiError::RateLimited { retry_after });
-            }
-            RawEvent::from_json(e)?.parse()
+        .map(|c| match c {
+            Ok(()) => recorded
+                .next()
+                .unwrap_or(Err(Refusal::RefNotFound))
+                .map_err(refused),
+            Err(e) => Err(e),
         })
         .collect();
-    let outcomes = state.ingest.record(sender, checked).await?;
-    let accepted = outcomes
-        .iter()
-        .filter(|o| matches!(o, Outcome::Recorded(_)))
-        .count();
+    let accepted = outcomes.iter().filter(|o| o.is_ok()).count();
     let results: Vec<Value> = outcomes
         .into_iter()
         .enumerate()
@@ -173,11 +182,20 @@ fn recorded(r: &Recorded) -> Value {
     })
 }
 
+/// The spec's answer to an event the service would not store.
+fn refused(refusal: Refusal) -> ApiError {
+    match refusal {
+        Refusal::AccountNotFound => ApiError::AccountNotFound,
+        Refusal::RefNotFound => ApiError::RefNotFound,
+        Refusal::AmbiguousRef => ApiError::AmbiguousRef,
+    }
+}
+
 /// One element of a batch's `results`.
-fn result(index: usize, outcome: Outcome) -> Value {
+fn result(index: usize, outcome: Result<Recorded, ApiError>) -> Value {
     let (mut element, ok) = match outcome {
-        Outcome::Recorded(r) => (recorded(&r), true),
-        Outcome::Failed(e) => (e.body(""), false),
+        Ok(r) => (recorded(&r), true),
+        Err(e) => (e.body(""), false),
     };
     if let Some(fields) = element.as_object_mut() {
         fields.remove("success");

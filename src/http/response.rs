@@ -6,7 +6,7 @@ use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use hyper::{Response, StatusCode};
 use serde_json::{json, Value};
 
-use crate::error::ApiError;
+use super::error::ApiError;
 
 pub struct Reply {
     pub status: StatusCode,

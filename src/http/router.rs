@@ -10,7 +10,7 @@ use super::{
     media, postback, stats, targeting, tasks, AppState, Ctx,
 };
 use crate::domain::media::MAX_FILE;
-use crate::error::ApiError;
+use super::error::ApiError;
 use crate::ratelimit::Budget;
 
 /// Every path the API serves begins with this.

@@ -10,7 +10,8 @@ use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::clock;
 use crate::domain::stats::{history_span, stats_span, HistoryQuery, Span, Totals};
-use crate::error::ApiError;
+use super::error::ApiError;
+use crate::store::StoreError;
 use crate::store::{campaigns, stats};
 
 /// Each campaign's figures over the span, per cabinet; `all` reads the lifetime counters.
@@ -18,7 +19,7 @@ fn per_campaign(
     conn: &rusqlite::Connection,
     account: i64,
     span: &Span,
-) -> Result<Vec<(i64, Totals)>, ApiError> {
+) -> Result<Vec<(i64, Totals)>, StoreError> {
     match span.from {
         Some(from) => stats::per_campaign(conn, account, &clock::iso(from), &clock::iso(span.to)),
         None => campaigns::lifetime(conn, account),
@@ -49,7 +50,7 @@ async fn find(state: &AppState, ctx: &Ctx) -> Result<Found, ApiError> {
         .read(move |c| {
             ids.iter()
                 .map(|id| per_campaign(c, *id, &read_span))
-                .collect::<Result<Vec<_>, ApiError>>()
+                .collect::<Result<Vec<_>, StoreError>>()
         })
         .await?;
     Ok(Found {
@@ -131,7 +132,7 @@ pub async fn history(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, Api
             if campaigns::status_of(c, account, ad)?.is_none() {
                 return Err(ApiError::CampaignNotFound);
             }
-            stats::of_campaign(c, account, ad, &from, &to)
+            Ok(stats::of_campaign(c, account, ad, &from, &to)?)
         })
         .await?;
     let totals = found.ok_or(ApiError::NoStats)?;

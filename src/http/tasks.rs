@@ -8,7 +8,7 @@ use super::idempotency::Claim;
 use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::clock;
-use crate::error::ApiError;
+use super::error::ApiError;
 use crate::store::tasks::{self, NewTask};
 
 /// Inserts the task and stores its 202 answer under the claim, in the caller's transaction.

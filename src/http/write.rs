@@ -13,7 +13,7 @@ use crate::domain::link::PromoteLink;
 use crate::domain::money::{CabinetType, Money, MAX_MICROS};
 use crate::domain::schedule::Schedule;
 use crate::domain::targeting::BUTTONS;
-use crate::error::ApiError;
+use super::error::ApiError;
 use crate::platform::{Platform, PlatformError};
 use crate::store::cabinets::{Cabinet, Reachable};
 use crate::store::campaigns::{self, CampaignRow};

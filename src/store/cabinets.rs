@@ -4,9 +4,9 @@
 use rusqlite::{params, Connection, Row};
 
 use super::optional;
+use super::StoreError;
 use crate::domain::access::Access;
 use crate::domain::money::{CabinetType, Money};
-use crate::error::ApiError;
 
 #[derive(Debug, Clone)]
 pub struct Cabinet {
@@ -54,7 +54,7 @@ fn from_row(r: &Row) -> rusqlite::Result<Cabinet> {
     })
 }
 
-pub fn insert(conn: &Connection, c: &Cabinet, now: &str) -> Result<(), ApiError> {
+pub fn insert(conn: &Connection, c: &Cabinet, now: &str) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO cabinets (id, owner_id, name, cabinet_type, is_active, balance_micros,
             balance_updated_at, min_budget, ad_button, crypto_filters, auth_expired, locked, created_at)
@@ -78,7 +78,7 @@ pub fn insert(conn: &Connection, c: &Cabinet, now: &str) -> Result<(), ApiError>
     Ok(())
 }
 
-pub fn get(conn: &Connection, id: i64) -> Result<Option<Cabinet>, ApiError> {
+pub fn get(conn: &Connection, id: i64) -> Result<Option<Cabinet>, StoreError> {
     optional(conn.query_row(
         &format!("SELECT {COLUMNS} FROM cabinets c WHERE c.id = ?1"),
         [id],
@@ -87,21 +87,21 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<Cabinet>, ApiError> {
 }
 
 /// Cabinets the hourly sync reads: active ones whose platform session is valid.
-pub fn syncable(conn: &Connection) -> Result<Vec<i64>, ApiError> {
+pub fn syncable(conn: &Connection) -> Result<Vec<i64>, StoreError> {
     let mut stmt = conn
         .prepare("SELECT id FROM cabinets WHERE is_active = 1 AND auth_expired = 0 ORDER BY id")?;
     let rows = stmt.query_map([], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-pub fn count(conn: &Connection) -> Result<i64, ApiError> {
+pub fn count(conn: &Connection) -> Result<i64, StoreError> {
     Ok(conn.query_row("SELECT COUNT(*) FROM cabinets", [], |r| r.get(0))?)
 }
 
 /// Every cabinet the person can open: their own (as owner) and those an agency on the Agency
 /// plan shares with them (as manager or viewer). Inactive ones included; callers filter.
 /// Each comes with the access level and whether its owner's subscription is active.
-pub fn reachable_by(conn: &Connection, user: i64) -> Result<Vec<Reachable>, ApiError> {
+pub fn reachable_by(conn: &Connection, user: i64) -> Result<Vec<Reachable>, StoreError> {
     let sql = format!(
         "SELECT {COLUMNS}, 'owner' AS access, o.subscription = 'active' AS owner_active
            FROM cabinets c JOIN users o ON o.id = c.owner_id WHERE c.owner_id = ?1
@@ -124,7 +124,7 @@ pub fn reachable_by(conn: &Connection, user: i64) -> Result<Vec<Reachable>, ApiE
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-pub fn set_active(conn: &Connection, id: i64, active: bool) -> Result<(), ApiError> {
+pub fn set_active(conn: &Connection, id: i64, active: bool) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE cabinets SET is_active = ?2 WHERE id = ?1",
         params![id, active],
@@ -132,7 +132,12 @@ pub fn set_active(conn: &Connection, id: i64, active: bool) -> Result<(), ApiErr
     Ok(())
 }
 
-pub fn set_balance(conn: &Connection, id: i64, balance: Money, now: &str) -> Result<(), ApiError> {
+pub fn set_balance(
+    conn: &Connection,
+    id: i64,
+    balance: Money,
+    now: &str,
+) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE cabinets SET balance_micros = ?2, balance_updated_at = ?3 WHERE id = ?1",
         params![id, balance.micros(), now],
@@ -140,7 +145,7 @@ pub fn set_balance(conn: &Connection, id: i64, balance: Money, now: &str) -> Res
     Ok(())
 }
 
-pub fn set_auth_expired(conn: &Connection, id: i64, expired: bool) -> Result<(), ApiError> {
+pub fn set_auth_expired(conn: &Connection, id: i64, expired: bool) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE cabinets SET auth_expired = ?2 WHERE id = ?1",
         params![id, expired],
@@ -148,7 +153,7 @@ pub fn set_auth_expired(conn: &Connection, id: i64, expired: bool) -> Result<(),
     Ok(())
 }
 
-pub fn set_locked(conn: &Connection, id: i64, locked: bool) -> Result<(), ApiError> {
+pub fn set_locked(conn: &Connection, id: i64, locked: bool) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE cabinets SET locked = ?2 WHERE id = ?1",
         params![id, locked],

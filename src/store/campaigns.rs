@@ -6,13 +6,13 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{params, params_from_iter, Connection, Row};
 use serde_json::Value;
 
+use super::StoreError;
 use super::{optional, parsed};
 use crate::db::json_column;
 use crate::domain::campaign::{LinkKind, Status, TargetType};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
-use crate::error::ApiError;
 use crate::platform::{AdCounters, AdSnapshot};
 
 /// Offset pagination reaches at most this many campaigns of each cabinet.
@@ -94,14 +94,20 @@ fn from_row(r: &Row) -> rusqlite::Result<CampaignRow> {
     })
 }
 
+/// A stored or reported link, read; the service checked it when it entered, so a failure
+/// here is a damaged value.
+fn link_of(url: &str) -> Result<PromoteLink, StoreError> {
+    PromoteLink::parse(url).map_err(|e| StoreError::Corrupt(format!("promote_url {url:?}: {e}")))
+}
+
 /// Stores a new copy of an ad the platform just created.
 pub fn insert(
     conn: &Connection,
     snap: &AdSnapshot,
     group_id: Option<i64>,
     now: &str,
-) -> Result<(), ApiError> {
-    let link = PromoteLink::parse(&snap.spec.promote_url).map_err(ApiError::internal)?;
+) -> Result<(), StoreError> {
+    let link = link_of(&snap.spec.promote_url)?;
     conn.execute(
         "INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url, link_kind,
             tme_path, tme_username, promote_host, target_type, targeting, cpm_micros, budget_micros,
@@ -151,8 +157,8 @@ pub fn insert(
 
 /// Brings a stored copy up to date with the platform's report; `synced_at` becomes `now`, and
 /// `status_changed_at` moves only when the status really changed.
-pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<(), ApiError> {
-    let link = PromoteLink::parse(&snap.spec.promote_url).map_err(ApiError::internal)?;
+pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<(), StoreError> {
+    let link = link_of(&snap.spec.promote_url)?;
     conn.execute(
         "UPDATE campaigns SET promote_url = ?25, link_kind = ?26, tme_path = ?27, tme_username = ?28,
             promote_host = ?29, invite_link = ?30,
@@ -199,7 +205,7 @@ pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<(), Ap
     Ok(())
 }
 
-pub fn get(conn: &Connection, account: i64, ad: i64) -> Result<Option<CampaignRow>, ApiError> {
+pub fn get(conn: &Connection, account: i64, ad: i64) -> Result<Option<CampaignRow>, StoreError> {
     optional(conn.query_row(
         "SELECT * FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
         [account, ad],
@@ -212,7 +218,7 @@ pub fn status_of(
     conn: &Connection,
     account: i64,
     ad: i64,
-) -> Result<Option<(Status, Option<String>)>, ApiError> {
+) -> Result<Option<(Status, Option<String>)>, StoreError> {
     let found = conn
         .prepare_cached(
             "SELECT status, tme_path FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
@@ -226,7 +232,7 @@ pub fn status_of(
 /// Brings a copy's status, switch, money and counters in line with the platform's report. The
 /// ad's settings are not part of it, so `synced_at` stays; `status_changed_at` moves only with
 /// the status.
-pub fn apply_counters(conn: &Connection, account: i64, c: &AdCounters) -> Result<(), ApiError> {
+pub fn apply_counters(conn: &Connection, account: i64, c: &AdCounters) -> Result<(), StoreError> {
     conn.prepare_cached(
         "UPDATE campaigns SET active = ?3, budget_micros = ?4, spent_micros = ?5, views = ?6,
             opens = ?7, clicks = ?8, actions = ?9,
@@ -253,7 +259,11 @@ pub fn apply_counters(conn: &Connection, account: i64, c: &AdCounters) -> Result
 /// Running campaigns (`Active`, `In Review`, `On Hold`) of a cabinet whose settings were last
 /// read from the platform before `cutoff`: the stalest first, at most a third of the running
 /// ones (rounded up).
-pub fn stale_running(conn: &Connection, account: i64, cutoff: &str) -> Result<Vec<i64>, ApiError> {
+pub fn stale_running(
+    conn: &Connection,
+    account: i64,
+    cutoff: &str,
+) -> Result<Vec<i64>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT ad_id FROM campaigns WHERE account_id = ?1
            AND status IN ('Active', 'In Review', 'On Hold') AND synced_at < ?2
@@ -266,7 +276,7 @@ pub fn stale_running(conn: &Connection, account: i64, cutoff: &str) -> Result<Ve
 }
 
 /// Lifetime figures of every campaign of a cabinet that ever delivered, deleted ones included.
-pub fn lifetime(conn: &Connection, account: i64) -> Result<Vec<(i64, Totals)>, ApiError> {
+pub fn lifetime(conn: &Connection, account: i64) -> Result<Vec<(i64, Totals)>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT ad_id, views, opens, clicks, actions, spent_micros FROM campaigns
          WHERE account_id = ?1 AND (views > 0 OR spent_micros > 0) ORDER BY ad_id",
@@ -295,7 +305,7 @@ pub struct Links {
 }
 
 /// Every stored campaign's link and invite link.
-pub fn links(conn: &Connection) -> Result<Vec<Links>, ApiError> {
+pub fn links(conn: &Connection) -> Result<Vec<Links>, StoreError> {
     let mut stmt = conn.prepare(
         "SELECT account_id, ad_id, promote_url, invite_link FROM campaigns ORDER BY account_id, ad_id",
     )?;
@@ -315,8 +325,8 @@ pub fn cabinets_with_ad(
     conn: &Connection,
     ad: i64,
     accounts: &[i64],
-) -> Result<Vec<i64>, ApiError> {
-    let ids = serde_json::to_string(accounts).map_err(|e| ApiError::internal(e.to_string()))?;
+) -> Result<Vec<i64>, StoreError> {
+    let ids = super::ids_json(accounts);
     let mut stmt = conn.prepare(
         "SELECT account_id FROM campaigns WHERE ad_id = ?1
            AND account_id IN (SELECT value FROM json_each(?2)) ORDER BY account_id",
@@ -410,11 +420,9 @@ pub fn list(
     conn: &Connection,
     filter: &ListFilter,
     page: &Page,
-) -> Result<(Vec<CampaignRow>, bool), ApiError> {
+) -> Result<(Vec<CampaignRow>, bool), StoreError> {
     let mut clauses = vec!["account_id IN (SELECT value FROM json_each(?))".to_string()];
-    let mut args: Vec<Sql> = vec![Sql::Text(
-        serde_json::to_string(&filter.accounts).map_err(|e| ApiError::internal(e.to_string()))?,
-    )];
+    let mut args: Vec<Sql> = vec![Sql::Text(super::ids_json(&filter.accounts))];
     match &filter.statuses {
         None => clauses.push("status <> 'Deleted'".into()),
         Some(statuses) => {
@@ -494,7 +502,7 @@ pub fn list(
 }
 
 /// Marks the copy of an ad the platform keeps as `Deleted`, with nothing left on it.
-pub fn mark_deleted(conn: &Connection, account: i64, ad: i64, now: &str) -> Result<(), ApiError> {
+pub fn mark_deleted(conn: &Connection, account: i64, ad: i64, now: &str) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE campaigns SET status = 'Deleted', budget_micros = 0, status_changed_at = ?3
          WHERE account_id = ?1 AND ad_id = ?2",
@@ -504,7 +512,7 @@ pub fn mark_deleted(conn: &Connection, account: i64, ad: i64, now: &str) -> Resu
 }
 
 /// Removes the copy of an ad the platform removed outright (it never ran).
-pub fn remove(conn: &Connection, account: i64, ad: i64) -> Result<(), ApiError> {
+pub fn remove(conn: &Connection, account: i64, ad: i64) -> Result<(), StoreError> {
     conn.execute(
         "DELETE FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
         params![account, ad],

@@ -2,9 +2,9 @@
 
 use rusqlite::Connection;
 
-use crate::error::ApiError;
+use super::StoreError;
 
-pub fn offset_seconds(conn: &Connection) -> Result<i64, ApiError> {
+pub fn offset_seconds(conn: &Connection) -> Result<i64, StoreError> {
     Ok(conn.query_row(
         "SELECT offset_seconds FROM service_clock WHERE id = 1",
         [],
@@ -12,7 +12,7 @@ pub fn offset_seconds(conn: &Connection) -> Result<i64, ApiError> {
     )?)
 }
 
-pub fn set_offset(conn: &Connection, seconds: i64) -> Result<(), ApiError> {
+pub fn set_offset(conn: &Connection, seconds: i64) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE service_clock SET offset_seconds = ?1 WHERE id = 1",
         [seconds],

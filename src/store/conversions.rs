@@ -8,8 +8,8 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
 use serde_json::{json, Value};
 
+use super::StoreError;
 use crate::domain::conversion::{render_amount, Event, Target};
-use crate::error::ApiError;
 
 /// Stores `event` from `holder`, attributed to `ads` of `account`: a new row, or an update of
 /// the row with the same `txid` (its attribution replaced). Returns the id and whether it was
@@ -21,7 +21,7 @@ pub fn upsert(
     account: i64,
     ads: &[i64],
     now: &str,
-) -> Result<(i64, bool), ApiError> {
+) -> Result<(i64, bool), StoreError> {
     let (reference, invite) = match &event.target {
         Target::Ref(r) => (Some(r.as_str()), None),
         Target::Invite(i) => (None, Some(i.as_str())),
@@ -86,9 +86,12 @@ pub struct ListFilter {
 }
 
 /// One page of conversions, oldest first, and whether more follow.
-pub fn list(conn: &Connection, f: &ListFilter, limit: i64) -> Result<(Vec<Value>, bool), ApiError> {
-    let accounts =
-        serde_json::to_string(&f.accounts).map_err(|e| ApiError::internal(e.to_string()))?;
+pub fn list(
+    conn: &Connection,
+    f: &ListFilter,
+    limit: i64,
+) -> Result<(Vec<Value>, bool), StoreError> {
+    let accounts = super::ids_json(&f.accounts);
     let mut sql = String::from(
         "SELECT c.id, c.account_id, c.event_type, c.txid, c.ref, c.invite_link, c.amount_micros,
             c.currency, c.status, c.received_at, c.updated_at,
@@ -185,8 +188,8 @@ pub fn summaries(
     conn: &Connection,
     account: i64,
     ads: &[i64],
-) -> Result<BTreeMap<i64, Summary>, ApiError> {
-    let ids = serde_json::to_string(ads).map_err(|e| ApiError::internal(e.to_string()))?;
+) -> Result<BTreeMap<i64, Summary>, StoreError> {
+    let ids = super::ids_json(ads);
     let mut stmt = conn.prepare_cached(
         "SELECT a.ad_id, c.event_type, c.currency, COUNT(*),
             SUM(c.amount_micros / ?3), SUM(c.amount_micros % ?3)

@@ -3,7 +3,7 @@
 use rusqlite::{params, Connection};
 use serde_json::{json, Value};
 
-use crate::error::ApiError;
+use super::StoreError;
 use crate::webhooks::deliver::Outcome;
 
 pub fn record(
@@ -13,7 +13,7 @@ pub fn record(
     delivery_id: &str,
     outcome: &Outcome,
     now: &str,
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO webhook_deliveries (key_id, event, delivery_id, attempts, status, duration_ms, error, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -32,7 +32,7 @@ pub fn record(
 }
 
 /// The key's most recent deliveries, newest first.
-pub fn recent(conn: &Connection, key: i64, limit: i64) -> Result<Vec<Value>, ApiError> {
+pub fn recent(conn: &Connection, key: i64, limit: i64) -> Result<Vec<Value>, StoreError> {
     let mut stmt = conn.prepare(
         "SELECT event, delivery_id, attempts, status, duration_ms, error, created_at
          FROM webhook_deliveries WHERE key_id = ?1 ORDER BY id DESC LIMIT ?2",

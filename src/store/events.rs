@@ -3,8 +3,8 @@
 use rusqlite::{params, Connection};
 use serde_json::{json, Value};
 
+use super::StoreError;
 use crate::domain::campaign::Status;
-use crate::error::ApiError;
 
 pub struct StatusChange<'a> {
     pub account_id: i64,
@@ -16,7 +16,7 @@ pub struct StatusChange<'a> {
     pub source: &'a str,
 }
 
-pub fn record(conn: &Connection, c: &StatusChange, at: &str) -> Result<(), ApiError> {
+pub fn record(conn: &Connection, c: &StatusChange, at: &str) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO status_events (account_id, ad_id, tme_path, old_status, new_status, source, at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -27,7 +27,7 @@ pub fn record(conn: &Connection, c: &StatusChange, at: &str) -> Result<(), ApiEr
 
 /// Status changes not yet turned into webhooks: `(event id, account, change as sent)`, in
 /// order.
-pub fn unsent(conn: &Connection) -> Result<Vec<(i64, i64, Value)>, ApiError> {
+pub fn unsent(conn: &Connection) -> Result<Vec<(i64, i64, Value)>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, account_id, ad_id, tme_path, old_status, new_status FROM status_events
          WHERE sent = 0 ORDER BY id",
@@ -48,7 +48,7 @@ pub fn unsent(conn: &Connection) -> Result<Vec<(i64, i64, Value)>, ApiError> {
 }
 
 /// Marks the changes up to `last` as turned into webhooks.
-pub fn mark_sent(conn: &Connection, last: i64) -> Result<(), ApiError> {
+pub fn mark_sent(conn: &Connection, last: i64) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE status_events SET sent = 1 WHERE sent = 0 AND id <= ?1",
         [last],
@@ -62,7 +62,7 @@ pub fn changed_between(
     account: i64,
     from: &str,
     to: &str,
-) -> Result<Vec<i64>, ApiError> {
+) -> Result<Vec<i64>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT DISTINCT ad_id FROM status_events WHERE account_id = ?1 AND at >= ?2 AND at < ?3
          ORDER BY ad_id",
@@ -72,7 +72,7 @@ pub fn changed_between(
 }
 
 /// Whether any status change waits to be turned into a webhook.
-pub fn any_unsent(conn: &Connection) -> Result<bool, ApiError> {
+pub fn any_unsent(conn: &Connection) -> Result<bool, StoreError> {
     Ok(conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM status_events WHERE sent = 0)",
         [],

@@ -3,7 +3,7 @@
 use rusqlite::{params, Connection, Row};
 
 use super::optional;
-use crate::error::ApiError;
+use super::StoreError;
 
 #[derive(Debug, Clone)]
 pub struct Group {
@@ -22,7 +22,7 @@ fn from_row(r: &Row) -> rusqlite::Result<Group> {
     })
 }
 
-pub fn insert(conn: &Connection, account: i64, name: &str, color: &str) -> rusqlite::Result<i64> {
+pub fn insert(conn: &Connection, account: i64, name: &str, color: &str) -> Result<i64, StoreError> {
     conn.execute(
         "INSERT INTO groups (account_id, name, color) VALUES (?1, ?2, ?3)",
         params![account, name, color],
@@ -30,17 +30,17 @@ pub fn insert(conn: &Connection, account: i64, name: &str, color: &str) -> rusql
     Ok(conn.last_insert_rowid())
 }
 
-pub fn get(conn: &Connection, id: i64) -> Result<Option<Group>, ApiError> {
+pub fn get(conn: &Connection, id: i64) -> Result<Option<Group>, StoreError> {
     optional(conn.query_row("SELECT * FROM groups WHERE id = ?1", [id], from_row))
 }
 
 /// The groups of the given cabinets, by cabinet then id.
-pub fn list(conn: &Connection, accounts: &[i64]) -> Result<Vec<Group>, ApiError> {
+pub fn list(conn: &Connection, accounts: &[i64]) -> Result<Vec<Group>, StoreError> {
     let mut stmt = conn.prepare(
         "SELECT * FROM groups WHERE account_id IN (SELECT value FROM json_each(?1))
          ORDER BY account_id, id",
     )?;
-    let ids = serde_json::to_string(accounts).map_err(|e| ApiError::internal(e.to_string()))?;
+    let ids = super::ids_json(accounts);
     let rows = stmt.query_map([ids], from_row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -49,7 +49,7 @@ pub fn find_by_name(
     conn: &Connection,
     account: i64,
     name: &str,
-) -> Result<Option<Group>, ApiError> {
+) -> Result<Option<Group>, StoreError> {
     optional(conn.query_row(
         "SELECT * FROM groups WHERE account_id = ?1 AND name = ?2",
         rusqlite::params![account, name],

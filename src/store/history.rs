@@ -4,7 +4,7 @@
 use rusqlite::{params, Connection};
 use serde_json::{json, Value};
 
-use crate::error::ApiError;
+use super::StoreError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -31,7 +31,7 @@ pub fn record(
     source: Source,
     action: &str,
     details: &Value,
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO campaign_history (account_id, ad_id, at, source, action, details)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -48,7 +48,7 @@ pub fn record(
 }
 
 /// The campaign's history, oldest first, as JSON objects.
-pub fn list(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Value>, ApiError> {
+pub fn list(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Value>, StoreError> {
     let mut stmt = conn.prepare(
         "SELECT at, source, action, details FROM campaign_history
          WHERE account_id = ?1 AND ad_id = ?2 ORDER BY id",

@@ -4,7 +4,7 @@
 use rusqlite::{params, Connection};
 
 use super::optional;
-use crate::error::ApiError;
+use super::StoreError;
 
 pub struct Record {
     pub fingerprint: String,
@@ -14,7 +14,7 @@ pub struct Record {
     pub created_at: String,
 }
 
-pub fn get(conn: &Connection, holder: i64, key: &str) -> Result<Option<Record>, ApiError> {
+pub fn get(conn: &Connection, holder: i64, key: &str) -> Result<Option<Record>, StoreError> {
     optional(conn.query_row(
         "SELECT fingerprint, state, status, response, created_at FROM idempotency_keys
          WHERE holder_id = ?1 AND key = ?2",
@@ -37,7 +37,7 @@ pub fn start(
     key: &str,
     fingerprint: &str,
     now: &str,
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO idempotency_keys (holder_id, key, fingerprint, state, created_at)
          VALUES (?1, ?2, ?3, 'running', ?4)",
@@ -53,7 +53,7 @@ pub fn finish(
     key: &str,
     status: u16,
     response: &str,
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE idempotency_keys SET state = 'done', status = ?3, response = ?4
          WHERE holder_id = ?1 AND key = ?2 AND state = 'running'",
@@ -62,7 +62,7 @@ pub fn finish(
     Ok(())
 }
 
-pub fn forget(conn: &Connection, holder: i64, key: &str) -> Result<(), ApiError> {
+pub fn forget(conn: &Connection, holder: i64, key: &str) -> Result<(), StoreError> {
     conn.execute(
         "DELETE FROM idempotency_keys WHERE holder_id = ?1 AND key = ?2",
         params![holder, key],
@@ -71,6 +71,6 @@ pub fn forget(conn: &Connection, holder: i64, key: &str) -> Result<(), ApiError>
 }
 
 /// Drops claims left `running` by a process that stopped mid-request.
-pub fn forget_running(conn: &Connection) -> Result<usize, ApiError> {
+pub fn forget_running(conn: &Connection) -> Result<usize, StoreError> {
     Ok(conn.execute("DELETE FROM idempotency_keys WHERE state = 'running'", [])?)
 }

@@ -4,7 +4,7 @@
 use rusqlite::{params, Connection, Row};
 
 use super::optional;
-use crate::error::ApiError;
+use super::StoreError;
 
 #[derive(Debug, Clone)]
 pub struct KeyRow {
@@ -47,7 +47,7 @@ pub struct NewKey<'a> {
     pub webhook_secret: &'a str,
 }
 
-pub fn insert(conn: &Connection, k: &NewKey, now: &str) -> Result<i64, ApiError> {
+pub fn insert(conn: &Connection, k: &NewKey, now: &str) -> Result<i64, StoreError> {
     conn.execute(
         "INSERT INTO api_keys (user_id, key_hash, manage, postbacks, partner, scope_all,
             webhook_url, webhook_secret, created_at)
@@ -67,11 +67,11 @@ pub fn insert(conn: &Connection, k: &NewKey, now: &str) -> Result<i64, ApiError>
     Ok(conn.last_insert_rowid())
 }
 
-pub fn get(conn: &Connection, id: i64) -> Result<Option<KeyRow>, ApiError> {
+pub fn get(conn: &Connection, id: i64) -> Result<Option<KeyRow>, StoreError> {
     optional(conn.query_row("SELECT * FROM api_keys WHERE id = ?1", [id], from_row))
 }
 
-pub fn find_by_hash(conn: &Connection, hash: &str) -> Result<Option<KeyRow>, ApiError> {
+pub fn find_by_hash(conn: &Connection, hash: &str) -> Result<Option<KeyRow>, StoreError> {
     optional(conn.query_row(
         "SELECT * FROM api_keys WHERE key_hash = ?1",
         [hash],
@@ -79,7 +79,7 @@ pub fn find_by_hash(conn: &Connection, hash: &str) -> Result<Option<KeyRow>, Api
     ))
 }
 
-pub fn count_active(conn: &Connection, user: i64) -> Result<i64, ApiError> {
+pub fn count_active(conn: &Connection, user: i64) -> Result<i64, StoreError> {
     Ok(conn.query_row(
         "SELECT COUNT(*) FROM api_keys WHERE user_id = ?1 AND revoked_at IS NULL",
         [user],
@@ -88,8 +88,8 @@ pub fn count_active(conn: &Connection, user: i64) -> Result<i64, ApiError> {
 }
 
 /// Active keys of the given people, by id.
-pub fn list_active(conn: &Connection, users: &[i64]) -> Result<Vec<KeyRow>, ApiError> {
-    let ids = serde_json::to_string(users).map_err(|e| ApiError::internal(e.to_string()))?;
+pub fn list_active(conn: &Connection, users: &[i64]) -> Result<Vec<KeyRow>, StoreError> {
+    let ids = super::ids_json(users);
     let mut stmt = conn.prepare_cached(
         "SELECT * FROM api_keys WHERE revoked_at IS NULL
            AND user_id IN (SELECT value FROM json_each(?1)) ORDER BY id",
@@ -100,7 +100,7 @@ pub fn list_active(conn: &Connection, users: &[i64]) -> Result<Vec<KeyRow>, ApiE
 
 /// The ticked cabinets of a key (meaningful when its scope is not "All").
 /// Active keys with a webhook URL.
-pub fn with_webhook(conn: &Connection) -> Result<Vec<KeyRow>, ApiError> {
+pub fn with_webhook(conn: &Connection) -> Result<Vec<KeyRow>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT * FROM api_keys WHERE revoked_at IS NULL AND webhook_url IS NOT NULL ORDER BY id",
     )?;
@@ -108,7 +108,7 @@ pub fn with_webhook(conn: &Connection) -> Result<Vec<KeyRow>, ApiError> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-pub fn scope_cabinets(conn: &Connection, key: i64) -> Result<Vec<i64>, ApiError> {
+pub fn scope_cabinets(conn: &Connection, key: i64) -> Result<Vec<i64>, StoreError> {
     let mut stmt = conn
         .prepare("SELECT cabinet_id FROM api_key_cabinets WHERE key_id = ?1 ORDER BY cabinet_id")?;
     let rows = stmt.query_map([key], |r| r.get(0))?;
@@ -116,7 +116,7 @@ pub fn scope_cabinets(conn: &Connection, key: i64) -> Result<Vec<i64>, ApiError>
 }
 
 /// Sets the scope: `None` is "All", else exactly the listed cabinets.
-pub fn set_scope(conn: &Connection, key: i64, cabinets: Option<&[i64]>) -> Result<(), ApiError> {
+pub fn set_scope(conn: &Connection, key: i64, cabinets: Option<&[i64]>) -> Result<(), StoreError> {
     conn.execute("DELETE FROM api_key_cabinets WHERE key_id = ?1", [key])?;
     conn.execute(
         "UPDATE api_keys SET scope_all = ?2 WHERE id = ?1",
@@ -131,7 +131,7 @@ pub fn set_scope(conn: &Connection, key: i64, cabinets: Option<&[i64]>) -> Resul
     Ok(())
 }
 
-pub fn set_manage(conn: &Connection, key: i64, manage: bool) -> Result<(), ApiError> {
+pub fn set_manage(conn: &Connection, key: i64, manage: bool) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE api_keys SET manage = ?2 WHERE id = ?1",
         params![key, manage],
@@ -139,7 +139,7 @@ pub fn set_manage(conn: &Connection, key: i64, manage: bool) -> Result<(), ApiEr
     Ok(())
 }
 
-pub fn set_postbacks(conn: &Connection, key: i64, on: bool) -> Result<(), ApiError> {
+pub fn set_postbacks(conn: &Connection, key: i64, on: bool) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE api_keys SET postbacks = ?2 WHERE id = ?1",
         params![key, on],
@@ -147,7 +147,7 @@ pub fn set_postbacks(conn: &Connection, key: i64, on: bool) -> Result<(), ApiErr
     Ok(())
 }
 
-pub fn set_webhook_url(conn: &Connection, key: i64, url: Option<&str>) -> Result<(), ApiError> {
+pub fn set_webhook_url(conn: &Connection, key: i64, url: Option<&str>) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE api_keys SET webhook_url = ?2 WHERE id = ?1",
         params![key, url],
@@ -155,7 +155,7 @@ pub fn set_webhook_url(conn: &Connection, key: i64, url: Option<&str>) -> Result
     Ok(())
 }
 
-pub fn set_webhook_secret(conn: &Connection, key: i64, secret: &str) -> Result<(), ApiError> {
+pub fn set_webhook_secret(conn: &Connection, key: i64, secret: &str) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE api_keys SET webhook_secret = ?2 WHERE id = ?1",
         params![key, secret],
@@ -163,7 +163,7 @@ pub fn set_webhook_secret(conn: &Connection, key: i64, secret: &str) -> Result<(
     Ok(())
 }
 
-pub fn revoke(conn: &Connection, key: i64, now: &str) -> Result<(), ApiError> {
+pub fn revoke(conn: &Connection, key: i64, now: &str) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
         params![key, now],
@@ -171,7 +171,7 @@ pub fn revoke(conn: &Connection, key: i64, now: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-pub fn touch(conn: &Connection, key: i64, now: &str) -> Result<(), ApiError> {
+pub fn touch(conn: &Connection, key: i64, now: &str) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1",
         params![key, now],
@@ -185,7 +185,7 @@ pub fn replace_tracker_token(
     user: i64,
     hash: &str,
     now: &str,
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO tracker_tokens (user_id, token_hash, created_at) VALUES (?1, ?2, ?3)
          ON CONFLICT (user_id) DO UPDATE SET token_hash = excluded.token_hash, created_at = excluded.created_at",
@@ -195,7 +195,7 @@ pub fn replace_tracker_token(
 }
 
 /// The person whose tracker token has this hash.
-pub fn tracker_user(conn: &Connection, hash: &str) -> Result<Option<i64>, ApiError> {
+pub fn tracker_user(conn: &Connection, hash: &str) -> Result<Option<i64>, StoreError> {
     optional(conn.query_row(
         "SELECT user_id FROM tracker_tokens WHERE token_hash = ?1",
         [hash],

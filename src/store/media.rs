@@ -3,7 +3,7 @@
 use rusqlite::{params, Connection};
 
 use super::optional;
-use crate::error::ApiError;
+use super::StoreError;
 
 pub struct Media {
     pub account_id: i64,
@@ -17,7 +17,7 @@ pub fn insert(
     media_type: &str,
     size: i64,
     now: &str,
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO media (token, account_id, media_type, size, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![token, account, media_type, size, now],
@@ -25,7 +25,7 @@ pub fn insert(
     Ok(())
 }
 
-pub fn get(conn: &Connection, token: &str) -> Result<Option<Media>, ApiError> {
+pub fn get(conn: &Connection, token: &str) -> Result<Option<Media>, StoreError> {
     optional(conn.query_row(
         "SELECT account_id, media_type FROM media WHERE token = ?1",
         [token],

@@ -1,6 +1,7 @@
 //! Owns the service's tables: plain SQL in small functions, one statement each, taking a
-//! `&Connection` (a `&Transaction` derefs to one). One file per table family. "No rows" and
-//! constraint violations become domain errors here, in `unique_violation` and `optional`.
+//! `&Connection` (a `&Transaction` derefs to one). One file per table family. The store's one
+//! error, `StoreError`, says "busy", "conflict", "corrupt" or "SQLite failed"; "no rows" is
+//! `None` (`optional`). It knows nothing of HTTP.
 
 pub mod cabinets;
 pub mod campaigns;
@@ -23,7 +24,62 @@ pub mod users;
 
 use rusqlite::{Row, RowIndex};
 
-use crate::error::ApiError;
+/// What can go wrong in the store.
+#[derive(Debug)]
+pub enum StoreError {
+    /// The writer or a read connection did not free up in time, a queue in front of them was
+    /// full, or another process held the database past SQLite's busy timeout. Nothing was done.
+    Busy,
+    /// A unique key is taken.
+    Conflict,
+    /// A stored value this code cannot read; the text names it.
+    Corrupt(String),
+    /// A failure passed on as text (to every request of a shared transaction, or from a part
+    /// of the store that stopped).
+    Failed(String),
+    Sqlite(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+                StoreError::Busy
+            }
+            Some(rusqlite::ErrorCode::ConstraintViolation)
+                if matches!(
+                    &e,
+                    rusqlite::Error::SqliteFailure(f, _)
+                        if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                            || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+                ) =>
+            {
+                StoreError::Conflict
+            }
+            _ => StoreError::Sqlite(e),
+        }
+    }
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Busy => f.write_str("the database is busy"),
+            StoreError::Conflict => f.write_str("a unique key is taken"),
+            StoreError::Corrupt(what) => write!(f, "unreadable stored value: {what}"),
+            StoreError::Failed(what) => f.write_str(what),
+            StoreError::Sqlite(e) => write!(f, "sqlite: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// A list of ids as the JSON array `json_each` reads.
+pub fn ids_json(ids: &[i64]) -> String {
+    let items: Vec<String> = ids.iter().map(i64::to_string).collect();
+    format!("[{}]", items.join(","))
+}
 
 /// Reads a TEXT column into a domain value with `parse`. A value it does not know is an error
 /// naming the column (`what`) and the value, never quietly read as some default.
@@ -46,18 +102,8 @@ pub fn unreadable(what: &str, value: &str) -> rusqlite::Error {
     )
 }
 
-/// True when `e` is a UNIQUE or PRIMARY KEY violation.
-pub fn unique_violation(e: &rusqlite::Error) -> bool {
-    matches!(
-        e,
-        rusqlite::Error::SqliteFailure(f, _)
-            if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
-                || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
-    )
-}
-
 /// Turns "no rows" into `None`.
-pub fn optional<T>(r: rusqlite::Result<T>) -> Result<Option<T>, ApiError> {
+pub fn optional<T>(r: rusqlite::Result<T>) -> Result<Option<T>, StoreError> {
     match r {
         Ok(v) => Ok(Some(v)),
         Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),

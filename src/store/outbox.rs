@@ -2,7 +2,7 @@
 
 use rusqlite::{params, Connection};
 
-use crate::error::ApiError;
+use super::StoreError;
 
 #[derive(Debug, Clone)]
 pub struct Pending {
@@ -20,7 +20,7 @@ pub fn insert(
     delivery_id: &str,
     payload: &str,
     now: &str,
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     conn.prepare_cached(
         "INSERT INTO webhook_outbox (key_id, event, delivery_id, payload, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -30,7 +30,7 @@ pub fn insert(
 }
 
 /// The oldest waiting event of each key (a key's events go out in order), oldest first.
-pub fn next_per_key(conn: &Connection, limit: i64) -> Result<Vec<Pending>, ApiError> {
+pub fn next_per_key(conn: &Connection, limit: i64) -> Result<Vec<Pending>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, key_id, event, delivery_id, payload FROM webhook_outbox
          WHERE id IN (SELECT MIN(id) FROM webhook_outbox GROUP BY key_id)
@@ -48,12 +48,12 @@ pub fn next_per_key(conn: &Connection, limit: i64) -> Result<Vec<Pending>, ApiEr
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-pub fn remove(conn: &Connection, id: i64) -> Result<(), ApiError> {
+pub fn remove(conn: &Connection, id: i64) -> Result<(), StoreError> {
     conn.execute("DELETE FROM webhook_outbox WHERE id = ?1", [id])?;
     Ok(())
 }
 
-pub fn is_empty(conn: &Connection) -> Result<bool, ApiError> {
+pub fn is_empty(conn: &Connection) -> Result<bool, StoreError> {
     Ok(conn.query_row(
         "SELECT NOT EXISTS (SELECT 1 FROM webhook_outbox)",
         [],

@@ -3,8 +3,8 @@
 
 use rusqlite::{params, Connection};
 
+use super::StoreError;
 use crate::domain::conversion::Target;
-use crate::error::ApiError;
 
 fn parts(target: &Target) -> (&'static str, &str) {
     match target {
@@ -19,7 +19,7 @@ pub fn replace(
     account: i64,
     ad: i64,
     targets: &[Target],
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     conn.prepare_cached("DELETE FROM campaign_refs WHERE account_id = ?1 AND ad_id = ?2")?
         .execute([account, ad])?;
     let mut insert = conn.prepare_cached(
@@ -33,7 +33,7 @@ pub fn replace(
 }
 
 /// Every campaign the value names, in every cabinet: `(account_id, ad_id)` in order.
-pub fn find(conn: &Connection, target: &Target) -> Result<Vec<(i64, i64)>, ApiError> {
+pub fn find(conn: &Connection, target: &Target) -> Result<Vec<(i64, i64)>, StoreError> {
     let (kind, value) = parts(target);
     let mut stmt = conn.prepare_cached(
         "SELECT account_id, ad_id FROM campaign_refs WHERE kind = ?1 AND value = ?2

@@ -4,9 +4,9 @@
 
 use rusqlite::{params, Connection, Row};
 
+use super::StoreError;
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
-use crate::error::ApiError;
 
 fn totals_at(r: &Row, first: usize) -> rusqlite::Result<Totals> {
     Ok(Totals {
@@ -26,7 +26,7 @@ pub fn record_hour(
     ad: i64,
     hour: &str,
     lifetime: &Totals,
-) -> Result<Totals, ApiError> {
+) -> Result<Totals, StoreError> {
     let mark = conn
         .prepare_cached(
             "SELECT views, opens, clicks, actions, spent_micros FROM stat_marks
@@ -79,7 +79,7 @@ pub fn hour_of(
     conn: &Connection,
     account: i64,
     hour: &str,
-) -> Result<Vec<(i64, Totals)>, ApiError> {
+) -> Result<Vec<(i64, Totals)>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT ad_id, views, opens, clicks, actions, spent_micros FROM hourly_stats
          WHERE account_id = ?1 AND hour = ?2 ORDER BY spent_micros DESC, ad_id",
@@ -96,7 +96,7 @@ pub fn per_campaign(
     account: i64,
     from: &str,
     to: &str,
-) -> Result<Vec<(i64, Totals)>, ApiError> {
+) -> Result<Vec<(i64, Totals)>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT ad_id, SUM(views), SUM(opens), SUM(clicks), SUM(actions), SUM(spent_micros)
          FROM hourly_stats WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3
@@ -116,7 +116,7 @@ pub fn of_campaign(
     ad: i64,
     from: &str,
     to: &str,
-) -> Result<Option<Totals>, ApiError> {
+) -> Result<Option<Totals>, StoreError> {
     let (hours, totals) = conn.query_row(
         "SELECT COUNT(*), COALESCE(SUM(views), 0), COALESCE(SUM(opens), 0),
             COALESCE(SUM(clicks), 0), COALESCE(SUM(actions), 0), COALESCE(SUM(spent_micros), 0)

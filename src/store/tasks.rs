@@ -5,7 +5,7 @@ use rusqlite::{params, Connection, Row};
 use serde_json::{json, Value};
 
 use super::optional;
-use crate::error::ApiError;
+use super::StoreError;
 
 /// Entries kept in a task's `errors`.
 pub const MAX_ERRORS: usize = 50;
@@ -101,7 +101,7 @@ pub struct NewTask<'a> {
     pub total: i64,
 }
 
-pub fn insert(conn: &Connection, t: &NewTask, now: &str) -> Result<i64, ApiError> {
+pub fn insert(conn: &Connection, t: &NewTask, now: &str) -> Result<i64, StoreError> {
     conn.execute(
         "INSERT INTO tasks (owner_id, account_id, type, lane, status, payload, total, created_at)
          VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7)",
@@ -118,12 +118,12 @@ pub fn insert(conn: &Connection, t: &NewTask, now: &str) -> Result<i64, ApiError
     Ok(conn.last_insert_rowid())
 }
 
-pub fn get(conn: &Connection, id: i64) -> Result<Option<Task>, ApiError> {
+pub fn get(conn: &Connection, id: i64) -> Result<Option<Task>, StoreError> {
     optional(conn.query_row("SELECT * FROM tasks WHERE id = ?1", [id], from_row))
 }
 
 /// Tasks of the cabinet's lane waiting to start.
-pub fn queued(conn: &Connection, account: i64, lane: &str) -> Result<i64, ApiError> {
+pub fn queued(conn: &Connection, account: i64, lane: &str) -> Result<i64, StoreError> {
     Ok(conn.query_row(
         "SELECT COUNT(*) FROM tasks WHERE account_id = ?1 AND lane = ?2 AND status = 'pending'",
         params![account, lane],
@@ -133,7 +133,7 @@ pub fn queued(conn: &Connection, account: i64, lane: &str) -> Result<i64, ApiErr
 
 /// The next task with work to do: a running one, else the oldest pending task whose lane in
 /// its cabinet has nothing running, paused or queued before it.
-pub fn next_runnable(conn: &Connection) -> Result<Option<Task>, ApiError> {
+pub fn next_runnable(conn: &Connection) -> Result<Option<Task>, StoreError> {
     optional(conn.query_row(
         "SELECT * FROM tasks t WHERE t.status = 'running'
             OR (t.status = 'pending' AND NOT EXISTS (
@@ -145,7 +145,7 @@ pub fn next_runnable(conn: &Connection) -> Result<Option<Task>, ApiError> {
     ))
 }
 
-pub fn start(conn: &Connection, id: i64, now: &str) -> Result<(), ApiError> {
+pub fn start(conn: &Connection, id: i64, now: &str) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE tasks SET status = 'running', started_at = COALESCE(started_at, ?2),
             succeeded = COALESCE(succeeded, 0), failed = COALESCE(failed, 0)
@@ -156,7 +156,7 @@ pub fn start(conn: &Connection, id: i64, now: &str) -> Result<(), ApiError> {
 }
 
 /// The items already processed, by position.
-pub fn done_items(conn: &Connection, task: i64) -> Result<Vec<i64>, ApiError> {
+pub fn done_items(conn: &Connection, task: i64) -> Result<Vec<i64>, StoreError> {
     let mut stmt = conn.prepare("SELECT idx FROM task_items WHERE task_id = ?1 ORDER BY idx")?;
     let rows = stmt.query_map([task], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -169,7 +169,7 @@ pub fn record_item(
     idx: i64,
     ad_id: Option<i64>,
     error: Option<&str>,
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO task_items (task_id, idx, ad_id, error) VALUES (?1, ?2, ?3, ?4)",
         params![task.id, idx, ad_id, error],
@@ -195,7 +195,7 @@ pub fn record_item(
 }
 
 /// Ends a task as `completed`; `ad_ids` are the items that produced or changed a campaign.
-pub fn complete(conn: &Connection, id: i64, now: &str) -> Result<(), ApiError> {
+pub fn complete(conn: &Connection, id: i64, now: &str) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE tasks SET status = 'completed', completed_at = ?2,
             ad_ids = (SELECT COALESCE(json_group_array(ad_id), '[]') FROM
@@ -206,7 +206,7 @@ pub fn complete(conn: &Connection, id: i64, now: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-pub fn fail(conn: &Connection, id: i64, error: &str, now: &str) -> Result<(), ApiError> {
+pub fn fail(conn: &Connection, id: i64, error: &str, now: &str) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE tasks SET status = 'failed', error = ?2, completed_at = ?3 WHERE id = ?1 AND status = 'running'",
         params![id, error, now],
@@ -214,7 +214,7 @@ pub fn fail(conn: &Connection, id: i64, error: &str, now: &str) -> Result<(), Ap
     Ok(())
 }
 
-pub fn pause(conn: &Connection, id: i64, reason: &str) -> Result<(), ApiError> {
+pub fn pause(conn: &Connection, id: i64, reason: &str) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE tasks SET status = 'paused', paused_reason = ?2 WHERE id = ?1 AND status = 'running'",
         params![id, reason],
@@ -223,7 +223,7 @@ pub fn pause(conn: &Connection, id: i64, reason: &str) -> Result<(), ApiError> {
 }
 
 /// Counts a platform timeout on the current item; returns how many in a row.
-pub fn count_timeout(conn: &Connection, id: i64) -> Result<i64, ApiError> {
+pub fn count_timeout(conn: &Connection, id: i64) -> Result<i64, StoreError> {
     Ok(conn.query_row(
         "UPDATE tasks SET timeouts = timeouts + 1 WHERE id = ?1 RETURNING timeouts",
         [id],
@@ -231,7 +231,7 @@ pub fn count_timeout(conn: &Connection, id: i64) -> Result<i64, ApiError> {
     )?)
 }
 
-pub fn cancel(conn: &Connection, id: i64, now: &str) -> Result<(), ApiError> {
+pub fn cancel(conn: &Connection, id: i64, now: &str) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE tasks SET status = 'cancelled', completed_at = ?2 WHERE id = ?1",
         params![id, now],
@@ -239,7 +239,7 @@ pub fn cancel(conn: &Connection, id: i64, now: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-pub fn resume(conn: &Connection, id: i64) -> Result<(), ApiError> {
+pub fn resume(conn: &Connection, id: i64) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE tasks SET status = 'pending', paused_reason = NULL WHERE id = ?1",
         [id],

@@ -3,10 +3,10 @@
 
 use rusqlite::{params, Connection};
 
+use super::StoreError;
 use crate::domain::access::Access;
-use crate::error::ApiError;
 
-pub fn add_member(conn: &Connection, agency: i64, member: i64) -> Result<(), ApiError> {
+pub fn add_member(conn: &Connection, agency: i64, member: i64) -> Result<(), StoreError> {
     conn.execute(
         "INSERT OR IGNORE INTO team_members (agency_id, member_id) VALUES (?1, ?2)",
         params![agency, member],
@@ -15,7 +15,7 @@ pub fn add_member(conn: &Connection, agency: i64, member: i64) -> Result<(), Api
 }
 
 /// Removes the member from the team; their shares go with it (ON DELETE CASCADE).
-pub fn remove_member(conn: &Connection, agency: i64, member: i64) -> Result<usize, ApiError> {
+pub fn remove_member(conn: &Connection, agency: i64, member: i64) -> Result<usize, StoreError> {
     Ok(conn.execute(
         "DELETE FROM team_members WHERE agency_id = ?1 AND member_id = ?2",
         params![agency, member],
@@ -28,7 +28,7 @@ pub fn share(
     member: i64,
     cabinet: i64,
     access: Access,
-) -> Result<(), ApiError> {
+) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO cabinet_shares (agency_id, member_id, cabinet_id, access) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (member_id, cabinet_id) DO UPDATE SET agency_id = excluded.agency_id, access = excluded.access",
@@ -42,7 +42,7 @@ pub fn unshare(
     agency: i64,
     member: i64,
     cabinet: i64,
-) -> Result<usize, ApiError> {
+) -> Result<usize, StoreError> {
     Ok(conn.execute(
         "DELETE FROM cabinet_shares WHERE agency_id = ?1 AND member_id = ?2 AND cabinet_id = ?3",
         params![agency, member, cabinet],
@@ -50,7 +50,7 @@ pub fn unshare(
 }
 
 /// Members of the agency's team.
-pub fn members(conn: &Connection, agency: i64) -> Result<Vec<i64>, ApiError> {
+pub fn members(conn: &Connection, agency: i64) -> Result<Vec<i64>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT member_id FROM team_members WHERE agency_id = ?1 ORDER BY member_id",
     )?;
@@ -60,7 +60,7 @@ pub fn members(conn: &Connection, agency: i64) -> Result<Vec<i64>, ApiError> {
 
 /// The agencies whose plan covers this member: they are in the team of an owner on the Agency
 /// plan. Returns each covering agency owner's subscription state.
-pub fn covering_agencies(conn: &Connection, member: i64) -> Result<Vec<bool>, ApiError> {
+pub fn covering_agencies(conn: &Connection, member: i64) -> Result<Vec<bool>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT u.subscription = 'active' FROM team_members t JOIN users u ON u.id = t.agency_id
          WHERE t.member_id = ?1 AND u.plan = 'agency'",

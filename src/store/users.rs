@@ -3,8 +3,8 @@
 use rusqlite::{params, Connection, Row};
 
 use super::optional;
+use super::StoreError;
 use crate::domain::access::Plan;
-use crate::error::ApiError;
 
 #[derive(Debug, Clone)]
 pub struct User {
@@ -25,7 +25,7 @@ fn from_row(r: &Row) -> rusqlite::Result<User> {
     })
 }
 
-pub fn insert(conn: &Connection, email: &str, plan: Plan, now: &str) -> rusqlite::Result<i64> {
+pub fn insert(conn: &Connection, email: &str, plan: Plan, now: &str) -> Result<i64, StoreError> {
     conn.execute(
         "INSERT INTO users (email, plan, created_at) VALUES (?1, ?2, ?3)",
         params![email, plan.as_str(), now],
@@ -33,15 +33,15 @@ pub fn insert(conn: &Connection, email: &str, plan: Plan, now: &str) -> rusqlite
     Ok(conn.last_insert_rowid())
 }
 
-pub fn get(conn: &Connection, id: i64) -> Result<Option<User>, ApiError> {
+pub fn get(conn: &Connection, id: i64) -> Result<Option<User>, StoreError> {
     optional(conn.query_row("SELECT * FROM users WHERE id = ?1", [id], from_row))
 }
 
-pub fn count(conn: &Connection) -> Result<i64, ApiError> {
+pub fn count(conn: &Connection) -> Result<i64, StoreError> {
     Ok(conn.query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))?)
 }
 
-pub fn set_plan(conn: &Connection, id: i64, plan: Plan) -> Result<(), ApiError> {
+pub fn set_plan(conn: &Connection, id: i64, plan: Plan) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE users SET plan = ?2 WHERE id = ?1",
         params![id, plan.as_str()],
@@ -49,7 +49,7 @@ pub fn set_plan(conn: &Connection, id: i64, plan: Plan) -> Result<(), ApiError> 
     Ok(())
 }
 
-pub fn set_subscription(conn: &Connection, id: i64, active: bool) -> Result<(), ApiError> {
+pub fn set_subscription(conn: &Connection, id: i64, active: bool) -> Result<(), StoreError> {
     let value = if active { "active" } else { "expired" };
     conn.execute(
         "UPDATE users SET subscription = ?2 WHERE id = ?1",

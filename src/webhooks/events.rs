@@ -13,7 +13,7 @@ use crate::auth;
 use crate::clock;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::{number, Totals};
-use crate::error::ApiError;
+use crate::store::StoreError;
 use crate::store::{cabinets, campaigns, events, keys, outbox, stats};
 
 /// Campaigns listed in one digest at most; `totals` still cover all of them.
@@ -25,7 +25,7 @@ pub struct Receivers(Vec<(i64, HashSet<i64>)>);
 impl Receivers {
     /// Active keys with a webhook URL, each with the active cabinets its holder reaches
     /// within the key's scope, while the holder's plan includes API access.
-    pub fn load(conn: &Connection) -> Result<Receivers, ApiError> {
+    pub fn load(conn: &Connection) -> Result<Receivers, StoreError> {
         let mut list = Vec::new();
         for key in keys::with_webhook(conn)? {
             let id = key.id;
@@ -63,7 +63,7 @@ fn queue(
     event: &str,
     payload: &Value,
     now: &str,
-) -> Result<usize, ApiError> {
+) -> Result<usize, StoreError> {
     let text = payload.to_string();
     let mut queued = 0;
     for key in receivers.of(account) {
@@ -76,7 +76,7 @@ fn queue(
 
 /// Turns every unsent status change into `status_change` events: one per cabinet (holding all
 /// its changes, in order) and receiving key. Returns how many events were queued.
-pub fn queue_status_changes(conn: &Connection) -> Result<usize, ApiError> {
+pub fn queue_status_changes(conn: &Connection) -> Result<usize, StoreError> {
     let unsent = events::unsent(conn)?;
     let Some(last) = unsent.last().map(|(id, _, _)| *id) else {
         return Ok(0);
@@ -102,7 +102,7 @@ pub fn queue_status_changes(conn: &Connection) -> Result<usize, ApiError> {
 
 /// Queues the `hourly_digest` of the hour starting at `hour` for every cabinet some key
 /// receives, unless the cabinet had no views, clicks, spend, actions or status changes in it.
-pub fn queue_digests(conn: &Connection, hour: DateTime<Utc>) -> Result<usize, ApiError> {
+pub fn queue_digests(conn: &Connection, hour: DateTime<Utc>) -> Result<usize, StoreError> {
     let receivers = Receivers::load(conn)?;
     let now = clock::iso(clock::now(conn)?);
     let mut queued = 0;
@@ -119,7 +119,7 @@ pub fn digest(
     conn: &Connection,
     account: i64,
     hour: DateTime<Utc>,
-) -> Result<Option<Value>, ApiError> {
+) -> Result<Option<Value>, StoreError> {
     let Some(cabinet) = cabinets::get(conn, account)? else {
         return Ok(None);
     };
@@ -179,7 +179,7 @@ fn digest_line(
     ad: i64,
     t: &Totals,
     kind: CabinetType,
-) -> Result<Value, ApiError> {
+) -> Result<Value, StoreError> {
     let row = campaigns::get(conn, account, ad)?;
     Ok(json!({
         "ad_id": ad,

@@ -14,9 +14,9 @@ use tokio::sync::{watch, Notify};
 use super::deliver::{self, Outcome};
 use crate::clock;
 use crate::db;
-use crate::error::ApiError;
 use crate::store::keys::KeyRow;
 use crate::store::outbox::{self, Pending};
+use crate::store::StoreError;
 use crate::store::{deliveries, keys};
 use crate::Services;
 
@@ -41,10 +41,11 @@ pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receive
                 }
                 while let Some(done) = sends.join_next().await {
                     match done {
-                        Ok(Ok(())) => {}
-                        Ok(Err(e)) => {
+                        Ok(Ok(Ok(()))) => {}
+                        Ok(Ok(Err(e))) => {
                             tracing::error!(error = %e, "webhook delivery could not be recorded")
                         }
+                        Ok(Err(panic)) => tracing::error!(panic, "webhook delivery panicked"),
                         Err(e) => tracing::error!(error = %e, "webhook sender task failed"),
                     }
                 }
@@ -63,13 +64,17 @@ pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receive
 
 /// Sends one waiting event to its key as the key stands now (URL and secret), then logs the
 /// delivery and removes the event together.
-fn deliver_pending(s: &Services, p: Pending) -> Result<(), ApiError> {
+fn deliver_pending(s: &Services, p: Pending) -> Result<(), StoreError> {
     let key = s.db.read_blocking(|c| keys::get(c, p.key_id))?;
-    let payload: Value =
-        serde_json::from_str(&p.payload).map_err(|e| ApiError::internal(e.to_string()))?;
-    match key.filter(|k| !k.revoked && k.webhook_url.is_some()) {
-        Some(key) => {
-            dispatch(s, &key, &p.event, &p.delivery_id, payload, Some(p.id))?;
+    let payload: Value = serde_json::from_str(&p.payload)
+        .map_err(|e| StoreError::Corrupt(format!("webhook_outbox.payload of row {}: {e}", p.id)))?;
+    let live = key.filter(|k| !k.revoked);
+    match live
+        .as_ref()
+        .and_then(|k| Some((k, k.webhook_url.as_deref()?)))
+    {
+        Some((key, url)) => {
+            dispatch(s, key, url, &p.event, &p.delivery_id, payload, Some(p.id))?;
         }
         None => {
             tracing::info!(key = p.key_id, delivery = %p.delivery_id, "dropped: the key no longer has a webhook");
@@ -79,21 +84,18 @@ fn deliver_pending(s: &Services, p: Pending) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Sends `payload` as `event` to the key's webhook URL now, stamped with `delivered_at` from
+/// Sends `payload` as `event` to the key's webhook `url` now, stamped with `delivered_at` from
 /// the service clock, and logs the delivery (removing the outbox row it came from, if any, in
 /// the same transaction).
 pub fn dispatch(
     s: &Services,
     key: &KeyRow,
+    url: &str,
     event: &str,
     delivery_id: &str,
     mut payload: Value,
     outbox_row: Option<i64>,
-) -> Result<Outcome, ApiError> {
-    let url = key
-        .webhook_url
-        .as_deref()
-        .ok_or_else(|| ApiError::internal(format!("key {} has no webhook URL", key.id)))?;
+) -> Result<Outcome, StoreError> {
     let now = s.db.read_blocking(clock::now)?;
     payload["delivered_at"] = Value::String(now.to_rfc3339_opts(SecondsFormat::Millis, true));
     let body = payload.to_string();
@@ -113,7 +115,7 @@ pub fn dispatch(
         if let Some(row) = outbox_row {
             outbox::remove(tx, row)?;
         }
-        Ok(())
+        Ok::<_, StoreError>(())
     })?;
     Ok(outcome)
 }

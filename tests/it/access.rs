@@ -3,8 +3,9 @@
 
 use crate::helpers::{spawn_app, TestApp};
 use adcab::auth::{self, Principal};
-use adcab::error::ApiError;
+use adcab::http::error::ApiError;
 use adcab::panel::{self, CabinetChange, KeyChange, NewKey};
+use adcab::store::StoreError;
 
 fn principal(app: &TestApp, key: &str) -> Principal {
     let key = key.to_string();
@@ -20,7 +21,7 @@ fn write_check(app: &TestApp, key: &str, cabinet: i64) -> Result<(), ApiError> {
     p.check_access()?;
     p.check_write_key()?;
     let reach = p.single(Some(cabinet))?;
-    p.check_write_cabinet(reach)
+    Ok(p.check_write_cabinet(reach)?)
 }
 
 #[test]
@@ -54,7 +55,7 @@ fn only_the_sha256_of_a_key_is_stored() {
             let rows = s
                 .query_map([], |r| r.get(0))?
                 .collect::<Result<Vec<String>, _>>()?;
-            Ok(rows)
+            Ok::<_, StoreError>(rows)
         })
         .unwrap();
     assert_eq!(stored, vec![auth::sha256_hex(&key)]);
@@ -366,10 +367,10 @@ fn a_call_on_one_cabinet_needs_account_id_when_the_key_reaches_several() {
     });
     assert_eq!(principal(&app, &key).single(None).unwrap().cabinet.id, a);
     app.cabinet(user, "euro", "1");
-    let err = principal(&app, &key).single(None).unwrap_err();
+    let err = ApiError::from(principal(&app, &key).single(None).unwrap_err());
     assert_eq!(err.code(), "ACCOUNT_ID_REQUIRED");
     assert_eq!(
-        principal(&app, &key).single(Some(999)).unwrap_err(),
+        ApiError::from(principal(&app, &key).single(Some(999)).unwrap_err()),
         ApiError::AccountNotFound
     );
 }

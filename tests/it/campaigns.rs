@@ -1,6 +1,7 @@
 //! `GET /v1/campaigns` (filters, cursor and offset pages) and `GET /v1/campaigns/{ad_id}` (the
 //! full object, ambiguity across cabinets, the five-minute freshness rule).
 
+use adcab::store::StoreError;
 use std::collections::HashSet;
 
 use crate::helpers::{spawn_app, Camp, TestApp};
@@ -429,7 +430,7 @@ fn a_copy_older_than_five_minutes_is_reread_from_the_platform() {
         .services
         .db
         .read_blocking(move |c| {
-            Ok(c.query_row(
+            Ok::<_, StoreError>(c.query_row(
                 &format!(
                     "SELECT views, clicks, spent_micros FROM sim_ads WHERE account_id = {cabinet}"
                 ),

@@ -1,6 +1,7 @@
 //! A create task survives a crash: the real binary is killed with SIGKILL mid-task and started
 //! again; the task finishes with no campaign created twice and no money moved twice.
 
+use adcab::store::StoreError;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -68,7 +69,7 @@ fn ready(base: &str, key: &str) {
 
 fn scalar(db: &Db, sql: &str) -> i64 {
     let sql = sql.to_string();
-    db.read_blocking(move |c| Ok(c.query_row(&sql, [], |r| r.get(0))?))
+    db.read_blocking(move |c| Ok::<_, StoreError>(c.query_row(&sql, [], |r| r.get(0))?))
         .unwrap()
 }
 

@@ -6,6 +6,7 @@
 use crate::helpers::{spawn_app, Received, Receiver, TestApp};
 use adcab::clock;
 use adcab::panel::{self, NewKey};
+use adcab::store::StoreError;
 use adcab::webhooks::events;
 use chrono::Duration;
 use serde_json::{json, Value};
@@ -199,7 +200,11 @@ fn events_waiting_at_a_restart_are_all_delivered() {
         queued =
             s.db.write_blocking(|tx| {
                 events::queue_status_changes(tx)?;
-                Ok(tx.query_row("SELECT delivery_id FROM webhook_outbox", [], |r| r.get(0))?)
+                Ok::<_, StoreError>(tx.query_row(
+                    "SELECT delivery_id FROM webhook_outbox",
+                    [],
+                    |r| r.get(0),
+                )?)
             })
             .unwrap();
         s.platform.switch_ad(cabinet, ad, true).unwrap();

@@ -2,6 +2,7 @@
 //! calls state the status they expect, fixtures built through the panel, and an in-process
 //! webhook receiver that records headers and raw bodies.
 
+use adcab::store::StoreError;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener as StdListener;
@@ -485,7 +486,7 @@ impl TestApp {
         let sql = sql.to_string();
         self.services
             .db
-            .write_blocking(move |tx| Ok(tx.execute_batch(&sql)?))
+            .write_blocking(move |tx| Ok::<_, StoreError>(tx.execute_batch(&sql)?))
             .expect("sql");
     }
 
@@ -547,7 +548,8 @@ impl TestApp {
             Money::from_micros(c.budget_micros),
         );
         sync::create_stored(&self.services, account, &draft, c.group, Source::Panel)
-            .expect("create ad")
+            .expect("stored")
+            .expect("created on the platform")
             .ad_id
     }
 }

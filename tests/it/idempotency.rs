@@ -3,6 +3,7 @@
 
 use crate::helpers::{spawn_app, TestApp};
 use adcab::panel;
+use adcab::store::StoreError;
 use serde_json::{json, Value};
 
 fn budget(app: &TestApp, key: &str, ad: i64, idem: &str, body: &Value) -> crate::helpers::Resp {
@@ -19,7 +20,7 @@ fn cabinet_balance(app: &TestApp, cabinet: i64) -> i64 {
     app.services
         .db
         .read_blocking(move |c| {
-            Ok(c.query_row(
+            Ok::<_, StoreError>(c.query_row(
                 "SELECT balance_micros FROM sim_accounts WHERE id = ?1",
                 [cabinet],
                 |r| r.get(0),

@@ -2,6 +2,7 @@
 //! errors, queue limits, pause on an empty balance and resume, cancel, ownership, and an item
 //! repeated after a crash acting once.
 
+use adcab::store::StoreError;
 use std::time::{Duration, Instant};
 
 use crate::helpers::{spawn_app, Camp, Resp, TestApp};
@@ -57,7 +58,7 @@ fn count(app: &TestApp, sql: &str) -> i64 {
     let sql = sql.to_string();
     app.services
         .db
-        .read_blocking(move |c| Ok(c.query_row(&sql, [], |r| r.get(0))?))
+        .read_blocking(move |c| Ok::<_, StoreError>(c.query_row(&sql, [], |r| r.get(0))?))
         .unwrap()
 }
 
@@ -646,7 +647,9 @@ fn a_create_repeated_after_a_crash_makes_one_campaign() {
         .services
         .db
         .read_blocking(move |c| {
-            Ok(adcab::store::tasks::get(c, id)?.unwrap().payload["campaigns"][0].clone())
+            Ok::<_, StoreError>(
+                adcab::store::tasks::get(c, id)?.unwrap().payload["campaigns"][0].clone(),
+            )
         })
         .map(|v| serde_json::from_value(v).unwrap())
         .unwrap();

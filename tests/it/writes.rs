@@ -3,6 +3,7 @@
 
 use crate::helpers::{spawn_app, spawn_app_with, Camp, TestApp};
 use adcab::panel::{self, CabinetChange, NewKey};
+use adcab::store::StoreError;
 use serde_json::{json, Value};
 
 fn campaign(app: &TestApp, account: i64, ad: i64, key: &str) -> Value {
@@ -26,7 +27,7 @@ fn status_events(app: &TestApp) -> Vec<(i64, String, String, String)> {
             let rows = s
                 .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
                 .collect::<Result<Vec<_>, _>>()?;
-            Ok(rows)
+            Ok::<_, StoreError>(rows)
         })
         .unwrap()
 }

@@ -22,8 +22,7 @@ use crate::domain::campaign::{LinkKind, Status, TargetType};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::{CabinetType, Money, MAX_MICROS, MAX_UNITS};
 use crate::domain::schedule::Schedule;
-use crate::error::ApiError;
-use crate::store::{parsed, unreadable};
+use crate::store::{parsed, unreadable, StoreError};
 
 /// How long a budget operation token is remembered.
 const OP_TOKEN_HOURS: i64 = 24;
@@ -67,20 +66,49 @@ impl Fault {
     }
 }
 
+/// Why an operator's simulator command (`sim fail`, `sim review`) could not be done.
+#[derive(Debug)]
+pub enum SimError {
+    NoAccount(i64),
+    NoAd { account: i64, ad: i64 },
+    NotInReview { ad: i64, status: Status },
+    Store(StoreError),
+}
+
+impl From<StoreError> for SimError {
+    fn from(e: StoreError) -> Self {
+        SimError::Store(e)
+    }
+}
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimError::NoAccount(account) => write!(f, "no simulated account {account}"),
+            SimError::NoAd { account, ad } => write!(f, "no ad {ad} in account {account}"),
+            SimError::NotInReview { ad, status } => {
+                write!(f, "ad {ad} is {}, not In Review", status.as_str())
+            }
+            SimError::Store(e) => e.fmt(f),
+        }
+    }
+}
+
 impl Simulator {
     pub fn new(db: Db, config: SimConfig) -> Simulator {
         Simulator { db, config }
     }
 
     /// Makes the account's next `count` platform calls time out or be refused.
-    pub fn inject_fault(&self, account: i64, fault: Fault, count: u32) -> Result<(), ApiError> {
+    pub fn inject_fault(&self, account: i64, fault: Fault, count: u32) -> Result<(), SimError> {
         self.db.write_blocking(|tx| {
-            require_account(tx, account)?;
+            account_kind(tx, account)?.ok_or(SimError::NoAccount(account))?;
             tx.execute(
                 "INSERT INTO sim_faults (account_id, kind, remaining) VALUES (?1, ?2, ?3)
                  ON CONFLICT (account_id) DO UPDATE SET kind = excluded.kind, remaining = excluded.remaining",
                 params![account, fault.as_str(), count.max(1)],
-            )?;
+            )
+            .map_err(StoreError::from)?;
             Ok(())
         })
     }
@@ -93,18 +121,16 @@ impl Simulator {
         ad: i64,
         approve: bool,
         reason: Option<&str>,
-    ) -> Result<Status, ApiError> {
+    ) -> Result<Status, SimError> {
         self.db.write_blocking(|tx| {
             self.catch_up(tx, account, ad, clock::now(tx)?)?;
             let now = clock::iso(clock::now(tx)?);
-            let state = load_snapshot(tx, account, ad)?.ok_or_else(|| {
-                ApiError::validation("ad", format!("no ad {ad} in account {account}"))
-            })?;
+            let state = load_snapshot(tx, account, ad)?.ok_or(SimError::NoAd { account, ad })?;
             if state.status != Status::InReview {
-                return Err(ApiError::validation(
-                    "ad",
-                    format!("ad {ad} is {}, not In Review", state.status.as_str()),
-                ));
+                return Err(SimError::NotInReview {
+                    ad,
+                    status: state.status,
+                });
             }
             let status = if approve {
                 approved_status(state.budget.micros(), state.active)
@@ -115,7 +141,8 @@ impl Simulator {
                 "UPDATE sim_ads SET status = ?3, status_changed_at = ?4, review_requested_at = NULL,
                     decline_reason = ?5 WHERE account_id = ?1 AND ad_id = ?2",
                 params![account, ad, status.as_str(), now, reason.filter(|_| !approve)],
-            )?;
+            )
+            .map_err(StoreError::from)?;
             Ok(status)
         })
     }
@@ -218,7 +245,7 @@ impl Simulator {
         account: i64,
         ad: i64,
         until: DateTime<Utc>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StoreError> {
         let mut stmt = conn.prepare_cached(
             "SELECT status, active, cpm_micros, budget_micros, spent_micros, daily_budget_micros,
                 schedule, views, opens, clicks, actions, created_at, status_changed_at,
@@ -324,12 +351,17 @@ impl Simulator {
 
     fn kind_of(&self, account: i64) -> Result<CabinetType, PlatformError> {
         self.db
-            .read_blocking(|c| require_account(c, account))
-            .map_err(|_| PlatformError::NotFound)
+            .read_blocking(|c| account_kind(c, account))
+            .map_err(internal)?
+            .ok_or(PlatformError::NotFound)
     }
 }
 
-fn load_snapshot(conn: &Connection, account: i64, ad: i64) -> Result<Option<AdSnapshot>, ApiError> {
+fn load_snapshot(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+) -> Result<Option<AdSnapshot>, StoreError> {
     Ok(conn
         .query_row(
             "SELECT * FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
@@ -340,8 +372,8 @@ fn load_snapshot(conn: &Connection, account: i64, ad: i64) -> Result<Option<AdSn
 }
 
 /// Writes back every field a change can touch.
-fn save(conn: &Connection, ad: &AdSnapshot, review_from: Option<&str>) -> Result<(), ApiError> {
-    let spec = serde_json::to_string(&ad.spec).map_err(|e| ApiError::internal(e.to_string()))?;
+fn save(conn: &Connection, ad: &AdSnapshot, review_from: Option<&str>) -> Result<(), StoreError> {
+    let spec = serde_json::to_string(&ad.spec).map_err(|e| StoreError::Failed(e.to_string()))?;
     conn.execute(
         "UPDATE sim_ads SET spec = ?3, status = ?4, active = ?5, cpm_micros = ?6, budget_micros = ?7,
             daily_budget_micros = ?8, schedule = ?9, status_changed_at = ?10,
@@ -493,24 +525,22 @@ fn approved_status(budget_micros: i64, active: bool) -> Status {
 
 /// A failure of the simulator's own store, as the platform's: a store too busy to answer is
 /// a platform that did not answer in time; anything else a refusal.
-fn internal(e: ApiError) -> PlatformError {
+fn internal(e: StoreError) -> PlatformError {
     match e {
-        ApiError::Busy => PlatformError::Timeout,
+        StoreError::Busy => PlatformError::Timeout,
         other => PlatformError::Refused(other.to_string()),
     }
 }
 
-fn require_account(conn: &Connection, account: i64) -> Result<CabinetType, ApiError> {
-    let kind: Option<String> = conn
+/// The account's cabinet type; `None` when the simulator has no such account.
+fn account_kind(conn: &Connection, account: i64) -> Result<Option<CabinetType>, StoreError> {
+    Ok(conn
         .query_row(
             "SELECT cabinet_type FROM sim_accounts WHERE id = ?1",
             [account],
-            |r| r.get(0),
+            |r| parsed(r, 0, "sim_accounts.cabinet_type", CabinetType::parse),
         )
-        .optional()?;
-    kind.as_deref()
-        .and_then(CabinetType::parse)
-        .ok_or_else(|| ApiError::validation("account", format!("no simulated account {account}")))
+        .optional()?)
 }
 
 fn snapshot_from_row(r: &Row) -> rusqlite::Result<AdSnapshot> {
@@ -742,9 +772,8 @@ impl Platform for Simulator {
                     return Ok(Ok(ad_id));
                 }
             }
-            let kind = match require_account(tx, account) {
-                Ok(kind) => kind,
-                Err(_) => return Ok(Err(PlatformError::NotFound)),
+            let Some(kind) = account_kind(tx, account)? else {
+                return Ok(Err(PlatformError::NotFound));
             };
             let spec = match check_draft(kind, draft) {
                 Ok(spec) => spec,
@@ -759,7 +788,7 @@ impl Platform for Simulator {
                 return Ok(Err(PlatformError::InsufficientBalance));
             }
             let now = clock::now(tx)?;
-            let spec_text = serde_json::to_string(&spec).map_err(|e| ApiError::internal(e.to_string()))?;
+            let spec_text = serde_json::to_string(&spec).map_err(|e| StoreError::Failed(e.to_string()))?;
             tx.execute(
                 "UPDATE sim_accounts SET balance_micros = balance_micros - ?2, next_ad_id = next_ad_id + 1
                  WHERE id = ?1",
@@ -811,7 +840,9 @@ impl Platform for Simulator {
         self.take_fault(account)?;
         self.db
             .write_blocking(|tx| {
-                require_account(tx, account)?;
+                if account_kind(tx, account)?.is_none() {
+                    return Ok(Err(PlatformError::NotFound));
+                }
                 let until = at.min(clock::now(tx)?);
                 let moving: Vec<i64> = tx
                     .prepare_cached(
@@ -842,9 +873,9 @@ impl Platform for Simulator {
                         status_changed_at: r.get(9)?,
                     })
                 })?;
-                Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+                Ok::<_, StoreError>(Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?))
             })
-            .map_err(internal)
+            .map_err(internal)?
     }
 
     fn edit_ad(

@@ -3,6 +3,10 @@
 //! detail is logged with the request id and never reaches the client.
 
 use hyper::StatusCode;
+
+use crate::auth::AuthError;
+use crate::domain::ParseError;
+use crate::store::StoreError;
 use serde_json::{json, Map, Value};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -364,16 +368,49 @@ impl ApiError {
     }
 }
 
-impl From<rusqlite::Error> for ApiError {
-    /// A lock another process holds past the busy timeout is "busy" (503, retry); anything
-    /// else from SQLite is internal.
-    fn from(e: rusqlite::Error) -> Self {
-        match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-                ApiError::Busy
-            }
-            _ => ApiError::Internal(format!("sqlite: {e}")),
+impl From<ParseError> for ApiError {
+    fn from(e: ParseError) -> Self {
+        ApiError::Validation {
+            param: e.param,
+            message: e.message,
         }
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(e: AuthError) -> Self {
+        match e {
+            AuthError::ApiKeyMissing => ApiError::ApiKeyMissing,
+            AuthError::ApiKeyInvalid => ApiError::ApiKeyInvalid,
+            AuthError::NoAccounts => ApiError::NoAccounts,
+            AuthError::Forbidden => ApiError::Forbidden,
+            AuthError::ReadOnlyKey => ApiError::ReadOnlyKey,
+            AuthError::WriteNotAllowed => ApiError::WriteNotAllowed,
+            AuthError::ViewOnlyAccess => ApiError::ViewOnlyAccess,
+            AuthError::FeatureNotAvailable { feature } => ApiError::FeatureNotAvailable { feature },
+            AuthError::SubscriptionRequired => ApiError::SubscriptionRequired,
+            AuthError::AccountInactive => ApiError::AccountInactive,
+            AuthError::AccountIdRequired { why } => ApiError::AccountIdRequired { why },
+            AuthError::AccountNotFound => ApiError::AccountNotFound,
+            AuthError::TokenInvalid => ApiError::TokenInvalid,
+            AuthError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    /// A store too busy to answer is "busy" (503, retry); anything else from it is internal.
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Busy => ApiError::Busy,
+            other => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<rusqlite::Error> for ApiError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::from(e).into()
     }
 }
 
