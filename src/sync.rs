@@ -91,7 +91,7 @@ fn store_targets(
 pub fn apply(
     conn: &Connection,
     snap: &AdSnapshot,
-    cause: &str,
+    cause: Source,
     tracker_params: &[String],
 ) -> Result<(), StoreError> {
     let now = clock::iso(clock::now(conn)?);
@@ -113,7 +113,7 @@ pub fn record_change(
     conn: &Connection,
     old: &campaigns::CampaignRow,
     new: Status,
-    cause: &str,
+    cause: Source,
     now: &str,
 ) -> Result<(), StoreError> {
     events::record(
@@ -157,7 +157,7 @@ pub fn reread(
     let params = &services.config.conversions.tracker_params;
     services
         .db
-        .write_blocking(|tx| apply(tx, &snap, "sync", params))?;
+        .write_blocking(|tx| apply(tx, &snap, Source::Sync, params))?;
     Ok(Ok(()))
 }
 
@@ -198,7 +198,7 @@ pub fn sync_cabinet(
                     tme_path: tme_path.as_deref(),
                     old,
                     new: line.status,
-                    source: "sync",
+                    source: Source::Sync,
                 };
                 events::record(tx, &change, &line.status_changed_at)?;
             }
@@ -219,7 +219,7 @@ pub fn sync_cabinet(
                     let params = &services.config.conversions.tracker_params;
                     snaps
                         .iter()
-                        .try_for_each(|snap| apply(tx, snap, "sync", params))
+                        .try_for_each(|snap| apply(tx, snap, Source::Sync, params))
                 })?,
                 Err(e) => {
                     tracing::warn!(account, error = %e, "full re-read failed; retried next hour")

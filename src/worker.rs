@@ -326,10 +326,10 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, StoreError>
                 let now = clock::iso(clock::now(tx)?);
                 match &change {
                     Change::Snapshot(snap) => {
-                        sync::apply(tx, snap, "task", &s.config.conversions.tracker_params)?
+                        sync::apply(tx, snap, Source::Task, &s.config.conversions.tracker_params)?
                     }
                     Change::Deleted { removed } => {
-                        sync::record_change(tx, &row, Status::Deleted, "task", &now)?;
+                        sync::record_change(tx, &row, Status::Deleted, Source::Task, &now)?;
                         if *removed {
                             campaigns::remove(tx, account, ad)?;
                         } else {

@@ -103,6 +103,33 @@ impl LinkKind {
     }
 }
 
+/// Where a change to a campaign came from, as its history and status-change records say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// A client of the HTTP API (answered at once).
+    Api,
+    /// A task queued through the API (create, copy, bulk).
+    Task,
+    /// The operator's panel.
+    Panel,
+    /// An automation rule or Auto CPM.
+    Automation,
+    /// The platform, as read by a sync or a re-read.
+    Sync,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Api => "api",
+            Source::Task => "task",
+            Source::Panel => "panel",
+            Source::Automation => "automation",
+            Source::Sync => "sync",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

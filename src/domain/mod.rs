@@ -27,9 +27,11 @@ impl std::fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 pub mod access;
+pub mod ad;
 pub mod campaign;
 pub mod conversion;
 pub mod countries;
+pub mod delivery;
 pub mod link;
 pub mod media;
 pub mod money;

@@ -2,9 +2,9 @@
 
 use serde_json::{json, Value};
 
+use super::error::ApiError;
 use super::response::Reply;
 use super::Ctx;
-use super::error::ApiError;
 use crate::store::cabinets::Reachable;
 
 pub fn info(ctx: &Ctx) -> Result<Reply, ApiError> {

@@ -6,12 +6,12 @@ use std::collections::HashSet;
 
 use serde_json::json;
 
+use super::error::ApiError;
 use super::idempotency::Claim;
 use super::input::{self, Fields};
 use super::response::Reply;
 use super::{write, AppState, Ctx};
 use crate::domain::campaign::Status;
-use super::error::ApiError;
 use crate::store::campaigns;
 use crate::store::tasks::NewTask;
 

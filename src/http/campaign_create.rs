@@ -5,6 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::error::ApiError;
 use super::idempotency::Claim;
 use super::input::{self, Fields};
 use super::response::Reply;
@@ -13,7 +14,6 @@ use crate::domain::campaign::TargetType;
 use crate::domain::countries::COUNTRIES;
 use crate::domain::money::Money;
 use crate::domain::targeting::{LANGUAGES, TOPICS};
-use super::error::ApiError;
 use crate::platform::{AdDraft, AdSpec};
 use crate::store::cabinets::Cabinet;
 use crate::store::groups;

@@ -5,13 +5,13 @@
 use serde_json::{json, Map, Value};
 
 use super::campaigns::full;
+use super::error::ApiError;
 use super::input::{self, Fields};
 use super::request;
 use super::response::Reply;
 use super::{write, AppState, Ctx};
 use crate::clock;
 use crate::domain::money::{CabinetType, MAX_UNITS};
-use super::error::ApiError;
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, Switch};
 use crate::store::history::Source;
 use crate::store::{cabinets, campaigns};
@@ -33,7 +33,7 @@ async fn finish(
         .services
         .db
         .write(move |tx| {
-            sync::apply(tx, &snap, "api", &params)?;
+            sync::apply(tx, &snap, Source::Api, &params)?;
             sync::record_history(tx, account, ad, Source::Api, action, &details)?;
             campaigns::get(tx, account, ad)?.ok_or(ApiError::CampaignNotFound)
         })
@@ -233,7 +233,7 @@ pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
         state
             .services
             .db
-            .write(move |tx| sync::apply(tx, &moved.ad, "api", &params))
+            .write(move |tx| sync::apply(tx, &moved.ad, Source::Api, &params))
             .await?;
         return Err(ApiError::BudgetUnchanged);
     }
@@ -267,7 +267,7 @@ pub async fn delete(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
                 tx,
                 &row,
                 crate::domain::campaign::Status::Deleted,
-                "api",
+                Source::Api,
                 &now,
             )?;
             sync::record_history(

@@ -8,14 +8,15 @@ use std::time::Duration;
 use rust_decimal::Decimal;
 use serde_json::{json, Map, Value};
 
+use super::error::ApiError;
 use super::request::{self, Query};
 use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::clock;
 use crate::domain::campaign::{LinkKind, Status};
+use crate::domain::conversion::render_amount;
 use crate::domain::link::normalize_domain;
 use crate::domain::money::{ratio, CabinetType};
-use super::error::ApiError;
 use crate::store::campaigns::{self as repo, CampaignRow, DomainMode, ListFilter, Page, SortKey};
 use crate::store::conversions::{self as conversion_store, Summary};
 use crate::sync;
@@ -179,12 +180,26 @@ fn conversions_of(
         .collect())
 }
 
-/// Adds the client's own conversions to a campaign object: `conversions` (counts per event
-/// type) and `revenue` (per currency, decimal strings).
+/// Adds the client's own conversions to a campaign object: `conversions: {lead,
+/// conversion, purchase}` (counts, zeros included) and `revenue: {"USD": "12.50", ...}`
+/// (decimal strings, one per currency).
 fn with_conversions(object: &mut Value, summary: &Summary) {
-    let (counts, revenue) = summary.to_json();
-    object["conversions"] = counts;
-    object["revenue"] = revenue;
+    let counts: Map<String, Value> = ["lead", "conversion", "purchase"]
+        .iter()
+        .map(|t| {
+            (
+                t.to_string(),
+                json!(summary.counts.get(*t).copied().unwrap_or(0)),
+            )
+        })
+        .collect();
+    let revenue: Map<String, Value> = summary
+        .revenue
+        .iter()
+        .map(|(currency, micros)| (currency.clone(), json!(render_amount(*micros))))
+        .collect();
+    object["conversions"] = Value::Object(counts);
+    object["revenue"] = Value::Object(revenue);
 }
 
 /// The `(account_id, ad_id)` a path's `ad_id` names: in the `account_id` given, or in the

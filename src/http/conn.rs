@@ -18,9 +18,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::time::Sleep;
 
+use super::error::ApiError;
 use super::response::Reply;
 use super::AppState;
-use super::error::ApiError;
 
 /// How long in-flight requests may take to finish after shutdown starts.
 const DRAIN: Duration = Duration::from_secs(10);

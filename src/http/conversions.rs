@@ -1,15 +1,15 @@
 //! Owns `GET /v1/conversions`: the conversions attributed in the key's cabinets, oldest
 //! first, in cursor pages, filtered by `account_id`, `ad_id`, `event`, `since` and `until`.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
+use super::error::ApiError;
 use super::request::{self, Query};
 use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::clock;
-use crate::domain::conversion::EventType;
-use super::error::ApiError;
-use crate::store::conversions::{self, ListFilter};
+use crate::domain::conversion::{render_amount, EventType};
+use crate::store::conversions::{self, Conversion, ListFilter};
 
 const DEFAULT_LIMIT: i64 = 100;
 const MAX_LIMIT: i64 = 500;
@@ -54,15 +54,32 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         .read(move |c| conversions::list(c, &filter, limit))
         .await?;
     let next = more
-        .then(|| {
-            rows.last()
-                .and_then(|r| r["id"].as_str().map(str::to_string))
-        })
+        .then(|| rows.last().map(|r| r.id.to_string()))
         .flatten();
+    let data: Vec<Value> = rows.iter().map(conversion_json).collect();
     Ok(Reply::ok_meta(
-        json!(rows),
+        json!(data),
         json!({ "limit": limit, "cursor": cursor, "next_cursor": next, "hasMore": more }),
     ))
+}
+
+/// A conversion as the list shows it: `id` as a string, `ad_id` the first of `ad_ids`.
+fn conversion_json(c: &Conversion) -> Value {
+    json!({
+        "id": c.id.to_string(),
+        "account_id": c.account_id,
+        "ad_id": c.ad_ids.first(),
+        "ad_ids": c.ad_ids,
+        "event_type": c.event_type,
+        "txid": c.txid,
+        "ref": c.reference,
+        "invite_link": c.invite_link,
+        "amount": c.amount_micros.map(|a| render_amount(a.into())),
+        "currency": c.currency,
+        "status": c.status,
+        "received_at": c.received_at,
+        "updated_at": c.updated_at,
+    })
 }
 
 /// A bound given as an ISO 8601 timestamp or a `YYYY-MM-DD` date (its midnight, UTC).

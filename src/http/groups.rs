@@ -2,9 +2,9 @@
 
 use serde_json::{json, Value};
 
+use super::error::ApiError;
 use super::response::Reply;
 use super::{AppState, Ctx};
-use super::error::ApiError;
 use crate::store;
 
 pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {

@@ -12,11 +12,11 @@ use chrono::Duration;
 use rusqlite::Connection;
 use serde_json::{json, Value};
 
+use super::error::ApiError;
 use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::auth::sha256_hex;
 use crate::clock;
-use super::error::ApiError;
 use crate::store::idempotency as store;
 use crate::store::StoreError;
 

@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::domain::money::Money;
 use super::error::ApiError;
+use crate::domain::money::Money;
 
 /// Parses the body as a JSON object; an empty body is an empty object.
 pub fn object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {

@@ -36,10 +36,10 @@ use hyper::{Request, Response};
 
 use crate::auth::{self, Principal};
 use crate::db::Gate;
-use error::ApiError;
 use crate::ingest::Ingest;
 use crate::ratelimit::{unix_now, Budget, RateInfo, RateLimiter};
 use crate::Services;
+use error::ApiError;
 use request::Query;
 use response::Reply;
 use router::Endpoint;

@@ -8,11 +8,11 @@
 use hyper::StatusCode;
 use serde_json::{json, Value};
 
+use super::error::ApiError;
 use super::request::Query;
 use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::domain::conversion::RawEvent;
-use super::error::ApiError;
 use crate::ingest::{Recorded, Refusal, Sender};
 use crate::ratelimit::{self, unix_now_f64, RateInfo};
 
@@ -141,15 +141,23 @@ async fn batch(
         };
         checked.push(event.map(|event| valid.push(event)));
     }
-    let mut recorded = state.ingest.record(sender, valid).await?.into_iter();
+    let sent = valid.len();
+    let recorded = state.ingest.record(sender, valid).await?;
+    if recorded.len() != sent {
+        return Err(ApiError::internal(format!(
+            "the ingest writer answered {} outcomes for {sent} events",
+            recorded.len()
+        )));
+    }
+    let mut recorded = recorded.into_iter().map(|o| o.map_err(refused));
     let outcomes: Vec<Result<Recorded, ApiError>> = checked
         .into_iter()
-        .map(|c| match c {
-            Ok(()) => recorded
-                .next()
-                .unwrap_or(Err(Refusal::RefNotFound))
-                .map_err(refused),
-            Err(e) => Err(e),
+        .map(|c| {
+            c.and_then(|()| {
+                recorded
+                    .next()
+                    .expect("one outcome per event, checked above")
+            })
         })
         .collect();
     let accepted = outcomes.iter().filter(|o| o.is_ok()).count();

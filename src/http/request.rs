@@ -1,8 +1,8 @@
 //! Owns the parsing of request input at the edge: the query string (percent-decoding, typed
 //! values, the `account_id`/`accountId` alias) with a `VALIDATION_ERROR` naming each bad field.
 
-use crate::domain::link::form_decode as decode;
 use super::error::ApiError;
+use crate::domain::link::form_decode as decode;
 
 /// Parameters a query string may carry (trackers send a few dozen at most).
 const MAX_PAIRS: usize = 200;

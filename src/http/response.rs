@@ -42,18 +42,6 @@ impl Reply {
         }
     }
 
-    /// `202` with the task, `Location` and `Retry-After: 2`.
-    pub fn accepted(task: &crate::store::tasks::Task) -> Reply {
-        Reply {
-            status: StatusCode::ACCEPTED,
-            body: json!({ "success": true, "data": task.to_json() }),
-            headers: vec![
-                ("location".into(), format!("/api/v1/tasks/{}", task.id)),
-                ("retry-after".into(), "2".into()),
-            ],
-        }
-    }
-
     pub fn error(e: &ApiError, request_id: &str) -> Reply {
         let mut headers: Vec<(String, String)> = Vec::new();
         match e {

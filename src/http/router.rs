@@ -3,6 +3,7 @@
 
 use hyper::Method;
 
+use super::error::ApiError;
 use super::media::MULTIPART_OVERHEAD;
 use super::response::Reply;
 use super::{
@@ -10,7 +11,6 @@ use super::{
     media, postback, stats, targeting, tasks, AppState, Ctx,
 };
 use crate::domain::media::MAX_FILE;
-use super::error::ApiError;
 use crate::ratelimit::Budget;
 
 /// Every path the API serves begins with this.

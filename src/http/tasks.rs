@@ -2,22 +2,55 @@
 //! same transaction) and `GET /v1/tasks/{id}`, which any key of the task's owner reads, with
 //! `Retry-After: 2` while it is pending or running.
 
+use hyper::StatusCode;
 use rusqlite::Connection;
+use serde_json::{json, Value};
 
+use super::error::ApiError;
 use super::idempotency::Claim;
 use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::clock;
-use super::error::ApiError;
-use crate::store::tasks::{self, NewTask};
+use crate::store::tasks::{self, NewTask, Task};
 
 /// Inserts the task and stores its 202 answer under the claim, in the caller's transaction.
 pub fn queue(conn: &Connection, task: &NewTask, claim: &Claim) -> Result<Reply, ApiError> {
     let id = tasks::insert(conn, task, &clock::iso(clock::now(conn)?))?;
     let task = tasks::get(conn, id)?.ok_or_else(|| ApiError::internal("task vanished"))?;
-    let reply = Reply::accepted(&task);
+    let reply = accepted(&task);
     claim.finish(conn, &reply)?;
     Ok(reply)
+}
+
+/// `202` with the task, `Location` and `Retry-After: 2`.
+fn accepted(task: &Task) -> Reply {
+    let mut reply = Reply::ok_status(StatusCode::ACCEPTED, task_json(task));
+    reply.headers = vec![
+        ("location".into(), format!("/api/v1/tasks/{}", task.id)),
+        ("retry-after".into(), "2".into()),
+    ];
+    reply
+}
+
+/// The spec's task object.
+fn task_json(task: &Task) -> Value {
+    json!({
+        "id": task.id,
+        "type": task.kind,
+        "status": task.status,
+        "account_id": task.account_id,
+        "progress": task.progress,
+        "total": task.total,
+        "succeeded": task.succeeded,
+        "failed": task.failed,
+        "ad_ids": task.ad_ids,
+        "errors": task.errors,
+        "paused_reason": task.paused_reason,
+        "error": task.error,
+        "created_at": task.created_at,
+        "started_at": task.started_at,
+        "completed_at": task.completed_at,
+    })
 }
 
 pub async fn get(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {
@@ -34,7 +67,7 @@ pub async fn get(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErro
         .await?
         .filter(|t| t.owner_id == owner)
         .ok_or(ApiError::TaskNotFound)?;
-    let mut reply = Reply::ok(task.to_json());
+    let mut reply = Reply::ok(task_json(&task));
     if matches!(task.status.as_str(), "pending" | "running") {
         reply.headers.push(("retry-after".into(), "2".into()));
     }

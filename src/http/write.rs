@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::error::ApiError;
 use super::input::Fields;
 use super::{AppState, Ctx};
 use crate::domain::campaign::{Status, TargetType};
@@ -13,7 +14,6 @@ use crate::domain::link::PromoteLink;
 use crate::domain::money::{CabinetType, Money, MAX_MICROS};
 use crate::domain::schedule::Schedule;
 use crate::domain::targeting::BUTTONS;
-use super::error::ApiError;
 use crate::platform::{Platform, PlatformError};
 use crate::store::cabinets::{Cabinet, Reachable};
 use crate::store::campaigns::{self, CampaignRow};

@@ -9,11 +9,11 @@ use serde_json::Value;
 use super::StoreError;
 use super::{optional, parsed};
 use crate::db::json_column;
+use crate::domain::ad::{AdCounters, AdSnapshot};
 use crate::domain::campaign::{LinkKind, Status, TargetType};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
-use crate::platform::{AdCounters, AdSnapshot};
 
 /// Offset pagination reaches at most this many campaigns of each cabinet.
 pub const OFFSET_DEPTH: i64 = 500;

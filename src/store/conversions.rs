@@ -6,10 +6,9 @@ use std::collections::BTreeMap;
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
-use serde_json::{json, Value};
 
 use super::StoreError;
-use crate::domain::conversion::{render_amount, Event, Target};
+use crate::domain::conversion::{Event, Target};
 
 /// Stores `event` from `holder`, attributed to `ads` of `account`: a new row, or an update of
 /// the row with the same `txid` (its attribution replaced). Returns the id and whether it was
@@ -85,12 +84,29 @@ pub struct ListFilter {
     pub after: i64,
 }
 
+/// One stored conversion and the campaigns it is attributed to.
+#[derive(Debug, Clone)]
+pub struct Conversion {
+    pub id: i64,
+    pub account_id: i64,
+    pub ad_ids: Vec<i64>,
+    pub event_type: String,
+    pub txid: String,
+    pub reference: Option<String>,
+    pub invite_link: Option<String>,
+    pub amount_micros: Option<i64>,
+    pub currency: Option<String>,
+    pub status: Option<String>,
+    pub received_at: String,
+    pub updated_at: String,
+}
+
 /// One page of conversions, oldest first, and whether more follow.
 pub fn list(
     conn: &Connection,
     f: &ListFilter,
     limit: i64,
-) -> Result<(Vec<Value>, bool), StoreError> {
+) -> Result<(Vec<Conversion>, bool), StoreError> {
     let accounts = super::ids_json(&f.accounts);
     let mut sql = String::from(
         "SELECT c.id, c.account_id, c.event_type, c.txid, c.ref, c.invite_link, c.amount_micros,
@@ -124,23 +140,20 @@ pub fn list(
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt
         .query_map(params_from_iter(args), |r| {
-            let ads: Value = crate::db::json_column(r.get(11)?)?.unwrap_or(json!([]));
-            let amount: Option<i64> = r.get(6)?;
-            Ok(json!({
-                "id": r.get::<_, i64>(0)?.to_string(),
-                "account_id": r.get::<_, i64>(1)?,
-                "ad_id": ads.get(0).cloned().unwrap_or(Value::Null),
-                "ad_ids": ads,
-                "event_type": r.get::<_, String>(2)?,
-                "txid": r.get::<_, String>(3)?,
-                "ref": r.get::<_, Option<String>>(4)?,
-                "invite_link": r.get::<_, Option<String>>(5)?,
-                "amount": amount.map(|a| render_amount(a.into())),
-                "currency": r.get::<_, Option<String>>(7)?,
-                "status": r.get::<_, Option<String>>(8)?,
-                "received_at": r.get::<_, String>(9)?,
-                "updated_at": r.get::<_, String>(10)?,
-            }))
+            Ok(Conversion {
+                id: r.get(0)?,
+                account_id: r.get(1)?,
+                event_type: r.get(2)?,
+                txid: r.get(3)?,
+                reference: r.get(4)?,
+                invite_link: r.get(5)?,
+                amount_micros: r.get(6)?,
+                currency: r.get(7)?,
+                status: r.get(8)?,
+                received_at: r.get(9)?,
+                updated_at: r.get(10)?,
+                ad_ids: crate::db::json_column(r.get(11)?)?.unwrap_or_default(),
+            })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let more = rows.len() as i64 > limit;
@@ -154,28 +167,6 @@ pub fn list(
 pub struct Summary {
     pub counts: BTreeMap<String, i64>,
     pub revenue: BTreeMap<String, i128>,
-}
-
-impl Summary {
-    /// `conversions: {lead, conversion, purchase}` (every type, zeros included) and
-    /// `revenue: {"USD": "12.50", ...}` (decimal strings, one per currency).
-    pub fn to_json(&self) -> (Value, Value) {
-        let counts: serde_json::Map<String, Value> = ["lead", "conversion", "purchase"]
-            .iter()
-            .map(|t| {
-                (
-                    t.to_string(),
-                    json!(self.counts.get(*t).copied().unwrap_or(0)),
-                )
-            })
-            .collect();
-        let revenue: serde_json::Map<String, Value> = self
-            .revenue
-            .iter()
-            .map(|(currency, micros)| (currency.clone(), json!(render_amount(*micros))))
-            .collect();
-        (Value::Object(counts), Value::Object(revenue))
-    }
 }
 
 /// Amounts are summed in two parts (billions of micro-units, and the rest) so that SQLite's

@@ -1,9 +1,9 @@
 //! Owns `status_events`: each status change of a stored campaign, kept for the webhook sender.
 
 use rusqlite::{params, Connection};
-use serde_json::{json, Value};
 
 use super::StoreError;
+use crate::domain::campaign::Source;
 use crate::domain::campaign::Status;
 
 pub struct StatusChange<'a> {
@@ -13,36 +13,44 @@ pub struct StatusChange<'a> {
     pub old: Status,
     pub new: Status,
     /// What caused it: `api`, `panel`, `task` or `sync`.
-    pub source: &'a str,
+    pub source: Source,
 }
 
 pub fn record(conn: &Connection, c: &StatusChange, at: &str) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO status_events (account_id, ad_id, tme_path, old_status, new_status, source, at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![c.account_id, c.ad_id, c.tme_path, c.old.as_str(), c.new.as_str(), c.source, at],
+        params![c.account_id, c.ad_id, c.tme_path, c.old.as_str(), c.new.as_str(), c.source.as_str(), at],
     )?;
     Ok(())
 }
 
-/// Status changes not yet turned into webhooks: `(event id, account, change as sent)`, in
-/// order.
-pub fn unsent(conn: &Connection) -> Result<Vec<(i64, i64, Value)>, StoreError> {
+/// A recorded status change not yet turned into a webhook.
+#[derive(Debug, Clone)]
+pub struct Unsent {
+    pub id: i64,
+    pub account_id: i64,
+    pub ad_id: i64,
+    pub tme_path: Option<String>,
+    pub old_status: String,
+    pub new_status: String,
+}
+
+/// Status changes not yet turned into webhooks, in order.
+pub fn unsent(conn: &Connection) -> Result<Vec<Unsent>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, account_id, ad_id, tme_path, old_status, new_status FROM status_events
          WHERE sent = 0 ORDER BY id",
     )?;
     let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get(0)?,
-            r.get(1)?,
-            json!({
-                "ad_id": r.get::<_, i64>(2)?,
-                "tme_path": r.get::<_, Option<String>>(3)?,
-                "old_status": r.get::<_, String>(4)?,
-                "new_status": r.get::<_, String>(5)?,
-            }),
-        ))
+        Ok(Unsent {
+            id: r.get(0)?,
+            account_id: r.get(1)?,
+            ad_id: r.get(2)?,
+            tme_path: r.get(3)?,
+            old_status: r.get(4)?,
+            new_status: r.get(5)?,
+        })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

@@ -1,26 +1,20 @@
 //! Owns `campaign_history`: each change to a campaign with its source (`api`, `panel`,
-//! `automation`).
+//! `automation`, ...).
 
 use rusqlite::{params, Connection};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::StoreError;
+pub use crate::domain::campaign::Source;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    Api,
-    Panel,
-    Automation,
-}
-
-impl Source {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Source::Api => "api",
-            Source::Panel => "panel",
-            Source::Automation => "automation",
-        }
-    }
+/// One change in a campaign's history.
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    pub at: String,
+    pub source: String,
+    pub action: String,
+    pub details: Option<Value>,
 }
 
 pub fn record(
@@ -47,20 +41,19 @@ pub fn record(
     Ok(())
 }
 
-/// The campaign's history, oldest first, as JSON objects.
-pub fn list(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Value>, StoreError> {
+/// The campaign's history, oldest first.
+pub fn list(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Entry>, StoreError> {
     let mut stmt = conn.prepare(
         "SELECT at, source, action, details FROM campaign_history
          WHERE account_id = ?1 AND ad_id = ?2 ORDER BY id",
     )?;
     let rows = stmt.query_map([account, ad], |r| {
-        let details: Option<Value> = crate::db::json_column(r.get(3)?)?;
-        Ok(json!({
-            "at": r.get::<_, String>(0)?,
-            "source": r.get::<_, String>(1)?,
-            "action": r.get::<_, String>(2)?,
-            "details": details,
-        }))
+        Ok(Entry {
+            at: r.get(0)?,
+            source: r.get(1)?,
+            action: r.get(2)?,
+            details: crate::db::json_column(r.get(3)?)?,
+        })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

@@ -68,27 +68,6 @@ impl Task {
     pub fn is_final(&self) -> bool {
         matches!(self.status.as_str(), "completed" | "failed" | "cancelled")
     }
-
-    /// The spec's task object.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "type": self.kind,
-            "status": self.status,
-            "account_id": self.account_id,
-            "progress": self.progress,
-            "total": self.total,
-            "succeeded": self.succeeded,
-            "failed": self.failed,
-            "ad_ids": self.ad_ids,
-            "errors": self.errors,
-            "paused_reason": self.paused_reason,
-            "error": self.error,
-            "created_at": self.created_at,
-            "started_at": self.started_at,
-            "completed_at": self.completed_at,
-        })
-    }
 }
 
 pub struct NewTask<'a> {

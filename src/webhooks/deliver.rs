@@ -7,25 +7,11 @@ use std::time::{Duration, Instant};
 use super::guard::{self, Target};
 use super::sign::signature;
 use crate::config::WebhookConfig;
+pub use crate::domain::delivery::Outcome;
 use crate::ratelimit::unix_now;
 
 const ANSWER_LIMIT: Duration = Duration::from_secs(10);
 const RETRY_AFTER: Duration = Duration::from_millis(750);
-
-/// How a delivery ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    pub status: Option<u16>,
-    pub attempts: u32,
-    pub duration_ms: u64,
-    pub error: Option<String>,
-}
-
-impl Outcome {
-    pub fn delivered(&self) -> bool {
-        self.status.is_some_and(|s| (200..300).contains(&s))
-    }
-}
 
 /// Sends `body` as event `event` to `url`, signed with `secret`.
 pub fn send(

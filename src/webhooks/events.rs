@@ -78,12 +78,17 @@ fn queue(
 /// its changes, in order) and receiving key. Returns how many events were queued.
 pub fn queue_status_changes(conn: &Connection) -> Result<usize, StoreError> {
     let unsent = events::unsent(conn)?;
-    let Some(last) = unsent.last().map(|(id, _, _)| *id) else {
+    let Some(last) = unsent.last().map(|u| u.id) else {
         return Ok(0);
     };
     let mut by_cabinet: BTreeMap<i64, Vec<Value>> = BTreeMap::new();
-    for (_, account, change) in unsent {
-        by_cabinet.entry(account).or_default().push(change);
+    for u in unsent {
+        by_cabinet.entry(u.account_id).or_default().push(json!({
+            "ad_id": u.ad_id,
+            "tme_path": u.tme_path,
+            "old_status": u.old_status,
+            "new_status": u.new_status,
+        }));
     }
     let receivers = Receivers::load(conn)?;
     let now = clock::iso(clock::now(conn)?);
