@@ -8,6 +8,7 @@ use crate::auth::{self, generate_key, random_hex, sha256_hex};
 use crate::clock;
 use crate::domain::access::{Access, Plan};
 use crate::domain::money::{CabinetType, Money, MAX_UNITS, MONEY_SCALE};
+use crate::domain::task::TaskStatus;
 use crate::platform::sim::{Fault, SimError, Simulator};
 use crate::platform::PlatformError;
 use crate::store::cabinets::{Cabinet, Reachable};
@@ -566,8 +567,11 @@ fn require_task(conn: &rusqlite::Connection, id: i64) -> Result<tasks::Task, Pan
 pub fn task_cancel(s: &Services, id: i64) -> Result<Value, PanelError> {
     s.db.write_blocking(|tx| {
         let task = require_task(tx, id)?;
-        if task.is_final() {
-            return Err(bad("id", format!("task {id} is already {}", task.status)));
+        if task.status.is_final() {
+            return Err(bad(
+                "id",
+                format!("task {id} is already {}", task.status.as_str()),
+            ));
         }
         tasks::cancel(tx, id, &now_iso(tx)?)?;
         Ok(json!({ "id": id, "status": "cancelled" }))
@@ -578,10 +582,10 @@ pub fn task_cancel(s: &Services, id: i64) -> Result<Value, PanelError> {
 pub fn task_resume(s: &Services, id: i64) -> Result<Value, PanelError> {
     s.db.write_blocking(|tx| {
         let task = require_task(tx, id)?;
-        if task.status != "paused" {
+        if task.status != TaskStatus::Paused {
             return Err(bad(
                 "id",
-                format!("task {id} is {}, not paused", task.status),
+                format!("task {id} is {}, not paused", task.status.as_str()),
             ));
         }
         tasks::resume(tx, id)?;

@@ -8,14 +8,15 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::sync::{watch, Notify};
 
 use crate::clock;
 use crate::db;
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::money::Money;
-use crate::domain::schedule::Schedule;
+use crate::domain::schedule::{Schedule, Zone};
+use crate::domain::task::{BulkAction, Payload, TaskStatus};
 use crate::platform::{AdDraft, AdEdit, AdSnapshot, BudgetOp, PlatformError};
 use crate::store::history::Source;
 use crate::store::tasks::{self, Task};
@@ -54,15 +55,33 @@ pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receive
 
 /// Does one unit of work: one item of the next runnable task. Blocking.
 pub fn run_one(s: &Services) -> Result<Step, StoreError> {
-    let task = s.db.write_blocking(|tx| {
-        let task = tasks::next_runnable(tx)?;
-        if let Some(t) = task.as_ref().filter(|t| t.status == "pending") {
-            tasks::start(tx, t.id, &clock::iso(clock::now(tx)?))?;
+    let claimed = s.db.write_blocking(|tx| {
+        let Some(id) = tasks::next_runnable(tx)? else {
+            return Ok(None);
+        };
+        let now = clock::iso(clock::now(tx)?);
+        let task = match tasks::get(tx, id)? {
+            Some(task) => task,
+            None => return Ok(Some(None)),
+        };
+        if task.status == TaskStatus::Pending {
+            tasks::start(tx, id, &now)?;
         }
-        Ok::<_, StoreError>(task)
-    })?;
-    let Some(task) = task else {
-        return Ok(Step::Empty);
+        Ok::<_, StoreError>(Some(Some(task)))
+    });
+    let task = match claimed {
+        Ok(None) => return Ok(Step::Empty),
+        Ok(Some(None)) => return Ok(Step::Ran),
+        Ok(Some(Some(task))) => task,
+        Err(StoreError::Corrupt(what)) => return fail_unreadable(s, &what),
+        Err(e) => return Err(e),
+    };
+    let payload = match Payload::from_json(task.kind, &task.payload) {
+        Ok(payload) => payload,
+        Err(what) => {
+            unreadable(s, &task, &what)?;
+            return Ok(Step::Ran);
+        }
     };
     let done: HashSet<i64> =
         s.db.read_blocking(|c| tasks::done_items(c, task.id))?
@@ -85,25 +104,15 @@ pub fn run_one(s: &Services) -> Result<Step, StoreError> {
         finish(s, &task, Some(reason))?;
         return Ok(Step::Ran);
     }
-    let outcome = match task.kind.as_str() {
-        "create" | "copy" => create_item(s, &task, idx)?,
-        "status" | "budget" | "cpm" | "schedule" | "delete" => bulk_item(s, &task, idx)?,
-        other => Outcome::Unreadable(format!("unknown task type {other:?}")),
+    let outcome = match &payload {
+        Payload::Create {
+            group_id,
+            campaigns,
+        } => create_item(s, &task, campaigns, *group_id, idx)?,
+        Payload::Bulk { action, ad_ids } => bulk_item(s, &task, action, ad_ids, idx)?,
     };
     match outcome {
-        Outcome::Unreadable(what) => {
-            tracing::error!(
-                task = task.id,
-                item = idx,
-                what,
-                "a stored task cannot be read; failing it"
-            );
-            finish(
-                s,
-                &task,
-                Some("The task's stored data cannot be read, so it was stopped; queue the operation again."),
-            )?;
-        }
+        Outcome::Unreadable(what) => unreadable(s, &task, &what)?,
         Outcome::Done { stop } => {
             if stop || done.len() as i64 + 1 == task.total {
                 finish(s, &task, None)?;
@@ -142,6 +151,34 @@ enum Outcome {
     Unreadable(String),
 }
 
+/// The sentence a task that cannot be read fails with.
+const UNREADABLE: &str =
+    "The task's stored data cannot be read, so it was stopped; queue the operation again.";
+
+/// Fails a task whose stored data cannot be read, and says what was wrong in the log.
+fn unreadable(s: &Services, task: &Task, what: &str) -> Result<(), StoreError> {
+    tracing::error!(
+        task = task.id,
+        what,
+        "a stored task cannot be read; failing it"
+    );
+    finish(s, task, Some(UNREADABLE))
+}
+
+/// Fails the next runnable task when its very row cannot be read (an unknown type or status),
+/// by id, so the queue goes on.
+fn fail_unreadable(s: &Services, what: &str) -> Result<Step, StoreError> {
+    let failed = s.db.write_blocking(|tx| {
+        let Some(id) = tasks::next_runnable(tx)? else {
+            return Ok(None);
+        };
+        tasks::fail(tx, id, UNREADABLE, &clock::iso(clock::now(tx)?))?;
+        Ok::<_, StoreError>(Some(id))
+    })?;
+    tracing::error!(task = ?failed, what, "a stored task cannot be read; failing it");
+    Ok(Step::Ran)
+}
+
 fn finish(s: &Services, task: &Task, failure: Option<&str>) -> Result<(), StoreError> {
     s.db.write_blocking(|tx| {
         let now = clock::iso(clock::now(tx)?);
@@ -165,20 +202,18 @@ fn store_balance(
     Ok(())
 }
 
-fn create_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, StoreError> {
-    let mut draft: AdDraft =
-        match serde_json::from_value(task.payload["campaigns"][idx as usize].clone()) {
-            Ok(draft) => draft,
-            Err(e) => return Ok(Outcome::Unreadable(format!("campaign {idx}: {e}"))),
-        };
-    draft.client_ref = Some(format!("task:{}:{idx}", task.id));
-    let group = match &task.payload["group_id"] {
-        Value::Null => None,
-        v => match v.as_i64() {
-            Some(id) => Some(id),
-            None => return Ok(Outcome::Unreadable(format!("group_id {v}"))),
-        },
+fn create_item(
+    s: &Services,
+    task: &Task,
+    campaigns: &[AdDraft],
+    group: Option<i64>,
+    idx: i64,
+) -> Result<Outcome, StoreError> {
+    let Some(draft) = campaigns.get(idx as usize) else {
+        return Ok(Outcome::Unreadable(format!("no campaign {idx}")));
     };
+    let mut draft = draft.clone();
+    draft.client_ref = Some(format!("task:{}:{idx}", task.id));
     match s.platform.create_ad(task.account_id, &draft) {
         Ok(snap) => {
             let balance = s.platform.balance(task.account_id).ok();
@@ -213,25 +248,16 @@ enum Change {
     Deleted { removed: bool },
 }
 
-fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, StoreError> {
+fn bulk_item(
+    s: &Services,
+    task: &Task,
+    action: &BulkAction,
+    ad_ids: &[i64],
+    idx: i64,
+) -> Result<Outcome, StoreError> {
     let account = task.account_id;
-    let payload = &task.payload;
-    let (Some(ad), Some(action)) = (
-        payload["ad_ids"][idx as usize].as_i64(),
-        payload["action"].as_str().map(str::to_string),
-    ) else {
-        return Ok(Outcome::Unreadable(format!("bulk item {idx} of {payload}")));
-    };
-    let amount = |field: &str| payload[field].as_i64().map(Money::from_micros);
-    let money = match action.as_str() {
-        "add_budget" | "withdraw_budget" => amount("amount"),
-        "set_cpm" => amount("cpm"),
-        _ => Some(Money::ZERO),
-    };
-    let Some(money) = money else {
-        return Ok(Outcome::Unreadable(format!(
-            "the amount of {action} in {payload}"
-        )));
+    let Some(&ad) = ad_ids.get(idx as usize) else {
+        return Ok(Outcome::Unreadable(format!("no campaign {idx}")));
     };
     let row =
         s.db.read_blocking(|c| campaigns::get(c, account, ad))?
@@ -246,17 +272,17 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, StoreError>
         );
     };
     let token = format!("task:{}:{idx}", task.id);
-    let result = match action.as_str() {
-        "pause" | "resume" => s
+    let result = match action {
+        BulkAction::Pause | BulkAction::Resume => s
             .platform
-            .switch_ad(account, ad, action == "resume")
+            .switch_ad(account, ad, *action == BulkAction::Resume)
             .map(|(snap, _)| Change::Snapshot(Box::new(snap))),
-        "add_budget" => s
+        BulkAction::AddBudget(money) => s
             .platform
-            .move_budget(account, ad, BudgetOp::Add(money), &token)
+            .move_budget(account, ad, BudgetOp::Add(*money), &token)
             .map(|m| Change::Snapshot(Box::new(m.ad))),
-        "withdraw_budget" => {
-            if row.budget < money {
+        BulkAction::WithdrawBudget(money) => {
+            if row.budget < *money {
                 return record_refusal(
                     s,
                     task,
@@ -266,28 +292,26 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, StoreError>
                 );
             }
             s.platform
-                .move_budget(account, ad, BudgetOp::Withdraw(money), &token)
+                .move_budget(account, ad, BudgetOp::Withdraw(*money), &token)
                 .map(|m| Change::Snapshot(Box::new(m.ad)))
         }
-        "withdraw_all_budget" => s
+        BulkAction::WithdrawAllBudget => s
             .platform
             .move_budget(account, ad, BudgetOp::WithdrawAll, &token)
             .map(|m| Change::Snapshot(Box::new(m.ad))),
-        "set_cpm" => {
+        BulkAction::SetCpm(money) => {
             let edit = AdEdit {
-                cpm: Some(money),
+                cpm: Some(*money),
                 ..AdEdit::default()
             };
             s.platform
                 .edit_ad(account, ad, &edit)
                 .map(|snap| Change::Snapshot(Box::new(snap)))
         }
-        "set_schedule" => {
-            let schedule = task.payload["schedule"].clone();
-            if !schedule.is_null() && Schedule::parse(&schedule, "schedule", None).is_err() {
-                return Ok(Outcome::Unreadable(format!("the schedule {schedule}")));
-            }
-            if schedule["timezone"] == "viewer" && row.target_type != TargetType::Users {
+        BulkAction::SetSchedule(schedule) => {
+            if schedule.as_ref().is_some_and(|s| s.zone == Zone::Viewer)
+                && row.target_type != TargetType::Users
+            {
                 return record_refusal(
                     s,
                     task,
@@ -297,27 +321,21 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, StoreError>
                 );
             }
             let edit = AdEdit {
-                schedule: Some((!schedule.is_null()).then_some(schedule)),
+                schedule: Some(schedule.as_ref().map(Schedule::to_json)),
                 ..AdEdit::default()
             };
             s.platform
                 .edit_ad(account, ad, &edit)
                 .map(|snap| Change::Snapshot(Box::new(snap)))
         }
-        "delete" => s
+        BulkAction::Delete => s
             .platform
             .delete_ad(account, ad, &token)
             .map(|removed| Change::Deleted { removed }),
-        other => {
-            return Ok(Outcome::Unreadable(format!(
-                "unknown bulk action {other:?}"
-            )))
-        }
     };
     match result {
         Ok(change) => {
-            let moves_money = action.contains("budget") || action == "delete";
-            let balance = if moves_money {
+            let balance = if action.moves_money() {
                 s.platform.balance(account).ok()
             } else {
                 None
@@ -342,7 +360,7 @@ fn bulk_item(s: &Services, task: &Task, idx: i64) -> Result<Outcome, StoreError>
                     account,
                     ad,
                     Source::Api,
-                    &format!("bulk_{action}"),
+                    &format!("bulk_{}", action.name()),
                     &json!({ "task": task.id }),
                 )?;
                 tasks::record_item(tx, task, idx, Some(ad), None)?;

@@ -38,4 +38,5 @@ pub mod money;
 pub mod schedule;
 pub mod stats;
 pub mod targeting;
+pub mod task;
 pub mod time;

@@ -4,31 +4,17 @@
 
 use std::collections::HashSet;
 
-use serde_json::json;
-
 use super::error::ApiError;
 use super::idempotency::Claim;
 use super::input::{self, Fields};
 use super::response::Reply;
 use super::{write, AppState, Ctx};
 use crate::domain::campaign::Status;
+use crate::domain::task::{BulkAction, Extra, ExtraValue, Payload};
 use crate::store::campaigns;
 use crate::store::tasks::NewTask;
 
 const MAX_IDS: usize = 1000;
-
-/// Each action: its task type and the extra field it takes.
-fn action(name: &str) -> Option<(&'static str, Option<&'static str>)> {
-    Some(match name {
-        "pause" | "resume" => ("status", None),
-        "add_budget" | "withdraw_budget" => ("budget", Some("amount")),
-        "withdraw_all_budget" => ("budget", None),
-        "set_cpm" => ("cpm", Some("cpm")),
-        "set_schedule" => ("schedule", Some("schedule")),
-        "delete" => ("delete", None),
-        _ => return None,
-    })
-}
 
 pub async fn bulk(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, bool), ApiError> {
     let body = input::object(&ctx.body)?;
@@ -37,10 +23,11 @@ pub async fn bulk(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, b
     let cabinet = write::cabinet(ctx, account)?.cabinet.clone();
     let kind = cabinet.cabinet_type;
     let name = f.required_string("action")?;
-    let (task_type, extra) = action(&name).ok_or_else(|| {
+    let extra = BulkAction::extra(&name).ok_or_else(|| {
+        let names: Vec<&str> = BulkAction::names().collect();
         ApiError::validation(
             "action",
-            "action must be pause, resume, add_budget, withdraw_budget, withdraw_all_budget, set_cpm, set_schedule or delete.",
+            format!("action must be one of {}.", names.join(", ")),
         )
     })?;
     let ids = f
@@ -55,41 +42,38 @@ pub async fn bulk(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, b
         ));
     }
     for field in ["amount", "cpm", "schedule"] {
-        if f.has(field) && extra != Some(field) {
+        if f.has(field) && extra.field() != Some(field) {
             return Err(ApiError::validation(
                 field,
                 format!("{field} is not used with action {name}."),
             ));
         }
     }
-    let mut payload = json!({ "action": name, "ad_ids": unique });
-    match extra {
-        Some("amount") => {
-            let amount = f
-                .money("amount", kind.scale())?
+    let value = match extra {
+        Extra::None => ExtraValue::None,
+        Extra::Amount => ExtraValue::Money(
+            f.money("amount", kind.scale())?
                 .filter(|a| a.micros() > 0)
                 .ok_or_else(|| {
                     ApiError::validation("amount", "amount is required and must be greater than 0.")
-                })?;
-            payload["amount"] = json!(amount);
-        }
-        Some("cpm") => {
-            let cpm = write::cpm(&mut f, kind)?
-                .ok_or_else(|| ApiError::validation("cpm", "cpm is required."))?;
-            payload["cpm"] = json!(cpm);
-        }
-        Some(_) => {
-            if !f.has("schedule") {
-                return Err(ApiError::validation(
+                })?,
+        ),
+        Extra::Cpm => ExtraValue::Money(
+            write::cpm(&mut f, kind)?
+                .ok_or_else(|| ApiError::validation("cpm", "cpm is required."))?,
+        ),
+        Extra::Schedule => {
+            ExtraValue::Schedule(write::schedule(&mut f, None)?.ok_or_else(|| {
+                ApiError::validation(
                     "schedule",
                     "schedule is required: an object, or null to remove it.",
-                ));
-            }
-            payload["schedule"] = json!(write::schedule(&mut f, None)?.flatten());
+                )
+            })?)
         }
-        None => {}
-    }
+    };
     f.deny_unknown()?;
+    let action = BulkAction::from_parts(&name, value)
+        .ok_or_else(|| ApiError::internal(format!("bulk action {name} without its field")))?;
     let owner = ctx.principal.user.id;
     let account = cabinet.id;
     let reply = state
@@ -107,14 +91,14 @@ pub async fn bulk(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, b
             if !missing.is_empty() {
                 return Err(ApiError::UnknownAdIds { missing });
             }
-            let total = unique.len() as i64;
             let task = NewTask {
                 owner_id: owner,
                 account_id: account,
-                kind: task_type,
-                lane: "other",
-                payload: &payload,
-                total,
+                kind: action.kind(),
+                payload: &Payload::Bulk {
+                    action,
+                    ad_ids: unique,
+                },
             };
             super::tasks::queue(tx, &task, &claim)
         })

@@ -14,6 +14,7 @@ use crate::domain::campaign::TargetType;
 use crate::domain::countries::COUNTRIES;
 use crate::domain::money::Money;
 use crate::domain::targeting::{LANGUAGES, TOPICS};
+use crate::domain::task::{Lane, Payload, TaskKind};
 use crate::platform::{AdDraft, AdSpec};
 use crate::store::cabinets::Cabinet;
 use crate::store::groups;
@@ -140,7 +141,7 @@ fn parse_campaign(f: &mut Fields, cabinet: &Cabinet) -> Result<Parsed, ApiError>
         budget,
         daily_budget: write::daily_budget(f, kind)?.flatten(),
         active: f.bool("active")?.unwrap_or(true),
-        schedule: write::schedule(f, Some(target_type))?.flatten(),
+        schedule: write::schedule_json(write::schedule(f, Some(target_type))?.flatten()),
     };
     Ok(Parsed { draft, media })
 }
@@ -297,7 +298,16 @@ pub async fn create(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply,
         }
         drafts.push(draft);
     }
-    enqueue(state, ctx, claim, cabinet.id, "create", drafts, group).await
+    enqueue(
+        state,
+        ctx,
+        claim,
+        cabinet.id,
+        TaskKind::Create,
+        drafts,
+        group,
+    )
+    .await
 }
 
 pub async fn copy(
@@ -322,7 +332,7 @@ pub async fn copy(
     let media = f.string("media")?;
     let picture = f.bool("picture")?;
     let views_per_user = f.int("views_per_user", 1, 4)?;
-    let schedule = write::schedule(&mut f, Some(source.target_type))?;
+    let schedule = write::schedule(&mut f, Some(source.target_type))?.map(write::schedule_json);
     let mut group = group_choice(&mut f)?;
     f.deny_unknown()?;
     let media = write::media(state, media, f.path("media"), cabinet.id).await?;
@@ -364,7 +374,7 @@ pub async fn copy(
         },
     };
     let drafts = vec![draft; copies as usize];
-    enqueue(state, ctx, claim, cabinet.id, "copy", drafts, group).await
+    enqueue(state, ctx, claim, cabinet.id, TaskKind::Copy, drafts, group).await
 }
 
 /// Queues the task, resolving the group, in the transaction that stores the answer.
@@ -373,17 +383,16 @@ async fn enqueue(
     ctx: &Ctx,
     claim: Claim,
     account: i64,
-    kind: &'static str,
+    kind: TaskKind,
     drafts: Vec<AdDraft>,
     group: GroupChoice,
 ) -> Result<(Reply, bool), ApiError> {
     let owner = ctx.principal.user.id;
-    let total = drafts.len() as i64;
     let reply = state
         .services
         .db
         .write(move |tx| {
-            if tasks::queued(tx, account, "create")? >= i64::from(QUEUE_LIMIT) {
+            if tasks::queued(tx, account, Lane::Create)? >= i64::from(QUEUE_LIMIT) {
                 return Err(ApiError::QueueFull { limit: QUEUE_LIMIT });
             }
             let group_id = match group {
@@ -403,14 +412,14 @@ async fn enqueue(
                     None => groups::insert(tx, account, &name, DEFAULT_GROUP_COLOR)?,
                 }),
             };
-            let payload = json!({ "group_id": group_id, "campaigns": drafts });
             let task = NewTask {
                 owner_id: owner,
                 account_id: account,
                 kind,
-                lane: "create",
-                payload: &payload,
-                total,
+                payload: &Payload::Create {
+                    group_id,
+                    campaigns: drafts,
+                },
             };
             super::tasks::queue(tx, &task, &claim)
         })

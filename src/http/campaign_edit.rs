@@ -58,7 +58,7 @@ pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErr
         cpm: write::cpm(&mut f, kind)?,
         daily_budget: write::daily_budget(&mut f, kind)?,
         views_per_user: f.int("views_per_user", 1, 4)?,
-        schedule: write::schedule(&mut f, Some(row.target_type))?,
+        schedule: write::schedule(&mut f, Some(row.target_type))?.map(write::schedule_json),
         media: None,
         picture: f.bool("picture")?,
         button: write::button(&mut f, &cabinet)?,

@@ -36,8 +36,8 @@ fn accepted(task: &Task) -> Reply {
 fn task_json(task: &Task) -> Value {
     json!({
         "id": task.id,
-        "type": task.kind,
-        "status": task.status,
+        "type": task.kind.as_str(),
+        "status": task.status.as_str(),
         "account_id": task.account_id,
         "progress": task.progress,
         "total": task.total,
@@ -68,7 +68,7 @@ pub async fn get(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErro
         .filter(|t| t.owner_id == owner)
         .ok_or(ApiError::TaskNotFound)?;
     let mut reply = Reply::ok(task_json(&task));
-    if matches!(task.status.as_str(), "pending" | "running") {
+    if task.status.is_underway() {
         reply.headers.push(("retry-after".into(), "2".into()));
     }
     Ok(reply)

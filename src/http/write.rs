@@ -165,19 +165,27 @@ pub fn button(f: &mut Fields, cabinet: &Cabinet) -> Result<Option<Option<String>
     }
 }
 
-/// `schedule`: an object (parsed and normalised) or `null` to remove it.
+/// `schedule`: an object (parsed) or `null` to remove it.
 pub fn schedule(
     f: &mut Fields,
     target: Option<TargetType>,
-) -> Result<Option<Option<Value>>, ApiError> {
+) -> Result<Option<Option<Schedule>>, ApiError> {
     let Some(value) = f.raw("schedule") else {
         return Ok(None);
     };
     if value.is_null() {
         return Ok(Some(None));
     }
-    let schedule = Schedule::parse(value, &f.path("schedule"), target)?;
-    Ok(Some(Some(schedule.to_json())))
+    Ok(Some(Some(Schedule::parse(
+        value,
+        &f.path("schedule"),
+        target,
+    )?)))
+}
+
+/// A schedule choice in the form the ad values carry it: the normalised object, or `None`.
+pub fn schedule_json(schedule: Option<Schedule>) -> Option<Value> {
+    schedule.as_ref().map(Schedule::to_json)
 }
 
 /// An optional string that `null` clears.

@@ -4,8 +4,8 @@
 use rusqlite::{params, Connection, Row};
 use serde_json::{json, Value};
 
-use super::optional;
-use super::StoreError;
+use super::{optional, parsed, StoreError};
+use crate::domain::task::{Lane, Payload, TaskKind, TaskStatus};
 
 /// Entries kept in a task's `errors`.
 pub const MAX_ERRORS: usize = 50;
@@ -15,8 +15,9 @@ pub struct Task {
     pub id: i64,
     pub owner_id: i64,
     pub account_id: i64,
-    pub kind: String,
-    pub status: String,
+    pub kind: TaskKind,
+    pub status: TaskStatus,
+    /// The stored payload; the worker reads it ([`Payload::from_json`]).
     pub payload: Value,
     pub total: i64,
     pub progress: i64,
@@ -46,8 +47,8 @@ fn from_row(r: &Row) -> rusqlite::Result<Task> {
         id: r.get("id")?,
         owner_id: r.get("owner_id")?,
         account_id: r.get("account_id")?,
-        kind: r.get("type")?,
-        status: r.get("status")?,
+        kind: parsed(r, "type", "tasks.type", TaskKind::parse)?,
+        status: parsed(r, "status", "tasks.status", TaskStatus::parse)?,
         payload: json_text(r, "payload")?,
         total: r.get("total")?,
         progress: r.get("progress")?,
@@ -64,20 +65,11 @@ fn from_row(r: &Row) -> rusqlite::Result<Task> {
     })
 }
 
-impl Task {
-    pub fn is_final(&self) -> bool {
-        matches!(self.status.as_str(), "completed" | "failed" | "cancelled")
-    }
-}
-
 pub struct NewTask<'a> {
     pub owner_id: i64,
     pub account_id: i64,
-    pub kind: &'a str,
-    /// `create` for creates and copies, `other` for the rest.
-    pub lane: &'a str,
-    pub payload: &'a Value,
-    pub total: i64,
+    pub kind: TaskKind,
+    pub payload: &'a Payload,
 }
 
 pub fn insert(conn: &Connection, t: &NewTask, now: &str) -> Result<i64, StoreError> {
@@ -87,10 +79,10 @@ pub fn insert(conn: &Connection, t: &NewTask, now: &str) -> Result<i64, StoreErr
         params![
             t.owner_id,
             t.account_id,
-            t.kind,
-            t.lane,
-            t.payload.to_string(),
-            t.total,
+            t.kind.as_str(),
+            t.kind.lane().as_str(),
+            t.payload.to_json().to_string(),
+            t.payload.total() as i64,
             now
         ],
     )?;
@@ -102,25 +94,26 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<Task>, StoreError> {
 }
 
 /// Tasks of the cabinet's lane waiting to start.
-pub fn queued(conn: &Connection, account: i64, lane: &str) -> Result<i64, StoreError> {
+pub fn queued(conn: &Connection, account: i64, lane: Lane) -> Result<i64, StoreError> {
     Ok(conn.query_row(
         "SELECT COUNT(*) FROM tasks WHERE account_id = ?1 AND lane = ?2 AND status = 'pending'",
-        params![account, lane],
+        params![account, lane.as_str()],
         |r| r.get(0),
     )?)
 }
 
-/// The next task with work to do: a running one, else the oldest pending task whose lane in
-/// its cabinet has nothing running, paused or queued before it.
-pub fn next_runnable(conn: &Connection) -> Result<Option<Task>, StoreError> {
+/// The id of the next task with work to do: a running one, else the oldest pending task whose
+/// lane in its cabinet has nothing running, paused or queued before it. (Only the id, so a
+/// task that cannot be read can still be failed by it.)
+pub fn next_runnable(conn: &Connection) -> Result<Option<i64>, StoreError> {
     optional(conn.query_row(
-        "SELECT * FROM tasks t WHERE t.status = 'running'
+        "SELECT id FROM tasks t WHERE t.status = 'running'
             OR (t.status = 'pending' AND NOT EXISTS (
                 SELECT 1 FROM tasks o WHERE o.account_id = t.account_id AND o.lane = t.lane AND o.id <> t.id
                   AND (o.status IN ('running', 'paused') OR (o.status = 'pending' AND o.id < t.id))))
          ORDER BY t.status = 'running' DESC, t.id LIMIT 1",
         [],
-        from_row,
+        |r| r.get(0),
     ))
 }
 
@@ -185,9 +178,11 @@ pub fn complete(conn: &Connection, id: i64, now: &str) -> Result<(), StoreError>
     Ok(())
 }
 
+/// Ends a running or pending task as `failed` with `error`.
 pub fn fail(conn: &Connection, id: i64, error: &str, now: &str) -> Result<(), StoreError> {
     conn.execute(
-        "UPDATE tasks SET status = 'failed', error = ?2, completed_at = ?3 WHERE id = ?1 AND status = 'running'",
+        "UPDATE tasks SET status = 'failed', error = ?2, completed_at = ?3
+         WHERE id = ?1 AND status IN ('running', 'pending')",
         params![id, error, now],
     )?;
     Ok(())

@@ -1,0 +1,424 @@
+//! Owns the vocabulary of background tasks: their kinds, the lane of a cabinet each runs in,
+//! their statuses, the bulk actions (with the money or schedule each carries), and the payload
+//! a task is stored with. Shared by the HTTP layer that queues tasks and the worker that runs
+//! them, so neither keeps its own table of strings.
+
+use serde_json::{json, Value};
+
+use super::ad::AdDraft;
+use super::money::Money;
+use super::schedule::Schedule;
+
+/// What a task does; its `type` in the task object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskKind {
+    Create,
+    Copy,
+    /// Bulk pause or resume.
+    Status,
+    /// Bulk budget moves.
+    Budget,
+    Cpm,
+    Schedule,
+    Delete,
+}
+
+impl TaskKind {
+    pub const ALL: [TaskKind; 7] = [
+        TaskKind::Create,
+        TaskKind::Copy,
+        TaskKind::Status,
+        TaskKind::Budget,
+        TaskKind::Cpm,
+        TaskKind::Schedule,
+        TaskKind::Delete,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Create => "create",
+            TaskKind::Copy => "copy",
+            TaskKind::Status => "status",
+            TaskKind::Budget => "budget",
+            TaskKind::Cpm => "cpm",
+            TaskKind::Schedule => "schedule",
+            TaskKind::Delete => "delete",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TaskKind> {
+        TaskKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Creates and copies share a cabinet's create lane; everything else its other lane.
+    pub fn lane(self) -> Lane {
+        match self {
+            TaskKind::Create | TaskKind::Copy => Lane::Create,
+            TaskKind::Status
+            | TaskKind::Budget
+            | TaskKind::Cpm
+            | TaskKind::Schedule
+            | TaskKind::Delete => Lane::Other,
+        }
+    }
+}
+
+/// A cabinet runs one task of each lane at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    Create,
+    Other,
+}
+
+impl Lane {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lane::Create => "create",
+            Lane::Other => "other",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskStatus {
+    Pending,
+    Running,
+    Paused,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl TaskStatus {
+    pub const ALL: [TaskStatus; 6] = [
+        TaskStatus::Pending,
+        TaskStatus::Running,
+        TaskStatus::Paused,
+        TaskStatus::Completed,
+        TaskStatus::Failed,
+        TaskStatus::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Pending => "pending",
+            TaskStatus::Running => "running",
+            TaskStatus::Paused => "paused",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TaskStatus> {
+        TaskStatus::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// The task has ended and will not change again.
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
+        )
+    }
+
+    /// The task still has work ahead that runs by itself.
+    pub fn is_underway(self) -> bool {
+        matches!(self, TaskStatus::Pending | TaskStatus::Running)
+    }
+}
+
+/// One bulk action over campaigns, with what it carries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BulkAction {
+    Pause,
+    Resume,
+    AddBudget(Money),
+    WithdrawBudget(Money),
+    WithdrawAllBudget,
+    SetCpm(Money),
+    /// `None` removes the schedule.
+    SetSchedule(Option<Schedule>),
+    Delete,
+}
+
+/// The extra field an action takes, by kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extra {
+    None,
+    /// `amount`: money.
+    Amount,
+    /// `cpm`: money.
+    Cpm,
+    /// `schedule`: an object, or null to remove it.
+    Schedule,
+}
+
+impl Extra {
+    /// The field's name, in requests and in stored payloads.
+    pub fn field(self) -> Option<&'static str> {
+        match self {
+            Extra::None => None,
+            Extra::Amount => Some("amount"),
+            Extra::Cpm => Some("cpm"),
+            Extra::Schedule => Some("schedule"),
+        }
+    }
+}
+
+/// The value of an action's extra field, once read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExtraValue {
+    None,
+    Money(Money),
+    Schedule(Option<Schedule>),
+}
+
+/// Each action's name and the extra field it takes.
+const ACTIONS: [(&str, Extra); 8] = [
+    ("pause", Extra::None),
+    ("resume", Extra::None),
+    ("add_budget", Extra::Amount),
+    ("withdraw_budget", Extra::Amount),
+    ("withdraw_all_budget", Extra::None),
+    ("set_cpm", Extra::Cpm),
+    ("set_schedule", Extra::Schedule),
+    ("delete", Extra::None),
+];
+
+impl BulkAction {
+    /// Every action name, for the sentence that lists them.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        ACTIONS.iter().map(|(name, _)| *name)
+    }
+
+    /// The extra field the action named `name` takes; `None` for an unknown name.
+    pub fn extra(name: &str) -> Option<Extra> {
+        ACTIONS.iter().find(|(n, _)| *n == name).map(|(_, e)| *e)
+    }
+
+    /// The action named `name` with the value of its extra field; `None` when the value is
+    /// not the one the action takes.
+    pub fn from_parts(name: &str, value: ExtraValue) -> Option<BulkAction> {
+        Some(match (name, value) {
+            ("pause", ExtraValue::None) => BulkAction::Pause,
+            ("resume", ExtraValue::None) => BulkAction::Resume,
+            ("add_budget", ExtraValue::Money(m)) => BulkAction::AddBudget(m),
+            ("withdraw_budget", ExtraValue::Money(m)) => BulkAction::WithdrawBudget(m),
+            ("withdraw_all_budget", ExtraValue::None) => BulkAction::WithdrawAllBudget,
+            ("set_cpm", ExtraValue::Money(m)) => BulkAction::SetCpm(m),
+            ("set_schedule", ExtraValue::Schedule(s)) => BulkAction::SetSchedule(s),
+            ("delete", ExtraValue::None) => BulkAction::Delete,
+            _ => return None,
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            BulkAction::Pause => "pause",
+            BulkAction::Resume => "resume",
+            BulkAction::AddBudget(_) => "add_budget",
+            BulkAction::WithdrawBudget(_) => "withdraw_budget",
+            BulkAction::WithdrawAllBudget => "withdraw_all_budget",
+            BulkAction::SetCpm(_) => "set_cpm",
+            BulkAction::SetSchedule(_) => "set_schedule",
+            BulkAction::Delete => "delete",
+        }
+    }
+
+    pub fn kind(&self) -> TaskKind {
+        match self {
+            BulkAction::Pause | BulkAction::Resume => TaskKind::Status,
+            BulkAction::AddBudget(_)
+            | BulkAction::WithdrawBudget(_)
+            | BulkAction::WithdrawAllBudget => TaskKind::Budget,
+            BulkAction::SetCpm(_) => TaskKind::Cpm,
+            BulkAction::SetSchedule(_) => TaskKind::Schedule,
+            BulkAction::Delete => TaskKind::Delete,
+        }
+    }
+
+    /// It moves money between campaigns and the cabinet (so the balance is read after).
+    pub fn moves_money(&self) -> bool {
+        matches!(
+            self,
+            BulkAction::AddBudget(_)
+                | BulkAction::WithdrawBudget(_)
+                | BulkAction::WithdrawAllBudget
+                | BulkAction::Delete
+        )
+    }
+}
+
+/// What a task is stored with: the campaigns a create or copy makes, or a bulk action and the
+/// campaigns it acts on.
+#[derive(Debug, Clone)]
+pub enum Payload {
+    Create {
+        group_id: Option<i64>,
+        campaigns: Vec<AdDraft>,
+    },
+    Bulk {
+        action: BulkAction,
+        ad_ids: Vec<i64>,
+    },
+}
+
+impl Payload {
+    /// How many items the task has.
+    pub fn total(&self) -> usize {
+        match self {
+            Payload::Create { campaigns, .. } => campaigns.len(),
+            Payload::Bulk { ad_ids, .. } => ad_ids.len(),
+        }
+    }
+
+    /// The stored form (kept as it always was: money in micro-units, a schedule as its
+    /// normalised object).
+    pub fn to_json(&self) -> Value {
+        match self {
+            Payload::Create {
+                group_id,
+                campaigns,
+            } => json!({ "group_id": group_id, "campaigns": campaigns }),
+            Payload::Bulk { action, ad_ids } => {
+                let mut value = json!({ "action": action.name(), "ad_ids": ad_ids });
+                match action {
+                    BulkAction::AddBudget(m) | BulkAction::WithdrawBudget(m) => {
+                        value["amount"] = json!(m.micros())
+                    }
+                    BulkAction::SetCpm(m) => value["cpm"] = json!(m.micros()),
+                    BulkAction::SetSchedule(s) => {
+                        value["schedule"] = s.as_ref().map_or(Value::Null, Schedule::to_json)
+                    }
+                    BulkAction::Pause
+                    | BulkAction::Resume
+                    | BulkAction::WithdrawAllBudget
+                    | BulkAction::Delete => {}
+                }
+                value
+            }
+        }
+    }
+
+    /// Reads a stored payload of a task of `kind`; the error says what could not be read.
+    pub fn from_json(kind: TaskKind, value: &Value) -> Result<Payload, String> {
+        if kind.lane() == Lane::Create {
+            let group_id = match &value["group_id"] {
+                Value::Null => None,
+                v => Some(v.as_i64().ok_or_else(|| format!("group_id {v}"))?),
+            };
+            let campaigns = serde_json::from_value(value["campaigns"].clone())
+                .map_err(|e| format!("campaigns: {e}"))?;
+            return Ok(Payload::Create {
+                group_id,
+                campaigns,
+            });
+        }
+        let name = value["action"].as_str().unwrap_or_default();
+        let extra =
+            BulkAction::extra(name).ok_or_else(|| format!("unknown bulk action {name:?}"))?;
+        let money = |f: &str| {
+            value[f]
+                .as_i64()
+                .map(|m| ExtraValue::Money(Money::from_micros(m)))
+                .ok_or_else(|| format!("{f} of {name}: {}", value[f]))
+        };
+        let read = match extra {
+            Extra::None => ExtraValue::None,
+            Extra::Amount => money("amount")?,
+            Extra::Cpm => money("cpm")?,
+            Extra::Schedule => ExtraValue::Schedule(match &value["schedule"] {
+                Value::Null => None,
+                v => Some(
+                    Schedule::parse(v, "schedule", None)
+                        .map_err(|e| format!("schedule {v}: {e}"))?,
+                ),
+            }),
+        };
+        let action = BulkAction::from_parts(name, read)
+            .ok_or_else(|| format!("the extra field of {name}"))?;
+        if action.kind() != kind {
+            return Err(format!("action {name} in a task of type {}", kind.as_str()));
+        }
+        let ad_ids =
+            serde_json::from_value(value["ad_ids"].clone()).map_err(|e| format!("ad_ids: {e}"))?;
+        Ok(Payload::Bulk { action, ad_ids })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_lanes_follow_kinds() {
+        for kind in TaskKind::ALL {
+            assert_eq!(TaskKind::parse(kind.as_str()), Some(kind));
+        }
+        for status in TaskStatus::ALL {
+            assert_eq!(TaskStatus::parse(status.as_str()), Some(status));
+        }
+        assert_eq!(TaskKind::Copy.lane(), Lane::Create);
+        assert_eq!(TaskKind::Delete.lane(), Lane::Other);
+        assert_eq!(TaskKind::parse("explode"), None);
+    }
+
+    #[test]
+    fn bulk_payloads_keep_their_stored_form() {
+        let schedule = Schedule::parse(
+            &json!({ "days": { "mon": [9] }, "timezone": "+03:00" }),
+            "schedule",
+            None,
+        )
+        .unwrap();
+        for action in [
+            BulkAction::Pause,
+            BulkAction::AddBudget(Money::from_micros(5_000_000)),
+            BulkAction::SetCpm(Money::from_micros(2_500_000)),
+            BulkAction::SetSchedule(Some(schedule)),
+            BulkAction::SetSchedule(None),
+            BulkAction::Delete,
+        ] {
+            let payload = Payload::Bulk {
+                action: action.clone(),
+                ad_ids: vec![3, 1],
+            };
+            let stored = payload.to_json();
+            assert_eq!(stored["action"], action.name());
+            match Payload::from_json(action.kind(), &stored).unwrap() {
+                Payload::Bulk {
+                    action: read,
+                    ad_ids,
+                } => {
+                    assert_eq!((read, ad_ids), (action, vec![3, 1]))
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(
+            Payload::to_json(&Payload::Bulk {
+                action: BulkAction::AddBudget(Money::from_micros(7)),
+                ad_ids: vec![1],
+            })["amount"],
+            7,
+            "money stays in micro-units"
+        );
+    }
+
+    #[test]
+    fn damaged_payloads_say_what_is_wrong() {
+        let read = |kind, v: Value| Payload::from_json(kind, &v).unwrap_err();
+        assert!(read(TaskKind::Delete, json!({ "action": "delete" })).contains("ad_ids"));
+        assert!(read(
+            TaskKind::Budget,
+            json!({ "action": "add_budget", "ad_ids": [1] })
+        )
+        .contains("amount"));
+        assert!(
+            read(TaskKind::Cpm, json!({ "action": "pause", "ad_ids": [1] })).contains("type cpm")
+        );
+        assert!(read(TaskKind::Status, json!({ "action": "fly", "ad_ids": [1] })).contains("fly"));
+        assert!(read(TaskKind::Create, json!({ "group_id": "x" })).contains("group_id"));
+    }
+}
