@@ -82,7 +82,7 @@ pub enum ApiError {
     Busy,
     RouteNotFound,
     MethodNotAllowed {
-        allow: &'static str,
+        allow: String,
     },
     /// The key's Receive postbacks switch is off.
     IngestDisabled,

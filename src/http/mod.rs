@@ -180,7 +180,7 @@ async fn process(
         Endpoint::Api(route) => route,
         Endpoint::Ingest(token) => return postback::by_token(state, &token, &query, rate).await,
     };
-    let (limit, too_large) = route.body_limit();
+    let (limit, too_large) = route.def.body.limit();
     let declared = parts
         .headers
         .get(hyper::header::CONTENT_LENGTH)
@@ -210,10 +210,10 @@ async fn process(
         .db
         .read(move |conn| auth::authenticate(conn, key.as_deref()))
         .await?;
-    let writes = route.budget() == Budget::Write;
-    if route.budget() != Budget::Conversions {
+    let budget = route.def.budget;
+    if budget != Budget::Conversions {
         let now = unix_now();
-        let info = state.limiter.check(principal.key.id, route.budget(), now);
+        let info = state.limiter.check(principal.key.id, budget, now);
         *rate = Some(info);
         if !info.allowed {
             return Err(ApiError::RateLimited {
@@ -221,13 +221,13 @@ async fn process(
             });
         }
     }
-    if writes {
+    if budget == Budget::Write {
         principal.check_write_key()?;
     }
     principal.check_access()?;
     touch_key(state, principal.key.id);
     let deadline = Duration::from_millis(state.services.config.server.body_timeout_ms);
-    let (body, upload) = if route.streams_body() {
+    let (body, upload) = if route.def.body == router::Body::Upload {
         (Bytes::new(), Some(body))
     } else {
         (read_body(body, limit, too_large, deadline).await?, None)
@@ -247,7 +247,7 @@ async fn process(
         request_id: request_id.to_string(),
         rate: Mutex::new(None),
     };
-    let result = router::dispatch(state, route, &ctx).await;
+    let result = router::dispatch(state, &route, &ctx).await;
     if let Some(info) = *ctx.rate.lock().unwrap_or_else(|p| p.into_inner()) {
         *rate = Some(info);
     }

@@ -52,9 +52,7 @@ impl Reply {
             | ApiError::IdempotencyUnavailable
             | ApiError::PlatformUnavailable
             | ApiError::Busy => headers.push(("retry-after".into(), "2".into())),
-            ApiError::MethodNotAllowed { allow } => {
-                headers.push(("allow".into(), allow.to_string()))
-            }
+            ApiError::MethodNotAllowed { allow } => headers.push(("allow".into(), allow.clone())),
             _ => {}
         }
         Reply {

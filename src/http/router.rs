@@ -1,14 +1,20 @@
-//! Owns the route table: every path and method of the API under `/api/v1`, which request
-//! budget each counts against, and the dispatch to its handler. The one place to find an endpoint.
+//! Owns the route table: every path and method of the API under `/api/v1` as one line of data
+//! (method, pattern, request budget, body, handler; the handler's kind says whether it runs
+//! under an `Idempotency-Key`), the lookup that derives a path's `Allow` list from it, and the
+//! dispatch. The one place to find an endpoint; a new one is a line here and a handler.
+
+use std::future::Future;
+use std::pin::Pin;
 
 use hyper::Method;
 
 use super::error::ApiError;
+use super::idempotency::{self, Claim};
 use super::media::MULTIPART_OVERHEAD;
 use super::response::Reply;
 use super::{
-    account, bulk, campaign_create, campaign_edit, campaigns, conversions, groups, idempotency,
-    media, postback, stats, targeting, tasks, AppState, Ctx,
+    account, bulk, campaign_create, campaign_edit, campaigns, conversions, groups, media, postback,
+    stats, targeting, tasks, AppState, Ctx,
 };
 use crate::domain::media::MAX_FILE;
 use crate::ratelimit::Budget;
@@ -19,208 +25,310 @@ pub const PREFIX: &str = "/api/v1/";
 /// Largest JSON body a call may send.
 const MAX_JSON_BODY: usize = 2 * 1024 * 1024;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Route {
-    AccountInfo,
-    Targeting,
-    Groups,
-    ListCampaigns,
-    GetCampaign(String),
-    EditCampaign(String),
-    PauseCampaign(String),
-    ResumeCampaign(String),
-    MoveBudget(String),
-    DeleteCampaign(String),
-    CreateCampaigns,
-    CopyCampaign(String),
-    Bulk,
-    GetTask(String),
-    UploadMedia,
-    Stats,
-    StatsTotal,
-    CampaignHistory(String),
-    Postback,
-    Conversions,
+/// A handler's answer, boxed so handlers of every endpoint share one type.
+pub type Answer<'a> = Pin<Box<dyn Future<Output = Result<Reply, ApiError>> + Send + 'a>>;
+/// An idempotent handler's answer, and whether it stored that answer itself (in the
+/// transaction that did its work).
+pub type Queued<'a> = Pin<Box<dyn Future<Output = Result<(Reply, bool), ApiError>> + Send + 'a>>;
+
+/// How a route's handler is called; `param` is the path's `{...}` segment ("" when none).
+#[derive(Clone, Copy)]
+pub enum Handler {
+    /// Answered from the request alone.
+    Plain(for<'a> fn(&'a AppState, &'a Ctx, &'a str) -> Answer<'a>),
+    /// Run under the request's required `Idempotency-Key`.
+    Idempotent(for<'a> fn(&'a AppState, &'a Ctx, &'a str, Claim) -> Queued<'a>),
+}
+
+/// What a route reads of the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Body {
+    /// A JSON body (or none), read whole, at most 2 MB.
+    Json,
+    /// A multipart upload, streamed to disk by the handler, at most the file limit.
+    Upload,
+}
+
+impl Body {
+    /// How much body the route reads, and the error past that.
+    pub fn limit(self) -> (usize, ApiError) {
+        match self {
+            Body::Upload => (MAX_FILE + MULTIPART_OVERHEAD, ApiError::FileTooLarge),
+            Body::Json => (MAX_JSON_BODY, ApiError::BodyTooLarge),
+        }
+    }
+}
+
+/// One line of the table.
+pub struct Def {
+    pub method: Method,
+    /// Segments after the prefix; `{...}` stands for one non-empty segment.
+    pub pattern: &'static str,
+    pub budget: Budget,
+    pub body: Body,
+    pub handler: Handler,
+}
+
+macro_rules! plain {
+    (|$s:ident, $c:ident, $p:ident| $body:expr) => {{
+        fn handler<'a>($s: &'a AppState, $c: &'a Ctx, $p: &'a str) -> Answer<'a> {
+            Box::pin(async move { $body })
+        }
+        Handler::Plain(handler)
+    }};
+}
+
+macro_rules! idempotent {
+    (|$s:ident, $c:ident, $p:ident, $claim:ident| $body:expr) => {{
+        fn handler<'a>($s: &'a AppState, $c: &'a Ctx, $p: &'a str, $claim: Claim) -> Queued<'a> {
+            Box::pin(async move { $body })
+        }
+        Handler::Idempotent(handler)
+    }};
+}
+
+/// A route that reads a JSON body (or none).
+const fn def(method: Method, pattern: &'static str, budget: Budget, handler: Handler) -> Def {
+    Def {
+        method,
+        pattern,
+        budget,
+        body: Body::Json,
+        handler,
+    }
+}
+
+/// A route that streams a multipart upload.
+const fn upload(method: Method, pattern: &'static str, budget: Budget, handler: Handler) -> Def {
+    Def {
+        method,
+        pattern,
+        budget,
+        body: Body::Upload,
+        handler,
+    }
+}
+
+use Budget::{Conversions, Read, Write};
+
+/// The API: every route, in the order `Allow` lists them.
+pub static ROUTES: [Def; 20] = [
+    def(
+        Method::GET,
+        "account/info",
+        Read,
+        plain!(|_s, c, _p| account::info(c)),
+    ),
+    def(
+        Method::GET,
+        "targeting",
+        Read,
+        plain!(|_s, _c, _p| Ok(targeting::lists())),
+    ),
+    def(
+        Method::GET,
+        "groups",
+        Read,
+        plain!(|s, c, _p| groups::list(s, c).await),
+    ),
+    def(
+        Method::GET,
+        "campaigns",
+        Read,
+        plain!(|s, c, _p| campaigns::list(s, c).await),
+    ),
+    def(
+        Method::POST,
+        "campaigns",
+        Write,
+        idempotent!(|s, c, _p, claim| campaign_create::create(s, c, claim).await),
+    ),
+    def(
+        Method::POST,
+        "campaigns/bulk",
+        Write,
+        idempotent!(|s, c, _p, claim| bulk::bulk(s, c, claim).await),
+    ),
+    def(
+        Method::GET,
+        "campaigns/{ad}",
+        Read,
+        plain!(|s, c, p| campaigns::get(s, c, p).await),
+    ),
+    def(
+        Method::PATCH,
+        "campaigns/{ad}",
+        Write,
+        plain!(|s, c, p| campaign_edit::edit(s, c, p).await),
+    ),
+    def(
+        Method::DELETE,
+        "campaigns/{ad}",
+        Write,
+        plain!(|s, c, p| campaign_edit::delete(s, c, p).await),
+    ),
+    def(
+        Method::GET,
+        "campaigns/{ad}/history",
+        Read,
+        plain!(|s, c, p| stats::history(s, c, p).await),
+    ),
+    def(
+        Method::POST,
+        "campaigns/{ad}/pause",
+        Write,
+        plain!(|s, c, p| campaign_edit::switch(s, c, p, false).await),
+    ),
+    def(
+        Method::POST,
+        "campaigns/{ad}/resume",
+        Write,
+        plain!(|s, c, p| campaign_edit::switch(s, c, p, true).await),
+    ),
+    def(
+        Method::POST,
+        "campaigns/{ad}/budget",
+        Write,
+        idempotent!(|s, c, p, _claim| Ok((campaign_edit::budget(s, c, p).await?, false))),
+    ),
+    def(
+        Method::POST,
+        "campaigns/{ad}/copy",
+        Write,
+        idempotent!(|s, c, p, claim| campaign_create::copy(s, c, p, claim).await),
+    ),
+    def(
+        Method::GET,
+        "tasks/{id}",
+        Read,
+        plain!(|s, c, p| tasks::get(s, c, p).await),
+    ),
+    upload(
+        Method::POST,
+        "media",
+        Write,
+        plain!(|s, c, _p| media::upload(s, c).await),
+    ),
+    def(
+        Method::GET,
+        "stats",
+        Read,
+        plain!(|s, c, _p| stats::by_campaign(s, c).await),
+    ),
+    def(
+        Method::GET,
+        "stats/total",
+        Read,
+        plain!(|s, c, _p| stats::total(s, c).await),
+    ),
+    def(
+        Method::POST,
+        "postback",
+        Conversions,
+        plain!(|s, c, _p| postback::postback(s, c).await),
+    ),
+    def(
+        Method::GET,
+        "conversions",
+        Read,
+        plain!(|s, c, _p| conversions::list(s, c).await),
+    ),
+];
+
+/// A request's route: its line of the table, the `{...}` segment and the path after the prefix.
+pub struct Route {
+    pub def: &'static Def,
+    pub param: String,
+    pub path: String,
 }
 
 /// What a path names: an API route (authenticated by `X-API-Key`), or the tracker URL,
 /// whose token in the path is its credential.
-#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Endpoint {
     Api(Route),
     Ingest(String),
 }
 
-impl Route {
-    pub fn budget(&self) -> Budget {
-        match self {
-            Route::AccountInfo
-            | Route::Targeting
-            | Route::Groups
-            | Route::ListCampaigns
-            | Route::GetCampaign(_)
-            | Route::GetTask(_)
-            | Route::Stats
-            | Route::StatsTotal
-            | Route::CampaignHistory(_)
-            | Route::Conversions => Budget::Read,
-            Route::Postback => Budget::Conversions,
-            Route::EditCampaign(_)
-            | Route::PauseCampaign(_)
-            | Route::ResumeCampaign(_)
-            | Route::MoveBudget(_)
-            | Route::DeleteCampaign(_)
-            | Route::CreateCampaigns
-            | Route::CopyCampaign(_)
-            | Route::Bulk
-            | Route::UploadMedia => Budget::Write,
+/// How `pattern` matches `segments`: `None`, or the placeholder's value and how many
+/// segments matched literally (the most literal patterns win: `campaigns/bulk` over
+/// `campaigns/{ad}`).
+fn matches<'p>(pattern: &str, segments: &[&'p str]) -> Option<(&'p str, usize)> {
+    let parts: Vec<&str> = pattern.split('/').collect();
+    if parts.len() != segments.len() {
+        return None;
+    }
+    let mut param = "";
+    let mut literal = 0;
+    for (part, segment) in parts.iter().zip(segments) {
+        if part.starts_with('{') {
+            if segment.is_empty() {
+                return None;
+            }
+            param = segment;
+        } else if part == segment {
+            literal += 1;
+        } else {
+            return None;
         }
     }
-
-    /// Whether the handler receives the body as a stream (to disk) instead of whole.
-    pub fn streams_body(&self) -> bool {
-        matches!(self, Route::UploadMedia)
-    }
-
-    /// How much body the route reads, and the error past that.
-    pub fn body_limit(&self) -> (usize, ApiError) {
-        match self {
-            Route::UploadMedia => (MAX_FILE + MULTIPART_OVERHEAD, ApiError::FileTooLarge),
-            _ => (MAX_JSON_BODY, ApiError::BodyTooLarge),
-        }
-    }
+    Some((param, literal))
 }
 
 /// Finds the endpoint of a method and path: `ROUTE_NOT_FOUND` for an unknown path,
-/// `METHOD_NOT_ALLOWED` for a known path with another method.
+/// `METHOD_NOT_ALLOWED` (with the path's methods) for a known path with another method.
 pub fn resolve(method: &Method, path: &str) -> Result<Endpoint, ApiError> {
-    let rest = path.strip_prefix(PREFIX).ok_or(ApiError::RouteNotFound)?;
-    match rest
-        .trim_end_matches('/')
-        .split('/')
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        ["ingest", token] if !token.is_empty() => match method.as_str() {
-            "GET" | "POST" => Ok(Endpoint::Ingest(token.to_string())),
-            _ => Err(ApiError::MethodNotAllowed { allow: "GET, POST" }),
-        },
-        _ => resolve_api(method, rest).map(Endpoint::Api),
-    }
-}
-
-fn resolve_api(method: &Method, rest: &str) -> Result<Route, ApiError> {
-    let segments: Vec<&str> = rest.trim_end_matches('/').split('/').collect();
-    let m = method.as_str();
-    let not_allowed = |allow| Err(ApiError::MethodNotAllowed { allow });
-    match segments.as_slice() {
-        ["postback"] if m == "POST" => Ok(Route::Postback),
-        ["conversions"] if m == "GET" => Ok(Route::Conversions),
-        ["postback"] => not_allowed("POST"),
-        ["conversions"] => not_allowed("GET"),
-        ["account", "info"] if m == "GET" => Ok(Route::AccountInfo),
-        ["targeting"] if m == "GET" => Ok(Route::Targeting),
-        ["groups"] if m == "GET" => Ok(Route::Groups),
-        ["stats"] if m == "GET" => Ok(Route::Stats),
-        ["stats", "total"] if m == "GET" => Ok(Route::StatsTotal),
-        ["account", "info"] | ["targeting"] | ["groups"] | ["stats"] | ["stats", "total"] => {
-            not_allowed("GET")
-        }
-        ["campaigns"] => match m {
-            "GET" => Ok(Route::ListCampaigns),
-            "POST" => Ok(Route::CreateCampaigns),
-            _ => not_allowed("GET, POST"),
-        },
-        ["campaigns", "bulk"] => match m {
-            "POST" => Ok(Route::Bulk),
-            _ => not_allowed("POST"),
-        },
-        ["media"] => match m {
-            "POST" => Ok(Route::UploadMedia),
-            _ => not_allowed("POST"),
-        },
-        ["tasks", id] if !id.is_empty() => match m {
-            "GET" => Ok(Route::GetTask(id.to_string())),
-            _ => not_allowed("GET"),
-        },
-        ["campaigns", ad] if !ad.is_empty() => {
-            let ad = ad.to_string();
-            match m {
-                "GET" => Ok(Route::GetCampaign(ad)),
-                "PATCH" => Ok(Route::EditCampaign(ad)),
-                "DELETE" => Ok(Route::DeleteCampaign(ad)),
-                _ => not_allowed("GET, PATCH, DELETE"),
-            }
-        }
-        ["campaigns", ad, "history"] if !ad.is_empty() => match m {
-            "GET" => Ok(Route::CampaignHistory(ad.to_string())),
-            _ => not_allowed("GET"),
-        },
-        ["campaigns", ad, action] if !ad.is_empty() => {
-            let ad = ad.to_string();
-            let route = match *action {
-                "pause" => Route::PauseCampaign(ad),
-                "resume" => Route::ResumeCampaign(ad),
-                "budget" => Route::MoveBudget(ad),
-                "copy" => Route::CopyCampaign(ad),
-                _ => return Err(ApiError::RouteNotFound),
+    let rest = path
+        .strip_prefix(PREFIX)
+        .ok_or(ApiError::RouteNotFound)?
+        .trim_end_matches('/');
+    let segments: Vec<&str> = rest.split('/').collect();
+    if let ["ingest", token] = segments.as_slice() {
+        if !token.is_empty() {
+            return match method.as_str() {
+                "GET" | "POST" => Ok(Endpoint::Ingest(token.to_string())),
+                _ => Err(ApiError::MethodNotAllowed {
+                    allow: "GET, POST".into(),
+                }),
             };
-            if m == "POST" {
-                Ok(route)
-            } else {
-                not_allowed("POST")
-            }
         }
-        _ => Err(ApiError::RouteNotFound),
     }
+    let found: Vec<(&'static Def, &str, usize)> = ROUTES
+        .iter()
+        .filter_map(|d| matches(d.pattern, &segments).map(|(p, literal)| (d, p, literal)))
+        .collect();
+    let best = found
+        .iter()
+        .map(|(_, _, literal)| *literal)
+        .max()
+        .ok_or(ApiError::RouteNotFound)?;
+    let candidates = found.iter().filter(|(_, _, literal)| *literal == best);
+    if let Some((def, param, _)) = candidates.clone().find(|(d, _, _)| d.method == method) {
+        return Ok(Endpoint::Api(Route {
+            def,
+            param: param.to_string(),
+            path: format!("/{rest}"),
+        }));
+    }
+    let allow: Vec<&str> = candidates.map(|(d, _, _)| d.method.as_str()).collect();
+    Err(ApiError::MethodNotAllowed {
+        allow: allow.join(", "),
+    })
 }
 
-pub async fn dispatch(state: &AppState, route: Route, ctx: &Ctx) -> Result<Reply, ApiError> {
-    match route {
-        Route::AccountInfo => account::info(ctx),
-        Route::Targeting => Ok(targeting::lists()),
-        Route::Groups => groups::list(state, ctx).await,
-        Route::ListCampaigns => campaigns::list(state, ctx).await,
-        Route::GetCampaign(ad) => campaigns::get(state, ctx, &ad).await,
-        Route::EditCampaign(ad) => campaign_edit::edit(state, ctx, &ad).await,
-        Route::PauseCampaign(ad) => campaign_edit::switch(state, ctx, &ad, false).await,
-        Route::ResumeCampaign(ad) => campaign_edit::switch(state, ctx, &ad, true).await,
-        Route::GetTask(id) => tasks::get(state, ctx, &id).await,
-        Route::UploadMedia => media::upload(state, ctx).await,
-        Route::Stats => stats::by_campaign(state, ctx).await,
-        Route::StatsTotal => stats::total(state, ctx).await,
-        Route::CampaignHistory(ad) => stats::history(state, ctx, &ad).await,
-        Route::Postback => postback::postback(state, ctx).await,
-        Route::Conversions => conversions::list(state, ctx).await,
-        Route::CreateCampaigns => {
-            idempotency::guarded(state, ctx, "POST", "/campaigns", |claim| {
-                campaign_create::create(state, ctx, claim)
-            })
+/// Runs the route's handler, under the request's `Idempotency-Key` where the route takes one.
+pub async fn dispatch(state: &AppState, route: &Route, ctx: &Ctx) -> Result<Reply, ApiError> {
+    match route.def.handler {
+        Handler::Plain(handler) => handler(state, ctx, &route.param).await,
+        Handler::Idempotent(handler) => {
+            idempotency::guarded(
+                state,
+                ctx,
+                route.def.method.as_str(),
+                &route.path,
+                |claim| handler(state, ctx, &route.param, claim),
+            )
             .await
         }
-        Route::CopyCampaign(ad) => {
-            let path = format!("/campaigns/{ad}/copy");
-            idempotency::guarded(state, ctx, "POST", &path, |claim| {
-                campaign_create::copy(state, ctx, &ad, claim)
-            })
-            .await
-        }
-        Route::Bulk => {
-            idempotency::guarded(state, ctx, "POST", "/campaigns/bulk", |claim| {
-                bulk::bulk(state, ctx, claim)
-            })
-            .await
-        }
-        Route::MoveBudget(ad) => {
-            let path = format!("/campaigns/{ad}/budget");
-            idempotency::guarded(state, ctx, "POST", &path, |_| async {
-                campaign_edit::budget(state, ctx, &ad)
-                    .await
-                    .map(|r| (r, false))
-            })
-            .await
-        }
-        Route::DeleteCampaign(ad) => campaign_edit::delete(state, ctx, &ad).await,
     }
 }
 
@@ -228,43 +336,104 @@ pub async fn dispatch(state: &AppState, route: Route, ctx: &Ctx) -> Result<Reply
 mod tests {
     use super::*;
 
+    fn found(method: Method, path: &str) -> (&'static str, Method, String) {
+        match resolve(&method, path).unwrap() {
+            Endpoint::Api(r) => (r.def.pattern, r.def.method.clone(), r.param),
+            Endpoint::Ingest(token) => ("ingest", method, token),
+        }
+    }
+
     #[test]
     fn resolves_known_paths_and_refuses_others() {
         assert_eq!(
-            resolve(&Method::GET, "/api/v1/account/info").unwrap(),
-            Endpoint::Api(Route::AccountInfo)
+            found(Method::GET, "/api/v1/account/info"),
+            ("account/info", Method::GET, String::new())
         );
         assert_eq!(
-            resolve(&Method::GET, "/api/v1/campaigns/12/").unwrap(),
-            Endpoint::Api(Route::GetCampaign("12".into()))
+            found(Method::GET, "/api/v1/campaigns/12/"),
+            ("campaigns/{ad}", Method::GET, "12".into())
         );
         assert_eq!(
-            resolve(&Method::GET, "/api/v1/ingest/trk_abc").unwrap(),
-            Endpoint::Ingest("trk_abc".into())
+            found(Method::POST, "/api/v1/campaigns/bulk"),
+            ("campaigns/bulk", Method::POST, String::new())
         );
         assert_eq!(
-            resolve(&Method::GET, "/api/v1/nope").unwrap_err(),
-            ApiError::RouteNotFound
+            found(Method::GET, "/api/v1/ingest/trk_abc"),
+            ("ingest", Method::GET, "trk_abc".into())
         );
         assert_eq!(
-            resolve(&Method::GET, "/v1/targeting").unwrap_err(),
-            ApiError::RouteNotFound
+            found(Method::POST, "/api/v1/campaigns/3/pause"),
+            ("campaigns/{ad}/pause", Method::POST, "3".into())
         );
-        assert_eq!(
-            resolve(&Method::PUT, "/api/v1/targeting").unwrap_err(),
-            ApiError::MethodNotAllowed { allow: "GET" }
-        );
-        assert_eq!(
-            resolve(&Method::POST, "/api/v1/campaigns/3/pause").unwrap(),
-            Endpoint::Api(Route::PauseCampaign("3".into()))
-        );
-        assert_eq!(
-            resolve(&Method::GET, "/api/v1/campaigns/3/budget").unwrap_err(),
-            ApiError::MethodNotAllowed { allow: "POST" }
-        );
-        assert_eq!(
-            resolve(&Method::POST, "/api/v1/campaigns/3/fly").unwrap_err(),
-            ApiError::RouteNotFound
-        );
+        for (method, path, error) in [
+            (Method::GET, "/api/v1/nope", ApiError::RouteNotFound),
+            (Method::GET, "/v1/targeting", ApiError::RouteNotFound),
+            (
+                Method::POST,
+                "/api/v1/campaigns/3/fly",
+                ApiError::RouteNotFound,
+            ),
+            (Method::GET, "/api/v1/tasks/", ApiError::RouteNotFound),
+            (
+                Method::PUT,
+                "/api/v1/targeting",
+                ApiError::MethodNotAllowed {
+                    allow: "GET".into(),
+                },
+            ),
+            (
+                Method::GET,
+                "/api/v1/campaigns/3/budget",
+                ApiError::MethodNotAllowed {
+                    allow: "POST".into(),
+                },
+            ),
+            (
+                Method::GET,
+                "/api/v1/campaigns/bulk",
+                ApiError::MethodNotAllowed {
+                    allow: "POST".into(),
+                },
+            ),
+            (
+                Method::PUT,
+                "/api/v1/campaigns/3",
+                ApiError::MethodNotAllowed {
+                    allow: "GET, PATCH, DELETE".into(),
+                },
+            ),
+            (
+                Method::DELETE,
+                "/api/v1/campaigns",
+                ApiError::MethodNotAllowed {
+                    allow: "GET, POST".into(),
+                },
+            ),
+        ] {
+            assert_eq!(resolve(&method, path).err(), Some(error), "{method} {path}");
+        }
+    }
+
+    #[test]
+    fn every_write_is_a_write_and_only_creates_copies_bulk_and_budget_take_a_key() {
+        for d in &ROUTES {
+            let idempotent = matches!(d.handler, Handler::Idempotent(_));
+            let expected = d.method == Method::POST
+                && [
+                    "campaigns",
+                    "campaigns/bulk",
+                    "campaigns/{ad}/budget",
+                    "campaigns/{ad}/copy",
+                ]
+                .contains(&d.pattern);
+            assert_eq!(idempotent, expected, "{} {}", d.method, d.pattern);
+            assert_eq!(
+                d.budget == Budget::Read,
+                d.method == Method::GET,
+                "{} {}",
+                d.method,
+                d.pattern
+            );
+        }
     }
 }
