@@ -15,19 +15,42 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::store::StoreError;
 
-/// The numbered migrations, applied in order; each runs once, recorded in `schema_migrations`.
-const MIGRATIONS: &[(i64, &str)] = &[
-    (1, include_str!("../sql/0001_foundation.sql")),
-    (2, include_str!("../sql/0002_writes.sql")),
-    (3, include_str!("../sql/0003_delivery.sql")),
-    (4, include_str!("../sql/0004_sync.sql")),
-    (5, include_str!("../sql/0005_conversions.sql")),
-    (6, include_str!("../sql/0006_hardening.sql")),
-];
+/// A numbered series of migrations with its own ledger table; each runs once, in order.
+struct Ledger {
+    table: &'static str,
+    migrations: &'static [(i64, &'static str)],
+}
+
+/// The service's tables. (Its first five migrations also made the simulator's first tables;
+/// they stay as they were, so a database of any earlier version upgrades.)
+const SERVICE: Ledger = Ledger {
+    table: "schema_migrations",
+    migrations: &[
+        (1, include_str!("../sql/0001_foundation.sql")),
+        (2, include_str!("../sql/0002_writes.sql")),
+        (3, include_str!("../sql/0003_delivery.sql")),
+        (4, include_str!("../sql/0004_sync.sql")),
+        (5, include_str!("../sql/0005_conversions.sql")),
+    ],
+};
+
+/// The simulator's own tables (`sim_*`), apart from the service's.
+const SIMULATOR: Ledger = Ledger {
+    table: "sim_schema_migrations",
+    migrations: &[(1, include_str!("../sql/sim/0001_tokens_and_panic.sql"))],
+};
+
+const LEDGERS: [Ledger; 2] = [SERVICE, SIMULATOR];
+
+impl Ledger {
+    fn newest(&self) -> i64 {
+        self.migrations.last().map_or(0, |(v, _)| *v)
+    }
+}
 
 /// The schema version this binary brings a database to.
 pub fn schema_version() -> i64 {
-    MIGRATIONS.last().map_or(0, |(v, _)| *v)
+    SERVICE.newest()
 }
 
 /// Read connections kept open; a read waits for one when all are busy.
@@ -414,56 +437,75 @@ pub fn sentence(e: &rusqlite::Error) -> String {
     }
 }
 
-/// The versions recorded in the ledger, creating the ledger on a new database.
-fn applied(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
+/// The versions recorded in `ledger` (none before its table exists).
+fn applied(conn: &Connection, ledger: &Ledger) -> rusqlite::Result<Vec<i64>> {
     let exists: bool = conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations')",
-        [],
+        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
+        [ledger.table],
         |r| r.get(0),
     )?;
     if !exists {
         return Ok(Vec::new());
     }
-    let mut stmt = conn.prepare("SELECT version FROM schema_migrations ORDER BY version")?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT version FROM {} ORDER BY version",
+        ledger.table
+    ))?;
     let rows = stmt.query_map([], |r| r.get(0))?;
     rows.collect()
 }
 
-/// Applies every migration not yet recorded; running it twice changes nothing, and with
-/// nothing pending it takes no write lock. A database that records a migration this binary
-/// does not know (written by a newer adcab) is refused, as is one missing a table.
+/// Applies every migration not yet recorded, the service's first, then the simulator's;
+/// running it twice changes nothing, and with nothing pending it takes no write lock. A
+/// database that records a migration this binary does not know (written by a newer adcab) is
+/// refused, as is one missing a table.
 pub fn migrate(conn: &mut Connection) -> Result<(), String> {
-    let done = applied(conn).map_err(|e| sentence(&e))?;
-    let newest = schema_version();
-    if let Some(unknown) = done
-        .iter()
-        .find(|v| !MIGRATIONS.iter().any(|(m, _)| m == *v))
-    {
-        return Err(format!(
-            "its schema version {unknown} is newer than this adcab knows (up to {newest}); run the adcab that wrote it, or restore a backup made for this version"
-        ));
-    }
-    let pending: Vec<&(i64, &str)> = MIGRATIONS
-        .iter()
-        .filter(|(v, _)| !done.contains(v))
-        .collect();
-    if !pending.is_empty() {
+    for ledger in &LEDGERS {
+        let done = applied(conn, ledger).map_err(|e| sentence(&e))?;
+        if let Some(unknown) = done
+            .iter()
+            .find(|v| !ledger.migrations.iter().any(|(m, _)| m == *v))
+        {
+            return Err(format!(
+                "its {} version {unknown} is newer than this adcab knows (up to {}); run the adcab that wrote it, or restore a backup made for this version",
+                if ledger.table == SERVICE.table { "schema" } else { "simulator schema" },
+                ledger.newest()
+            ));
+        }
+        let pending: Vec<&(i64, &str)> = ledger
+            .migrations
+            .iter()
+            .filter(|(v, _)| !done.contains(v))
+            .collect();
+        if pending.is_empty() {
+            continue;
+        }
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(|e| sentence(&e))?;
-        tx.execute_batch(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
-        )
+        tx.execute_batch(&format!(
+            "CREATE TABLE IF NOT EXISTS {} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+            ledger.table
+        ))
         .map_err(|e| sentence(&e))?;
         for (version, sql) in pending {
             tx.execute_batch(sql)
                 .and_then(|()| {
                     tx.execute(
-                        "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, datetime('now'))",
+                        &format!(
+                            "INSERT INTO {} (version, applied_at) VALUES (?1, datetime('now'))",
+                            ledger.table
+                        ),
                         [version],
                     )
                 })
-                .map_err(|e| format!("migration {version} failed: {}", sentence(&e)))?;
+                .map_err(|e| {
+                    format!(
+                        "migration {version} of {} failed: {}",
+                        ledger.table,
+                        sentence(&e)
+                    )
+                })?;
         }
         tx.commit().map_err(|e| sentence(&e))?;
     }
@@ -494,7 +536,7 @@ fn check_tables(conn: &Connection) -> Result<(), String> {
 /// statements.
 fn expected_tables() -> Vec<&'static str> {
     let mut tables: Vec<&'static str> = Vec::new();
-    for (_, sql) in MIGRATIONS {
+    for (_, sql) in LEDGERS.iter().flat_map(|l| l.migrations) {
         let mut rest: &'static str = sql;
         loop {
             let create = rest.find("CREATE TABLE ");
@@ -533,7 +575,14 @@ mod tests {
         let versions: i64 = conn
             .query_row("SELECT COUNT(*) FROM schema_migrations", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(versions, MIGRATIONS.len() as i64);
+        assert_eq!(versions, SERVICE.migrations.len() as i64);
+        let sim: i64 = conn
+            .query_row("SELECT COUNT(*) FROM sim_schema_migrations", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(sim, SIMULATOR.migrations.len() as i64);
+        assert!(expected_tables().contains(&"sim_deletes"));
         let clock_rows: i64 = conn
             .query_row("SELECT COUNT(*) FROM service_clock", [], |r| r.get(0))
             .unwrap();
@@ -543,6 +592,34 @@ mod tests {
             expected_tables().contains(&"sim_faults"),
             "dropped, then made again"
         );
+    }
+
+    #[test]
+    fn a_database_of_the_last_release_takes_the_simulators_own_migrations() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+        )
+        .unwrap();
+        for (version, sql) in SERVICE.migrations {
+            conn.execute_batch(sql).unwrap();
+            conn.execute(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, 'then')",
+                [version],
+            )
+            .unwrap();
+        }
+        conn.execute_batch(
+            "INSERT INTO sim_accounts (id, cabinet_type, balance_micros) VALUES (7, 'euro', 0)",
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO sim_faults (account_id, kind, remaining) VALUES (7, 'panic', 1);
+             INSERT INTO sim_deletes (token, account_id, ad_id, removed, created_at)
+             VALUES ('t', 7, 1, 1, 'now');",
+        )
+        .unwrap();
     }
 
     #[test]

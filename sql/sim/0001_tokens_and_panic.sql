@@ -1,3 +1,4 @@
+-- The simulator's own migrations begin here (its first tables came with the service's first five).
 -- Deletes by operation token, as budget moves already are: a repeat of the same delete (a bulk
 -- delete resumed after a crash) returns the recorded result instead of "no such ad".
 CREATE TABLE sim_deletes (

@@ -1,0 +1,187 @@
+//! Owns the simulator's review and its catching up with the service clock: a pending review
+//! is decided by `adcab sim review` or automatically when due (declined for a decline word),
+//! and delivery accrues minute by minute up to the time asked for.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde_json::Value;
+
+use super::accrual::{self, Delivery, Rates};
+use super::rows::load_snapshot;
+use super::{SimError, Simulator};
+use crate::clock;
+use crate::db::json_column;
+use crate::domain::campaign::Status;
+use crate::domain::schedule::Schedule;
+use crate::store::{parsed, unreadable, StoreError};
+
+impl Simulator {
+    /// Decides a pending review now: approved ads run (or wait for budget or the switch),
+    /// declined ones stop until edited.
+    pub fn review(
+        &self,
+        account: i64,
+        ad: i64,
+        approve: bool,
+        reason: Option<&str>,
+    ) -> Result<Status, SimError> {
+        self.db.write_blocking(|tx| {
+            self.catch_up(tx, account, ad, clock::now(tx)?)?;
+            let now = clock::iso(clock::now(tx)?);
+            let state = load_snapshot(tx, account, ad)?.ok_or(SimError::NoAd { account, ad })?;
+            if state.status != Status::InReview {
+                return Err(SimError::NotInReview {
+                    ad,
+                    status: state.status,
+                });
+            }
+            let status = if approve {
+                approved_status(state.budget.micros(), state.active)
+            } else {
+                Status::Declined
+            };
+            tx.execute(
+                "UPDATE sim_ads SET status = ?3, status_changed_at = ?4, review_requested_at = NULL,
+                    decline_reason = ?5 WHERE account_id = ?1 AND ad_id = ?2",
+                params![account, ad, status.as_str(), now, reason.filter(|_| !approve)],
+            )
+            .map_err(StoreError::from)?;
+            Ok(status)
+        })
+    }
+
+    /// The ad text's verdict under auto review: declined when it contains a decline word.
+    pub fn auto_review_approves(&self, text: &str) -> bool {
+        let text = text.to_lowercase();
+        !self
+            .config
+            .decline_words
+            .iter()
+            .any(|w| !w.is_empty() && text.contains(&w.to_lowercase()))
+    }
+
+    /// Brings one ad up to `until`: a review due by then is decided at its due time (declined
+    /// when the text holds a decline word), then delivery accrues up to `until`. An ad already
+    /// brought further is left as it is.
+    pub(super) fn catch_up(
+        &self,
+        conn: &Connection,
+        account: i64,
+        ad: i64,
+        until: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut stmt = conn.prepare_cached(
+            "SELECT status, active, cpm_micros, budget_micros, spent_micros, daily_budget_micros,
+                schedule, views, opens, clicks, actions, created_at, status_changed_at,
+                accrued_until, review_requested_at, day_index, day_spent_micros
+             FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
+        )?;
+        let row = stmt
+            .query_row([account, ad], |r| {
+                let schedule: Option<Value> = json_column(r.get(6)?)?;
+                let schedule = schedule
+                    .map(|v| {
+                        Schedule::parse(&v, "schedule", None)
+                            .map_err(|_| unreadable("sim_ads.schedule", &v.to_string()))
+                    })
+                    .transpose()?;
+                let delivery = Delivery {
+                    status: parsed(r, 0, "sim_ads.status", Status::parse)?,
+                    cpm_micros: r.get(2)?,
+                    budget_micros: r.get(3)?,
+                    spent_micros: r.get(4)?,
+                    daily_budget_micros: r.get(5)?,
+                    schedule,
+                    views: r.get(7)?,
+                    opens: r.get(8)?,
+                    clicks: r.get(9)?,
+                    actions: r.get(10)?,
+                    day: r.get(15)?,
+                    day_spent_micros: r.get(16)?,
+                };
+                let active: bool = r.get(1)?;
+                let created: i64 = r.get(11)?;
+                let changed_at: String = r.get(12)?;
+                let accrued: Option<String> = r.get(13)?;
+                let review: Option<String> = r.get(14)?;
+                Ok((delivery, active, created, changed_at, accrued, review))
+            })
+            .optional()?;
+        let Some((mut delivery, active, created, mut changed_at, accrued, review)) = row else {
+            return Ok(());
+        };
+        let created = DateTime::<Utc>::from_timestamp(created, 0).unwrap_or(until);
+        let mut from = accrued
+            .as_deref()
+            .and_then(clock::parse_iso)
+            .unwrap_or(created);
+        let mut review_requested = review.as_deref().and_then(clock::parse_iso);
+        let wait = chrono::Duration::seconds(self.config.auto_review_seconds as i64);
+        if let Some(due) = review_requested.map(|at| at + wait) {
+            if delivery.status == Status::InReview
+                && self.config.auto_review_seconds > 0
+                && due <= until
+            {
+                let text: String = conn.query_row(
+                    "SELECT json_extract(spec, '$.text') FROM sim_ads
+                     WHERE account_id = ?1 AND ad_id = ?2",
+                    [account, ad],
+                    |r| r.get(0),
+                )?;
+                delivery.status = if self.auto_review_approves(&text) {
+                    approved_status(delivery.budget_micros, active)
+                } else {
+                    Status::Declined
+                };
+                changed_at = clock::iso(due);
+                review_requested = None;
+                from = from.max(due);
+            }
+        }
+        if let Some(stopped) = accrual::accrue(
+            &mut delivery,
+            &Rates::of(self.config.seed, account, ad),
+            from,
+            until,
+        ) {
+            changed_at = clock::iso(stopped);
+        }
+        let minute = DateTime::<Utc>::from_timestamp(until.timestamp().div_euclid(60) * 60, 0)
+            .unwrap_or(until);
+        conn.prepare_cached(
+            "UPDATE sim_ads SET status = ?3, status_changed_at = ?4, review_requested_at = ?5, views = ?6,
+                opens = ?7, clicks = ?8, actions = ?9, budget_micros = ?10, spent_micros = ?11,
+                day_index = ?12, day_spent_micros = ?13, accrued_until = ?14
+             WHERE account_id = ?1 AND ad_id = ?2",
+        )?
+        .execute(params![
+            account,
+            ad,
+            delivery.status.as_str(),
+            changed_at,
+            review_requested.map(clock::iso),
+            delivery.views,
+            delivery.opens,
+            delivery.clicks,
+            delivery.actions,
+            delivery.budget_micros,
+            delivery.spent_micros,
+            delivery.day,
+            delivery.day_spent_micros,
+            clock::iso(minute.max(from)),
+        ])?;
+        Ok(())
+    }
+}
+
+/// Where an approved ad goes: it runs when it has budget and `active`, waits `On Hold` when
+/// switched off, and is `Stopped` without budget.
+pub(super) fn approved_status(budget_micros: i64, active: bool) -> Status {
+    if budget_micros == 0 {
+        Status::Stopped
+    } else if active {
+        Status::Active
+    } else {
+        Status::OnHold
+    }
+}

@@ -1,0 +1,135 @@
+//! Owns the simulator's rows: reading and writing an ad of `sim_ads`, an account's type and
+//! balance in `sim_accounts` (balance moves checked in Rust, never in SQLite arithmetic).
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde_json::Value;
+
+use super::internal;
+use crate::db::json_column;
+use crate::domain::ad::{AdSnapshot, AdSpec};
+use crate::domain::campaign::Status;
+use crate::domain::money::{CabinetType, Money, MAX_MICROS, MAX_UNITS};
+use crate::platform::PlatformError;
+use crate::store::{parsed, StoreError};
+
+use super::rules::rejected;
+
+pub(super) fn load_snapshot(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+) -> Result<Option<AdSnapshot>, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT * FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
+            [account, ad],
+            snapshot_from_row,
+        )
+        .optional()?)
+}
+
+/// Writes back every field a change can touch.
+pub(super) fn save(
+    conn: &Connection,
+    ad: &AdSnapshot,
+    review_from: Option<&str>,
+) -> Result<(), StoreError> {
+    let spec = serde_json::to_string(&ad.spec).map_err(|e| StoreError::Failed(e.to_string()))?;
+    conn.execute(
+        "UPDATE sim_ads SET spec = ?3, status = ?4, active = ?5, cpm_micros = ?6, budget_micros = ?7,
+            daily_budget_micros = ?8, schedule = ?9, status_changed_at = ?10,
+            review_requested_at = COALESCE(?11, review_requested_at)
+         WHERE account_id = ?1 AND ad_id = ?2",
+        params![
+            ad.account_id,
+            ad.ad_id,
+            spec,
+            ad.status.as_str(),
+            ad.active,
+            ad.cpm.micros(),
+            ad.budget.micros(),
+            ad.daily_budget.map(Money::micros),
+            ad.schedule.as_ref().map(Value::to_string),
+            ad.status_changed_at,
+            review_from,
+        ],
+    )?;
+    Ok(())
+}
+
+pub(super) fn balance_of(conn: &Connection, account: i64) -> Result<Money, PlatformError> {
+    conn.query_row(
+        "SELECT balance_micros FROM sim_accounts WHERE id = ?1",
+        [account],
+        |r| r.get(0),
+    )
+    .map(Money::from_micros)
+    .map_err(|e| internal(e.into()))
+}
+
+/// Moves the account's balance by `delta` micro-units, refusing to take it below zero or past
+/// [`MAX_MICROS`] (checked here, so SQLite never turns an overflow into a float).
+pub(super) fn add_balance(
+    conn: &Connection,
+    account: i64,
+    delta: i64,
+) -> Result<(), PlatformError> {
+    let balance = balance_of(conn, account)?;
+    let next = balance
+        .micros()
+        .checked_add(delta)
+        .filter(|b| (0..=MAX_MICROS).contains(b))
+        .ok_or_else(|| {
+            rejected(
+                format!("The cabinet balance would leave the range 0 to {MAX_UNITS}."),
+                "amount",
+            )
+        })?;
+    conn.execute(
+        "UPDATE sim_accounts SET balance_micros = ?2 WHERE id = ?1",
+        params![account, next],
+    )
+    .map(|_| ())
+    .map_err(|e| internal(e.into()))
+}
+
+/// The account's cabinet type; `None` when the simulator has no such account.
+pub(super) fn account_kind(
+    conn: &Connection,
+    account: i64,
+) -> Result<Option<CabinetType>, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT cabinet_type FROM sim_accounts WHERE id = ?1",
+            [account],
+            |r| parsed(r, 0, "sim_accounts.cabinet_type", CabinetType::parse),
+        )
+        .optional()?)
+}
+
+fn snapshot_from_row(r: &Row) -> rusqlite::Result<AdSnapshot> {
+    let spec: AdSpec = json_column(r.get("spec")?)?.ok_or_else(|| {
+        rusqlite::Error::InvalidColumnType(0, "spec".into(), rusqlite::types::Type::Null)
+    })?;
+    Ok(AdSnapshot {
+        account_id: r.get("account_id")?,
+        ad_id: r.get("ad_id")?,
+        spec,
+        status: parsed(r, "status", "sim_ads.status", Status::parse)?,
+        active: r.get("active")?,
+        cpm: Money::from_micros(r.get("cpm_micros")?),
+        budget: Money::from_micros(r.get("budget_micros")?),
+        spent: Money::from_micros(r.get("spent_micros")?),
+        daily_budget: r
+            .get::<_, Option<i64>>("daily_budget_micros")?
+            .map(Money::from_micros),
+        schedule: json_column(r.get("schedule")?)?,
+        views: r.get("views")?,
+        opens: r.get("opens")?,
+        clicks: r.get("clicks")?,
+        actions: r.get("actions")?,
+        created_at: r.get("created_at")?,
+        status_changed_at: r.get("status_changed_at")?,
+        invite_link: r.get("invite_link")?,
+    })
+}
