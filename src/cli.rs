@@ -8,12 +8,17 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::config::Config;
 use crate::db::Open;
-use crate::panel::{self, CabinetChange, KeyChange, NewCabinet, NewKey, PanelError};
+use crate::domain::access::Plan;
+use crate::panel::{
+    self, CabinetChange, KeyChange, NewCabinet, NewKey, PanelError, Subscription, TeamAccess,
+};
+use crate::platform::sim::Fault;
 use crate::Services;
 
 /// adcab: self-hosted ad campaign management.
@@ -83,54 +88,30 @@ pub enum UserCmd {
     Add {
         #[arg(long)]
         email: String,
-        /// free, pro or agency.
-        #[arg(long, default_value = "pro")]
-        plan: String,
+        #[arg(long, value_enum, default_value_t = Plan::Pro)]
+        plan: Plan,
     },
     /// Change a person's plan or subscription.
     Set {
         #[arg(long)]
         id: i64,
-        #[arg(long)]
-        plan: Option<String>,
-        /// active or expired.
-        #[arg(long)]
-        subscription: Option<String>,
+        #[arg(long, value_enum)]
+        plan: Option<Plan>,
+        #[arg(long, value_enum)]
+        subscription: Option<Subscription>,
     },
 }
 
 #[derive(Subcommand, Debug)]
 pub enum CabinetCmd {
     /// Add a cabinet (opens an account on the platform).
-    Add {
-        #[arg(long)]
-        owner: i64,
-        #[arg(long)]
-        name: String,
-        /// euro, ton or stars.
-        #[arg(long = "type")]
-        kind: String,
-        #[arg(long)]
-        balance: Option<String>,
-        #[arg(long)]
-        min_budget: Option<i64>,
-        #[arg(long)]
-        ad_button: bool,
-        #[arg(long)]
-        crypto_filters: bool,
-    },
+    Add(NewCabinet),
     /// Change a cabinet.
     Set {
         #[arg(long)]
         id: i64,
-        #[arg(long)]
-        active: Option<bool>,
-        #[arg(long)]
-        balance: Option<String>,
-        #[arg(long)]
-        auth_expired: Option<bool>,
-        #[arg(long)]
-        locked: Option<bool>,
+        #[command(flatten)]
+        change: CabinetChange,
     },
 }
 
@@ -144,9 +125,8 @@ pub enum MemberCmd {
         member: i64,
         #[arg(long)]
         cabinet: i64,
-        /// manager or viewer.
-        #[arg(long)]
-        access: String,
+        #[arg(long, value_enum)]
+        access: TeamAccess,
     },
     /// Stop sharing one cabinet, or (without --cabinet) remove the member from the team.
     Remove {
@@ -176,21 +156,13 @@ pub enum GroupCmd {
 #[derive(Subcommand, Debug)]
 pub enum KeyCmd {
     /// Create a key; the key text is printed once.
-    Create(KeyCreateArgs),
+    Create(NewKey),
     /// Change a key.
     Set {
         #[arg(long)]
         id: i64,
-        #[arg(long)]
-        manage: Option<bool>,
-        #[arg(long)]
-        postbacks: Option<bool>,
-        /// A URL, or `none` to remove it.
-        #[arg(long)]
-        webhook_url: Option<String>,
-        /// ID,ID,... or `all`.
-        #[arg(long)]
-        cabinets: Option<String>,
+        #[command(flatten)]
+        change: KeyChange,
     },
     /// Revoke a key; it stops working on the next request.
     Revoke {
@@ -212,26 +184,6 @@ pub enum KeyCmd {
         #[arg(long)]
         user: i64,
     },
-}
-
-#[derive(Args, Debug)]
-pub struct KeyCreateArgs {
-    #[arg(long)]
-    user: i64,
-    /// Allow managing campaigns.
-    #[arg(long)]
-    manage: bool,
-    /// Receive postbacks.
-    #[arg(long)]
-    postbacks: bool,
-    /// Scope: these cabinets only (default: all).
-    #[arg(long)]
-    cabinets: Option<String>,
-    /// A partner key: never writes, balances hidden.
-    #[arg(long)]
-    partner: bool,
-    #[arg(long)]
-    webhook_url: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -288,13 +240,13 @@ pub enum Sim {
         #[arg(long)]
         reason: Option<String>,
     },
-    /// Make an account's next platform calls time out or be refused.
+    /// Make an account's next platform calls time out, be refused, be ignored (acknowledged,
+    /// nothing done) or panic (a platform bug).
     Fail {
         #[arg(long)]
         account: i64,
-        /// timeout, refuse, ignore (acknowledge and do nothing) or panic (a platform bug).
-        #[arg(long)]
-        next: String,
+        #[arg(long, value_enum)]
+        next: Fault,
         #[arg(long, default_value_t = 1)]
         count: u32,
     },
@@ -302,147 +254,80 @@ pub enum Sim {
     Now,
 }
 
-/// Parses `ID,ID,...`.
-fn id_list(param: &str, text: &str) -> Result<Vec<i64>, PanelError> {
-    text.split(',')
-        .map(|p| {
-            p.trim()
-                .parse::<i64>()
-                .map_err(|_| panel::bad(param, format!("'{p}' is not a cabinet id")))
-        })
-        .collect()
+/// A panel answer as the JSON object the command prints.
+fn printed<T: Serialize>(answer: Result<T, PanelError>) -> Result<Value, PanelError> {
+    serde_json::to_value(answer?)
+        .map_err(|e| PanelError::Store(crate::store::StoreError::Failed(e.to_string())))
 }
 
 /// Runs one admin command.
 pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
     match cmd {
-        Admin::User(UserCmd::Add { email, plan }) => panel::user_add(s, email, plan),
+        Admin::User(UserCmd::Add { email, plan }) => printed(panel::user_add(s, email, *plan)),
         Admin::User(UserCmd::Set {
             id,
             plan,
             subscription,
-        }) => panel::user_set(s, *id, plan.as_deref(), subscription.as_deref()),
-        Admin::Cabinet(CabinetCmd::Add {
-            owner,
-            name,
-            kind,
-            balance,
-            min_budget,
-            ad_button,
-            crypto_filters,
-        }) => panel::cabinet_add(
-            s,
-            &NewCabinet {
-                owner: *owner,
-                name,
-                kind,
-                balance: balance.as_deref(),
-                min_budget: *min_budget,
-                ad_button: *ad_button,
-                crypto_filters: *crypto_filters,
-            },
-        ),
-        Admin::Cabinet(CabinetCmd::Set {
-            id,
-            active,
-            balance,
-            auth_expired,
-            locked,
-        }) => panel::cabinet_set(
-            s,
-            *id,
-            &CabinetChange {
-                active: *active,
-                balance: balance.as_deref(),
-                auth_expired: *auth_expired,
-                locked: *locked,
-            },
-        ),
+        }) => printed(panel::user_set(s, *id, *plan, *subscription)),
+        Admin::Cabinet(CabinetCmd::Add(new)) => printed(panel::cabinet_add(s, new)),
+        Admin::Cabinet(CabinetCmd::Set { id, change }) => {
+            printed(panel::cabinet_set(s, *id, change))
+        }
         Admin::Member(MemberCmd::Add {
             agency,
             member,
             cabinet,
             access,
-        }) => panel::member_add(s, *agency, *member, *cabinet, access),
+        }) => printed(panel::member_add(s, *agency, *member, *cabinet, *access)),
         Admin::Member(MemberCmd::Remove {
             agency,
             member,
             cabinet,
-        }) => panel::member_remove(s, *agency, *member, *cabinet),
+        }) => printed(panel::member_remove(s, *agency, *member, *cabinet)),
         Admin::Group(GroupCmd::Add {
             cabinet,
             name,
             color,
-        }) => panel::group_add(s, *cabinet, name, color.as_deref()),
-        Admin::Key(KeyCmd::Create(a)) => panel::key_create(
-            s,
-            &NewKey {
-                user: a.user,
-                manage: a.manage,
-                postbacks: a.postbacks,
-                cabinets: a
-                    .cabinets
-                    .as_deref()
-                    .map(|c| id_list("cabinets", c))
-                    .transpose()?,
-                partner: a.partner,
-                webhook_url: a.webhook_url.as_deref(),
-            },
-        ),
-        Admin::Key(KeyCmd::Set {
-            id,
-            manage,
-            postbacks,
-            webhook_url,
-            cabinets,
-        }) => panel::key_set(
-            s,
-            *id,
-            &KeyChange {
-                manage: *manage,
-                postbacks: *postbacks,
-                webhook_url: webhook_url.as_deref().map(|u| (u != "none").then_some(u)),
-                cabinets: cabinets
-                    .as_deref()
-                    .map(|c| {
-                        if c == "all" {
-                            Ok(None)
-                        } else {
-                            id_list("cabinets", c).map(Some)
-                        }
-                    })
-                    .transpose()?,
-            },
-        ),
-        Admin::Key(KeyCmd::Revoke { id }) => panel::key_revoke(s, *id),
-        Admin::Key(KeyCmd::RotateSecret { id }) => panel::key_rotate_secret(s, *id),
-        Admin::Key(KeyCmd::Ping { id }) => panel::key_ping(s, *id),
-        Admin::Key(KeyCmd::List { user }) => panel::key_list(s, *user),
-        Admin::Tracker(TrackerCmd::Rotate { user }) => panel::tracker_rotate(s, *user),
-        Admin::Task(TaskCmd::Cancel { id }) => panel::task_cancel(s, *id),
-        Admin::Task(TaskCmd::Resume { id }) => panel::task_resume(s, *id),
-        Admin::History { account, ad } => panel::history(s, *account, *ad),
-        Admin::Webhook(WebhookCmd::Log { key, limit }) => panel::webhook_log(s, *key, *limit),
+        }) => printed(panel::group_add(s, *cabinet, name, color.as_deref())),
+        Admin::Key(KeyCmd::Create(new)) => printed(panel::key_create(s, new)),
+        Admin::Key(KeyCmd::Set { id, change }) => printed(panel::key_set(s, *id, change)),
+        Admin::Key(KeyCmd::Revoke { id }) => printed(panel::key_revoke(s, *id)),
+        Admin::Key(KeyCmd::RotateSecret { id }) => printed(panel::key_rotate_secret(s, *id)),
+        Admin::Key(KeyCmd::Ping { id }) => printed(panel::key_ping(s, *id)),
+        Admin::Key(KeyCmd::List { user }) => printed(panel::key_list(s, *user)),
+        Admin::Tracker(TrackerCmd::Rotate { user }) => printed(panel::tracker_rotate(s, *user)),
+        Admin::Task(TaskCmd::Cancel { id }) => printed(panel::task_cancel(s, *id)),
+        Admin::Task(TaskCmd::Resume { id }) => printed(panel::task_resume(s, *id)),
+        Admin::History { account, ad } => printed(panel::history(s, *account, *ad)),
+        Admin::Webhook(WebhookCmd::Log { key, limit }) => {
+            printed(panel::webhook_log(s, *key, *limit))
+        }
     }
 }
 
 /// Runs one sim command.
 pub fn sim(s: &Services, cmd: &Sim) -> Result<Value, PanelError> {
     match cmd {
-        Sim::Advance { seconds } => panel::sim_advance(s, *seconds),
+        Sim::Advance { seconds } => printed(panel::sim_advance(s, *seconds)),
         Sim::Review {
             account,
             ad,
             approve,
             reason,
             ..
-        } => panel::sim_review(s, *account, *ad, *approve, reason.as_deref()),
+        } => printed(panel::sim_review(
+            s,
+            *account,
+            *ad,
+            *approve,
+            reason.as_deref(),
+        )),
         Sim::Fail {
             account,
             next,
             count,
-        } => panel::sim_fail(s, *account, next, *count),
-        Sim::Now => panel::sim_now(s),
+        } => printed(panel::sim_fail(s, *account, *next, *count)),
+        Sim::Now => printed(panel::sim_now(s)),
     }
 }
 

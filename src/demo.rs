@@ -2,10 +2,11 @@
 //! `demo.bootstrap` on), one agency-plan owner, a cabinet of each type with some balance, a few
 //! campaigns, and a key with Manage campaigns and Receive postbacks, created through the panel.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
+use crate::domain::access::Plan;
 use crate::domain::campaign::TargetType;
-use crate::domain::money::Money;
+use crate::domain::money::{CabinetType, Money};
 use crate::panel::{self, NewCabinet, NewKey, PanelError};
 use crate::platform::{AdDraft, AdSpec};
 use crate::store::history::Source;
@@ -27,29 +28,30 @@ pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, PanelError>
     if !s.config.demo.bootstrap || s.sim.is_none() || s.db.read_blocking(users::count)? > 0 {
         return Ok(None);
     }
-    let owner = id(panel::user_add(s, DEMO_EMAIL, "agency")?)?;
+    let owner = panel::user_add(s, DEMO_EMAIL, Plan::Agency)?.id;
     // Name, type, balance, campaigns, and each campaign's budget in micro-units (at least the
     // cabinet type's default `min_budget`).
     let specs = [
-        ("Demo EUR", "euro", "1000.00", 2, 20_000_000),
-        ("Demo TON", "ton", "500.00", 1, 20_000_000),
-        ("Demo Stars", "stars", "50000", 1, 1_000_000_000),
+        ("Demo EUR", CabinetType::Euro, "1000.00", 2, 20_000_000),
+        ("Demo TON", CabinetType::Ton, "500.00", 1, 20_000_000),
+        ("Demo Stars", CabinetType::Stars, "50000", 1, 1_000_000_000),
     ];
     let mut cabinets = Vec::new();
     for (name, kind, balance, ads, budget) in specs {
-        let cabinet = id(panel::cabinet_add(
+        let cabinet = panel::cabinet_add(
             s,
             &NewCabinet {
                 owner,
-                name,
+                name: name.into(),
                 kind,
-                balance: Some(balance),
+                balance: Some(balance.into()),
                 min_budget: None,
-                ad_button: kind == "euro",
-                crypto_filters: kind == "ton",
+                ad_button: kind == CabinetType::Euro,
+                crypto_filters: kind == CabinetType::Ton,
             },
-        )?)?;
-        let group = id(panel::group_add(s, cabinet, "Launch", None)?)?;
+        )?
+        .id;
+        let group = panel::group_add(s, cabinet, "Launch", None)?.id;
         for n in 0..ads {
             create_campaign(s, cabinet, group, n, Money::from_micros(budget))?;
         }
@@ -63,17 +65,9 @@ pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, PanelError>
             postbacks: true,
             ..NewKey::default()
         },
-    )?;
-    let key = key["key"].as_str().unwrap_or_default().to_string();
+    )?
+    .key;
     Ok(Some(Workspace { key, cabinets }))
-}
-
-fn id(v: Value) -> Result<i64, PanelError> {
-    v["id"].as_i64().ok_or_else(|| {
-        PanelError::Store(crate::store::StoreError::Failed(format!(
-            "panel answer without id: {v}"
-        )))
-    })
 }
 
 fn create_campaign(

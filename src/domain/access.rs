@@ -1,6 +1,6 @@
 //! Owns the people side of access: plans and the access level a key holder has on a cabinet.
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Plan {
     Free,
     Pro,

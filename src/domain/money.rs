@@ -144,7 +144,7 @@ impl Money {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum CabinetType {
     Euro,
     Ton,

@@ -1,9 +1,13 @@
 //! Keys and access: key format and lookup, revocation, plans, scope, agency teams, and the
 //! write-side checks (exercised through `auth::authenticate`, the function every request uses).
 
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{printed, spawn_app, TestApp};
 use adcab::auth::{self, Principal};
+use adcab::domain::access::Plan;
 use adcab::http::error::ApiError;
+use adcab::panel::Scope;
+use adcab::panel::Subscription;
+use adcab::panel::TeamAccess;
 use adcab::panel::{self, CabinetChange, KeyChange, NewKey};
 use adcab::store::StoreError;
 
@@ -75,7 +79,7 @@ fn revocation_takes_effect_on_the_next_request() {
     let (user, _, key) = app.owner_with_cabinet("pro");
     let second = app.key(user);
     app.get_ok("/account/info", &key);
-    let id = panel::key_list(&app.services, user).unwrap()["keys"][0]["id"]
+    let id = printed(panel::key_list(&app.services, user).unwrap())["keys"][0]["id"]
         .as_i64()
         .unwrap();
     panel::key_revoke(&app.services, id).unwrap();
@@ -118,9 +122,9 @@ fn keys_need_pro_or_agency_and_a_plan_change_is_felt_at_once() {
     .unwrap_err();
     assert!(err.to_string().contains("Pro and Agency"), "{err}");
     let (user, _, key) = app.owner_with_cabinet("pro");
-    panel::user_set(&app.services, user, Some("free"), None).unwrap();
+    panel::user_set(&app.services, user, Some(Plan::Free), None).unwrap();
     app.get_err("/account/info", &key, 403, "FORBIDDEN");
-    panel::user_set(&app.services, user, Some("agency"), None).unwrap();
+    panel::user_set(&app.services, user, Some(Plan::Agency), None).unwrap();
     app.get_ok("/account/info", &key);
 }
 
@@ -140,7 +144,7 @@ fn a_person_holds_at_most_five_active_keys() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("5 active keys"), "{err}");
-    let id = panel::key_list(&app.services, user).unwrap()["keys"][0]["id"]
+    let id = printed(panel::key_list(&app.services, user).unwrap())["keys"][0]["id"]
         .as_i64()
         .unwrap();
     panel::key_revoke(&app.services, id).unwrap();
@@ -181,7 +185,7 @@ fn scope_narrows_the_cabinets_and_all_includes_later_ones() {
         &app.services,
         id,
         &KeyChange {
-            cabinets: Some(Some(vec![a, b])),
+            cabinets: Some(Scope::Cabinets(vec![a, b])),
             ..Default::default()
         },
     )
@@ -191,7 +195,7 @@ fn scope_narrows_the_cabinets_and_all_includes_later_ones() {
         &app.services,
         id,
         &KeyChange {
-            cabinets: Some(None),
+            cabinets: Some(Scope::All),
             ..Default::default()
         },
     )
@@ -221,8 +225,8 @@ fn team_members_reach_shared_cabinets_with_their_access_level() {
     let viewed = app.cabinet(agency, "ton", "10");
     app.cabinet(agency, "stars", "10");
     let member = app.user("free");
-    panel::member_add(&app.services, agency, member, shared, "manager").unwrap();
-    panel::member_add(&app.services, agency, member, viewed, "viewer").unwrap();
+    panel::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
+    panel::member_add(&app.services, agency, member, viewed, TeamAccess::Viewer).unwrap();
     let key = app.key_with(NewKey {
         user: member,
         manage: true,
@@ -242,7 +246,7 @@ fn team_members_reach_shared_cabinets_with_their_access_level() {
         Err(ApiError::ViewOnlyAccess)
     );
     // Lowered to viewer: the key follows at once.
-    panel::member_add(&app.services, agency, member, shared, "viewer").unwrap();
+    panel::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
     assert_eq!(
         write_check(&app, &key, shared),
         Err(ApiError::ViewOnlyAccess)
@@ -267,7 +271,7 @@ fn when_the_agency_plan_ends_the_members_keys_follow() {
     let shared = app.cabinet(agency, "euro", "10");
     let member = app.user("pro");
     app.cabinet(member, "euro", "10");
-    panel::member_add(&app.services, agency, member, shared, "manager").unwrap();
+    panel::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
     let key = app.key(member);
     assert_eq!(
         app.get_ok("/account/info", &key)["data"]
@@ -276,7 +280,7 @@ fn when_the_agency_plan_ends_the_members_keys_follow() {
             .len(),
         2
     );
-    panel::user_set(&app.services, agency, Some("pro"), None).unwrap();
+    panel::user_set(&app.services, agency, Some(Plan::Pro), None).unwrap();
     let data = app.get_ok("/account/info", &key)["data"]
         .as_array()
         .unwrap()
@@ -309,7 +313,7 @@ fn write_checks_refuse_read_only_partner_and_lapsed_keys() {
         ..NewKey::default()
     });
     assert_eq!(write_check(&app, &manager, cabinet), Ok(()));
-    panel::user_set(&app.services, user, None, Some("expired")).unwrap();
+    panel::user_set(&app.services, user, None, Some(Subscription::Expired)).unwrap();
     assert_eq!(
         write_check(&app, &manager, cabinet),
         Err(ApiError::FeatureNotAvailable {
@@ -317,7 +321,7 @@ fn write_checks_refuse_read_only_partner_and_lapsed_keys() {
         })
     );
     app.get_ok("/account/info", &manager);
-    panel::user_set(&app.services, user, None, Some("active")).unwrap();
+    panel::user_set(&app.services, user, None, Some(Subscription::Active)).unwrap();
     panel::cabinet_set(
         &app.services,
         cabinet,
@@ -341,14 +345,14 @@ fn writes_to_a_cabinet_whose_owner_lapsed_need_a_subscription() {
     let agency = app.user("agency");
     let shared = app.cabinet(agency, "euro", "10");
     let member = app.user("pro");
-    panel::member_add(&app.services, agency, member, shared, "manager").unwrap();
+    panel::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
     let key = app.key_with(NewKey {
         user: member,
         manage: true,
         ..NewKey::default()
     });
     assert_eq!(write_check(&app, &key, shared), Ok(()));
-    panel::user_set(&app.services, agency, None, Some("expired")).unwrap();
+    panel::user_set(&app.services, agency, None, Some(Subscription::Expired)).unwrap();
     assert_eq!(
         write_check(&app, &key, shared),
         Err(ApiError::SubscriptionRequired)
@@ -381,14 +385,14 @@ fn an_agency_owner_lists_the_teams_keys() {
     let agency = app.user("agency");
     let shared = app.cabinet(agency, "euro", "10");
     let member = app.user("free");
-    panel::member_add(&app.services, agency, member, shared, "viewer").unwrap();
+    panel::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
     app.key(agency);
     app.key_with(NewKey {
         user: member,
         manage: true,
         ..NewKey::default()
     });
-    let list = panel::key_list(&app.services, agency).unwrap();
+    let list = printed(panel::key_list(&app.services, agency).unwrap());
     let keys = list["keys"].as_array().unwrap();
     assert_eq!(keys.len(), 2);
     let of_member = keys.iter().find(|k| k["owner"] == member).unwrap();
@@ -396,7 +400,7 @@ fn an_agency_owner_lists_the_teams_keys() {
     assert_eq!(of_member["cabinets"], 1);
     assert!(of_member.get("last_used_at").is_some());
     assert_eq!(
-        panel::key_list(&app.services, member).unwrap()["keys"]
+        printed(panel::key_list(&app.services, member).unwrap())["keys"]
             .as_array()
             .unwrap()
             .len(),

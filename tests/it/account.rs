@@ -82,7 +82,7 @@ fn a_balance_set_in_the_panel_shows_at_once() {
         &app.services,
         cabinet,
         &CabinetChange {
-            balance: Some("77.5"),
+            balance: Some("77.5".into()),
             ..Default::default()
         },
     )

@@ -4,8 +4,9 @@
 use adcab::store::StoreError;
 use std::collections::HashSet;
 
-use crate::helpers::{spawn_app, Camp, TestApp};
+use crate::helpers::{printed, spawn_app, Camp, TestApp};
 use adcab::panel;
+use adcab::platform::sim::Fault;
 use serde_json::Value;
 
 fn ids(body: &Value) -> Vec<i64> {
@@ -337,7 +338,7 @@ fn limit_must_be_from_one_to_five_hundred() {
 fn the_single_read_returns_the_full_object() {
     let app = spawn_app();
     let (_, cabinet, key) = app.owner_with_cabinet("pro");
-    let group = panel::group_add(&app.services, cabinet, "G", None).unwrap()["id"]
+    let group = printed(panel::group_add(&app.services, cabinet, "G", None).unwrap())["id"]
         .as_i64()
         .unwrap();
     let ad = app.campaign(
@@ -466,13 +467,16 @@ fn when_the_platform_does_not_answer_the_stored_copy_is_served() {
         "UPDATE sim_ads SET status = 'Active' WHERE account_id = {cabinet}"
     ));
     panel::sim_advance(&app.services, 600).unwrap();
-    for fault in ["timeout", "refuse"] {
+    for fault in [Fault::Timeout, Fault::Refuse] {
         panel::sim_fail(&app.services, cabinet, fault, 1).unwrap();
         let stale = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
-        assert_eq!(stale["status"], "In Review", "{fault}: stored copy served");
+        assert_eq!(
+            stale["status"], "In Review",
+            "{fault:?}: stored copy served"
+        );
         assert_eq!(
             stale["synced_at"], before["synced_at"],
-            "{fault}: synced_at shows its age"
+            "{fault:?}: synced_at shows its age"
         );
     }
     let after = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();

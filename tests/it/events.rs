@@ -154,7 +154,7 @@ fn only_keys_whose_holder_sees_the_cabinet_receive_its_events() {
         &NewKey {
             user: owner,
             cabinets: Some(vec![second]),
-            webhook_url: Some(&scoped.url),
+            webhook_url: Some(scoped.url.clone()),
             ..NewKey::default()
         },
     )

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::net::{Shutdown, TcpStream};
 use std::time::{Duration, Instant};
 
-use crate::helpers::{read_answer, read_head, spawn_app_with, Camp, RawResp, TestApp};
+use crate::helpers::{printed, read_answer, read_head, spawn_app_with, Camp, RawResp, TestApp};
 use adcab::panel::{self, NewKey};
 use serde_json::{json, Map, Value};
 
@@ -78,7 +78,8 @@ fn world(app: &TestApp) -> World {
         ..NewKey::default()
     });
     let read_only = app.key(user);
-    let group = panel::group_add(&app.services, euro, "Fuzz", Some("#ff8800")).unwrap()["id"]
+    let group = printed(panel::group_add(&app.services, euro, "Fuzz", Some("#ff8800")).unwrap())
+        ["id"]
         .as_i64()
         .unwrap();
     let ads = vec![
@@ -120,7 +121,7 @@ fn world(app: &TestApp) -> World {
         &[("Idempotency-Key", "fuzz-seed-create-0001")],
     );
     assert_eq!(created.status, 202, "{}", created.body);
-    let tracker = panel::tracker_rotate(&app.services, user).unwrap()["token"]
+    let tracker = printed(panel::tracker_rotate(&app.services, user).unwrap())["token"]
         .as_str()
         .unwrap()
         .to_string();

@@ -1,6 +1,6 @@
 //! `GET /v1/groups`: all reachable cabinets, or one.
 
-use crate::helpers::spawn_app;
+use crate::helpers::{printed, spawn_app};
 use adcab::panel;
 
 #[test]
@@ -10,7 +10,7 @@ fn groups_cover_every_cabinet_or_the_one_named() {
     let a = app.cabinet(user, "euro", "1");
     let b = app.cabinet(user, "ton", "1");
     let key = app.key(user);
-    let ga = panel::group_add(&app.services, a, "Spring", Some("#FF0000")).unwrap()["id"]
+    let ga = printed(panel::group_add(&app.services, a, "Spring", Some("#FF0000")).unwrap())["id"]
         .as_i64()
         .unwrap();
     panel::group_add(&app.services, b, "Autumn", None).unwrap();

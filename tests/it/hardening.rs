@@ -3,11 +3,15 @@
 //! money is read strictly and summed safely, unreadable rows are errors, panics and hang-ups
 //! leave no key running, deletes survive a crash, and every answer is the spec's envelope.
 
+use adcab::domain::access::Plan;
+use adcab::platform::sim::Fault;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::helpers::{read_answer, spawn_app, spawn_app_with, Camp, RawResp, Resp, TestApp};
+use crate::helpers::{
+    printed, read_answer, spawn_app, spawn_app_with, Camp, RawResp, Resp, TestApp,
+};
 use adcab::panel::{self, CabinetChange, NewKey};
 use adcab::store::StoreError;
 use serde_json::{json, Value};
@@ -455,7 +459,7 @@ fn money_past_the_largest_amount_is_refused_by_field_not_wrapped() {
         &app.services,
         cabinet,
         &CabinetChange {
-            balance: Some("1000000000.01"),
+            balance: Some("1000000000.01".into()),
             ..Default::default()
         },
     )
@@ -574,7 +578,7 @@ fn a_panic_in_a_request_is_a_500_that_leaves_no_key_running() {
     let app = spawn_app();
     let (_, cabinet, key) = app.manager();
     let ad = app.funded(cabinet, 10_000_000);
-    panel::sim_fail(&app.services, cabinet, "panic", 1).unwrap();
+    panel::sim_fail(&app.services, cabinet, Fault::Panic, 1).unwrap();
     let add = json!({ "action": "add", "amount": "5" });
     let path = format!("/campaigns/{ad}/budget");
     let first = post(&app, &key, &path, &add, "panic-key-1");
@@ -644,7 +648,7 @@ fn a_client_that_hangs_up_leaves_its_budget_move_finished_and_recorded() {
         "15.00",
         "moved once"
     );
-    let history = panel::history(&app.services, cabinet, ad).unwrap();
+    let history = printed(panel::history(&app.services, cabinet, ad).unwrap());
     let moves = history["events"]
         .as_array()
         .unwrap()
@@ -672,7 +676,7 @@ fn a_bulk_delete_resumed_after_a_crash_finishes_without_refusals() {
         &app.services,
         cabinet,
         &CabinetChange {
-            balance: Some("0"),
+            balance: Some("0".into()),
             ..Default::default()
         },
     )
@@ -721,7 +725,7 @@ fn a_free_plan_key_is_told_writes_are_not_in_its_plan() {
     let app = spawn_app();
     let (user, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
-    panel::user_set(&app.services, user, Some("free"), None).unwrap();
+    panel::user_set(&app.services, user, Some(Plan::Free), None).unwrap();
     let r = app.send("POST", &format!("/campaigns/{ad}/pause"), &key, None, &[]);
     refused(&r, 403, "code", "FEATURE_NOT_AVAILABLE");
     assert_eq!(r.body["feature"], "manage_campaigns");

@@ -11,7 +11,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use adcab::config::Config;
+use adcab::domain::access::Plan;
 use adcab::domain::campaign::TargetType;
+use adcab::domain::money::CabinetType;
 use adcab::domain::money::Money;
 use adcab::panel::{self, NewCabinet, NewKey};
 use adcab::platform::{AdDraft, AdSpec};
@@ -127,17 +129,12 @@ impl TestApp {
             &NewKey {
                 user,
                 manage: true,
-                webhook_url: Some(url),
+                webhook_url: Some(url.to_string()),
                 ..NewKey::default()
             },
         )
         .unwrap();
-        let text = |f: &str| created[f].as_str().unwrap().to_string();
-        (
-            created["id"].as_i64().unwrap(),
-            text("key"),
-            text("webhook_secret"),
-        )
+        (created.id, created.key, created.webhook_secret)
     }
 
     fn stop(&mut self) {
@@ -206,6 +203,11 @@ fn to_resp(r: ureq::Response) -> Resp {
         headers,
         body,
     }
+}
+
+/// A panel answer as the JSON object its command prints.
+pub fn printed<T: serde::Serialize>(answer: T) -> Value {
+    serde_json::to_value(answer).expect("panel answers serialize")
 }
 
 /// An answer read off a raw TCP connection.
@@ -494,25 +496,27 @@ impl TestApp {
 
     pub fn user(&self, plan: &str) -> i64 {
         let email = format!("{}@example.com", uuid::Uuid::new_v4().simple());
-        panel::user_add(&self.services, &email, plan).unwrap()["id"]
+        printed(panel::user_add(&self.services, &email, Plan::parse(plan).unwrap()).unwrap())["id"]
             .as_i64()
             .unwrap()
     }
 
     pub fn cabinet(&self, owner: i64, kind: &str, balance: &str) -> i64 {
-        panel::cabinet_add(
-            &self.services,
-            &NewCabinet {
-                owner,
-                name: &format!("{kind} cabinet"),
-                kind,
-                balance: Some(balance),
-                min_budget: None,
-                ad_button: false,
-                crypto_filters: false,
-            },
-        )
-        .unwrap()["id"]
+        printed(
+            panel::cabinet_add(
+                &self.services,
+                &NewCabinet {
+                    owner,
+                    name: format!("{kind} cabinet"),
+                    kind: CabinetType::parse(kind).unwrap(),
+                    balance: Some(balance.into()),
+                    min_budget: None,
+                    ad_button: false,
+                    crypto_filters: false,
+                },
+            )
+            .unwrap(),
+        )["id"]
             .as_i64()
             .unwrap()
     }
@@ -525,7 +529,7 @@ impl TestApp {
     }
 
     pub fn key_with(&self, k: NewKey) -> String {
-        panel::key_create(&self.services, &k).unwrap()["key"]
+        printed(panel::key_create(&self.services, &k).unwrap())["key"]
             .as_str()
             .unwrap()
             .to_string()

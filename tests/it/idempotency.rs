@@ -3,6 +3,7 @@
 
 use crate::helpers::{spawn_app, TestApp};
 use adcab::panel;
+use adcab::platform::sim::Fault;
 use adcab::store::StoreError;
 use serde_json::{json, Value};
 
@@ -120,7 +121,7 @@ fn a_5xx_is_replayed_as_the_same_5xx() {
     let (_, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
     let body = json!({ "action": "add", "amount": 5 });
-    panel::sim_fail(&app.services, cabinet, "timeout", 1).unwrap();
+    panel::sim_fail(&app.services, cabinet, Fault::Timeout, 1).unwrap();
     let first = budget(&app, &key, ad, "five-hundred", &body);
     assert_eq!(
         (first.status, first.body["code"].as_str()),

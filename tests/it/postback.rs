@@ -3,7 +3,7 @@
 //! with partial failure, the conversion budget, concurrent duplicate batches, and the
 //! conversions list.
 
-use crate::helpers::{spawn_app, spawn_app_with, Camp, Resp, TestApp};
+use crate::helpers::{printed, spawn_app, spawn_app_with, Camp, Resp, TestApp};
 use adcab::panel::{self, NewKey};
 use serde_json::{json, Value};
 
@@ -234,7 +234,7 @@ fn the_tracker_url_takes_query_aliases_reads_nothing_and_rotation_ends_it() {
     let app = spawn_app();
     let (user, cabinet, key) = sender(&app);
     let ad = bot(&app, cabinet, "https://t.me/shop_bot?start=trk");
-    let token = panel::tracker_rotate(&app.services, user).unwrap()["token"]
+    let token = printed(panel::tracker_rotate(&app.services, user).unwrap())["token"]
         .as_str()
         .unwrap()
         .to_string();
@@ -486,7 +486,7 @@ fn conversions_emit_no_webhooks() {
     let key = app.key_with(NewKey {
         user,
         postbacks: true,
-        webhook_url: Some(&rx.url),
+        webhook_url: Some(rx.url.clone()),
         ..NewKey::default()
     });
     bot(&app, cabinet, "https://t.me/shop_bot?start=nw");

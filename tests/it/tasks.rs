@@ -5,7 +5,7 @@
 use adcab::store::StoreError;
 use std::time::{Duration, Instant};
 
-use crate::helpers::{spawn_app, Camp, Resp, TestApp};
+use crate::helpers::{printed, spawn_app, Camp, Resp, TestApp};
 use adcab::panel::{self, CabinetChange, NewKey};
 use serde_json::{json, Value};
 
@@ -96,7 +96,7 @@ fn a_single_campaign_is_created_by_a_task() {
         app.get_ok("/account/info", &key)["data"][0]["balance"],
         "990.00"
     );
-    let history = panel::history(&app.services, cabinet, 1).unwrap();
+    let history = printed(panel::history(&app.services, cabinet, 1).unwrap());
     assert_eq!(history["events"][0]["source"], "api");
 }
 
@@ -192,7 +192,8 @@ fn create_fields_are_checked_with_their_exact_param() {
     let app = spawn_app();
     let (user, cabinet, key) = app.manager();
     let other = app.cabinet(app.user("pro"), "euro", "1");
-    let foreign_group = panel::group_add(&app.services, other, "Theirs", None).unwrap()["id"]
+    let foreign_group = printed(panel::group_add(&app.services, other, "Theirs", None).unwrap())
+        ["id"]
         .as_i64()
         .unwrap();
     let with = |f: &dyn Fn(&mut Value)| {
@@ -379,13 +380,13 @@ fn an_empty_balance_pauses_the_task_until_resumed_from_the_panel() {
         &app.services,
         cabinet,
         &CabinetChange {
-            balance: Some("100"),
+            balance: Some("100".into()),
             ..Default::default()
         },
     )
     .unwrap();
     assert_eq!(
-        panel::task_resume(&app.services, id).unwrap()["status"],
+        printed(panel::task_resume(&app.services, id).unwrap())["status"],
         "pending"
     );
     let done = settle(&app, &key, id);
@@ -418,7 +419,7 @@ fn a_task_can_be_cancelled_from_the_panel() {
     let id = queue(&app, &key, "/campaigns", &channel("Unfunded"));
     assert_eq!(settle(&app, &key, id)["status"], "paused");
     assert_eq!(
-        panel::task_cancel(&app.services, id).unwrap(),
+        printed(panel::task_cancel(&app.services, id).unwrap()),
         json!({ "id": id, "status": "cancelled" })
     );
     let task = app.get_ok(&format!("/tasks/{id}"), &key)["data"].clone();
@@ -637,7 +638,7 @@ fn a_create_repeated_after_a_crash_makes_one_campaign() {
         &app.services,
         cabinet,
         &CabinetChange {
-            balance: Some("100"),
+            balance: Some("100".into()),
             ..Default::default()
         },
     )

@@ -1,8 +1,11 @@
 //! The writes answered at once: PATCH, pause, resume, budget and DELETE, with the transition
 //! table, the platform's refusals, money moved exactly, history and status-change records.
 
-use crate::helpers::{spawn_app, spawn_app_with, Camp, TestApp};
+use crate::helpers::{printed, spawn_app, spawn_app_with, Camp, TestApp};
+use adcab::panel::Subscription;
+use adcab::panel::TeamAccess;
 use adcab::panel::{self, CabinetChange, NewKey};
+use adcab::platform::sim::Fault;
 use adcab::store::StoreError;
 use serde_json::{json, Value};
 
@@ -65,7 +68,7 @@ fn pause_and_resume_follow_the_transition_table() {
             (ad, "On Hold".into(), "Active".into(), "api".into())
         ]
     );
-    let history = panel::history(&app.services, cabinet, ad).unwrap();
+    let history = printed(panel::history(&app.services, cabinet, ad).unwrap());
     let actions: Vec<(&str, &str)> = history["events"]
         .as_array()
         .unwrap()
@@ -426,7 +429,7 @@ fn a_top_up_the_platform_ignores_is_budget_unchanged() {
     let app = spawn_app();
     let (_, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
-    panel::sim_fail(&app.services, cabinet, "ignore", 1).unwrap();
+    panel::sim_fail(&app.services, cabinet, Fault::Ignore, 1).unwrap();
     app.write_err(
         "POST",
         &format!("/campaigns/{ad}/budget"),
@@ -552,10 +555,10 @@ fn writes_check_the_key_the_access_and_the_cabinet() {
         },
     )
     .unwrap();
-    panel::user_set(&app.services, user, None, Some("expired")).unwrap();
+    panel::user_set(&app.services, user, None, Some(Subscription::Expired)).unwrap();
     let err = app.write_err("POST", &pause, &key, None, 403, "FEATURE_NOT_AVAILABLE");
     assert_eq!(err["feature"], "manage_campaigns");
-    panel::user_set(&app.services, user, None, Some("active")).unwrap();
+    panel::user_set(&app.services, user, None, Some(Subscription::Active)).unwrap();
     let second = app.cabinet(user, "euro", "10");
     app.write_err("POST", &pause, &key, None, 400, "ACCOUNT_ID_REQUIRED");
     app.write_err(
@@ -601,7 +604,7 @@ fn viewers_and_lapsed_owners_cannot_write_through_a_team_key() {
     let cabinet = app.cabinet(agency, "euro", "100");
     let ad = app.active_campaign(cabinet);
     let member = app.user("pro");
-    panel::member_add(&app.services, agency, member, cabinet, "viewer").unwrap();
+    panel::member_add(&app.services, agency, member, cabinet, TeamAccess::Viewer).unwrap();
     let key = app.key_with(NewKey {
         user: member,
         manage: true,
@@ -609,10 +612,10 @@ fn viewers_and_lapsed_owners_cannot_write_through_a_team_key() {
     });
     let pause = format!("/campaigns/{ad}/pause");
     app.write_err("POST", &pause, &key, None, 403, "VIEW_ONLY_ACCESS");
-    panel::member_add(&app.services, agency, member, cabinet, "manager").unwrap();
-    panel::user_set(&app.services, agency, None, Some("expired")).unwrap();
+    panel::member_add(&app.services, agency, member, cabinet, TeamAccess::Manager).unwrap();
+    panel::user_set(&app.services, agency, None, Some(Subscription::Expired)).unwrap();
     app.write_err("POST", &pause, &key, None, 403, "SUBSCRIPTION_REQUIRED");
-    panel::user_set(&app.services, agency, None, Some("active")).unwrap();
+    panel::user_set(&app.services, agency, None, Some(Subscription::Active)).unwrap();
     app.write_ok("POST", &pause, &key, None, 200);
 }
 

@@ -9,7 +9,7 @@ use super::{internal, SimError, Simulator};
 use crate::platform::PlatformError;
 use crate::store::StoreError;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Fault {
     Timeout,
     Refuse,

@@ -1,0 +1,174 @@
+//! Owns the panel's cabinets: adding one (an account on the platform), changing it, its
+//! groups, and a campaign's change history.
+
+use super::{bad, now_iso, require_cabinet, require_user, History, Id, PanelError};
+use crate::domain::money::{CabinetType, Money, MAX_UNITS, MONEY_SCALE};
+use crate::store::cabinets::{self, Cabinet};
+use crate::store::{campaigns, groups, history, StoreError};
+use crate::Services;
+
+const DEFAULT_GROUP_COLOR: &str = "#4A90D9";
+
+fn parse_balance(text: &str) -> Result<Money, PanelError> {
+    Money::parse(text, MONEY_SCALE).map_err(|e| bad("balance", format!("balance {e}")))
+}
+
+/// Options of `admin cabinet add`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct NewCabinet {
+    #[arg(long)]
+    pub owner: i64,
+    #[arg(long)]
+    pub name: String,
+    #[arg(long = "type", value_enum)]
+    pub kind: CabinetType,
+    /// Money on the cabinet, a decimal.
+    #[arg(long)]
+    pub balance: Option<String>,
+    /// Smallest non-zero budget of a campaign (default 5, or 500 for stars).
+    #[arg(long)]
+    pub min_budget: Option<i64>,
+    /// The ad form has a custom button.
+    #[arg(long)]
+    pub ad_button: bool,
+    /// The ad form has crypto-channel filters.
+    #[arg(long)]
+    pub crypto_filters: bool,
+}
+
+/// The smallest non-zero budget of a new cabinet when none is given.
+fn default_min_budget(kind: CabinetType) -> i64 {
+    match kind {
+        CabinetType::Euro | CabinetType::Ton => 5,
+        CabinetType::Stars => 500,
+    }
+}
+
+pub fn cabinet_add(s: &Services, c: &NewCabinet) -> Result<Id, PanelError> {
+    let kind = c.kind;
+    let balance = c
+        .balance
+        .as_deref()
+        .map(parse_balance)
+        .transpose()?
+        .unwrap_or(Money::ZERO);
+    let min_budget = c.min_budget.unwrap_or_else(|| default_min_budget(kind));
+    if !(0..=MAX_UNITS).contains(&min_budget) {
+        return Err(bad(
+            "min-budget",
+            format!("min-budget must be from 0 to {MAX_UNITS}"),
+        ));
+    }
+    if c.name.trim().is_empty() {
+        return Err(bad("name", "the cabinet needs a name"));
+    }
+    s.db.read_blocking(|conn| {
+        require_user(conn, c.owner)
+            .map_err(|_| bad("owner", format!("no user with id {}", c.owner)))
+    })?;
+    let id = s
+        .platform
+        .open_account(kind, balance)
+        .map_err(|e| bad("platform", e.to_string()))?;
+    s.db.write_blocking(|tx| {
+        let now = now_iso(tx)?;
+        let cabinet = Cabinet {
+            id,
+            owner_id: c.owner,
+            name: c.name.trim().to_string(),
+            cabinet_type: kind,
+            is_active: true,
+            balance,
+            balance_updated_at: now.clone(),
+            min_budget,
+            ad_button: c.ad_button,
+            crypto_filters: c.crypto_filters,
+            auth_expired: false,
+            locked: false,
+        };
+        cabinets::insert(tx, &cabinet, &now)?;
+        Ok(Id { id })
+    })
+}
+
+/// Options of `admin cabinet set`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CabinetChange {
+    #[arg(long)]
+    pub active: Option<bool>,
+    /// The cabinet's balance, a decimal.
+    #[arg(long)]
+    pub balance: Option<String>,
+    /// The platform session expired (writes answer CABINET_AUTH_EXPIRED).
+    #[arg(long)]
+    pub auth_expired: Option<bool>,
+    /// Under automatic management (writes answer CABINET_LOCKED).
+    #[arg(long)]
+    pub locked: Option<bool>,
+}
+
+pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, PanelError> {
+    let balance = change.balance.as_deref().map(parse_balance).transpose()?;
+    s.db.read_blocking(|conn| require_cabinet(conn, id))?;
+    if let Some(balance) = balance {
+        s.platform
+            .set_balance(id, balance)
+            .map_err(|e| bad("balance", e.to_string()))?;
+    }
+    s.db.write_blocking(|tx| {
+        let now = now_iso(tx)?;
+        if let Some(balance) = balance {
+            cabinets::set_balance(tx, id, balance, &now)?;
+        }
+        if let Some(active) = change.active {
+            cabinets::set_active(tx, id, active)?;
+        }
+        if let Some(expired) = change.auth_expired {
+            cabinets::set_auth_expired(tx, id, expired)?;
+        }
+        if let Some(locked) = change.locked {
+            cabinets::set_locked(tx, id, locked)?;
+        }
+        Ok(Id { id })
+    })
+}
+
+pub fn group_add(
+    s: &Services,
+    cabinet: i64,
+    name: &str,
+    color: Option<&str>,
+) -> Result<Id, PanelError> {
+    let color = color.unwrap_or(DEFAULT_GROUP_COLOR);
+    let valid = color.len() == 7
+        && color.starts_with('#')
+        && color[1..].chars().all(|c| c.is_ascii_hexdigit());
+    if !valid {
+        return Err(bad("color", format!("'{color}' is not a #RRGGBB color")));
+    }
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(bad("name", "the group needs a name"));
+    }
+    s.db.write_blocking(|tx| {
+        require_cabinet(tx, cabinet)?;
+        match groups::insert(tx, cabinet, name, color) {
+            Ok(id) => Ok(Id { id }),
+            Err(StoreError::Conflict) => Err(bad(
+                "name",
+                format!("cabinet {cabinet} already has a group named '{name}'"),
+            )),
+            Err(e) => Err(e.into()),
+        }
+    })
+}
+
+pub fn history(s: &Services, account: i64, ad: i64) -> Result<History, PanelError> {
+    s.db.read_blocking(|conn| {
+        campaigns::get(conn, account, ad)?
+            .ok_or_else(|| bad("ad", format!("no campaign {ad} in cabinet {account}")))?;
+        Ok(History {
+            events: history::list(conn, account, ad)?,
+        })
+    })
+}

@@ -1,0 +1,118 @@
+//! Owns the panel's people: adding them, their plans and subscriptions, and agency teams
+//! (members and the cabinets shared with them).
+
+use super::{bad, now_iso, require_cabinet, require_user, Done, Id, PanelError};
+use crate::domain::access::{Access, Plan};
+use crate::store::{teams, users, StoreError};
+use crate::Services;
+
+/// A person's subscription, as `admin user set --subscription` takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Subscription {
+    Active,
+    Expired,
+}
+
+/// The access a team member is given to a shared cabinet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TeamAccess {
+    Manager,
+    Viewer,
+}
+
+pub fn user_add(s: &Services, email: &str, plan: Plan) -> Result<Id, PanelError> {
+    let email = email.trim();
+    if !email.contains('@') {
+        return Err(bad("email", format!("'{email}' is not an email address")));
+    }
+    s.db.write_blocking(|tx| {
+        let now = now_iso(tx)?;
+        match users::insert(tx, email, plan, &now) {
+            Ok(id) => Ok(Id { id }),
+            Err(StoreError::Conflict) => {
+                Err(bad("email", format!("a user with email {email} exists")))
+            }
+            Err(e) => Err(e.into()),
+        }
+    })
+}
+
+pub fn user_set(
+    s: &Services,
+    id: i64,
+    plan: Option<Plan>,
+    subscription: Option<Subscription>,
+) -> Result<Id, PanelError> {
+    let active = subscription.map(|v| v == Subscription::Active);
+    s.db.write_blocking(|tx| {
+        require_user(tx, id)?;
+        if let Some(plan) = plan {
+            users::set_plan(tx, id, plan)?;
+        }
+        if let Some(active) = active {
+            users::set_subscription(tx, id, active)?;
+        }
+        Ok(Id { id })
+    })
+}
+
+pub fn member_add(
+    s: &Services,
+    agency: i64,
+    member: i64,
+    cabinet: i64,
+    access: TeamAccess,
+) -> Result<Done, PanelError> {
+    let access = match access {
+        TeamAccess::Manager => Access::Manager,
+        TeamAccess::Viewer => Access::Viewer,
+    };
+    s.db.write_blocking(|tx| {
+        let owner = require_user(tx, agency)
+            .map_err(|_| bad("agency", format!("no user with id {agency}")))?;
+        if owner.plan != Plan::Agency {
+            return Err(bad(
+                "agency",
+                format!("user {agency} is not on the Agency plan"),
+            ));
+        }
+        require_user(tx, member).map_err(|_| bad("member", format!("no user with id {member}")))?;
+        if member == agency {
+            return Err(bad(
+                "member",
+                "the agency owner cannot be their own team member",
+            ));
+        }
+        let c = require_cabinet(tx, cabinet)?;
+        if c.owner_id != agency {
+            return Err(bad(
+                "cabinet",
+                format!("cabinet {cabinet} does not belong to user {agency}"),
+            ));
+        }
+        teams::add_member(tx, agency, member)?;
+        teams::share(tx, agency, member, cabinet, access)?;
+        Ok(Done {})
+    })
+}
+
+pub fn member_remove(
+    s: &Services,
+    agency: i64,
+    member: i64,
+    cabinet: Option<i64>,
+) -> Result<Done, PanelError> {
+    s.db.write_blocking(|tx| {
+        let removed = match cabinet {
+            Some(c) => teams::unshare(tx, agency, member, c)?,
+            None => teams::remove_member(tx, agency, member)?,
+        };
+        if removed == 0 {
+            return Err(bad(
+                "member",
+                format!("user {member} has no such place in the team of user {agency}"),
+            ));
+        }
+        Ok(Done {})
+    })
+}
