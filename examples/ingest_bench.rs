@@ -15,8 +15,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use adcab::config::Config;
+use adcab::domain::access::Plan;
 use adcab::domain::campaign::TargetType;
-use adcab::domain::money::Money;
+use adcab::domain::money::{CabinetType, Money};
 use adcab::panel::{self, NewCabinet, NewKey};
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
@@ -97,24 +98,23 @@ fn main() {
 /// A person, one cabinet with bot campaigns whose links carry refs `r0`..`r99`, and a key
 /// that may send postbacks.
 fn setup(services: &Services) -> String {
-    let user = panel::user_add(services, "ingest@example.com", "pro").unwrap()["id"]
-        .as_i64()
-        .unwrap();
+    let user = panel::user_add(services, "ingest@example.com", Plan::Pro)
+        .unwrap()
+        .id;
     let cabinet = panel::cabinet_add(
         services,
         &NewCabinet {
             owner: user,
-            name: "Bench",
-            kind: "euro",
-            balance: Some("100000"),
+            name: "Bench".into(),
+            kind: CabinetType::Euro,
+            balance: Some("100000".into()),
             min_budget: None,
             ad_button: false,
             crypto_filters: false,
         },
     )
-    .unwrap()["id"]
-        .as_i64()
-        .unwrap();
+    .unwrap()
+    .id;
     for i in 0..CAMPAIGNS {
         let spec = AdSpec::plain(
             &format!("Bot {i}"),
@@ -140,10 +140,8 @@ fn setup(services: &Services) -> String {
             ..NewKey::default()
         },
     )
-    .unwrap()["key"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    .unwrap()
+    .key
 }
 
 fn event(run: usize, client: usize, n: u64) -> serde_json::Value {

@@ -15,8 +15,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use adcab::config::Config;
+use adcab::domain::access::Plan;
 use adcab::domain::campaign::TargetType;
-use adcab::domain::money::Money;
+use adcab::domain::money::{CabinetType, Money};
 use adcab::panel::{self, NewCabinet, NewKey};
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
@@ -45,14 +46,14 @@ fn main() {
     let (url, received) = receiver();
 
     let started = Instant::now();
-    let user = panel::user_add(&services, "bench@example.com", "agency").unwrap()["id"]
-        .as_i64()
-        .unwrap();
+    let user = panel::user_add(&services, "bench@example.com", Plan::Agency)
+        .unwrap()
+        .id;
     panel::key_create(
         &services,
         &NewKey {
             user,
-            webhook_url: Some(&url),
+            webhook_url: Some(url.clone()),
             ..NewKey::default()
         },
     )
@@ -63,17 +64,16 @@ fn main() {
                 &services,
                 &NewCabinet {
                     owner: user,
-                    name: &format!("Cabinet {i}"),
-                    kind: "euro",
-                    balance: Some("1000000"),
+                    name: format!("Cabinet {i}"),
+                    kind: CabinetType::Euro,
+                    balance: Some("1000000".into()),
                     min_budget: None,
                     ad_button: false,
                     crypto_filters: false,
                 },
             )
-            .unwrap()["id"]
-                .as_i64()
-                .unwrap()
+            .unwrap()
+            .id
         })
         .collect();
     for account in &accounts {

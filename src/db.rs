@@ -31,6 +31,7 @@ const SERVICE: Ledger = Ledger {
         (3, include_str!("../sql/0003_delivery.sql")),
         (4, include_str!("../sql/0004_sync.sql")),
         (5, include_str!("../sql/0005_conversions.sql")),
+        (6, include_str!("../sql/0006_list_indexes.sql")),
     ],
 };
 

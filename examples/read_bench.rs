@@ -1,0 +1,574 @@
+//! Benchmark of the read path at the scale the service is built for: one agency key (Manage
+//! campaigns, scope All) reaching 100 cabinets of 1,000 campaigns each, in the simulator, with
+//! varied titles, budgets and CPMs, statuses (approved, paused, declined, still in review) and
+//! half an hour of delivery synced into the copies. The real server runs in this process.
+//!
+//! - one keep-alive client times `GET /v1/campaigns?limit=500` (the default sort, then every
+//!   `sortBy` both ways), one cabinet's page, the first two cursor pages,
+//!   `GET /v1/campaigns/{ad_id}` (stale copies re-read from the platform, then a fresh one)
+//!   and `GET /v1/account/info`; then four clients read the default list at once. Every
+//!   answer must be 200 with the expected number of rows;
+//! - baseline, same run, plain SQLite on a copy of the database (`VACUUM INTO`): the same 500
+//!   rows, every column, read through an index made on the copy to match the sort;
+//! - cold start: from opening the database (every campaign in it) to the first answer.
+//!
+//! Run: `cargo run --release --example read_bench` (optional arguments: cabinets, campaigns
+//! per cabinet, requests per measurement; defaults 100, 1000, 200). Latencies are medians and
+//! p95 in milliseconds, measured until the whole answer arrived.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use adcab::config::Config;
+use adcab::domain::access::Plan;
+use adcab::domain::campaign::TargetType;
+use adcab::domain::money::{CabinetType, Money};
+use adcab::panel::{self, NewCabinet, NewKey};
+use adcab::platform::{AdDraft, AdSpec};
+use adcab::store::history::Source;
+use adcab::{clock, sync, Services};
+use rusqlite::Connection;
+use serde_json::{json, Value};
+
+mod common;
+use common::Server;
+
+/// The largest page, asked for by every list request.
+const PAGE: usize = 500;
+/// Offset pagination reaches at most this many campaigns of each cabinet.
+const PER_CABINET_DEPTH: usize = 500;
+/// Clients reading at once in the concurrent measurement.
+const CLIENTS: usize = 4;
+/// A measurement stops before its `n` runs once it took this long and made [`MIN_RUNS`], so
+/// the run stays within minutes when a request takes a second.
+const BUDGET: Duration = Duration::from_secs(3);
+const MIN_RUNS: usize = 5;
+/// Each `sortBy` value and the column it orders by.
+const SORTS: [(&str, &str); 9] = [
+    ("date", "created_at"),
+    ("ad_id", "ad_id"),
+    ("title", "title"),
+    ("status", "status"),
+    ("views", "views"),
+    ("clicks", "clicks"),
+    ("spent", "spent_micros"),
+    ("budget", "budget_micros"),
+    ("cpm", "cpm_micros"),
+];
+
+fn main() {
+    let run = Instant::now();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("numeric arguments"))
+        .collect();
+    let cabinets = args.first().copied().unwrap_or(100);
+    let per_cabinet = args.get(1).copied().unwrap_or(1000);
+    let n = args.get(2).copied().unwrap_or(200);
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut config = Config::default();
+    config.storage.path = dir.path().join("bench.db");
+    config.demo.bootstrap = false;
+    config.sim.auto_review_seconds = 0;
+    config.limits.reads_per_minute = 1_000_000_000;
+    config.limits.writes_per_minute = 1_000_000_000;
+    let services = Services::open(config.clone(), adcab::db::Open::Create).expect("open");
+    // The bench's own reads of the service's database, beside the service's connections.
+    let conn = adcab::db::open_connection(&config.storage.path).expect("a connection");
+
+    let started = Instant::now();
+    let ws = setup(&services, &conn, cabinets, per_cabinet);
+    println!(
+        "setup: {cabinets} cabinets x {per_cabinet} campaigns in {:.1} s ({})",
+        started.elapsed().as_secs_f64(),
+        status_counts(&conn)
+    );
+
+    let cabinet = ws.accounts[cabinets / 2];
+    let copy = dir.path().join("baseline.db");
+    let plain = Baselines::measure(&conn, &copy, cabinet, n);
+
+    let started = Instant::now();
+    let server = Server::start(services.clone());
+    while !adcab::scheduler::idle(&conn).unwrap() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    println!(
+        "server at {}, its scheduler idle (the status changes of setup queued) after {:.1} s",
+        server.base,
+        started.elapsed().as_secs_f64()
+    );
+    println!(
+        "up to {n} requests per measurement (fewer past {BUDGET:?}, at least {MIN_RUNS}), one keep-alive client"
+    );
+    let agent = ureq::agent();
+    let base = format!("{}/campaigns?limit={PAGE}", server.base);
+    let total = cabinets * per_cabinet;
+    let offset_rows = PAGE.min(cabinets * per_cabinet.min(PER_CABINET_DEPTH));
+
+    let (mut took, answer) = timed(&agent, &base, &ws.key, n, offset_rows);
+    report(
+        "list, default sort",
+        &mut took,
+        Some(&plain.sorts[0]),
+        &answer,
+    );
+    for (i, (sort, _)) in SORTS.iter().enumerate() {
+        for (j, order) in ["desc", "asc"].iter().enumerate() {
+            let url = format!("{base}&sortBy={sort}&sortOrder={order}");
+            let (mut took, answer) = timed(&agent, &url, &ws.key, n, offset_rows);
+            let label = format!("list, sortBy={sort} {order}");
+            report(&label, &mut took, Some(&plain.sorts[i * 2 + j]), &answer);
+        }
+    }
+    let url = format!("{base}&account_id={cabinet}");
+    let (mut took, answer) = timed(
+        &agent,
+        &url,
+        &ws.key,
+        n,
+        PAGE.min(per_cabinet.min(PER_CABINET_DEPTH)),
+    );
+    report(
+        "list, one cabinet",
+        &mut took,
+        Some(&plain.cabinet),
+        &answer,
+    );
+
+    let url = format!("{base}&cursor=");
+    let (mut took, first) = timed(&agent, &url, &ws.key, n, PAGE.min(total));
+    report("list, cursor page 1", &mut took, None, &first);
+    match first["meta"]["next_cursor"].as_str() {
+        Some(next) => {
+            let url = format!("{base}&cursor={next}");
+            let rows = PAGE.min(total.saturating_sub(PAGE));
+            let (mut took, answer) = timed(&agent, &url, &ws.key, n, rows);
+            report("list, cursor page 2", &mut took, None, &answer);
+        }
+        None => println!("list, cursor page 2: none (every campaign fits on page 1)"),
+    }
+
+    single_reads(&conn, &agent, &server.base, &ws, n);
+
+    let url = format!("{}/account/info", server.base);
+    let (mut took, answer) = timed(&agent, &url, &ws.key, n, cabinets);
+    report("account/info", &mut took, None, &answer);
+
+    concurrent(&base, &ws.key, n, offset_rows);
+    drop(agent);
+    drop(server);
+    drop((services, conn));
+
+    let mut starts: Vec<f64> = (0..3)
+        .map(|i| {
+            let started = Instant::now();
+            let services =
+                Services::open(config.clone(), adcab::db::Open::Existing).expect("reopen");
+            let server = Server::start(services);
+            let took = started.elapsed().as_secs_f64() * 1000.0;
+            println!("cold start {}: {took:.0} ms", i + 1);
+            drop(server);
+            took
+        })
+        .collect();
+    println!(
+        "cold start with {total} campaigns, open to first answer, median of 3: {:.0} ms",
+        median(&mut starts)
+    );
+    println!("total run: {:.1} s", run.elapsed().as_secs_f64());
+}
+
+/// What the measurements read with.
+struct Workspace {
+    key: String,
+    accounts: Vec<i64>,
+    /// Every campaign as `(account_id, ad_id)`, in creation order.
+    ads: Vec<(i64, i64)>,
+}
+
+/// The agency owner, its cabinets and campaigns, and one key reaching them all. Of every ten
+/// campaigns six are approved (those without budget then stop), one approved and paused on
+/// the platform, one declined and two left in review. Then half an hour of delivery, and
+/// those decisions, are synced into the copies, as the hourly sync does.
+fn setup(s: &Services, conn: &Connection, cabinets: usize, per_cabinet: usize) -> Workspace {
+    // Start just past an hour of the service clock, so no hourly sync runs during the bench.
+    let into_hour = clock::now(conn).unwrap().timestamp().rem_euclid(3600);
+    panel::sim_advance(s, 3600 - into_hour + 5).unwrap();
+    let user = panel::user_add(s, "reads@example.com", Plan::Agency)
+        .unwrap()
+        .id;
+    let key = panel::key_create(
+        s,
+        &NewKey {
+            user,
+            manage: true,
+            ..NewKey::default()
+        },
+    )
+    .unwrap()
+    .key;
+    let accounts: Vec<i64> = (0..cabinets)
+        .map(|i| {
+            panel::cabinet_add(
+                s,
+                &NewCabinet {
+                    owner: user,
+                    name: format!("Cabinet {i}"),
+                    kind: CabinetType::Euro,
+                    balance: Some("1000000".into()),
+                    min_budget: None,
+                    ad_button: false,
+                    crypto_filters: false,
+                },
+            )
+            .unwrap()
+            .id
+        })
+        .collect();
+    // Reviews and pauses happen on the platform alone; the sync below brings them into the
+    // copies, which saves a re-read per campaign.
+    let sim = s.sim.as_ref().expect("the simulator");
+    let mut ads = Vec::with_capacity(cabinets * per_cabinet);
+    for account in &accounts {
+        for _ in 0..per_cabinet {
+            let n = ads.len();
+            let ad = sync::create_stored(s, *account, &draft(n), None, Source::Panel)
+                .expect("stored")
+                .expect("created")
+                .ad_id;
+            let review = |approve| sim.review(*account, ad, approve, Some("bench"));
+            match n % 10 {
+                0..=5 => {
+                    review(true).expect("approve");
+                }
+                6 => {
+                    review(true).expect("approve");
+                    s.platform.switch_ad(*account, ad, false).expect("pause");
+                }
+                7 => {
+                    review(false).expect("decline");
+                }
+                _ => {}
+            }
+            ads.push((*account, ad));
+        }
+    }
+    panel::sim_advance(s, 30 * 60).unwrap();
+    let hour = clock::hour_start(clock::now(conn).unwrap());
+    for account in &accounts {
+        sync::sync_cabinet(s, *account, hour, false)
+            .unwrap()
+            .expect("synced");
+    }
+    Workspace { key, accounts, ads }
+}
+
+/// Campaign `n`: a title from a few words, a CPM from 1.00 to 4.99 EUR and a budget from 5
+/// to 500 EUR (none for one in thirteen).
+fn draft(n: usize) -> AdDraft {
+    const WORDS: [&str; 8] = [
+        "Fresh", "Daily", "Crypto", "Weekend", "Smart", "Quiet", "Bold", "Local",
+    ];
+    const TOPICS: [&str; 8] = [
+        "news", "deals", "games", "courses", "tips", "music", "jobs", "travel",
+    ];
+    let h = mix(n as u64);
+    let title = format!(
+        "{} {} {}",
+        WORDS[(h % 8) as usize],
+        TOPICS[(h >> 8) as usize % 8],
+        (h >> 16) % 1000
+    );
+    let spec = AdSpec::plain(
+        &title,
+        "Fresh news every morning",
+        "https://t.me/alpha_chan",
+        TargetType::Channels,
+        json!({ "channels": ["@tech_daily"] }),
+    );
+    let cpm = 1_000_000 + ((h >> 32) % 400) as i64 * 10_000;
+    let budget = if n.is_multiple_of(13) {
+        0
+    } else {
+        (5 + ((h >> 40) % 496) as i64) * 1_000_000
+    };
+    AdDraft::running(spec, Money::from_micros(cpm), Money::from_micros(budget))
+}
+
+/// SplitMix64, for varied but repeatable campaigns.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// How many stored campaigns have each status.
+fn status_counts(conn: &Connection) -> String {
+    let mut stmt = conn
+        .prepare("SELECT status, COUNT(*) FROM campaigns GROUP BY status ORDER BY status")
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(format!(
+                "{} {}",
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?
+            ))
+        })
+        .unwrap();
+    rows.collect::<rusqlite::Result<Vec<_>>>()
+        .unwrap()
+        .join(", ")
+}
+
+/// Plain SQLite medians (ms) and the rows they read, as `(account_id, ad_id)`.
+struct Baselines {
+    /// Every sort, descending then ascending, in the order of [`SORTS`].
+    sorts: Vec<Baseline>,
+    cabinet: Baseline,
+}
+
+struct Baseline {
+    median: f64,
+    rows: Vec<(i64, i64)>,
+}
+
+impl Baselines {
+    /// Copies the database with `VACUUM INTO`, adds to the copy one index per sort matching
+    /// the service's order (the sort column, then `ad_id` and `account_id`, all one way) and one for a
+    /// cabinet's newest campaigns, and times `n` runs of each query.
+    fn measure(service: &Connection, copy: &Path, cabinet: i64, n: usize) -> Baselines {
+        let target = copy.to_str().expect("a UTF-8 path");
+        service.execute("VACUUM INTO ?1", [target]).expect("copy");
+        let conn = adcab::db::open_connection(copy).expect("open the copy");
+        let mut sorts = Vec::new();
+        for (sort, column) in SORTS {
+            for dir in ["DESC", "ASC"] {
+                let index = format!("bench_{sort}_{dir}");
+                conn.execute_batch(&format!(
+                    "CREATE INDEX {index} ON campaigns({column} {dir}, ad_id {dir}, account_id {dir})"
+                ))
+                .expect("index");
+                let sql = format!(
+                    "SELECT * FROM campaigns WHERE status <> 'Deleted'
+                     ORDER BY {column} {dir}, ad_id {dir}, account_id {dir} LIMIT {PAGE}"
+                );
+                let plan = query_plan(&conn, &sql, &[]);
+                assert!(
+                    plan.contains(&index) && !plan.contains("TEMP B-TREE"),
+                    "{sql}: {plan}"
+                );
+                if sort == "date" && dir == "DESC" {
+                    println!("baseline query: {sql}\n  plan: {plan}");
+                }
+                sorts.push(time_plain(&conn, &sql, &[], n));
+            }
+        }
+        conn.execute_batch(
+            "CREATE INDEX bench_cabinet ON campaigns(account_id, created_at DESC, ad_id DESC)",
+        )
+        .expect("index");
+        let sql = format!(
+            "SELECT * FROM campaigns WHERE account_id = ?1 AND status <> 'Deleted'
+             ORDER BY created_at DESC, ad_id DESC LIMIT {PAGE}"
+        );
+        let plan = query_plan(&conn, &sql, &[cabinet]);
+        println!("baseline query: {sql}\n  plan: {plan}");
+        let cabinet = time_plain(&conn, &sql, &[cabinet], n);
+        Baselines { sorts, cabinet }
+    }
+}
+
+/// The `EXPLAIN QUERY PLAN` of `sql`, its steps joined on one line.
+fn query_plan(conn: &Connection, sql: &str, args: &[i64]) -> String {
+    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+    let steps = stmt
+        .query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(3))
+        .unwrap()
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .unwrap();
+    steps.join("; ")
+}
+
+/// Median of up to `n` runs of `sql`, each preparing it and reading every column of every
+/// row.
+fn time_plain(conn: &Connection, sql: &str, args: &[i64], n: usize) -> Baseline {
+    let mut rows = Vec::new();
+    let mut took = runs(n, |_| {
+        let started = Instant::now();
+        let mut stmt = conn.prepare(sql).unwrap();
+        let columns = stmt.column_count();
+        let read: Vec<Vec<rusqlite::types::Value>> = stmt
+            .query_map(rusqlite::params_from_iter(args), |r| {
+                (0..columns).map(|i| r.get(i)).collect()
+            })
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let took = started.elapsed().as_secs_f64() * 1000.0;
+        rows = read.iter().map(|r| (int(&r[0]), int(&r[1]))).collect();
+        took
+    });
+    Baseline {
+        median: median(&mut took),
+        rows,
+    }
+}
+
+fn int(v: &rusqlite::types::Value) -> i64 {
+    match v {
+        rusqlite::types::Value::Integer(i) => *i,
+        other => panic!("not an integer: {other:?}"),
+    }
+}
+
+/// One GET: the milliseconds until the whole answer arrived, and the answer, which must be
+/// 200 with `rows` campaigns (or cabinets; a single object counts as one).
+fn get(agent: &ureq::Agent, url: &str, key: &str, rows: usize) -> (f64, Value) {
+    let sent = Instant::now();
+    let response = agent
+        .get(url)
+        .set("X-API-Key", key)
+        .call()
+        .unwrap_or_else(|e| panic!("GET {url}: {e}"));
+    assert_eq!(response.status(), 200, "GET {url}");
+    let text = response.into_string().expect("body");
+    let took = sent.elapsed().as_secs_f64() * 1000.0;
+    let answer: Value = serde_json::from_str(&text).expect("JSON");
+    let got = match &answer["data"] {
+        Value::Array(list) => list.len(),
+        Value::Object(_) => 1,
+        _ => 0,
+    };
+    assert_eq!(got, rows, "GET {url}: rows in data");
+    (took, answer)
+}
+
+/// Up to `n` GETs of `url` one after another; their latencies and the last answer.
+fn timed(agent: &ureq::Agent, url: &str, key: &str, n: usize, rows: usize) -> (Vec<f64>, Value) {
+    let mut last = Value::Null;
+    let took = runs(n, |_| {
+        let (took, answer) = get(agent, url, key, rows);
+        last = answer;
+        took
+    });
+    (took, last)
+}
+
+/// Runs `f` (given the run's number) `n` times, or fewer once [`BUDGET`] is spent and
+/// [`MIN_RUNS`] are made; what each run returned.
+fn runs<T>(n: usize, mut f: impl FnMut(usize) -> T) -> Vec<T> {
+    let started = Instant::now();
+    let mut done = Vec::new();
+    while done.len() < n && (done.len() < MIN_RUNS || started.elapsed() < BUDGET) {
+        let run = f(done.len());
+        done.push(run);
+    }
+    done
+}
+
+/// Prints a measurement, next to its baseline when it has one (checking the baseline read
+/// the rows the service answered with).
+fn report(label: &str, took: &mut [f64], baseline: Option<&Baseline>, answer: &Value) {
+    let (p50, p95) = (median(took), percentile(took, 0.95));
+    let label = format!("{label} ({} requests)", took.len());
+    match baseline {
+        Some(b) => {
+            let rows: Vec<(i64, i64)> = answer["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| {
+                    (
+                        c["account_id"].as_i64().unwrap(),
+                        c["ad_id"].as_i64().unwrap(),
+                    )
+                })
+                .collect();
+            let same = if rows == b.rows {
+                "same rows"
+            } else {
+                "ROWS DIFFER from the service's"
+            };
+            println!(
+                "{label}: median {p50:.1} ms = {:.0}x baseline ({:.2} ms, {same}), p95 {p95:.1} ms",
+                p50 / b.median,
+                b.median
+            );
+        }
+        None => println!("{label}: median {p50:.2} ms, p95 {p95:.2} ms"),
+    }
+}
+
+/// `GET /v1/campaigns/{ad_id}` of up to `n` campaigns spread over the cabinets, whose copies
+/// are older than the five minutes after which a read re-reads the ad from the platform; then
+/// up to `n` reads of one campaign whose copy was just re-read. Counts the answers whose
+/// `synced_at` moved, that is, which were re-read.
+fn single_reads(conn: &Connection, agent: &ureq::Agent, base: &str, ws: &Workspace, n: usize) {
+    let step = (ws.ads.len() / n.max(1)).max(1);
+    let stale: Vec<(i64, i64)> = ws.ads.iter().step_by(step).take(n).copied().collect();
+    let fresh = vec![stale[0]; n];
+    for (label, ads) in [("stale copies", stale), ("fresh copy", fresh)] {
+        let mut reread = 0;
+        let mut took = runs(ads.len(), |i| {
+            let (account, ad) = ads[i];
+            let before = synced_at(conn, account, ad);
+            let url = format!("{base}/campaigns/{ad}?account_id={account}");
+            let (took, answer) = get(agent, &url, &ws.key, 1);
+            assert_eq!(answer["data"]["ad_id"].as_i64(), Some(ad));
+            if answer["data"]["synced_at"].as_str() != Some(&before) {
+                reread += 1;
+            }
+            took
+        });
+        let (p50, p95) = (median(&mut took), percentile(&mut took, 0.95));
+        println!(
+            "one campaign, {label} ({} requests, {reread} re-read from the platform): median {p50:.2} ms, p95 {p95:.2} ms",
+            took.len()
+        );
+    }
+}
+
+fn synced_at(conn: &Connection, account: i64, ad: i64) -> String {
+    conn.query_row(
+        "SELECT synced_at FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+        [account, ad],
+        |r| r.get(0),
+    )
+    .expect("stored")
+}
+
+/// [`CLIENTS`] clients, each on its own connection, sharing up to `n` reads of `url`:
+/// requests per second, the median and p95 latency.
+fn concurrent(url: &str, key: &str, n: usize, rows: usize) {
+    let each = n.div_ceil(CLIENTS);
+    let started = Instant::now();
+    let mut took: Vec<f64> = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|_| scope.spawn(|| timed(&ureq::agent(), url, key, each, rows).0))
+            .collect();
+        clients
+            .into_iter()
+            .flat_map(|c| c.join().unwrap())
+            .collect()
+    });
+    let rate = took.len() as f64 / started.elapsed().as_secs_f64();
+    println!(
+        "list, default sort, {CLIENTS} clients at once ({} requests): {rate:.1} requests/s, median {:.1} ms, p95 {:.1} ms",
+        took.len(),
+        median(&mut took),
+        percentile(&mut took, 0.95)
+    );
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    percentile(v, 0.5)
+}
+
+fn percentile(v: &mut [f64], q: f64) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[((v.len() as f64 * q) as usize).min(v.len() - 1)]
+}

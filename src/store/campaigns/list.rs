@@ -1,0 +1,613 @@
+//! The list query behind `GET /v1/campaigns`: filters, keyset (cursor) pages, and sorted
+//! offset pages. Both read each cabinet through an index that matches the order (the primary
+//! key for cursor pages, `sql/0006_list_indexes.sql` for sorts); a sorted page merges the
+//! cabinets, reading at most `offset + limit + 1` rows of any, so the work follows the page
+//! asked for, never the number of campaigns.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
+
+use rusqlite::types::Value as Sql;
+use rusqlite::{params_from_iter, CachedStatement, Connection};
+
+use super::{from_row, listed_columns, CampaignRow};
+use crate::domain::campaign::{LinkKind, Status};
+use crate::store::StoreError;
+
+/// Offset pagination reaches at most this many campaigns of each cabinet.
+pub const OFFSET_DEPTH: i64 = 500;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DomainMode {
+    Exact,
+    Suffix,
+}
+
+/// Filters of the list query; they combine with AND.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    pub accounts: Vec<i64>,
+    /// `None`: every status but `Deleted`.
+    pub statuses: Option<Vec<Status>>,
+    pub title: Option<String>,
+    pub username: Option<String>,
+    pub domain: Option<(String, DomainMode)>,
+    pub kind: Option<LinkKind>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    Date,
+    AdId,
+    Title,
+    Status,
+    Views,
+    Clicks,
+    Spent,
+    Budget,
+    Cpm,
+}
+
+impl SortKey {
+    pub const NAMES: &'static str = "date, ad_id, title, status, views, clicks, spent, budget, cpm";
+
+    pub fn parse(s: &str) -> Option<SortKey> {
+        Some(match s {
+            "date" | "created_at" => SortKey::Date,
+            "ad_id" => SortKey::AdId,
+            "title" => SortKey::Title,
+            "status" => SortKey::Status,
+            "views" => SortKey::Views,
+            "clicks" => SortKey::Clicks,
+            "spent" => SortKey::Spent,
+            "budget" => SortKey::Budget,
+            "cpm" => SortKey::Cpm,
+            _ => return None,
+        })
+    }
+
+    fn column(self) -> &'static str {
+        match self {
+            SortKey::Date => "created_at",
+            SortKey::AdId => "ad_id",
+            SortKey::Title => "title",
+            SortKey::Status => "status",
+            SortKey::Views => "views",
+            SortKey::Clicks => "clicks",
+            SortKey::Spent => "spent_micros",
+            SortKey::Budget => "budget_micros",
+            SortKey::Cpm => "cpm_micros",
+        }
+    }
+
+    /// The row's value of the sorted column, as the index orders it (text by bytes).
+    fn cell(self, row: &CampaignRow) -> Cell {
+        match self {
+            SortKey::Date => Cell::Int(row.created_at),
+            SortKey::AdId => Cell::Int(row.ad_id),
+            SortKey::Title => Cell::Text(row.title.clone()),
+            SortKey::Status => Cell::Text(row.status.as_str().to_string()),
+            SortKey::Views => Cell::Int(row.views),
+            SortKey::Clicks => Cell::Int(row.clicks),
+            SortKey::Spent => Cell::Int(row.spent.micros()),
+            SortKey::Budget => Cell::Int(row.budget.micros()),
+            SortKey::Cpm => Cell::Int(row.cpm.micros()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Page {
+    /// Keyset pages in `(account_id ASC, ad_id DESC)` order, after the given position.
+    Cursor {
+        after: Option<(i64, i64)>,
+        limit: i64,
+    },
+    /// Sorted pages; each cabinet contributes at most its first `OFFSET_DEPTH` campaigns.
+    /// Ties on the sorted column go by `ad_id`, then by cabinet, in the same direction.
+    Offset {
+        offset: i64,
+        limit: i64,
+        sort: SortKey,
+        descending: bool,
+    },
+}
+
+/// One page of the list, plus whether more rows follow it.
+pub fn list(
+    conn: &Connection,
+    filter: &ListFilter,
+    page: &Page,
+) -> Result<(Vec<CampaignRow>, bool), StoreError> {
+    let (clauses, args) = conditions(filter);
+    let query = CabinetQuery {
+        head: format!(
+            "SELECT {} FROM campaigns WHERE account_id = ? AND {}",
+            listed_columns(),
+            clauses.join(" AND ")
+        ),
+        args,
+    };
+    let rows = match *page {
+        Page::Cursor { after, limit } => cursor_page(conn, &query, &filter.accounts, after, limit)?,
+        Page::Offset {
+            offset,
+            limit,
+            sort,
+            descending,
+        } => {
+            let order = Order { sort, descending };
+            merged(conn, &query, &filter.accounts, order, offset, limit)?
+        }
+    };
+    let limit = match *page {
+        Page::Cursor { limit, .. } | Page::Offset { limit, .. } => limit,
+    };
+    Ok(split_more(rows, limit))
+}
+
+/// One cabinet's filtered campaigns: `head` binds the cabinet first, then the filter's `args`,
+/// then what the caller appends (a position, a limit).
+struct CabinetQuery {
+    head: String,
+    args: Vec<Sql>,
+}
+
+impl CabinetQuery {
+    fn rows<C: FromIterator<CampaignRow>>(
+        &self,
+        stmt: &mut CachedStatement<'_>,
+        account: i64,
+        extra: impl IntoIterator<Item = Sql>,
+    ) -> Result<C, StoreError> {
+        let bound = std::iter::once(Sql::Integer(account))
+            .chain(self.args.iter().cloned())
+            .chain(extra);
+        Ok(stmt
+            .query_map(params_from_iter(bound), from_row)?
+            .collect::<rusqlite::Result<C>>()?)
+    }
+}
+
+/// A keyset page in `(account_id ASC, ad_id DESC)` order: the cabinets from the cursor's on,
+/// each read newest first through the primary key, until `limit + 1` rows are found.
+fn cursor_page(
+    conn: &Connection,
+    query: &CabinetQuery,
+    accounts: &[i64],
+    after: Option<(i64, i64)>,
+    limit: i64,
+) -> Result<Vec<CampaignRow>, StoreError> {
+    let mut whole = conn.prepare_cached(&format!("{} ORDER BY ad_id DESC LIMIT ?", query.head))?;
+    let mut rest = conn.prepare_cached(&format!(
+        "{} AND ad_id < ? ORDER BY ad_id DESC LIMIT ?",
+        query.head
+    ))?;
+    let mut accounts = accounts.to_vec();
+    accounts.sort_unstable();
+    accounts.dedup();
+    let keep = usize::try_from(limit + 1).unwrap_or(0);
+    let mut page: Vec<CampaignRow> = Vec::with_capacity(keep);
+    for account in accounts {
+        let want = keep - page.len();
+        if want == 0 {
+            break;
+        }
+        let want = Sql::Integer(i64::try_from(want).unwrap_or(i64::MAX));
+        let rows: Vec<CampaignRow> = match after {
+            Some((from, _)) if account < from => continue,
+            Some((from, ad)) if account == from => {
+                query.rows(&mut rest, account, [Sql::Integer(ad), want])?
+            }
+            _ => query.rows(&mut whole, account, [want])?,
+        };
+        page.extend(rows);
+    }
+    Ok(page)
+}
+
+/// The filter's conditions other than the cabinets, with their arguments in order.
+fn conditions(filter: &ListFilter) -> (Vec<String>, Vec<Sql>) {
+    let mut clauses = Vec::new();
+    let mut args = Vec::new();
+    match &filter.statuses {
+        None => clauses.push("status <> 'Deleted'".to_string()),
+        Some(statuses) => {
+            let names: Vec<&str> = statuses.iter().map(|s| s.as_str()).collect();
+            clauses.push("status IN (SELECT value FROM json_each(?))".into());
+            args.push(Sql::Text(serde_json::json!(names).to_string()));
+        }
+    }
+    if let Some(title) = &filter.title {
+        clauses.push("instr(lower(title), lower(?)) > 0".into());
+        args.push(Sql::Text(title.clone()));
+    }
+    if let Some(username) = &filter.username {
+        clauses.push("tme_username = ?".into());
+        args.push(Sql::Text(username.to_ascii_lowercase()));
+    }
+    if let Some((domain, mode)) = &filter.domain {
+        match mode {
+            DomainMode::Exact => clauses.push("promote_host = ?".into()),
+            DomainMode::Suffix => {
+                clauses.push(
+                    "(promote_host = ? OR substr(promote_host, -length(?) - 1) = '.' || ?)".into(),
+                );
+                args.extend([Sql::Text(domain.clone()), Sql::Text(domain.clone())]);
+            }
+        }
+        args.push(Sql::Text(domain.clone()));
+    }
+    if let Some(kind) = filter.kind {
+        clauses.push("link_kind = ?".into());
+        args.push(Sql::Text(kind.as_str().into()));
+    }
+    (clauses, args)
+}
+
+fn split_more(mut rows: Vec<CampaignRow>, limit: i64) -> (Vec<CampaignRow>, bool) {
+    let limit = usize::try_from(limit).unwrap_or(0);
+    let more = rows.len() > limit;
+    rows.truncate(limit);
+    (rows, more)
+}
+
+/// The value of the sorted column; one column, so one variant, in any one merge.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Cell {
+    Int(i64),
+    Text(String),
+}
+
+impl Cell {
+    fn sql(&self) -> Sql {
+        match self {
+            Cell::Int(n) => Sql::Integer(*n),
+            Cell::Text(t) => Sql::Text(t.clone()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Order {
+    sort: SortKey,
+    descending: bool,
+}
+
+impl Order {
+    /// Where a row stands: the sorted column, then `ad_id`, then the cabinet.
+    fn rank(self, row: &CampaignRow) -> (Cell, i64, i64) {
+        (self.sort.cell(row), row.ad_id, row.account_id)
+    }
+
+    /// `BinaryHeap` pops the greatest: make that the row which comes first.
+    fn first(self, a: &(Cell, i64, i64), b: &(Cell, i64, i64)) -> Ordering {
+        if self.descending {
+            a.cmp(b)
+        } else {
+            b.cmp(a)
+        }
+    }
+}
+
+/// One cabinet's rows in page order, read a chunk at a time: the next chunk starts after the
+/// last row read (`(column, ad_id)` past it, through the cabinet's index for the sort).
+struct Stream {
+    account: i64,
+    buffered: VecDeque<CampaignRow>,
+    /// The size of the last chunk asked for; each next one asks twice as many.
+    chunk: i64,
+    read: i64,
+    done: bool,
+}
+
+/// A cabinet's next row in the merge.
+struct Head {
+    rank: (Cell, i64, i64),
+    order: Order,
+    stream: usize,
+}
+
+impl Ord for Head {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.order.first(&self.rank, &other.rank)
+    }
+}
+
+impl PartialOrd for Head {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Head {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Head {}
+
+/// Merges every cabinet's rows in page order, skipping `offset` rows and keeping `limit + 1`.
+/// A cabinet contributes at most `min(OFFSET_DEPTH, offset + limit + 1)` rows. Cabinets are
+/// read in chunks through two cached statements (first chunk, next chunk), each chunk twice
+/// the last, the first sized so that all first chunks together about fill the page: the work
+/// follows the page, not the number of campaigns, and no statement is prepared per cabinet.
+fn merged(
+    conn: &Connection,
+    query: &CabinetQuery,
+    accounts: &[i64],
+    order: Order,
+    offset: i64,
+    limit: i64,
+) -> Result<Vec<CampaignRow>, StoreError> {
+    let depth = (offset + limit + 1).min(OFFSET_DEPTH);
+    let dir = if order.descending { "DESC" } else { "ASC" };
+    let past = if order.descending { "<" } else { ">" };
+    let col = order.sort.column();
+    let head = &query.head;
+    let first_sql = format!("{head} ORDER BY {col} {dir}, ad_id {dir} LIMIT ?");
+    let next_sql = format!(
+        "{head} AND ({col}, ad_id) {past} (?, ?) ORDER BY {col} {dir}, ad_id {dir} LIMIT ?"
+    );
+    let mut first = conn.prepare_cached(&first_sql)?;
+    let mut next = conn.prepare_cached(&next_sql)?;
+    let cabinets = i64::try_from(accounts.len().max(1)).unwrap_or(i64::MAX);
+    let chunk = ((depth + cabinets - 1) / cabinets).min(depth);
+    let mut streams: Vec<Stream> = accounts
+        .iter()
+        .map(|&account| Stream {
+            account,
+            buffered: VecDeque::new(),
+            chunk,
+            read: 0,
+            done: false,
+        })
+        .collect();
+    let mut heap = BinaryHeap::with_capacity(streams.len());
+    for (i, stream) in streams.iter_mut().enumerate() {
+        let rows = query.rows(&mut first, stream.account, [Sql::Integer(chunk)])?;
+        stream.take(rows, chunk, depth);
+        heap.extend(stream.head(order, i));
+    }
+    let keep = usize::try_from(limit + 1).unwrap_or(0);
+    let mut skip = offset;
+    let mut page = Vec::with_capacity(keep);
+    while page.len() < keep {
+        let Some(top) = heap.pop() else { break };
+        let stream = &mut streams[top.stream];
+        let Some(row) = stream.buffered.pop_front() else {
+            break;
+        };
+        if stream.buffered.is_empty() && !stream.done {
+            stream.chunk = stream.chunk.saturating_mul(2);
+            let want = stream.chunk.min(depth - stream.read);
+            let (cell, ad, _) = order.rank(&row);
+            let after = [cell.sql(), Sql::Integer(ad), Sql::Integer(want)];
+            let rows = query.rows(&mut next, stream.account, after)?;
+            stream.take(rows, want, depth);
+        }
+        heap.extend(stream.head(order, top.stream));
+        if skip > 0 {
+            skip -= 1;
+        } else {
+            page.push(row);
+        }
+    }
+    Ok(page)
+}
+
+impl Stream {
+    /// Buffers a chunk read with `LIMIT asked`; a short chunk, or reaching `depth`, ends it.
+    fn take(&mut self, rows: VecDeque<CampaignRow>, asked: i64, depth: i64) {
+        let got = i64::try_from(rows.len()).unwrap_or(i64::MAX);
+        self.read = self.read.saturating_add(got);
+        self.done = got < asked || self.read >= depth;
+        self.buffered = rows;
+    }
+
+    fn head(&self, order: Order, stream: usize) -> Option<Head> {
+        self.buffered.front().map(|row| Head {
+            rank: order.rank(row),
+            order,
+            stream,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rusqlite::params;
+
+    /// Campaigns in three cabinets (the first deeper than `OFFSET_DEPTH`), with many ties on
+    /// every sorted column and a few deleted ones.
+    fn seeded() -> Connection {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::db::migrate(&mut conn).unwrap();
+        let mut seed: u64 = 7;
+        let mut next = move |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            i64::try_from((seed >> 33) % m).unwrap()
+        };
+        for (account, count) in [(30_i64, 700), (10, 120), (20, 90)] {
+            conn.execute(
+                "INSERT INTO users (id, email, plan, created_at) VALUES (?1, ?2, 'pro', 't')",
+                params![account, format!("{account}@example.com")],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO cabinets (id, owner_id, name, cabinet_type, balance_micros,
+                    balance_updated_at, min_budget, created_at) VALUES (?1, ?1, 'c', 'euro', 0, 't', 1, 't')",
+                [account],
+            )
+            .unwrap();
+            for ad in 1..=count {
+                let status =
+                    ["Active", "On Hold", "Stopped", "Deleted", "In Review"][next(5) as usize];
+                conn.execute(
+                    "INSERT INTO campaigns (account_id, ad_id, title, text, status, active,
+                        promote_url, link_kind, target_type, targeting, cpm_micros, budget_micros,
+                        spent_micros, views, clicks, views_per_user, created_at, synced_at,
+                        status_changed_at)
+                     VALUES (?1, ?2, ?3, 't', ?4, 1, 'https://example.com', 'site', 'channels',
+                        '{}', ?5, ?6, ?7, ?8, ?9, 1, ?10, 't', 't')",
+                    params![
+                        account,
+                        ad,
+                        format!("title {}", next(40)),
+                        status,
+                        next(4) * 500_000,
+                        next(6) * 1_000_000,
+                        next(5) * 250_000,
+                        next(30),
+                        next(8),
+                        1_000 + next(50),
+                    ],
+                )
+                .unwrap();
+            }
+        }
+        conn
+    }
+
+    /// Which rows a filter keeps, said the slow way.
+    type Keep = dyn Fn(&CampaignRow) -> bool;
+
+    /// What a page must hold, computed the slow way: every cabinet's rows sorted, cut at
+    /// `OFFSET_DEPTH`, then all sorted together.
+    fn expected(
+        conn: &Connection,
+        keep: &Keep,
+        order: Order,
+        offset: usize,
+        limit: usize,
+    ) -> (Vec<(i64, i64)>, bool) {
+        let mut stmt = conn
+            .prepare(&format!("SELECT {} FROM campaigns", super::super::COLUMNS))
+            .unwrap();
+        let rows: Vec<CampaignRow> = stmt
+            .query_map([], from_row)
+            .unwrap()
+            .filter_map(|r| r.ok().filter(|r| keep(r)))
+            .collect();
+        let rank = |r: &CampaignRow| order.rank(r);
+        let mut reachable = Vec::new();
+        for account in [10, 20, 30] {
+            let mut mine: Vec<&CampaignRow> =
+                rows.iter().filter(|r| r.account_id == account).collect();
+            mine.sort_by_key(|r| rank(r));
+            if order.descending {
+                mine.reverse();
+            }
+            reachable.extend(mine.into_iter().take(OFFSET_DEPTH as usize));
+        }
+        reachable.sort_by_key(|r| rank(r));
+        if order.descending {
+            reachable.reverse();
+        }
+        let keys: Vec<(i64, i64)> = reachable.iter().map(|r| (r.account_id, r.ad_id)).collect();
+        let page = keys.iter().skip(offset).take(limit).copied().collect();
+        (page, keys.len() > offset + limit)
+    }
+
+    #[test]
+    fn a_list_page_reads_every_column_but_targeting_and_schedule() {
+        let listed = listed_columns();
+        assert!(!listed.contains("targeting") && !listed.contains("schedule"));
+        assert_eq!(
+            listed.matches(',').count(),
+            super::super::COLUMNS.matches(',').count()
+        );
+    }
+
+    #[test]
+    fn cursor_pages_walk_every_cabinet_in_key_order_once() {
+        let conn = seeded();
+        let filter = ListFilter {
+            accounts: vec![30, 10, 20],
+            statuses: Some(vec![Status::Active, Status::Stopped]),
+            ..ListFilter::default()
+        };
+        let mut want: Vec<(i64, i64)> = Vec::new();
+        for account in [10, 20, 30] {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT ad_id FROM campaigns WHERE account_id = ?1
+                       AND status IN ('Active', 'Stopped') ORDER BY ad_id DESC",
+                )
+                .unwrap();
+            let ads = stmt.query_map([account], |r| r.get::<_, i64>(0)).unwrap();
+            want.extend(ads.map(|ad| (account, ad.unwrap())));
+        }
+        let mut got = Vec::new();
+        let mut after = None;
+        loop {
+            let (rows, more) = list(&conn, &filter, &Page::Cursor { after, limit: 37 }).unwrap();
+            assert!(
+                rows.len() == 37 || !more,
+                "a page is full unless it is the last"
+            );
+            got.extend(rows.iter().map(|r| (r.account_id, r.ad_id)));
+            if !more {
+                break;
+            }
+            after = got.last().copied();
+        }
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn sorted_pages_match_a_full_sort_cut_at_the_depth_of_each_cabinet() {
+        let conn = seeded();
+        let every = ListFilter {
+            accounts: vec![10, 20, 30],
+            ..ListFilter::default()
+        };
+        let narrowed = ListFilter {
+            statuses: Some(vec![Status::Active, Status::Stopped]),
+            title: Some("TITLE 1".into()),
+            ..every.clone()
+        };
+        let not_deleted = |r: &CampaignRow| r.status != Status::Deleted;
+        let narrow = |r: &CampaignRow| {
+            matches!(r.status, Status::Active | Status::Stopped) && r.title.contains("title 1")
+        };
+        let cases: [(&ListFilter, &Keep); 2] = [(&every, &not_deleted), (&narrowed, &narrow)];
+        let sorts = [
+            SortKey::Date,
+            SortKey::AdId,
+            SortKey::Title,
+            SortKey::Status,
+            SortKey::Views,
+            SortKey::Clicks,
+            SortKey::Spent,
+            SortKey::Budget,
+            SortKey::Cpm,
+        ];
+        for ((filter, keep), sort) in cases.iter().flat_map(|c| sorts.map(|s| (c, s))) {
+            for descending in [true, false] {
+                for (offset, limit) in [(0, 500), (0, 7), (37, 100), (450, 500), (500, 500)] {
+                    let page = Page::Offset {
+                        offset,
+                        limit,
+                        sort,
+                        descending,
+                    };
+                    let (rows, more) = list(&conn, filter, &page).unwrap();
+                    let got: Vec<(i64, i64)> =
+                        rows.iter().map(|r| (r.account_id, r.ad_id)).collect();
+                    let order = Order { sort, descending };
+                    let want = expected(&conn, *keep, order, offset as usize, limit as usize);
+                    assert_eq!(
+                        (got, more),
+                        want,
+                        "{filter:?} {sort:?} desc={descending} offset={offset} limit={limit}"
+                    );
+                }
+            }
+        }
+    }
+}
