@@ -14,7 +14,7 @@ pub fn info(ctx: &Ctx) -> Result<Reply, ApiError> {
         .active()
         .map(|r| cabinet_json(r, partner))
         .collect();
-    Ok(Reply::ok(json!(data)))
+    Reply::ok(Value::Array(data))
 }
 
 /// A cabinet object; partner keys see `balance: null`.

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::campaigns::full;
+use super::campaign_object::Full;
 use super::error::ApiError;
 use super::input::{self, Fields};
 use super::request;
@@ -38,7 +38,7 @@ async fn finish(
             campaigns::get(tx, account, ad)?.ok_or(ApiError::CampaignNotFound)
         })
         .await?;
-    Ok(Reply::ok_meta(full(&row, kind), Value::Object(meta)))
+    Reply::ok_meta(Full::of(&row, kind), Value::Object(meta))
 }
 
 pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
@@ -289,7 +289,5 @@ pub async fn delete(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
             Ok::<_, ApiError>(())
         })
         .await?;
-    Ok(Reply::ok(
-        json!({ "ad_id": ad, "account_id": cabinet.id, "deleted": true }),
-    ))
+    Reply::ok(json!({ "ad_id": ad, "account_id": cabinet.id, "deleted": true }))
 }

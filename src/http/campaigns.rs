@@ -2,23 +2,21 @@
 //! reduced objects) and `GET /v1/campaigns/{ad_id}` (the full object, re-read from the platform
 //! when the stored copy is older than five minutes, the stored copy when it does not answer).
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
-use rust_decimal::Decimal;
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
+use super::campaign_object::{Full, Reduced};
 use super::error::ApiError;
 use super::request::{self, Query};
 use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::clock;
 use crate::domain::campaign::{LinkKind, Status};
-use crate::domain::conversion::render_amount;
 use crate::domain::link::normalize_domain;
-use crate::domain::money::{ratio, CabinetType};
+use crate::domain::money::CabinetType;
 use crate::store::campaigns::{self as repo, CampaignRow, DomainMode, ListFilter, Page, SortKey};
-use crate::store::conversions::{self as conversion_store, Summary};
+use crate::store::conversions as conversion_store;
 use crate::sync;
 
 /// A stored copy older than this is re-read from the platform before a single read answers.
@@ -108,16 +106,12 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
     let summaries = state
         .services
         .db
-        .read(move |c| conversions_of(c, &keys))
+        .read(move |c| conversion_store::summaries(c, &keys))
         .await?;
-    let data: Vec<Value> = rows
+    let data: Vec<Reduced> = rows
         .iter()
-        .zip(summaries)
-        .map(|(row, summary)| {
-            let mut object = reduced(row, currency(row.account_id));
-            with_conversions(&mut object, &summary);
-            object
-        })
+        .zip(&summaries)
+        .map(|(row, summary)| Reduced::of(row, currency(row.account_id)).with_conversions(summary))
         .collect();
     let meta = match page {
         Page::Cursor { .. } => json!({
@@ -134,7 +128,7 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
             "offset": offset,
         }),
     };
-    Ok(Reply::ok_meta(json!(data), meta))
+    Reply::ok_meta(&data, meta)
 }
 
 pub async fn get(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
@@ -150,56 +144,13 @@ pub async fn get(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErro
     let summary = state
         .services
         .db
-        .read(move |c| conversions_of(c, &[(account, ad)]))
+        .read(move |c| conversion_store::summaries(c, &[(account, ad)]))
         .await?;
-    let mut object = full(&row, kind);
+    let mut object = Full::of(&row, kind);
     if let Some(summary) = summary.first() {
-        with_conversions(&mut object, summary);
+        object = object.with_conversions(summary);
     }
-    Ok(Reply::ok(object))
-}
-
-/// The conversion summaries of campaigns, in the order given.
-fn conversions_of(
-    conn: &rusqlite::Connection,
-    campaigns: &[(i64, i64)],
-) -> Result<Vec<Summary>, ApiError> {
-    let mut by_cabinet: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
-    for (account, ad) in campaigns {
-        by_cabinet.entry(*account).or_default().push(*ad);
-    }
-    let mut found = BTreeMap::new();
-    for (account, ads) in by_cabinet {
-        for (ad, summary) in conversion_store::summaries(conn, account, &ads)? {
-            found.insert((account, ad), summary);
-        }
-    }
-    Ok(campaigns
-        .iter()
-        .map(|key| found.remove(key).unwrap_or_default())
-        .collect())
-}
-
-/// Adds the client's own conversions to a campaign object: `conversions: {lead,
-/// conversion, purchase}` (counts, zeros included) and `revenue: {"USD": "12.50", ...}`
-/// (decimal strings, one per currency).
-fn with_conversions(object: &mut Value, summary: &Summary) {
-    let counts: Map<String, Value> = ["lead", "conversion", "purchase"]
-        .iter()
-        .map(|t| {
-            (
-                t.to_string(),
-                json!(summary.counts.get(*t).copied().unwrap_or(0)),
-            )
-        })
-        .collect();
-    let revenue: Map<String, Value> = summary
-        .revenue
-        .iter()
-        .map(|(currency, micros)| (currency.clone(), json!(render_amount(*micros))))
-        .collect();
-    object["conversions"] = Value::Object(counts);
-    object["revenue"] = Value::Object(revenue);
+    Reply::ok(&object)
 }
 
 /// The `(account_id, ad_id)` a path's `ad_id` names: in the `account_id` given, or in the
@@ -334,91 +285,6 @@ fn decode_cursor(cursor: &str) -> Result<(i64, i64), ApiError> {
         }
         _ => Err(bad()),
     }
-}
-
-/// The fields the list shows.
-fn reduced(row: &CampaignRow, kind: CabinetType) -> Value {
-    let mut v = Map::new();
-    v.insert("ad_id".into(), json!(row.ad_id));
-    v.insert("account_id".into(), json!(row.account_id));
-    v.insert("title".into(), json!(row.title));
-    v.insert("text".into(), json!(row.text));
-    v.insert("status".into(), json!(row.status.as_str()));
-    v.insert("tme_path".into(), json!(row.tme_path));
-    v.insert("promote_url".into(), json!(website_url(row)));
-    v.insert("views".into(), json!(row.views));
-    v.insert("opens".into(), json!(row.opens));
-    v.insert("clicks".into(), json!(row.clicks));
-    v.insert("actions".into(), json!(row.actions));
-    v.insert("spent".into(), json!(row.spent.render6()));
-    v.insert("budget".into(), json!(kind.render(row.budget)));
-    v.insert("cpm".into(), json!(kind.render(row.cpm)));
-    let spent = row.spent.to_decimal();
-    let hundred = Decimal::from(100);
-    v.insert(
-        "cpc".into(),
-        json!(ratio(spent, row.clicks.into(), 6).to_string()),
-    );
-    v.insert(
-        "cpa".into(),
-        json!(ratio(spent, row.actions.into(), 6).to_string()),
-    );
-    v.insert(
-        "ctr".into(),
-        json!(ratio(Decimal::from(row.clicks) * hundred, row.views.into(), 2).to_string()),
-    );
-    v.insert(
-        "cvr".into(),
-        json!(ratio(Decimal::from(row.actions) * hundred, row.clicks.into(), 2).to_string()),
-    );
-    v.insert("date".into(), json!(row.created_at.to_string()));
-    v.insert("group_id".into(), json!(row.group_id));
-    v.insert("status_changed_at".into(), json!(row.status_changed_at));
-    Value::Object(v)
-}
-
-/// The full campaign object: the reduced fields plus settings, creative and targeting.
-pub fn full(row: &CampaignRow, kind: CabinetType) -> Value {
-    let mut v = reduced(row, kind);
-    let obj = v.as_object_mut().expect("reduced is an object");
-    obj.insert("active".into(), json!(row.active));
-    obj.insert("target_type".into(), json!(row.target_type.as_str()));
-    obj.insert("targets".into(), json!(targets(row)));
-    obj.insert("targeting".into(), row.targeting.clone());
-    obj.insert(
-        "daily_budget".into(),
-        json!(row.daily_budget.map(|m| kind.render(m))),
-    );
-    obj.insert("views_per_user".into(), json!(row.views_per_user));
-    obj.insert(
-        "schedule".into(),
-        row.schedule.clone().unwrap_or(Value::Null),
-    );
-    obj.insert("has_media".into(), json!(row.media_token.is_some()));
-    obj.insert("media_type".into(), json!(row.media_type));
-    obj.insert("picture".into(), json!(row.picture));
-    obj.insert("button".into(), json!(row.button));
-    obj.insert("website_name".into(), json!(row.website_name));
-    obj.insert("auto_cpm_enabled".into(), json!(row.auto_cpm_enabled));
-    obj.insert("currency".into(), json!(kind.currency()));
-    obj.insert("synced_at".into(), json!(row.synced_at));
-    obj.insert("invite_link".into(), json!(row.invite_link));
-    v
-}
-
-/// `promote_url` is the website a site ad leads to; platform links are in `tme_path`.
-fn website_url(row: &CampaignRow) -> Option<&str> {
-    (row.link_kind == LinkKind::Site).then_some(row.promote_url.as_str())
-}
-
-/// Usernames targeted by a channel or bot ad.
-fn targets(row: &CampaignRow) -> Vec<Value> {
-    ["channels", "bots"]
-        .iter()
-        .filter_map(|field| row.targeting[*field].as_array())
-        .flatten()
-        .cloned()
-        .collect()
 }
 
 #[cfg(test)]

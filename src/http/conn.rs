@@ -90,6 +90,10 @@ pub async fn serve(
             let state = state.clone();
             async move { Ok::<_, std::convert::Infallible>(super::handle(state, req).await) }
         });
+        // Answers go out whole at once; Nagle's delay would only hold back their last segment.
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
         let io = TokioIo::new(Guarded::new(stream, write_timeout));
         let conn = graceful.watch(builder.serve_connection(io, service));
         tokio::spawn(async move {
@@ -130,7 +134,7 @@ fn refuse(mut stream: TcpStream, refusals: &Arc<Semaphore>) {
 /// A whole HTTP/1.1 answer carrying the error envelope, for the connection to close after.
 pub fn raw_answer(e: &ApiError, request_id: &str) -> Vec<u8> {
     let reply = Reply::error(e, request_id);
-    let body = reply.body.to_string();
+    let body = reply.body;
     let mut head = format!(
         "HTTP/1.1 {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-request-id: {request_id}\r\nconnection: close\r\n",
         reply.status,
@@ -141,7 +145,7 @@ pub fn raw_answer(e: &ApiError, request_id: &str) -> Vec<u8> {
     }
     head.push_str("\r\n");
     let mut answer = head.into_bytes();
-    answer.extend_from_slice(body.as_bytes());
+    answer.extend_from_slice(&body);
     answer
 }
 

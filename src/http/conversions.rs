@@ -57,10 +57,10 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         .then(|| rows.last().map(|r| r.id.to_string()))
         .flatten();
     let data: Vec<Value> = rows.iter().map(conversion_json).collect();
-    Ok(Reply::ok_meta(
-        json!(data),
+    Reply::ok_meta(
+        Value::Array(data),
         json!({ "limit": limit, "cursor": cursor, "next_cursor": next, "hasMore": more }),
-    ))
+    )
 }
 
 /// A conversion as the list shows it: `id` as a string, `ad_id` the first of `ad_ids`.

@@ -25,5 +25,5 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
             |g| json!({ "id": g.id, "account_id": g.account_id, "name": g.name, "color": g.color }),
         )
         .collect();
-    Ok(Reply::ok(json!(data)))
+    Reply::ok(Value::Array(data))
 }

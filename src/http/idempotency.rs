@@ -209,7 +209,9 @@ fn fingerprint(method: &str, path: &str, ctx: &Ctx) -> String {
 }
 
 fn stored(reply: &Reply) -> Value {
-    json!({ "body": reply.body, "headers": reply.headers })
+    // The body is this service's own JSON; it is embedded as a value, as stored answers were.
+    let body: Value = serde_json::from_slice(&reply.body).unwrap_or(Value::Null);
+    json!({ "body": body, "headers": reply.headers })
 }
 
 fn replay(record: &store::Record) -> Result<Reply, ApiError> {
@@ -224,7 +226,7 @@ fn replay(record: &store::Record) -> Result<Reply, ApiError> {
         .map_err(|e| ApiError::internal(format!("stored answer headers: {e}")))?;
     Ok(Reply {
         status,
-        body: stored["body"].clone(),
+        body: bytes::Bytes::from(stored["body"].to_string()),
         headers,
     })
 }

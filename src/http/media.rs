@@ -83,7 +83,7 @@ pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         let _ = tokio::fs::remove_file(&kept).await;
         return Err(e.into());
     }
-    Ok(Reply::ok(json!({ "media": token, "account_id": account })))
+    Reply::ok(json!({ "media": token, "account_id": account }))
 }
 
 fn unsupported(why: &str) -> ApiError {

@@ -7,6 +7,7 @@ pub mod account;
 pub mod bulk;
 pub mod campaign_create;
 pub mod campaign_edit;
+pub mod campaign_object;
 pub mod campaigns;
 pub mod conn;
 pub mod conversions;

@@ -113,7 +113,7 @@ async fn single(
     charge(state, bucket, 1, rate)?;
     let outcome = state.ingest.record(sender, vec![event]).await?;
     match outcome.into_iter().next() {
-        Some(Ok(r)) => Ok(Reply::ok(recorded(&r))),
+        Some(Ok(r)) => Reply::ok(recorded(&r)),
         Some(Err(refusal)) => Err(refused(refusal)),
         None => Err(ApiError::internal("the ingest writer gave no outcome")),
     }
@@ -169,7 +169,7 @@ async fn batch(
     let mut reply = Reply::ok_status(
         StatusCode::ACCEPTED,
         json!({ "accepted": accepted, "failed": results.len() - accepted, "results": results }),
-    );
+    )?;
     if granted < total {
         reply
             .headers

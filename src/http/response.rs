@@ -4,42 +4,61 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use hyper::{Response, StatusCode};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::error::ApiError;
 
+/// `{ success: true, data, meta? }`, serialized straight from the handler's data (a list page
+/// of hundreds of typed objects never becomes a tree of `Value`s).
+#[derive(Serialize)]
+struct Success<D> {
+    success: bool,
+    data: D,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    meta: Option<Value>,
+}
+
+fn success<D: Serialize>(data: D, meta: Option<Value>) -> Result<Bytes, ApiError> {
+    let envelope = Success {
+        success: true,
+        data,
+        meta,
+    };
+    serde_json::to_vec(&envelope)
+        .map(Bytes::from)
+        .map_err(|e| ApiError::internal(format!("the answer could not be encoded: {e}")))
+}
+
 pub struct Reply {
     pub status: StatusCode,
-    pub body: Value,
+    /// The encoded envelope.
+    pub body: Bytes,
     pub headers: Vec<(String, String)>,
 }
 
 impl Reply {
     /// `{ success: true, data }`.
-    pub fn ok(data: Value) -> Reply {
-        Reply {
-            status: StatusCode::OK,
-            body: json!({ "success": true, "data": data }),
-            headers: Vec::new(),
-        }
+    pub fn ok(data: impl Serialize) -> Result<Reply, ApiError> {
+        Reply::ok_status(StatusCode::OK, data)
     }
 
     /// `{ success: true, data }` with another success status.
-    pub fn ok_status(status: StatusCode, data: Value) -> Reply {
-        Reply {
+    pub fn ok_status(status: StatusCode, data: impl Serialize) -> Result<Reply, ApiError> {
+        Ok(Reply {
             status,
-            body: json!({ "success": true, "data": data }),
+            body: success(data, None)?,
             headers: Vec::new(),
-        }
+        })
     }
 
     /// `{ success: true, data, meta }`.
-    pub fn ok_meta(data: Value, meta: Value) -> Reply {
-        Reply {
+    pub fn ok_meta(data: impl Serialize, meta: Value) -> Result<Reply, ApiError> {
+        Ok(Reply {
             status: StatusCode::OK,
-            body: json!({ "success": true, "data": data, "meta": meta }),
+            body: success(data, Some(meta))?,
             headers: Vec::new(),
-        }
+        })
     }
 
     pub fn error(e: &ApiError, request_id: &str) -> Reply {
@@ -57,13 +76,13 @@ impl Reply {
         }
         Reply {
             status: e.status(),
-            body: e.body(request_id),
+            body: Bytes::from(e.body(request_id).to_string()),
             headers,
         }
     }
 
     pub fn into_response(self) -> Response<Full<Bytes>> {
-        let mut response = Response::new(Full::new(Bytes::from(self.body.to_string())));
+        let mut response = Response::new(Full::new(self.body));
         *response.status_mut() = self.status;
         let headers = response.headers_mut();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));

@@ -123,7 +123,7 @@ pub static ROUTES: [Def; 20] = [
         Method::GET,
         "targeting",
         Read,
-        plain!(|_s, _c, _p| Ok(targeting::lists())),
+        plain!(|_s, _c, _p| targeting::lists()),
     ),
     def(
         Method::GET,

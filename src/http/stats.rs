@@ -88,7 +88,7 @@ pub async fn by_campaign(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError>
             .collect();
         data.insert(account.to_string(), Value::Object(ads));
     }
-    Ok(Reply::ok_meta(Value::Object(data), found.meta()))
+    Reply::ok_meta(Value::Object(data), found.meta())
 }
 
 /// `GET /v1/stats/total`: `data[account_id]` sums every campaign of the cabinet, with the
@@ -104,7 +104,7 @@ pub async fn total(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         figures["campaigns"] = json!(campaigns.len());
         data.insert(account.to_string(), figures);
     }
-    Ok(Reply::ok_meta(Value::Object(data), found.meta()))
+    Reply::ok_meta(Value::Object(data), found.meta())
 }
 
 /// `GET /v1/campaigns/{ad_id}/history`: the campaign's figures over the period, as one
@@ -136,7 +136,7 @@ pub async fn history(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, Api
         })
         .await?;
     let totals = found.ok_or(ApiError::NoStats)?;
-    Ok(Reply::ok_meta(
+    Reply::ok_meta(
         totals.metrics(),
         json!({
             "adId": ad,
@@ -145,5 +145,5 @@ pub async fn history(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, Api
             "from": span.from.map(clock::iso),
             "to": clock::iso(span.to),
         }),
-    ))
+    )
 }

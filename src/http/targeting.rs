@@ -2,11 +2,12 @@
 
 use serde_json::{json, Value};
 
+use super::error::ApiError;
 use super::response::Reply;
 use crate::domain::countries::COUNTRIES;
 use crate::domain::targeting::{BUTTONS, LANGUAGES, TOPICS};
 
-pub fn lists() -> Reply {
+pub fn lists() -> Result<Reply, ApiError> {
     let pairs = |list: &[(&str, &str)]| -> Vec<Value> {
         list.iter()
             .map(|(code, name)| json!({ "code": code, "name": name }))

@@ -17,19 +17,19 @@ use crate::store::tasks::{self, NewTask, Task};
 pub fn queue(conn: &Connection, task: &NewTask, claim: &Claim) -> Result<Reply, ApiError> {
     let id = tasks::insert(conn, task, &clock::iso(clock::now(conn)?))?;
     let task = tasks::get(conn, id)?.ok_or_else(|| ApiError::internal("task vanished"))?;
-    let reply = accepted(&task);
+    let reply = accepted(&task)?;
     claim.finish(conn, &reply)?;
     Ok(reply)
 }
 
 /// `202` with the task, `Location` and `Retry-After: 2`.
-fn accepted(task: &Task) -> Reply {
-    let mut reply = Reply::ok_status(StatusCode::ACCEPTED, task_json(task));
+fn accepted(task: &Task) -> Result<Reply, ApiError> {
+    let mut reply = Reply::ok_status(StatusCode::ACCEPTED, task_json(task))?;
     reply.headers = vec![
         ("location".into(), format!("/api/v1/tasks/{}", task.id)),
         ("retry-after".into(), "2".into()),
     ];
-    reply
+    Ok(reply)
 }
 
 /// The spec's task object.
@@ -67,7 +67,7 @@ pub async fn get(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErro
         .await?
         .filter(|t| t.owner_id == owner)
         .ok_or(ApiError::TaskNotFound)?;
-    let mut reply = Reply::ok(task_json(&task));
+    let mut reply = Reply::ok(task_json(&task))?;
     if task.status.is_underway() {
         reply.headers.push(("retry-after".into(), "2".into()));
     }

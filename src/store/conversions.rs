@@ -174,36 +174,35 @@ pub struct Summary {
 /// joined in 128 bits.
 const SPLIT: i64 = 1_000_000_000;
 
-/// The conversion summaries of the given campaigns of one cabinet.
-pub fn summaries(
-    conn: &Connection,
-    account: i64,
-    ads: &[i64],
-) -> Result<BTreeMap<i64, Summary>, StoreError> {
-    let ids = super::ids_json(ads);
+/// The conversion summaries of campaigns, `(account_id, ad_id)`, in the order given (one
+/// query for a whole list page; a campaign without conversions has an empty summary).
+pub fn summaries(conn: &Connection, campaigns: &[(i64, i64)]) -> Result<Vec<Summary>, StoreError> {
+    let keys = serde_json::to_string(campaigns)
+        .map_err(|e| StoreError::Failed(format!("campaign keys: {e}")))?;
     let mut stmt = conn.prepare_cached(
-        "SELECT a.ad_id, c.event_type, c.currency, COUNT(*),
-            SUM(c.amount_micros / ?3), SUM(c.amount_micros % ?3)
-         FROM conversion_campaigns a JOIN conversions c ON c.id = a.conversion_id
-         WHERE a.account_id = ?1 AND a.ad_id IN (SELECT value FROM json_each(?2))
-         GROUP BY a.ad_id, c.event_type, c.currency",
+        "SELECT a.account_id, a.ad_id, c.event_type, c.currency, COUNT(*),
+            SUM(c.amount_micros / ?2), SUM(c.amount_micros % ?2)
+         FROM (SELECT DISTINCT value ->> 0 AS account_id, value ->> 1 AS ad_id FROM json_each(?1)) k
+         JOIN conversion_campaigns a ON a.account_id = k.account_id AND a.ad_id = k.ad_id
+         JOIN conversions c ON c.id = a.conversion_id
+         GROUP BY a.account_id, a.ad_id, c.event_type, c.currency",
     )?;
-    let rows = stmt.query_map(params![account, ids, SPLIT], |r| {
-        let high: Option<i64> = r.get(4)?;
-        let low: Option<i64> = r.get(5)?;
+    let rows = stmt.query_map(params![keys, SPLIT], |r| {
+        let high: Option<i64> = r.get(5)?;
+        let low: Option<i64> = r.get(6)?;
         Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, Option<String>>(2)?,
-            r.get::<_, i64>(3)?,
+            (r.get::<_, i64>(0)?, r.get::<_, i64>(1)?),
+            r.get::<_, String>(2)?,
+            r.get::<_, Option<String>>(3)?,
+            r.get::<_, i64>(4)?,
             high.zip(low)
                 .map(|(h, l)| i128::from(h) * i128::from(SPLIT) + i128::from(l)),
         ))
     })?;
-    let mut out: BTreeMap<i64, Summary> = BTreeMap::new();
+    let mut found: BTreeMap<(i64, i64), Summary> = BTreeMap::new();
     for row in rows {
-        let (ad, event, currency, count, amount) = row?;
-        let summary = out.entry(ad).or_default();
+        let (campaign, event, currency, count, amount) = row?;
+        let summary = found.entry(campaign).or_default();
         let counted = summary.counts.entry(event).or_default();
         *counted = counted.saturating_add(count);
         if let (Some(currency), Some(amount)) = (currency, amount) {
@@ -211,5 +210,8 @@ pub fn summaries(
             *sum = sum.saturating_add(amount);
         }
     }
-    Ok(out)
+    Ok(campaigns
+        .iter()
+        .map(|key| found.get(key).cloned().unwrap_or_default())
+        .collect())
 }

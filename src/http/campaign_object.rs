@@ -1,0 +1,164 @@
+//! Owns the campaign objects of the API, serialized straight from the stored row: the reduced
+//! object the list shows and the full one a single read and an edit answer with, each with
+//! the client's conversions where the endpoint shows them.
+
+use std::collections::BTreeMap;
+
+use rust_decimal::Decimal;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::domain::campaign::LinkKind;
+use crate::domain::conversion::render_amount;
+use crate::domain::money::{ratio, CabinetType};
+use crate::store::campaigns::CampaignRow;
+use crate::store::conversions::Summary;
+
+/// The fields the list shows.
+#[derive(Serialize)]
+pub struct Reduced<'a> {
+    ad_id: i64,
+    account_id: i64,
+    title: &'a str,
+    text: &'a str,
+    status: &'static str,
+    tme_path: Option<&'a str>,
+    /// The website a site ad leads to; platform links are in `tme_path`.
+    promote_url: Option<&'a str>,
+    views: i64,
+    opens: i64,
+    clicks: i64,
+    actions: i64,
+    spent: String,
+    budget: String,
+    cpm: String,
+    cpc: String,
+    cpa: String,
+    ctr: String,
+    cvr: String,
+    date: String,
+    group_id: Option<i64>,
+    status_changed_at: &'a str,
+    #[serde(flatten)]
+    conversions: Option<Conversions>,
+}
+
+/// The client's own conversions: `conversions: {lead, conversion, purchase}` (counts, zeros
+/// included) and `revenue: {"USD": "12.50", ...}` (decimal strings, one per currency).
+#[derive(Serialize)]
+struct Conversions {
+    conversions: Counts,
+    revenue: BTreeMap<String, String>,
+}
+
+#[derive(Serialize)]
+struct Counts {
+    lead: i64,
+    conversion: i64,
+    purchase: i64,
+}
+
+impl<'a> Reduced<'a> {
+    pub fn of(row: &'a CampaignRow, kind: CabinetType) -> Reduced<'a> {
+        let spent = row.spent.to_decimal();
+        let hundred = Decimal::from(100);
+        Reduced {
+            ad_id: row.ad_id,
+            account_id: row.account_id,
+            title: &row.title,
+            text: &row.text,
+            status: row.status.as_str(),
+            tme_path: row.tme_path.as_deref(),
+            promote_url: (row.link_kind == LinkKind::Site).then_some(row.promote_url.as_str()),
+            views: row.views,
+            opens: row.opens,
+            clicks: row.clicks,
+            actions: row.actions,
+            spent: row.spent.render6(),
+            budget: kind.render(row.budget),
+            cpm: kind.render(row.cpm),
+            cpc: ratio(spent, row.clicks.into(), 6).to_string(),
+            cpa: ratio(spent, row.actions.into(), 6).to_string(),
+            ctr: ratio(Decimal::from(row.clicks) * hundred, row.views.into(), 2).to_string(),
+            cvr: ratio(Decimal::from(row.actions) * hundred, row.clicks.into(), 2).to_string(),
+            date: row.created_at.to_string(),
+            group_id: row.group_id,
+            status_changed_at: &row.status_changed_at,
+            conversions: None,
+        }
+    }
+
+    pub fn with_conversions(mut self, summary: &Summary) -> Reduced<'a> {
+        let count = |event: &str| summary.counts.get(event).copied().unwrap_or(0);
+        self.conversions = Some(Conversions {
+            conversions: Counts {
+                lead: count("lead"),
+                conversion: count("conversion"),
+                purchase: count("purchase"),
+            },
+            revenue: summary
+                .revenue
+                .iter()
+                .map(|(currency, micros)| (currency.clone(), render_amount(*micros)))
+                .collect(),
+        });
+        self
+    }
+}
+
+/// The full campaign object: the reduced fields plus settings, creative and targeting.
+#[derive(Serialize)]
+pub struct Full<'a> {
+    #[serde(flatten)]
+    reduced: Reduced<'a>,
+    active: bool,
+    target_type: &'static str,
+    /// Usernames targeted by a channel or bot ad.
+    targets: Vec<&'a Value>,
+    targeting: &'a Value,
+    daily_budget: Option<String>,
+    views_per_user: i64,
+    schedule: Option<&'a Value>,
+    has_media: bool,
+    media_type: Option<&'a str>,
+    picture: bool,
+    button: Option<&'a str>,
+    website_name: Option<&'a str>,
+    auto_cpm_enabled: bool,
+    currency: &'static str,
+    synced_at: &'a str,
+    invite_link: Option<&'a str>,
+}
+
+impl<'a> Full<'a> {
+    pub fn of(row: &'a CampaignRow, kind: CabinetType) -> Full<'a> {
+        Full {
+            reduced: Reduced::of(row, kind),
+            active: row.active,
+            target_type: row.target_type.as_str(),
+            targets: ["channels", "bots"]
+                .iter()
+                .filter_map(|field| row.targeting[*field].as_array())
+                .flatten()
+                .collect(),
+            targeting: &row.targeting,
+            daily_budget: row.daily_budget.map(|m| kind.render(m)),
+            views_per_user: row.views_per_user,
+            schedule: row.schedule.as_ref(),
+            has_media: row.media_token.is_some(),
+            media_type: row.media_type.as_deref(),
+            picture: row.picture,
+            button: row.button.as_deref(),
+            website_name: row.website_name.as_deref(),
+            auto_cpm_enabled: row.auto_cpm_enabled,
+            currency: kind.currency(),
+            synced_at: &row.synced_at,
+            invite_link: row.invite_link.as_deref(),
+        }
+    }
+
+    pub fn with_conversions(mut self, summary: &Summary) -> Full<'a> {
+        self.reduced = self.reduced.with_conversions(summary);
+        self
+    }
+}
