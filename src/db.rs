@@ -32,6 +32,7 @@ const SERVICE: Ledger = Ledger {
         (4, include_str!("../sql/0004_sync.sql")),
         (5, include_str!("../sql/0005_conversions.sql")),
         (6, include_str!("../sql/0006_list_indexes.sql")),
+        (7, include_str!("../sql/0007_refs_indexed_under.sql")),
     ],
 };
 

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use crate::clock;
 use crate::domain::campaign::Status;
-use crate::domain::conversion::campaign_targets;
+use crate::domain::conversion::{campaign_targets, TARGETS_RULE};
 use crate::platform::{AdDraft, AdSnapshot, PlatformError};
 use crate::store::events::{self, StatusChange};
 use crate::store::history::{self, Source};
@@ -62,14 +62,21 @@ pub fn create_stored(
     Ok(Ok(snap))
 }
 
-/// Recomputes the values naming every stored campaign, so they follow the configured
-/// tracker parameters (and cover campaigns stored before conversions existed).
+/// Recomputes the values naming every stored campaign when they were computed under another
+/// rule (other tracker parameters, an older derivation, or never: campaigns stored before
+/// conversions existed), so a start with an unchanged configuration reads no campaign.
+/// Returns how many campaigns were re-indexed.
 pub fn refresh_targets(conn: &Connection, tracker_params: &[String]) -> Result<usize, StoreError> {
+    let rule = format!("v{TARGETS_RULE} {}", Value::from(tracker_params));
+    if refs::indexed_under(conn)?.as_deref() == Some(rule.as_str()) {
+        return Ok(0);
+    }
     let links = campaigns::links(conn)?;
     for l in &links {
         let targets = campaign_targets(&l.promote_url, l.invite_link.as_deref(), tracker_params);
         refs::replace(conn, l.account_id, l.ad_id, &targets)?;
     }
+    refs::set_indexed_under(conn, &rule)?;
     Ok(links.len())
 }
 
@@ -244,4 +251,34 @@ pub fn sync_hour(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::conversion::Target;
+
+    #[test]
+    fn refs_are_recomputed_only_when_the_rule_changed() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::db::migrate(&mut conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, email, plan, created_at) VALUES (1, 'a@example.com', 'pro', 't');
+             INSERT INTO cabinets (id, owner_id, name, cabinet_type, balance_updated_at,
+                min_budget, created_at) VALUES (7, 1, 'c', 'euro', 't', 1, 't');
+             INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url,
+                link_kind, target_type, targeting, cpm_micros, budget_micros, views_per_user,
+                created_at, synced_at, status_changed_at)
+             VALUES (7, 3, 'x', 't', 'Active', 1, 'https://shop.example.com/?aff=p9', 'site',
+                'channels', '{}', 1, 1, 1, 1, 't', 't');",
+        )
+        .unwrap();
+        let aff = vec!["aff".to_string()];
+        assert_eq!(refresh_targets(&conn, &[]).unwrap(), 1, "never indexed");
+        assert_eq!(refresh_targets(&conn, &[]).unwrap(), 0, "same rule");
+        assert_eq!(refresh_targets(&conn, &aff).unwrap(), 1, "new parameters");
+        assert_eq!(refresh_targets(&conn, &aff).unwrap(), 0, "same rule again");
+        let named = refs::find(&conn, &Target::Ref("p9".into())).unwrap();
+        assert_eq!(named, vec![(7, 3)]);
+    }
 }

@@ -216,6 +216,10 @@ impl RawEvent {
     }
 }
 
+/// The version of the rule below; raise it when the rule changes, so that the next start
+/// re-indexes every stored campaign.
+pub const TARGETS_RULE: u32 = 1;
+
 /// The values a postback can name a campaign by: the `?start=` / `?startapp=` payload of a
 /// bot or mini-app link, the values of the tracker parameters of a website link, and the
 /// invite link the platform made for a channel campaign.

@@ -1,5 +1,6 @@
 //! Owns `campaign_refs`: the values postbacks name campaigns by (a link's ref, a channel
-//! campaign's invite link), for attribution.
+//! campaign's invite link), for attribution; and `refs_indexed_under`, the rule they were
+//! computed under.
 
 use rusqlite::{params, Connection};
 
@@ -29,6 +30,25 @@ pub fn replace(
         let (kind, value) = parts(target);
         insert.execute(params![kind, value, account, ad])?;
     }
+    Ok(())
+}
+
+/// The rule the stored refs were computed under, if they were ever all computed.
+pub fn indexed_under(conn: &Connection) -> Result<Option<String>, StoreError> {
+    super::optional(conn.query_row(
+        "SELECT rule FROM refs_indexed_under WHERE id = 1",
+        [],
+        |r| r.get(0),
+    ))
+}
+
+/// Records that every stored ref was computed under `rule`.
+pub fn set_indexed_under(conn: &Connection, rule: &str) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO refs_indexed_under (id, rule) VALUES (1, ?1)
+         ON CONFLICT (id) DO UPDATE SET rule = excluded.rule",
+        [rule],
+    )?;
     Ok(())
 }
 
