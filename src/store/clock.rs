@@ -5,11 +5,9 @@ use rusqlite::Connection;
 use super::StoreError;
 
 pub fn offset_seconds(conn: &Connection) -> Result<i64, StoreError> {
-    Ok(conn.query_row(
-        "SELECT offset_seconds FROM service_clock WHERE id = 1",
-        [],
-        |r| r.get(0),
-    )?)
+    Ok(conn
+        .prepare_cached("SELECT offset_seconds FROM service_clock WHERE id = 1")?
+        .query_row([], |r| r.get(0))?)
 }
 
 pub fn set_offset(conn: &Connection, seconds: i64) -> Result<(), StoreError> {

@@ -117,26 +117,29 @@ impl Simulator {
             .unwrap_or(created);
         let mut review_requested = review.as_deref().and_then(clock::parse_iso);
         let wait = chrono::Duration::seconds(self.config.auto_review_seconds as i64);
-        if let Some(due) = review_requested.map(|at| at + wait) {
-            if delivery.status == Status::InReview
+        let review_due = review_requested.map(|at| at + wait).filter(|due| {
+            delivery.status == Status::InReview
                 && self.config.auto_review_seconds > 0
-                && due <= until
-            {
-                let text: String = conn.query_row(
-                    "SELECT json_extract(spec, '$.text') FROM sim_ads
-                     WHERE account_id = ?1 AND ad_id = ?2",
-                    [account, ad],
-                    |r| r.get(0),
-                )?;
-                delivery.status = if self.auto_review_approves(&text) {
-                    approved_status(delivery.budget_micros, active)
-                } else {
-                    Status::Declined
-                };
-                changed_at = clock::iso(due);
-                review_requested = None;
-                from = from.max(due);
-            }
+                && *due <= until
+        });
+        if review_due.is_none() && from >= until {
+            return Ok(());
+        }
+        if let Some(due) = review_due {
+            let text: String = conn.query_row(
+                "SELECT json_extract(spec, '$.text') FROM sim_ads
+                 WHERE account_id = ?1 AND ad_id = ?2",
+                [account, ad],
+                |r| r.get(0),
+            )?;
+            delivery.status = if self.auto_review_approves(&text) {
+                approved_status(delivery.budget_micros, active)
+            } else {
+                Status::Declined
+            };
+            changed_at = clock::iso(due);
+            review_requested = None;
+            from = from.max(due);
         }
         if let Some(stopped) = accrual::accrue(
             &mut delivery,

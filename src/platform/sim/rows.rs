@@ -20,11 +20,8 @@ pub(super) fn load_snapshot(
     ad: i64,
 ) -> Result<Option<AdSnapshot>, StoreError> {
     Ok(conn
-        .query_row(
-            "SELECT * FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
-            [account, ad],
-            snapshot_from_row,
-        )
+        .prepare_cached("SELECT * FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2")?
+        .query_row([account, ad], snapshot_from_row)
         .optional()?)
 }
 

@@ -169,21 +169,60 @@ pub fn insert(
     Ok(())
 }
 
+/// The columns a report sets, each with its parameter in `refresh` (`status`, ?22, is set
+/// apart: its change also moves `status_changed_at`).
+const REPORTED: [(&str, u8); 25] = [
+    ("title", 3),
+    ("text", 4),
+    ("active", 5),
+    ("targeting", 6),
+    ("cpm_micros", 7),
+    ("budget_micros", 8),
+    ("spent_micros", 9),
+    ("daily_budget_micros", 10),
+    ("views", 11),
+    ("opens", 12),
+    ("clicks", 13),
+    ("actions", 14),
+    ("views_per_user", 15),
+    ("schedule", 16),
+    ("media_type", 17),
+    ("picture", 18),
+    ("button", 19),
+    ("website_name", 20),
+    ("media_token", 24),
+    ("promote_url", 25),
+    ("link_kind", 26),
+    ("tme_path", 27),
+    ("tme_username", 28),
+    ("promote_host", 29),
+    ("invite_link", 30),
+];
+
 /// Brings a stored copy up to date with the platform's report; `synced_at` becomes `now`, and
-/// `status_changed_at` moves only when the status really changed.
+/// `status_changed_at` moves only when the status really changed. A copy that already says
+/// what the report says only has its `synced_at` moved, so the indexes over its columns are
+/// left alone (most full re-reads find nothing new).
 pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<(), StoreError> {
     let link = link_of(&snap.spec.promote_url)?;
-    conn.execute(
-        "UPDATE campaigns SET promote_url = ?25, link_kind = ?26, tme_path = ?27, tme_username = ?28,
-            promote_host = ?29, invite_link = ?30,
-            title = ?3, text = ?4, active = ?5, targeting = ?6, cpm_micros = ?7,
-            budget_micros = ?8, spent_micros = ?9, daily_budget_micros = ?10, views = ?11, opens = ?12,
-            clicks = ?13, actions = ?14, views_per_user = ?15, schedule = ?16, media_type = ?17, media_token = ?24,
-            picture = ?18, button = ?19, website_name = ?20, synced_at = ?21,
+    let set: Vec<String> = REPORTED
+        .iter()
+        .map(|(column, n)| format!("{column} = ?{n}"))
+        .collect();
+    let differs: Vec<String> = REPORTED
+        .iter()
+        .map(|(column, n)| format!("{column} IS NOT ?{n}"))
+        .collect();
+    let changed = conn
+        .prepare_cached(&format!(
+            "UPDATE campaigns SET {}, synced_at = ?21,
             status_changed_at = CASE WHEN status <> ?22 THEN ?23 ELSE status_changed_at END,
             status = ?22
-         WHERE account_id = ?1 AND ad_id = ?2",
-        params![
+         WHERE account_id = ?1 AND ad_id = ?2 AND (status IS NOT ?22 OR {})",
+            set.join(", "),
+            differs.join(" OR ")
+        ))?
+        .execute(params![
             snap.account_id,
             snap.ad_id,
             snap.spec.title,
@@ -214,17 +253,23 @@ pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<(), St
             link.username,
             link.host,
             snap.invite_link,
-        ],
-    )?;
+        ])?;
+    if changed == 0 {
+        conn.prepare_cached(
+            "UPDATE campaigns SET synced_at = ?3 WHERE account_id = ?1 AND ad_id = ?2",
+        )?
+        .execute(params![snap.account_id, snap.ad_id, now])?;
+    }
     Ok(())
 }
 
 pub fn get(conn: &Connection, account: i64, ad: i64) -> Result<Option<CampaignRow>, StoreError> {
-    optional(conn.query_row(
-        &format!("SELECT {COLUMNS} FROM campaigns WHERE account_id = ?1 AND ad_id = ?2"),
-        [account, ad],
-        from_row,
-    ))
+    optional(
+        conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM campaigns WHERE account_id = ?1 AND ad_id = ?2"
+        ))?
+        .query_row([account, ad], from_row),
+    )
 }
 
 /// The status and `tme_path` of a stored copy.
