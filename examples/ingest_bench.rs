@@ -8,7 +8,8 @@
 //!   fresh database, 1,000 per transaction, with plain SQLite.
 //!
 //! Run: `cargo run --release --example ingest_bench` (optional arguments: seconds per
-//! measurement, runs of each; defaults 5 and 3). Figures are medians over the runs.
+//! measurement, runs of each, and `batch` or `single` to measure only that one; defaults 5,
+//! 3 and both). Figures are medians over the runs.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -33,12 +34,15 @@ const BATCH_CONNECTIONS: usize = 4;
 const SINGLE_CONNECTIONS: usize = 64;
 
 fn main() {
-    let args: Vec<u64> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("numeric arguments"))
-        .collect();
-    let seconds = Duration::from_secs(args.first().copied().unwrap_or(5));
-    let runs = args.get(1).copied().unwrap_or(3) as usize;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let number = |i: usize, default: u64| {
+        args.get(i)
+            .map_or(default, |a| a.parse().expect("numeric arguments"))
+    };
+    let seconds = Duration::from_secs(number(0, 5));
+    let runs = number(1, 3) as usize;
+    let only = args.get(2).map(String::as_str);
+    let measures = |what: &str| only.is_none_or(|o| o == what);
 
     let dir = tempfile::tempdir().expect("temp dir");
     let mut config = Config::default();
@@ -57,6 +61,7 @@ fn main() {
 
     let mut raw: Vec<f64> = (0..runs).map(|run| raw_inserts(dir.path(), run)).collect();
     let mut batch: Vec<f64> = (0..runs)
+        .filter(|_| measures("batch"))
         .map(|run| {
             let rate = batches(&url, &key, seconds, run);
             println!("batch run {}: {rate:.0} events/s", run + 1);
@@ -64,6 +69,7 @@ fn main() {
         })
         .collect();
     let mut singles: Vec<(f64, f64, f64)> = (0..runs)
+        .filter(|_| measures("single"))
         .map(|run| {
             let (rate, p50, p99) = single_events(&url, &key, seconds, run);
             println!(
@@ -80,10 +86,16 @@ fn main() {
         "raw SQLite inserts (1,000 per transaction, one thread): {:.0} rows/s",
         median(&mut raw)
     );
-    println!(
-        "batch postbacks ({BATCH} events, {BATCH_CONNECTIONS} connections): {:.0} events/s",
-        median(&mut batch)
-    );
+    if !batch.is_empty() {
+        let events = median(&mut batch);
+        println!(
+            "batch postbacks ({BATCH} events, {BATCH_CONNECTIONS} connections): {events:.0} events/s = {:.0}% of raw inserts",
+            100.0 * events / median(&mut raw)
+        );
+    }
+    if singles.is_empty() {
+        return;
+    }
     let mut rates: Vec<f64> = singles.iter().map(|s| s.0).collect();
     let mut p50s: Vec<f64> = singles.iter().map(|s| s.1).collect();
     singles.sort_by(|a, b| a.2.total_cmp(&b.2));

@@ -14,8 +14,9 @@ use tokio::sync::{mpsc, oneshot};
 use crate::clock;
 use crate::db::Db;
 use crate::domain::conversion::{Event, EventType, Target};
+use crate::store::conversions::Recorder;
+use crate::store::refs;
 use crate::store::StoreError;
-use crate::store::{conversions, refs};
 
 /// Events one transaction takes at most; more wait for the next one.
 const GROUP_EVENTS: usize = 20_000;
@@ -120,12 +121,16 @@ fn writer(db: Db, mut queue: mpsc::Receiver<Job>) {
         let committed = db.write_blocking(|tx| {
             let now = clock::iso(clock::now(tx)?);
             let mut found = HashMap::new();
+            let mut recorder = Recorder::new(tx)?;
             group
                 .iter()
                 .map(|job| {
                     job.events
                         .iter()
-                        .map(|event| record(tx, &mut found, &job.sender, event, &now))
+                        .map(|event| {
+                            let campaigns = campaigns(tx, &mut found, &event.target)?;
+                            record(&mut recorder, campaigns, &job.sender, event, &now)
+                        })
                         .collect::<Result<Vec<_>, StoreError>>()
                 })
                 .collect::<Result<Vec<_>, StoreError>>()
@@ -152,12 +157,23 @@ fn writer(db: Db, mut queue: mpsc::Receiver<Job>) {
     }
 }
 
-/// Attributes and stores one event. Attribution failures are the event's outcome; store
-/// failures abort the transaction. `found` remembers, within one transaction, the
-/// campaigns each ref names.
-fn record(
+/// The campaigns (cabinet, ad) whose links carry `target`, read once per transaction.
+fn campaigns<'f>(
     conn: &rusqlite::Connection,
-    found: &mut HashMap<Target, Vec<(i64, i64)>>,
+    found: &'f mut HashMap<Target, Vec<(i64, i64)>>,
+    target: &Target,
+) -> Result<&'f [(i64, i64)], StoreError> {
+    if !found.contains_key(target) {
+        found.insert(target.clone(), refs::find(conn, target)?);
+    }
+    Ok(&found[target])
+}
+
+/// Attributes one event among the `campaigns` carrying its ref and stores it. Attribution
+/// failures are the event's outcome; store failures abort the transaction.
+fn record(
+    recorder: &mut Recorder,
+    campaigns: &[(i64, i64)],
     sender: &Sender,
     event: &Event,
     now: &str,
@@ -167,25 +183,20 @@ fn record(
             return Ok(Err(Refusal::AccountNotFound));
         }
     }
-    let mut found = match found.get(&event.target) {
-        Some(campaigns) => campaigns.clone(),
-        None => {
-            let campaigns = refs::find(conn, &event.target)?;
-            found.insert(event.target.clone(), campaigns.clone());
-            campaigns
-        }
-    };
-    found.retain(|(account, _)| {
+    let mut reached = campaigns.iter().filter(|(account, _)| {
         sender.accounts.contains(account) && event.account_id.is_none_or(|a| a == *account)
     });
-    let Some(&(account, _)) = found.first() else {
+    let Some(&(account, first)) = reached.next() else {
         return Ok(Err(Refusal::RefNotFound));
     };
-    if found.iter().any(|(a, _)| *a != account) {
-        return Ok(Err(Refusal::AmbiguousRef));
+    let mut ads = vec![first];
+    for &(other, ad) in reached {
+        if other != account {
+            return Ok(Err(Refusal::AmbiguousRef));
+        }
+        ads.push(ad);
     }
-    let ads: Vec<i64> = found.iter().map(|(_, ad)| *ad).collect();
-    let (id, deduped) = conversions::upsert(conn, sender.holder, event, account, &ads, now)?;
+    let (id, deduped) = recorder.upsert(sender.holder, event, account, &ads, now)?;
     Ok(Ok(Recorded {
         id,
         account_id: account,

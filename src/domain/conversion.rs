@@ -4,6 +4,8 @@
 //! name it by. Bad input is a `VALIDATION_ERROR` naming the parameter as the client spelled
 //! it.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::campaign::LinkKind;
@@ -107,11 +109,30 @@ impl RawEvent {
     /// fields the event does not use are ignored.
     pub fn from_json(value: Value) -> Result<RawEvent, ParseError> {
         let Value::Object(object) = value else {
-            return Err(ParseError::new("body", "An event must be a JSON object."));
+            return Err(RawEvent::not_an_object());
         };
-        let mut pairs = Vec::with_capacity(object.len());
-        for (name, v) in object {
+        RawEvent::from_fields(object.into_iter().collect())
+    }
+
+    /// The refusal of an event that is not a JSON object.
+    pub fn not_an_object() -> ParseError {
+        ParseError::new("body", "An event must be a JSON object.")
+    }
+
+    /// [`RawEvent::from_json`] over an object's fields as they were sent: when a name
+    /// repeats, its last value counts, as in a parsed object.
+    pub fn from_fields(fields: Vec<(String, Value)>) -> Result<RawEvent, ParseError> {
+        let mut seen = HashSet::with_capacity(fields.len());
+        let mut last: Vec<bool> = fields
+            .iter()
+            .rev()
+            .map(|(name, _)| seen.insert(name.as_str()))
+            .collect();
+        last.reverse();
+        let mut pairs = Vec::with_capacity(fields.len());
+        for ((name, v), last) in fields.into_iter().zip(last) {
             let text = match v {
+                _ if !last => continue,
                 Value::Null => continue,
                 Value::String(s) => s,
                 Value::Number(n) => n.to_string(),
@@ -503,5 +524,34 @@ mod tests {
         assert_eq!(e.event, EventType::Conversion);
         assert!(RawEvent::from_json(json!({ "txid": ["a"] })).is_err());
         assert!(RawEvent::from_json(json!("lead")).is_err());
+    }
+
+    #[test]
+    fn a_repeated_field_counts_by_its_last_value() {
+        let fields = |list: Vec<(&str, Value)>| {
+            RawEvent::from_fields(list.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+        };
+        let e = fields(vec![
+            ("ref", json!("r1")),
+            ("event", json!("lead")),
+            ("txid", json!(["not read"])),
+            ("txid", json!("t1")),
+            ("ref", json!("r2")),
+        ])
+        .unwrap()
+        .parse()
+        .unwrap();
+        assert_eq!((e.target, e.txid), (Target::Ref("r2".into()), "t1".into()));
+        let cleared = fields(vec![
+            ("ref", json!("r1")),
+            ("event", json!("lead")),
+            ("txid", json!("t1")),
+            ("txid", Value::Null),
+        ])
+        .unwrap()
+        .parse();
+        assert_eq!(param_of(cleared), "txid");
+        let refused = fields(vec![("txid", json!("t1")), ("txid", json!({"a": 1}))]);
+        assert_eq!(param_of(refused.and_then(|r| r.parse())), "txid");
     }
 }

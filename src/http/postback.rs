@@ -6,42 +6,57 @@
 //! fail with `RATE_LIMITED`.
 
 use hyper::StatusCode;
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::error::ApiError;
+use super::input::Entries;
 use super::request::Query;
 use super::response::Reply;
 use super::{AppState, Ctx};
 use crate::domain::conversion::RawEvent;
+use crate::domain::ParseError;
 use crate::ingest::{Recorded, Refusal, Sender};
 use crate::ratelimit::{self, unix_now_f64, RateInfo};
 
 /// Events one batch may carry.
 pub const MAX_BATCH: usize = 1000;
 
-/// What a postback body holds.
-enum Shape {
+/// What a postback body holds; a batch's events are still unread.
+enum Shape<'a> {
     Single(RawEvent),
-    Batch(Vec<Value>),
+    Batch(Vec<&'a RawValue>),
 }
 
-fn shape(ctx: &Ctx) -> Result<Shape, ApiError> {
+fn shape(ctx: &Ctx) -> Result<Shape<'_>, ApiError> {
     if ctx.body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Shape::Single(RawEvent::from_pairs(
             ctx.query.pairs().to_vec(),
         )));
     }
-    let mut body: Value = serde_json::from_slice(&ctx.body)
-        .map_err(|e| ApiError::validation("body", format!("The body is not valid JSON: {e}.")))?;
-    match body.get_mut("events").map(Value::take) {
-        Some(Value::Array(events)) if (1..=MAX_BATCH).contains(&events.len()) => {
-            Ok(Shape::Batch(events))
-        }
-        Some(_) => Err(ApiError::validation(
-            "events",
-            format!("events must be an array of 1 to {MAX_BATCH} events."),
-        )),
-        None => Ok(Shape::Single(RawEvent::from_json(body)?)),
+    let not_json = |e| ApiError::validation("body", format!("The body is not valid JSON: {e}."));
+    let Ok(Entries(top)) = serde_json::from_slice::<Entries<&RawValue>>(&ctx.body) else {
+        let body: Value = serde_json::from_slice(&ctx.body).map_err(not_json)?;
+        return Ok(Shape::Single(RawEvent::from_json(body)?));
+    };
+    match top.into_iter().rev().find(|(name, _)| name == "events") {
+        Some((_, events)) => match serde_json::from_str::<Vec<&RawValue>>(events.get()) {
+            Ok(events) if (1..=MAX_BATCH).contains(&events.len()) => Ok(Shape::Batch(events)),
+            _ => Err(ApiError::validation(
+                "events",
+                format!("events must be an array of 1 to {MAX_BATCH} events."),
+            )),
+        },
+        None => Ok(Shape::Single(event(ctx.body.as_ref())?)),
+    }
+}
+
+/// Reads one event object of valid JSON.
+fn event(json: &[u8]) -> Result<RawEvent, ParseError> {
+    match serde_json::from_slice::<Entries<Value>>(json) {
+        Ok(Entries(fields)) => RawEvent::from_fields(fields),
+        Err(_) => Err(RawEvent::not_an_object()),
     }
 }
 
@@ -113,7 +128,7 @@ async fn single(
     charge(state, bucket, 1, rate)?;
     let outcome = state.ingest.record(sender, vec![event]).await?;
     match outcome.into_iter().next() {
-        Some(Ok(r)) => Reply::ok(recorded(&r)),
+        Some(Ok(r)) => Reply::ok(Stored::from(&r)),
         Some(Err(refusal)) => Err(refused(refusal)),
         None => Err(ApiError::internal("the ingest writer gave no outcome")),
     }
@@ -123,7 +138,7 @@ async fn batch(
     state: &AppState,
     sender: Sender,
     bucket: ratelimit::Sender,
-    events: Vec<Value>,
+    events: Vec<&RawValue>,
     rate: &mut Option<RateInfo>,
 ) -> Result<Reply, ApiError> {
     let granted = charge(state, bucket, events.len(), rate)?;
@@ -135,7 +150,7 @@ async fn batch(
         let event = if i >= granted {
             Err(ApiError::RateLimited { retry_after })
         } else {
-            RawEvent::from_json(e)
+            event(e.get().as_bytes())
                 .and_then(|raw| raw.parse())
                 .map_err(ApiError::from)
         };
@@ -161,15 +176,12 @@ async fn batch(
         })
         .collect();
     let accepted = outcomes.iter().filter(|o| o.is_ok()).count();
-    let results: Vec<Value> = outcomes
-        .into_iter()
-        .enumerate()
-        .map(|(index, outcome)| result(index, outcome))
-        .collect();
-    let mut reply = Reply::ok_status(
-        StatusCode::ACCEPTED,
-        json!({ "accepted": accepted, "failed": results.len() - accepted, "results": results }),
-    )?;
+    let answer = BatchAnswer {
+        accepted,
+        failed: total - accepted,
+        results: outcomes.iter().enumerate().map(Element::of).collect(),
+    };
+    let mut reply = Reply::ok_status(StatusCode::ACCEPTED, answer)?;
     if granted < total {
         reply
             .headers
@@ -179,15 +191,27 @@ async fn batch(
 }
 
 /// A stored event as answered: `id` as a string, `ad_id` the first of `ad_ids`.
-fn recorded(r: &Recorded) -> Value {
-    json!({
-        "id": r.id.to_string(),
-        "ad_id": r.ad_ids.first(),
-        "ad_ids": r.ad_ids,
-        "account_id": r.account_id,
-        "event_type": r.event_type.as_str(),
-        "deduped": r.deduped,
-    })
+#[derive(Serialize)]
+struct Stored<'a> {
+    id: String,
+    ad_id: Option<i64>,
+    ad_ids: &'a [i64],
+    account_id: i64,
+    event_type: &'static str,
+    deduped: bool,
+}
+
+impl<'a> From<&'a Recorded> for Stored<'a> {
+    fn from(r: &'a Recorded) -> Stored<'a> {
+        Stored {
+            id: r.id.to_string(),
+            ad_id: r.ad_ids.first().copied(),
+            ad_ids: &r.ad_ids,
+            account_id: r.account_id,
+            event_type: r.event_type.as_str(),
+            deduped: r.deduped,
+        }
+    }
 }
 
 /// The spec's answer to an event the service would not store.
@@ -199,17 +223,46 @@ fn refused(refusal: Refusal) -> ApiError {
     }
 }
 
-/// One element of a batch's `results`.
-fn result(index: usize, outcome: Result<Recorded, ApiError>) -> Value {
-    let (mut element, ok) = match outcome {
-        Ok(r) => (recorded(&r), true),
-        Err(e) => (e.body(""), false),
-    };
-    if let Some(fields) = element.as_object_mut() {
-        fields.remove("success");
-        fields.remove("request_id");
-        fields.insert("index".into(), json!(index));
-        fields.insert("ok".into(), json!(ok));
+/// A batch's answer.
+#[derive(Serialize)]
+struct BatchAnswer<'a> {
+    accepted: usize,
+    failed: usize,
+    results: Vec<Element<'a>>,
+}
+
+/// One element of a batch's `results`: the stored event, or the error it would have been
+/// answered alone (without `success` and `request_id`), with its `index` and `ok`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Element<'a> {
+    Stored {
+        index: usize,
+        ok: bool,
+        #[serde(flatten)]
+        stored: Stored<'a>,
+    },
+    Failed(Value),
+}
+
+impl<'a> Element<'a> {
+    fn of((index, outcome): (usize, &'a Result<Recorded, ApiError>)) -> Element<'a> {
+        match outcome {
+            Ok(r) => Element::Stored {
+                index,
+                ok: true,
+                stored: r.into(),
+            },
+            Err(e) => {
+                let mut element = e.body("");
+                if let Some(fields) = element.as_object_mut() {
+                    fields.remove("success");
+                    fields.remove("request_id");
+                    fields.insert("index".into(), json!(index));
+                    fields.insert("ok".into(), json!(false));
+                }
+                Element::Failed(element)
+            }
+        }
     }
-    element
 }

@@ -5,70 +5,84 @@
 use std::collections::BTreeMap;
 
 use rusqlite::types::Value as Sql;
-use rusqlite::{params, params_from_iter, Connection, OptionalExtension};
+use rusqlite::{params, params_from_iter, CachedStatement, Connection};
 
 use super::StoreError;
 use crate::domain::conversion::{Event, Target};
 
-/// Stores `event` from `holder`, attributed to `ads` of `account`: a new row, or an update of
-/// the row with the same `txid` (its attribution replaced). Returns the id and whether it was
-/// an update.
-pub fn upsert(
-    conn: &Connection,
-    holder: i64,
-    event: &Event,
-    account: i64,
-    ads: &[i64],
-    now: &str,
-) -> Result<(i64, bool), StoreError> {
-    let (reference, invite) = match &event.target {
-        Target::Ref(r) => (Some(r.as_str()), None),
-        Target::Invite(i) => (None, Some(i.as_str())),
-    };
-    let values = params![
-        holder,
-        event.txid,
-        event.event.as_str(),
-        reference,
-        invite,
-        event.amount_micros,
-        event.currency,
-        event.status,
-        account,
-        now
-    ];
-    let inserted: Option<i64> = conn
-        .prepare_cached(
-            "INSERT INTO conversions (holder_id, txid, event_type, ref, invite_link,
-                amount_micros, currency, status, account_id, received_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
-             ON CONFLICT (holder_id, txid) DO NOTHING RETURNING id",
-        )?
-        .query_row(values, |r| r.get(0))
-        .optional()?;
-    let (id, updated) = match inserted {
-        Some(id) => (id, false),
-        None => {
-            let id: i64 = conn
-                .prepare_cached(
-                    "UPDATE conversions SET event_type = ?3, ref = ?4, invite_link = ?5,
-                        amount_micros = ?6, currency = ?7, status = ?8, account_id = ?9,
-                        updated_at = ?10
-                     WHERE holder_id = ?1 AND txid = ?2 RETURNING id",
-                )?
-                .query_row(values, |r| r.get(0))?;
-            conn.prepare_cached("DELETE FROM conversion_campaigns WHERE conversion_id = ?1")?
-                .execute([id])?;
-            (id, true)
-        }
-    };
-    let mut attribute = conn.prepare_cached(
-        "INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id) VALUES (?1, ?2, ?3)",
-    )?;
-    for ad in ads {
-        attribute.execute(params![id, account, ad])?;
+/// The statements that store events, prepared once for the many events of one transaction.
+pub struct Recorder<'c> {
+    conn: &'c Connection,
+    insert: CachedStatement<'c>,
+    update: CachedStatement<'c>,
+    detach: CachedStatement<'c>,
+    attribute: CachedStatement<'c>,
+}
+
+impl<'c> Recorder<'c> {
+    pub fn new(conn: &'c Connection) -> Result<Recorder<'c>, StoreError> {
+        Ok(Recorder {
+            conn,
+            insert: conn.prepare_cached(
+                "INSERT INTO conversions (holder_id, txid, event_type, ref, invite_link,
+                    amount_micros, currency, status, account_id, received_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
+                 ON CONFLICT (holder_id, txid) DO NOTHING",
+            )?,
+            update: conn.prepare_cached(
+                "UPDATE conversions SET event_type = ?3, ref = ?4, invite_link = ?5,
+                    amount_micros = ?6, currency = ?7, status = ?8, account_id = ?9,
+                    updated_at = ?10
+                 WHERE holder_id = ?1 AND txid = ?2 RETURNING id",
+            )?,
+            detach: conn
+                .prepare_cached("DELETE FROM conversion_campaigns WHERE conversion_id = ?1")?,
+            attribute: conn.prepare_cached(
+                "INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id)
+                 VALUES (?1, ?2, ?3)",
+            )?,
+        })
     }
-    Ok((id, updated))
+
+    /// Stores `event` from `holder`, attributed to `ads` of `account`: a new row, or an
+    /// update of the row with the same `txid` (its attribution replaced). Returns the id and
+    /// whether it was an update.
+    pub fn upsert(
+        &mut self,
+        holder: i64,
+        event: &Event,
+        account: i64,
+        ads: &[i64],
+        now: &str,
+    ) -> Result<(i64, bool), StoreError> {
+        let (reference, invite) = match &event.target {
+            Target::Ref(r) => (Some(r.as_str()), None),
+            Target::Invite(i) => (None, Some(i.as_str())),
+        };
+        let values = params![
+            holder,
+            event.txid,
+            event.event.as_str(),
+            reference,
+            invite,
+            event.amount_micros,
+            event.currency,
+            event.status,
+            account,
+            now
+        ];
+        let (id, updated) = if self.insert.execute(values)? == 1 {
+            (self.conn.last_insert_rowid(), false)
+        } else {
+            let id: i64 = self.update.query_row(values, |r| r.get(0))?;
+            self.detach.execute([id])?;
+            (id, true)
+        };
+        for ad in ads {
+            self.attribute.execute(params![id, account, ad])?;
+        }
+        Ok((id, updated))
+    }
 }
 
 /// Filters of `GET /v1/conversions`; they combine with AND.
