@@ -389,7 +389,7 @@ pub fn main() -> ExitCode {
         Command::Serve => serve(services),
         Command::Init => emit(Ok(json!({
             "database": services.db.path().display().to_string(),
-            "schema": crate::db::schema_version(),
+            "schema": crate::db::schema::version(),
         }))),
         Command::Admin(cmd) => emit(admin(&services, cmd)),
         Command::Sim(cmd) => emit(sim(&services, cmd)),

@@ -50,7 +50,7 @@ mod tests {
     #[test]
     fn advance_moves_now_by_the_offset() {
         let mut conn = Connection::open_in_memory().unwrap();
-        crate::db::migrate(&mut conn).unwrap();
+        crate::db::schema::migrate(&mut conn).unwrap();
         let before = now(&conn).unwrap();
         let after = advance(&conn, 7200).unwrap().unwrap();
         let moved = (after - before).num_seconds();

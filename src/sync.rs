@@ -261,7 +261,7 @@ mod tests {
     #[test]
     fn refs_are_recomputed_only_when_the_rule_changed() {
         let mut conn = Connection::open_in_memory().unwrap();
-        crate::db::migrate(&mut conn).unwrap();
+        crate::db::schema::migrate(&mut conn).unwrap();
         conn.execute_batch(
             "INSERT INTO users (id, email, plan, created_at) VALUES (1, 'a@example.com', 'pro', 't');
              INSERT INTO cabinets (id, owner_id, name, cabinet_type, balance_updated_at,

@@ -72,7 +72,7 @@ fn only_serve_and_init_create_a_database() {
     assert!(!db.exists(), "no empty database was made");
     let made = success(&adcab(&config, &["init"]));
     assert_eq!(made["database"], db.display().to_string());
-    assert_eq!(made["schema"], adcab::db::schema_version());
+    assert_eq!(made["schema"], adcab::db::schema::version());
     success(&adcab(
         &config,
         &["admin", "user", "add", "--email", "a@example.com"],

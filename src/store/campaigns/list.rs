@@ -424,7 +424,7 @@ mod tests {
     /// every sorted column and a few deleted ones.
     fn seeded() -> Connection {
         let mut conn = Connection::open_in_memory().unwrap();
-        crate::db::migrate(&mut conn).unwrap();
+        crate::db::schema::migrate(&mut conn).unwrap();
         let mut seed: u64 = 7;
         let mut next = move |m: u64| {
             seed = seed

@@ -1,0 +1,252 @@
+//! Owns the database's schema: the numbered migrations in `sql/` (the service's, and the
+//! simulator's under a ledger of their own), applied once each and in order, and the check
+//! that a database is one this binary can run on (no newer version, no missing table).
+
+use rusqlite::Connection;
+
+use super::sentence;
+
+/// A numbered series of migrations with its own ledger table; each runs once, in order.
+struct Ledger {
+    table: &'static str,
+    migrations: &'static [(i64, &'static str)],
+}
+
+/// The service's tables. (Its first five migrations also made the simulator's first tables;
+/// they stay as they were, so a database of any earlier version upgrades.)
+const SERVICE: Ledger = Ledger {
+    table: "schema_migrations",
+    migrations: &[
+        (1, include_str!("../../sql/0001_foundation.sql")),
+        (2, include_str!("../../sql/0002_writes.sql")),
+        (3, include_str!("../../sql/0003_delivery.sql")),
+        (4, include_str!("../../sql/0004_sync.sql")),
+        (5, include_str!("../../sql/0005_conversions.sql")),
+        (6, include_str!("../../sql/0006_list_indexes.sql")),
+        (7, include_str!("../../sql/0007_refs_indexed_under.sql")),
+    ],
+};
+
+/// The simulator's own tables (`sim_*`), apart from the service's.
+const SIMULATOR: Ledger = Ledger {
+    table: "sim_schema_migrations",
+    migrations: &[(1, include_str!("../../sql/sim/0001_tokens_and_panic.sql"))],
+};
+
+const LEDGERS: [Ledger; 2] = [SERVICE, SIMULATOR];
+
+impl Ledger {
+    fn newest(&self) -> i64 {
+        self.migrations.last().map_or(0, |(v, _)| *v)
+    }
+}
+
+/// The schema version this binary brings a database to.
+pub fn version() -> i64 {
+    SERVICE.newest()
+}
+
+/// The versions recorded in `ledger` (none before its table exists).
+fn applied(conn: &Connection, ledger: &Ledger) -> rusqlite::Result<Vec<i64>> {
+    let exists: bool = conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
+        [ledger.table],
+        |r| r.get(0),
+    )?;
+    if !exists {
+        return Ok(Vec::new());
+    }
+    let mut stmt = conn.prepare(&format!(
+        "SELECT version FROM {} ORDER BY version",
+        ledger.table
+    ))?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    rows.collect()
+}
+
+/// Applies every migration not yet recorded, the service's first, then the simulator's;
+/// running it twice changes nothing, and with nothing pending it takes no write lock. A
+/// database that records a migration this binary does not know (written by a newer adcab) is
+/// refused, as is one missing a table.
+pub fn migrate(conn: &mut Connection) -> Result<(), String> {
+    for ledger in &LEDGERS {
+        let done = applied(conn, ledger).map_err(|e| sentence(&e))?;
+        if let Some(unknown) = done
+            .iter()
+            .find(|v| !ledger.migrations.iter().any(|(m, _)| m == *v))
+        {
+            return Err(format!(
+                "its {} version {unknown} is newer than this adcab knows (up to {}); run the adcab that wrote it, or restore a backup made for this version",
+                if ledger.table == SERVICE.table { "schema" } else { "simulator schema" },
+                ledger.newest()
+            ));
+        }
+        let pending: Vec<&(i64, &str)> = ledger
+            .migrations
+            .iter()
+            .filter(|(v, _)| !done.contains(v))
+            .collect();
+        if pending.is_empty() {
+            continue;
+        }
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| sentence(&e))?;
+        tx.execute_batch(&format!(
+            "CREATE TABLE IF NOT EXISTS {} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+            ledger.table
+        ))
+        .map_err(|e| sentence(&e))?;
+        for (version, sql) in pending {
+            tx.execute_batch(sql)
+                .and_then(|()| {
+                    tx.execute(
+                        &format!(
+                            "INSERT INTO {} (version, applied_at) VALUES (?1, datetime('now'))",
+                            ledger.table
+                        ),
+                        [version],
+                    )
+                })
+                .map_err(|e| {
+                    format!(
+                        "migration {version} of {} failed: {}",
+                        ledger.table,
+                        sentence(&e)
+                    )
+                })?;
+        }
+        tx.commit().map_err(|e| sentence(&e))?;
+    }
+    check_tables(conn)
+}
+
+/// Every table the migrations create must be there.
+fn check_tables(conn: &Connection) -> Result<(), String> {
+    let mut stmt = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .map_err(|e| sentence(&e))?;
+    let present: Vec<String> = stmt
+        .query_map([], |r| r.get(0))
+        .and_then(|rows| rows.collect())
+        .map_err(|e| sentence(&e))?;
+    match expected_tables()
+        .into_iter()
+        .find(|t| !present.iter().any(|p| p == t))
+    {
+        Some(missing) => Err(format!(
+            "its table {missing} is missing; the file was changed outside adcab (restore a backup)"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The tables the migrations leave, read in order from their `CREATE TABLE` and `DROP TABLE`
+/// statements.
+fn expected_tables() -> Vec<&'static str> {
+    let mut tables: Vec<&'static str> = Vec::new();
+    for (_, sql) in LEDGERS.iter().flat_map(|l| l.migrations) {
+        let mut rest: &'static str = sql;
+        loop {
+            let create = rest.find("CREATE TABLE ");
+            let drop = rest.find("DROP TABLE ");
+            let (at, len, creates) = match (create, drop) {
+                (Some(c), Some(d)) if d < c => (d, "DROP TABLE ".len(), false),
+                (Some(c), _) => (c, "CREATE TABLE ".len(), true),
+                (None, Some(d)) => (d, "DROP TABLE ".len(), false),
+                (None, None) => break,
+            };
+            rest = &rest[at + len..];
+            let name = rest
+                .trim_start_matches("IF NOT EXISTS ")
+                .trim_start_matches("IF EXISTS ")
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("");
+            tables.retain(|t| *t != name);
+            if creates && !name.is_empty() {
+                tables.push(name);
+            }
+        }
+    }
+    tables
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_apply_to_an_empty_database_and_twice_change_nothing() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        migrate(&mut conn).unwrap();
+        let versions: i64 = conn
+            .query_row("SELECT COUNT(*) FROM schema_migrations", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(versions, SERVICE.migrations.len() as i64);
+        let sim: i64 = conn
+            .query_row("SELECT COUNT(*) FROM sim_schema_migrations", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(sim, SIMULATOR.migrations.len() as i64);
+        assert!(expected_tables().contains(&"sim_deletes"));
+        let clock_rows: i64 = conn
+            .query_row("SELECT COUNT(*) FROM service_clock", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(clock_rows, 1);
+        assert!(expected_tables().contains(&"campaigns"));
+        assert!(
+            expected_tables().contains(&"sim_faults"),
+            "dropped, then made again"
+        );
+    }
+
+    #[test]
+    fn a_database_of_the_last_release_takes_the_simulators_own_migrations() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+        )
+        .unwrap();
+        for (version, sql) in SERVICE.migrations {
+            conn.execute_batch(sql).unwrap();
+            conn.execute(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, 'then')",
+                [version],
+            )
+            .unwrap();
+        }
+        conn.execute_batch(
+            "INSERT INTO sim_accounts (id, cabinet_type, balance_micros) VALUES (7, 'euro', 0)",
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO sim_faults (account_id, kind, remaining) VALUES (7, 'panic', 1);
+             INSERT INTO sim_deletes (token, account_id, ad_id, removed, created_at)
+             VALUES ('t', 7, 1, 1, 'now');",
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_newer_schema_and_a_missing_table_are_refused_by_name() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        conn.execute(
+            "INSERT INTO schema_migrations (version, applied_at) VALUES (99, 'x')",
+            [],
+        )
+        .unwrap();
+        let err = migrate(&mut conn).unwrap_err();
+        assert!(err.contains("schema version 99 is newer"), "{err}");
+        conn.execute("DELETE FROM schema_migrations WHERE version = 99", [])
+            .unwrap();
+        conn.execute("ALTER TABLE campaigns RENAME TO campaigns_v2", [])
+            .unwrap();
+        let err = migrate(&mut conn).unwrap_err();
+        assert!(err.contains("table campaigns is missing"), "{err}");
+    }
+}
