@@ -3,9 +3,9 @@
 //! revocation and lost access take effect at once. Owns the write-side permission checks.
 
 use rusqlite::Connection;
-use sha2::{Digest, Sha256};
 
 use crate::domain::access::Access;
+use crate::primitives::{random_hex, sha256_hex};
 use crate::store::cabinets::Reachable;
 use crate::store::keys::KeyRow;
 use crate::store::users::User;
@@ -51,17 +51,6 @@ pub const KEY_LEN: usize = 54;
 /// Feature named by `FEATURE_NOT_AVAILABLE` when the plan no longer allows writes.
 const WRITE_FEATURE: &str = "manage_campaigns";
 
-/// `n` random bytes as lowercase hex.
-pub fn random_hex(n: usize) -> String {
-    let mut bytes = vec![0u8; n];
-    getrandom::getrandom(&mut bytes).expect("the operating system provides randomness");
-    hex(&bytes)
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// A new API key: the prefix and 192 random bits in hex.
 pub fn generate_key() -> String {
     let key = format!(
@@ -70,11 +59,6 @@ pub fn generate_key() -> String {
     );
     debug_assert_eq!(key.len(), KEY_LEN);
     key
-}
-
-/// The only form in which a key (or tracker token) is stored.
-pub fn sha256_hex(text: &str) -> String {
-    hex(&Sha256::digest(text.as_bytes()))
 }
 
 /// The key holder and everything they reach, as of this request.
@@ -266,13 +250,5 @@ mod tests {
         assert_eq!(a.len(), KEY_LEN);
         assert!(a.starts_with(KEY_PREFIX));
         assert_ne!(a, b);
-    }
-
-    #[test]
-    fn sha256_matches_a_known_vector() {
-        assert_eq!(
-            sha256_hex("abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
     }
 }

@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::config::LimitsConfig;
 
@@ -52,13 +51,6 @@ pub struct RateLimiter {
 }
 
 const WINDOW_SECONDS: u64 = 60;
-
-pub fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
 
 impl RateLimiter {
     pub fn new(limits: &LimitsConfig) -> RateLimiter {
@@ -131,14 +123,6 @@ impl RateLimiter {
     pub fn events_retry_after(&self) -> u64 {
         (1.0 / self.per_second).ceil().max(1.0) as u64
     }
-}
-
-/// Real time in fractional unix seconds, for token buckets.
-pub fn unix_now_f64() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
 }
 
 #[cfg(test)]

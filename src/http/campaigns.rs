@@ -15,6 +15,7 @@ use crate::clock;
 use crate::domain::campaign::{LinkKind, Status};
 use crate::domain::link::normalize_domain;
 use crate::domain::money::CabinetType;
+use crate::primitives::{hex, unhex};
 use crate::store::campaigns::{self as repo, CampaignRow, DomainMode, ListFilter, Page, SortKey};
 use crate::store::conversions as conversion_store;
 use crate::sync;
@@ -263,20 +264,12 @@ fn domain(q: &Query) -> Result<Option<(String, DomainMode)>, ApiError> {
 }
 
 fn encode_cursor(account: i64, ad: i64) -> String {
-    crate::auth::hex(format!("v1:{account}:{ad}").as_bytes())
+    hex(format!("v1:{account}:{ad}").as_bytes())
 }
 
 fn decode_cursor(cursor: &str) -> Result<(i64, i64), ApiError> {
     let bad = || ApiError::validation("cursor", "The cursor is not one this service issued.");
-    let bytes: Vec<u8> = (0..cursor.len())
-        .step_by(2)
-        .map(|i| {
-            cursor
-                .get(i..i + 2)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        })
-        .collect::<Option<_>>()
-        .ok_or_else(bad)?;
+    let bytes = unhex(cursor).ok_or_else(bad)?;
     let text = String::from_utf8(bytes).map_err(|_| bad())?;
     let mut parts = text.split(':');
     match (parts.next(), parts.next(), parts.next(), parts.next()) {
@@ -296,7 +289,7 @@ mod tests {
         let c = encode_cursor(5_000_000_001, 42);
         assert_eq!(decode_cursor(&c).unwrap(), (5_000_000_001, 42));
         assert!(decode_cursor("zz").is_err());
-        assert!(decode_cursor(&crate::auth::hex(b"v2:1:2")).is_err());
+        assert!(decode_cursor(&hex(b"v2:1:2")).is_err());
         assert!(decode_cursor("abc").is_err());
     }
 }

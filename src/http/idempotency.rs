@@ -15,8 +15,8 @@ use serde_json::{json, Value};
 use super::error::ApiError;
 use super::response::Reply;
 use super::{AppState, Ctx};
-use crate::auth::sha256_hex;
 use crate::clock;
+use crate::primitives::sha256_hex;
 use crate::store::idempotency as store;
 use crate::store::StoreError;
 

@@ -15,10 +15,10 @@ use tokio::io::AsyncWriteExt;
 use super::error::ApiError;
 use super::response::Reply;
 use super::{write, AppState, Ctx};
-use crate::auth::random_hex;
 use crate::clock;
 use crate::db::Db;
 use crate::domain::media::{boundary, sniff, MAX_FILE};
+use crate::primitives::random_hex;
 use crate::store::media;
 
 /// Room for multipart headers, boundaries and small fields around a file of the largest size.

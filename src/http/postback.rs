@@ -18,7 +18,8 @@ use super::{AppState, Ctx};
 use crate::domain::conversion::RawEvent;
 use crate::domain::ParseError;
 use crate::ingest::{Recorded, Refusal, Sender};
-use crate::ratelimit::{self, unix_now_f64, RateInfo};
+use crate::primitives::unix_now_f64;
+use crate::ratelimit::{self, RateInfo};
 
 /// Events one batch may carry.
 pub const MAX_BATCH: usize = 1000;

@@ -7,8 +7,9 @@ use super::{
     bad, now_iso, require_key, require_user, CreatedKey, Id, KeyList, KeySummary, PanelError,
     Pinged, RotatedSecret, Tracker, WebhookLog,
 };
-use crate::auth::{self, generate_key, random_hex, sha256_hex};
+use crate::auth::{self, generate_key};
 use crate::domain::access::Plan;
+use crate::primitives::{random_hex, sha256_hex};
 use crate::store::cabinets::{self, Reachable};
 use crate::store::{deliveries, keys, teams};
 use crate::webhooks::{guard, sender};

@@ -8,7 +8,7 @@ use super::guard::{self, Target};
 use super::sign::signature;
 use crate::config::WebhookConfig;
 pub use crate::domain::delivery::Outcome;
-use crate::ratelimit::unix_now;
+use crate::primitives::unix_now;
 
 const ANSWER_LIMIT: Duration = Duration::from_secs(10);
 const RETRY_AFTER: Duration = Duration::from_millis(750);

@@ -10,7 +10,10 @@ pub fn signature(secret: &str, timestamp: u64, body: &[u8]) -> String {
     mac.update(timestamp.to_string().as_bytes());
     mac.update(b".");
     mac.update(body);
-    format!("sha256={}", crate::auth::hex(&mac.finalize().into_bytes()))
+    format!(
+        "sha256={}",
+        crate::primitives::hex(&mac.finalize().into_bytes())
+    )
 }
 
 #[cfg(test)]

@@ -62,7 +62,7 @@ fn only_the_sha256_of_a_key_is_stored() {
             Ok::<_, StoreError>(rows)
         })
         .unwrap();
-    assert_eq!(stored, vec![auth::sha256_hex(&key)]);
+    assert_eq!(stored, vec![adcab::primitives::sha256_hex(&key)]);
     let db_bytes = std::fs::read(app.dir.path().join("adcab.db")).unwrap();
     let wal = std::fs::read(app.dir.path().join("adcab.db-wal")).unwrap_or_default();
     let needle = key.as_bytes();

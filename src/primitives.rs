@@ -1,0 +1,77 @@
+//! Owns the small pieces every layer uses: hex, SHA-256 digests, random tokens and the wall
+//! clock in unix seconds (transport time for rate windows and webhook signatures; business
+//! time is the service clock in `clock.rs`).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use sha2::{Digest, Sha256};
+
+/// Bytes as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Hex (either case) back to bytes; `None` unless every pair is a hex byte.
+pub fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| {
+            text.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        })
+        .collect()
+}
+
+/// `n` random bytes as lowercase hex.
+pub fn random_hex(n: usize) -> String {
+    let mut bytes = vec![0u8; n];
+    getrandom::getrandom(&mut bytes).expect("the operating system provides randomness");
+    hex(&bytes)
+}
+
+/// The SHA-256 digest of `text` in hex: the only form in which keys and tokens are stored.
+pub fn sha256_hex(text: &str) -> String {
+    hex(&Sha256::digest(text.as_bytes()))
+}
+
+/// Real time in whole unix seconds.
+pub fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// Real time in fractional unix seconds, for token buckets.
+pub fn unix_now_f64() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_matches_a_known_vector() {
+        assert_eq!(
+            sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn hex_round_trips_and_refuses_what_is_not_hex() {
+        let bytes = [0u8, 1, 0xab, 0xff];
+        assert_eq!(hex(&bytes), "0001abff");
+        assert_eq!(unhex("0001ABff").as_deref(), Some(&bytes[..]));
+        assert_eq!(unhex("abc"), None);
+        assert_eq!(unhex("zz"), None);
+        assert_eq!(unhex("é1"), None);
+    }
+}

@@ -1,0 +1,39 @@
+//! Owns `Services`, what the server, the panel, the command line and the background work
+//! share: the configuration, the database and the configured platform.
+
+use std::sync::Arc;
+
+use crate::config::{Config, PlatformKind};
+use crate::db::{Db, Open};
+use crate::platform::sim::Simulator;
+use crate::platform::Platform;
+
+/// What the server, the panel and the background work share.
+#[derive(Clone)]
+pub struct Services {
+    pub config: Arc<Config>,
+    pub db: Db,
+    pub platform: Arc<dyn Platform>,
+    /// The simulator, when it is the configured platform (the `sim` commands need it).
+    pub sim: Option<Arc<Simulator>>,
+}
+
+impl Services {
+    /// Opens the database (creating it only when `how` says so, applying migrations) and the
+    /// configured platform. Errors are sentences for the operator.
+    pub fn open(config: Config, how: Open) -> Result<Services, String> {
+        let db = Db::open(&config.storage.path, how)?;
+        let (platform, sim): (Arc<dyn Platform>, _) = match config.platform.kind {
+            PlatformKind::Sim => {
+                let sim = Arc::new(Simulator::new(db.clone(), config.sim.clone()));
+                (sim.clone(), Some(sim))
+            }
+        };
+        Ok(Services {
+            config: Arc::new(config),
+            db,
+            platform,
+            sim,
+        })
+    }
+}
