@@ -6,9 +6,10 @@ use std::collections::HashSet;
 
 use super::error::ApiError;
 use super::idempotency::Claim;
-use super::input::{self, Fields};
+
 use super::response::Reply;
-use super::{write, AppState, Ctx};
+use super::write::{self, Target};
+use super::{AppState, Ctx};
 use crate::domain::campaign::Status;
 use crate::domain::task::{BulkAction, Extra, ExtraValue, Payload};
 use crate::store::campaigns;
@@ -17,10 +18,9 @@ use crate::store::tasks::NewTask;
 const MAX_IDS: usize = 1000;
 
 pub async fn bulk(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, bool), ApiError> {
-    let body = input::object(&ctx.body)?;
-    let mut f = Fields::new(&body, "");
-    let account = input::account_id(&mut f)?;
-    let cabinet = write::cabinet(ctx, account)?.cabinet.clone();
+    let target = Target::cabinet(ctx)?;
+    let cabinet = &target.cabinet;
+    let mut f = target.fields();
     let kind = cabinet.cabinet_type;
     let name = f.required_string("action")?;
     let extra = BulkAction::extra(&name).ok_or_else(|| {

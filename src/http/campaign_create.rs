@@ -7,9 +7,10 @@ use serde_json::{json, Map, Value};
 
 use super::error::ApiError;
 use super::idempotency::Claim;
-use super::input::{self, Fields};
+use super::input::Fields;
 use super::response::Reply;
-use super::{request, write, AppState, Ctx};
+use super::write::{self, Target};
+use super::{AppState, Ctx};
 use crate::domain::campaign::TargetType;
 use crate::domain::countries::COUNTRIES;
 use crate::domain::money::Money;
@@ -245,10 +246,9 @@ fn username_like(target: &str) -> bool {
 }
 
 pub async fn create(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, bool), ApiError> {
-    let body = input::object(&ctx.body)?;
-    let mut top = Fields::new(&body, "");
-    let account = input::account_id(&mut top)?;
-    let cabinet = write::cabinet(ctx, account)?.cabinet.clone();
+    let target = Target::cabinet(ctx)?;
+    let cabinet = &target.cabinet;
+    let mut top = target.fields();
     let group = group_choice(&mut top)?;
     let parsed: Vec<Parsed> = match top.raw("campaigns") {
         Some(list) => {
@@ -275,13 +275,13 @@ pub async fn create(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply,
                     ));
                 }
                 let mut f = Fields::new(obj, prefix);
-                parsed.push(parse_campaign(&mut f, &cabinet)?);
+                parsed.push(parse_campaign(&mut f, cabinet)?);
                 f.deny_unknown()?;
             }
             parsed
         }
         None => {
-            let one = parse_campaign(&mut top, &cabinet)?;
+            let one = parse_campaign(&mut top, cabinet)?;
             top.deny_unknown()?;
             vec![one]
         }
@@ -316,19 +316,16 @@ pub async fn copy(
     ad: &str,
     claim: Claim,
 ) -> Result<(Reply, bool), ApiError> {
-    let ad = request::ad_id(ad)?;
-    let body = input::object(&ctx.body)?;
-    let mut f = Fields::new(&body, "");
-    let account = input::account_id(&mut f)?;
-    let cabinet = write::cabinet(ctx, account)?.cabinet.clone();
+    let target = Target::campaign(state, ctx, ad).await?;
+    let (cabinet, source) = (&target.cabinet, &target.campaign);
     let kind = cabinet.cabinet_type;
-    let source = write::live_campaign(state, cabinet.id, ad).await?;
+    let mut f = target.fields();
     let copies = f.int("copies", 1, MAX_COPIES)?.unwrap_or(1);
     let title = f.string("title")?;
     let text = f.string("text")?;
     let promote_url = write::promote_url(&mut f)?;
     let cpm = write::cpm(&mut f, kind)?;
-    let budget = write::budget(&mut f, &cabinet)?;
+    let budget = write::budget(&mut f, cabinet)?;
     let media = f.string("media")?;
     let picture = f.bool("picture")?;
     let views_per_user = f.int("views_per_user", 1, 4)?;
@@ -340,7 +337,7 @@ pub async fn copy(
         group = GroupChoice::Existing(g);
     }
     // A copy keeps what is left on the original when that is a valid budget, else starts at 0.
-    let inherited = if write::check_budget_floor(source.budget, &cabinet).is_ok() {
+    let inherited = if write::check_budget_floor(source.budget, cabinet).is_ok() {
         source.budget
     } else {
         Money::ZERO

@@ -6,10 +6,10 @@ use serde_json::{json, Map, Value};
 
 use super::campaign_object::Full;
 use super::error::ApiError;
-use super::input::{self, Fields};
 use super::request;
 use super::response::Reply;
-use super::{write, AppState, Ctx};
+use super::write::{self, Target};
+use super::{AppState, Ctx};
 use crate::clock;
 use crate::domain::money::{CabinetType, MAX_UNITS};
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, Switch};
@@ -42,14 +42,10 @@ async fn finish(
 }
 
 pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
-    let ad = request::ad_id(ad)?;
-    let body = input::object(&ctx.body)?;
-    let mut f = Fields::new(&body, "");
-    let account = input::account_id(&mut f)?;
-    let reach = write::cabinet(ctx, account)?;
-    let cabinet = reach.cabinet.clone();
-    let kind = cabinet.cabinet_type;
-    let row = write::live_campaign(state, cabinet.id, ad).await?;
+    let target = Target::campaign(state, ctx, ad).await?;
+    let (cabinet, row) = (target.cabinet.clone(), &target.campaign);
+    let (kind, ad) = (cabinet.cabinet_type, row.ad_id);
+    let mut f = target.fields();
     let media_token = f.string("media")?;
     let mut edit = AdEdit {
         title: f.string("title")?,
@@ -73,9 +69,7 @@ pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErr
             "Send at least one field to change.",
         ));
     }
-    let mut details = body.clone();
-    details.remove("account_id");
-    details.remove("accountId");
+    let details = target.details();
     let mut snap = None;
     if !edit.is_empty() {
         let change = edit.clone();
@@ -153,16 +147,13 @@ pub async fn switch(
 }
 
 pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
-    let ad = request::ad_id(ad)?;
-    let body = input::object(&ctx.body)?;
-    let mut f = Fields::new(&body, "");
-    let account = input::account_id(&mut f)?;
-    let cabinet = write::cabinet(ctx, account)?.cabinet.clone();
-    let kind = cabinet.cabinet_type;
+    let target = Target::campaign(state, ctx, ad).await?;
+    let (cabinet, row) = (target.cabinet.clone(), &target.campaign);
+    let (kind, ad) = (cabinet.cabinet_type, row.ad_id);
+    let mut f = target.fields();
     let action = f.required_string("action")?;
     let amount = f.money("amount", kind.scale())?;
     f.deny_unknown()?;
-    let row = write::live_campaign(state, cabinet.id, ad).await?;
     let need_amount = || match amount {
         Some(a) if a.micros() > 0 => Ok(a),
         _ => Err(ApiError::validation(

@@ -212,13 +212,17 @@ impl<'a> Fields<'a> {
 }
 
 /// `account_id` (or `accountId`) from a body.
-pub fn account_id(fields: &mut Fields) -> Result<Option<i64>, ApiError> {
-    let name = if fields.has("account_id") {
+/// The name the cabinet's id comes under: `account_id`, or else its alias `accountId`.
+pub fn account_field(fields: &Fields) -> &'static str {
+    if fields.has("account_id") {
         "account_id"
     } else {
         "accountId"
-    };
-    match fields.int(name, 1, i64::MAX) {
+    }
+}
+
+pub fn account_id(fields: &mut Fields) -> Result<Option<i64>, ApiError> {
+    match fields.int(account_field(fields), 1, i64::MAX) {
         Err(_) => Err(ApiError::validation(
             "account_id",
             "account_id must be a positive integer.",

@@ -1,14 +1,15 @@
-//! Owns what every write shares: the cabinet it acts on (after the cabinet-level checks), the
-//! live campaign it changes, a platform call with the platform's refusals mapped to the spec's
-//! codes, and the fields a create, an edit and a copy read alike.
+//! Owns what every write shares: the write target (its body, the cabinet it acts on after the
+//! cabinet-level checks, and the live campaign it changes), a platform call with the
+//! platform's refusals mapped to the spec's codes, and the fields a create, an edit and a copy
+//! read alike.
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::error::ApiError;
-use super::input::Fields;
-use super::{AppState, Ctx};
+use super::input::{self, Fields};
+use super::{request, AppState, Ctx};
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::{CabinetType, Money, MAX_MICROS};
@@ -18,6 +19,65 @@ use crate::platform::{Platform, PlatformError};
 use crate::store::cabinets::{Cabinet, Reachable};
 use crate::store::campaigns::{self, CampaignRow};
 use crate::store::media;
+
+/// What a write with a JSON body acts on: its body, the cabinet (the body's `account_id`, the
+/// query's, or the key's only one, after the cabinet-level checks) and, for a write to one
+/// campaign, that live campaign. Loaded in the order their refusals take precedence: the
+/// campaign id in the path, the body, the cabinet, the campaign.
+pub struct Target<C = ()> {
+    body: Map<String, Value>,
+    pub cabinet: Cabinet,
+    pub campaign: C,
+}
+
+impl Target {
+    /// A write to the cabinet (create, bulk).
+    pub fn cabinet(ctx: &Ctx) -> Result<Target, ApiError> {
+        let body = input::object(&ctx.body)?;
+        let account = input::account_id(&mut Fields::new(&body, ""))?;
+        let cabinet = cabinet(ctx, account)?.cabinet.clone();
+        Ok(Target {
+            body,
+            cabinet,
+            campaign: (),
+        })
+    }
+}
+
+impl Target<CampaignRow> {
+    /// A write to the campaign `ad` names (edit, budget, copy).
+    pub async fn campaign(
+        state: &AppState,
+        ctx: &Ctx,
+        ad: &str,
+    ) -> Result<Target<CampaignRow>, ApiError> {
+        let ad = request::ad_id(ad)?;
+        let Target { body, cabinet, .. } = Target::cabinet(ctx)?;
+        let campaign = live_campaign(state, cabinet.id, ad).await?;
+        Ok(Target {
+            body,
+            cabinet,
+            campaign,
+        })
+    }
+}
+
+impl<C> Target<C> {
+    /// The body as a change's history details: as sent, without the cabinet's id.
+    pub fn details(&self) -> Map<String, Value> {
+        let mut details = self.body.clone();
+        details.remove("account_id");
+        details.remove("accountId");
+        details
+    }
+
+    /// The body's fields for the handler to read, the cabinet's id among those read.
+    pub fn fields(&self) -> Fields<'_> {
+        let mut fields = Fields::new(&self.body, "");
+        fields.raw(input::account_field(&fields));
+        fields
+    }
+}
 
 /// The cabinet a write acts on: named (body or query) or the key's only one, with write
 /// access, an owner with a subscription, a live platform session and no automatic lock.
