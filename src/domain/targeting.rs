@@ -1,5 +1,179 @@
-//! Owns the targeting lists of `GET /v1/targeting`: languages (the platform's keys), topics
-//! (non-consecutive ids) and the ad buttons. Countries live in `countries`.
+//! Owns targeting: the lists of `GET /v1/targeting` (languages as the platform's keys, topics
+//! with non-consecutive ids, the ad buttons; countries live in `countries`), and a campaign's
+//! typed `Targeting` with its rules: which fields each target type takes, which it needs, and
+//! what each entry may be.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::campaign::TargetType;
+use super::countries::COUNTRIES;
+use super::ParseError;
+
+/// Entries a list of channels, bots, audience channels or keywords takes at most.
+pub const MAX_TARGETS: usize = 100;
+/// Characters a search keyword takes at most.
+pub const MAX_KEYWORD_CHARS: usize = 64;
+
+/// Every targeting field, whatever the target type.
+pub const FIELDS: [&str; 9] = [
+    "channels",
+    "bots",
+    "search_keywords",
+    "languages",
+    "topics",
+    "exclude_topics",
+    "add_similar_channels",
+    "countries",
+    "audience_channels",
+];
+
+/// The targeting fields a target type takes.
+pub fn fields_of(t: TargetType) -> &'static [&'static str] {
+    match t {
+        TargetType::Channels => &[
+            "channels",
+            "languages",
+            "topics",
+            "exclude_topics",
+            "add_similar_channels",
+        ],
+        TargetType::Bots => &["bots"],
+        TargetType::Search => &["search_keywords"],
+        TargetType::Users => &[
+            "countries",
+            "languages",
+            "topics",
+            "exclude_topics",
+            "audience_channels",
+        ],
+    }
+}
+
+/// The most entries a list field takes: as many as there are codes, or [`MAX_TARGETS`].
+pub fn max_entries(field: &str) -> usize {
+    match field {
+        "countries" => COUNTRIES.len(),
+        "languages" => LANGUAGES.len(),
+        "topics" | "exclude_topics" => TOPICS.len(),
+        _ => MAX_TARGETS,
+    }
+}
+
+/// A campaign's targeting: the fields sent, each read; [`Targeting::check`] holds it to the
+/// rules of its target type.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Targeting {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bots: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audience_channels: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search_keywords: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub countries: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub languages: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topics: Option<Vec<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exclude_topics: Option<Vec<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub add_similar_channels: Option<bool>,
+}
+
+impl Targeting {
+    /// Checks every entry, then that `t` has what it needs: channels, bots and search their
+    /// list, users at least one field. A refusal names the field or entry (`channels[2]`).
+    pub fn check(&self, t: TargetType) -> Result<(), ParseError> {
+        for (name, list) in [
+            ("channels", &self.channels),
+            ("bots", &self.bots),
+            ("audience_channels", &self.audience_channels),
+        ] {
+            if let Some(i) = list.iter().flatten().position(|n| !username_like(n)) {
+                return Err(ParseError::new(
+                    format!("{name}[{i}]"),
+                    "Not a public @username or short link.",
+                ));
+            }
+        }
+        if let Some(i) = self
+            .search_keywords
+            .iter()
+            .flatten()
+            .position(|k| k.chars().count() > MAX_KEYWORD_CHARS)
+        {
+            return Err(ParseError::new(
+                format!("search_keywords[{i}]"),
+                format!("A keyword is at most {MAX_KEYWORD_CHARS} characters."),
+            ));
+        }
+        for (name, list, known) in [
+            ("countries", &self.countries, COUNTRIES),
+            ("languages", &self.languages, LANGUAGES),
+        ] {
+            if let Some(i) = list
+                .iter()
+                .flatten()
+                .position(|c| !known.iter().any(|(code, _)| code == c))
+            {
+                return Err(ParseError::new(
+                    format!("{name}[{i}]"),
+                    format!("Unknown code; see GET /v1/targeting {name}."),
+                ));
+            }
+        }
+        for (name, list) in [
+            ("topics", &self.topics),
+            ("exclude_topics", &self.exclude_topics),
+        ] {
+            if let Some(i) = list
+                .iter()
+                .flatten()
+                .position(|id| !TOPICS.iter().any(|(t, _)| t == id))
+            {
+                return Err(ParseError::new(
+                    format!("{name}[{i}]"),
+                    "Unknown topic id; see GET /v1/targeting topics.",
+                ));
+            }
+        }
+        let needed = match t {
+            TargetType::Channels => Some(("channels", self.channels.is_some())),
+            TargetType::Bots => Some(("bots", self.bots.is_some())),
+            TargetType::Search => Some(("search_keywords", self.search_keywords.is_some())),
+            TargetType::Users => None,
+        };
+        if let Some((field, false)) = needed {
+            return Err(ParseError::new(
+                field,
+                format!("{field} is required for target_type {}.", t.as_str()),
+            ));
+        }
+        if t == TargetType::Users && *self == Targeting::default() {
+            return Err(ParseError::new(
+                "countries",
+                "users ads need at least one of countries, languages, topics, exclude_topics, audience_channels.",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The targeting as an ad carries it: the fields sent, and only those.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).expect("plain fields always serialize")
+    }
+}
+
+/// A public `@username`, or a `t.me/` short link to one.
+fn username_like(target: &str) -> bool {
+    let name = target.trim_start_matches('@');
+    let name = name.rsplit_once("t.me/").map(|(_, n)| n).unwrap_or(name);
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
 
 /// The platform's language keys: regional variants are their own keys, never plain `pt`.
 pub const LANGUAGES: &[(&str, &str)] = &[
@@ -104,7 +278,6 @@ pub const BUTTONS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::countries::COUNTRIES;
     use std::collections::HashSet;
 
     #[test]
@@ -120,5 +293,71 @@ mod tests {
     #[test]
     fn topic_ids_have_gaps() {
         assert!(TOPICS.windows(2).any(|w| w[1].0 - w[0].0 > 1));
+    }
+
+    fn names(list: &[&str]) -> Option<Vec<String>> {
+        Some(list.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn each_target_type_needs_its_list_and_users_need_something() {
+        let none = Targeting::default();
+        for (t, field) in [
+            (TargetType::Channels, "channels"),
+            (TargetType::Bots, "bots"),
+            (TargetType::Search, "search_keywords"),
+            (TargetType::Users, "countries"),
+        ] {
+            assert_eq!(none.check(t).unwrap_err().param, field);
+        }
+        let users = Targeting {
+            topics: Some(vec![1]),
+            ..Targeting::default()
+        };
+        assert!(users.check(TargetType::Users).is_ok());
+    }
+
+    #[test]
+    fn a_bad_entry_is_named_by_its_index() {
+        let bad = |t: Targeting| t.check(TargetType::Users).unwrap_err().param;
+        assert_eq!(
+            bad(Targeting {
+                audience_channels: names(&["@good_one", "t.me/fine", "not a name"]),
+                ..Targeting::default()
+            }),
+            "audience_channels[2]"
+        );
+        assert_eq!(
+            bad(Targeting {
+                countries: names(&["US", "XX"]),
+                ..Targeting::default()
+            }),
+            "countries[1]"
+        );
+        assert_eq!(
+            bad(Targeting {
+                exclude_topics: Some(vec![1, 3]),
+                ..Targeting::default()
+            }),
+            "exclude_topics[1]"
+        );
+        let long = "k".repeat(MAX_KEYWORD_CHARS + 1);
+        let search = Targeting {
+            search_keywords: names(&["fine", &long]),
+            ..Targeting::default()
+        };
+        assert_eq!(
+            search.check(TargetType::Search).unwrap_err().param,
+            "search_keywords[1]"
+        );
+    }
+
+    #[test]
+    fn an_ad_carries_only_the_fields_sent() {
+        let t = Targeting {
+            bots: names(&["@shop_bot"]),
+            ..Targeting::default()
+        };
+        assert_eq!(t.to_json(), serde_json::json!({ "bots": ["@shop_bot"] }));
     }
 }

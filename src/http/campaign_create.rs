@@ -3,7 +3,7 @@
 //! `create` or `copy` task queued in the transaction that also stores the Idempotency-Key's
 //! answer, so the task and the answer exist together or not at all.
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use super::error::ApiError;
 use super::idempotency::Claim;
@@ -12,9 +12,8 @@ use super::response::Reply;
 use super::write::{self, Target};
 use super::{AppState, Ctx};
 use crate::domain::campaign::TargetType;
-use crate::domain::countries::COUNTRIES;
 use crate::domain::money::Money;
-use crate::domain::targeting::{LANGUAGES, TOPICS};
+use crate::domain::targeting::{self, max_entries, Targeting};
 use crate::domain::task::{Lane, Payload, TaskKind};
 use crate::platform::{AdDraft, AdSpec};
 use crate::store::cabinets::Cabinet;
@@ -22,46 +21,11 @@ use crate::store::groups;
 use crate::store::tasks::{self, NewTask};
 
 const MAX_CAMPAIGNS: usize = 100;
-const MAX_TARGETS: usize = 100;
-const MAX_KEYWORD_CHARS: usize = 64;
 const MAX_COPIES: i64 = 100;
 /// Create tasks a cabinet may have queued before `QUEUE_FULL`.
 pub const QUEUE_LIMIT: u32 = 5;
 const TOP_LEVEL_ONLY: [&str; 4] = ["account_id", "accountId", "group_id", "new_group_name"];
-const TARGETING_FIELDS: [&str; 9] = [
-    "channels",
-    "bots",
-    "search_keywords",
-    "languages",
-    "topics",
-    "exclude_topics",
-    "add_similar_channels",
-    "countries",
-    "audience_channels",
-];
 const DEFAULT_GROUP_COLOR: &str = "#4A90D9";
-
-/// The targeting fields each target type takes.
-fn fields_of(t: TargetType) -> &'static [&'static str] {
-    match t {
-        TargetType::Channels => &[
-            "channels",
-            "languages",
-            "topics",
-            "exclude_topics",
-            "add_similar_channels",
-        ],
-        TargetType::Bots => &["bots"],
-        TargetType::Search => &["search_keywords"],
-        TargetType::Users => &[
-            "countries",
-            "languages",
-            "topics",
-            "exclude_topics",
-            "audience_channels",
-        ],
-    }
-}
 
 /// Where new campaigns go.
 enum GroupChoice {
@@ -147,10 +111,11 @@ fn parse_campaign(f: &mut Fields, cabinet: &Cabinet) -> Result<Parsed, ApiError>
     Ok(Parsed { draft, media })
 }
 
-/// The targeting fields of `target_type`; a field of another type is refused by name.
+/// The targeting fields of `target_type`, read and checked; a field of another type is refused
+/// by name.
 fn targeting(f: &mut Fields, t: TargetType) -> Result<Value, ApiError> {
-    let allowed = fields_of(t);
-    if let Some(wrong) = TARGETING_FIELDS
+    let allowed = targeting::fields_of(t);
+    if let Some(wrong) = targeting::FIELDS
         .iter()
         .find(|n| f.has(n) && !allowed.contains(n))
     {
@@ -159,90 +124,21 @@ fn targeting(f: &mut Fields, t: TargetType) -> Result<Value, ApiError> {
             format!("{wrong} is not a field of target_type {}.", t.as_str()),
         ));
     }
-    let mut out = Map::new();
-    for name in ["channels", "bots", "audience_channels"] {
-        if let Some(list) = f.strings(name, MAX_TARGETS)? {
-            if let Some(i) = list.iter().position(|n| !username_like(n)) {
-                return Err(ApiError::validation(
-                    f.path(&format!("{name}[{i}]")),
-                    "Not a public @username or short link.",
-                ));
-            }
-            out.insert(name.into(), json!(list));
-        }
-    }
-    if let Some(list) = f.strings("search_keywords", MAX_TARGETS)? {
-        if let Some(i) = list
-            .iter()
-            .position(|k| k.chars().count() > MAX_KEYWORD_CHARS)
-        {
-            return Err(ApiError::validation(
-                f.path(&format!("search_keywords[{i}]")),
-                format!("A keyword is at most {MAX_KEYWORD_CHARS} characters."),
-            ));
-        }
-        out.insert("search_keywords".into(), json!(list));
-    }
-    for (name, known) in [
-        ("countries", codes(COUNTRIES)),
-        ("languages", codes(LANGUAGES)),
-    ] {
-        if let Some(list) = f.strings(name, known.len())? {
-            if let Some(i) = list.iter().position(|c| !known.contains(&c.as_str())) {
-                return Err(ApiError::validation(
-                    f.path(&format!("{name}[{i}]")),
-                    format!("Unknown code; see GET /v1/targeting {name}."),
-                ));
-            }
-            out.insert(name.into(), json!(list));
-        }
-    }
-    for name in ["topics", "exclude_topics"] {
-        if let Some(list) = f.ints(name, TOPICS.len())? {
-            if let Some(i) = list
-                .iter()
-                .position(|id| !TOPICS.iter().any(|(t, _)| t == id))
-            {
-                return Err(ApiError::validation(
-                    f.path(&format!("{name}[{i}]")),
-                    "Unknown topic id; see GET /v1/targeting topics.",
-                ));
-            }
-            out.insert(name.into(), json!(list));
-        }
-    }
-    if let Some(similar) = f.bool("add_similar_channels")? {
-        out.insert("add_similar_channels".into(), json!(similar));
-    }
-    let needed = match t {
-        TargetType::Channels => Some("channels"),
-        TargetType::Bots => Some("bots"),
-        TargetType::Search => Some("search_keywords"),
-        TargetType::Users => None,
+    let strings = |f: &mut Fields, name: &str| f.strings(name, max_entries(name));
+    let read = Targeting {
+        channels: strings(f, "channels")?,
+        bots: strings(f, "bots")?,
+        audience_channels: strings(f, "audience_channels")?,
+        search_keywords: strings(f, "search_keywords")?,
+        countries: strings(f, "countries")?,
+        languages: strings(f, "languages")?,
+        topics: f.ints("topics", max_entries("topics"))?,
+        exclude_topics: f.ints("exclude_topics", max_entries("exclude_topics"))?,
+        add_similar_channels: f.bool("add_similar_channels")?,
     };
-    if let Some(field) = needed.filter(|n| !out.contains_key(*n)) {
-        return Err(ApiError::validation(
-            f.path(field),
-            format!("{field} is required for target_type {}.", t.as_str()),
-        ));
-    }
-    if t == TargetType::Users && out.is_empty() {
-        return Err(ApiError::validation(
-            f.path("countries"),
-            "users ads need at least one of countries, languages, topics, exclude_topics, audience_channels.",
-        ));
-    }
-    Ok(Value::Object(out))
-}
-
-fn codes(list: &'static [(&'static str, &'static str)]) -> Vec<&'static str> {
-    list.iter().map(|(c, _)| *c).collect()
-}
-
-fn username_like(target: &str) -> bool {
-    let name = target.trim_start_matches('@');
-    let name = name.rsplit_once("t.me/").map(|(_, n)| n).unwrap_or(name);
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    read.check(t)
+        .map_err(|e| ApiError::validation(f.path(&e.param), e.message))?;
+    Ok(read.to_json())
 }
 
 pub async fn create(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, bool), ApiError> {
