@@ -1,5 +1,5 @@
-//! Owns the small pieces every layer uses: hex, SHA-256 digests, random tokens and the wall
-//! clock in unix seconds (transport time for rate windows and webhook signatures; business
+//! Owns the small pieces every layer uses: hex, form decoding, SHA-256 digests, random tokens
+//! and the wall clock in unix seconds (transport time for rate windows and webhook signatures; business
 //! time is the service clock in `clock.rs`).
 
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -23,6 +23,26 @@ pub fn unhex(text: &str) -> Option<Vec<u8>> {
                 .and_then(|h| u8::from_str_radix(h, 16).ok())
         })
         .collect()
+}
+
+/// Decodes `application/x-www-form-urlencoded` text: `+` is a space, `%XX` a byte.
+pub fn form_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = s.get(i + 1..i + 3)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
 }
 
 /// `n` random bytes as lowercase hex.

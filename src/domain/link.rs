@@ -3,6 +3,7 @@
 //! its username and its host.
 
 use super::campaign::LinkKind;
+use crate::primitives::form_decode;
 
 /// Hosts of the platform's short links.
 const SHORT_LINK_HOSTS: &[&str] = &["t.me", "telegram.me"];
@@ -106,26 +107,6 @@ fn short_link(
         host: None,
         start_ref,
     }
-}
-
-/// Decodes `application/x-www-form-urlencoded` text: `+` is a space, `%XX` a byte.
-pub fn form_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' => {
-                let hex = s.get(i + 1..i + 3)?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 2;
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8(out).ok()
 }
 
 /// Reduces a bare domain or a full URL to the host a website link is matched on: scheme,

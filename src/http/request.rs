@@ -2,7 +2,7 @@
 //! values, the `account_id`/`accountId` alias) with a `VALIDATION_ERROR` naming each bad field.
 
 use super::error::ApiError;
-use crate::domain::link::form_decode as decode;
+use crate::primitives::form_decode as decode;
 
 /// Parameters a query string may carry (trackers send a few dozen at most).
 const MAX_PAIRS: usize = 200;

@@ -1,0 +1,175 @@
+//! The merge behind sorted list pages: every cabinet's rows read in page order, a chunk at a
+//! time through the cabinet's index for the sort, and merged on a heap until the page is full.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
+
+use rusqlite::types::Value as Sql;
+use rusqlite::Connection;
+
+use super::{CabinetQuery, SortKey, OFFSET_DEPTH};
+use crate::store::campaigns::CampaignRow;
+use crate::store::StoreError;
+
+/// The value of the sorted column; one column, so one variant, in any one merge.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Cell {
+    Int(i64),
+    Text(String),
+}
+
+impl Cell {
+    fn sql(&self) -> Sql {
+        match self {
+            Cell::Int(n) => Sql::Integer(*n),
+            Cell::Text(t) => Sql::Text(t.clone()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Order {
+    pub sort: SortKey,
+    pub descending: bool,
+}
+
+impl Order {
+    /// Where a row stands: the sorted column, then `ad_id`, then the cabinet.
+    pub fn rank(self, row: &CampaignRow) -> (Cell, i64, i64) {
+        (self.sort.cell(row), row.ad_id, row.account_id)
+    }
+
+    /// `BinaryHeap` pops the greatest: make that the row which comes first.
+    fn first(self, a: &(Cell, i64, i64), b: &(Cell, i64, i64)) -> Ordering {
+        if self.descending {
+            a.cmp(b)
+        } else {
+            b.cmp(a)
+        }
+    }
+}
+
+/// One cabinet's rows in page order, read a chunk at a time: the next chunk starts after the
+/// last row read (`(column, ad_id)` past it, through the cabinet's index for the sort).
+struct Stream {
+    account: i64,
+    buffered: VecDeque<CampaignRow>,
+    /// The size of the last chunk asked for; each next one asks twice as many.
+    chunk: i64,
+    read: i64,
+    done: bool,
+}
+
+/// A cabinet's next row in the merge.
+struct Head {
+    rank: (Cell, i64, i64),
+    order: Order,
+    stream: usize,
+}
+
+impl Ord for Head {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.order.first(&self.rank, &other.rank)
+    }
+}
+
+impl PartialOrd for Head {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Head {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Head {}
+
+/// Merges every cabinet's rows in page order, skipping `offset` rows and keeping `limit + 1`.
+/// A cabinet contributes at most `min(OFFSET_DEPTH, offset + limit + 1)` rows. Cabinets are
+/// read in chunks through two cached statements (first chunk, next chunk), each chunk twice
+/// the last, the first sized so that all first chunks together about fill the page: the work
+/// follows the page, not the number of campaigns, and no statement is prepared per cabinet.
+pub(super) fn merged(
+    conn: &Connection,
+    query: &CabinetQuery,
+    accounts: &[i64],
+    order: Order,
+    offset: i64,
+    limit: i64,
+) -> Result<Vec<CampaignRow>, StoreError> {
+    let depth = (offset + limit + 1).min(OFFSET_DEPTH);
+    let dir = if order.descending { "DESC" } else { "ASC" };
+    let past = if order.descending { "<" } else { ">" };
+    let col = order.sort.column();
+    let head = &query.head;
+    let first_sql = format!("{head} ORDER BY {col} {dir}, ad_id {dir} LIMIT ?");
+    let next_sql = format!(
+        "{head} AND ({col}, ad_id) {past} (?, ?) ORDER BY {col} {dir}, ad_id {dir} LIMIT ?"
+    );
+    let mut first = conn.prepare_cached(&first_sql)?;
+    let mut next = conn.prepare_cached(&next_sql)?;
+    let cabinets = i64::try_from(accounts.len().max(1)).unwrap_or(i64::MAX);
+    let chunk = ((depth + cabinets - 1) / cabinets).min(depth);
+    let mut streams: Vec<Stream> = accounts
+        .iter()
+        .map(|&account| Stream {
+            account,
+            buffered: VecDeque::new(),
+            chunk,
+            read: 0,
+            done: false,
+        })
+        .collect();
+    let mut heap = BinaryHeap::with_capacity(streams.len());
+    for (i, stream) in streams.iter_mut().enumerate() {
+        let rows = query.rows(&mut first, stream.account, [Sql::Integer(chunk)])?;
+        stream.take(rows, chunk, depth);
+        heap.extend(stream.head(order, i));
+    }
+    let keep = usize::try_from(limit + 1).unwrap_or(0);
+    let mut skip = offset;
+    let mut page = Vec::with_capacity(keep);
+    while page.len() < keep {
+        let Some(top) = heap.pop() else { break };
+        let stream = &mut streams[top.stream];
+        let Some(row) = stream.buffered.pop_front() else {
+            break;
+        };
+        if stream.buffered.is_empty() && !stream.done {
+            stream.chunk = stream.chunk.saturating_mul(2);
+            let want = stream.chunk.min(depth - stream.read);
+            let (cell, ad, _) = order.rank(&row);
+            let after = [cell.sql(), Sql::Integer(ad), Sql::Integer(want)];
+            let rows = query.rows(&mut next, stream.account, after)?;
+            stream.take(rows, want, depth);
+        }
+        heap.extend(stream.head(order, top.stream));
+        if skip > 0 {
+            skip -= 1;
+        } else {
+            page.push(row);
+        }
+    }
+    Ok(page)
+}
+
+impl Stream {
+    /// Buffers a chunk read with `LIMIT asked`; a short chunk, or reaching `depth`, ends it.
+    fn take(&mut self, rows: VecDeque<CampaignRow>, asked: i64, depth: i64) {
+        let got = i64::try_from(rows.len()).unwrap_or(i64::MAX);
+        self.read = self.read.saturating_add(got);
+        self.done = got < asked || self.read >= depth;
+        self.buffered = rows;
+    }
+
+    fn head(&self, order: Order, stream: usize) -> Option<Head> {
+        self.buffered.front().map(|row| Head {
+            rank: order.rank(row),
+            order,
+            stream,
+        })
+    }
+}
