@@ -3,11 +3,20 @@
 //! a task is stored with. Shared by the HTTP layer that queues tasks and the worker that runs
 //! them, so neither keeps its own table of strings.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::ad::AdDraft;
 use super::money::Money;
 use super::schedule::Schedule;
+
+/// One failed item of a task, as the task's `errors` keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ItemError {
+    pub ad_id: Option<i64>,
+    pub index: i64,
+    pub error: String,
+}
 
 /// What a task does; its `type` in the task object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,10 +2,10 @@
 //! cabinet's lane may run next, and each processed item with what it produced.
 
 use rusqlite::{params, Connection, Row};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{optional, parsed, StoreError};
-use crate::domain::task::{Lane, Payload, TaskKind, TaskStatus};
+use crate::domain::task::{ItemError, Lane, Payload, TaskKind, TaskStatus};
 
 /// Entries kept in a task's `errors`.
 pub const MAX_ERRORS: usize = 50;
@@ -24,7 +24,7 @@ pub struct Task {
     pub succeeded: Option<i64>,
     pub failed: Option<i64>,
     pub ad_ids: Vec<i64>,
-    pub errors: Vec<Value>,
+    pub errors: Vec<ItemError>,
     pub paused_reason: Option<String>,
     pub error: Option<String>,
     pub timeouts: i64,
@@ -149,7 +149,11 @@ pub fn record_item(
     let mut errors = task.errors.clone();
     if let Some(error) = error {
         if errors.len() < MAX_ERRORS {
-            errors.push(json!({ "ad_id": ad_id, "index": idx, "error": error }));
+            errors.push(ItemError {
+                ad_id,
+                index: idx,
+                error: error.to_string(),
+            });
         }
     }
     conn.execute(
@@ -160,7 +164,7 @@ pub fn record_item(
             task.id,
             i64::from(error.is_none()),
             i64::from(error.is_some()),
-            json!(errors).to_string()
+            serde_json::to_string(&errors).map_err(|e| StoreError::Failed(e.to_string()))?
         ],
     )?;
     Ok(())
