@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::campaign_object::Full;
 use super::error::ApiError;
+use super::input::Fields;
 use super::request;
 use super::response::Reply;
 use super::write::{self, Target};
@@ -146,24 +147,39 @@ pub async fn switch(
     .await
 }
 
+/// The body of a budget change: `action` and, for `add` and `withdraw`, an `amount` above 0.
+fn budget_op(f: &mut Fields, kind: CabinetType) -> Result<BudgetOp, ApiError> {
+    let action = f.required_string("action")?;
+    let asked = f.money("amount", kind.scale())?;
+    f.deny_unknown()?;
+    let amount = || {
+        asked.filter(|a| a.micros() > 0).ok_or_else(|| {
+            ApiError::validation("amount", "amount is required and must be greater than 0.")
+        })
+    };
+    match action.as_str() {
+        "add" => Ok(BudgetOp::Add(amount()?)),
+        "withdraw" => Ok(BudgetOp::Withdraw(amount()?)),
+        "withdraw_all" if asked.is_some() => Err(ApiError::validation(
+            "amount",
+            "withdraw_all takes no amount.",
+        )),
+        "withdraw_all" => Ok(BudgetOp::WithdrawAll),
+        _ => Err(ApiError::validation(
+            "action",
+            "action must be add, withdraw or withdraw_all.",
+        )),
+    }
+}
+
 pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
     let target = Target::campaign(state, ctx, ad).await?;
     let (cabinet, row) = (target.cabinet.clone(), &target.campaign);
     let (kind, ad) = (cabinet.cabinet_type, row.ad_id);
     let mut f = target.fields();
-    let action = f.required_string("action")?;
-    let amount = f.money("amount", kind.scale())?;
-    f.deny_unknown()?;
-    let need_amount = || match amount {
-        Some(a) if a.micros() > 0 => Ok(a),
-        _ => Err(ApiError::validation(
-            "amount",
-            "amount is required and must be greater than 0.",
-        )),
-    };
-    let op = match action.as_str() {
-        "add" => {
-            let a = need_amount()?;
+    let op = budget_op(&mut f, kind)?;
+    match op {
+        BudgetOp::Add(a) => {
             let after = row.budget.checked_add(a).ok_or_else(|| {
                 ApiError::validation(
                     "amount",
@@ -172,10 +188,8 @@ pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
             })?;
             write::check_budget_floor(after, &cabinet)
                 .map_err(|m| ApiError::validation("amount", m))?;
-            BudgetOp::Add(a)
         }
-        "withdraw" => {
-            let a = need_amount()?;
+        BudgetOp::Withdraw(a) => {
             let after = row
                 .budget
                 .checked_sub(a)
@@ -183,24 +197,9 @@ pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
             write::check_budget_floor(after, &cabinet).map_err(|m| {
                 ApiError::validation("amount", format!("{m} Withdraw less, or use withdraw_all."))
             })?;
-            BudgetOp::Withdraw(a)
         }
-        "withdraw_all" => {
-            if amount.is_some() {
-                return Err(ApiError::validation(
-                    "amount",
-                    "withdraw_all takes no amount.",
-                ));
-            }
-            BudgetOp::WithdrawAll
-        }
-        _ => {
-            return Err(ApiError::validation(
-                "action",
-                "action must be add, withdraw or withdraw_all.",
-            ))
-        }
-    };
+        BudgetOp::WithdrawAll => {}
+    }
     let token = ctx
         .idempotency_key
         .as_ref()
@@ -235,6 +234,11 @@ pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
     let mut meta = Map::new();
     meta.insert("moved".into(), json!(kind.render(moved.moved)));
     meta.insert("partial".into(), json!(partial));
+    let (action, amount) = match op {
+        BudgetOp::Add(a) => ("add", Some(a)),
+        BudgetOp::Withdraw(a) => ("withdraw", Some(a)),
+        BudgetOp::WithdrawAll => ("withdraw_all", None),
+    };
     let details = json!({ "action": action, "amount": amount.map(|a| kind.render(a)), "moved": kind.render(moved.moved) });
     finish(state, kind, moved.ad, "budget", details, meta).await
 }
