@@ -7,7 +7,6 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener as StdListener;
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use adcab::config::Config;
@@ -22,12 +21,15 @@ use adcab::{clock, sync, Services};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
+#[path = "../support/server.rs"]
+mod server;
+use server::Server;
+
 pub struct TestApp {
     pub base: String,
     pub services: Services,
     pub dir: TempDir,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<JoinHandle<()>>,
+    server: Option<Server>,
 }
 
 pub struct Resp {
@@ -138,45 +140,18 @@ impl TestApp {
     }
 
     fn stop(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        drop(self.server.take());
     }
 }
 
 fn start(dir: TempDir, config: Config) -> TestApp {
     let services = Services::open(config, adcab::db::Open::Create).expect("services open");
-    let listener = StdListener::bind("127.0.0.1:0").expect("bind port 0");
-    listener.set_nonblocking(true).expect("nonblocking");
-    let base = format!("http://{}/api/v1", listener.local_addr().unwrap());
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let served = services.clone();
-    let thread = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("runtime");
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-            adcab::run(served, listener, async {
-                let _ = rx.await;
-            })
-            .await
-            .expect("server run");
-        });
-    });
-    // The first answer means start-up recovery is done and requests are served.
-    let _ = ureq::get(&format!("{base}/targeting")).call();
+    let server = Server::start(services.clone());
     TestApp {
-        base,
+        base: server.base.clone(),
         services,
         dir,
-        shutdown: Some(tx),
-        thread: Some(thread),
+        server: Some(server),
     }
 }
 
