@@ -5,8 +5,9 @@ use adcab::store::StoreError;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use crate::helpers::wait_for;
 use adcab::db::Db;
 use serde_json::{json, Value};
 
@@ -60,11 +61,9 @@ fn call(method: &str, url: &str, key: &str, body: Option<&Value>) -> Option<(u16
 
 /// Waits until the server answers.
 fn ready(base: &str, key: &str) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while call("GET", &format!("{base}/targeting"), key, None).is_none() {
-        assert!(Instant::now() < deadline, "server did not come up");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for(Duration::from_secs(20), "the server to come up", || {
+        call("GET", &format!("{base}/targeting"), key, None)
+    });
 }
 
 fn scalar(db: &Db, sql: &str) -> i64 {
@@ -121,11 +120,9 @@ fn a_create_task_killed_mid_way_finishes_once_after_restart() {
     assert_eq!(status, 202, "{answer}");
     let task = answer["data"]["id"].as_i64().unwrap();
     let progress = |db: &Db| scalar(db, &format!("SELECT progress FROM tasks WHERE id = {task}"));
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while progress(&db) < 3 {
-        assert!(Instant::now() < deadline, "the task did not start");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for(Duration::from_secs(20), "the task to get under way", || {
+        (progress(&db) >= 3).then_some(())
+    });
     first.kill().unwrap();
     first.wait().unwrap();
     let at_kill = progress(&db);
@@ -133,18 +130,17 @@ fn a_create_task_killed_mid_way_finishes_once_after_restart() {
 
     let (mut second, base, _) = serve(&config);
     ready(&base, &key);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let done = loop {
-        let (_, t) = call("GET", &format!("{base}/tasks/{task}"), &key, None).unwrap();
-        if t["data"]["status"] == "completed" {
-            break t["data"].clone();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "task did not finish after restart: {t}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let unfinished = format!(
+        "SELECT COUNT(*) FROM tasks WHERE id = {task} AND status IN ('pending', 'running')"
+    );
+    wait_for(
+        Duration::from_secs(30),
+        "the task to end after the restart",
+        || (scalar(&db, &unfinished) == 0).then_some(()),
+    );
+    let (_, t) = call("GET", &format!("{base}/tasks/{task}"), &key, None).unwrap();
+    let done = t["data"].clone();
+    assert_eq!(done["status"], "completed", "{done}");
     let (_, replay) = call("POST", &format!("{base}/campaigns"), &key, Some(&body)).unwrap();
     assert_eq!(
         replay["data"]["id"], task,

@@ -10,7 +10,7 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use crate::helpers::{
-    printed, read_answer, spawn_app, spawn_app_with, Camp, RawResp, Resp, TestApp,
+    printed, read_answer, spawn_app, spawn_app_with, wait_for, Camp, RawResp, Resp, TestApp,
 };
 use adcab::panel::{self, CabinetChange, NewKey};
 use adcab::store::StoreError;
@@ -224,26 +224,22 @@ fn connections_over_the_cap_are_told_busy_and_served_again_after() {
         Some("2")
     );
     drop(held);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let mut s = TcpStream::connect(app.addr()).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        s.write_all(&request(
-            "GET",
-            "/targeting",
-            &[("X-API-Key", key.clone())],
-            "",
-        ))
-        .unwrap();
-        if read_answer(&mut s).map(|r| r.status).ok() == Some(200) {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "served again once places free up"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for(
+        Duration::from_secs(5),
+        "a place to free up and serve again",
+        || {
+            let mut s = TcpStream::connect(app.addr()).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            s.write_all(&request(
+                "GET",
+                "/targeting",
+                &[("X-API-Key", key.clone())],
+                "",
+            ))
+            .unwrap();
+            (read_answer(&mut s).map(|r| r.status).ok() == Some(200)).then_some(())
+        },
+    );
 }
 
 #[test]
@@ -260,44 +256,45 @@ fn an_answer_the_client_does_not_take_closes_its_connection() {
         .replace("Connection: close\r\n", "");
     // The greedy client sends thousands of requests and reads only the first answer, once it
     // holds the one place (the start-up probe's connection may still hold it for a moment).
-    let greedy = loop {
-        let mut greedy = TcpStream::connect(app.addr()).unwrap();
-        greedy
-            .set_read_timeout(Some(Duration::from_secs(5)))
-            .unwrap();
-        greedy
-            .write_all(keep_alive.repeat(3_000).as_bytes())
-            .unwrap();
-        if read_answer(&mut greedy).map(|r| r.status).ok() == Some(200) {
-            break greedy;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let greedy = wait_for(
+        Duration::from_secs(10),
+        "the greedy client to hold the one place",
+        || {
+            let mut greedy = TcpStream::connect(app.addr()).unwrap();
+            greedy
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            greedy
+                .write_all(keep_alive.repeat(3_000).as_bytes())
+                .unwrap();
+            (read_answer(&mut greedy).map(|r| r.status).ok() == Some(200)).then_some(greedy)
+        },
+    );
     let started = Instant::now();
-    let served = loop {
-        let mut other = TcpStream::connect(app.addr()).unwrap();
-        other
-            .set_read_timeout(Some(Duration::from_secs(5)))
-            .unwrap();
-        other
-            .write_all(&request(
-                "GET",
-                "/targeting",
-                &[("X-API-Key", key.clone())],
-                "",
-            ))
-            .unwrap();
-        match read_answer(&mut other) {
-            Ok(r) if r.status == 200 => break started.elapsed(),
-            Ok(r) => assert_eq!(r.status, 503, "{}", r.body),
-            Err(_) => {}
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the stalled connection kept its place"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let served = wait_for(
+        Duration::from_secs(10),
+        "the stalled connection to lose its place",
+        || {
+            let mut other = TcpStream::connect(app.addr()).unwrap();
+            other
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            other
+                .write_all(&request(
+                    "GET",
+                    "/targeting",
+                    &[("X-API-Key", key.clone())],
+                    "",
+                ))
+                .unwrap();
+            match read_answer(&mut other) {
+                Ok(r) if r.status == 200 => return Some(started.elapsed()),
+                Ok(r) => assert_eq!(r.status, 503, "{}", r.body),
+                Err(_) => {}
+            }
+            None
+        },
+    );
     assert!(
         served > Duration::from_millis(300),
         "the greedy client held the place first: {served:?}"
@@ -514,16 +511,9 @@ fn an_unreadable_row_is_an_internal_error_never_a_default() {
             })
             .unwrap()
     };
+    app.wait_for_tasks();
     for id in [71, 72] {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let (status, error, succeeded) = loop {
-            let row = stored(id);
-            if row.0 != "pending" && row.0 != "running" {
-                break row;
-            }
-            assert!(Instant::now() < deadline, "task {id} never ended: {row:?}");
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let (status, error, succeeded) = stored(id);
         assert_eq!(status, "failed");
         assert!(error.unwrap_or_default().contains("cannot be read"));
         assert_eq!(succeeded, 0, "nothing ran on made-up values");
@@ -588,15 +578,10 @@ fn a_panic_in_a_request_is_a_500_that_leaves_no_key_running() {
         first.header("x-request-id")
     );
     assert_eq!(first.body["error"], "Internal server error.");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let replay = loop {
+    let replay = wait_for(Duration::from_secs(5), "the claim to end", || {
         let r = post(&app, &key, &path, &add, "panic-key-1");
-        if r.body["code"] != "IDEMPOTENCY_IN_PROGRESS" {
-            break r;
-        }
-        assert!(Instant::now() < deadline, "the claim stayed running");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+        (r.body["code"] != "IDEMPOTENCY_IN_PROGRESS").then_some(r)
+    });
     assert_eq!(
         (replay.status, &replay.body["code"]),
         (500, &json!("INTERNAL_ERROR")),
@@ -632,15 +617,14 @@ fn a_client_that_hangs_up_leaves_its_budget_move_finished_and_recorded() {
     drop(open(&app, &bytes));
     let path = format!("/campaigns/{ad}/budget");
     let same = json!({ "account_id": cabinet, "action": "add", "amount": "5" });
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let replay = loop {
-        let r = post(&app, &key, &path, &same, "hang-up-key-1");
-        if r.body["code"] != "IDEMPOTENCY_IN_PROGRESS" {
-            break r;
-        }
-        assert!(Instant::now() < deadline, "the claim was stranded");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let replay = wait_for(
+        Duration::from_secs(10),
+        "the claim of the hung-up request to end",
+        || {
+            let r = post(&app, &key, &path, &same, "hang-up-key-1");
+            (r.body["code"] != "IDEMPOTENCY_IN_PROGRESS").then_some(r)
+        },
+    );
     assert_eq!(replay.status, 200, "{}", replay.body);
     assert_eq!(replay.body["meta"]["moved"], "5.00");
     assert_eq!(
@@ -686,11 +670,11 @@ fn a_bulk_delete_resumed_after_a_crash_finishes_without_refusals() {
     let blocker = post(&app, &key, "/campaigns/bulk", &blocker, "blocker-1").body["data"]["id"]
         .as_i64()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while app.get_ok(&format!("/tasks/{blocker}"), &key)["data"]["status"] != "paused" {
-        assert!(Instant::now() < deadline, "the blocker did not pause");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    app.wait_for_tasks();
+    assert_eq!(
+        app.get_ok(&format!("/tasks/{blocker}"), &key)["data"]["status"],
+        "paused"
+    );
     let delete = json!({ "action": "delete", "ad_ids": ads });
     let task = post(&app, &key, "/campaigns/bulk", &delete, "delete-1").body["data"]["id"]
         .as_i64()
@@ -702,15 +686,9 @@ fn a_bulk_delete_resumed_after_a_crash_finishes_without_refusals() {
         .unwrap();
     let app = app.restart();
     panel::task_cancel(&app.services, blocker).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let done = loop {
-        let t = app.get_ok(&format!("/tasks/{task}"), &key)["data"].clone();
-        if t["status"] == "completed" {
-            break t;
-        }
-        assert!(Instant::now() < deadline, "the delete did not finish: {t}");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    app.wait_for_tasks();
+    let done = app.get_ok(&format!("/tasks/{task}"), &key)["data"].clone();
+    assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(
         (done["succeeded"].as_i64(), done["failed"].as_i64()),
         (Some(2), Some(0)),

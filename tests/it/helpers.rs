@@ -109,19 +109,33 @@ impl TestApp {
     /// Waits (real time, polling) until every hour closed by the service clock is synced,
     /// every digest due is queued, and no webhook waits to be sent.
     pub fn settle(&self) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let done = self
+        wait_for(Duration::from_secs(30), "the scheduler to catch up", || {
+            let idle = self
                 .services
                 .db
                 .read_blocking(adcab::scheduler::idle)
                 .unwrap();
-            if done {
-                return;
-            }
-            assert!(Instant::now() < deadline, "the scheduler did not catch up");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+            idle.then_some(())
+        });
+    }
+
+    /// Waits (real time, polling) until the server's task worker has nothing runnable left,
+    /// which is when `worker::run_one` reports `Empty`: every queued task has completed,
+    /// failed or paused, or waits behind a paused one. The test cannot call `run_one` itself:
+    /// the server's own worker runs beside it, and two workers take the same item.
+    pub fn wait_for_tasks(&self) {
+        wait_for(
+            Duration::from_secs(20),
+            "the task worker to be idle",
+            || {
+                let next = self
+                    .services
+                    .db
+                    .read_blocking(adcab::store::tasks::next_runnable)
+                    .unwrap();
+                next.is_none().then_some(())
+            },
+        );
     }
 
     /// A key of `user` sending webhooks to `url`: (key id, key, webhook secret).
@@ -180,6 +194,47 @@ fn to_resp(r: ureq::Response) -> Resp {
     }
 }
 
+/// Polls `probe` every 20 ms until it gives a value and returns it, or `None` once `within`
+/// has passed: the one loop for waiting on what a test cannot drive itself (the server's
+/// background work, another process, a connection, the wall clock).
+pub fn poll<T>(within: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(found) = probe() {
+            return Some(found);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// [`poll`] that fails the test, naming `what` it waited for, when `within` passes first.
+#[track_caller]
+pub fn wait_for<T>(within: Duration, what: &str, probe: impl FnMut() -> Option<T>) -> T {
+    match poll(within, probe) {
+        Some(found) => found,
+        None => panic!("waited {within:?} for {what}"),
+    }
+}
+
+/// Runs `batch` until all its answers fall in one rate-limit window (the same
+/// `X-RateLimit-Reset`), retrying when a minute boundary falls between them; returns them.
+pub fn in_one_rate_window(mut batch: impl FnMut() -> Vec<Resp>) -> Vec<Resp> {
+    wait_for(
+        Duration::from_secs(180),
+        "requests inside one rate-limit window",
+        || {
+            let answers = batch();
+            let same = answers
+                .windows(2)
+                .all(|w| w[0].header("x-ratelimit-reset") == w[1].header("x-ratelimit-reset"));
+            same.then_some(answers)
+        },
+    )
+}
+
 /// A panel answer as the JSON object its command prints.
 pub fn printed<T: serde::Serialize>(answer: T) -> Value {
     serde_json::to_value(answer).expect("panel answers serialize")
@@ -230,7 +285,13 @@ fn read_status_and_headers(
         .nth(1)
         .and_then(|s| s.parse().ok())
         .ok_or_else(|| std::io::Error::other(format!("no status line: {line:?}")))?;
+    Ok((status, read_headers(reader)?))
+}
+
+/// Reads header lines up to the blank line (or the end), names lowercased.
+fn read_headers(reader: &mut impl BufRead) -> std::io::Result<HashMap<String, String>> {
     let mut headers = HashMap::new();
+    let mut line = String::new();
     loop {
         line.clear();
         if reader.read_line(&mut line)? == 0 {
@@ -244,7 +305,7 @@ fn read_status_and_headers(
             headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
         }
     }
-    Ok((status, headers))
+    Ok(headers)
 }
 
 /// Reads an answer's status line and headers only (a HEAD answer has no body).
@@ -606,20 +667,9 @@ impl Receiver {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
                 let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut headers = HashMap::new();
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                loop {
-                    line.clear();
-                    reader.read_line(&mut line).unwrap();
-                    let l = line.trim_end();
-                    if l.is_empty() {
-                        break;
-                    }
-                    if let Some((k, v)) = l.split_once(':') {
-                        headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
-                    }
-                }
+                let mut request_line = String::new();
+                reader.read_line(&mut request_line).unwrap();
+                let headers = read_headers(&mut reader).unwrap();
                 let len: usize = headers
                     .get("content-length")
                     .and_then(|v| v.parse().ok())

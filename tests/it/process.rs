@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::helpers::{read_answer, RawResp};
+use crate::helpers::{poll, read_answer, wait_for, RawResp};
 
 /// A running `adcab serve`, killed when dropped.
 struct Server {
@@ -354,14 +354,11 @@ fn the_accept_loop_backs_off_when_descriptors_run_out() {
     let clients: Vec<TcpStream> = (0..120)
         .map(|_| TcpStream::connect(server.addr()).unwrap())
         .collect();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while open_fds(pid) < 64 {
-        assert!(
-            Instant::now() < deadline,
-            "the server never ran out of descriptors"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    wait_for(
+        Duration::from_secs(5),
+        "the server to run out of descriptors",
+        || (open_fds(pid) >= 64).then_some(()),
+    );
     let hz: u64 = String::from_utf8(
         Command::new("getconf")
             .arg("CLK_TCK")
@@ -392,7 +389,7 @@ fn the_accept_loop_backs_off_when_descriptors_run_out() {
             .build(),
     );
     let started = Instant::now();
-    loop {
+    wait_for(Duration::from_secs(10), "the server to recover", || {
         let answer = call(
             &agent,
             "GET",
@@ -400,15 +397,8 @@ fn the_accept_loop_backs_off_when_descriptors_run_out() {
             &key,
             None,
         );
-        if matches!(answer, Ok((200, _, _))) {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the server did not recover: {answer:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        matches!(answer, Ok((200, _, _))).then_some(())
+    });
     eprintln!("recovered {:?} after the clients closed", started.elapsed());
 }
 
@@ -497,20 +487,13 @@ fn refused(mut cmd: Command) -> String {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "still running after 10 s: {}",
-                String::from_utf8_lossy(&out.stdout)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    let Some(status) = poll(Duration::from_secs(10), || child.try_wait().unwrap()) else {
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        panic!(
+            "still running after 10 s: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
     };
     let mut out = String::new();
     child

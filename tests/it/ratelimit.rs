@@ -1,29 +1,13 @@
 //! Per-key read budget with its headers on every answer, and 429 with Retry-After.
 
-use crate::helpers::{spawn_app_with, Resp, TestApp};
-
-/// Makes `n` reads inside one rate-limit window (retrying the whole run if a minute boundary
-/// falls between them), returning the answers.
-fn reads_in_one_window(app: &TestApp, key: &str, n: usize) -> Vec<Resp> {
-    loop {
-        let answers: Vec<Resp> = (0..n).map(|_| app.get("/targeting", key)).collect();
-        let resets: Vec<Option<&str>> = answers
-            .iter()
-            .map(|r| r.header("x-ratelimit-reset"))
-            .collect();
-        if resets.windows(2).all(|w| w[0] == w[1]) {
-            return answers;
-        }
-        std::thread::sleep(std::time::Duration::from_secs(1));
-    }
-}
+use crate::helpers::{in_one_rate_window, spawn_app_with};
 
 #[test]
 fn reads_beyond_the_budget_are_rate_limited_with_headers() {
     let app = spawn_app_with(|c| c.limits.reads_per_minute = 3);
     let (_, _, key) = app.owner_with_cabinet("pro");
     let (_, _, other) = app.owner_with_cabinet("pro");
-    let answers = reads_in_one_window(&app, &key, 4);
+    let answers = in_one_rate_window(|| (0..4).map(|_| app.get("/targeting", &key)).collect());
     let remaining: Vec<&str> = answers
         .iter()
         .map(|r| r.header("x-ratelimit-remaining").unwrap())
@@ -65,13 +49,12 @@ fn reads_beyond_the_budget_are_rate_limited_with_headers() {
 fn error_answers_carry_the_headers_and_count_against_the_budget() {
     let app = spawn_app_with(|c| c.limits.reads_per_minute = 2);
     let (_, _, key) = app.owner_with_cabinet("pro");
-    let answers = loop {
-        let a = app.get("/campaigns/999", &key);
-        let b = app.get("/campaigns?limit=0", &key);
-        if a.header("x-ratelimit-reset") == b.header("x-ratelimit-reset") {
-            break [a, b];
-        }
-    };
+    let answers = in_one_rate_window(|| {
+        vec![
+            app.get("/campaigns/999", &key),
+            app.get("/campaigns?limit=0", &key),
+        ]
+    });
     assert_eq!(answers[0].status, 404);
     assert_eq!(answers[0].header("x-ratelimit-remaining"), Some("1"));
     assert_eq!(answers[1].status, 400);

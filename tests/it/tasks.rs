@@ -3,9 +3,9 @@
 //! repeated after a crash acting once.
 
 use adcab::store::StoreError;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::helpers::{printed, spawn_app, Camp, Resp, TestApp};
+use crate::helpers::{printed, spawn_app, wait_for, Camp, Resp, TestApp};
 use adcab::panel::{self, CabinetChange, NewKey};
 use serde_json::{json, Value};
 
@@ -34,24 +34,27 @@ fn queue(app: &TestApp, key: &str, path: &str, body: &Value) -> i64 {
     id
 }
 
-/// Polls the task until it is no longer pending or running.
+/// Reads the task until it is no longer pending or running (`Retry-After: 2` until then, none
+/// after) and returns it.
 fn settle(app: &TestApp, key: &str, id: i64) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let r = app.get(&format!("/tasks/{id}"), key);
-        assert_eq!(r.status, 200, "{}", r.body);
-        let status = r.body["data"]["status"].as_str().unwrap().to_string();
-        if status != "pending" && status != "running" {
+    wait_for(
+        Duration::from_secs(20),
+        &format!("task {id} to settle"),
+        || {
+            let r = app.get(&format!("/tasks/{id}"), key);
+            assert_eq!(r.status, 200, "{}", r.body);
+            let status = r.body["data"]["status"].as_str().unwrap();
+            if status == "pending" || status == "running" {
+                assert_eq!(r.header("retry-after"), Some("2"));
+                return None;
+            }
             assert!(
                 r.header("retry-after").is_none(),
                 "no Retry-After once settled"
             );
-            return r.body["data"].clone();
-        }
-        assert_eq!(r.header("retry-after"), Some("2"));
-        assert!(Instant::now() < deadline, "task {id} did not settle");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+            Some(r.body["data"].clone())
+        },
+    )
 }
 
 fn count(app: &TestApp, sql: &str) -> i64 {
