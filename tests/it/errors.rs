@@ -9,8 +9,7 @@ fn an_unknown_route_is_a_404_envelope() {
     let (_, _, key) = app.owner_with_cabinet("pro");
     app.expect_err("GET", "/nothing/here", Some(&key), 404, "ROUTE_NOT_FOUND");
     let r = app.call("GET", "/../../v2/x", None);
-    assert_eq!(r.status, 404);
-    assert_eq!(r.body["code"], "ROUTE_NOT_FOUND");
+    r.assert_error(404, "ROUTE_NOT_FOUND");
 }
 
 #[test]

@@ -44,6 +44,42 @@ impl Resp {
             .get(&name.to_ascii_lowercase())
             .map(String::as_str)
     }
+
+    /// Checks the answer is the spec's failure envelope with `status` and `code`.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: &str) {
+        assert_error_envelope(self.status, &self.headers, &self.body, status, code);
+    }
+}
+
+/// Checks an answer (`got`, `headers`, `body`) is the spec's failure envelope: `status`,
+/// `success: false`, `code`, a sentence in `error`, the `request_id` of the `X-Request-Id`
+/// header, sent as JSON.
+#[track_caller]
+fn assert_error_envelope(
+    got: u16,
+    headers: &HashMap<String, String>,
+    body: &Value,
+    status: u16,
+    code: &str,
+) {
+    assert_eq!(got, status, "{body}");
+    assert_eq!(body["success"], false, "{body}");
+    assert_eq!(body["code"], code, "{body}");
+    assert!(
+        body["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{body}"
+    );
+    assert_eq!(
+        body["request_id"].as_str(),
+        headers.get("x-request-id").map(String::as_str),
+        "{body}"
+    );
+    assert_eq!(
+        headers.get("content-type").map(String::as_str),
+        Some("application/json"),
+        "{body}"
+    );
 }
 
 /// The test configuration: a temporary database, private webhook targets allowed, no demo.
@@ -175,22 +211,31 @@ impl Drop for TestApp {
     }
 }
 
-fn to_resp(r: ureq::Response) -> Resp {
-    let status = r.status();
-    let headers = r
-        .headers_names()
-        .into_iter()
-        .map(|n| {
-            let v = r.header(&n).unwrap_or_default().to_string();
-            (n.to_ascii_lowercase(), v)
-        })
-        .collect();
-    let text = r.into_string().expect("body");
-    let body = serde_json::from_str(&text).unwrap_or_else(|_| panic!("body is not JSON: {text}"));
-    Resp {
-        status,
-        headers,
-        body,
+impl Resp {
+    /// The answer a ureq call got, whatever its status; panics, naming `what` was sent, when
+    /// none came.
+    pub fn from_ureq(result: Result<ureq::Response, ureq::Error>, what: &str) -> Resp {
+        let r = match result {
+            Ok(r) | Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => panic!("{what}: {e}"),
+        };
+        let status = r.status();
+        let headers = r
+            .headers_names()
+            .into_iter()
+            .map(|n| {
+                let v = r.header(&n).unwrap_or_default().to_string();
+                (n.to_ascii_lowercase(), v)
+            })
+            .collect();
+        let text = r.into_string().expect("body");
+        let body =
+            serde_json::from_str(&text).unwrap_or_else(|_| panic!("body is not JSON: {text}"));
+        Resp {
+            status,
+            headers,
+            body,
+        }
     }
 }
 
@@ -255,22 +300,10 @@ impl RawResp {
             .unwrap_or_else(|_| panic!("answer {} is not JSON: {:?}", self.status, self.body))
     }
 
-    /// Checks the answer is the spec's failure envelope with `code`, its `request_id` equal to
-    /// the `X-Request-Id` header.
+    /// Checks the answer is the spec's failure envelope with `status` and `code`.
+    #[track_caller]
     pub fn assert_error(&self, status: u16, code: &str) {
-        assert_eq!(self.status, status, "{}", self.body);
-        let body = self.json();
-        assert_eq!(body["success"], false, "{body}");
-        assert_eq!(body["code"], code, "{body}");
-        assert_eq!(
-            body["request_id"].as_str(),
-            self.headers.get("x-request-id").map(String::as_str),
-            "{body}"
-        );
-        assert_eq!(
-            self.headers.get("content-type").map(String::as_str),
-            Some("application/json")
-        );
+        assert_error_envelope(self.status, &self.headers, &self.json(), status, code);
     }
 }
 
@@ -400,11 +433,7 @@ impl TestApp {
                 .send_string(&b.to_string()),
             None => req.call(),
         };
-        match result {
-            Ok(r) => to_resp(r),
-            Err(ureq::Error::Status(_, r)) => to_resp(r),
-            Err(e) => panic!("{method} {path}: {e}"),
-        }
+        Resp::from_ureq(result, &format!("{method} {path}"))
     }
 
     /// A write that must answer `status` with a success envelope; returns the body.
@@ -423,7 +452,9 @@ impl TestApp {
         r.body
     }
 
-    /// A write that must fail with `status` and `code`; returns the body.
+    /// A write that must fail with `status` and `code`, in the spec's envelope; returns the
+    /// body.
+    #[track_caller]
     pub fn write_err(
         &self,
         method: &str,
@@ -435,9 +466,7 @@ impl TestApp {
     ) -> Value {
         let idem = uuid::Uuid::new_v4().to_string();
         let r = self.send(method, path, key, body, &[("Idempotency-Key", &idem)]);
-        assert_eq!(r.status, status, "{method} {path}: {}", r.body);
-        assert_eq!(r.body["code"], code, "{}", r.body);
-        assert_eq!(r.body["request_id"].as_str(), r.header("x-request-id"));
+        r.assert_error(status, code);
         r.body
     }
 
@@ -493,7 +522,8 @@ impl TestApp {
         r.body
     }
 
-    /// A call that must fail with `status` and `code`, in the spec's envelope.
+    /// A call that must fail with `status` and `code`, in the spec's envelope; returns the body.
+    #[track_caller]
     pub fn expect_err(
         &self,
         method: &str,
@@ -503,18 +533,11 @@ impl TestApp {
         code: &str,
     ) -> Value {
         let r = self.call(method, path, key);
-        assert_eq!(r.status, status, "{method} {path}: {}", r.body);
-        assert_eq!(r.body["success"], false);
-        assert_eq!(r.body["code"], code, "{}", r.body);
-        assert!(r.body["error"].as_str().is_some_and(|e| !e.is_empty()));
-        assert_eq!(
-            r.body["request_id"].as_str(),
-            r.header("x-request-id"),
-            "request_id matches the header"
-        );
+        r.assert_error(status, code);
         r.body
     }
 
+    #[track_caller]
     pub fn get_err(&self, path: &str, key: &str, status: u16, code: &str) -> Value {
         self.expect_err("GET", path, Some(key), status, code)
     }

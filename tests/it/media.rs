@@ -21,21 +21,11 @@ fn multipart(field: &str, filename: &str, content: &[u8]) -> (String, Vec<u8>) {
 }
 
 fn upload(app: &TestApp, key: &str, query: &str, content_type: &str, body: &[u8]) -> Resp {
-    let r = ureq::post(&format!("{}/media{query}", app.base))
+    let sent = ureq::post(&format!("{}/media{query}", app.base))
         .set("X-API-Key", key)
         .set("Content-Type", content_type)
         .send_bytes(body);
-    let resp = match r {
-        Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => panic!("upload: {e}"),
-    };
-    let status = resp.status();
-    Resp {
-        status,
-        headers: Default::default(),
-        body: serde_json::from_str(&resp.into_string().unwrap()).unwrap(),
-    }
+    Resp::from_ureq(sent, "upload")
 }
 
 #[test]
@@ -76,19 +66,11 @@ fn content_that_is_not_an_accepted_type_is_unsupported_media() {
     let (_, _, key) = app.manager();
     let (ct, pdf) = multipart("file", "looks-like.png", b"%PDF-1.7 not an image");
     let r = upload(&app, &key, "", &ct, &pdf);
-    assert_eq!(
-        (r.status, r.body["code"].as_str(), r.body["param"].as_str()),
-        (400, Some("UNSUPPORTED_MEDIA"), Some("file"))
-    );
+    r.assert_error(400, "UNSUPPORTED_MEDIA");
+    assert_eq!(r.body["param"], "file");
     let (ct, wrong_field) = multipart("upload", "a.png", PNG);
-    assert_eq!(
-        upload(&app, &key, "", &ct, &wrong_field).body["code"],
-        "UNSUPPORTED_MEDIA"
-    );
-    assert_eq!(
-        upload(&app, &key, "", "application/json", b"{}").body["code"],
-        "UNSUPPORTED_MEDIA"
-    );
+    upload(&app, &key, "", &ct, &wrong_field).assert_error(400, "UNSUPPORTED_MEDIA");
+    upload(&app, &key, "", "application/json", b"{}").assert_error(400, "UNSUPPORTED_MEDIA");
     for (name, bytes) in [
         ("a.jpg", &b"\xFF\xD8\xFF\xE0jpeg"[..]),
         ("a.gif", &b"GIF89a...."[..]),
@@ -108,10 +90,7 @@ fn a_file_over_10_mb_is_refused() {
     big.resize(10 * 1024 * 1024 + 1, 0);
     let (ct, body) = multipart("file", "big.png", &big);
     let r = upload(&app, &key, "", &ct, &body);
-    assert_eq!(
-        (r.status, r.body["code"].as_str()),
-        (413, Some("FILE_TOO_LARGE"))
-    );
+    r.assert_error(413, "FILE_TOO_LARGE");
     big.truncate(10 * 1024 * 1024);
     let (ct, body) = multipart("file", "max.png", &big);
     assert_eq!(
@@ -161,8 +140,7 @@ fn a_token_works_only_in_its_own_cabinet() {
         ..Default::default()
     });
     let (ct, body) = multipart("file", "a.png", PNG);
-    let r = upload(&app, &key, "", &ct, &body);
-    assert_eq!(r.body["code"], "ACCOUNT_ID_REQUIRED");
+    upload(&app, &key, "", &ct, &body).assert_error(400, "ACCOUNT_ID_REQUIRED");
     let token = upload(&app, &key, &format!("?account_id={a}"), &ct, &body).body["data"]["media"]
         .as_str()
         .unwrap()
@@ -178,8 +156,5 @@ fn a_token_works_only_in_its_own_cabinet() {
     );
     assert_eq!(err["param"], "media");
     let (_, _, read_only) = app.owner_with_cabinet("pro");
-    assert_eq!(
-        upload(&app, &read_only, "", &ct, &body).body["code"],
-        "READ_ONLY_KEY"
-    );
+    upload(&app, &read_only, "", &ct, &body).assert_error(403, "READ_ONLY_KEY");
 }

@@ -168,10 +168,7 @@ fn a_shared_ref_attributes_to_every_campaign_and_an_unknown_one_is_404() {
         &key,
         json!({ "ref": "nobody", "event": "lead", "txid": "s2" }),
     );
-    assert_eq!(
-        (r.status, r.body["code"].as_str()),
-        (404, Some("REF_NOT_FOUND"))
-    );
+    r.assert_error(404, "REF_NOT_FOUND");
     let total: usize = app.get_ok("/conversions", &key)["data"]
         .as_array()
         .unwrap()
@@ -197,10 +194,7 @@ fn a_ref_in_two_reachable_cabinets_needs_account_id() {
         &key,
         json!({ "ref": "dup", "event": "lead", "txid": "d1" }),
     );
-    assert_eq!(
-        (r.status, r.body["code"].as_str()),
-        (409, Some("AMBIGUOUS_REF"))
-    );
+    r.assert_error(409, "AMBIGUOUS_REF");
     let chosen = post_ok(
         &app,
         &key,
@@ -223,10 +217,7 @@ fn keys_need_receive_postbacks() {
         &plain,
         json!({ "ref": "k1", "event": "lead", "txid": "1" }),
     );
-    assert_eq!(
-        (r.status, r.body["code"].as_str()),
-        (403, Some("INGEST_DISABLED"))
-    );
+    r.assert_error(403, "INGEST_DISABLED");
 }
 
 #[test]
@@ -264,10 +255,7 @@ fn the_tracker_url_takes_query_aliases_reads_nothing_and_rotation_ends_it() {
         &format!("/ingest/{token}?ref=trk&event=lead&txid=2"),
         None,
     );
-    assert_eq!(
-        (old.status, old.body["code"].as_str()),
-        (401, Some("TOKEN_INVALID"))
-    );
+    old.assert_error(401, "TOKEN_INVALID");
 }
 
 #[test]
@@ -362,10 +350,7 @@ fn the_budget_is_charged_per_event_with_a_burst_reserve() {
         &key,
         json!({ "ref": "rl", "event": "lead", "txid": "x" }),
     );
-    assert_eq!(
-        (refused.status, refused.body["code"].as_str()),
-        (429, Some("RATE_LIMITED"))
-    );
+    refused.assert_error(429, "RATE_LIMITED");
     assert!(refused.header("retry-after").is_some());
     let reads = app.get("/campaigns", &key);
     assert_eq!(reads.status, 200, "reads have their own budget");

@@ -17,8 +17,7 @@ fn reads_beyond_the_budget_are_rate_limited_with_headers() {
         .iter()
         .all(|r| r.header("x-ratelimit-limit") == Some("3")));
     let limited = &answers[3];
-    assert_eq!(limited.status, 429);
-    assert_eq!(limited.body["code"], "RATE_LIMITED");
+    limited.assert_error(429, "RATE_LIMITED");
     let retry: u64 = limited.header("retry-after").unwrap().parse().unwrap();
     assert!((1..=60).contains(&retry));
     let reset: u64 = limited

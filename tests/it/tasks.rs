@@ -277,12 +277,7 @@ fn create_fields_are_checked_with_their_exact_param() {
     ];
     for (body, param) in cases {
         let r = post(&app, &key, "/campaigns", &body);
-        assert_eq!(
-            (r.status, r.body["code"].as_str()),
-            (400, Some("VALIDATION_ERROR")),
-            "{param}: {}",
-            r.body
-        );
+        r.assert_error(400, "VALIDATION_ERROR");
         assert_eq!(r.body["param"], param, "{}", r.body);
     }
     assert_eq!(
@@ -299,7 +294,7 @@ fn the_same_idempotency_key_queues_one_task() {
     let (_, _, key) = app.manager();
     let body = channel("Once");
     let missing = app.send("POST", "/campaigns", &key, Some(&body), &[]);
-    assert_eq!(missing.body["code"], "IDEMPOTENCY_KEY_REQUIRED");
+    missing.assert_error(400, "IDEMPOTENCY_KEY_REQUIRED");
     let answers: Vec<Resp> = std::thread::scope(|s| {
         let hs: Vec<_> = (0..6)
             .map(|_| {
@@ -370,14 +365,8 @@ fn an_empty_balance_pauses_the_task_until_resumed_from_the_panel() {
         queue(&app, &key, "/campaigns", &channel(&format!("waiting {n}")));
     }
     let full = post(&app, &key, "/campaigns", &channel("sixth"));
-    assert_eq!(
-        (
-            full.status,
-            full.body["code"].as_str(),
-            full.body["limit"].as_i64()
-        ),
-        (429, Some("QUEUE_FULL"), Some(5))
-    );
+    full.assert_error(429, "QUEUE_FULL");
+    assert_eq!(full.body["limit"], 5);
     assert!(full.header("retry-after").is_some());
     panel::cabinet_set(
         &app.services,
@@ -515,10 +504,7 @@ fn bulk_refuses_unknown_ids_with_nothing_queued() {
         "/campaigns/bulk",
         &json!({ "action": "pause", "ad_ids": [a, 99, 98] }),
     );
-    assert_eq!(
-        (r.status, r.body["code"].as_str()),
-        (400, Some("UNKNOWN_AD_IDS"))
-    );
+    r.assert_error(400, "UNKNOWN_AD_IDS");
     assert_eq!(r.body["missing"], json!([99, 98]));
     assert_eq!(count(&app, "SELECT COUNT(*) FROM tasks"), 0);
     for (body, param) in [

@@ -1,7 +1,7 @@
 //! The writes answered at once: PATCH, pause, resume, budget and DELETE, with the transition
 //! table, the platform's refusals, money moved exactly, history and status-change records.
 
-use crate::helpers::{in_one_rate_window, printed, spawn_app, spawn_app_with, Camp, TestApp};
+use crate::helpers::{in_one_rate_window, printed, spawn_app, spawn_app_with, Camp, Resp, TestApp};
 use adcab::panel::Subscription;
 use adcab::panel::TeamAccess;
 use adcab::panel::{self, CabinetChange, NewKey};
@@ -279,14 +279,9 @@ fn patch_validates_every_field_with_its_param() {
     let raw = ureq::request("PATCH", &format!("{}{path}", app.base))
         .set("X-API-Key", &key)
         .send_string("{\"text\": ");
-    let Err(ureq::Error::Status(400, resp)) = raw else {
-        panic!("malformed JSON must be a 400")
-    };
-    let body: Value = serde_json::from_str(&resp.into_string().unwrap()).unwrap();
-    assert_eq!(
-        (body["code"].as_str(), body["param"].as_str()),
-        (Some("VALIDATION_ERROR"), Some("body"))
-    );
+    let malformed = Resp::from_ureq(raw, "PATCH with malformed JSON");
+    malformed.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(malformed.body["param"], "body");
 }
 
 #[test]
