@@ -1,0 +1,17 @@
+//! Test harness: `spawn_app` (server on port 0, temporary database), a typed HTTP client whose
+//! calls state the status they expect, fixtures built through the panel, and an in-process
+//! webhook receiver that records headers and raw bodies; one file each, all used from here.
+
+mod app;
+mod client;
+mod fixtures;
+mod raw;
+mod receiver;
+mod wait;
+
+pub use app::{spawn_app, spawn_app_with, TestApp};
+pub use client::Resp;
+pub use fixtures::{printed, Camp};
+pub use raw::{read_answer, read_head, RawResp};
+pub use receiver::{Received, Receiver};
+pub use wait::{in_one_rate_window, poll, wait_for};

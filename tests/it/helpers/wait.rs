@@ -1,0 +1,47 @@
+//! Owns waiting on what a test cannot drive from its own thread: one polling loop with a
+//! deadline, and batches kept inside one rate-limit window.
+
+use std::time::{Duration, Instant};
+
+use super::Resp;
+
+/// Polls `probe` every 20 ms until it gives a value and returns it, or `None` once `within`
+/// has passed: the one loop for waiting on what a test cannot drive itself (the server's
+/// background work, another process, a connection, the wall clock).
+pub fn poll<T>(within: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(found) = probe() {
+            return Some(found);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// [`poll`] that fails the test, naming `what` it waited for, when `within` passes first.
+#[track_caller]
+pub fn wait_for<T>(within: Duration, what: &str, probe: impl FnMut() -> Option<T>) -> T {
+    match poll(within, probe) {
+        Some(found) => found,
+        None => panic!("waited {within:?} for {what}"),
+    }
+}
+
+/// Runs `batch` until all its answers fall in one rate-limit window (the same
+/// `X-RateLimit-Reset`), retrying when a minute boundary falls between them; returns them.
+pub fn in_one_rate_window(mut batch: impl FnMut() -> Vec<Resp>) -> Vec<Resp> {
+    wait_for(
+        Duration::from_secs(180),
+        "requests inside one rate-limit window",
+        || {
+            let answers = batch();
+            let same = answers
+                .windows(2)
+                .all(|w| w[0].header("x-ratelimit-reset") == w[1].header("x-ratelimit-reset"));
+            same.then_some(answers)
+        },
+    )
+}

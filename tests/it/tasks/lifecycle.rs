@@ -1,0 +1,201 @@
+//! Owns a task's life in the queue: pause on an empty balance and resume, cancel, who may
+//! read a task, an item repeated after a crash acting once, the cap on stored errors.
+
+use adcab::store::StoreError;
+
+use super::{channel, count, post, queue, settle};
+use crate::helpers::{printed, spawn_app, Camp};
+use adcab::panel::{self, CabinetChange, NewKey};
+use serde_json::json;
+
+#[test]
+fn an_empty_balance_pauses_the_task_until_resumed_from_the_panel() {
+    let app = spawn_app();
+    let user = app.user("pro");
+    let cabinet = app.cabinet(user, "euro", "15");
+    let key = app.key_with(NewKey {
+        user,
+        manage: true,
+        ..NewKey::default()
+    });
+    let id = queue(
+        &app,
+        &key,
+        "/campaigns",
+        &json!({ "campaigns": [channel("1"), channel("2"), channel("3")] }),
+    );
+    let task = settle(&app, &key, id);
+    assert_eq!(task["status"], "paused");
+    assert!(task["paused_reason"].as_str().unwrap().contains("balance"));
+    assert_eq!(task["progress"], 1);
+    // A paused create holds its lane: five more queue, the sixth is refused.
+    for n in 0..5 {
+        queue(&app, &key, "/campaigns", &channel(&format!("waiting {n}")));
+    }
+    let full = post(&app, &key, "/campaigns", &channel("sixth"));
+    full.assert_error(429, "QUEUE_FULL");
+    assert_eq!(full.body["limit"], 5);
+    assert!(full.header("retry-after").is_some());
+    panel::cabinet_set(
+        &app.services,
+        cabinet,
+        &CabinetChange {
+            balance: Some("100".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        printed(panel::task_resume(&app.services, id).unwrap())["status"],
+        "pending"
+    );
+    let done = settle(&app, &key, id);
+    assert_eq!(
+        (done["status"].as_str(), done["ad_ids"].clone()),
+        (Some("completed"), json!([1, 2, 3]))
+    );
+    let made = format!("SELECT COUNT(*) FROM sim_ads WHERE account_id = {cabinet} AND client_ref LIKE 'task:{id}:%'");
+    assert_eq!(
+        count(&app, &made),
+        3,
+        "each of the task's campaigns created once"
+    );
+    assert!(
+        panel::task_resume(&app.services, id).is_err(),
+        "only a paused task resumes"
+    );
+}
+
+#[test]
+fn a_task_can_be_cancelled_from_the_panel() {
+    let app = spawn_app();
+    let user = app.user("pro");
+    app.cabinet(user, "euro", "0");
+    let key = app.key_with(NewKey {
+        user,
+        manage: true,
+        ..NewKey::default()
+    });
+    let id = queue(&app, &key, "/campaigns", &channel("Unfunded"));
+    assert_eq!(settle(&app, &key, id)["status"], "paused");
+    assert_eq!(
+        printed(panel::task_cancel(&app.services, id).unwrap()),
+        json!({ "id": id, "status": "cancelled" })
+    );
+    let task = app.get_ok(&format!("/tasks/{id}"), &key)["data"].clone();
+    assert_eq!(task["status"], "cancelled");
+    assert!(task["completed_at"].is_string());
+    assert!(panel::task_cancel(&app.services, id).is_err());
+}
+
+#[test]
+fn tasks_are_read_by_any_key_of_their_owner_only() {
+    let app = spawn_app();
+    let (user, _, key) = app.manager();
+    let id = queue(&app, &key, "/campaigns", &channel("Mine"));
+    let second = app.key(user);
+    assert_eq!(
+        app.get_ok(&format!("/tasks/{id}"), &second)["data"]["id"],
+        id
+    );
+    let (_, _, stranger) = app.owner_with_cabinet("pro");
+    app.get_err(&format!("/tasks/{id}"), &stranger, 404, "TASK_NOT_FOUND");
+    app.get_err("/tasks/999", &key, 404, "TASK_NOT_FOUND");
+    app.get_err("/tasks/x", &key, 400, "VALIDATION_ERROR");
+}
+
+#[test]
+fn a_create_repeated_after_a_crash_makes_one_campaign() {
+    let app = spawn_app();
+    let user = app.user("pro");
+    let cabinet = app.cabinet(user, "euro", "0");
+    let key = app.key_with(NewKey {
+        user,
+        manage: true,
+        ..NewKey::default()
+    });
+    // A paused task holds the lane, so the next task waits while the "crash" is staged.
+    let blocker = queue(&app, &key, "/campaigns", &channel("Blocker"));
+    assert_eq!(settle(&app, &key, blocker)["status"], "paused");
+    let id = queue(
+        &app,
+        &key,
+        "/campaigns",
+        &json!({ "campaigns": [channel("One"), channel("Two")] }),
+    );
+    panel::cabinet_set(
+        &app.services,
+        cabinet,
+        &CabinetChange {
+            balance: Some("100".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    // The worker created item 0 on the platform, then the process died before recording it.
+    let mut draft: adcab::platform::AdDraft = app
+        .services
+        .db
+        .read_blocking(move |c| {
+            Ok::<_, StoreError>(
+                adcab::store::tasks::get(c, id)?.unwrap().payload["campaigns"][0].clone(),
+            )
+        })
+        .map(|v| serde_json::from_value(v).unwrap())
+        .unwrap();
+    draft.client_ref = Some(format!("task:{id}:0"));
+    let early = app.services.platform.create_ad(cabinet, &draft).unwrap();
+    let app = app.restart();
+    panel::task_cancel(&app.services, blocker).unwrap();
+    let task = settle(&app, &key, id);
+    assert_eq!(task["status"], "completed");
+    assert_eq!(task["ad_ids"], json!([early.ad_id, early.ad_id + 1]));
+    assert_eq!(
+        count(
+            &app,
+            &format!("SELECT COUNT(*) FROM sim_ads WHERE account_id = {cabinet}")
+        ),
+        2
+    );
+    assert_eq!(
+        count(
+            &app,
+            &format!("SELECT COUNT(*) FROM campaigns WHERE account_id = {cabinet}")
+        ),
+        2
+    );
+    assert_eq!(
+        count(
+            &app,
+            &format!("SELECT balance_micros FROM sim_accounts WHERE id = {cabinet}")
+        ),
+        80_000_000,
+        "charged once each"
+    );
+}
+
+#[test]
+fn a_task_keeps_at_most_50_errors_but_counts_every_failure() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    let ads: Vec<i64> = (0..60)
+        .map(|_| app.campaign(cabinet, Camp::channel("Many", "https://t.me/alpha_chan")))
+        .collect();
+    let task = settle(
+        &app,
+        &key,
+        queue(
+            &app,
+            &key,
+            "/campaigns/bulk",
+            &json!({ "action": "set_cpm", "cpm": "0.10", "ad_ids": ads }),
+        ),
+    );
+    assert_eq!(
+        (task["failed"].as_i64(), task["succeeded"].as_i64()),
+        (Some(60), Some(0))
+    );
+    assert_eq!(task["errors"].as_array().unwrap().len(), 50);
+    assert_eq!(task["progress"], 60);
+    assert_eq!(task["ad_ids"], json!([]));
+}
