@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use parking_lot::Mutex;
+
 use crate::config::{Config, PlatformKind};
 use crate::db::{Db, Open};
 use crate::platform::sim::Simulator;
@@ -16,6 +18,9 @@ pub struct Services {
     pub platform: Arc<dyn Platform>,
     /// The simulator, when it is the configured platform (the `sim` commands need it).
     pub sim: Option<Arc<Simulator>>,
+    /// Held through each task step ([`crate::worker::run_one`]): a step picks the first item
+    /// not yet done, so two at once would run the same item.
+    pub task_step: Arc<Mutex<()>>,
 }
 
 impl Services {
@@ -34,6 +39,7 @@ impl Services {
             db,
             platform,
             sim,
+            task_step: Arc::new(Mutex::new(())),
         })
     }
 }

@@ -53,8 +53,11 @@ pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receive
     }
 }
 
-/// Does one unit of work: one item of the next runnable task. Blocking.
+/// Does one unit of work: one item of the next runnable task. Blocking. One step runs at a
+/// time per [`Services`], so it may be called from anywhere beside the worker loop (a test
+/// driving tasks to their end).
 pub fn run_one(s: &Services) -> Result<Step, StoreError> {
+    let _step = s.task_step.lock();
     let claimed = s.db.write_blocking(|tx| {
         let Some(id) = tasks::next_runnable(tx)? else {
             return Ok(None);

@@ -53,7 +53,7 @@ fn an_unreadable_row_is_an_internal_error_never_a_default() {
             })
             .unwrap()
     };
-    app.wait_for_tasks();
+    app.run_tasks();
     for id in [71, 72] {
         let (status, error, succeeded) = stored(id);
         assert_eq!(status, "failed");
@@ -105,7 +105,7 @@ fn a_bulk_delete_resumed_after_a_crash_finishes_without_refusals() {
     let blocker = post(&app, &key, "/campaigns/bulk", &blocker, "blocker-1").body["data"]["id"]
         .as_i64()
         .unwrap();
-    app.wait_for_tasks();
+    app.run_tasks();
     assert_eq!(
         app.get_ok(&format!("/tasks/{blocker}"), &key)["data"]["status"],
         "paused"
@@ -121,7 +121,7 @@ fn a_bulk_delete_resumed_after_a_crash_finishes_without_refusals() {
         .unwrap();
     let app = app.restart();
     panel::task_cancel(&app.services, blocker).unwrap();
-    app.wait_for_tasks();
+    app.run_tasks();
     let done = app.get_ok(&format!("/tasks/{task}"), &key)["data"].clone();
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(

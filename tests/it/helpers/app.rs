@@ -8,6 +8,7 @@ use super::wait_for;
 use adcab::config::Config;
 use adcab::panel;
 use adcab::store::StoreError;
+use adcab::worker::Step;
 use adcab::{clock, Services};
 use tempfile::TempDir;
 
@@ -95,23 +96,16 @@ impl TestApp {
         });
     }
 
-    /// Waits (real time, polling) until the server's task worker has nothing runnable left,
-    /// which is when `worker::run_one` reports `Empty`: every queued task has completed,
-    /// failed or paused, or waits behind a paused one. The test cannot call `run_one` itself:
-    /// the server's own worker runs beside it, and two workers take the same item.
-    pub fn wait_for_tasks(&self) {
-        wait_for(
-            Duration::from_secs(20),
-            "the task worker to be idle",
-            || {
-                let next = self
-                    .services
-                    .db
-                    .read_blocking(adcab::store::tasks::next_runnable)
-                    .unwrap();
-                next.is_none().then_some(())
-            },
-        );
+    /// Drives the task worker from the test: `worker::run_one` until it reports `Empty`, when
+    /// every queued task has completed, failed or paused, or waits behind a paused one. The
+    /// server's own worker runs beside it; steps take turns, so none runs an item twice.
+    pub fn run_tasks(&self) {
+        for _ in 0..10_000 {
+            if adcab::worker::run_one(&self.services).unwrap() == Step::Empty {
+                return;
+            }
+        }
+        panic!("the task worker never ran out of work");
     }
 
     /// The service clock's time.

@@ -1,12 +1,13 @@
 //! Owns a task's life in the queue: pause on an empty balance and resume, cancel, who may
-//! read a task, an item repeated after a crash acting once, the cap on stored errors.
+//! read a task, an item repeated after a crash acting once, the cap on stored errors, steps
+//! driven from several threads at once.
 
 use adcab::store::StoreError;
 
 use super::{channel, count, post, queue, settle};
 use crate::helpers::{printed, spawn_app, Camp};
 use adcab::panel::{self, CabinetChange, NewKey};
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[test]
 fn an_empty_balance_pauses_the_task_until_resumed_from_the_panel() {
@@ -198,4 +199,28 @@ fn a_task_keeps_at_most_50_errors_but_counts_every_failure() {
     assert_eq!(task["errors"].as_array().unwrap().len(), 50);
     assert_eq!(task["progress"], 60);
     assert_eq!(task["ad_ids"], json!([]));
+}
+
+#[test]
+fn task_steps_driven_from_several_threads_run_each_item_once() {
+    let app = spawn_app();
+    let (_, _, key) = app.manager();
+    let campaigns: Vec<Value> = (0..12).map(|i| channel(&format!("C{i}"))).collect();
+    let id = queue(&app, &key, "/campaigns", &json!({ "campaigns": campaigns }));
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| app.run_tasks());
+        }
+    });
+    let task = settle(&app, &key, id);
+    assert_eq!(
+        (
+            task["status"].as_str(),
+            task["progress"].as_i64(),
+            task["succeeded"].as_i64()
+        ),
+        (Some("completed"), Some(12), Some(12))
+    );
+    assert_eq!(task["ad_ids"], json!((1..=12).collect::<Vec<i64>>()));
+    assert_eq!(count(&app, "SELECT COUNT(*) FROM campaigns"), 12);
 }

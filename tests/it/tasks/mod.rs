@@ -8,9 +8,8 @@ mod create;
 mod lifecycle;
 
 use adcab::store::StoreError;
-use std::time::Duration;
 
-use crate::helpers::{wait_for, Resp, TestApp};
+use crate::helpers::{Resp, TestApp};
 use serde_json::{json, Value};
 
 fn channel(title: &str) -> Value {
@@ -41,23 +40,28 @@ fn queue(app: &TestApp, key: &str, path: &str, body: &Value) -> i64 {
 /// Reads the task until it is no longer pending or running (`Retry-After: 2` until then, none
 /// after) and returns it.
 fn settle(app: &TestApp, key: &str, id: i64) -> Value {
-    wait_for(
-        Duration::from_secs(20),
-        &format!("task {id} to settle"),
-        || {
-            let r = app.get(&format!("/tasks/{id}"), key);
-            assert_eq!(r.status, 200, "{}", r.body);
-            let status = r.body["data"]["status"].as_str().unwrap();
-            if status == "pending" || status == "running" {
-                assert_eq!(r.header("retry-after"), Some("2"));
-                return None;
-            }
-            assert!(
-                r.header("retry-after").is_none(),
-                "no Retry-After once settled"
-            );
-            Some(r.body["data"].clone())
-        },
+    let path = format!("/tasks/{id}");
+    let first = app.get(&path, key);
+    assert_eq!(first.status, 200, "{}", first.body);
+    if underway(&first) {
+        assert_eq!(first.header("retry-after"), Some("2"));
+    }
+    app.run_tasks();
+    let settled = app.get(&path, key);
+    assert_eq!(settled.status, 200, "{}", settled.body);
+    assert!(!underway(&settled), "task {id} settles: {}", settled.body);
+    assert!(
+        settled.header("retry-after").is_none(),
+        "no Retry-After once settled"
+    );
+    settled.body["data"].clone()
+}
+
+/// The task read is pending or running.
+fn underway(r: &Resp) -> bool {
+    matches!(
+        r.body["data"]["status"].as_str(),
+        Some("pending" | "running")
     )
 }
 
