@@ -76,11 +76,11 @@ where
         key,
     };
     let fingerprint = fingerprint(method, path, ctx);
-    let c = claim.clone();
+    let (c, request_id) = (claim.clone(), ctx.request_id.clone());
     let found = state
         .services
         .db
-        .write(move |tx| claim_key(tx, &c, &fingerprint))
+        .write(move |tx| claim_key(tx, &c, &fingerprint, &request_id))
         .await
         .map_err(|e| {
             tracing::error!(error = %e, "idempotency store unavailable");
@@ -165,7 +165,12 @@ impl Drop for Unfinished {
     }
 }
 
-fn claim_key(conn: &Connection, claim: &Claim, fingerprint: &str) -> Result<Found, ApiError> {
+fn claim_key(
+    conn: &Connection,
+    claim: &Claim,
+    fingerprint: &str,
+    request_id: &str,
+) -> Result<Found, ApiError> {
     let now = clock::now(conn)?;
     if let Some(record) = store::get(conn, claim.holder, &claim.key)? {
         let created = clock::parse_iso(&record.created_at).ok_or_else(|| {
@@ -182,7 +187,7 @@ fn claim_key(conn: &Connection, claim: &Claim, fingerprint: &str) -> Result<Foun
             if record.fingerprint != fingerprint {
                 return Ok(Found::Reused);
             }
-            return Ok(Found::Replay(replay(&record)?));
+            return Ok(Found::Replay(replay(&record, request_id)?));
         }
         store::forget(conn, claim.holder, &claim.key)?;
     }
@@ -214,10 +219,15 @@ fn stored(reply: &Reply) -> Value {
     json!({ "body": body, "headers": reply.headers })
 }
 
-fn replay(record: &store::Record) -> Result<Reply, ApiError> {
+/// The stored answer again; a failure's `request_id` becomes this request's, as the envelope
+/// always matches its `X-Request-Id`.
+fn replay(record: &store::Record, request_id: &str) -> Result<Reply, ApiError> {
     let text = record.response.as_deref().unwrap_or("{}");
-    let stored: Value = serde_json::from_str(text)
+    let mut stored: Value = serde_json::from_str(text)
         .map_err(|e| ApiError::internal(format!("stored answer: {e}")))?;
+    if let Some(id) = stored["body"].get_mut("request_id") {
+        *id = Value::from(request_id);
+    }
     let status = record
         .status
         .and_then(|s| hyper::StatusCode::from_u16(s).ok())

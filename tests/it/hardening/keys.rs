@@ -52,13 +52,8 @@ fn a_panic_in_a_request_is_a_500_that_leaves_no_key_running() {
         let r = post(&app, &key, &path, &add, "panic-key-1");
         (r.body["code"] != "IDEMPOTENCY_IN_PROGRESS").then_some(r)
     });
-    // A replay is the stored answer: its request_id is the first request's, not this one's
-    // X-Request-Id, so `assert_error` does not apply.
-    assert_eq!(
-        (replay.status, &replay.body["code"]),
-        (500, &json!("INTERNAL_ERROR")),
-        "a 5xx is replayed"
-    );
+    // A 5xx is replayed, under the replaying request's id.
+    replay.assert_error(500, "INTERNAL_ERROR");
     assert_eq!(
         app.get_ok("/account/info", &key)["success"],
         true,
