@@ -3,8 +3,8 @@
 
 use rusqlite::{params, Connection, Row};
 
-use super::optional;
 use super::StoreError;
+use super::{optional, unreadable};
 use crate::domain::access::Access;
 use crate::domain::money::{CabinetType, Money};
 
@@ -79,11 +79,10 @@ pub fn insert(conn: &Connection, c: &Cabinet, now: &str) -> Result<(), StoreErro
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Option<Cabinet>, StoreError> {
-    optional(conn.query_row(
-        &format!("SELECT {COLUMNS} FROM cabinets c WHERE c.id = ?1"),
-        [id],
-        from_row,
-    ))
+    optional(
+        conn.prepare_cached(&format!("SELECT {COLUMNS} FROM cabinets c WHERE c.id = ?1"))?
+            .query_row([id], from_row),
+    )
 }
 
 /// Cabinets the hourly sync reads: active ones whose platform session is valid.
@@ -117,7 +116,7 @@ pub fn reachable_by(conn: &Connection, user: i64) -> Result<Vec<Reachable>, Stor
         let access: String = r.get("access")?;
         Ok(Reachable {
             cabinet: from_row(r)?,
-            access: Access::parse(&access).unwrap_or(Access::Viewer),
+            access: Access::parse(&access).ok_or_else(|| unreadable("cabinet access", &access))?,
             owner_subscription_active: r.get("owner_active")?,
         })
     })?;

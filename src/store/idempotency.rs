@@ -15,11 +15,12 @@ pub struct Record {
 }
 
 pub fn get(conn: &Connection, holder: i64, key: &str) -> Result<Option<Record>, StoreError> {
-    optional(conn.query_row(
-        "SELECT fingerprint, state, status, response, created_at FROM idempotency_keys
+    optional(
+        conn.prepare_cached(
+            "SELECT fingerprint, state, status, response, created_at FROM idempotency_keys
          WHERE holder_id = ?1 AND key = ?2",
-        params![holder, key],
-        |r| {
+        )?
+        .query_row(params![holder, key], |r| {
             Ok(Record {
                 fingerprint: r.get(0)?,
                 running: r.get::<_, String>(1)? == "running",
@@ -27,8 +28,8 @@ pub fn get(conn: &Connection, holder: i64, key: &str) -> Result<Option<Record>, 
                 response: r.get(3)?,
                 created_at: r.get(4)?,
             })
-        },
-    ))
+        }),
+    )
 }
 
 pub fn start(

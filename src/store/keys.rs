@@ -68,15 +68,17 @@ pub fn insert(conn: &Connection, k: &NewKey, now: &str) -> Result<i64, StoreErro
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Option<KeyRow>, StoreError> {
-    optional(conn.query_row("SELECT * FROM api_keys WHERE id = ?1", [id], from_row))
+    optional(
+        conn.prepare_cached("SELECT * FROM api_keys WHERE id = ?1")?
+            .query_row([id], from_row),
+    )
 }
 
 pub fn find_by_hash(conn: &Connection, hash: &str) -> Result<Option<KeyRow>, StoreError> {
-    optional(conn.query_row(
-        "SELECT * FROM api_keys WHERE key_hash = ?1",
-        [hash],
-        from_row,
-    ))
+    optional(
+        conn.prepare_cached("SELECT * FROM api_keys WHERE key_hash = ?1")?
+            .query_row([hash], from_row),
+    )
 }
 
 pub fn count_active(conn: &Connection, user: i64) -> Result<i64, StoreError> {
@@ -109,8 +111,9 @@ pub fn with_webhook(conn: &Connection) -> Result<Vec<KeyRow>, StoreError> {
 }
 
 pub fn scope_cabinets(conn: &Connection, key: i64) -> Result<Vec<i64>, StoreError> {
-    let mut stmt = conn
-        .prepare("SELECT cabinet_id FROM api_key_cabinets WHERE key_id = ?1 ORDER BY cabinet_id")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT cabinet_id FROM api_key_cabinets WHERE key_id = ?1 ORDER BY cabinet_id",
+    )?;
     let rows = stmt.query_map([key], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

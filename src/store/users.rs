@@ -34,7 +34,10 @@ pub fn insert(conn: &Connection, email: &str, plan: Plan, now: &str) -> Result<i
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Option<User>, StoreError> {
-    optional(conn.query_row("SELECT * FROM users WHERE id = ?1", [id], from_row))
+    optional(
+        conn.prepare_cached("SELECT * FROM users WHERE id = ?1")?
+            .query_row([id], from_row),
+    )
 }
 
 pub fn count(conn: &Connection) -> Result<i64, StoreError> {
