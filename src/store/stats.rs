@@ -59,8 +59,11 @@ pub fn record_hour(
         ])?;
     }
     conn.prepare_cached(
-        "INSERT OR REPLACE INTO stat_marks (account_id, ad_id, views, opens, clicks, actions, spent_micros)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO stat_marks (account_id, ad_id, views, opens, clicks, actions, spent_micros)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT (account_id, ad_id) DO UPDATE SET views = excluded.views,
+            opens = excluded.opens, clicks = excluded.clicks, actions = excluded.actions,
+            spent_micros = excluded.spent_micros",
     )?
     .execute(params![
         account,

@@ -297,7 +297,9 @@ pub fn apply_counters(conn: &Connection, account: i64, c: &AdCounters) -> Result
             opens = ?7, clicks = ?8, actions = ?9,
             status_changed_at = CASE WHEN status <> ?10 THEN ?11 ELSE status_changed_at END,
             status = ?10
-         WHERE account_id = ?1 AND ad_id = ?2",
+         WHERE account_id = ?1 AND ad_id = ?2
+           AND (active, budget_micros, spent_micros, views, opens, clicks, actions, status)
+               IS NOT (?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?
     .execute(params![
         account,
