@@ -446,30 +446,31 @@ fn print_demo(addr: &str, ws: &crate::demo::Workspace) {
     );
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::warn!(error = %e, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
+/// Resolves on SIGTERM or SIGINT (Ctrl-C). The handlers are installed when this is called,
+/// before the server answers anything: a signal that arrives once it answers always means a
+/// graceful stop, never the default (fatal) action.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{signal, Signal, SignalKind};
+    let listen = |kind: SignalKind, name: &str| match signal(kind) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot listen for {name}");
+            None
         }
     };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
+    let mut term = listen(SignalKind::terminate(), "SIGTERM");
+    let mut interrupt = listen(SignalKind::interrupt(), "SIGINT");
+    async move {
+        async fn received(s: &mut Option<Signal>) {
+            match s {
+                Some(s) => drop(s.recv().await),
+                None => std::future::pending().await,
             }
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = term => {}
+        tokio::select! {
+            _ = received(&mut term) => {}
+            _ = received(&mut interrupt) => {}
+        }
+        tracing::info!("shutting down: finishing in-flight requests");
     }
-    tracing::info!("shutting down: finishing in-flight requests");
 }
