@@ -7,7 +7,6 @@ mod access;
 mod account;
 mod campaigns;
 mod cli;
-mod crash;
 mod delivery;
 mod demo;
 mod errors;

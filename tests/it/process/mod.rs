@@ -3,6 +3,7 @@
 //! `serve` refuses and prints before it announces itself. This file holds the harness: the
 //! binary started with a config of its own, its /proc figures, and a plain API client.
 
+mod crash;
 mod startup;
 mod stress;
 
@@ -166,7 +167,22 @@ fn call(
     key: &str,
     body: Option<&Value>,
 ) -> Result<(u16, Option<String>, Value), String> {
-    let req = agent.request(method, url).set("X-API-Key", key);
+    call_with(agent, method, url, key, body, &[])
+}
+
+/// [`call`] with more request headers.
+fn call_with(
+    agent: &ureq::Agent,
+    method: &str,
+    url: &str,
+    key: &str,
+    body: Option<&Value>,
+    headers: &[(&str, &str)],
+) -> Result<(u16, Option<String>, Value), String> {
+    let req = headers.iter().fold(
+        agent.request(method, url).set("X-API-Key", key),
+        |req, (name, value)| req.set(name, value),
+    );
     let sent = match body {
         Some(b) => req
             .set("Content-Type", "application/json")
