@@ -6,7 +6,10 @@ mod list;
 
 pub use list::{list, DomainMode, ListFilter, Page, SortKey, OFFSET_DEPTH};
 
-use rusqlite::{params, Connection, Row};
+use std::sync::OnceLock;
+
+use rusqlite::types::Value as Sql;
+use rusqlite::{params, params_from_iter, Connection, Row};
 use serde_json::Value;
 
 use super::StoreError;
@@ -114,6 +117,69 @@ fn link_of(url: &str) -> Result<PromoteLink, StoreError> {
     PromoteLink::parse(url).map_err(|e| StoreError::Corrupt(format!("promote_url {url:?}: {e}")))
 }
 
+/// The columns a platform report sets, in the order of [`reported`]'s values. `status` is set
+/// apart: its change also moves `status_changed_at`.
+const REPORTED: [&str; 25] = [
+    "title",
+    "text",
+    "active",
+    "targeting",
+    "cpm_micros",
+    "budget_micros",
+    "spent_micros",
+    "daily_budget_micros",
+    "views",
+    "opens",
+    "clicks",
+    "actions",
+    "views_per_user",
+    "schedule",
+    "media_type",
+    "picture",
+    "button",
+    "website_name",
+    "media_token",
+    "promote_url",
+    "link_kind",
+    "tme_path",
+    "tme_username",
+    "promote_host",
+    "invite_link",
+];
+
+/// A snapshot's values of the [`REPORTED`] columns, in order.
+fn reported(snap: &AdSnapshot) -> Result<[Sql; REPORTED.len()], StoreError> {
+    let link = link_of(&snap.spec.promote_url)?;
+    let spec = &snap.spec;
+    Ok([
+        spec.title.clone().into(),
+        spec.text.clone().into(),
+        snap.active.into(),
+        spec.targeting.to_string().into(),
+        snap.cpm.micros().into(),
+        snap.budget.micros().into(),
+        snap.spent.micros().into(),
+        snap.daily_budget.map(Money::micros).into(),
+        snap.views.into(),
+        snap.opens.into(),
+        snap.clicks.into(),
+        snap.actions.into(),
+        spec.views_per_user.into(),
+        snap.schedule.as_ref().map(Value::to_string).into(),
+        spec.media_type.clone().into(),
+        spec.picture.into(),
+        spec.button.clone().into(),
+        spec.website_name.clone().into(),
+        spec.media_token.clone().into(),
+        spec.promote_url.clone().into(),
+        link.kind.as_str().to_string().into(),
+        link.tme_path.into(),
+        link.username.into(),
+        link.host.into(),
+        snap.invite_link.clone().into(),
+    ])
+}
+
 /// Stores a new copy of an ad the platform just created.
 pub fn insert(
     conn: &Connection,
@@ -121,139 +187,80 @@ pub fn insert(
     group_id: Option<i64>,
     now: &str,
 ) -> Result<(), StoreError> {
-    let link = link_of(&snap.spec.promote_url)?;
-    conn.execute(
-        "INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url, link_kind,
-            tme_path, tme_username, promote_host, target_type, targeting, cpm_micros, budget_micros,
-            spent_micros, daily_budget_micros, views, opens, clicks, actions, views_per_user, schedule,
-            media_token, media_type, picture, button, website_name, group_id, created_at, synced_at,
-            status_changed_at, invite_link)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-            ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)",
-        params![
-            snap.account_id,
-            snap.ad_id,
-            snap.spec.title,
-            snap.spec.text,
-            snap.status.as_str(),
-            snap.active,
-            snap.spec.promote_url,
-            link.kind.as_str(),
-            link.tme_path,
-            link.username,
-            link.host,
-            snap.spec.target_type.as_str(),
-            snap.spec.targeting.to_string(),
-            snap.cpm.micros(),
-            snap.budget.micros(),
-            snap.spent.micros(),
-            snap.daily_budget.map(Money::micros),
-            snap.views,
-            snap.opens,
-            snap.clicks,
-            snap.actions,
-            snap.spec.views_per_user,
-            snap.schedule.as_ref().map(Value::to_string),
-            snap.spec.media_token,
-            snap.spec.media_type,
-            snap.spec.picture,
-            snap.spec.button,
-            snap.spec.website_name,
-            group_id,
-            snap.created_at,
-            now,
-            snap.status_changed_at,
-            snap.invite_link,
-        ],
-    )?;
+    static SQL: OnceLock<String> = OnceLock::new();
+    let sql = SQL.get_or_init(|| {
+        let columns = REPORTED.len() + 8;
+        let places: Vec<String> = (1..=columns).map(|n| format!("?{n}")).collect();
+        format!(
+            "INSERT INTO campaigns (account_id, ad_id, {}, status, synced_at, status_changed_at,
+                created_at, group_id, target_type)
+             VALUES ({})",
+            REPORTED.join(", "),
+            places.join(", ")
+        )
+    });
+    let values = [snap.account_id.into(), snap.ad_id.into()]
+        .into_iter()
+        .chain(reported(snap)?)
+        .chain([
+            snap.status.as_str().to_string().into(),
+            now.to_string().into(),
+            snap.status_changed_at.clone().into(),
+            snap.created_at.into(),
+            group_id.into(),
+            snap.spec.target_type.as_str().to_string().into(),
+        ]);
+    conn.prepare_cached(sql)?
+        .execute(params_from_iter(values))?;
     Ok(())
 }
-
-/// The columns a report sets, each with its parameter in `refresh` (`status`, ?22, is set
-/// apart: its change also moves `status_changed_at`).
-const REPORTED: [(&str, u8); 25] = [
-    ("title", 3),
-    ("text", 4),
-    ("active", 5),
-    ("targeting", 6),
-    ("cpm_micros", 7),
-    ("budget_micros", 8),
-    ("spent_micros", 9),
-    ("daily_budget_micros", 10),
-    ("views", 11),
-    ("opens", 12),
-    ("clicks", 13),
-    ("actions", 14),
-    ("views_per_user", 15),
-    ("schedule", 16),
-    ("media_type", 17),
-    ("picture", 18),
-    ("button", 19),
-    ("website_name", 20),
-    ("media_token", 24),
-    ("promote_url", 25),
-    ("link_kind", 26),
-    ("tme_path", 27),
-    ("tme_username", 28),
-    ("promote_host", 29),
-    ("invite_link", 30),
-];
 
 /// Brings a stored copy up to date with the platform's report; `synced_at` becomes `now`, and
 /// `status_changed_at` moves only when the status really changed. A copy that already says
 /// what the report says only has its `synced_at` moved, so the indexes over its columns are
 /// left alone (most full re-reads find nothing new).
 pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<(), StoreError> {
-    let link = link_of(&snap.spec.promote_url)?;
-    let set: Vec<String> = REPORTED
-        .iter()
-        .map(|(column, n)| format!("{column} = ?{n}"))
-        .collect();
-    let differs: Vec<String> = REPORTED
-        .iter()
-        .map(|(column, n)| format!("{column} IS NOT ?{n}"))
-        .collect();
-    let changed = conn
-        .prepare_cached(&format!(
-            "UPDATE campaigns SET {}, synced_at = ?21,
-            status_changed_at = CASE WHEN status <> ?22 THEN ?23 ELSE status_changed_at END,
-            status = ?22
-         WHERE account_id = ?1 AND ad_id = ?2 AND (status IS NOT ?22 OR {})",
+    static SQL: OnceLock<String> = OnceLock::new();
+    let sql = SQL.get_or_init(|| {
+        // ?1 and ?2 name the campaign, the reported columns follow, then `now`, the status
+        // and the time it changed.
+        let at = |i: usize| i + 3;
+        let (now, status, changed_at) = (
+            at(REPORTED.len()),
+            at(REPORTED.len()) + 1,
+            at(REPORTED.len()) + 2,
+        );
+        let set: Vec<String> = REPORTED
+            .iter()
+            .enumerate()
+            .map(|(i, column)| format!("{column} = ?{}", at(i)))
+            .collect();
+        let differs: Vec<String> = REPORTED
+            .iter()
+            .enumerate()
+            .map(|(i, column)| format!("{column} IS NOT ?{}", at(i)))
+            .collect();
+        format!(
+            "UPDATE campaigns SET {}, synced_at = ?{now},
+                status_changed_at = CASE WHEN status <> ?{status} THEN ?{changed_at}
+                                    ELSE status_changed_at END,
+                status = ?{status}
+             WHERE account_id = ?1 AND ad_id = ?2 AND (status IS NOT ?{status} OR {})",
             set.join(", "),
             differs.join(" OR ")
-        ))?
-        .execute(params![
-            snap.account_id,
-            snap.ad_id,
-            snap.spec.title,
-            snap.spec.text,
-            snap.active,
-            snap.spec.targeting.to_string(),
-            snap.cpm.micros(),
-            snap.budget.micros(),
-            snap.spent.micros(),
-            snap.daily_budget.map(Money::micros),
-            snap.views,
-            snap.opens,
-            snap.clicks,
-            snap.actions,
-            snap.spec.views_per_user,
-            snap.schedule.as_ref().map(Value::to_string),
-            snap.spec.media_type,
-            snap.spec.picture,
-            snap.spec.button,
-            snap.spec.website_name,
-            now,
-            snap.status.as_str(),
-            snap.status_changed_at,
-            snap.spec.media_token,
-            snap.spec.promote_url,
-            link.kind.as_str(),
-            link.tme_path,
-            link.username,
-            link.host,
-            snap.invite_link,
-        ])?;
+        )
+    });
+    let values = [snap.account_id.into(), snap.ad_id.into()]
+        .into_iter()
+        .chain(reported(snap)?)
+        .chain([
+            now.to_string().into(),
+            snap.status.as_str().to_string().into(),
+            snap.status_changed_at.clone().into(),
+        ]);
+    let changed = conn
+        .prepare_cached(sql)?
+        .execute(params_from_iter(values))?;
     if changed == 0 {
         conn.prepare_cached(
             "UPDATE campaigns SET synced_at = ?3 WHERE account_id = ?1 AND ad_id = ?2",
@@ -413,4 +420,184 @@ pub fn remove(conn: &Connection, account: i64, ad: i64) -> Result<(), StoreError
         params![account, ad],
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ad::AdSpec;
+    use serde_json::json;
+
+    fn snapshot() -> AdSnapshot {
+        AdSnapshot {
+            account_id: 7,
+            ad_id: 3,
+            spec: AdSpec {
+                title: "Spring".into(),
+                text: "Fresh every morning".into(),
+                promote_url: "https://shop.example.com/land?subid=s1".into(),
+                target_type: TargetType::Users,
+                targeting: json!({ "countries": ["US"] }),
+                views_per_user: 2,
+                media_token: Some("med_1".into()),
+                media_type: Some("photo".into()),
+                picture: true,
+                button: Some("buy".into()),
+                website_name: Some("Shop".into()),
+            },
+            status: Status::Active,
+            active: true,
+            cpm: Money::from_micros(2_000_000),
+            budget: Money::from_micros(10_000_000),
+            spent: Money::from_micros(1_500_000),
+            daily_budget: Some(Money::from_micros(3_000_000)),
+            schedule: Some(json!({ "timezone": "UTC" })),
+            views: 100,
+            opens: 40,
+            clicks: 9,
+            actions: 2,
+            created_at: 1_700_000_000,
+            status_changed_at: "2026-01-01T00:00:00Z".into(),
+            invite_link: Some("t.me/+AbCd".into()),
+        }
+    }
+
+    /// Every column the snapshot sets, read back.
+    fn assert_stored(row: &CampaignRow, snap: &AdSnapshot) {
+        let spec = &snap.spec;
+        assert_eq!(
+            (
+                &row.title,
+                &row.text,
+                &row.promote_url,
+                row.target_type,
+                &row.targeting
+            ),
+            (
+                &spec.title,
+                &spec.text,
+                &spec.promote_url,
+                spec.target_type,
+                &spec.targeting
+            )
+        );
+        assert_eq!(
+            (
+                row.views_per_user,
+                &row.media_token,
+                &row.media_type,
+                row.picture
+            ),
+            (
+                spec.views_per_user,
+                &spec.media_token,
+                &spec.media_type,
+                spec.picture
+            )
+        );
+        assert_eq!(
+            (
+                &row.button,
+                &row.website_name,
+                &row.schedule,
+                &row.invite_link
+            ),
+            (
+                &spec.button,
+                &spec.website_name,
+                &snap.schedule,
+                &snap.invite_link
+            )
+        );
+        assert_eq!(
+            (
+                row.status,
+                row.active,
+                row.cpm,
+                row.budget,
+                row.spent,
+                row.daily_budget
+            ),
+            (
+                snap.status,
+                snap.active,
+                snap.cpm,
+                snap.budget,
+                snap.spent,
+                snap.daily_budget
+            )
+        );
+        assert_eq!(
+            (
+                row.views,
+                row.opens,
+                row.clicks,
+                row.actions,
+                row.created_at
+            ),
+            (
+                snap.views,
+                snap.opens,
+                snap.clicks,
+                snap.actions,
+                snap.created_at
+            )
+        );
+        let link = link_of(&spec.promote_url).unwrap();
+        assert_eq!((row.link_kind, &row.tme_path), (link.kind, &link.tme_path));
+    }
+
+    #[test]
+    fn a_copy_reads_back_as_inserted_and_as_refreshed() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::db::schema::migrate(&mut conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, email, plan, created_at) VALUES (1, 'a@example.com', 'pro', 't');
+             INSERT INTO cabinets (id, owner_id, name, cabinet_type, balance_updated_at,
+                min_budget, created_at) VALUES (7, 1, 'c', 'euro', 't', 1, 't');
+             INSERT INTO groups (id, account_id, name, color) VALUES (4, 7, 'g', '#000000');",
+        )
+        .unwrap();
+        let first = snapshot();
+        insert(&conn, &first, Some(4), "2026-01-01T00:00:00Z").unwrap();
+        let row = get(&conn, 7, 3).unwrap().unwrap();
+        assert_stored(&row, &first);
+        assert_eq!(
+            (
+                row.group_id,
+                row.synced_at.as_str(),
+                row.status_changed_at.as_str()
+            ),
+            (Some(4), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
+        );
+
+        let mut next = first.clone();
+        next.spec.title = "Summer".into();
+        next.spec.promote_url = "https://t.me/alpha_chan".into();
+        next.spec.media_token = None;
+        next.status = Status::OnHold;
+        next.active = false;
+        next.budget = Money::from_micros(12_000_000);
+        next.daily_budget = None;
+        next.schedule = None;
+        next.views = 150;
+        next.status_changed_at = "2026-01-02T00:00:00Z".into();
+        refresh(&conn, &next, "2026-01-02T01:00:00Z").unwrap();
+        let row = get(&conn, 7, 3).unwrap().unwrap();
+        assert_stored(&row, &next);
+        assert_eq!(
+            (row.synced_at.as_str(), row.status_changed_at.as_str()),
+            ("2026-01-02T01:00:00Z", "2026-01-02T00:00:00Z")
+        );
+
+        let mut same = next.clone();
+        same.status_changed_at = "2026-01-03T00:00:00Z".into();
+        refresh(&conn, &same, "2026-01-03T01:00:00Z").unwrap();
+        let row = get(&conn, 7, 3).unwrap().unwrap();
+        assert_eq!(
+            (row.synced_at.as_str(), row.status_changed_at.as_str()),
+            ("2026-01-03T01:00:00Z", "2026-01-02T00:00:00Z"),
+            "an unchanged status keeps the time it changed"
+        );
+    }
 }
