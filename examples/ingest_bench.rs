@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use adcab::config::Config;
 use adcab::domain::access::Plan;
 use adcab::domain::campaign::TargetType;
-use adcab::domain::money::{CabinetType, Money};
-use adcab::panel::{self, NewCabinet, NewKey};
+use adcab::domain::money::Money;
+use adcab::panel::{self, NewKey};
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
 use adcab::{sync, Services};
@@ -113,20 +113,7 @@ fn setup(services: &Services) -> String {
     let user = panel::user_add(services, "ingest@example.com", Plan::Pro)
         .unwrap()
         .id;
-    let cabinet = panel::cabinet_add(
-        services,
-        &NewCabinet {
-            owner: user,
-            name: "Bench".into(),
-            kind: CabinetType::Euro,
-            balance: Some("100000".into()),
-            min_budget: None,
-            ad_button: false,
-            crypto_filters: false,
-        },
-    )
-    .unwrap()
-    .id;
+    let cabinet = common::euro_cabinets(services, user, 1)[0];
     for i in 0..CAMPAIGNS {
         let spec = AdSpec::plain(
             &format!("Bot {i}"),

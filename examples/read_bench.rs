@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 use adcab::config::Config;
 use adcab::domain::access::Plan;
 use adcab::domain::campaign::TargetType;
-use adcab::domain::money::{CabinetType, Money};
-use adcab::panel::{self, NewCabinet, NewKey};
+use adcab::domain::money::Money;
+use adcab::panel::{self, NewKey};
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
 use adcab::{clock, sync, Services};
@@ -209,24 +209,7 @@ fn setup(s: &Services, conn: &Connection, cabinets: usize, per_cabinet: usize) -
     )
     .unwrap()
     .key;
-    let accounts: Vec<i64> = (0..cabinets)
-        .map(|i| {
-            panel::cabinet_add(
-                s,
-                &NewCabinet {
-                    owner: user,
-                    name: format!("Cabinet {i}"),
-                    kind: CabinetType::Euro,
-                    balance: Some("1000000".into()),
-                    min_budget: None,
-                    ad_button: false,
-                    crypto_filters: false,
-                },
-            )
-            .unwrap()
-            .id
-        })
-        .collect();
+    let accounts = common::euro_cabinets(s, user, cabinets);
     // Reviews and pauses happen on the platform alone; the sync below brings them into the
     // copies, which saves a re-read per campaign.
     let sim = s.sim.as_ref().expect("the simulator");

@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 use adcab::config::Config;
 use adcab::domain::access::Plan;
 use adcab::domain::campaign::TargetType;
-use adcab::domain::money::{CabinetType, Money};
-use adcab::panel::{self, NewCabinet, NewKey};
+use adcab::domain::money::Money;
+use adcab::panel::{self, NewKey};
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
 use adcab::{clock, sync, Services};
@@ -58,24 +58,7 @@ fn main() {
         },
     )
     .unwrap();
-    let accounts: Vec<i64> = (0..cabinets)
-        .map(|i| {
-            panel::cabinet_add(
-                &services,
-                &NewCabinet {
-                    owner: user,
-                    name: format!("Cabinet {i}"),
-                    kind: CabinetType::Euro,
-                    balance: Some("1000000".into()),
-                    min_budget: None,
-                    ad_button: false,
-                    crypto_filters: false,
-                },
-            )
-            .unwrap()
-            .id
-        })
-        .collect();
+    let accounts = common::euro_cabinets(&services, user, cabinets);
     for account in &accounts {
         for i in 0..per_cabinet {
             sync::create_stored(&services, *account, &draft(i), None, Source::Panel)
