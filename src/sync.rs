@@ -260,13 +260,9 @@ mod tests {
 
     #[test]
     fn refs_are_recomputed_only_when_the_rule_changed() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        crate::db::schema::migrate(&mut conn).unwrap();
+        let conn = crate::store::test_db();
         conn.execute_batch(
-            "INSERT INTO users (id, email, plan, created_at) VALUES (1, 'a@example.com', 'pro', 't');
-             INSERT INTO cabinets (id, owner_id, name, cabinet_type, balance_updated_at,
-                min_budget, created_at) VALUES (7, 1, 'c', 'euro', 't', 1, 't');
-             INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url,
+            "INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url,
                 link_kind, target_type, targeting, cpm_micros, budget_micros, views_per_user,
                 created_at, synced_at, status_changed_at)
              VALUES (7, 3, 'x', 't', 'Active', 1, 'https://shop.example.com/?aff=p9', 'site',

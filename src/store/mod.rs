@@ -61,3 +61,17 @@ pub fn optional<T>(r: rusqlite::Result<T>) -> Result<Option<T>, StoreError> {
         Err(e) => Err(e.into()),
     }
 }
+
+/// For unit tests: a migrated in-memory database holding person 1 and their euro cabinet 7.
+#[cfg(test)]
+pub fn test_db() -> rusqlite::Connection {
+    let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+    crate::db::schema::migrate(&mut conn).unwrap();
+    conn.execute_batch(
+        "INSERT INTO users (id, email, plan, created_at) VALUES (1, 'a@example.com', 'pro', 't');
+         INSERT INTO cabinets (id, owner_id, name, cabinet_type, balance_updated_at, min_budget,
+            created_at) VALUES (7, 1, 'c', 'euro', 't', 1, 't');",
+    )
+    .unwrap();
+    conn
+}
