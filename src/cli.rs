@@ -80,6 +80,19 @@ pub enum Admin {
     /// Webhook deliveries.
     #[command(subcommand)]
     Webhook(WebhookCmd),
+    /// The real ad platform's side of a token.
+    #[command(subcommand)]
+    Platform(PlatformCmd),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PlatformCmd {
+    /// What a platform token opens (its account, related accounts, ads); changes nothing.
+    Check {
+        /// Read the token from standard input (it is never taken on the command line).
+        #[arg(long)]
+        token_stdin: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -112,6 +125,30 @@ pub enum CabinetCmd {
         id: i64,
         #[command(flatten)]
         change: CabinetChange,
+    },
+    /// Connect the platform account of a token (and with --related every account it
+    /// manages) as cabinets, importing their ads.
+    Connect {
+        #[arg(long)]
+        owner: i64,
+        /// Read the token from standard input (it is never taken on the command line).
+        #[arg(long)]
+        token_stdin: bool,
+        #[arg(long)]
+        related: bool,
+    },
+    /// Give a connected cabinet a new token (lifts "session expired").
+    Reconnect {
+        #[arg(long)]
+        id: i64,
+        /// Read the token from standard input.
+        #[arg(long)]
+        token_stdin: bool,
+    },
+    /// Sync a cabinet with its platform now: statuses, settings, counters, balance.
+    Sync {
+        #[arg(long)]
+        id: i64,
     },
 }
 
@@ -302,7 +339,41 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
         Admin::Webhook(WebhookCmd::Log { key, limit }) => {
             printed(panel::webhook_log(s, *key, *limit))
         }
+        Admin::Cabinet(CabinetCmd::Connect {
+            owner,
+            token_stdin,
+            related,
+        }) => {
+            let token = token_from_stdin(*token_stdin)?;
+            printed(panel::cabinet_connect(s, *owner, &token, *related))
+        }
+        Admin::Cabinet(CabinetCmd::Reconnect { id, token_stdin }) => {
+            let token = token_from_stdin(*token_stdin)?;
+            printed(panel::cabinet_reconnect(s, *id, &token))
+        }
+        Admin::Cabinet(CabinetCmd::Sync { id }) => printed(panel::cabinet_sync(s, *id)),
+        Admin::Platform(PlatformCmd::Check { token_stdin }) => {
+            let token = token_from_stdin(*token_stdin)?;
+            printed(panel::platform_check(s, &token))
+        }
     }
+}
+
+/// A platform token from standard input; `--token-stdin` must say so.
+fn token_from_stdin(asked: bool) -> Result<String, PanelError> {
+    use std::io::Read;
+    if !asked {
+        return Err(panel::bad(
+            "token-stdin",
+            "give the token on standard input with --token-stdin",
+        ));
+    }
+    let mut text = String::new();
+    std::io::stdin()
+        .take(panel::MAX_TOKEN as u64 + 2)
+        .read_to_string(&mut text)
+        .map_err(|e| panel::bad("token-stdin", format!("cannot read standard input: {e}")))?;
+    panel::read_token(&text)
 }
 
 /// Runs one sim command.

@@ -16,6 +16,7 @@ pub struct Config {
     pub storage: StorageConfig,
     pub platform: PlatformConfig,
     pub sim: SimConfig,
+    pub telegram: TelegramConfig,
     pub webhooks: WebhookConfig,
     pub limits: LimitsConfig,
     pub conversions: ConversionsConfig,
@@ -56,6 +57,17 @@ pub struct PlatformConfig {
 #[serde(rename_all = "lowercase")]
 pub enum PlatformKind {
     Sim,
+    Telegram,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelegramConfig {
+    /// Base URL of the Telegram Ads API, without a trailing slash.
+    pub api_url: String,
+    pub timeout_ms: u64,
+    /// Calls per second made with one token, at most.
+    pub calls_per_second: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]

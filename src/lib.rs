@@ -17,6 +17,7 @@ pub mod platform;
 pub mod primitives;
 pub mod ratelimit;
 pub mod scheduler;
+pub mod secret;
 pub mod serve;
 pub mod services;
 pub mod store;

@@ -8,7 +8,9 @@ use parking_lot::Mutex;
 use crate::config::{Config, PlatformKind};
 use crate::db::{Db, Open};
 use crate::platform::sim::Simulator;
+use crate::platform::telegram::Telegram;
 use crate::platform::Platform;
+use crate::secret;
 
 /// What the server, the panel and the background work share.
 #[derive(Clone)]
@@ -33,6 +35,14 @@ impl Services {
                 let sim = Arc::new(Simulator::new(db.clone(), config.sim.clone()));
                 (sim.clone(), Some(sim))
             }
+            PlatformKind::Telegram => (
+                Arc::new(Telegram::new(
+                    db.clone(),
+                    &config.telegram,
+                    secret::key_path(&config.storage.path),
+                )),
+                None,
+            ),
         };
         Ok(Services {
             config: Arc::new(config),

@@ -94,25 +94,26 @@ fn store_targets(
 }
 
 /// Applies the platform's report to the stored copy; a status change is recorded with `cause`.
-/// A changed link changes the values postbacks can name the campaign by.
+/// A changed link changes the values postbacks can name the campaign by. Returns whether the
+/// copy changed.
 pub fn apply(
     conn: &Connection,
     snap: &AdSnapshot,
     cause: Source,
     tracker_params: &[String],
-) -> Result<(), StoreError> {
+) -> Result<bool, StoreError> {
     let now = clock::iso(clock::now(conn)?);
     let Some(old) = campaigns::get(conn, snap.account_id, snap.ad_id)? else {
-        return Ok(());
+        return Ok(false);
     };
-    campaigns::refresh(conn, snap, &now)?;
+    let changed = campaigns::refresh(conn, snap, &now)?;
     if old.promote_url != snap.spec.promote_url || old.invite_link != snap.invite_link {
         store_targets(conn, snap, tracker_params)?;
     }
     if old.status != snap.status {
         record_change(conn, &old, snap.status, cause, &now)?;
     }
-    Ok(())
+    Ok(changed)
 }
 
 /// Records a status change of a stored campaign.
@@ -226,7 +227,7 @@ pub fn sync_cabinet(
                     let params = &services.config.conversions.tracker_params;
                     snaps
                         .iter()
-                        .try_for_each(|snap| apply(tx, snap, Source::Sync, params))
+                        .try_for_each(|snap| apply(tx, snap, Source::Sync, params).map(|_| ()))
                 })?,
                 Err(e) => {
                     tracing::warn!(account, error = %e, "full re-read failed; retried next hour")
@@ -235,6 +236,50 @@ pub fn sync_cabinet(
         }
     }
     Ok(Ok(()))
+}
+
+/// What "Sync now" did to a cabinet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyncedNow {
+    /// Campaigns the platform has for the cabinet.
+    pub campaigns: usize,
+    /// Copies that were new or changed.
+    pub changed: usize,
+}
+
+/// Syncs one cabinet now ("Sync now"): every ad the platform has, with its status, settings,
+/// budget and counters, into the stored copies (ads adcab did not know are imported), and
+/// the balance. Hourly stats are left to the hourly sync, which counts what this moved.
+pub fn sync_now(
+    services: &Services,
+    account: i64,
+) -> Result<Result<SyncedNow, PlatformError>, StoreError> {
+    let snaps = match services.platform.list_ads(account) {
+        Ok(snaps) => snaps,
+        Err(e) => return Ok(Err(e)),
+    };
+    let balance = services.platform.balance(account);
+    let params = &services.config.conversions.tracker_params;
+    let changed = services.db.write_blocking(|tx| {
+        let mut changed = 0;
+        for snap in &snaps {
+            let new = campaigns::get(tx, account, snap.ad_id)?.is_none();
+            if new {
+                store_created(tx, snap, None, Source::Sync, params)?;
+            }
+            if new || apply(tx, snap, Source::Sync, params)? {
+                changed += 1;
+            }
+        }
+        if let Ok(balance) = balance {
+            cabinets::set_balance(tx, account, balance, &clock::iso(clock::now(tx)?))?;
+        }
+        Ok::<_, StoreError>(changed)
+    })?;
+    Ok(Ok(SyncedNow {
+        campaigns: snaps.len(),
+        changed,
+    }))
 }
 
 /// Syncs every cabinet for the hour starting at `hour`. A cabinet the platform does not

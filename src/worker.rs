@@ -28,11 +28,15 @@ use crate::{sync, Services};
 const MAX_TIMEOUTS: i64 = 3;
 /// How long the loop waits for work when the queue is empty.
 const IDLE: Duration = Duration::from_millis(500);
+/// The longest the loop sleeps at once on a platform's request to wait.
+const MAX_WAIT: Duration = Duration::from_secs(30);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
     Ran,
     Empty,
+    /// The platform asked to wait this long before the next call; the item runs again then.
+    Wait(Duration),
 }
 
 /// Runs tasks until `stop` turns true; the item in progress then finishes before returning.
@@ -42,6 +46,13 @@ pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receive
         match db::blocking(move || run_one(&s)).await {
             Ok(Ok(Step::Ran)) => continue,
             Ok(Ok(Step::Empty)) => {}
+            Ok(Ok(Step::Wait(wait))) => {
+                tokio::select! {
+                    _ = tokio::time::sleep(wait.min(MAX_WAIT)) => {}
+                    _ = stop.changed() => {}
+                }
+                continue;
+            }
             Ok(Err(e)) => tracing::error!(error = %e, "task step failed"),
             Err(panic) => tracing::error!(panic, "task step panicked"),
         }
@@ -127,6 +138,8 @@ pub fn run_one(s: &Services) -> Result<Step, StoreError> {
             );
             s.db.write_blocking(|tx| tasks::pause(tx, task.id, &reason))?;
         }
+        Outcome::Again => {}
+        Outcome::Wait(wait) => return Ok(Step::Wait(wait)),
         Outcome::Timeout => {
             let count =
                 s.db.write_blocking(|tx| tasks::count_timeout(tx, task.id))?;
@@ -149,6 +162,11 @@ enum Outcome {
     },
     OutOfBalance,
     Timeout,
+    /// Nothing was recorded; the next step sees why (a cabinet whose session just expired).
+    Again,
+    /// The platform asked to wait: the item runs again after this long, not counted as a
+    /// failure.
+    Wait(Duration),
     /// The stored task is damaged (an unknown type, a payload without the item): it fails,
     /// and nothing runs on made-up values.
     Unreadable(String),
@@ -237,6 +255,8 @@ fn create_item(
         }
         Err(PlatformError::InsufficientBalance) => Ok(Outcome::OutOfBalance),
         Err(PlatformError::Timeout) => Ok(Outcome::Timeout),
+        Err(PlatformError::AuthExpired) => Ok(Outcome::Again),
+        Err(PlatformError::RateLimited(wait)) => Ok(Outcome::Wait(wait)),
         Err(e) => {
             let error = e.to_string();
             s.db.write_blocking(|tx| tasks::record_item(tx, task, idx, None, Some(&error)))?;
@@ -347,7 +367,7 @@ fn bulk_item(
                 let now = clock::iso(clock::now(tx)?);
                 match &change {
                     Change::Snapshot(snap) => {
-                        sync::apply(tx, snap, Source::Task, &s.config.conversions.tracker_params)?
+                        sync::apply(tx, snap, Source::Task, &s.config.conversions.tracker_params)?;
                     }
                     Change::Deleted { removed } => {
                         sync::record_change(tx, &row, Status::Deleted, Source::Task, &now)?;
@@ -373,6 +393,8 @@ fn bulk_item(
         }
         Err(PlatformError::InsufficientBalance) => Ok(Outcome::OutOfBalance),
         Err(PlatformError::Timeout) => Ok(Outcome::Timeout),
+        Err(PlatformError::AuthExpired) => Ok(Outcome::Again),
+        Err(PlatformError::RateLimited(wait)) => Ok(Outcome::Wait(wait)),
         Err(e) => record_refusal(s, task, idx, ad, &e.to_string()),
     }
 }

@@ -24,6 +24,7 @@ const SERVICE: Ledger = Ledger {
         (5, include_str!("../../sql/0005_conversions.sql")),
         (6, include_str!("../../sql/0006_list_indexes.sql")),
         (7, include_str!("../../sql/0007_refs_indexed_under.sql")),
+        (8, include_str!("../../sql/0008_platform_accounts.sql")),
     ],
 };
 
@@ -33,7 +34,13 @@ const SIMULATOR: Ledger = Ledger {
     migrations: &[(1, include_str!("../../sql/sim/0001_tokens_and_panic.sql"))],
 };
 
-const LEDGERS: [Ledger; 2] = [SERVICE, SIMULATOR];
+/// The Telegram Ads connector's own tables (`tg_*`).
+const TELEGRAM: Ledger = Ledger {
+    table: "tg_schema_migrations",
+    migrations: &[(1, include_str!("../../sql/telegram/0001_connector.sql"))],
+};
+
+const LEDGERS: [Ledger; 3] = [SERVICE, SIMULATOR, TELEGRAM];
 
 impl Ledger {
     fn newest(&self) -> i64 {

@@ -53,7 +53,7 @@ pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         .map_err(|_| ApiError::RequestTimeout)??;
     let (media_type, size) = (received.media_type, received.size);
     let sent = received.file.path.clone();
-    write::platform(state, cabinet.cabinet_type, move |p| {
+    let platform_ref = write::platform(state, cabinet.cabinet_type, move |p| {
         p.upload_media(cabinet.id, media_type, &sent)
     })
     .await?;
@@ -71,10 +71,13 @@ pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         .write(move |tx| {
             media::insert(
                 tx,
-                &stored,
-                account,
-                media_type,
-                size as i64,
+                &media::NewMedia {
+                    token: &stored,
+                    account_id: account,
+                    media_type,
+                    size: size as i64,
+                    platform_ref: platform_ref.as_deref(),
+                },
                 &clock::iso(clock::now(tx)?),
             )
         })

@@ -130,7 +130,8 @@ where
 /// The API error for a platform refusal, with the low bid's minimum in the cabinet currency.
 pub fn platform_error(e: PlatformError, kind: CabinetType) -> ApiError {
     match e {
-        PlatformError::Timeout => ApiError::PlatformUnavailable,
+        PlatformError::Timeout | PlatformError::RateLimited(_) => ApiError::PlatformUnavailable,
+        PlatformError::AuthExpired => ApiError::CabinetAuthExpired,
         PlatformError::NotFound => ApiError::CampaignNotFound,
         PlatformError::Rejected {
             reason,

@@ -5,12 +5,17 @@
 //! webhooks, tasks, and the simulator. Blocking.
 
 mod cabinets;
+mod connect;
 mod keys;
 mod sim;
 mod tasks;
 mod users;
 
 pub use cabinets::{cabinet_add, cabinet_set, group_add, history, CabinetChange, NewCabinet};
+pub use connect::{
+    cabinet_connect, cabinet_reconnect, cabinet_sync, platform_check, read_token, Checked,
+    Connected, Synced, MAX_TOKEN,
+};
 pub use keys::{
     key_create, key_list, key_ping, key_revoke, key_rotate_secret, key_set, tracker_rotate,
     webhook_log, KeyChange, NewKey, Scope, WebhookUrl, MAX_ACTIVE_KEYS,

@@ -1,11 +1,15 @@
 //! Owns the boundary with the ad platform: the one `Platform` trait through which every
 //! platform interaction goes, and the values that cross it. Nothing outside this module may
-//! know which implementation runs; the built-in simulator lives in `sim`.
+//! know which implementation runs; the built-in simulator lives in `sim`, the connector to the
+//! Telegram Ads API in `telegram`.
 //!
 //! Calls are blocking (a remote connector blocks on HTTP; the simulator on SQLite), so callers
 //! run them off the async runtime and bound them with a timeout.
 
 pub mod sim;
+pub mod telegram;
+
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
@@ -57,6 +61,10 @@ pub enum PlatformError {
     NotFound,
     /// This platform has no such operation.
     Unsupported(&'static str),
+    /// The platform refused the cabinet's credentials; the cabinet is marked session expired.
+    AuthExpired,
+    /// The platform asked for calls with this cabinet's credentials to wait this long.
+    RateLimited(Duration),
 }
 
 impl std::fmt::Display for PlatformError {
@@ -68,12 +76,43 @@ impl std::fmt::Display for PlatformError {
             PlatformError::InsufficientBalance => f.write_str("the cabinet balance is too low"),
             PlatformError::NotFound => f.write_str("the platform has no such ad or account"),
             PlatformError::Unsupported(what) => write!(f, "the platform does not support {what}"),
+            PlatformError::AuthExpired => {
+                f.write_str("the platform refused the cabinet's token; reconnect the cabinet")
+            }
+            PlatformError::RateLimited(wait) => write!(
+                f,
+                "the platform asked to wait {} s before the next call",
+                wait.as_secs().max(1)
+            ),
         }
     }
 }
 
+/// An account a token opens on a real platform, ready to become a cabinet.
+#[derive(Debug, Clone)]
+pub struct RemoteAccount {
+    /// The platform's own id of the account (opaque).
+    pub platform_id: String,
+    pub name: String,
+    pub kind: CabinetType,
+    pub balance: Money,
+    /// What the connector calls the account with, sealed: store it as it is.
+    pub credential: String,
+    /// Ads the account has on the platform now.
+    pub ads: i64,
+}
+
 /// Everything the service asks of the ad platform.
 pub trait Platform: Send + Sync {
+    /// The accounts a platform token opens: its own, and with `related` every account it
+    /// manages. Only a real platform has tokens.
+    fn connect(&self, _token: &str, _related: bool) -> Result<Vec<RemoteAccount>, PlatformError> {
+        Err(PlatformError::Unsupported(
+            "connecting accounts by token (set platform.kind = \"telegram\")",
+        ))
+    }
+    /// Every ad of the account, deleted ones left out.
+    fn list_ads(&self, account: i64) -> Result<Vec<AdSnapshot>, PlatformError>;
     /// Opens (or, for a real platform, connects) an ad account; returns its account id.
     fn open_account(&self, kind: CabinetType, balance: Money) -> Result<i64, PlatformError>;
     /// Sets an account's balance (an operator adjustment; real platforms refuse it).
@@ -112,11 +151,12 @@ pub trait Platform: Send + Sync {
     /// harmless: the same token (a bulk item resumed after a crash) reports the first result
     /// instead of "no such ad".
     fn delete_ad(&self, account: i64, ad_id: i64, token: &str) -> Result<bool, PlatformError>;
-    /// Hands an uploaded file (typed by its bytes, kept at `file`) to the account's ad form.
+    /// Hands an uploaded file (typed by its bytes, kept at `file`) to the account's ad form;
+    /// returns the platform's reference to it, when it keeps one.
     fn upload_media(
         &self,
         account: i64,
         media_type: &str,
         file: &std::path::Path,
-    ) -> Result<(), PlatformError>;
+    ) -> Result<Option<String>, PlatformError>;
 }

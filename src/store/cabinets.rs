@@ -123,6 +123,75 @@ pub fn reachable_by(conn: &Connection, user: i64) -> Result<Vec<Reachable>, Stor
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Where a cabinet lives on a real platform; both empty for a simulated one.
+#[derive(Debug, Clone)]
+pub struct PlatformLink {
+    /// The platform's own account id.
+    pub platform_id: Option<String>,
+    /// The sealed credential the connector calls it with.
+    pub credential: Option<String>,
+    pub kind: CabinetType,
+}
+
+/// A cabinet's platform link; `None` for an unknown cabinet.
+pub fn connection(conn: &Connection, id: i64) -> Result<Option<PlatformLink>, StoreError> {
+    let row = conn
+        .prepare_cached("SELECT platform_id, credential, cabinet_type FROM cabinets WHERE id = ?1")?
+        .query_row([id], |r| {
+            let kind: String = r.get(2)?;
+            Ok(PlatformLink {
+                platform_id: r.get(0)?,
+                credential: r.get(1)?,
+                kind: CabinetType::parse(&kind)
+                    .ok_or_else(|| unreadable("cabinets.cabinet_type", &kind))?,
+            })
+        });
+    optional(row)
+}
+
+/// The cabinet connected to a platform account, if any.
+pub fn by_platform_id(conn: &Connection, platform_id: &str) -> Result<Option<i64>, StoreError> {
+    optional(conn.query_row(
+        "SELECT id FROM cabinets WHERE platform_id = ?1",
+        [platform_id],
+        |r| r.get(0),
+    ))
+}
+
+/// The id a newly connected cabinet gets: after every other, in the same range as the
+/// simulator's account ids.
+pub fn next_id(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn.query_row(
+        "SELECT COALESCE(MAX(id) + 1, 5000000001) FROM cabinets",
+        [],
+        |r| r.get(0),
+    )?)
+}
+
+/// Removes a cabinet that has nothing yet (a connect whose import failed).
+pub fn delete_empty(conn: &Connection, id: i64) -> Result<(), StoreError> {
+    conn.execute(
+        "DELETE FROM cabinets WHERE id = ?1
+           AND NOT EXISTS (SELECT 1 FROM campaigns WHERE account_id = ?1)",
+        [id],
+    )?;
+    Ok(())
+}
+
+/// Records where a cabinet lives on its platform and the sealed credential to reach it.
+pub fn set_connection(
+    conn: &Connection,
+    id: i64,
+    platform_id: &str,
+    credential: &str,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE cabinets SET platform_id = ?2, credential = ?3 WHERE id = ?1",
+        params![id, platform_id, credential],
+    )?;
+    Ok(())
+}
+
 pub fn set_active(conn: &Connection, id: i64, active: bool) -> Result<(), StoreError> {
     conn.execute(
         "UPDATE cabinets SET is_active = ?2 WHERE id = ?1",

@@ -257,6 +257,23 @@ impl Platform for Simulator {
         self.get_ad_unchecked(account, ad_id)
     }
 
+    fn list_ads(&self, account: i64) -> Result<Vec<AdSnapshot>, PlatformError> {
+        self.take_fault(account)?;
+        self.kind_of(account)?;
+        let ids: Vec<i64> = self
+            .db
+            .read_blocking(|c| {
+                Ok(c.prepare_cached(
+                    "SELECT ad_id FROM sim_ads WHERE account_id = ?1 AND status <> 'Deleted'
+                     ORDER BY ad_id",
+                )?
+                .query_map([account], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<i64>>>()?)
+            })
+            .map_err(internal)?;
+        self.load_ads(account, &ids)
+    }
+
     fn get_ads(&self, account: i64, ads: &[i64]) -> Result<Vec<AdSnapshot>, PlatformError> {
         self.take_fault(account)?;
         self.load_ads(account, ads)
@@ -399,7 +416,7 @@ impl Platform for Simulator {
         account: i64,
         _media_type: &str,
         file: &std::path::Path,
-    ) -> Result<(), PlatformError> {
+    ) -> Result<Option<String>, PlatformError> {
         self.take_fault(account)?;
         self.kind_of(account)?;
         let size = std::fs::metadata(file)
@@ -408,7 +425,7 @@ impl Platform for Simulator {
         if size == 0 {
             return Err(rejected("The file is empty.", "file"));
         }
-        Ok(())
+        Ok(None)
     }
 
     fn delete_ad(&self, account: i64, ad_id: i64, token: &str) -> Result<bool, PlatformError> {

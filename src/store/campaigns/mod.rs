@@ -218,8 +218,8 @@ pub fn insert(
 /// Brings a stored copy up to date with the platform's report; `synced_at` becomes `now`, and
 /// `status_changed_at` moves only when the status really changed. A copy that already says
 /// what the report says only has its `synced_at` moved, so the indexes over its columns are
-/// left alone (most full re-reads find nothing new).
-pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<(), StoreError> {
+/// left alone (most full re-reads find nothing new). Returns whether the copy changed.
+pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<bool, StoreError> {
     static SQL: OnceLock<String> = OnceLock::new();
     let sql = SQL.get_or_init(|| {
         // ?1 and ?2 name the campaign, the reported columns follow, then `now`, the status
@@ -267,7 +267,7 @@ pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<(), St
         )?
         .execute(params![snap.account_id, snap.ad_id, now])?;
     }
-    Ok(())
+    Ok(changed > 0)
 }
 
 pub fn get(conn: &Connection, account: i64, ad: i64) -> Result<Option<CampaignRow>, StoreError> {

@@ -1,0 +1,235 @@
+//! Owns connecting cabinets to a real platform: `admin cabinet connect` (one cabinet per
+//! account a token opens, its existing ads imported), `reconnect` (a new token for a cabinet),
+//! `platform check` (what a token opens, changing nothing) and `cabinet sync` ("Sync now",
+//! for any platform). Tokens are handed to the platform, which seals them; none is printed.
+
+use serde::Serialize;
+
+use super::{bad, now_iso, require_cabinet, require_user, Id, PanelError};
+use crate::domain::money::CabinetType;
+use crate::platform::{PlatformError, RemoteAccount};
+use crate::store::cabinets::{self, Cabinet};
+use crate::store::history::Source;
+use crate::sync::{self, store_created};
+use crate::Services;
+
+/// The longest token read from standard input.
+pub const MAX_TOKEN: usize = 4096;
+
+/// One cabinet `connect` made.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConnectedCabinet {
+    pub id: i64,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Ads imported with it.
+    pub campaigns: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Connected {
+    pub cabinets: Vec<ConnectedCabinet>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckedAccount {
+    pub platform_id: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+}
+
+/// `admin platform check`: the token's own account, how many it manages, its ads.
+#[derive(Debug, Clone, Serialize)]
+pub struct Checked {
+    pub account: CheckedAccount,
+    pub related: usize,
+    pub ads: i64,
+}
+
+/// `admin cabinet sync`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Synced {
+    pub id: i64,
+    pub campaigns: usize,
+    pub changed: usize,
+}
+
+/// A token as read from standard input: trimmed, non-empty, of a sane size.
+pub fn read_token(text: &str) -> Result<String, PanelError> {
+    let token = text.trim();
+    if token.is_empty() {
+        return Err(bad("token-stdin", "no token on standard input"));
+    }
+    if token.len() > MAX_TOKEN || token.chars().any(char::is_whitespace) {
+        return Err(bad(
+            "token-stdin",
+            "standard input must hold one token, without spaces",
+        ));
+    }
+    Ok(token.to_string())
+}
+
+fn platform(e: PlatformError) -> PanelError {
+    PanelError::Platform(e)
+}
+
+/// The smallest non-zero campaign budget of a connected cabinet.
+fn min_budget(kind: CabinetType) -> i64 {
+    match kind {
+        CabinetType::Euro | CabinetType::Ton => 5,
+        CabinetType::Stars => 500,
+    }
+}
+
+pub fn cabinet_connect(
+    s: &Services,
+    owner: i64,
+    token: &str,
+    related: bool,
+) -> Result<Connected, PanelError> {
+    s.db.read_blocking(|c| {
+        require_user(c, owner).map_err(|_| bad("owner", format!("no user with id {owner}")))
+    })?;
+    let found = s.platform.connect(token, related).map_err(platform)?;
+    let (known, new): (Vec<RemoteAccount>, Vec<RemoteAccount>) = s.db.read_blocking(|c| {
+        let mut known = Vec::new();
+        let mut new = Vec::new();
+        for account in found {
+            if cabinets::by_platform_id(c, &account.platform_id)?.is_some() {
+                known.push(account);
+            } else {
+                new.push(account);
+            }
+        }
+        Ok::<_, PanelError>((known, new))
+    })?;
+    if new.is_empty() {
+        let ids: Vec<&str> = known.iter().map(|a| a.platform_id.as_str()).collect();
+        return Err(bad(
+            "token-stdin",
+            format!(
+                "every account this token opens is already connected ({}); use `admin cabinet reconnect` to give a cabinet a new token",
+                ids.join(", ")
+            ),
+        ));
+    }
+    let ids = s.db.write_blocking(|tx| {
+        let now = now_iso(tx)?;
+        let mut ids = Vec::with_capacity(new.len());
+        for account in &new {
+            let id = cabinets::next_id(tx)?;
+            let cabinet = Cabinet {
+                id,
+                owner_id: owner,
+                name: account.name.clone(),
+                cabinet_type: account.kind,
+                is_active: true,
+                balance: account.balance,
+                balance_updated_at: now.clone(),
+                min_budget: min_budget(account.kind),
+                ad_button: true,
+                crypto_filters: false,
+                auth_expired: false,
+                locked: false,
+            };
+            cabinets::insert(tx, &cabinet, &now)?;
+            cabinets::set_connection(tx, id, &account.platform_id, &account.credential)?;
+            ids.push(id);
+        }
+        Ok::<_, PanelError>(ids)
+    })?;
+    let mut ads = Vec::with_capacity(ids.len());
+    for id in &ids {
+        match s.platform.list_ads(*id) {
+            Ok(snaps) => ads.push(snaps),
+            Err(e) => {
+                s.db.write_blocking(|tx| {
+                    ids.iter()
+                        .try_for_each(|id| cabinets::delete_empty(tx, *id))
+                })?;
+                return Err(platform(e));
+            }
+        }
+    }
+    let params = &s.config.conversions.tracker_params;
+    s.db.write_blocking(|tx| {
+        for snaps in &ads {
+            for snap in snaps {
+                store_created(tx, snap, None, Source::Sync, params)?;
+            }
+        }
+        Ok::<_, PanelError>(())
+    })?;
+    Ok(Connected {
+        cabinets: ids
+            .iter()
+            .zip(&new)
+            .zip(&ads)
+            .map(|((id, account), snaps)| ConnectedCabinet {
+                id: *id,
+                name: account.name.clone(),
+                kind: account.kind.as_str(),
+                campaigns: snaps.len(),
+            })
+            .collect(),
+    })
+}
+
+/// Gives a cabinet a new token: the token must open the cabinet's own platform account. The
+/// session-expired mark is lifted.
+pub fn cabinet_reconnect(s: &Services, id: i64, token: &str) -> Result<Id, PanelError> {
+    let platform_id = s.db.read_blocking(|c| {
+        require_cabinet(c, id)?;
+        let link =
+            cabinets::connection(c, id)?.ok_or_else(|| bad("id", format!("no cabinet {id}")))?;
+        link.platform_id.ok_or_else(|| {
+            bad(
+                "id",
+                format!("cabinet {id} is not connected to a platform account"),
+            )
+        })
+    })?;
+    let found = s.platform.connect(token, true).map_err(platform)?;
+    let account = found
+        .into_iter()
+        .find(|a| a.platform_id == platform_id)
+        .ok_or_else(|| {
+            bad(
+                "token-stdin",
+                format!("this token does not open account {platform_id} of cabinet {id}"),
+            )
+        })?;
+    s.db.write_blocking(|tx| {
+        cabinets::set_connection(tx, id, &platform_id, &account.credential)?;
+        cabinets::set_auth_expired(tx, id, false)?;
+        Ok(Id { id })
+    })
+}
+
+pub fn platform_check(s: &Services, token: &str) -> Result<Checked, PanelError> {
+    let found = s.platform.connect(token, true).map_err(platform)?;
+    let own = found
+        .first()
+        .ok_or_else(|| bad("token-stdin", "the token opens no account"))?;
+    Ok(Checked {
+        account: CheckedAccount {
+            platform_id: own.platform_id.clone(),
+            name: own.name.clone(),
+            kind: own.kind.as_str(),
+        },
+        related: found.len() - 1,
+        ads: own.ads,
+    })
+}
+
+pub fn cabinet_sync(s: &Services, id: i64) -> Result<Synced, PanelError> {
+    s.db.read_blocking(|c| require_cabinet(c, id))?;
+    let done = sync::sync_now(s, id)?.map_err(platform)?;
+    Ok(Synced {
+        id,
+        campaigns: done.campaigns,
+        changed: done.changed,
+    })
+}

@@ -1,0 +1,753 @@
+//! Owns the connector to Telegram's official Ads API: the second implementation of
+//! `Platform`. Each cabinet is reached with its sealed token (its own, or its main account's
+//! with `account_id`); money and creates carry idempotency keys derived from adcab's own
+//! operation tokens; the platform's refusals become the spec's errors with a sentence saying
+//! what to do. The wire is in `wire`, the shapes in `map`, the hourly report in `report`.
+
+mod map;
+mod report;
+mod state;
+mod wire;
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use self::map::Unsendable;
+use self::wire::{Call, Upload, Wire, WireError};
+use super::{
+    AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Platform, PlatformError,
+    RemoteAccount, Switch,
+};
+use crate::clock;
+use crate::config::TelegramConfig;
+use crate::db::Db;
+use crate::domain::campaign::TargetType;
+use crate::domain::money::{CabinetType, Money};
+use crate::primitives::{random_hex, sha256_hex};
+use crate::secret::Secrets;
+use crate::store::{cabinets, media, StoreError};
+
+/// Ads per `getAdsList` page, the platform's largest.
+const PAGE: usize = 100;
+/// Pages read at most for one account (100,000 ads), so a platform that keeps handing out
+/// cursors cannot hold a sync forever.
+const MAX_PAGES: usize = 1_000;
+/// Ads per `getAdsById` call.
+const BY_ID: usize = 100;
+
+/// What a stored credential holds, sealed.
+#[derive(Serialize, Deserialize)]
+struct Credential {
+    token: String,
+    /// The token is the main account's: calls name this account with `account_id`.
+    via_main: bool,
+}
+
+/// A cabinet as the connector calls it.
+struct Account {
+    id: i64,
+    platform_id: String,
+    token: String,
+    via_main: bool,
+    kind: CabinetType,
+}
+
+impl Account {
+    /// `params` with `account_id` when the account is reached through its main account.
+    fn scoped(&self, mut params: Map<String, Value>) -> Map<String, Value> {
+        if self.via_main {
+            params.insert("account_id".into(), json!(self.platform_id));
+        }
+        params
+    }
+}
+
+pub struct Telegram {
+    db: Db,
+    wire: Wire,
+    key_file: PathBuf,
+    secrets: OnceLock<Secrets>,
+}
+
+impl Telegram {
+    pub fn new(db: Db, config: &TelegramConfig, key_file: PathBuf) -> Telegram {
+        Telegram {
+            db,
+            wire: Wire::new(
+                &config.api_url,
+                Duration::from_millis(config.timeout_ms),
+                config.calls_per_second,
+            ),
+            key_file,
+            secrets: OnceLock::new(),
+        }
+    }
+
+    /// The key tokens are sealed with, loaded (or created) the first time it is needed.
+    fn secrets(&self) -> Result<&Secrets, PlatformError> {
+        if let Some(s) = self.secrets.get() {
+            return Ok(s);
+        }
+        let loaded = Secrets::load(&self.key_file, true).map_err(PlatformError::Refused)?;
+        Ok(self.secrets.get_or_init(|| loaded))
+    }
+
+    fn account(&self, id: i64) -> Result<Account, PlatformError> {
+        let link = self
+            .db
+            .read_blocking(|c| cabinets::connection(c, id))
+            .map_err(internal)?
+            .ok_or(PlatformError::NotFound)?;
+        let kind = link.kind;
+        let (Some(platform_id), Some(sealed)) = (link.platform_id, link.credential) else {
+            return Err(PlatformError::Refused(format!(
+                "cabinet {id} is not connected to the Telegram Ads API; connect it with `adcab admin cabinet connect`"
+            )));
+        };
+        let credential: Credential = self
+            .secrets()?
+            .open(&sealed)
+            .and_then(|plain| serde_json::from_str(&plain).ok())
+            .ok_or_else(|| {
+                PlatformError::Refused(format!(
+                    "cabinet {id}'s token cannot be opened with this secret key; reconnect the cabinet"
+                ))
+            })?;
+        Ok(Account {
+            id,
+            platform_id,
+            token: credential.token,
+            via_main: credential.via_main,
+            kind,
+        })
+    }
+
+    /// One call for a cabinet. A refused token marks the cabinet's session expired.
+    fn call(&self, account: &Account, call: &Call) -> Result<Value, PlatformError> {
+        self.call_replay(account, call).map(|(v, _)| v)
+    }
+
+    fn call_replay(&self, account: &Account, call: &Call) -> Result<(Value, bool), PlatformError> {
+        match self.wire.call(&account.token, call) {
+            Ok(answer) => Ok(answer),
+            Err(WireError::Auth(code)) => {
+                tracing::warn!(
+                    account = account.id,
+                    code,
+                    "the platform refused the cabinet's token; marking its session expired"
+                );
+                self.db
+                    .write_blocking(|tx| cabinets::set_auth_expired(tx, account.id, true))
+                    .map_err(internal)?;
+                Err(PlatformError::AuthExpired)
+            }
+            Err(e) => Err(refusal(e)),
+        }
+    }
+
+    fn now_iso(&self) -> Result<String, PlatformError> {
+        let now = self.db.read_blocking(clock::now).map_err(internal)?;
+        Ok(clock::iso(now))
+    }
+
+    /// The `Ad` objects of these ids (ids the platform does not have are left out).
+    fn ads_by_id(&self, account: &Account, ids: &[i64]) -> Result<Vec<Value>, PlatformError> {
+        let mut found = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(BY_ID) {
+            let params = account.scoped(map(json!({ "ad_ids": chunk, "return_target": true })));
+            let result = self.call(account, &Call::read("getAdsById", params))?;
+            found.extend(result.as_array().cloned().unwrap_or_default());
+        }
+        Ok(found)
+    }
+
+    fn ad_by_id(&self, account: &Account, ad: i64) -> Result<Value, PlatformError> {
+        self.ads_by_id(account, &[ad])?
+            .into_iter()
+            .find(|a| a.get("ad_id").and_then(Value::as_i64) == Some(ad))
+            .ok_or(PlatformError::NotFound)
+    }
+
+    /// Every ad of the account, page by page (`getAdsList`), until the platform gives no
+    /// further cursor, an empty page or a cursor it gave before.
+    fn all_ads(&self, account: &Account, with_target: bool) -> Result<Vec<Value>, PlatformError> {
+        let mut ads = Vec::new();
+        let mut offset: Option<String> = None;
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..MAX_PAGES {
+            let mut params = map(json!({ "limit": PAGE, "return_target": with_target }));
+            if let Some(o) = &offset {
+                params.insert("offset".into(), json!(o));
+            }
+            let page = self.call(account, &Call::read("getAdsList", account.scoped(params)))?;
+            let batch = page["ads"].as_array().cloned().unwrap_or_default();
+            if batch.is_empty() {
+                break;
+            }
+            ads.extend(batch);
+            offset = match page.get("next_offset") {
+                Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+                Some(Value::Number(n)) => Some(n.to_string()),
+                _ => None,
+            };
+            match &offset {
+                Some(o) if seen.insert(o.clone()) => {}
+                _ => break,
+            }
+        }
+        Ok(ads)
+    }
+
+    fn to_snapshot(&self, account: &Account, ad: &Value) -> Result<AdSnapshot, PlatformError> {
+        let media = match map::media_id(ad) {
+            Some(id) => self
+                .db
+                .read_blocking(|c| media::by_platform_ref(c, account.id, id))
+                .map_err(internal)?,
+            None => None,
+        };
+        map::snapshot(account.id, ad, media, &self.now_iso()?).ok_or_else(|| {
+            PlatformError::Refused(format!(
+                "the platform answered an ad adcab cannot read: {}",
+                truncate(&ad.to_string())
+            ))
+        })
+    }
+
+    /// The platform's media id for one of the cabinet's upload tokens.
+    fn media_param(
+        &self,
+        account: &Account,
+        token: Option<&str>,
+    ) -> Result<Option<(&'static str, String)>, PlatformError> {
+        let Some(token) = token else {
+            return Ok(None);
+        };
+        let found = self
+            .db
+            .read_blocking(|c| media::platform_ref(c, account.id, token))
+            .map_err(internal)?;
+        match found {
+            Some((id, media_type)) => Ok(Some((map::media_field(&media_type), id))),
+            None => Err(PlatformError::Rejected {
+                reason: "This media was not uploaded to the platform for this cabinet; upload it again with POST /v1/media.".into(),
+                param: Some("media"),
+                min_cpm: None,
+            }),
+        }
+    }
+
+    /// The usernames the platform resolves for this account (`getTargetChannel`,
+    /// `getTargetBot`); the ones it does not know are skipped.
+    fn resolve_peers(
+        &self,
+        account: &Account,
+        target_type: TargetType,
+        targeting: &Value,
+    ) -> Result<Vec<String>, PlatformError> {
+        let (field, method, param) = match target_type {
+            TargetType::Channels => ("channels", "getTargetChannel", "channel_id"),
+            TargetType::Users => ("audience_channels", "getTargetChannel", "channel_id"),
+            TargetType::Bots => ("bots", "getTargetBot", "bot_id"),
+            TargetType::Search => return Ok(Vec::new()),
+        };
+        let mut found = Vec::new();
+        for name in targeting[field].as_array().into_iter().flatten() {
+            let Some(name) = name.as_str() else { continue };
+            let username = format!(
+                "@{}",
+                name.trim()
+                    .trim_start_matches("https://t.me/")
+                    .trim_start_matches("t.me/")
+                    .trim_start_matches('@')
+            );
+            let params = map(json!({ param: username }));
+            match self.call(account, &Call::read(method, params)) {
+                Ok(_) => found.push(username),
+                Err(PlatformError::Rejected { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(found)
+    }
+
+    fn balance_of(&self, account: &Account) -> Result<Money, PlatformError> {
+        let info = if account.via_main {
+            let params = map(json!({ "account_ids": [account.platform_id] }));
+            let list = self.call(account, &Call::read("getAccountsById", params))?;
+            list.as_array()
+                .and_then(|l| {
+                    l.iter()
+                        .find(|a| a["account_id"].as_str() == Some(&account.platform_id))
+                })
+                .cloned()
+                .ok_or(PlatformError::NotFound)?
+        } else {
+            self.call(account, &Call::read("getCurrentAccount", Map::new()))?
+        };
+        map::money(&info["remaining_budget"]).ok_or_else(|| {
+            PlatformError::Refused("the platform answered an account without a balance".into())
+        })
+    }
+
+    /// Submits an unsubmitted ad that has budget, so that it reads `In Review`.
+    fn submit_if_ready(&self, account: &Account, ad: Value) -> Result<Value, PlatformError> {
+        let ready = ad["status"].as_str() == Some("ready_for_review")
+            && map::money(&ad["remaining_budget"]).is_some_and(|m| m.micros() > 0);
+        if !ready {
+            return Ok(ad);
+        }
+        let params = account.scoped(map(json!({ "ad_id": ad["ad_id"], "return_target": true })));
+        self.call(account, &Call::once("submitAdForReview", params))
+    }
+}
+
+impl Platform for Telegram {
+    fn connect(&self, token: &str, related: bool) -> Result<Vec<RemoteAccount>, PlatformError> {
+        let wire = |call: &Call| self.wire.call(token, call).map(|(v, _)| v);
+        let current = wire(&Call::read("getCurrentAccount", Map::new())).map_err(refusal)?;
+        let mut found = vec![(current, false)];
+        if related {
+            match wire(&Call::read("getRelatedAccountsList", Map::new())) {
+                Ok(list) => found.extend(
+                    list["accounts"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|a| (a.clone(), true)),
+                ),
+                Err(WireError::Api(code)) if code == "MAIN_ACCOUNT_REQUIRED" => {}
+                Err(e) => return Err(refusal(e)),
+            }
+        }
+        let secrets = self.secrets()?;
+        found
+            .into_iter()
+            .map(|(info, via_main)| {
+                let platform_id = info["account_id"]
+                    .as_str()
+                    .ok_or_else(|| PlatformError::Refused("an account without an id".into()))?
+                    .to_string();
+                let kind = info["currency"]
+                    .as_str()
+                    .and_then(map::cabinet_type)
+                    .ok_or_else(|| {
+                        PlatformError::Refused(format!(
+                            "account {platform_id} has a currency adcab does not know: {}",
+                            info["currency"]
+                        ))
+                    })?;
+                let account = Account {
+                    id: 0,
+                    platform_id: platform_id.clone(),
+                    token: token.to_string(),
+                    via_main,
+                    kind,
+                };
+                let count = self
+                    .wire
+                    .call(
+                        token,
+                        &Call::read("getAdsList", account.scoped(map(json!({ "limit": 1 })))),
+                    )
+                    .map_err(refusal)?
+                    .0;
+                let credential = serde_json::to_string(&Credential {
+                    token: token.to_string(),
+                    via_main,
+                })
+                .expect("a credential serializes");
+                Ok(RemoteAccount {
+                    name: info["title"].as_str().unwrap_or(&platform_id).to_string(),
+                    platform_id,
+                    kind,
+                    balance: map::money(&info["remaining_budget"]).unwrap_or(Money::ZERO),
+                    credential: secrets.seal(&credential),
+                    ads: count["total_count"].as_i64().unwrap_or(0),
+                })
+            })
+            .collect()
+    }
+
+    fn list_ads(&self, account: i64) -> Result<Vec<AdSnapshot>, PlatformError> {
+        let account = self.account(account)?;
+        self.all_ads(&account, true)?
+            .iter()
+            .map(|ad| self.to_snapshot(&account, ad))
+            .collect()
+    }
+
+    fn open_account(&self, _kind: CabinetType, _balance: Money) -> Result<i64, PlatformError> {
+        Err(PlatformError::Unsupported(
+            "adding cabinets by hand; connect an account with `adcab admin cabinet connect`",
+        ))
+    }
+
+    fn set_balance(&self, _account: i64, _balance: Money) -> Result<(), PlatformError> {
+        Err(PlatformError::Unsupported(
+            "setting a balance; top the account up on the platform",
+        ))
+    }
+
+    fn balance(&self, account: i64) -> Result<Money, PlatformError> {
+        let account = self.account(account)?;
+        self.balance_of(&account)
+    }
+
+    fn create_ad(&self, account: i64, draft: &AdDraft) -> Result<AdSnapshot, PlatformError> {
+        let account = self.account(account)?;
+        let spec = &draft.spec;
+        let peers = self.resolve_peers(&account, spec.target_type, &spec.targeting)?;
+        let asked = |field: &str| {
+            spec.targeting[field]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default()
+        };
+        match spec.target_type {
+            TargetType::Channels | TargetType::Bots if peers.is_empty() => {
+                let field = spec.target_type.as_str();
+                return Err(rejected(
+                    format!("No targets found: {}", asked(field)),
+                    field,
+                ));
+            }
+            _ => {}
+        }
+        let mut draft = draft.clone();
+        if spec.target_type == TargetType::Search {
+            let keywords: Vec<&str> = spec.targeting["search_keywords"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .filter(|k| k.chars().any(char::is_alphanumeric))
+                .collect();
+            if keywords.is_empty() {
+                return Err(rejected("No valid search queries found", "search_keywords"));
+            }
+            draft.spec.targeting["search_keywords"] = json!(keywords);
+        }
+        let media = self.media_param(&account, draft.spec.media_token.as_deref())?;
+        let mut params = map::create_params(
+            account.kind,
+            &draft,
+            &peers,
+            media.as_ref().map(|(f, id)| (*f, id.as_str())),
+        )
+        .map_err(unsendable)?;
+        params.insert("return_target".into(), json!(true));
+        let key = match &draft.client_ref {
+            Some(r) => operation_key("create", account.id, r),
+            None => random_hex(16),
+        };
+        let ad = self.call(
+            &account,
+            &Call::keyed("createAd", account.scoped(params), key),
+        )?;
+        self.to_snapshot(&account, &ad)
+    }
+
+    fn get_ad(&self, account: i64, ad_id: i64) -> Result<AdSnapshot, PlatformError> {
+        let account = self.account(account)?;
+        let ad = self.ad_by_id(&account, ad_id)?;
+        self.to_snapshot(&account, &ad)
+    }
+
+    fn get_ads(&self, account: i64, ads: &[i64]) -> Result<Vec<AdSnapshot>, PlatformError> {
+        let account = self.account(account)?;
+        self.ads_by_id(&account, ads)?
+            .iter()
+            .map(|ad| self.to_snapshot(&account, ad))
+            .collect()
+    }
+
+    fn report(&self, account: i64, at: DateTime<Utc>) -> Result<Vec<AdCounters>, PlatformError> {
+        let account = self.account(account)?;
+        report::report(self, &account, at)
+    }
+
+    fn edit_ad(
+        &self,
+        account: i64,
+        ad_id: i64,
+        edit: &AdEdit,
+    ) -> Result<AdSnapshot, PlatformError> {
+        let account = self.account(account)?;
+        let media = match &edit.media {
+            Some((token, _)) => self.media_param(&account, Some(token))?,
+            None => None,
+        };
+        let mut params = map::edit_params(
+            account.kind,
+            edit,
+            media.as_ref().map(|(f, id)| (*f, id.as_str())),
+        )
+        .map_err(unsendable)?;
+        if params.is_empty() {
+            return self.get_ad(account.id, ad_id);
+        }
+        params.insert("ad_id".into(), json!(ad_id));
+        params.insert("return_target".into(), json!(true));
+        let ad = self.call(&account, &Call::read("editAd", account.scoped(params)))?;
+        let ad = self.submit_if_ready(&account, ad)?;
+        self.to_snapshot(&account, &ad)
+    }
+
+    fn switch_ad(
+        &self,
+        account: i64,
+        ad_id: i64,
+        active: bool,
+    ) -> Result<(AdSnapshot, Switch), PlatformError> {
+        let account = self.account(account)?;
+        let before = self.ad_by_id(&account, ad_id)?;
+        let paused = before["is_paused"].as_bool().unwrap_or(false);
+        if paused != active {
+            return Ok((self.to_snapshot(&account, &before)?, Switch::AlreadySet));
+        }
+        let params = account.scoped(map(json!({
+            "ad_id": ad_id, "is_paused": !active, "return_target": true
+        })));
+        let after = self.call(&account, &Call::read("editAd", params))?;
+        let outcome = if after["status"] != before["status"] {
+            Switch::Applied
+        } else {
+            Switch::IntentOnly
+        };
+        Ok((self.to_snapshot(&account, &after)?, outcome))
+    }
+
+    fn move_budget(
+        &self,
+        account: i64,
+        ad_id: i64,
+        op: BudgetOp,
+        token: &str,
+    ) -> Result<BudgetMoved, PlatformError> {
+        let account = self.account(account)?;
+        let before = self.ad_by_id(&account, ad_id)?;
+        let remaining = map::money(&before["remaining_budget"]).unwrap_or(Money::ZERO);
+        let (method, amount) = match op {
+            BudgetOp::Add(amount) => ("increaseAdBudget", amount),
+            BudgetOp::Withdraw(amount) => ("decreaseAdBudget", amount.min(remaining)),
+            BudgetOp::WithdrawAll => ("decreaseAdBudget", remaining),
+        };
+        let ad = if amount.micros() == 0 {
+            before
+        } else {
+            let params = account.scoped(map(json!({
+                "ad_id": ad_id,
+                "amount": map::number(amount, account.kind.scale()),
+                "return_target": true,
+            })));
+            let key = operation_key("budget", account.id, token);
+            let ad = self.call(&account, &Call::keyed(method, params, key))?;
+            self.submit_if_ready(&account, ad)?
+        };
+        Ok(BudgetMoved {
+            ad: self.to_snapshot(&account, &ad)?,
+            moved: amount,
+            balance: self.balance_of(&account)?,
+        })
+    }
+
+    fn delete_ad(&self, account: i64, ad_id: i64, token: &str) -> Result<bool, PlatformError> {
+        let account = self.account(account)?;
+        let recorded = self
+            .db
+            .read_blocking(|c| state::recorded_delete(c, token, account.id, ad_id))
+            .map_err(internal)?;
+        let ad = match self.ad_by_id(&account, ad_id) {
+            Ok(ad) => ad,
+            Err(PlatformError::NotFound) => return recorded.ok_or(PlatformError::NotFound),
+            Err(e) => return Err(e),
+        };
+        if ad["status"].as_str() == Some("active") {
+            let params = account.scoped(map(json!({ "ad_id": ad_id, "is_paused": true })));
+            self.call(&account, &Call::read("editAd", params))?;
+        }
+        let remaining = map::money(&ad["remaining_budget"]).unwrap_or(Money::ZERO);
+        if remaining.micros() > 0 {
+            let params = account.scoped(map(json!({
+                "ad_id": ad_id,
+                "amount": map::number(remaining, 6),
+            })));
+            let key = operation_key("delete", account.id, token);
+            self.call(&account, &Call::keyed("decreaseAdBudget", params, key))?;
+        }
+        // Recorded before the call: if its answer is lost, a repeat with this token that no
+        // longer finds the ad knows the delete went through.
+        let removed = ad["views"].as_i64().unwrap_or(0) == 0;
+        let now = self.db.read_blocking(clock::now).map_err(internal)?;
+        self.db
+            .write_blocking(|tx| {
+                state::record_delete(tx, token, account.id, ad_id, removed, now.timestamp())
+            })
+            .map_err(internal)?;
+        let params = account.scoped(map(json!({ "ad_id": ad_id })));
+        self.call(&account, &Call::once("deleteAd", params))?;
+        Ok(removed)
+    }
+
+    fn upload_media(
+        &self,
+        account: i64,
+        media_type: &str,
+        file: &std::path::Path,
+    ) -> Result<Option<String>, PlatformError> {
+        let account = self.account(account)?;
+        let (method, name, field) = match media_type {
+            "image/jpeg" => ("uploadAdPhoto", "photo.jpg", "photo_id"),
+            "image/png" => ("uploadAdPhoto", "photo.png", "photo_id"),
+            "video/mp4" => ("uploadAdVideo", "video.mp4", "video_id"),
+            _ => {
+                return Err(rejected(
+                    "The platform takes JPEG or PNG pictures and MP4 videos; convert the file and upload it again.",
+                    "file",
+                ))
+            }
+        };
+        let bytes = std::fs::read(file)
+            .map_err(|e| PlatformError::Refused(format!("cannot read the upload: {e}")))?;
+        let upload = Upload {
+            method,
+            account_id: account.via_main.then_some(account.platform_id.as_str()),
+            file_name: name,
+            content_type: media_type,
+            bytes,
+        };
+        let result = match self.wire.upload(&account.token, &upload) {
+            Err(WireError::Auth(_)) => {
+                self.db
+                    .write_blocking(|tx| cabinets::set_auth_expired(tx, account.id, true))
+                    .map_err(internal)?;
+                return Err(PlatformError::AuthExpired);
+            }
+            other => other.map_err(refusal)?,
+        };
+        result[field]
+            .as_str()
+            .map(|id| Some(id.to_string()))
+            .ok_or_else(|| PlatformError::Refused("the upload was answered without an id".into()))
+    }
+}
+
+/// The idempotency key of one of adcab's operations on one cabinet: the same operation
+/// (a task item, a budget call's key) always sends the same key, so a retry replays.
+fn operation_key(kind: &str, account: i64, token: &str) -> String {
+    format!(
+        "{kind}-{}",
+        &sha256_hex(&format!("{account}:{token}"))[..40]
+    )
+}
+
+fn map(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+fn truncate(text: &str) -> String {
+    text.chars().take(200).collect()
+}
+
+fn internal(e: StoreError) -> PlatformError {
+    match e {
+        StoreError::Busy => PlatformError::Timeout,
+        other => PlatformError::Refused(other.to_string()),
+    }
+}
+
+fn rejected(reason: impl Into<String>, param: &'static str) -> PlatformError {
+    PlatformError::Rejected {
+        reason: reason.into(),
+        param: Some(param),
+        min_cpm: None,
+    }
+}
+
+fn unsendable(u: Unsendable) -> PlatformError {
+    rejected(u.reason, u.param)
+}
+
+/// A wire failure as the platform's error (the token refusal is handled by the caller).
+fn refusal(e: WireError) -> PlatformError {
+    match e {
+        WireError::Auth(_) => PlatformError::AuthExpired,
+        WireError::RateLimited(wait) => PlatformError::RateLimited(wait),
+        WireError::Unavailable(why) => {
+            tracing::warn!(why, "the Telegram Ads API did not answer");
+            PlatformError::Timeout
+        }
+        WireError::Api(code) => api_error(&code),
+    }
+}
+
+/// An API error code as the platform's refusal: the field it is about, and a sentence.
+fn api_error(code: &str) -> PlatformError {
+    match code {
+        "NOT_ENOUGH_BUDGET" => return PlatformError::InsufficientBalance,
+        "AD_ID_INVALID" => return PlatformError::NotFound,
+        "AD_RECENTLY_ACTIVE" => {
+            return PlatformError::Rejected {
+                reason: "The platform takes budget back from an ad, and deletes one, only after it has not run for 10 minutes; pause the campaign (a delete pauses it for you) and send this again in 10 minutes.".into(),
+                param: None,
+                min_cpm: None,
+            }
+        }
+        "AD_BUDGET_NOT_EMPTY" => {
+            return PlatformError::Rejected {
+                reason: "The platform deletes an ad only once its budget is withdrawn; withdraw_all, then delete.".into(),
+                param: None,
+                min_cpm: None,
+            }
+        }
+        "CPM_TOO_LOW" => {
+            return rejected(
+                "The bid is below the platform's minimum for this ad (it does not say the minimum); raise cpm.",
+                "cpm",
+            )
+        }
+        _ => {}
+    }
+    let param = [
+        ("AD_TITLE_", "title"),
+        ("TEXT_", "text"),
+        ("PROMOTE_URL_", "promote_url"),
+        ("CPM_", "cpm"),
+        ("SCHEDULE_", "schedule"),
+        ("WEBSITE_NAME_", "website_name"),
+        ("BUTTON_", "button"),
+        ("IMPRESSION_FREQUENCY_", "views_per_user"),
+        ("DAILY_BUDGET_", "daily_budget"),
+        ("PHOTO_ID_", "media"),
+        ("VIDEO_ID_", "media"),
+        ("MEDIA_", "media"),
+        ("INITIAL_BUDGET_", "budget"),
+        ("AMOUNT_", "amount"),
+        ("FILE_", "file"),
+        ("CHANNEL_ID_", "channels"),
+        ("BOT_ID_", "bots"),
+        ("TARGET_", "target_type"),
+    ]
+    .iter()
+    .find(|(prefix, _)| code.starts_with(prefix))
+    .map(|(_, p)| *p);
+    PlatformError::Rejected {
+        reason: format!("The platform refused the change ({code})."),
+        param,
+        min_cpm: None,
+    }
+}

@@ -1,0 +1,88 @@
+//! Owns the connector's own tables (`tg_*`): each ad's lifetime counters as last read from the
+//! platform and when, and deletes recorded by operation token.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::domain::money::Money;
+use crate::domain::stats::Totals;
+use crate::store::StoreError;
+
+/// An ad's lifetime counters as last read, and when (unix seconds of the service clock).
+pub struct Seen {
+    pub totals: Totals,
+    pub at: i64,
+}
+
+pub fn seen(conn: &Connection, account: i64, ad: i64) -> Result<Option<Seen>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT views, opens, clicks, actions, spent_micros, seen_at FROM tg_seen
+             WHERE account_id = ?1 AND ad_id = ?2",
+        )?
+        .query_row([account, ad], |r| {
+            Ok(Seen {
+                totals: Totals {
+                    views: r.get(0)?,
+                    opens: r.get(1)?,
+                    clicks: r.get(2)?,
+                    actions: r.get(3)?,
+                    spent: Money::from_micros(r.get(4)?),
+                },
+                at: r.get(5)?,
+            })
+        })
+        .optional()?)
+}
+
+pub fn set_seen(conn: &Connection, account: i64, ad: i64, s: &Seen) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO tg_seen (account_id, ad_id, views, opens, clicks, actions, spent_micros, seen_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT (account_id, ad_id) DO UPDATE SET views = excluded.views,
+            opens = excluded.opens, clicks = excluded.clicks, actions = excluded.actions,
+            spent_micros = excluded.spent_micros, seen_at = excluded.seen_at",
+    )?
+    .execute(params![
+        account,
+        ad,
+        s.totals.views,
+        s.totals.opens,
+        s.totals.clicks,
+        s.totals.actions,
+        s.totals.spent.micros(),
+        s.at
+    ])?;
+    Ok(())
+}
+
+/// What an earlier delete with this token did: `Some(removed)`.
+pub fn recorded_delete(
+    conn: &Connection,
+    token: &str,
+    account: i64,
+    ad: i64,
+) -> Result<Option<bool>, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT removed FROM tg_deletes WHERE token = ?1 AND account_id = ?2 AND ad_id = ?3",
+            params![token, account, ad],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+pub fn record_delete(
+    conn: &Connection,
+    token: &str,
+    account: i64,
+    ad: i64,
+    removed: bool,
+    now: i64,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT OR REPLACE INTO tg_deletes (token, account_id, ad_id, removed, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![token, account, ad, removed, now],
+    )?;
+    Ok(())
+}
