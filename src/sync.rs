@@ -265,7 +265,7 @@ pub fn sync_now(
         for snap in &snaps {
             let new = campaigns::get(tx, account, snap.ad_id)?.is_none();
             if new {
-                store_created(tx, snap, None, Source::Sync, params)?;
+                store_created(tx, snap, None, Source::Panel, params)?;
             }
             if new || apply(tx, snap, Source::Sync, params)? {
                 changed += 1;

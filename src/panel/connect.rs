@@ -157,7 +157,7 @@ pub fn cabinet_connect(
     s.db.write_blocking(|tx| {
         for snaps in &ads {
             for snap in snaps {
-                store_created(tx, snap, None, Source::Sync, params)?;
+                store_created(tx, snap, None, Source::Panel, params)?;
             }
         }
         Ok::<_, PanelError>(())

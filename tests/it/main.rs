@@ -23,5 +23,6 @@ mod ratelimit;
 mod stats;
 mod targeting;
 mod tasks;
+mod telegram;
 mod webhooks;
 mod writes;

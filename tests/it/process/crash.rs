@@ -119,3 +119,168 @@ fn a_create_task_killed_mid_way_finishes_once_after_restart() {
         "each budget moved once"
     );
 }
+
+/// Runs an `admin` command of the binary and returns what it printed; `stdin` is piped in.
+fn admin(config: &std::path::Path, args: &[&str], stdin: &str) -> Value {
+    use std::io::Write;
+    let mut child = adcab(config, args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_create_task_killed_during_a_platform_call_replays_it_after_restart() {
+    use crate::telegram::{FakePromote, Fault};
+    let fake = FakePromote::start();
+    let account = fake.add_account("EUR", "Crash EUR", "1000", false);
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("crash.db");
+    let config = dir.path().join("adcab.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[server]\nlisten = \"127.0.0.1:0\"\n[storage]\npath = \"{}\"\n[platform]\nkind = \"telegram\"\n\
+             [telegram]\napi_url = \"{}\"\ncalls_per_second = 1000\ntimeout_ms = 20000\n",
+            db_path.display(),
+            fake.url
+        ),
+    )
+    .unwrap();
+    let status = adcab(&config, &["init"]).status().unwrap();
+    assert!(status.success());
+    let user = admin(
+        &config,
+        &[
+            "admin",
+            "user",
+            "add",
+            "--email",
+            "crash@example.com",
+            "--plan",
+            "agency",
+        ],
+        "",
+    )["id"]
+        .as_i64()
+        .unwrap();
+    let owner = user.to_string();
+    let connected = admin(
+        &config,
+        &[
+            "admin",
+            "cabinet",
+            "connect",
+            "--owner",
+            &owner,
+            "--token-stdin",
+        ],
+        &format!("{}\n", account.token),
+    );
+    let cabinet = connected["cabinets"][0]["id"].as_i64().unwrap();
+    let key = admin(
+        &config,
+        &["admin", "key", "create", "--user", &owner, "--manage"],
+        "",
+    )["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let agent = agent();
+    let call = |base: &str, method: &str, path: &str, body: Option<&Value>| {
+        let url = format!("{base}{path}");
+        let idempotency = [("Idempotency-Key", "tg-crash-create")];
+        let (status, _, answer) =
+            call_with(&agent, method, &url, &key, body, &idempotency).unwrap();
+        (status, answer)
+    };
+
+    let first = serve(adcab(&config, &["serve"]));
+    let campaigns: Vec<Value> = (0..10)
+        .map(|i| {
+            json!({ "title": format!("Crash {i}"), "text": "t", "promote_url": "https://t.me/alpha_chan",
+                    "cpm": "2", "budget": "5", "target_type": "channels", "channels": ["@tech_daily"] })
+        })
+        .collect();
+    let body = json!({ "account_id": cabinet, "campaigns": campaigns });
+    let (status, answer) = call(&first.base, "POST", "/campaigns", Some(&body));
+    assert_eq!(status, 202, "{answer}");
+    let task = answer["data"]["id"].as_i64().unwrap();
+    let db = Db::open(&db_path, adcab::db::Open::Existing).unwrap();
+    let progress = |db: &Db| scalar(db, &format!("SELECT progress FROM tasks WHERE id = {task}"));
+    wait_for(Duration::from_secs(20), "the task to get under way", || {
+        (progress(&db) >= 2).then_some(())
+    });
+    // The next create runs on the platform but its answers are lost (the connection drops
+    // after the method ran, on the first try and on both retries); the server is killed
+    // before it records the item.
+    fake.fail_next(Fault::Drop, Some("createAd"), 3);
+    wait_for(
+        Duration::from_secs(20),
+        "a create whose answers were lost",
+        || {
+            let replayed = fake
+                .calls()
+                .iter()
+                .filter(|c| c.method == "createAd" && c.replayed)
+                .count();
+            (replayed >= 2).then_some(())
+        },
+    );
+    drop(first);
+    let at_kill = progress(&db);
+    assert!(at_kill < 10, "killed mid-task (progress {at_kill})");
+
+    let mut second = serve(adcab(&config, &["serve"]));
+    let unfinished = format!(
+        "SELECT COUNT(*) FROM tasks WHERE id = {task} AND status IN ('pending', 'running')"
+    );
+    wait_for(
+        Duration::from_secs(30),
+        "the task to end after the restart",
+        || (scalar(&db, &unfinished) == 0).then_some(()),
+    );
+    let (_, t) = call(&second.base, "GET", &format!("/tasks/{task}"), None);
+    second.stop();
+    let done = t["data"].clone();
+    assert_eq!(done["status"], "completed", "{done}");
+    let mut ads: Vec<i64> = serde_json::from_value(done["ad_ids"].clone()).unwrap();
+    ads.sort_unstable();
+    ads.dedup();
+    assert_eq!(ads.len(), 10, "{done}");
+    let replays = fake
+        .calls()
+        .iter()
+        .filter(|c| c.method == "createAd" && c.replayed)
+        .count();
+    assert!(
+        replays >= 1,
+        "the create whose answer was lost was answered from the platform's record"
+    );
+    let on_platform = ads
+        .iter()
+        .filter(|ad| fake.ad(&account.account_id, **ad).is_some())
+        .count();
+    assert_eq!(on_platform, 10);
+    assert_eq!(
+        fake.money_moves(&account.account_id),
+        10,
+        "each budget moved once"
+    );
+    assert_eq!(fake.balance(&account.account_id), "950");
+}

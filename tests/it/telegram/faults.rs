@@ -1,0 +1,149 @@
+//! The platform's failures: a flood wait answers a synchronous write 503 at once and makes a
+//! task wait instead of failing; gateway errors are retried where safe, then answered 503;
+//! calls are paced per token so that a sync does not trip the platform's flood control.
+
+use std::time::Duration;
+
+use adcab::worker::{self, Step};
+use serde_json::json;
+
+use super::promote_fake::FakeOptions;
+use super::{advance_service, connected, FakePromote, Fault, SeedAd};
+use adcab::panel;
+
+#[test]
+fn a_long_flood_wait_answers_a_write_503_and_holds_the_token() {
+    let tg = connected(vec![]);
+    let ad = tg.create(json!({}));
+    tg.fake.fail_next(Fault::FloodWait(30), Some("editAd"), 1);
+    let body = json!({ "account_id": tg.cabinet, "cpm": "3" });
+    let r = tg.app.send(
+        "PATCH",
+        &format!("/campaigns/{ad}"),
+        &tg.key,
+        Some(&body),
+        &[],
+    );
+    r.assert_error(503, "PLATFORM_UNAVAILABLE");
+    let edits = tg.fake.call_count("editAd");
+    let again = tg.app.send(
+        "PATCH",
+        &format!("/campaigns/{ad}"),
+        &tg.key,
+        Some(&body),
+        &[],
+    );
+    again.assert_error(503, "PLATFORM_UNAVAILABLE");
+    assert_eq!(
+        tg.fake.call_count("editAd"),
+        edits,
+        "while the wait lasts, no call is sent with the token"
+    );
+}
+
+#[test]
+fn a_task_waits_out_a_flood_wait_instead_of_failing() {
+    let tg = connected(vec![]);
+    let ad = tg.create(json!({}));
+    tg.fake
+        .fail_next(Fault::FloodWait(60), Some("getAdsById"), 1);
+    let body = json!({ "account_id": tg.cabinet, "action": "pause", "ad_ids": [ad] });
+    let task = tg
+        .app
+        .write_ok("POST", "/campaigns/bulk", &tg.key, Some(&body), 202);
+    let id = task["data"]["id"].as_i64().unwrap();
+    let mut waited = None;
+    for _ in 0..10 {
+        match worker::run_one(&tg.app.services).unwrap() {
+            Step::Wait(d) => {
+                waited = Some(d);
+                break;
+            }
+            Step::Empty => break,
+            Step::Ran => {}
+        }
+    }
+    let waited = waited.expect("the step reports the platform's wait");
+    assert!(waited > Duration::from_secs(30), "{waited:?}");
+    let state = tg.app.get_ok(&format!("/tasks/{id}"), &tg.key);
+    assert_eq!(state["data"]["status"], "running", "{state}");
+    assert_eq!(state["data"]["progress"], 0);
+}
+
+#[test]
+fn gateway_errors_on_a_safe_call_are_retried_then_answered_503() {
+    let tg = connected(vec![]);
+    let ad = tg.create(json!({}));
+    tg.fake.fail_next(Fault::Gateway, Some("editAd"), 2);
+    let body = json!({ "account_id": tg.cabinet, "title": "Renamed" });
+    let ok = tg.app.send(
+        "PATCH",
+        &format!("/campaigns/{ad}"),
+        &tg.key,
+        Some(&body),
+        &[],
+    );
+    assert_eq!(ok.status, 200, "two failures then a success: {}", ok.body);
+    assert_eq!(tg.fake.ad(tg.id(), ad).unwrap()["title"], "Renamed");
+    tg.fake.fail_next(Fault::Gateway, Some("editAd"), 3);
+    let body = json!({ "account_id": tg.cabinet, "title": "Again" });
+    let r = tg.app.send(
+        "PATCH",
+        &format!("/campaigns/{ad}"),
+        &tg.key,
+        Some(&body),
+        &[],
+    );
+    r.assert_error(503, "PLATFORM_UNAVAILABLE");
+}
+
+#[test]
+fn a_sync_paced_below_the_platforms_limit_never_meets_a_flood_wait() {
+    let fake = FakePromote::start_with(FakeOptions {
+        calls_per_second: Some(20),
+        ..FakeOptions::default()
+    });
+    let account = fake.add_account("EUR", "Paced", "1000", false);
+    let ads: Vec<i64> = (0..30)
+        .map(|i| {
+            fake.seed_ad(
+                &account.account_id,
+                SeedAd::channel(&format!("Ad {i}"), "@pace_chan"),
+            )
+        })
+        .collect();
+    let url = fake.url.clone();
+    let app = crate::helpers::spawn_app_with(move |c| {
+        c.platform.kind = adcab::config::PlatformKind::Telegram;
+        c.telegram.api_url = url;
+        c.telegram.calls_per_second = 15;
+    });
+    let user = app.user("agency");
+    let made = panel::cabinet_connect(&app.services, user, &account.token, false).unwrap();
+    let cabinet = made.cabinets[0].id;
+    for ad in &ads {
+        fake.deliver(&account.account_id, *ad, 100);
+    }
+    fake.reset_calls();
+    let into_hour = fake.now().rem_euclid(3600);
+    fake.advance(3600 - into_hour + 60);
+    advance_service(&app.services, 3600 - into_hour + 60);
+    app.settle();
+    assert_eq!(
+        fake.call_count("getAdStats"),
+        30,
+        "one stats call per moved ad, none repeated after a flood wait"
+    );
+    let views: i64 = app
+        .services
+        .db
+        .read_blocking(|c| {
+            Ok::<_, adcab::store::StoreError>(c.query_row(
+                "SELECT COALESCE(SUM(views), 0) FROM hourly_stats WHERE account_id = ?1",
+                [cabinet],
+                |r| r.get(0),
+            )?)
+        })
+        .unwrap();
+    assert_eq!(views, 3_000);
+}

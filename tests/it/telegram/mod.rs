@@ -1,0 +1,121 @@
+//! The Telegram Ads connector against the fake Telegram Ads API (`tests/support/promote_fake`,
+//! served on port 0): the real server runs with `platform.kind = "telegram"`, its cabinets are
+//! connected with a token the fake issued, and both clocks (the service's and the fake's)
+//! move together. This file holds the harness.
+
+mod connect;
+mod faults;
+mod sync;
+mod writes;
+
+use adcab::config::PlatformKind;
+use adcab::panel::{self, NewKey};
+use adcab::{clock, Services};
+use serde_json::{json, Value};
+
+use crate::helpers::{printed, spawn_app_with, TestApp};
+
+#[path = "../../support/promote_fake/mod.rs"]
+pub mod promote_fake;
+pub use promote_fake::{FakeAccount, FakePromote, Fault, SeedAd};
+
+/// A server on the connector, the fake behind it, and one connected euro account.
+pub struct Tg {
+    pub app: TestApp,
+    pub fake: FakePromote,
+    pub account: FakeAccount,
+    pub cabinet: i64,
+    pub key: String,
+}
+
+/// The server configured for the fake: fast pacing (the fake has no limit unless a test
+/// sets one) and short deadlines.
+pub fn spawn_on(fake: &FakePromote) -> TestApp {
+    let url = fake.url.clone();
+    spawn_app_with(move |c| {
+        c.platform.kind = PlatformKind::Telegram;
+        c.telegram.api_url = url;
+        c.telegram.calls_per_second = 1000;
+        c.telegram.timeout_ms = 3000;
+    })
+}
+
+/// The fake with one EUR account holding 1000 and `seed` ads already on it, connected as a
+/// cabinet of an agency owner who has a Manage key.
+pub fn connected(seed: Vec<SeedAd>) -> Tg {
+    let fake = FakePromote::start();
+    let account = fake.add_account("EUR", "Agency EUR", "1000", false);
+    for ad in seed {
+        fake.seed_ad(&account.account_id, ad);
+    }
+    let app = spawn_on(&fake);
+    let user = app.user("agency");
+    let connected =
+        printed(panel::cabinet_connect(&app.services, user, &account.token, false).unwrap());
+    let cabinet = connected["cabinets"][0]["id"].as_i64().unwrap();
+    let key = app.key_with(NewKey {
+        user,
+        manage: true,
+        ..NewKey::default()
+    });
+    Tg {
+        app,
+        fake,
+        account,
+        cabinet,
+        key,
+    }
+}
+
+impl Tg {
+    /// Moves the fake's clock and the service clock together, then lets the scheduler catch up.
+    pub fn advance(&self, seconds: i64) {
+        self.fake.advance(seconds);
+        advance_service(&self.app.services, seconds);
+        self.app.settle();
+    }
+
+    pub fn id(&self) -> &str {
+        &self.account.account_id
+    }
+
+    /// Creates a channel campaign through the API and runs its task; its ad_id.
+    pub fn create(&self, extra: Value) -> i64 {
+        let mut body = json!({
+            "account_id": self.cabinet, "title": "Launch", "text": "Fresh news every morning",
+            "promote_url": "https://t.me/alpha_chan", "cpm": "2.50", "budget": "20",
+            "target_type": "channels", "channels": ["@tech_daily"]
+        });
+        for (k, v) in extra.as_object().into_iter().flatten() {
+            body[k] = v.clone();
+        }
+        let task = self
+            .app
+            .write_ok("POST", "/campaigns", &self.key, Some(&body), 202);
+        self.app.run_tasks();
+        let id = task["data"]["id"].as_i64().unwrap();
+        let done = self.app.get_ok(&format!("/tasks/{id}"), &self.key);
+        assert_eq!(done["data"]["status"], "completed", "{done}");
+        done["data"]["ad_ids"][0]
+            .as_i64()
+            .unwrap_or_else(|| panic!("the task made no ad: {done}"))
+    }
+
+    /// The stored campaign as `GET /v1/campaigns/{ad}` answers it.
+    pub fn campaign(&self, ad: i64) -> Value {
+        self.app.get_ok(
+            &format!("/campaigns/{ad}?account_id={}", self.cabinet),
+            &self.key,
+        )["data"]
+            .clone()
+    }
+}
+
+/// Moves the service clock; in telegram mode only tests do this (the `sim` commands refuse).
+pub fn advance_service(services: &Services, seconds: i64) {
+    services
+        .db
+        .write_blocking(|tx| clock::advance(tx, seconds))
+        .unwrap()
+        .unwrap();
+}
