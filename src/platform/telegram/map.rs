@@ -185,56 +185,45 @@ fn codes(list: Option<&Value>, field: &str) -> Vec<Value> {
         .unwrap_or_default()
 }
 
+/// A targeting field read from a list of catalogue objects: adcab's name, the platform's, and
+/// the id field of its objects.
+type CatalogueField = (&'static str, &'static str, &'static str);
+
 /// The platform's output target (catalogue objects with names) as adcab's targeting fields.
 fn targeting_from(t: TargetType, target: &Value) -> Value {
-    let mut out = Map::new();
-    let mut put = |name: &str, v: Value| {
-        if v.as_array().is_some_and(|a| !a.is_empty()) || v.is_boolean() {
-            out.insert(name.into(), v);
-        }
-    };
-    match t {
-        TargetType::Channels => {
-            put(
-                "channels",
-                json!(peer_names(target.get("channels"), "channel_id")),
-            );
-            put(
-                "languages",
-                json!(codes(target.get("languages"), "language_code")),
-            );
-            put("topics", json!(codes(target.get("topics"), "topic_id")));
-            put(
-                "exclude_topics",
-                json!(codes(target.get("exclude_topics"), "topic_id")),
-            );
-        }
-        TargetType::Bots => put("bots", json!(peer_names(target.get("bots"), "bot_id"))),
-        TargetType::Search => put(
-            "search_keywords",
-            target
-                .get("search_queries")
-                .cloned()
-                .unwrap_or_else(|| json!([])),
-        ),
+    let channels = json!(peer_names(target.get("channels"), "channel_id"));
+    let audience = [
+        ("languages", "languages", "language_code"),
+        ("topics", "topics", "topic_id"),
+        ("exclude_topics", "exclude_topics", "topic_id"),
+    ];
+    let (peers, fields): (Option<(&str, Value)>, Vec<CatalogueField>) = match t {
+        TargetType::Channels => (Some(("channels", channels)), audience.to_vec()),
         TargetType::Users => {
-            put(
-                "countries",
-                json!(codes(target.get("countries"), "country_code")),
-            );
-            put(
-                "languages",
-                json!(codes(target.get("languages"), "language_code")),
-            );
-            put("topics", json!(codes(target.get("topics"), "topic_id")));
-            put(
-                "exclude_topics",
-                json!(codes(target.get("exclude_topics"), "topic_id")),
-            );
-            put(
-                "audience_channels",
-                json!(peer_names(target.get("channels"), "channel_id")),
-            );
+            let mut fields = vec![("countries", "countries", "country_code")];
+            fields.extend(audience);
+            (Some(("audience_channels", channels)), fields)
+        }
+        TargetType::Bots => (
+            Some(("bots", json!(peer_names(target.get("bots"), "bot_id")))),
+            Vec::new(),
+        ),
+        TargetType::Search => (
+            Some((
+                "search_keywords",
+                target.get("search_queries").cloned().unwrap_or(json!([])),
+            )),
+            Vec::new(),
+        ),
+    };
+    let mut out = Map::new();
+    let listed = fields
+        .into_iter()
+        .map(|(ours, theirs, id)| (ours, json!(codes(target.get(theirs), id))))
+        .chain(peers);
+    for (name, v) in listed {
+        if v.as_array().is_some_and(|a| !a.is_empty()) {
+            out.insert(name.into(), v);
         }
     }
     Value::Object(out)

@@ -123,11 +123,7 @@ fn related_accounts_become_cabinets_of_their_currency_and_big_accounts_are_paged
 #[test]
 fn a_revoked_token_expires_the_session_until_reconnect() {
     let tg = connected(vec![SeedAd::channel("Running", "@alpha_chan")]);
-    let ad = tg
-        .app
-        .get_ok(&format!("/campaigns?account_id={}", tg.cabinet), &tg.key)["data"][0]["ad_id"]
-        .as_i64()
-        .unwrap();
+    let ad = tg.first_ad();
     tg.fake.revoke_token(&tg.account.token);
     let path = format!("/campaigns/{ad}/pause?account_id={}", tg.cabinet);
     tg.app

@@ -101,6 +101,16 @@ impl Tg {
             .unwrap_or_else(|| panic!("the task made no ad: {done}"))
     }
 
+    /// The ad_id of the cabinet's newest campaign.
+    pub fn first_ad(&self) -> i64 {
+        self.app.get_ok(
+            &format!("/campaigns?account_id={}", self.cabinet),
+            &self.key,
+        )["data"][0]["ad_id"]
+            .as_i64()
+            .unwrap()
+    }
+
     /// The stored campaign as `GET /v1/campaigns/{ad}` answers it.
     pub fn campaign(&self, ad: i64) -> Value {
         self.app.get_ok(

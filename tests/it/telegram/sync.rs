@@ -26,11 +26,7 @@ fn hourly_views(tg: &super::Tg, ad: i64) -> Vec<i64> {
 #[test]
 fn each_hour_gets_exactly_its_own_views_from_the_five_minute_series() {
     let tg = connected(vec![SeedAd::channel("Running", "@alpha_chan")]);
-    let ad = tg
-        .app
-        .get_ok(&format!("/campaigns?account_id={}", tg.cabinet), &tg.key)["data"][0]["ad_id"]
-        .as_i64()
-        .unwrap();
+    let ad = tg.first_ad();
     let into_hour = tg.fake.now().rem_euclid(3600);
     tg.advance(3600 - into_hour + 600);
     tg.fake.deliver(tg.id(), ad, 100);
@@ -52,11 +48,7 @@ fn each_hour_gets_exactly_its_own_views_from_the_five_minute_series() {
 #[test]
 fn sync_now_brings_changes_made_on_the_platform_into_the_copies() {
     let tg = connected(vec![SeedAd::channel("Running", "@alpha_chan")]);
-    let ad = tg
-        .app
-        .get_ok(&format!("/campaigns?account_id={}", tg.cabinet), &tg.key)["data"][0]["ad_id"]
-        .as_i64()
-        .unwrap();
+    let ad = tg.first_ad();
     tg.fake.deliver(tg.id(), ad, 500);
     let fresh = tg
         .fake
