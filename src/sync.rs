@@ -4,6 +4,8 @@
 //! the hour's stats, the balance, and the full re-read of running campaigns). Blocking:
 //! callers run it off the async runtime.
 
+use std::collections::HashSet;
+
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::Connection;
 use serde_json::{json, Value};
@@ -216,6 +218,10 @@ pub fn sync_cabinet(
         }
         Ok::<_, StoreError>(now)
     })?;
+    let listed: HashSet<i64> = report.iter().map(|line| line.ad_id).collect();
+    if let Err(e) = confirm_missing(services, account, &listed)? {
+        tracing::warn!(account, error = %e, "missing ads not confirmed; retried next hour");
+    }
     if full_reads {
         let cutoff = clock::iso(now - FULL_READ_AFTER);
         let stale = services
@@ -276,10 +282,53 @@ pub fn sync_now(
         }
         Ok::<_, StoreError>(changed)
     })?;
+    let listed: HashSet<i64> = snaps.iter().map(|snap| snap.ad_id).collect();
+    let gone = match confirm_missing(services, account, &listed)? {
+        Ok(gone) => gone,
+        Err(e) => return Ok(Err(e)),
+    };
     Ok(Ok(SyncedNow {
         campaigns: snaps.len(),
-        changed,
+        changed: changed + gone,
     }))
+}
+
+/// Live copies of the cabinet that a read of every ad did not list are asked for one by one
+/// (absence from a list is no proof); those the platform no longer has were deleted outside
+/// adcab and are marked `Deleted`, with their status change recorded. Returns how many.
+fn confirm_missing(
+    services: &Services,
+    account: i64,
+    listed: &HashSet<i64>,
+) -> Result<Result<usize, PlatformError>, StoreError> {
+    let missing: Vec<i64> = services
+        .db
+        .read_blocking(|c| campaigns::live_ids(c, account))?
+        .into_iter()
+        .filter(|ad| !listed.contains(ad))
+        .collect();
+    if missing.is_empty() {
+        return Ok(Ok(0));
+    }
+    let found: HashSet<i64> = match services.platform.get_ads(account, &missing) {
+        Ok(snaps) => snaps.iter().map(|snap| snap.ad_id).collect(),
+        Err(e) => return Ok(Err(e)),
+    };
+    let gone: Vec<i64> = missing
+        .into_iter()
+        .filter(|ad| !found.contains(ad))
+        .collect();
+    services.db.write_blocking(|tx| {
+        let now = clock::iso(clock::now(tx)?);
+        for ad in &gone {
+            if let Some(row) = campaigns::get(tx, account, *ad)? {
+                record_change(tx, &row, Status::Deleted, Source::Sync, &now)?;
+                campaigns::mark_deleted(tx, account, *ad, &now)?;
+            }
+        }
+        Ok::<_, StoreError>(())
+    })?;
+    Ok(Ok(gone.len()))
 }
 
 /// Syncs every cabinet for the hour starting at `hour`. A cabinet the platform does not

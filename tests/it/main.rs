@@ -15,7 +15,7 @@ mod fuzz;
 mod groups;
 mod hardening;
 mod idempotency;
-mod media;
+pub mod media;
 mod operator;
 mod postback;
 mod process;

@@ -7,9 +7,9 @@ use std::time::Duration;
 use crate::helpers::{spawn_app, Resp, TestApp};
 use serde_json::json;
 
-const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR-not-a-real-image";
+pub const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR-not-a-real-image";
 
-fn multipart(field: &str, filename: &str, content: &[u8]) -> (String, Vec<u8>) {
+pub fn multipart(field: &str, filename: &str, content: &[u8]) -> (String, Vec<u8>) {
     let boundary = "adcabTestBoundary42";
     let mut body = format!(
         "--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{filename}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
@@ -20,7 +20,7 @@ fn multipart(field: &str, filename: &str, content: &[u8]) -> (String, Vec<u8>) {
     (format!("multipart/form-data; boundary={boundary}"), body)
 }
 
-fn upload(app: &TestApp, key: &str, query: &str, content_type: &str, body: &[u8]) -> Resp {
+pub fn upload(app: &TestApp, key: &str, query: &str, content_type: &str, body: &[u8]) -> Resp {
     let sent = ureq::post(&format!("{}/media{query}", app.base))
         .set("X-API-Key", key)
         .set("Content-Type", content_type)

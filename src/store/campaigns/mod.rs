@@ -413,6 +413,17 @@ pub fn mark_deleted(conn: &Connection, account: i64, ad: i64, now: &str) -> Resu
     Ok(())
 }
 
+/// The ad_ids of a cabinet's copies that are not `Deleted`.
+pub fn live_ids(conn: &Connection, account: i64) -> Result<Vec<i64>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id FROM campaigns WHERE account_id = ?1 AND status <> 'Deleted'",
+    )?;
+    let ids = stmt
+        .query_map([account], |r| r.get(0))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    Ok(ids)
+}
+
 /// Removes the copy of an ad the platform removed outright (it never ran).
 pub fn remove(conn: &Connection, account: i64, ad: i64) -> Result<(), StoreError> {
     conn.execute(

@@ -5,7 +5,9 @@
 
 mod connect;
 mod faults;
+mod lifecycle;
 mod sync;
+mod tasks;
 mod writes;
 
 use adcab::config::PlatformKind;
@@ -24,6 +26,7 @@ pub struct Tg {
     pub app: TestApp,
     pub fake: FakePromote,
     pub account: FakeAccount,
+    pub user: i64,
     pub cabinet: i64,
     pub key: String,
 }
@@ -62,6 +65,7 @@ pub fn connected(seed: Vec<SeedAd>) -> Tg {
         app,
         fake,
         account,
+        user,
         cabinet,
         key,
     }
@@ -79,6 +83,13 @@ impl Tg {
         &self.account.account_id
     }
 
+    /// Runs a task to its end through the API's task view; the task object.
+    pub fn finish_task(&self, queued: &Value) -> Value {
+        self.app.run_tasks();
+        let id = queued["data"]["id"].as_i64().unwrap();
+        self.app.get_ok(&format!("/tasks/{id}"), &self.key)["data"].clone()
+    }
+
     /// Creates a channel campaign through the API and runs its task; its ad_id.
     pub fn create(&self, extra: Value) -> i64 {
         let mut body = json!({
@@ -92,11 +103,9 @@ impl Tg {
         let task = self
             .app
             .write_ok("POST", "/campaigns", &self.key, Some(&body), 202);
-        self.app.run_tasks();
-        let id = task["data"]["id"].as_i64().unwrap();
-        let done = self.app.get_ok(&format!("/tasks/{id}"), &self.key);
-        assert_eq!(done["data"]["status"], "completed", "{done}");
-        done["data"]["ad_ids"][0]
+        let done = self.finish_task(&task);
+        assert_eq!(done["status"], "completed", "{done}");
+        done["ad_ids"][0]
             .as_i64()
             .unwrap_or_else(|| panic!("the task made no ad: {done}"))
     }
