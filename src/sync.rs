@@ -331,20 +331,42 @@ fn confirm_missing(
     Ok(Ok(gone.len()))
 }
 
-/// Syncs every cabinet for the hour starting at `hour`. A cabinet the platform does not
-/// answer for keeps its copy; its gains count in the next hour it is synced.
+/// Syncs every cabinet for the hour starting at `hour`, as many at once as the platform
+/// takes ([`crate::platform::Platform::parallel_reads`]). A cabinet the platform does not answer for keeps its
+/// copy; its gains count in the next hour it is synced.
 pub fn sync_hour(
     services: &Services,
     hour: DateTime<Utc>,
     full_reads: bool,
 ) -> Result<(), StoreError> {
     let accounts = services.db.read_blocking(cabinets::syncable)?;
-    for account in accounts {
-        if let Err(e) = sync_cabinet(services, account, hour, full_reads)? {
-            tracing::warn!(account, hour = %clock::iso(hour), error = %e, "cabinet not synced");
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let run = || -> Result<(), StoreError> {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&account) = accounts.get(i) else {
+                return Ok(());
+            };
+            if let Err(e) = sync_cabinet(services, account, hour, full_reads)? {
+                tracing::warn!(account, hour = %clock::iso(hour), error = %e, "cabinet not synced");
+            }
         }
+    };
+    let workers = services
+        .platform
+        .parallel_reads()
+        .clamp(1, accounts.len().max(1));
+    if workers == 1 {
+        return run();
     }
-    Ok(())
+    std::thread::scope(|scope| {
+        let running: Vec<_> = (0..workers).map(|_| scope.spawn(run)).collect();
+        running.into_iter().try_for_each(|worker| {
+            worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    })
 }
 
 #[cfg(test)]

@@ -111,6 +111,11 @@ pub trait Platform: Send + Sync {
             "connecting accounts by token (set platform.kind = \"telegram\")",
         ))
     }
+    /// Cabinets the hourly sync may read at once: a remote platform's calls mostly wait on
+    /// the network (each token keeps its own pace); the simulator works in the database.
+    fn parallel_reads(&self) -> usize {
+        1
+    }
     /// Every ad of the account, deleted ones left out.
     fn list_ads(&self, account: i64) -> Result<Vec<AdSnapshot>, PlatformError>;
     /// Opens (or, for a real platform, connects) an ad account; returns its account id.

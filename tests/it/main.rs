@@ -20,6 +20,7 @@ mod operator;
 mod postback;
 mod process;
 mod ratelimit;
+mod scenarios;
 mod stats;
 mod targeting;
 mod tasks;

@@ -39,6 +39,8 @@ const PAGE: usize = 100;
 const MAX_PAGES: usize = 1_000;
 /// Ads per `getAdsById` call.
 const BY_ID: usize = 100;
+/// Cabinets the hourly sync reads at once (calls with one token still keep that token's pace).
+const PARALLEL_SYNCS: usize = 8;
 
 /// What a stored credential holds, sealed.
 #[derive(Serialize, Deserialize)]
@@ -372,6 +374,10 @@ impl Platform for Telegram {
                 })
             })
             .collect()
+    }
+
+    fn parallel_reads(&self) -> usize {
+        PARALLEL_SYNCS
     }
 
     fn list_ads(&self, account: i64) -> Result<Vec<AdSnapshot>, PlatformError> {

@@ -1,0 +1,167 @@
+//! Benchmark of the Telegram Ads connector against the fake Telegram Ads API (the test tree's
+//! `promote_fake`, served in this process on port 0), within the platform's pacing: the fake
+//! refuses a token's calls past `limit` per second with a flood wait, the connector paces
+//! itself at `pace` per second per token.
+//!
+//! - connecting one account with 1,000 existing ads (the import pages through them);
+//! - one hourly sync of `cabinets` accounts of `ads` delivering ads each: the time from the
+//!   hour closing until the scheduler is done, and the platform calls that hour cost, by
+//!   method. Baseline, same run: the pace floor, the time the busiest token's calls take at
+//!   `pace` with the sync's parallel cabinets, and whether any flood wait was met.
+//!
+//! Run: `cargo run --release --example telegram_bench` (optional arguments: cabinets, ads per
+//! cabinet, the fake's limit and the connector's pace in calls per second per token; defaults
+//! 100, 1000, 200, 150).
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use adcab::config::{Config, PlatformKind};
+use adcab::domain::access::Plan;
+use adcab::{clock, panel, Services};
+
+// The benchmarks' shared start-up; the simulator's cabinet helper is not used here.
+#[allow(dead_code)]
+mod common;
+use common::Server;
+
+#[path = "../tests/support/promote_fake/mod.rs"]
+mod promote_fake;
+use promote_fake::{FakeOptions, FakePromote, SeedAd};
+
+/// Cabinets the connector's hourly sync reads at once (its `PARALLEL_SYNCS`).
+const PARALLEL: usize = 8;
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("numeric arguments"))
+        .collect();
+    let cabinets = args.first().copied().unwrap_or(100);
+    let ads = args.get(1).copied().unwrap_or(1000);
+    let limit = args.get(2).copied().unwrap_or(200) as u32;
+    let pace = args.get(3).copied().unwrap_or(150) as u32;
+
+    let fake = FakePromote::start_with(FakeOptions {
+        calls_per_second: Some(limit),
+        ..FakeOptions::default()
+    });
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut config = Config::default();
+    config.storage.path = dir.path().join("bench.db");
+    config.demo.bootstrap = false;
+    config.platform.kind = PlatformKind::Telegram;
+    config.telegram.api_url = fake.url.clone();
+    config.telegram.calls_per_second = pace;
+    let services = Services::open(config, adcab::db::Open::Create).expect("open");
+    let user = panel::user_add(&services, "bench@example.com", Plan::Agency)
+        .unwrap()
+        .id;
+
+    let started = Instant::now();
+    let accounts: Vec<_> = (0..cabinets)
+        .map(|c| {
+            let account = fake.add_account("EUR", &format!("Client {c}"), "1000000", false);
+            for i in 0..ads {
+                let seed = SeedAd {
+                    cpm: "2".into(),
+                    budget: "100".into(),
+                    ..SeedAd::channel(&format!("Ad {c}/{i}"), "@bench_chan")
+                };
+                fake.seed_ad(&account.account_id, seed);
+            }
+            account
+        })
+        .collect();
+    println!(
+        "fake platform: {cabinets} accounts x {ads} ads seeded in {:.1} s; limit {limit} calls/s per token, connector pace {pace}",
+        started.elapsed().as_secs_f64()
+    );
+
+    fake.reset_calls();
+    let first = Instant::now();
+    let made = panel::cabinet_connect(&services, user, &accounts[0].token, false).unwrap();
+    let connect_s = first.elapsed().as_secs_f64();
+    let connect_calls = fake.calls().len();
+    println!(
+        "connect one account with {} ads: {connect_s:.2} s, {connect_calls} platform calls (pace floor {:.2} s)",
+        made.cabinets[0].campaigns,
+        connect_calls as f64 / f64::from(pace)
+    );
+    let rest = Instant::now();
+    for account in &accounts[1..] {
+        panel::cabinet_connect(&services, user, &account.token, false).unwrap();
+    }
+    println!(
+        "connect the other {} accounts: {:.1} s",
+        cabinets - 1,
+        rest.elapsed().as_secs_f64()
+    );
+
+    let server = Server::start(services.clone());
+    println!("server at {}", server.base);
+    // Cabinets are numbered in connect order, which is the order of `accounts`.
+    let first_cabinet = count(&services, "SELECT MIN(id) FROM cabinets");
+    let ad_ids = listed_ads(&services);
+    for (cabinet, ad) in &ad_ids {
+        let account = &accounts[(cabinet - first_cabinet) as usize];
+        fake.deliver(&account.account_id, *ad, 100);
+    }
+    fake.reset_calls();
+    let into_hour = fake.now().rem_euclid(3600);
+    let step = 3600 - into_hour + 60;
+    fake.advance(step);
+    let synced = Instant::now();
+    services
+        .db
+        .write_blocking(|tx| clock::advance(tx, step))
+        .unwrap()
+        .unwrap();
+    while !services.db.read_blocking(adcab::scheduler::idle).unwrap() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sync_s = synced.elapsed().as_secs_f64();
+    drop(server);
+    let calls = fake.calls();
+    let mut by_method: BTreeMap<String, usize> = BTreeMap::new();
+    for call in &calls {
+        *by_method.entry(call.method.clone()).or_default() += 1;
+    }
+    let per_token = calls.len().div_ceil(cabinets);
+    let floor = per_token as f64 / f64::from(pace) * cabinets.div_ceil(PARALLEL) as f64;
+    println!(
+        "hourly sync of {cabinets} x {ads} delivering ads: {sync_s:.1} s; {} platform calls that hour ({by_method:?})",
+        calls.len()
+    );
+    println!(
+        "baseline, pace floor for {per_token} calls per token at {pace}/s, {PARALLEL} cabinets at once: {floor:.1} s",
+    );
+    let hourly = count(
+        &services,
+        "SELECT COALESCE(SUM(views), 0) FROM hourly_stats",
+    );
+    println!(
+        "views recorded for the hour: {hourly} (delivered: {})",
+        ad_ids.len() * 100
+    );
+}
+
+/// Every (cabinet, ad_id) the service holds.
+fn listed_ads(s: &Services) -> Vec<(i64, i64)> {
+    s.db.read_blocking(|c| {
+        let mut stmt = c.prepare("SELECT account_id, ad_id FROM campaigns ORDER BY account_id")?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<Vec<(i64, i64)>>>()?;
+        Ok::<_, adcab::store::StoreError>(rows)
+    })
+    .unwrap()
+}
+
+fn count(s: &Services, sql: &str) -> i64 {
+    let sql = sql.to_string();
+    s.db.read_blocking(move |c| {
+        Ok::<_, adcab::store::StoreError>(c.query_row(&sql, [], |r| r.get(0))?)
+    })
+    .unwrap()
+}

@@ -1,0 +1,345 @@
+//! Scenarios of the HTTP API written once and run on both platforms: the built-in simulator
+//! and the Telegram Ads connector against the fake Telegram Ads API. Each scenario is a
+//! function of a `World` (a server, a Manage key, one euro cabinet with 1000 on it, and the
+//! platform's own controls: review, delivery, the clock); `on_both!` makes a test of it for
+//! each platform.
+
+use adcab::config::PlatformKind;
+use adcab::domain::access::Plan;
+use adcab::panel::{self, NewKey};
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app, TestApp};
+use crate::telegram::{advance_service, spawn_on, FakeAccount, FakePromote};
+
+/// A server with one euro cabinet holding 1000, on one platform.
+struct World {
+    app: TestApp,
+    key: String,
+    cabinet: i64,
+    /// The fake platform and the cabinet's account on it, when on the connector.
+    fake: Option<(FakePromote, FakeAccount)>,
+}
+
+impl World {
+    fn sim() -> World {
+        let app = spawn_app();
+        let (_, cabinet, key) = app.manager();
+        World {
+            app,
+            key,
+            cabinet,
+            fake: None,
+        }
+    }
+
+    fn telegram() -> World {
+        let fake = FakePromote::start();
+        let account = fake.add_account("EUR", "Scenario EUR", "1000", false);
+        let app = spawn_on(&fake);
+        assert_eq!(app.services.config.platform.kind, PlatformKind::Telegram);
+        let user = panel::user_add(&app.services, "scenario@example.com", Plan::Pro)
+            .unwrap()
+            .id;
+        let cabinet = panel::cabinet_connect(&app.services, user, &account.token, false)
+            .unwrap()
+            .cabinets[0]
+            .id;
+        let key = app.key_with(NewKey {
+            user,
+            manage: true,
+            ..NewKey::default()
+        });
+        World {
+            app,
+            key,
+            cabinet,
+            fake: Some((fake, account)),
+        }
+    }
+
+    /// The platform's review approves the ad; the copy is re-read.
+    fn approve(&self, ad: i64) {
+        match &self.fake {
+            None => {
+                panel::sim_review(&self.app.services, self.cabinet, ad, true, None).unwrap();
+            }
+            Some((fake, account)) => {
+                fake.approve(&account.account_id, ad);
+                adcab::sync::reread(&self.app.services, self.cabinet, ad)
+                    .unwrap()
+                    .unwrap();
+            }
+        }
+    }
+
+    /// Moves the platform's time and the service clock; the scheduler catches up. On the
+    /// connector, each running ad gets `views` impressions first (the simulator delivers by
+    /// itself as time passes).
+    fn advance(&self, seconds: i64, views: i64) {
+        match &self.fake {
+            None => self.app.advance(seconds),
+            Some((fake, account)) => {
+                for ad in self.ads() {
+                    fake.deliver(&account.account_id, ad, views);
+                }
+                fake.advance(seconds);
+                advance_service(&self.app.services, seconds);
+                self.app.settle();
+            }
+        }
+    }
+
+    fn ads(&self) -> Vec<i64> {
+        let list = self.app.get_ok(
+            &format!("/campaigns?account_id={}", self.cabinet),
+            &self.key,
+        );
+        list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["ad_id"].as_i64().unwrap())
+            .collect()
+    }
+
+    fn create(&self, extra: Value) -> i64 {
+        let mut body = json!({
+            "account_id": self.cabinet, "title": "Scenario", "text": "Fresh news every morning",
+            "promote_url": "https://t.me/alpha_chan", "cpm": "2.50", "budget": "20",
+            "target_type": "channels", "channels": ["@tech_daily"]
+        });
+        for (k, v) in extra.as_object().into_iter().flatten() {
+            body[k] = v.clone();
+        }
+        let done = self.task(
+            self.app
+                .write_ok("POST", "/campaigns", &self.key, Some(&body), 202),
+        );
+        assert_eq!(done["status"], "completed", "{done}");
+        done["ad_ids"][0].as_i64().unwrap()
+    }
+
+    fn task(&self, queued: Value) -> Value {
+        self.app.run_tasks();
+        let id = queued["data"]["id"].as_i64().unwrap();
+        self.app.get_ok(&format!("/tasks/{id}"), &self.key)["data"].clone()
+    }
+
+    fn campaign(&self, ad: i64) -> Value {
+        self.app.get_ok(
+            &format!("/campaigns/{ad}?account_id={}", self.cabinet),
+            &self.key,
+        )["data"]
+            .clone()
+    }
+
+    fn post(&self, path: &str) -> Value {
+        let sep = if path.contains('?') { '&' } else { '?' };
+        self.app.write_ok(
+            "POST",
+            &format!("{path}{sep}account_id={}", self.cabinet),
+            &self.key,
+            None,
+            200,
+        )
+    }
+
+    fn balance(&self) -> String {
+        self.app.get_ok("/account/info", &self.key)["data"][0]["balance"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+}
+
+macro_rules! on_both {
+    ($($scenario:ident),* $(,)?) => {
+        $(
+            mod $scenario {
+                #[test]
+                fn on_the_simulator() {
+                    super::$scenario(super::World::sim());
+                }
+
+                #[test]
+                fn on_the_telegram_connector() {
+                    super::$scenario(super::World::telegram());
+                }
+            }
+        )*
+    };
+}
+
+on_both!(
+    a_new_campaign_is_in_review_until_approved_then_active,
+    pause_and_resume_switch_the_campaign_and_a_repeat_is_already_set,
+    a_budget_top_up_moves_money_once_per_key,
+    an_edit_of_the_text_sends_the_campaign_back_to_review,
+    a_paused_campaign_is_deleted_and_a_second_delete_is_not_found,
+    a_copy_makes_new_campaigns_in_review,
+    bulk_pause_reaches_every_campaign,
+    bad_input_is_refused_before_the_platform_is_asked,
+    a_delivered_hour_shows_in_the_stats,
+);
+
+fn a_new_campaign_is_in_review_until_approved_then_active(w: World) {
+    let ad = w.create(json!({}));
+    let c = w.campaign(ad);
+    assert_eq!(c["status"], "In Review", "{c}");
+    assert_eq!(c["budget"], "20.00");
+    assert_eq!(c["cpm"], "2.50");
+    w.approve(ad);
+    assert_eq!(w.campaign(ad)["status"], "Active");
+    assert_eq!(w.balance(), "980.00");
+}
+
+fn pause_and_resume_switch_the_campaign_and_a_repeat_is_already_set(w: World) {
+    let ad = w.create(json!({}));
+    w.approve(ad);
+    let paused = w.post(&format!("/campaigns/{ad}/pause"));
+    assert_eq!(paused["data"]["status"], "On Hold");
+    assert_eq!(paused["data"]["active"], false);
+    let again = w.post(&format!("/campaigns/{ad}/pause"));
+    assert_eq!(again["meta"]["already_set"], true, "{again}");
+    let resumed = w.post(&format!("/campaigns/{ad}/resume"));
+    assert_eq!(resumed["data"]["status"], "Active");
+    assert_eq!(resumed["data"]["active"], true);
+}
+
+fn a_budget_top_up_moves_money_once_per_key(w: World) {
+    let ad = w.create(json!({}));
+    let body = json!({ "account_id": w.cabinet, "action": "add", "amount": "7.50" });
+    let path = format!("/campaigns/{ad}/budget");
+    let headers = [("Idempotency-Key", "scenario-top-up-1")];
+    let first = w.app.send("POST", &path, &w.key, Some(&body), &headers);
+    assert_eq!(first.status, 200, "{}", first.body);
+    assert_eq!(first.body["data"]["budget"], "27.50");
+    let again = w.app.send("POST", &path, &w.key, Some(&body), &headers);
+    assert_eq!(again.body, first.body, "the same answer again");
+    assert_eq!(w.campaign(ad)["budget"], "27.50");
+    assert_eq!(w.balance(), "972.50", "moved once");
+}
+
+fn an_edit_of_the_text_sends_the_campaign_back_to_review(w: World) {
+    let ad = w.create(json!({}));
+    w.approve(ad);
+    let body = json!({ "account_id": w.cabinet, "text": "A new text" });
+    let edited = w.app.send(
+        "PATCH",
+        &format!("/campaigns/{ad}"),
+        &w.key,
+        Some(&body),
+        &[],
+    );
+    assert_eq!(edited.status, 200, "{}", edited.body);
+    assert_eq!(edited.body["data"]["status"], "In Review");
+    assert_eq!(edited.body["data"]["text"], "A new text");
+}
+
+fn a_paused_campaign_is_deleted_and_a_second_delete_is_not_found(w: World) {
+    let ad = w.create(json!({}));
+    w.approve(ad);
+    w.post(&format!("/campaigns/{ad}/pause"));
+    // The real platform deletes only after 10 minutes without delivery.
+    w.advance(11 * 60, 0);
+    let path = format!("/campaigns/{ad}?account_id={}", w.cabinet);
+    let deleted = w.app.call_with_key("DELETE", &path, &w.key);
+    assert_eq!(deleted.status, 200, "{}", deleted.body);
+    assert_eq!(deleted.body["data"]["deleted"], true);
+    w.app
+        .call_with_key("DELETE", &path, &w.key)
+        .assert_error(404, "CAMPAIGN_NOT_FOUND");
+    assert_eq!(w.balance(), "1000.00", "its budget came back");
+}
+
+fn a_copy_makes_new_campaigns_in_review(w: World) {
+    let ad = w.create(json!({ "title": "Original" }));
+    let body = json!({ "account_id": w.cabinet, "copies": 2, "title": "Copy" });
+    let queued = w.app.write_ok(
+        "POST",
+        &format!("/campaigns/{ad}/copy"),
+        &w.key,
+        Some(&body),
+        202,
+    );
+    let done = w.task(queued);
+    assert_eq!(done["status"], "completed", "{done}");
+    let copies: Vec<i64> = serde_json::from_value(done["ad_ids"].clone()).unwrap();
+    assert_eq!(copies.len(), 2);
+    for copy in copies {
+        let c = w.campaign(copy);
+        assert_eq!(c["title"], "Copy");
+        assert_eq!(c["status"], "In Review");
+        assert_eq!(
+            c["targeting"],
+            w.campaign(ad)["targeting"],
+            "targeting kept"
+        );
+    }
+}
+
+fn bulk_pause_reaches_every_campaign(w: World) {
+    let ads: Vec<i64> = (0..2).map(|_| w.create(json!({}))).collect();
+    for ad in &ads {
+        w.approve(*ad);
+    }
+    let body = json!({ "account_id": w.cabinet, "action": "pause", "ad_ids": ads });
+    let done = w.task(
+        w.app
+            .write_ok("POST", "/campaigns/bulk", &w.key, Some(&body), 202),
+    );
+    assert_eq!(done["succeeded"], 2, "{done}");
+    for ad in &ads {
+        assert_eq!(w.campaign(*ad)["status"], "On Hold");
+    }
+}
+
+fn bad_input_is_refused_before_the_platform_is_asked(w: World) {
+    let ad = w.create(json!({}));
+    let before = w.campaign(ad);
+    let body = json!({ "account_id": w.cabinet, "cpm": "0" });
+    let r = w.app.send(
+        "PATCH",
+        &format!("/campaigns/{ad}"),
+        &w.key,
+        Some(&body),
+        &[],
+    );
+    r.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(r.body["param"], "cpm");
+    let body = json!({ "account_id": w.cabinet, "title": "x", "colour": "red" });
+    let r = w.app.send(
+        "PATCH",
+        &format!("/campaigns/{ad}"),
+        &w.key,
+        Some(&body),
+        &[],
+    );
+    r.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(w.campaign(ad)["title"], before["title"], "nothing changed");
+    if let Some((fake, account)) = &w.fake {
+        assert_eq!(
+            fake.ad(&account.account_id, ad).unwrap()["title"],
+            "Scenario"
+        );
+    }
+}
+
+fn a_delivered_hour_shows_in_the_stats(w: World) {
+    let ad = w.create(json!({ "cpm": "5", "budget": "50" }));
+    w.approve(ad);
+    let into_hour = w.app.now().timestamp().rem_euclid(3600);
+    w.advance(3600 - into_hour + 120, 400);
+    let stats = w.app.get_ok("/stats?period=all", &w.key);
+    let line = &stats["data"][w.cabinet.to_string()][ad.to_string()];
+    let views = line["views"].as_i64().unwrap_or(0);
+    assert!(views > 0, "{stats}");
+    let spent = line["spent"].as_f64().unwrap_or(0.0);
+    assert!(spent > 0.0, "{stats}");
+    let lifetime = w.campaign(ad)["views"].as_i64().unwrap();
+    assert!(
+        views <= lifetime,
+        "closed hours hold no more than the lifetime count"
+    );
+}
