@@ -28,15 +28,11 @@ use crate::{sync, Services};
 const MAX_TIMEOUTS: i64 = 3;
 /// How long the loop waits for work when the queue is empty.
 const IDLE: Duration = Duration::from_millis(500);
-/// The longest the loop sleeps at once on a platform's request to wait.
-const MAX_WAIT: Duration = Duration::from_secs(30);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
     Ran,
     Empty,
-    /// The platform asked to wait this long before the next call; the item runs again then.
-    Wait(Duration),
 }
 
 /// Runs tasks until `stop` turns true; the item in progress then finishes before returning.
@@ -46,13 +42,6 @@ pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receive
         match db::blocking(move || run_one(&s)).await {
             Ok(Ok(Step::Ran)) => continue,
             Ok(Ok(Step::Empty)) => {}
-            Ok(Ok(Step::Wait(wait))) => {
-                tokio::select! {
-                    _ = tokio::time::sleep(wait.min(MAX_WAIT)) => {}
-                    _ = stop.changed() => {}
-                }
-                continue;
-            }
             Ok(Err(e)) => tracing::error!(error = %e, "task step failed"),
             Err(panic) => tracing::error!(panic, "task step panicked"),
         }
@@ -139,7 +128,10 @@ pub fn run_one(s: &Services) -> Result<Step, StoreError> {
             s.db.write_blocking(|tx| tasks::pause(tx, task.id, &reason))?;
         }
         Outcome::Again => {}
-        Outcome::Wait(wait) => return Ok(Step::Wait(wait)),
+        Outcome::Wait(wait) => {
+            let until = crate::primitives::unix_now() as i64 + wait.as_secs().max(1) as i64;
+            s.db.write_blocking(|tx| tasks::wait(tx, task.id, until))?;
+        }
         Outcome::Timeout => {
             let count =
                 s.db.write_blocking(|tx| tasks::count_timeout(tx, task.id))?;
@@ -164,8 +156,8 @@ enum Outcome {
     Timeout,
     /// Nothing was recorded; the next step sees why (a cabinet whose session just expired).
     Again,
-    /// The platform asked to wait: the item runs again after this long, not counted as a
-    /// failure.
+    /// The platform asked to wait: the task is held that long (other cabinets' tasks run
+    /// meanwhile) and the item runs again after, not counted as a failure.
     Wait(Duration),
     /// The stored task is damaged (an unknown type, a payload without the item): it fails,
     /// and nothing runs on made-up values.

@@ -25,6 +25,7 @@ const SERVICE: Ledger = Ledger {
         (6, include_str!("../../sql/0006_list_indexes.sql")),
         (7, include_str!("../../sql/0007_refs_indexed_under.sql")),
         (8, include_str!("../../sql/0008_platform_accounts.sql")),
+        (9, include_str!("../../sql/0009_task_waits.sql")),
     ],
 };
 

@@ -107,14 +107,24 @@ pub fn queued(conn: &Connection, account: i64, lane: Lane) -> Result<i64, StoreE
 /// task that cannot be read can still be failed by it.)
 pub fn next_runnable(conn: &Connection) -> Result<Option<i64>, StoreError> {
     optional(conn.query_row(
-        "SELECT id FROM tasks t WHERE t.status = 'running'
+        "SELECT id FROM tasks t WHERE (t.wait_until IS NULL OR t.wait_until <= ?1)
+           AND (t.status = 'running'
             OR (t.status = 'pending' AND NOT EXISTS (
                 SELECT 1 FROM tasks o WHERE o.account_id = t.account_id AND o.lane = t.lane AND o.id <> t.id
-                  AND (o.status IN ('running', 'paused') OR (o.status = 'pending' AND o.id < t.id))))
+                  AND (o.status IN ('running', 'paused') OR (o.status = 'pending' AND o.id < t.id)))))
          ORDER BY t.status = 'running' DESC, t.id LIMIT 1",
-        [],
+        [crate::primitives::unix_now() as i64],
         |r| r.get(0),
     ))
+}
+
+/// Holds a task until `until` (unix seconds, real time): the platform asked to wait.
+pub fn wait(conn: &Connection, id: i64, until: i64) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE tasks SET wait_until = ?2 WHERE id = ?1",
+        params![id, until],
+    )?;
+    Ok(())
 }
 
 pub fn start(conn: &Connection, id: i64, now: &str) -> Result<(), StoreError> {

@@ -371,7 +371,7 @@ pub fn create(
     }
     let id = ad.id;
     st.next_ad += 1;
-    st.ads.insert(id, ad);
+    st.insert_ad(ad);
     if budget > Decimal::ZERO {
         st.move_to_ad(id, budget, !seeding);
         st.ads.get_mut(&id).expect("just inserted").review = Review::Pending;

@@ -157,9 +157,8 @@ pub fn ad(st: &mut State, account: &str, ad_id: i64) -> Option<Value> {
 pub fn total_money(st: &State, account_id: &str) -> Result<String, String> {
     let a = account(st, account_id)?;
     let ads: Decimal = st
-        .ads
-        .values()
-        .filter(|ad| ad.account == account_id && ad.deleted_at.is_none())
+        .ads_of(account_id)
+        .filter(|ad| ad.deleted_at.is_none())
         .map(|ad| ad.remaining)
         .sum();
     let total = a.remaining + ads + reads::total_spent(st, account_id);

@@ -143,8 +143,9 @@ pub fn run(
     p: &Params,
     file: Option<&Upload>,
 ) -> ApiResult {
-    st.settle_all();
     let (me, acting) = (ctx.me.as_str(), ctx.acting.as_str());
+    st.settle_account(me);
+    st.settle_account(acting);
     if let Some(r) = catalog::call(st, me, method, p) {
         return r;
     }

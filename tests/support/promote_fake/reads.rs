@@ -158,10 +158,9 @@ pub fn ads_by_id(st: &State, acting: &str, p: &Params) -> ApiResult {
 pub fn ads_list(st: &State, acting: &str, p: &Params) -> ApiResult {
     let with_target = return_target(p)?;
     let keys: Vec<u64> = st
-        .ads
-        .values()
+        .ads_of(acting)
         .rev()
-        .filter(|ad| ad.account == acting && ad.deleted_at.is_none())
+        .filter(|ad| ad.deleted_at.is_none())
         .map(|ad| ad.id as u64)
         .collect();
     let (items, next) = page(&keys, "a:", p, 100)?;
@@ -294,7 +293,7 @@ pub fn ad_stats(st: &State, acting: &str, p: &Params) -> ApiResult {
 
 /// Stats of the whole account, deleted ads included (their spend stays spent).
 pub fn account_stats(st: &State, acting: &str, p: &Params) -> ApiResult {
-    let ads: Vec<&Ad> = st.ads.values().filter(|ad| ad.account == acting).collect();
+    let ads: Vec<&Ad> = st.ads_of(acting).collect();
     series(&ads, st.acct(acting).cur.code(), p)
 }
 
@@ -322,13 +321,8 @@ pub fn account_report(st: &State, acting: &str, p: &Params) -> ApiResult {
     debug_assert_eq!(first.month() as i64, month);
     let cur = st.acct(acting).cur.code();
     let lines = st
-        .ads
-        .values()
-        .filter(|ad| {
-            ad.account == acting
-                && ad.created_date < end
-                && ad.deleted_at.is_none_or(|d| d >= start)
-        })
+        .ads_of(acting)
+        .filter(|ad| ad.created_date < end && ad.deleted_at.is_none_or(|d| d >= start))
         .map(|ad| {
             let mut item = row_json(&ad.sum(start, end), cur);
             item["ad_id"] = json!(ad.id);
@@ -341,9 +335,5 @@ pub fn account_report(st: &State, acting: &str, p: &Params) -> ApiResult {
 
 /// Sum of spend, for the money self-checks.
 pub fn total_spent(st: &State, account: &str) -> Decimal {
-    st.ads
-        .values()
-        .filter(|ad| ad.account == account)
-        .map(|ad| ad.spent)
-        .sum()
+    st.ads_of(account).map(|ad| ad.spent).sum()
 }

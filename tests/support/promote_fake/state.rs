@@ -365,6 +365,9 @@ pub struct State {
     pub order: Vec<String>,
     pub tokens: HashMap<String, String>,
     pub ads: BTreeMap<i64, Ad>,
+    /// Each account's ad ids in creation order (ads never change accounts), so a call costs
+    /// in proportion to its own account, not to every ad of the platform.
+    pub by_account: HashMap<String, Vec<i64>>,
     pub next_ad: i64,
     pub seq: u64,
     pub transfers: HashMap<String, Transfer>,
@@ -386,6 +389,7 @@ impl State {
             order: Vec::new(),
             tokens: HashMap::new(),
             ads: BTreeMap::new(),
+            by_account: HashMap::new(),
             next_ad: 1001,
             seq: 0,
             transfers: HashMap::new(),
@@ -415,6 +419,34 @@ impl State {
         for ad in self.ads.values_mut() {
             ad.settle(now);
         }
+    }
+
+    /// Brings one account's ads to the current time.
+    pub fn settle_account(&mut self, account: &str) {
+        let now = self.now;
+        for id in self.by_account.get(account).into_iter().flatten() {
+            if let Some(ad) = self.ads.get_mut(id) {
+                ad.settle(now);
+            }
+        }
+    }
+
+    /// An account's ads (deleted ones included), oldest first.
+    pub fn ads_of<'a>(&'a self, account: &str) -> impl DoubleEndedIterator<Item = &'a Ad> + 'a {
+        self.by_account
+            .get(account)
+            .into_iter()
+            .flatten()
+            .filter_map(|id| self.ads.get(id))
+    }
+
+    /// Adds a new ad under its account.
+    pub fn insert_ad(&mut self, ad: Ad) {
+        self.by_account
+            .entry(ad.account.clone())
+            .or_default()
+            .push(ad.id);
+        self.ads.insert(ad.id, ad);
     }
 
     pub fn acct(&self, id: &str) -> &Account {
@@ -570,7 +602,7 @@ impl State {
     pub fn account_json(&self, id: &str) -> Value {
         let a = self.acct(id);
         let (mut ads_budget, mut spent) = (Decimal::ZERO, Decimal::ZERO);
-        for ad in self.ads.values().filter(|ad| ad.account == id) {
+        for ad in self.ads_of(id) {
             spent += ad.spent;
             if ad.deleted_at.is_none() {
                 ads_budget += ad.remaining;
