@@ -181,6 +181,11 @@ on_both!(
     bulk_pause_reaches_every_campaign,
     bad_input_is_refused_before_the_platform_is_asked,
     a_delivered_hour_shows_in_the_stats,
+    a_schedule_is_set_and_removed,
+    a_withdrawal_after_ten_quiet_minutes_returns_the_money,
+    bulk_set_cpm_changes_every_bid,
+    an_upload_is_usable_on_a_new_campaign,
+    the_history_of_a_delivered_campaign_has_its_views,
 );
 
 fn a_new_campaign_is_in_review_until_approved_then_active(w: World) {
@@ -342,4 +347,94 @@ fn a_delivered_hour_shows_in_the_stats(w: World) {
         views <= lifetime,
         "closed hours hold no more than the lifetime count"
     );
+}
+
+fn a_schedule_is_set_and_removed(w: World) {
+    let ad = w.create(json!({}));
+    w.approve(ad);
+    let schedule = json!({ "days": { "mon": [9, 10], "fri": [18] }, "timezone": "+02:00" });
+    let body = json!({ "account_id": w.cabinet, "schedule": schedule });
+    let set = w.app.send(
+        "PATCH",
+        &format!("/campaigns/{ad}"),
+        &w.key,
+        Some(&body),
+        &[],
+    );
+    assert_eq!(set.status, 200, "{}", set.body);
+    let shown = &w.campaign(ad)["schedule"];
+    assert_eq!(shown["days"]["mon"], json!([9, 10]), "{shown}");
+    assert_eq!(shown["days"]["fri"], json!([18]));
+    assert_eq!(shown["timezone"], "+02:00");
+    let body = json!({ "account_id": w.cabinet, "schedule": null });
+    let cleared = w.app.send(
+        "PATCH",
+        &format!("/campaigns/{ad}"),
+        &w.key,
+        Some(&body),
+        &[],
+    );
+    assert_eq!(cleared.status, 200, "{}", cleared.body);
+    assert_eq!(w.campaign(ad)["schedule"], Value::Null);
+}
+
+fn a_withdrawal_after_ten_quiet_minutes_returns_the_money(w: World) {
+    let ad = w.create(json!({}));
+    w.approve(ad);
+    w.post(&format!("/campaigns/{ad}/pause"));
+    w.advance(11 * 60, 0);
+    let body = json!({ "account_id": w.cabinet, "action": "withdraw", "amount": "5" });
+    let headers = [("Idempotency-Key", "scenario-withdraw-1")];
+    let r = w.app.send(
+        "POST",
+        &format!("/campaigns/{ad}/budget"),
+        &w.key,
+        Some(&body),
+        &headers,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["data"]["budget"], "15.00");
+    assert_eq!(w.balance(), "985.00");
+}
+
+fn bulk_set_cpm_changes_every_bid(w: World) {
+    let ads: Vec<i64> = (0..2).map(|_| w.create(json!({}))).collect();
+    let body =
+        json!({ "account_id": w.cabinet, "action": "set_cpm", "cpm": "3.10", "ad_ids": ads });
+    let done = w.task(
+        w.app
+            .write_ok("POST", "/campaigns/bulk", &w.key, Some(&body), 202),
+    );
+    assert_eq!(done["succeeded"], 2, "{done}");
+    for ad in &ads {
+        assert_eq!(w.campaign(*ad)["cpm"], "3.10");
+    }
+}
+
+fn an_upload_is_usable_on_a_new_campaign(w: World) {
+    use crate::media::{multipart, upload, PNG};
+    let (ct, body) = multipart("file", "banner.png", PNG);
+    let query = format!("?account_id={}", w.cabinet);
+    let r = upload(&w.app, &w.key, &query, &ct, &body);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let token = r.body["data"]["media"].as_str().unwrap().to_string();
+    let ad = w.create(json!({ "media": token }));
+    let c = w.campaign(ad);
+    assert_eq!(c["has_media"], true, "{c}");
+}
+
+fn the_history_of_a_delivered_campaign_has_its_views(w: World) {
+    let ad = w.create(json!({ "cpm": "5", "budget": "50" }));
+    w.approve(ad);
+    let into_hour = w.app.now().timestamp().rem_euclid(3600);
+    w.advance(3600 - into_hour + 120, 400);
+    let h = w.app.get_ok(
+        &format!(
+            "/campaigns/{ad}/history?account_id={}&period=24h",
+            w.cabinet
+        ),
+        &w.key,
+    );
+    assert!(h["data"]["views"].as_i64().unwrap_or(0) > 0, "{h}");
+    assert_eq!(h["meta"]["adId"], ad);
 }

@@ -68,3 +68,22 @@ fn sync_now_brings_changes_made_on_the_platform_into_the_copies() {
     let again = printed(panel::cabinet_sync(&tg.app.services, tg.cabinet).unwrap());
     assert_eq!(again["changed"], 0, "nothing new the second time");
 }
+
+#[test]
+fn the_cabinet_balance_follows_the_platform_each_hour() {
+    let tg = connected(vec![]);
+    let info = |tg: &super::Tg| {
+        tg.app.get_ok("/account/info", &tg.key)["data"][0]["balance"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(info(&tg), "1000.00");
+    // An ad made on the platform directly takes 10 from the account.
+    tg.fake
+        .seed_ad(tg.id(), SeedAd::channel("Made elsewhere", "@beta_chan"));
+    assert_eq!(info(&tg), "1000.00", "the copy until the next sync");
+    let into_hour = tg.fake.now().rem_euclid(3600);
+    tg.advance(3600 - into_hour + 60);
+    assert_eq!(info(&tg), "990.00");
+}
