@@ -919,6 +919,25 @@ fn every_fault_kind() {
     assert_eq!(f.call_count("createAd"), 3);
     f.reset_calls();
     assert!(f.calls().is_empty());
+
+    // Hold: it happened, and the answer comes only after the hold; a client that gave up
+    // earlier gets the replay when it retries with its key.
+    f.fail_next(Fault::Hold(Duration::from_millis(600)), Some("createAd"), 1);
+    let impatient = ureq::AgentBuilder::new()
+        .timeout(Duration::from_millis(150))
+        .build();
+    let held = impatient
+        .post(&url)
+        .set("Authorization", &format!("Bearer {}", a.token))
+        .set("Idempotency-Key", "h1")
+        .set("Content-Type", "application/json")
+        .send_string(&chan_ad("Held", "10").to_string());
+    assert!(held.is_err(), "no answer within the hold");
+    assert_eq!(f.balance(&a.account_id), "80", "the method ran");
+    std::thread::sleep(Duration::from_millis(600));
+    let retry = call_key(&f, &a.token, Some("h1"), "createAd", chan_ad("Held", "10"));
+    assert_eq!(retry.replayed.as_deref(), Some("true"));
+    assert_eq!(f.balance(&a.account_id), "80", "not twice");
 }
 
 #[test]

@@ -188,6 +188,9 @@ fn fault_arg(v: &Value) -> Result<Fault, String> {
         )),
         "drop" => Fault::Drop,
         "drop_before" => Fault::DropBefore,
+        "hold" => Fault::Hold(std::time::Duration::from_millis(
+            int("ms").unwrap_or(0) as u64
+        )),
         other => return Err(format!("unknown fault {other}")),
     })
 }

@@ -252,6 +252,7 @@ async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, std::io:
     };
     let mut delay = None;
     let mut drop_after = false;
+    let mut hold = None;
     match fault {
         None => {}
         Some(Fault::Http429 { retry_after }) => {
@@ -271,6 +272,7 @@ async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, std::io:
         Some(Fault::DropBefore) => return Err(dropped()),
         Some(Fault::Delay(d)) => delay = Some(d),
         Some(Fault::Drop) => drop_after = true,
+        Some(Fault::Hold(d)) => hold = Some(d),
     }
 
     let pre = {
@@ -324,6 +326,9 @@ async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, std::io:
     drop(guard);
     if drop_after {
         return Err(dropped());
+    }
+    if let Some(d) = hold {
+        tokio::time::sleep(d).await;
     }
     Ok(respond(200, "application/json", body))
 }

@@ -117,6 +117,9 @@ pub enum Fault {
     Drop,
     /// Closes the connection unanswered without running the method.
     DropBefore,
+    /// Runs the method (storing an idempotent result), then waits this long (real time)
+    /// before answering: a client that dies meanwhile never learns the method ran.
+    Hold(Duration),
 }
 
 /// One call received by an API method (test controls are not recorded).
