@@ -129,27 +129,39 @@ impl Telegram {
         })
     }
 
-    /// One call for a cabinet. A refused token marks the cabinet's session expired.
+    /// One call for a cabinet. A refused token marks the cabinet's session expired; an
+    /// answer the platform replays for a key (a retry of an operation that already ran) is
+    /// logged.
     fn call(&self, account: &Account, call: &Call) -> Result<Value, PlatformError> {
-        self.call_replay(account, call).map(|(v, _)| v)
+        match self.wire.call(&account.token, call) {
+            Ok((value, replayed)) => {
+                if replayed {
+                    tracing::info!(
+                        account = account.id,
+                        method = call.method,
+                        "the platform answered a repeated operation from its record"
+                    );
+                }
+                Ok(value)
+            }
+            Err(e) => Err(self.failed(account, e)?),
+        }
     }
 
-    fn call_replay(&self, account: &Account, call: &Call) -> Result<(Value, bool), PlatformError> {
-        match self.wire.call(&account.token, call) {
-            Ok(answer) => Ok(answer),
-            Err(WireError::Auth(code)) => {
-                tracing::warn!(
-                    account = account.id,
-                    code,
-                    "the platform refused the cabinet's token; marking its session expired"
-                );
-                self.db
-                    .write_blocking(|tx| cabinets::set_auth_expired(tx, account.id, true))
-                    .map_err(internal)?;
-                Err(PlatformError::AuthExpired)
-            }
-            Err(e) => Err(refusal(e)),
+    /// The platform's error for a failed call; a refused token first marks the cabinet's
+    /// session expired.
+    fn failed(&self, account: &Account, e: WireError) -> Result<PlatformError, PlatformError> {
+        if let WireError::Auth(code) = &e {
+            tracing::warn!(
+                account = account.id,
+                code,
+                "the platform refused the cabinet's token; marking its session expired"
+            );
+            self.db
+                .write_blocking(|tx| cabinets::set_auth_expired(tx, account.id, true))
+                .map_err(internal)?;
         }
+        Ok(refusal(e))
     }
 
     fn now_iso(&self) -> Result<String, PlatformError> {
@@ -634,13 +646,8 @@ impl Platform for Telegram {
             bytes,
         };
         let result = match self.wire.upload(&account.token, &upload) {
-            Err(WireError::Auth(_)) => {
-                self.db
-                    .write_blocking(|tx| cabinets::set_auth_expired(tx, account.id, true))
-                    .map_err(internal)?;
-                return Err(PlatformError::AuthExpired);
-            }
-            other => other.map_err(refusal)?,
+            Ok(result) => result,
+            Err(e) => return Err(self.failed(&account, e)?),
         };
         result[field]
             .as_str()

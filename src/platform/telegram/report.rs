@@ -29,6 +29,10 @@ pub(super) fn report(
     let (now_unix, at_unix) = (now.timestamp(), at.timestamp().min(now.timestamp()));
     let changed_at = clock::iso(now);
     let ads = tg.all_ads(account, false)?;
+    let seen = tg
+        .db
+        .read_blocking(|c| state::seen_all(c, account.id))
+        .map_err(internal)?;
     let mut lines = Vec::with_capacity(ads.len());
     let mut seen_now = Vec::with_capacity(ads.len());
     for ad in &ads {
@@ -37,11 +41,7 @@ pub(super) fn report(
             continue;
         };
         let lifetime = line.totals();
-        let before = tg
-            .db
-            .read_blocking(|c| state::seen(c, account.id, line.ad_id))
-            .map_err(internal)?;
-        let moved = match &before {
+        let moved = match seen.get(&line.ad_id) {
             Some(s) => s.totals != lifetime || s.at > at_unix,
             None => !lifetime.is_idle(),
         };

@@ -1,6 +1,8 @@
 //! Owns the connector's own tables (`tg_*`): each ad's lifetime counters as last read from the
 //! platform and when, and deletes recorded by operation token.
 
+use std::collections::HashMap;
+
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::domain::money::Money;
@@ -13,25 +15,28 @@ pub struct Seen {
     pub at: i64,
 }
 
-pub fn seen(conn: &Connection, account: i64, ad: i64) -> Result<Option<Seen>, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT views, opens, clicks, actions, spent_micros, seen_at FROM tg_seen
-             WHERE account_id = ?1 AND ad_id = ?2",
-        )?
-        .query_row([account, ad], |r| {
-            Ok(Seen {
+/// Every ad of the account as last read, by ad id.
+pub fn seen_all(conn: &Connection, account: i64) -> Result<HashMap<i64, Seen>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, views, opens, clicks, actions, spent_micros, seen_at FROM tg_seen
+         WHERE account_id = ?1",
+    )?;
+    let rows = stmt.query_map([account], |r| {
+        Ok((
+            r.get(0)?,
+            Seen {
                 totals: Totals {
-                    views: r.get(0)?,
-                    opens: r.get(1)?,
-                    clicks: r.get(2)?,
-                    actions: r.get(3)?,
-                    spent: Money::from_micros(r.get(4)?),
+                    views: r.get(1)?,
+                    opens: r.get(2)?,
+                    clicks: r.get(3)?,
+                    actions: r.get(4)?,
+                    spent: Money::from_micros(r.get(5)?),
                 },
-                at: r.get(5)?,
-            })
-        })
-        .optional()?)
+                at: r.get(6)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 pub fn set_seen(conn: &Connection, account: i64, ad: i64, s: &Seen) -> Result<(), StoreError> {

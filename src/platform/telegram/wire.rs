@@ -146,9 +146,11 @@ impl Wire {
     /// repeatable call and `IDEMPOTENT_REQUEST_IN_PROGRESS` are retried with backoff.
     pub fn call(&self, token: &str, call: &Call) -> Result<(Value, bool), WireError> {
         let body = Value::Object(call.params.clone()).to_string();
-        self.send(token, call.safety, |agent, url| {
-            let mut request = agent
-                .post(&format!("{url}/{}", call.method))
+        let url = format!("{}/{}", self.base, call.method);
+        self.send(token, call.safety, || {
+            let mut request = self
+                .agent
+                .post(&url)
                 .set("Authorization", &format!("Bearer {token}"))
                 .set("Accept", "application/json")
                 .set("Content-Type", "application/json");
@@ -181,9 +183,10 @@ impl Wire {
         );
         body.extend_from_slice(&upload.bytes);
         body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-        let (value, _) = self.send(token, Safety::Once, |_, url| {
+        let url = format!("{}/{}", self.base, upload.method);
+        let (value, _) = self.send(token, Safety::Once, || {
             self.upload_agent
-                .post(&format!("{url}/{}", upload.method))
+                .post(&url)
                 .set("Authorization", &format!("Bearer {token}"))
                 .set("Accept", "application/json")
                 .set(
@@ -200,14 +203,14 @@ impl Wire {
         &self,
         token: &str,
         safety: Safety,
-        request: impl Fn(&ureq::Agent, &str) -> Result<ureq::Response, Box<ureq::Error>>,
+        request: impl Fn() -> Result<ureq::Response, Box<ureq::Error>>,
     ) -> Result<(Value, bool), WireError> {
         let pace_key = sha256_hex(token);
         let mut attempt = 0;
         loop {
             self.wait_turn(&pace_key)?;
             attempt += 1;
-            let failure = match read_answer(request(&self.agent, &self.base)) {
+            let failure = match read_answer(request()) {
                 Ok(answer) => return Ok(answer),
                 Err(e) => e,
             };
