@@ -145,6 +145,27 @@ impl World {
         )
     }
 
+    /// `PATCH /v1/campaigns/{ad}` with `body`, whatever the answer.
+    fn patch(&self, ad: i64, body: &Value) -> crate::helpers::Resp {
+        self.app.send(
+            "PATCH",
+            &format!("/campaigns/{ad}"),
+            &self.key,
+            Some(body),
+            &[],
+        )
+    }
+
+    /// An approved campaign (bid 5, budget 50) that delivered up to two minutes past the
+    /// next whole hour, which the scheduler has synced.
+    fn delivered(&self) -> i64 {
+        let ad = self.create(json!({ "cpm": "5", "budget": "50" }));
+        self.approve(ad);
+        let into_hour = self.app.now().timestamp().rem_euclid(3600);
+        self.advance(3600 - into_hour + 120, 400);
+        ad
+    }
+
     fn balance(&self) -> String {
         self.app.get_ok("/account/info", &self.key)["data"][0]["balance"]
             .as_str()
@@ -230,13 +251,7 @@ fn an_edit_of_the_text_sends_the_campaign_back_to_review(w: World) {
     let ad = w.create(json!({}));
     w.approve(ad);
     let body = json!({ "account_id": w.cabinet, "text": "A new text" });
-    let edited = w.app.send(
-        "PATCH",
-        &format!("/campaigns/{ad}"),
-        &w.key,
-        Some(&body),
-        &[],
-    );
+    let edited = w.patch(ad, &body);
     assert_eq!(edited.status, 200, "{}", edited.body);
     assert_eq!(edited.body["data"]["status"], "In Review");
     assert_eq!(edited.body["data"]["text"], "A new text");
@@ -304,23 +319,11 @@ fn bad_input_is_refused_before_the_platform_is_asked(w: World) {
     let ad = w.create(json!({}));
     let before = w.campaign(ad);
     let body = json!({ "account_id": w.cabinet, "cpm": "0" });
-    let r = w.app.send(
-        "PATCH",
-        &format!("/campaigns/{ad}"),
-        &w.key,
-        Some(&body),
-        &[],
-    );
+    let r = w.patch(ad, &body);
     r.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(r.body["param"], "cpm");
     let body = json!({ "account_id": w.cabinet, "title": "x", "colour": "red" });
-    let r = w.app.send(
-        "PATCH",
-        &format!("/campaigns/{ad}"),
-        &w.key,
-        Some(&body),
-        &[],
-    );
+    let r = w.patch(ad, &body);
     r.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(w.campaign(ad)["title"], before["title"], "nothing changed");
     if let Some((fake, account)) = &w.fake {
@@ -332,10 +335,7 @@ fn bad_input_is_refused_before_the_platform_is_asked(w: World) {
 }
 
 fn a_delivered_hour_shows_in_the_stats(w: World) {
-    let ad = w.create(json!({ "cpm": "5", "budget": "50" }));
-    w.approve(ad);
-    let into_hour = w.app.now().timestamp().rem_euclid(3600);
-    w.advance(3600 - into_hour + 120, 400);
+    let ad = w.delivered();
     let stats = w.app.get_ok("/stats?period=all", &w.key);
     let line = &stats["data"][w.cabinet.to_string()][ad.to_string()];
     let views = line["views"].as_i64().unwrap_or(0);
@@ -354,26 +354,14 @@ fn a_schedule_is_set_and_removed(w: World) {
     w.approve(ad);
     let schedule = json!({ "days": { "mon": [9, 10], "fri": [18] }, "timezone": "+02:00" });
     let body = json!({ "account_id": w.cabinet, "schedule": schedule });
-    let set = w.app.send(
-        "PATCH",
-        &format!("/campaigns/{ad}"),
-        &w.key,
-        Some(&body),
-        &[],
-    );
+    let set = w.patch(ad, &body);
     assert_eq!(set.status, 200, "{}", set.body);
     let shown = &w.campaign(ad)["schedule"];
     assert_eq!(shown["days"]["mon"], json!([9, 10]), "{shown}");
     assert_eq!(shown["days"]["fri"], json!([18]));
     assert_eq!(shown["timezone"], "+02:00");
     let body = json!({ "account_id": w.cabinet, "schedule": null });
-    let cleared = w.app.send(
-        "PATCH",
-        &format!("/campaigns/{ad}"),
-        &w.key,
-        Some(&body),
-        &[],
-    );
+    let cleared = w.patch(ad, &body);
     assert_eq!(cleared.status, 200, "{}", cleared.body);
     assert_eq!(w.campaign(ad)["schedule"], Value::Null);
 }
@@ -424,10 +412,7 @@ fn an_upload_is_usable_on_a_new_campaign(w: World) {
 }
 
 fn the_history_of_a_delivered_campaign_has_its_views(w: World) {
-    let ad = w.create(json!({ "cpm": "5", "budget": "50" }));
-    w.approve(ad);
-    let into_hour = w.app.now().timestamp().rem_euclid(3600);
-    w.advance(3600 - into_hour + 120, 400);
+    let ad = w.delivered();
     let h = w.app.get_ok(
         &format!(
             "/campaigns/{ad}/history?account_id={}&period=24h",

@@ -14,22 +14,10 @@ fn a_long_flood_wait_answers_a_write_503_and_holds_the_token() {
     let ad = tg.create(json!({}));
     tg.fake.fail_next(Fault::FloodWait(30), Some("editAd"), 1);
     let body = json!({ "account_id": tg.cabinet, "cpm": "3" });
-    let r = tg.app.send(
-        "PATCH",
-        &format!("/campaigns/{ad}"),
-        &tg.key,
-        Some(&body),
-        &[],
-    );
+    let r = tg.patch(ad, &body);
     r.assert_error(503, "PLATFORM_UNAVAILABLE");
     let edits = tg.fake.call_count("editAd");
-    let again = tg.app.send(
-        "PATCH",
-        &format!("/campaigns/{ad}"),
-        &tg.key,
-        Some(&body),
-        &[],
-    );
+    let again = tg.patch(ad, &body);
     again.assert_error(503, "PLATFORM_UNAVAILABLE");
     assert_eq!(
         tg.fake.call_count("editAd"),
@@ -103,24 +91,12 @@ fn gateway_errors_on_a_safe_call_are_retried_then_answered_503() {
     let ad = tg.create(json!({}));
     tg.fake.fail_next(Fault::Gateway, Some("editAd"), 2);
     let body = json!({ "account_id": tg.cabinet, "title": "Renamed" });
-    let ok = tg.app.send(
-        "PATCH",
-        &format!("/campaigns/{ad}"),
-        &tg.key,
-        Some(&body),
-        &[],
-    );
+    let ok = tg.patch(ad, &body);
     assert_eq!(ok.status, 200, "two failures then a success: {}", ok.body);
     assert_eq!(tg.fake.ad(tg.id(), ad).unwrap()["title"], "Renamed");
     tg.fake.fail_next(Fault::Gateway, Some("editAd"), 3);
     let body = json!({ "account_id": tg.cabinet, "title": "Again" });
-    let r = tg.app.send(
-        "PATCH",
-        &format!("/campaigns/{ad}"),
-        &tg.key,
-        Some(&body),
-        &[],
-    );
+    let r = tg.patch(ad, &body);
     r.assert_error(503, "PLATFORM_UNAVAILABLE");
 }
 

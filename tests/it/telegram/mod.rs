@@ -110,6 +110,17 @@ impl Tg {
             .unwrap_or_else(|| panic!("the task made no ad: {done}"))
     }
 
+    /// `PATCH /v1/campaigns/{ad}` with `body`, whatever the answer.
+    pub fn patch(&self, ad: i64, body: &Value) -> crate::helpers::Resp {
+        self.app.send(
+            "PATCH",
+            &format!("/campaigns/{ad}"),
+            &self.key,
+            Some(body),
+            &[],
+        )
+    }
+
     /// The ad_id of the cabinet's newest campaign.
     pub fn first_ad(&self) -> i64 {
         self.app.get_ok(
