@@ -150,6 +150,11 @@ pub enum CabinetCmd {
         #[arg(long)]
         id: i64,
     },
+    /// Every cabinet (of one owner), with its platform account id when connected.
+    List {
+        #[arg(long)]
+        owner: Option<i64>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -352,6 +357,7 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
             printed(panel::cabinet_reconnect(s, *id, &token))
         }
         Admin::Cabinet(CabinetCmd::Sync { id }) => printed(panel::cabinet_sync(s, *id)),
+        Admin::Cabinet(CabinetCmd::List { owner }) => printed(panel::cabinet_list(s, *owner)),
         Admin::Platform(PlatformCmd::Check { token_stdin }) => {
             let token = token_from_stdin(*token_stdin)?;
             printed(panel::platform_check(s, &token))

@@ -1,7 +1,7 @@
 //! Owns connecting cabinets to a real platform: `admin cabinet connect` (one cabinet per
 //! account a token opens, its existing ads imported), `reconnect` (a new token for a cabinet),
-//! `platform check` (what a token opens, changing nothing) and `cabinet sync` ("Sync now",
-//! for any platform). Tokens are handed to the platform, which seals them; none is printed.
+//! `platform check` (what a token opens, changing nothing), `cabinet sync` ("Sync now",
+//! for any platform) and `cabinet list` (with each cabinet's platform account id). Tokens are handed to the platform, which seals them; none is printed.
 
 use serde::Serialize;
 
@@ -54,6 +54,46 @@ pub struct Synced {
     pub id: i64,
     pub campaigns: usize,
     pub changed: usize,
+}
+
+/// One cabinet in `admin cabinet list`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CabinetSummary {
+    pub id: i64,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub owner: i64,
+    pub active: bool,
+    pub auth_expired: bool,
+    pub locked: bool,
+    /// The platform's own account id of a connected cabinet.
+    pub platform_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CabinetList {
+    pub cabinets: Vec<CabinetSummary>,
+}
+
+/// `admin cabinet list [--owner USER]`.
+pub fn cabinet_list(s: &Services, owner: Option<i64>) -> Result<CabinetList, PanelError> {
+    let rows = s.db.read_blocking(|c| cabinets::list(c, owner))?;
+    Ok(CabinetList {
+        cabinets: rows
+            .into_iter()
+            .map(|row| CabinetSummary {
+                id: row.cabinet.id,
+                name: row.cabinet.name,
+                kind: row.cabinet.cabinet_type.as_str(),
+                owner: row.cabinet.owner_id,
+                active: row.cabinet.is_active,
+                auth_expired: row.cabinet.auth_expired,
+                locked: row.cabinet.locked,
+                platform_id: row.platform_id,
+            })
+            .collect(),
+    })
 }
 
 /// A token as read from standard input: trimmed, non-empty, of a sane size.

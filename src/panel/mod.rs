@@ -13,8 +13,8 @@ mod users;
 
 pub use cabinets::{cabinet_add, cabinet_set, group_add, history, CabinetChange, NewCabinet};
 pub use connect::{
-    cabinet_connect, cabinet_reconnect, cabinet_sync, platform_check, read_token, Checked,
-    Connected, Synced, MAX_TOKEN,
+    cabinet_connect, cabinet_list, cabinet_reconnect, cabinet_sync, platform_check, read_token,
+    CabinetList, Checked, Connected, Synced, MAX_TOKEN,
 };
 pub use keys::{
     key_create, key_list, key_ping, key_revoke, key_rotate_secret, key_set, tracker_rotate,

@@ -149,6 +149,28 @@ pub fn connection(conn: &Connection, id: i64) -> Result<Option<PlatformLink>, St
     optional(row)
 }
 
+/// A cabinet as `admin cabinet list` shows it: the row and its platform account id.
+#[derive(Debug, Clone)]
+pub struct Listed {
+    pub cabinet: Cabinet,
+    pub platform_id: Option<String>,
+}
+
+/// Every cabinet (of one owner, when given), by id.
+pub fn list(conn: &Connection, owner: Option<i64>) -> Result<Vec<Listed>, StoreError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS}, c.platform_id FROM cabinets c
+         WHERE ?1 IS NULL OR c.owner_id = ?1 ORDER BY c.id"
+    ))?;
+    let rows = stmt.query_map([owner], |r| {
+        Ok(Listed {
+            cabinet: from_row(r)?,
+            platform_id: r.get("platform_id")?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// The cabinet connected to a platform account, if any.
 pub fn by_platform_id(conn: &Connection, platform_id: &str) -> Result<Option<i64>, StoreError> {
     optional(conn.query_row(

@@ -109,8 +109,13 @@ impl World {
             "promote_url": "https://t.me/alpha_chan", "cpm": "2.50", "budget": "20",
             "target_type": "channels", "channels": ["@tech_daily"]
         });
+        // `null` in `extra` leaves the field out.
+        let fields = body.as_object_mut().unwrap();
         for (k, v) in extra.as_object().into_iter().flatten() {
-            body[k] = v.clone();
+            match v {
+                Value::Null => fields.remove(k),
+                v => fields.insert(k.clone(), v.clone()),
+            };
         }
         let done = self.task(
             self.app
@@ -207,6 +212,9 @@ on_both!(
     bulk_set_cpm_changes_every_bid,
     an_upload_is_usable_on_a_new_campaign,
     the_history_of_a_delivered_campaign_has_its_views,
+    sync_now_counts_every_campaign_and_changes_nothing_twice,
+    the_list_filters_by_link_and_type,
+    the_day_total_adds_up_the_cabinet,
 );
 
 fn a_new_campaign_is_in_review_until_approved_then_active(w: World) {
@@ -422,4 +430,48 @@ fn the_history_of_a_delivered_campaign_has_its_views(w: World) {
     );
     assert!(h["data"]["views"].as_i64().unwrap_or(0) > 0, "{h}");
     assert_eq!(h["meta"]["adId"], ad);
+}
+
+fn sync_now_counts_every_campaign_and_changes_nothing_twice(w: World) {
+    for _ in 0..2 {
+        w.create(json!({}));
+    }
+    let first = panel::cabinet_sync(&w.app.services, w.cabinet).unwrap();
+    assert_eq!(first.campaigns, 2);
+    let second = panel::cabinet_sync(&w.app.services, w.cabinet).unwrap();
+    assert_eq!((second.campaigns, second.changed), (2, 0));
+}
+
+fn the_list_filters_by_link_and_type(w: World) {
+    let channel = w.create(json!({}));
+    let bot = w.create(json!({
+        "promote_url": "https://t.me/shop_helper_bot?start=spring", "target_type": "bots",
+        "bots": ["@shop_helper_bot"], "channels": null
+    }));
+    let q = |query: &str| -> Vec<i64> {
+        let list = w.app.get_ok(
+            &format!("/campaigns?account_id={}&{query}", w.cabinet),
+            &w.key,
+        );
+        list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["ad_id"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(q("type=bot"), vec![bot]);
+    assert_eq!(q("type=channel"), vec![channel]);
+    assert_eq!(q("bot_username=alpha_chan"), vec![channel]);
+    assert_eq!(q("bot_username=SHOP_HELPER_BOT"), vec![bot]);
+}
+
+fn the_day_total_adds_up_the_cabinet(w: World) {
+    let ad = w.delivered();
+    let total = w.app.get_ok("/stats/total?period=1d", &w.key);
+    let stats = w.app.get_ok("/stats?period=1d", &w.key);
+    let line = &stats["data"][w.cabinet.to_string()][ad.to_string()];
+    let cabinet = &total["data"][w.cabinet.to_string()];
+    assert!(line["views"].as_i64().unwrap_or(0) > 0, "{stats}");
+    assert_eq!(cabinet["views"], line["views"], "{total}");
 }

@@ -764,3 +764,60 @@ fn api_error(code: &str) -> PlatformError {
         min_cpm: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param_of(e: PlatformError) -> Option<&'static str> {
+        match e {
+            PlatformError::Rejected { param, .. } => param,
+            other => panic!("not a rejection: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn documented_codes_map_to_the_spec_errors() {
+        assert_eq!(
+            api_error("NOT_ENOUGH_BUDGET"),
+            PlatformError::InsufficientBalance
+        );
+        assert_eq!(api_error("AD_ID_INVALID"), PlatformError::NotFound);
+        assert_eq!(param_of(api_error("AD_TITLE_REQUIRED")), Some("title"));
+        assert_eq!(param_of(api_error("TEXT_TOO_LONG")), Some("text"));
+        assert_eq!(param_of(api_error("CPM_TOO_LOW")), Some("cpm"));
+        assert_eq!(param_of(api_error("CHANNEL_ID_UNKNOWN")), Some("channels"));
+        assert_eq!(param_of(api_error("BOT_ID_UNKNOWN")), Some("bots"));
+        assert_eq!(param_of(api_error("MAIN_ACCOUNT_REQUIRED")), None);
+        assert_eq!(param_of(api_error("IDEMPOTENT_PARAM_MISMATCH")), None);
+        match api_error("AD_RECENTLY_ACTIVE") {
+            PlatformError::Rejected { reason, .. } => assert!(reason.contains("10 minutes")),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn wire_failures_become_platform_errors() {
+        assert_eq!(
+            refusal(WireError::RateLimited(Duration::from_secs(9))),
+            PlatformError::RateLimited(Duration::from_secs(9))
+        );
+        assert_eq!(
+            refusal(WireError::Unavailable("HTTP 502".into())),
+            PlatformError::Timeout
+        );
+        assert_eq!(
+            refusal(WireError::Auth("ACCESS_TOKEN_INVALID".into())),
+            PlatformError::AuthExpired
+        );
+    }
+
+    #[test]
+    fn operation_keys_are_stable_per_cabinet_and_operation() {
+        let a = operation_key("budget", 5, "task:7:0");
+        assert_eq!(a, operation_key("budget", 5, "task:7:0"));
+        assert_ne!(a, operation_key("budget", 6, "task:7:0"));
+        assert_ne!(a, operation_key("budget", 5, "task:7:1"));
+        assert!(a.starts_with("budget-") && a.len() <= 128);
+    }
+}

@@ -116,6 +116,15 @@ fn related_accounts_become_cabinets_of_their_currency_and_big_accounts_are_paged
     assert_eq!(row["cpm"], "3", "STARS amounts are whole");
     assert_eq!(row["budget"], "600");
 
+    let listed = printed(panel::cabinet_list(&app.services, Some(user)).unwrap());
+    let listed = listed["cabinets"].as_array().unwrap().clone();
+    assert_eq!(listed.len(), 3);
+    let ton_row = listed.iter().find(|c| c["name"] == "Ton client").unwrap();
+    assert_eq!(ton_row["platform_id"], ton.as_str(), "{ton_row}");
+    assert_eq!(ton_row["type"], "ton");
+    assert_eq!(ton_row["owner"], user);
+    assert_eq!(ton_row["auth_expired"], false);
+
     let again = panel::cabinet_connect(&app.services, user, &main.token, true).unwrap_err();
     assert!(again.to_string().contains("already connected"), "{again}");
 }
