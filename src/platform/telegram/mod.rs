@@ -2,10 +2,16 @@
 //! `Platform`. Each cabinet is reached with its sealed token (its own, or its main account's
 //! with `account_id`); money and creates carry idempotency keys derived from adcab's own
 //! operation tokens; the platform's refusals become the spec's errors with a sentence saying
-//! what to do. The wire is in `wire`, the shapes in `map`, the hourly report in `report`.
+//! what to do. The wire is in `wire`; the shapes in `map` and `schedule`; reads in `reads`;
+//! what a token opens in `connect`; error mapping in `errors`; the hourly report in `report`;
+//! the connector's own tables in `state`.
 
+mod connect;
+mod errors;
 mod map;
+mod reads;
 mod report;
+mod schedule;
 mod state;
 mod wire;
 
@@ -17,7 +23,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use self::map::Unsendable;
+use self::errors::{internal, refusal, rejected, unsendable};
 use self::wire::{Call, Upload, Wire, WireError};
 use super::{
     AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Platform, PlatformError,
@@ -30,7 +36,7 @@ use crate::domain::campaign::TargetType;
 use crate::domain::money::{CabinetType, Money};
 use crate::primitives::{random_hex, sha256_hex};
 use crate::secret::Secrets;
-use crate::store::{cabinets, media, StoreError};
+use crate::store::{cabinets, media};
 
 /// Ads per `getAdsList` page, the platform's largest.
 const PAGE: usize = 100;
@@ -169,70 +175,6 @@ impl Telegram {
         Ok(clock::iso(now))
     }
 
-    /// The `Ad` objects of these ids (ids the platform does not have are left out).
-    fn ads_by_id(&self, account: &Account, ids: &[i64]) -> Result<Vec<Value>, PlatformError> {
-        let mut found = Vec::with_capacity(ids.len());
-        for chunk in ids.chunks(BY_ID) {
-            let params = account.scoped(map(json!({ "ad_ids": chunk, "return_target": true })));
-            let result = self.call(account, &Call::read("getAdsById", params))?;
-            found.extend(result.as_array().cloned().unwrap_or_default());
-        }
-        Ok(found)
-    }
-
-    fn ad_by_id(&self, account: &Account, ad: i64) -> Result<Value, PlatformError> {
-        self.ads_by_id(account, &[ad])?
-            .into_iter()
-            .find(|a| a.get("ad_id").and_then(Value::as_i64) == Some(ad))
-            .ok_or(PlatformError::NotFound)
-    }
-
-    /// Every ad of the account, page by page (`getAdsList`), until the platform gives no
-    /// further cursor, an empty page or a cursor it gave before.
-    fn all_ads(&self, account: &Account, with_target: bool) -> Result<Vec<Value>, PlatformError> {
-        let mut ads = Vec::new();
-        let mut offset: Option<String> = None;
-        let mut seen = std::collections::HashSet::new();
-        for _ in 0..MAX_PAGES {
-            let mut params = map(json!({ "limit": PAGE, "return_target": with_target }));
-            if let Some(o) = &offset {
-                params.insert("offset".into(), json!(o));
-            }
-            let page = self.call(account, &Call::read("getAdsList", account.scoped(params)))?;
-            let batch = page["ads"].as_array().cloned().unwrap_or_default();
-            if batch.is_empty() {
-                break;
-            }
-            ads.extend(batch);
-            offset = match page.get("next_offset") {
-                Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-                Some(Value::Number(n)) => Some(n.to_string()),
-                _ => None,
-            };
-            match &offset {
-                Some(o) if seen.insert(o.clone()) => {}
-                _ => break,
-            }
-        }
-        Ok(ads)
-    }
-
-    fn to_snapshot(&self, account: &Account, ad: &Value) -> Result<AdSnapshot, PlatformError> {
-        let media = match map::media_id(ad) {
-            Some(id) => self
-                .db
-                .read_blocking(|c| media::by_platform_ref(c, account.id, id))
-                .map_err(internal)?,
-            None => None,
-        };
-        map::snapshot(account.id, ad, media, &self.now_iso()?).ok_or_else(|| {
-            PlatformError::Refused(format!(
-                "the platform answered an ad adcab cannot read: {}",
-                truncate(&ad.to_string())
-            ))
-        })
-    }
-
     /// The platform's media id for one of the cabinet's upload tokens.
     fn media_param(
         &self,
@@ -290,25 +232,6 @@ impl Telegram {
         Ok(found)
     }
 
-    fn balance_of(&self, account: &Account) -> Result<Money, PlatformError> {
-        let info = if account.via_main {
-            let params = map(json!({ "account_ids": [account.platform_id] }));
-            let list = self.call(account, &Call::read("getAccountsById", params))?;
-            list.as_array()
-                .and_then(|l| {
-                    l.iter()
-                        .find(|a| a["account_id"].as_str() == Some(&account.platform_id))
-                })
-                .cloned()
-                .ok_or(PlatformError::NotFound)?
-        } else {
-            self.call(account, &Call::read("getCurrentAccount", Map::new()))?
-        };
-        map::money(&info["remaining_budget"]).ok_or_else(|| {
-            PlatformError::Refused("the platform answered an account without a balance".into())
-        })
-    }
-
     /// Submits an unsubmitted ad that has budget, so that it reads `In Review`.
     fn submit_if_ready(&self, account: &Account, ad: Value) -> Result<Value, PlatformError> {
         let ready = ad["status"].as_str() == Some("ready_for_review")
@@ -323,69 +246,7 @@ impl Telegram {
 
 impl Platform for Telegram {
     fn connect(&self, token: &str, related: bool) -> Result<Vec<RemoteAccount>, PlatformError> {
-        let wire = |call: &Call| self.wire.call(token, call).map(|(v, _)| v);
-        let current = wire(&Call::read("getCurrentAccount", Map::new())).map_err(refusal)?;
-        let mut found = vec![(current, false)];
-        if related {
-            match wire(&Call::read("getRelatedAccountsList", Map::new())) {
-                Ok(list) => found.extend(
-                    list["accounts"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|a| (a.clone(), true)),
-                ),
-                Err(WireError::Api(code)) if code == "MAIN_ACCOUNT_REQUIRED" => {}
-                Err(e) => return Err(refusal(e)),
-            }
-        }
-        let secrets = self.secrets()?;
-        found
-            .into_iter()
-            .map(|(info, via_main)| {
-                let platform_id = info["account_id"]
-                    .as_str()
-                    .ok_or_else(|| PlatformError::Refused("an account without an id".into()))?
-                    .to_string();
-                let kind = info["currency"]
-                    .as_str()
-                    .and_then(map::cabinet_type)
-                    .ok_or_else(|| {
-                        PlatformError::Refused(format!(
-                            "account {platform_id} has a currency adcab does not know: {}",
-                            info["currency"]
-                        ))
-                    })?;
-                let account = Account {
-                    id: 0,
-                    platform_id: platform_id.clone(),
-                    token: token.to_string(),
-                    via_main,
-                    kind,
-                };
-                let count = self
-                    .wire
-                    .call(
-                        token,
-                        &Call::read("getAdsList", account.scoped(map(json!({ "limit": 1 })))),
-                    )
-                    .map_err(refusal)?
-                    .0;
-                let credential = serde_json::to_string(&Credential {
-                    token: token.to_string(),
-                    via_main,
-                })
-                .expect("a credential serializes");
-                Ok(RemoteAccount {
-                    name: info["title"].as_str().unwrap_or(&platform_id).to_string(),
-                    platform_id,
-                    kind,
-                    balance: map::money(&info["remaining_budget"]).unwrap_or(Money::ZERO),
-                    credential: secrets.seal(&credential),
-                    ads: count["total_count"].as_i64().unwrap_or(0),
-                })
-            })
-            .collect()
+        self.accounts_of(token, related)
     }
 
     fn parallel_reads(&self) -> usize {
@@ -676,141 +537,9 @@ fn truncate(text: &str) -> String {
     text.chars().take(200).collect()
 }
 
-fn internal(e: StoreError) -> PlatformError {
-    match e {
-        StoreError::Busy => PlatformError::Timeout,
-        other => PlatformError::Refused(other.to_string()),
-    }
-}
-
-fn rejected(reason: impl Into<String>, param: &'static str) -> PlatformError {
-    PlatformError::Rejected {
-        reason: reason.into(),
-        param: Some(param),
-        min_cpm: None,
-    }
-}
-
-fn unsendable(u: Unsendable) -> PlatformError {
-    rejected(u.reason, u.param)
-}
-
-/// A wire failure as the platform's error (the token refusal is handled by the caller).
-fn refusal(e: WireError) -> PlatformError {
-    match e {
-        WireError::Auth(_) => PlatformError::AuthExpired,
-        WireError::RateLimited(wait) => PlatformError::RateLimited(wait),
-        WireError::Unavailable(why) => {
-            tracing::warn!(why, "the Telegram Ads API did not answer");
-            PlatformError::Timeout
-        }
-        WireError::Api(code) => api_error(&code),
-    }
-}
-
-/// An API error code as the platform's refusal: the field it is about, and a sentence.
-fn api_error(code: &str) -> PlatformError {
-    match code {
-        "NOT_ENOUGH_BUDGET" => return PlatformError::InsufficientBalance,
-        "AD_ID_INVALID" => return PlatformError::NotFound,
-        "AD_RECENTLY_ACTIVE" => {
-            return PlatformError::Rejected {
-                reason: "The platform takes budget back from an ad, and deletes one, only after it has not run for 10 minutes; pause the campaign (a delete pauses it for you) and send this again in 10 minutes.".into(),
-                param: None,
-                min_cpm: None,
-            }
-        }
-        "AD_BUDGET_NOT_EMPTY" => {
-            return PlatformError::Rejected {
-                reason: "The platform deletes an ad only once its budget is withdrawn; withdraw_all, then delete.".into(),
-                param: None,
-                min_cpm: None,
-            }
-        }
-        "CPM_TOO_LOW" => {
-            return rejected(
-                "The bid is below the platform's minimum for this ad (it does not say the minimum); raise cpm.",
-                "cpm",
-            )
-        }
-        _ => {}
-    }
-    let param = [
-        ("AD_TITLE_", "title"),
-        ("TEXT_", "text"),
-        ("PROMOTE_URL_", "promote_url"),
-        ("CPM_", "cpm"),
-        ("SCHEDULE_", "schedule"),
-        ("WEBSITE_NAME_", "website_name"),
-        ("BUTTON_", "button"),
-        ("IMPRESSION_FREQUENCY_", "views_per_user"),
-        ("DAILY_BUDGET_", "daily_budget"),
-        ("PHOTO_ID_", "media"),
-        ("VIDEO_ID_", "media"),
-        ("MEDIA_", "media"),
-        ("INITIAL_BUDGET_", "budget"),
-        ("AMOUNT_", "amount"),
-        ("FILE_", "file"),
-        ("CHANNEL_ID_", "channels"),
-        ("BOT_ID_", "bots"),
-        ("TARGET_", "target_type"),
-    ]
-    .iter()
-    .find(|(prefix, _)| code.starts_with(prefix))
-    .map(|(_, p)| *p);
-    PlatformError::Rejected {
-        reason: format!("The platform refused the change ({code})."),
-        param,
-        min_cpm: None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn param_of(e: PlatformError) -> Option<&'static str> {
-        match e {
-            PlatformError::Rejected { param, .. } => param,
-            other => panic!("not a rejection: {other:?}"),
-        }
-    }
-
-    #[test]
-    fn documented_codes_map_to_the_spec_errors() {
-        assert_eq!(
-            api_error("NOT_ENOUGH_BUDGET"),
-            PlatformError::InsufficientBalance
-        );
-        assert_eq!(api_error("AD_ID_INVALID"), PlatformError::NotFound);
-        assert_eq!(param_of(api_error("AD_TITLE_REQUIRED")), Some("title"));
-        assert_eq!(param_of(api_error("TEXT_TOO_LONG")), Some("text"));
-        assert_eq!(param_of(api_error("CPM_TOO_LOW")), Some("cpm"));
-        assert_eq!(param_of(api_error("CHANNEL_ID_UNKNOWN")), Some("channels"));
-        assert_eq!(param_of(api_error("BOT_ID_UNKNOWN")), Some("bots"));
-        assert_eq!(param_of(api_error("MAIN_ACCOUNT_REQUIRED")), None);
-        assert_eq!(param_of(api_error("IDEMPOTENT_PARAM_MISMATCH")), None);
-        match api_error("AD_RECENTLY_ACTIVE") {
-            PlatformError::Rejected { reason, .. } => assert!(reason.contains("10 minutes")),
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn wire_failures_become_platform_errors() {
-        assert_eq!(
-            refusal(WireError::RateLimited(Duration::from_secs(9))),
-            PlatformError::RateLimited(Duration::from_secs(9))
-        );
-        assert_eq!(
-            refusal(WireError::Unavailable("HTTP 502".into())),
-            PlatformError::Timeout
-        );
-        assert_eq!(
-            refusal(WireError::Auth("ACCESS_TOKEN_INVALID".into())),
-            PlatformError::AuthExpired
-        );
-    }
 
     #[test]
     fn operation_keys_are_stable_per_cabinet_and_operation() {

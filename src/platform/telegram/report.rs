@@ -6,9 +6,10 @@
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
+use super::errors::internal;
 use super::state::{self, Seen};
 use super::wire::Call;
-use super::{internal, map, Account, Telegram};
+use super::{map, Account, Telegram};
 use crate::clock;
 use crate::domain::ad::AdCounters;
 use crate::domain::money::Money;

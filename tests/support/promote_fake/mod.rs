@@ -9,6 +9,7 @@ mod catalog;
 mod control;
 mod http;
 mod methods;
+mod money;
 mod params;
 mod reads;
 mod state;

@@ -1,0 +1,174 @@
+//! Unit tests of the campaign copies: insert, refresh and read back.
+
+use super::*;
+use crate::domain::ad::AdSpec;
+use serde_json::json;
+
+fn snapshot() -> AdSnapshot {
+    AdSnapshot {
+        account_id: 7,
+        ad_id: 3,
+        spec: AdSpec {
+            title: "Spring".into(),
+            text: "Fresh every morning".into(),
+            promote_url: "https://shop.example.com/land?subid=s1".into(),
+            target_type: TargetType::Users,
+            targeting: json!({ "countries": ["US"] }),
+            views_per_user: 2,
+            media_token: Some("med_1".into()),
+            media_type: Some("photo".into()),
+            picture: true,
+            button: Some("buy".into()),
+            website_name: Some("Shop".into()),
+        },
+        status: Status::Active,
+        active: true,
+        cpm: Money::from_micros(2_000_000),
+        budget: Money::from_micros(10_000_000),
+        spent: Money::from_micros(1_500_000),
+        daily_budget: Some(Money::from_micros(3_000_000)),
+        schedule: Some(json!({ "timezone": "UTC" })),
+        views: 100,
+        opens: 40,
+        clicks: 9,
+        actions: 2,
+        created_at: 1_700_000_000,
+        status_changed_at: "2026-01-01T00:00:00Z".into(),
+        invite_link: Some("t.me/+AbCd".into()),
+    }
+}
+
+/// Every column the snapshot sets, read back.
+fn assert_stored(row: &CampaignRow, snap: &AdSnapshot) {
+    let spec = &snap.spec;
+    assert_eq!(
+        (
+            &row.title,
+            &row.text,
+            &row.promote_url,
+            row.target_type,
+            &row.targeting
+        ),
+        (
+            &spec.title,
+            &spec.text,
+            &spec.promote_url,
+            spec.target_type,
+            &spec.targeting
+        )
+    );
+    assert_eq!(
+        (
+            row.views_per_user,
+            &row.media_token,
+            &row.media_type,
+            row.picture
+        ),
+        (
+            spec.views_per_user,
+            &spec.media_token,
+            &spec.media_type,
+            spec.picture
+        )
+    );
+    assert_eq!(
+        (
+            &row.button,
+            &row.website_name,
+            &row.schedule,
+            &row.invite_link
+        ),
+        (
+            &spec.button,
+            &spec.website_name,
+            &snap.schedule,
+            &snap.invite_link
+        )
+    );
+    assert_eq!(
+        (
+            row.status,
+            row.active,
+            row.cpm,
+            row.budget,
+            row.spent,
+            row.daily_budget
+        ),
+        (
+            snap.status,
+            snap.active,
+            snap.cpm,
+            snap.budget,
+            snap.spent,
+            snap.daily_budget
+        )
+    );
+    assert_eq!(
+        (
+            row.views,
+            row.opens,
+            row.clicks,
+            row.actions,
+            row.created_at
+        ),
+        (
+            snap.views,
+            snap.opens,
+            snap.clicks,
+            snap.actions,
+            snap.created_at
+        )
+    );
+    let link = link_of(&spec.promote_url).unwrap();
+    assert_eq!((row.link_kind, &row.tme_path), (link.kind, &link.tme_path));
+}
+
+#[test]
+fn a_copy_reads_back_as_inserted_and_as_refreshed() {
+    let conn = crate::store::test_db();
+    conn.execute_batch(
+        "INSERT INTO groups (id, account_id, name, color) VALUES (4, 7, 'g', '#000000')",
+    )
+    .unwrap();
+    let first = snapshot();
+    insert(&conn, &first, Some(4), "2026-01-01T00:00:00Z").unwrap();
+    let row = get(&conn, 7, 3).unwrap().unwrap();
+    assert_stored(&row, &first);
+    assert_eq!(
+        (
+            row.group_id,
+            row.synced_at.as_str(),
+            row.status_changed_at.as_str()
+        ),
+        (Some(4), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
+    );
+
+    let mut next = first.clone();
+    next.spec.title = "Summer".into();
+    next.spec.promote_url = "https://t.me/alpha_chan".into();
+    next.spec.media_token = None;
+    next.status = Status::OnHold;
+    next.active = false;
+    next.budget = Money::from_micros(12_000_000);
+    next.daily_budget = None;
+    next.schedule = None;
+    next.views = 150;
+    next.status_changed_at = "2026-01-02T00:00:00Z".into();
+    refresh(&conn, &next, "2026-01-02T01:00:00Z").unwrap();
+    let row = get(&conn, 7, 3).unwrap().unwrap();
+    assert_stored(&row, &next);
+    assert_eq!(
+        (row.synced_at.as_str(), row.status_changed_at.as_str()),
+        ("2026-01-02T01:00:00Z", "2026-01-02T00:00:00Z")
+    );
+
+    let mut same = next.clone();
+    same.status_changed_at = "2026-01-03T00:00:00Z".into();
+    refresh(&conn, &same, "2026-01-03T01:00:00Z").unwrap();
+    let row = get(&conn, 7, 3).unwrap().unwrap();
+    assert_eq!(
+        (row.synced_at.as_str(), row.status_changed_at.as_str()),
+        ("2026-01-03T01:00:00Z", "2026-01-02T00:00:00Z"),
+        "an unchanged status keeps the time it changed"
+    );
+}
