@@ -21,9 +21,12 @@ use crate::panel::{
 use crate::platform::sim::Fault;
 use crate::Services;
 
+/// What `adcab --version` prints after the name: the version and the commit it was built from.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("ADCAB_COMMIT"), ")");
+
 /// adcab: self-hosted ad campaign management.
 #[derive(Parser, Debug)]
-#[command(name = "adcab", version)]
+#[command(name = "adcab", version = VERSION)]
 pub struct Cli {
     /// Config file (default: ./adcab.toml when it exists, else built-in defaults).
     #[arg(long, global = true)]
@@ -113,6 +116,8 @@ pub enum UserCmd {
         #[arg(long, value_enum)]
         subscription: Option<Subscription>,
     },
+    /// Every person, with their plan and subscription.
+    List,
 }
 
 #[derive(Subcommand, Debug)]
@@ -306,6 +311,7 @@ fn printed<T: Serialize>(answer: Result<T, PanelError>) -> Result<Value, PanelEr
 pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
     match cmd {
         Admin::User(UserCmd::Add { email, plan }) => printed(panel::user_add(s, email, *plan)),
+        Admin::User(UserCmd::List) => printed(panel::user_list(s)),
         Admin::User(UserCmd::Set {
             id,
             plan,

@@ -100,6 +100,13 @@ pub fn idle(conn: &rusqlite::Connection) -> Result<bool, StoreError> {
         && outbox::is_empty(conn)?)
 }
 
+/// How long the oldest closed hour has waited for its sync, in seconds of the service clock
+/// (zero when every closed hour is synced).
+pub fn lag_seconds(conn: &rusqlite::Connection) -> Result<i64, StoreError> {
+    let at = Position::read(conn)?;
+    Ok((at.now - (at.next_sync + HOUR)).num_seconds().max(0))
+}
+
 /// Fixes where the scheduler starts before anything runs, so a clock moved right after
 /// start-up is caught up from the hour the service started in.
 pub async fn init(s: &Services) -> Result<(), StoreError> {

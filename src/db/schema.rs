@@ -5,6 +5,7 @@
 use rusqlite::Connection;
 
 use super::sentence;
+use super::StoreError;
 
 /// A numbered series of migrations with its own ledger table; each runs once, in order.
 struct Ledger {
@@ -70,6 +71,20 @@ fn applied(conn: &Connection, ledger: &Ledger) -> rusqlite::Result<Vec<i64>> {
     ))?;
     let rows = stmt.query_map([], |r| r.get(0))?;
     rows.collect()
+}
+
+/// Migrations of this binary not yet applied to the database (every ledger).
+pub fn pending(conn: &Connection) -> Result<usize, StoreError> {
+    let mut count = 0;
+    for ledger in &LEDGERS {
+        let done = applied(conn, ledger)?;
+        count += ledger
+            .migrations
+            .iter()
+            .filter(|(v, _)| !done.contains(v))
+            .count();
+    }
+    Ok(count)
 }
 
 /// Applies every migration not yet recorded, the service's first, then the simulator's;

@@ -13,6 +13,7 @@ pub mod conn;
 pub mod conversions;
 pub mod error;
 pub mod groups;
+pub mod health;
 pub mod idempotency;
 pub mod input;
 pub mod media;
@@ -181,6 +182,7 @@ async fn process(
     let route = match router::resolve(&parts.method, parts.uri.path())? {
         Endpoint::Api(route) => route,
         Endpoint::Ingest(token) => return postback::by_token(state, &token, &query, rate).await,
+        Endpoint::Health(probe) => return health::answer(state, probe).await,
     };
     let (limit, too_large) = route.def.body.limit();
     let declared = parts

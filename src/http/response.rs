@@ -61,6 +61,17 @@ impl Reply {
         })
     }
 
+    /// A JSON body of its own, outside the envelope (the health probes).
+    pub fn plain(status: StatusCode, body: &impl Serialize) -> Result<Reply, ApiError> {
+        let body = serde_json::to_vec(body)
+            .map_err(|e| ApiError::internal(format!("the answer could not be encoded: {e}")))?;
+        Ok(Reply {
+            status,
+            body: Bytes::from(body),
+            headers: Vec::new(),
+        })
+    }
+
     pub fn error(e: &ApiError, request_id: &str) -> Reply {
         let mut headers: Vec<(String, String)> = Vec::new();
         match e {

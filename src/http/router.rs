@@ -9,6 +9,7 @@ use std::pin::Pin;
 use hyper::Method;
 
 use super::error::ApiError;
+use super::health::Probe;
 use super::idempotency::{self, Claim};
 use super::media::MULTIPART_OVERHEAD;
 use super::response::Reply;
@@ -247,6 +248,8 @@ pub struct Route {
 pub enum Endpoint {
     Api(Route),
     Ingest(String),
+    /// `/healthz` or `/readyz`: no key, no rate limit, no envelope.
+    Health(Probe),
 }
 
 /// How `pattern` matches `segments`: `None`, or the placeholder's value and how many
@@ -277,6 +280,19 @@ fn matches<'p>(pattern: &str, segments: &[&'p str]) -> Option<(&'p str, usize)> 
 /// Finds the endpoint of a method and path: `ROUTE_NOT_FOUND` for an unknown path,
 /// `METHOD_NOT_ALLOWED` (with the path's methods) for a known path with another method.
 pub fn resolve(method: &Method, path: &str) -> Result<Endpoint, ApiError> {
+    let probe = match path {
+        "/healthz" => Some(Probe::Live),
+        "/readyz" => Some(Probe::Ready),
+        _ => None,
+    };
+    if let Some(probe) = probe {
+        return match *method {
+            Method::GET | Method::HEAD => Ok(Endpoint::Health(probe)),
+            _ => Err(ApiError::MethodNotAllowed {
+                allow: "GET, HEAD".into(),
+            }),
+        };
+    }
     let rest = path
         .strip_prefix(PREFIX)
         .ok_or(ApiError::RouteNotFound)?
@@ -340,7 +356,21 @@ mod tests {
         match resolve(&method, path).unwrap() {
             Endpoint::Api(r) => (r.def.pattern, r.def.method.clone(), r.param),
             Endpoint::Ingest(token) => ("ingest", method, token),
+            Endpoint::Health(probe) => ("health", method, format!("{probe:?}")),
         }
+    }
+
+    #[test]
+    fn the_health_probes_sit_outside_the_api_prefix() {
+        assert_eq!(
+            found(Method::GET, "/healthz"),
+            ("health", Method::GET, "Live".into())
+        );
+        assert_eq!(
+            found(Method::GET, "/readyz"),
+            ("health", Method::GET, "Ready".into())
+        );
+        assert!(resolve(&Method::GET, "/api/v1/healthz").is_err());
     }
 
     #[test]

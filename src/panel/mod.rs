@@ -22,7 +22,9 @@ pub use keys::{
 };
 pub use sim::{sim_advance, sim_fail, sim_now, sim_review};
 pub use tasks::{task_cancel, task_resume};
-pub use users::{member_add, member_remove, user_add, user_set, Subscription, TeamAccess};
+pub use users::{
+    member_add, member_remove, user_add, user_list, user_set, Subscription, TeamAccess, UserList,
+};
 
 use serde::Serialize;
 

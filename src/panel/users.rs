@@ -20,6 +20,40 @@ pub enum TeamAccess {
     Viewer,
 }
 
+/// One person in `admin user list`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct UserSummary {
+    pub id: i64,
+    pub email: String,
+    pub plan: &'static str,
+    pub subscription: &'static str,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct UserList {
+    pub users: Vec<UserSummary>,
+}
+
+/// `admin user list`: every person with their plan and subscription.
+pub fn user_list(s: &Services) -> Result<UserList, PanelError> {
+    let users = s.db.read_blocking(users::list)?;
+    Ok(UserList {
+        users: users
+            .into_iter()
+            .map(|u| UserSummary {
+                id: u.id,
+                email: u.email,
+                plan: u.plan.as_str(),
+                subscription: if u.subscription_active {
+                    "active"
+                } else {
+                    "expired"
+                },
+            })
+            .collect(),
+    })
+}
+
 pub fn user_add(s: &Services, email: &str, plan: Plan) -> Result<Id, PanelError> {
     let email = email.trim();
     if !email.contains('@') {

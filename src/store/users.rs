@@ -40,6 +40,13 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<User>, StoreError> {
     )
 }
 
+/// Every person, by id.
+pub fn list(conn: &Connection) -> Result<Vec<User>, StoreError> {
+    let mut stmt = conn.prepare("SELECT * FROM users ORDER BY id")?;
+    let rows = stmt.query_map([], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 pub fn count(conn: &Connection) -> Result<i64, StoreError> {
     Ok(conn.query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))?)
 }

@@ -294,3 +294,56 @@ fn an_unknown_config_key_is_refused_by_name() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("listen_port"));
 }
+
+#[test]
+fn version_names_the_release_and_the_commit() {
+    let out = Command::new(env!("CARGO_BIN_EXE_adcab"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rest = text
+        .trim()
+        .strip_prefix(&format!("adcab {} (", env!("CARGO_PKG_VERSION")))
+        .unwrap_or_else(|| panic!("{text}"));
+    let commit = rest.strip_suffix(')').unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+        "{text}"
+    );
+}
+
+#[test]
+fn user_list_shows_every_person_with_plan_and_subscription() {
+    let cli = Cli::new();
+    let first = cli.ok(&[
+        "admin",
+        "user",
+        "add",
+        "--email",
+        "a@example.com",
+        "--plan",
+        "agency",
+    ]);
+    cli.ok(&["admin", "user", "add", "--email", "b@example.com"]);
+    let id = first["id"].to_string();
+    cli.ok(&[
+        "admin",
+        "user",
+        "set",
+        "--id",
+        &id,
+        "--subscription",
+        "expired",
+    ]);
+    let listed = cli.ok(&["admin", "user", "list"]);
+    assert_eq!(
+        listed,
+        serde_json::json!({"users": [
+            {"id": first["id"], "email": "a@example.com", "plan": "agency", "subscription": "expired"},
+            {"id": first["id"].as_i64().unwrap() + 1, "email": "b@example.com", "plan": "pro", "subscription": "active"}
+        ]})
+    );
+}

@@ -14,6 +14,7 @@ mod events;
 mod fuzz;
 mod groups;
 mod hardening;
+mod health;
 mod idempotency;
 pub mod media;
 mod operator;
