@@ -48,6 +48,15 @@ pub enum Command {
     /// Control the built-in platform simulator and the service clock.
     #[command(subcommand)]
     Sim(Sim),
+    /// The configuration in effect.
+    #[command(subcommand)]
+    Config(ConfigCmd),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigCmd {
+    /// Print the effective configuration (defaults, file, environment) as JSON, secrets masked.
+    Show,
 }
 
 #[derive(Subcommand, Debug)]
@@ -461,6 +470,7 @@ pub fn main() -> ExitCode {
         Err(e) => return fail(e),
     };
     let how = match cli.command {
+        Command::Config(ConfigCmd::Show) => return emit(Ok(config.shown())),
         Command::Serve | Command::Init => Open::Create,
         Command::Admin(_) | Command::Sim(_) => Open::Existing,
     };
@@ -476,6 +486,7 @@ pub fn main() -> ExitCode {
         }))),
         Command::Admin(cmd) => emit(admin(&services, cmd)),
         Command::Sim(cmd) => emit(sim(&services, cmd)),
+        Command::Config(_) => unreachable!("answered before the database is opened"),
     }
 }
 

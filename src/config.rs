@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The fully commented default configuration, the same text as `config.example.toml`.
 pub const DEFAULT_CONFIG: &str = include_str!("../config.example.toml");
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     pub server: ServerConfig,
@@ -23,7 +23,7 @@ pub struct Config {
     pub demo: DemoConfig,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerConfig {
     pub listen: String,
@@ -38,13 +38,13 @@ pub struct ServerConfig {
     pub write_timeout_ms: u64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct StorageConfig {
     pub path: PathBuf,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlatformConfig {
     pub kind: PlatformKind,
@@ -53,14 +53,14 @@ pub struct PlatformConfig {
     pub call_timeout_ms: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PlatformKind {
     Sim,
     Telegram,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TelegramConfig {
     /// Base URL of the Telegram Ads API, without a trailing slash.
@@ -70,7 +70,7 @@ pub struct TelegramConfig {
     pub calls_per_second: u32,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SimConfig {
     pub auto_review_seconds: u64,
@@ -79,14 +79,14 @@ pub struct SimConfig {
     pub latency_ms: u64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WebhookConfig {
     pub allow_private_targets: bool,
     pub contact_url: String,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LimitsConfig {
     pub reads_per_minute: u32,
@@ -95,14 +95,14 @@ pub struct LimitsConfig {
     pub conversions_burst: u32,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConversionsConfig {
     /// Query parameters of a website link whose values are the campaign's refs.
     pub tracker_params: Vec<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DemoConfig {
     pub bootstrap: bool,
@@ -132,22 +132,33 @@ impl Config {
                 Err(e) => return Err(format!("cannot read the config file ./adcab.toml: {e}")),
             },
         };
-        let mut config = Config::from_toml_str(&text).map_err(|e| {
+        let var = |name: &str| std::env::var(name).ok();
+        let mut config = Config::from_sources(&text, var).map_err(|e| {
             format!(
                 "config file {}: {e}",
                 file.unwrap_or(default_file).display()
             )
         })?;
-        if let Some(file) = file {
+        if let Some(file) = file.filter(|_| var(STORAGE_PATH_ENV).is_none()) {
             config.resolve_paths(file);
         }
-        config.apply_env(|name| std::env::var(name).ok());
         Ok(config)
     }
 
     /// Parses `text` layered over the compiled-in defaults. An error names the key and its
     /// line in `text`.
     pub fn from_toml_str(text: &str) -> Result<Config, String> {
+        Config::from_sources(text, |_| None)
+    }
+
+    /// Parses `text` over the compiled-in defaults, then the environment over both: every key
+    /// can be set as `ADCAB_<SECTION>_<KEY>` (`ADCAB_SERVER_LISTEN`,
+    /// `ADCAB_TELEGRAM_TIMEOUT_MS`). A value is read as TOML (`true`, `8080`, `["a", "b"]`);
+    /// for a text key it is the text as given.
+    pub fn from_sources(
+        text: &str,
+        var: impl Fn(&str) -> Option<String>,
+    ) -> Result<Config, String> {
         let mut merged: toml::Table = DEFAULT_CONFIG
             .parse()
             .map_err(|e| format!("built-in config: {e}"))?;
@@ -158,6 +169,8 @@ impl Config {
             return Err(format!("{}unknown key `{path}`", at_line(text, &path)));
         }
         merge(&mut merged, overlay);
+        let from_env = env_overlay(&merged, var)?;
+        merge(&mut merged, from_env);
         serde_path_to_error::deserialize(toml::Value::Table(merged)).map_err(|e| {
             let path = e.path().to_string();
             format!("{}`{path}`: {}", at_line(text, &path), e.inner().message())
@@ -171,15 +184,75 @@ impl Config {
             self.storage.path = folder.join(&self.storage.path);
         }
     }
+}
 
-    fn apply_env(&mut self, var: impl Fn(&str) -> Option<String>) {
-        if let Some(listen) = var("ADCAB_SERVER_LISTEN") {
-            self.server.listen = listen;
+impl Config {
+    /// The effective configuration as JSON, every value whose key names a secret (token,
+    /// secret, password) masked.
+    pub fn shown(&self) -> serde_json::Value {
+        let mut value = serde_json::to_value(self).expect("the configuration serializes");
+        mask(&mut value, "");
+        value
+    }
+}
+
+fn mask(value: &mut serde_json::Value, key: &str) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                mask(v, k);
+            }
         }
-        if let Some(path) = var("ADCAB_STORAGE_PATH") {
-            self.storage.path = PathBuf::from(path);
+        serde_json::Value::String(text)
+            if !text.is_empty()
+                && ["token", "secret", "password"]
+                    .iter()
+                    .any(|s| key.contains(s)) =>
+        {
+            *text = "********".into();
+        }
+        _ => {}
+    }
+}
+
+/// The variable that sets `storage.path`; a relative path in it is read from the working
+/// directory, not from the config file's folder.
+const STORAGE_PATH_ENV: &str = "ADCAB_STORAGE_PATH";
+
+/// The keys of `defaults` set in the environment, as a table to merge over the file's.
+fn env_overlay(
+    defaults: &toml::Table,
+    var: impl Fn(&str) -> Option<String>,
+) -> Result<toml::Table, String> {
+    let mut overlay = toml::Table::new();
+    for (section, keys) in defaults {
+        let Some(keys) = keys.as_table() else {
+            continue;
+        };
+        for (key, default) in keys {
+            let name = format!(
+                "ADCAB_{}_{}",
+                section.to_ascii_uppercase(),
+                key.to_ascii_uppercase()
+            );
+            let Some(raw) = var(&name) else { continue };
+            let value = match default {
+                toml::Value::String(_) => toml::Value::String(raw),
+                _ => format!("v = {raw}")
+                    .parse::<toml::Table>()
+                    .ok()
+                    .and_then(|mut t| t.remove("v"))
+                    .ok_or_else(|| format!("{name}: {raw:?} is not a TOML value"))?,
+            };
+            overlay
+                .entry(section.clone())
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                .as_table_mut()
+                .expect("a section is a table")
+                .insert(key.clone(), value);
         }
     }
+    Ok(overlay)
 }
 
 /// The first key of `overlay` (as a dotted path) that the defaults do not have: every known
@@ -323,9 +396,36 @@ mod tests {
     }
 
     #[test]
+    fn shown_configuration_masks_secrets_and_keeps_the_rest() {
+        let c = Config::default();
+        let shown = c.shown();
+        assert_eq!(shown["server"]["listen"], "127.0.0.1:8080");
+        assert_eq!(shown["platform"]["kind"], "sim");
+        let mut v = serde_json::json!({"notify": {"bot_token": "123:abc", "chat": "x"}});
+        mask(&mut v, "");
+        assert_eq!(v["notify"]["bot_token"], "********");
+        assert_eq!(v["notify"]["chat"], "x");
+    }
+
+    #[test]
     fn environment_overrides_the_file() {
-        let mut c = Config::from_toml_str("[server]\nlisten = \"0.0.0.0:1\"\n").unwrap();
-        c.apply_env(|name| (name == "ADCAB_SERVER_LISTEN").then(|| "127.0.0.1:9".to_string()));
+        let env = |name: &str| match name {
+            "ADCAB_SERVER_LISTEN" => Some("127.0.0.1:9".to_string()),
+            "ADCAB_TELEGRAM_TIMEOUT_MS" => Some("2500".to_string()),
+            "ADCAB_DEMO_BOOTSTRAP" => Some("false".to_string()),
+            "ADCAB_CONVERSIONS_TRACKER_PARAMS" => Some(r#"["sub1", "sub2"]"#.to_string()),
+            _ => None,
+        };
+        let c = Config::from_sources("[server]\nlisten = \"0.0.0.0:1\"\n", env).unwrap();
         assert_eq!(c.server.listen, "127.0.0.1:9");
+        assert_eq!(c.telegram.timeout_ms, 2500);
+        assert!(!c.demo.bootstrap);
+        assert_eq!(c.conversions.tracker_params, vec!["sub1", "sub2"]);
+        let bad = |name: &str| (name == "ADCAB_LIMITS_READS_PER_MINUTE").then(|| "many".into());
+        let e = Config::from_sources("", bad).unwrap_err();
+        assert!(e.contains("ADCAB_LIMITS_READS_PER_MINUTE"), "{e}");
+        let wrong = |name: &str| (name == "ADCAB_LIMITS_READS_PER_MINUTE").then(|| "\"x\"".into());
+        let e = Config::from_sources("", wrong).unwrap_err();
+        assert!(e.contains("limits.reads_per_minute"), "{e}");
     }
 }

@@ -347,3 +347,49 @@ fn user_list_shows_every_person_with_plan_and_subscription() {
         ]})
     );
 }
+
+#[test]
+fn config_show_prints_the_effective_configuration_with_the_environment_over_the_file() {
+    let cli = Cli::new();
+    std::fs::write(
+        cli.config(),
+        format!(
+            "[storage]\npath = \"{}\"\n[server]\nlisten = \"127.0.0.1:7000\"\n",
+            cli.dir.path().join("cli.db").display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_adcab"))
+        .args(["--config", cli.config().to_str().unwrap(), "config", "show"])
+        .env("ADCAB_TELEGRAM_TIMEOUT_MS", "2500")
+        .env("ADCAB_DEMO_BOOTSTRAP", "false")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["server"]["listen"], "127.0.0.1:7000", "from the file");
+    assert_eq!(
+        shown["telegram"]["timeout_ms"], 2500,
+        "from the environment"
+    );
+    assert_eq!(shown["demo"]["bootstrap"], false);
+    assert_eq!(shown["platform"]["kind"], "sim", "a default");
+    let bad = Command::new(env!("CARGO_BIN_EXE_adcab"))
+        .args(["--config", cli.config().to_str().unwrap(), "config", "show"])
+        .env("ADCAB_LIMITS_READS_PER_MINUTE", "many")
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    let error: Value = serde_json::from_slice(&bad.stdout).unwrap();
+    assert!(
+        error["error"]
+            .as_str()
+            .unwrap()
+            .contains("ADCAB_LIMITS_READS_PER_MINUTE"),
+        "{error}"
+    );
+}
