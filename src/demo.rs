@@ -19,6 +19,8 @@ pub const DEMO_EMAIL: &str = "demo@adcab.local";
 #[derive(Debug, Clone)]
 pub struct Workspace {
     pub key: String,
+    /// The key's webhook secret, to verify the webhooks it receives.
+    pub webhook_secret: String,
     pub cabinets: Vec<i64>,
 }
 
@@ -57,7 +59,7 @@ pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, PanelError>
         }
         cabinets.push(cabinet);
     }
-    let key = panel::key_create(
+    let created = panel::key_create(
         s,
         &NewKey {
             user: owner,
@@ -65,9 +67,12 @@ pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, PanelError>
             postbacks: true,
             ..NewKey::default()
         },
-    )?
-    .key;
-    Ok(Some(Workspace { key, cabinets }))
+    )?;
+    Ok(Some(Workspace {
+        key: created.key,
+        webhook_secret: created.webhook_secret,
+        cabinets,
+    }))
 }
 
 fn create_campaign(

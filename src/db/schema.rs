@@ -73,6 +73,43 @@ fn applied(conn: &Connection, ledger: &Ledger) -> rusqlite::Result<Vec<i64>> {
     rows.collect()
 }
 
+/// What `adcab check` finds in a database file, read without changing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inspection {
+    /// The newest service migration recorded (0 for an empty file).
+    pub schema: i64,
+    /// `PRAGMA integrity_check`: "ok", or the first problems it names.
+    pub integrity: String,
+}
+
+impl Inspection {
+    /// Whether this binary can serve the file: intact, and not written by a newer adcab.
+    pub fn sound(&self) -> bool {
+        self.integrity == "ok" && self.schema <= version()
+    }
+}
+
+/// Opens the file read-only and checks it: its schema and SQLite's integrity check.
+pub fn inspect(path: &std::path::Path) -> Result<Inspection, String> {
+    if !path.exists() {
+        return Err(format!("there is no database at {}", path.display()));
+    }
+    let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let read = || -> rusqlite::Result<Inspection> {
+        let schema = applied(&conn, &SERVICE)?.into_iter().max().unwrap_or(0);
+        let mut stmt = conn.prepare("PRAGMA integrity_check(10)")?;
+        let found = stmt
+            .query_map([], |r| r.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?;
+        Ok(Inspection {
+            schema,
+            integrity: found.join("; "),
+        })
+    };
+    read().map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
 /// Migrations of this binary not yet applied to the database (every ledger).
 pub fn pending(conn: &Connection) -> Result<usize, StoreError> {
     let mut count = 0;
@@ -198,6 +235,23 @@ fn expected_tables() -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_migrated_file_is_sound_and_a_missing_one_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.db");
+        assert!(inspect(&path).unwrap_err().contains("no database"));
+        crate::db::Db::open(&path, crate::db::Open::Create).unwrap();
+        let found = inspect(&path).unwrap();
+        assert_eq!(found.schema, version());
+        assert_eq!(found.integrity, "ok");
+        assert!(found.sound());
+        let newer = Inspection {
+            schema: version() + 1,
+            integrity: "ok".into(),
+        };
+        assert!(!newer.sound());
+    }
 
     #[test]
     fn migrations_apply_to_an_empty_database_and_twice_change_nothing() {

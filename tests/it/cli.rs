@@ -393,3 +393,34 @@ fn config_show_prints_the_effective_configuration_with_the_environment_over_the_
         "{error}"
     );
 }
+
+#[test]
+fn check_reads_the_config_and_the_database_without_changing_them() {
+    let cli = Cli::new();
+    let db = cli.dir.path().join("cli.db");
+    let checked = cli.ok(&["check"]);
+    assert_eq!(checked["config"], "ok");
+    assert_eq!(checked["database"]["path"], db.display().to_string());
+    assert_eq!(checked["database"]["schema"], adcab::db::schema::version());
+    assert_eq!(checked["database"]["integrity"], "ok");
+
+    std::fs::write(&db, b"this is not a database, just some bytes").unwrap();
+    let damaged = cli.run(&["check"]);
+    assert!(!damaged.status.success());
+    let missing = tempfile::tempdir().unwrap();
+    let config = missing.path().join("adcab.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[storage]\npath = \"{}\"\n",
+            missing.path().join("none.db").display()
+        ),
+    )
+    .unwrap();
+    let out = run_with_config(&config, &["check"]);
+    assert!(!out.status.success());
+    assert!(
+        !missing.path().join("none.db").exists(),
+        "check creates nothing"
+    );
+}

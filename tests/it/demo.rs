@@ -77,11 +77,15 @@ fn serve_prints_the_key_and_a_curl_line_then_stops_on_sigterm() {
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut key = None;
+    let mut secret = None;
     let mut url = None;
     for line in lines.by_ref().take(10) {
         let line = line.unwrap();
         if let Some(k) = line.strip_prefix("API key (shown once, keep it): ") {
             key = Some(k.trim().to_string());
+        }
+        if let Some(s) = line.strip_prefix("Webhook secret (shown once): ") {
+            secret = Some(s.trim().to_string());
         }
         if line.trim_start().starts_with("curl ") {
             url = line
@@ -92,6 +96,8 @@ fn serve_prints_the_key_and_a_curl_line_then_stops_on_sigterm() {
         }
     }
     let (key, url) = (key.expect("key printed"), url.expect("curl line printed"));
+    let secret = secret.expect("the webhook secret is printed with the key");
+    assert!(secret.len() >= 32, "{secret}");
     assert!(
         !url.ends_with(":0/api/v1/account/info"),
         "the line names the bound port: {url}"
