@@ -87,10 +87,28 @@ fn connections_over_the_cap_are_told_busy_and_served_again_after() {
         c.server.header_timeout_ms = 20_000;
     });
     let (_, _, key) = app.manager();
+    // Each held connection is one the server admitted: a connection it refuses is answered at
+    // once (a place can still be taken for a moment by the start-up probe's connection, which
+    // the server lets go only when it sees it close).
     let held: Vec<TcpStream> = (0..2)
-        .map(|_| TcpStream::connect(app.addr()).unwrap())
+        .map(|_| {
+            wait_for(Duration::from_secs(5), "a place to hold", || {
+                let mut s = TcpStream::connect(app.addr()).unwrap();
+                s.set_read_timeout(Some(Duration::from_millis(300)))
+                    .unwrap();
+                let mut byte = [0u8; 1];
+                match s.read(&mut byte) {
+                    Err(e)
+                        if e.kind() == std::io::ErrorKind::WouldBlock
+                            || e.kind() == std::io::ErrorKind::TimedOut =>
+                    {
+                        Some(s)
+                    }
+                    _ => None,
+                }
+            })
+        })
         .collect();
-    std::thread::sleep(Duration::from_millis(100));
     let mut third = TcpStream::connect(app.addr()).unwrap();
     third
         .set_read_timeout(Some(Duration::from_secs(5)))
