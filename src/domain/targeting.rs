@@ -168,6 +168,22 @@ impl Targeting {
     }
 }
 
+/// The bare username a channel or bot target names: `@name`, `name`, or a `t.me/name` short
+/// link (its path and query left out). Case is kept.
+pub fn target_username(target: &str) -> &str {
+    let trimmed = target.trim();
+    let name = trimmed
+        .strip_prefix('@')
+        .or_else(|| trimmed.rsplit_once("t.me/").map(|(_, n)| n))
+        .unwrap_or(trimmed);
+    name.split(['/', '?']).next().unwrap_or("")
+}
+
+/// A search keyword a platform can use: not blank, not punctuation only.
+pub fn keyword_usable(keyword: &str) -> bool {
+    keyword.chars().any(char::is_alphanumeric)
+}
+
 /// A public `@username`, or a `t.me/` short link to one.
 fn username_like(target: &str) -> bool {
     let name = target.trim_start_matches('@');
@@ -278,6 +294,21 @@ pub const BUTTONS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_names_its_bare_username() {
+        assert_eq!(target_username("@Crypto_News"), "Crypto_News");
+        assert_eq!(target_username(" tech_daily "), "tech_daily");
+        assert_eq!(target_username("https://t.me/dailyfeed"), "dailyfeed");
+        assert_eq!(target_username("t.me/dailyfeed/12?single"), "dailyfeed");
+    }
+
+    #[test]
+    fn keywords_are_usable_unless_blank_or_punctuation() {
+        assert!(keyword_usable("running shoes"));
+        assert!(!keyword_usable("   "));
+        assert!(!keyword_usable("?!..."));
+    }
     use std::collections::HashSet;
 
     #[test]

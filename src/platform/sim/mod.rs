@@ -12,7 +12,7 @@ mod rules;
 pub use faults::Fault;
 use rows::{account_kind, add_balance, balance_of, load_snapshot, save};
 use rules::{apply_edit, check_draft, rejected, switch};
-pub use rules::{keyword_resolves, min_cpm, resolve_username};
+pub use rules::{min_cpm, resolve_username};
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};

@@ -7,6 +7,7 @@ use serde_json::json;
 use crate::domain::ad::{AdDraft, AdEdit, AdSnapshot, AdSpec};
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::money::{CabinetType, Money};
+use crate::domain::targeting::{keyword_usable, target_username};
 use crate::platform::{PlatformError, Switch};
 
 /// Switching on or off, as the platform decides it.
@@ -109,16 +110,7 @@ pub fn min_cpm(kind: CabinetType, target: TargetType) -> Money {
 /// A platform username resolves when it is 5-32 of `a-z`, `0-9`, `_`, starts with a letter,
 /// and does not start with `missing`. Accepts `@name`, `name` and short links.
 pub fn resolve_username(input: &str) -> Option<String> {
-    let trimmed = input.trim();
-    let name = trimmed
-        .strip_prefix('@')
-        .or_else(|| trimmed.rsplit_once("t.me/").map(|(_, n)| n))
-        .unwrap_or(trimmed);
-    let name = name
-        .split(['/', '?'])
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let name = target_username(input).to_ascii_lowercase();
     let valid = (5..=32).contains(&name.len())
         && name.starts_with(|c: char| c.is_ascii_lowercase())
         && name
@@ -126,11 +118,6 @@ pub fn resolve_username(input: &str) -> Option<String> {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         && !name.starts_with("missing");
     valid.then_some(name)
-}
-
-/// A keyword resolves unless it is blank or punctuation only.
-pub fn keyword_resolves(keyword: &str) -> bool {
-    keyword.chars().any(char::is_alphanumeric)
 }
 
 pub(super) fn rejected(reason: impl Into<String>, param: &'static str) -> PlatformError {
@@ -222,7 +209,7 @@ pub(super) fn check_draft(kind: CabinetType, draft: &AdDraft) -> Result<AdSpec, 
         TargetType::Search => {
             let found: Vec<String> = list("search_keywords")
                 .into_iter()
-                .filter(|k| keyword_resolves(k))
+                .filter(|k| keyword_usable(k))
                 .collect();
             if found.is_empty() {
                 return Err(rejected("No valid search queries found", "search_keywords"));
@@ -254,13 +241,6 @@ mod tests {
         assert_eq!(resolve_username("missing_channel"), None);
         assert_eq!(resolve_username(&"a".repeat(33)), None);
         assert_eq!(resolve_username("bad-name"), None);
-    }
-
-    #[test]
-    fn keywords_resolve_unless_blank_or_punctuation() {
-        assert!(keyword_resolves("running shoes"));
-        assert!(!keyword_resolves("   "));
-        assert!(!keyword_resolves("?!..."));
     }
 
     fn draft(target_type: TargetType, targeting: Value, cpm_micros: i64) -> AdDraft {

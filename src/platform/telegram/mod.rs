@@ -34,6 +34,7 @@ use crate::config::TelegramConfig;
 use crate::db::Db;
 use crate::domain::campaign::TargetType;
 use crate::domain::money::{CabinetType, Money};
+use crate::domain::targeting::{keyword_usable, target_username};
 use crate::primitives::{random_hex, sha256_hex};
 use crate::secret::Secrets;
 use crate::store::{cabinets, media};
@@ -215,13 +216,7 @@ impl Telegram {
         let mut found = Vec::new();
         for name in targeting[field].as_array().into_iter().flatten() {
             let Some(name) = name.as_str() else { continue };
-            let username = format!(
-                "@{}",
-                name.trim()
-                    .trim_start_matches("https://t.me/")
-                    .trim_start_matches("t.me/")
-                    .trim_start_matches('@')
-            );
+            let username = format!("@{}", target_username(name));
             let params = map(json!({ param: username }));
             match self.call(account, &Call::read(method, params)) {
                 Ok(_) => found.push(username),
@@ -310,7 +305,7 @@ impl Platform for Telegram {
                 .into_iter()
                 .flatten()
                 .filter_map(Value::as_str)
-                .filter(|k| k.chars().any(char::is_alphanumeric))
+                .filter(|k| keyword_usable(k))
                 .collect();
             if keywords.is_empty() {
                 return Err(rejected("No valid search queries found", "search_keywords"));
