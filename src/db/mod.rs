@@ -103,16 +103,13 @@ impl Db {
     /// Proves the database takes writes (records the schema version in its header), so a
     /// read-only file is reported before the server says it is serving.
     pub fn check_writable(&self) -> Result<(), String> {
-        self.write_blocking(|tx| {
-            tx.pragma_update(None, "user_version", schema::version())
-                .map_err(StoreError::from)
-        })
-        .map_err(|e| {
-            format!(
-                "the database at {} does not take writes: {e}",
-                self.path().display()
-            )
-        })
+        self.write_blocking(|tx| schema::stamp_version(tx))
+            .map_err(|e| {
+                format!(
+                    "the database at {} does not take writes: {e}",
+                    self.path().display()
+                )
+            })
     }
 
     /// Runs `f` on a read connection, off the async runtime. `Busy` when the read queue is

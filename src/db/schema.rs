@@ -55,6 +55,12 @@ pub fn version() -> i64 {
     SERVICE.newest()
 }
 
+/// Records the schema version in the file's header: a write, so it also proves the database
+/// takes writes.
+pub fn stamp_version(conn: &Connection) -> Result<(), StoreError> {
+    Ok(conn.pragma_update(None, "user_version", version())?)
+}
+
 /// The versions recorded in `ledger` (none before its table exists).
 fn applied(conn: &Connection, ledger: &Ledger) -> rusqlite::Result<Vec<i64>> {
     let exists: bool = conn.query_row(

@@ -45,10 +45,7 @@ pub async fn answer(state: &AppState, probe: Probe) -> Result<Reply, ApiError> {
         Probe::Ready => {
             let db = &state.services.db;
             let writable = db
-                .write(|tx| {
-                    tx.pragma_update(None, "user_version", schema::version())
-                        .map_err(StoreError::from)
-                })
+                .write(|tx| schema::stamp_version(tx))
                 .await
                 .map_err(|e: StoreError| e.to_string());
             let pending = db.read(schema::pending).await;

@@ -37,7 +37,7 @@ pub struct NewCabinet {
 }
 
 /// The smallest non-zero budget of a new cabinet when none is given.
-fn default_min_budget(kind: CabinetType) -> i64 {
+pub(super) fn default_min_budget(kind: CabinetType) -> i64 {
     match kind {
         CabinetType::Euro | CabinetType::Ton => 5,
         CabinetType::Stars => 500,

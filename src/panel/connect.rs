@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
+use super::cabinets::default_min_budget;
 use super::{bad, now_iso, require_cabinet, require_user, Id, PanelError};
-use crate::domain::money::CabinetType;
 use crate::platform::{PlatformError, RemoteAccount};
 use crate::store::cabinets::{self, Cabinet};
 use crate::store::history::Source;
@@ -115,14 +115,6 @@ fn platform(e: PlatformError) -> PanelError {
     PanelError::Platform(e)
 }
 
-/// The smallest non-zero campaign budget of a connected cabinet.
-fn min_budget(kind: CabinetType) -> i64 {
-    match kind {
-        CabinetType::Euro | CabinetType::Ton => 5,
-        CabinetType::Stars => 500,
-    }
-}
-
 pub fn cabinet_connect(
     s: &Services,
     owner: i64,
@@ -168,7 +160,7 @@ pub fn cabinet_connect(
                 is_active: true,
                 balance: account.balance,
                 balance_updated_at: now.clone(),
-                min_budget: min_budget(account.kind),
+                min_budget: default_min_budget(account.kind),
                 ad_button: true,
                 crypto_filters: false,
                 auth_expired: false,
