@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use crate::clock;
 use crate::domain::campaign::Status;
 use crate::domain::conversion::{campaign_targets, TARGETS_RULE};
+use crate::domain::money::Money;
 use crate::platform::{AdDraft, AdSnapshot, PlatformError};
 use crate::store::events::{self, StatusChange};
 use crate::store::history::{self, Source};
@@ -213,9 +214,7 @@ pub fn sync_cabinet(
                 events::record(tx, &change, &line.status_changed_at)?;
             }
         }
-        if let Ok(balance) = balance {
-            cabinets::set_balance(tx, account, balance, &clock::iso(now))?;
-        }
+        store_balance(tx, account, balance.ok())?;
         Ok::<_, StoreError>(now)
     })?;
     let listed: HashSet<i64> = report.iter().map(|line| line.ad_id).collect();
@@ -242,6 +241,19 @@ pub fn sync_cabinet(
         }
     }
     Ok(Ok(()))
+}
+
+/// Stores the cabinet balance the platform reported, when it reported one (read before the
+/// transaction opens: a platform call must never run while the writer is held).
+pub fn store_balance(
+    conn: &Connection,
+    account: i64,
+    balance: Option<Money>,
+) -> Result<(), StoreError> {
+    if let Some(balance) = balance {
+        cabinets::set_balance(conn, account, balance, &clock::iso(clock::now(conn)?))?;
+    }
+    Ok(())
 }
 
 /// What "Sync now" did to a cabinet.
@@ -277,9 +289,7 @@ pub fn sync_now(
                 changed += 1;
             }
         }
-        if let Ok(balance) = balance {
-            cabinets::set_balance(tx, account, balance, &clock::iso(clock::now(tx)?))?;
-        }
+        store_balance(tx, account, balance.ok())?;
         Ok::<_, StoreError>(changed)
     })?;
     let listed: HashSet<i64> = snaps.iter().map(|snap| snap.ad_id).collect();

@@ -14,7 +14,6 @@ use tokio::sync::{watch, Notify};
 use crate::clock;
 use crate::db;
 use crate::domain::campaign::{Status, TargetType};
-use crate::domain::money::Money;
 use crate::domain::schedule::{Schedule, Zone};
 use crate::domain::task::{BulkAction, Payload, TaskStatus};
 use crate::platform::{AdDraft, AdEdit, AdSnapshot, BudgetOp, PlatformError};
@@ -147,6 +146,19 @@ pub fn run_one(s: &Services) -> Result<Step, StoreError> {
     Ok(Step::Ran)
 }
 
+/// The outcome of an item the platform did not take for a reason of the moment (no money, no
+/// answer, an expired session, a wait asked for): nothing is recorded for it. `None` for a
+/// refusal of the item itself, which is recorded as its error.
+fn held(e: &PlatformError) -> Option<Outcome> {
+    match e {
+        PlatformError::InsufficientBalance => Some(Outcome::OutOfBalance),
+        PlatformError::Timeout => Some(Outcome::Timeout),
+        PlatformError::AuthExpired => Some(Outcome::Again),
+        PlatformError::RateLimited(wait) => Some(Outcome::Wait(*wait)),
+        _ => None,
+    }
+}
+
 enum Outcome {
     /// The item is recorded; `stop` ends the task early (a create stops at its first failure).
     Done {
@@ -202,19 +214,6 @@ fn finish(s: &Services, task: &Task, failure: Option<&str>) -> Result<(), StoreE
     })
 }
 
-/// Stores the cabinet balance the platform reported (read before the transaction opens: a
-/// platform call must never run while the writer is held).
-fn store_balance(
-    conn: &rusqlite::Connection,
-    account: i64,
-    balance: Option<Money>,
-) -> Result<(), StoreError> {
-    if let Some(balance) = balance {
-        cabinets::set_balance(conn, account, balance, &clock::iso(clock::now(conn)?))?;
-    }
-    Ok(())
-}
-
 fn create_item(
     s: &Services,
     task: &Task,
@@ -241,19 +240,18 @@ fn create_item(
                     )?;
                 }
                 tasks::record_item(tx, task, idx, Some(snap.ad_id), None)?;
-                store_balance(tx, task.account_id, balance)
+                sync::store_balance(tx, task.account_id, balance)
             })?;
             Ok(Outcome::Done { stop: false })
         }
-        Err(PlatformError::InsufficientBalance) => Ok(Outcome::OutOfBalance),
-        Err(PlatformError::Timeout) => Ok(Outcome::Timeout),
-        Err(PlatformError::AuthExpired) => Ok(Outcome::Again),
-        Err(PlatformError::RateLimited(wait)) => Ok(Outcome::Wait(wait)),
-        Err(e) => {
-            let error = e.to_string();
-            s.db.write_blocking(|tx| tasks::record_item(tx, task, idx, None, Some(&error)))?;
-            Ok(Outcome::Done { stop: true })
-        }
+        Err(e) => match held(&e) {
+            Some(outcome) => Ok(outcome),
+            None => {
+                let error = e.to_string();
+                s.db.write_blocking(|tx| tasks::record_item(tx, task, idx, None, Some(&error)))?;
+                Ok(Outcome::Done { stop: true })
+            }
+        },
     }
 }
 
@@ -379,15 +377,14 @@ fn bulk_item(
                     &json!({ "task": task.id }),
                 )?;
                 tasks::record_item(tx, task, idx, Some(ad), None)?;
-                store_balance(tx, account, balance)
+                sync::store_balance(tx, account, balance)
             })?;
             Ok(Outcome::Done { stop: false })
         }
-        Err(PlatformError::InsufficientBalance) => Ok(Outcome::OutOfBalance),
-        Err(PlatformError::Timeout) => Ok(Outcome::Timeout),
-        Err(PlatformError::AuthExpired) => Ok(Outcome::Again),
-        Err(PlatformError::RateLimited(wait)) => Ok(Outcome::Wait(wait)),
-        Err(e) => record_refusal(s, task, idx, ad, &e.to_string()),
+        Err(e) => match held(&e) {
+            Some(outcome) => Ok(outcome),
+            None => record_refusal(s, task, idx, ad, &e.to_string()),
+        },
     }
 }
 
