@@ -4,7 +4,6 @@
 use crate::helpers::{spawn_app, TestApp};
 use adcab::panel;
 use adcab::platform::sim::Fault;
-use adcab::store::StoreError;
 use serde_json::{json, Value};
 
 fn budget(app: &TestApp, key: &str, ad: i64, idem: &str, body: &Value) -> crate::helpers::Resp {
@@ -18,16 +17,10 @@ fn budget(app: &TestApp, key: &str, ad: i64, idem: &str, body: &Value) -> crate:
 }
 
 fn cabinet_balance(app: &TestApp, cabinet: i64) -> i64 {
-    app.services
-        .db
-        .read_blocking(move |c| {
-            Ok::<_, StoreError>(c.query_row(
-                "SELECT balance_micros FROM sim_accounts WHERE id = ?1",
-                [cabinet],
-                |r| r.get(0),
-            )?)
-        })
-        .unwrap()
+    app.scalar(
+        "SELECT balance_micros FROM sim_accounts WHERE id = ?1",
+        &[cabinet],
+    )
 }
 
 #[test]

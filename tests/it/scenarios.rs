@@ -104,31 +104,11 @@ impl World {
     }
 
     fn create(&self, extra: Value) -> i64 {
-        let mut body = json!({
-            "account_id": self.cabinet, "title": "Scenario", "text": "Fresh news every morning",
-            "promote_url": "https://t.me/alpha_chan", "cpm": "2.50", "budget": "20",
-            "target_type": "channels", "channels": ["@tech_daily"]
-        });
-        // `null` in `extra` leaves the field out.
-        let fields = body.as_object_mut().unwrap();
-        for (k, v) in extra.as_object().into_iter().flatten() {
-            match v {
-                Value::Null => fields.remove(k),
-                v => fields.insert(k.clone(), v.clone()),
-            };
-        }
-        let done = self.task(
-            self.app
-                .write_ok("POST", "/campaigns", &self.key, Some(&body), 202),
-        );
-        assert_eq!(done["status"], "completed", "{done}");
-        done["ad_ids"][0].as_i64().unwrap()
+        self.app.create_through_api(&self.key, self.cabinet, extra)
     }
 
     fn task(&self, queued: Value) -> Value {
-        self.app.run_tasks();
-        let id = queued["data"]["id"].as_i64().unwrap();
-        self.app.get_ok(&format!("/tasks/{id}"), &self.key)["data"].clone()
+        self.app.finish_task(&queued, &self.key)
     }
 
     fn campaign(&self, ad: i64) -> Value {

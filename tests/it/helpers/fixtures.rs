@@ -17,7 +17,64 @@ pub fn printed<T: serde::Serialize>(answer: T) -> Value {
     serde_json::to_value(answer).expect("panel answers serialize")
 }
 
+/// A campaign body with every required field for `account` (a channels ad), `extra` laid over
+/// it; `null` in `extra` leaves a field out.
+pub fn campaign_body(account: i64, extra: Value) -> Value {
+    let mut body = json!({
+        "account_id": account, "title": "Scenario", "text": "Fresh news every morning",
+        "promote_url": "https://t.me/alpha_chan", "cpm": "2.50", "budget": "20",
+        "target_type": "channels", "channels": ["@tech_daily"]
+    });
+    let fields = body.as_object_mut().expect("an object");
+    for (k, v) in extra.as_object().into_iter().flatten() {
+        match v {
+            Value::Null => fields.remove(k),
+            v => fields.insert(k.clone(), v.clone()),
+        };
+    }
+    body
+}
+
 impl TestApp {
+    /// Runs the queued task (a 202 answer) to its end; the task as `GET /v1/tasks/{id}` shows
+    /// it then.
+    pub fn finish_task(&self, queued: &Value, key: &str) -> Value {
+        self.run_tasks();
+        let id = queued["data"]["id"].as_i64().expect("a task id");
+        self.get_ok(&format!("/tasks/{id}"), key)["data"].clone()
+    }
+
+    /// Creates one campaign ([`campaign_body`] with `extra`) through `POST /v1/campaigns` and
+    /// runs its task to completion; its ad_id.
+    pub fn create_through_api(&self, key: &str, account: i64, extra: Value) -> i64 {
+        let body = campaign_body(account, extra);
+        let queued = self.write_ok("POST", "/campaigns", key, Some(&body), 202);
+        let done = self.finish_task(&queued, key);
+        assert_eq!(done["status"], "completed", "{done}");
+        done["ad_ids"][0]
+            .as_i64()
+            .unwrap_or_else(|| panic!("the task made no ad: {done}"))
+    }
+
+    /// One value a query reads from the database: a count, a stored field.
+    pub fn scalar<T: rusqlite::types::FromSql + Send + 'static>(
+        &self,
+        sql: &str,
+        params: &[i64],
+    ) -> T {
+        let (sql, params) = (sql.to_string(), params.to_vec());
+        self.services
+            .db
+            .read_blocking(move |c| {
+                Ok::<_, adcab::store::StoreError>(c.query_row(
+                    &sql,
+                    rusqlite::params_from_iter(params),
+                    |r| r.get(0),
+                )?)
+            })
+            .expect("the query answers one row")
+    }
+
     /// A key of `user` sending webhooks to `url`: (key id, key, webhook secret).
     pub fn hook_key(&self, user: i64, url: &str) -> (i64, String, String) {
         let created = panel::key_create(

@@ -1,7 +1,7 @@
 //! Owns bulk changes: unknown ids refused with nothing queued, each action applied per
 //! campaign with its refusals listed.
 
-use super::{count, post, queue, settle};
+use super::{post, queue, settle};
 use crate::helpers::{spawn_app, Camp};
 use adcab::panel;
 use serde_json::{json, Value};
@@ -19,7 +19,7 @@ fn bulk_refuses_unknown_ids_with_nothing_queued() {
     );
     r.assert_error(400, "UNKNOWN_AD_IDS");
     assert_eq!(r.body["missing"], json!([99, 98]));
-    assert_eq!(count(&app, "SELECT COUNT(*) FROM tasks"), 0);
+    assert_eq!(app.scalar::<i64>("SELECT COUNT(*) FROM tasks", &[]), 0);
     for (body, param) in [
         (json!({ "action": "explode", "ad_ids": [a] }), "action"),
         (json!({ "action": "pause", "ad_ids": [] }), "ad_ids"),

@@ -1,7 +1,7 @@
 //! Owns creates and copies through a task: one campaign, a batch into a group, the stop at
 //! the first failing campaign, each field's param, one task per idempotency key, copies.
 
-use super::{channel, count, post, queue, settle};
+use super::{channel, post, queue, settle};
 use crate::helpers::{printed, spawn_app, Resp};
 use adcab::panel;
 use serde_json::{json, Value};
@@ -222,7 +222,7 @@ fn create_fields_are_checked_with_their_exact_param() {
         assert_eq!(r.body["param"], param, "{}", r.body);
     }
     assert_eq!(
-        count(&app, "SELECT COUNT(*) FROM tasks"),
+        app.scalar::<i64>("SELECT COUNT(*) FROM tasks", &[]),
         0,
         "nothing was queued"
     );
@@ -277,8 +277,8 @@ fn the_same_idempotency_key_queues_one_task() {
         Some(format!("/api/v1/tasks/{}", ids[0]).as_str())
     );
     settle(&app, &key, ids[0]);
-    assert_eq!(count(&app, "SELECT COUNT(*) FROM tasks"), 1);
-    assert_eq!(count(&app, "SELECT COUNT(*) FROM sim_ads"), 1);
+    assert_eq!(app.scalar::<i64>("SELECT COUNT(*) FROM tasks", &[]), 1);
+    assert_eq!(app.scalar::<i64>("SELECT COUNT(*) FROM sim_ads", &[]), 1);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use adcab::store::StoreError;
 
-use super::{channel, count, post, queue, settle};
+use super::{channel, post, queue, settle};
 use crate::helpers::{printed, spawn_app, Camp};
 use adcab::panel::{self, CabinetChange, NewKey};
 use serde_json::{json, Value};
@@ -57,7 +57,7 @@ fn an_empty_balance_pauses_the_task_until_resumed_from_the_panel() {
     );
     let made = format!("SELECT COUNT(*) FROM sim_ads WHERE account_id = {cabinet} AND client_ref LIKE 'task:{id}:%'");
     assert_eq!(
-        count(&app, &made),
+        app.scalar::<i64>(&made, &[]),
         3,
         "each of the task's campaigns created once"
     );
@@ -152,23 +152,23 @@ fn a_create_repeated_after_a_crash_makes_one_campaign() {
     assert_eq!(task["status"], "completed");
     assert_eq!(task["ad_ids"], json!([early.ad_id, early.ad_id + 1]));
     assert_eq!(
-        count(
-            &app,
-            &format!("SELECT COUNT(*) FROM sim_ads WHERE account_id = {cabinet}")
+        app.scalar::<i64>(
+            "SELECT COUNT(*) FROM sim_ads WHERE account_id = ?1",
+            &[cabinet]
         ),
         2
     );
     assert_eq!(
-        count(
-            &app,
-            &format!("SELECT COUNT(*) FROM campaigns WHERE account_id = {cabinet}")
+        app.scalar::<i64>(
+            "SELECT COUNT(*) FROM campaigns WHERE account_id = ?1",
+            &[cabinet]
         ),
         2
     );
     assert_eq!(
-        count(
-            &app,
-            &format!("SELECT balance_micros FROM sim_accounts WHERE id = {cabinet}")
+        app.scalar::<i64>(
+            "SELECT balance_micros FROM sim_accounts WHERE id = ?1",
+            &[cabinet]
         ),
         80_000_000,
         "charged once each"
@@ -222,5 +222,5 @@ fn task_steps_driven_from_several_threads_run_each_item_once() {
         (Some("completed"), Some(12), Some(12))
     );
     assert_eq!(task["ad_ids"], json!((1..=12).collect::<Vec<i64>>()));
-    assert_eq!(count(&app, "SELECT COUNT(*) FROM campaigns"), 12);
+    assert_eq!(app.scalar::<i64>("SELECT COUNT(*) FROM campaigns", &[]), 12);
 }

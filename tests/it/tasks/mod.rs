@@ -7,8 +7,6 @@ mod bulk;
 mod create;
 mod lifecycle;
 
-use adcab::store::StoreError;
-
 use crate::helpers::{Resp, TestApp};
 use serde_json::{json, Value};
 
@@ -63,12 +61,4 @@ fn underway(r: &Resp) -> bool {
         r.body["data"]["status"].as_str(),
         Some("pending" | "running")
     )
-}
-
-fn count(app: &TestApp, sql: &str) -> i64 {
-    let sql = sql.to_string();
-    app.services
-        .db
-        .read_blocking(move |c| Ok::<_, StoreError>(c.query_row(&sql, [], |r| r.get(0))?))
-        .unwrap()
 }

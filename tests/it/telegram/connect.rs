@@ -83,17 +83,7 @@ fn related_accounts_become_cabinets_of_their_currency_and_big_accounts_are_paged
     assert_eq!(check["account"]["platform_id"], main.account_id.as_str());
     assert_eq!(check["account"]["type"], "euro");
     assert_eq!(check["related"], 2);
-    let cabinets: i64 = app
-        .services
-        .db
-        .read_blocking(|c| {
-            Ok::<_, adcab::store::StoreError>(c.query_row(
-                "SELECT COUNT(*) FROM cabinets",
-                [],
-                |r| r.get(0),
-            )?)
-        })
-        .unwrap();
+    let cabinets: i64 = app.scalar("SELECT COUNT(*) FROM cabinets", &[]);
     assert_eq!(cabinets, 0, "check changes nothing");
 
     let out = printed(panel::cabinet_connect(&app.services, user, &main.token, true).unwrap());
@@ -157,18 +147,10 @@ fn a_revoked_token_expires_the_session_until_reconnect() {
 #[test]
 fn tokens_are_sealed_at_rest_and_never_stored_in_the_clear() {
     let tg = connected(vec![]);
-    let stored: String = tg
-        .app
-        .services
-        .db
-        .read_blocking(|c| {
-            Ok::<_, adcab::store::StoreError>(c.query_row(
-                "SELECT credential FROM cabinets WHERE id = ?1",
-                [tg.cabinet],
-                |r| r.get(0),
-            )?)
-        })
-        .unwrap();
+    let stored: String = tg.app.scalar(
+        "SELECT credential FROM cabinets WHERE id = ?1",
+        &[tg.cabinet],
+    );
     assert!(stored.starts_with("v1:"), "{stored}");
     assert!(!stored.contains(&tg.account.token));
     let file = tg.app.dir.path().join("secret.key");

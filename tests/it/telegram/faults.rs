@@ -8,6 +8,8 @@ use super::promote_fake::FakeOptions;
 use super::{advance_service, connected, FakePromote, Fault, SeedAd};
 use adcab::panel;
 
+use crate::helpers::campaign_body;
+
 #[test]
 fn a_long_flood_wait_answers_a_write_503_and_holds_the_token() {
     let tg = connected(vec![]);
@@ -48,16 +50,7 @@ fn a_flood_wait_holds_its_task_while_other_cabinets_tasks_run() {
     assert_eq!(state["progress"], 0);
     let until: i64 = tg
         .app
-        .services
-        .db
-        .read_blocking(|c| {
-            Ok::<_, adcab::store::StoreError>(c.query_row(
-                "SELECT wait_until FROM tasks WHERE id = ?1",
-                [held],
-                |r| r.get(0),
-            )?)
-        })
-        .unwrap();
+        .scalar("SELECT wait_until FROM tasks WHERE id = ?1", &[held]);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -68,11 +61,10 @@ fn a_flood_wait_holds_its_task_while_other_cabinets_tasks_run() {
         until - now
     );
 
-    let body = json!({
-        "account_id": second, "title": "Meanwhile", "text": "Fresh news every morning",
-        "promote_url": "https://t.me/alpha_chan", "cpm": "2", "budget": "10",
-        "target_type": "channels", "channels": ["@tech_daily"]
-    });
+    let body = campaign_body(
+        second,
+        json!({ "title": "Meanwhile", "cpm": "2", "budget": "10" }),
+    );
     let queued = tg
         .app
         .write_ok("POST", "/campaigns", &tg.key, Some(&body), 202);
@@ -137,16 +129,9 @@ fn a_sync_paced_below_the_platforms_limit_never_meets_a_flood_wait() {
         30,
         "one stats call per moved ad, none repeated after a flood wait"
     );
-    let views: i64 = app
-        .services
-        .db
-        .read_blocking(|c| {
-            Ok::<_, adcab::store::StoreError>(c.query_row(
-                "SELECT COALESCE(SUM(views), 0) FROM hourly_stats WHERE account_id = ?1",
-                [cabinet],
-                |r| r.get(0),
-            )?)
-        })
-        .unwrap();
+    let views: i64 = app.scalar(
+        "SELECT COALESCE(SUM(views), 0) FROM hourly_stats WHERE account_id = ?1",
+        &[cabinet],
+    );
     assert_eq!(views, 3_000);
 }

@@ -13,7 +13,7 @@ mod writes;
 use adcab::config::PlatformKind;
 use adcab::panel::{self, NewKey};
 use adcab::{clock, Services};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::helpers::{printed, spawn_app_with, TestApp};
 
@@ -83,31 +83,14 @@ impl Tg {
         &self.account.account_id
     }
 
-    /// Runs a task to its end through the API's task view; the task object.
+    /// Runs a queued task to its end; the task object.
     pub fn finish_task(&self, queued: &Value) -> Value {
-        self.app.run_tasks();
-        let id = queued["data"]["id"].as_i64().unwrap();
-        self.app.get_ok(&format!("/tasks/{id}"), &self.key)["data"].clone()
+        self.app.finish_task(queued, &self.key)
     }
 
     /// Creates a channel campaign through the API and runs its task; its ad_id.
     pub fn create(&self, extra: Value) -> i64 {
-        let mut body = json!({
-            "account_id": self.cabinet, "title": "Launch", "text": "Fresh news every morning",
-            "promote_url": "https://t.me/alpha_chan", "cpm": "2.50", "budget": "20",
-            "target_type": "channels", "channels": ["@tech_daily"]
-        });
-        for (k, v) in extra.as_object().into_iter().flatten() {
-            body[k] = v.clone();
-        }
-        let task = self
-            .app
-            .write_ok("POST", "/campaigns", &self.key, Some(&body), 202);
-        let done = self.finish_task(&task);
-        assert_eq!(done["status"], "completed", "{done}");
-        done["ad_ids"][0]
-            .as_i64()
-            .unwrap_or_else(|| panic!("the task made no ad: {done}"))
+        self.app.create_through_api(&self.key, self.cabinet, extra)
     }
 
     /// `PATCH /v1/campaigns/{ad}` with `body`, whatever the answer.
