@@ -21,6 +21,10 @@ pub struct Config {
     pub limits: LimitsConfig,
     pub conversions: ConversionsConfig,
     pub demo: DemoConfig,
+    pub log: LogConfig,
+    pub metrics: MetricsConfig,
+    pub backup: BackupConfig,
+    pub retention: RetentionConfig,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -108,6 +112,55 @@ pub struct DemoConfig {
     pub bootstrap: bool,
 }
 
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogConfig {
+    pub format: LogFormat,
+    /// The lowest level written, or a full filter (`info,adcab=debug`); `RUST_LOG` wins.
+    pub level: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Where `GET /metrics` is served: empty for the main listener, else an address of its own.
+    pub listen: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackupConfig {
+    /// Folder of scheduled backups and of the one taken before a migration; empty: no
+    /// scheduled backups (the pre-migration one then goes beside the database).
+    pub dir: PathBuf,
+    pub every_hours: u32,
+    /// Scheduled backups kept; older ones are removed.
+    pub keep: u32,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetentionConfig {
+    /// Days hourly stats stay hourly before they roll into daily rows (0: forever; else at
+    /// least 31, so 7d and 30d stats are always read from whole hours).
+    pub hourly_stats_days: u32,
+    /// Days webhook deliveries (and outbox events already delivered) are kept; 0: forever.
+    pub deliveries_days: u32,
+    /// Days campaign status events are kept; 0: forever.
+    pub events_days: u32,
+    /// Days idempotency records are kept (the spec keeps them at least 24 hours); 0: forever.
+    pub idempotency_days: u32,
+    /// Days recorded conversions are kept; 0: forever.
+    pub conversions_days: u32,
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config::from_toml_str("").expect("the compiled-in default configuration is valid")
@@ -139,8 +192,8 @@ impl Config {
                 file.unwrap_or(default_file).display()
             )
         })?;
-        if let Some(file) = file.filter(|_| var(STORAGE_PATH_ENV).is_none()) {
-            config.resolve_paths(file);
+        if let Some(file) = file {
+            config.resolve_paths(file, var(STORAGE_PATH_ENV).is_none());
         }
         Ok(config)
     }
@@ -171,22 +224,79 @@ impl Config {
         merge(&mut merged, overlay);
         let from_env = env_overlay(&merged, var)?;
         merge(&mut merged, from_env);
-        serde_path_to_error::deserialize(toml::Value::Table(merged)).map_err(|e| {
-            let path = e.path().to_string();
-            format!("{}`{path}`: {}", at_line(text, &path), e.inner().message())
-        })
+        let config: Config =
+            serde_path_to_error::deserialize(toml::Value::Table(merged)).map_err(|e| {
+                let path = e.path().to_string();
+                format!("{}`{path}`: {}", at_line(text, &path), e.inner().message())
+            })?;
+        config
+            .check()
+            .map_err(|(path, why)| format!("{}`{path}`: {why}", at_line(text, path)))?;
+        Ok(config)
     }
 
-    /// Reads a relative `storage.path` from the folder of the config file it came from.
-    fn resolve_paths(&mut self, file: &Path) {
-        if self.storage.path.is_relative() {
-            let folder = file.parent().unwrap_or(Path::new(""));
+    /// Rules across values that types alone do not carry: the key that breaks one, and why.
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        let hourly = self.retention.hourly_stats_days;
+        if hourly != 0 && hourly < MIN_HOURLY_DAYS {
+            return Err((
+                "retention.hourly_stats_days",
+                format!(
+                    "must be 0 (forever) or at least {MIN_HOURLY_DAYS}, so 30-day stats stay exact"
+                ),
+            ));
+        }
+        if !self.backup.dir.as_os_str().is_empty() && self.backup.every_hours == 0 {
+            return Err((
+                "backup.every_hours",
+                "must be at least 1 when backup.dir is set".into(),
+            ));
+        }
+        if self.backup.keep == 0 {
+            return Err(("backup.keep", "must be at least 1".into()));
+        }
+        if !self.metrics.listen.is_empty()
+            && self.metrics.listen.parse::<std::net::SocketAddr>().is_err()
+        {
+            return Err((
+                "metrics.listen",
+                format!(
+                    "{:?} is not an address such as 127.0.0.1:9464",
+                    self.metrics.listen
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads a relative `storage.path` (unless it came from the environment) and `backup.dir`
+    /// from the folder of the config file they came from.
+    fn resolve_paths(&mut self, file: &Path, storage: bool) {
+        let folder = file.parent().unwrap_or(Path::new(""));
+        if storage && self.storage.path.is_relative() {
             self.storage.path = folder.join(&self.storage.path);
+        }
+        let backup = &mut self.backup.dir;
+        if !backup.as_os_str().is_empty() && backup.is_relative() {
+            *backup = folder.join(&*backup);
         }
     }
 }
 
 impl Config {
+    /// Where backups go: `[backup] dir`, or the database's folder when it is empty.
+    pub fn backup_folder(&self) -> PathBuf {
+        if self.backup.dir.as_os_str().is_empty() {
+            self.storage
+                .path
+                .parent()
+                .unwrap_or(Path::new("."))
+                .to_path_buf()
+        } else {
+            self.backup.dir.clone()
+        }
+    }
+
     /// The effective configuration as JSON, every value whose key names a secret (token,
     /// secret, password) masked.
     pub fn shown(&self) -> serde_json::Value {
@@ -214,6 +324,9 @@ fn mask(value: &mut serde_json::Value, key: &str) {
         _ => {}
     }
 }
+
+/// The fewest days hourly stats may stay hourly: the 30-day stats window plus its partial day.
+pub const MIN_HOURLY_DAYS: u32 = 31;
 
 /// The variable that sets `storage.path`; a relative path in it is read from the working
 /// directory, not from the config file's folder.

@@ -7,6 +7,7 @@
 //! answered "busy" (503) instead of waiting without end.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
@@ -14,6 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::clock;
 use crate::db::Db;
 use crate::domain::conversion::{Event, EventType, Target};
+use crate::metrics::Metrics;
 use crate::store::conversions::Recorder;
 use crate::store::refs;
 use crate::store::StoreError;
@@ -70,11 +72,11 @@ pub struct Ingest {
 }
 
 impl Ingest {
-    pub fn start(db: Db) -> Ingest {
+    pub fn start(db: Db, metrics: Arc<Metrics>) -> Ingest {
         let (jobs, queue) = mpsc::channel(QUEUE);
         std::thread::Builder::new()
             .name("adcab-ingest".into())
-            .spawn(move || writer(db, queue))
+            .spawn(move || writer(db, &metrics, queue))
             .expect("the ingest writer thread starts");
         Ingest { jobs }
     }
@@ -105,7 +107,7 @@ impl Ingest {
     }
 }
 
-fn writer(db: Db, mut queue: mpsc::Receiver<Job>) {
+fn writer(db: Db, metrics: &Metrics, mut queue: mpsc::Receiver<Job>) {
     while let Some(first) = queue.blocking_recv() {
         let mut size = first.events.len();
         let mut group = vec![first];
@@ -135,6 +137,12 @@ fn writer(db: Db, mut queue: mpsc::Receiver<Job>) {
                 })
                 .collect::<Result<Vec<_>, StoreError>>()
         });
+        let outcome = if committed.is_ok() {
+            "recorded"
+        } else {
+            "failed"
+        };
+        metrics.ingested(outcome, size as u64);
         match committed {
             Ok(outcomes) => {
                 for (job, outcome) in group.into_iter().zip(outcomes) {

@@ -16,6 +16,17 @@ pub enum Budget {
     Conversions,
 }
 
+impl Budget {
+    /// The budget's name, as metrics label it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Budget::Read => "read",
+            Budget::Write => "write",
+            Budget::Conversions => "conversions",
+        }
+    }
+}
+
 /// Whose conversion bucket: an API key's, or a person's tracker token's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sender {

@@ -1,24 +1,36 @@
 //! Owns the serving process: recovery of what a stopped process left half-done, then the HTTP
-//! API with the task worker, the sync/stats scheduler and the webhook sender beside it, until
-//! shutdown.
+//! API with the task worker, the sync/stats scheduler, the webhook sender and the upkeep
+//! (retention, scheduled backups) beside it, until shutdown; the service manager is told when
+//! it is ready and when it stops.
 
 use std::future::Future;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
+use crate::db::backup::ServeLock;
 use crate::services::Services;
-use crate::{http, scheduler, store, sync, webhooks, worker};
+use crate::{http, scheduler, store, sync, systemd, upkeep, webhooks, worker};
 
 /// Serves the API on `listener` until `shutdown` resolves; in-flight requests finish first.
-/// Work a previous process left half-done is recovered first; only then does it log that it
-/// is serving.
+/// The database's serve lock is held throughout (a restore refuses to run under it). Work a
+/// previous process left half-done is recovered first; only then does it log that it is
+/// serving.
 pub async fn run(
     services: Services,
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), String> {
+    let _lock = ServeLock::acquire(services.db.path())?;
     recover(&services).await?;
+    let metrics_listener = match services.config.metrics.listen.as_str() {
+        "" => None,
+        addr => Some(
+            TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("cannot listen on {addr} ([metrics] listen): {e}"))?,
+        ),
+    };
     let addr = listener
         .local_addr()
         .map(|a| a.to_string())
@@ -34,12 +46,34 @@ pub async fn run(
             outbox.clone(),
             stopped.clone(),
         )),
-        tokio::spawn(webhooks::sender::run(services.clone(), outbox, stopped)),
+        tokio::spawn(webhooks::sender::run(
+            services.clone(),
+            outbox,
+            stopped.clone(),
+        )),
+        tokio::spawn(upkeep::run(services.clone(), stopped.clone())),
+        tokio::spawn(systemd::watchdog(services.clone(), stopped)),
     ];
     let state = Arc::new(http::AppState::new(services, wake));
-    http::conn::serve(listener, state, shutdown).await;
+    let metrics_server = metrics_listener.map(|listener| {
+        let mut stopped = stop.subscribe();
+        tokio::spawn(http::conn::serve(
+            listener,
+            state.clone(),
+            http::Surface::Metrics,
+            async move {
+                let _ = stopped.changed().await;
+            },
+        ))
+    });
+    systemd::notify("READY=1");
+    let shutdown = async {
+        shutdown.await;
+        systemd::notify("STOPPING=1");
+    };
+    http::conn::serve(listener, state, http::Surface::Main, shutdown).await;
     let _ = stop.send(true);
-    for task in background {
+    for task in background.into_iter().chain(metrics_server) {
         if let Err(e) = task.await {
             tracing::error!(error = %e, "a background loop ended abnormally");
         }

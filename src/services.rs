@@ -1,5 +1,5 @@
 //! Owns `Services`, what the server, the panel, the command line and the background work
-//! share: the configuration, the database and the configured platform.
+//! share: the configuration, the database, the configured platform and the metrics.
 
 use std::sync::Arc;
 
@@ -7,6 +7,7 @@ use parking_lot::Mutex;
 
 use crate::config::{Config, PlatformKind};
 use crate::db::{Db, Open};
+use crate::metrics::Metrics;
 use crate::platform::sim::Simulator;
 use crate::platform::telegram::Telegram;
 use crate::platform::Platform;
@@ -23,13 +24,14 @@ pub struct Services {
     /// Held through each task step ([`crate::worker::run_one`]): a step picks the first item
     /// not yet done, so two at once would run the same item.
     pub task_step: Arc<Mutex<()>>,
+    pub metrics: Arc<Metrics>,
 }
 
 impl Services {
     /// Opens the database (creating it only when `how` says so, applying migrations) and the
     /// configured platform. Errors are sentences for the operator.
     pub fn open(config: Config, how: Open) -> Result<Services, String> {
-        let db = Db::open(&config.storage.path, how)?;
+        let db = Db::open_upgrading(&config.storage.path, how, Some(&config.backup_folder()))?;
         let (platform, sim): (Arc<dyn Platform>, _) = match config.platform.kind {
             PlatformKind::Sim => {
                 let sim = Arc::new(Simulator::new(db.clone(), config.sim.clone()));
@@ -50,6 +52,7 @@ impl Services {
             platform,
             sim,
             task_step: Arc::new(Mutex::new(())),
+            metrics: Arc::new(Metrics::new()),
         })
     }
 }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags, Transaction};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+pub mod backup;
 mod error;
 pub mod schema;
 
@@ -63,6 +64,13 @@ impl Db {
     /// Opens the database at `path` and brings its schema up to date. Errors are sentences
     /// for the operator, naming the file.
     pub fn open(path: &Path, how: Open) -> Result<Db, String> {
+        Db::open_upgrading(path, how, None)
+    }
+
+    /// [`Db::open`], first taking a backup into `backups` when the database has tables and
+    /// migrations of this binary are still to be applied to it; it refuses to migrate when
+    /// the backup fails.
+    pub fn open_upgrading(path: &Path, how: Open, backups: Option<&Path>) -> Result<Db, String> {
         let shown = path.display();
         match how {
             Open::Existing if !path.exists() => {
@@ -80,6 +88,10 @@ impl Db {
         }
         let mut writer = open_connection(path)
             .map_err(|e| format!("cannot open the database at {shown}: {}", sentence(&e)))?;
+        if let Some(dir) = backups {
+            backup_before_migrating(&writer, path, dir)
+                .map_err(|e| format!("the database at {shown}: {e}"))?;
+        }
         schema::migrate(&mut writer).map_err(|e| format!("the database at {shown}: {e}"))?;
         Ok(Db {
             inner: Arc::new(Inner {
@@ -98,6 +110,11 @@ impl Db {
 
     pub fn path(&self) -> &Path {
         &self.inner.path
+    }
+
+    /// The folder beside the database where uploads are kept.
+    pub fn media_folder(&self) -> PathBuf {
+        media_folder(&self.inner.path)
     }
 
     /// Proves the database takes writes (records the schema version in its header), so a
@@ -362,6 +379,31 @@ pub fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic without a message".into())
+}
+
+/// Temporary files of uploads still being received start with this.
+pub const PARTIAL_UPLOAD: &str = ".upload-";
+
+/// The folder beside the database at `db_path` where uploads are kept.
+pub fn media_folder(db_path: &Path) -> PathBuf {
+    db_path.parent().unwrap_or(Path::new(".")).join("media")
+}
+
+/// Takes a backup of a database with tables into `dir` when migrations are pending for it.
+fn backup_before_migrating(conn: &Connection, path: &Path, dir: &Path) -> Result<(), String> {
+    let from = schema::current(conn).map_err(|e| sentence(&e))?;
+    let pending = schema::pending(conn).map_err(|e| e.to_string())?;
+    if from == 0 || pending == 0 {
+        return Ok(());
+    }
+    let to = dir.join(backup::name(
+        backup::Kind::BeforeMigration { from },
+        &backup::stamp_now(),
+    ));
+    let report = backup::snapshot(conn, path, &to)
+        .map_err(|e| format!("the backup before migrating failed, so nothing was migrated: {e}"))?;
+    tracing::info!(backup = %report.path, from, to = schema::version(), "backed up before migrating");
+    Ok(())
 }
 
 /// Opens one connection with WAL, a busy timeout, foreign keys and `synchronous=NORMAL`.

@@ -27,6 +27,7 @@ const SERVICE: Ledger = Ledger {
         (7, include_str!("../../sql/0007_refs_indexed_under.sql")),
         (8, include_str!("../../sql/0008_platform_accounts.sql")),
         (9, include_str!("../../sql/0009_task_waits.sql")),
+        (10, include_str!("../../sql/0010_operations.sql")),
     ],
 };
 
@@ -59,6 +60,11 @@ pub fn version() -> i64 {
 /// takes writes.
 pub fn stamp_version(conn: &Connection) -> Result<(), StoreError> {
     Ok(conn.pragma_update(None, "user_version", version())?)
+}
+
+/// The newest service migration applied to the database (0 for an empty one).
+pub fn current(conn: &Connection) -> rusqlite::Result<i64> {
+    Ok(applied(conn, &SERVICE)?.into_iter().max().unwrap_or(0))
 }
 
 /// The versions recorded in `ledger` (none before its table exists).
@@ -103,7 +109,7 @@ pub fn inspect(path: &std::path::Path) -> Result<Inspection, String> {
     let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
         .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     let read = || -> rusqlite::Result<Inspection> {
-        let schema = applied(&conn, &SERVICE)?.into_iter().max().unwrap_or(0);
+        let schema = current(&conn)?;
         let mut stmt = conn.prepare("PRAGMA integrity_check(10)")?;
         let found = stmt
             .query_map([], |r| r.get::<_, String>(0))?

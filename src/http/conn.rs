@@ -20,7 +20,7 @@ use tokio::time::Sleep;
 
 use super::error::ApiError;
 use super::response::Reply;
-use super::AppState;
+use super::{AppState, Surface};
 
 /// How long in-flight requests may take to finish after shutdown starts.
 const DRAIN: Duration = Duration::from_secs(10);
@@ -48,6 +48,7 @@ pub fn request_id() -> String {
 pub async fn serve(
     listener: TcpListener,
     state: Arc<AppState>,
+    surface: Surface,
     shutdown: impl Future<Output = ()>,
 ) {
     let server = &state.services.config.server;
@@ -88,7 +89,7 @@ pub async fn serve(
         let state = state.clone();
         let service = service_fn(move |req| {
             let state = state.clone();
-            async move { Ok::<_, std::convert::Infallible>(super::handle(state, req).await) }
+            async move { Ok::<_, std::convert::Infallible>(super::handle(state, req, surface).await) }
         });
         // Answers go out whole at once; Nagle's delay would only hold back their last segment.
         if let Err(e) = stream.set_nodelay(true) {

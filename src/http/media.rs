@@ -16,15 +16,13 @@ use super::error::ApiError;
 use super::response::Reply;
 use super::{write, AppState, Ctx};
 use crate::clock;
-use crate::db::Db;
+use crate::db::{Db, PARTIAL_UPLOAD};
 use crate::domain::media::{boundary, sniff, MAX_FILE};
 use crate::primitives::random_hex;
 use crate::store::media;
 
 /// Room for multipart headers, boundaries and small fields around a file of the largest size.
 pub const MULTIPART_OVERHEAD: usize = 64 * 1024;
-/// Temporary files of uploads still being received start with this.
-const PARTIAL: &str = ".upload-";
 /// Bytes kept from the start of the file to tell its type.
 const SIGNATURE: usize = 16;
 /// The most of an upload held in memory at once on its way to disk: the parser gets body
@@ -46,7 +44,7 @@ pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         .unwrap_or_else(|p| p.into_inner())
         .take()
         .ok_or_else(|| ApiError::internal("the upload body was already taken"))?;
-    let folder = media_folder(&state.services.db);
+    let folder = state.services.db.media_folder();
     let deadline = Duration::from_millis(state.services.config.server.body_timeout_ms);
     let received = tokio::time::timeout(deadline, receive(body, boundary, &folder))
         .await
@@ -141,7 +139,7 @@ async fn receive(body: Incoming, boundary: String, folder: &Path) -> Result<Rece
             .await
             .map_err(|e| ApiError::internal(format!("media folder {}: {e}", folder.display())))?;
         let file = Partial {
-            path: folder.join(format!("{PARTIAL}{}", random_hex(12))),
+            path: folder.join(format!("{PARTIAL_UPLOAD}{}", random_hex(12))),
             kept: false,
         };
         let disk_error = |e: std::io::Error| {
@@ -236,18 +234,17 @@ fn multipart_error(e: multer::Error) -> ApiError {
     }
 }
 
-/// The folder beside the database where uploads are kept.
-fn media_folder(db: &Db) -> PathBuf {
-    db.path().parent().unwrap_or(Path::new(".")).join("media")
-}
-
 /// Removes the temporary files of uploads a stopped process was still receiving.
 pub fn remove_partial_uploads(db: &Db) {
-    let Ok(entries) = std::fs::read_dir(media_folder(db)) else {
+    let Ok(entries) = std::fs::read_dir(db.media_folder()) else {
         return;
     };
     for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with(PARTIAL) {
+        if entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(PARTIAL_UPLOAD)
+        {
             if let Err(e) = std::fs::remove_file(entry.path()) {
                 tracing::warn!(file = %entry.path().display(), error = %e, "cannot remove a partial upload");
             }

@@ -17,6 +17,7 @@ pub mod health;
 pub mod idempotency;
 pub mod input;
 pub mod media;
+pub mod metrics;
 pub mod postback;
 pub mod request;
 pub mod response;
@@ -45,7 +46,10 @@ use crate::Services;
 use error::ApiError;
 use request::Query;
 use response::Reply;
-use router::Endpoint;
+use router::{Endpoint, Unkeyed};
+
+/// The OpenAPI 3.1 document of the HTTP API, served at `/api/v1/openapi.json`.
+pub const OPENAPI: &str = include_str!("openapi.json");
 
 /// `last_used_at` of a key is written at most this often.
 const TOUCH_EVERY: Duration = Duration::from_secs(60);
@@ -85,7 +89,7 @@ pub struct Ctx {
 impl AppState {
     pub fn new(services: Services, wake: Arc<tokio::sync::Notify>) -> AppState {
         let limiter = RateLimiter::new(&services.config.limits);
-        let ingest = Ingest::start(services.db.clone());
+        let ingest = Ingest::start(services.db.clone(), services.metrics.clone());
         AppState {
             services,
             limiter,
@@ -122,19 +126,48 @@ impl AppState {
     }
 }
 
+/// Which listener a request came in on: the main one, or `[metrics] listen`'s own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Surface {
+    Main,
+    Metrics,
+}
+
+/// What the request's life found out that its log line and metrics tell: the route pattern
+/// (never the raw path, which may carry ids and tokens), the key's id, the rate limit.
+struct Seen {
+    route: String,
+    budget: Option<Budget>,
+    key_id: Option<i64>,
+    rate: Option<RateInfo>,
+}
+
 /// Answers one request. The request runs in a task of its own: once it started it runs to
 /// its end and records its outcome even when the client hangs up (hyper then drops this
 /// future, never the task), and a panic inside it becomes `500 INTERNAL_ERROR`, logged with
-/// the request id, while the service goes on serving.
-async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Full<Bytes>> {
+/// the request id, while the service goes on serving. Every request ends with one log line
+/// and its metrics.
+async fn handle(
+    state: Arc<AppState>,
+    req: Request<Incoming>,
+    surface: Surface,
+) -> Response<Full<Bytes>> {
+    let started = Instant::now();
+    let method = req.method().clone();
     let request_id = conn::request_id();
     let id = request_id.clone();
+    let inner = state.clone();
     let task = tokio::spawn(async move {
-        let mut rate = None;
-        let result = process(&state, req, &id, &mut rate).await;
-        (result, rate)
+        let mut seen = Seen {
+            route: "unmatched".into(),
+            budget: None,
+            key_id: None,
+            rate: None,
+        };
+        let result = process(&inner, req, &id, surface, &mut seen).await;
+        (result, Some(seen))
     });
-    let (result, rate) = match task.await {
+    let (result, seen) = match task.await {
         Ok(done) => done,
         Err(e) => {
             let why = match e.try_into_panic() {
@@ -147,6 +180,7 @@ async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Full<B
             )
         }
     };
+    let limited = matches!(result, Err(ApiError::RateLimited { .. }));
     let reply = result.unwrap_or_else(|e| {
         if let ApiError::Internal(detail) = &e {
             tracing::error!(request_id = %request_id, detail = %detail, "internal error");
@@ -156,11 +190,32 @@ async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Full<B
     let mut response = reply.into_response();
     let headers = response.headers_mut();
     headers.insert("x-request-id", header(&request_id));
+    let (route, budget, key_id, rate) = match seen {
+        Some(seen) => (seen.route, seen.budget, seen.key_id, seen.rate),
+        None => ("unmatched".into(), None, None, None),
+    };
     if let Some(rate) = rate {
         headers.insert("x-ratelimit-limit", header(&rate.limit.to_string()));
         headers.insert("x-ratelimit-remaining", header(&rate.remaining.to_string()));
         headers.insert("x-ratelimit-reset", header(&rate.reset.to_string()));
     }
+    let status = response.status().as_u16();
+    let elapsed = started.elapsed();
+    let metrics = &state.services.metrics;
+    metrics.request(method.as_str(), &route, status, elapsed.as_secs_f64());
+    if let (true, Some(budget)) = (limited, budget) {
+        metrics.rate_limited(budget.name());
+    }
+    tracing::info!(
+        target: "adcab::request",
+        method = %method,
+        route = %route,
+        status,
+        duration_ms = elapsed.as_secs_f64() * 1000.0,
+        request_id = %request_id,
+        key_id,
+        "request"
+    );
     response
 }
 
@@ -175,15 +230,40 @@ async fn process(
     state: &AppState,
     req: Request<Incoming>,
     request_id: &str,
-    rate: &mut Option<RateInfo>,
+    surface: Surface,
+    seen: &mut Seen,
 ) -> Result<Reply, ApiError> {
     let (parts, body) = req.into_parts();
     let query = Query::parse(parts.uri.query().unwrap_or(""))?;
-    let route = match router::resolve(&parts.method, parts.uri.path())? {
-        Endpoint::Api(route) => route,
-        Endpoint::Ingest(token) => return postback::by_token(state, &token, &query, rate).await,
-        Endpoint::Health(probe) => return health::answer(state, probe).await,
+    let endpoint = router::resolve(&parts.method, parts.uri.path())?;
+    let metrics_here = match surface {
+        Surface::Main => state.services.config.metrics.listen.is_empty(),
+        Surface::Metrics => true,
     };
+    let route = match endpoint {
+        Endpoint::Unkeyed(Unkeyed::Metrics) if metrics_here => {
+            seen.route = "/metrics".into();
+            return metrics::answer(state).await;
+        }
+        _ if surface == Surface::Metrics => return Err(ApiError::RouteNotFound),
+        Endpoint::Unkeyed(Unkeyed::Metrics) => return Err(ApiError::RouteNotFound),
+        Endpoint::Api(route) => route,
+        Endpoint::Ingest(token) => {
+            seen.route = format!("{}ingest/{{token}}", router::PREFIX);
+            seen.budget = Some(Budget::Conversions);
+            return postback::by_token(state, &token, &query, &mut seen.rate).await;
+        }
+        Endpoint::Unkeyed(Unkeyed::Probe(probe)) => {
+            seen.route = parts.uri.path().to_string();
+            return health::answer(state, probe).await;
+        }
+        Endpoint::Unkeyed(Unkeyed::OpenApi) => {
+            seen.route = router::OPENAPI_PATH.into();
+            return Ok(Reply::raw(OPENAPI, "application/json"));
+        }
+    };
+    seen.route = format!("{}{}", router::PREFIX, route.def.pattern);
+    seen.budget = Some(route.def.budget);
     let (limit, too_large) = route.def.body.limit();
     let declared = parts
         .headers
@@ -214,11 +294,12 @@ async fn process(
         .db
         .read(move |conn| auth::authenticate(conn, key.as_deref()))
         .await?;
+    seen.key_id = Some(principal.key.id);
     let budget = route.def.budget;
     if budget != Budget::Conversions {
         let now = unix_now();
         let info = state.limiter.check(principal.key.id, budget, now);
-        *rate = Some(info);
+        seen.rate = Some(info);
         if !info.allowed {
             return Err(ApiError::RateLimited {
                 retry_after: info.retry_after(now),
@@ -253,7 +334,7 @@ async fn process(
     };
     let result = router::dispatch(state, &route, &ctx).await;
     if let Some(info) = *ctx.rate.lock().unwrap_or_else(|p| p.into_inner()) {
-        *rate = Some(info);
+        seen.rate = Some(info);
     }
     result
 }

@@ -72,6 +72,15 @@ impl Reply {
         })
     }
 
+    /// A body as it is, `200`, with its own content type (the metrics, the OpenAPI document).
+    pub fn raw(body: impl Into<Bytes>, content_type: &str) -> Reply {
+        Reply {
+            status: StatusCode::OK,
+            body: body.into(),
+            headers: vec![("content-type".into(), content_type.into())],
+        }
+    }
+
     pub fn error(e: &ApiError, request_id: &str) -> Reply {
         let mut headers: Vec<(String, String)> = Vec::new();
         match e {

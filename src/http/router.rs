@@ -248,9 +248,23 @@ pub struct Route {
 pub enum Endpoint {
     Api(Route),
     Ingest(String),
-    /// `/healthz` or `/readyz`: no key, no rate limit, no envelope.
-    Health(Probe),
+    /// Answered without a key, outside the rate limits and the envelope.
+    Unkeyed(Unkeyed),
 }
+
+/// The endpoints for machines rather than API clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unkeyed {
+    /// `/healthz` or `/readyz`.
+    Probe(Probe),
+    /// `/metrics`, on the main listener unless `[metrics] listen` gives it its own.
+    Metrics,
+    /// `/api/v1/openapi.json`.
+    OpenApi,
+}
+
+/// The path of the OpenAPI document.
+pub const OPENAPI_PATH: &str = "/api/v1/openapi.json";
 
 /// How `pattern` matches `segments`: `None`, or the placeholder's value and how many
 /// segments matched literally (the most literal patterns win: `campaigns/bulk` over
@@ -280,14 +294,16 @@ fn matches<'p>(pattern: &str, segments: &[&'p str]) -> Option<(&'p str, usize)> 
 /// Finds the endpoint of a method and path: `ROUTE_NOT_FOUND` for an unknown path,
 /// `METHOD_NOT_ALLOWED` (with the path's methods) for a known path with another method.
 pub fn resolve(method: &Method, path: &str) -> Result<Endpoint, ApiError> {
-    let probe = match path {
-        "/healthz" => Some(Probe::Live),
-        "/readyz" => Some(Probe::Ready),
+    let unkeyed = match path {
+        "/healthz" => Some(Unkeyed::Probe(Probe::Live)),
+        "/readyz" => Some(Unkeyed::Probe(Probe::Ready)),
+        "/metrics" => Some(Unkeyed::Metrics),
+        OPENAPI_PATH => Some(Unkeyed::OpenApi),
         _ => None,
     };
-    if let Some(probe) = probe {
+    if let Some(unkeyed) = unkeyed {
         return match *method {
-            Method::GET | Method::HEAD => Ok(Endpoint::Health(probe)),
+            Method::GET | Method::HEAD => Ok(Endpoint::Unkeyed(unkeyed)),
             _ => Err(ApiError::MethodNotAllowed {
                 allow: "GET, HEAD".into(),
             }),
@@ -356,7 +372,8 @@ mod tests {
         match resolve(&method, path).unwrap() {
             Endpoint::Api(r) => (r.def.pattern, r.def.method.clone(), r.param),
             Endpoint::Ingest(token) => ("ingest", method, token),
-            Endpoint::Health(probe) => ("health", method, format!("{probe:?}")),
+            Endpoint::Unkeyed(Unkeyed::Probe(probe)) => ("health", method, format!("{probe:?}")),
+            Endpoint::Unkeyed(other) => ("unkeyed", method, format!("{other:?}")),
         }
     }
 
@@ -371,6 +388,14 @@ mod tests {
             ("health", Method::GET, "Ready".into())
         );
         assert!(resolve(&Method::GET, "/api/v1/healthz").is_err());
+        assert_eq!(
+            found(Method::GET, "/metrics"),
+            ("unkeyed", Method::GET, "Metrics".into())
+        );
+        assert_eq!(
+            found(Method::GET, "/api/v1/openapi.json"),
+            ("unkeyed", Method::GET, "OpenApi".into())
+        );
     }
 
     #[test]

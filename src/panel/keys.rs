@@ -11,7 +11,7 @@ use crate::auth::{self, generate_key};
 use crate::domain::access::Plan;
 use crate::primitives::{random_hex, sha256_hex};
 use crate::store::cabinets::{self, Reachable};
-use crate::store::{deliveries, keys, teams};
+use crate::store::{deliveries, keys, teams, users};
 use crate::webhooks::{guard, sender};
 use crate::Services;
 
@@ -251,15 +251,66 @@ pub fn key_ping(s: &Services, id: i64) -> Result<Pinged, PanelError> {
     })
 }
 
-/// A person's keys; an agency owner also sees the keys of their team.
-pub fn key_list(s: &Services, user: i64) -> Result<KeyList, PanelError> {
+/// Sends a logged delivery again, under a new delivery id and with a new `delivered_at`,
+/// signed with the key's current secret: for a delivery that failed (one that was
+/// delivered is refused, so a receiver never gets an event twice by mistake). The body is
+/// the one logged; deliveries logged before bodies were kept cannot be sent again.
+pub fn webhook_resend(s: &Services, delivery: &str) -> Result<Pinged, PanelError> {
+    let wanted = delivery.to_string();
+    let logged =
+        s.db.read_blocking(|conn| deliveries::by_delivery_id(conn, &wanted))?
+            .ok_or_else(|| bad("delivery", format!("no delivery {delivery} is logged")))?;
+    if logged.status.is_some_and(|st| (200..300).contains(&st)) {
+        return Err(bad(
+            "delivery",
+            format!(
+                "delivery {delivery} was delivered ({}); only a failed one is sent again",
+                logged.status.unwrap_or_default()
+            ),
+        ));
+    }
+    let body = logged.payload.ok_or_else(|| {
+        bad(
+            "delivery",
+            format!("delivery {delivery} was logged without its body, so it cannot be sent again"),
+        )
+    })?;
+    let payload: serde_json::Value = serde_json::from_str(&body).map_err(|e| {
+        bad(
+            "delivery",
+            format!("the logged body of {delivery} is not JSON: {e}"),
+        )
+    })?;
+    let key =
+        s.db.read_blocking(|conn| require_key(conn, logged.key_id))?;
+    let url = key
+        .webhook_url
+        .clone()
+        .ok_or_else(|| bad("delivery", format!("key {} has no webhook URL now", key.id)))?;
+    let new_id = uuid::Uuid::new_v4().to_string();
+    let outcome = sender::dispatch(s, &key, &url, &logged.event, &new_id, payload, None)?;
+    Ok(Pinged {
+        delivery: new_id,
+        status: outcome.status,
+    })
+}
+
+/// A person's keys; an agency owner also sees the keys of their team. Without a person,
+/// every active key of every person.
+pub fn key_list(s: &Services, user: Option<i64>) -> Result<KeyList, PanelError> {
     s.db.read_blocking(|conn| {
-        let owner =
-            require_user(conn, user).map_err(|_| bad("user", format!("no user with id {user}")))?;
-        let mut people = vec![owner.id];
-        if owner.plan == Plan::Agency {
-            people.extend(teams::members(conn, owner.id)?);
-        }
+        let people = match user {
+            Some(user) => {
+                let owner = require_user(conn, user)
+                    .map_err(|_| bad("user", format!("no user with id {user}")))?;
+                let mut people = vec![owner.id];
+                if owner.plan == Plan::Agency {
+                    people.extend(teams::members(conn, owner.id)?);
+                }
+                people
+            }
+            None => users::list(conn)?.into_iter().map(|u| u.id).collect(),
+        };
         let mut list = Vec::new();
         for key in keys::list_active(conn, &people)? {
             let reach = auth::reach_of(conn, &key)?;

@@ -93,6 +93,13 @@ pub fn syncable(conn: &Connection) -> Result<Vec<i64>, StoreError> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Every cabinet's id, whatever its state.
+pub fn all_ids(conn: &Connection) -> Result<Vec<i64>, StoreError> {
+    let mut stmt = conn.prepare("SELECT id FROM cabinets ORDER BY id")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 pub fn count(conn: &Connection) -> Result<i64, StoreError> {
     Ok(conn.query_row("SELECT COUNT(*) FROM cabinets", [], |r| r.get(0))?)
 }

@@ -185,21 +185,28 @@ pub struct Summary {
 
 /// Amounts are summed in two parts (billions of micro-units, and the rest) so that SQLite's
 /// 64-bit `SUM` never overflows, however large or many the stored amounts; the parts are
-/// joined in 128 bits.
-const SPLIT: i64 = 1_000_000_000;
+/// joined in 128 bits. Retention keeps the parts of what it removes the same way.
+pub const SPLIT: i64 = 1_000_000_000;
 
 /// The conversion summaries of campaigns, `(account_id, ad_id)`, in the order given (one
-/// query for a whole list page; a campaign without conversions has an empty summary).
+/// query for a whole list page; a campaign without conversions has an empty summary): the
+/// conversions kept, plus the totals of those retention removed.
 pub fn summaries(conn: &Connection, campaigns: &[(i64, i64)]) -> Result<Vec<Summary>, StoreError> {
     let keys = serde_json::to_string(campaigns)
         .map_err(|e| StoreError::Failed(format!("campaign keys: {e}")))?;
     let mut stmt = conn.prepare_cached(
-        "SELECT a.account_id, a.ad_id, c.event_type, c.currency, COUNT(*),
-            SUM(c.amount_micros / ?2), SUM(c.amount_micros % ?2)
-         FROM (SELECT DISTINCT value ->> 0 AS account_id, value ->> 1 AS ad_id FROM json_each(?1)) k
-         JOIN conversion_campaigns a ON a.account_id = k.account_id AND a.ad_id = k.ad_id
-         JOIN conversions c ON c.id = a.conversion_id
-         GROUP BY a.account_id, a.ad_id, c.event_type, c.currency",
+        "WITH k AS (SELECT DISTINCT value ->> 0 AS account_id, value ->> 1 AS ad_id FROM json_each(?1))
+         SELECT account_id, ad_id, event_type, currency, SUM(n), SUM(high), SUM(low) FROM (
+            SELECT a.account_id, a.ad_id, c.event_type, c.currency, COUNT(*) AS n,
+                SUM(c.amount_micros / ?2) AS high, SUM(c.amount_micros % ?2) AS low
+            FROM k JOIN conversion_campaigns a ON a.account_id = k.account_id AND a.ad_id = k.ad_id
+            JOIN conversions c ON c.id = a.conversion_id
+            GROUP BY a.account_id, a.ad_id, c.event_type, c.currency
+            UNION ALL
+            SELECT t.account_id, t.ad_id, t.event_type, NULLIF(t.currency, ''), t.count,
+                t.amount_high, t.amount_low
+            FROM k JOIN conversion_totals t ON t.account_id = k.account_id AND t.ad_id = k.ad_id)
+         GROUP BY account_id, ad_id, event_type, currency",
     )?;
     let rows = stmt.query_map(params![keys, SPLIT], |r| {
         let high: Option<i64> = r.get(5)?;

@@ -6,26 +6,33 @@ use serde::Serialize;
 use super::StoreError;
 use crate::domain::delivery::Outcome;
 
+/// What was sent: to which key, which event under which delivery id, and the body.
+pub struct Sent<'a> {
+    pub key: i64,
+    pub event: &'a str,
+    pub delivery_id: &'a str,
+    pub payload: &'a str,
+}
+
 pub fn record(
     conn: &Connection,
-    key: i64,
-    event: &str,
-    delivery_id: &str,
+    sent: &Sent,
     outcome: &Outcome,
     now: &str,
 ) -> Result<(), StoreError> {
     conn.execute(
-        "INSERT INTO webhook_deliveries (key_id, event, delivery_id, attempts, status, duration_ms, error, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO webhook_deliveries (key_id, event, delivery_id, attempts, status, duration_ms, error, created_at, payload)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         params![
-            key,
-            event,
-            delivery_id,
+            sent.key,
+            sent.event,
+            sent.delivery_id,
             outcome.attempts,
             outcome.status,
             outcome.duration_ms as i64,
             outcome.error,
-            now
+            now,
+            sent.payload
         ],
     )?;
     Ok(())
@@ -61,4 +68,30 @@ pub fn recent(conn: &Connection, key: i64, limit: i64) -> Result<Vec<Delivery>, 
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// One logged delivery, with what `admin webhook resend` needs to send it again.
+pub struct Logged {
+    pub key_id: i64,
+    pub event: String,
+    pub status: Option<u16>,
+    pub payload: Option<String>,
+}
+
+/// The delivery logged under `delivery_id`, if any.
+pub fn by_delivery_id(conn: &Connection, delivery_id: &str) -> Result<Option<Logged>, StoreError> {
+    let found = conn.query_row(
+        "SELECT key_id, event, status, payload FROM webhook_deliveries
+             WHERE delivery_id = ?1 ORDER BY id DESC LIMIT 1",
+        [delivery_id],
+        |r| {
+            Ok(Logged {
+                key_id: r.get(0)?,
+                event: r.get(1)?,
+                status: r.get(2)?,
+                payload: r.get(3)?,
+            })
+        },
+    );
+    super::optional(found)
 }

@@ -16,6 +16,7 @@ pub mod keys;
 pub mod media;
 pub mod outbox;
 pub mod refs;
+pub mod retention;
 pub mod scheduler;
 pub mod stats;
 pub mod tasks;

@@ -1,6 +1,7 @@
-//! Owns `hourly_stats` (what each campaign gained in each hour) and `stat_marks` (each
-//! campaign's lifetime counters at its last hourly sync, the baseline of the next gain), and
-//! the sums the stats endpoints and digests read from them.
+//! Owns `hourly_stats` (what each campaign gained in each hour), `daily_stats` (the same by
+//! day, for hours older than retention keeps hourly) and `stat_marks` (each campaign's
+//! lifetime counters at its last hourly sync, the baseline of the next gain), and the sums the
+//! stats endpoints and digests read from them.
 
 use rusqlite::{params, Connection, Row};
 
@@ -112,7 +113,8 @@ pub fn per_campaign(
 }
 
 /// One campaign's sums over the hours starting in `[from, to)`; `None` when it has no stats
-/// there.
+/// there. Hours retention rolled into days count by whole days: a day's row counts when the
+/// whole day lies in the span.
 pub fn of_campaign(
     conn: &Connection,
     account: i64,
@@ -121,9 +123,16 @@ pub fn of_campaign(
     to: &str,
 ) -> Result<Option<Totals>, StoreError> {
     let (hours, totals) = conn.query_row(
-        "SELECT COUNT(*), COALESCE(SUM(views), 0), COALESCE(SUM(opens), 0),
+        "SELECT SUM(n), COALESCE(SUM(views), 0), COALESCE(SUM(opens), 0),
             COALESCE(SUM(clicks), 0), COALESCE(SUM(actions), 0), COALESCE(SUM(spent_micros), 0)
-         FROM hourly_stats WHERE account_id = ?1 AND ad_id = ?2 AND hour >= ?3 AND hour < ?4",
+         FROM (
+            SELECT COUNT(*) AS n, SUM(views) AS views, SUM(opens) AS opens, SUM(clicks) AS clicks,
+                SUM(actions) AS actions, SUM(spent_micros) AS spent_micros
+            FROM hourly_stats WHERE account_id = ?1 AND ad_id = ?2 AND hour >= ?3 AND hour < ?4
+            UNION ALL
+            SELECT COUNT(*), SUM(views), SUM(opens), SUM(clicks), SUM(actions), SUM(spent_micros)
+            FROM daily_stats WHERE account_id = ?1 AND ad_id = ?2
+                AND day || 'T00:00:00Z' >= ?3 AND day < substr(?4, 1, 10))",
         params![account, ad, from, to],
         |r| Ok((r.get::<_, i64>(0)?, totals_at(r, 1)?)),
     )?;

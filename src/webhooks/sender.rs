@@ -107,11 +107,22 @@ pub fn dispatch(
         delivery_id,
         body.as_bytes(),
     );
+    s.metrics.delivery(outcome.delivered());
     if !outcome.delivered() {
         tracing::warn!(key = key.id, event, delivery = delivery_id, error = ?outcome.error, "webhook not delivered");
     }
     s.db.write_blocking(|tx| {
-        deliveries::record(tx, key.id, event, delivery_id, &outcome, &clock::iso(now))?;
+        deliveries::record(
+            tx,
+            &deliveries::Sent {
+                key: key.id,
+                event,
+                delivery_id,
+                payload: &body,
+            },
+            &outcome,
+            &clock::iso(now),
+        )?;
         if let Some(row) = outbox_row {
             outbox::remove(tx, row)?;
         }

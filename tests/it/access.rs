@@ -79,7 +79,7 @@ fn revocation_takes_effect_on_the_next_request() {
     let (user, _, key) = app.owner_with_cabinet("pro");
     let second = app.key(user);
     app.get_ok("/account/info", &key);
-    let id = printed(panel::key_list(&app.services, user).unwrap())["keys"][0]["id"]
+    let id = printed(panel::key_list(&app.services, Some(user)).unwrap())["keys"][0]["id"]
         .as_i64()
         .unwrap();
     panel::key_revoke(&app.services, id).unwrap();
@@ -144,7 +144,7 @@ fn a_person_holds_at_most_five_active_keys() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("5 active keys"), "{err}");
-    let id = printed(panel::key_list(&app.services, user).unwrap())["keys"][0]["id"]
+    let id = printed(panel::key_list(&app.services, Some(user)).unwrap())["keys"][0]["id"]
         .as_i64()
         .unwrap();
     panel::key_revoke(&app.services, id).unwrap();
@@ -392,7 +392,7 @@ fn an_agency_owner_lists_the_teams_keys() {
         manage: true,
         ..NewKey::default()
     });
-    let list = printed(panel::key_list(&app.services, agency).unwrap());
+    let list = printed(panel::key_list(&app.services, Some(agency)).unwrap());
     let keys = list["keys"].as_array().unwrap();
     assert_eq!(keys.len(), 2);
     let of_member = keys.iter().find(|k| k["owner"] == member).unwrap();
@@ -400,7 +400,7 @@ fn an_agency_owner_lists_the_teams_keys() {
     assert_eq!(of_member["cabinets"], 1);
     assert!(of_member.get("last_used_at").is_some());
     assert_eq!(
-        printed(panel::key_list(&app.services, member).unwrap())["keys"]
+        printed(panel::key_list(&app.services, Some(member)).unwrap())["keys"]
             .as_array()
             .unwrap()
             .len(),

@@ -122,6 +122,13 @@ impl TestApp {
             .expect("sql");
     }
 
+    /// Stops the server and drops its services, keeping the folder, for what runs against
+    /// the files with no server (a restore).
+    pub fn into_dir(mut self) -> TempDir {
+        self.stop();
+        std::mem::replace(&mut self.dir, tempfile::tempdir().expect("temp dir"))
+    }
+
     fn stop(&mut self) {
         drop(self.server.take());
     }

@@ -4,6 +4,7 @@
 //! binary started with a config of its own, its /proc figures, and a plain API client.
 
 mod crash;
+mod operations;
 mod startup;
 mod stress;
 

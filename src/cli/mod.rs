@@ -4,7 +4,9 @@
 //! and exit non-zero. Sentences say what is wrong (file, key, line), never "internal error"
 //! for an operator's mistake.
 
-use std::io::IsTerminal;
+mod ops;
+mod serve;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -54,6 +56,16 @@ pub enum Command {
     /// Check the config file and the database (read-only: schema and integrity) without
     /// starting; exits non-zero when either is wrong.
     Check,
+    /// Take a verified backup (database and media) into a new folder, while the server runs.
+    Backup {
+        #[arg(long)]
+        to: PathBuf,
+    },
+    /// Put a backup folder in place of the database and media; refused while a server runs.
+    Restore {
+        #[arg(long)]
+        from: PathBuf,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -238,10 +250,10 @@ pub enum KeyCmd {
         #[arg(long)]
         id: i64,
     },
-    /// A person's keys (an agency owner sees the team's).
+    /// A person's keys (an agency owner sees the team's); without --user, everyone's.
     List {
         #[arg(long)]
-        user: i64,
+        user: Option<i64>,
     },
 }
 
@@ -276,6 +288,11 @@ pub enum WebhookCmd {
         key: i64,
         #[arg(long)]
         limit: Option<i64>,
+    },
+    /// Send a failed delivery again (new delivery id, signed with the key's current secret).
+    Resend {
+        #[arg(long)]
+        delivery: String,
     },
 }
 
@@ -362,6 +379,9 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
         Admin::Webhook(WebhookCmd::Log { key, limit }) => {
             printed(panel::webhook_log(s, *key, *limit))
         }
+        Admin::Webhook(WebhookCmd::Resend { delivery }) => {
+            printed(panel::webhook_resend(s, delivery))
+        }
         Admin::Cabinet(CabinetCmd::Connect {
             owner,
             token_stdin,
@@ -427,50 +447,16 @@ pub fn sim(s: &Services, cmd: &Sim) -> Result<Value, PanelError> {
 }
 
 /// Prints a command's answer as the operator document fixes it and returns the exit code.
-/// `adcab check`: the config loaded (or `main` already refused it); the database is read
-/// without being changed. Exits non-zero when the file is missing, damaged or newer than
-/// this adcab.
-fn check(config: &Config) -> ExitCode {
-    let path = &config.storage.path;
-    let found = match crate::db::schema::inspect(path) {
-        Ok(found) => found,
-        Err(e) => return fail(e),
-    };
-    let answer = json!({
-        "config": "ok",
-        "database": {
-            "path": path.display().to_string(),
-            "schema": found.schema,
-            "integrity": found.integrity,
-        },
-    });
-    println!("{answer}");
-    if found.sound() {
-        return ExitCode::SUCCESS;
-    }
-    if found.schema > crate::db::schema::version() {
-        eprintln!(
-            "the database's schema {} is newer than this adcab knows ({})",
-            found.schema,
-            crate::db::schema::version()
-        );
-    } else {
-        eprintln!(
-            "the database failed its integrity check: {}",
-            found.integrity
-        );
-    }
-    ExitCode::FAILURE
-}
-
 fn emit(result: Result<Value, PanelError>) -> ExitCode {
     match result {
-        Ok(value) => {
-            println!("{value}");
-            ExitCode::SUCCESS
-        }
+        Ok(value) => emit_value(value),
         Err(e) => fail(e.to_string()),
     }
+}
+
+fn emit_value(value: Value) -> ExitCode {
+    println!("{value}");
+    ExitCode::SUCCESS
 }
 
 /// Prints a failure: `{"error": sentence}` on stdout, the sentence on stderr; exit 1.
@@ -510,7 +496,9 @@ pub fn main() -> ExitCode {
     };
     let how = match cli.command {
         Command::Config(ConfigCmd::Show) => return emit(Ok(config.shown())),
-        Command::Check => return check(&config),
+        Command::Check => return ops::check(&config),
+        Command::Backup { to } => return ops::backup(&config, &to),
+        Command::Restore { from } => return ops::restore(&config, &from),
         Command::Serve | Command::Init => Open::Create,
         Command::Admin(_) | Command::Sim(_) => Open::Existing,
     };
@@ -519,95 +507,15 @@ pub fn main() -> ExitCode {
         Err(e) => return fail(e),
     };
     match &cli.command {
-        Command::Serve => serve(services),
+        Command::Serve => serve::serve(services),
         Command::Init => emit(Ok(json!({
             "database": services.db.path().display().to_string(),
             "schema": crate::db::schema::version(),
         }))),
         Command::Admin(cmd) => emit(admin(&services, cmd)),
         Command::Sim(cmd) => emit(sim(&services, cmd)),
-        Command::Config(_) | Command::Check => {
+        Command::Config(_) | Command::Check | Command::Backup { .. } | Command::Restore { .. } => {
             unreachable!("answered before the database is opened")
         }
-    }
-}
-
-fn serve(services: Services) -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_ansi(std::io::stdout().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
-    if let Err(e) = services.db.check_writable() {
-        return fail(e);
-    }
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => return fail(format!("cannot start the runtime: {e}")),
-    };
-    runtime.block_on(async move {
-        let listen = services.config.server.listen.clone();
-        let listener = match tokio::net::TcpListener::bind(&listen).await {
-            Ok(l) => l,
-            Err(e) => return fail(format!("cannot listen on {listen}: {e}")),
-        };
-        let addr = listener
-            .local_addr()
-            .map(|a| a.to_string())
-            .unwrap_or(listen);
-        match crate::demo::bootstrap_if_empty(&services) {
-            Ok(Some(ws)) => print_demo(&addr, &ws),
-            Ok(None) => {}
-            Err(e) => return fail(format!("demo bootstrap failed: {e}")),
-        }
-        if let Err(e) = crate::run(services, listener, shutdown_signal()).await {
-            return fail(e);
-        }
-        tracing::info!("adcab stopped");
-        ExitCode::SUCCESS
-    })
-}
-
-fn print_demo(addr: &str, ws: &crate::demo::Workspace) {
-    println!(
-        "adcab: created the demo workspace ({} cabinets).",
-        ws.cabinets.len()
-    );
-    println!("API key (shown once, keep it): {}", ws.key);
-    println!("Webhook secret (shown once): {}", ws.webhook_secret);
-    println!("Try it:");
-    println!(
-        "  curl -s -H 'X-API-Key: {}' http://{addr}/api/v1/account/info",
-        ws.key
-    );
-}
-
-/// Resolves on SIGTERM or SIGINT (Ctrl-C). The handlers are installed when this is called,
-/// before the server answers anything: a signal that arrives once it answers always means a
-/// graceful stop, never the default (fatal) action.
-fn shutdown_signal() -> impl std::future::Future<Output = ()> {
-    use tokio::signal::unix::{signal, Signal, SignalKind};
-    let listen = |kind: SignalKind, name: &str| match signal(kind) {
-        Ok(s) => Some(s),
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot listen for {name}");
-            None
-        }
-    };
-    let mut term = listen(SignalKind::terminate(), "SIGTERM");
-    let mut interrupt = listen(SignalKind::interrupt(), "SIGINT");
-    async move {
-        async fn received(s: &mut Option<Signal>) {
-            match s {
-                Some(s) => drop(s.recv().await),
-                None => std::future::pending().await,
-            }
-        }
-        tokio::select! {
-            _ = received(&mut term) => {}
-            _ = received(&mut interrupt) => {}
-        }
-        tracing::info!("shutting down: finishing in-flight requests");
     }
 }

@@ -1,0 +1,75 @@
+//! Owns the operator's commands that work on the data folder as files: `check` (read-only),
+//! `backup` (a verified snapshot while the server runs) and `restore` (refused while it runs).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use super::{emit_value, fail};
+use crate::config::Config;
+use crate::db::backup;
+use crate::db::{Db, Open};
+
+/// `adcab check`: the config loaded (or `main` already refused it); the database is read
+/// without being changed. Exits non-zero when the file is missing, damaged or newer than
+/// this adcab.
+pub fn check(config: &Config) -> ExitCode {
+    let path = &config.storage.path;
+    let found = match crate::db::schema::inspect(path) {
+        Ok(found) => found,
+        Err(e) => return fail(e),
+    };
+    let answer = json!({
+        "config": "ok",
+        "database": {
+            "path": path.display().to_string(),
+            "schema": found.schema,
+            "integrity": found.integrity,
+        },
+    });
+    println!("{answer}");
+    if found.sound() {
+        return ExitCode::SUCCESS;
+    }
+    if found.schema > crate::db::schema::version() {
+        eprintln!(
+            "the database's schema {} is newer than this adcab knows ({})",
+            found.schema,
+            crate::db::schema::version()
+        );
+    } else {
+        eprintln!(
+            "the database failed its integrity check: {}",
+            found.integrity
+        );
+    }
+    ExitCode::FAILURE
+}
+
+/// `adcab backup --to PATH`: a verified snapshot of the database and its media, taken while a
+/// server may be running and writing.
+pub fn backup(config: &Config, to: &Path) -> ExitCode {
+    let path = config.storage.path.clone();
+    let db = match Db::open_upgrading(&path, Open::Existing, Some(&config.backup_folder())) {
+        Ok(db) => db,
+        Err(e) => return fail(e),
+    };
+    let to = to.to_path_buf();
+    let report = db.read_blocking(|conn| {
+        Ok::<_, crate::store::StoreError>(backup::snapshot(conn, &path, &to))
+    });
+    match report {
+        Ok(Ok(report)) => emit_value(json!(report)),
+        Ok(Err(e)) => fail(format!("the backup failed, nothing was kept: {e}")),
+        Err(e) => fail(format!("cannot read the database: {e}")),
+    }
+}
+
+/// `adcab restore --from PATH`: the backup in place of the database, unless a server runs.
+pub fn restore(config: &Config, from: &Path) -> ExitCode {
+    match backup::restore(from, &config.storage.path, &backup::stamp_now()) {
+        Ok(()) => emit_value(json!({ "restored": from.display().to_string() })),
+        Err(e) => fail(format!("nothing was restored: {e}")),
+    }
+}

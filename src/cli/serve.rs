@@ -1,0 +1,98 @@
+//! Owns `adcab serve` as a process: its logging (`[log]`: text or JSON lines, the level), the
+//! listener, the demo workspace on a first start, and the signals that stop it gracefully.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use super::fail;
+use crate::config::{LogConfig, LogFormat};
+use crate::Services;
+
+/// Logs to standard output: JSON lines or text (colour only on a terminal), at `[log] level`
+/// unless `RUST_LOG` says otherwise.
+fn init_logging(log: &LogConfig) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .or_else(|_| tracing_subscriber::EnvFilter::try_new(&log.level))
+        .unwrap_or_else(|_| "info".into());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    match log.format {
+        LogFormat::Json => builder.json().flatten_event(true).init(),
+        LogFormat::Text => builder.with_ansi(std::io::stdout().is_terminal()).init(),
+    }
+}
+
+/// `adcab serve`: logging as `[log]` says, then the API until SIGTERM or SIGINT.
+pub fn serve(services: Services) -> ExitCode {
+    init_logging(&services.config.log);
+    if let Err(e) = services.db.check_writable() {
+        return fail(e);
+    }
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => return fail(format!("cannot start the runtime: {e}")),
+    };
+    runtime.block_on(async move {
+        let listen = services.config.server.listen.clone();
+        let listener = match tokio::net::TcpListener::bind(&listen).await {
+            Ok(l) => l,
+            Err(e) => return fail(format!("cannot listen on {listen}: {e}")),
+        };
+        let addr = listener
+            .local_addr()
+            .map(|a| a.to_string())
+            .unwrap_or(listen);
+        match crate::demo::bootstrap_if_empty(&services) {
+            Ok(Some(ws)) => print_demo(&addr, &ws),
+            Ok(None) => {}
+            Err(e) => return fail(format!("demo bootstrap failed: {e}")),
+        }
+        if let Err(e) = crate::run(services, listener, shutdown_signal()).await {
+            return fail(e);
+        }
+        tracing::info!("adcab stopped");
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_demo(addr: &str, ws: &crate::demo::Workspace) {
+    println!(
+        "adcab: created the demo workspace ({} cabinets).",
+        ws.cabinets.len()
+    );
+    println!("API key (shown once, keep it): {}", ws.key);
+    println!("Webhook secret (shown once): {}", ws.webhook_secret);
+    println!("Try it:");
+    println!(
+        "  curl -s -H 'X-API-Key: {}' http://{addr}/api/v1/account/info",
+        ws.key
+    );
+}
+
+/// Resolves on SIGTERM or SIGINT (Ctrl-C). The handlers are installed when this is called,
+/// before the server answers anything: a signal that arrives once it answers always means a
+/// graceful stop, never the default (fatal) action.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{signal, Signal, SignalKind};
+    let listen = |kind: SignalKind, name: &str| match signal(kind) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot listen for {name}");
+            None
+        }
+    };
+    let mut term = listen(SignalKind::terminate(), "SIGTERM");
+    let mut interrupt = listen(SignalKind::interrupt(), "SIGINT");
+    async move {
+        async fn received(s: &mut Option<Signal>) {
+            match s {
+                Some(s) => drop(s.recv().await),
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            _ = received(&mut term) => {}
+            _ = received(&mut interrupt) => {}
+        }
+        tracing::info!("shutting down: finishing in-flight requests");
+    }
+}

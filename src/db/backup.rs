@@ -1,0 +1,504 @@
+//! Owns backups of the data folder: a consistent snapshot of the database taken while a server
+//! runs and writes (SQLite's online backup, inside one read transaction) with the uploaded
+//! media beside it, verified before it counts; restoring one in place of the live files; the
+//! lock a serving process holds so that a restore never runs under it; and the rotation of
+//! scheduled backups.
+//!
+//! A backup is a folder: `adcab.db` and `media/`, copied off the box as one.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+use serde::Serialize;
+
+use super::{media_folder, schema, sentence, PARTIAL_UPLOAD};
+
+/// The database's name inside a backup folder.
+pub const DB_FILE: &str = "adcab.db";
+const MEDIA: &str = "media";
+/// Scheduled backups in `[backup] dir` are named this, then the time they were taken.
+pub const SCHEDULED_PREFIX: &str = "adcab-";
+
+/// What a verified backup holds.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Report {
+    pub path: String,
+    /// Bytes of the whole backup folder: the database and the media files.
+    pub bytes: u64,
+    /// Rows of every table, as the snapshot and the copy both counted them.
+    pub tables: BTreeMap<String, i64>,
+}
+
+/// Rows of every table the connection sees (the `sqlite_*` tables aside).
+fn row_counts(conn: &Connection) -> rusqlite::Result<BTreeMap<String, i64>> {
+    let names: Vec<String> = conn
+        .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+             ORDER BY name",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    names
+        .into_iter()
+        .map(|name| {
+            let n = conn.query_row(&format!("SELECT COUNT(*) FROM \"{name}\""), [], |r| {
+                r.get(0)
+            })?;
+            Ok((name, n))
+        })
+        .collect()
+}
+
+/// Takes a backup of the database `source` (a connection on the live file at `db_path`) into
+/// the new folder `to`: the pages and the row counts are read in one read transaction, so the
+/// copy is exactly the database as of one moment, while writers go on; then the media files
+/// are copied, the copy is checked (`integrity_check`, the same row counts), and only then is
+/// the folder put in place under its name. Nothing is left at `to` when any step fails.
+pub fn snapshot(source: &Connection, db_path: &Path, to: &Path) -> Result<Report, String> {
+    if to.exists() {
+        return Err(format!(
+            "{} already exists; a backup goes to a new path",
+            to.display()
+        ));
+    }
+    folder_of(to)?;
+    let staging = Staging::new(to)?;
+    let copy_path = staging.path.join(DB_FILE);
+    let counted = copy_database(source, &copy_path)?;
+    copy_media(&media_folder(db_path), &staging.path.join(MEDIA))?;
+    let copy = Connection::open_with_flags(&copy_path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|e| format!("cannot open the copy: {}", sentence(&e)))?;
+    let integrity = integrity(&copy)?;
+    if integrity != "ok" {
+        return Err(format!("the copy failed its integrity check: {integrity}"));
+    }
+    let recounted = row_counts(&copy).map_err(|e| format!("cannot count the copy: {e}"))?;
+    drop(copy);
+    if recounted != counted {
+        return Err("the copy's row counts differ from the database's".into());
+    }
+    let bytes = folder_bytes(&staging.path)?;
+    staging.finish(to)?;
+    Ok(Report {
+        path: to.display().to_string(),
+        bytes,
+        tables: counted,
+    })
+}
+
+/// Copies every page of `source` into a new file at `to`, and counts the rows, in one read
+/// transaction. Returns the counts.
+fn copy_database(source: &Connection, to: &Path) -> Result<BTreeMap<String, i64>, String> {
+    let mut dest = Connection::open(to).map_err(|e| format!("cannot create the copy: {e}"))?;
+    source
+        .execute_batch("BEGIN")
+        .map_err(|e| format!("cannot start reading the database: {}", sentence(&e)))?;
+    let copied = (|| -> rusqlite::Result<BTreeMap<String, i64>> {
+        let counts = row_counts(source)?;
+        let backup = rusqlite::backup::Backup::new(source, &mut dest)?;
+        // Every page in one step: the source is read under the transaction already open.
+        for _ in 0..100 {
+            match backup.step(-1)? {
+                rusqlite::backup::StepResult::Done => return Ok(counts),
+                _ => std::thread::sleep(std::time::Duration::from_millis(50)),
+            }
+        }
+        Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some("the destination stayed locked".into()),
+        ))
+    })();
+    let ended = source.execute_batch("COMMIT");
+    let counts = copied.map_err(|e| format!("cannot copy the database: {}", sentence(&e)))?;
+    ended.map_err(|e| format!("cannot finish reading the database: {}", sentence(&e)))?;
+    dest.pragma_update(None, "journal_mode", "DELETE")
+        .map_err(|e| format!("cannot finish the copy: {e}"))?;
+    drop(dest);
+    sync_file(to)?;
+    Ok(counts)
+}
+
+/// Copies the media files (uploads still being received aside) into `to`.
+fn copy_media(from: &Path, to: &Path) -> Result<(), String> {
+    fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    let entries = match fs::read_dir(from) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("cannot read {}: {e}", from.display())),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+        let name = entry.file_name();
+        let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
+        if !is_file || name.to_string_lossy().starts_with(PARTIAL_UPLOAD) {
+            continue;
+        }
+        let target = to.join(&name);
+        fs::copy(entry.path(), &target)
+            .map_err(|e| format!("cannot copy {}: {e}", entry.path().display()))?;
+        sync_file(&target)?;
+    }
+    Ok(())
+}
+
+fn integrity(conn: &Connection) -> Result<String, String> {
+    let found: Vec<String> = conn
+        .prepare("PRAGMA integrity_check(10)")
+        .and_then(|mut s| {
+            s.query_map([], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<_>>()
+        })
+        .map_err(|e| format!("cannot run the integrity check: {}", sentence(&e)))?;
+    Ok(found.join("; "))
+}
+
+fn folder_bytes(folder: &Path) -> Result<u64, String> {
+    let mut total = 0;
+    for entry in fs::read_dir(folder).map_err(|e| format!("{}: {e}", folder.display()))? {
+        let entry = entry.map_err(|e| format!("{}: {e}", folder.display()))?;
+        let meta = entry
+            .metadata()
+            .map_err(|e| format!("{}: {e}", entry.path().display()))?;
+        total += if meta.is_dir() {
+            folder_bytes(&entry.path())?
+        } else {
+            meta.len()
+        };
+    }
+    Ok(total)
+}
+
+/// The folder `path` is in (`.` for a bare name), created when missing.
+fn folder_of(path: &Path) -> Result<&Path, String> {
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(folder)
+        .map_err(|e| format!("cannot create the folder {}: {e}", folder.display()))?;
+    Ok(folder)
+}
+
+fn sync_file(path: &Path) -> Result<(), String> {
+    File::open(path)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| format!("cannot flush {} to disk: {e}", path.display()))
+}
+
+/// A folder being filled beside its final name; removed unless it is put in place.
+struct Staging {
+    path: PathBuf,
+}
+
+impl Staging {
+    fn new(beside: &Path) -> Result<Staging, String> {
+        let name = beside
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "backup".into());
+        let path = beside.with_file_name(format!(
+            ".{name}.partial-{}",
+            crate::primitives::random_hex(6)
+        ));
+        fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        Ok(Staging { path })
+    }
+
+    fn finish(self, to: &Path) -> Result<(), String> {
+        fs::rename(&self.path, to)
+            .map_err(|e| format!("cannot move the backup to {}: {e}", to.display()))?;
+        std::mem::forget(self);
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The lock a serving process holds on its database for its whole life (`<db>.lock`, an
+/// advisory file lock, released by the kernel when the process ends however it ends).
+pub struct ServeLock {
+    _file: File,
+}
+
+impl ServeLock {
+    /// Takes the lock, or says who holds it.
+    pub fn acquire(db_path: &Path) -> Result<ServeLock, String> {
+        let path = lock_path(db_path);
+        folder_of(&path)?;
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| format!("cannot open the lock file {}: {e}", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => Ok(ServeLock { _file: file }),
+            Err(fs::TryLockError::WouldBlock) => Err(format!(
+                "a server holds the database at {} (the lock {} is taken); stop it first (systemctl stop adcab)",
+                db_path.display(),
+                path.display()
+            )),
+            Err(fs::TryLockError::Error(e)) => {
+                Err(format!("cannot lock {}: {e}", path.display()))
+            }
+        }
+    }
+}
+
+fn lock_path(db_path: &Path) -> PathBuf {
+    let mut name = db_path.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Puts the backup folder `from` in place of the database at `db_path` and its media folder.
+/// Refuses while a server holds the database, and a backup that is damaged or was written by
+/// a newer adcab. The database file is swapped in one rename; the one it replaces is kept as
+/// `<db>.before-restore-<time>`, and the media folder it replaces as `media.before-restore-<time>`.
+pub fn restore(from: &Path, db_path: &Path, stamp: &str) -> Result<(), String> {
+    let _lock = ServeLock::acquire(db_path)?;
+    let backup_db = from.join(DB_FILE);
+    let found = schema::inspect(&backup_db)?;
+    if found.integrity != "ok" {
+        return Err(format!(
+            "the backup {} failed its integrity check: {}",
+            backup_db.display(),
+            found.integrity
+        ));
+    }
+    if found.schema > schema::version() {
+        return Err(format!(
+            "the backup's schema version {} is newer than this adcab knows (up to {})",
+            found.schema,
+            schema::version()
+        ));
+    }
+    let folder = folder_of(db_path)?;
+    let incoming = sibling(db_path, &format!(".restore-{stamp}"));
+    fs::copy(&backup_db, &incoming)
+        .map_err(|e| format!("cannot copy {}: {e}", backup_db.display()))?;
+    sync_file(&incoming)?;
+    let media = media_folder(db_path);
+    let incoming_media = media.with_file_name(format!(".media.restore-{stamp}"));
+    copy_media(&from.join(MEDIA), &incoming_media)?;
+    if db_path.exists() {
+        settle_wal(db_path)?;
+        let kept = sibling(db_path, &format!(".before-restore-{stamp}"));
+        fs::hard_link(db_path, &kept).map_err(|e| {
+            format!(
+                "cannot keep the current database as {}: {e}",
+                kept.display()
+            )
+        })?;
+    }
+    if media.exists() {
+        let kept = media.with_file_name(format!("media.before-restore-{stamp}"));
+        fs::rename(&media, &kept)
+            .map_err(|e| format!("cannot move the media folder aside: {e}"))?;
+    }
+    fs::rename(&incoming_media, &media)
+        .map_err(|e| format!("cannot put the media folder in place: {e}"))?;
+    fs::rename(&incoming, db_path).map_err(|e| format!("cannot put the database in place: {e}"))?;
+    File::open(folder)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| format!("cannot flush {}: {e}", folder.display()))
+}
+
+/// Moves everything in the database's write-ahead log into the file and removes the log, so
+/// no log of the replaced database is ever read against the restored one. Refuses when
+/// another connection holds the log open (a process still using the database).
+fn settle_wal(db_path: &Path) -> Result<(), String> {
+    let conn = Connection::open(db_path).map_err(|e| format!("cannot open the database: {e}"))?;
+    let busy: i64 = conn
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))
+        .map_err(|e| format!("cannot settle the database's log: {}", sentence(&e)))?;
+    if busy != 0 {
+        return Err("another process is using the database; stop it first".into());
+    }
+    drop(conn);
+    for suffix in ["-wal", "-shm"] {
+        let _ = fs::remove_file(sibling(db_path, suffix));
+    }
+    Ok(())
+}
+
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// The scheduled backups in `dir`, oldest first (their names sort by time).
+pub fn scheduled(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with(SCHEDULED_PREFIX)
+                })
+                .filter(|e| e.path().join(DB_FILE).is_file())
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+/// Removes the oldest scheduled backups in `dir` beyond the newest `keep`; returns how many.
+pub fn rotate(dir: &Path, keep: usize) -> Result<usize, String> {
+    let found = scheduled(dir);
+    let extra = found.len().saturating_sub(keep);
+    for old in &found[..extra] {
+        fs::remove_dir_all(old).map_err(|e| format!("cannot remove {}: {e}", old.display()))?;
+    }
+    Ok(extra)
+}
+
+/// The name of a backup taken at `stamp` (UTC, `YYYYMMDDTHHMMSSZ`): scheduled ones start with
+/// [`SCHEDULED_PREFIX`], the one before a migration names the schema it was taken from.
+pub fn name(kind: Kind, stamp: &str) -> String {
+    match kind {
+        Kind::Scheduled => format!("{SCHEDULED_PREFIX}{stamp}"),
+        Kind::BeforeMigration { from } => format!("pre-migration-v{from}-{stamp}"),
+    }
+}
+
+/// Why a backup is taken, for its name.
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    Scheduled,
+    BeforeMigration { from: i64 },
+}
+
+/// How a backup's name writes the (UTC) time it was taken.
+const STAMP: &str = "%Y%m%dT%H%M%SZ";
+
+/// A time as a backup's name writes it.
+pub fn stamp(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.format(STAMP).to_string()
+}
+
+/// The current wall time as a backup stamp.
+pub fn stamp_now() -> String {
+    stamp(chrono::Utc::now())
+}
+
+/// When a scheduled backup was taken, read from its name.
+pub fn taken_at(path: &Path) -> Option<chrono::DateTime<chrono::Utc>> {
+    let name = path.file_name()?.to_str()?;
+    let stamp = name.strip_prefix(SCHEDULED_PREFIX)?;
+    chrono::NaiveDateTime::parse_from_str(stamp, STAMP)
+        .ok()
+        .map(|t| t.and_utc())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn live(dir: &Path) -> (PathBuf, Connection) {
+        let path = dir.join("data/adcab.db");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut conn = super::super::open_connection(&path).unwrap();
+        schema::migrate(&mut conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (email, plan, subscription, created_at) VALUES ('a@x', 'agency', 'active', '2026-01-01T00:00:00Z')",
+        )
+        .unwrap();
+        (path, conn)
+    }
+
+    #[test]
+    fn a_snapshot_is_verified_and_counts_every_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, conn) = live(dir.path());
+        fs::create_dir_all(media_folder(&path)).unwrap();
+        fs::write(media_folder(&path).join("m_1"), b"jpeg").unwrap();
+        fs::write(
+            media_folder(&path).join(format!("{PARTIAL_UPLOAD}x")),
+            b"half",
+        )
+        .unwrap();
+        let to = dir.path().join("b1");
+        let report = snapshot(&conn, &path, &to).unwrap();
+        assert_eq!(report.tables["users"], 1);
+        assert!(report.tables.contains_key("campaigns"));
+        assert!(to.join(DB_FILE).is_file());
+        assert_eq!(fs::read(to.join("media/m_1")).unwrap(), b"jpeg");
+        assert!(!to.join(format!("media/{PARTIAL_UPLOAD}x")).exists());
+        assert!(report.bytes > 4);
+        let again = snapshot(&conn, &path, &to).unwrap_err();
+        assert!(again.contains("already exists"), "{again}");
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains("partial"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn restore_swaps_the_database_and_keeps_the_old_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, conn) = live(dir.path());
+        let to = dir.path().join("b1");
+        snapshot(&conn, &path, &to).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (email, plan, subscription, created_at) VALUES ('b@x', 'agency', 'active', '2026-01-01T00:00:00Z')",
+        )
+        .unwrap();
+        drop(conn);
+        restore(&to, &path, "20260101T000000Z").unwrap();
+        let back = Connection::open(&path).unwrap();
+        let users: i64 = back
+            .query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(users, 1);
+        let kept = Connection::open(sibling(&path, ".before-restore-20260101T000000Z")).unwrap();
+        let before: i64 = kept
+            .query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(before, 2);
+    }
+
+    #[test]
+    fn restore_refuses_while_the_lock_is_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, conn) = live(dir.path());
+        let to = dir.path().join("b1");
+        snapshot(&conn, &path, &to).unwrap();
+        let held = ServeLock::acquire(&path).unwrap();
+        let err = restore(&to, &path, "x").unwrap_err();
+        assert!(err.contains("a server holds the database"), "{err}");
+        drop(held);
+        restore(&to, &path, "y").unwrap();
+    }
+
+    #[test]
+    fn rotation_keeps_the_newest() {
+        let dir = tempfile::tempdir().unwrap();
+        for stamp in ["20260101T000000Z", "20260102T000000Z", "20260103T000000Z"] {
+            let b = dir.path().join(name(Kind::Scheduled, stamp));
+            fs::create_dir_all(&b).unwrap();
+            fs::write(b.join(DB_FILE), b"x").unwrap();
+        }
+        fs::create_dir_all(dir.path().join("unrelated")).unwrap();
+        assert_eq!(rotate(dir.path(), 2).unwrap(), 1);
+        let left: Vec<String> = scheduled(dir.path())
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, ["adcab-20260102T000000Z", "adcab-20260103T000000Z"]);
+        assert!(dir.path().join("unrelated").exists());
+    }
+}

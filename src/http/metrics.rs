@@ -1,0 +1,15 @@
+//! Owns `GET /metrics`: the service's metrics in the Prometheus (OpenMetrics) text format,
+//! without a key, on the main listener or on `[metrics] listen`'s own.
+
+use super::error::ApiError;
+use super::response::Reply;
+use super::AppState;
+
+/// The content type of the text the encoder writes.
+const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+pub async fn answer(state: &AppState) -> Result<Reply, ApiError> {
+    let metrics = state.services.metrics.clone();
+    let text = state.services.db.read(move |c| metrics.render(c)).await?;
+    Ok(Reply::raw(text, CONTENT_TYPE))
+}

@@ -1,0 +1,153 @@
+//! Owns the retention statements: hourly stats rolled into `daily_stats`, conversions rolled
+//! into `conversion_totals` before they are removed, and the removal of old webhook
+//! deliveries, sent status events and idempotency records. Each function does one small batch
+//! (at most `limit` rows) in the caller's transaction and says how many rows it took, so the
+//! caller loops in short transactions that never hold the writer long.
+//!
+//! Old rows are found through their ids, which grow with time: the first row at or after the
+//! cutoff bounds the batch, so no statement scans rows it will not remove.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::conversions::SPLIT;
+use super::StoreError;
+
+/// The oldest hour of a cabinet's hourly stats that starts before `cutoff`, if any.
+pub fn oldest_hour_before(
+    conn: &Connection,
+    account: i64,
+    cutoff: &str,
+) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT hour FROM hourly_stats WHERE account_id = ?1 AND hour < ?2
+             ORDER BY hour LIMIT 1",
+        )?
+        .query_row(params![account, cutoff], |r| r.get(0))
+        .optional()?)
+}
+
+/// Moves at most `limit` campaigns' rows of one cabinet's `hour` into their days' rows in
+/// `daily_stats` (adding to what the day holds) and removes them. Returns the rows moved.
+pub fn roll_hour(
+    conn: &Connection,
+    account: i64,
+    hour: &str,
+    limit: i64,
+) -> Result<usize, StoreError> {
+    let last: Option<i64> = conn
+        .prepare_cached(
+            "SELECT MAX(ad_id) FROM (SELECT ad_id FROM hourly_stats
+             WHERE account_id = ?1 AND hour = ?2 ORDER BY ad_id LIMIT ?3)",
+        )?
+        .query_row(params![account, hour, limit], |r| r.get(0))?;
+    let Some(last) = last else { return Ok(0) };
+    conn.prepare_cached(
+        "INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions, spent_micros)
+         SELECT account_id, ad_id, substr(hour, 1, 10), views, opens, clicks, actions, spent_micros
+         FROM hourly_stats WHERE account_id = ?1 AND hour = ?2 AND ad_id <= ?3
+         ON CONFLICT (account_id, ad_id, day) DO UPDATE SET views = views + excluded.views,
+            opens = opens + excluded.opens, clicks = clicks + excluded.clicks,
+            actions = actions + excluded.actions,
+            spent_micros = spent_micros + excluded.spent_micros",
+    )?
+    .execute(params![account, hour, last])?;
+    Ok(conn
+        .prepare_cached(
+            "DELETE FROM hourly_stats WHERE account_id = ?1 AND hour = ?2 AND ad_id <= ?3",
+        )?
+        .execute(params![account, hour, last])?)
+}
+
+/// The first id of `table` whose time column is at or after `cutoff` (one past the last id
+/// when none is): every id below it is older.
+fn first_kept(
+    conn: &Connection,
+    table: &str,
+    at: &str,
+    cutoff: &str,
+) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT COALESCE(
+                (SELECT id FROM {table} WHERE {at} >= ?1 ORDER BY id LIMIT 1),
+                (SELECT MAX(id) + 1 FROM {table}))"
+        ))?
+        .query_row([cutoff], |r| r.get(0))?)
+}
+
+/// Removes at most `limit` rows of `table` whose time column `at` is before `cutoff` and that
+/// match `only` (an SQL condition of the table's own columns).
+fn prune_older(
+    conn: &Connection,
+    table: &str,
+    at: &str,
+    only: &str,
+    cutoff: &str,
+    limit: i64,
+) -> Result<usize, StoreError> {
+    let Some(bound) = first_kept(conn, table, at, cutoff)? else {
+        return Ok(0);
+    };
+    Ok(conn
+        .prepare_cached(&format!(
+            "DELETE FROM {table} WHERE id IN
+             (SELECT id FROM {table} WHERE id < ?1 AND {only} ORDER BY id LIMIT ?2)"
+        ))?
+        .execute(params![bound, limit])?)
+}
+
+/// Removes at most `limit` of the webhook deliveries logged before `cutoff`.
+pub fn prune_deliveries(conn: &Connection, cutoff: &str, limit: i64) -> Result<usize, StoreError> {
+    prune_older(conn, "webhook_deliveries", "created_at", "1", cutoff, limit)
+}
+
+/// Removes at most `limit` of the status events recorded before `cutoff` that were sent.
+pub fn prune_events(conn: &Connection, cutoff: &str, limit: i64) -> Result<usize, StoreError> {
+    prune_older(conn, "status_events", "at", "sent = 1", cutoff, limit)
+}
+
+/// Removes at most `limit` of the finished idempotency records made before `cutoff`.
+pub fn prune_idempotency(conn: &Connection, cutoff: &str, limit: i64) -> Result<usize, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "DELETE FROM idempotency_keys WHERE rowid IN
+             (SELECT rowid FROM idempotency_keys WHERE created_at < ?1 AND state = 'done'
+              ORDER BY rowid LIMIT ?2)",
+        )?
+        .execute(params![cutoff, limit])?)
+}
+
+/// Adds at most `limit` of the conversions received before `cutoff` to their campaigns'
+/// `conversion_totals`, then removes them and their attributions. Returns how many.
+pub fn roll_conversions(conn: &Connection, cutoff: &str, limit: i64) -> Result<usize, StoreError> {
+    let Some(bound) = first_kept(conn, "conversions", "received_at", cutoff)? else {
+        return Ok(0);
+    };
+    let last: Option<i64> = conn
+        .prepare_cached(
+            "SELECT MAX(id) FROM (SELECT id FROM conversions WHERE id < ?1 ORDER BY id LIMIT ?2)",
+        )?
+        .query_row(params![bound, limit], |r| r.get(0))?;
+    let Some(last) = last else { return Ok(0) };
+    conn.prepare_cached(
+        "INSERT INTO conversion_totals (account_id, ad_id, event_type, currency, count, amount_high, amount_low)
+         SELECT a.account_id, a.ad_id, c.event_type, COALESCE(c.currency, ''), COUNT(*),
+            SUM(c.amount_micros / ?2), SUM(c.amount_micros % ?2)
+         FROM conversion_campaigns a JOIN conversions c ON c.id = a.conversion_id
+         WHERE a.conversion_id <= ?1
+         GROUP BY a.account_id, a.ad_id, c.event_type, COALESCE(c.currency, '')
+         ON CONFLICT (account_id, ad_id, event_type, currency) DO UPDATE SET
+            count = count + excluded.count,
+            amount_high = CASE WHEN excluded.amount_high IS NULL THEN amount_high
+                ELSE COALESCE(amount_high, 0) + excluded.amount_high END,
+            amount_low = CASE WHEN excluded.amount_low IS NULL THEN amount_low
+                ELSE COALESCE(amount_low, 0) + excluded.amount_low END",
+    )?
+    .execute(params![last, SPLIT])?;
+    conn.prepare_cached("DELETE FROM conversion_campaigns WHERE conversion_id <= ?1")?
+        .execute([last])?;
+    Ok(conn
+        .prepare_cached("DELETE FROM conversions WHERE id <= ?1")?
+        .execute([last])?)
+}

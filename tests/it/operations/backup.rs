@@ -1,0 +1,177 @@
+//! `adcab backup` while the in-process server takes writes, `adcab restore` refused while it
+//! serves and atomic once it stopped, scheduled backups with rotation, and the backup taken
+//! before a migration.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::block_on;
+use crate::helpers::{spawn_app, spawn_app_with};
+use adcab::db::schema;
+use adcab::domain::access::Plan;
+use adcab::{panel, upkeep};
+
+/// A config file naming `db` as the database.
+fn config_for(dir: &Path, db: &Path) -> PathBuf {
+    let path = dir.join("ops.toml");
+    std::fs::write(&path, format!("[storage]\npath = \"{}\"\n", db.display())).unwrap();
+    path
+}
+
+/// Runs the binary; returns its exit success and the JSON it printed.
+fn adcab(config: &Path, args: &[&str]) -> (bool, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_adcab"))
+        .arg("--config")
+        .arg(config)
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let value = serde_json::from_str(text.trim()).unwrap_or_else(|_| panic!("not JSON: {text}"));
+    (out.status.success(), value)
+}
+
+fn users(db: &Path) -> i64 {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn a_backup_under_writes_restores_every_acknowledged_write_and_restore_waits_for_the_server() {
+    let app = spawn_app();
+    let db = app.services.config.storage.path.clone();
+    let config = config_for(app.dir.path(), &db);
+    let acked = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (services, acked, stop) = (app.services.clone(), acked.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                let email = format!("{}@example.com", uuid::Uuid::new_v4().simple());
+                panel::user_add(&services, &email, Plan::Pro).unwrap();
+                acked.fetch_add(1, Ordering::SeqCst);
+            }
+        })
+    };
+    while acked.load(Ordering::SeqCst) < 50 {
+        std::thread::yield_now();
+    }
+    let before = acked.load(Ordering::SeqCst) as i64;
+    let to = app.dir.path().join("backups/b1");
+    let (ok, report) = adcab(&config, &["backup", "--to", to.to_str().unwrap()]);
+    stop.store(true, Ordering::SeqCst);
+    writer.join().unwrap();
+    assert!(ok, "{report}");
+    assert_eq!(report["path"], to.display().to_string());
+    assert!(report["bytes"].as_u64().unwrap() > 0);
+    let counted = report["tables"]["users"].as_i64().unwrap();
+    assert!(
+        counted >= before,
+        "{counted} users in the backup, {before} acknowledged before it"
+    );
+    assert_eq!(users(&to.join("adcab.db")), counted);
+    assert_eq!(
+        schema::inspect(&to.join("adcab.db")).unwrap().integrity,
+        "ok"
+    );
+
+    let (ok, refused) = adcab(&config, &["restore", "--from", to.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .contains("a server holds the database"),
+        "{refused}"
+    );
+    let all = users(&db);
+    assert!(all > counted, "writes went on after the backup");
+
+    let dir = app.into_dir();
+    let (ok, restored) = adcab(&config, &["restore", "--from", to.to_str().unwrap()]);
+    assert!(ok, "{restored}");
+    assert_eq!(restored["restored"], to.display().to_string());
+    assert_eq!(users(&db), counted, "the database is the backup's");
+    assert_eq!(schema::inspect(&db).unwrap().integrity, "ok");
+    drop(dir);
+}
+
+#[test]
+fn scheduled_backups_run_when_due_and_keep_the_newest() {
+    let app = spawn_app_with(|c| {
+        c.backup.every_hours = 24;
+        c.backup.keep = 2;
+    });
+    let dir = app.dir.path().join("scheduled");
+    let app = app.restart_with(|c| c.backup.dir = dir.clone());
+    let day = |d: i64| chrono::Utc::now() + chrono::Duration::days(d);
+    let first = block_on(upkeep::backup_if_due(&app.services, day(0))).unwrap();
+    assert!(first.is_some(), "none yet: one is due");
+    let soon = block_on(upkeep::backup_if_due(
+        &app.services,
+        day(0) + chrono::Duration::hours(23),
+    ))
+    .unwrap();
+    assert!(soon.is_none(), "the newest is less than every_hours old");
+    for d in 1..=3 {
+        assert!(block_on(upkeep::backup_if_due(&app.services, day(d)))
+            .unwrap()
+            .is_some());
+    }
+    let kept = adcab::db::backup::scheduled(&dir);
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(kept[1].ends_with(adcab::db::backup::name(
+        adcab::db::backup::Kind::Scheduled,
+        &adcab::db::backup::stamp(day(3))
+    )));
+}
+
+#[test]
+fn a_database_is_backed_up_before_it_is_migrated() {
+    let app = spawn_app();
+    let folder = app.dir.path().to_path_buf();
+    // As a database written by the previous release: its newest migration not applied. The
+    // restart migrates it, after a backup beside the database ([backup] dir is empty).
+    let app = app.restart_after(|s| {
+        s.db.write_blocking(|tx| {
+            tx.execute_batch(
+                "DROP INDEX webhook_deliveries_delivery;
+                 ALTER TABLE webhook_deliveries DROP COLUMN payload;
+                 DROP TABLE daily_stats; DROP TABLE conversion_totals;
+                 DELETE FROM schema_migrations WHERE version = 10;",
+            )?;
+            Ok::<_, adcab::store::StoreError>(())
+        })
+        .unwrap();
+    });
+    let taken: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("pre-migration-v9-")
+        })
+        .collect();
+    assert_eq!(taken.len(), 1, "one backup before the migration");
+    let found = schema::inspect(&taken[0].join("adcab.db")).unwrap();
+    assert_eq!((found.schema, found.integrity.as_str()), (9, "ok"));
+    let now = schema::inspect(&app.services.config.storage.path).unwrap();
+    assert_eq!(now.schema, schema::version());
+    let again = app.restart();
+    let count = std::fs::read_dir(&folder)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("pre-migration"))
+        .count();
+    assert_eq!(count, 1, "nothing to migrate, no new backup");
+    drop(again);
+}

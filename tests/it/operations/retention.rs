@@ -1,0 +1,188 @@
+//! Retention: hourly stats older than the policy roll into daily rows with every stats period
+//! and history span unchanged; old conversions leave their campaign totals whole; old
+//! deliveries, status events and idempotency records go; nothing newer is touched.
+
+use chrono::Duration;
+use serde_json::{json, Value};
+
+use super::block_on;
+use crate::helpers::{printed, spawn_app_with, Camp, Receiver, TestApp};
+use adcab::{clock, panel, retention};
+
+fn app() -> TestApp {
+    spawn_app_with(|c| {
+        c.retention.hourly_stats_days = 31;
+        c.retention.conversions_days = 1;
+        c.retention.deliveries_days = 1;
+        c.retention.events_days = 1;
+        c.retention.idempotency_days = 1;
+    })
+}
+
+/// Every stats read a client can make of the campaign.
+fn reads(app: &TestApp, key: &str, ad: i64, old_days: (&str, &str)) -> Vec<Value> {
+    let mut all: Vec<Value> = ["1d", "7d", "30d", "all"]
+        .iter()
+        .map(|p| app.get_ok(&format!("/stats?period={p}"), key)["data"].clone())
+        .collect();
+    for period in ["24h", "7d", "30d"] {
+        all.push(
+            app.get_ok(&format!("/campaigns/{ad}/history?period={period}"), key)["data"].clone(),
+        );
+    }
+    let (from, to) = old_days;
+    all.push(
+        app.get_ok(
+            &format!("/campaigns/{ad}/history?period=custom&startDate={from}&endDate={to}"),
+            key,
+        )["data"]
+            .clone(),
+    );
+    all
+}
+
+#[test]
+fn a_roll_up_keeps_every_period_and_history_span_exact() {
+    let app = app();
+    let (_, cabinet, key) = app.manager();
+    app.align_hour();
+    let ad = app.funded(cabinet, 500_000_000);
+    app.advance(30 * 3600);
+    // Forty days of older hours, as a long-lived install holds them.
+    let now = app.now();
+    let hours: Vec<(String, i64)> = (24 * 33..24 * 40)
+        .map(|h| {
+            (
+                clock::iso(clock::hour_start(now - Duration::hours(h))),
+                100 + h,
+            )
+        })
+        .collect();
+    let rows: Vec<String> = hours
+        .iter()
+        .map(|(hour, views)| {
+            format!(
+                "({cabinet}, {ad}, '{hour}', {views}, 1, 2, 1, {})",
+                views * 30
+            )
+        })
+        .collect();
+    app.sql(&format!(
+        "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES {}",
+        rows.join(",")
+    ));
+    let day = |d: i64| (now - Duration::days(d)).format("%Y-%m-%d").to_string();
+    let old_days = (day(38), day(34));
+    let before = reads(&app, &key, ad, (&old_days.0, &old_days.1));
+
+    let done = block_on(retention::pass(&app.services)).unwrap();
+    assert!(done.hourly_stats >= 24 * 6, "{done:?}");
+    let cutoff = retention::Cutoffs::at(&app.services.config.retention, app.now())
+        .hourly_stats
+        .unwrap();
+    let left: i64 = app.scalar(
+        &format!("SELECT COUNT(*) FROM hourly_stats WHERE hour < '{cutoff}'"),
+        &[],
+    );
+    assert_eq!(left, 0, "no hourly row older than the cutoff is left");
+    let days: i64 = app.scalar("SELECT COUNT(*) FROM daily_stats", &[]);
+    assert!(days >= 6, "{days} daily rows");
+    assert_eq!(reads(&app, &key, ad, (&old_days.0, &old_days.1)), before);
+    let (from, to) = (
+        format!("{}T00:00:00Z", old_days.0),
+        format!("{}T23:59:59Z", old_days.1),
+    );
+    let expected: i64 = hours
+        .iter()
+        .filter(|(hour, _)| *hour >= from && *hour <= to)
+        .map(|(_, views)| views)
+        .sum();
+    assert_eq!(before[7]["views"], expected, "the old span read whole days");
+
+    let again = block_on(retention::pass(&app.services)).unwrap();
+    assert_eq!(
+        again,
+        retention::Pruned::default(),
+        "a second pass finds nothing"
+    );
+}
+
+#[test]
+fn old_conversions_deliveries_events_and_idempotency_records_go_and_totals_stay() {
+    let app = app();
+    let user = app.user("pro");
+    let cabinet = app.cabinet(user, "euro", "1000");
+    let key = app.key_with(adcab::panel::NewKey {
+        user,
+        manage: true,
+        postbacks: true,
+        ..Default::default()
+    });
+    let ad = app.campaign(
+        cabinet,
+        Camp::channel("Bot", "https://t.me/shop_bot?start=r1"),
+    );
+    for (txid, amount) in [("a", "10"), ("b", "2.50")] {
+        let r = app.send(
+            "POST",
+            "/postback",
+            &key,
+            Some(&json!({ "ref": "r1", "event": "purchase", "txid": txid, "amount": amount, "cur": "eur" })),
+            &[],
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    let hook = Receiver::start(200);
+    let (hook_id, _, _) = app.hook_key(user, &hook.url);
+    printed(panel::key_ping(&app.services, hook_id).unwrap());
+    let funded = app.funded(cabinet, 10_000_000);
+    let budget = app.send(
+        "POST",
+        &format!("/campaigns/{funded}/budget"),
+        &key,
+        Some(&json!({ "action": "add", "amount": "1.00" })),
+        &[("Idempotency-Key", "retention-1")],
+    );
+    assert_eq!(budget.status, 200, "{}", budget.body);
+    let campaign = |app: &TestApp| app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
+    let before = campaign(&app);
+    assert_eq!(before["conversions"]["purchase"], 2);
+
+    let nothing = block_on(retention::pass(&app.services)).unwrap();
+    assert_eq!(
+        nothing.conversions + nothing.webhook_deliveries,
+        0,
+        "nothing is old yet"
+    );
+    app.advance(2 * 86_400);
+    let recent = app.send(
+        "POST",
+        "/postback",
+        &key,
+        Some(&json!({ "ref": "r1", "event": "lead", "txid": "c" })),
+        &[],
+    );
+    assert_eq!(recent.status, 200);
+    let done = block_on(retention::pass(&app.services)).unwrap();
+    assert_eq!(done.conversions, 2, "{done:?}");
+    assert!(done.webhook_deliveries >= 1, "{done:?}");
+    assert!(done.idempotency_records >= 1, "{done:?}");
+    let after = campaign(&app);
+    assert_eq!(
+        after["conversions"]["purchase"],
+        before["conversions"]["purchase"]
+    );
+    assert_eq!(after["revenue"], before["revenue"]);
+    assert_eq!(after["conversions"]["lead"], 1, "the recent one is kept");
+    let listed = app.get_ok("/conversions", &key)["data"].clone();
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    let log = printed(panel::webhook_log(&app.services, hook_id, Some(1000)).unwrap());
+    let cutoff = clock::iso(app.now() - Duration::days(1));
+    for d in log["deliveries"].as_array().unwrap() {
+        assert_ne!(d["event"], "ping", "the two-day-old ping is gone: {d}");
+        assert!(
+            d["at"].as_str().unwrap() >= cutoff.as_str(),
+            "only recent ones stay: {d}"
+        );
+    }
+}
