@@ -15,11 +15,11 @@ use crate::clock;
 use crate::domain::money::{CabinetType, MAX_UNITS};
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, Switch};
 use crate::store::history::Source;
-use crate::store::{cabinets, campaigns};
+use crate::store::{cabinets, campaigns, conversions};
 use crate::sync;
 
 /// Applies the platform's report to the copy, records the history entry, and answers with
-/// the campaign object and `meta`.
+/// the campaign object (with its conversions, as every read shows it) and `meta`.
 async fn finish(
     state: &AppState,
     kind: CabinetType,
@@ -30,16 +30,20 @@ async fn finish(
 ) -> Result<Reply, ApiError> {
     let (account, ad) = (snap.account_id, snap.ad_id);
     let params = state.services.config.conversions.tracker_params.clone();
-    let row = state
+    let (row, summary) = state
         .services
         .db
         .write(move |tx| {
             sync::apply(tx, &snap, Source::Api, &params)?;
             sync::record_history(tx, account, ad, Source::Api, action, &details)?;
-            campaigns::get(tx, account, ad)?.ok_or(ApiError::CampaignNotFound)
+            let row = campaigns::get(tx, account, ad)?.ok_or(ApiError::CampaignNotFound)?;
+            Ok::<_, ApiError>((row, conversions::summaries(tx, &[(account, ad)])?))
         })
         .await?;
-    Reply::ok_meta(Full::of(&row, kind), Value::Object(meta))
+    Reply::ok_meta(
+        Full::of(&row, kind).with_conversions(summary.first()),
+        Value::Object(meta),
+    )
 }
 
 pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {

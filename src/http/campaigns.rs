@@ -147,11 +147,7 @@ pub async fn get(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErro
         .db
         .read(move |c| conversion_store::summaries(c, &[(account, ad)]))
         .await?;
-    let mut object = Full::of(&row, kind);
-    if let Some(summary) = summary.first() {
-        object = object.with_conversions(summary);
-    }
-    Reply::ok(&object)
+    Reply::ok(Full::of(&row, kind).with_conversions(summary.first()))
 }
 
 /// The `(account_id, ad_id)` a path's `ad_id` names: in the `account_id` given, or in the

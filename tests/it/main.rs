@@ -17,6 +17,7 @@ mod hardening;
 mod health;
 mod idempotency;
 pub mod media;
+mod openapi;
 mod operations;
 mod operator;
 mod postback;

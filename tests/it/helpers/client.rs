@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::TestApp;
+use super::{openapi, TestApp};
 use serde_json::Value;
 
 pub struct Resp {
@@ -25,14 +25,16 @@ impl Resp {
         assert_error_envelope(self.status, &self.headers, &self.body, status, code);
     }
 
-    /// The answer a ureq call got, whatever its status; panics, naming `what` was sent, when
-    /// none came.
+    /// The answer a ureq call got, whatever its status, checked against the OpenAPI document
+    /// (the method is the first word of `what` when that is one); panics, naming `what` was
+    /// sent, when none came.
     pub fn from_ureq(result: Result<ureq::Response, ureq::Error>, what: &str) -> Resp {
         let r = match result {
             Ok(r) | Err(ureq::Error::Status(_, r)) => r,
             Err(e) => panic!("{what}: {e}"),
         };
         let status = r.status();
+        let path = url_path(r.get_url()).to_string();
         let headers = r
             .headers_names()
             .into_iter()
@@ -44,12 +46,23 @@ impl Resp {
         let text = r.into_string().expect("body");
         let body =
             serde_json::from_str(&text).unwrap_or_else(|_| panic!("body is not JSON: {text}"));
+        let method = what
+            .split(' ')
+            .next()
+            .filter(|m| openapi::METHODS.contains(&m.to_ascii_lowercase().as_str()));
+        openapi::assert_documented(method, &path, status, &body);
         Resp {
             status,
             headers,
             body,
         }
     }
+}
+
+/// The path (and query) of a URL.
+fn url_path(url: &str) -> &str {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    after_scheme.find('/').map_or("/", |i| &after_scheme[i..])
 }
 
 /// Checks an answer (`got`, `headers`, `body`) is the spec's failure envelope: `status`,

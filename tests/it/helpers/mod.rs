@@ -1,10 +1,12 @@
 //! Test harness: `spawn_app` (server on port 0, temporary database), a typed HTTP client whose
-//! calls state the status they expect, fixtures built through the panel, and an in-process
-//! webhook receiver that records headers and raw bodies; one file each, all used from here.
+//! calls state the status they expect (every answer checked against the OpenAPI document),
+//! fixtures built through the panel, and an in-process webhook receiver that records headers
+//! and raw bodies; one file each, all used from here.
 
 mod app;
 mod client;
 mod fixtures;
+pub mod openapi;
 mod raw;
 mod receiver;
 mod wait;

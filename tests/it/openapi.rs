@@ -1,0 +1,376 @@
+//! The OpenAPI document (`src/http/openapi.json`, served at `GET /api/v1/openapi.json`): its
+//! operations are exactly the routes the router knows, every `$ref` resolves, every response
+//! schema compiles, it names every error code of the spec, and its schemas refuse answers that
+//! break it. (Every answer of the other tests is checked against it in `Resp::from_ureq`.)
+
+use std::collections::BTreeSet;
+
+use crate::helpers::openapi::{self, document, TEXT};
+use crate::helpers::spawn_app;
+use adcab::http::router::{self, Endpoint, Handler, ROUTES};
+use hyper::Method;
+use serde_json::{json, Value};
+
+/// The routes outside `ROUTES`: answered without a key.
+const UNKEYED: [(&str, &str); 10] = [
+    ("get", "/healthz"),
+    ("head", "/healthz"),
+    ("get", "/readyz"),
+    ("head", "/readyz"),
+    ("get", "/metrics"),
+    ("head", "/metrics"),
+    ("get", "/api/v1/openapi.json"),
+    ("head", "/api/v1/openapi.json"),
+    ("get", "/api/v1/ingest/{token}"),
+    ("post", "/api/v1/ingest/{token}"),
+];
+
+/// Every error code of the spec's table (api-spec.md, Errors).
+const SPEC_CODES: [&str; 33] = [
+    "API_KEY_MISSING",
+    "API_KEY_INVALID",
+    "NO_ACCOUNTS",
+    "FORBIDDEN",
+    "READ_ONLY_KEY",
+    "WRITE_NOT_ALLOWED",
+    "VIEW_ONLY_ACCESS",
+    "FEATURE_NOT_AVAILABLE",
+    "SUBSCRIPTION_REQUIRED",
+    "ACCOUNT_INACTIVE",
+    "INGEST_DISABLED",
+    "ACCOUNT_ID_REQUIRED",
+    "ACCOUNT_NOT_FOUND",
+    "CAMPAIGN_NOT_FOUND",
+    "TASK_NOT_FOUND",
+    "NOT_FOUND",
+    "UNKNOWN_AD_IDS",
+    "VALIDATION_ERROR",
+    "UNSUPPORTED_MEDIA",
+    "FILE_TOO_LARGE",
+    "PLATFORM_REJECTED",
+    "BUDGET_UNCHANGED",
+    "INSUFFICIENT_AD_BALANCE",
+    "CABINET_AUTH_EXPIRED",
+    "CABINET_LOCKED",
+    "RATE_LIMITED",
+    "QUEUE_FULL",
+    "IDEMPOTENCY_KEY_REQUIRED",
+    "IDEMPOTENCY_KEY_INVALID",
+    "IDEMPOTENCY_KEY_REUSED",
+    "IDEMPOTENCY_IN_PROGRESS",
+    "IDEMPOTENCY_UNAVAILABLE",
+    "INTERNAL_ERROR",
+];
+
+/// Every (method, path) operation of the document.
+fn operations() -> BTreeSet<(String, String)> {
+    let mut ops = BTreeSet::new();
+    for (path, item) in document()["paths"].as_object().expect("paths") {
+        for method in openapi::METHODS {
+            if item.get(method).is_some() {
+                ops.insert((method.to_string(), path.clone()));
+            }
+        }
+    }
+    ops
+}
+
+/// A concrete path for a templated one: each `{...}` segment filled in.
+fn concrete(template: &str) -> String {
+    template
+        .split('/')
+        .map(|s| if s.starts_with('{') { "17" } else { s })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Every value of `key` anywhere in `value`.
+fn collect<'a>(value: &'a Value, key: &str, out: &mut Vec<&'a Value>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                if k == key {
+                    out.push(v);
+                }
+                collect(v, key, out);
+            }
+        }
+        Value::Array(list) => list.iter().for_each(|v| collect(v, key, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_document_holds_exactly_the_routes_the_router_knows() {
+    let mut expected: BTreeSet<(String, String)> = ROUTES
+        .iter()
+        .map(|d| {
+            (
+                d.method.as_str().to_ascii_lowercase(),
+                format!("{}{}", router::PREFIX, d.pattern),
+            )
+        })
+        .collect();
+    expected.extend(UNKEYED.iter().map(|(m, p)| (m.to_string(), p.to_string())));
+    let documented = operations();
+    let missing: Vec<_> = expected.difference(&documented).collect();
+    let extra: Vec<_> = documented.difference(&expected).collect();
+    assert!(
+        missing.is_empty(),
+        "routes missing from the document: {missing:?}"
+    );
+    assert!(extra.is_empty(), "operations no route serves: {extra:?}");
+    assert_eq!(document()["openapi"], "3.1.0");
+
+    // Every method the router takes on a documented path is documented there.
+    for template in documented.iter().map(|(_, p)| p).collect::<BTreeSet<_>>() {
+        for method in openapi::METHODS {
+            let m = Method::from_bytes(method.to_ascii_uppercase().as_bytes()).unwrap();
+            if router::resolve(&m, &concrete(template)).is_ok() {
+                assert!(
+                    documented.contains(&(method.to_string(), template.clone())),
+                    "the router takes {method} {template}; the document does not list it"
+                );
+            }
+        }
+    }
+    for (method, template) in &documented {
+        let path = concrete(template);
+        let m = Method::from_bytes(method.to_ascii_uppercase().as_bytes()).unwrap();
+        let resolved = router::resolve(&m, &path)
+            .unwrap_or_else(|e| panic!("{method} {path}: the router answers {}", e.code()));
+        match resolved {
+            Endpoint::Api(route) => assert_eq!(
+                format!("{}{}", router::PREFIX, route.def.pattern),
+                *template,
+                "{method} {path}"
+            ),
+            Endpoint::Ingest(token) => {
+                assert_eq!(template, "/api/v1/ingest/{token}");
+                assert_eq!(token, "17");
+            }
+            _ => assert!(
+                UNKEYED.contains(&(method.as_str(), template.as_str())),
+                "{method} {template}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn keys_and_idempotency_keys_are_documented_where_the_router_asks_for_them() {
+    let paths = &document()["paths"];
+    for d in &ROUTES {
+        let template = format!("{}{}", router::PREFIX, d.pattern);
+        let method = d.method.as_str().to_ascii_lowercase();
+        let operation = &paths[&template][&method];
+        assert!(
+            operation.get("security").is_none(),
+            "{method} {template} takes the document's X-API-Key"
+        );
+        let takes_key = operation["parameters"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|p| openapi::deref(p)["name"] == "Idempotency-Key");
+        let idempotent = matches!(d.handler, Handler::Idempotent(_));
+        assert_eq!(
+            takes_key, idempotent,
+            "Idempotency-Key on {method} {template}"
+        );
+        if idempotent {
+            let required = operation["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(openapi::deref)
+                .any(|p| p["name"] == "Idempotency-Key" && p["required"] == true);
+            assert!(required, "{method} {template}: Idempotency-Key is required");
+        }
+    }
+    for (method, template) in UNKEYED {
+        assert_eq!(
+            paths[template][method]["security"],
+            json!([]),
+            "{method} {template} takes no key"
+        );
+    }
+    let scheme = &document()["components"]["securitySchemes"]["ApiKey"];
+    assert_eq!(
+        (&scheme["type"], &scheme["in"], &scheme["name"]),
+        (&json!("apiKey"), &json!("header"), &json!("X-API-Key"))
+    );
+    assert_eq!(document()["security"], json!([{ "ApiKey": [] }]));
+}
+
+#[test]
+fn every_ref_resolves_and_every_response_schema_compiles() {
+    let mut refs = Vec::new();
+    collect(document(), "$ref", &mut refs);
+    assert!(
+        refs.len() > 100,
+        "the document shares its parts through $ref"
+    );
+    for r in refs {
+        let pointer = r.as_str().expect("a $ref is a string");
+        let target = pointer
+            .strip_prefix('#')
+            .and_then(|p| document().pointer(p));
+        assert!(target.is_some(), "$ref {pointer} resolves to nothing");
+    }
+    let mut compiled = 0;
+    for (method, template) in operations() {
+        let responses = document()["paths"][&template][&method]["responses"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{method} {template} has responses"));
+        for (status, response) in responses {
+            let schema = &openapi::deref(response)["content"]["application/json"]["schema"];
+            if schema.is_object() {
+                openapi::compile(schema)
+                    .unwrap_or_else(|e| panic!("{method} {template} {status}: {e}"));
+                compiled += 1;
+            }
+        }
+    }
+    for (name, schema) in document()["components"]["schemas"].as_object().unwrap() {
+        openapi::compile(schema).unwrap_or_else(|e| panic!("schema {name}: {e}"));
+    }
+    assert!(compiled > 100, "{compiled} response schemas");
+}
+
+#[test]
+fn every_error_code_of_the_spec_is_documented_with_its_status() {
+    let mut documented: BTreeSet<(String, String)> = BTreeSet::new();
+    for (method, template) in operations() {
+        let responses = document()["paths"][&template][&method]["responses"]
+            .as_object()
+            .unwrap();
+        for (status, response) in responses {
+            let mut enums = Vec::new();
+            collect(
+                &openapi::deref(response)["content"]["application/json"]["schema"],
+                "code",
+                &mut enums,
+            );
+            for code in enums
+                .iter()
+                .flat_map(|c| c["enum"].as_array().into_iter().flatten())
+            {
+                documented.insert((status.clone(), code.as_str().unwrap().to_string()));
+            }
+        }
+    }
+    let codes: BTreeSet<&str> = documented.iter().map(|(_, c)| c.as_str()).collect();
+    for code in SPEC_CODES {
+        assert!(
+            codes.contains(code),
+            "{code} is on no response of the document"
+        );
+    }
+    for (status, code) in &documented {
+        let expected = match code.as_str() {
+            "API_KEY_MISSING" | "API_KEY_INVALID" | "NO_ACCOUNTS" | "TOKEN_INVALID" => "401",
+            "FORBIDDEN"
+            | "READ_ONLY_KEY"
+            | "WRITE_NOT_ALLOWED"
+            | "VIEW_ONLY_ACCESS"
+            | "FEATURE_NOT_AVAILABLE"
+            | "SUBSCRIPTION_REQUIRED"
+            | "ACCOUNT_INACTIVE"
+            | "INGEST_DISABLED" => "403",
+            "ACCOUNT_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "TASK_NOT_FOUND" | "NOT_FOUND"
+            | "REF_NOT_FOUND" | "ROUTE_NOT_FOUND" => "404",
+            "FILE_TOO_LARGE" | "BODY_TOO_LARGE" => "413",
+            "CABINET_AUTH_EXPIRED"
+            | "CABINET_LOCKED"
+            | "IDEMPOTENCY_IN_PROGRESS"
+            | "AMBIGUOUS_REF" => "409",
+            "RATE_LIMITED" | "QUEUE_FULL" => "429",
+            "IDEMPOTENCY_KEY_REUSED" => "422",
+            "IDEMPOTENCY_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "PLATFORM_UNAVAILABLE" => "503",
+            "INTERNAL_ERROR" => "500",
+            "REQUEST_TIMEOUT" => "408",
+            // The transport's codes share `default`.
+            "URI_TOO_LONG" | "HEADERS_TOO_LARGE" => "default",
+            _ => "400",
+        };
+        let transport =
+            status == "default" && ["BAD_REQUEST", "SERVICE_UNAVAILABLE"].contains(&code.as_str());
+        assert!(
+            status == expected || transport,
+            "{code} is documented under {status}, the service answers it with {expected}"
+        );
+    }
+}
+
+#[test]
+fn the_served_document_is_the_file() {
+    let app = spawn_app();
+    let root = app.base.trim_end_matches("/api/v1");
+    let r = ureq::get(&format!("{root}/api/v1/openapi.json"))
+        .call()
+        .expect("the document is served");
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    let served = r.into_string().expect("a body");
+    assert!(
+        served == TEXT,
+        "the served document differs from src/http/openapi.json"
+    );
+}
+
+/// A real campaign as `GET /api/v1/campaigns/{ad}` answers it (checked against the document on
+/// the way), then broken in ways the document must refuse.
+#[test]
+fn the_schemas_refuse_answers_that_break_the_document() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let path = format!("/api/v1/campaigns/{ad}");
+    let good = app.get_ok(&format!("/campaigns/{ad}"), &key);
+    assert_eq!(openapi::check(Some("GET"), &path, 200, &good), Ok(()));
+
+    let mut numeric_budget = good.clone();
+    numeric_budget["data"]["budget"] = json!(12.5);
+    let refused = openapi::check(Some("GET"), &path, 200, &numeric_budget).unwrap_err();
+    assert!(refused.contains("/data/budget"), "{refused}");
+
+    let mut missing_field = good.clone();
+    missing_field["data"]
+        .as_object_mut()
+        .unwrap()
+        .remove("synced_at");
+    assert!(openapi::check(Some("GET"), &path, 200, &missing_field).is_err());
+
+    let mut unknown_status = good.clone();
+    unknown_status["data"]["status"] = json!("Running");
+    assert!(openapi::check(Some("GET"), &path, 200, &unknown_status).is_err());
+
+    let mut undocumented_field = good.clone();
+    undocumented_field["data"]["secret"] = json!("x");
+    assert!(openapi::check(Some("GET"), &path, 200, &undocumented_field).is_err());
+
+    let failure = app.get_err("/tasks/999999", &key, 404, "TASK_NOT_FOUND");
+    let task = "/api/v1/tasks/999999";
+    assert_eq!(openapi::check(Some("GET"), task, 404, &failure), Ok(()));
+    let mut other_code = failure.clone();
+    other_code["code"] = json!("CAMPAIGN_NOT_FOUND");
+    assert!(
+        openapi::check(Some("GET"), task, 404, &other_code).is_err(),
+        "a code the operation does not answer"
+    );
+    assert!(
+        openapi::check(Some("GET"), task, 409, &failure).is_err(),
+        "a status the operation does not answer"
+    );
+    assert!(
+        openapi::check(Some("GET"), &path, 200, &failure).is_err(),
+        "a failure where success is documented"
+    );
+    let unrouted = app.expect_err("GET", "/nope", Some(&key), 404, "ROUTE_NOT_FOUND");
+    assert_eq!(
+        openapi::check(Some("GET"), "/api/v1/nope", 404, &unrouted),
+        Ok(())
+    );
+    assert!(openapi::check(Some("GET"), "/api/v1/nope", 404, &good).is_err());
+}
