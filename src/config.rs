@@ -504,7 +504,10 @@ mod tests {
         assert!(!c.demo.bootstrap);
         assert!(!c.webhooks.allow_private_targets);
         assert_eq!(c.log.format, LogFormat::Json, "journald takes JSON lines");
-        assert!(c.metrics.listen.starts_with("127.0.0.1:"), "metrics stay local");
+        assert!(
+            c.metrics.listen.starts_with("127.0.0.1:"),
+            "metrics stay local"
+        );
         let unit = include_str!("../packaging/adcab.service");
         assert!(unit.contains("--config /etc/adcab/adcab.toml"));
         for line in [
