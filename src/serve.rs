@@ -10,7 +10,7 @@ use tokio::net::TcpListener;
 
 use crate::db::backup::ServeLock;
 use crate::services::Services;
-use crate::{http, scheduler, store, sync, systemd, upkeep, webhooks, worker};
+use crate::{db, http, scheduler, store, sync, systemd, upkeep, webhooks, worker};
 
 /// Serves the API on `listener` until `shutdown` resolves; in-flight requests finish first.
 /// The database's serve lock is held throughout (a restore refuses to run under it). Work a
@@ -52,6 +52,7 @@ pub async fn run(
             stopped.clone(),
         )),
         tokio::spawn(upkeep::run(services.clone(), stopped.clone())),
+        tokio::spawn(db::checkpoints(services.db.clone(), stopped.clone())),
         tokio::spawn(systemd::watchdog(services.clone(), stopped)),
     ];
     let state = Arc::new(http::AppState::new(services, wake));
