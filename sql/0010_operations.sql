@@ -2,7 +2,7 @@
 -- sent again.
 
 -- What each campaign gained in one UTC day of the service clock, for hours older than
--- `[retention] hourly_stats_days`: hourly rows roll up here (an hour at a time) and are removed.
+-- `[retention] hourly_stats_days`: hourly rows roll up here (campaign by campaign) and are removed.
 CREATE TABLE daily_stats (
     account_id    INTEGER NOT NULL,
     ad_id         INTEGER NOT NULL,

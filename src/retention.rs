@@ -1,5 +1,5 @@
 //! Owns the retention pass (`[retention]`): hourly stats older than `hourly_stats_days` roll
-//! into daily rows, conversions older than `conversions_days` into their campaigns' totals, and
+//! into daily rows (campaign by campaign), conversions older than `conversions_days` into their campaigns' totals, and
 //! old webhook deliveries, sent status events and idempotency records are removed. Cutoffs are
 //! read on the service clock, like the times the rows carry. The pass works in batches of
 //! [`BATCH`] rows, each its own short write transaction, and yields between them, so the API's
@@ -16,6 +16,9 @@ use crate::{clock, Services};
 
 /// Rows one batch moves or removes, at most.
 pub const BATCH: i64 = 2_000;
+/// Campaigns whose old hourly stats one batch rolls up: about a day's rows each in the
+/// steady state, so a batch stays near [`BATCH`] rows.
+const CAMPAIGNS: i64 = 80;
 /// The pause between two batches, so waiting writers take the writer first.
 const BREATHER: Duration = Duration::from_millis(2);
 
@@ -66,20 +69,21 @@ pub async fn pass(services: &Services) -> Result<Pruned, StoreError> {
     if let Some(cutoff) = cut.hourly_stats {
         let accounts = db.read(cabinets::all_ids).await?;
         for account in accounts {
+            let mut after = 0;
             loop {
                 let cutoff = cutoff.clone();
-                let moved = db
+                let (last, moved) = db
                     .write(move |tx| {
-                        let Some(hour) = retention::oldest_hour_before(tx, account, &cutoff)?
-                        else {
-                            return Ok::<_, StoreError>(0);
-                        };
-                        retention::roll_hour(tx, account, &hour, BATCH)
+                        let ads = retention::campaigns_with_stats(tx, account, after, CAMPAIGNS)?;
+                        let mut moved = 0;
+                        for ad in &ads {
+                            moved += retention::roll_campaign(tx, account, *ad, &cutoff)?;
+                        }
+                        Ok::<_, StoreError>((ads.last().copied(), moved))
                     })
                     .await?;
-                if moved == 0 {
-                    break;
-                }
+                let Some(last) = last else { break };
+                after = last;
                 done.hourly_stats += moved as u64;
                 tokio::time::sleep(BREATHER).await;
             }

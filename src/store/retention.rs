@@ -1,62 +1,63 @@
 //! Owns the retention statements: hourly stats rolled into `daily_stats`, conversions rolled
 //! into `conversion_totals` before they are removed, and the removal of old webhook
 //! deliveries, sent status events and idempotency records. Each function does one small batch
-//! (at most `limit` rows) in the caller's transaction and says how many rows it took, so the
-//! caller loops in short transactions that never hold the writer long.
+//! (at most `limit` rows, or one campaign's stats) in the caller's transaction and says how
+//! many rows it took, so the caller loops in short transactions that never hold the writer
+//! long.
 //!
 //! Old rows are found through their ids, which grow with time: the first row at or after the
 //! cutoff bounds the batch, so no statement scans rows it will not remove.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection};
 
 use super::conversions::SPLIT;
 use super::StoreError;
 
-/// The oldest hour of a cabinet's hourly stats that starts before `cutoff`, if any.
-pub fn oldest_hour_before(
+/// The campaigns of a cabinet that ever had hourly stats (each has a stat mark), in id order,
+/// after `after`, at most `limit`.
+pub fn campaigns_with_stats(
     conn: &Connection,
     account: i64,
-    cutoff: &str,
-) -> Result<Option<String>, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT hour FROM hourly_stats WHERE account_id = ?1 AND hour < ?2
-             ORDER BY hour LIMIT 1",
-        )?
-        .query_row(params![account, cutoff], |r| r.get(0))
-        .optional()?)
+    after: i64,
+    limit: i64,
+) -> Result<Vec<i64>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id FROM stat_marks WHERE account_id = ?1 AND ad_id > ?2 ORDER BY ad_id LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(params![account, after, limit], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Moves at most `limit` campaigns' rows of one cabinet's `hour` into their days' rows in
-/// `daily_stats` (adding to what the day holds) and removes them. Returns the rows moved.
-pub fn roll_hour(
+/// Moves a campaign's hourly rows before `cutoff` (the start of a day) into its days' rows in
+/// `daily_stats` (adding to what a day holds) and removes them. Returns the rows moved. Taken
+/// campaign by campaign in id order, both the hourly rows' key (hour, then campaign) and
+/// their campaign index are walked in order, so a batch touches few pages. The campaign index
+/// is named: left to itself, SQLite reads the key's range of every campaign's old hours.
+pub fn roll_campaign(
     conn: &Connection,
     account: i64,
-    hour: &str,
-    limit: i64,
+    ad: i64,
+    cutoff: &str,
 ) -> Result<usize, StoreError> {
-    let last: Option<i64> = conn
-        .prepare_cached(
-            "SELECT MAX(ad_id) FROM (SELECT ad_id FROM hourly_stats
-             WHERE account_id = ?1 AND hour = ?2 ORDER BY ad_id LIMIT ?3)",
-        )?
-        .query_row(params![account, hour, limit], |r| r.get(0))?;
-    let Some(last) = last else { return Ok(0) };
     conn.prepare_cached(
         "INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions, spent_micros)
-         SELECT account_id, ad_id, substr(hour, 1, 10), views, opens, clicks, actions, spent_micros
-         FROM hourly_stats WHERE account_id = ?1 AND hour = ?2 AND ad_id <= ?3
+         SELECT account_id, ad_id, substr(hour, 1, 10), SUM(views), SUM(opens), SUM(clicks),
+            SUM(actions), SUM(spent_micros)
+         FROM hourly_stats INDEXED BY hourly_stats_ad
+         WHERE account_id = ?1 AND ad_id = ?2 AND hour < ?3
+         GROUP BY substr(hour, 1, 10)
          ON CONFLICT (account_id, ad_id, day) DO UPDATE SET views = views + excluded.views,
             opens = opens + excluded.opens, clicks = clicks + excluded.clicks,
             actions = actions + excluded.actions,
             spent_micros = spent_micros + excluded.spent_micros",
     )?
-    .execute(params![account, hour, last])?;
+    .execute(params![account, ad, cutoff])?;
     Ok(conn
         .prepare_cached(
-            "DELETE FROM hourly_stats WHERE account_id = ?1 AND hour = ?2 AND ad_id <= ?3",
+            "DELETE FROM hourly_stats INDEXED BY hourly_stats_ad
+             WHERE account_id = ?1 AND ad_id = ?2 AND hour < ?3",
         )?
-        .execute(params![account, hour, last])?)
+        .execute(params![account, ad, cutoff])?)
 }
 
 /// The first id of `table` whose time column is at or after `cutoff` (one past the last id
