@@ -74,7 +74,7 @@ pub async fn pass(services: &Services) -> Result<Pruned, StoreError> {
                 let cutoff = cutoff.clone();
                 let (last, moved) = db
                     .write(move |tx| {
-                        let ads = retention::campaigns_with_stats(tx, account, after, CAMPAIGNS)?;
+                        let ads = retention::campaigns_after(tx, account, after, CAMPAIGNS)?;
                         let mut moved = 0;
                         for ad in &ads {
                             moved += retention::roll_campaign(tx, account, *ad, &cutoff)?;

@@ -13,16 +13,16 @@ use rusqlite::{params, Connection};
 use super::conversions::SPLIT;
 use super::StoreError;
 
-/// The campaigns of a cabinet that ever had hourly stats (each has a stat mark), in id order,
-/// after `after`, at most `limit`.
-pub fn campaigns_with_stats(
+/// A cabinet's stored campaigns in id order, after `after`, at most `limit`. Every campaign
+/// with hourly stats is among them: only a copy of an ad that never ran is ever removed.
+pub fn campaigns_after(
     conn: &Connection,
     account: i64,
     after: i64,
     limit: i64,
 ) -> Result<Vec<i64>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT ad_id FROM stat_marks WHERE account_id = ?1 AND ad_id > ?2 ORDER BY ad_id LIMIT ?3",
+        "SELECT ad_id FROM campaigns WHERE account_id = ?1 AND ad_id > ?2 ORDER BY ad_id LIMIT ?3",
     )?;
     let rows = stmt.query_map(params![account, after, limit], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
