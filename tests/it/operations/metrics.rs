@@ -130,6 +130,27 @@ fn refusals_deliveries_ingest_and_queue_each_move_their_metric() {
 }
 
 #[test]
+fn events_waiting_for_a_slow_receiver_are_the_outbox_backlog() {
+    let app = spawn_app();
+    let (user, _, _) = app.manager();
+    // A receiver that takes connections and never answers: the sender waits on it, and the
+    // events stay in the outbox until their delivery is logged.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", silent.local_addr().unwrap());
+    let (key, _, _) = app.hook_key(user, &url);
+    assert_eq!(sample(&scrape(&app), "adcab_webhook_outbox_backlog"), 0.0);
+    let now = adcab::clock::iso(app.now());
+    for n in 0..3 {
+        app.sql(&format!(
+            "INSERT INTO webhook_outbox (key_id, event, delivery_id, payload, created_at)
+             VALUES ({key}, 'status_change', 'backlog-{n}', '{{}}', '{now}')"
+        ));
+    }
+    assert_eq!(sample(&scrape(&app), "adcab_webhook_outbox_backlog"), 3.0);
+    drop(silent);
+}
+
+#[test]
 fn a_metrics_listener_of_its_own_takes_metrics_off_the_main_one() {
     let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = free.local_addr().unwrap().to_string();
