@@ -15,12 +15,13 @@ use crate::store::{cabinets, retention, StoreError};
 use crate::{clock, Services};
 
 /// Rows one batch moves or removes, at most.
-pub const BATCH: i64 = 2_000;
+pub const BATCH: i64 = 500;
 /// Campaigns whose old hourly stats one batch rolls up: about a day's rows each in the
 /// steady state, so a batch stays near [`BATCH`] rows.
-const CAMPAIGNS: i64 = 80;
-/// The pause between two batches, so waiting writers take the writer first.
-const BREATHER: Duration = Duration::from_millis(2);
+const CAMPAIGNS: i64 = 20;
+/// The pause between two batches: the pass holds the writer about a quarter of the time, and
+/// requests waiting for it go first.
+const BREATHER: Duration = Duration::from_millis(20);
 
 /// What one pass moved and removed.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
@@ -69,6 +70,11 @@ pub async fn pass(services: &Services) -> Result<Pruned, StoreError> {
     if let Some(cutoff) = cut.hourly_stats {
         let accounts = db.read(cabinets::all_ids).await?;
         for account in accounts {
+            let c = cutoff.clone();
+            let due = db.read(move |conn| retention::has_hours_before(conn, account, &c));
+            if !due.await? {
+                continue;
+            }
             let mut after = 0;
             loop {
                 let cutoff = cutoff.clone();
@@ -85,7 +91,9 @@ pub async fn pass(services: &Services) -> Result<Pruned, StoreError> {
                 let Some(last) = last else { break };
                 after = last;
                 done.hourly_stats += moved as u64;
-                tokio::time::sleep(BREATHER).await;
+                if moved > 0 {
+                    tokio::time::sleep(BREATHER).await;
+                }
             }
         }
     }

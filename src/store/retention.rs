@@ -13,6 +13,15 @@ use rusqlite::{params, Connection};
 use super::conversions::SPLIT;
 use super::StoreError;
 
+/// Whether a cabinet has any hourly row before `cutoff`.
+pub fn has_hours_before(conn: &Connection, account: i64, cutoff: &str) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM hourly_stats WHERE account_id = ?1 AND hour < ?2)",
+        )?
+        .query_row(params![account, cutoff], |r| r.get(0))?)
+}
+
 /// A cabinet's stored campaigns in id order, after `after`, at most `limit`. Every campaign
 /// with hourly stats is among them: only a copy of an ad that never ran is ever removed.
 pub fn campaigns_after(
