@@ -8,8 +8,9 @@
 //!
 //! - the year: each day's rows are written with plain SQL on a connection of the benchmark's
 //!   (`synchronous=OFF`; the hourly sync is not what is measured), then the service clock
-//!   moves a day and one `retention::pass` runs, as the hourly upkeep would have by then. Every
-//!   30 days: the database's size, row counts and that day's pass;
+//!   moves a day and one retention pass runs, as the hourly upkeep would have by then, without
+//!   the service pace's pauses ([`YEAR_PACE`]; nothing else waits for the writer). Every 30
+//!   days: the database's size, row counts and that day's pass;
 //! - the size: the database file and its WAL against a bound stated from the policy: the
 //!   rows each kind keeps at most times the bytes a row took (pages in use added / rows
 //!   written, measured in this run before anything of that kind was pruned; daily rows in a
@@ -25,13 +26,15 @@
 //!   day (the clock moved a day, that day's rows written first), [`ROUNDS`] times; medians of
 //!   the rounds.
 //!
-//! While the days are written, the write-ahead log is checkpointed every second in the
-//! background by the service's own loop, as `serve` does.
+//! A day is written as the hourly sync writes it, hour by hour and cabinet by cabinet, and its
+//! trickle one transaction per kind. While the days are written the service's own loop
+//! checkpoints the write-ahead log every second in the background, as `serve` does, and the
+//! benchmark checkpoints it between simulated hours and after a pass, as that loop would have
+//! in the time between them; the next commit then starts the log over.
 //!
 //! Run: `cargo run --release --example retention_bench` (optional arguments: campaigns and
 //! days, defaults 10000 and 365; `--quick` for 1000 campaigns over 60 days with fewer
-//! requests). The passes take most of a default run's time, as a pass rolls a day of 10,000
-//! campaigns once a day.
+//! requests). A default run takes about an hour on a 2-core machine.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,6 +76,13 @@ const ROUNDS: usize = 3;
 const CLIENTS: usize = 2;
 /// Campaigns on a list page.
 const PAGE: usize = 100;
+/// The pace of the year's passes: nothing else waits for the writer then, so no pauses. The
+/// measured passes run at the service's pace.
+const YEAR_PACE: retention::Pace = retention::Pace {
+    campaigns: 200,
+    rows: 5000,
+    breather: Duration::ZERO,
+};
 /// The upkeep's own first pass runs a minute after start; measurements begin after it.
 const UPKEEP_FIRST_PASS: Duration = Duration::from_secs(65);
 
@@ -215,8 +225,11 @@ fn main() {
         }
         advance_day(&services);
         let took = Instant::now();
-        let pruned = rt.block_on(retention::pass(&services)).expect("pass");
+        let pruned = rt
+            .block_on(retention::pass_paced(&services, YEAR_PACE))
+            .expect("pass");
         let took = took.elapsed().as_secs_f64();
+        seeder.quiet();
         passes.push((pruned.hourly_stats, took));
         if (d + 1) % 30 == 0 || d + 1 == args.days {
             let (hourly, daily) = seeder.counts();
@@ -449,6 +462,10 @@ impl std::fmt::Display for Size {
 /// Writes the simulated days with plain SQL on a connection of its own.
 struct Seeder<'a> {
     conn: Connection,
+    /// The service's database, whose checkpoint runs between simulated hours.
+    db: adcab::db::Db,
+    /// Each cabinet and its campaigns.
+    cabinets: Vec<(i64, Vec<i64>)>,
     path: std::path::PathBuf,
     install: &'a Install,
     /// Each cabinet's hourly digest body, as the webhook sender logs it.
@@ -479,8 +496,18 @@ impl<'a> Seeder<'a> {
             "headers": [],
         })
         .to_string();
+        let cabinets = install
+            .accounts
+            .iter()
+            .map(|account| {
+                let ads = install.ads.iter().filter(|(a, _)| a == account);
+                (*account, ads.map(|(_, ad)| *ad).collect())
+            })
+            .collect();
         Seeder {
             conn,
+            db: services.db.clone(),
+            cabinets,
             path: path.to_path_buf(),
             install,
             digests: Vec::new(),
@@ -567,6 +594,12 @@ impl<'a> Seeder<'a> {
         rows.join(", ")
     }
 
+    /// What the service's background checkpoint does in the time between two simulated
+    /// hours: the write-ahead log copied into the database, so the next commit starts it over.
+    fn quiet(&self) {
+        self.db.checkpoint().unwrap();
+    }
+
     /// Runs `f` in one transaction and returns what it returned and the bytes of pages in use
     /// it added.
     fn measured(&mut self, f: impl FnOnce(&rusqlite::Transaction) -> u64) -> (u64, i64) {
@@ -587,17 +620,14 @@ impl<'a> Seeder<'a> {
             added.bytes[kind as usize] += bytes;
         };
         let install = self.install;
-        for account in &install.accounts {
-            let ads: Vec<i64> = install
-                .ads
-                .iter()
-                .filter(|(a, _)| a == account)
-                .map(|(_, ad)| *ad)
-                .collect();
-            record(
-                Kind::Hourly,
-                self.measured(|tx| hourly(tx, *account, &ads, date, day)),
-            );
+        for h in 0..24 {
+            for (account, ads) in &self.cabinets.clone() {
+                record(
+                    Kind::Hourly,
+                    self.measured(|tx| hourly(tx, *account, ads, date, day, h)),
+                );
+            }
+            self.quiet();
         }
         if self.digests.is_empty() {
             let hour = date.and_hms_opt(0, 0, 0).unwrap().and_utc();
@@ -618,39 +648,48 @@ impl<'a> Seeder<'a> {
             Kind::Conversions,
             self.measured(|tx| conversions(tx, user, &install.ads, date, day)),
         );
+        self.quiet();
         let events = self.measured(|tx| events(tx, &install.ads, date, day));
         record(Kind::Events, events);
+        self.quiet();
         let digests = std::mem::take(&mut self.digests);
         record(
             Kind::Deliveries,
             self.measured(|tx| deliveries(tx, key_id, install, &digests, date, day)),
         );
         self.digests = digests;
+        self.quiet();
         record(
             Kind::Idempotency,
             self.measured(|tx| idempotency(tx, user, &answer, install.ads.len(), date, day)),
         );
+        self.quiet();
         added
     }
 }
 
-/// Every campaign's 24 hours of one cabinet, hour after hour as the sync writes them.
-fn hourly(tx: &rusqlite::Transaction, account: i64, ads: &[i64], date: NaiveDate, day: i64) -> u64 {
+/// Every campaign's hour `h` of `date` in one cabinet, as the hourly sync writes them.
+fn hourly(
+    tx: &rusqlite::Transaction,
+    account: i64,
+    ads: &[i64],
+    date: NaiveDate,
+    day: i64,
+    h: i64,
+) -> u64 {
     let mut stmt = tx
         .prepare_cached(
             "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )
         .unwrap();
-    for h in 0..24 {
-        let hour = format!("{date}T{h:02}:00:00Z");
-        for ad in ads {
-            let g = gain(*ad, day, h);
-            stmt.execute(params![account, ad, hour, g[0], g[1], g[2], g[3], g[4]])
-                .unwrap();
-        }
+    let hour = format!("{date}T{h:02}:00:00Z");
+    for ad in ads {
+        let g = gain(*ad, day, h);
+        stmt.execute(params![account, ad, hour, g[0], g[1], g[2], g[3], g[4]])
+            .unwrap();
     }
-    (ads.len() * 24) as u64
+    ads.len() as u64
 }
 
 /// One purchase postback per campaign, spread over the day, attributed to it.

@@ -14,14 +14,31 @@ use crate::config::RetentionConfig;
 use crate::store::{cabinets, retention, StoreError};
 use crate::{clock, Services};
 
-/// Rows one batch moves or removes, at most.
-pub const BATCH: i64 = 500;
-/// Campaigns whose old hourly stats one batch rolls up: about a day's rows each in the
-/// steady state, so a batch stays near [`BATCH`] rows.
-const CAMPAIGNS: i64 = 20;
-/// The pause between two batches: the pass holds the writer about a quarter of the time, and
-/// requests waiting for it go first.
-const BREATHER: Duration = Duration::from_millis(20);
+/// How hard a pass works.
+#[derive(Debug, Clone, Copy)]
+pub struct Pace {
+    /// Campaigns whose old hourly stats one batch rolls up, at most (about a day's rows each
+    /// in the steady state).
+    pub campaigns: i64,
+    /// Rows one batch of another kind removes, at most.
+    pub rows: i64,
+    /// The pause after a batch that moved something.
+    pub breather: Duration,
+}
+
+impl Pace {
+    /// The pace of `serve`'s hourly pass. A batch is one write transaction that stops early,
+    /// after the campaign or the [`STEP`] rows in hand, as soon as a request waits for the
+    /// writer; the pause after it lets the queue go first.
+    pub const SERVICE: Pace = Pace {
+        campaigns: 20,
+        rows: 500,
+        breather: Duration::from_millis(20),
+    };
+}
+
+/// Rows of a kind other than hourly stats removed between two looks at the writer's queue.
+const STEP: i64 = 50;
 
 /// What one pass moved and removed.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
@@ -60,9 +77,14 @@ impl Cutoffs {
     }
 }
 
-/// Runs one whole pass: every kind, batch after batch, until nothing older than its cutoff
-/// is left.
+/// Runs one whole pass at the service's pace.
 pub async fn pass(services: &Services) -> Result<Pruned, StoreError> {
+    pass_paced(services, Pace::SERVICE).await
+}
+
+/// Runs one whole pass at `pace`: every kind, batch after batch, until nothing older than its
+/// cutoff is left.
+pub async fn pass_paced(services: &Services, pace: Pace) -> Result<Pruned, StoreError> {
     let db = &services.db;
     let now = db.read(clock::now).await?;
     let cut = Cutoffs::at(&services.config.retention, now);
@@ -79,20 +101,24 @@ pub async fn pass(services: &Services) -> Result<Pruned, StoreError> {
             loop {
                 let cutoff = cutoff.clone();
                 let (last, moved) = db
-                    .write(move |tx| {
-                        let ads = retention::campaigns_after(tx, account, after, CAMPAIGNS)?;
-                        let mut moved = 0;
-                        for ad in &ads {
-                            moved += retention::roll_campaign(tx, account, *ad, &cutoff)?;
+                    .write_yielding(move |tx, queue| {
+                        let ads = retention::campaigns_after(tx, account, after, pace.campaigns)?;
+                        let (mut last, mut moved) = (None, 0);
+                        for ad in ads {
+                            moved += retention::roll_campaign(tx, account, ad, &cutoff)?;
+                            last = Some(ad);
+                            if queue.wanted() {
+                                break;
+                            }
                         }
-                        Ok::<_, StoreError>((ads.last().copied(), moved))
+                        Ok::<_, StoreError>((last, moved))
                     })
                     .await?;
                 let Some(last) = last else { break };
                 after = last;
                 done.hourly_stats += moved as u64;
                 if moved > 0 {
-                    tokio::time::sleep(BREATHER).await;
+                    tokio::time::sleep(pace.breather).await;
                 }
             }
         }
@@ -120,12 +146,24 @@ pub async fn pass(services: &Services) -> Result<Pruned, StoreError> {
         let Some(cutoff) = cutoff else { continue };
         loop {
             let cutoff = cutoff.clone();
-            let removed = db.write(move |tx| batch(tx, &cutoff, BATCH)).await?;
+            let removed = db
+                .write_yielding(move |tx, queue| {
+                    let mut removed = 0;
+                    while removed < pace.rows {
+                        let step = batch(tx, &cutoff, STEP.min(pace.rows - removed))?;
+                        removed += step as i64;
+                        if step == 0 || queue.wanted() {
+                            break;
+                        }
+                    }
+                    Ok::<_, StoreError>(removed)
+                })
+                .await?;
             if removed == 0 {
                 break;
             }
             *count += removed as u64;
-            tokio::time::sleep(BREATHER).await;
+            tokio::time::sleep(pace.breather).await;
         }
     }
     Ok(done)

@@ -171,11 +171,24 @@ impl Db {
         E: From<StoreError> + Send + 'static,
         F: FnOnce(&Transaction) -> Result<T, E> + Send + 'static,
     {
+        self.write_yielding(move |tx, _| f(tx)).await
+    }
+
+    /// [`Db::write`] for long background work: `f` also gets a [`Yield`] that tells it when
+    /// requests are queued for the writer, so it can stop early, commit what it did and let
+    /// them go first.
+    pub async fn write_yielding<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+        F: FnOnce(&Transaction, &Yield) -> Result<T, E> + Send + 'static,
+    {
         let permit = self.inner.write_gate.enter(WAIT).await?;
         let db = self.clone();
         in_request(move || {
             let _permit = permit;
-            db.write_blocking(f)
+            let queued = Yield(&db.inner.write_gate.waiting);
+            db.write_blocking(|tx| f(tx, &queued))
         })
         .await
     }
@@ -270,6 +283,17 @@ pub async fn checkpoints(db: Db, mut stop: tokio::sync::watch::Receiver<bool>) {
             Ok(Err(e)) => tracing::warn!(error = %e, "checkpoint failed"),
             Err(panic) => tracing::error!(panic, "checkpoint panicked"),
         }
+    }
+}
+
+/// What a [`Db::write_yielding`] transaction looks at between steps: whether anyone waits
+/// for the writer.
+pub struct Yield<'a>(&'a AtomicUsize);
+
+impl Yield<'_> {
+    /// True when requests are queued for the writer.
+    pub fn wanted(&self) -> bool {
+        self.0.load(Ordering::SeqCst) > 0
     }
 }
 

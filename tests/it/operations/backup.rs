@@ -110,7 +110,10 @@ fn scheduled_backups_run_when_due_and_keep_the_newest() {
     });
     let dir = app.dir.path().join("scheduled");
     let app = app.restart_with(|c| c.backup.dir = dir.clone());
-    let day = |d: i64| chrono::Utc::now() + chrono::Duration::days(d);
+    // One start for every call: each `Utc::now()` of its own may cross a second and name
+    // another backup.
+    let start = chrono::Utc::now();
+    let day = |d: i64| start + chrono::Duration::days(d);
     let first = block_on(upkeep::backup_if_due(&app.services, day(0))).unwrap();
     assert!(first.is_some(), "none yet: one is due");
     let soon = block_on(upkeep::backup_if_due(
