@@ -107,7 +107,7 @@ pub fn principal(conn: &Connection, key: KeyRow) -> Result<Option<Principal>, St
 
 /// Whether the person's plan (own, or an agency's that covers them) includes API access,
 /// and whether that plan's subscription is active.
-fn plan_of(conn: &Connection, user: &User) -> Result<(bool, bool), StoreError> {
+pub fn plan_of(conn: &Connection, user: &User) -> Result<(bool, bool), StoreError> {
     let agencies = teams::covering_agencies(conn, user.id)?;
     let includes_api = user.plan.includes_api() || !agencies.is_empty();
     let active =

@@ -9,6 +9,7 @@ use crate::domain::campaign::TargetType;
 use crate::domain::money::{CabinetType, Money};
 use crate::panel::{self, NewCabinet, NewKey, PanelError};
 use crate::platform::{AdDraft, AdSpec};
+use crate::primitives::random_hex;
 use crate::store::history::Source;
 use crate::store::users;
 use crate::{sync, Services};
@@ -18,6 +19,9 @@ pub const DEMO_EMAIL: &str = "demo@adcab.local";
 /// What the first start prints once.
 #[derive(Debug, Clone)]
 pub struct Workspace {
+    /// The panel login: the owner's email and a random password.
+    pub email: &'static str,
+    pub password: String,
     pub key: String,
     /// The key's webhook secret, to verify the webhooks it receives.
     pub webhook_secret: String,
@@ -31,6 +35,8 @@ pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, PanelError>
         return Ok(None);
     }
     let owner = panel::user_add(s, DEMO_EMAIL, Plan::Agency)?.id;
+    let password = random_hex(8);
+    panel::user_set(s, owner, None, None, Some(&password))?;
     // Name, type, balance, campaigns, and each campaign's budget in micro-units (at least the
     // cabinet type's default `min_budget`).
     let specs = [
@@ -69,6 +75,8 @@ pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, PanelError>
         },
     )?;
     Ok(Some(Workspace {
+        email: DEMO_EMAIL,
+        password,
         key: created.key,
         webhook_secret: created.webhook_secret,
         cabinets,

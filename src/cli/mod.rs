@@ -139,6 +139,10 @@ pub enum UserCmd {
         plan: Option<Plan>,
         #[arg(long, value_enum)]
         subscription: Option<Subscription>,
+        /// Set the web panel login password, read from the first line of stdin (ends the
+        /// person's sessions).
+        #[arg(long)]
+        password_stdin: bool,
     },
     /// Every person, with their plan and subscription.
     List,
@@ -336,6 +340,16 @@ fn printed<T: Serialize>(answer: Result<T, PanelError>) -> Result<Value, PanelEr
         .map_err(|e| PanelError::Store(crate::store::StoreError::Failed(e.to_string())))
 }
 
+/// The first line of stdin, without its line ending: a password piped in, never on the
+/// command line (where `ps` would show it).
+fn read_password() -> Result<String, PanelError> {
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .map_err(|e| panel::bad("password", format!("cannot read stdin: {e}")))?;
+    Ok(line.trim_end_matches(['\n', '\r']).to_string())
+}
+
 /// Runs one admin command.
 pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
     match cmd {
@@ -345,7 +359,17 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
             id,
             plan,
             subscription,
-        }) => printed(panel::user_set(s, *id, *plan, *subscription)),
+            password_stdin,
+        }) => {
+            let password = password_stdin.then(read_password).transpose()?;
+            printed(panel::user_set(
+                s,
+                *id,
+                *plan,
+                *subscription,
+                password.as_deref(),
+            ))
+        }
         Admin::Cabinet(CabinetCmd::Add(new)) => printed(panel::cabinet_add(s, new)),
         Admin::Cabinet(CabinetCmd::Set { id, change }) => {
             printed(panel::cabinet_set(s, *id, change))

@@ -61,6 +61,10 @@ fn print_demo(addr: &str, ws: &crate::demo::Workspace) {
     );
     println!("API key (shown once, keep it): {}", ws.key);
     println!("Webhook secret (shown once): {}", ws.webhook_secret);
+    println!(
+        "Web panel: http://{addr}/login as {} with password {} (shown once; change it with `adcab admin user set --id N --password-stdin`)",
+        ws.email, ws.password
+    );
     println!("Try it:");
     println!(
         "  curl -s -H 'X-API-Key: {}' http://{addr}/api/v1/account/info",

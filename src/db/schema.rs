@@ -28,6 +28,7 @@ const SERVICE: Ledger = Ledger {
         (8, include_str!("../../sql/0008_platform_accounts.sql")),
         (9, include_str!("../../sql/0009_task_waits.sql")),
         (10, include_str!("../../sql/0010_operations.sql")),
+        (11, include_str!("../../sql/0011_web_panel.sql")),
     ],
 };
 

@@ -35,6 +35,7 @@ pub mod delivery;
 pub mod link;
 pub mod media;
 pub mod money;
+pub mod password;
 pub mod schedule;
 pub mod stats;
 pub mod targeting;

@@ -3,7 +3,8 @@
 
 use super::{bad, now_iso, require_cabinet, require_user, Done, Id, PanelError};
 use crate::domain::access::{Access, Plan};
-use crate::store::{teams, users, StoreError};
+use crate::domain::password;
+use crate::store::{sessions, teams, users, StoreError};
 use crate::Services;
 
 /// A person's subscription, as `admin user set --subscription` takes it.
@@ -76,8 +77,15 @@ pub fn user_set(
     id: i64,
     plan: Option<Plan>,
     subscription: Option<Subscription>,
+    password: Option<&str>,
 ) -> Result<Id, PanelError> {
     let active = subscription.map(|v| v == Subscription::Active);
+    let hash = password
+        .map(|p| {
+            password::check(p).map_err(|why| bad("password", why))?;
+            Ok::<_, PanelError>(password::hash(p))
+        })
+        .transpose()?;
     s.db.write_blocking(|tx| {
         require_user(tx, id)?;
         if let Some(plan) = plan {
@@ -85,6 +93,11 @@ pub fn user_set(
         }
         if let Some(active) = active {
             users::set_subscription(tx, id, active)?;
+        }
+        if let Some(hash) = &hash {
+            // A new password ends every session the old one opened.
+            sessions::set_password_hash(tx, id, hash)?;
+            sessions::delete_of_user(tx, id)?;
         }
         Ok(Id { id })
     })

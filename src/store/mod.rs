@@ -18,6 +18,7 @@ pub mod outbox;
 pub mod refs;
 pub mod retention;
 pub mod scheduler;
+pub mod sessions;
 pub mod stats;
 pub mod tasks;
 pub mod teams;

@@ -122,9 +122,9 @@ fn keys_need_pro_or_agency_and_a_plan_change_is_felt_at_once() {
     .unwrap_err();
     assert!(err.to_string().contains("Pro and Agency"), "{err}");
     let (user, _, key) = app.owner_with_cabinet("pro");
-    panel::user_set(&app.services, user, Some(Plan::Free), None).unwrap();
+    panel::user_set(&app.services, user, Some(Plan::Free), None, None).unwrap();
     app.get_err("/account/info", &key, 403, "FORBIDDEN");
-    panel::user_set(&app.services, user, Some(Plan::Agency), None).unwrap();
+    panel::user_set(&app.services, user, Some(Plan::Agency), None, None).unwrap();
     app.get_ok("/account/info", &key);
 }
 
@@ -280,7 +280,7 @@ fn when_the_agency_plan_ends_the_members_keys_follow() {
             .len(),
         2
     );
-    panel::user_set(&app.services, agency, Some(Plan::Pro), None).unwrap();
+    panel::user_set(&app.services, agency, Some(Plan::Pro), None, None).unwrap();
     let data = app.get_ok("/account/info", &key)["data"]
         .as_array()
         .unwrap()
@@ -313,7 +313,7 @@ fn write_checks_refuse_read_only_partner_and_lapsed_keys() {
         ..NewKey::default()
     });
     assert_eq!(write_check(&app, &manager, cabinet), Ok(()));
-    panel::user_set(&app.services, user, None, Some(Subscription::Expired)).unwrap();
+    panel::user_set(&app.services, user, None, Some(Subscription::Expired), None).unwrap();
     assert_eq!(
         write_check(&app, &manager, cabinet),
         Err(ApiError::FeatureNotAvailable {
@@ -321,7 +321,7 @@ fn write_checks_refuse_read_only_partner_and_lapsed_keys() {
         })
     );
     app.get_ok("/account/info", &manager);
-    panel::user_set(&app.services, user, None, Some(Subscription::Active)).unwrap();
+    panel::user_set(&app.services, user, None, Some(Subscription::Active), None).unwrap();
     panel::cabinet_set(
         &app.services,
         cabinet,
@@ -352,7 +352,14 @@ fn writes_to_a_cabinet_whose_owner_lapsed_need_a_subscription() {
         ..NewKey::default()
     });
     assert_eq!(write_check(&app, &key, shared), Ok(()));
-    panel::user_set(&app.services, agency, None, Some(Subscription::Expired)).unwrap();
+    panel::user_set(
+        &app.services,
+        agency,
+        None,
+        Some(Subscription::Expired),
+        None,
+    )
+    .unwrap();
     assert_eq!(
         write_check(&app, &key, shared),
         Err(ApiError::SubscriptionRequired)

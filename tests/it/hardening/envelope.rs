@@ -11,7 +11,7 @@ fn a_free_plan_key_is_told_writes_are_not_in_its_plan() {
     let app = spawn_app();
     let (user, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
-    panel::user_set(&app.services, user, Some(Plan::Free), None).unwrap();
+    panel::user_set(&app.services, user, Some(Plan::Free), None, None).unwrap();
     let r = app.send("POST", &format!("/campaigns/{ad}/pause"), &key, None, &[]);
     r.assert_error(403, "FEATURE_NOT_AVAILABLE");
     assert_eq!(r.body["feature"], "manage_campaigns");

@@ -144,10 +144,9 @@ fn a_database_is_backed_up_before_it_is_migrated() {
     let app = app.restart_after(|s| {
         s.db.write_blocking(|tx| {
             tx.execute_batch(
-                "DROP INDEX webhook_deliveries_delivery;
-                 ALTER TABLE webhook_deliveries DROP COLUMN payload;
-                 DROP TABLE daily_stats; DROP TABLE conversion_totals;
-                 DELETE FROM schema_migrations WHERE version = 10;",
+                "DROP TABLE sessions; DROP TABLE cabinet_hours;
+                 ALTER TABLE users DROP COLUMN password_hash;
+                 DELETE FROM schema_migrations WHERE version = 11;",
             )?;
             Ok::<_, adcab::store::StoreError>(())
         })
@@ -161,12 +160,12 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             p.file_name()
                 .unwrap()
                 .to_string_lossy()
-                .starts_with("pre-migration-v9-")
+                .starts_with("pre-migration-v10-")
         })
         .collect();
     assert_eq!(taken.len(), 1, "one backup before the migration");
     let found = schema::inspect(&taken[0].join("adcab.db")).unwrap();
-    assert_eq!((found.schema, found.integrity.as_str()), (9, "ok"));
+    assert_eq!((found.schema, found.integrity.as_str()), (10, "ok"));
     let now = schema::inspect(&app.services.config.storage.path).unwrap();
     assert_eq!(now.schema, schema::version());
     let again = app.restart();

@@ -53,10 +53,10 @@ fn writes_check_the_key_the_access_and_the_cabinet() {
         },
     )
     .unwrap();
-    panel::user_set(&app.services, user, None, Some(Subscription::Expired)).unwrap();
+    panel::user_set(&app.services, user, None, Some(Subscription::Expired), None).unwrap();
     let err = app.write_err("POST", &pause, &key, None, 403, "FEATURE_NOT_AVAILABLE");
     assert_eq!(err["feature"], "manage_campaigns");
-    panel::user_set(&app.services, user, None, Some(Subscription::Active)).unwrap();
+    panel::user_set(&app.services, user, None, Some(Subscription::Active), None).unwrap();
     let second = app.cabinet(user, "euro", "10");
     app.write_err("POST", &pause, &key, None, 400, "ACCOUNT_ID_REQUIRED");
     app.write_err(
@@ -111,9 +111,23 @@ fn viewers_and_lapsed_owners_cannot_write_through_a_team_key() {
     let pause = format!("/campaigns/{ad}/pause");
     app.write_err("POST", &pause, &key, None, 403, "VIEW_ONLY_ACCESS");
     panel::member_add(&app.services, agency, member, cabinet, TeamAccess::Manager).unwrap();
-    panel::user_set(&app.services, agency, None, Some(Subscription::Expired)).unwrap();
+    panel::user_set(
+        &app.services,
+        agency,
+        None,
+        Some(Subscription::Expired),
+        None,
+    )
+    .unwrap();
     app.write_err("POST", &pause, &key, None, 403, "SUBSCRIPTION_REQUIRED");
-    panel::user_set(&app.services, agency, None, Some(Subscription::Active)).unwrap();
+    panel::user_set(
+        &app.services,
+        agency,
+        None,
+        Some(Subscription::Active),
+        None,
+    )
+    .unwrap();
     app.write_ok("POST", &pause, &key, None, 200);
 }
 
