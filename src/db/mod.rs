@@ -523,6 +523,45 @@ mod tests {
     }
 
     #[test]
+    fn a_yielding_write_is_told_when_a_request_waits_for_the_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("y.db"), Open::Create).unwrap();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (started, started_rx) = std::sync::mpsc::channel();
+            let writer = db.clone();
+            let long = async move {
+                writer
+                    .write_yielding(move |_, queue| {
+                        started.send(()).unwrap();
+                        let deadline = Instant::now() + Duration::from_secs(10);
+                        let alone = !queue.wanted();
+                        while !queue.wanted() && Instant::now() < deadline {
+                            std::thread::sleep(Duration::from_millis(1));
+                        }
+                        Ok::<_, StoreError>((alone, queue.wanted()))
+                    })
+                    .await
+            };
+            let long = tokio::spawn(long);
+            tokio::task::spawn_blocking(move || started_rx.recv().unwrap())
+                .await
+                .unwrap();
+            let other = db.clone();
+            let request =
+                tokio::spawn(async move { other.write(|_| Ok::<_, StoreError>(())).await });
+            let (alone, told) = long.await.unwrap().unwrap();
+            request.await.unwrap().unwrap();
+            assert!(alone, "nobody waited when it began");
+            assert!(told, "the request waiting for the writer was seen");
+        });
+    }
+
+    #[test]
     fn only_create_makes_a_missing_database() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub").join("m.db");
