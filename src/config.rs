@@ -25,6 +25,7 @@ pub struct Config {
     pub metrics: MetricsConfig,
     pub backup: BackupConfig,
     pub retention: RetentionConfig,
+    pub panel: PanelConfig,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -161,6 +162,19 @@ pub struct RetentionConfig {
     pub conversions_days: u32,
 }
 
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PanelConfig {
+    pub enabled: bool,
+    /// The origin people open the panel at, when a proxy serves it; empty: the request's Host.
+    pub public_url: String,
+    pub session_idle_minutes: u32,
+    pub session_max_days: u32,
+    /// Failed logins allowed in [`crate::web::login::WINDOW`] per email and per client address.
+    pub login_failures_per_account: u32,
+    pub login_failures_per_address: u32,
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config::from_toml_str("").expect("the compiled-in default configuration is valid")
@@ -250,6 +264,19 @@ impl Config {
             return Err((
                 "backup.every_hours",
                 "must be at least 1 when backup.dir is set".into(),
+            ));
+        }
+        let public = &self.panel.public_url;
+        if !(public.is_empty() || public.starts_with("https://") || public.starts_with("http://")) {
+            return Err((
+                "panel.public_url",
+                "must be empty or start with https:// (or http://)".into(),
+            ));
+        }
+        if self.panel.session_idle_minutes == 0 || self.panel.session_max_days == 0 {
+            return Err((
+                "panel.session_idle_minutes",
+                "session_idle_minutes and session_max_days must be at least 1".into(),
             ));
         }
         if self.backup.keep == 0 {

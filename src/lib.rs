@@ -26,6 +26,7 @@ pub mod store;
 pub mod sync;
 pub mod systemd;
 pub mod upkeep;
+pub mod web;
 pub mod webhooks;
 pub mod worker;
 

@@ -214,6 +214,7 @@ pub fn sync_cabinet(
                 events::record(tx, &change, &line.status_changed_at)?;
             }
         }
+        stats::total_cabinet_hour(tx, account, &hour)?;
         store_balance(tx, account, balance.ok())?;
         Ok::<_, StoreError>(now)
     })?;

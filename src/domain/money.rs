@@ -3,6 +3,7 @@
 //! with (bids, budgets, balances, postback amounts), the bound on any amount, and checked
 //! arithmetic. Owns cabinet types and their currencies.
 
+use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
@@ -117,6 +118,14 @@ impl Money {
     }
 
     /// `self + other`; `None` past [`MAX_MICROS`] (never wraps).
+    /// A decimal amount, truncated to micro-units; `None` past the range.
+    pub fn from_decimal(d: Decimal) -> Option<Money> {
+        d.checked_mul(Decimal::from(1_000_000))?
+            .trunc()
+            .to_i64()
+            .map(Money)
+    }
+
     pub fn checked_add(self, other: Money) -> Option<Money> {
         self.0
             .checked_add(other.0)

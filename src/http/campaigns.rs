@@ -25,15 +25,18 @@ const FRESHNESS: chrono::Duration = chrono::Duration::minutes(5);
 const DEFAULT_LIMIT: i64 = 100;
 const MAX_LIMIT: i64 = 500;
 
-pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
-    let q = &ctx.query;
-    let scope = ctx.principal.scope(q.account_id()?)?;
-    let kinds: Vec<(i64, CabinetType)> = scope
-        .iter()
-        .map(|r| (r.cabinet.id, r.cabinet.cabinet_type))
-        .collect();
+/// What a list request asks for: the filter, the page and its size.
+pub struct ListRequest {
+    pub filter: ListFilter,
+    pub page: Page,
+    pub limit: i64,
+}
+
+/// Reads a list request's filters, sort and page from `q` over the cabinets `accounts` (the
+/// API's and the panel's campaign lists take the same parameters).
+pub fn list_request(q: &Query, accounts: Vec<i64>) -> Result<ListRequest, ApiError> {
     let filter = ListFilter {
-        accounts: kinds.iter().map(|(id, _)| *id).collect(),
+        accounts,
         statuses: statuses(q)?,
         title: q.text("title").map(str::to_string),
         username: q
@@ -91,6 +94,25 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
             },
         }
     };
+    Ok(ListRequest {
+        filter,
+        page,
+        limit,
+    })
+}
+
+pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
+    let q = &ctx.query;
+    let scope = ctx.principal.scope(q.account_id()?)?;
+    let kinds: Vec<(i64, CabinetType)> = scope
+        .iter()
+        .map(|r| (r.cabinet.id, r.cabinet.cabinet_type))
+        .collect();
+    let ListRequest {
+        filter,
+        page,
+        limit,
+    } = list_request(q, kinds.iter().map(|(id, _)| *id).collect())?;
     let (rows, more) = state
         .services
         .db
@@ -259,7 +281,7 @@ fn domain(q: &Query) -> Result<Option<(String, DomainMode)>, ApiError> {
         .transpose()
 }
 
-fn encode_cursor(account: i64, ad: i64) -> String {
+pub fn encode_cursor(account: i64, ad: i64) -> String {
     hex(format!("v1:{account}:{ad}").as_bytes())
 }
 

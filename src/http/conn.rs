@@ -68,10 +68,10 @@ pub async fn serve(
             accepted = listener.accept() => accepted,
             _ = &mut shutdown => break,
         };
-        let stream = match stream {
-            Ok((stream, _)) => {
+        let (stream, peer) = match stream {
+            Ok((stream, peer)) => {
                 backoff = Duration::ZERO;
-                stream
+                (stream, peer.ip())
             }
             Err(e) => {
                 backoff = (backoff * 2).clamp(Duration::from_millis(5), MAX_BACKOFF);
@@ -89,7 +89,9 @@ pub async fn serve(
         let state = state.clone();
         let service = service_fn(move |req| {
             let state = state.clone();
-            async move { Ok::<_, std::convert::Infallible>(super::handle(state, req, surface).await) }
+            async move {
+                Ok::<_, std::convert::Infallible>(super::handle(state, req, surface, peer).await)
+            }
         });
         // Answers go out whole at once; Nagle's delay would only hold back their last segment.
         if let Err(e) = stream.set_nodelay(true) {

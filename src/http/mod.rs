@@ -28,6 +28,7 @@ pub mod tasks;
 pub mod write;
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -67,6 +68,8 @@ pub struct AppState {
     pub ingest: Ingest,
     /// Admission to platform calls, so a slow platform cannot pile up blocked threads.
     platform_gate: Gate,
+    /// Failed web panel logins, per account and per client address.
+    pub logins: crate::web::login::LoginLimiter,
     touched: Mutex<HashMap<i64, Instant>>,
 }
 
@@ -96,6 +99,7 @@ impl AppState {
             wake,
             ingest,
             platform_gate: Gate::new(PLATFORM_CALLS, PLATFORM_QUEUE),
+            logins: Default::default(),
             touched: Mutex::new(HashMap::new()),
         }
     }
@@ -151,6 +155,7 @@ async fn handle(
     state: Arc<AppState>,
     req: Request<Incoming>,
     surface: Surface,
+    peer: IpAddr,
 ) -> Response<Full<Bytes>> {
     let started = Instant::now();
     let method = req.method().clone();
@@ -164,7 +169,7 @@ async fn handle(
             key_id: None,
             rate: None,
         };
-        let result = process(&inner, req, &id, surface, &mut seen).await;
+        let result = process(&inner, req, &id, surface, peer, &mut seen).await;
         (result, Some(seen))
     });
     let (result, seen) = match task.await {
@@ -231,9 +236,16 @@ async fn process(
     req: Request<Incoming>,
     request_id: &str,
     surface: Surface,
+    peer: IpAddr,
     seen: &mut Seen,
 ) -> Result<Reply, ApiError> {
     let (parts, body) = req.into_parts();
+    if surface == Surface::Main
+        && state.services.config.panel.enabled
+        && crate::web::owns(parts.uri.path())
+    {
+        return Ok(crate::web::answer(state, parts, body, peer, request_id, &mut seen.route).await);
+    }
     let query = Query::parse(parts.uri.query().unwrap_or(""))?;
     let endpoint = router::resolve(&parts.method, parts.uri.path())?;
     let metrics_here = match surface {
@@ -341,7 +353,7 @@ async fn process(
 
 /// Reads a whole body of at most `limit` bytes within `deadline`: `too_large` past the limit,
 /// `REQUEST_TIMEOUT` past the deadline, `BAD_REQUEST` when it cannot be read (a broken chunk).
-async fn read_body(
+pub(crate) async fn read_body(
     body: Incoming,
     limit: usize,
     too_large: ApiError,

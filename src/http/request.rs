@@ -7,6 +7,18 @@ use crate::primitives::form_decode as decode;
 /// Parameters a query string may carry (trackers send a few dozen at most).
 const MAX_PAIRS: usize = 200;
 
+/// Percent-encodes a query string component (unreserved characters stay).
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Query {
     pairs: Vec<(String, String)>,
@@ -47,6 +59,40 @@ impl Query {
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
             .join("&")
+    }
+
+    /// The same pairs and `name=value` after them.
+    pub fn with(&self, name: &str, value: &str) -> Query {
+        let mut pairs = self.pairs.clone();
+        pairs.push((name.to_string(), value.to_string()));
+        Query { pairs }
+    }
+
+    /// The same pairs but those named in `names`.
+    pub fn without(&self, names: &[&str]) -> Query {
+        Query {
+            pairs: self
+                .pairs
+                .iter()
+                .filter(|(k, _)| !names.contains(&k.as_str()))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// `path` with the pairs (empty values left out) as its query string, encoded.
+    pub fn to_url(&self, path: &str) -> String {
+        let encoded: Vec<String> = self
+            .pairs
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+            .collect();
+        if encoded.is_empty() {
+            path.to_string()
+        } else {
+            format!("{path}?{}", encoded.join("&"))
+        }
     }
 
     /// The last value of `name`, as given.
@@ -109,6 +155,18 @@ pub fn ad_id(segment: &str) -> Result<i64, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_carry_the_pairs_encoded_and_leave_empty_ones_out() {
+        let q = Query::parse("title=a%20b&status=&sortBy=views").unwrap();
+        let url = q
+            .without(&["sortBy"])
+            .with("offset", "50")
+            .with("x", "é&=")
+            .to_url("/campaigns");
+        assert_eq!(url, "/campaigns?title=a%20b&offset=50&x=%C3%A9%26%3D");
+        assert_eq!(Query::default().to_url("/p"), "/p");
+    }
 
     #[test]
     fn decodes_percent_and_plus() {

@@ -81,6 +81,30 @@ impl Reply {
         }
     }
 
+    /// An HTML page (the web panel), `200`, never stored by caches, framed by no other site.
+    pub fn html(page: String) -> Reply {
+        Reply {
+            status: StatusCode::OK,
+            body: Bytes::from(page),
+            headers: vec![
+                ("content-type".into(), "text/html; charset=utf-8".into()),
+                ("cache-control".into(), "no-store".into()),
+                (
+                    "content-security-policy".into(),
+                    "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'".into(),
+                ),
+                ("x-content-type-options".into(), "nosniff".into()),
+                ("referrer-policy".into(), "same-origin".into()),
+            ],
+        }
+    }
+
+    /// The same reply with another status.
+    pub fn with_status(mut self, status: StatusCode) -> Reply {
+        self.status = status;
+        self
+    }
+
     pub fn error(e: &ApiError, request_id: &str) -> Reply {
         let mut headers: Vec<(String, String)> = Vec::new();
         match e {
@@ -111,7 +135,12 @@ impl Reply {
                 HeaderName::from_bytes(name.as_bytes()),
                 HeaderValue::from_str(&value),
             ) {
-                headers.insert(name, value);
+                // A reply may set several cookies; every other header it names once.
+                if name == hyper::header::SET_COOKIE {
+                    headers.append(name, value);
+                } else {
+                    headers.insert(name, value);
+                }
             }
         }
         response

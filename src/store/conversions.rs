@@ -175,6 +175,27 @@ pub fn list(
     Ok((rows, more))
 }
 
+/// How many conversions attributed to one campaign arrived in each hour (`YYYY-MM-DDTHH`)
+/// of `[from, to)`, oldest first.
+pub fn hours_of_campaign(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    from: &str,
+    to: &str,
+) -> Result<Vec<(String, i64)>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT substr(c.received_at, 1, 13) AS h, COUNT(*)
+         FROM conversion_campaigns a JOIN conversions c ON c.id = a.conversion_id
+         WHERE a.account_id = ?1 AND a.ad_id = ?2 AND c.received_at >= ?3 AND c.received_at < ?4
+         GROUP BY h ORDER BY h",
+    )?;
+    let rows = stmt.query_map(params![account, ad, from, to], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// A campaign's conversions: counts per event type and revenue per currency, in micro-units
 /// summed wide enough that no number of stored amounts can overflow.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

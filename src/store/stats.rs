@@ -78,6 +78,55 @@ pub fn record_hour(
     Ok(gain)
 }
 
+/// Writes a cabinet's sum of `hour` over its campaigns' hourly rows into `cabinet_hours`.
+pub fn total_cabinet_hour(conn: &Connection, account: i64, hour: &str) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
+         SELECT ?1, ?2, SUM(views), SUM(clicks), SUM(actions), SUM(spent_micros)
+         FROM hourly_stats WHERE account_id = ?1 AND hour = ?2 HAVING COUNT(*) > 0
+         ON CONFLICT (account_id, hour) DO UPDATE SET views = excluded.views,
+            clicks = excluded.clicks, actions = excluded.actions,
+            spent_micros = excluded.spent_micros",
+    )?
+    .execute(params![account, hour])?;
+    Ok(())
+}
+
+/// A cabinet's sums over the hours starting in `[from, to)` (opens are not kept per cabinet).
+pub fn of_cabinet(
+    conn: &Connection,
+    account: i64,
+    from: &str,
+    to: &str,
+) -> Result<Totals, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT COALESCE(SUM(views), 0), 0, COALESCE(SUM(clicks), 0),
+                COALESCE(SUM(actions), 0), COALESCE(SUM(spent_micros), 0)
+             FROM cabinet_hours WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
+        )?
+        .query_row(params![account, from, to], |r| totals_at(r, 0))?)
+}
+
+/// One campaign's hourly rows starting in `[from, to)`, oldest first.
+pub fn hours_of_campaign(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    from: &str,
+    to: &str,
+) -> Result<Vec<(String, Totals)>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT hour, views, opens, clicks, actions, spent_micros
+         FROM hourly_stats INDEXED BY hourly_stats_ad
+         WHERE account_id = ?1 AND ad_id = ?2 AND hour >= ?3 AND hour < ?4 ORDER BY hour",
+    )?;
+    let rows = stmt.query_map(params![account, ad, from, to], |r| {
+        Ok((r.get(0)?, totals_at(r, 1)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Each campaign's gains in one hour of one cabinet, largest spend first.
 pub fn hour_of(
     conn: &Connection,

@@ -4,10 +4,18 @@
 use crate::helpers::spawn_app;
 
 #[test]
-fn an_unknown_route_is_a_404_envelope() {
+fn an_unknown_route_is_a_404_envelope_and_outside_the_api_a_panel_page() {
     let app = spawn_app();
     let (_, _, key) = app.owner_with_cabinet("pro");
     app.expect_err("GET", "/nothing/here", Some(&key), 404, "ROUTE_NOT_FOUND");
+    // Outside the API the web panel answers, with a page of its own.
+    let page = crate::helpers::Browser::new(&app).get("/v2/x");
+    assert_eq!(page.status, 404);
+    assert!(page
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/html"));
+    let app = app.restart_with(|c| c.panel.enabled = false);
     let r = app.call("GET", "/../../v2/x", None);
     r.assert_error(404, "ROUTE_NOT_FOUND");
 }

@@ -28,5 +28,6 @@ mod stats;
 mod targeting;
 mod tasks;
 mod telegram;
+mod web;
 mod webhooks;
 mod writes;

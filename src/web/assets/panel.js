@@ -1,0 +1,27 @@
+// adcab panel: small progressive enhancements. Every page works without this file.
+(function () {
+  "use strict";
+  // Stored times are UTC; show them in the browser's own time zone.
+  var fmt = new Intl.DateTimeFormat(undefined, {
+    year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit"
+  });
+  function localTimes(root) {
+    root.querySelectorAll("time[datetime]").forEach(function (t) {
+      var d = new Date(t.getAttribute("datetime"));
+      if (!isNaN(d)) { t.title = t.textContent; t.textContent = fmt.format(d); }
+    });
+  }
+  // A checkbox with data-select-all ticks every checkbox named by its value.
+  function selectAll(root) {
+    root.querySelectorAll("input[data-select-all]").forEach(function (box) {
+      box.addEventListener("change", function () {
+        document.querySelectorAll("input[name='" + box.dataset.selectAll + "']").forEach(function (c) {
+          c.checked = box.checked;
+        });
+      });
+    });
+  }
+  function enhance(root) { localTimes(root); selectAll(root); }
+  document.addEventListener("DOMContentLoaded", function () { enhance(document); });
+  document.addEventListener("htmx:afterSwap", function (e) { enhance(e.target); });
+})();

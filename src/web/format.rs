@@ -1,0 +1,88 @@
+//! Owns how the panel writes numbers, money and times: counters with thousands separators,
+//! money with its currency, ratios to two places, and times as UTC that the page's script
+//! shows in the browser's own time zone.
+
+use maud::{html, Markup};
+use rust_decimal::{Decimal, RoundingStrategy};
+
+use crate::domain::money::{CabinetType, Money};
+
+/// `1234567` as `1 234 567` (thin spaces group the thousands).
+pub fn count(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if n < 0 {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push('\u{2009}');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// An amount of a cabinet's currency at the currency's scale, with its code: `12.50 EUR`.
+pub fn money(kind: CabinetType, amount: Money) -> String {
+    let mut d = amount
+        .to_decimal()
+        .round_dp_with_strategy(kind.scale(), RoundingStrategy::MidpointAwayFromZero);
+    d.rescale(kind.scale());
+    format!("{d} {}", kind.currency())
+}
+
+/// A ratio to two places, or a dash when it has no denominator.
+pub fn ratio(value: Decimal, defined: bool) -> String {
+    if defined {
+        value.round_dp(2).to_string()
+    } else {
+        "–".into()
+    }
+}
+
+/// A stored UTC time (`2026-11-23T04:30:00Z`) as a `<time>` the page's script rewrites into
+/// the browser's time zone; without the script it reads `2026-11-23 04:30 UTC`.
+pub fn time(iso: &str) -> Markup {
+    let shown = match (iso.get(..10), iso.get(11..16)) {
+        (Some(day), Some(hm)) => format!("{day} {hm} UTC"),
+        _ => iso.to_string(),
+    };
+    html! { time datetime=(iso) { (shown) } }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_group_thousands() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1000), "1\u{2009}000");
+        assert_eq!(count(-1234567), "-1\u{2009}234\u{2009}567");
+    }
+
+    #[test]
+    fn money_carries_the_currency_at_its_scale() {
+        assert_eq!(
+            money(CabinetType::Euro, Money::from_micros(12_500_000)),
+            "12.50 EUR"
+        );
+        assert_eq!(
+            money(CabinetType::Stars, Money::from_micros(3_000_000)),
+            "3 STARS"
+        );
+        assert_eq!(
+            money(CabinetType::Ton, Money::from_micros(1_234_567)),
+            "1.23 TON"
+        );
+    }
+
+    #[test]
+    fn times_read_as_utc_without_the_script() {
+        let t = time("2026-11-23T04:30:00Z").into_string();
+        assert!(t.contains(r#"datetime="2026-11-23T04:30:00Z""#), "{t}");
+        assert!(t.contains("2026-11-23 04:30 UTC"), "{t}");
+    }
+}

@@ -1,0 +1,420 @@
+//! Owns the web panel's HTTP surface, served at `/` beside the API: which paths are the
+//! panel's, its page table, the session a request carries (a page without one sends the
+//! browser to `/login`), and the refusal of state-changing requests sent cross-site or without
+//! the session's CSRF token. Pages are rendered on the server (maud); forms work without
+//! JavaScript.
+
+pub mod assets;
+mod chart;
+mod format;
+mod layout;
+pub mod login;
+mod pages;
+pub mod session;
+
+use std::future::Future;
+use std::net::IpAddr;
+use std::pin::Pin;
+use std::time::Duration;
+
+use bytes::Bytes;
+use hyper::body::Incoming;
+use hyper::http::request::Parts;
+use hyper::{Method, StatusCode};
+
+use crate::http::error::ApiError;
+use crate::http::request::Query;
+use crate::http::response::Reply;
+use crate::http::AppState;
+use crate::primitives::unix_now;
+use crate::store::{sessions, StoreError};
+use session::Session;
+
+/// Largest form body a panel request may send.
+const MAX_FORM: usize = 64 * 1024;
+
+/// A form body, decoded like a query string.
+pub type Form = Query;
+
+/// One request to the panel, as pages see it.
+pub struct Visit<'a> {
+    pub state: &'a AppState,
+    pub query: Query,
+    cookies: String,
+    pub peer: IpAddr,
+    pub request_id: String,
+    /// The session cookie gets `Secure`: `[panel] public_url` is https, or the proxy in front
+    /// says the request came over TLS.
+    secure: bool,
+}
+
+impl Visit<'_> {
+    /// The value of a cookie the browser sent.
+    pub fn cookie(&self, name: &str) -> Option<&str> {
+        session::cookie(&self.cookies, name)
+    }
+
+    /// A `Set-Cookie` value for the panel: `HttpOnly`, `SameSite=Lax`, `Secure` behind TLS;
+    /// `max_age` of `None` lasts the browser session, `Some(0)` removes it.
+    pub fn cookie_header(&self, name: &str, value: &str, max_age: Option<i64>) -> String {
+        let mut header = format!("{name}={value}; Path=/; HttpOnly; SameSite=Lax");
+        if let Some(age) = max_age {
+            header.push_str(&format!("; Max-Age={age}"));
+        }
+        if self.secure {
+            header.push_str("; Secure");
+        }
+        header
+    }
+}
+
+/// Why a panel request failed; each is a page of its own.
+#[derive(Debug)]
+pub enum WebError {
+    NotFound,
+    /// The person may not see or do this; the sentence says why.
+    Forbidden(String),
+    /// A state-changing request without the session's CSRF token.
+    Csrf,
+    /// A state-changing request sent from another site.
+    CrossSite,
+    BadRequest(String),
+    MethodNotAllowed,
+    Store(StoreError),
+}
+
+impl From<StoreError> for WebError {
+    fn from(e: StoreError) -> Self {
+        WebError::Store(e)
+    }
+}
+
+impl WebError {
+    fn status(&self) -> StatusCode {
+        match self {
+            WebError::NotFound => StatusCode::NOT_FOUND,
+            WebError::Forbidden(_) | WebError::Csrf | WebError::CrossSite => StatusCode::FORBIDDEN,
+            WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            WebError::Store(StoreError::Busy) => StatusCode::SERVICE_UNAVAILABLE,
+            WebError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn sentence(&self) -> String {
+        match self {
+            WebError::NotFound => "There is no such page, or it is not yours to see.".into(),
+            WebError::Forbidden(why) => why.clone(),
+            WebError::Csrf => {
+                "This form has expired. Go back, reload the page and send it again.".into()
+            }
+            WebError::CrossSite => "A change sent from another site was refused.".into(),
+            WebError::BadRequest(why) => why.clone(),
+            WebError::MethodNotAllowed => "This page does not take that kind of request.".into(),
+            WebError::Store(StoreError::Busy) => {
+                "adcab is busy right now. Try again in a moment.".into()
+            }
+            WebError::Store(_) => {
+                "Something went wrong on our side. It was logged; try again.".into()
+            }
+        }
+    }
+}
+
+/// Whether a path is the panel's (when `[panel] enabled`): every absolute path outside the
+/// API, the probes and the metrics.
+pub fn owns(path: &str) -> bool {
+    path.starts_with('/')
+        && !(path.starts_with(crate::http::router::PREFIX)
+            || path == "/api/v1"
+            || matches!(path, "/healthz" | "/readyz" | "/metrics"))
+}
+
+type Page<'a> = Pin<Box<dyn Future<Output = Result<Reply, WebError>> + Send + 'a>>;
+
+/// How a page is answered; `args` are the path's `{...}` segments.
+#[derive(Clone, Copy)]
+enum Handler {
+    /// A page for a logged-in person.
+    View(for<'a> fn(&'a Visit<'a>, &'a Session, &'a [&'a str]) -> Page<'a>),
+    /// A form sent by a logged-in person, its CSRF token checked.
+    Act(for<'a> fn(&'a Visit<'a>, &'a Session, &'a Form, &'a [&'a str]) -> Page<'a>),
+}
+
+/// One line of the page table.
+struct Def {
+    method: Method,
+    /// Segments; `{}` stands for one non-empty segment.
+    pattern: &'static str,
+    handler: Handler,
+}
+
+macro_rules! view {
+    ($f:path) => {{
+        fn handler<'a>(v: &'a Visit<'a>, s: &'a Session, args: &'a [&'a str]) -> Page<'a> {
+            Box::pin($f(v, s, args))
+        }
+        Handler::View(handler)
+    }};
+}
+
+macro_rules! act {
+    ($f:path) => {{
+        fn handler<'a>(
+            v: &'a Visit<'a>,
+            s: &'a Session,
+            form: &'a Form,
+            args: &'a [&'a str],
+        ) -> Page<'a> {
+            Box::pin($f(v, s, form, args))
+        }
+        Handler::Act(handler)
+    }};
+}
+
+/// Every page and form of the panel but the login, which has no session yet.
+fn table() -> &'static [Def] {
+    static TABLE: std::sync::OnceLock<Vec<Def>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        vec![
+            Def {
+                method: Method::GET,
+                pattern: "/cabinets",
+                handler: view!(pages::cabinets::list),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/campaigns",
+                handler: view!(pages::campaigns::list),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/campaigns/{}/{}",
+                handler: view!(pages::campaign::show),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/logout",
+                handler: act!(logout),
+            },
+        ]
+    })
+}
+
+async fn logout<'a>(
+    v: &'a Visit<'a>,
+    s: &'a Session,
+    form: &'a Form,
+    _: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    login::logout(v, s, form).await
+}
+
+/// The line of the table matching a method and path, with the path's `{}` values; `Err`
+/// when the path is known under other methods only.
+fn resolve<'p>(
+    method: &Method,
+    path: &'p str,
+) -> Result<Option<(&'static Def, Vec<&'p str>)>, WebError> {
+    let segments: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    let mut known = false;
+    for def in table() {
+        let parts: Vec<&str> = def.pattern.split('/').collect();
+        if parts.len() != segments.len() {
+            continue;
+        }
+        let mut args = Vec::new();
+        let fits = parts.iter().zip(&segments).all(|(p, s)| {
+            if *p == "{}" {
+                args.push(*s);
+                !s.is_empty()
+            } else {
+                p == s
+            }
+        });
+        if fits {
+            if def.method == *method {
+                return Ok(Some((def, args)));
+            }
+            known = true;
+        }
+    }
+    if known {
+        Err(WebError::MethodNotAllowed)
+    } else {
+        Ok(None)
+    }
+}
+
+/// Answers a request for the panel; `route` gets the pattern it matched, for the log line.
+pub async fn answer(
+    state: &AppState,
+    parts: Parts,
+    body: Incoming,
+    peer: IpAddr,
+    request_id: &str,
+    route: &mut String,
+) -> Reply {
+    let path = parts.uri.path().to_string();
+    let visit = Visit {
+        state,
+        query: Query::parse(parts.uri.query().unwrap_or("")).unwrap_or_default(),
+        cookies: parts
+            .headers
+            .get_all(hyper::header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect::<Vec<_>>()
+            .join("; "),
+        peer,
+        request_id: request_id.to_string(),
+        secure: state
+            .services
+            .config
+            .panel
+            .public_url
+            .starts_with("https://")
+            || header(&parts, "x-forwarded-proto") == Some("https"),
+    };
+    match serve(&visit, &parts, body, &path, route).await {
+        Ok(reply) => reply,
+        Err(e) => {
+            if let WebError::Store(detail) = &e {
+                tracing::error!(request_id = %request_id, detail = %detail, "panel error");
+            }
+            layout::error(&visit, e.status(), &e.sentence())
+        }
+    }
+}
+
+fn header<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
+    parts.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+async fn serve(
+    visit: &Visit<'_>,
+    parts: &Parts,
+    body: Incoming,
+    path: &str,
+    route: &mut String,
+) -> Result<Reply, WebError> {
+    let method = &parts.method;
+    if let Some(name) = path.strip_prefix(assets::PREFIX) {
+        *route = format!("{}{{name}}", assets::PREFIX);
+        return assets::answer(name).ok_or(WebError::NotFound);
+    }
+    let session = current(visit).await?;
+    match (method.clone(), path) {
+        (Method::GET, "/") => {
+            *route = "/".into();
+            return Ok(redirect(if session.is_some() {
+                "/campaigns"
+            } else {
+                "/login"
+            }));
+        }
+        (Method::GET, "/login") => {
+            *route = "/login".into();
+            return login::form(visit, session.as_ref());
+        }
+        (Method::POST, "/login") => {
+            *route = "/login".into();
+            same_site(visit, parts)?;
+            let form = read_form(visit, body).await?;
+            return login::submit(visit, &form).await;
+        }
+        (_, "/login") => return Err(WebError::MethodNotAllowed),
+        _ => {}
+    }
+    let Some((def, args)) = resolve(method, path)? else {
+        return Err(WebError::NotFound);
+    };
+    *route = def.pattern.replace("{}", "{id}");
+    let Some(session) = session else {
+        return Ok(redirect("/login"));
+    };
+    match def.handler {
+        Handler::View(page) => page(visit, &session, &args).await,
+        Handler::Act(act) => {
+            same_site(visit, parts)?;
+            let form = read_form(visit, body).await?;
+            if !session::same_secret(&session.csrf, form.get("csrf").unwrap_or("")) {
+                return Err(WebError::Csrf);
+            }
+            act(visit, &session, &form, &args).await
+        }
+    }
+}
+
+/// The request's live session, if its cookie names one. An expired session is removed, and a
+/// live one marked seen about once a minute.
+async fn current(visit: &Visit<'_>) -> Result<Option<Session>, WebError> {
+    let Some(token) = visit.cookie(session::COOKIE).map(str::to_string) else {
+        return Ok(None);
+    };
+    let config = visit.state.services.config.panel.clone();
+    let now = unix_now() as i64;
+    let db = &visit.state.services.db;
+    let found = db
+        .read(move |conn| session::find(conn, &config, &token, now))
+        .await?;
+    match found {
+        session::Found::Unknown => Ok(None),
+        session::Found::Expired(hash) => {
+            db.write(move |tx| sessions::delete(tx, &hash)).await?;
+            Ok(None)
+        }
+        session::Found::Live { session, stale } => {
+            if stale {
+                let hash = session.token_hash.clone();
+                db.write(move |tx| sessions::touch(tx, &hash, now)).await?;
+            }
+            Ok(Some(session))
+        }
+    }
+}
+
+/// Refuses a state-changing request a browser says came from another site: `Sec-Fetch-Site`
+/// other than `same-origin` (or `none`, typed by the person), or an `Origin` other than the
+/// panel's own (`[panel] public_url`, else the `Host` the request was sent to).
+fn same_site(visit: &Visit<'_>, parts: &Parts) -> Result<(), WebError> {
+    if let Some(site) = header(parts, "sec-fetch-site") {
+        if !matches!(site, "same-origin" | "none") {
+            return Err(WebError::CrossSite);
+        }
+    }
+    if let Some(origin) = header(parts, "origin") {
+        let public = &visit.state.services.config.panel.public_url;
+        let ok = if public.is_empty() {
+            let host = header(parts, "host").unwrap_or("");
+            origin
+                .split_once("://")
+                .is_some_and(|(_, authority)| !host.is_empty() && authority == host)
+        } else {
+            origin == public.trim_end_matches('/')
+        };
+        if !ok {
+            return Err(WebError::CrossSite);
+        }
+    }
+    Ok(())
+}
+
+async fn read_form(visit: &Visit<'_>, body: Incoming) -> Result<Form, WebError> {
+    let deadline = Duration::from_millis(visit.state.services.config.server.body_timeout_ms);
+    let bytes: Bytes = crate::http::read_body(body, MAX_FORM, ApiError::BodyTooLarge, deadline)
+        .await
+        .map_err(|e| WebError::BadRequest(format!("The form could not be read: {e}.")))?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| WebError::BadRequest("The form is not UTF-8 text.".into()))?;
+    Query::parse(text).map_err(|_| WebError::BadRequest("The form is badly encoded.".into()))
+}
+
+/// `303 See Other` to `location`.
+pub fn redirect(location: &str) -> Reply {
+    Reply {
+        status: StatusCode::SEE_OTHER,
+        body: Bytes::new(),
+        headers: vec![("location".into(), location.into())],
+    }
+}

@@ -1,0 +1,248 @@
+//! Owns `/campaigns/{account_id}/{ad_id}`: one campaign's every field, its hourly chart (views,
+//! clicks, spend, conversions) over 24 hours, 7 days or 30 days, its conversions and its
+//! change history with the source of each change.
+
+use chrono::Duration;
+use maud::{html, Markup};
+
+use super::super::chart::{self, Series};
+use super::super::format::{count, money, ratio, time};
+use super::super::session::Session;
+use super::super::{layout, Visit, WebError};
+use super::status_badge;
+use crate::clock;
+use crate::domain::money::CabinetType;
+use crate::domain::stats::Totals;
+use crate::domain::time::iso;
+use crate::http::response::Reply;
+use crate::store::campaigns::{self, CampaignRow};
+use crate::store::conversions::{self, Summary};
+use crate::store::history::{self, Entry};
+use crate::store::{stats, StoreError};
+
+/// The chart's periods: parameter, label, hours covered, hours per bucket.
+const PERIODS: [(&str, &str, i64, i64); 3] = [
+    ("24h", "24 hours", 24, 1),
+    ("7d", "7 days", 168, 1),
+    ("30d", "30 days", 720, 24),
+];
+
+/// What the page shows of one campaign.
+struct Found {
+    row: CampaignRow,
+    summary: Summary,
+    history: Vec<Entry>,
+    /// Per bucket: its first hour, the totals and the conversions in it.
+    buckets: Vec<(String, Totals, i64)>,
+}
+
+pub async fn show<'a>(
+    visit: &'a Visit<'a>,
+    session: &'a Session,
+    args: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    let (Ok(account), Ok(ad)) = (args[0].parse::<i64>(), args[1].parse::<i64>()) else {
+        return Err(WebError::NotFound);
+    };
+    let reach = session.person.cabinet(account).ok_or(WebError::NotFound)?;
+    let kind = reach.cabinet.cabinet_type;
+    let cabinet_name = reach.cabinet.name.clone();
+    let period = PERIODS
+        .iter()
+        .find(|p| Some(p.0) == visit.query.get("period"))
+        .unwrap_or(&PERIODS[0]);
+    let (_, _, hours, per) = *period;
+    let found = visit
+        .state
+        .services
+        .db
+        .read(move |conn| {
+            let Some(row) = campaigns::get(conn, account, ad)? else {
+                return Ok(None);
+            };
+            let now = clock::now(conn)?;
+            let end = crate::domain::time::hour_start(now) + Duration::hours(1);
+            let start = end - Duration::hours(hours);
+            let (from, to) = (iso(start), iso(end));
+            let rows = stats::hours_of_campaign(conn, account, ad, &from, &to)?;
+            let conv = conversions::hours_of_campaign(conn, account, ad, &from, &to)?;
+            let mut buckets: Vec<(String, Totals, i64)> = (0..hours / per)
+                .map(|i| (iso(start + Duration::hours(i * per)), Totals::default(), 0))
+                .collect();
+            let index = |hour: &str| {
+                crate::domain::time::parse_iso(&format!("{}:00:00Z", &hour[..13.min(hour.len())]))
+                    .map(|t| ((t - start).num_hours() / per) as usize)
+            };
+            for (hour, totals) in rows {
+                if let Some(b) = index(&hour).and_then(|i| buckets.get_mut(i)) {
+                    b.1.add(&totals);
+                }
+            }
+            for (hour, n) in conv {
+                if let Some(b) = index(&hour).and_then(|i| buckets.get_mut(i)) {
+                    b.2 += n;
+                }
+            }
+            Ok::<_, StoreError>(Some(Found {
+                summary: conversions::summaries(conn, &[(account, ad)])?
+                    .pop()
+                    .unwrap_or_default(),
+                history: history::list(conn, account, ad)?,
+                row,
+                buckets,
+            }))
+        })
+        .await?
+        .ok_or(WebError::NotFound)?;
+    let row = &found.row;
+    let body = html! {
+        header.page {
+            div {
+                p.muted { a href={ "/campaigns?account_id=" (account) } { (cabinet_name) } " · campaign #" (ad) }
+                h1 { (row.title) " " (status_badge(row.status)) }
+            }
+        }
+        div.grid {
+            div.card { h2 { "Delivery" } (figures(row, kind, &found.summary)) }
+            div.card { h2 { "Settings" } (settings(row, kind)) }
+        }
+        h2 { "Hourly" }
+        nav.tabs aria-label="Period" {
+            @for (key, label, _, _) in PERIODS {
+                a href={ "?period=" (key) } aria-current=[(key == period.0).then_some("true")] { (label) }
+            }
+        }
+        (chart_of(&found, kind))
+        h2 { "History" }
+        (history_table(&found.history))
+    };
+    Ok(layout::page(visit, session, "/campaigns", &row.title, body))
+}
+
+fn figures(row: &CampaignRow, kind: CabinetType, summary: &Summary) -> Markup {
+    let t = Totals {
+        views: row.views,
+        opens: row.opens,
+        clicks: row.clicks,
+        actions: row.actions,
+        spent: row.spent,
+    };
+    html! {
+        dl.fields {
+            dt { "Budget" } dd { (money(kind, row.budget)) }
+            dt { "Spent" } dd { (money(kind, row.spent)) }
+            @if let Some(daily) = row.daily_budget { dt { "Daily budget" } dd { (money(kind, daily)) } }
+            dt { "Views" } dd { (count(row.views)) }
+            dt { "Opens" } dd { (count(row.opens)) }
+            dt { "Clicks" } dd { (count(row.clicks)) }
+            dt { "Actions" } dd { (count(row.actions)) }
+            dt { "CTR" } dd { (ratio(t.ctr(), row.views > 0)) "%" }
+            dt { "Paid CPM" } dd { (ratio(t.cpm(), row.views > 0)) " " (kind.currency()) }
+            dt { "CPA" } dd { (ratio(t.cpa(), row.actions > 0)) " " (kind.currency()) }
+            dt { "Conversions" } dd {
+                @if summary.counts.is_empty() { "none yet" }
+                @for (event, n) in &summary.counts { (count(*n)) " " (event) " " }
+            }
+            dt { "Revenue" } dd {
+                @if summary.revenue.is_empty() { "–" }
+                @for (currency, micros) in &summary.revenue {
+                    (rust_decimal::Decimal::from_i128_with_scale(*micros, 6).round_dp(2)) " " (currency) " "
+                }
+            }
+        }
+    }
+}
+
+fn settings(row: &CampaignRow, kind: CabinetType) -> Markup {
+    html! {
+        dl.fields {
+            dt { "Text" } dd { (row.text) }
+            dt { "Link" } dd { (row.promote_url) }
+            @if let Some(site) = &row.website_name { dt { "Website name" } dd { (site) } }
+            @if let Some(button) = &row.button { dt { "Button" } dd { (button) } }
+            dt { "Bid (CPM)" } dd { (money(kind, row.cpm)) @if row.auto_cpm_enabled { " · Auto CPM" } }
+            dt { "Switched" } dd { @if row.active { "on" } @else { "off" } }
+            dt { "Targets" } dd { (row.target_type.as_str()) }
+            dt { "Targeting" } dd { code { (row.targeting.to_string()) } }
+            dt { "Schedule" } dd {
+                @match &row.schedule { Some(s) => code { (s.to_string()) }, None => "always" }
+            }
+            dt { "Views per user" } dd { (row.views_per_user) }
+            @if let Some(group) = row.group_id { dt { "Group" } dd { (group) } }
+            @if let Some(media) = &row.media_type { dt { "Media" } dd { (media) } }
+            dt { "Status since" } dd { (time(&row.status_changed_at)) }
+            dt { "Synced" } dd { (time(&row.synced_at)) }
+        }
+    }
+}
+
+fn chart_of(found: &Found, kind: CabinetType) -> Markup {
+    let b = &found.buckets;
+    let pick = |f: &dyn Fn(&(String, Totals, i64)) -> f64| b.iter().map(f).collect::<Vec<f64>>();
+    let max_of = |v: &[f64]| v.iter().cloned().fold(0.0, f64::max);
+    let views = pick(&|x| x.1.views as f64);
+    let clicks = pick(&|x| x.1.clicks as f64);
+    let spent = pick(&|x| x.1.spent.micros() as f64 / 1e6);
+    let conv = pick(&|x| x.2 as f64);
+    let peak_spent = b.iter().map(|x| x.1.spent).max().unwrap_or_default();
+    let series = [
+        Series {
+            name: "Views",
+            class: "s-views",
+            peak: count(max_of(&views) as i64),
+            values: views,
+        },
+        Series {
+            name: "Clicks",
+            class: "s-clicks",
+            peak: count(max_of(&clicks) as i64),
+            values: clicks,
+        },
+        Series {
+            name: "Spend",
+            class: "s-spent",
+            peak: money(kind, peak_spent),
+            values: spent,
+        },
+        Series {
+            name: "Conversions",
+            class: "s-conv",
+            peak: count(max_of(&conv) as i64),
+            values: conv,
+        },
+    ];
+    let label = |i: usize| {
+        b.get(i)
+            .map(|x| x.0.replace('T', " ").trim_end_matches(":00Z").to_string() + " UTC")
+            .unwrap_or_default()
+    };
+    html! {
+        @if b.iter().all(|x| x.1.is_idle() && x.2 == 0) {
+            div.empty { "No delivery in this period. Stats arrive with each hourly sync." }
+        } @else {
+            (chart::bars(&series, &label(0), &label(b.len().saturating_sub(1))))
+        }
+    }
+}
+
+fn history_table(entries: &[Entry]) -> Markup {
+    html! {
+        @if entries.is_empty() {
+            div.empty { "No changes recorded yet." }
+        } @else {
+            div.table-wrap { table {
+                thead { tr { th { "When" } th { "Source" } th { "Change" } th { "Details" } } }
+                tbody {
+                    @for e in entries.iter().rev() {
+                        tr {
+                            td { (time(&e.at)) }
+                            td { span.badge { (e.source) } }
+                            td { (e.action) }
+                            td { @if let Some(d) = &e.details { code { (d.to_string()) } } }
+                        }
+                    }
+                }
+            } }
+        }
+    }
+}

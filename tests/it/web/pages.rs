@@ -1,0 +1,208 @@
+//! What each person sees in the panel: exactly the cabinets and campaigns the API lets them
+//! read, with the API list's filters; one campaign's page; the hashed, cached assets.
+
+use adcab::panel::{self, TeamAccess};
+
+use super::{with_login, PASSWORD};
+use crate::helpers::{spawn_app, Browser, Camp, TestApp};
+
+/// Logged in as `user` in a new browser.
+fn browser(app: &TestApp, user: i64) -> Browser {
+    let email = with_login(app, user);
+    let b = Browser::new(app);
+    assert_eq!(b.login(&email, PASSWORD).status, 303);
+    b
+}
+
+#[test]
+fn each_person_sees_exactly_the_cabinets_and_campaigns_they_reach() {
+    let app = spawn_app();
+    let agency = app.user("agency");
+    let shared = app.cabinet(agency, "euro", "100");
+    let kept = app.cabinet(agency, "ton", "100");
+    let member = app.user("pro");
+    panel::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
+    let outsider = app.user("pro");
+    let foreign = app.cabinet(outsider, "euro", "100");
+    let in_shared = app.campaign(
+        shared,
+        Camp::channel("Shared launch", "https://t.me/alpha_chan"),
+    );
+    let in_kept = app.campaign(
+        kept,
+        Camp::channel("Agency only", "https://t.me/alpha_chan"),
+    );
+    let in_foreign = app.campaign(
+        foreign,
+        Camp::channel("Someone else", "https://t.me/alpha_chan"),
+    );
+
+    let owner = browser(&app, agency);
+    let cabinets = owner.get("/cabinets").body;
+    assert!(
+        cabinets.contains(&format!("account_id={shared}"))
+            && cabinets.contains(&format!("account_id={kept}"))
+    );
+    assert!(!cabinets.contains(&format!("account_id={foreign}")));
+    let list = owner.get("/campaigns").body;
+    assert!(list.contains("Shared launch") && list.contains("Agency only"));
+    assert!(!list.contains("Someone else"));
+    assert!(
+        cabinets.contains(">Team<"),
+        "an agency owner's navigation has the team"
+    );
+
+    let viewer = browser(&app, member);
+    let cabinets = viewer.get("/cabinets").body;
+    assert!(cabinets.contains(&format!("account_id={shared}")));
+    assert!(!cabinets.contains(&format!("account_id={kept}")));
+    assert!(cabinets.contains("viewer"), "the access level is shown");
+    assert!(
+        !cabinets.contains(">Team<"),
+        "a member has no team of their own"
+    );
+    let list = viewer.get("/campaigns").body;
+    assert!(list.contains("Shared launch"));
+    assert!(!list.contains("Agency only") && !list.contains("Someone else"));
+    assert_eq!(
+        viewer
+            .get(&format!("/campaigns/{shared}/{in_shared}"))
+            .status,
+        200
+    );
+    assert_eq!(
+        viewer.get(&format!("/campaigns/{kept}/{in_kept}")).status,
+        404
+    );
+    assert_eq!(
+        viewer.get(&format!("/campaigns?account_id={kept}")).status,
+        404
+    );
+    assert_eq!(
+        viewer
+            .get(&format!("/campaigns/{foreign}/{in_foreign}"))
+            .status,
+        404
+    );
+
+    panel::member_remove(&app.services, agency, member, Some(shared)).unwrap();
+    assert_eq!(
+        viewer
+            .get(&format!("/campaigns/{shared}/{in_shared}"))
+            .status,
+        404,
+        "lost access takes effect at once"
+    );
+}
+
+#[test]
+fn the_list_takes_the_api_filters_and_sorts_and_names_a_bad_one() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let running = app.approved(
+        cabinet,
+        Camp::channel("Running one", "https://t.me/alpha_chan"),
+    );
+    app.campaign(
+        cabinet,
+        Camp::channel("Waiting one", "https://t.me/alpha_chan"),
+    );
+    let b = browser(&app, user);
+
+    let active = b.get("/campaigns?status=Active").body;
+    assert!(active.contains("Running one") && !active.contains("Waiting one"));
+    let titled = b.get("/campaigns?title=Waiting").body;
+    assert!(titled.contains("Waiting one") && !titled.contains("Running one"));
+    let sorted = b.get("/campaigns?sortBy=title&sortOrder=asc").body;
+    assert!(sorted.find("Running one").unwrap() < sorted.find("Waiting one").unwrap());
+    let bad = b.get("/campaigns?sortBy=colour");
+    assert_eq!(bad.status, 200);
+    assert!(
+        bad.body.contains("sortBy: sortBy must be one of"),
+        "the API's own message"
+    );
+    let page = b.get("/campaigns?limit=1&sortBy=title&sortOrder=asc").body;
+    assert!(page.contains("Running one") && !page.contains("Waiting one"));
+    assert!(page.contains("offset=1"), "a link to the next page");
+    let one = b.get(&format!("/campaigns/{cabinet}/{running}"));
+    assert_eq!(one.status, 200);
+    assert!(one.body.contains("Running one") && one.body.contains("Active"));
+}
+
+#[test]
+fn a_campaign_page_shows_its_chart_and_history_with_sources() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    app.align_hour();
+    let ad = app.funded(cabinet, 500_000_000);
+    app.advance(3 * 3600);
+    let b = browser(&app, user);
+
+    let page = b.get(&format!("/campaigns/{cabinet}/{ad}")).body;
+    assert!(
+        page.matches("<rect").count() >= 3,
+        "bars for the delivered hours: {page}"
+    );
+    assert!(page.contains("Views · peak") && page.contains("Spend · peak"));
+    assert!(
+        page.contains("<td><span class=\"badge\">panel</span></td>"),
+        "the creation's source"
+    );
+    for period in ["24h", "7d", "30d"] {
+        let p = b.get(&format!("/campaigns/{cabinet}/{ad}?period={period}"));
+        assert_eq!(p.status, 200, "{period}");
+        assert!(p.body.contains("<svg"), "{period}");
+    }
+
+    let cabinets = b.get("/cabinets").body;
+    // What the cabinet's campaigns gained since the start of the service clock's UTC day.
+    let today = app.now().format("%Y-%m-%dT00:00:00Z").to_string();
+    let spent = app
+        .services
+        .db
+        .read_blocking(move |c| {
+            Ok::<i64, adcab::store::StoreError>(c.query_row(
+                "SELECT COALESCE(SUM(spent_micros), 0) FROM hourly_stats WHERE account_id = ?1 AND hour >= ?2",
+                rusqlite::params![cabinet, today],
+                |r| r.get(0),
+            )?)
+        })
+        .unwrap();
+    assert!(spent > 0);
+    let shown = format!("{:.2} EUR", spent as f64 / 1e6);
+    assert!(
+        cabinets.contains(&shown),
+        "today's spend {shown} in {cabinets}"
+    );
+}
+
+#[test]
+fn assets_have_hashed_names_and_a_year_long_cache() {
+    let app = spawn_app();
+    let (user, _, _) = app.manager();
+    let b = browser(&app, user);
+    let page = b.get("/campaigns");
+    assert!(page
+        .header("content-security-policy")
+        .unwrap()
+        .contains("frame-ancestors 'none'"));
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+    let at = page.body.find("/assets/panel-").unwrap();
+    let href = &page.body[at..at + page.body[at..].find('"').unwrap()];
+    assert!(
+        href.ends_with(".css") && href.len() == "/assets/panel-".len() + 12 + 4,
+        "{href}"
+    );
+    let css = Browser::new(&app).get(href);
+    assert_eq!(css.status, 200, "assets need no session");
+    assert_eq!(
+        css.header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    assert!(css.header("content-type").unwrap().starts_with("text/css"));
+    assert_eq!(
+        b.get("/assets/panel-000000000000.css").status,
+        404,
+        "another build's name"
+    );
+}
