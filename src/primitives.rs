@@ -1,4 +1,4 @@
-//! Owns the small pieces every layer uses: hex, form decoding, SHA-256 digests, random tokens
+//! Owns the small pieces every layer uses: hex, form encoding and decoding, SHA-256 digests, random tokens
 //! and the wall clock in unix seconds (transport time for rate windows and webhook signatures; business
 //! time is the service clock in `clock.rs`).
 
@@ -43,6 +43,19 @@ pub fn form_decode(s: &str) -> Option<String> {
         i += 1;
     }
     String::from_utf8(out).ok()
+}
+
+/// Percent-encodes a query string or form component: every byte but the unreserved
+/// characters (`A-Z a-z 0-9 - . _ ~`) as `%XX`.
+pub fn form_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// `n` random bytes as lowercase hex.

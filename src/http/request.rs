@@ -2,22 +2,10 @@
 //! values, the `account_id`/`accountId` alias) with a `VALIDATION_ERROR` naming each bad field.
 
 use super::error::ApiError;
-use crate::primitives::form_decode as decode;
+use crate::primitives::{form_decode as decode, form_encode as encode};
 
 /// Parameters a query string may carry (trackers send a few dozen at most).
 const MAX_PAIRS: usize = 200;
-
-/// Percent-encodes a query string component (unreserved characters stay).
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
 
 #[derive(Debug, Clone, Default)]
 pub struct Query {

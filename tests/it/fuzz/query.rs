@@ -1,20 +1,10 @@
 //! Owns the query strings: each route's own parameters with plausible or near-miss values,
 //! and now and then hundreds of unknown, junk or badly escaped pairs.
 
+use adcab::primitives::form_encode as encode;
+
 use super::values::{junk_text, ODD_STRINGS};
 use super::world::{hex, Rng, World};
-
-/// Percent-encodes everything but the unreserved characters.
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
 
 /// Query parameter names the API reads somewhere, and the postback aliases.
 const QUERY_KEYS: [&str; 30] = [

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use adcab::primitives::form_encode as encode;
+
 use super::TestApp;
 
 /// One answer of the panel.
@@ -155,15 +157,4 @@ impl Browser {
             body: response.into_string().unwrap_or_default(),
         }
     }
-}
-
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
