@@ -32,3 +32,10 @@ CREATE TABLE cabinet_hours (
 INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
 SELECT account_id, hour, SUM(views), SUM(clicks), SUM(actions), SUM(spent_micros)
 FROM hourly_stats GROUP BY account_id, hour;
+
+-- The panel's task list reads a person's most recent tasks.
+CREATE INDEX tasks_by_owner ON tasks (owner_id, id);
+
+-- Who queued a task: its changes enter the campaigns' history with this source (`api` for the
+-- API, `panel` for the web panel, `automation` for rules).
+ALTER TABLE tasks ADD COLUMN source TEXT NOT NULL DEFAULT 'api';

@@ -235,7 +235,7 @@ fn create_item(
                         tx,
                         &snap,
                         group,
-                        Source::Api,
+                        task.source,
                         &s.config.conversions.tracker_params,
                     )?;
                 }
@@ -372,7 +372,7 @@ fn bulk_item(
                     tx,
                     account,
                     ad,
-                    Source::Api,
+                    task.source,
                     &format!("bulk_{}", action.name()),
                     &json!({ "task": task.id }),
                 )?;

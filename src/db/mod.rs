@@ -537,9 +537,9 @@ mod tests {
             let long = async move {
                 writer
                     .write_yielding(move |_, queue| {
+                        let alone = !queue.wanted();
                         started.send(()).unwrap();
                         let deadline = Instant::now() + Duration::from_secs(10);
-                        let alone = !queue.wanted();
                         while !queue.wanted() && Instant::now() < deadline {
                             std::thread::sleep(Duration::from_millis(1));
                         }

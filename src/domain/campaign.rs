@@ -128,6 +128,18 @@ impl Source {
             Source::Sync => "sync",
         }
     }
+
+    pub fn parse(s: &str) -> Option<Source> {
+        [
+            Source::Api,
+            Source::Task,
+            Source::Panel,
+            Source::Automation,
+            Source::Sync,
+        ]
+        .into_iter()
+        .find(|source| source.as_str() == s)
+    }
 }
 
 #[cfg(test)]

@@ -4,14 +4,18 @@
 
 use std::collections::HashSet;
 
+use rusqlite::Connection;
+
 use super::error::ApiError;
 use super::idempotency::Claim;
 
+use super::input::Fields;
 use super::response::Reply;
 use super::write::{self, Target};
 use super::{AppState, Ctx};
-use crate::domain::campaign::Status;
-use crate::domain::task::{BulkAction, Extra, ExtraValue, Payload};
+use crate::domain::campaign::{Source, Status};
+use crate::domain::money::CabinetType;
+use crate::domain::task::{BulkAction, Extra, ExtraValue, Payload, TaskKind};
 use crate::store::campaigns;
 use crate::store::tasks::NewTask;
 
@@ -19,9 +23,24 @@ const MAX_IDS: usize = 1000;
 
 pub async fn bulk(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, bool), ApiError> {
     let target = Target::cabinet(ctx)?;
-    let cabinet = &target.cabinet;
-    let mut f = target.fields();
-    let kind = cabinet.cabinet_type;
+    let (action, ids) = parse(&mut target.fields(), target.cabinet.cabinet_type)?;
+    let owner = ctx.principal.user.id;
+    let account = target.cabinet.id;
+    let reply = state
+        .services
+        .db
+        .write(move |tx| {
+            let task = new_task(tx, owner, account, Source::Api, action, ids)?;
+            super::tasks::queue(tx, &task.as_new(), &claim)
+        })
+        .await?;
+    state.wake.notify_one();
+    Ok((reply, true))
+}
+
+/// Reads a bulk request's `action`, `ad_ids` (duplicates dropped) and the action's own field
+/// for a cabinet of `kind`; every other field is refused.
+pub fn parse(f: &mut Fields, kind: CabinetType) -> Result<(BulkAction, Vec<i64>), ApiError> {
     let name = f.required_string("action")?;
     let extra = BulkAction::extra(&name).ok_or_else(|| {
         let names: Vec<&str> = BulkAction::names().collect();
@@ -59,50 +78,72 @@ pub async fn bulk(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, b
                 })?,
         ),
         Extra::Cpm => ExtraValue::Money(
-            write::cpm(&mut f, kind)?
-                .ok_or_else(|| ApiError::validation("cpm", "cpm is required."))?,
+            write::cpm(f, kind)?.ok_or_else(|| ApiError::validation("cpm", "cpm is required."))?,
         ),
-        Extra::Schedule => {
-            ExtraValue::Schedule(write::schedule(&mut f, None)?.ok_or_else(|| {
-                ApiError::validation(
-                    "schedule",
-                    "schedule is required: an object, or null to remove it.",
-                )
-            })?)
-        }
+        Extra::Schedule => ExtraValue::Schedule(write::schedule(f, None)?.ok_or_else(|| {
+            ApiError::validation(
+                "schedule",
+                "schedule is required: an object, or null to remove it.",
+            )
+        })?),
     };
     f.deny_unknown()?;
     let action = BulkAction::from_parts(&name, value)
         .ok_or_else(|| ApiError::internal(format!("bulk action {name} without its field")))?;
-    let owner = ctx.principal.user.id;
-    let account = cabinet.id;
-    let reply = state
-        .services
-        .db
-        .write(move |tx| {
-            let mut missing = Vec::new();
-            for ad in &unique {
-                let live = campaigns::status_of(tx, account, *ad)?
-                    .is_some_and(|(status, _)| status != Status::Deleted);
-                if !live {
-                    missing.push(*ad);
-                }
-            }
-            if !missing.is_empty() {
-                return Err(ApiError::UnknownAdIds { missing });
-            }
-            let task = NewTask {
-                owner_id: owner,
-                account_id: account,
-                kind: action.kind(),
-                payload: &Payload::Bulk {
-                    action,
-                    ad_ids: unique,
-                },
-            };
-            super::tasks::queue(tx, &task, &claim)
-        })
-        .await?;
-    state.wake.notify_one();
-    Ok((reply, true))
+    Ok((action, unique))
+}
+
+/// A bulk task of `owner` over `ids` of one cabinet, queued through `source`, once every id is
+/// a live campaign there (else `UNKNOWN_AD_IDS`, nothing queued); the caller inserts it in the
+/// same transaction.
+pub fn new_task(
+    tx: &Connection,
+    owner: i64,
+    account: i64,
+    source: Source,
+    action: BulkAction,
+    ids: Vec<i64>,
+) -> Result<BulkTask, ApiError> {
+    let mut missing = Vec::new();
+    for ad in &ids {
+        let live = campaigns::status_of(tx, account, *ad)?
+            .is_some_and(|(status, _)| status != Status::Deleted);
+        if !live {
+            missing.push(*ad);
+        }
+    }
+    if !missing.is_empty() {
+        return Err(ApiError::UnknownAdIds { missing });
+    }
+    Ok(BulkTask {
+        owner,
+        account,
+        source,
+        kind: action.kind(),
+        payload: Payload::Bulk {
+            action,
+            ad_ids: ids,
+        },
+    })
+}
+
+/// A checked bulk task, ready to insert.
+pub struct BulkTask {
+    owner: i64,
+    account: i64,
+    source: Source,
+    kind: TaskKind,
+    payload: Payload,
+}
+
+impl BulkTask {
+    pub fn as_new(&self) -> NewTask<'_> {
+        NewTask {
+            owner_id: self.owner,
+            account_id: self.account,
+            kind: self.kind,
+            payload: &self.payload,
+            source: self.source,
+        }
+    }
 }

@@ -11,7 +11,7 @@ use super::input::Fields;
 use super::response::Reply;
 use super::write::{self, Target};
 use super::{AppState, Ctx};
-use crate::domain::campaign::TargetType;
+use crate::domain::campaign::{Source, TargetType};
 use crate::domain::money::Money;
 use crate::domain::targeting::{self, max_entries, Targeting};
 use crate::domain::task::{Lane, Payload, TaskKind};
@@ -313,6 +313,7 @@ async fn enqueue(
                     group_id,
                     campaigns: drafts,
                 },
+                source: Source::Api,
             };
             super::tasks::queue(tx, &task, &claim)
         })

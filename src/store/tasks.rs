@@ -5,6 +5,7 @@ use rusqlite::{params, Connection, Row};
 use serde_json::Value;
 
 use super::{optional, parsed, StoreError};
+use crate::domain::campaign::Source;
 use crate::domain::task::{ItemError, Lane, Payload, TaskKind, TaskStatus};
 
 /// Entries kept in a task's `errors`.
@@ -17,6 +18,7 @@ pub struct Task {
     pub account_id: i64,
     pub kind: TaskKind,
     pub status: TaskStatus,
+    pub source: Source,
     /// The stored payload; the worker reads it ([`Payload::from_json`]).
     pub payload: Value,
     pub total: i64,
@@ -49,6 +51,7 @@ fn from_row(r: &Row) -> rusqlite::Result<Task> {
         account_id: r.get("account_id")?,
         kind: parsed(r, "type", "tasks.type", TaskKind::parse)?,
         status: parsed(r, "status", "tasks.status", TaskStatus::parse)?,
+        source: parsed(r, "source", "tasks.source", Source::parse)?,
         payload: json_text(r, "payload")?,
         total: r.get("total")?,
         progress: r.get("progress")?,
@@ -70,12 +73,14 @@ pub struct NewTask<'a> {
     pub account_id: i64,
     pub kind: TaskKind,
     pub payload: &'a Payload,
+    /// Who queued it: the source its changes have in the campaigns' history.
+    pub source: Source,
 }
 
 pub fn insert(conn: &Connection, t: &NewTask, now: &str) -> Result<i64, StoreError> {
     conn.execute(
-        "INSERT INTO tasks (owner_id, account_id, type, lane, status, payload, total, created_at)
-         VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7)",
+        "INSERT INTO tasks (owner_id, account_id, type, lane, status, payload, total, created_at, source)
+         VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8)",
         params![
             t.owner_id,
             t.account_id,
@@ -83,7 +88,8 @@ pub fn insert(conn: &Connection, t: &NewTask, now: &str) -> Result<i64, StoreErr
             t.kind.lane().as_str(),
             t.payload.to_json().to_string(),
             t.payload.total() as i64,
-            now
+            now,
+            t.source.as_str()
         ],
     )?;
     Ok(conn.last_insert_rowid())
@@ -91,6 +97,14 @@ pub fn insert(conn: &Connection, t: &NewTask, now: &str) -> Result<i64, StoreErr
 
 pub fn get(conn: &Connection, id: i64) -> Result<Option<Task>, StoreError> {
     optional(conn.query_row("SELECT * FROM tasks WHERE id = ?1", [id], from_row))
+}
+
+/// A person's most recent tasks, newest first.
+pub fn of_owner(conn: &Connection, owner: i64, limit: i64) -> Result<Vec<Task>, StoreError> {
+    let mut stmt =
+        conn.prepare_cached("SELECT * FROM tasks WHERE owner_id = ?1 ORDER BY id DESC LIMIT ?2")?;
+    let rows = stmt.query_map(params![owner, limit], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Tasks of the cabinet's lane waiting to start.

@@ -79,6 +79,8 @@ pub enum WebError {
     /// A state-changing request sent from another site.
     CrossSite,
     BadRequest(String),
+    /// The change cannot be made in the state things are in; the sentence says why.
+    Conflict(String),
     MethodNotAllowed,
     Store(StoreError),
 }
@@ -95,6 +97,7 @@ impl WebError {
             WebError::NotFound => StatusCode::NOT_FOUND,
             WebError::Forbidden(_) | WebError::Csrf | WebError::CrossSite => StatusCode::FORBIDDEN,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             WebError::Store(StoreError::Busy) => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -109,7 +112,7 @@ impl WebError {
                 "This form has expired. Go back, reload the page and send it again.".into()
             }
             WebError::CrossSite => "A change sent from another site was refused.".into(),
-            WebError::BadRequest(why) => why.clone(),
+            WebError::BadRequest(why) | WebError::Conflict(why) => why.clone(),
             WebError::MethodNotAllowed => "This page does not take that kind of request.".into(),
             WebError::Store(StoreError::Busy) => {
                 "adcab is busy right now. Try again in a moment.".into()
@@ -191,6 +194,26 @@ fn table() -> &'static [Def] {
                 method: Method::GET,
                 pattern: "/campaigns/{}/{}",
                 handler: view!(pages::campaign::show),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/bulk",
+                handler: act!(pages::campaigns::bulk),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/tasks",
+                handler: view!(pages::tasks::list),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/tasks/{}/cancel",
+                handler: act!(pages::tasks::cancel),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/tasks/{}/resume",
+                handler: act!(pages::tasks::resume),
             },
             Def {
                 method: Method::POST,

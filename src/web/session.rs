@@ -4,8 +4,9 @@
 
 use rusqlite::Connection;
 
-use crate::auth;
+use crate::auth::{self, AuthError};
 use crate::config::PanelConfig;
+use crate::http::error::ApiError;
 use crate::primitives::{random_hex, sha256_hex};
 use crate::store::cabinets::{self, Reachable};
 use crate::store::users::{self, User};
@@ -37,6 +38,34 @@ impl Person {
     /// The named active cabinet, if the person reaches it.
     pub fn cabinet(&self, account: i64) -> Option<&Reachable> {
         self.active().find(|r| r.cabinet.id == account)
+    }
+
+    /// The cabinet `account` if the person may change it, as the API decides for a managing
+    /// key: owner or manager access, an active plan, an owner with a subscription, a live
+    /// platform session and no automatic lock. Otherwise the API's sentence for the refusal.
+    pub fn writable(&self, account: i64) -> Result<&Reachable, String> {
+        let reach = self
+            .cabinet(account)
+            .ok_or_else(|| ApiError::AccountNotFound.to_string())?;
+        let refusal = if !self.plan_active {
+            Some(ApiError::from(AuthError::FeatureNotAvailable {
+                feature: "manage_campaigns",
+            }))
+        } else if !reach.access.can_write() {
+            Some(ApiError::ViewOnlyAccess)
+        } else if !reach.owner_subscription_active {
+            Some(ApiError::SubscriptionRequired)
+        } else if reach.cabinet.auth_expired {
+            Some(ApiError::CabinetAuthExpired)
+        } else if reach.cabinet.locked {
+            Some(ApiError::CabinetLocked)
+        } else {
+            None
+        };
+        match refusal {
+            Some(e) => Err(e.to_string()),
+            None => Ok(reach),
+        }
     }
 
     pub fn is_agency_owner(&self) -> bool {

@@ -144,8 +144,9 @@ fn a_database_is_backed_up_before_it_is_migrated() {
     let app = app.restart_after(|s| {
         s.db.write_blocking(|tx| {
             tx.execute_batch(
-                "DROP TABLE sessions; DROP TABLE cabinet_hours;
+                "DROP TABLE sessions; DROP TABLE cabinet_hours; DROP INDEX tasks_by_owner;
                  ALTER TABLE users DROP COLUMN password_hash;
+                 ALTER TABLE tasks DROP COLUMN source;
                  DELETE FROM schema_migrations WHERE version = 11;",
             )?;
             Ok::<_, adcab::store::StoreError>(())

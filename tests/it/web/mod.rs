@@ -1,6 +1,7 @@
 //! The web panel over HTTP: logins and sessions, CSRF and cross-site refusal, and what each
 //! person sees.
 
+mod actions;
 mod pages;
 mod sessions;
 

@@ -1,0 +1,227 @@
+//! Acting from the panel: bulk actions on selected campaigns go through the API's task
+//! machinery (and its checks), show on the tasks page, and can be cancelled and resumed there.
+
+use adcab::panel::{self, TeamAccess};
+use adcab::store::history;
+
+use super::{with_login, PASSWORD};
+use crate::helpers::{spawn_app, Browser, TestApp};
+
+fn browser(app: &TestApp, user: i64) -> Browser {
+    let email = with_login(app, user);
+    let b = Browser::new(app);
+    assert_eq!(b.login(&email, PASSWORD).status, 303);
+    b
+}
+
+fn status(app: &TestApp, account: i64, ad: i64) -> String {
+    app.scalar(
+        "SELECT status FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+        &[account, ad],
+    )
+}
+
+#[test]
+fn selected_campaigns_of_two_cabinets_are_paused_by_one_task_each_with_panel_as_source() {
+    let app = spawn_app();
+    let (user, first, _) = app.manager();
+    let second = app.cabinet(user, "ton", "100");
+    let (a, b) = (app.active_campaign(first), app.active_campaign(first));
+    let c = app.active_campaign(second);
+    let untouched = app.active_campaign(first);
+    let web = browser(&app, user);
+    let csrf = web.get("/campaigns").csrf();
+
+    let sent = web.post(
+        "/campaigns/bulk",
+        &[
+            ("csrf", &csrf),
+            ("action", "pause"),
+            ("value", ""),
+            ("ad", &format!("{first}:{a}")),
+            ("ad", &format!("{first}:{b}")),
+            ("ad", &format!("{second}:{c}")),
+        ],
+    );
+    assert_eq!(sent.status, 303, "{}", sent.body);
+    assert_eq!(sent.location.as_deref(), Some("/tasks"));
+    let queued: i64 = app.scalar(
+        "SELECT COUNT(*) FROM tasks WHERE owner_id = ?1 AND source = 'panel'",
+        &[user],
+    );
+    assert_eq!(queued, 2, "one task per cabinet");
+    app.run_tasks();
+    for (account, ad) in [(first, a), (first, b), (second, c)] {
+        assert_eq!(
+            status(&app, account, ad),
+            "On Hold",
+            "switched off by the client"
+        );
+    }
+    assert_eq!(status(&app, first, untouched), "Active");
+    let entries = app
+        .services
+        .db
+        .read_blocking(move |conn| history::list(conn, first, a))
+        .unwrap();
+    let last = entries.last().unwrap();
+    assert_eq!(
+        (last.source.as_str(), last.action.as_str()),
+        ("panel", "bulk_pause")
+    );
+
+    let tasks = web.get("/tasks").body;
+    assert_eq!(tasks.matches("completed").count(), 2, "{tasks}");
+    assert!(
+        tasks.contains("2/2") && tasks.contains("1/1"),
+        "progress of each"
+    );
+}
+
+#[test]
+fn a_bad_amount_or_an_empty_selection_is_named_next_to_the_actions_and_nothing_is_queued() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let web = browser(&app, user);
+    let csrf = web.get("/campaigns").csrf();
+    let selected = format!("{cabinet}:{ad}");
+
+    let bad = web.post(
+        "/campaigns/bulk",
+        &[
+            ("csrf", &csrf),
+            ("action", "add_budget"),
+            ("value", "ten"),
+            ("ad", &selected),
+        ],
+    );
+    assert_eq!(bad.status, 422);
+    assert!(bad.body.contains(r#"data-param="amount""#), "{}", bad.body);
+    let precise = web.post(
+        "/campaigns/bulk",
+        &[
+            ("csrf", &csrf),
+            ("action", "set_cpm"),
+            ("value", "1.234"),
+            ("ad", &selected),
+        ],
+    );
+    assert_eq!(precise.status, 422, "EUR bids have two decimals");
+    assert!(precise.body.contains(r#"data-param="cpm""#));
+    let none = web.post("/campaigns/bulk", &[("csrf", &csrf), ("action", "pause")]);
+    assert_eq!(none.status, 422);
+    assert!(none.body.contains("Select at least one campaign."));
+    let gone = web.post(
+        "/campaigns/bulk",
+        &[
+            ("csrf", &csrf),
+            ("action", "pause"),
+            ("ad", &format!("{cabinet}:999")),
+        ],
+    );
+    assert_eq!(gone.status, 422);
+    assert!(
+        gone.body.contains("not live campaigns"),
+        "the API's UNKNOWN_AD_IDS sentence"
+    );
+    let queued: i64 = app.scalar("SELECT COUNT(*) FROM tasks", &[]);
+    assert_eq!(queued, 0);
+    assert_eq!(status(&app, cabinet, ad), "Active");
+}
+
+#[test]
+fn a_viewer_cannot_act_and_sees_no_selectable_boxes() {
+    let app = spawn_app();
+    let agency = app.user("agency");
+    let shared = app.cabinet(agency, "euro", "100");
+    let ad = app.active_campaign(shared);
+    let member = app.user("pro");
+    panel::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
+    let web = browser(&app, member);
+    let list = web.get("/campaigns");
+    assert!(
+        list.body
+            .contains(&format!(r#"value="{shared}:{ad}" disabled"#)),
+        "{}",
+        list.body
+    );
+    let refused = web.post(
+        "/campaigns/bulk",
+        &[
+            ("csrf", &list.csrf()),
+            ("action", "pause"),
+            ("ad", &format!("{shared}:{ad}")),
+        ],
+    );
+    assert_eq!(refused.status, 422);
+    assert!(refused
+        .body
+        .contains("You have Viewer access to this cabinet."));
+    assert_eq!(status(&app, shared, ad), "Active");
+
+    panel::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
+    let allowed = web.post(
+        "/campaigns/bulk",
+        &[
+            ("csrf", &list.csrf()),
+            ("action", "pause"),
+            ("ad", &format!("{shared}:{ad}")),
+        ],
+    );
+    assert_eq!(allowed.status, 303, "a manager may");
+}
+
+#[test]
+fn a_task_is_resumed_or_cancelled_only_by_its_owner_from_the_tasks_page() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let web = browser(&app, user);
+    let csrf = web.get("/campaigns").csrf();
+    // More than the cabinet's balance of 1000: the task pauses until money arrives.
+    let sent = web.post(
+        "/campaigns/bulk",
+        &[
+            ("csrf", &csrf),
+            ("action", "add_budget"),
+            ("value", "5000"),
+            ("ad", &format!("{cabinet}:{ad}")),
+        ],
+    );
+    assert_eq!(sent.status, 303, "{}", sent.body);
+    app.run_tasks();
+    let task: i64 = app.scalar("SELECT MAX(id) FROM tasks", &[]);
+    let state =
+        |app: &TestApp| app.scalar::<String>("SELECT status FROM tasks WHERE id = ?1", &[task]);
+    assert_eq!(state(&app), "paused");
+    let page = web.get("/tasks").body;
+    assert!(
+        page.contains(&format!(r#"action="/tasks/{task}/resume""#)),
+        "{page}"
+    );
+    assert!(page.contains(&format!(r#"action="/tasks/{task}/cancel""#)));
+
+    let (other, _, _) = app.manager();
+    let stranger = browser(&app, other);
+    let theirs = stranger.get("/tasks");
+    assert!(
+        !theirs.body.contains(&format!("task-{task}")),
+        "not listed for another person"
+    );
+    for act in ["cancel", "resume"] {
+        let refused = stranger.post(&format!("/tasks/{task}/{act}"), &[("csrf", &theirs.csrf())]);
+        assert_eq!(refused.status, 404, "{act}");
+    }
+    assert_eq!(state(&app), "paused");
+
+    let resumed = web.post(&format!("/tasks/{task}/resume"), &[("csrf", &csrf)]);
+    assert_eq!(resumed.status, 303);
+    assert_ne!(state(&app), "cancelled");
+    let cancelled = web.post(&format!("/tasks/{task}/cancel"), &[("csrf", &csrf)]);
+    assert_eq!(cancelled.status, 303);
+    assert_eq!(state(&app), "cancelled");
+    let again = web.post(&format!("/tasks/{task}/cancel"), &[("csrf", &csrf)]);
+    assert_eq!(again.status, 409, "a finished task");
+    assert!(again.body.contains("already cancelled"));
+}
