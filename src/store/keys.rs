@@ -100,7 +100,6 @@ pub fn list_active(conn: &Connection, users: &[i64]) -> Result<Vec<KeyRow>, Stor
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The ticked cabinets of a key (meaningful when its scope is not "All").
 /// Active keys with a webhook URL.
 pub fn with_webhook(conn: &Connection) -> Result<Vec<KeyRow>, StoreError> {
     let mut stmt = conn.prepare_cached(
@@ -110,6 +109,7 @@ pub fn with_webhook(conn: &Connection) -> Result<Vec<KeyRow>, StoreError> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The ticked cabinets of a key (meaningful when its scope is not "All").
 pub fn scope_cabinets(conn: &Connection, key: i64) -> Result<Vec<i64>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT cabinet_id FROM api_key_cabinets WHERE key_id = ?1 ORDER BY cabinet_id",

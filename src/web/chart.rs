@@ -25,7 +25,7 @@ pub fn bars(series: &[Series], first: &str, last: &str) -> Markup {
             @for (i, s) in series.iter().enumerate() {
                 @let top = i as f64 * (PANEL + GAP) + GAP;
                 text x="0" y=(top - 6.0) { (s.name) " · peak " (s.peak) }
-                line.axis x1="0" x2=(WIDTH) y1=(top + PANEL) y2=(top + PANEL);
+                line.axis x1="0" x2=(WIDTH) y1=(top + PANEL) y2=(top + PANEL) {}
                 @let max = s.values.iter().cloned().fold(0.0, f64::max);
                 @let step = WIDTH / s.values.len().max(1) as f64;
                 g class=(s.class) fill="currentColor" {

@@ -41,6 +41,15 @@ pub fn ratio(value: Decimal, defined: bool) -> String {
     }
 }
 
+/// A percentage to two places, or a dash when it has no denominator.
+pub fn percent(value: Decimal, defined: bool) -> String {
+    if defined {
+        format!("{}%", ratio(value, true))
+    } else {
+        ratio(value, false)
+    }
+}
+
 /// A stored UTC time (`2026-11-23T04:30:00Z`) as a `<time>` the page's script rewrites into
 /// the browser's time zone; without the script it reads `2026-11-23 04:30 UTC`.
 pub fn time(iso: &str) -> Markup {

@@ -216,6 +216,46 @@ fn table() -> &'static [Def] {
                 handler: act!(pages::tasks::resume),
             },
             Def {
+                method: Method::GET,
+                pattern: "/keys",
+                handler: view!(pages::keys::list),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/keys",
+                handler: act!(pages::keys::create),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/keys/{}",
+                handler: view!(pages::keys::show),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/keys/{}/webhook",
+                handler: act!(pages::keys::webhook),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/keys/{}/test",
+                handler: act!(pages::keys::test),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/keys/{}/secret",
+                handler: act!(pages::keys::secret),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/keys/{}/revoke",
+                handler: act!(pages::keys::revoke),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/tracker/rotate",
+                handler: act!(pages::keys::tracker),
+            },
+            Def {
                 method: Method::POST,
                 pattern: "/logout",
                 handler: act!(logout),

@@ -6,7 +6,7 @@ use chrono::Duration;
 use maud::{html, Markup};
 
 use super::super::chart::{self, Series};
-use super::super::format::{count, money, ratio, time};
+use super::super::format::{count, money, percent, ratio, time};
 use super::super::session::Session;
 use super::super::{layout, Visit, WebError};
 use super::status_badge;
@@ -136,7 +136,7 @@ fn figures(row: &CampaignRow, kind: CabinetType, summary: &Summary) -> Markup {
             dt { "Opens" } dd { (count(row.opens)) }
             dt { "Clicks" } dd { (count(row.clicks)) }
             dt { "Actions" } dd { (count(row.actions)) }
-            dt { "CTR" } dd { (ratio(t.ctr(), row.views > 0)) "%" }
+            dt { "CTR" } dd { (percent(t.ctr(), row.views > 0)) }
             dt { "Paid CPM" } dd { (ratio(t.cpm(), row.views > 0)) " " (kind.currency()) }
             dt { "CPA" } dd { (ratio(t.cpa(), row.actions > 0)) " " (kind.currency()) }
             dt { "Conversions" } dd {

@@ -8,7 +8,7 @@ use hyper::StatusCode;
 use maud::{html, Markup};
 use serde_json::{Map, Value};
 
-use super::super::format::{count, money, ratio};
+use super::super::format::{count, money, percent};
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::status_badge;
@@ -332,7 +332,7 @@ fn line(
             td.num { (money(kind, row.budget)) }
             td.num { (money(kind, row.spent)) }
             td.num { (count(row.views)) }
-            td.num { (ratio(totals.ctr(), row.views > 0)) "%" }
+            td.num { (percent(totals.ctr(), row.views > 0)) }
             td.num { (money_or_dash(kind, totals.cpm(), row.views > 0)) }
             td.num { (money_or_dash(kind, totals.cpa(), row.actions > 0)) }
             td.num { (count(conversions)) }

@@ -3,6 +3,7 @@
 pub mod cabinets;
 pub mod campaign;
 pub mod campaigns;
+pub mod keys;
 pub mod tasks;
 
 use maud::{html, Markup};

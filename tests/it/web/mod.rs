@@ -2,6 +2,7 @@
 //! person sees.
 
 mod actions;
+mod keys;
 mod pages;
 mod sessions;
 
