@@ -21,17 +21,17 @@ use std::time::{Duration, Instant};
 
 use adcab::config::Config;
 use adcab::domain::access::Plan;
-use adcab::domain::campaign::TargetType;
-use adcab::domain::money::Money;
 use adcab::panel::{self, NewKey};
-use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
 use adcab::{clock, sync, Services};
 use rusqlite::Connection;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 mod common;
+#[path = "common/draft.rs"]
+mod draft;
 use common::Server;
+use draft::draft;
 
 /// The largest page, asked for by every list request.
 const PAGE: usize = 500;
@@ -246,46 +246,6 @@ fn setup(s: &Services, conn: &Connection, cabinets: usize, per_cabinet: usize) -
             .expect("synced");
     }
     Workspace { key, accounts, ads }
-}
-
-/// Campaign `n`: a title from a few words, a CPM from 1.00 to 4.99 EUR and a budget from 5
-/// to 500 EUR (none for one in thirteen).
-fn draft(n: usize) -> AdDraft {
-    const WORDS: [&str; 8] = [
-        "Fresh", "Daily", "Crypto", "Weekend", "Smart", "Quiet", "Bold", "Local",
-    ];
-    const TOPICS: [&str; 8] = [
-        "news", "deals", "games", "courses", "tips", "music", "jobs", "travel",
-    ];
-    let h = mix(n as u64);
-    let title = format!(
-        "{} {} {}",
-        WORDS[(h % 8) as usize],
-        TOPICS[(h >> 8) as usize % 8],
-        (h >> 16) % 1000
-    );
-    let spec = AdSpec::plain(
-        &title,
-        "Fresh news every morning",
-        "https://t.me/alpha_chan",
-        TargetType::Channels,
-        json!({ "channels": ["@tech_daily"] }),
-    );
-    let cpm = 1_000_000 + ((h >> 32) % 400) as i64 * 10_000;
-    let budget = if n.is_multiple_of(13) {
-        0
-    } else {
-        (5 + ((h >> 40) % 496) as i64) * 1_000_000
-    };
-    AdDraft::running(spec, Money::from_micros(cpm), Money::from_micros(budget))
-}
-
-/// SplitMix64, for varied but repeatable campaigns.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
 }
 
 /// How many stored campaigns have each status.

@@ -58,6 +58,22 @@ pub fn members(conn: &Connection, agency: i64) -> Result<Vec<i64>, StoreError> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Every cabinet the agency shares: `(member, cabinet, access)`, by member then cabinet.
+pub fn shares_of(conn: &Connection, agency: i64) -> Result<Vec<(i64, i64, Access)>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT member_id, cabinet_id, access FROM cabinet_shares WHERE agency_id = ?1
+         ORDER BY member_id, cabinet_id",
+    )?;
+    let rows = stmt.query_map([agency], |r| {
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            super::parsed(r, 2, "cabinet_shares.access", Access::parse)?,
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// The agencies whose plan covers this member: they are in the team of an owner on the Agency
 /// plan. Returns each covering agency owner's subscription state.
 pub fn covering_agencies(conn: &Connection, member: i64) -> Result<Vec<bool>, StoreError> {

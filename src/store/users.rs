@@ -40,6 +40,14 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<User>, StoreError> {
     )
 }
 
+/// The person with this email (compared without case).
+pub fn by_email(conn: &Connection, email: &str) -> Result<Option<User>, StoreError> {
+    optional(
+        conn.prepare_cached("SELECT * FROM users WHERE email = ?1 COLLATE NOCASE")?
+            .query_row([email], from_row),
+    )
+}
+
 /// Every person, by id.
 pub fn list(conn: &Connection) -> Result<Vec<User>, StoreError> {
     let mut stmt = conn.prepare("SELECT * FROM users ORDER BY id")?;

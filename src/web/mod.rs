@@ -256,6 +256,41 @@ fn table() -> &'static [Def] {
                 handler: act!(pages::keys::tracker),
             },
             Def {
+                method: Method::GET,
+                pattern: "/team",
+                handler: view!(pages::team::show),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/team/invite",
+                handler: act!(pages::team::invite),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/team/{}/access",
+                handler: act!(pages::team::access),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/team/{}/remove",
+                handler: act!(pages::team::remove),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/sim",
+                handler: view!(pages::sim::show),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/sim/advance",
+                handler: act!(pages::sim::advance),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/sim/review/{}/{}",
+                handler: act!(pages::sim::review),
+            },
+            Def {
                 method: Method::POST,
                 pattern: "/logout",
                 handler: act!(logout),

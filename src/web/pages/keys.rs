@@ -10,13 +10,13 @@ use maud::{html, Markup};
 use super::super::format::time;
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
+use super::{internal, panel_op, sentence};
 use crate::domain::access::Plan;
 use crate::http::response::Reply;
 use crate::panel::{self, KeyChange, NewKey, PanelError, WebhookUrl};
 use crate::store::deliveries::{self, Delivery};
 use crate::store::keys::{self, KeyRow};
 use crate::store::{teams, users, StoreError};
-use crate::Services;
 
 /// Deliveries a key's page lists.
 const LOG: i64 = 50;
@@ -152,15 +152,6 @@ fn field_error(problem: Option<(&str, &str)>, param: &str) -> Markup {
     }
 }
 
-/// Runs a blocking panel operation off the runtime.
-async fn panel_op<T: Send + 'static>(
-    visit: &Visit<'_>,
-    op: impl FnOnce(&Services) -> Result<T, PanelError> + Send + 'static,
-) -> Result<T, PanelError> {
-    let services = visit.state.services.clone();
-    crate::db::in_request(move || op(&services)).await
-}
-
 /// `POST /keys`: a new key of the person's own.
 pub async fn create<'a>(
     visit: &'a Visit<'a>,
@@ -205,18 +196,6 @@ fn refusal(e: PanelError) -> Result<Notice, WebError> {
         }),
         PanelError::Store(e) => Err(WebError::Store(e)),
     }
-}
-
-/// A panel message as a sentence: capitalised, with a full stop.
-fn sentence(message: &str) -> String {
-    let mut chars = message.chars();
-    let first = chars
-        .next()
-        .map(|c| c.to_uppercase().to_string())
-        .unwrap_or_default();
-    let rest: String = chars.collect();
-    let stop = if rest.ends_with('.') { "" } else { "." };
-    format!("{first}{rest}{stop}")
 }
 
 /// The person's own live key named by the path, or `404`.
@@ -426,12 +405,4 @@ pub async fn tracker<'a>(
         }
     };
     Ok(layout::page(visit, session, "/keys", "Tracker URL", body))
-}
-
-/// A panel failure where none is expected from the person's input.
-fn internal(e: PanelError) -> WebError {
-    match e {
-        PanelError::Store(e) => WebError::Store(e),
-        other => WebError::Conflict(sentence(&other.to_string())),
-    }
 }

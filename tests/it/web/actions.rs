@@ -4,15 +4,8 @@
 use adcab::panel::{self, TeamAccess};
 use adcab::store::history;
 
-use super::{with_login, PASSWORD};
-use crate::helpers::{spawn_app, Browser, TestApp};
-
-fn browser(app: &TestApp, user: i64) -> Browser {
-    let email = with_login(app, user);
-    let b = Browser::new(app);
-    assert_eq!(b.login(&email, PASSWORD).status, 303);
-    b
-}
+use super::logged_in;
+use crate::helpers::{spawn_app, TestApp};
 
 fn status(app: &TestApp, account: i64, ad: i64) -> String {
     app.scalar(
@@ -29,7 +22,7 @@ fn selected_campaigns_of_two_cabinets_are_paused_by_one_task_each_with_panel_as_
     let (a, b) = (app.active_campaign(first), app.active_campaign(first));
     let c = app.active_campaign(second);
     let untouched = app.active_campaign(first);
-    let web = browser(&app, user);
+    let web = logged_in(&app, user);
     let csrf = web.get("/campaigns").csrf();
 
     let sent = web.post(
@@ -83,7 +76,7 @@ fn a_bad_amount_or_an_empty_selection_is_named_next_to_the_actions_and_nothing_i
     let app = spawn_app();
     let (user, cabinet, _) = app.manager();
     let ad = app.active_campaign(cabinet);
-    let web = browser(&app, user);
+    let web = logged_in(&app, user);
     let csrf = web.get("/campaigns").csrf();
     let selected = format!("{cabinet}:{ad}");
 
@@ -138,7 +131,7 @@ fn a_viewer_cannot_act_and_sees_no_selectable_boxes() {
     let ad = app.active_campaign(shared);
     let member = app.user("pro");
     panel::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
-    let web = browser(&app, member);
+    let web = logged_in(&app, member);
     let list = web.get("/campaigns");
     assert!(
         list.body
@@ -177,7 +170,7 @@ fn a_task_is_resumed_or_cancelled_only_by_its_owner_from_the_tasks_page() {
     let app = spawn_app();
     let (user, cabinet, _) = app.manager();
     let ad = app.active_campaign(cabinet);
-    let web = browser(&app, user);
+    let web = logged_in(&app, user);
     let csrf = web.get("/campaigns").csrf();
     // More than the cabinet's balance of 1000: the task pauses until money arrives.
     let sent = web.post(
@@ -203,7 +196,7 @@ fn a_task_is_resumed_or_cancelled_only_by_its_owner_from_the_tasks_page() {
     assert!(page.contains(&format!(r#"action="/tasks/{task}/cancel""#)));
 
     let (other, _, _) = app.manager();
-    let stranger = browser(&app, other);
+    let stranger = logged_in(&app, other);
     let theirs = stranger.get("/tasks");
     assert!(
         !theirs.body.contains(&format!("task-{task}")),

@@ -4,15 +4,8 @@
 
 use adcab::panel::{self, TeamAccess};
 
-use super::{with_login, PASSWORD};
-use crate::helpers::{spawn_app, Browser, Receiver, TestApp};
-
-fn browser(app: &TestApp, user: i64) -> Browser {
-    let email = with_login(app, user);
-    let b = Browser::new(app);
-    assert_eq!(b.login(&email, PASSWORD).status, 303);
-    b
-}
+use super::logged_in;
+use crate::helpers::{spawn_app, Receiver};
 
 /// The text of the first `code.secret` starting with `prefix` on the page.
 fn secret(body: &str, prefix: &str) -> String {
@@ -29,7 +22,7 @@ fn a_new_key_is_shown_once_and_reaches_only_its_scope() {
     let user = app.user("pro");
     let first = app.cabinet(user, "euro", "100");
     let second = app.cabinet(user, "ton", "100");
-    let web = browser(&app, user);
+    let web = logged_in(&app, user);
     let csrf = web.get("/keys").csrf();
 
     let made = web.post(
@@ -73,7 +66,7 @@ fn a_refused_key_names_its_field_and_makes_nothing() {
     let app = spawn_app();
     let user = app.user("pro");
     app.cabinet(user, "euro", "100");
-    let web = browser(&app, user);
+    let web = logged_in(&app, user);
     let csrf = web.get("/keys").csrf();
     let bad = web.post(
         "/keys",
@@ -93,7 +86,7 @@ fn a_refused_key_names_its_field_and_makes_nothing() {
     assert_eq!(none.status, 422);
     assert!(none.body.contains(r#"data-param="cabinets""#));
     let free = app.user("free");
-    let refused = browser(&app, free);
+    let refused = logged_in(&app, free);
     let denied = refused.post(
         "/keys",
         &[("csrf", &refused.get("/keys").csrf()), ("scope", "all")],
@@ -110,7 +103,7 @@ fn a_keys_webhook_is_set_tested_resecreted_logged_and_the_key_revoked() {
     let (user, _, key) = app.manager();
     let id: i64 = app.scalar("SELECT MAX(id) FROM api_keys", &[]);
     let receiver = Receiver::start(200);
-    let web = browser(&app, user);
+    let web = logged_in(&app, user);
     let csrf = web.get(&format!("/keys/{id}")).csrf();
 
     let set = web.post(
@@ -153,7 +146,7 @@ fn an_agency_owner_sees_the_teams_keys_but_opens_only_their_own() {
     app.key(agency);
     let own: i64 = app.scalar("SELECT MAX(id) FROM api_keys", &[]);
 
-    let owner = browser(&app, agency);
+    let owner = logged_in(&app, agency);
     let list = owner.get("/keys").body;
     assert!(
         list.contains(&format!(r#"id="key-{theirs}""#))
@@ -164,7 +157,7 @@ fn an_agency_owner_sees_the_teams_keys_but_opens_only_their_own() {
         404,
         "not theirs to change"
     );
-    let m = browser(&app, member);
+    let m = logged_in(&app, member);
     let seen = m.get("/keys").body;
     assert!(seen.contains(&format!(r#"id="key-{theirs}""#)));
     assert!(
@@ -182,7 +175,7 @@ fn an_agency_owner_sees_the_teams_keys_but_opens_only_their_own() {
 fn a_new_tracker_url_is_shown_once_and_the_old_one_stops() {
     let app = spawn_app();
     let (user, _, _) = app.manager();
-    let web = browser(&app, user);
+    let web = logged_in(&app, user);
     let csrf = web.get("/keys").csrf();
     let first = web.post("/tracker/rotate", &[("csrf", &csrf)]);
     let old = secret(&first.body, "/api/v1/ingest/trk_");

@@ -5,11 +5,12 @@ mod actions;
 mod keys;
 mod pages;
 mod sessions;
+mod team;
 
 use adcab::panel;
 use adcab::store::users;
 
-use crate::helpers::TestApp;
+use crate::helpers::{Browser, TestApp};
 
 /// A password good enough for the panel.
 pub const PASSWORD: &str = "correct horse battery";
@@ -23,4 +24,12 @@ pub fn with_login(app: &TestApp, user: i64) -> String {
         .unwrap()
         .unwrap()
         .email
+}
+
+/// A browser logged in as `user` (given the password [`PASSWORD`]).
+pub fn logged_in(app: &TestApp, user: i64) -> Browser {
+    let email = with_login(app, user);
+    let b = Browser::new(app);
+    assert_eq!(b.login(&email, PASSWORD).status, 303);
+    b
 }

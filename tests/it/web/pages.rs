@@ -3,16 +3,8 @@
 
 use adcab::panel::{self, TeamAccess};
 
-use super::{with_login, PASSWORD};
-use crate::helpers::{spawn_app, Browser, Camp, TestApp};
-
-/// Logged in as `user` in a new browser.
-fn browser(app: &TestApp, user: i64) -> Browser {
-    let email = with_login(app, user);
-    let b = Browser::new(app);
-    assert_eq!(b.login(&email, PASSWORD).status, 303);
-    b
-}
+use super::logged_in;
+use crate::helpers::{spawn_app, Browser, Camp};
 
 #[test]
 fn each_person_sees_exactly_the_cabinets_and_campaigns_they_reach() {
@@ -37,7 +29,7 @@ fn each_person_sees_exactly_the_cabinets_and_campaigns_they_reach() {
         Camp::channel("Someone else", "https://t.me/alpha_chan"),
     );
 
-    let owner = browser(&app, agency);
+    let owner = logged_in(&app, agency);
     let cabinets = owner.get("/cabinets").body;
     assert!(
         cabinets.contains(&format!("account_id={shared}"))
@@ -52,7 +44,7 @@ fn each_person_sees_exactly_the_cabinets_and_campaigns_they_reach() {
         "an agency owner's navigation has the team"
     );
 
-    let viewer = browser(&app, member);
+    let viewer = logged_in(&app, member);
     let cabinets = viewer.get("/cabinets").body;
     assert!(cabinets.contains(&format!("account_id={shared}")));
     assert!(!cabinets.contains(&format!("account_id={kept}")));
@@ -107,7 +99,7 @@ fn the_list_takes_the_api_filters_and_sorts_and_names_a_bad_one() {
         cabinet,
         Camp::channel("Waiting one", "https://t.me/alpha_chan"),
     );
-    let b = browser(&app, user);
+    let b = logged_in(&app, user);
 
     let active = b.get("/campaigns?status=Active").body;
     assert!(active.contains("Running one") && !active.contains("Waiting one"));
@@ -136,7 +128,7 @@ fn a_campaign_page_shows_its_chart_and_history_with_sources() {
     app.align_hour();
     let ad = app.funded(cabinet, 500_000_000);
     app.advance(3 * 3600);
-    let b = browser(&app, user);
+    let b = logged_in(&app, user);
 
     let page = b.get(&format!("/campaigns/{cabinet}/{ad}")).body;
     assert!(
@@ -180,7 +172,7 @@ fn a_campaign_page_shows_its_chart_and_history_with_sources() {
 fn assets_have_hashed_names_and_a_year_long_cache() {
     let app = spawn_app();
     let (user, _, _) = app.manager();
-    let b = browser(&app, user);
+    let b = logged_in(&app, user);
     let page = b.get("/campaigns");
     assert!(page
         .header("content-security-policy")

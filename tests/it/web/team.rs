@@ -1,0 +1,158 @@
+//! The team and simulator pages: an agency owner adds, changes and removes members (and only
+//! an agency owner has a team); the simulator's clock and reviews in a trial.
+
+use super::{logged_in, with_login};
+use crate::helpers::{spawn_app, Camp, TestApp};
+
+fn access(app: &TestApp, member: i64, cabinet: i64) -> Option<String> {
+    app.services
+        .db
+        .read_blocking(move |c| {
+            Ok::<_, adcab::store::StoreError>(
+                c.query_row(
+                    "SELECT access FROM cabinet_shares WHERE member_id = ?1 AND cabinet_id = ?2",
+                    [member, cabinet],
+                    |r| r.get(0),
+                )
+                .ok(),
+            )
+        })
+        .unwrap()
+}
+
+#[test]
+fn an_agency_owner_adds_changes_and_removes_members_who_then_reach_the_cabinet_or_not() {
+    let app = spawn_app();
+    let agency = app.user("agency");
+    let cabinet = app.cabinet(agency, "euro", "100");
+    let member = app.user("pro");
+    let member_email = with_login(&app, member);
+    let owner = logged_in(&app, agency);
+    let csrf = owner.get("/team").csrf();
+
+    let unknown = owner.post(
+        "/team/invite",
+        &[
+            ("csrf", &csrf),
+            ("email", "nobody@example.com"),
+            ("cabinet", &cabinet.to_string()),
+            ("access", "viewer"),
+        ],
+    );
+    assert_eq!(unknown.status, 422);
+    assert!(unknown.body.contains("adcab admin user add"));
+
+    let added = owner.post(
+        "/team/invite",
+        &[
+            ("csrf", &csrf),
+            ("email", &member_email),
+            ("cabinet", &cabinet.to_string()),
+            ("access", "viewer"),
+        ],
+    );
+    assert_eq!(added.status, 303, "{}", added.body);
+    assert_eq!(access(&app, member, cabinet).as_deref(), Some("viewer"));
+    let m = logged_in(&app, member);
+    assert!(m
+        .get("/cabinets")
+        .body
+        .contains(&format!("account_id={cabinet}")));
+
+    let path = format!("/team/{member}/access");
+    let changed = owner.post(
+        &path,
+        &[
+            ("csrf", &csrf),
+            ("cabinet", &cabinet.to_string()),
+            ("access", "manager"),
+        ],
+    );
+    assert_eq!(changed.status, 303);
+    assert_eq!(access(&app, member, cabinet).as_deref(), Some("manager"));
+    let page = owner.get("/team").body;
+    assert!(page.contains(&format!(r#"id="member-{member}""#)) && page.contains(&member_email));
+
+    let removed = owner.post(&format!("/team/{member}/remove"), &[("csrf", &csrf)]);
+    assert_eq!(removed.status, 303);
+    assert_eq!(access(&app, member, cabinet), None);
+    assert!(
+        !m.get("/cabinets")
+            .body
+            .contains(&format!("account_id={cabinet}")),
+        "at once"
+    );
+    let again = owner.post(&format!("/team/{member}/remove"), &[("csrf", &csrf)]);
+    assert_eq!(again.status, 422, "no such place in the team");
+}
+
+#[test]
+fn only_an_agency_owner_has_a_team_page() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let web = logged_in(&app, user);
+    assert_eq!(web.get("/team").status, 403);
+    let csrf = web.get("/campaigns").csrf();
+    let other = app.user("pro");
+    let refused = web.post(
+        "/team/invite",
+        &[
+            ("csrf", &csrf),
+            ("email", "x@example.com"),
+            ("cabinet", &cabinet.to_string()),
+            ("access", "viewer"),
+        ],
+    );
+    assert_eq!(refused.status, 403);
+    assert_eq!(access(&app, other, cabinet), None);
+}
+
+#[test]
+fn the_simulator_page_moves_the_clock_and_decides_reviews_in_the_persons_cabinets() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let waiting = app.campaign(
+        cabinet,
+        Camp::channel("Waiting review", "https://t.me/alpha_chan"),
+    );
+    let (_, foreign, _) = app.manager();
+    let theirs = app.campaign(
+        foreign,
+        Camp::channel("Not yours", "https://t.me/alpha_chan"),
+    );
+    let web = logged_in(&app, user);
+    let page = web.get("/sim");
+    assert!(page.body.contains("Waiting review") && !page.body.contains("Not yours"));
+    let csrf = page.csrf();
+
+    let before = app.now();
+    assert_eq!(
+        web.post("/sim/advance", &[("csrf", &csrf), ("seconds", "3600")])
+            .status,
+        303
+    );
+    assert_eq!((app.now() - before).num_seconds() / 60, 60, "an hour on");
+    assert_eq!(
+        web.post("/sim/advance", &[("csrf", &csrf), ("seconds", "12345")])
+            .status,
+        400
+    );
+
+    let refused = web.post(
+        &format!("/sim/review/{foreign}/{theirs}"),
+        &[("csrf", &csrf), ("decision", "approve")],
+    );
+    assert_eq!(refused.status, 404);
+    let approved = web.post(
+        &format!("/sim/review/{cabinet}/{waiting}"),
+        &[("csrf", &csrf), ("decision", "approve")],
+    );
+    assert_eq!(approved.status, 303);
+    let status: String = app.scalar(
+        "SELECT status FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+        &[cabinet, waiting],
+    );
+    assert_eq!(status, "Active");
+    assert!(!web.get("/sim").body.contains("Waiting review"), "decided");
+    app.settle();
+}
