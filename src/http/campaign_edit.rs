@@ -14,6 +14,7 @@ use super::{AppState, Ctx};
 use crate::clock;
 use crate::domain::money::{CabinetType, MAX_UNITS};
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, Switch};
+use crate::store::campaigns::CampaignRow;
 use crate::store::history::Source;
 use crate::store::{cabinets, campaigns, conversions};
 use crate::sync;
@@ -24,18 +25,19 @@ async fn finish(
     state: &AppState,
     kind: CabinetType,
     snap: AdSnapshot,
-    action: &'static str,
+    change: (&'static str, Source),
     details: Value,
     meta: Map<String, Value>,
 ) -> Result<Reply, ApiError> {
+    let (action, source) = change;
     let (account, ad) = (snap.account_id, snap.ad_id);
     let params = state.services.config.conversions.tracker_params.clone();
     let (row, summary) = state
         .services
         .db
         .write(move |tx| {
-            sync::apply(tx, &snap, Source::Api, &params)?;
-            sync::record_history(tx, account, ad, Source::Api, action, &details)?;
+            sync::apply(tx, &snap, source, &params)?;
+            sync::record_history(tx, account, ad, source, action, &details)?;
             let row = campaigns::get(tx, account, ad)?.ok_or(ApiError::CampaignNotFound)?;
             Ok::<_, ApiError>((row, conversions::summaries(tx, &[(account, ad)])?))
         })
@@ -48,6 +50,16 @@ async fn finish(
 
 pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
     let target = Target::campaign(state, ctx, ad).await?;
+    edit_target(state, target, Source::Api).await
+}
+
+/// Edits the target's campaign with the fields of its body, as `PATCH /v1/campaigns/{ad_id}`
+/// reads them; the change enters the history with `source`.
+pub async fn edit_target(
+    state: &AppState,
+    target: Target<CampaignRow>,
+    source: Source,
+) -> Result<Reply, ApiError> {
     let (cabinet, row) = (target.cabinet.clone(), &target.campaign);
     let (kind, ad) = (cabinet.cabinet_type, row.ad_id);
     let mut f = target.fields();
@@ -113,7 +125,15 @@ pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErr
         }
     }
     let snap = snap.ok_or_else(|| ApiError::internal("edit produced no snapshot"))?;
-    finish(state, kind, snap, "edit", Value::Object(details), meta).await
+    finish(
+        state,
+        kind,
+        snap,
+        ("edit", source),
+        Value::Object(details),
+        meta,
+    )
+    .await
 }
 
 pub async fn switch(
@@ -144,7 +164,7 @@ pub async fn switch(
         state,
         cabinet.cabinet_type,
         snap,
-        action,
+        (action, Source::Api),
         json!({ "active": active }),
         meta,
     )
@@ -244,7 +264,15 @@ pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
         BudgetOp::WithdrawAll => ("withdraw_all", None),
     };
     let details = json!({ "action": action, "amount": amount.map(|a| kind.render(a)), "moved": kind.render(moved.moved) });
-    finish(state, kind, moved.ad, "budget", details, meta).await
+    finish(
+        state,
+        kind,
+        moved.ad,
+        ("budget", Source::Api),
+        details,
+        meta,
+    )
+    .await
 }
 
 pub async fn delete(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {

@@ -197,6 +197,11 @@ fn table() -> &'static [Def] {
             },
             Def {
                 method: Method::POST,
+                pattern: "/campaigns/{}/{}/edit",
+                handler: act!(pages::campaign::edit),
+            },
+            Def {
+                method: Method::POST,
                 pattern: "/campaigns/bulk",
                 handler: act!(pages::campaigns::bulk),
             },

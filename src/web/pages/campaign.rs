@@ -4,20 +4,24 @@
 
 use chrono::Duration;
 use maud::{html, Markup};
+use serde_json::{Map, Value};
 
 use super::super::chart::{self, Series};
 use super::super::format::{count, money, percent, ratio, time};
 use super::super::session::Session;
-use super::super::{layout, Visit, WebError};
+use super::super::{layout, redirect, Form, Visit, WebError};
 use super::status_badge;
 use crate::clock;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::Totals;
 use crate::domain::time::iso;
+use crate::http::campaign_edit;
+use crate::http::error::ApiError;
 use crate::http::response::Reply;
+use crate::http::write::{self, Target};
 use crate::store::campaigns::{self, CampaignRow};
 use crate::store::conversions::{self, Summary};
-use crate::store::history::{self, Entry};
+use crate::store::history::{self, Entry, Source};
 use crate::store::{stats, StoreError};
 
 /// The chart's periods: parameter, label, hours covered, hours per bucket.
@@ -36,14 +40,37 @@ struct Found {
     buckets: Vec<(String, Totals, i64)>,
 }
 
+/// An edit the API refused: what was sent, and the field it names with the sentence.
+struct Refused<'f> {
+    sent: &'f Form,
+    param: String,
+    message: String,
+}
+
+/// The path's cabinet and campaign ids.
+fn ids(args: &[&str]) -> Result<(i64, i64), WebError> {
+    match (args[0].parse::<i64>(), args[1].parse::<i64>()) {
+        (Ok(account), Ok(ad)) => Ok((account, ad)),
+        _ => Err(WebError::NotFound),
+    }
+}
+
 pub async fn show<'a>(
     visit: &'a Visit<'a>,
     session: &'a Session,
     args: &'a [&'a str],
 ) -> Result<Reply, WebError> {
-    let (Ok(account), Ok(ad)) = (args[0].parse::<i64>(), args[1].parse::<i64>()) else {
-        return Err(WebError::NotFound);
-    };
+    let (account, ad) = ids(args)?;
+    render(visit, session, account, ad, None).await
+}
+
+async fn render(
+    visit: &Visit<'_>,
+    session: &Session,
+    account: i64,
+    ad: i64,
+    refused: Option<Refused<'_>>,
+) -> Result<Reply, WebError> {
     let reach = session.person.cabinet(account).ok_or(WebError::NotFound)?;
     let kind = reach.cabinet.cabinet_type;
     let cabinet_name = reach.cabinet.name.clone();
@@ -105,6 +132,9 @@ pub async fn show<'a>(
         div.grid {
             div.card { h2 { "Delivery" } (figures(row, kind, &found.summary)) }
             div.card { h2 { "Settings" } (settings(row, kind)) }
+            @if session.person.writable(account).is_ok() && row.status != crate::domain::campaign::Status::Deleted {
+                div.card { h2 { "Edit" } (edit_form(session, row, kind, refused.as_ref())) }
+            }
         }
         h2 { "Hourly" }
         nav.tabs aria-label="Period" {
@@ -116,7 +146,112 @@ pub async fn show<'a>(
         h2 { "History" }
         (history_table(&found.history))
     };
-    Ok(layout::page(visit, session, "/campaigns", &row.title, body))
+    let reply = layout::page(visit, session, "/campaigns", &row.title, body);
+    Ok(match refused {
+        Some(_) => reply.with_status(hyper::StatusCode::UNPROCESSABLE_ENTITY),
+        None => reply,
+    })
+}
+
+/// The fields the edit form changes, with their labels.
+const EDITED: [(&str, &str); 3] = [("title", "Title"), ("text", "Text"), ("cpm", "Bid (CPM)")];
+
+fn edit_form(
+    session: &Session,
+    row: &CampaignRow,
+    kind: CabinetType,
+    refused: Option<&Refused>,
+) -> Markup {
+    let current = |field: &str| match field {
+        "title" => row.title.clone(),
+        "text" => row.text.clone(),
+        _ => kind.render(row.cpm),
+    };
+    let value = |field: &str| {
+        refused
+            .and_then(|r| r.sent.get(field))
+            .map(str::to_string)
+            .unwrap_or_else(|| current(field))
+    };
+    html! {
+        form #edit method="post" action={ "/campaigns/" (row.account_id) "/" (row.ad_id) "/edit" } {
+            input type="hidden" name="csrf" value=(session.csrf);
+            @for (field, label) in EDITED {
+                label {
+                    @if field == "cpm" { (label) " (" (kind.currency()) ")" } @else { (label) }
+                    input type="text" name=(field) value=(value(field));
+                }
+                @if let Some(r) = refused.filter(|r| r.param == field) {
+                    p.error role="alert" data-param=(field) { (r.message) }
+                }
+            }
+            @if let Some(r) = refused.filter(|r| !EDITED.iter().any(|(f, _)| *f == r.param)) {
+                p.error role="alert" data-param=(r.param) { (r.message) }
+            }
+            p.muted { "A new title or text goes back to review on the platform." }
+            button.primary type="submit" { "Save" }
+        }
+    }
+}
+
+/// `POST /campaigns/{account_id}/{ad_id}/edit`: the fields that differ from the campaign's,
+/// sent through the API's own edit (`PATCH /v1/campaigns/{ad_id}`: its checks, the platform
+/// call, the history, now with source `panel`).
+pub async fn edit<'a>(
+    visit: &'a Visit<'a>,
+    session: &'a Session,
+    form: &'a Form,
+    args: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    let (account, ad) = ids(args)?;
+    let reach = session.person.cabinet(account).ok_or(WebError::NotFound)?;
+    session
+        .person
+        .writable(account)
+        .map_err(WebError::Forbidden)?;
+    let cabinet = reach.cabinet.clone();
+    let row = match write::live_campaign(visit.state, account, ad).await {
+        Ok(row) => row,
+        Err(ApiError::CampaignNotFound) => return Err(WebError::NotFound),
+        Err(e) => return Err(WebError::Conflict(e.to_string())),
+    };
+    let kind = cabinet.cabinet_type;
+    let mut body = Map::new();
+    for (field, _) in EDITED {
+        let Some(sent) = form.get(field) else {
+            continue;
+        };
+        let now = match field {
+            "title" => row.title.clone(),
+            "text" => row.text.clone(),
+            _ => kind.render(row.cpm),
+        };
+        if sent != now {
+            body.insert(field.into(), Value::from(sent));
+        }
+    }
+    let refuse = |param: String, message: String| Refused {
+        sent: form,
+        param,
+        message,
+    };
+    if body.is_empty() {
+        let r = refuse("body".into(), "Change at least one field.".into());
+        return render(visit, session, account, ad, Some(r)).await;
+    }
+    let target = Target::of(body, cabinet, row);
+    match campaign_edit::edit_target(visit.state, target, Source::Panel).await {
+        Ok(_) => Ok(redirect(&format!("/campaigns/{account}/{ad}"))),
+        Err(ApiError::Validation { param, message }) => {
+            render(visit, session, account, ad, Some(refuse(param, message))).await
+        }
+        Err(ApiError::PlatformRejected { reason, param, .. }) => {
+            let param = param.unwrap_or_else(|| "body".into());
+            render(visit, session, account, ad, Some(refuse(param, reason))).await
+        }
+        Err(ApiError::Busy) => Err(WebError::Store(crate::store::StoreError::Busy)),
+        Err(e) => Err(WebError::Conflict(e.to_string())),
+    }
 }
 
 fn figures(row: &CampaignRow, kind: CabinetType, summary: &Summary) -> Markup {

@@ -124,7 +124,7 @@ fn a_bad_amount_or_an_empty_selection_is_named_next_to_the_actions_and_nothing_i
 }
 
 #[test]
-fn a_viewer_cannot_act_and_sees_no_selectable_boxes() {
+fn a_viewer_cannot_act_or_edit_and_sees_no_selectable_boxes() {
     let app = spawn_app();
     let agency = app.user("agency");
     let shared = app.cabinet(agency, "euro", "100");
@@ -152,6 +152,16 @@ fn a_viewer_cannot_act_and_sees_no_selectable_boxes() {
         .body
         .contains("You have Viewer access to this cabinet."));
     assert_eq!(status(&app, shared, ad), "Active");
+    let page = web.get(&format!("/campaigns/{shared}/{ad}"));
+    assert!(
+        !page.body.contains(r#"<form id="edit""#),
+        "no edit form for a viewer"
+    );
+    let edit = web.post(
+        &format!("/campaigns/{shared}/{ad}/edit"),
+        &[("csrf", &list.csrf()), ("cpm", "3.00")],
+    );
+    assert_eq!(edit.status, 403);
 
     panel::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
     let allowed = web.post(
@@ -217,4 +227,67 @@ fn a_task_is_resumed_or_cancelled_only_by_its_owner_from_the_tasks_page() {
     let again = web.post(&format!("/tasks/{task}/cancel"), &[("csrf", &csrf)]);
     assert_eq!(again.status, 409, "a finished task");
     assert!(again.body.contains("already cancelled"));
+}
+
+#[test]
+fn an_edit_sends_only_the_changed_fields_through_the_api_and_names_a_refused_one() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let web = logged_in(&app, user);
+    let page = web.get(&format!("/campaigns/{cabinet}/{ad}"));
+    assert!(page.body.contains(r#"<form id="edit""#), "{}", page.body);
+    let csrf = page.csrf();
+    let path = format!("/campaigns/{cabinet}/{ad}/edit");
+    let title: String = app.scalar("SELECT title FROM campaigns WHERE ad_id = ?1", &[ad]);
+
+    let precise = web.post(
+        &path,
+        &[("csrf", &csrf), ("title", &title), ("cpm", "1.234")],
+    );
+    assert_eq!(precise.status, 422);
+    assert!(
+        precise.body.contains(r#"data-param="cpm""#),
+        "{}",
+        precise.body
+    );
+    assert!(
+        precise.body.contains(r#"value="1.234""#),
+        "what was sent stays in the field"
+    );
+    let unchanged = web.post(
+        &path,
+        &[("csrf", &csrf), ("title", &title), ("cpm", "2.00")],
+    );
+    assert_eq!(unchanged.status, 422);
+    assert!(unchanged.body.contains("Change at least one field."));
+
+    let saved = web.post(
+        &path,
+        &[("csrf", &csrf), ("title", &title), ("cpm", "3.50")],
+    );
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let cpm: i64 = app.scalar("SELECT cpm_micros FROM campaigns WHERE ad_id = ?1", &[ad]);
+    assert_eq!(cpm, 3_500_000);
+    assert_eq!(
+        status(&app, cabinet, ad),
+        "Active",
+        "a bid alone does not go back to review"
+    );
+    let entries = app
+        .services
+        .db
+        .read_blocking(move |conn| history::list(conn, cabinet, ad))
+        .unwrap();
+    let last = entries.last().unwrap();
+    assert_eq!(
+        (last.source.as_str(), last.action.as_str()),
+        ("panel", "edit")
+    );
+    assert_eq!(
+        last.details.as_ref().unwrap()["cpm"],
+        "3.50",
+        "only the changed field"
+    );
+    assert!(last.details.as_ref().unwrap().get("title").is_none());
 }
