@@ -46,8 +46,13 @@ pub struct Browser {
 
 impl Browser {
     pub fn new(app: &TestApp) -> Browser {
+        Browser::at(app.base.trim_end_matches("/api/v1"))
+    }
+
+    /// A browser of the panel served at `root` (`http://host:port`).
+    pub fn at(root: &str) -> Browser {
         Browser {
-            root: app.base.trim_end_matches("/api/v1").to_string(),
+            root: root.to_string(),
             agent: ureq::AgentBuilder::new().redirects(0).build(),
             jar: Mutex::new(BTreeMap::new()),
         }

@@ -7,7 +7,7 @@ use adcab::db::Db;
 use adcab::store::StoreError;
 use serde_json::{json, Value};
 
-use super::{adcab, agent, call_with, serve};
+use super::{adcab, admin, agent, call_with, serve};
 use crate::helpers::wait_for;
 
 fn scalar(db: &Db, sql: &str) -> i64 {
@@ -118,30 +118,6 @@ fn a_create_task_killed_mid_way_finishes_once_after_restart() {
         30 * 5_000_000,
         "each budget moved once"
     );
-}
-
-/// Runs an `admin` command of the binary and returns what it printed; `stdin` is piped in.
-fn admin(config: &std::path::Path, args: &[&str], stdin: &str) -> Value {
-    use std::io::Write;
-    let mut child = adcab(config, args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]

@@ -5,6 +5,7 @@
 
 mod crash;
 mod operations;
+mod panel;
 mod startup;
 mod stress;
 
@@ -76,6 +77,30 @@ fn adcab(config: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_adcab"));
     cmd.arg("--config").arg(config).args(args);
     cmd
+}
+
+/// Runs an `admin` command of the binary and returns what it printed; `stdin` is piped in.
+fn admin(config: &std::path::Path, args: &[&str], stdin: &str) -> Value {
+    use std::io::Write;
+    let mut child = adcab(config, args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// Starts `cmd` (a `serve`) and waits for its "adcab serving" line, which names the port.
