@@ -4,8 +4,9 @@
 mod webdriver;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use crate::helpers::{spawn_app, Camp, TestApp};
+use crate::helpers::{poll, spawn_app, Camp, TestApp};
 use crate::web::{with_login, PASSWORD};
 use webdriver::Chrome;
 
@@ -47,6 +48,32 @@ fn sign_in(chrome: &Chrome, app: &TestApp, email: &str, password: &str) {
     chrome.find("input[name=email]").send_keys(email);
     chrome.find("input[name=password]").send_keys(password);
     chrome.find("form button[type=submit]").click();
+}
+
+/// Gives `user` the panel password, signs in as them and waits for the campaigns page.
+fn signed_in(chrome: &Chrome, app: &TestApp, user: i64) -> String {
+    let email = with_login(app, user);
+    sign_in(chrome, app, &email, PASSWORD);
+    chrome.wait_for("the campaigns page after signing in", |c| {
+        c.url().ends_with("/campaigns").then_some(())
+    });
+    email
+}
+
+/// Whether each element matching `selector` is ticked, in page order.
+fn ticked(chrome: &Chrome, selector: &str) -> Vec<bool> {
+    chrome
+        .find_all(selector)
+        .iter()
+        .map(|b| b.is_selected())
+        .collect()
+}
+
+fn status(app: &TestApp, account: i64, ad: i64) -> String {
+    app.scalar(
+        "SELECT status FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+        &[account, ad],
+    )
 }
 
 #[test]
@@ -173,5 +200,216 @@ fn a_wrong_password_is_shown_next_to_the_form() {
         Some(email),
         "the email is kept"
     );
+    chrome.quit().expect("the session ends");
+}
+
+#[test]
+fn a_bulk_pause_from_the_list_runs_as_a_task_in_the_browser() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let ads = [app.active_campaign(cabinet), app.active_campaign(cabinet)];
+    let chrome = Chrome::start();
+    signed_in(&chrome, &app, user);
+
+    let rows = "form[action='/campaigns/bulk'] input[name=ad]";
+    assert_eq!(ticked(&chrome, rows), [false, false]);
+    let all = chrome.find("input[data-select-all]");
+    all.click();
+    assert_eq!(
+        ticked(&chrome, rows),
+        [true, true],
+        "the header ticks every row"
+    );
+    all.click();
+    assert_eq!(ticked(&chrome, rows), [false, false], "and unticks them");
+    for ad in ads {
+        chrome
+            .find(&format!("input[name=ad][value='{cabinet}:{ad}']"))
+            .click();
+    }
+    assert_eq!(ticked(&chrome, rows), [true, true]);
+    chrome
+        .find("select[name=action] option[value=pause]")
+        .click();
+    assert!(chrome
+        .find("select[name=action] option[value=pause]")
+        .is_selected());
+    chrome
+        .find("form[action='/campaigns/bulk'] button[type=submit]")
+        .click();
+    chrome.wait_for("the tasks page after applying", |c| {
+        c.url().ends_with("/tasks").then_some(())
+    });
+
+    app.run_tasks();
+    let tasks = root(&app) + "/tasks";
+    let done = poll(Duration::from_secs(10), || {
+        chrome.goto(&tasks);
+        let text = chrome.find("#tasks").text();
+        text.contains("completed").then_some(text)
+    })
+    .unwrap_or_else(|| panic!("no completed task within 10 s:\n{}", chrome.source()));
+    assert!(done.contains("2/2"), "both campaigns done: {done}");
+    for ad in ads {
+        assert_eq!(status(&app, cabinet, ad), "On Hold", "campaign {ad}");
+    }
+    screenshot(&chrome, "tasks");
+    chrome.quit().expect("the session ends");
+}
+
+#[test]
+fn a_new_key_is_shown_once_in_the_browser() {
+    let app = spawn_app();
+    let (user, _, _) = app.manager();
+    let chrome = Chrome::start();
+    signed_in(&chrome, &app, user);
+
+    chrome.goto(&format!("{}/keys", root(&app)));
+    chrome.find("input[name=manage]").click();
+    assert!(chrome.find("input[name=manage]").is_selected());
+    assert!(
+        chrome.find("input[name=scope][value=all]").is_selected(),
+        "all cabinets by default"
+    );
+    chrome
+        .find("form[action='/keys'] button[type=submit]")
+        .click();
+    let secrets: Vec<String> = chrome.wait_for("the new key and its secret", |c| {
+        let shown: Vec<String> = c.find_all("code.secret").iter().map(|e| e.text()).collect();
+        (shown.len() == 2).then_some(shown)
+    });
+    let key = secrets
+        .iter()
+        .find(|s| s.starts_with("adcab_"))
+        .unwrap_or_else(|| panic!("no key among {secrets:?}"))
+        .clone();
+    assert!(
+        secrets.iter().any(|s| s.starts_with("whsec_")),
+        "no webhook secret among {secrets:?}"
+    );
+    screenshot(&chrome, "keys");
+
+    let info = ureq::get(&format!("{}/account/info", app.base))
+        .set("X-API-Key", &key)
+        .call()
+        .unwrap_or_else(|e| panic!("the shown key is refused: {e}"));
+    assert_eq!(info.status(), 200);
+    let flags: i64 = app.scalar(
+        "SELECT manage * 10 + scope_all FROM api_keys \
+         WHERE user_id = ?1 ORDER BY id DESC LIMIT 1",
+        &[user],
+    );
+    assert_eq!(flags, 11, "the new key manages campaigns in all cabinets");
+
+    chrome.goto(&format!("{}/keys", root(&app)));
+    assert!(
+        chrome.try_find("code.secret").is_none(),
+        "no secret shown again"
+    );
+    assert!(!chrome.source().contains(&key), "the key is shown once");
+    chrome.quit().expect("the session ends");
+}
+
+#[test]
+fn an_edit_with_a_bad_bid_shows_the_message_next_to_the_field() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let chrome = Chrome::start();
+    signed_in(&chrome, &app, user);
+    let page = format!("{}/campaigns/{cabinet}/{ad}", root(&app));
+    chrome.goto(&page);
+    let cpm_before: i64 = app.scalar(
+        "SELECT cpm_micros FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+        &[cabinet, ad],
+    );
+
+    for name in ["title", "text"] {
+        chrome.find(&format!("form#edit [name={name}]"));
+    }
+    let cpm = chrome.find("form#edit input[name=cpm]");
+    cpm.clear();
+    cpm.send_keys("1.234");
+    chrome.find("form#edit button[type=submit]").click();
+    let error = chrome.wait_for("the bid's error next to the field", |c| {
+        c.try_find("p.error[data-param=cpm]")
+    });
+    let message = error.text();
+    assert!(message.contains("decimals"), "the API's message: {message}");
+    assert!(
+        chrome
+            .find("form#edit")
+            .html()
+            .contains("data-param=\"cpm\""),
+        "the message is in the form, next to the field"
+    );
+    let cpm_after: i64 = app.scalar(
+        "SELECT cpm_micros FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+        &[cabinet, ad],
+    );
+    assert_eq!(cpm_after, cpm_before, "nothing saved");
+    screenshot(&chrome, "campaign_edit");
+
+    let cpm = chrome.find("form#edit input[name=cpm]");
+    cpm.clear();
+    cpm.send_keys("3.50");
+    chrome.find("form#edit button[type=submit]").click();
+    chrome.wait_for("the new bid on the page", |c| {
+        let saved = c.try_find("p.error[data-param=cpm]").is_none()
+            && c.find("main").text().contains("3.50 EUR");
+        saved.then_some(())
+    });
+    assert!(chrome.url().contains(&format!("/campaigns/{cabinet}/{ad}")));
+    let saved: i64 = app.scalar(
+        "SELECT cpm_micros FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+        &[cabinet, ad],
+    );
+    assert_eq!(saved, 3_500_000, "the new bid is stored");
+    chrome.quit().expect("the session ends");
+}
+
+#[test]
+fn the_team_and_simulator_pages_render_in_the_browser() {
+    let app = spawn_app();
+    let agency = app.user("agency");
+    let cabinet = app.cabinet(agency, "euro", "100");
+    let member = app.user("pro");
+    let member_email = with_login(&app, member);
+    let waiting = app.campaign(
+        cabinet,
+        Camp::channel("Waiting review", "https://t.me/alpha_chan"),
+    );
+    let chrome = Chrome::start();
+    signed_in(&chrome, &app, agency);
+
+    chrome.goto(&format!("{}/team", root(&app)));
+    assert!(chrome
+        .find("div.empty")
+        .text()
+        .contains("No one in your team"));
+    chrome.find("input[name=email]").send_keys(&member_email);
+    chrome
+        .find("form[action='/team/invite'] button[type=submit]")
+        .click();
+    let row = chrome.wait_for("the new member's row", |c| {
+        c.try_find(&format!("tr#member-{member}"))
+    });
+    assert!(row.is_displayed());
+    assert!(row.text().contains(&member_email), "{}", row.text());
+    screenshot(&chrome, "team");
+
+    chrome.goto(&format!("{}/sim", root(&app)));
+    let review = format!("form[action='/sim/review/{cabinet}/{waiting}']");
+    assert!(chrome.find("main").text().contains("Waiting review"));
+    let approve = chrome.find(&format!("{review} button[value=approve]"));
+    assert!(approve.is_displayed());
+    assert_eq!(approve.text(), "Approve");
+    screenshot(&chrome, "sim");
+    approve.click();
+    chrome.wait_for("the decided campaign to leave the list", |c| {
+        c.try_find(&review).is_none().then_some(())
+    });
+    assert_eq!(status(&app, cabinet, waiting), "Active");
+    app.settle();
     chrome.quit().expect("the session ends");
 }

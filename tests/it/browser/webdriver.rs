@@ -289,6 +289,31 @@ impl<'a> Element<'a> {
             .command("POST", &self.path("/value"), Some(json!({ "text": text })));
     }
 
+    /// Empties a text input.
+    #[track_caller]
+    pub fn clear(&self) {
+        self.chrome
+            .command("POST", &self.path("/clear"), Some(json!({})));
+    }
+
+    /// Whether a checkbox, radio button or option is ticked or chosen.
+    #[track_caller]
+    pub fn is_selected(&self) -> bool {
+        let value = self.chrome.command("GET", &self.path("/selected"), None);
+        value
+            .as_bool()
+            .unwrap_or_else(|| panic!("not a boolean: {value}"))
+    }
+
+    /// Whether the element is shown on the page (WebDriver's visibility rules).
+    #[track_caller]
+    pub fn is_displayed(&self) -> bool {
+        let value = self.chrome.command("GET", &self.path("/displayed"), None);
+        value
+            .as_bool()
+            .unwrap_or_else(|| panic!("not a boolean: {value}"))
+    }
+
     /// The element's rendered text.
     #[track_caller]
     pub fn text(&self) -> String {
