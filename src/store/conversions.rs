@@ -175,6 +175,41 @@ pub fn list(
     Ok((rows, more))
 }
 
+/// The most recent conversions attributed to one campaign, newest first: event, amount,
+/// currency, the tracker's reference and when it arrived.
+pub fn recent_of_campaign(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    limit: i64,
+) -> Result<Vec<Recent>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.event_type, c.amount_micros, c.currency, c.ref, c.received_at
+         FROM conversion_campaigns a JOIN conversions c ON c.id = a.conversion_id
+         WHERE a.account_id = ?1 AND a.ad_id = ?2 ORDER BY c.id DESC LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(params![account, ad, limit], |r| {
+        Ok(Recent {
+            event_type: r.get(0)?,
+            amount_micros: r.get(1)?,
+            currency: r.get(2)?,
+            reference: r.get(3)?,
+            received_at: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// One conversion as a campaign's page lists it.
+#[derive(Debug, Clone)]
+pub struct Recent {
+    pub event_type: String,
+    pub amount_micros: Option<i64>,
+    pub currency: Option<String>,
+    pub reference: Option<String>,
+    pub received_at: String,
+}
+
 /// How many conversions attributed to one campaign arrived in each hour (`YYYY-MM-DDTHH`)
 /// of `[from, to)`, oldest first.
 pub fn hours_of_campaign(

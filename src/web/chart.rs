@@ -24,7 +24,7 @@ pub fn bars(series: &[Series], first: &str, last: &str) -> Markup {
         svg.chart viewBox={ "0 0 " (WIDTH) " " (height) } role="img" aria-label="Hourly chart" {
             @for (i, s) in series.iter().enumerate() {
                 @let top = i as f64 * (PANEL + GAP) + GAP;
-                text x="0" y=(top - 6.0) { (s.name) " · peak " (s.peak) }
+                text x="6" y=(top - 6.0) { (s.name) " · peak " (s.peak) }
                 line.axis x1="0" x2=(WIDTH) y1=(top + PANEL) y2=(top + PANEL) {}
                 @let max = s.values.iter().cloned().fold(0.0, f64::max);
                 @let step = WIDTH / s.values.len().max(1) as f64;
@@ -40,8 +40,8 @@ pub fn bars(series: &[Series], first: &str, last: &str) -> Markup {
                     }
                 }
             }
-            text x="0" y=(height - 2.0) { (first) }
-            text x=(WIDTH) y=(height - 2.0) text-anchor="end" { (last) }
+            text x="6" y=(height - 2.0) { (first) }
+            text x=(WIDTH - 6.0) y=(height - 2.0) text-anchor="end" { (last) }
         }
     }
 }

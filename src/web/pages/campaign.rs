@@ -31,10 +31,15 @@ const PERIODS: [(&str, &str, i64, i64); 3] = [
     ("30d", "30 days", 720, 24),
 ];
 
+/// Conversions the page lists.
+const RECENT: i64 = 20;
+
 /// What the page shows of one campaign.
 struct Found {
     row: CampaignRow,
     summary: Summary,
+    /// The most recent conversions attributed to it.
+    recent: Vec<conversions::Recent>,
     history: Vec<Entry>,
     /// Per bucket: its first hour, the totals and the conversions in it.
     buckets: Vec<(String, Totals, i64)>,
@@ -115,6 +120,7 @@ async fn render(
                     .pop()
                     .unwrap_or_default(),
                 history: history::list(conn, account, ad)?,
+                recent: conversions::recent_of_campaign(conn, account, ad, RECENT)?,
                 row,
                 buckets,
             }))
@@ -143,6 +149,8 @@ async fn render(
             }
         }
         (chart_of(&found, kind))
+        h2 { "Conversions" }
+        (conversions_table(&found.recent))
         h2 { "History" }
         (history_table(&found.history))
     };
@@ -356,6 +364,30 @@ fn chart_of(found: &Found, kind: CabinetType) -> Markup {
             div.empty { "No delivery in this period. Stats arrive with each hourly sync." }
         } @else {
             (chart::bars(&series, &label(0), &label(b.len().saturating_sub(1))))
+        }
+    }
+}
+
+fn conversions_table(recent: &[conversions::Recent]) -> Markup {
+    html! {
+        @if recent.is_empty() {
+            div.empty { "No conversions yet. Trackers send them to your tracker URL (API & Webhooks), or clients with " code { "POST /api/v1/conversions" } "." }
+        } @else {
+            div.table-wrap { table {
+                thead { tr { th { "When" } th { "Event" } th.num { "Amount" } th { "Reference" } } }
+                tbody { @for c in recent { tr {
+                    td { (time(&c.received_at)) }
+                    td { (c.event_type) }
+                    td.num {
+                        @match (c.amount_micros, &c.currency) {
+                            (Some(m), Some(cur)) => { (rust_decimal::Decimal::new(m, 6).round_dp(2)) " " (cur) },
+                            (Some(m), None) => (rust_decimal::Decimal::new(m, 6).round_dp(2)),
+                            _ => "–",
+                        }
+                    }
+                    td { @if let Some(r) = &c.reference { code { (r) } } }
+                } } }
+            } }
         }
     }
 }

@@ -82,7 +82,7 @@ async fn page(visit: &Visit<'_>, session: &Session, notice: Notice) -> Result<Re
         } }
         @if let Notice::Created(created) = &notice {
             div.card role="status" {
-                h2 { "Key " (created.id) " created" }
+                h2 { "Key #" (created.id) " created" }
                 p { strong { "Copy them now: they are shown once." } " adcab keeps only the key's SHA-256." }
                 dl.fields {
                     dt { "API key" } dd { code.secret { (created.key) } }
@@ -118,10 +118,10 @@ async fn page(visit: &Visit<'_>, session: &Session, notice: Notice) -> Result<Re
             fieldset {
                 legend { "Cabinets" }
                 label { span { input type="radio" name="scope" value="all" checked; " All, including cabinets added later" } }
+                label { span { input type="radio" name="scope" value="chosen"; " Only the ticked ones:" } }
                 @for r in session.person.active() {
-                    label { span { input type="checkbox" name="cabinet" value=(r.cabinet.id); " " (r.cabinet.name) } }
+                    label.sub { span { input type="checkbox" name="cabinet" value=(r.cabinet.id); " " (r.cabinet.name) } }
                 }
-                label { span { input type="radio" name="scope" value="chosen"; " Only the ticked ones" } }
                 (field_error(problem, "cabinets"))
             }
             label { "Webhook URL (optional, public https)" input type="text" name="webhook_url" placeholder="https://example.com/adcab"; }

@@ -90,9 +90,10 @@ pub async fn show<'a>(
             div.empty { "Nothing waits for review in your cabinets." }
         } @else {
             div.table-wrap { table {
-                thead { tr { th { "Campaign" } th { "Text" } th {} } }
+                thead { tr { th { "Campaign" } th { "Cabinet" } th { "Text" } th {} } }
                 tbody { @for c in &waiting { tr id={ "review-" (c.account_id) "-" (c.ad_id) } {
                     td { a href={ "/campaigns/" (c.account_id) "/" (c.ad_id) } { (c.title) } }
+                    td { (session.person.cabinet(c.account_id).map(|r| r.cabinet.name.as_str()).unwrap_or("")) }
                     td { (c.text) }
                     td { form.filters method="post" action={ "/sim/review/" (c.account_id) "/" (c.ad_id) } {
                         input type="hidden" name="csrf" value=(csrf);

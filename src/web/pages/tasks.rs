@@ -74,7 +74,7 @@ fn line(session: &Session, t: &Task, cabinet: &str) -> Markup {
     };
     html! {
         tr id={ "task-" (t.id) } {
-            td { "#" (t.id) " " (t.kind.as_str()) }
+            td { "#" (t.id) " " (t.payload.get("action").and_then(|a| a.as_str()).unwrap_or(t.kind.as_str())) }
             td { (cabinet) }
             td {
                 span class={ "badge " (class) } { (t.status.as_str()) }

@@ -198,3 +198,36 @@ fn assets_have_hashed_names_and_a_year_long_cache() {
         "another build's name"
     );
 }
+
+#[test]
+fn a_campaign_page_lists_its_conversions_newest_first() {
+    let app = spawn_app();
+    let user = app.user("pro");
+    let cabinet = app.cabinet(user, "euro", "1000");
+    let key = app.key_with(adcab::panel::NewKey {
+        user,
+        postbacks: true,
+        ..adcab::panel::NewKey::default()
+    });
+    let site = app.campaign(
+        cabinet,
+        Camp::site("Shop", "https://shop.example.com/?subid=s-77"),
+    );
+    let web = logged_in(&app, user);
+    assert!(web
+        .get(&format!("/campaigns/{cabinet}/{site}"))
+        .body
+        .contains("No conversions yet."));
+    for (txid, payout) in [("o1", "19.99"), ("o2", "5")] {
+        let body = serde_json::json!({ "clickid": "s-77", "goal": "sale", "order_id": txid, "payout": payout, "cur": "eur" });
+        let r = app.send("POST", "/postback", &key, Some(&body), &[]);
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    let page = web.get(&format!("/campaigns/{cabinet}/{site}")).body;
+    let (newer, older) = (
+        page.find("5.00 EUR").unwrap(),
+        page.find("19.99 EUR").unwrap(),
+    );
+    assert!(newer < older, "newest first");
+    assert!(page.contains("24.99 EUR"), "the revenue total");
+}
