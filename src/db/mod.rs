@@ -59,6 +59,10 @@ struct Inner {
     returned: Condvar,
     write_gate: Gate,
     read_gate: Gate,
+    /// Callers on blocking threads waiting for the writer (the simulator's writes inside a
+    /// request, the worker, the sync), which a yielding write gives way to as it does to the
+    /// gate's queue.
+    blocked: AtomicUsize,
 }
 
 /// Idle read connections, and how many are open in all.
@@ -111,6 +115,7 @@ impl Db {
                 returned: Condvar::new(),
                 write_gate: Gate::new(1, WRITE_QUEUE),
                 read_gate: Gate::new(READ_POOL, READ_QUEUE),
+                blocked: AtomicUsize::new(0),
             }),
         })
     }
@@ -187,7 +192,7 @@ impl Db {
         let db = self.clone();
         in_request(move || {
             let _permit = permit;
-            let queued = Yield(&db.inner.write_gate.waiting);
+            let queued = Yield(&db.inner);
             db.write_blocking(|tx| f(tx, &queued))
         })
         .await
@@ -253,11 +258,16 @@ impl Db {
         f: impl FnOnce(&Transaction) -> Result<T, E>,
     ) -> Result<T, E> {
         let _held = WriterHeld::take();
-        let mut conn = self
-            .inner
-            .writer
-            .try_lock_for(WAIT)
-            .ok_or(StoreError::Busy)?;
+        let mut conn = match self.inner.writer.try_lock() {
+            Some(conn) => conn,
+            None => {
+                let _waiting = Waiting::join(&self.inner.blocked, usize::MAX)?;
+                self.inner
+                    .writer
+                    .try_lock_for(WAIT)
+                    .ok_or(StoreError::Busy)?
+            }
+        };
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(StoreError::from)?;
@@ -288,12 +298,14 @@ pub async fn checkpoints(db: Db, mut stop: tokio::sync::watch::Receiver<bool>) {
 
 /// What a [`Db::write_yielding`] transaction looks at between steps: whether anyone waits
 /// for the writer.
-pub struct Yield<'a>(&'a AtomicUsize);
+pub struct Yield<'a>(&'a Inner);
 
 impl Yield<'_> {
-    /// True when requests are queued for the writer.
+    /// True when anyone waits for the writer: a request in the gate's queue, or a caller on a
+    /// blocking thread.
     pub fn wanted(&self) -> bool {
-        self.0.load(Ordering::SeqCst) > 0
+        self.0.write_gate.waiting.load(Ordering::SeqCst) > 0
+            || self.0.blocked.load(Ordering::SeqCst) > 0
     }
 }
 
@@ -523,7 +535,7 @@ mod tests {
     }
 
     #[test]
-    fn a_yielding_write_is_told_when_a_request_waits_for_the_writer() {
+    fn a_yielding_write_is_told_when_a_request_or_a_blocking_caller_waits_for_the_writer() {
         let dir = tempfile::tempdir().unwrap();
         let db = Db::open(&dir.path().join("y.db"), Open::Create).unwrap();
         let rt = tokio::runtime::Builder::new_multi_thread()
@@ -531,34 +543,41 @@ mod tests {
             .enable_all()
             .build()
             .unwrap();
-        rt.block_on(async {
-            let (started, started_rx) = std::sync::mpsc::channel();
-            let writer = db.clone();
-            let long = async move {
-                writer
-                    .write_yielding(move |_, queue| {
-                        let alone = !queue.wanted();
-                        started.send(()).unwrap();
-                        let deadline = Instant::now() + Duration::from_secs(10);
-                        while !queue.wanted() && Instant::now() < deadline {
-                            std::thread::sleep(Duration::from_millis(1));
-                        }
-                        Ok::<_, StoreError>((alone, queue.wanted()))
-                    })
+        for blocking in [false, true] {
+            rt.block_on(async {
+                let (started, started_rx) = std::sync::mpsc::channel();
+                let writer = db.clone();
+                let long = async move {
+                    writer
+                        .write_yielding(move |_, queue| {
+                            let alone = !queue.wanted();
+                            started.send(()).unwrap();
+                            let deadline = Instant::now() + Duration::from_secs(10);
+                            while !queue.wanted() && Instant::now() < deadline {
+                                std::thread::sleep(Duration::from_millis(1));
+                            }
+                            Ok::<_, StoreError>((alone, queue.wanted()))
+                        })
+                        .await
+                };
+                let long = tokio::spawn(long);
+                tokio::task::spawn_blocking(move || started_rx.recv().unwrap())
                     .await
-            };
-            let long = tokio::spawn(long);
-            tokio::task::spawn_blocking(move || started_rx.recv().unwrap())
-                .await
-                .unwrap();
-            let other = db.clone();
-            let request =
-                tokio::spawn(async move { other.write(|_| Ok::<_, StoreError>(())).await });
-            let (alone, told) = long.await.unwrap().unwrap();
-            request.await.unwrap().unwrap();
-            assert!(alone, "nobody waited when it began");
-            assert!(told, "the request waiting for the writer was seen");
-        });
+                    .unwrap();
+                let other = db.clone();
+                let waiter = if blocking {
+                    tokio::task::spawn_blocking(move || {
+                        other.write_blocking(|_| Ok::<_, StoreError>(()))
+                    })
+                } else {
+                    tokio::spawn(async move { other.write(|_| Ok::<_, StoreError>(())).await })
+                };
+                let (alone, told) = long.await.unwrap().unwrap();
+                waiter.await.unwrap().unwrap();
+                assert!(alone, "nobody waited when it began (blocking: {blocking})");
+                assert!(told, "the waiter was seen (blocking: {blocking})");
+            });
+        }
     }
 
     #[test]
