@@ -161,8 +161,86 @@ async fn render(
     })
 }
 
-/// The fields the edit form changes, with their labels.
-const EDITED: [(&str, &str); 3] = [("title", "Title"), ("text", "Text"), ("cpm", "Bid (CPM)")];
+/// How an edit form field is written and sent.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Field {
+    /// A string.
+    Text,
+    /// A string; empty sends `null` (removes it).
+    Clearable,
+    /// An amount in the cabinet's currency, as a string.
+    Money,
+    /// An amount; empty sends `null` (removes the cap).
+    ClearableMoney,
+    /// A whole number.
+    Count,
+    /// A JSON object; empty sends `null` (removes it).
+    Json,
+    /// On or off.
+    Switch,
+}
+
+/// The fields the edit form changes (the API's `PATCH` fields), with their labels.
+const EDITED: [(&str, &str, Field); 9] = [
+    ("title", "Title", Field::Text),
+    ("text", "Text", Field::Text),
+    ("promote_url", "Link", Field::Text),
+    (
+        "website_name",
+        "Website name (empty: none)",
+        Field::Clearable,
+    ),
+    ("cpm", "Bid (CPM)", Field::Money),
+    (
+        "daily_budget",
+        "Daily budget (empty: no cap)",
+        Field::ClearableMoney,
+    ),
+    ("views_per_user", "Views per user (1-4)", Field::Count),
+    (
+        "schedule",
+        "Schedule, as the API's JSON object (empty: always)",
+        Field::Json,
+    ),
+    ("active", "Switched", Field::Switch),
+];
+
+/// The campaign's value of an edited field, as the form writes it.
+fn current(row: &CampaignRow, kind: CabinetType, field: &str) -> String {
+    match field {
+        "title" => row.title.clone(),
+        "text" => row.text.clone(),
+        "promote_url" => row.promote_url.clone(),
+        "website_name" => row.website_name.clone().unwrap_or_default(),
+        "cpm" => kind.render(row.cpm),
+        "daily_budget" => row.daily_budget.map(|m| kind.render(m)).unwrap_or_default(),
+        "views_per_user" => row.views_per_user.to_string(),
+        "schedule" => row
+            .schedule
+            .as_ref()
+            .map(Value::to_string)
+            .unwrap_or_default(),
+        _ => if row.active { "on" } else { "off" }.into(),
+    }
+}
+
+/// A changed field's value as the API's body takes it; `Err` names a value that is not JSON.
+fn sent_value(field: &str, how: Field, sent: &str) -> Result<Value, String> {
+    Ok(match how {
+        Field::Text | Field::Money => Value::from(sent),
+        Field::Clearable | Field::ClearableMoney if sent.is_empty() => Value::Null,
+        Field::Clearable | Field::ClearableMoney => Value::from(sent),
+        Field::Count => sent
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::from(sent)),
+        Field::Json if sent.trim().is_empty() => Value::Null,
+        Field::Json => {
+            serde_json::from_str(sent).map_err(|_| format!("{field} is not a JSON object."))?
+        }
+        Field::Switch => Value::Bool(sent == "on"),
+    })
+}
 
 fn edit_form(
     session: &Session,
@@ -170,33 +248,35 @@ fn edit_form(
     kind: CabinetType,
     refused: Option<&Refused>,
 ) -> Markup {
-    let current = |field: &str| match field {
-        "title" => row.title.clone(),
-        "text" => row.text.clone(),
-        _ => kind.render(row.cpm),
-    };
     let value = |field: &str| {
         refused
             .and_then(|r| r.sent.get(field))
             .map(str::to_string)
-            .unwrap_or_else(|| current(field))
+            .unwrap_or_else(|| current(row, kind, field))
     };
     html! {
         form #edit method="post" action={ "/campaigns/" (row.account_id) "/" (row.ad_id) "/edit" } {
             input type="hidden" name="csrf" value=(session.csrf);
-            @for (field, label) in EDITED {
+            @for (field, label, how) in EDITED {
                 label {
-                    @if field == "cpm" { (label) " (" (kind.currency()) ")" } @else { (label) }
-                    input type="text" name=(field) value=(value(field));
+                    @if how == Field::Money || how == Field::ClearableMoney { (label) " (" (kind.currency()) ")" } @else { (label) }
+                    @match how {
+                        Field::Switch => select name=(field) {
+                            option value="on" selected[value(field) == "on"] { "on" }
+                            option value="off" selected[value(field) == "off"] { "off" }
+                        },
+                        Field::Json => textarea name=(field) rows="3" { (value(field)) },
+                        _ => input type="text" name=(field) value=(value(field));,
+                    }
                 }
-                @if let Some(r) = refused.filter(|r| r.param == field) {
+                @if let Some(r) = refused.filter(|r| r.param == field || r.param.starts_with(&format!("{field}."))) {
                     p.error role="alert" data-param=(field) { (r.message) }
                 }
             }
-            @if let Some(r) = refused.filter(|r| !EDITED.iter().any(|(f, _)| *f == r.param)) {
+            @if let Some(r) = refused.filter(|r| !EDITED.iter().any(|(f, _, _)| *f == r.param || r.param.starts_with(&format!("{f}.")))) {
                 p.error role="alert" data-param=(r.param) { (r.message) }
             }
-            p.muted { "A new title or text goes back to review on the platform." }
+            p.muted { "Only what you change is sent. A new title, text or link goes back to review on the platform." }
             button.primary type="submit" { "Save" }
         }
     }
@@ -225,17 +305,19 @@ pub async fn edit<'a>(
     };
     let kind = cabinet.cabinet_type;
     let mut body = Map::new();
-    for (field, _) in EDITED {
+    let mut unreadable = None;
+    for (field, _, how) in EDITED {
         let Some(sent) = form.get(field) else {
             continue;
         };
-        let now = match field {
-            "title" => row.title.clone(),
-            "text" => row.text.clone(),
-            _ => kind.render(row.cpm),
-        };
-        if sent != now {
-            body.insert(field.into(), Value::from(sent));
+        if sent == current(&row, kind, field) {
+            continue;
+        }
+        match sent_value(field, how, sent) {
+            Ok(value) => {
+                body.insert(field.into(), value);
+            }
+            Err(message) => unreadable = Some((field.to_string(), message)),
         }
     }
     let refuse = |param: String, message: String| Refused {
@@ -243,6 +325,9 @@ pub async fn edit<'a>(
         param,
         message,
     };
+    if let Some((param, message)) = unreadable {
+        return render(visit, session, account, ad, Some(refuse(param, message))).await;
+    }
     if body.is_empty() {
         let r = refuse("body".into(), "Change at least one field.".into());
         return render(visit, session, account, ad, Some(r)).await;

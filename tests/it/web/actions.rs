@@ -291,3 +291,54 @@ fn an_edit_sends_only_the_changed_fields_through_the_api_and_names_a_refused_one
     );
     assert!(last.details.as_ref().unwrap().get("title").is_none());
 }
+
+#[test]
+fn the_edit_form_switches_off_caps_and_names_each_refused_field() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let web = logged_in(&app, user);
+    let csrf = web.get(&format!("/campaigns/{cabinet}/{ad}")).csrf();
+    let path = format!("/campaigns/{cabinet}/{ad}/edit");
+
+    let views = web.post(&path, &[("csrf", &csrf), ("views_per_user", "7")]);
+    assert_eq!(views.status, 422);
+    assert!(
+        views.body.contains(r#"data-param="views_per_user""#),
+        "{}",
+        views.body
+    );
+    let schedule = web.post(&path, &[("csrf", &csrf), ("schedule", "{not json")]);
+    assert_eq!(schedule.status, 422);
+    assert!(schedule.body.contains("schedule is not a JSON object."));
+
+    let off = web.post(&path, &[("csrf", &csrf), ("active", "off")]);
+    assert_eq!(off.status, 303, "{}", off.body);
+    assert_eq!(status(&app, cabinet, ad), "On Hold", "switched off");
+    let capped = web.post(
+        &path,
+        &[
+            ("csrf", &csrf),
+            ("daily_budget", "5.00"),
+            ("views_per_user", "2"),
+        ],
+    );
+    assert_eq!(capped.status, 303, "{}", capped.body);
+    let cap: i64 = app.scalar(
+        "SELECT daily_budget_micros FROM campaigns WHERE ad_id = ?1",
+        &[ad],
+    );
+    let per_user: i64 = app.scalar(
+        "SELECT views_per_user FROM campaigns WHERE ad_id = ?1",
+        &[ad],
+    );
+    assert_eq!((cap, per_user), (5_000_000, 2));
+
+    let uncapped = web.post(&path, &[("csrf", &csrf), ("daily_budget", "")]);
+    assert_eq!(uncapped.status, 303);
+    let cap: Option<i64> = app.scalar(
+        "SELECT daily_budget_micros FROM campaigns WHERE ad_id = ?1",
+        &[ad],
+    );
+    assert_eq!(cap, None, "empty removes the cap");
+}
