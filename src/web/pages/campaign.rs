@@ -365,8 +365,8 @@ fn figures(row: &CampaignRow, kind: CabinetType, summary: &Summary) -> Markup {
             dt { "Clicks" } dd { (count(row.clicks)) }
             dt { "Actions" } dd { (count(row.actions)) }
             dt { "CTR" } dd { (percent(t.ctr(), row.views > 0)) }
-            dt { "Paid CPM" } dd { (ratio(t.cpm(), row.views > 0)) " " (kind.currency()) }
-            dt { "CPA" } dd { (ratio(t.cpa(), row.actions > 0)) " " (kind.currency()) }
+            dt { "Paid CPM" } dd { (ratio(t.cpm(), row.views > 0)) @if row.views > 0 { " " (kind.currency()) } }
+            dt { "CPA" } dd { (ratio(t.cpa(), row.actions > 0)) @if row.actions > 0 { " " (kind.currency()) } }
             dt { "Conversions" } dd {
                 @if summary.counts.is_empty() { "none yet" }
                 @for (event, n) in &summary.counts { (count(*n)) " " (event) " " }
@@ -456,7 +456,7 @@ fn chart_of(found: &Found, kind: CabinetType) -> Markup {
 fn conversions_table(recent: &[conversions::Recent]) -> Markup {
     html! {
         @if recent.is_empty() {
-            div.empty { "No conversions yet. Trackers send them to your tracker URL (API & Webhooks), or clients with " code { "POST /api/v1/conversions" } "." }
+            div.empty { "No conversions yet. Trackers send them to your tracker URL (API & Webhooks), or clients with " code { "POST /api/v1/postback" } "." }
         } @else {
             div.table-wrap { table {
                 thead { tr { th { "When" } th { "Event" } th.num { "Amount" } th { "Reference" } } }
