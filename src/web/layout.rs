@@ -9,14 +9,13 @@ use super::session::Session;
 use super::Visit;
 use crate::http::response::Reply;
 
-/// The sections of the navigation, by path.
-const SECTIONS: [(&str, &str); 7] = [
+/// The sections of the navigation, by path (`/rules` joins with the automation rules).
+const SECTIONS: [(&str, &str); 6] = [
     ("/cabinets", "Cabinets"),
     ("/campaigns", "Campaigns"),
     ("/tasks", "Tasks"),
     ("/keys", "API & Webhooks"),
     ("/team", "Team"),
-    ("/rules", "Rules"),
     ("/sim", "Simulator"),
 ];
 
