@@ -30,10 +30,9 @@ use std::time::{Duration, Instant};
 use adcab::config::Config;
 use adcab::domain::access::Plan;
 use adcab::panel;
-use adcab::store::history::Source;
 use adcab::web::login::LOGIN_COOKIE;
 use adcab::web::session::COOKIE;
-use adcab::{clock, sync, Services};
+use adcab::{clock, Services};
 use rusqlite::types::Value;
 use rusqlite::{params, Connection};
 
@@ -41,7 +40,7 @@ mod common;
 #[path = "common/draft.rs"]
 mod draft;
 use common::Server;
-use draft::{draft, mix};
+use draft::{mix, populate};
 
 /// The bound on a page's median, in milliseconds.
 const BOUND_MS: f64 = 100.0;
@@ -238,50 +237,13 @@ struct Workspace {
     ads: Vec<(i64, i64)>,
 }
 
-/// The agency owner with a panel password, its cabinets and campaigns. Of every ten campaigns
-/// six are approved (those without budget then stop), one approved and paused on the
-/// platform, one declined and two left in review; then half an hour of delivery and those
-/// decisions are synced into the copies, as the hourly sync does.
+/// The agency owner with a panel password, its cabinets and their campaigns
+/// ([`populate`]).
 fn setup(s: &Services, conn: &Connection, cabinets: usize, per_cabinet: usize) -> Workspace {
-    // Start just past an hour of the service clock, so no hourly sync runs during the bench.
-    let into_hour = clock::now(conn).unwrap().timestamp().rem_euclid(3600);
-    panel::sim_advance(s, 3600 - into_hour + 5).unwrap();
     let user = panel::user_add(s, EMAIL, Plan::Agency).unwrap().id;
     panel::user_set(s, user, None, None, Some(PASSWORD)).unwrap();
     let accounts = common::euro_cabinets(s, user, cabinets);
-    let sim = s.sim.as_ref().expect("the simulator");
-    let mut ads = Vec::with_capacity(cabinets * per_cabinet);
-    for account in &accounts {
-        for _ in 0..per_cabinet {
-            let n = ads.len();
-            let ad = sync::create_stored(s, *account, &draft(n), None, Source::Panel)
-                .expect("stored")
-                .expect("created")
-                .ad_id;
-            let review = |approve| sim.review(*account, ad, approve, Some("bench"));
-            match n % 10 {
-                0..=5 => {
-                    review(true).expect("approve");
-                }
-                6 => {
-                    review(true).expect("approve");
-                    s.platform.switch_ad(*account, ad, false).expect("pause");
-                }
-                7 => {
-                    review(false).expect("decline");
-                }
-                _ => {}
-            }
-            ads.push((*account, ad));
-        }
-    }
-    panel::sim_advance(s, 30 * 60).unwrap();
-    let hour = clock::hour_start(clock::now(conn).unwrap());
-    for account in &accounts {
-        sync::sync_cabinet(s, *account, hour, false)
-            .unwrap()
-            .expect("synced");
-    }
+    let ads = populate(s, conn, &accounts, per_cabinet);
     Workspace {
         user,
         accounts,

@@ -22,8 +22,7 @@ use std::time::{Duration, Instant};
 use adcab::config::Config;
 use adcab::domain::access::Plan;
 use adcab::panel::{self, NewKey};
-use adcab::store::history::Source;
-use adcab::{clock, sync, Services};
+use adcab::Services;
 use rusqlite::Connection;
 use serde_json::Value;
 
@@ -31,7 +30,7 @@ mod common;
 #[path = "common/draft.rs"]
 mod draft;
 use common::Server;
-use draft::draft;
+use draft::populate;
 
 /// The largest page, asked for by every list request.
 const PAGE: usize = 500;
@@ -188,14 +187,9 @@ struct Workspace {
     ads: Vec<(i64, i64)>,
 }
 
-/// The agency owner, its cabinets and campaigns, and one key reaching them all. Of every ten
-/// campaigns six are approved (those without budget then stop), one approved and paused on
-/// the platform, one declined and two left in review. Then half an hour of delivery, and
-/// those decisions, are synced into the copies, as the hourly sync does.
+/// The agency owner, its cabinets and their campaigns ([`populate`]), and one key reaching
+/// them all.
 fn setup(s: &Services, conn: &Connection, cabinets: usize, per_cabinet: usize) -> Workspace {
-    // Start just past an hour of the service clock, so no hourly sync runs during the bench.
-    let into_hour = clock::now(conn).unwrap().timestamp().rem_euclid(3600);
-    panel::sim_advance(s, 3600 - into_hour + 5).unwrap();
     let user = panel::user_add(s, "reads@example.com", Plan::Agency)
         .unwrap()
         .id;
@@ -210,41 +204,7 @@ fn setup(s: &Services, conn: &Connection, cabinets: usize, per_cabinet: usize) -
     .unwrap()
     .key;
     let accounts = common::euro_cabinets(s, user, cabinets);
-    // Reviews and pauses happen on the platform alone; the sync below brings them into the
-    // copies, which saves a re-read per campaign.
-    let sim = s.sim.as_ref().expect("the simulator");
-    let mut ads = Vec::with_capacity(cabinets * per_cabinet);
-    for account in &accounts {
-        for _ in 0..per_cabinet {
-            let n = ads.len();
-            let ad = sync::create_stored(s, *account, &draft(n), None, Source::Panel)
-                .expect("stored")
-                .expect("created")
-                .ad_id;
-            let review = |approve| sim.review(*account, ad, approve, Some("bench"));
-            match n % 10 {
-                0..=5 => {
-                    review(true).expect("approve");
-                }
-                6 => {
-                    review(true).expect("approve");
-                    s.platform.switch_ad(*account, ad, false).expect("pause");
-                }
-                7 => {
-                    review(false).expect("decline");
-                }
-                _ => {}
-            }
-            ads.push((*account, ad));
-        }
-    }
-    panel::sim_advance(s, 30 * 60).unwrap();
-    let hour = clock::hour_start(clock::now(conn).unwrap());
-    for account in &accounts {
-        sync::sync_cabinet(s, *account, hour, false)
-            .unwrap()
-            .expect("synced");
-    }
+    let ads = populate(s, conn, &accounts, per_cabinet);
     Workspace { key, accounts, ads }
 }
 
