@@ -146,6 +146,28 @@ pub fn reach_of(conn: &Connection, key: &KeyRow) -> Result<Vec<Reachable>, Store
     Ok(reach)
 }
 
+/// The plan check of every write: a plan with API access whose subscription is active.
+pub fn check_write_plan(includes_api: bool, active: bool) -> Result<(), AuthError> {
+    if !includes_api || !active {
+        return Err(AuthError::FeatureNotAvailable {
+            feature: WRITE_FEATURE,
+        });
+    }
+    Ok(())
+}
+
+/// Checks of the cabinet a write acts on: owner or manager access, and an owner with an active
+/// subscription.
+pub fn check_write_cabinet(cabinet: &Reachable) -> Result<(), AuthError> {
+    if !cabinet.access.can_write() {
+        return Err(AuthError::ViewOnlyAccess);
+    }
+    if !cabinet.owner_subscription_active {
+        return Err(AuthError::SubscriptionRequired);
+    }
+    Ok(())
+}
+
 impl Principal {
     /// The checks every request passes once the key is known: the plan allows API keys and
     /// the key reaches at least one active cabinet.
@@ -210,24 +232,7 @@ impl Principal {
         if !self.key.manage {
             return Err(AuthError::ReadOnlyKey);
         }
-        if !self.plan_includes_api || !self.plan_active {
-            return Err(AuthError::FeatureNotAvailable {
-                feature: WRITE_FEATURE,
-            });
-        }
-        Ok(())
-    }
-
-    /// Checks of the cabinet a write acts on: owner or manager access, and an owner with an
-    /// active subscription.
-    pub fn check_write_cabinet(&self, cabinet: &Reachable) -> Result<(), AuthError> {
-        if !cabinet.access.can_write() {
-            return Err(AuthError::ViewOnlyAccess);
-        }
-        if !cabinet.owner_subscription_active {
-            return Err(AuthError::SubscriptionRequired);
-        }
-        Ok(())
+        check_write_plan(self.plan_includes_api, self.plan_active)
     }
 
     /// The access level shown for a cabinet.

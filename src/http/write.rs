@@ -97,14 +97,21 @@ pub fn cabinet(ctx: &Ctx, account: Option<i64>) -> Result<&Reachable, ApiError> 
         None => ctx.query.account_id()?,
     };
     let reach = ctx.principal.single(account)?;
-    ctx.principal.check_write_cabinet(reach)?;
-    if reach.cabinet.auth_expired {
+    crate::auth::check_write_cabinet(reach)?;
+    check_platform_session(&reach.cabinet)?;
+    Ok(reach)
+}
+
+/// Refuses a write to a cabinet whose platform session expired or that automatic management
+/// locked.
+pub fn check_platform_session(cabinet: &Cabinet) -> Result<(), ApiError> {
+    if cabinet.auth_expired {
         return Err(ApiError::CabinetAuthExpired);
     }
-    if reach.cabinet.locked {
+    if cabinet.locked {
         return Err(ApiError::CabinetLocked);
     }
-    Ok(reach)
+    Ok(())
 }
 
 /// The stored campaign a write changes; deleted ones are not found.

@@ -4,9 +4,10 @@
 
 use rusqlite::Connection;
 
-use crate::auth::{self, AuthError};
+use crate::auth;
 use crate::config::PanelConfig;
 use crate::http::error::ApiError;
+use crate::http::write;
 use crate::primitives::{random_hex, sha256_hex};
 use crate::store::cabinets::{self, Reachable};
 use crate::store::users::{self, User};
@@ -25,7 +26,9 @@ pub struct Person {
     pub user: User,
     /// Every cabinet the person reaches, inactive ones included, with their access.
     pub reach: Vec<Reachable>,
-    /// The person's plan (own or an agency's) has an active subscription, as writes require.
+    /// The person's plan (own or an agency's) includes API access and has an active
+    /// subscription, as writes require.
+    pub plan_includes_api: bool,
     pub plan_active: bool,
 }
 
@@ -47,25 +50,12 @@ impl Person {
         let reach = self
             .cabinet(account)
             .ok_or_else(|| ApiError::AccountNotFound.to_string())?;
-        let refusal = if !self.plan_active {
-            Some(ApiError::from(AuthError::FeatureNotAvailable {
-                feature: "manage_campaigns",
-            }))
-        } else if !reach.access.can_write() {
-            Some(ApiError::ViewOnlyAccess)
-        } else if !reach.owner_subscription_active {
-            Some(ApiError::SubscriptionRequired)
-        } else if reach.cabinet.auth_expired {
-            Some(ApiError::CabinetAuthExpired)
-        } else if reach.cabinet.locked {
-            Some(ApiError::CabinetLocked)
-        } else {
-            None
-        };
-        match refusal {
-            Some(e) => Err(e.to_string()),
-            None => Ok(reach),
-        }
+        auth::check_write_plan(self.plan_includes_api, self.plan_active)
+            .and_then(|()| auth::check_write_cabinet(reach))
+            .map_err(ApiError::from)
+            .and_then(|()| write::check_platform_session(&reach.cabinet))
+            .map(|()| reach)
+            .map_err(|e| e.to_string())
     }
 
     pub fn is_agency_owner(&self) -> bool {
@@ -153,11 +143,12 @@ pub fn person(conn: &Connection, user_id: i64) -> Result<Option<Person>, StoreEr
     let Some(user) = users::get(conn, user_id)? else {
         return Ok(None);
     };
-    let (_, plan_active) = auth::plan_of(conn, &user)?;
+    let (plan_includes_api, plan_active) = auth::plan_of(conn, &user)?;
     let reach = cabinets::reachable_by(conn, user.id)?;
     Ok(Some(Person {
         user,
         reach,
+        plan_includes_api,
         plan_active,
     }))
 }

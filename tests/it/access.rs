@@ -25,7 +25,7 @@ fn write_check(app: &TestApp, key: &str, cabinet: i64) -> Result<(), ApiError> {
     p.check_access()?;
     p.check_write_key()?;
     let reach = p.single(Some(cabinet))?;
-    Ok(p.check_write_cabinet(reach)?)
+    Ok(auth::check_write_cabinet(reach)?)
 }
 
 #[test]
