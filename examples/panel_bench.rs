@@ -39,8 +39,11 @@ use rusqlite::{params, Connection};
 mod common;
 #[path = "common/draft.rs"]
 mod draft;
+#[path = "common/measure.rs"]
+mod measure;
 use common::Server;
 use draft::{mix, populate};
+use measure::{median, percentile, runs};
 
 /// The bound on a page's median, in milliseconds.
 const BOUND_MS: f64 = 100.0;
@@ -158,7 +161,7 @@ fn main() {
         ),
     ];
     let cabinet_reads = plain_cabinets(&conn, all, n);
-    let mut session = runs(n, |_| {
+    let mut session = runs(n, BUDGET, MIN_RUNS, |_| {
         let started = Instant::now();
         adcab::web::session::person(&conn, ws.user)
             .unwrap()
@@ -388,7 +391,7 @@ fn plain_list(
     };
     conn.set_prepared_statement_cache_capacity(accounts.len() + 16);
     let mut rows = Vec::new();
-    let mut took = runs(n, |_| {
+    let mut took = runs(n, BUDGET, MIN_RUNS, |_| {
         let started = Instant::now();
         let mut statements: Vec<_> = accounts
             .iter()
@@ -441,7 +444,7 @@ fn int(v: &Value) -> i64 {
 /// Median (ms) of up to `n` runs of the cabinets page's reads, with the page's SQL: per
 /// cabinet, its campaigns by status and its spend today and over 7 days from `cabinet_hours`.
 fn plain_cabinets(conn: &Connection, accounts: &[i64], n: usize) -> f64 {
-    let mut took = runs(n, |_| {
+    let mut took = runs(n, BUDGET, MIN_RUNS, |_| {
         let started = Instant::now();
         let now = clock::now(conn).unwrap();
         let day = now
@@ -560,31 +563,10 @@ fn timed(agent: &ureq::Agent, url: &str, cookie: &str, n: usize) -> (Vec<f64>, S
     for _ in 0..WARM_UP {
         last = get().1;
     }
-    let took = runs(n, |_| {
+    let took = runs(n, BUDGET, MIN_RUNS, |_| {
         let (took, body) = get();
         last = body;
         took
     });
     (took, last)
-}
-
-/// Runs `f` (given the run's number) `n` times, or fewer once [`BUDGET`] is spent and
-/// [`MIN_RUNS`] are made; what each run returned.
-fn runs<T>(n: usize, mut f: impl FnMut(usize) -> T) -> Vec<T> {
-    let started = Instant::now();
-    let mut done = Vec::new();
-    while done.len() < n && (done.len() < MIN_RUNS || started.elapsed() < BUDGET) {
-        let run = f(done.len());
-        done.push(run);
-    }
-    done
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    percentile(v, 0.5)
-}
-
-fn percentile(v: &mut [f64], q: f64) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[((v.len() as f64 * q) as usize).min(v.len() - 1)]
 }

@@ -29,8 +29,11 @@ use serde_json::Value;
 mod common;
 #[path = "common/draft.rs"]
 mod draft;
+#[path = "common/measure.rs"]
+mod measure;
 use common::Server;
 use draft::populate;
+use measure::{median, percentile, runs};
 
 /// The largest page, asked for by every list request.
 const PAGE: usize = 500;
@@ -300,7 +303,7 @@ fn query_plan(conn: &Connection, sql: &str, args: &[i64]) -> String {
 /// row.
 fn time_plain(conn: &Connection, sql: &str, args: &[i64], n: usize) -> Baseline {
     let mut rows = Vec::new();
-    let mut took = runs(n, |_| {
+    let mut took = runs(n, BUDGET, MIN_RUNS, |_| {
         let started = Instant::now();
         let mut stmt = conn.prepare(sql).unwrap();
         let columns = stmt.column_count();
@@ -353,24 +356,12 @@ fn get(agent: &ureq::Agent, url: &str, key: &str, rows: usize) -> (f64, Value) {
 /// Up to `n` GETs of `url` one after another; their latencies and the last answer.
 fn timed(agent: &ureq::Agent, url: &str, key: &str, n: usize, rows: usize) -> (Vec<f64>, Value) {
     let mut last = Value::Null;
-    let took = runs(n, |_| {
+    let took = runs(n, BUDGET, MIN_RUNS, |_| {
         let (took, answer) = get(agent, url, key, rows);
         last = answer;
         took
     });
     (took, last)
-}
-
-/// Runs `f` (given the run's number) `n` times, or fewer once [`BUDGET`] is spent and
-/// [`MIN_RUNS`] are made; what each run returned.
-fn runs<T>(n: usize, mut f: impl FnMut(usize) -> T) -> Vec<T> {
-    let started = Instant::now();
-    let mut done = Vec::new();
-    while done.len() < n && (done.len() < MIN_RUNS || started.elapsed() < BUDGET) {
-        let run = f(done.len());
-        done.push(run);
-    }
-    done
 }
 
 /// Prints a measurement, next to its baseline when it has one (checking the baseline read
@@ -416,7 +407,7 @@ fn single_reads(conn: &Connection, agent: &ureq::Agent, base: &str, ws: &Workspa
     let fresh = vec![stale[0]; n];
     for (label, ads) in [("stale copies", stale), ("fresh copy", fresh)] {
         let mut reread = 0;
-        let mut took = runs(ads.len(), |i| {
+        let mut took = runs(ads.len(), BUDGET, MIN_RUNS, |i| {
             let (account, ad) = ads[i];
             let before = synced_at(conn, account, ad);
             let url = format!("{base}/campaigns/{ad}?account_id={account}");
@@ -465,13 +456,4 @@ fn concurrent(url: &str, key: &str, n: usize, rows: usize) {
         median(&mut took),
         percentile(&mut took, 0.95)
     );
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    percentile(v, 0.5)
-}
-
-fn percentile(v: &mut [f64], q: f64) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[((v.len() as f64 * q) as usize).min(v.len() - 1)]
 }
