@@ -124,7 +124,7 @@ fn writer(db: Db, metrics: &Metrics, mut queue: mpsc::Receiver<Job>) {
             let now = clock::iso(clock::now(tx)?);
             let mut found = HashMap::new();
             let mut recorder = Recorder::new(tx)?;
-            group
+            let outcomes = group
                 .iter()
                 .map(|job| {
                     job.events
@@ -135,7 +135,9 @@ fn writer(db: Db, metrics: &Metrics, mut queue: mpsc::Receiver<Job>) {
                         })
                         .collect::<Result<Vec<_>, StoreError>>()
                 })
-                .collect::<Result<Vec<_>, StoreError>>()
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            recorder.finish()?;
+            Ok(outcomes)
         });
         let outcome = if committed.is_ok() {
             "recorded"

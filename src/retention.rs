@@ -127,7 +127,7 @@ pub async fn pass_paced(services: &Services, pace: Pace) -> Result<Pruned, Store
     let kinds: [(Option<String>, Batch, &mut u64); 4] = [
         (
             cut.conversions,
-            retention::roll_conversions,
+            retention::prune_conversions,
             &mut done.conversions,
         ),
         (

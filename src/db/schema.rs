@@ -29,6 +29,7 @@ const SERVICE: Ledger = Ledger {
         (9, include_str!("../../sql/0009_task_waits.sql")),
         (10, include_str!("../../sql/0010_operations.sql")),
         (11, include_str!("../../sql/0011_web_panel.sql")),
+        (12, include_str!("../../sql/0012_conversion_totals.sql")),
     ],
 };
 

@@ -113,10 +113,14 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         page,
         limit,
     } = list_request(q, kinds.iter().map(|(id, _)| *id).collect())?;
-    let (rows, more) = state
+    let (rows, more, summaries) = state
         .services
         .db
-        .read(move |conn| repo::list(conn, &filter, &page))
+        .read(move |conn| {
+            let (rows, more) = repo::list(conn, &filter, &page)?;
+            let summaries = conversion_store::summaries_of(conn, &rows)?;
+            Ok::<_, ApiError>((rows, more, summaries))
+        })
         .await?;
     let currency = |account: i64| {
         kinds
@@ -125,12 +129,6 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
             .map(|(_, k)| *k)
             .unwrap_or(CabinetType::Euro)
     };
-    let keys: Vec<(i64, i64)> = rows.iter().map(|r| (r.account_id, r.ad_id)).collect();
-    let summaries = state
-        .services
-        .db
-        .read(move |c| conversion_store::summaries(c, &keys))
-        .await?;
     let data: Vec<Reduced> = rows
         .iter()
         .zip(&summaries)

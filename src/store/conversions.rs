@@ -2,21 +2,36 @@
 //! (the campaigns each is attributed to), and the reads behind `GET /v1/conversions` and the
 //! conversion fields of campaign reads.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{params, params_from_iter, CachedStatement, Connection};
 
+use super::campaigns::CampaignRow;
 use super::StoreError;
 use crate::domain::conversion::{Event, Target};
 
-/// The statements that store events, prepared once for the many events of one transaction.
+/// The statements that store events, prepared once for the many events of one transaction,
+/// and what the stored events change in their campaigns' `conversion_totals`, written by
+/// [`Recorder::finish`] (once per campaign, event type and currency, not once per event).
 pub struct Recorder<'c> {
     conn: &'c Connection,
     insert: CachedStatement<'c>,
+    previous: CachedStatement<'c>,
     update: CachedStatement<'c>,
     detach: CachedStatement<'c>,
     attribute: CachedStatement<'c>,
+    changes: HashMap<TotalKey, Change>,
+}
+
+/// A row of `conversion_totals`: campaign, event type and currency (`''` without an amount).
+type TotalKey = (i64, i64, String, String);
+
+/// What stored events add to one row of `conversion_totals` (negative for a replaced event).
+#[derive(Default)]
+struct Change {
+    count: i64,
+    amount: i128,
 }
 
 impl<'c> Recorder<'c> {
@@ -29,24 +44,32 @@ impl<'c> Recorder<'c> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
                  ON CONFLICT (holder_id, txid) DO NOTHING",
             )?,
-            update: conn.prepare_cached(
-                "UPDATE conversions SET event_type = ?3, ref = ?4, invite_link = ?5,
-                    amount_micros = ?6, currency = ?7, status = ?8, account_id = ?9,
-                    updated_at = ?10
-                 WHERE holder_id = ?1 AND txid = ?2 RETURNING id",
+            previous: conn.prepare_cached(
+                "SELECT id, event_type, amount_micros, currency FROM conversions
+                 WHERE holder_id = ?1 AND txid = ?2",
             )?,
-            detach: conn
-                .prepare_cached("DELETE FROM conversion_campaigns WHERE conversion_id = ?1")?,
+            update: conn.prepare_cached(
+                "UPDATE conversions SET event_type = ?2, ref = ?3, invite_link = ?4,
+                    amount_micros = ?5, currency = ?6, status = ?7, account_id = ?8,
+                    updated_at = ?9
+                 WHERE id = ?1",
+            )?,
+            detach: conn.prepare_cached(
+                "DELETE FROM conversion_campaigns WHERE conversion_id = ?1
+                 RETURNING account_id, ad_id",
+            )?,
             attribute: conn.prepare_cached(
                 "INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id)
                  VALUES (?1, ?2, ?3)",
             )?,
+            changes: HashMap::new(),
         })
     }
 
     /// Stores `event` from `holder`, attributed to `ads` of `account`: a new row, or an
-    /// update of the row with the same `txid` (its attribution replaced). Returns the id and
-    /// whether it was an update.
+    /// update of the row with the same `txid` (its attribution replaced, and what it had
+    /// added to its campaigns' totals taken back). Returns the id and whether it was an
+    /// update.
     pub fn upsert(
         &mut self,
         holder: i64,
@@ -59,7 +82,7 @@ impl<'c> Recorder<'c> {
             Target::Ref(r) => (Some(r.as_str()), None),
             Target::Invite(i) => (None, Some(i.as_str())),
         };
-        let values = params![
+        let inserted = self.insert.execute(params![
             holder,
             event.txid,
             event.event.as_str(),
@@ -70,19 +93,128 @@ impl<'c> Recorder<'c> {
             event.status,
             account,
             now
-        ];
-        let (id, updated) = if self.insert.execute(values)? == 1 {
+        ])?;
+        let (id, updated) = if inserted == 1 {
             (self.conn.last_insert_rowid(), false)
         } else {
-            let id: i64 = self.update.query_row(values, |r| r.get(0))?;
-            self.detach.execute([id])?;
+            let (id, old_event, old_amount, old_currency) =
+                self.previous.query_row(params![holder, event.txid], |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, Option<i64>>(2)?,
+                        r.get::<_, Option<String>>(3)?,
+                    ))
+                })?;
+            self.update.execute(params![
+                id,
+                event.event.as_str(),
+                reference,
+                invite,
+                event.amount_micros,
+                event.currency,
+                event.status,
+                account,
+                now
+            ])?;
+            let detached = self
+                .detach
+                .query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            for campaign in detached {
+                self.add(
+                    campaign,
+                    &old_event,
+                    old_currency.as_deref(),
+                    old_amount,
+                    -1,
+                );
+            }
             (id, true)
         };
-        for ad in ads {
+        for &ad in ads {
             self.attribute.execute(params![id, account, ad])?;
+            let currency = event.currency.as_deref();
+            self.add(
+                (account, ad),
+                event.event.as_str(),
+                currency,
+                event.amount_micros,
+                1,
+            );
         }
         Ok((id, updated))
     }
+
+    /// Counts one event (`sign` 1) or takes one back (`sign` -1) in a campaign's totals.
+    fn add(
+        &mut self,
+        (account, ad): (i64, i64),
+        event: &str,
+        currency: Option<&str>,
+        amount: Option<i64>,
+        sign: i64,
+    ) {
+        let key = (
+            account,
+            ad,
+            event.to_string(),
+            currency.unwrap_or_default().to_string(),
+        );
+        let change = self.changes.entry(key).or_default();
+        change.count += sign;
+        change.amount += i128::from(amount.unwrap_or(0)) * i128::from(sign);
+    }
+
+    /// Writes what the stored events changed into `conversion_totals`; a row whose count
+    /// comes to zero is removed, so a campaign shows no revenue in a currency it no longer has.
+    pub fn finish(self) -> Result<(), StoreError> {
+        let mut add = self.conn.prepare_cached(
+            "INSERT INTO conversion_totals
+                (account_id, ad_id, event_type, currency, count, amount_high, amount_low)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT (account_id, ad_id, event_type, currency) DO UPDATE SET
+                count = count + excluded.count,
+                amount_high = CASE WHEN excluded.amount_high IS NULL THEN amount_high
+                    ELSE COALESCE(amount_high, 0) + excluded.amount_high END,
+                amount_low = CASE WHEN excluded.amount_low IS NULL THEN amount_low
+                    ELSE COALESCE(amount_low, 0) + excluded.amount_low END",
+        )?;
+        let mut empty = self.conn.prepare_cached(
+            "DELETE FROM conversion_totals WHERE account_id = ?1 AND ad_id = ?2
+                AND event_type = ?3 AND currency = ?4 AND count <= 0",
+        )?;
+        for ((account, ad, event, currency), change) in &self.changes {
+            if change.count == 0 && change.amount == 0 {
+                continue;
+            }
+            let parts = (!currency.is_empty())
+                .then(|| split(change.amount))
+                .transpose()?;
+            add.execute(params![
+                account,
+                ad,
+                event,
+                currency,
+                change.count,
+                parts.map(|(high, _)| high),
+                parts.map(|(_, low)| low)
+            ])?;
+            if change.count < 0 {
+                empty.execute(params![account, ad, event, currency])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An amount as the two parts `conversion_totals` sums it in (see [`SPLIT`]).
+fn split(amount: i128) -> Result<(i64, i64), StoreError> {
+    let split = i128::from(SPLIT);
+    let high = i64::try_from(amount / split)
+        .map_err(|_| StoreError::Failed(format!("a conversion total of {amount} micro-units")))?;
+    let low = i64::try_from(amount % split).expect("a remainder of SPLIT fits in 64 bits");
+    Ok((high, low))
 }
 
 /// Filters of `GET /v1/conversions`; they combine with AND.
@@ -239,56 +371,60 @@ pub struct Summary {
     pub revenue: BTreeMap<String, i128>,
 }
 
-/// Amounts are summed in two parts (billions of micro-units, and the rest) so that SQLite's
-/// 64-bit `SUM` never overflows, however large or many the stored amounts; the parts are
-/// joined in 128 bits. Retention keeps the parts of what it removes the same way.
+/// Revenue totals are kept in two parts (billions of micro-units, and the rest) so that no
+/// 64-bit column overflows, however large or many the stored amounts; the parts are joined
+/// in 128 bits.
 pub const SPLIT: i64 = 1_000_000_000;
 
-/// The conversion summaries of campaigns, `(account_id, ad_id)`, in the order given (one
-/// query for a whole list page; a campaign without conversions has an empty summary): the
-/// conversions kept, plus the totals of those retention removed.
+/// The conversion summaries of campaigns, `(account_id, ad_id)`, in the order given (a
+/// campaign without conversions has an empty summary), read from the running totals the
+/// events keep: one probe of the primary key per campaign, a few rows each.
 pub fn summaries(conn: &Connection, campaigns: &[(i64, i64)]) -> Result<Vec<Summary>, StoreError> {
-    let keys = serde_json::to_string(campaigns)
-        .map_err(|e| StoreError::Failed(format!("campaign keys: {e}")))?;
-    let mut stmt = conn.prepare_cached(
-        "WITH k AS (SELECT DISTINCT value ->> 0 AS account_id, value ->> 1 AS ad_id FROM json_each(?1))
-         SELECT account_id, ad_id, event_type, currency, SUM(n), SUM(high), SUM(low) FROM (
-            SELECT a.account_id, a.ad_id, c.event_type, c.currency, COUNT(*) AS n,
-                SUM(c.amount_micros / ?2) AS high, SUM(c.amount_micros % ?2) AS low
-            FROM k JOIN conversion_campaigns a ON a.account_id = k.account_id AND a.ad_id = k.ad_id
-            JOIN conversions c ON c.id = a.conversion_id
-            GROUP BY a.account_id, a.ad_id, c.event_type, c.currency
-            UNION ALL
-            SELECT t.account_id, t.ad_id, t.event_type, NULLIF(t.currency, ''), t.count,
-                t.amount_high, t.amount_low
-            FROM k JOIN conversion_totals t ON t.account_id = k.account_id AND t.ad_id = k.ad_id)
-         GROUP BY account_id, ad_id, event_type, currency",
-    )?;
-    let rows = stmt.query_map(params![keys, SPLIT], |r| {
-        let high: Option<i64> = r.get(5)?;
-        let low: Option<i64> = r.get(6)?;
-        Ok((
-            (r.get::<_, i64>(0)?, r.get::<_, i64>(1)?),
-            r.get::<_, String>(2)?,
-            r.get::<_, Option<String>>(3)?,
-            r.get::<_, i64>(4)?,
-            high.zip(low)
-                .map(|(h, l)| i128::from(h) * i128::from(SPLIT) + i128::from(l)),
-        ))
-    })?;
-    let mut found: BTreeMap<(i64, i64), Summary> = BTreeMap::new();
-    for row in rows {
-        let (campaign, event, currency, count, amount) = row?;
-        let summary = found.entry(campaign).or_default();
-        let counted = summary.counts.entry(event).or_default();
+    let mut stmt = totals_of(conn)?;
+    campaigns
+        .iter()
+        .map(|&(account, ad)| summary(&mut stmt, account, ad))
+        .collect()
+}
+
+/// The conversion summaries of a list page's rows, in their order: only the campaigns that
+/// ever had a conversion (`converted`) are read, the rest are empty.
+pub fn summaries_of(conn: &Connection, rows: &[CampaignRow]) -> Result<Vec<Summary>, StoreError> {
+    let mut stmt = totals_of(conn)?;
+    rows.iter()
+        .map(|row| {
+            if row.converted {
+                summary(&mut stmt, row.account_id, row.ad_id)
+            } else {
+                Ok(Summary::default())
+            }
+        })
+        .collect()
+}
+
+fn totals_of(conn: &Connection) -> Result<CachedStatement<'_>, StoreError> {
+    Ok(conn.prepare_cached(
+        "SELECT event_type, NULLIF(currency, ''), count, amount_high, amount_low
+         FROM conversion_totals WHERE account_id = ?1 AND ad_id = ?2",
+    )?)
+}
+
+/// One campaign's summary through [`totals_of`].
+fn summary(stmt: &mut CachedStatement<'_>, account: i64, ad: i64) -> Result<Summary, StoreError> {
+    let mut summary = Summary::default();
+    let mut rows = stmt.query(params![account, ad])?;
+    while let Some(r) = rows.next()? {
+        let count: i64 = r.get(2)?;
+        let counted = summary.counts.entry(r.get(0)?).or_default();
         *counted = counted.saturating_add(count);
-        if let (Some(currency), Some(amount)) = (currency, amount) {
+        let currency: Option<String> = r.get(1)?;
+        let high: Option<i64> = r.get(3)?;
+        let low: Option<i64> = r.get(4)?;
+        if let (Some(currency), Some(high), Some(low)) = (currency, high, low) {
+            let amount = i128::from(high) * i128::from(SPLIT) + i128::from(low);
             let sum = summary.revenue.entry(currency).or_default();
             *sum = sum.saturating_add(amount);
         }
     }
-    Ok(campaigns
-        .iter()
-        .map(|key| found.get(key).cloned().unwrap_or_default())
-        .collect())
+    Ok(summary)
 }

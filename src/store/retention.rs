@@ -1,5 +1,5 @@
-//! Owns the retention statements: hourly stats rolled into `daily_stats`, conversions rolled
-//! into `conversion_totals` before they are removed, and the removal of old webhook
+//! Owns the retention statements: hourly stats rolled into `daily_stats`, and the removal of
+//! old conversions (their campaigns' `conversion_totals` already count them), webhook
 //! deliveries, sent status events and idempotency records. Each function does one small batch
 //! (at most `limit` rows, or one campaign's stats) in the caller's transaction and says how
 //! many rows it took, so the caller loops in short transactions that never hold the writer
@@ -10,7 +10,6 @@
 
 use rusqlite::{params, Connection};
 
-use super::conversions::SPLIT;
 use super::StoreError;
 
 /// Whether a cabinet has any hourly row before `cutoff`.
@@ -128,9 +127,10 @@ pub fn prune_idempotency(conn: &Connection, cutoff: &str, limit: i64) -> Result<
         .execute(params![cutoff, limit])?)
 }
 
-/// Adds at most `limit` of the conversions received before `cutoff` to their campaigns'
-/// `conversion_totals`, then removes them and their attributions. Returns how many.
-pub fn roll_conversions(conn: &Connection, cutoff: &str, limit: i64) -> Result<usize, StoreError> {
+/// Removes at most `limit` of the conversions received before `cutoff` and their
+/// attributions (the running totals in `conversion_totals` keep what they added). Returns how
+/// many.
+pub fn prune_conversions(conn: &Connection, cutoff: &str, limit: i64) -> Result<usize, StoreError> {
     let Some(bound) = first_kept(conn, "conversions", "received_at", cutoff)? else {
         return Ok(0);
     };
@@ -140,21 +140,6 @@ pub fn roll_conversions(conn: &Connection, cutoff: &str, limit: i64) -> Result<u
         )?
         .query_row(params![bound, limit], |r| r.get(0))?;
     let Some(last) = last else { return Ok(0) };
-    conn.prepare_cached(
-        "INSERT INTO conversion_totals (account_id, ad_id, event_type, currency, count, amount_high, amount_low)
-         SELECT a.account_id, a.ad_id, c.event_type, COALESCE(c.currency, ''), COUNT(*),
-            SUM(c.amount_micros / ?2), SUM(c.amount_micros % ?2)
-         FROM conversion_campaigns a JOIN conversions c ON c.id = a.conversion_id
-         WHERE a.conversion_id <= ?1
-         GROUP BY a.account_id, a.ad_id, c.event_type, COALESCE(c.currency, '')
-         ON CONFLICT (account_id, ad_id, event_type, currency) DO UPDATE SET
-            count = count + excluded.count,
-            amount_high = CASE WHEN excluded.amount_high IS NULL THEN amount_high
-                ELSE COALESCE(amount_high, 0) + excluded.amount_high END,
-            amount_low = CASE WHEN excluded.amount_low IS NULL THEN amount_low
-                ELSE COALESCE(amount_low, 0) + excluded.amount_low END",
-    )?
-    .execute(params![last, SPLIT])?;
     conn.prepare_cached("DELETE FROM conversion_campaigns WHERE conversion_id <= ?1")?
         .execute([last])?;
     Ok(conn

@@ -146,6 +146,63 @@ fn the_same_txid_updates_the_event_and_a_new_one_records_another() {
 }
 
 #[test]
+fn a_resent_event_takes_its_count_and_revenue_to_its_new_campaign() {
+    let app = spawn_app();
+    let (_, cabinet, key) = sender(&app);
+    let first = bot(&app, cabinet, "https://t.me/shop_bot?start=p1");
+    let second = bot(&app, cabinet, "https://t.me/shop_bot?start=p2");
+    post_ok(
+        &app,
+        &key,
+        json!({ "ref": "p1", "event": "purchase", "txid": "t1", "amount": "10" }),
+    );
+    post_ok(
+        &app,
+        &key,
+        json!({ "ref": "p1", "event": "lead", "txid": "t0" }),
+    );
+    let again = post_ok(
+        &app,
+        &key,
+        json!({ "ref": "p2", "event": "conversion", "txid": "t1", "amount": "3", "cur": "eur" }),
+    );
+    assert_eq!(again["deduped"], true);
+    let read = |ad: i64| app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
+    let (old, new) = (read(first), read(second));
+    assert_eq!(
+        (&old["conversions"], &old["revenue"]),
+        (
+            &json!({ "lead": 1, "conversion": 0, "purchase": 0 }),
+            &json!({})
+        ),
+        "the purchase and its dollars left the first campaign"
+    );
+    assert_eq!(
+        (&new["conversions"], &new["revenue"]),
+        (
+            &json!({ "lead": 0, "conversion": 1, "purchase": 0 }),
+            &json!({ "EUR": "3.00" })
+        )
+    );
+    let listed = app.get_ok("/campaigns", &key)["data"].clone();
+    let row = |ad: i64| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["ad_id"] == ad)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        row(first)["revenue"],
+        json!({}),
+        "the list reads the same totals"
+    );
+    assert_eq!(row(second)["revenue"], json!({ "EUR": "3.00" }));
+}
+
+#[test]
 fn a_shared_ref_attributes_to_every_campaign_and_an_unknown_one_is_404() {
     let app = spawn_app();
     let (_, cabinet, key) = sender(&app);

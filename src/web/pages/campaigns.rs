@@ -292,8 +292,7 @@ async fn read(visit: &Visit<'_>, request: ListRequest) -> Result<Listed, WebErro
         .db
         .read(move |conn| {
             let (rows, more) = repo::list(conn, &filter, &page)?;
-            let keys: Vec<(i64, i64)> = rows.iter().map(|r| (r.account_id, r.ad_id)).collect();
-            let summaries = conversions::summaries(conn, &keys)?;
+            let summaries = conversions::summaries_of(conn, &rows)?;
             Ok::<_, StoreError>(Listed {
                 rows,
                 summaries,

@@ -56,7 +56,11 @@ fn no_stored_amounts_can_break_a_campaign_read() {
                 (903, {user}, 'c', 'lead', 'r', {max}, 'USD', {cabinet}, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'),
                 (904, {user}, 'd', 'lead', 'r', -5, 'EUR', {cabinet}, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
          INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id)
-         VALUES (901, {cabinet}, {ad}), (902, {cabinet}, {ad}), (903, {cabinet}, {ad}), (904, {cabinet}, {ad});"
+         VALUES (901, {cabinet}, {ad}), (902, {cabinet}, {ad}), (903, {cabinet}, {ad}), (904, {cabinet}, {ad});
+         INSERT INTO conversion_totals (account_id, ad_id, event_type, currency, count, amount_high, amount_low)
+         VALUES ({cabinet}, {ad}, 'purchase', 'USD', 2, 2 * ({max} / 1000000000), 2 * ({max} % 1000000000)),
+                ({cabinet}, {ad}, 'lead', 'USD', 1, {max} / 1000000000, {max} % 1000000000),
+                ({cabinet}, {ad}, 'lead', 'EUR', 1, 0, -5);"
     ));
     let one = campaign(&app, cabinet, ad, &key);
     assert_eq!(

@@ -186,3 +186,63 @@ fn old_conversions_deliveries_events_and_idempotency_records_go_and_totals_stay(
         );
     }
 }
+
+#[test]
+fn an_upgrade_adds_the_kept_conversions_to_the_totals_retention_left() {
+    let app = app();
+    let user = app.user("pro");
+    let sender = app.key_with(adcab::panel::NewKey {
+        user,
+        postbacks: true,
+        ..Default::default()
+    });
+    let owned = app.cabinet(user, "euro", "1000");
+    let ad = app.campaign(
+        owned,
+        Camp::channel("Bot", "https://t.me/shop_bot?start=u1"),
+    );
+    for (txid, amount) in [("a", "10"), ("b", "2.25")] {
+        let r = app.send(
+            "POST",
+            "/postback",
+            &sender,
+            Some(&json!({ "ref": "u1", "event": "purchase", "txid": txid, "amount": amount })),
+            &[],
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    let read = |app: &TestApp| {
+        let c = app.get_ok(&format!("/campaigns/{ad}"), &sender)["data"].clone();
+        (c["conversions"].clone(), c["revenue"].clone())
+    };
+    assert_eq!(
+        read(&app),
+        (
+            json!({ "lead": 0, "conversion": 0, "purchase": 2 }),
+            json!({ "USD": "12.25" })
+        )
+    );
+    // As the previous release left it: totals hold only what retention removed (one purchase
+    // of 100 USD and a lead), the kept events are counted nowhere yet.
+    let app = app.restart_after(|s| {
+        s.db.write_blocking(|tx| {
+            tx.execute("DELETE FROM conversion_totals WHERE ad_id = ?1", [ad])?;
+            tx.execute(
+                "INSERT INTO conversion_totals VALUES (?1, ?2, 'purchase', 'USD', 1, 0, 100000000),
+                    (?1, ?2, 'lead', '', 1, NULL, NULL)",
+                [owned, ad],
+            )?;
+            tx.execute_batch("DELETE FROM schema_migrations WHERE version = 12;")?;
+            Ok::<_, adcab::store::StoreError>(())
+        })
+        .unwrap();
+    });
+    assert_eq!(
+        read(&app),
+        (
+            json!({ "lead": 1, "conversion": 0, "purchase": 3 }),
+            json!({ "USD": "112.25" })
+        ),
+        "what retention kept plus the events still stored"
+    );
+}

@@ -1,14 +1,14 @@
-//! The merge behind sorted list pages: every cabinet's rows read in page order, a chunk at a
-//! time through the cabinet's index for the sort, and merged on a heap until the page is full.
+//! The merge behind sorted list pages: every cabinet's keys (the sorted column and `ad_id`)
+//! read in page order, a chunk at a time through the cabinet's index for the sort, and merged
+//! on a heap until the page is full. Only the page's own rows are then read whole.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
-use rusqlite::types::Value as Sql;
-use rusqlite::Connection;
+use rusqlite::types::{FromSqlError, Value as Sql, ValueRef};
+use rusqlite::{Connection, Row};
 
 use super::{CabinetQuery, SortKey, OFFSET_DEPTH};
-use crate::store::campaigns::CampaignRow;
 use crate::store::StoreError;
 
 /// The value of the sorted column; one column, so one variant, in any one merge.
@@ -19,6 +19,15 @@ pub(super) enum Cell {
 }
 
 impl Cell {
+    /// The sorted column as stored: a number, or text (ordered by bytes, as the index is).
+    fn read(value: ValueRef<'_>) -> rusqlite::Result<Cell> {
+        match value {
+            ValueRef::Integer(n) => Ok(Cell::Int(n)),
+            ValueRef::Text(t) => Ok(Cell::Text(String::from_utf8_lossy(t).into_owned())),
+            _ => Err(FromSqlError::InvalidType.into()),
+        }
+    }
+
     fn sql(&self) -> Sql {
         match self {
             Cell::Int(n) => Sql::Integer(*n),
@@ -33,12 +42,14 @@ pub(super) struct Order {
     pub descending: bool,
 }
 
-impl Order {
-    /// Where a row stands: the sorted column, then `ad_id`, then the cabinet.
-    pub fn rank(self, row: &CampaignRow) -> (Cell, i64, i64) {
-        (self.sort.cell(row), row.ad_id, row.account_id)
-    }
+/// A campaign's place in one cabinet's order: the sorted column, then `ad_id`.
+type Key = (Cell, i64);
 
+fn key(row: &Row) -> rusqlite::Result<Key> {
+    Ok((Cell::read(row.get_ref(0)?)?, row.get(1)?))
+}
+
+impl Order {
     /// `BinaryHeap` pops the greatest: make that the row which comes first.
     fn first(self, a: &(Cell, i64, i64), b: &(Cell, i64, i64)) -> Ordering {
         if self.descending {
@@ -49,18 +60,18 @@ impl Order {
     }
 }
 
-/// One cabinet's rows in page order, read a chunk at a time: the next chunk starts after the
-/// last row read (`(column, ad_id)` past it, through the cabinet's index for the sort).
+/// One cabinet's keys in page order, read a chunk at a time: the next chunk starts after the
+/// last key read (`(column, ad_id)` past it, through the cabinet's index for the sort).
 struct Stream {
     account: i64,
-    buffered: VecDeque<CampaignRow>,
+    buffered: VecDeque<Key>,
     /// The size of the last chunk asked for; each next one asks twice as many.
     chunk: i64,
     read: i64,
     done: bool,
 }
 
-/// A cabinet's next row in the merge.
+/// A cabinet's next campaign in the merge: the sorted column, `ad_id`, then the cabinet.
 struct Head {
     rank: (Cell, i64, i64),
     order: Order,
@@ -99,12 +110,12 @@ pub(super) fn merged(
     order: Order,
     offset: i64,
     limit: i64,
-) -> Result<Vec<CampaignRow>, StoreError> {
+) -> Result<Vec<(i64, i64)>, StoreError> {
     let depth = (offset + limit + 1).min(OFFSET_DEPTH);
     let dir = if order.descending { "DESC" } else { "ASC" };
     let past = if order.descending { "<" } else { ">" };
     let col = order.sort.column();
-    let head = &query.head;
+    let head = format!("SELECT {col}, ad_id {}", query.from);
     let first_sql = format!("{head} ORDER BY {col} {dir}, ad_id {dir} LIMIT ?");
     let next_sql = format!(
         "{head} AND ({col}, ad_id) {past} (?, ?) ORDER BY {col} {dir}, ad_id {dir} LIMIT ?"
@@ -125,8 +136,8 @@ pub(super) fn merged(
         .collect();
     let mut heap = BinaryHeap::with_capacity(streams.len());
     for (i, stream) in streams.iter_mut().enumerate() {
-        let rows = query.rows(&mut first, stream.account, [Sql::Integer(chunk)])?;
-        stream.take(rows, chunk, depth);
+        let keys = query.rows(&mut first, stream.account, [Sql::Integer(chunk)], key)?;
+        stream.take(keys, chunk, depth);
         heap.extend(stream.head(order, i));
     }
     let keep = usize::try_from(limit + 1).unwrap_or(0);
@@ -135,22 +146,21 @@ pub(super) fn merged(
     while page.len() < keep {
         let Some(top) = heap.pop() else { break };
         let stream = &mut streams[top.stream];
-        let Some(row) = stream.buffered.pop_front() else {
+        let Some((cell, ad)) = stream.buffered.pop_front() else {
             break;
         };
         if stream.buffered.is_empty() && !stream.done {
             stream.chunk = stream.chunk.saturating_mul(2);
             let want = stream.chunk.min(depth - stream.read);
-            let (cell, ad, _) = order.rank(&row);
             let after = [cell.sql(), Sql::Integer(ad), Sql::Integer(want)];
-            let rows = query.rows(&mut next, stream.account, after)?;
-            stream.take(rows, want, depth);
+            let keys = query.rows(&mut next, stream.account, after, key)?;
+            stream.take(keys, want, depth);
         }
         heap.extend(stream.head(order, top.stream));
         if skip > 0 {
             skip -= 1;
         } else {
-            page.push(row);
+            page.push((stream.account, ad));
         }
     }
     Ok(page)
@@ -158,16 +168,16 @@ pub(super) fn merged(
 
 impl Stream {
     /// Buffers a chunk read with `LIMIT asked`; a short chunk, or reaching `depth`, ends it.
-    fn take(&mut self, rows: VecDeque<CampaignRow>, asked: i64, depth: i64) {
-        let got = i64::try_from(rows.len()).unwrap_or(i64::MAX);
+    fn take(&mut self, keys: VecDeque<Key>, asked: i64, depth: i64) {
+        let got = i64::try_from(keys.len()).unwrap_or(i64::MAX);
         self.read = self.read.saturating_add(got);
         self.done = got < asked || self.read >= depth;
-        self.buffered = rows;
+        self.buffered = keys;
     }
 
     fn head(&self, order: Order, stream: usize) -> Option<Head> {
-        self.buffered.front().map(|row| Head {
-            rank: order.rank(row),
+        self.buffered.front().map(|(cell, ad)| Head {
+            rank: (cell.clone(), *ad, self.account),
             order,
             stream,
         })
