@@ -123,8 +123,12 @@ pub fn list(
             descending,
         } => {
             let order = Order { sort, descending };
-            let keys = merged(conn, &query, &filter.accounts, order, offset, limit)?;
-            fetch(conn, &keys)?
+            if let [account] = filter.accounts[..] {
+                one_cabinet(conn, &query, account, order, offset, limit)?
+            } else {
+                let keys = merged(conn, &query, &filter.accounts, order, offset, limit)?;
+                fetch(conn, &keys)?
+            }
         }
     };
     snapshot.finish()?;
@@ -157,6 +161,27 @@ impl CabinetQuery {
             .query_map(params_from_iter(bound), read)?
             .collect::<rusqlite::Result<C>>()?)
     }
+}
+
+/// A sorted page of one cabinet, read whole in one statement: rows `offset..offset + limit + 1`
+/// of its first `OFFSET_DEPTH`.
+fn one_cabinet(
+    conn: &Connection,
+    query: &CabinetQuery,
+    account: i64,
+    order: Order,
+    offset: i64,
+    limit: i64,
+) -> Result<Vec<CampaignRow>, StoreError> {
+    let take = (limit + 1).min(OFFSET_DEPTH - offset).max(0);
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {} {} {} LIMIT ? OFFSET ?",
+        listed_columns(),
+        query.from,
+        order.sql()
+    ))?;
+    let window = [Sql::Integer(take), Sql::Integer(offset)];
+    query.rows(&mut stmt, account, window, from_row)
 }
 
 /// The listed rows of the campaigns `keys`, `(account_id, ad_id)`, in that order, each read
@@ -339,6 +364,7 @@ mod tests {
     /// `OFFSET_DEPTH`, then all sorted together.
     fn expected(
         conn: &Connection,
+        accounts: &[i64],
         keep: &Keep,
         order: Order,
         offset: usize,
@@ -354,7 +380,7 @@ mod tests {
             .collect();
         let rank = |r: &CampaignRow| (cell(order.sort, r), r.ad_id, r.account_id);
         let mut reachable = Vec::new();
-        for account in [10, 20, 30] {
+        for &account in accounts {
             let mut mine: Vec<&CampaignRow> =
                 rows.iter().filter(|r| r.account_id == account).collect();
             mine.sort_by_key(|r| rank(r));
@@ -421,7 +447,7 @@ mod tests {
     }
 
     #[test]
-    fn sorted_pages_match_a_full_sort_cut_at_the_depth_of_each_cabinet() {
+    fn sorted_pages_of_one_or_many_cabinets_match_a_full_sort_cut_at_each_depth() {
         let conn = seeded();
         let every = ListFilter {
             accounts: vec![10, 20, 30],
@@ -436,7 +462,15 @@ mod tests {
         let narrow = |r: &CampaignRow| {
             matches!(r.status, Status::Active | Status::Stopped) && r.title.contains("title 1")
         };
-        let cases: [(&ListFilter, &Keep); 2] = [(&every, &not_deleted), (&narrowed, &narrow)];
+        let deepest = ListFilter {
+            accounts: vec![30],
+            ..every.clone()
+        };
+        let cases: [(&ListFilter, &Keep); 3] = [
+            (&every, &not_deleted),
+            (&narrowed, &narrow),
+            (&deepest, &not_deleted),
+        ];
         let sorts = [
             SortKey::Date,
             SortKey::AdId,
@@ -461,7 +495,14 @@ mod tests {
                     let got: Vec<(i64, i64)> =
                         rows.iter().map(|r| (r.account_id, r.ad_id)).collect();
                     let order = Order { sort, descending };
-                    let want = expected(&conn, *keep, order, offset as usize, limit as usize);
+                    let want = expected(
+                        &conn,
+                        &filter.accounts,
+                        *keep,
+                        order,
+                        offset as usize,
+                        limit as usize,
+                    );
                     assert_eq!(
                         (got, more),
                         want,

@@ -50,6 +50,12 @@ fn key(row: &Row) -> rusqlite::Result<Key> {
 }
 
 impl Order {
+    /// The `ORDER BY` clause of one cabinet's rows in this order.
+    pub fn sql(self) -> String {
+        let dir = if self.descending { "DESC" } else { "ASC" };
+        format!("ORDER BY {} {dir}, ad_id {dir}", self.sort.column())
+    }
+
     /// `BinaryHeap` pops the greatest: make that the row which comes first.
     fn first(self, a: &(Cell, i64, i64), b: &(Cell, i64, i64)) -> Ordering {
         if self.descending {
@@ -112,14 +118,12 @@ pub(super) fn merged(
     limit: i64,
 ) -> Result<Vec<(i64, i64)>, StoreError> {
     let depth = (offset + limit + 1).min(OFFSET_DEPTH);
-    let dir = if order.descending { "DESC" } else { "ASC" };
     let past = if order.descending { "<" } else { ">" };
     let col = order.sort.column();
+    let sorted = order.sql();
     let head = format!("SELECT {col}, ad_id {}", query.from);
-    let first_sql = format!("{head} ORDER BY {col} {dir}, ad_id {dir} LIMIT ?");
-    let next_sql = format!(
-        "{head} AND ({col}, ad_id) {past} (?, ?) ORDER BY {col} {dir}, ad_id {dir} LIMIT ?"
-    );
+    let first_sql = format!("{head} {sorted} LIMIT ?");
+    let next_sql = format!("{head} AND ({col}, ad_id) {past} (?, ?) {sorted} LIMIT ?");
     let mut first = conn.prepare_cached(&first_sql)?;
     let mut next = conn.prepare_cached(&next_sql)?;
     let cabinets = i64::try_from(accounts.len().max(1)).unwrap_or(i64::MAX);
