@@ -33,6 +33,14 @@ const READ_QUEUE: usize = 512;
 /// database itself (SQLite's default is 1,000). `serve` checkpoints in the background every
 /// [`CHECKPOINT_EVERY`], so commits only pay for it when that falls behind.
 const AUTOCHECKPOINT_PAGES: i64 = 20_000;
+
+/// Each connection reads the first this-many bytes of the database through a memory map
+/// (`mmap_size`): a page it reads is the operating system's cached page itself, not a copy
+/// made by a `pread` call into the connection's own 2 MB cache. A list page over a hundred
+/// cabinets reads pages all over the table; with the copies, a third of its time was in the
+/// kernel. The map is shared by every connection and process; it costs address space, not
+/// memory.
+const MMAP_BYTES: i64 = 1 << 30;
 /// How often `serve` copies the write-ahead log into the database.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 
@@ -478,7 +486,8 @@ fn backup_before_migrating(conn: &Connection, path: &Path, dir: &Path) -> Result
     Ok(())
 }
 
-/// Opens one connection with WAL, a busy timeout, foreign keys and `synchronous=NORMAL`.
+/// Opens one connection with WAL, a busy timeout, foreign keys, `synchronous=NORMAL` and a
+/// memory map of the file.
 pub fn open_connection(path: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open_with_flags(
         path,
@@ -496,6 +505,7 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "wal_autocheckpoint", AUTOCHECKPOINT_PAGES)?;
+    conn.pragma_update(None, "mmap_size", MMAP_BYTES)?;
     Ok(())
 }
 
@@ -671,6 +681,10 @@ mod tests {
         let busy: i64 = conn
             .query_row("PRAGMA busy_timeout", [], |r| r.get(0))
             .unwrap();
+        let mapped: i64 = conn
+            .query_row("PRAGMA mmap_size", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mapped, MMAP_BYTES);
         assert_eq!(mode, "wal");
         assert_eq!(fk, 1);
         assert_eq!(sync, 1, "NORMAL");
