@@ -82,6 +82,7 @@ const YEAR_PACE: retention::Pace = retention::Pace {
     campaigns: 200,
     rows: 5000,
     breather: Duration::ZERO,
+    rest: 0,
 };
 /// The upkeep's own first pass runs a minute after start; measurements begin after it.
 const UPKEEP_FIRST_PASS: Duration = Duration::from_secs(65);

@@ -1,11 +1,11 @@
 //! Owns the retention pass (`[retention]`): hourly stats older than `hourly_stats_days` roll
-//! into daily rows (campaign by campaign), conversions older than `conversions_days` into their campaigns' totals, and
-//! old webhook deliveries, sent status events and idempotency records are removed. Cutoffs are
-//! read on the service clock, like the times the rows carry. The pass works in batches of
-//! [`BATCH`] rows, each its own short write transaction, and yields between them, so the API's
-//! writes are never held behind it for long.
+//! into daily rows (campaign by campaign); conversions older than `conversions_days` (their
+//! campaigns' running totals keep them), old webhook deliveries, sent status events and
+//! idempotency records are removed. Cutoffs are read on the service clock, like the times the
+//! rows carry. The pass works in small batches, each its own short write transaction, and
+//! rests between them (see [`Pace`]), so the API is never held behind it for long.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -22,19 +22,30 @@ pub struct Pace {
     pub campaigns: i64,
     /// Rows one batch of another kind removes, at most.
     pub rows: i64,
-    /// The pause after a batch that moved something.
+    /// The shortest pause after a batch that moved something.
     pub breather: Duration,
+    /// The pause after a batch is at least this many times as long as the batch took, so the
+    /// pass keeps at most `1 / (1 + rest)` of one core and the requests have the rest.
+    pub rest: u32,
 }
 
 impl Pace {
     /// The pace of `serve`'s hourly pass. A batch is one write transaction that stops early,
     /// after the campaign or the [`STEP`] rows in hand, as soon as a request waits for the
-    /// writer; the pause after it lets the queue go first.
+    /// writer; the pause after it lets the queue go first, and keeps the pass to a third of
+    /// one core.
     pub const SERVICE: Pace = Pace {
         campaigns: 20,
         rows: 500,
         breather: Duration::from_millis(20),
+        rest: 2,
     };
+
+    /// Pauses after a batch that began at `began`.
+    async fn rest_after(self, began: Instant) {
+        let worked = began.elapsed();
+        tokio::time::sleep(self.breather.max(worked * self.rest)).await;
+    }
 }
 
 /// Rows of a kind other than hourly stats removed between two looks at the writer's queue.
@@ -45,7 +56,7 @@ const STEP: i64 = 50;
 pub struct Pruned {
     /// Hourly stats rows rolled into daily rows.
     pub hourly_stats: u64,
-    /// Conversions rolled into campaign totals and removed.
+    /// Conversions removed (their campaigns' running totals keep them).
     pub conversions: u64,
     pub webhook_deliveries: u64,
     pub status_events: u64,
@@ -100,6 +111,7 @@ pub async fn pass_paced(services: &Services, pace: Pace) -> Result<Pruned, Store
             let mut after = 0;
             loop {
                 let cutoff = cutoff.clone();
+                let began = Instant::now();
                 let (last, moved) = db
                     .write_yielding(move |tx, queue| {
                         let ads = retention::campaigns_after(tx, account, after, pace.campaigns)?;
@@ -118,7 +130,7 @@ pub async fn pass_paced(services: &Services, pace: Pace) -> Result<Pruned, Store
                 after = last;
                 done.hourly_stats += moved as u64;
                 if moved > 0 {
-                    tokio::time::sleep(pace.breather).await;
+                    pace.rest_after(began).await;
                 }
             }
         }
@@ -146,6 +158,7 @@ pub async fn pass_paced(services: &Services, pace: Pace) -> Result<Pruned, Store
         let Some(cutoff) = cutoff else { continue };
         loop {
             let cutoff = cutoff.clone();
+            let began = Instant::now();
             let removed = db
                 .write_yielding(move |tx, queue| {
                     let mut removed = 0;
@@ -163,7 +176,7 @@ pub async fn pass_paced(services: &Services, pace: Pace) -> Result<Pruned, Store
                 break;
             }
             *count += removed as u64;
-            tokio::time::sleep(pace.breather).await;
+            pace.rest_after(began).await;
         }
     }
     Ok(done)
