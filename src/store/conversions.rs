@@ -49,10 +49,10 @@ impl<'c> Recorder<'c> {
                  WHERE holder_id = ?1 AND txid = ?2",
             )?,
             update: conn.prepare_cached(
-                "UPDATE conversions SET event_type = ?2, ref = ?3, invite_link = ?4,
-                    amount_micros = ?5, currency = ?6, status = ?7, account_id = ?8,
-                    updated_at = ?9
-                 WHERE id = ?1",
+                "UPDATE conversions SET event_type = ?3, ref = ?4, invite_link = ?5,
+                    amount_micros = ?6, currency = ?7, status = ?8, account_id = ?9,
+                    updated_at = ?10
+                 WHERE holder_id = ?1 AND txid = ?2",
             )?,
             detach: conn.prepare_cached(
                 "DELETE FROM conversion_campaigns WHERE conversion_id = ?1
@@ -82,7 +82,7 @@ impl<'c> Recorder<'c> {
             Target::Ref(r) => (Some(r.as_str()), None),
             Target::Invite(i) => (None, Some(i.as_str())),
         };
-        let inserted = self.insert.execute(params![
+        let values = params![
             holder,
             event.txid,
             event.event.as_str(),
@@ -93,8 +93,8 @@ impl<'c> Recorder<'c> {
             event.status,
             account,
             now
-        ])?;
-        let (id, updated) = if inserted == 1 {
+        ];
+        let (id, updated) = if self.insert.execute(values)? == 1 {
             (self.conn.last_insert_rowid(), false)
         } else {
             let (id, old_event, old_amount, old_currency) =
@@ -106,17 +106,7 @@ impl<'c> Recorder<'c> {
                         r.get::<_, Option<String>>(3)?,
                     ))
                 })?;
-            self.update.execute(params![
-                id,
-                event.event.as_str(),
-                reference,
-                invite,
-                event.amount_micros,
-                event.currency,
-                event.status,
-                account,
-                now
-            ])?;
+            self.update.execute(values)?;
             let detached = self
                 .detach
                 .query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?

@@ -19,6 +19,34 @@ fn app() -> TestApp {
     })
 }
 
+/// A person's cabinet with a bot campaign (ref `r1`) and a key that manages it and sends
+/// postbacks, after one purchase per `(txid, amount, currency)`: (user, cabinet, key, ad).
+fn purchased(app: &TestApp, purchases: [(&str, &str, &str); 2]) -> (i64, i64, String, i64) {
+    let user = app.user("pro");
+    let cabinet = app.cabinet(user, "euro", "1000");
+    let key = app.key_with(adcab::panel::NewKey {
+        user,
+        manage: true,
+        postbacks: true,
+        ..Default::default()
+    });
+    let ad = app.campaign(
+        cabinet,
+        Camp::channel("Bot", "https://t.me/shop_bot?start=r1"),
+    );
+    for (txid, amount, currency) in purchases {
+        let r = app.send(
+            "POST",
+            "/postback",
+            &key,
+            Some(&json!({ "ref": "r1", "event": "purchase", "txid": txid, "amount": amount, "cur": currency })),
+            &[],
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    (user, cabinet, key, ad)
+}
+
 /// Every stats read a client can make of the campaign.
 fn reads(app: &TestApp, key: &str, ad: i64, old_days: (&str, &str)) -> Vec<Value> {
     let mut all: Vec<Value> = ["1d", "7d", "30d", "all"]
@@ -110,28 +138,7 @@ fn a_roll_up_keeps_every_period_and_history_span_exact() {
 #[test]
 fn old_conversions_deliveries_events_and_idempotency_records_go_and_totals_stay() {
     let app = app();
-    let user = app.user("pro");
-    let cabinet = app.cabinet(user, "euro", "1000");
-    let key = app.key_with(adcab::panel::NewKey {
-        user,
-        manage: true,
-        postbacks: true,
-        ..Default::default()
-    });
-    let ad = app.campaign(
-        cabinet,
-        Camp::channel("Bot", "https://t.me/shop_bot?start=r1"),
-    );
-    for (txid, amount) in [("a", "10"), ("b", "2.50")] {
-        let r = app.send(
-            "POST",
-            "/postback",
-            &key,
-            Some(&json!({ "ref": "r1", "event": "purchase", "txid": txid, "amount": amount, "cur": "eur" })),
-            &[],
-        );
-        assert_eq!(r.status, 200, "{}", r.body);
-    }
+    let (user, cabinet, key, ad) = purchased(&app, [("a", "10", "eur"), ("b", "2.50", "eur")]);
     let hook = Receiver::start(200);
     let (hook_id, _, _) = app.hook_key(user, &hook.url);
     printed(panel::key_ping(&app.services, hook_id).unwrap());
@@ -190,27 +197,7 @@ fn old_conversions_deliveries_events_and_idempotency_records_go_and_totals_stay(
 #[test]
 fn an_upgrade_adds_the_kept_conversions_to_the_totals_retention_left() {
     let app = app();
-    let user = app.user("pro");
-    let sender = app.key_with(adcab::panel::NewKey {
-        user,
-        postbacks: true,
-        ..Default::default()
-    });
-    let owned = app.cabinet(user, "euro", "1000");
-    let ad = app.campaign(
-        owned,
-        Camp::channel("Bot", "https://t.me/shop_bot?start=u1"),
-    );
-    for (txid, amount) in [("a", "10"), ("b", "2.25")] {
-        let r = app.send(
-            "POST",
-            "/postback",
-            &sender,
-            Some(&json!({ "ref": "u1", "event": "purchase", "txid": txid, "amount": amount })),
-            &[],
-        );
-        assert_eq!(r.status, 200, "{}", r.body);
-    }
+    let (_, owned, sender, ad) = purchased(&app, [("a", "10", "usd"), ("b", "2.25", "usd")]);
     let read = |app: &TestApp| {
         let c = app.get_ok(&format!("/campaigns/{ad}"), &sender)["data"].clone();
         (c["conversions"].clone(), c["revenue"].clone())
