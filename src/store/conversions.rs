@@ -8,7 +8,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{params, params_from_iter, CachedStatement, Connection};
 
 use super::campaigns::CampaignRow;
-use super::StoreError;
+use super::{optional, StoreError};
 use crate::domain::conversion::{Event, Target};
 
 /// The statements that store events, prepared once for the many events of one transaction,
@@ -158,41 +158,49 @@ impl<'c> Recorder<'c> {
 
     /// Writes what the stored events changed into `conversion_totals`; a row whose count
     /// comes to zero is removed, so a campaign shows no revenue in a currency it no longer has.
+    /// Totals are added here, in 128 bits, and stored normalized (the rest below [`SPLIT`]),
+    /// so no number of events can overflow a column or turn it into a float.
     pub fn finish(self) -> Result<(), StoreError> {
-        let mut add = self.conn.prepare_cached(
-            "INSERT INTO conversion_totals
-                (account_id, ad_id, event_type, currency, count, amount_high, amount_low)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT (account_id, ad_id, event_type, currency) DO UPDATE SET
-                count = count + excluded.count,
-                amount_high = CASE WHEN excluded.amount_high IS NULL THEN amount_high
-                    ELSE COALESCE(amount_high, 0) + excluded.amount_high END,
-                amount_low = CASE WHEN excluded.amount_low IS NULL THEN amount_low
-                    ELSE COALESCE(amount_low, 0) + excluded.amount_low END",
+        let mut read = self.conn.prepare_cached(
+            "SELECT count, amount_high, amount_low FROM conversion_totals
+             WHERE account_id = ?1 AND ad_id = ?2 AND event_type = ?3 AND currency = ?4",
         )?;
-        let mut empty = self.conn.prepare_cached(
-            "DELETE FROM conversion_totals WHERE account_id = ?1 AND ad_id = ?2
-                AND event_type = ?3 AND currency = ?4 AND count <= 0",
+        let mut write = self.conn.prepare_cached(
+            "INSERT OR REPLACE INTO conversion_totals
+                (account_id, ad_id, event_type, currency, count, amount_high, amount_low)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        let mut remove = self.conn.prepare_cached(
+            "DELETE FROM conversion_totals
+             WHERE account_id = ?1 AND ad_id = ?2 AND event_type = ?3 AND currency = ?4",
         )?;
         for ((account, ad, event, currency), change) in &self.changes {
-            if change.count == 0 && change.amount == 0 {
+            let key = params![account, ad, event, currency];
+            let (count, amount) = optional(read.query_row(key, |r| {
+                let (high, low): (Option<i64>, Option<i64>) = (r.get(1)?, r.get(2)?);
+                let amount = i128::from(high.unwrap_or(0)) * i128::from(SPLIT)
+                    + i128::from(low.unwrap_or(0));
+                Ok((r.get::<_, i64>(0)?, amount))
+            }))?
+            .unwrap_or((0, 0));
+            let count = count.saturating_add(change.count);
+            if count <= 0 {
+                remove.execute(key)?;
                 continue;
             }
-            let parts = (!currency.is_empty())
-                .then(|| split(change.amount))
-                .transpose()?;
-            add.execute(params![
+            let total = amount.checked_add(change.amount).ok_or_else(|| {
+                StoreError::Failed(format!("the conversion total of ad {ad} overflows"))
+            })?;
+            let parts = (!currency.is_empty()).then(|| split(total)).transpose()?;
+            write.execute(params![
                 account,
                 ad,
                 event,
                 currency,
-                change.count,
+                count,
                 parts.map(|(high, _)| high),
                 parts.map(|(_, low)| low)
             ])?;
-            if change.count < 0 {
-                empty.execute(params![account, ad, event, currency])?;
-            }
         }
         Ok(())
     }
@@ -417,4 +425,73 @@ fn summary(stmt: &mut CachedStatement<'_>, account: i64, ad: i64) -> Result<Summ
         }
     }
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::conversion::EventType;
+
+    fn purchase(txid: &str, amount: i64, currency: &str) -> Event {
+        Event {
+            target: Target::Ref("r".into()),
+            event: EventType::Purchase,
+            txid: txid.into(),
+            amount_micros: Some(amount),
+            currency: Some(currency.into()),
+            status: None,
+            account_id: None,
+        }
+    }
+
+    /// Stores `events` from sender 1 for ad 5 of cabinet 7 in one transaction.
+    fn store(conn: &mut Connection, events: &[Event]) {
+        let tx = conn.transaction().unwrap();
+        let mut recorder = Recorder::new(&tx).unwrap();
+        for e in events {
+            recorder
+                .upsert(1, e, 7, &[5], "2026-01-01T00:00:00Z")
+                .unwrap();
+        }
+        recorder.finish().unwrap();
+        tx.commit().unwrap();
+    }
+
+    #[test]
+    fn totals_of_the_largest_amounts_stay_normalized_integers_and_follow_a_resent_event() {
+        let mut conn = crate::store::test_db();
+        let max = i64::MAX;
+        let many: Vec<Event> = (0..1000)
+            .map(|i| purchase(&format!("t{i}"), max, "USD"))
+            .collect();
+        store(&mut conn, &many);
+        store(&mut conn, &many[..1]);
+        let summary = summaries(&conn, &[(7, 5)]).unwrap().remove(0);
+        assert_eq!(
+            summary.counts["purchase"], 1000,
+            "the resent t0 counts once"
+        );
+        assert_eq!(summary.revenue["USD"], 1000 * i128::from(max));
+        let stored: Vec<(String, String, bool)> = conn
+            .prepare(
+                "SELECT typeof(amount_high), typeof(amount_low), abs(amount_low) < ?1
+                 FROM conversion_totals",
+            )
+            .unwrap()
+            .query_map([SPLIT], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            stored,
+            vec![("integer".to_string(), "integer".to_string(), true)],
+            "two integers, the rest below SPLIT: the parts never grow with the number of events"
+        );
+
+        store(&mut conn, &[purchase("t0", -2, "EUR")]);
+        let summary = summaries(&conn, &[(7, 5)]).unwrap().remove(0);
+        assert_eq!(summary.counts["purchase"], 1000);
+        assert_eq!(summary.revenue["USD"], 999 * i128::from(max));
+        assert_eq!(summary.revenue["EUR"], -2);
+    }
 }
