@@ -39,11 +39,12 @@ async fn finish(
             sync::apply(tx, &snap, source, &params)?;
             sync::record_history(tx, account, ad, source, action, &details)?;
             let row = campaigns::get(tx, account, ad)?.ok_or(ApiError::CampaignNotFound)?;
-            Ok::<_, ApiError>((row, conversions::summaries(tx, &[(account, ad)])?))
+            let summary = conversions::summary_of(tx, &row)?;
+            Ok::<_, ApiError>((row, summary))
         })
         .await?;
     Reply::ok_meta(
-        Full::of(&row, kind).with_conversions(summary.first()),
+        Full::of(&row, kind).with_conversions(&summary),
         Value::Object(meta),
     )
 }

@@ -157,11 +157,9 @@ impl<'a> Full<'a> {
         }
     }
 
-    /// The object with the campaign's conversion summary, when one was read.
-    pub fn with_conversions(mut self, summary: Option<&Summary>) -> Full<'a> {
-        if let Some(summary) = summary {
-            self.reduced = self.reduced.with_conversions(summary);
-        }
+    /// The object with the campaign's conversion summary.
+    pub fn with_conversions(mut self, summary: &Summary) -> Full<'a> {
+        self.reduced = self.reduced.with_conversions(summary);
         self
     }
 }

@@ -162,12 +162,15 @@ pub async fn get(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErro
         .await?
         .ok_or(ApiError::CampaignNotFound)?;
     let row = fresh(state, row).await?;
-    let summary = state
+    let (row, summary) = state
         .services
         .db
-        .read(move |c| conversion_store::summaries(c, &[(account, ad)]))
+        .read(move |c| {
+            let summary = conversion_store::summary_of(c, &row)?;
+            Ok::<_, ApiError>((row, summary))
+        })
         .await?;
-    Reply::ok(Full::of(&row, kind).with_conversions(summary.first()))
+    Reply::ok(Full::of(&row, kind).with_conversions(&summary))
 }
 
 /// The `(account_id, ad_id)` a path's `ad_id` names: in the `account_id` given, or in the

@@ -178,9 +178,10 @@ impl<'c> Recorder<'c> {
             let key = params![account, ad, event, currency];
             let (count, amount) = optional(read.query_row(key, |r| {
                 let (high, low): (Option<i64>, Option<i64>) = (r.get(1)?, r.get(2)?);
-                let amount = i128::from(high.unwrap_or(0)) * i128::from(SPLIT)
-                    + i128::from(low.unwrap_or(0));
-                Ok((r.get::<_, i64>(0)?, amount))
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    join(high.unwrap_or(0), low.unwrap_or(0)),
+                ))
             }))?
             .unwrap_or((0, 0));
             let count = count.saturating_add(change.count);
@@ -204,6 +205,11 @@ impl<'c> Recorder<'c> {
         }
         Ok(())
     }
+}
+
+/// The amount two parts of `conversion_totals` stand for (see [`SPLIT`]).
+fn join(high: i64, low: i64) -> i128 {
+    i128::from(high) * i128::from(SPLIT) + i128::from(low)
 }
 
 /// An amount as the two parts `conversion_totals` sums it in (see [`SPLIT`]).
@@ -374,43 +380,18 @@ pub struct Summary {
 /// in 128 bits.
 pub const SPLIT: i64 = 1_000_000_000;
 
-/// The conversion summaries of campaigns, `(account_id, ad_id)`, in the order given (a
-/// campaign without conversions has an empty summary), read from the running totals the
-/// events keep: one probe of the primary key per campaign, a few rows each.
-pub fn summaries(conn: &Connection, campaigns: &[(i64, i64)]) -> Result<Vec<Summary>, StoreError> {
-    let mut stmt = totals_of(conn)?;
-    campaigns
-        .iter()
-        .map(|&(account, ad)| summary(&mut stmt, account, ad))
-        .collect()
-}
-
-/// The conversion summaries of a list page's rows, in their order: only the campaigns that
-/// ever had a conversion (`converted`) are read, the rest are empty.
-pub fn summaries_of(conn: &Connection, rows: &[CampaignRow]) -> Result<Vec<Summary>, StoreError> {
-    let mut stmt = totals_of(conn)?;
-    rows.iter()
-        .map(|row| {
-            if row.converted {
-                summary(&mut stmt, row.account_id, row.ad_id)
-            } else {
-                Ok(Summary::default())
-            }
-        })
-        .collect()
-}
-
-fn totals_of(conn: &Connection) -> Result<CachedStatement<'_>, StoreError> {
-    Ok(conn.prepare_cached(
+/// A campaign's conversion summary, read from the running totals the events keep (one probe
+/// of the primary key, a few rows); empty, without a read, when it never had a conversion.
+pub fn summary_of(conn: &Connection, row: &CampaignRow) -> Result<Summary, StoreError> {
+    let mut summary = Summary::default();
+    if !row.converted {
+        return Ok(summary);
+    }
+    let mut stmt = conn.prepare_cached(
         "SELECT event_type, NULLIF(currency, ''), count, amount_high, amount_low
          FROM conversion_totals WHERE account_id = ?1 AND ad_id = ?2",
-    )?)
-}
-
-/// One campaign's summary through [`totals_of`].
-fn summary(stmt: &mut CachedStatement<'_>, account: i64, ad: i64) -> Result<Summary, StoreError> {
-    let mut summary = Summary::default();
-    let mut rows = stmt.query(params![account, ad])?;
+    )?;
+    let mut rows = stmt.query(params![row.account_id, row.ad_id])?;
     while let Some(r) = rows.next()? {
         let count: i64 = r.get(2)?;
         let counted = summary.counts.entry(r.get(0)?).or_default();
@@ -419,12 +400,16 @@ fn summary(stmt: &mut CachedStatement<'_>, account: i64, ad: i64) -> Result<Summ
         let high: Option<i64> = r.get(3)?;
         let low: Option<i64> = r.get(4)?;
         if let (Some(currency), Some(high), Some(low)) = (currency, high, low) {
-            let amount = i128::from(high) * i128::from(SPLIT) + i128::from(low);
             let sum = summary.revenue.entry(currency).or_default();
-            *sum = sum.saturating_add(amount);
+            *sum = sum.saturating_add(join(high, low));
         }
     }
     Ok(summary)
+}
+
+/// The conversion summaries of a list page's rows, in their order.
+pub fn summaries_of(conn: &Connection, rows: &[CampaignRow]) -> Result<Vec<Summary>, StoreError> {
+    rows.iter().map(|row| summary_of(conn, row)).collect()
 }
 
 #[cfg(test)]
@@ -444,6 +429,12 @@ mod tests {
         }
     }
 
+    /// Ad 5 of cabinet 7's summary, as a campaign read gives it.
+    fn read_back(conn: &Connection) -> Summary {
+        let row = crate::store::campaigns::get(conn, 7, 5).unwrap().unwrap();
+        summary_of(conn, &row).unwrap()
+    }
+
     /// Stores `events` from sender 1 for ad 5 of cabinet 7 in one transaction.
     fn store(conn: &mut Connection, events: &[Event]) {
         let tx = conn.transaction().unwrap();
@@ -460,13 +451,18 @@ mod tests {
     #[test]
     fn totals_of_the_largest_amounts_stay_normalized_integers_and_follow_a_resent_event() {
         let mut conn = crate::store::test_db();
+        let ad = crate::domain::ad::AdSnapshot {
+            ad_id: 5,
+            ..crate::store::campaigns::tests::snapshot()
+        };
+        crate::store::campaigns::insert(&conn, &ad, None, "2026-01-01T00:00:00Z").unwrap();
         let max = i64::MAX;
         let many: Vec<Event> = (0..1000)
             .map(|i| purchase(&format!("t{i}"), max, "USD"))
             .collect();
         store(&mut conn, &many);
         store(&mut conn, &many[..1]);
-        let summary = summaries(&conn, &[(7, 5)]).unwrap().remove(0);
+        let summary = read_back(&conn);
         assert_eq!(
             summary.counts["purchase"], 1000,
             "the resent t0 counts once"
@@ -489,7 +485,7 @@ mod tests {
         );
 
         store(&mut conn, &[purchase("t0", -2, "EUR")]);
-        let summary = summaries(&conn, &[(7, 5)]).unwrap().remove(0);
+        let summary = read_back(&conn);
         assert_eq!(summary.counts["purchase"], 1000);
         assert_eq!(summary.revenue["USD"], 999 * i128::from(max));
         assert_eq!(summary.revenue["EUR"], -2);

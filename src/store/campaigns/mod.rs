@@ -466,4 +466,4 @@ pub fn remove(conn: &Connection, account: i64, ad: i64) -> Result<(), StoreError
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

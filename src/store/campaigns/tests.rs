@@ -4,7 +4,8 @@ use super::*;
 use crate::domain::ad::AdSpec;
 use serde_json::json;
 
-fn snapshot() -> AdSnapshot {
+/// Ad 3 of cabinet 7 as the platform reports it (the conversion tests use it too).
+pub(crate) fn snapshot() -> AdSnapshot {
     AdSnapshot {
         account_id: 7,
         ad_id: 3,

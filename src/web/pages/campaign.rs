@@ -116,9 +116,7 @@ async fn render(
                 }
             }
             Ok::<_, StoreError>(Some(Found {
-                summary: conversions::summaries(conn, &[(account, ad)])?
-                    .pop()
-                    .unwrap_or_default(),
+                summary: conversions::summary_of(conn, &row)?,
                 history: history::list(conn, account, ad)?,
                 recent: conversions::recent_of_campaign(conn, account, ad, RECENT)?,
                 row,
