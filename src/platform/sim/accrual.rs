@@ -5,7 +5,7 @@
 //! turns `Stopped`. Opens, clicks and actions follow the lifetime views at seeded ratios.
 //! Catching up in one span or in many gives the same numbers.
 
-use chrono::{DateTime, Datelike, Duration, Timelike, Utc};
+use chrono::{DateTime, Utc};
 
 use crate::domain::campaign::Status;
 use crate::domain::schedule::{Schedule, Zone};
@@ -70,19 +70,19 @@ impl Rates {
     }
 }
 
-/// The minute's local day index and weekday (0 = Monday) and hour in the schedule's zone.
-fn local(minute_start: DateTime<Utc>, zone: Zone) -> (i64, usize, u8) {
+/// The local day index and weekday (0 = Monday) and hour of the minute with index `minute`
+/// (minutes since the epoch) in the schedule's zone. Plain arithmetic: the epoch's day was a
+/// Thursday, and a fixed offset has no leap rules.
+fn local(minute: i64, zone: Zone) -> (i64, usize, u8) {
     let offset = match zone {
         Zone::Viewer => 0,
-        Zone::Offset(m) => m,
+        Zone::Offset(m) => i64::from(m),
     };
-    let t = minute_start + Duration::minutes(i64::from(offset));
-    let day = t.timestamp().div_euclid(86_400);
-    (
-        day,
-        t.weekday().num_days_from_monday() as usize,
-        t.hour() as u8,
-    )
+    let local = minute + offset;
+    let day = local.div_euclid(24 * 60);
+    let weekday = (day + 3).rem_euclid(7) as usize;
+    let hour = (local.rem_euclid(24 * 60) / 60) as u8;
+    (day, weekday, hour)
 }
 
 /// Accrues delivery over the whole minutes in `[from, to)`; returns the minute the ad
@@ -97,16 +97,15 @@ pub fn accrue(
     if d.status != Status::Active || per_view <= 0 {
         return None;
     }
+    let zone = d
+        .schedule
+        .as_ref()
+        .map(|s| s.zone)
+        .unwrap_or(Zone::Offset(0));
     let first = from.timestamp().div_euclid(60);
     let last = to.timestamp().div_euclid(60);
     for minute in first..last {
-        let start = DateTime::<Utc>::from_timestamp(minute * 60, 0).unwrap_or(from);
-        let zone = d
-            .schedule
-            .as_ref()
-            .map(|s| s.zone)
-            .unwrap_or(Zone::Offset(0));
-        let (day, weekday, hour) = local(start, zone);
+        let (day, weekday, hour) = local(minute, zone);
         if day != d.day {
             d.day = day;
             d.day_spent_micros = 0;
@@ -135,7 +134,7 @@ pub fn accrue(
         d.actions = d.clicks * rates.action_ppm / 1_000_000;
         if d.budget_micros == 0 {
             d.status = Status::Stopped;
-            return Some(start + Duration::minutes(1));
+            return Some(DateTime::<Utc>::from_timestamp((minute + 1) * 60, 0).unwrap_or(to));
         }
     }
     None
@@ -144,6 +143,24 @@ pub fn accrue(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::{Datelike, Duration, Timelike};
+
+    #[test]
+    fn local_time_matches_the_calendar_in_every_offset() {
+        let start = t("1969-12-29T00:00:00Z").timestamp() / 60;
+        for offset in [-720, -570, 0, 345, 840] {
+            for minute in (start..start + 60 * 24 * 9).step_by(17) {
+                let at = DateTime::<Utc>::from_timestamp(minute * 60, 0).unwrap()
+                    + Duration::minutes(offset);
+                let expected = (
+                    at.timestamp().div_euclid(86_400),
+                    at.weekday().num_days_from_monday() as usize,
+                    at.hour() as u8,
+                );
+                assert_eq!(local(minute, Zone::Offset(offset as i32)), expected, "{at}");
+            }
+        }
+    }
 
     fn t(text: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(text)
