@@ -196,17 +196,21 @@ pub fn sync_cabinet(
     let hour = clock::iso(hour);
     let now = services.db.write_blocking(|tx| {
         let now = clock::now(tx)?;
+        let stored = campaigns::statuses(tx, account)?;
+        let marks = stats::marks(tx, account)?;
         for line in &report {
-            let Some((old, tme_path)) = campaigns::status_of(tx, account, line.ad_id)? else {
+            let Some((old, tme_path)) = stored.get(&line.ad_id) else {
                 continue;
             };
+            let (old, tme_path) = (*old, tme_path.as_deref());
             campaigns::apply_counters(tx, account, line)?;
-            stats::record_hour(tx, account, line.ad_id, &hour, &line.totals())?;
+            let mark = marks.get(&line.ad_id);
+            stats::record_hour(tx, account, line.ad_id, &hour, mark, &line.totals())?;
             if old != line.status {
                 let change = StatusChange {
                     account_id: account,
                     ad_id: line.ad_id,
-                    tme_path: tme_path.as_deref(),
+                    tme_path,
                     old,
                     new: line.status,
                     source: Source::Sync,

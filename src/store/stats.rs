@@ -3,6 +3,8 @@
 //! lifetime counters at its last hourly sync, the baseline of the next gain), and the sums the
 //! stats endpoints and digests read from them.
 
+use std::collections::HashMap;
+
 use rusqlite::{params, Connection, Row};
 
 use super::StoreError;
@@ -19,22 +21,27 @@ fn totals_at(r: &Row, first: usize) -> rusqlite::Result<Totals> {
     })
 }
 
-/// Stores what a campaign gained since its mark as its stats of `hour`, and moves the mark to
-/// `lifetime`. Returns the gain.
+/// Every campaign's mark in a cabinet, by `ad_id` (a campaign never synced has none).
+pub fn marks(conn: &Connection, account: i64) -> Result<HashMap<i64, Totals>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, views, opens, clicks, actions, spent_micros FROM stat_marks
+         WHERE account_id = ?1",
+    )?;
+    let rows = stmt.query_map([account], |r| Ok((r.get(0)?, totals_at(r, 1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Stores what a campaign gained since its `mark` (read with [`marks`]) as its stats of
+/// `hour`, and moves the mark to `lifetime`. Returns the gain.
 pub fn record_hour(
     conn: &Connection,
     account: i64,
     ad: i64,
     hour: &str,
+    mark: Option<&Totals>,
     lifetime: &Totals,
 ) -> Result<Totals, StoreError> {
-    let mark = conn
-        .prepare_cached(
-            "SELECT views, opens, clicks, actions, spent_micros FROM stat_marks
-             WHERE account_id = ?1 AND ad_id = ?2",
-        )?
-        .query_row([account, ad], |r| totals_at(r, 0));
-    let mark = super::optional(mark)?.unwrap_or_default();
+    let mark = mark.copied().unwrap_or_default();
     if mark == *lifetime {
         return Ok(Totals::default());
     }

@@ -6,6 +6,7 @@ mod list;
 
 pub use list::{list, DomainMode, ListFilter, Page, SortKey, OFFSET_DEPTH};
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use rusqlite::types::Value as Sql;
@@ -313,6 +314,23 @@ pub fn status_of(
             Ok((parsed(r, 0, "campaigns.status", Status::parse)?, r.get(1)?))
         });
     optional(found)
+}
+
+/// The status and `tme_path` of every stored copy of a cabinet, by `ad_id`: one read where
+/// the hourly sync would otherwise ask once per campaign.
+pub fn statuses(
+    conn: &Connection,
+    account: i64,
+) -> Result<HashMap<i64, (Status, Option<String>)>, StoreError> {
+    let mut stmt =
+        conn.prepare_cached("SELECT ad_id, status, tme_path FROM campaigns WHERE account_id = ?1")?;
+    let rows = stmt.query_map([account], |r| {
+        Ok((
+            r.get(0)?,
+            (parsed(r, 1, "campaigns.status", Status::parse)?, r.get(2)?),
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Brings a copy's status, switch, money and counters in line with the platform's report. The
