@@ -237,58 +237,56 @@ pub fn insert(
 }
 
 /// Brings a stored copy up to date with the platform's report; `synced_at` becomes `now`, and
-/// `status_changed_at` moves only when the status really changed. A copy that already says
-/// what the report says only has its `synced_at` moved, so the indexes over its columns are
-/// left alone (most full re-reads find nothing new). Returns whether the copy changed.
+/// `status_changed_at` moves only when the status really changed. Only the columns whose
+/// stored value differs from the report are written, so the indexes over the others are left
+/// alone (a full re-read mostly finds new counters and nothing else). Returns whether the copy
+/// changed.
 pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<bool, StoreError> {
-    static SQL: OnceLock<String> = OnceLock::new();
-    let sql = SQL.get_or_init(|| {
-        // ?1 and ?2 name the campaign, the reported columns follow, then `now`, the status
-        // and the time it changed.
-        let at = |i: usize| i + 3;
-        let (now, status, changed_at) = (
-            at(REPORTED.len()),
-            at(REPORTED.len()) + 1,
-            at(REPORTED.len()) + 2,
-        );
-        let set: Vec<String> = REPORTED
-            .iter()
-            .enumerate()
-            .map(|(i, column)| format!("{column} = ?{}", at(i)))
-            .collect();
-        let differs: Vec<String> = REPORTED
-            .iter()
-            .enumerate()
-            .map(|(i, column)| format!("{column} IS NOT ?{}", at(i)))
-            .collect();
+    static READ: OnceLock<String> = OnceLock::new();
+    let read = READ.get_or_init(|| {
         format!(
-            "UPDATE campaigns SET {}, synced_at = ?{now},
-                status_changed_at = CASE WHEN status <> ?{status} THEN ?{changed_at}
-                                    ELSE status_changed_at END,
-                status = ?{status}
-             WHERE account_id = ?1 AND ad_id = ?2 AND (status IS NOT ?{status} OR {})",
-            set.join(", "),
-            differs.join(" OR ")
+            "SELECT {}, status FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+            REPORTED.join(", ")
         )
     });
-    let values = [snap.account_id.into(), snap.ad_id.into()]
-        .into_iter()
-        .chain(reported(snap)?)
-        .chain([
-            now.to_string().into(),
-            snap.status.as_str().to_string().into(),
-            snap.status_changed_at.clone().into(),
-        ]);
-    let changed = conn
-        .prepare_cached(sql)?
-        .execute(params_from_iter(values))?;
-    if changed == 0 {
-        conn.prepare_cached(
-            "UPDATE campaigns SET synced_at = ?3 WHERE account_id = ?1 AND ad_id = ?2",
-        )?
-        .execute(params![snap.account_id, snap.ad_id, now])?;
+    let stored = conn
+        .prepare_cached(read)?
+        .query_row([snap.account_id, snap.ad_id], |r| {
+            (0..=REPORTED.len())
+                .map(|i| r.get::<_, Sql>(i))
+                .collect::<rusqlite::Result<Vec<Sql>>>()
+        });
+    let Some(stored) = optional(stored)? else {
+        return Ok(false);
+    };
+    let status = snap.status.as_str();
+    let moved = stored[REPORTED.len()] != Sql::Text(status.to_string());
+    // ?1 and ?2 name the campaign, ?3 is `now`; the changed columns follow.
+    let mut set = vec!["synced_at = ?3".to_string()];
+    let mut values: Vec<Sql> = vec![
+        snap.account_id.into(),
+        snap.ad_id.into(),
+        Sql::Text(now.to_string()),
+    ];
+    for ((column, old), new) in REPORTED.iter().zip(&stored).zip(reported(snap)?) {
+        if *old != new {
+            values.push(new);
+            set.push(format!("{column} = ?{}", values.len()));
+        }
     }
-    Ok(changed > 0)
+    let changed = set.len() > 1 || moved;
+    if moved {
+        values.push(Sql::Text(status.to_string()));
+        set.push(format!("status = ?{}", values.len()));
+        values.push(snap.status_changed_at.clone().into());
+        set.push(format!("status_changed_at = ?{}", values.len()));
+    }
+    conn.prepare_cached(&format!(
+        "UPDATE campaigns SET {} WHERE account_id = ?1 AND ad_id = ?2",
+        set.join(", ")
+    ))?
+    .execute(params_from_iter(values))?;
+    Ok(changed)
 }
 
 pub fn get(conn: &Connection, account: i64, ad: i64) -> Result<Option<CampaignRow>, StoreError> {

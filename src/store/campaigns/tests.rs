@@ -155,7 +155,7 @@ fn a_copy_reads_back_as_inserted_and_as_refreshed() {
     next.schedule = None;
     next.views = 150;
     next.status_changed_at = "2026-01-02T00:00:00Z".into();
-    refresh(&conn, &next, "2026-01-02T01:00:00Z").unwrap();
+    assert!(refresh(&conn, &next, "2026-01-02T01:00:00Z").unwrap());
     let row = get(&conn, 7, 3).unwrap().unwrap();
     assert_stored(&row, &next);
     assert_eq!(
@@ -165,11 +165,22 @@ fn a_copy_reads_back_as_inserted_and_as_refreshed() {
 
     let mut same = next.clone();
     same.status_changed_at = "2026-01-03T00:00:00Z".into();
-    refresh(&conn, &same, "2026-01-03T01:00:00Z").unwrap();
+    assert!(
+        !refresh(&conn, &same, "2026-01-03T01:00:00Z").unwrap(),
+        "nothing the report says is new"
+    );
     let row = get(&conn, 7, 3).unwrap().unwrap();
     assert_eq!(
         (row.synced_at.as_str(), row.status_changed_at.as_str()),
         ("2026-01-03T01:00:00Z", "2026-01-02T00:00:00Z"),
         "an unchanged status keeps the time it changed"
     );
+
+    let mut counted = same.clone();
+    counted.views = 180;
+    counted.spent = Money::from_micros(360_000);
+    assert!(refresh(&conn, &counted, "2026-01-04T01:00:00Z").unwrap());
+    let row = get(&conn, 7, 3).unwrap().unwrap();
+    assert_stored(&row, &counted);
+    assert_eq!(row.synced_at, "2026-01-04T01:00:00Z");
 }
