@@ -21,6 +21,10 @@ use crate::domain::media::{boundary, sniff, MAX_FILE};
 use crate::primitives::random_hex;
 use crate::store::media;
 
+/// What an upload gathers before each write to disk. `tokio::fs::File` copies every write
+/// once more for its blocking thread, so a stalled upload holds about twice this.
+const WRITE_BUFFER: usize = 64 * 1024;
+
 /// Room for multipart headers, boundaries and small fields around a file of the largest size.
 pub const MULTIPART_OVERHEAD: usize = 64 * 1024;
 /// Bytes kept from the start of the file to tell its type.
@@ -146,7 +150,7 @@ async fn receive(body: Incoming, boundary: String, folder: &Path) -> Result<Rece
             ApiError::internal(format!("media file {}: {e}", file.path.display()))
         };
         let mut out = tokio::io::BufWriter::with_capacity(
-            256 * 1024,
+            WRITE_BUFFER,
             tokio::fs::File::create(&file.path)
                 .await
                 .map_err(disk_error)?,
