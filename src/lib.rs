@@ -4,6 +4,7 @@
 //! the task worker, the sync/stats scheduler and the webhook sender running beside it.
 
 pub mod auth;
+pub mod automation;
 pub mod cli;
 pub mod clock;
 pub mod config;

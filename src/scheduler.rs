@@ -1,8 +1,9 @@
 //! Owns the service's clockwork over the service clock: every closed hour is synced (all
-//! cabinets, hour by hour, in order), its digests are queued at five past the next hour, and
-//! status changes recorded anywhere (API, panel, tasks, sync) become `status_change` webhooks
-//! within a tick. A jump of the clock (`adcab sim advance`) is caught up within about a tick.
-//! Where it stands is kept in the database, so a restart resumes at the first hour not done.
+//! cabinets, hour by hour, in order) and the automation rules run on it; its digests are
+//! queued at five past the next hour, and status changes recorded anywhere (API, panel, tasks,
+//! sync, automation) become `status_change` webhooks within a tick. A jump of the clock
+//! (`adcab sim advance`) is caught up within about a tick. Where it stands is kept in the
+//! database, so a restart resumes at the first hour not done.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,7 +16,7 @@ use crate::db;
 use crate::store::StoreError;
 use crate::store::{events as status_events, outbox, scheduler};
 use crate::webhooks::events;
-use crate::{sync, Services};
+use crate::{automation, sync, Services};
 
 /// How often the loop looks at the clock when nothing is due.
 const TICK: Duration = Duration::from_millis(250);
@@ -134,6 +135,7 @@ pub fn step(s: &Services) -> Result<Step, StoreError> {
         let hour = at.next_sync;
         let latest = at.now < hour + HOUR + HOUR;
         sync::sync_hour(s, hour, latest)?;
+        automation::run_hour(s, hour)?;
         s.db.write_blocking(|tx| {
             events::queue_status_changes(tx)?;
             scheduler::set(tx, &clock::iso(hour + HOUR), &clock::iso(at.next_digest))

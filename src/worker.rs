@@ -255,8 +255,8 @@ fn create_item(
     }
 }
 
-/// What one bulk item did on the platform.
-enum Change {
+/// What one campaign change did on the platform.
+pub enum Change {
     Snapshot(Box<AdSnapshot>),
     Deleted { removed: bool },
 }
@@ -284,68 +284,31 @@ fn bulk_item(
             "No such campaign in this cabinet, or it is deleted.",
         );
     };
+    match action {
+        BulkAction::WithdrawBudget(money) if row.budget < *money => {
+            return record_refusal(
+                s,
+                task,
+                idx,
+                ad,
+                "INSUFFICIENT_AD_BALANCE: the campaign has less budget than the amount.",
+            );
+        }
+        BulkAction::SetSchedule(Some(schedule))
+            if schedule.zone == Zone::Viewer && row.target_type != TargetType::Users =>
+        {
+            return record_refusal(
+                s,
+                task,
+                idx,
+                ad,
+                "timezone viewer applies only to campaigns that target an audience (users).",
+            );
+        }
+        _ => {}
+    }
     let token = format!("task:{}:{idx}", task.id);
-    let result = match action {
-        BulkAction::Pause | BulkAction::Resume => s
-            .platform
-            .switch_ad(account, ad, *action == BulkAction::Resume)
-            .map(|(snap, _)| Change::Snapshot(Box::new(snap))),
-        BulkAction::AddBudget(money) => s
-            .platform
-            .move_budget(account, ad, BudgetOp::Add(*money), &token)
-            .map(|m| Change::Snapshot(Box::new(m.ad))),
-        BulkAction::WithdrawBudget(money) => {
-            if row.budget < *money {
-                return record_refusal(
-                    s,
-                    task,
-                    idx,
-                    ad,
-                    "INSUFFICIENT_AD_BALANCE: the campaign has less budget than the amount.",
-                );
-            }
-            s.platform
-                .move_budget(account, ad, BudgetOp::Withdraw(*money), &token)
-                .map(|m| Change::Snapshot(Box::new(m.ad)))
-        }
-        BulkAction::WithdrawAllBudget => s
-            .platform
-            .move_budget(account, ad, BudgetOp::WithdrawAll, &token)
-            .map(|m| Change::Snapshot(Box::new(m.ad))),
-        BulkAction::SetCpm(money) => {
-            let edit = AdEdit {
-                cpm: Some(*money),
-                ..AdEdit::default()
-            };
-            s.platform
-                .edit_ad(account, ad, &edit)
-                .map(|snap| Change::Snapshot(Box::new(snap)))
-        }
-        BulkAction::SetSchedule(schedule) => {
-            if schedule.as_ref().is_some_and(|s| s.zone == Zone::Viewer)
-                && row.target_type != TargetType::Users
-            {
-                return record_refusal(
-                    s,
-                    task,
-                    idx,
-                    ad,
-                    "timezone viewer applies only to campaigns that target an audience (users).",
-                );
-            }
-            let edit = AdEdit {
-                schedule: Some(schedule.as_ref().map(Schedule::to_json)),
-                ..AdEdit::default()
-            };
-            s.platform
-                .edit_ad(account, ad, &edit)
-                .map(|snap| Change::Snapshot(Box::new(snap)))
-        }
-        BulkAction::Delete => s
-            .platform
-            .delete_ad(account, ad, &token)
-            .map(|removed| Change::Deleted { removed }),
-    };
+    let result = change_on_platform(s, account, ad, action, &token);
     match result {
         Ok(change) => {
             let balance = if action.moves_money() {
@@ -385,6 +348,48 @@ fn bulk_item(
             Some(outcome) => Ok(outcome),
             None => record_refusal(s, task, idx, ad, &e.to_string()),
         },
+    }
+}
+
+/// Makes one campaign change on the platform, as a bulk task item (or automation) asks it;
+/// `token` makes a money move safe to repeat.
+pub fn change_on_platform(
+    s: &Services,
+    account: i64,
+    ad: i64,
+    action: &BulkAction,
+    token: &str,
+) -> Result<Change, PlatformError> {
+    let edit = |edit: AdEdit| {
+        s.platform
+            .edit_ad(account, ad, &edit)
+            .map(|snap| Change::Snapshot(Box::new(snap)))
+    };
+    let budget = |op: BudgetOp| {
+        s.platform
+            .move_budget(account, ad, op, token)
+            .map(|m| Change::Snapshot(Box::new(m.ad)))
+    };
+    match action {
+        BulkAction::Pause | BulkAction::Resume => s
+            .platform
+            .switch_ad(account, ad, *action == BulkAction::Resume)
+            .map(|(snap, _)| Change::Snapshot(Box::new(snap))),
+        BulkAction::AddBudget(money) => budget(BudgetOp::Add(*money)),
+        BulkAction::WithdrawBudget(money) => budget(BudgetOp::Withdraw(*money)),
+        BulkAction::WithdrawAllBudget => budget(BudgetOp::WithdrawAll),
+        BulkAction::SetCpm(money) => edit(AdEdit {
+            cpm: Some(*money),
+            ..AdEdit::default()
+        }),
+        BulkAction::SetSchedule(schedule) => edit(AdEdit {
+            schedule: Some(schedule.as_ref().map(Schedule::to_json)),
+            ..AdEdit::default()
+        }),
+        BulkAction::Delete => s
+            .platform
+            .delete_ad(account, ad, token)
+            .map(|removed| Change::Deleted { removed }),
     }
 }
 

@@ -30,6 +30,7 @@ const SERVICE: Ledger = Ledger {
         (10, include_str!("../../sql/0010_operations.sql")),
         (11, include_str!("../../sql/0011_web_panel.sql")),
         (12, include_str!("../../sql/0012_conversion_totals.sql")),
+        (13, include_str!("../../sql/0013_automation.sql")),
     ],
 };
 

@@ -2,13 +2,16 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Serialised as the spec writes it (`In Review`, `On Hold`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Status {
     Active,
+    #[serde(rename = "In Review")]
     InReview,
     Declined,
     Paused,
     Stopped,
+    #[serde(rename = "On Hold")]
     OnHold,
     Deleted,
 }

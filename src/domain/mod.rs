@@ -36,6 +36,7 @@ pub mod link;
 pub mod media;
 pub mod money;
 pub mod password;
+pub mod rule;
 pub mod schedule;
 pub mod stats;
 pub mod targeting;

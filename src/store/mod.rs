@@ -17,6 +17,7 @@ pub mod media;
 pub mod outbox;
 pub mod refs;
 pub mod retention;
+pub mod rules;
 pub mod scheduler;
 pub mod sessions;
 pub mod stats;

@@ -1,7 +1,8 @@
 //! Owns turning what happened into webhook events in the outbox: `status_change` (every
-//! unsent status change, one event per cabinet and receiving key) and `hourly_digest` (a
-//! cabinet's closed hour: top campaigns by spend, totals over all). Only keys whose holder
-//! reaches the cabinet receive its events. Runs inside the caller's write transaction.
+//! unsent status change, one event per cabinet and receiving key), `hourly_digest` (a
+//! cabinet's closed hour: top campaigns by spend, totals over all) and `alert` (a rule's
+//! notice). Only keys whose holder reaches the cabinet receive its events. Runs inside the
+//! caller's write transaction.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -103,6 +104,29 @@ pub fn queue_status_changes(conn: &Connection) -> Result<usize, StoreError> {
     }
     events::mark_sent(conn, last)?;
     Ok(queued)
+}
+
+/// Queues an `alert` (a rule's notify action, or a built-in alert of `kind`) for every key
+/// receiving the cabinet's events. Returns how many events were queued.
+pub fn queue_alert(
+    conn: &Connection,
+    account: i64,
+    ad: Option<i64>,
+    kind: &str,
+    text: &str,
+    at: &str,
+) -> Result<usize, StoreError> {
+    let payload = json!({
+        "event": "alert",
+        "kind": kind,
+        "account_id": account,
+        "ad_id": ad,
+        "text": text,
+        "at": at,
+    });
+    let receivers = Receivers::load(conn)?;
+    let now = clock::iso(clock::now(conn)?);
+    queue(conn, &receivers, account, "alert", &payload, &now)
 }
 
 /// Queues the `hourly_digest` of the hour starting at `hour` for every cabinet some key

@@ -20,6 +20,7 @@ use crate::domain::ad::{AdCounters, AdSnapshot};
 use crate::domain::campaign::{LinkKind, Status, TargetType};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::Money;
+use crate::domain::rule::State;
 use crate::domain::stats::Totals;
 
 /// A stored campaign. Rows of a list page (`list`) leave out what the list does not show
@@ -470,6 +471,25 @@ pub fn live_ids(conn: &Connection, account: i64) -> Result<Vec<i64>, StoreError>
         .query_map([account], |r| r.get(0))?
         .collect::<rusqlite::Result<Vec<i64>>>()?;
     Ok(ids)
+}
+
+/// The state of a cabinet's live copies as automation reads it, by `ad_id`.
+pub fn rule_states(conn: &Connection, account: i64) -> Result<Vec<State>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, group_id, status, active, cpm_micros, budget_micros FROM campaigns
+         WHERE account_id = ?1 AND status <> 'Deleted' ORDER BY ad_id",
+    )?;
+    let rows = stmt.query_map([account], |r| {
+        Ok(State {
+            ad_id: r.get(0)?,
+            group_id: r.get(1)?,
+            status: parsed(r, 2, "campaigns.status", Status::parse)?,
+            active: r.get(3)?,
+            cpm: Money::from_micros(r.get(4)?),
+            budget: Money::from_micros(r.get(5)?),
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Removes the copy of an ad the platform removed outright (it never ran).

@@ -1,0 +1,228 @@
+//! Owns one pass of one rule over a cabinet's campaigns, shared by the live run and the
+//! preview: the hour series its windows read, the conditions, the action's plan, the guards,
+//! and the decision for each campaign in scope.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Duration, Utc};
+use rusqlite::Connection;
+use serde_json::Value;
+
+use crate::domain::money::{CabinetType, Money};
+use crate::domain::rule::{Converted, Figures, Guards, Planned, Run, Skip, State};
+use crate::domain::stats::Totals;
+use crate::domain::time;
+use crate::store::rules::{self, ConvertedHour, Hour, RuleRow};
+use crate::store::StoreError;
+
+/// The cabinet's hourly figures over a span, per campaign.
+pub struct Series {
+    hours: HashMap<i64, Vec<(Hour, Totals)>>,
+    converted: HashMap<i64, Vec<ConvertedHour>>,
+}
+
+/// Hours since the epoch of the hour `t` falls in.
+pub fn hour_of(t: DateTime<Utc>) -> Hour {
+    t.timestamp().div_euclid(3600)
+}
+
+impl Series {
+    /// Reads the hours starting in `[from, to)`; conversions only when `conversions`.
+    pub fn load(
+        conn: &Connection,
+        account: i64,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        conversions: bool,
+    ) -> Result<Series, StoreError> {
+        let (from, to) = (time::iso(from), time::iso(to));
+        Ok(Series {
+            hours: rules::hours(conn, account, &from, &to)?,
+            converted: if conversions {
+                rules::converted_hours(conn, account, &from, &to)?
+            } else {
+                HashMap::new()
+            },
+        })
+    }
+
+    /// A campaign's figures over windows that end where the hour `end` begins.
+    pub fn of(&self, ad: i64, end: Hour) -> Window<'_> {
+        Window {
+            hours: self.hours.get(&ad).map_or(&[], Vec::as_slice),
+            converted: self.converted.get(&ad).map_or(&[], Vec::as_slice),
+            end,
+        }
+    }
+}
+
+pub struct Window<'a> {
+    hours: &'a [(Hour, Totals)],
+    converted: &'a [ConvertedHour],
+    end: Hour,
+}
+
+impl Window<'_> {
+    fn within(&self, hour: Hour, window_hours: u32) -> bool {
+        hour < self.end && hour >= self.end - i64::from(window_hours)
+    }
+}
+
+impl Figures for Window<'_> {
+    fn totals(&self, window_hours: u32) -> Totals {
+        let mut sum = Totals::default();
+        for (hour, t) in self.hours {
+            if self.within(*hour, window_hours) {
+                sum.add(t);
+            }
+        }
+        sum
+    }
+
+    fn converted(&self, window_hours: u32) -> Converted {
+        let mut out = Converted::default();
+        let mut revenue: Vec<(String, i128)> = Vec::new();
+        for c in self
+            .converted
+            .iter()
+            .filter(|c| self.within(c.hour, window_hours))
+        {
+            out.count = out.count.saturating_add(c.count);
+            if let Some(cur) = &c.currency {
+                match revenue.iter_mut().find(|(r, _)| r == cur) {
+                    Some((_, sum)) => *sum = sum.saturating_add(c.amount_micros),
+                    None => revenue.push((cur.clone(), c.amount_micros)),
+                }
+            }
+        }
+        out.revenue = revenue
+            .into_iter()
+            .filter_map(|(cur, micros)| {
+                rust_decimal::Decimal::try_from_i128_with_scale(micros, 6)
+                    .ok()
+                    .map(|d| (cur, d))
+            })
+            .collect();
+        out
+    }
+}
+
+/// What became of a rule on one campaign.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Acted,
+    DryRun,
+    Skipped(Skip),
+    Failed(String),
+}
+
+impl Outcome {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Acted => "acted",
+            Outcome::DryRun => "dry_run",
+            Outcome::Skipped(_) => "skipped",
+            Outcome::Failed(_) => "failed",
+        }
+    }
+
+    pub fn reason(&self) -> Option<String> {
+        match self {
+            Outcome::Skipped(skip) => Some(skip.reason().to_string()),
+            Outcome::Failed(why) => Some(why.clone()),
+            Outcome::Acted | Outcome::DryRun => None,
+        }
+    }
+}
+
+/// One decision of a pass: the campaign, the readings that matched, the change and what
+/// became of it.
+#[derive(Debug, Clone)]
+pub struct Decision {
+    pub ad_id: i64,
+    pub matched: Value,
+    pub planned: Planned,
+    pub action: Value,
+    pub outcome: Outcome,
+}
+
+impl Decision {
+    /// The money it moved (or would have, in a dry run).
+    pub fn moved(&self) -> Money {
+        match self.outcome {
+            Outcome::Acted | Outcome::DryRun => self.planned.moves(),
+            Outcome::Skipped(_) | Outcome::Failed(_) => Money::ZERO,
+        }
+    }
+}
+
+/// Runs `rule` at `at` (the end of the synced hour) over `states`: each live campaign in scope
+/// whose conditions hold and whose action would change something is checked against the
+/// guards, then acted on through `act` (unless the rule is a dry run). An action done
+/// changes the campaign's state in `states`, so later rules of the same pass see it.
+pub fn pass(
+    rule: &RuleRow,
+    kind: CabinetType,
+    states: &mut [State],
+    series: &Series,
+    at: DateTime<Utc>,
+    guards: &mut Guards,
+    act: &mut dyn FnMut(&State, &Planned) -> Result<(), String>,
+) -> Vec<Decision> {
+    let spec = &rule.spec;
+    let end = hour_of(at - Duration::seconds(1)) + 1;
+    let mut decisions = Vec::new();
+    for state in states.iter_mut() {
+        if !spec.scope.includes(state.ad_id, state.group_id) {
+            continue;
+        }
+        let (hit, matched) = spec.evaluate(state, &series.of(state.ad_id, end));
+        if !hit {
+            continue;
+        }
+        let Some(planned) = spec.action.plan(state, kind) else {
+            continue;
+        };
+        let action = planned.to_json(state, kind);
+        let outcome = match guards.check(rule.id, spec, state.ad_id, at, &planned) {
+            Err(skip) => Outcome::Skipped(skip),
+            Ok(()) if spec.dry_run => Outcome::DryRun,
+            Ok(()) => match act(state, &planned) {
+                Ok(()) => {
+                    apply(state, &planned);
+                    Outcome::Acted
+                }
+                Err(why) => Outcome::Failed(why),
+            },
+        };
+        let decision = Decision {
+            ad_id: state.ad_id,
+            matched,
+            planned,
+            action,
+            outcome,
+        };
+        if matches!(decision.outcome, Outcome::Acted | Outcome::DryRun) {
+            guards.record(Run {
+                rule_id: rule.id,
+                ad_id: state.ad_id,
+                at,
+                moved: decision.moved(),
+            });
+        }
+        decisions.push(decision);
+    }
+    decisions
+}
+
+/// A change done, as the campaign's state shows it until the next sync.
+fn apply(state: &mut State, planned: &Planned) {
+    match planned {
+        Planned::Switch(on) => state.active = *on,
+        Planned::Cpm(cpm) => state.cpm = *cpm,
+        Planned::AddBudget(m) => {
+            state.budget = state.budget.checked_add(*m).unwrap_or(state.budget);
+        }
+        Planned::Notify(_) => {}
+    }
+}

@@ -1,0 +1,153 @@
+//! Owns automation's run after each hourly sync: every enabled rule of every cabinet, in
+//! order, on the figures of that sync, acting through the same platform calls as a bulk task,
+//! with its changes in the campaign history (source `automation`), its status changes sent as
+//! `status_change` webhooks, and each evaluation that acted, would have acted, failed or was
+//! held back by a guard in the rule's log. Blocking: the scheduler runs it off the runtime.
+
+pub mod evaluate;
+pub mod preview;
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::json;
+
+use crate::clock;
+use crate::domain::money::CabinetType;
+use crate::domain::rule::{Guards, Planned, State, MAX_WINDOW_HOURS};
+use crate::domain::task::BulkAction;
+use crate::store::history::Source;
+use crate::store::rules::{self, LogEntry, RuleRow};
+use crate::store::{cabinets, campaigns, StoreError};
+use crate::webhooks::events;
+use crate::worker::{self, Change};
+use crate::{sync, Services};
+
+use evaluate::{Decision, Series};
+
+/// How far back the guards look: the longest cooldown, and a day of runs.
+const GUARD_SPAN: Duration = Duration::hours(MAX_WINDOW_HOURS as i64);
+
+/// Runs every cabinet's enabled rules on the sync of the hour starting at `hour`.
+pub fn run_hour(s: &Services, hour: DateTime<Utc>) -> Result<(), StoreError> {
+    let at = hour + Duration::hours(1);
+    for account in s.db.read_blocking(rules::cabinets_with_rules)? {
+        run_cabinet(s, account, at)?;
+    }
+    Ok(())
+}
+
+/// Runs one cabinet's enabled rules at `at`, the end of the synced hour.
+pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), StoreError> {
+    let Some(cabinet) = s.db.read_blocking(|c| cabinets::get(c, account))? else {
+        return Ok(());
+    };
+    if !cabinet.is_active {
+        return Ok(());
+    }
+    let kind = cabinet.cabinet_type;
+    let (list, mut guards, series) = s.db.read_blocking(|c| {
+        let list: Vec<RuleRow> = rules::list(c, &[account])?
+            .into_iter()
+            .filter(|r| r.spec.enabled)
+            .collect();
+        let runs = rules::runs_since(c, account, &clock::iso(at - GUARD_SPAN))?;
+        let guards = Guards::new(runs, rules::cabinet_cap(c, account)?);
+        let widest = list
+            .iter()
+            .flat_map(|r| &r.spec.conditions)
+            .map(|c| c.window_hours)
+            .max();
+        let postbacks = list
+            .iter()
+            .flat_map(|r| &r.spec.conditions)
+            .any(|c| c.metric.from_postbacks());
+        let from = at - Duration::hours(i64::from(widest.unwrap_or(1)));
+        let series = Series::load(c, account, from, at, postbacks)?;
+        Ok::<_, StoreError>((list, guards, series))
+    })?;
+    for rule in &list {
+        let mut states = s.db.read_blocking(|c| campaigns::rule_states(c, account))?;
+        let mut act = |state: &State, planned: &Planned| perform(s, rule, kind, state, planned, at);
+        let decisions = evaluate::pass(rule, kind, &mut states, &series, at, &mut guards, &mut act);
+        if decisions.is_empty() {
+            continue;
+        }
+        s.db.write_blocking(|tx| {
+            let at = clock::iso(at);
+            decisions
+                .iter()
+                .try_for_each(|d| rules::record(tx, &log_entry(rule, d, &at)))
+        })?;
+    }
+    Ok(())
+}
+
+fn log_entry(rule: &RuleRow, d: &Decision, at: &str) -> LogEntry {
+    LogEntry {
+        rule_id: rule.id,
+        account_id: rule.account_id,
+        ad_id: d.ad_id,
+        at: at.to_string(),
+        outcome: d.outcome.name(),
+        reason: d.outcome.reason(),
+        matched: d.matched.clone(),
+        action: d.action.clone(),
+        moved: d.moved(),
+    }
+}
+
+/// Does what a rule decided on one campaign: a platform change (as a bulk task makes it) stored
+/// with its history entry, or an alert. The error is the sentence for the log.
+fn perform(
+    s: &Services,
+    rule: &RuleRow,
+    kind: CabinetType,
+    state: &State,
+    planned: &Planned,
+    at: DateTime<Utc>,
+) -> Result<(), String> {
+    let (account, ad) = (rule.account_id, state.ad_id);
+    let details = json!({
+        "rule": rule.id,
+        "name": rule.spec.name,
+        "change": planned.to_json(state, kind),
+    });
+    let action = match planned {
+        Planned::Switch(true) => BulkAction::Resume,
+        Planned::Switch(false) => BulkAction::Pause,
+        Planned::Cpm(cpm) => BulkAction::SetCpm(*cpm),
+        Planned::AddBudget(amount) => BulkAction::AddBudget(*amount),
+        Planned::Notify(text) => {
+            let text = format!("{} (rule \"{}\", campaign {ad})", text, rule.spec.name);
+            return s
+                .db
+                .write_blocking(|tx| {
+                    events::queue_alert(tx, account, Some(ad), "rule", &text, &clock::iso(at))
+                })
+                .map(|_| ())
+                .map_err(|e| format!("alert not queued: {e}"));
+        }
+    };
+    let token = format!("rule:{}:{ad}:{}", rule.id, clock::iso(at));
+    let change =
+        worker::change_on_platform(s, account, ad, &action, &token).map_err(|e| e.to_string())?;
+    let balance = matches!(planned, Planned::AddBudget(_))
+        .then(|| s.platform.balance(account).ok())
+        .flatten();
+    let stored = s.db.write_blocking(|tx| {
+        if let Change::Snapshot(snap) = &change {
+            sync::apply(
+                tx,
+                snap,
+                Source::Automation,
+                &s.config.conversions.tracker_params,
+            )?;
+        }
+        sync::record_history(tx, account, ad, Source::Automation, "rule", &details)?;
+        sync::store_balance(tx, account, balance)
+    });
+    if let Err(e) = stored {
+        // The platform made the change: it counts as done, and the next sync stores it.
+        tracing::error!(rule = rule.id, account, ad, error = %e, "automation change not stored");
+    }
+    Ok(())
+}

@@ -1,0 +1,386 @@
+//! Owns `rules` and `rule_log`: a cabinet's automation rules (their scope, conditions and
+//! action kept as JSON of the domain types), each evaluation that acted, would have acted,
+//! failed or was held back by a guard, the runs the guards count, and the hour series a rule's
+//! windows are read from.
+
+use std::collections::HashMap;
+
+use rusqlite::{params, Connection, Row};
+use serde_json::Value;
+
+use super::{optional, StoreError};
+use crate::domain::money::Money;
+use crate::domain::rule::{Action, Condition, RuleSpec, Run, Scope};
+use crate::domain::stats::Totals;
+use crate::domain::time;
+
+/// A stored rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleRow {
+    pub id: i64,
+    pub account_id: i64,
+    pub spec: RuleSpec,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+const COLUMNS: &str = "id, account_id, name, scope, match_all, conditions, action,
+    cooldown_hours, max_runs_per_day, enabled, dry_run, created_at, updated_at";
+
+fn decode<T: serde::de::DeserializeOwned>(r: &Row, i: usize, what: &str) -> rusqlite::Result<T> {
+    let text: String = r.get(i)?;
+    serde_json::from_str(&text).map_err(|_| super::unreadable(what, &text))
+}
+
+fn row(r: &Row) -> rusqlite::Result<RuleRow> {
+    Ok(RuleRow {
+        id: r.get(0)?,
+        account_id: r.get(1)?,
+        spec: RuleSpec {
+            name: r.get(2)?,
+            scope: decode::<Scope>(r, 3, "rules.scope")?,
+            match_all: r.get(4)?,
+            conditions: decode::<Vec<Condition>>(r, 5, "rules.conditions")?,
+            action: decode::<Action>(r, 6, "rules.action")?,
+            cooldown_hours: r.get(7)?,
+            max_runs_per_day: r.get(8)?,
+            enabled: r.get(9)?,
+            dry_run: r.get(10)?,
+        },
+        created_at: r.get(11)?,
+        updated_at: r.get(12)?,
+    })
+}
+
+/// Rows of a query; one whose stored JSON this adcab cannot read is left out with a warning,
+/// so one bad row never hides the others.
+fn rows(
+    stmt: &mut rusqlite::Statement,
+    args: impl rusqlite::Params,
+) -> Result<Vec<RuleRow>, StoreError> {
+    let mut out = Vec::new();
+    for r in stmt.query_map(args, row)? {
+        match r {
+            Ok(rule) => out.push(rule),
+            Err(e) => tracing::warn!(error = %e, "rule left out: unreadable"),
+        }
+    }
+    Ok(out)
+}
+
+fn json(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".into())
+}
+
+pub fn insert(
+    conn: &Connection,
+    account: i64,
+    spec: &RuleSpec,
+    now: &str,
+) -> Result<i64, StoreError> {
+    conn.execute(
+        "INSERT INTO rules (account_id, name, scope, match_all, conditions, action,
+            cooldown_hours, max_runs_per_day, enabled, dry_run, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)",
+        params![
+            account,
+            spec.name,
+            json(&spec.scope),
+            spec.match_all,
+            json(&spec.conditions),
+            json(&spec.action),
+            spec.cooldown_hours,
+            spec.max_runs_per_day,
+            spec.enabled,
+            spec.dry_run,
+            now
+        ],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+pub fn update(conn: &Connection, id: i64, spec: &RuleSpec, now: &str) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE rules SET name = ?2, scope = ?3, match_all = ?4, conditions = ?5, action = ?6,
+            cooldown_hours = ?7, max_runs_per_day = ?8, enabled = ?9, dry_run = ?10,
+            updated_at = ?11
+         WHERE id = ?1",
+        params![
+            id,
+            spec.name,
+            json(&spec.scope),
+            spec.match_all,
+            json(&spec.conditions),
+            json(&spec.action),
+            spec.cooldown_hours,
+            spec.max_runs_per_day,
+            spec.enabled,
+            spec.dry_run,
+            now
+        ],
+    )?;
+    Ok(())
+}
+
+/// Removes a rule and its log.
+pub fn delete(conn: &Connection, id: i64) -> Result<(), StoreError> {
+    conn.execute("DELETE FROM rule_log WHERE rule_id = ?1", [id])?;
+    conn.execute("DELETE FROM rules WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<Option<RuleRow>, StoreError> {
+    optional(conn.query_row(
+        &format!("SELECT {COLUMNS} FROM rules WHERE id = ?1"),
+        [id],
+        row,
+    ))
+}
+
+/// The rules of the given cabinets, in the order they run (cabinet, then id).
+pub fn list(conn: &Connection, accounts: &[i64]) -> Result<Vec<RuleRow>, StoreError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM rules
+         WHERE account_id IN (SELECT value FROM json_each(?1)) ORDER BY account_id, id"
+    ))?;
+    rows(&mut stmt, [super::ids_json(accounts)])
+}
+
+/// Every rule of every cabinet (the operator's list).
+pub fn all(conn: &Connection) -> Result<Vec<RuleRow>, StoreError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM rules ORDER BY account_id, id"
+    ))?;
+    rows(&mut stmt, [])
+}
+
+/// The cabinets that have an enabled rule.
+pub fn cabinets_with_rules(conn: &Connection) -> Result<Vec<i64>, StoreError> {
+    let mut stmt = conn
+        .prepare("SELECT DISTINCT account_id FROM rules WHERE enabled = 1 ORDER BY account_id")?;
+    let ids = stmt.query_map([], |r| r.get(0))?;
+    Ok(ids.collect::<rusqlite::Result<_>>()?)
+}
+
+pub fn count(conn: &Connection, account: i64) -> Result<usize, StoreError> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM rules WHERE account_id = ?1",
+        [account],
+        |r| r.get::<_, i64>(0),
+    )? as usize)
+}
+
+/// What one evaluation of a rule on a campaign came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    pub rule_id: i64,
+    pub account_id: i64,
+    pub ad_id: i64,
+    pub at: String,
+    /// `acted`, `dry_run`, `skipped` or `failed`.
+    pub outcome: &'static str,
+    /// The guard that held it back, or the platform's refusal.
+    pub reason: Option<String>,
+    pub matched: Value,
+    pub action: Value,
+    pub moved: Money,
+}
+
+pub fn record(conn: &Connection, e: &LogEntry) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO rule_log (rule_id, account_id, ad_id, at, outcome, reason, matched, action,
+            moved_micros)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![
+        e.rule_id,
+        e.account_id,
+        e.ad_id,
+        e.at,
+        e.outcome,
+        e.reason,
+        e.matched.to_string(),
+        e.action.to_string(),
+        e.moved.micros()
+    ])?;
+    Ok(())
+}
+
+/// A stored log entry, as the API lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogRow {
+    pub id: i64,
+    pub ad_id: i64,
+    pub at: String,
+    pub outcome: String,
+    pub reason: Option<String>,
+    pub matched: Option<Value>,
+    pub action: Option<Value>,
+}
+
+/// A rule's log, newest first: at most `limit` entries with ids below `before`.
+pub fn log(
+    conn: &Connection,
+    rule: i64,
+    before: Option<i64>,
+    limit: usize,
+) -> Result<Vec<LogRow>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, ad_id, at, outcome, reason, matched, action FROM rule_log
+         WHERE rule_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(
+        params![rule, before.unwrap_or(i64::MAX), limit as i64],
+        |r| {
+            Ok(LogRow {
+                id: r.get(0)?,
+                ad_id: r.get(1)?,
+                at: r.get(2)?,
+                outcome: r.get(3)?,
+                reason: r.get(4)?,
+                matched: crate::db::json_column(r.get(5)?)?,
+                action: crate::db::json_column(r.get(6)?)?,
+            })
+        },
+    )?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The runs the guards count: the cabinet's actions (and dry-run would-be actions) at or
+/// after `since`.
+pub fn runs_since(conn: &Connection, account: i64, since: &str) -> Result<Vec<Run>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT rule_id, ad_id, at, moved_micros FROM rule_log
+         WHERE account_id = ?1 AND at >= ?2 AND outcome IN ('acted', 'dry_run')",
+    )?;
+    let runs = stmt.query_map(params![account, since], |r| {
+        let at: String = r.get(2)?;
+        Ok(Run {
+            rule_id: r.get(0)?,
+            ad_id: r.get(1)?,
+            at: time::parse_iso(&at).ok_or_else(|| super::unreadable("rule_log.at", &at))?,
+            moved: Money::from_micros(r.get(3)?),
+        })
+    })?;
+    Ok(runs.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The cabinet's cap on money automation moves in a day, if the operator set one.
+pub fn cabinet_cap(conn: &Connection, account: i64) -> Result<Option<Money>, StoreError> {
+    Ok(optional(conn.query_row(
+        "SELECT automation_daily_cap_micros FROM cabinets WHERE id = ?1",
+        [account],
+        |r| r.get::<_, Option<i64>>(0),
+    ))?
+    .flatten()
+    .map(Money::from_micros))
+}
+
+pub fn set_cabinet_cap(
+    conn: &Connection,
+    account: i64,
+    cap: Option<Money>,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE cabinets SET automation_daily_cap_micros = ?2 WHERE id = ?1",
+        params![account, cap.map(Money::micros)],
+    )?;
+    Ok(())
+}
+
+/// Hour index: hours since the epoch.
+pub type Hour = i64;
+
+/// Each campaign's hourly gains in the hours starting in `[from, to)`, keyed by campaign.
+pub fn hours(
+    conn: &Connection,
+    account: i64,
+    from: &str,
+    to: &str,
+) -> Result<HashMap<i64, Vec<(Hour, Totals)>>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, hour, views, opens, clicks, actions, spent_micros FROM hourly_stats
+         WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
+    )?;
+    let mut out: HashMap<i64, Vec<(Hour, Totals)>> = HashMap::new();
+    let rows = stmt.query_map(params![account, from, to], |r| {
+        let hour: String = r.get(1)?;
+        let at =
+            time::parse_iso(&hour).ok_or_else(|| super::unreadable("hourly_stats.hour", &hour))?;
+        Ok((
+            r.get::<_, i64>(0)?,
+            at.timestamp().div_euclid(3600),
+            Totals {
+                views: r.get(2)?,
+                opens: r.get(3)?,
+                clicks: r.get(4)?,
+                actions: r.get(5)?,
+                spent: Money::from_micros(r.get(6)?),
+            },
+        ))
+    })?;
+    for r in rows {
+        let (ad, hour, totals) = r?;
+        out.entry(ad).or_default().push((hour, totals));
+    }
+    Ok(out)
+}
+
+/// One campaign's conversions in one hour and one currency (`None`: sent without an amount).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConvertedHour {
+    pub hour: Hour,
+    pub currency: Option<String>,
+    pub count: i64,
+    pub amount_micros: i128,
+}
+
+/// The conversions attributed to the cabinet's campaigns, received in `[from, to)`, per
+/// campaign, hour and currency.
+pub fn converted_hours(
+    conn: &Connection,
+    account: i64,
+    from: &str,
+    to: &str,
+) -> Result<HashMap<i64, Vec<ConvertedHour>>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT cc.ad_id, c.received_at, c.currency, c.amount_micros
+         FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id
+         WHERE cc.account_id = ?1 AND c.received_at >= ?2 AND c.received_at < ?3",
+    )?;
+    let mut out: HashMap<i64, Vec<ConvertedHour>> = HashMap::new();
+    let rows = stmt.query_map(params![account, from, to], |r| {
+        let at: String = r.get(1)?;
+        let at = time::parse_iso(&at)
+            .ok_or_else(|| super::unreadable("conversions.received_at", &at))?;
+        Ok((
+            r.get::<_, i64>(0)?,
+            at.timestamp().div_euclid(3600),
+            r.get::<_, Option<String>>(2)?,
+            r.get::<_, Option<i64>>(3)?,
+        ))
+    })?;
+    for r in rows {
+        let (ad, hour, currency, amount) = r?;
+        let currency = amount
+            .is_some()
+            .then(|| currency.unwrap_or_else(|| "USD".into()));
+        let list = out.entry(ad).or_default();
+        match list
+            .iter_mut()
+            .find(|c| c.hour == hour && c.currency == currency)
+        {
+            Some(c) => {
+                c.count += 1;
+                c.amount_micros += i128::from(amount.unwrap_or(0));
+            }
+            None => list.push(ConvertedHour {
+                hour,
+                currency,
+                count: 1,
+                amount_micros: i128::from(amount.unwrap_or(0)),
+            }),
+        }
+    }
+    Ok(out)
+}
