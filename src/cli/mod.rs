@@ -107,6 +107,9 @@ pub enum Admin {
     /// Webhook deliveries.
     #[command(subcommand)]
     Webhook(WebhookCmd),
+    /// Automation rules.
+    #[command(subcommand)]
+    Rule(RuleCmd),
     /// The real ad platform's side of a token.
     #[command(subcommand)]
     Platform(PlatformCmd),
@@ -285,6 +288,15 @@ pub enum TaskCmd {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum RuleCmd {
+    /// Every rule of every cabinet, or of one owner's cabinets, in the order they run.
+    List {
+        #[arg(long)]
+        owner: Option<i64>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
 pub enum WebhookCmd {
     /// Recent deliveries of a key.
     Log {
@@ -406,6 +418,7 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
         Admin::Webhook(WebhookCmd::Resend { delivery }) => {
             printed(panel::webhook_resend(s, delivery))
         }
+        Admin::Rule(RuleCmd::List { owner }) => printed(panel::rule_list(s, *owner)),
         Admin::Cabinet(CabinetCmd::Connect {
             owner,
             token_stdin,

@@ -30,6 +30,8 @@ pub enum ApiError {
     AccountNotFound,
     CampaignNotFound,
     TaskNotFound,
+    /// No such automation rule in the key's cabinets.
+    RuleNotFound,
     /// No stats for the campaign and period.
     NoStats,
     /// Bad input: `param` is the path of the wrong field.
@@ -157,6 +159,7 @@ impl ApiError {
             ApiError::AccountNotFound
             | ApiError::CampaignNotFound
             | ApiError::TaskNotFound
+            | ApiError::RuleNotFound
             | ApiError::NoStats
             | ApiError::RefNotFound
             | ApiError::RouteNotFound => StatusCode::NOT_FOUND,
@@ -182,6 +185,7 @@ impl ApiError {
             ApiError::AccountNotFound => "ACCOUNT_NOT_FOUND",
             ApiError::CampaignNotFound => "CAMPAIGN_NOT_FOUND",
             ApiError::TaskNotFound => "TASK_NOT_FOUND",
+            ApiError::RuleNotFound => "RULE_NOT_FOUND",
             ApiError::NoStats => "NOT_FOUND",
             ApiError::Validation { .. } => "VALIDATION_ERROR",
             ApiError::RateLimited { .. } => "RATE_LIMITED",
@@ -242,6 +246,7 @@ impl ApiError {
             }
             ApiError::CampaignNotFound => "No such campaign in this key's cabinets.".into(),
             ApiError::TaskNotFound => "No such task for this key's owner.".into(),
+            ApiError::RuleNotFound => "No such rule in the cabinets this key reaches.".into(),
             ApiError::NoStats => "No stats for this campaign in this period.".into(),
             ApiError::Validation { message, .. } => message.clone(),
             ApiError::RateLimited { retry_after } => {

@@ -22,6 +22,7 @@ pub mod postback;
 pub mod request;
 pub mod response;
 pub mod router;
+pub mod rules;
 pub mod stats;
 pub mod targeting;
 pub mod tasks;

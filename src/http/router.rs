@@ -15,7 +15,7 @@ use super::media::MULTIPART_OVERHEAD;
 use super::response::Reply;
 use super::{
     account, bulk, campaign_create, campaign_edit, campaigns, conversions, groups, media, postback,
-    stats, targeting, tasks, AppState, Ctx,
+    rules, stats, targeting, tasks, AppState, Ctx,
 };
 use crate::domain::media::MAX_FILE;
 use crate::ratelimit::Budget;
@@ -113,7 +113,7 @@ const fn upload(method: Method, pattern: &'static str, budget: Budget, handler: 
 use Budget::{Conversions, Read, Write};
 
 /// The API: every route, in the order `Allow` lists them.
-pub static ROUTES: [Def; 20] = [
+pub static ROUTES: [Def; 27] = [
     def(
         Method::GET,
         "account/info",
@@ -233,6 +233,48 @@ pub static ROUTES: [Def; 20] = [
         "conversions",
         Read,
         plain!(|s, c, _p| conversions::list(s, c).await),
+    ),
+    def(
+        Method::GET,
+        "rules",
+        Read,
+        plain!(|s, c, _p| rules::list(s, c).await),
+    ),
+    def(
+        Method::POST,
+        "rules",
+        Write,
+        plain!(|s, c, _p| rules::create(s, c).await),
+    ),
+    def(
+        Method::GET,
+        "rules/{id}",
+        Read,
+        plain!(|s, c, p| rules::get(s, c, p).await),
+    ),
+    def(
+        Method::PATCH,
+        "rules/{id}",
+        Write,
+        plain!(|s, c, p| rules::edit(s, c, p).await),
+    ),
+    def(
+        Method::DELETE,
+        "rules/{id}",
+        Write,
+        plain!(|s, c, p| rules::delete(s, c, p).await),
+    ),
+    def(
+        Method::GET,
+        "rules/{id}/log",
+        Read,
+        plain!(|s, c, p| rules::log(s, c, p).await),
+    ),
+    def(
+        Method::POST,
+        "rules/{id}/preview",
+        Read,
+        plain!(|s, c, p| rules::preview(s, c, p).await),
     ),
 ];
 

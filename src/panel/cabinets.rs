@@ -4,7 +4,7 @@
 use super::{bad, now_iso, require_cabinet, require_user, History, Id, PanelError};
 use crate::domain::money::{CabinetType, Money, MAX_UNITS, MONEY_SCALE};
 use crate::store::cabinets::{self, Cabinet};
-use crate::store::{campaigns, groups, history, StoreError};
+use crate::store::{campaigns, groups, history, rules, StoreError};
 use crate::Services;
 
 const DEFAULT_GROUP_COLOR: &str = "#4A90D9";
@@ -105,11 +105,23 @@ pub struct CabinetChange {
     /// Under automatic management (writes answer CABINET_LOCKED).
     #[arg(long)]
     pub locked: Option<bool>,
+    /// The most money automation rules may move into the cabinet's campaigns in 24 hours,
+    /// across all its rules (a decimal in the cabinet currency), or `none`.
+    #[arg(long)]
+    pub automation_daily_cap: Option<String>,
 }
 
 pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, PanelError> {
     let balance = change.balance.as_deref().map(parse_balance).transpose()?;
-    s.db.read_blocking(|conn| require_cabinet(conn, id))?;
+    let cabinet = s.db.read_blocking(|conn| require_cabinet(conn, id))?;
+    let cap = match change.automation_daily_cap.as_deref() {
+        None => None,
+        Some("none") => Some(None),
+        Some(text) => Some(Some(
+            Money::parse(text, cabinet.cabinet_type.scale())
+                .map_err(|e| bad("automation-daily-cap", format!("automation-daily-cap {e}")))?,
+        )),
+    };
     if let Some(balance) = balance {
         s.platform
             .set_balance(id, balance)
@@ -128,6 +140,9 @@ pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, 
         }
         if let Some(locked) = change.locked {
             cabinets::set_locked(tx, id, locked)?;
+        }
+        if let Some(cap) = cap {
+            rules::set_cabinet_cap(tx, id, cap)?;
         }
         Ok(Id { id })
     })

@@ -5,6 +5,7 @@ mod helpers;
 
 mod access;
 mod account;
+mod automation;
 mod browser;
 mod campaigns;
 mod cli;

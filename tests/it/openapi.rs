@@ -278,8 +278,8 @@ fn every_error_code_of_the_spec_is_documented_with_its_status() {
             | "SUBSCRIPTION_REQUIRED"
             | "ACCOUNT_INACTIVE"
             | "INGEST_DISABLED" => "403",
-            "ACCOUNT_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "TASK_NOT_FOUND" | "NOT_FOUND"
-            | "REF_NOT_FOUND" | "ROUTE_NOT_FOUND" => "404",
+            "ACCOUNT_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "RULE_NOT_FOUND" | "TASK_NOT_FOUND"
+            | "NOT_FOUND" | "REF_NOT_FOUND" | "ROUTE_NOT_FOUND" => "404",
             "FILE_TOO_LARGE" | "BODY_TOO_LARGE" => "413",
             "CABINET_AUTH_EXPIRED"
             | "CABINET_LOCKED"
