@@ -294,6 +294,15 @@ fn bulk_item(
                 "INSUFFICIENT_AD_BALANCE: the campaign has less budget than the amount.",
             );
         }
+        BulkAction::SetCpm(_) if row.auto_cpm_enabled => {
+            return record_refusal(
+                s,
+                task,
+                idx,
+                ad,
+                "CABINET_LOCKED: Auto CPM manages this campaign's bid; switch it off to set one.",
+            );
+        }
         BulkAction::SetSchedule(Some(schedule))
             if schedule.zone == Zone::Viewer && row.target_type != TargetType::Users =>
         {

@@ -1,9 +1,11 @@
 //! Owns automation's run after each hourly sync: every enabled rule of every cabinet, in
-//! order, on the figures of that sync, acting through the same platform calls as a bulk task,
-//! with its changes in the campaign history (source `automation`), its status changes sent as
-//! `status_change` webhooks, and each evaluation that acted, would have acted, failed or was
-//! held back by a guard in the rule's log. Blocking: the scheduler runs it off the runtime.
+//! order, then Auto CPM (`auto_cpm`), on the figures of that sync, acting through the same
+//! platform calls as a bulk task, with changes in the campaign history (source `automation`),
+//! status changes sent as `status_change` webhooks, and each rule evaluation that acted, would
+//! have acted, failed or was held back by a guard in the rule's log. Blocking: the scheduler
+//! runs it off the runtime.
 
+pub mod auto_cpm;
 pub mod evaluate;
 pub mod preview;
 
@@ -26,13 +28,14 @@ use evaluate::{Decision, Series};
 /// How far back the guards look: the longest cooldown, and a day of runs.
 const GUARD_SPAN: Duration = Duration::hours(MAX_WINDOW_HOURS as i64);
 
-/// Runs every cabinet's enabled rules on the sync of the hour starting at `hour`.
+/// Runs every cabinet's enabled rules, then Auto CPM, on the sync of the hour starting at
+/// `hour`.
 pub fn run_hour(s: &Services, hour: DateTime<Utc>) -> Result<(), StoreError> {
     let at = hour + Duration::hours(1);
     for account in s.db.read_blocking(rules::cabinets_with_rules)? {
         run_cabinet(s, account, at)?;
     }
-    Ok(())
+    auto_cpm::run(s, at)
 }
 
 /// Runs one cabinet's enabled rules at `at`, the end of the synced hour.

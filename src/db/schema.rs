@@ -31,6 +31,7 @@ const SERVICE: Ledger = Ledger {
         (11, include_str!("../../sql/0011_web_panel.sql")),
         (12, include_str!("../../sql/0012_conversion_totals.sql")),
         (13, include_str!("../../sql/0013_automation.sql")),
+        (14, include_str!("../../sql/0014_auto_cpm.sql")),
     ],
 };
 

@@ -28,6 +28,7 @@ impl std::error::Error for ParseError {}
 
 pub mod access;
 pub mod ad;
+pub mod auto_cpm;
 pub mod campaign;
 pub mod conversion;
 pub mod countries;

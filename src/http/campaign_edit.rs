@@ -12,41 +12,146 @@ use super::response::Reply;
 use super::write::{self, Target};
 use super::{AppState, Ctx};
 use crate::clock;
-use crate::domain::money::{CabinetType, MAX_UNITS};
+use crate::domain::auto_cpm::{Goal, Settings};
+use crate::domain::money::{CabinetType, Money, MAX_UNITS};
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, Switch};
+use crate::store::auto_cpm as auto_cpm_store;
 use crate::store::campaigns::CampaignRow;
 use crate::store::history::Source;
 use crate::store::{cabinets, campaigns, conversions};
 use crate::sync;
 
-/// Applies the platform's report to the copy, records the history entry, and answers with
-/// the campaign object (with its conversions, as every read shows it) and `meta`.
+/// What a write changed: the platform's report of the ad (none when only Auto CPM changed) and
+/// the Auto CPM settings to store.
+struct Changed {
+    account: i64,
+    ad: i64,
+    snap: Option<AdSnapshot>,
+    auto_cpm: Option<Settings>,
+}
+
+impl Changed {
+    fn platform(snap: AdSnapshot) -> Changed {
+        Changed {
+            account: snap.account_id,
+            ad: snap.ad_id,
+            snap: Some(snap),
+            auto_cpm: None,
+        }
+    }
+}
+
+/// Applies the platform's report to the copy, stores the Auto CPM settings, records the
+/// history entry, and answers with the campaign object (with its conversions and Auto CPM, as
+/// every read shows it) and `meta`.
 async fn finish(
     state: &AppState,
     kind: CabinetType,
-    snap: AdSnapshot,
+    changed: Changed,
     change: (&'static str, Source),
     details: Value,
     meta: Map<String, Value>,
 ) -> Result<Reply, ApiError> {
     let (action, source) = change;
-    let (account, ad) = (snap.account_id, snap.ad_id);
+    let Changed {
+        account,
+        ad,
+        snap,
+        auto_cpm,
+    } = changed;
     let params = state.services.config.conversions.tracker_params.clone();
-    let (row, summary) = state
+    let (row, summary, auto) = state
         .services
         .db
         .write(move |tx| {
-            sync::apply(tx, &snap, source, &params)?;
+            if let Some(snap) = &snap {
+                sync::apply(tx, snap, source, &params)?;
+            }
+            if let Some(settings) = &auto_cpm {
+                auto_cpm_store::set(tx, account, ad, settings, &clock::iso(clock::now(tx)?))?;
+            }
             sync::record_history(tx, account, ad, source, action, &details)?;
             let row = campaigns::get(tx, account, ad)?.ok_or(ApiError::CampaignNotFound)?;
             let summary = conversions::summary_of(tx, &row)?;
-            Ok::<_, ApiError>((row, summary))
+            let auto = auto_cpm_store::get(tx, account, ad)?.map(|m| m.settings);
+            Ok::<_, ApiError>((row, summary, auto))
         })
         .await?;
     Reply::ok_meta(
-        Full::of(&row, kind).with_conversions(&summary),
+        Full::of(&row, kind)
+            .with_conversions(&summary)
+            .with_auto_cpm(auto.as_ref(), kind),
         Value::Object(meta),
     )
+}
+
+/// `auto_cpm` of an edit: the settings sent over the stored ones. Switching on needs a goal,
+/// a target and both bounds, sent now or kept from before.
+fn auto_cpm(
+    f: &mut Fields,
+    kind: CabinetType,
+    stored: Option<Settings>,
+) -> Result<Option<Settings>, ApiError> {
+    let Some(value) = f.raw("auto_cpm") else {
+        return Ok(None);
+    };
+    let map = value
+        .as_object()
+        .ok_or_else(|| ApiError::validation("auto_cpm", "auto_cpm must be an object."))?;
+    let mut a = Fields::new(map, "auto_cpm");
+    let enabled = a
+        .bool("enabled")?
+        .ok_or_else(|| ApiError::validation("auto_cpm.enabled", "enabled is required."))?;
+    let goal = match a.string("goal")? {
+        None => None,
+        Some(g) => Some(
+            Goal::parse(&g)
+                .ok_or_else(|| ApiError::validation("auto_cpm.goal", "goal is cpa or pace."))?,
+        ),
+    };
+    let mut amount = |name: &str| {
+        let value = a.money(name, kind.scale())?;
+        if value.is_some_and(|m| m.micros() == 0) {
+            return Err(ApiError::validation(
+                format!("auto_cpm.{name}"),
+                format!("{name} must be greater than 0."),
+            ));
+        }
+        Ok(value)
+    };
+    let (target, min_cpm, max_cpm) = (amount("target")?, amount("min_cpm")?, amount("max_cpm")?);
+    a.deny_unknown()?;
+    let pick = |sent: Option<Money>, old: Option<Money>, name: &str| {
+        sent.or(old).ok_or_else(|| {
+            ApiError::validation(
+                format!("auto_cpm.{name}"),
+                format!("{name} is required to switch Auto CPM on."),
+            )
+        })
+    };
+    let settings = match (enabled, stored) {
+        (false, Some(old)) => Settings {
+            enabled: false,
+            ..old
+        },
+        (false, None) if goal.is_none() && target.is_none() => return Ok(None),
+        _ => Settings {
+            enabled,
+            goal: goal.or(stored.map(|s| s.goal)).ok_or_else(|| {
+                ApiError::validation("auto_cpm.goal", "goal is required to switch Auto CPM on.")
+            })?,
+            target: pick(target, stored.map(|s| s.target), "target")?,
+            min_cpm: pick(min_cpm, stored.map(|s| s.min_cpm), "min_cpm")?,
+            max_cpm: pick(max_cpm, stored.map(|s| s.max_cpm), "max_cpm")?,
+        },
+    };
+    if settings.min_cpm > settings.max_cpm {
+        return Err(ApiError::validation(
+            "auto_cpm.max_cpm",
+            "max_cpm must be at least min_cpm.",
+        ));
+    }
+    Ok(Some(settings))
 }
 
 pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
@@ -79,9 +184,21 @@ pub async fn edit_target(
         website_name: write::clearable_string(&mut f, "website_name")?,
     };
     let active = f.bool("active")?;
+    let (account, stored_ad) = (cabinet.id, ad);
+    let stored = state
+        .services
+        .db
+        .read(move |c| auto_cpm_store::get(c, account, stored_ad))
+        .await?
+        .map(|m| m.settings);
+    let auto = auto_cpm(&mut f, kind, stored)?;
     f.deny_unknown()?;
+    let releases = auto.is_some_and(|a| !a.enabled);
+    if row.auto_cpm_enabled && edit.cpm.is_some() && !releases {
+        return Err(ApiError::AutoCpmLocked);
+    }
     edit.media = write::media(state, media_token, f.path("media"), cabinet.id).await?;
-    if edit.is_empty() && active.is_none() {
+    if edit.is_empty() && active.is_none() && auto.is_none() {
         return Err(ApiError::validation(
             "body",
             "Send at least one field to change.",
@@ -125,11 +242,16 @@ pub async fn edit_target(
             Err(e) => return Err(e),
         }
     }
-    let snap = snap.ok_or_else(|| ApiError::internal("edit produced no snapshot"))?;
+    let changed = Changed {
+        account: cabinet.id,
+        ad,
+        snap,
+        auto_cpm: auto,
+    };
     finish(
         state,
         kind,
-        snap,
+        changed,
         ("edit", source),
         Value::Object(details),
         meta,
@@ -164,7 +286,7 @@ pub async fn switch(
     finish(
         state,
         cabinet.cabinet_type,
-        snap,
+        Changed::platform(snap),
         (action, Source::Api),
         json!({ "active": active }),
         meta,
@@ -268,7 +390,7 @@ pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
     finish(
         state,
         kind,
-        moved.ad,
+        Changed::platform(moved.ad),
         ("budget", Source::Api),
         details,
         meta,

@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::LinkKind;
 use crate::domain::conversion::render_amount;
 use crate::domain::money::{ratio, CabinetType};
@@ -125,6 +126,9 @@ pub struct Full<'a> {
     button: Option<&'a str>,
     website_name: Option<&'a str>,
     auto_cpm_enabled: bool,
+    /// The Auto CPM settings, once a campaign had them (on or off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    auto_cpm: Option<Value>,
     currency: &'static str,
     synced_at: &'a str,
     invite_link: Option<&'a str>,
@@ -151,10 +155,17 @@ impl<'a> Full<'a> {
             button: row.button.as_deref(),
             website_name: row.website_name.as_deref(),
             auto_cpm_enabled: row.auto_cpm_enabled,
+            auto_cpm: None,
             currency: kind.currency(),
             synced_at: &row.synced_at,
             invite_link: row.invite_link.as_deref(),
         }
+    }
+
+    /// The object with the campaign's Auto CPM settings.
+    pub fn with_auto_cpm(mut self, settings: Option<&Settings>, kind: CabinetType) -> Full<'a> {
+        self.auto_cpm = settings.map(|s| s.to_json(kind));
+        self
     }
 
     /// The object with the campaign's conversion summary.

@@ -16,6 +16,7 @@ use crate::domain::campaign::{LinkKind, Status};
 use crate::domain::link::normalize_domain;
 use crate::domain::money::CabinetType;
 use crate::primitives::{hex, unhex};
+use crate::store::auto_cpm;
 use crate::store::campaigns::{self as repo, CampaignRow, DomainMode, ListFilter, Page, SortKey};
 use crate::store::conversions as conversion_store;
 use crate::sync;
@@ -162,15 +163,20 @@ pub async fn get(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErro
         .await?
         .ok_or(ApiError::CampaignNotFound)?;
     let row = fresh(state, row).await?;
-    let (row, summary) = state
+    let (row, summary, auto) = state
         .services
         .db
         .read(move |c| {
             let summary = conversion_store::summary_of(c, &row)?;
-            Ok::<_, ApiError>((row, summary))
+            let auto = auto_cpm::get(c, account, ad)?.map(|m| m.settings);
+            Ok::<_, ApiError>((row, summary, auto))
         })
         .await?;
-    Reply::ok(Full::of(&row, kind).with_conversions(&summary))
+    Reply::ok(
+        Full::of(&row, kind)
+            .with_conversions(&summary)
+            .with_auto_cpm(auto.as_ref(), kind),
+    )
 }
 
 /// The `(account_id, ad_id)` a path's `ad_id` names: in the `account_id` given, or in the

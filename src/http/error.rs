@@ -62,6 +62,8 @@ pub enum ApiError {
     InsufficientAdBalance,
     CabinetAuthExpired,
     CabinetLocked,
+    /// Auto CPM manages the campaign's bid: a manual `cpm` is refused (`CABINET_LOCKED`).
+    AutoCpmLocked,
     QueueFull {
         limit: u32,
     },
@@ -149,6 +151,7 @@ impl ApiError {
             ApiError::FileTooLarge | ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::CabinetAuthExpired
             | ApiError::CabinetLocked
+            | ApiError::AutoCpmLocked
             | ApiError::IdempotencyInProgress
             | ApiError::AmbiguousRef => StatusCode::CONFLICT,
             ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
@@ -197,7 +200,7 @@ impl ApiError {
             ApiError::BudgetUnchanged => "BUDGET_UNCHANGED",
             ApiError::InsufficientAdBalance => "INSUFFICIENT_AD_BALANCE",
             ApiError::CabinetAuthExpired => "CABINET_AUTH_EXPIRED",
-            ApiError::CabinetLocked => "CABINET_LOCKED",
+            ApiError::CabinetLocked | ApiError::AutoCpmLocked => "CABINET_LOCKED",
             ApiError::QueueFull { .. } => "QUEUE_FULL",
             ApiError::IdempotencyKeyRequired => "IDEMPOTENCY_KEY_REQUIRED",
             ApiError::IdempotencyKeyInvalid => "IDEMPOTENCY_KEY_INVALID",
@@ -276,6 +279,9 @@ impl ApiError {
             ApiError::CabinetLocked => {
                 "The cabinet is under automatic management; manual changes are blocked.".into()
             }
+            ApiError::AutoCpmLocked => "Auto CPM manages this campaign's bid. Send \"auto_cpm\": \
+                {\"enabled\": false} with the cpm to take the bid back."
+                .into(),
             ApiError::QueueFull { limit } => {
                 format!("The cabinet already has {limit} operations queued.")
             }

@@ -5,6 +5,7 @@ mod helpers;
 
 mod access;
 mod account;
+mod auto_cpm;
 mod automation;
 mod browser;
 mod campaigns;

@@ -1,0 +1,178 @@
+//! Owns `auto_cpm` and `auto_cpm_log`: each managed campaign's goal, bounds and when its bid
+//! last moved, the switch (`campaigns.auto_cpm_enabled`), and every decision with what it read.
+
+use rusqlite::{params, Connection, Row};
+
+use super::{optional, parsed, StoreError};
+use crate::domain::auto_cpm::{Goal, Settings};
+use crate::domain::money::Money;
+use crate::domain::stats::Totals;
+
+/// A campaign's stored settings and when its bid last moved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Managed {
+    pub account_id: i64,
+    pub ad_id: i64,
+    pub settings: Settings,
+    pub moved_at: String,
+}
+
+const COLUMNS: &str = "a.account_id, a.ad_id, c.auto_cpm_enabled, a.goal, a.target_micros,
+    a.min_cpm_micros, a.max_cpm_micros, a.moved_at";
+
+fn row(r: &Row) -> rusqlite::Result<Managed> {
+    Ok(Managed {
+        account_id: r.get(0)?,
+        ad_id: r.get(1)?,
+        settings: Settings {
+            enabled: r.get(2)?,
+            goal: parsed(r, 3, "auto_cpm.goal", Goal::parse)?,
+            target: Money::from_micros(r.get(4)?),
+            min_cpm: Money::from_micros(r.get(5)?),
+            max_cpm: Money::from_micros(r.get(6)?),
+        },
+        moved_at: r.get(7)?,
+    })
+}
+
+pub fn get(conn: &Connection, account: i64, ad: i64) -> Result<Option<Managed>, StoreError> {
+    optional(conn.query_row(
+        &format!(
+            "SELECT {COLUMNS} FROM auto_cpm a JOIN campaigns c
+                ON c.account_id = a.account_id AND c.ad_id = a.ad_id
+             WHERE a.account_id = ?1 AND a.ad_id = ?2"
+        ),
+        [account, ad],
+        row,
+    ))
+}
+
+/// Stores a campaign's settings and switch; `moved_at` restarts the measurement.
+pub fn set(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    s: &Settings,
+    moved_at: &str,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO auto_cpm (account_id, ad_id, goal, target_micros, min_cpm_micros,
+            max_cpm_micros, moved_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT (account_id, ad_id) DO UPDATE SET goal = ?3, target_micros = ?4,
+            min_cpm_micros = ?5, max_cpm_micros = ?6, moved_at = ?7",
+        params![
+            account,
+            ad,
+            s.goal.as_str(),
+            s.target.micros(),
+            s.min_cpm.micros(),
+            s.max_cpm.micros(),
+            moved_at
+        ],
+    )?;
+    conn.execute(
+        "UPDATE campaigns SET auto_cpm_enabled = ?3 WHERE account_id = ?1 AND ad_id = ?2",
+        params![account, ad, s.enabled],
+    )?;
+    Ok(())
+}
+
+pub fn set_moved(conn: &Connection, account: i64, ad: i64, at: &str) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE auto_cpm SET moved_at = ?3 WHERE account_id = ?1 AND ad_id = ?2",
+        params![account, ad, at],
+    )?;
+    Ok(())
+}
+
+/// Every campaign Auto CPM manages now, with its bid, if it is `Active`.
+pub fn running(conn: &Connection) -> Result<Vec<(Managed, Money)>, StoreError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS}, c.cpm_micros FROM auto_cpm a JOIN campaigns c
+            ON c.account_id = a.account_id AND c.ad_id = a.ad_id
+         WHERE c.auto_cpm_enabled = 1 AND c.status = 'Active'
+         ORDER BY a.account_id, a.ad_id"
+    ))?;
+    let rows = stmt.query_map([], |r| Ok((row(r)?, Money::from_micros(r.get(8)?))))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// One decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decided {
+    pub account_id: i64,
+    pub ad_id: i64,
+    pub at: String,
+    pub reason: String,
+    pub hours: i64,
+    pub figures: Totals,
+    pub observed: Option<String>,
+    pub from: Money,
+    pub to: Option<Money>,
+}
+
+pub fn record(conn: &Connection, d: &Decided) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO auto_cpm_log (account_id, ad_id, at, reason, hours, views, actions,
+            spent_micros, observed, from_micros, to_micros)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![
+            d.account_id,
+            d.ad_id,
+            d.at,
+            d.reason,
+            d.hours,
+            d.figures.views,
+            d.figures.actions,
+            d.figures.spent.micros(),
+            d.observed,
+            d.from.micros(),
+            d.to.map(Money::micros)
+        ],
+    )?;
+    Ok(())
+}
+
+/// Bid edits of a campaign at or after `since`.
+pub fn edits_since(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    since: &str,
+) -> Result<usize, StoreError> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM auto_cpm_log
+         WHERE account_id = ?1 AND ad_id = ?2 AND at >= ?3 AND to_micros IS NOT NULL",
+        params![account, ad, since],
+        |r| r.get::<_, i64>(0),
+    )? as usize)
+}
+
+/// A campaign's decisions, oldest first.
+pub fn log(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Decided>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT at, reason, hours, views, actions, spent_micros, observed, from_micros, to_micros
+         FROM auto_cpm_log WHERE account_id = ?1 AND ad_id = ?2 ORDER BY id",
+    )?;
+    let rows = stmt.query_map([account, ad], |r| {
+        Ok(Decided {
+            account_id: account,
+            ad_id: ad,
+            at: r.get(0)?,
+            reason: r.get(1)?,
+            hours: r.get(2)?,
+            figures: Totals {
+                views: r.get(3)?,
+                opens: 0,
+                clicks: 0,
+                actions: r.get(4)?,
+                spent: Money::from_micros(r.get(5)?),
+            },
+            observed: r.get(6)?,
+            from: Money::from_micros(r.get(7)?),
+            to: r.get::<_, Option<i64>>(8)?.map(Money::from_micros),
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
