@@ -26,6 +26,7 @@ pub struct Config {
     pub backup: BackupConfig,
     pub retention: RetentionConfig,
     pub panel: PanelConfig,
+    pub notify: NotifyConfig,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -173,6 +174,18 @@ pub struct PanelConfig {
     /// Failed logins allowed in [`crate::web::login::WINDOW`] per email and per client address.
     pub login_failures_per_account: u32,
     pub login_failures_per_address: u32,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotifyConfig {
+    /// Base URL of the Telegram Bot API, without a trailing slash.
+    pub bot_api_url: String,
+    /// The bot's token; empty: alerts reach webhooks only.
+    pub bot_token: String,
+    pub timeout_ms: u64,
+    /// A running campaign's budget below this percent of all it was given raises an alert.
+    pub budget_below_percent: u32,
 }
 
 impl Default for Config {

@@ -14,6 +14,7 @@ pub mod domain;
 pub mod http;
 pub mod ingest;
 pub mod metrics;
+pub mod notify;
 pub mod panel;
 pub mod platform;
 pub mod primitives;

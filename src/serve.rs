@@ -1,6 +1,6 @@
 //! Owns the serving process: recovery of what a stopped process left half-done, then the HTTP
-//! API with the task worker, the sync/stats scheduler, the webhook sender and the upkeep
-//! (retention, scheduled backups) beside it, until shutdown; the service manager is told when
+//! API with the task worker, the sync/stats scheduler, the webhook sender, the Telegram alert
+//! sender and the upkeep (retention, scheduled backups) beside it, until shutdown; the service manager is told when
 //! it is ready and when it stops.
 
 use std::future::Future;
@@ -10,7 +10,7 @@ use tokio::net::TcpListener;
 
 use crate::db::backup::ServeLock;
 use crate::services::Services;
-use crate::{db, http, scheduler, store, sync, systemd, upkeep, webhooks, worker};
+use crate::{db, http, notify, scheduler, store, sync, systemd, upkeep, webhooks, worker};
 
 /// Serves the API on `listener` until `shutdown` resolves; in-flight requests finish first.
 /// The database's serve lock is held throughout (a restore refuses to run under it). Work a
@@ -51,6 +51,7 @@ pub async fn run(
             outbox,
             stopped.clone(),
         )),
+        tokio::spawn(notify::run(services.clone(), stopped.clone())),
         tokio::spawn(upkeep::run(services.clone(), stopped.clone())),
         tokio::spawn(db::checkpoints(services.db.clone(), stopped.clone())),
         tokio::spawn(systemd::watchdog(services.clone(), stopped)),

@@ -5,6 +5,7 @@
 //! have acted, failed or was held back by a guard in the rule's log. Blocking: the scheduler
 //! runs it off the runtime.
 
+pub mod alerts;
 pub mod auto_cpm;
 pub mod evaluate;
 pub mod preview;
@@ -16,10 +17,10 @@ use crate::clock;
 use crate::domain::money::CabinetType;
 use crate::domain::rule::{Guards, Planned, State, MAX_WINDOW_HOURS};
 use crate::domain::task::BulkAction;
+use crate::store::alerts::NewAlert;
 use crate::store::history::Source;
 use crate::store::rules::{self, LogEntry, RuleRow};
 use crate::store::{cabinets, campaigns, StoreError};
-use crate::webhooks::events;
 use crate::worker::{self, Change};
 use crate::{sync, Services};
 
@@ -28,14 +29,15 @@ use evaluate::{Decision, Series};
 /// How far back the guards look: the longest cooldown, and a day of runs.
 const GUARD_SPAN: Duration = Duration::hours(MAX_WINDOW_HOURS as i64);
 
-/// Runs every cabinet's enabled rules, then Auto CPM, on the sync of the hour starting at
-/// `hour`.
+/// Runs every cabinet's enabled rules, then Auto CPM, then the built-in alerts, on the sync
+/// of the hour starting at `hour`.
 pub fn run_hour(s: &Services, hour: DateTime<Utc>) -> Result<(), StoreError> {
     let at = hour + Duration::hours(1);
     for account in s.db.read_blocking(rules::cabinets_with_rules)? {
         run_cabinet(s, account, at)?;
     }
-    auto_cpm::run(s, at)
+    auto_cpm::run(s, at)?;
+    alerts::check_hour(s, at)
 }
 
 /// Runs one cabinet's enabled rules at `at`, the end of the synced hour.
@@ -140,13 +142,19 @@ fn perform(
         Planned::Cpm(cpm) => BulkAction::SetCpm(*cpm),
         Planned::AddBudget(amount) => BulkAction::AddBudget(*amount),
         Planned::Notify(text) => {
-            let text = format!("{} (rule \"{}\", campaign {ad})", text, rule.spec.name);
+            let text = format!("{text} (rule “{}”, campaign {ad})", rule.spec.name);
+            let alert = NewAlert {
+                kind: "rule",
+                account_id: Some(account),
+                ad_id: Some(ad),
+                user_id: None,
+                text: &text,
+                at: &clock::iso(at),
+            };
+            let telegram = !s.config.notify.bot_token.is_empty();
             return s
                 .db
-                .write_blocking(|tx| {
-                    events::queue_alert(tx, account, Some(ad), "rule", &text, &clock::iso(at))
-                })
-                .map(|_| ())
+                .write_blocking(|tx| alerts::raise(tx, telegram, &alert))
                 .map_err(|e| format!("alert not queued: {e}"));
         }
     };

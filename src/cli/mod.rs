@@ -146,6 +146,9 @@ pub enum UserCmd {
         /// person's sessions).
         #[arg(long)]
         password_stdin: bool,
+        /// The Telegram chat the person's alerts go to (a chat id), or `none`.
+        #[arg(long, allow_hyphen_values = true)]
+        telegram_chat: Option<String>,
     },
     /// Every person, with their plan and subscription.
     List,
@@ -372,8 +375,12 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
             plan,
             subscription,
             password_stdin,
+            telegram_chat,
         }) => {
             let password = password_stdin.then(read_password).transpose()?;
+            if let Some(chat) = telegram_chat {
+                panel::user_set_chat(s, *id, chat)?;
+            }
             printed(panel::user_set(
                 s,
                 *id,

@@ -32,6 +32,7 @@ const SERVICE: Ledger = Ledger {
         (12, include_str!("../../sql/0012_conversion_totals.sql")),
         (13, include_str!("../../sql/0013_automation.sql")),
         (14, include_str!("../../sql/0014_auto_cpm.sql")),
+        (15, include_str!("../../sql/0015_alerts.sql")),
     ],
 };
 

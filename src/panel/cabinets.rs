@@ -4,7 +4,7 @@
 use super::{bad, now_iso, require_cabinet, require_user, History, Id, PanelError};
 use crate::domain::money::{CabinetType, Money, MAX_UNITS, MONEY_SCALE};
 use crate::store::cabinets::{self, Cabinet};
-use crate::store::{campaigns, groups, history, rules, StoreError};
+use crate::store::{alerts, campaigns, groups, history, rules, StoreError};
 use crate::Services;
 
 const DEFAULT_GROUP_COLOR: &str = "#4A90D9";
@@ -109,6 +109,9 @@ pub struct CabinetChange {
     /// across all its rules (a decimal in the cabinet currency), or `none`.
     #[arg(long)]
     pub automation_daily_cap: Option<String>,
+    /// The Telegram chat the cabinet's alerts go to (a chat id), or `none`.
+    #[arg(long, allow_hyphen_values = true)]
+    pub telegram_chat: Option<String>,
 }
 
 pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, PanelError> {
@@ -127,8 +130,16 @@ pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, 
             .set_balance(id, balance)
             .map_err(|e| bad("balance", e.to_string()))?;
     }
+    let chat = change
+        .telegram_chat
+        .as_deref()
+        .map(|c| super::parse_chat(c, "telegram-chat"))
+        .transpose()?;
     s.db.write_blocking(|tx| {
         let now = now_iso(tx)?;
+        if let Some(chat) = chat {
+            alerts::set_cabinet_chat(tx, id, chat)?;
+        }
         if let Some(balance) = balance {
             cabinets::set_balance(tx, id, balance, &now)?;
         }

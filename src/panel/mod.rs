@@ -25,7 +25,8 @@ pub use rules::{rule_list, RuleList};
 pub use sim::{sim_advance, sim_fail, sim_now, sim_review};
 pub use tasks::{task_cancel, task_resume};
 pub use users::{
-    member_add, member_remove, user_add, user_list, user_set, Subscription, TeamAccess, UserList,
+    member_add, member_remove, user_add, user_list, user_set, user_set_chat, Subscription,
+    TeamAccess, UserList,
 };
 
 use serde::Serialize;
@@ -198,6 +199,17 @@ pub(crate) fn require_user(
     id: i64,
 ) -> Result<user_rows::User, PanelError> {
     user_rows::get(conn, id)?.ok_or_else(|| bad("id", format!("no user with id {id}")))
+}
+
+/// A Telegram chat id as the operator gives it: an integer, or `none` for no chat.
+pub(crate) fn parse_chat(text: &str, what: &str) -> Result<Option<i64>, PanelError> {
+    match text.trim() {
+        "none" => Ok(None),
+        t => t
+            .parse()
+            .map(Some)
+            .map_err(|_| bad(what, format!("'{t}' is not a chat id (an integer) or none"))),
+    }
 }
 
 pub(crate) fn require_cabinet(conn: &rusqlite::Connection, id: i64) -> Result<Cabinet, PanelError> {

@@ -4,7 +4,7 @@
 use super::{bad, now_iso, require_cabinet, require_user, Done, Id, PanelError};
 use crate::domain::access::{Access, Plan};
 use crate::domain::password;
-use crate::store::{sessions, teams, users, StoreError};
+use crate::store::{alerts, sessions, teams, users, StoreError};
 use crate::Services;
 
 /// A person's subscription, as `admin user set --subscription` takes it.
@@ -161,5 +161,15 @@ pub fn member_remove(
             ));
         }
         Ok(Done {})
+    })
+}
+
+/// `admin user set --telegram-chat`: the chat a person's alerts go to, or none.
+pub fn user_set_chat(s: &Services, id: i64, chat: &str) -> Result<Id, PanelError> {
+    let chat = super::parse_chat(chat, "telegram-chat")?;
+    s.db.write_blocking(|tx| {
+        require_user(tx, id)?;
+        alerts::set_user_chat(tx, id, chat)?;
+        Ok(Id { id })
     })
 }

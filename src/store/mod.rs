@@ -3,6 +3,7 @@
 //! error, `StoreError`, says "busy", "conflict", "corrupt" or "SQLite failed"; "no rows" is
 //! `None` (`optional`). It knows nothing of HTTP.
 
+pub mod alerts;
 pub mod auto_cpm;
 pub mod cabinets;
 pub mod campaigns;

@@ -424,3 +424,68 @@ fn check_reads_the_config_and_the_database_without_changing_them() {
         "check creates nothing"
     );
 }
+
+#[test]
+fn rule_list_chats_and_the_automation_cap_are_set_from_the_command_line() {
+    let cli = Cli::new();
+    let user = cli.ok(&["admin", "user", "add", "--email", "a@example.com"])["id"].to_string();
+    let cabinet = cli.ok(&[
+        "admin", "cabinet", "add", "--owner", &user, "--name", "Main", "--type", "euro",
+    ])["id"]
+        .to_string();
+    assert_eq!(
+        cli.ok(&["admin", "rule", "list"])["rules"],
+        serde_json::json!([])
+    );
+    cli.ok(&[
+        "admin",
+        "user",
+        "set",
+        "--id",
+        &user,
+        "--telegram-chat",
+        "4242",
+    ]);
+    let set = [
+        "admin",
+        "cabinet",
+        "set",
+        "--id",
+        &cabinet,
+        "--telegram-chat",
+        "-100",
+        "--automation-daily-cap",
+        "25.50",
+    ];
+    cli.ok(&set);
+    let bad = cli.fails(&[
+        "admin",
+        "user",
+        "set",
+        "--id",
+        &user,
+        "--telegram-chat",
+        "@me",
+    ]);
+    assert!(bad.contains("not a chat id"), "{bad}");
+    let cap = cli.fails(&[
+        "admin",
+        "cabinet",
+        "set",
+        "--id",
+        &cabinet,
+        "--automation-daily-cap",
+        "1.234",
+    ]);
+    assert!(cap.contains("automation-daily-cap"), "{cap}");
+    let db = rusqlite::Connection::open(cli.dir.path().join("cli.db")).unwrap();
+    let (user_chat, cabinet_chat, cap): (i64, i64, i64) = db
+        .query_row(
+            "SELECT u.telegram_chat, c.telegram_chat, c.automation_daily_cap_micros
+             FROM users u JOIN cabinets c ON c.owner_id = u.id",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!((user_chat, cabinet_chat, cap), (4242, -100, 25_500_000));
+}

@@ -5,6 +5,7 @@ mod helpers;
 
 mod access;
 mod account;
+mod alerts;
 mod auto_cpm;
 mod automation;
 mod browser;

@@ -143,7 +143,17 @@ fn a_database_is_backed_up_before_it_is_migrated() {
     // restart migrates it, after a backup beside the database ([backup] dir is empty).
     let app = app.restart_after(|s| {
         s.db.write_blocking(|tx| {
-            tx.execute_batch("DELETE FROM schema_migrations WHERE version = 12;")?;
+            // Release 12's schema: this release's migrations (13: rules, 14: Auto CPM,
+            // 15: alerts) undone.
+            tx.execute_batch(
+                "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
+                 DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
+                 DROP TABLE alert_marks;
+                 ALTER TABLE cabinets DROP COLUMN automation_daily_cap_micros;
+                 ALTER TABLE cabinets DROP COLUMN telegram_chat;
+                 ALTER TABLE users DROP COLUMN telegram_chat;
+                 DELETE FROM schema_migrations WHERE version > 12;",
+            )?;
             Ok::<_, adcab::store::StoreError>(())
         })
         .unwrap();
@@ -156,12 +166,12 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             p.file_name()
                 .unwrap()
                 .to_string_lossy()
-                .starts_with("pre-migration-v11-")
+                .starts_with("pre-migration-v12-")
         })
         .collect();
     assert_eq!(taken.len(), 1, "one backup before the migration");
     let found = schema::inspect(&taken[0].join("adcab.db")).unwrap();
-    assert_eq!((found.schema, found.integrity.as_str()), (11, "ok"));
+    assert_eq!((found.schema, found.integrity.as_str()), (12, "ok"));
     let now = schema::inspect(&app.services.config.storage.path).unwrap();
     assert_eq!(now.schema, schema::version());
     let again = app.restart();

@@ -1,0 +1,257 @@
+//! Alerts against a fake Telegram Bot API (`tests/support/bot_fake`): a rule's notice reaches
+//! the person's and the cabinet's chats and the key's webhook as a signed `alert`; a chat that
+//! blocked the bot is logged undeliverable and switched off; the built-in alerts (declined,
+//! budget low, balance low, session expired, webhooks failing) are told once per condition.
+
+#[path = "../support/bot_fake/mod.rs"]
+mod bot_fake;
+
+use std::time::Duration;
+
+use crate::helpers::{spawn_app_with, wait_for, Receiver, TestApp};
+use adcab::panel::{self, CabinetChange};
+use adcab::store::alerts::{self, Recorded};
+use bot_fake::{FakeBot, SentMessage};
+use serde_json::{json, Value};
+
+const HOUR: i64 = 3600;
+const TOKEN: &str = "123456:test-token";
+const PERSON: i64 = 111;
+const CABINET_CHAT: i64 = -100_222;
+
+/// The service with its alerts going to `bot`.
+fn app_with(bot: &FakeBot, budget_below_percent: u32) -> TestApp {
+    let url = bot.url.clone();
+    spawn_app_with(move |c| {
+        c.notify.bot_api_url = url;
+        c.notify.bot_token = TOKEN.into();
+        c.notify.budget_below_percent = budget_below_percent;
+    })
+}
+
+/// A person with a chat, a euro cabinet with its own chat, a manage key whose webhooks go to
+/// `rx`, the clock at two past an hour: (user, cabinet, key, secret).
+fn setup(app: &TestApp, bot: &FakeBot, rx: &Receiver) -> (i64, i64, String, String) {
+    bot.add_chat(PERSON);
+    bot.add_chat(CABINET_CHAT);
+    let user = app.user("pro");
+    let cabinet = app.cabinet(user, "euro", "1000");
+    panel::user_set_chat(&app.services, user, &PERSON.to_string()).unwrap();
+    let chat = CabinetChange {
+        telegram_chat: Some(CABINET_CHAT.to_string()),
+        ..CabinetChange::default()
+    };
+    panel::cabinet_set(&app.services, cabinet, &chat).unwrap();
+    let (_, key, secret) = app.hook_key(user, &rx.url);
+    app.align_hour();
+    (user, cabinet, key, secret)
+}
+
+fn notify_rule(app: &TestApp, key: &str, cabinet: i64, text: &str) {
+    let body = json!({
+        "name": "Watch",
+        "account_id": cabinet,
+        "conditions": [{"metric": "views", "op": ">=", "value": 0, "window_hours": 1}],
+        "action": {"type": "notify", "text": text},
+        "cooldown_hours": 0,
+        "max_runs_per_day": 24,
+    });
+    app.write_ok("POST", "/rules", key, Some(&body), 200);
+}
+
+fn messages(bot: &FakeBot, chat: i64, n: usize) -> Vec<SentMessage> {
+    wait_for(Duration::from_secs(10), "the alert messages", || {
+        let got = bot.messages_to(chat);
+        (got.len() >= n).then_some(got)
+    })
+}
+
+fn recent(app: &TestApp) -> Vec<Recorded> {
+    app.services
+        .db
+        .read_blocking(|c| alerts::recent(c, 100))
+        .unwrap()
+}
+
+fn user_chat(app: &TestApp, user: i64) -> Option<i64> {
+    app.services
+        .db
+        .read_blocking(|c| alerts::user_chat(c, user))
+        .unwrap()
+}
+
+#[test]
+fn a_notify_rule_reaches_the_person_and_cabinet_chats_and_the_webhook() {
+    let bot = FakeBot::start(TOKEN);
+    let app = app_with(&bot, 10);
+    let rx = Receiver::start(200);
+    let (_, cabinet, key, secret) = setup(&app, &bot, &rx);
+    let ad = app.active_campaign(cabinet);
+    notify_rule(&app, &key, cabinet, "Look at this");
+    app.advance(HOUR);
+
+    let to_person = messages(&bot, PERSON, 1);
+    let to_cabinet = messages(&bot, CABINET_CHAT, 1);
+    assert_eq!(to_person.len(), 1, "one alert, one message per chat");
+    assert_eq!(to_person[0].text, to_cabinet[0].text);
+    assert_eq!(
+        to_person[0].text,
+        format!("Look at this (rule “Watch”, campaign {ad})")
+    );
+    let hooks: Vec<Value> = rx
+        .received()
+        .iter()
+        .filter(|r| r.event() == "alert")
+        .map(|r| r.verified(&secret))
+        .collect();
+    assert_eq!(hooks.len(), 1);
+    assert_eq!(hooks[0]["kind"], "rule");
+    assert_eq!(
+        (hooks[0]["account_id"].clone(), hooks[0]["ad_id"].clone()),
+        (json!(cabinet), json!(ad))
+    );
+    assert_eq!(hooks[0]["text"], to_person[0].text.as_str());
+    assert_eq!(
+        hooks[0]["at"],
+        adcab::clock::iso(adcab::clock::hour_start(app.now()))
+    );
+    let sent = &recent(&app)[0].sends;
+    assert!(sent.iter().all(|(_, state, _)| state == "sent"), "{sent:?}");
+}
+
+#[test]
+fn a_chat_that_blocked_the_bot_is_logged_undeliverable_and_switched_off() {
+    let bot = FakeBot::start(TOKEN);
+    let app = app_with(&bot, 10);
+    let rx = Receiver::start(200);
+    let (user, cabinet, key, _) = setup(&app, &bot, &rx);
+    app.active_campaign(cabinet);
+    bot.block(PERSON);
+    notify_rule(&app, &key, cabinet, "Blocked?");
+    app.advance(HOUR);
+
+    messages(&bot, CABINET_CHAT, 1);
+    let sends = wait_for(
+        Duration::from_secs(10),
+        "the blocked send to be recorded",
+        || {
+            let sends = recent(&app)[0].sends.clone();
+            sends
+                .iter()
+                .all(|(_, state, _)| state != "pending")
+                .then_some(sends)
+        },
+    );
+    let to_person = sends.iter().find(|(chat, _, _)| *chat == PERSON).unwrap();
+    assert_eq!(to_person.1, "undeliverable");
+    assert_eq!(
+        to_person.2.as_deref(),
+        Some("Forbidden: bot was blocked by the user")
+    );
+    assert_eq!(
+        user_chat(&app, user),
+        None,
+        "the person's link is switched off"
+    );
+    assert!(bot.messages_to(PERSON).is_empty());
+
+    let calls = bot.calls();
+    app.advance(HOUR);
+    messages(&bot, CABINET_CHAT, 2);
+    let latest = &recent(&app)[0].sends;
+    assert_eq!(
+        latest.len(),
+        1,
+        "only the cabinet's chat is written to now: {latest:?}"
+    );
+    assert_eq!(bot.calls(), calls + 1);
+}
+
+#[test]
+fn built_in_alerts_are_told_once_per_condition() {
+    let bot = FakeBot::start(TOKEN);
+    let app = app_with(&bot, 99);
+    let failing = Receiver::start(500);
+    let (user, cabinet, key, _) = setup(&app, &bot, &failing);
+    let running = app.active_campaign(cabinet);
+    let declined = app.campaign(
+        cabinet,
+        crate::helpers::Camp::channel("Casino", "https://t.me/alpha_chan"),
+    );
+    panel::sim_review(&app.services, cabinet, declined, false, Some("no")).unwrap();
+    for _ in 0..2 {
+        app.write_ok(
+            "POST",
+            &format!("/campaigns/{running}/pause"),
+            &key,
+            None,
+            200,
+        );
+        app.write_ok(
+            "POST",
+            &format!("/campaigns/{running}/resume"),
+            &key,
+            None,
+            200,
+        );
+    }
+    app.advance(HOUR);
+    let expired = CabinetChange {
+        auth_expired: Some(true),
+        balance: Some("0.01".into()),
+        ..CabinetChange::default()
+    };
+    panel::cabinet_set(&app.services, cabinet, &expired).unwrap();
+    app.advance(HOUR);
+    app.advance(HOUR);
+
+    let kinds = |app: &TestApp| {
+        let mut k: Vec<String> = recent(app).into_iter().map(|a| a.kind).collect();
+        k.sort();
+        k
+    };
+    assert_eq!(
+        kinds(&app),
+        vec![
+            "balance_low",
+            "budget_low",
+            "campaign_declined",
+            "session_expired",
+            "webhook_failing"
+        ],
+        "each once over three hours"
+    );
+    let all = recent(&app);
+    let declined_alert = all.iter().find(|a| a.kind == "campaign_declined").unwrap();
+    assert_eq!(declined_alert.ad_id, Some(declined));
+    assert!(
+        declined_alert.text.contains("“Casino”"),
+        "{}",
+        declined_alert.text
+    );
+    let hook = all.iter().find(|a| a.kind == "webhook_failing").unwrap();
+    assert_eq!(hook.account_id, None, "about a key, not a cabinet");
+    assert_eq!(
+        hook.sends.iter().map(|s| s.0).collect::<Vec<_>>(),
+        vec![PERSON]
+    );
+    messages(&bot, PERSON, 5);
+    assert_eq!(user_chat(&app, user), Some(PERSON));
+
+    let back = CabinetChange {
+        auth_expired: Some(false),
+        ..CabinetChange::default()
+    };
+    panel::cabinet_set(&app.services, cabinet, &back).unwrap();
+    app.advance(HOUR);
+    panel::cabinet_set(&app.services, cabinet, &expired).unwrap();
+    app.advance(HOUR);
+    let expired_count = recent(&app)
+        .iter()
+        .filter(|a| a.kind == "session_expired")
+        .count();
+    assert_eq!(
+        expired_count, 2,
+        "told again after it cleared and came back"
+    );
+}
