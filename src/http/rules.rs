@@ -3,6 +3,7 @@
 //! is read here into the domain's types, each wrong field named by its path
 //! (`conditions[1].value`, `action.max_cpm`).
 
+use rusqlite::Connection;
 use rust_decimal::Decimal;
 use serde_json::{json, Map, Value};
 
@@ -13,6 +14,7 @@ use super::write::{self, Target};
 use super::{AppState, Ctx};
 use crate::automation::{self, preview};
 use crate::clock;
+use crate::db::Db;
 use crate::domain::campaign::Status;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::rule::{
@@ -369,32 +371,44 @@ pub fn spec(
 }
 
 /// Refuses a scope naming a group or campaigns the cabinet does not have.
-async fn check_scope(state: &AppState, account: i64, scope: &Scope) -> Result<(), ApiError> {
-    let scope = scope.clone();
-    state
-        .services
-        .db
-        .read(move |c| match &scope {
-            Scope::Cabinet => Ok(()),
-            Scope::Group(g) => match groups::get(c, *g)? {
-                Some(group) if group.account_id == account => Ok(()),
-                _ => Err(ApiError::validation(
-                    "scope.group_id",
-                    "No such group in this cabinet.",
+fn check_scope(conn: &Connection, account: i64, scope: &Scope) -> Result<(), ApiError> {
+    match scope {
+        Scope::Cabinet => Ok(()),
+        Scope::Group(g) => match groups::get(conn, *g)? {
+            Some(group) if group.account_id == account => Ok(()),
+            _ => Err(ApiError::validation(
+                "scope.group_id",
+                "No such group in this cabinet.",
+            )),
+        },
+        Scope::Ads(ads) => {
+            let live = campaigns::live_ids(conn, account)?;
+            match ads.iter().position(|ad| !live.contains(ad)) {
+                Some(i) => Err(ApiError::validation(
+                    format!("scope.ad_ids[{i}]"),
+                    format!("No live campaign {} in this cabinet.", ads[i]),
                 )),
-            },
-            Scope::Ads(ads) => {
-                let live = campaigns::live_ids(c, account)?;
-                match ads.iter().position(|ad| !live.contains(ad)) {
-                    Some(i) => Err(ApiError::validation(
-                        format!("scope.ad_ids[{i}]"),
-                        format!("No live campaign {} in this cabinet.", ads[i]),
-                    )),
-                    None => Ok(()),
-                }
+                None => Ok(()),
             }
-        })
-        .await
+        }
+    }
+}
+
+/// Stores a new rule of `account` (the API's create and the panel's form): its scope checked
+/// against the cabinet and the cabinet's rule limit, in one transaction.
+pub async fn insert(db: &Db, account: i64, spec: RuleSpec) -> Result<RuleRow, ApiError> {
+    db.write(move |tx| {
+        check_scope(tx, account, &spec.scope)?;
+        if rules::count(tx, account)? >= MAX_RULES_PER_CABINET {
+            return Err(ApiError::validation(
+                "account_id",
+                format!("A cabinet holds at most {MAX_RULES_PER_CABINET} rules."),
+            ));
+        }
+        let id = rules::insert(tx, account, &spec, &clock::iso(clock::now(tx)?))?;
+        rules::get(tx, id)?.ok_or_else(|| ApiError::internal("rule vanished"))
+    })
+    .await
 }
 
 fn rule_id(segment: &str) -> Result<i64, ApiError> {
@@ -450,24 +464,9 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
 
 pub async fn create(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
     let target = Target::cabinet(ctx)?;
-    let cabinet = target.cabinet.clone();
-    let kind = cabinet.cabinet_type;
+    let (account, kind) = (target.cabinet.id, target.cabinet.cabinet_type);
     let spec = spec(&mut target.fields(), kind, None)?;
-    check_scope(state, cabinet.id, &spec.scope).await?;
-    let rule = state
-        .services
-        .db
-        .write(move |tx| {
-            if rules::count(tx, cabinet.id)? >= MAX_RULES_PER_CABINET {
-                return Err(ApiError::validation(
-                    "account_id",
-                    format!("A cabinet holds at most {MAX_RULES_PER_CABINET} rules."),
-                ));
-            }
-            let id = rules::insert(tx, cabinet.id, &spec, &clock::iso(clock::now(tx)?))?;
-            rules::get(tx, id)?.ok_or_else(|| ApiError::internal("rule vanished"))
-        })
-        .await?;
+    let rule = insert(&state.services.db, account, spec).await?;
     Reply::ok(automation::describe(&rule, kind))
 }
 
@@ -488,14 +487,15 @@ pub async fn edit(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErr
         ));
     }
     let spec = spec(&mut f, kind, Some(&rule.spec))?;
-    if f.has("scope") {
-        check_scope(state, rule.account_id, &spec.scope).await?;
-    }
-    let id = rule.id;
+    let scope_sent = f.has("scope");
+    let (id, account) = (rule.id, rule.account_id);
     let rule = state
         .services
         .db
         .write(move |tx| {
+            if scope_sent {
+                check_scope(tx, account, &spec.scope)?;
+            }
             rules::update(tx, id, &spec, &clock::iso(clock::now(tx)?))?;
             rules::get(tx, id)?.ok_or(ApiError::RuleNotFound)
         })

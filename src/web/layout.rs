@@ -9,10 +9,11 @@ use super::session::Session;
 use super::Visit;
 use crate::http::response::Reply;
 
-/// The sections of the navigation, by path (`/rules` joins with the automation rules).
-const SECTIONS: [(&str, &str); 6] = [
+/// The sections of the navigation, by path.
+const SECTIONS: [(&str, &str); 7] = [
     ("/cabinets", "Cabinets"),
     ("/campaigns", "Campaigns"),
+    ("/rules", "Rules"),
     ("/tasks", "Tasks"),
     ("/keys", "API & Webhooks"),
     ("/team", "Team"),

@@ -207,6 +207,41 @@ fn table() -> &'static [Def] {
             },
             Def {
                 method: Method::GET,
+                pattern: "/rules",
+                handler: view!(pages::rules::list),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/rules",
+                handler: act!(pages::rules::create),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/rules/{}/enable",
+                handler: act!(pages::rules::enable),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/rules/{}/disable",
+                handler: act!(pages::rules::disable),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/rules/{}/delete",
+                handler: act!(pages::rules::delete),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/rules/{}/log",
+                handler: view!(pages::rules::log),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/rules/{}/preview",
+                handler: view!(pages::rules::preview),
+            },
+            Def {
+                method: Method::GET,
                 pattern: "/tasks",
                 handler: view!(pages::tasks::list),
             },

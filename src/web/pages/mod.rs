@@ -4,6 +4,7 @@ pub mod cabinets;
 pub mod campaign;
 pub mod campaigns;
 pub mod keys;
+pub mod rules;
 pub mod sim;
 pub mod tasks;
 pub mod team;

@@ -413,3 +413,31 @@ fn the_team_and_simulator_pages_render_in_the_browser() {
     app.settle();
     chrome.quit().expect("the session ends");
 }
+
+#[test]
+fn the_rules_page_lists_a_rule_in_words_in_the_browser() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    let body = serde_json::json!({
+        "name": "Stop expensive leads",
+        "account_id": cabinet,
+        "conditions": [{"metric": "cpa", "op": ">", "value": "2.50", "window_hours": 24}],
+        "action": {"type": "pause"}
+    });
+    let rule = app.write_ok("POST", "/rules", &key, Some(&body), 200)["data"].clone();
+    let chrome = Chrome::start();
+    signed_in(&chrome, &app, user);
+
+    chrome.link("Rules").click();
+    let row = chrome.wait_for("the rule's row", |c| {
+        c.try_find(&format!("tr#rule-{}", rule["id"]))
+    });
+    let text = row.text();
+    assert!(text.contains("CPA over 24 h > 2.50 EUR"), "{text}");
+    assert!(text.contains("Pause the campaign"), "{text}");
+    assert!(chrome
+        .find("form#new-rule select[name=metric0]")
+        .is_displayed());
+    screenshot(&chrome, "rules");
+    chrome.quit().expect("the session ends");
+}

@@ -4,6 +4,7 @@
 mod actions;
 mod keys;
 mod pages;
+mod rules;
 mod sessions;
 mod team;
 

@@ -1,0 +1,434 @@
+//! The automation rules in the panel: the list in words, a new rule through the API's own
+//! checks, switching and deleting (with CSRF, owners and managers only), a rule's log after
+//! it acted, and its preview.
+
+use adcab::panel::{self, TeamAccess};
+use serde_json::{json, Value};
+
+use super::logged_in;
+use crate::helpers::{spawn_app, Browser, TestApp};
+
+/// A rule over the whole cabinet whose one condition always holds, acting with `action`.
+fn always(cabinet: i64, action: Value) -> Value {
+    json!({
+        "name": "Always on",
+        "account_id": cabinet,
+        "conditions": [{"metric": "views", "op": ">=", "value": 0, "window_hours": 1}],
+        "action": action,
+        "cooldown_hours": 0,
+        "max_runs_per_day": 24,
+    })
+}
+
+fn create(app: &TestApp, key: &str, body: Value) -> Value {
+    app.write_ok("POST", "/rules", key, Some(&body), 200)["data"].clone()
+}
+
+fn rules_of(app: &TestApp, key: &str) -> Vec<Value> {
+    app.get_ok("/rules", key)["data"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// The new-rule form's fields with one condition row and `extra` over them.
+fn form<'a>(
+    csrf: &'a str,
+    cabinet: &'a str,
+    extra: &[(&'a str, &'a str)],
+) -> Vec<(&'a str, &'a str)> {
+    let mut fields = vec![
+        ("csrf", csrf),
+        ("account_id", cabinet),
+        ("name", "Stop expensive leads"),
+        ("scope", "cabinet"),
+        ("match", "all"),
+        ("metric0", "cpa"),
+        ("op0", ">"),
+        ("value0", "2.50"),
+        ("window0", "24"),
+        ("metric1", ""),
+        ("op1", ">"),
+        ("value1", ""),
+        ("window1", ""),
+        ("action", "pause"),
+        ("cooldown_hours", "24"),
+        ("max_runs_per_day", "1"),
+    ];
+    fields.extend_from_slice(extra);
+    fields
+}
+
+#[test]
+fn the_rules_pages_need_a_login() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    let rule = create(&app, &key, always(cabinet, json!({"type": "pause"})));
+    let id = rule["id"].as_i64().unwrap();
+    let anonymous = Browser::new(&app);
+    for path in [
+        "/rules".to_string(),
+        format!("/rules/{id}/log"),
+        format!("/rules/{id}/preview"),
+    ] {
+        let page = anonymous.get(&path);
+        assert_eq!(page.status, 303, "{path}");
+        assert_eq!(page.location.as_deref(), Some("/login"), "{path}");
+    }
+    let deleted = anonymous.post(&format!("/rules/{id}/delete"), &[("csrf", "x")]);
+    assert_eq!(deleted.location.as_deref(), Some("/login"));
+    assert_eq!(rules_of(&app, &key).len(), 1, "nothing deleted");
+}
+
+#[test]
+fn a_rule_made_in_the_form_is_stored_as_the_api_would_store_it_and_listed_in_words() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let web = logged_in(&app, user);
+    let page = web.get("/rules");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("No rules in this cabinet yet."));
+    assert!(page
+        .body
+        .contains(r#"<a href="/rules" aria-current="page">Rules</a>"#));
+    let (csrf, account, ads) = (page.csrf(), cabinet.to_string(), ad.to_string());
+
+    let sent = web.post(
+        "/rules",
+        &form(
+            &csrf,
+            &account,
+            &[
+                ("scope", "ads"),
+                ("ad_ids", &ads),
+                ("match", "any"),
+                ("metric1", "status"),
+                ("op1", "="),
+                ("value1", "Active"),
+                ("action", "change_cpm"),
+                ("percent", "-10"),
+                ("min_cpm", "1"),
+                ("max_cpm", "4"),
+                ("cpm", "9.99"),
+                ("cooldown_hours", "6"),
+                ("max_runs_per_day", "3"),
+                ("dry_run", "1"),
+            ],
+        ),
+    );
+    assert_eq!(sent.status, 303, "{}", sent.body);
+    let stored = rules_of(&app, &key);
+    assert_eq!(stored.len(), 1);
+    let rule = &stored[0];
+    assert_eq!(
+        sent.location.as_deref(),
+        Some(format!("/rules#rule-{}", rule["id"]).as_str())
+    );
+    assert_eq!(rule["name"], "Stop expensive leads");
+    assert_eq!(rule["scope"], json!({"ad_ids": [ad]}));
+    assert_eq!(rule["match"], "any");
+    assert_eq!(
+        rule["conditions"],
+        json!([
+            {"metric": "cpa", "op": ">", "value": "2.5", "window_hours": 24},
+            {"metric": "status", "op": "=", "value": "Active", "window_hours": 1}
+        ])
+    );
+    assert_eq!(
+        rule["action"],
+        json!({"type": "change_cpm", "percent": "-10", "min_cpm": "1.00", "max_cpm": "4.00"}),
+        "only the chosen action's fields are read"
+    );
+    assert_eq!(
+        (&rule["cooldown_hours"], &rule["max_runs_per_day"]),
+        (&json!(6), &json!(3))
+    );
+    assert_eq!(
+        (&rule["enabled"], &rule["dry_run"]),
+        (&json!(true), &json!(true))
+    );
+
+    let list = web.get("/rules").body;
+    let row = &list[list
+        .find(&format!(r#"<tr id="rule-{}""#, rule["id"]))
+        .unwrap()..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    for words in [
+        "Stop expensive leads",
+        &format!("Campaigns {ad}"),
+        "CPA over 24 h &gt; 2.50 EUR",
+        "or </span>status = Active",
+        "Lower the bid by 10%, kept within 1.00 EUR – 4.00 EUR",
+        "Cooldown 6 h · at most 3 runs a day",
+        "enabled",
+        "dry run",
+        &format!(r#"href="/rules/{}/log""#, rule["id"]),
+        &format!(r#"action="/rules/{}/disable""#, rule["id"]),
+        &format!(r#"action="/rules/{}/delete""#, rule["id"]),
+    ] {
+        assert!(row.contains(words), "{words:?} missing from {row}");
+    }
+}
+
+#[test]
+fn a_bad_value_is_shown_beside_its_field_with_the_api_message_and_nothing_is_stored() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let web = logged_in(&app, user);
+    let csrf = web.get("/rules").csrf();
+    let account = cabinet.to_string();
+    let api_message = |body: Value| {
+        let err = app.write_err("POST", "/rules", &key, Some(&body), 400, "VALIDATION_ERROR");
+        err["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{err}"))
+            .to_string()
+    };
+
+    let counted = web.post(
+        "/rules",
+        &form(&csrf, &account, &[("metric0", "views"), ("value0", "1.5")]),
+    );
+    assert_eq!(counted.status, 422);
+    assert!(
+        counted.body.contains(r#"data-param="conditions[0].value""#),
+        "{}",
+        counted.body
+    );
+    let mut body = always(cabinet, json!({"type": "pause"}));
+    body["conditions"][0]["value"] = json!("1.5");
+    let message = api_message(body);
+    assert!(
+        counted.body.contains(&message),
+        "the API's own sentence: {message}"
+    );
+    assert!(
+        counted
+            .body
+            .contains(r#"name="name" maxlength="100" value="Stop expensive leads""#),
+        "the form keeps what was sent"
+    );
+
+    let second_row = web.post(
+        "/rules",
+        &form(&csrf, &account, &[("metric1", "likes"), ("value1", "3")]),
+    );
+    assert_eq!(second_row.status, 422);
+    assert!(second_row
+        .body
+        .contains(r#"data-param="conditions[1].metric""#));
+
+    let bid = web.post(
+        "/rules",
+        &form(&csrf, &account, &[("action", "set_cpm"), ("cpm", "1.234")]),
+    );
+    assert_eq!(bid.status, 422);
+    assert!(
+        bid.body.contains(r#"data-param="action.cpm""#),
+        "{}",
+        bid.body
+    );
+
+    let missing = web.post(
+        "/rules",
+        &form(
+            &csrf,
+            &account,
+            &[("scope", "ads"), ("ad_ids", &format!("{ad}, 999"))],
+        ),
+    );
+    assert_eq!(missing.status, 422);
+    assert!(missing.body.contains(r#"data-param="scope.ad_ids[1]""#));
+    assert!(missing
+        .body
+        .contains("No live campaign 999 in this cabinet."));
+
+    let cooldown = web.post(
+        "/rules",
+        &form(&csrf, &account, &[("cooldown_hours", "200")]),
+    );
+    assert_eq!(cooldown.status, 422);
+    assert!(cooldown.body.contains(r#"data-param="cooldown_hours""#));
+
+    assert!(rules_of(&app, &key).is_empty(), "nothing stored");
+}
+
+#[test]
+fn a_rule_is_disabled_enabled_and_deleted_only_with_the_csrf_token() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    let rule = create(&app, &key, always(cabinet, json!({"type": "pause"})));
+    let id = rule["id"].as_i64().unwrap();
+    let web = logged_in(&app, user);
+    let csrf = web.get("/rules").csrf();
+    let enabled = || app.get_ok(&format!("/rules/{id}"), &key)["data"]["enabled"].clone();
+
+    let forged = web.post(&format!("/rules/{id}/disable"), &[("csrf", "forged")]);
+    assert_eq!(forged.status, 403);
+    assert_eq!(enabled(), true);
+    let off = web.post(&format!("/rules/{id}/disable"), &[("csrf", &csrf)]);
+    assert_eq!(off.status, 303, "{}", off.body);
+    assert_eq!(enabled(), false);
+    let page = web.get("/rules").body;
+    assert!(
+        page.contains(&format!(r#"action="/rules/{id}/enable""#)),
+        "{page}"
+    );
+    assert!(page.contains("disabled"));
+    let on = web.post(&format!("/rules/{id}/enable"), &[("csrf", &csrf)]);
+    assert_eq!(on.status, 303);
+    assert_eq!(enabled(), true);
+    let kept = app.get_ok(&format!("/rules/{id}"), &key)["data"].clone();
+    assert_eq!(kept["conditions"], rule["conditions"], "the rest is kept");
+
+    let forged = web.post(&format!("/rules/{id}/delete"), &[]);
+    assert_eq!(forged.status, 403);
+    assert_eq!(rules_of(&app, &key).len(), 1);
+    let gone = web.post(&format!("/rules/{id}/delete"), &[("csrf", &csrf)]);
+    assert_eq!(gone.status, 303);
+    assert_eq!(gone.location.as_deref(), Some("/rules"));
+    app.get_err(&format!("/rules/{id}"), &key, 404, "RULE_NOT_FOUND");
+    assert_eq!(web.get(&format!("/rules/{id}/log")).status, 404);
+}
+
+#[test]
+fn a_viewer_sees_the_rules_but_cannot_change_them_and_an_outsider_sees_none() {
+    let app = spawn_app();
+    let agency = app.user("agency");
+    let shared = app.cabinet(agency, "euro", "100");
+    let key = app.key_with(panel::NewKey {
+        user: agency,
+        manage: true,
+        ..panel::NewKey::default()
+    });
+    let rule = create(
+        &app,
+        &key,
+        always(shared, json!({"type": "notify", "text": "hi"})),
+    );
+    let id = rule["id"].as_i64().unwrap();
+    let member = app.user("pro");
+    panel::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
+
+    let viewer = logged_in(&app, member);
+    let page = viewer.get("/rules");
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body.contains(&format!(r#"<tr id="rule-{id}""#)),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("Send the alert “hi”"));
+    assert!(
+        !page.body.contains(&format!("/rules/{id}/disable")),
+        "no buttons that change"
+    );
+    assert!(!page.body.contains(&format!("/rules/{id}/delete")));
+    assert!(
+        !page.body.contains(r#"id="new-rule""#),
+        "no form for a new rule"
+    );
+    assert!(page
+        .body
+        .contains("You have Viewer access to this cabinet."));
+    let csrf = page.csrf();
+    for act in ["disable", "delete"] {
+        let refused = viewer.post(&format!("/rules/{id}/{act}"), &[("csrf", &csrf)]);
+        assert_eq!(refused.status, 403, "{act}");
+        assert!(refused.body.contains("Viewer access"), "{}", refused.body);
+    }
+    let created = viewer.post("/rules", &form(&csrf, &shared.to_string(), &[]));
+    assert_eq!(created.status, 422);
+    assert!(created.body.contains(r#"data-param="account_id""#));
+    let all = rules_of(&app, &key);
+    assert_eq!(all.len(), 1, "nothing created");
+    assert_eq!(all[0]["enabled"], true, "nothing switched");
+    assert_eq!(
+        viewer.get(&format!("/rules/{id}/log")).status,
+        200,
+        "a viewer reads the log"
+    );
+    assert_eq!(viewer.get(&format!("/rules/{id}/preview")).status, 200);
+
+    let (outsider, _, _) = app.manager();
+    let stranger = logged_in(&app, outsider);
+    assert!(!stranger.get("/rules").body.contains(&format!("rule-{id}")));
+    for path in [format!("/rules/{id}/log"), format!("/rules/{id}/preview")] {
+        assert_eq!(stranger.get(&path).status, 404, "{path}");
+    }
+    let csrf = stranger.get("/rules").csrf();
+    let refused = stranger.post(&format!("/rules/{id}/delete"), &[("csrf", &csrf)]);
+    assert_eq!(refused.status, 404);
+    assert_eq!(rules_of(&app, &key).len(), 1);
+}
+
+#[test]
+fn the_log_lists_what_a_rule_did_after_the_sync_and_the_preview_counts_as_the_api() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    app.align_hour();
+    let ad = app.active_campaign(cabinet);
+    let rule = create(
+        &app,
+        &key,
+        always(cabinet, json!({"type": "notify", "text": "Check the bids"})),
+    );
+    let id = rule["id"].as_i64().unwrap();
+    let web = logged_in(&app, user);
+    let before = web.get(&format!("/rules/{id}/log"));
+    assert_eq!(before.status, 200);
+    assert!(before.body.contains("Nothing logged yet"));
+
+    app.advance(3600);
+    let entries = app.get_ok(&format!("/rules/{id}/log"), &key)["data"].clone();
+    assert_eq!(entries.as_array().unwrap().len(), 1, "{entries}");
+    assert_eq!(entries[0]["outcome"], "acted");
+    let log = web.get(&format!("/rules/{id}/log"));
+    assert_eq!(log.status, 200);
+    let body = &log.body;
+    assert!(
+        body.contains("Always on") && body.contains("views over 1 h &gt;= 0"),
+        "{body}"
+    );
+    assert_eq!(
+        body.matches("<tr>").count(),
+        2,
+        "the head and one entry: {body}"
+    );
+    assert!(body.contains(&format!(r##"href="/campaigns/{cabinet}/{ad}">#{ad}</a>"##)));
+    assert!(body.contains("views (1h) = "), "the matched value");
+    assert!(body.contains("alert “Check the bids”"));
+    assert!(body.contains(r#"<span class="badge active">acted</span>"#));
+    let at = entries[0]["at"].as_str().unwrap();
+    assert!(body.contains(&format!(r#"datetime="{at}""#)), "its time");
+
+    let replay =
+        app.write_ok("POST", &format!("/rules/{id}/preview"), &key, None, 200)["data"].clone();
+    let acts = replay["would_act"].as_i64().unwrap();
+    assert!(acts > 0, "{replay}");
+    let preview = web.get(&format!("/rules/{id}/preview"));
+    assert_eq!(preview.status, 200);
+    assert!(
+        preview.body.contains(&format!(
+            "would have acted <strong>{acts}</strong> time{}; its guards would have held back <strong>{}</strong>.",
+            if acts == 1 { "" } else { "s" },
+            replay["skipped"]
+        )),
+        "{}",
+        preview.body
+    );
+    assert!(
+        preview.body.contains("would act"),
+        "the evaluations are listed"
+    );
+    assert_eq!(
+        app.get_ok(&format!("/rules/{id}/log"), &key)["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1,
+        "a preview changes nothing"
+    );
+}
