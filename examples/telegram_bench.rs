@@ -25,6 +25,8 @@ use adcab::{clock, panel, Services};
 mod common;
 use common::Server;
 
+#[path = "../tests/support/fake_server.rs"]
+mod fake_server;
 #[path = "../tests/support/promote_fake/mod.rs"]
 mod promote_fake;
 use promote_fake::{FakeOptions, FakePromote, SeedAd};

@@ -405,7 +405,7 @@ pub async fn insert(db: &Db, account: i64, spec: RuleSpec) -> Result<RuleRow, Ap
                 format!("A cabinet holds at most {MAX_RULES_PER_CABINET} rules."),
             ));
         }
-        let id = rules::insert(tx, account, &spec, &clock::iso(clock::now(tx)?))?;
+        let id = rules::save(tx, None, account, &spec, &clock::iso(clock::now(tx)?))?;
         rules::get(tx, id)?.ok_or_else(|| ApiError::internal("rule vanished"))
     })
     .await
@@ -496,7 +496,7 @@ pub async fn edit(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErr
             if scope_sent {
                 check_scope(tx, account, &spec.scope)?;
             }
-            rules::update(tx, id, &spec, &clock::iso(clock::now(tx)?))?;
+            rules::save(tx, Some(id), account, &spec, &clock::iso(clock::now(tx)?))?;
             rules::get(tx, id)?.ok_or(ApiError::RuleNotFound)
         })
         .await?;

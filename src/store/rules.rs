@@ -72,17 +72,26 @@ fn json(value: &impl serde::Serialize) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "null".into())
 }
 
-pub fn insert(
+/// Stores a rule: a new one (`id` `None`, returning its id) or the new version of rule `id`
+/// (its cabinet and `created_at` stay).
+pub fn save(
     conn: &Connection,
+    id: Option<i64>,
     account: i64,
     spec: &RuleSpec,
     now: &str,
 ) -> Result<i64, StoreError> {
     conn.execute(
-        "INSERT INTO rules (account_id, name, scope, match_all, conditions, action,
+        "INSERT INTO rules (id, account_id, name, scope, match_all, conditions, action,
             cooldown_hours, max_runs_per_day, enabled, dry_run, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)
+         ON CONFLICT (id) DO UPDATE SET name = excluded.name, scope = excluded.scope,
+            match_all = excluded.match_all, conditions = excluded.conditions,
+            action = excluded.action, cooldown_hours = excluded.cooldown_hours,
+            max_runs_per_day = excluded.max_runs_per_day, enabled = excluded.enabled,
+            dry_run = excluded.dry_run, updated_at = excluded.updated_at",
         params![
+            id,
             account,
             spec.name,
             json(&spec.scope),
@@ -96,30 +105,7 @@ pub fn insert(
             now
         ],
     )?;
-    Ok(conn.last_insert_rowid())
-}
-
-pub fn update(conn: &Connection, id: i64, spec: &RuleSpec, now: &str) -> Result<(), StoreError> {
-    conn.execute(
-        "UPDATE rules SET name = ?2, scope = ?3, match_all = ?4, conditions = ?5, action = ?6,
-            cooldown_hours = ?7, max_runs_per_day = ?8, enabled = ?9, dry_run = ?10,
-            updated_at = ?11
-         WHERE id = ?1",
-        params![
-            id,
-            spec.name,
-            json(&spec.scope),
-            spec.match_all,
-            json(&spec.conditions),
-            json(&spec.action),
-            spec.cooldown_hours,
-            spec.max_runs_per_day,
-            spec.enabled,
-            spec.dry_run,
-            now
-        ],
-    )?;
-    Ok(())
+    Ok(id.unwrap_or_else(|| conn.last_insert_rowid()))
 }
 
 /// Removes a rule and its log.

@@ -1,6 +1,9 @@
 //! Self-tests of the Telegram Bot API fake (tests/support/bot_fake): they call it over HTTP
 //! with ureq, as the service's notifier would, and check it answers like the real Bot API.
 
+#[path = "../support/fake_server.rs"]
+mod fake_server;
+
 #[path = "../support/bot_fake/mod.rs"]
 mod bot_fake;
 

@@ -1,6 +1,9 @@
 //! adcab's integration tests: the real server in-process on port 0 over a temporary database,
 //! provisioned through the panel functions the CLI uses, called over HTTP.
 
+#[path = "../support/fake_server.rs"]
+mod fake_server;
+
 mod helpers;
 
 mod access;

@@ -1,6 +1,9 @@
 //! Self-tests of the promote API fake (tests/support/promote_fake): they drive it over HTTP
 //! with ureq, as a connector would, and check it keeps the contract in shared/spec/promote-api.md.
 
+#[path = "../support/fake_server.rs"]
+mod fake_server;
+
 #[path = "../support/promote_fake/mod.rs"]
 mod promote_fake;
 

@@ -1,90 +1,23 @@
-//! The HTTP side: the server thread and its runtime, routing `/bot<token>/<method>`, reading
+//! The HTTP side (served by `fake_server`): routing `/bot<token>/<method>`, reading
 //! parameters (query, JSON or form body), faults, and `sendMessage`'s checks and answers.
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper::{Request, Response};
+use hyper::Request;
 use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
 
 use super::{BotFault, SentMessage, State};
 
 pub type Shared = Arc<Mutex<State>>;
-type Resp = Response<Full<Bytes>>;
+pub use crate::fake_server::{respond, Resp};
 
 /// `sendMessage`'s limit on the text, counted here in chars.
 const MAX_TEXT: usize = 4096;
-
-pub struct Server {
-    pub url: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Server {
-    /// Serves on 127.0.0.1 and a free port from a thread of its own.
-    pub fn start(shared: Shared) -> Server {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind port 0");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let url = format!("http://{}", listener.local_addr().expect("local addr"));
-        let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .expect("runtime");
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-                loop {
-                    tokio::select! {
-                        _ = &mut stopped => break,
-                        accepted = listener.accept() => {
-                            let Ok((io, _)) = accepted else { continue };
-                            let shared = shared.clone();
-                            tokio::spawn(async move {
-                                let svc = hyper::service::service_fn(move |req| handle(shared.clone(), req));
-                                let io = hyper_util::rt::TokioIo::new(io);
-                                let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, svc).await;
-                            });
-                        }
-                    }
-                }
-            });
-            // Drops hanging calls along with their connections.
-            rt.shutdown_timeout(Duration::from_millis(100));
-        });
-        Server {
-            url,
-            stop: Some(stop),
-            thread: Some(thread),
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-fn respond(status: u16, content_type: &str, body: String) -> Resp {
-    Response::builder()
-        .status(status)
-        .header("Content-Type", content_type)
-        .body(Full::new(Bytes::from(body)))
-        .expect("response")
-}
 
 fn ok(result: Value) -> Resp {
     respond(
@@ -99,7 +32,7 @@ fn error(code: u16, description: &str) -> Resp {
     respond(code, "application/json", body.to_string())
 }
 
-async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, Infallible> {
+pub async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, Infallible> {
     shared.lock().calls += 1;
     let path = req.uri().path().to_string();
     let Some((token, method)) = path.strip_prefix("/bot").and_then(|p| p.split_once('/')) else {

@@ -16,7 +16,7 @@ pub struct FakeBot {
     /// `http://127.0.0.1:PORT`, no trailing slash; methods are at `{url}/bot{token}/{method}`.
     pub url: String,
     shared: http::Shared,
-    server: http::Server,
+    server: crate::fake_server::FakeServer,
 }
 
 /// What the next `sendMessage` calls (with a valid token) answer instead of running normally.
@@ -69,7 +69,10 @@ impl FakeBot {
             calls: 0,
         };
         let shared = Arc::new(Mutex::new(state));
-        let server = http::Server::start(shared.clone());
+        let server = crate::fake_server::FakeServer::start({
+            let shared = shared.clone();
+            move |req| http::handle(shared.clone(), req)
+        });
         FakeBot {
             url: server.url.clone(),
             shared,

@@ -1,13 +1,11 @@
-//! The HTTP side: the server thread and its runtime, parsing a request (§1), the envelope and
-//! HTTP statuses (§3), injected faults, and the idempotency pipeline (§6) around each call.
+//! The HTTP side: parsing a request (§1), the envelope and HTTP statuses (§3), injected
+//! faults, and the idempotency pipeline (§6) around each call (served by `fake_server`).
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper::{Request, Response};
+use hyper::Request;
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 
@@ -16,75 +14,10 @@ use super::state::{IdemEntry, State, KEY_LIFETIME};
 use super::{control, methods, Call, Fault};
 
 pub type Shared = Arc<Mutex<State>>;
-type Resp = Response<Full<Bytes>>;
+pub use crate::fake_server::{respond, Resp};
 
 /// The largest body read (the biggest upload is 20 MB).
 const MAX_BODY: usize = 24 << 20;
-
-pub struct Server {
-    pub url: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Server {
-    /// Serves on 127.0.0.1 and a free port from a thread of its own.
-    pub fn start(shared: Shared) -> Server {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind port 0");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let url = format!("http://{}", listener.local_addr().expect("local addr"));
-        let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .expect("runtime");
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-                loop {
-                    tokio::select! {
-                        _ = &mut stopped => break,
-                        accepted = listener.accept() => {
-                            let Ok((io, _)) = accepted else { continue };
-                            let shared = shared.clone();
-                            tokio::spawn(async move {
-                                let svc = hyper::service::service_fn(move |req| handle(shared.clone(), req));
-                                let io = hyper_util::rt::TokioIo::new(io);
-                                let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, svc).await;
-                            });
-                        }
-                    }
-                }
-            });
-            rt.shutdown_timeout(Duration::from_millis(100));
-        });
-        Server {
-            url,
-            stop: Some(stop),
-            thread: Some(thread),
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-fn respond(status: u16, content_type: &str, body: String) -> Resp {
-    Response::builder()
-        .status(status)
-        .header("Content-Type", content_type)
-        .body(Full::new(Bytes::from(body)))
-        .expect("response")
-}
 
 fn ok_body(v: &Value) -> String {
     json!({"ok": true, "result": v}).to_string()
@@ -171,7 +104,7 @@ fn prepare(
     Ok(Pre::Run(ctx, Some(slot)))
 }
 
-async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, std::io::Error> {
+pub async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, std::io::Error> {
     let path = req.uri().path().to_string();
     if let Some(name) = path.strip_prefix("/_fake/") {
         let name = name.to_string();

@@ -28,7 +28,7 @@ pub struct FakePromote {
     /// test controls at `{url}/_fake/...`.
     pub url: String,
     shared: http::Shared,
-    server: http::Server,
+    server: crate::fake_server::FakeServer,
 }
 
 #[derive(Clone, Debug)]
@@ -161,7 +161,10 @@ impl FakePromote {
         };
         let now = chrono::Utc::now().timestamp();
         let shared = Arc::new(Mutex::new(State::new(now, options)));
-        let server = http::Server::start(shared.clone());
+        let server = crate::fake_server::FakeServer::start({
+            let shared = shared.clone();
+            move |req| http::handle(shared.clone(), req)
+        });
         FakePromote {
             url: server.url.clone(),
             shared,

@@ -456,7 +456,9 @@ async fn change(
     };
     let body = object([("enabled", on.into())]);
     let spec = api::spec(&mut Fields::new(&body, ""), kind, Some(&rule.spec)).map_err(failure)?;
-    let stored = db.write(move |tx| rules::update(tx, id, &spec, &clock::iso(clock::now(tx)?)));
+    let account = rule.account_id;
+    let stored =
+        db.write(move |tx| rules::save(tx, Some(id), account, &spec, &clock::iso(clock::now(tx)?)));
     stored.await?;
     Ok(redirect(&format!("/rules#rule-{id}")))
 }
