@@ -161,7 +161,13 @@ pub struct RetentionConfig {
     pub idempotency_days: u32,
     /// Days recorded conversions are kept; 0: forever.
     pub conversions_days: u32,
+    /// Days automation's records (rule logs, Auto CPM decisions, alerts) are kept; 0: forever,
+    /// else at least [`MIN_AUTOMATION_DAYS`].
+    pub automation_days: u32,
 }
+
+/// The guards of rules and Auto CPM read a week of their records back.
+pub const MIN_AUTOMATION_DAYS: u32 = 8;
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -270,6 +276,15 @@ impl Config {
                 "retention.hourly_stats_days",
                 format!(
                     "must be 0 (forever) or at least {MIN_HOURLY_DAYS}, so 30-day stats stay exact"
+                ),
+            ));
+        }
+        let automation = self.retention.automation_days;
+        if automation != 0 && automation < MIN_AUTOMATION_DAYS {
+            return Err((
+                "retention.automation_days",
+                format!(
+                    "must be 0 (forever) or at least {MIN_AUTOMATION_DAYS}: the guards read a week back"
                 ),
             ));
         }

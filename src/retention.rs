@@ -61,6 +61,8 @@ pub struct Pruned {
     pub webhook_deliveries: u64,
     pub status_events: u64,
     pub idempotency_records: u64,
+    /// Rule log entries, Auto CPM decisions, alerts and their sends.
+    pub automation: u64,
 }
 
 /// The cutoffs of a policy at `now`; `None` keeps that kind forever.
@@ -72,6 +74,7 @@ pub struct Cutoffs {
     pub deliveries: Option<String>,
     pub events: Option<String>,
     pub idempotency: Option<String>,
+    pub automation: Option<String>,
 }
 
 impl Cutoffs {
@@ -84,6 +87,7 @@ impl Cutoffs {
             deliveries: before(policy.deliveries_days).map(clock::iso),
             events: before(policy.events_days).map(clock::iso),
             idempotency: before(policy.idempotency_days).map(clock::iso),
+            automation: before(policy.automation_days).map(clock::iso),
         }
     }
 }
@@ -136,7 +140,7 @@ pub async fn pass_paced(services: &Services, pace: Pace) -> Result<Pruned, Store
         }
     }
     type Batch = fn(&rusqlite::Connection, &str, i64) -> Result<usize, StoreError>;
-    let kinds: [(Option<String>, Batch, &mut u64); 4] = [
+    let kinds: [(Option<String>, Batch, &mut u64); 5] = [
         (
             cut.conversions,
             retention::prune_conversions,
@@ -152,6 +156,11 @@ pub async fn pass_paced(services: &Services, pace: Pace) -> Result<Pruned, Store
             cut.idempotency,
             retention::prune_idempotency,
             &mut done.idempotency_records,
+        ),
+        (
+            cut.automation,
+            retention::prune_automation,
+            &mut done.automation,
         ),
     ];
     for (cutoff, batch, count) in kinds {
@@ -194,6 +203,7 @@ mod tests {
             events_days: 0,
             idempotency_days: 2,
             conversions_days: 400,
+            automation_days: 90,
         };
         let now = clock::parse_iso("2026-03-10T15:20:00Z").unwrap();
         let cut = Cutoffs::at(&policy, now);
@@ -202,5 +212,6 @@ mod tests {
         assert_eq!(cut.events, None);
         assert_eq!(cut.idempotency.as_deref(), Some("2026-03-08T15:20:00Z"));
         assert_eq!(cut.conversions.as_deref(), Some("2025-02-03T15:20:00Z"));
+        assert_eq!(cut.automation.as_deref(), Some("2025-12-10T15:20:00Z"));
     }
 }

@@ -116,6 +116,28 @@ pub fn prune_events(conn: &Connection, cutoff: &str, limit: i64) -> Result<usize
     prune_older(conn, "status_events", "at", "sent = 1", cutoff, limit)
 }
 
+/// Removes at most `limit` of automation's records made before `cutoff`: rule log entries,
+/// Auto CPM decisions, and alerts with no send still pending (with their sends).
+pub fn prune_automation(conn: &Connection, cutoff: &str, limit: i64) -> Result<usize, StoreError> {
+    let mut removed = prune_older(conn, "rule_log", "at", "1", cutoff, limit)?;
+    removed += prune_older(conn, "auto_cpm_log", "at", "1", cutoff, limit)?;
+    removed += prune_older(
+        conn,
+        "alerts",
+        "at",
+        "NOT EXISTS (SELECT 1 FROM alert_sends s WHERE s.alert_id = alerts.id AND s.state = 'pending')",
+        cutoff,
+        limit,
+    )?;
+    removed += conn
+        .prepare_cached(
+            "DELETE FROM alert_sends WHERE id IN (SELECT s.id FROM alert_sends s
+                LEFT JOIN alerts a ON a.id = s.alert_id WHERE a.id IS NULL LIMIT ?1)",
+        )?
+        .execute([limit])?;
+    Ok(removed)
+}
+
 /// Removes at most `limit` of the finished idempotency records made before `cutoff`.
 pub fn prune_idempotency(conn: &Connection, cutoff: &str, limit: i64) -> Result<usize, StoreError> {
     Ok(conn

@@ -233,3 +233,55 @@ fn an_upgrade_adds_the_kept_conversions_to_the_totals_retention_left() {
         "what retention kept plus the events still stored"
     );
 }
+
+#[test]
+fn automation_records_older_than_the_policy_go_and_newer_ones_stay() {
+    let app = spawn_app_with(|c| c.retention.automation_days = 8);
+    let (_, cabinet, key) = app.manager();
+    app.align_hour();
+    app.active_campaign(cabinet);
+    let rule = json!({
+        "name": "Every hour", "account_id": cabinet,
+        "conditions": [{"metric": "views", "op": ">=", "value": 0, "window_hours": 1}],
+        "action": {"type": "notify", "text": "tick"}, "cooldown_hours": 0, "max_runs_per_day": 24,
+    });
+    let id = app.write_ok("POST", "/rules", &key, Some(&rule), 200)["data"]["id"].clone();
+    app.advance(10 * 86_400);
+    let count = |app: &TestApp, table: &str| -> i64 {
+        let sql = format!("SELECT COUNT(*) FROM {table}");
+        app.services
+            .db
+            .read_blocking(move |c| {
+                Ok::<_, adcab::store::StoreError>(c.query_row(&sql, [], |r| r.get(0))?)
+            })
+            .unwrap()
+    };
+    let (log_before, alerts_before) = (count(&app, "rule_log"), count(&app, "alerts"));
+    assert!(
+        log_before >= 240,
+        "an entry every hour for ten days: {log_before}"
+    );
+    let done = block_on(retention::pass(&app.services)).unwrap();
+    assert!(done.automation > 0, "{done:?}");
+    let cutoff = clock::iso(app.now() - Duration::days(8));
+    let oldest: String = app
+        .services
+        .db
+        .read_blocking(|c| {
+            Ok::<_, adcab::store::StoreError>(c.query_row(
+                "SELECT MIN(at) FROM rule_log",
+                [],
+                |r| r.get(0),
+            )?)
+        })
+        .unwrap();
+    assert!(oldest >= cutoff, "{oldest} is older than {cutoff}");
+    let kept = count(&app, "rule_log");
+    assert!(
+        (8 * 24 - 2..=8 * 24 + 1).contains(&kept),
+        "eight days of hourly entries: {kept}"
+    );
+    assert!(count(&app, "alerts") < alerts_before);
+    let listed = app.get_ok(&format!("/rules/{id}/log?limit=500"), &key)["data"].clone();
+    assert_eq!(listed.as_array().unwrap().len() as i64, kept);
+}
