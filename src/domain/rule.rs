@@ -457,10 +457,14 @@ impl RuleSpec {
         for c in &self.conditions {
             let reading = c.read(state, figures);
             results.push(c.holds(&reading));
-            let label = if c.metric.windowed() {
-                format!("{} ({}h)", c.metric.as_str(), c.window_hours)
-            } else {
-                c.metric.as_str().to_string()
+            let label = match (c.metric, c.metric.windowed()) {
+                (Metric::Revenue, _) => format!(
+                    "revenue {} ({}h)",
+                    c.currency.as_deref().unwrap_or("USD"),
+                    c.window_hours
+                ),
+                (m, true) => format!("{} ({}h)", m.as_str(), c.window_hours),
+                (m, false) => m.as_str().to_string(),
             };
             matched.insert(label, reading.to_json());
         }

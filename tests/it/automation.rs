@@ -500,3 +500,119 @@ fn a_preview_replays_the_last_week_and_changes_nothing() {
     );
     assert_eq!(campaign(&app, &key, ad)["status"], "Active");
 }
+
+#[test]
+fn conditions_read_postbacks_state_and_wider_windows_and_resume_and_set_cpm_act() {
+    let app = crate::helpers::spawn_app();
+    let user = app.user("pro");
+    let cabinet = app.cabinet(user, "euro", "1000");
+    let key = app.key_with(NewKey {
+        user,
+        manage: true,
+        postbacks: true,
+        ..NewKey::default()
+    });
+    app.align_hour();
+    let bot = crate::helpers::Camp::channel("Bot", "https://t.me/shop_bot?start=r1");
+    let converting = app.approved(cabinet, bot);
+    let held = app.active_campaign(cabinet);
+    app.write_ok("POST", &format!("/campaigns/{held}/pause"), &key, None, 200);
+    for (txid, amount) in [("a", "5"), ("b", "5.50")] {
+        let event = json!({"ref": "r1", "event": "purchase", "txid": txid, "amount": amount});
+        assert_eq!(
+            app.send("POST", "/postback", &key, Some(&event), &[])
+                .status,
+            200
+        );
+    }
+    let bid = create(
+        &app,
+        &key,
+        json!({
+            "name": "Converting: bid up", "account_id": cabinet,
+            "conditions": [
+                {"metric": "conversions", "op": ">=", "value": 2, "window_hours": 24},
+                {"metric": "revenue", "op": ">=", "value": "10.5", "currency": "usd"},
+                {"metric": "revenue", "op": ">", "value": 0, "currency": "EUR"}
+            ],
+            "match": "all",
+            "action": {"type": "set_cpm", "cpm": "3.10"}
+        }),
+    );
+    let wake = create(
+        &app,
+        &key,
+        json!({
+            "name": "Wake held", "account_id": cabinet,
+            "conditions": [
+                {"metric": "status", "op": "=", "value": "On Hold"},
+                {"metric": "views", "op": ">", "value": 1_000_000, "window_hours": 3}
+            ],
+            "match": "any",
+            "action": {"type": "resume"}
+        }),
+    );
+    let wide = create(
+        &app,
+        &key,
+        json!({
+            "name": "Three hours", "account_id": cabinet, "scope": {"ad_ids": [converting]},
+            "conditions": [{"metric": "views", "op": ">", "value": 0, "window_hours": 3}],
+            "action": {"type": "notify", "text": "busy"}, "cooldown_hours": 0, "max_runs_per_day": 24
+        }),
+    );
+    app.advance(HOUR);
+
+    assert_eq!(
+        campaign(&app, &key, converting)["cpm"],
+        "2.00",
+        "no EUR revenue: all fails"
+    );
+    app.write_ok(
+        "PATCH",
+        &format!("/rules/{}", bid["id"]),
+        &key,
+        Some(&json!({"match": "any"})),
+        200,
+    );
+    app.advance(HOUR);
+    assert_eq!(campaign(&app, &key, converting)["cpm"], "3.10");
+    let entry = log(&app, &key, &bid)[0].clone();
+    assert_eq!(entry["matched"]["conversions (24h)"], "2");
+    assert_eq!(entry["matched"]["revenue USD (24h)"], "10.5");
+    assert_eq!(entry["matched"]["revenue EUR (24h)"], "0");
+    assert_eq!(
+        entry["action"],
+        json!({"type": "cpm", "from": "2.00", "to": "3.10"})
+    );
+
+    assert_eq!(campaign(&app, &key, held)["status"], "Active", "resumed");
+    let woke = log(&app, &key, &wake);
+    assert_eq!(woke.len(), 1);
+    assert_eq!(woke[0]["matched"]["status"], "On Hold");
+    assert_eq!(woke[0]["action"], json!({"type": "resume"}));
+
+    app.advance(HOUR);
+    let entries = log(&app, &key, &wide);
+    let end = adcab::clock::hour_start(app.now());
+    let three_hours: i64 = app
+        .services
+        .db
+        .read_blocking(move |c| {
+            let from = adcab::clock::iso(end - chrono::Duration::hours(3));
+            let rows = adcab::store::stats::hours_of_campaign(
+                c,
+                cabinet,
+                converting,
+                &from,
+                &adcab::clock::iso(end),
+            )?;
+            Ok::<_, adcab::store::StoreError>(rows.iter().map(|(_, t)| t.views).sum())
+        })
+        .unwrap();
+    assert_eq!(
+        entries[0]["matched"]["views (3h)"],
+        three_hours.to_string(),
+        "the window sums its three hours"
+    );
+}
