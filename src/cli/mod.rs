@@ -110,6 +110,9 @@ pub enum Admin {
     /// Automation rules.
     #[command(subcommand)]
     Rule(RuleCmd),
+    /// Auto CPM.
+    #[command(subcommand)]
+    AutoCpm(AutoCpmCmd),
     /// The real ad platform's side of a token.
     #[command(subcommand)]
     Platform(PlatformCmd),
@@ -300,6 +303,17 @@ pub enum RuleCmd {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum AutoCpmCmd {
+    /// A campaign's Auto CPM decisions, oldest first, with what each read.
+    Log {
+        #[arg(long)]
+        account: i64,
+        #[arg(long)]
+        ad: i64,
+    },
+}
+
+#[derive(Subcommand, Debug)]
 pub enum WebhookCmd {
     /// Recent deliveries of a key.
     Log {
@@ -426,6 +440,9 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
             printed(panel::webhook_resend(s, delivery))
         }
         Admin::Rule(RuleCmd::List { owner }) => printed(panel::rule_list(s, *owner)),
+        Admin::AutoCpm(AutoCpmCmd::Log { account, ad }) => {
+            printed(panel::auto_cpm_log(s, *account, *ad))
+        }
         Admin::Cabinet(CabinetCmd::Connect {
             owner,
             token_stdin,

@@ -21,7 +21,7 @@ pub use keys::{
     key_create, key_list, key_ping, key_revoke, key_rotate_secret, key_set, tracker_rotate,
     webhook_log, webhook_resend, KeyChange, NewKey, Scope, WebhookUrl, MAX_ACTIVE_KEYS,
 };
-pub use rules::{rule_list, RuleList};
+pub use rules::{auto_cpm_log, rule_list, AutoCpmLog, RuleList};
 pub use sim::{sim_advance, sim_fail, sim_now, sim_review};
 pub use tasks::{task_cancel, task_resume};
 pub use users::{

@@ -241,3 +241,38 @@ fn auto_cpm_leaves_a_campaign_alone_while_it_does_not_run() {
         "2.00"
     );
 }
+
+#[test]
+fn auto_cpm_holds_the_bid_without_enough_data() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    app.align_hour();
+    let ad = app.active_campaign(cabinet);
+    patch(&app, &key, ad, json!({"daily_budget": "0.05"}));
+    adcab::panel::sim_review(&app.services, cabinet, ad, true, None).unwrap();
+    let on = json!({"auto_cpm": {"enabled": true, "goal": "cpa", "target": "1", "min_cpm": "1", "max_cpm": 4}});
+    patch(&app, &key, ad, on);
+    for _ in 0..8 {
+        app.advance(6 * HOUR);
+    }
+    let log = app
+        .services
+        .db
+        .read_blocking(|c| auto_cpm::log(c, cabinet, ad))
+        .unwrap();
+    assert!(
+        log.len() >= 20,
+        "a decision every hour after the first six: {}",
+        log.len()
+    );
+    assert!(
+        log.iter()
+            .all(|d| d.reason == "not enough data" && d.to.is_none()),
+        "{log:?}"
+    );
+    assert!(log.iter().all(|d| d.figures.spent.micros() <= 3_000_000));
+    assert_eq!(
+        app.get_ok(&format!("/campaigns/{ad}"), &key)["data"]["cpm"],
+        "2.00"
+    );
+}
