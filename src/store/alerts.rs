@@ -292,10 +292,12 @@ pub fn low_budgets(conn: &Connection, percent: u32) -> Result<Vec<(i64, i64)>, S
 /// starting at or after `since`), when there was any: (account, 0).
 pub fn low_balances(conn: &Connection, since: &str) -> Result<Vec<(i64, i64)>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT c.id, 0 FROM cabinets c
-         JOIN (SELECT account_id, SUM(spent_micros) AS spent FROM cabinet_hours
-               WHERE hour >= ?1 GROUP BY account_id) d ON d.account_id = c.id
-         WHERE c.is_active = 1 AND d.spent > 0 AND c.balance_micros < d.spent",
+        "SELECT id, 0 FROM (
+            SELECT c.id, c.balance_micros AS balance,
+                (SELECT COALESCE(SUM(h.spent_micros), 0) FROM cabinet_hours h
+                 WHERE h.account_id = c.id AND h.hour >= ?1) AS spent
+            FROM cabinets c WHERE c.is_active = 1)
+         WHERE spent > 0 AND balance < spent",
     )?;
     let rows = stmt.query_map([since], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
