@@ -4,6 +4,8 @@ CREATE TABLE auto_cpm (
     account_id      INTEGER NOT NULL,
     ad_id           INTEGER NOT NULL,
     goal            TEXT NOT NULL CHECK (goal IN ('cpa', 'pace')),
+    -- What a `cpa` goal counts as an action: the platform's actions or the client's postbacks.
+    cpa_from        TEXT NOT NULL DEFAULT 'actions' CHECK (cpa_from IN ('actions', 'postbacks')),
     target_micros   INTEGER NOT NULL,
     min_cpm_micros  INTEGER NOT NULL,
     max_cpm_micros  INTEGER NOT NULL,

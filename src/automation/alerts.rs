@@ -11,15 +11,21 @@ use crate::clock;
 use crate::primitives::unix_now;
 use crate::store::alerts::{self, NewAlert};
 use crate::store::{cabinets, campaigns, StoreError};
-use crate::webhooks::events;
+use crate::webhooks::events::{self, Receivers};
 use crate::Services;
 
-/// Records an alert, queues its `alert` webhooks and, with a bot configured, its Telegram
-/// sends. Runs in the caller's write transaction.
-pub fn raise(conn: &Connection, telegram: bool, alert: &NewAlert) -> Result<(), StoreError> {
+/// Records an alert, queues its `alert` webhooks to `receivers` and, with a bot configured,
+/// its Telegram sends. Runs in the caller's write transaction.
+pub fn raise(
+    conn: &Connection,
+    receivers: &Receivers,
+    telegram: bool,
+    alert: &NewAlert,
+) -> Result<(), StoreError> {
     alerts::raise(conn, alert, telegram, unix_now() as i64)?;
     if let Some(account) = alert.account_id {
-        events::queue_alert(conn, account, alert.ad_id, alert.kind, alert.text, alert.at)?;
+        let (ad, kind, text, at) = (alert.ad_id, alert.kind, alert.text, alert.at);
+        events::queue_alert(conn, receivers, account, ad, kind, text, at)?;
     }
     Ok(())
 }
@@ -36,6 +42,7 @@ pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
     let telegram = !s.config.notify.bot_token.is_empty();
     let percent = s.config.notify.budget_below_percent;
     s.db.write_blocking(|tx| {
+        let receivers = Receivers::load(tx)?;
         let at_iso = clock::iso(at);
         let hour_ago = clock::iso(at - Duration::hours(1));
         for (account, ad) in alerts::declined_between(tx, &hour_ago, &at_iso)? {
@@ -51,11 +58,15 @@ pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
                 text: &text,
                 at: &at_iso,
             };
-            raise(tx, telegram, &alert)?;
+            raise(tx, &receivers, telegram, &alert)?;
         }
-        let standing = |tx: &Connection, kind: &str, now: Vec<(i64, i64)>| {
-            standing(tx, telegram, kind, now, &at_iso)
+        let told = Told {
+            receivers: &receivers,
+            telegram,
+            at: &at_iso,
         };
+        let standing =
+            |tx: &Connection, kind: &str, now: Vec<(i64, i64)>| standing(tx, &told, kind, now);
         standing(tx, BUDGET_LOW, alerts::low_budgets(tx, percent)?)?;
         let day_ago = clock::iso(at - Duration::hours(24));
         standing(tx, BALANCE_LOW, alerts::low_balances(tx, &day_ago)?)?;
@@ -64,14 +75,21 @@ pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
     })
 }
 
+/// Where and when alerts of one check go.
+struct Told<'a> {
+    receivers: &'a Receivers,
+    telegram: bool,
+    at: &'a str,
+}
+
 /// Tells each condition in `now` not yet told, and clears the marks of those that ended.
 fn standing(
     tx: &Connection,
-    telegram: bool,
+    told: &Told,
     kind: &str,
     now: Vec<(i64, i64)>,
-    at: &str,
 ) -> Result<(), StoreError> {
+    let at = told.at;
     for (a, b) in alerts::marks_of(tx, kind)? {
         if !now.contains(&(a, b)) {
             alerts::unmark(tx, kind, a, b)?;
@@ -122,7 +140,7 @@ fn standing(
             text: &text,
             at,
         };
-        raise(tx, telegram, &alert)?;
+        raise(tx, told.receivers, told.telegram, &alert)?;
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 
 use crate::clock;
-use crate::domain::auto_cpm::{self, COOLDOWN_HOURS, MAX_EDITS_PER_DAY, WINDOW_HOURS};
+use crate::domain::auto_cpm::{self, CpaFrom, COOLDOWN_HOURS, MAX_EDITS_PER_DAY, WINDOW_HOURS};
 use crate::domain::stats::Totals;
 use crate::domain::task::BulkAction;
 use crate::store::auto_cpm::{self as store, Decided, Managed};
@@ -44,6 +44,9 @@ fn decide_one(
         let mut sum = Totals::default();
         for (_, t) in stats::hours_of_campaign(c, account, ad, &from, &at_iso)? {
             sum.add(&t);
+        }
+        if m.settings.cpa_from == CpaFrom::Postbacks {
+            sum.actions = store::postbacks_between(c, account, ad, &from, &at_iso)?;
         }
         Ok::<_, StoreError>((kind, edits, sum))
     })?;

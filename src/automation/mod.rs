@@ -21,6 +21,7 @@ use crate::store::alerts::NewAlert;
 use crate::store::history::Source;
 use crate::store::rules::{self, LogEntry, RuleRow};
 use crate::store::{cabinets, campaigns, StoreError};
+use crate::webhooks::events::Receivers;
 use crate::worker::{self, Change};
 use crate::{sync, Services};
 
@@ -154,7 +155,10 @@ fn perform(
             let telegram = !s.config.notify.bot_token.is_empty();
             return s
                 .db
-                .write_blocking(|tx| alerts::raise(tx, telegram, &alert))
+                .write_blocking(|tx| {
+                    let receivers = Receivers::load(tx)?;
+                    alerts::raise(tx, &receivers, telegram, &alert)
+                })
                 .map_err(|e| format!("alert not queued: {e}"));
         }
     };

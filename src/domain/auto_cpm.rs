@@ -51,11 +51,36 @@ impl Goal {
     }
 }
 
+/// What a `cpa` goal counts as one acquisition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpaFrom {
+    /// The platform's actions (joins, bot starts).
+    Actions,
+    /// The client's own conversions sent back by postback (every event type).
+    Postbacks,
+}
+
+impl CpaFrom {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CpaFrom::Actions => "actions",
+            CpaFrom::Postbacks => "postbacks",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<CpaFrom> {
+        [CpaFrom::Actions, CpaFrom::Postbacks]
+            .into_iter()
+            .find(|c| c.as_str() == s)
+    }
+}
+
 /// A campaign's Auto CPM settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Settings {
     pub enabled: bool,
     pub goal: Goal,
+    pub cpa_from: CpaFrom,
     pub target: Money,
     pub min_cpm: Money,
     pub max_cpm: Money,
@@ -66,6 +91,7 @@ impl Settings {
         json!({
             "enabled": self.enabled,
             "goal": self.goal.as_str(),
+            "cpa_from": self.cpa_from.as_str(),
             "target": kind.render(self.target),
             "min_cpm": kind.render(self.min_cpm),
             "max_cpm": kind.render(self.max_cpm),
@@ -85,7 +111,8 @@ pub struct Decision {
 }
 
 /// Decides on the bid `cpm` from `figures` over the last `hours` (since the bid last moved,
-/// at most [`WINDOW_HOURS`]).
+/// at most [`WINDOW_HOURS`]); for a `cpa` goal, `figures.actions` holds what it counts
+/// ([`CpaFrom`]).
 pub fn decide(
     s: &Settings,
     cpm: Money,
@@ -172,6 +199,7 @@ mod tests {
         Settings {
             enabled: true,
             goal,
+            cpa_from: CpaFrom::Actions,
             target: m(target),
             min_cpm: m("1"),
             max_cpm: m("4"),

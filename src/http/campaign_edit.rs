@@ -12,7 +12,7 @@ use super::response::Reply;
 use super::write::{self, Target};
 use super::{AppState, Ctx};
 use crate::clock;
-use crate::domain::auto_cpm::{Goal, Settings};
+use crate::domain::auto_cpm::{CpaFrom, Goal, Settings};
 use crate::domain::money::{CabinetType, Money, MAX_UNITS};
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, Switch};
 use crate::store::auto_cpm as auto_cpm_store;
@@ -109,6 +109,12 @@ fn auto_cpm(
                 .ok_or_else(|| ApiError::validation("auto_cpm.goal", "goal is cpa or pace."))?,
         ),
     };
+    let cpa_from = match a.string("cpa_from")? {
+        None => None,
+        Some(c) => Some(CpaFrom::parse(&c).ok_or_else(|| {
+            ApiError::validation("auto_cpm.cpa_from", "cpa_from is actions or postbacks.")
+        })?),
+    };
     let mut amount = |name: &str| {
         let value = a.money(name, kind.scale())?;
         if value.is_some_and(|m| m.micros() == 0) {
@@ -134,12 +140,17 @@ fn auto_cpm(
             enabled: false,
             ..old
         },
-        (false, None) if goal.is_none() && target.is_none() => return Ok(None),
+        (false, None) if goal.is_none() && target.is_none() && cpa_from.is_none() => {
+            return Ok(None)
+        }
         _ => Settings {
             enabled,
             goal: goal.or(stored.map(|s| s.goal)).ok_or_else(|| {
                 ApiError::validation("auto_cpm.goal", "goal is required to switch Auto CPM on.")
             })?,
+            cpa_from: cpa_from
+                .or(stored.map(|s| s.cpa_from))
+                .unwrap_or(CpaFrom::Actions),
             target: pick(target, stored.map(|s| s.target), "target")?,
             min_cpm: pick(min_cpm, stored.map(|s| s.min_cpm), "min_cpm")?,
             max_cpm: pick(max_cpm, stored.map(|s| s.max_cpm), "max_cpm")?,

@@ -4,7 +4,7 @@
 use rusqlite::{params, Connection, Row};
 
 use super::{optional, parsed, StoreError};
-use crate::domain::auto_cpm::{Goal, Settings};
+use crate::domain::auto_cpm::{CpaFrom, Goal, Settings};
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
 
@@ -18,7 +18,7 @@ pub struct Managed {
 }
 
 const COLUMNS: &str = "a.account_id, a.ad_id, c.auto_cpm_enabled, a.goal, a.target_micros,
-    a.min_cpm_micros, a.max_cpm_micros, a.moved_at";
+    a.min_cpm_micros, a.max_cpm_micros, a.moved_at, a.cpa_from";
 
 fn row(r: &Row) -> rusqlite::Result<Managed> {
     Ok(Managed {
@@ -27,6 +27,7 @@ fn row(r: &Row) -> rusqlite::Result<Managed> {
         settings: Settings {
             enabled: r.get(2)?,
             goal: parsed(r, 3, "auto_cpm.goal", Goal::parse)?,
+            cpa_from: parsed(r, 8, "auto_cpm.cpa_from", CpaFrom::parse)?,
             target: Money::from_micros(r.get(4)?),
             min_cpm: Money::from_micros(r.get(5)?),
             max_cpm: Money::from_micros(r.get(6)?),
@@ -57,10 +58,10 @@ pub fn set(
 ) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO auto_cpm (account_id, ad_id, goal, target_micros, min_cpm_micros,
-            max_cpm_micros, moved_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            max_cpm_micros, moved_at, cpa_from)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
          ON CONFLICT (account_id, ad_id) DO UPDATE SET goal = ?3, target_micros = ?4,
-            min_cpm_micros = ?5, max_cpm_micros = ?6, moved_at = ?7",
+            min_cpm_micros = ?5, max_cpm_micros = ?6, moved_at = ?7, cpa_from = ?8",
         params![
             account,
             ad,
@@ -68,7 +69,8 @@ pub fn set(
             s.target.micros(),
             s.min_cpm.micros(),
             s.max_cpm.micros(),
-            moved_at
+            moved_at,
+            s.cpa_from.as_str()
         ],
     )?;
     conn.execute(
@@ -94,7 +96,7 @@ pub fn running(conn: &Connection) -> Result<Vec<(Managed, Money)>, StoreError> {
          WHERE c.auto_cpm_enabled = 1 AND c.status = 'Active'
          ORDER BY a.account_id, a.ad_id"
     ))?;
-    let rows = stmt.query_map([], |r| Ok((row(r)?, Money::from_micros(r.get(8)?))))?;
+    let rows = stmt.query_map([], |r| Ok((row(r)?, Money::from_micros(r.get(9)?))))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
@@ -175,4 +177,23 @@ pub fn log(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Decided>, Sto
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The client's conversions (every event type) attributed to a campaign, received in
+/// `[from, to)`.
+pub fn postbacks_between(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    from: &str,
+    to: &str,
+) -> Result<i64, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT COUNT(*) FROM conversion_campaigns cc
+             JOIN conversions c ON c.id = cc.conversion_id
+             WHERE cc.account_id = ?1 AND cc.ad_id = ?2
+               AND c.received_at >= ?3 AND c.received_at < ?4",
+        )?
+        .query_row(params![account, ad, from, to], |r| r.get(0))?)
 }

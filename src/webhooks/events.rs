@@ -106,10 +106,11 @@ pub fn queue_status_changes(conn: &Connection) -> Result<usize, StoreError> {
     Ok(queued)
 }
 
-/// Queues an `alert` (a rule's notify action, or a built-in alert of `kind`) for every key
-/// receiving the cabinet's events. Returns how many events were queued.
+/// Queues an `alert` (a rule's notify action, or a built-in alert of `kind`) for every key of
+/// `receivers` receiving the cabinet's events. Returns how many events were queued.
 pub fn queue_alert(
     conn: &Connection,
+    receivers: &Receivers,
     account: i64,
     ad: Option<i64>,
     kind: &str,
@@ -124,9 +125,8 @@ pub fn queue_alert(
         "text": text,
         "at": at,
     });
-    let receivers = Receivers::load(conn)?;
     let now = clock::iso(clock::now(conn)?);
-    queue(conn, &receivers, account, "alert", &payload, &now)
+    queue(conn, receivers, account, "alert", &payload, &now)
 }
 
 /// Queues the `hourly_digest` of the hour starting at `hour` for every cabinet some key

@@ -46,7 +46,7 @@ fn auto_cpm_is_set_shown_and_locks_manual_bids_until_switched_off() {
     assert_eq!(c["auto_cpm_enabled"], true);
     assert_eq!(
         c["auto_cpm"],
-        json!({"enabled": true, "goal": "cpa", "target": "1.50", "min_cpm": "1.00", "max_cpm": "4.00"})
+        json!({"enabled": true, "goal": "cpa", "cpa_from": "actions", "target": "1.50", "min_cpm": "1.00", "max_cpm": "4.00"})
     );
     assert_eq!(
         app.get_ok(&format!("/campaigns/{ad}"), &key)["data"]["auto_cpm"],
@@ -274,5 +274,52 @@ fn auto_cpm_holds_the_bid_without_enough_data() {
     assert_eq!(
         app.get_ok(&format!("/campaigns/{ad}"), &key)["data"]["cpm"],
         "2.00"
+    );
+}
+
+#[test]
+fn auto_cpm_can_count_postbacks_as_the_acquisitions_of_its_cpa() {
+    let app = spawn_app();
+    let user = app.user("pro");
+    let cabinet = app.cabinet(user, "euro", "1000");
+    let key = app.key_with(adcab::panel::NewKey {
+        user,
+        manage: true,
+        postbacks: true,
+        ..adcab::panel::NewKey::default()
+    });
+    app.align_hour();
+    let bot = crate::helpers::Camp::channel("Bot", "https://t.me/shop_bot?start=r1");
+    let ad = app.approved(cabinet, bot);
+    let on = json!({"auto_cpm": {"enabled": true, "goal": "cpa", "cpa_from": "postbacks",
+                    "target": "0.10", "min_cpm": "1", "max_cpm": 4}});
+    let c = patch(&app, &key, ad, on);
+    assert_eq!(c["auto_cpm"]["cpa_from"], "postbacks");
+    app.advance(HOUR);
+    for txid in 0..10 {
+        let event = json!({"ref": "r1", "event": "lead", "txid": format!("t{txid}")});
+        assert_eq!(
+            app.send("POST", "/postback", &key, Some(&event), &[])
+                .status,
+            200
+        );
+    }
+    app.advance(6 * HOUR);
+    let log = app
+        .services
+        .db
+        .read_blocking(|c| auto_cpm::log(c, cabinet, ad))
+        .unwrap();
+    let moved = log.iter().find(|d| d.to.is_some()).expect("a move");
+    assert_eq!(
+        moved.figures.actions, 10,
+        "the ten postbacks, not the platform's actions"
+    );
+    let cpa = moved.figures.spent.micros() as f64 / 1e6 / 10.0;
+    let observed: f64 = moved.observed.as_deref().unwrap().parse().unwrap();
+    assert!((observed - cpa).abs() < 1e-6, "{observed} vs {cpa}");
+    assert_eq!(
+        (moved.reason.as_str(), moved.to.map(|m| m.micros())),
+        ("lowered", Some(1_600_000))
     );
 }
