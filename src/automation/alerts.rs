@@ -2,7 +2,10 @@
 //! (a campaign declined, a running campaign's budget low, a cabinet's balance short of a day's
 //! spend, a platform session expired, a key's webhook deliveries failing). Each goes to the
 //! keys' webhooks as an `alert` event (when it is about a cabinet) and to the Telegram chats
-//! that read it. A standing condition is told once, and again only after it cleared.
+//! that read it. A standing condition is told once, and again only after it cleared; the
+//! campaigns of one cabinet declined or running low in the same hour come as one alert.
+
+use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::Connection;
@@ -37,7 +40,11 @@ const BALANCE_LOW: &str = "balance_low";
 const SESSION_EXPIRED: &str = "session_expired";
 const WEBHOOK_FAILING: &str = "webhook_failing";
 
-/// Checks the built-in alerts after the sync of the hour that ends at `at`.
+/// Campaigns one alert names at most; the rest are counted.
+const LISTED: usize = 10;
+
+/// Checks the built-in alerts after the sync of the hour that ends at `at`. Campaign alerts
+/// of one cabinet and kind come as one alert (a person reads one message, not hundreds).
 pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
     let telegram = !s.config.notify.bot_token.is_empty();
     let percent = s.config.notify.budget_below_percent;
@@ -45,104 +52,139 @@ pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
         let receivers = Receivers::load(tx)?;
         let at_iso = clock::iso(at);
         let hour_ago = clock::iso(at - Duration::hours(1));
-        for (account, ad) in alerts::declined_between(tx, &hour_ago, &at_iso)? {
-            let text = format!(
-                "{} was declined by the platform's review.",
-                campaign(tx, account, ad)?
-            );
+        let day_ago = clock::iso(at - Duration::hours(24));
+        let tell = |tx: &Connection, kind: &'static str, about: About, text: String| {
+            let (account_id, ad_id, user_id) = match about {
+                About::Cabinet(a, ad) => (Some(a), ad, None),
+                About::Person(u) => (None, None, Some(u)),
+            };
             let alert = NewAlert {
-                kind: DECLINED,
-                account_id: Some(account),
-                ad_id: Some(ad),
-                user_id: None,
+                kind,
+                account_id,
+                ad_id,
+                user_id,
                 text: &text,
                 at: &at_iso,
             };
-            raise(tx, &receivers, telegram, &alert)?;
-        }
-        let told = Told {
-            receivers: &receivers,
-            telegram,
-            at: &at_iso,
+            raise(tx, &receivers, telegram, &alert)
         };
-        let standing =
-            |tx: &Connection, kind: &str, now: Vec<(i64, i64)>| standing(tx, &told, kind, now);
-        standing(tx, BUDGET_LOW, alerts::low_budgets(tx, percent)?)?;
-        let day_ago = clock::iso(at - Duration::hours(24));
-        standing(tx, BALANCE_LOW, alerts::low_balances(tx, &day_ago)?)?;
-        standing(tx, SESSION_EXPIRED, alerts::expired_sessions(tx)?)?;
-        standing(tx, WEBHOOK_FAILING, alerts::failing_keys(tx)?)
+        let declined = alerts::declined_between(tx, &hour_ago, &at_iso)?;
+        for (account, ads) in by_cabinet(declined) {
+            let (about, text) = campaigns(tx, account, &ads, "declined by the platform's review")?;
+            tell(tx, DECLINED, about, text)?;
+        }
+        let low = fresh(tx, BUDGET_LOW, alerts::low_budgets(tx, percent)?, &at_iso)?;
+        for (account, ads) in by_cabinet(low) {
+            let (about, text) = campaigns(tx, account, &ads, "running low on budget")?;
+            tell(tx, BUDGET_LOW, about, text)?;
+        }
+        for (account, _) in fresh(
+            tx,
+            BALANCE_LOW,
+            alerts::low_balances(tx, &day_ago)?,
+            &at_iso,
+        )? {
+            let text = format!(
+                "{}'s balance does not cover another day of spending.",
+                cabinet(tx, account)?
+            );
+            tell(tx, BALANCE_LOW, About::Cabinet(account, None), text)?;
+        }
+        for (account, _) in fresh(tx, SESSION_EXPIRED, alerts::expired_sessions(tx)?, &at_iso)? {
+            let text = format!(
+                "{}'s platform session expired: changes fail until it is reconnected.",
+                cabinet(tx, account)?
+            );
+            tell(tx, SESSION_EXPIRED, About::Cabinet(account, None), text)?;
+        }
+        for (key, user) in fresh(tx, WEBHOOK_FAILING, alerts::failing_keys(tx)?, &at_iso)? {
+            let text =
+                format!("The webhook deliveries of API key {key} keep failing (the last three).");
+            tell(tx, WEBHOOK_FAILING, About::Person(user), text)?;
+        }
+        Ok(())
     })
 }
 
-/// Where and when alerts of one check go.
-struct Told<'a> {
-    receivers: &'a Receivers,
-    telegram: bool,
-    at: &'a str,
+/// Who an alert is about: a cabinet (and one of its campaigns), or a person.
+enum About {
+    Cabinet(i64, Option<i64>),
+    Person(i64),
 }
 
-/// Tells each condition in `now` not yet told, and clears the marks of those that ended.
-fn standing(
+/// The conditions of `kind` in `now` not told yet, marked as told now; the marks of those that
+/// ended are cleared, so they are told again if they return.
+fn fresh(
     tx: &Connection,
-    told: &Told,
     kind: &str,
     now: Vec<(i64, i64)>,
-) -> Result<(), StoreError> {
-    let at = told.at;
+    at: &str,
+) -> Result<Vec<(i64, i64)>, StoreError> {
     for (a, b) in alerts::marks_of(tx, kind)? {
         if !now.contains(&(a, b)) {
             alerts::unmark(tx, kind, a, b)?;
         }
     }
+    let mut new = Vec::new();
     for (a, b) in now {
-        if alerts::marked(tx, kind, a, b)? {
-            continue;
+        if !alerts::marked(tx, kind, a, b)? {
+            alerts::mark(tx, kind, a, b, at)?;
+            new.push((a, b));
         }
-        alerts::mark(tx, kind, a, b, at)?;
-        let (account, ad, user, text) = match kind {
-            BUDGET_LOW => (
-                Some(a),
-                Some(b),
-                None,
-                format!("{} is running low on budget.", campaign(tx, a, b)?),
-            ),
-            BALANCE_LOW => (
-                Some(a),
-                None,
-                None,
-                format!(
-                    "{}'s balance does not cover another day of spending.",
-                    cabinet(tx, a)?
-                ),
-            ),
-            SESSION_EXPIRED => (
-                Some(a),
-                None,
-                None,
-                format!(
-                    "{}'s platform session expired: changes fail until it is reconnected.",
-                    cabinet(tx, a)?
-                ),
-            ),
-            _ => (
-                None,
-                None,
-                Some(b),
-                format!("The webhook deliveries of API key {a} keep failing (the last three)."),
-            ),
-        };
-        let alert = NewAlert {
-            kind,
-            account_id: account,
-            ad_id: ad,
-            user_id: user,
-            text: &text,
-            at,
-        };
-        raise(tx, told.receivers, told.telegram, &alert)?;
     }
-    Ok(())
+    Ok(new)
+}
+
+/// `(account, ad)` pairs as each cabinet's campaigns, in order.
+fn by_cabinet(pairs: Vec<(i64, i64)>) -> BTreeMap<i64, Vec<i64>> {
+    let mut out: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    for (account, ad) in pairs {
+        out.entry(account).or_default().push(ad);
+    }
+    out
+}
+
+/// One alert about `ads` of a cabinet that are (or were) `what`: the campaign itself when it
+/// is one, else the cabinet, naming the first [`LISTED`].
+fn campaigns(
+    tx: &Connection,
+    account: i64,
+    ads: &[i64],
+    what: &str,
+) -> Result<(About, String), StoreError> {
+    if let [ad] = ads {
+        let verb = if what.starts_with("declined") {
+            "was"
+        } else {
+            "is"
+        };
+        let text = format!("{} {verb} {what}.", campaign(tx, account, *ad)?);
+        return Ok((About::Cabinet(account, Some(*ad)), text));
+    }
+    let mut named = Vec::new();
+    for ad in ads.iter().take(LISTED) {
+        let title = campaigns::get(tx, account, *ad)?.map(|r| r.title);
+        named.push(match title {
+            Some(t) => format!("{ad} “{t}”"),
+            None => ad.to_string(),
+        });
+    }
+    let more = match ads.len().saturating_sub(LISTED) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    let verb = if what.starts_with("declined") {
+        "were"
+    } else {
+        "are"
+    };
+    let text = format!(
+        "{} campaigns of {} {verb} {what}: {}{more}.",
+        ads.len(),
+        cabinet(tx, account)?,
+        named.join(", ")
+    );
+    Ok((About::Cabinet(account, None), text))
 }
 
 /// "Cabinet “Name”" for a sentence.

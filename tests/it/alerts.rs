@@ -174,6 +174,7 @@ fn built_in_alerts_are_told_once_per_condition() {
     let failing = Receiver::start(500);
     let (user, cabinet, key, _) = setup(&app, &bot, &failing);
     let running = app.active_campaign(cabinet);
+    let also_running = app.active_campaign(cabinet);
     let declined = app.campaign(
         cabinet,
         crate::helpers::Camp::channel("Casino", "https://t.me/alpha_chan"),
@@ -228,6 +229,16 @@ fn built_in_alerts_are_told_once_per_condition() {
         declined_alert.text.contains("“Casino”"),
         "{}",
         declined_alert.text
+    );
+    let low = all.iter().find(|a| a.kind == "budget_low").unwrap();
+    assert_eq!(low.ad_id, None, "two campaigns of one cabinet: one alert");
+    assert!(
+        low.text
+            .starts_with("2 campaigns of Cabinet “euro cabinet” are running low on budget: ")
+            && low.text.contains(&format!("{running} “Running”"))
+            && low.text.contains(&format!("{also_running} “Running”")),
+        "{}",
+        low.text
     );
     let hook = all.iter().find(|a| a.kind == "webhook_failing").unwrap();
     assert_eq!(hook.account_id, None, "about a key, not a cabinet");
