@@ -135,7 +135,7 @@ pub fn step(s: &Services) -> Result<Step, StoreError> {
         let hour = at.next_sync;
         let latest = at.now < hour + HOUR + HOUR;
         sync::sync_hour(s, hour, latest)?;
-        automation::run_hour(s, hour)?;
+        automation::run_hour(s, hour);
         s.db.write_blocking(|tx| {
             events::queue_status_changes(tx)?;
             scheduler::set(tx, &clock::iso(hour + HOUR), &clock::iso(at.next_digest))

@@ -19,7 +19,10 @@ use crate::{sync, Services};
 /// Decides on every managed campaign at `at`, the end of the synced hour.
 pub fn run(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
     for (managed, cpm) in s.db.read_blocking(store::running)? {
-        decide_one(s, &managed, cpm, at)?;
+        if let Err(e) = decide_one(s, &managed, cpm, at) {
+            let (account, ad) = (managed.account_id, managed.ad_id);
+            tracing::error!(account, ad, error = %e, "Auto CPM decision failed");
+        }
     }
     Ok(())
 }

@@ -31,14 +31,28 @@ use evaluate::{Decision, Series};
 const GUARD_SPAN: Duration = Duration::hours(MAX_WINDOW_HOURS as i64);
 
 /// Runs every cabinet's enabled rules, then Auto CPM, then the built-in alerts, on the sync
-/// of the hour starting at `hour`.
-pub fn run_hour(s: &Services, hour: DateTime<Utc>) -> Result<(), StoreError> {
+/// of the hour starting at `hour`. Automation never holds the clockwork back: a part that
+/// fails (or panics) is logged and the others still run; the hour moves on.
+pub fn run_hour(s: &Services, hour: DateTime<Utc>) {
     let at = hour + Duration::hours(1);
-    for account in s.db.read_blocking(rules::cabinets_with_rules)? {
-        run_cabinet(s, account, at)?;
-    }
-    auto_cpm::run(s, at)?;
-    alerts::check_hour(s, at)
+    let guarded =
+        |what: &str, part: &dyn Fn() -> Result<(), StoreError>| match std::panic::catch_unwind(
+            std::panic::AssertUnwindSafe(part),
+        ) {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::error!(at = %clock::iso(at), error = %e, "{what} failed"),
+            Err(_) => tracing::error!(at = %clock::iso(at), "{what} panicked"),
+        };
+    guarded("the rules", &|| {
+        for account in s.db.read_blocking(rules::cabinets_with_rules)? {
+            if let Err(e) = run_cabinet(s, account, at) {
+                tracing::error!(account, error = %e, "a cabinet's rules failed");
+            }
+        }
+        Ok(())
+    });
+    guarded("Auto CPM", &|| auto_cpm::run(s, at));
+    guarded("the built-in alerts", &|| alerts::check_hour(s, at));
 }
 
 /// Runs one cabinet's enabled rules at `at`, the end of the synced hour.

@@ -616,3 +616,39 @@ fn conditions_read_postbacks_state_and_wider_windows_and_resume_and_set_cpm_act(
         "the window sums its three hours"
     );
 }
+
+#[test]
+fn an_unreadable_rule_is_left_out_and_the_others_still_act() {
+    let app = crate::helpers::spawn_app();
+    let rx = Receiver::start(200);
+    let (cabinet, key, _) = setup(&app, &rx);
+    let ad = app.active_campaign(cabinet);
+    let broken = create(&app, &key, always(cabinet, json!({"type": "pause"}), 0, 24));
+    let good = create(
+        &app,
+        &key,
+        always(
+            cabinet,
+            json!({"type": "notify", "text": "still here"}),
+            0,
+            24,
+        ),
+    );
+    app.sql(&format!(
+        "UPDATE rules SET action = '{{\"type\":\"explode\"}}' WHERE id = {}",
+        broken["id"]
+    ));
+    let listed = app.get_ok("/rules", &key)["data"].clone();
+    assert_eq!(
+        listed,
+        json!([good]),
+        "the list still answers, without the unreadable rule"
+    );
+    app.advance(HOUR);
+    assert_eq!(log(&app, &key, &good).len(), 1, "the readable rule acted");
+    assert_eq!(
+        campaign(&app, &key, ad)["status"],
+        "Active",
+        "the unreadable one did nothing"
+    );
+}
