@@ -208,6 +208,7 @@ pub fn pass(
                 ad_id: state.ad_id,
                 at,
                 moved: decision.moved(),
+                dry: decision.outcome == Outcome::DryRun,
             });
         }
         decisions.push(decision);

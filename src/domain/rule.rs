@@ -484,6 +484,8 @@ pub struct Run {
     pub ad_id: i64,
     pub at: DateTime<Utc>,
     pub moved: Money,
+    /// A dry run's would-be action: it counts for its own rule's guards only.
+    pub dry: bool,
 }
 
 /// Why a guard held an action back.
@@ -547,10 +549,16 @@ impl Guards {
         if moving.micros() == 0 {
             return Ok(());
         }
+        // The rule's own runs, or the cabinet's real ones (and this rule's own, which a dry
+        // run counts as it would have been).
         let moved = |rule: Option<i64>| {
             self.runs
                 .iter()
-                .filter(|r| r.at > day_ago && rule.is_none_or(|id| r.rule_id == id))
+                .filter(|r| r.at > day_ago)
+                .filter(|r| match rule {
+                    Some(only) => r.rule_id == only,
+                    None => !r.dry || r.rule_id == id,
+                })
                 .fold(moving.micros(), |sum, r| {
                     sum.saturating_add(r.moved.micros())
                 })
@@ -770,6 +778,7 @@ mod tests {
             ad_id: 7,
             at: at(0),
             moved: m("5"),
+            dry: false,
         });
         assert_eq!(g.check(1, &rule, 7, at(5), &planned), Err(Skip::Cooldown));
         assert_eq!(
@@ -782,6 +791,7 @@ mod tests {
             ad_id: 8,
             at: at(5),
             moved: m("5"),
+            dry: false,
         });
         assert_eq!(
             g.check(1, &rule, 9, at(6), &planned),
@@ -803,11 +813,30 @@ mod tests {
             ad_id: 7,
             at: at(7),
             moved: m("0"),
+            dry: false,
         });
         assert_eq!(
             g.check(1, &rule, 7, at(14), &Planned::Switch(false)),
             Err(Skip::MaxRunsPerDay),
             "two runs on ad 7 in the last day"
+        );
+        let mut dry = Guards::new(Vec::new(), Some(m("6")));
+        dry.record(Run {
+            rule_id: 5,
+            ad_id: 1,
+            at: at(0),
+            moved: m("3"),
+            dry: true,
+        });
+        assert_eq!(
+            dry.check(1, &rule, 9, at(1), &planned),
+            Ok(()),
+            "a dry run's would-be money leaves the cabinet's cap to real rules"
+        );
+        assert_eq!(
+            dry.check(5, &rule, 9, at(1), &planned),
+            Err(Skip::CabinetMoneyCap),
+            "but counts for its own rule"
         );
     }
 }

@@ -236,7 +236,7 @@ pub fn log(
 /// after `since`.
 pub fn runs_since(conn: &Connection, account: i64, since: &str) -> Result<Vec<Run>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT rule_id, ad_id, at, moved_micros FROM rule_log
+        "SELECT rule_id, ad_id, at, moved_micros, outcome = 'dry_run' FROM rule_log
          WHERE account_id = ?1 AND at >= ?2 AND outcome IN ('acted', 'dry_run')",
     )?;
     let runs = stmt.query_map(params![account, since], |r| {
@@ -246,6 +246,7 @@ pub fn runs_since(conn: &Connection, account: i64, since: &str) -> Result<Vec<Ru
             ad_id: r.get(1)?,
             at: time::parse_iso(&at).ok_or_else(|| super::unreadable("rule_log.at", &at))?,
             moved: Money::from_micros(r.get(3)?),
+            dry: r.get(4)?,
         })
     })?;
     Ok(runs.collect::<rusqlite::Result<_>>()?)
