@@ -148,7 +148,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
-                 DROP TABLE alert_marks;
+                 DROP TABLE alert_marks; DROP INDEX status_events_declined;
                  ALTER TABLE cabinets DROP COLUMN automation_daily_cap_micros;
                  ALTER TABLE cabinets DROP COLUMN telegram_chat;
                  ALTER TABLE users DROP COLUMN telegram_chat;
