@@ -202,6 +202,11 @@ fn table() -> &'static [Def] {
             },
             Def {
                 method: Method::POST,
+                pattern: "/campaigns/{}/{}/auto-cpm",
+                handler: act!(pages::auto_cpm::set),
+            },
+            Def {
+                method: Method::POST,
                 pattern: "/campaigns/bulk",
                 handler: act!(pages::campaigns::bulk),
             },

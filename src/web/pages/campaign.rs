@@ -1,6 +1,6 @@
 //! Owns `/campaigns/{account_id}/{ad_id}`: one campaign's every field, its hourly chart (views,
-//! clicks, spend, conversions) over 24 hours, 7 days or 30 days, its conversions and its
-//! change history with the source of each change.
+//! clicks, spend, conversions) over 24 hours, 7 days or 30 days, its conversions, its Auto
+//! CPM card (`auto_cpm`) and its change history with the source of each change.
 
 use chrono::Duration;
 use maud::{html, Markup};
@@ -10,7 +10,7 @@ use super::super::chart::{self, Series};
 use super::super::format::{count, money, percent, ratio, time};
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
-use super::status_badge;
+use super::{auto_cpm, status_badge};
 use crate::clock;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::Totals;
@@ -43,13 +43,14 @@ struct Found {
     history: Vec<Entry>,
     /// Per bucket: its first hour, the totals and the conversions in it.
     buckets: Vec<(String, Totals, i64)>,
+    auto_cpm: auto_cpm::Shown,
 }
 
 /// An edit the API refused: what was sent, and the field it names with the sentence.
-struct Refused<'f> {
-    sent: &'f Form,
-    param: String,
-    message: String,
+pub(super) struct Refused<'f> {
+    pub sent: &'f Form,
+    pub param: String,
+    pub message: String,
 }
 
 /// The path's cabinet and campaign ids.
@@ -119,6 +120,7 @@ async fn render(
                 summary: conversions::summary_of(conn, &row)?,
                 history: history::list(conn, account, ad)?,
                 recent: conversions::recent_of_campaign(conn, account, ad, RECENT)?,
+                auto_cpm: auto_cpm::load(conn, account, ad)?,
                 row,
                 buckets,
             }))
@@ -136,9 +138,11 @@ async fn render(
         div.grid {
             div.card { h2 { "Delivery" } (figures(row, kind, &found.summary)) }
             div.card { h2 { "Settings" } (settings(row, kind)) }
-            @if session.person.writable(account).is_ok() && row.status != crate::domain::campaign::Status::Deleted {
+            @let writable = session.person.writable(account).is_ok() && row.status != crate::domain::campaign::Status::Deleted;
+            @if writable {
                 div.card { h2 { "Edit" } (edit_form(session, row, kind, refused.as_ref())) }
             }
+            div.card { h2 { "Auto CPM" } (auto_cpm::card(session, row, kind, &found.auto_cpm, writable, refused.as_ref())) }
         }
         h2 { "Hourly" }
         nav.tabs aria-label="Period" {
@@ -271,7 +275,7 @@ fn edit_form(
                     p.error role="alert" data-param=(field) { (r.message) }
                 }
             }
-            @if let Some(r) = refused.filter(|r| !EDITED.iter().any(|(f, _, _)| *f == r.param || r.param.starts_with(&format!("{f}.")))) {
+            @if let Some(r) = refused.filter(|r| !r.param.starts_with(auto_cpm::PARAM) && !EDITED.iter().any(|(f, _, _)| *f == r.param || r.param.starts_with(&format!("{f}.")))) {
                 p.error role="alert" data-param=(r.param) { (r.message) }
             }
             p.muted { "Only what you change is sent. A new title, text or link goes back to review on the platform." }
@@ -289,6 +293,33 @@ pub async fn edit<'a>(
     form: &'a Form,
     args: &'a [&'a str],
 ) -> Result<Reply, WebError> {
+    send(visit, session, form, args, |row, kind| {
+        let mut body = Map::new();
+        for (field, _, how) in EDITED {
+            let Some(sent) = form.get(field) else {
+                continue;
+            };
+            if sent == current(row, kind, field) {
+                continue;
+            }
+            let value = sent_value(field, how, sent).map_err(|m| (field.to_string(), m))?;
+            body.insert(field.into(), value);
+        }
+        Ok(body)
+    })
+    .await
+}
+
+/// Sends a form of the campaign's page through the API's own edit, as `PATCH
+/// /v1/campaigns/{ad_id}` with the body `body` builds from the campaign and its currency (or
+/// the field and sentence it refuses); a refusal is shown on the page beside its field.
+pub(super) async fn send<'a>(
+    visit: &'a Visit<'a>,
+    session: &'a Session,
+    form: &'a Form,
+    args: &'a [&'a str],
+    body: impl FnOnce(&CampaignRow, CabinetType) -> Result<Map<String, Value>, (String, String)>,
+) -> Result<Reply, WebError> {
     let (account, ad) = ids(args)?;
     let reach = session.person.cabinet(account).ok_or(WebError::NotFound)?;
     session
@@ -301,31 +332,17 @@ pub async fn edit<'a>(
         Err(ApiError::CampaignNotFound) => return Err(WebError::NotFound),
         Err(e) => return Err(WebError::Conflict(e.to_string())),
     };
-    let kind = cabinet.cabinet_type;
-    let mut body = Map::new();
-    let mut unreadable = None;
-    for (field, _, how) in EDITED {
-        let Some(sent) = form.get(field) else {
-            continue;
-        };
-        if sent == current(&row, kind, field) {
-            continue;
-        }
-        match sent_value(field, how, sent) {
-            Ok(value) => {
-                body.insert(field.into(), value);
-            }
-            Err(message) => unreadable = Some((field.to_string(), message)),
-        }
-    }
     let refuse = |param: String, message: String| Refused {
         sent: form,
         param,
         message,
     };
-    if let Some((param, message)) = unreadable {
-        return render(visit, session, account, ad, Some(refuse(param, message))).await;
-    }
+    let body = match body(&row, cabinet.cabinet_type) {
+        Ok(body) => body,
+        Err((param, message)) => {
+            return render(visit, session, account, ad, Some(refuse(param, message))).await
+        }
+    };
     if body.is_empty() {
         let r = refuse("body".into(), "Change at least one field.".into());
         return render(visit, session, account, ad, Some(r)).await;

@@ -1,5 +1,6 @@
 //! Owns the panel's pages, one module per section.
 
+pub mod auto_cpm;
 pub mod cabinets;
 pub mod campaign;
 pub mod campaigns;

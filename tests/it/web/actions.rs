@@ -1,5 +1,6 @@
 //! Acting from the panel: bulk actions on selected campaigns go through the API's task
-//! machinery (and its checks), show on the tasks page, and can be cancelled and resumed there.
+//! machinery (and its checks), show on the tasks page, and can be cancelled and resumed there;
+//! a campaign's edit and Auto CPM forms go through the API's own edit.
 
 use adcab::panel::{self, TeamAccess};
 use adcab::store::history;
@@ -341,4 +342,61 @@ fn the_edit_form_switches_off_caps_and_names_each_refused_field() {
         &[ad],
     );
     assert_eq!(cap, None, "empty removes the cap");
+}
+
+#[test]
+fn auto_cpm_is_set_from_the_campaign_page_and_its_decisions_are_listed() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    app.align_hour();
+    let ad = app.active_campaign(cabinet);
+    let web = logged_in(&app, user);
+    let page = web.get(&format!("/campaigns/{cabinet}/{ad}"));
+    assert!(page.body.contains("Not set up."), "{}", page.body);
+    let csrf = page.csrf();
+    let path = format!("/campaigns/{cabinet}/{ad}/auto-cpm");
+    let post = |min: &str| {
+        let fields = [
+            ("csrf", csrf.as_str()),
+            ("enabled", "on"),
+            ("goal", "pace"),
+            ("cpa_from", "actions"),
+            ("target", "50"),
+            ("min_cpm", min),
+            ("max_cpm", "4"),
+        ];
+        web.post(&path, &fields)
+    };
+    let refused = post("5");
+    assert_eq!(refused.status, 422);
+    assert!(
+        refused.body.contains(r#"data-param="auto_cpm.max_cpm""#),
+        "the API's refusal, beside the Auto CPM form: {}",
+        refused.body
+    );
+    assert_eq!(post("1").status, 303);
+    let shown = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
+    assert_eq!(shown["auto_cpm_enabled"], true);
+    assert_eq!(shown["auto_cpm"]["goal"], "pace");
+    assert_eq!(shown["auto_cpm"]["target"], "50.00");
+
+    app.advance(7 * 3600);
+    let page = web.get(&format!("/campaigns/{cabinet}/{ad}"));
+    assert!(page.body.contains("spend of"), "the settings in words");
+    assert!(
+        page.body.contains("raised"),
+        "a decision with its move: {}",
+        page.body
+    );
+    let entries = app
+        .services
+        .db
+        .read_blocking(move |conn| history::list(conn, cabinet, ad))
+        .unwrap();
+    let sources: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|e| (e.source.as_str(), e.action.as_str()))
+        .collect();
+    assert!(sources.contains(&("panel", "edit")), "{sources:?}");
+    assert!(sources.contains(&("automation", "auto_cpm")), "{sources:?}");
 }
