@@ -192,6 +192,8 @@ pub struct NotifyConfig {
     pub timeout_ms: u64,
     /// A running campaign's budget below this percent of all it was given raises an alert.
     pub budget_below_percent: u32,
+    /// The UTC hour whose end brings each person's daily digest; -1: none.
+    pub daily_digest_hour: i32,
 }
 
 impl Default for Config {
@@ -277,6 +279,12 @@ impl Config {
                 format!(
                     "must be 0 (forever) or at least {MIN_HOURLY_DAYS}, so 30-day stats stay exact"
                 ),
+            ));
+        }
+        if !(-1..=23).contains(&self.notify.daily_digest_hour) {
+            return Err((
+                "notify.daily_digest_hour",
+                "must be an hour from 0 to 23, or -1 for none".into(),
             ));
         }
         let automation = self.retention.automation_days;

@@ -3,14 +3,16 @@
 //! spend, a platform session expired, a key's webhook deliveries failing). Each goes to the
 //! keys' webhooks as an `alert` event (when it is about a cabinet) and to the Telegram chats
 //! that read it. A standing condition is told once, and again only after it cleared; the
-//! campaigns of one cabinet declined or running low in the same hour come as one alert.
+//! campaigns of one cabinet declined or running low in the same hour come as one alert. An
+//! optional daily digest tells each person their day.
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, Timelike, Utc};
 use rusqlite::Connection;
 
 use crate::clock;
+use crate::domain::money::Money;
 use crate::primitives::unix_now;
 use crate::store::alerts::{self, NewAlert};
 use crate::store::{cabinets, campaigns, StoreError};
@@ -101,6 +103,63 @@ pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
             let text =
                 format!("The webhook deliveries of API key {key} keep failing (the last three).");
             tell(tx, WEBHOOK_FAILING, About::Person(user), text)?;
+        }
+        Ok(())
+    })
+}
+
+/// Cabinets a digest lists at most (the most spent first); the rest are counted.
+const DIGEST_CABINETS: usize = 30;
+
+/// After the sync of the hour ending at `[notify] daily_digest_hour` (UTC), tells each person
+/// with a chat their last 24 hours: spend, views and actions per cabinet they open, and the
+/// alerts about it. Telegram only (it is no cabinet's event).
+pub fn daily_digest(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
+    let notify = &s.config.notify;
+    let due = notify.daily_digest_hour >= 0 && at.hour() as i32 == notify.daily_digest_hour;
+    if !due || notify.bot_token.is_empty() {
+        return Ok(());
+    }
+    s.db.write_blocking(|tx| {
+        let (from, to) = (clock::iso(at - Duration::hours(24)), clock::iso(at));
+        for person in alerts::people_with_chats(tx)? {
+            let mut days = alerts::days_of(tx, person, &from, &to)?;
+            if days.is_empty() {
+                continue;
+            }
+            days.sort_by_key(|d| std::cmp::Reverse(d.spent_micros));
+            let mut lines: Vec<String> = days
+                .iter()
+                .take(DIGEST_CABINETS)
+                .map(|d| {
+                    let spent = d.cabinet_type.render(Money::from_micros(d.spent_micros));
+                    let told = match d.alerts {
+                        0 => String::new(),
+                        n => format!(", {n} alert{}", if n == 1 { "" } else { "s" }),
+                    };
+                    let currency = d.cabinet_type.currency();
+                    format!(
+                        "{}: {spent} {currency} spent, {} views, {} actions{told}",
+                        d.name, d.views, d.actions
+                    )
+                })
+                .collect();
+            if days.len() > DIGEST_CABINETS {
+                lines.push(format!(
+                    "and {} more cabinets",
+                    days.len() - DIGEST_CABINETS
+                ));
+            }
+            let text = format!("Your last 24 hours, to {to}:\n{}", lines.join("\n"));
+            let digest = NewAlert {
+                kind: "daily_digest",
+                account_id: None,
+                ad_id: None,
+                user_id: Some(person),
+                text: &text,
+                at: &to,
+            };
+            alerts::raise(tx, &digest, true, unix_now() as i64)?;
         }
         Ok(())
     })

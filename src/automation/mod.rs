@@ -30,9 +30,9 @@ use evaluate::{Decision, Series};
 /// How far back the guards look: the longest cooldown, and a day of runs.
 const GUARD_SPAN: Duration = Duration::hours(MAX_WINDOW_HOURS as i64);
 
-/// Runs every cabinet's enabled rules, then Auto CPM, then the built-in alerts, on the sync
-/// of the hour starting at `hour`. Automation never holds the clockwork back: a part that
-/// fails (or panics) is logged and the others still run; the hour moves on.
+/// Runs every cabinet's enabled rules, then Auto CPM, then the built-in alerts and the daily
+/// digest, on the sync of the hour starting at `hour`. Automation never holds the clockwork
+/// back: a part that fails (or panics) is logged and the others still run; the hour moves on.
 pub fn run_hour(s: &Services, hour: DateTime<Utc>) {
     let at = hour + Duration::hours(1);
     let guarded =
@@ -53,6 +53,7 @@ pub fn run_hour(s: &Services, hour: DateTime<Utc>) {
     });
     guarded("Auto CPM", &|| auto_cpm::run(s, at));
     guarded("the built-in alerts", &|| alerts::check_hour(s, at));
+    guarded("the daily digest", &|| alerts::daily_digest(s, at));
 }
 
 /// Runs one cabinet's enabled rules at `at`, the end of the synced hour.

@@ -4,7 +4,8 @@
 
 use rusqlite::{params, Connection};
 
-use super::{optional, StoreError};
+use super::{optional, parsed, StoreError};
+use crate::domain::money::CabinetType;
 
 /// An alert to record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -321,5 +322,61 @@ pub fn failing_keys(conn: &Connection) -> Result<Vec<(i64, i64)>, StoreError> {
                 WHERE status IS NULL OR status NOT BETWEEN 200 AND 299) = 3",
     )?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The people who have a chat.
+pub fn people_with_chats(conn: &Connection) -> Result<Vec<i64>, StoreError> {
+    let mut stmt =
+        conn.prepare_cached("SELECT id FROM users WHERE telegram_chat IS NOT NULL ORDER BY id")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A cabinet's day in a digest: its name, currency type, and sums over the hours starting in
+/// `[from, to)`, with the alerts about it recorded at or after `from`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CabinetDay {
+    pub account_id: i64,
+    pub name: String,
+    pub cabinet_type: CabinetType,
+    pub views: i64,
+    pub actions: i64,
+    pub spent_micros: i64,
+    pub alerts: i64,
+}
+
+/// The active cabinets `person` opens (owns, or has shared with them), each with its day.
+pub fn days_of(
+    conn: &Connection,
+    person: i64,
+    from: &str,
+    to: &str,
+) -> Result<Vec<CabinetDay>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.id, c.name, c.cabinet_type,
+            (SELECT COALESCE(SUM(views), 0) FROM cabinet_hours h
+             WHERE h.account_id = c.id AND h.hour >= ?2 AND h.hour < ?3),
+            (SELECT COALESCE(SUM(actions), 0) FROM cabinet_hours h
+             WHERE h.account_id = c.id AND h.hour >= ?2 AND h.hour < ?3),
+            (SELECT COALESCE(SUM(spent_micros), 0) FROM cabinet_hours h
+             WHERE h.account_id = c.id AND h.hour >= ?2 AND h.hour < ?3),
+            (SELECT COUNT(*) FROM alerts a WHERE a.account_id = c.id AND a.at >= ?2)
+         FROM cabinets c
+         WHERE c.is_active = 1 AND (c.owner_id = ?1
+            OR c.id IN (SELECT cabinet_id FROM cabinet_shares WHERE member_id = ?1))
+         ORDER BY c.id",
+    )?;
+    let rows = stmt.query_map(params![person, from, to], |r| {
+        Ok(CabinetDay {
+            account_id: r.get(0)?,
+            name: r.get(1)?,
+            cabinet_type: parsed(r, 2, "cabinets.cabinet_type", CabinetType::parse)?,
+            views: r.get(3)?,
+            actions: r.get(4)?,
+            spent_micros: r.get(5)?,
+            alerts: r.get(6)?,
+        })
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

@@ -266,3 +266,44 @@ fn built_in_alerts_are_told_once_per_condition() {
         "told again after it cleared and came back"
     );
 }
+
+#[test]
+fn a_daily_digest_tells_each_person_their_day_once() {
+    let bot = FakeBot::start(TOKEN);
+    let url = bot.url.clone();
+    let app = spawn_app_with(move |c| {
+        c.notify.bot_api_url = url;
+        c.notify.bot_token = TOKEN.into();
+        c.notify.daily_digest_hour = 0;
+    });
+    let rx = Receiver::start(200);
+    let (_, cabinet, _, _) = setup(&app, &bot, &rx);
+    app.active_campaign(cabinet);
+    app.advance(24 * HOUR);
+
+    let digests: Vec<Recorded> = recent(&app)
+        .into_iter()
+        .filter(|a| a.kind == "daily_digest")
+        .collect();
+    assert_eq!(digests.len(), 1, "one a day");
+    assert!(digests[0].at.ends_with("T00:00:00Z"), "{}", digests[0].at);
+    assert_eq!(
+        digests[0].sends.iter().map(|s| s.0).collect::<Vec<_>>(),
+        vec![PERSON],
+        "the person's chat only"
+    );
+    let text = &digests[0].text;
+    assert!(text.starts_with("Your last 24 hours, to "), "{text}");
+    assert!(
+        text.contains("\neuro cabinet: ") && text.contains(" EUR spent, "),
+        "{text}"
+    );
+    let got = messages(&bot, PERSON, 1);
+    assert!(got.iter().any(|m| &m.text == text));
+    assert!(
+        rx.received()
+            .iter()
+            .all(|r| !String::from_utf8_lossy(&r.body).contains("daily_digest")),
+        "no webhook: a digest is no cabinet's event"
+    );
+}
