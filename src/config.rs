@@ -536,6 +536,21 @@ mod tests {
     }
 
     #[test]
+    fn automation_values_outside_their_range_are_refused_by_key() {
+        let err = Config::from_toml_str("[notify]\ndaily_digest_hour = 24\n").unwrap_err();
+        assert!(err.contains("notify.daily_digest_hour"), "{err}");
+        let err = Config::from_toml_str("[retention]\nautomation_days = 3\n").unwrap_err();
+        assert!(err.contains("retention.automation_days"), "{err}");
+        let ok = Config::from_toml_str(
+            "[notify]\ndaily_digest_hour = 0\n[retention]\nautomation_days = 0\n",
+        );
+        assert_eq!(
+            ok.map(|c| (c.notify.daily_digest_hour, c.retention.automation_days)),
+            Ok((0, 0))
+        );
+    }
+
+    #[test]
     fn a_relative_storage_path_is_read_from_the_config_files_folder() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("adcab.toml");
