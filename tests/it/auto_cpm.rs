@@ -32,6 +32,14 @@ fn figures(app: &TestApp, account: i64, ad: i64, from: DateTime<Utc>, to: DateTi
         .unwrap()
 }
 
+/// A campaign's Auto CPM decisions, oldest first.
+fn decisions(app: &TestApp, account: i64, ad: i64) -> Vec<auto_cpm::Decided> {
+    app.services
+        .db
+        .read_blocking(|c| auto_cpm::log(c, account, ad))
+        .unwrap()
+}
+
 fn cpa(t: &Totals) -> f64 {
     t.spent.micros() as f64 / 1e6 / t.actions.max(1) as f64
 }
@@ -138,11 +146,7 @@ fn converge(
         let t = figures(app, account, ad, from, from + Duration::hours(24));
         daily.push(cpa(&t));
     }
-    let log = app
-        .services
-        .db
-        .read_blocking(|c| auto_cpm::log(c, account, ad))
-        .unwrap();
+    let log = decisions(app, account, ad);
     let log: Vec<_> = log
         .into_iter()
         .filter(|d| clock::parse_iso(&d.at).unwrap() > began)
@@ -230,11 +234,7 @@ fn auto_cpm_leaves_a_campaign_alone_while_it_does_not_run() {
     let on = json!({"auto_cpm": {"enabled": true, "goal": "cpa", "target": "0.01", "min_cpm": "1", "max_cpm": 4}});
     patch(&app, &key, ad, on);
     app.advance(2 * DAY);
-    let log = app
-        .services
-        .db
-        .read_blocking(|c| auto_cpm::log(c, cabinet, ad))
-        .unwrap();
+    let log = decisions(&app, cabinet, ad);
     assert!(log.is_empty(), "no decision on a campaign on hold: {log:?}");
     assert_eq!(
         app.get_ok(&format!("/campaigns/{ad}"), &key)["data"]["cpm"],
@@ -255,11 +255,7 @@ fn auto_cpm_holds_the_bid_without_enough_data() {
     for _ in 0..8 {
         app.advance(6 * HOUR);
     }
-    let log = app
-        .services
-        .db
-        .read_blocking(|c| auto_cpm::log(c, cabinet, ad))
-        .unwrap();
+    let log = decisions(&app, cabinet, ad);
     assert!(
         log.len() >= 20,
         "a decision every hour after the first six: {}",
@@ -305,11 +301,7 @@ fn auto_cpm_can_count_postbacks_as_the_acquisitions_of_its_cpa() {
         );
     }
     app.advance(6 * HOUR);
-    let log = app
-        .services
-        .db
-        .read_blocking(|c| auto_cpm::log(c, cabinet, ad))
-        .unwrap();
+    let log = decisions(&app, cabinet, ad);
     let moved = log.iter().find(|d| d.to.is_some()).expect("a move");
     assert_eq!(
         moved.figures.actions, 10,
