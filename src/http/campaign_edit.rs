@@ -115,17 +115,9 @@ fn auto_cpm(
             ApiError::validation("auto_cpm.cpa_from", "cpa_from is actions or postbacks.")
         })?),
     };
-    let mut amount = |name: &str| {
-        let value = a.money(name, kind.scale())?;
-        if value.is_some_and(|m| m.micros() == 0) {
-            return Err(ApiError::validation(
-                format!("auto_cpm.{name}"),
-                format!("{name} must be greater than 0."),
-            ));
-        }
-        Ok(value)
-    };
-    let (target, min_cpm, max_cpm) = (amount("target")?, amount("min_cpm")?, amount("max_cpm")?);
+    let target = a.positive_money("target", kind.scale())?;
+    let min_cpm = a.positive_money("min_cpm", kind.scale())?;
+    let max_cpm = a.positive_money("max_cpm", kind.scale())?;
     a.deny_unknown()?;
     let pick = |sent: Option<Money>, old: Option<Money>, name: &str| {
         sent.or(old).ok_or_else(|| {

@@ -9,7 +9,9 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::error::ApiError;
-use crate::domain::money::Money;
+use rust_decimal::Decimal;
+
+use crate::domain::money::{parse_amount, Money, MONEY_SCALE};
 
 /// Parses the body as a JSON object; an empty body is an empty object.
 pub fn object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
@@ -145,15 +147,43 @@ impl<'a> Fields<'a> {
     /// read exactly (a JSON number by its own digits, never through a float) in the one
     /// grammar of [`crate::domain::money::parse_amount`].
     pub fn money(&mut self, name: &str, scale: u32) -> Result<Option<Money>, ApiError> {
-        let text = match self.value(name) {
-            None => return Ok(None),
-            Some(Value::Number(n)) => n.to_string(),
-            Some(Value::String(s)) => s.clone(),
-            Some(_) => return Err(self.bad(name, format!("{name} must be a number."))),
+        let Some(text) = self.amount_text(name)? else {
+            return Ok(None);
         };
         Money::parse(&text, scale)
             .map(Some)
             .map_err(|e| self.bad(name, format!("{name} {e}.")))
+    }
+
+    /// An amount as [`Fields::money`] reads it, greater than zero.
+    pub fn positive_money(&mut self, name: &str, scale: u32) -> Result<Option<Money>, ApiError> {
+        match self.money(name, scale)? {
+            Some(m) if m.micros() == 0 => {
+                Err(self.bad(name, format!("{name} must be greater than 0.")))
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// A signed decimal (a rule's threshold, a percentage) in the same grammar as money, with
+    /// at most six decimals.
+    pub fn signed_decimal(&mut self, name: &str) -> Result<Option<Decimal>, ApiError> {
+        let Some(text) = self.amount_text(name)? else {
+            return Ok(None);
+        };
+        parse_amount(&text, MONEY_SCALE, true)
+            .map(|m| Some(Decimal::new(m, MONEY_SCALE).normalize()))
+            .map_err(|e| self.bad(name, format!("{name} {e}.")))
+    }
+
+    /// An amount's text: a JSON number by its own digits (never through a float), or a string.
+    fn amount_text(&mut self, name: &str) -> Result<Option<String>, ApiError> {
+        match self.value(name) {
+            None => Ok(None),
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(self.bad(name, format!("{name} must be a number."))),
+        }
     }
 
     /// An array of 1..=max strings; an element's error names its position.

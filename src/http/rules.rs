@@ -61,25 +61,6 @@ fn scope(f: &mut Fields) -> Result<Option<Scope>, ApiError> {
     }
 }
 
-/// A decimal sent as a JSON number or a string.
-fn decimal(f: &mut Fields, name: &str) -> Result<Option<Decimal>, ApiError> {
-    let text = match f.raw(name) {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Number(n)) => n.to_string(),
-        Some(Value::String(s)) => s.trim().to_string(),
-        Some(_) => {
-            return Err(ApiError::validation(
-                f.path(name),
-                format!("{name} must be a number."),
-            ))
-        }
-    };
-    Decimal::from_str_exact(&text)
-        .or_else(|_| Decimal::from_scientific(&text))
-        .map(Some)
-        .map_err(|_| ApiError::validation(f.path(name), format!("{name} must be a number.")))
-}
-
 fn threshold(c: &mut Fields, metric: Metric, op: Op) -> Result<Threshold, ApiError> {
     if metric == Metric::Status {
         let text = c.required_string("value")?;
@@ -94,7 +75,8 @@ fn threshold(c: &mut Fields, metric: Metric, op: Op) -> Result<Threshold, ApiErr
         }
         return Ok(Threshold::Status(status));
     }
-    let value = decimal(c, "value")?
+    let value = c
+        .signed_decimal("value")?
         .ok_or_else(|| ApiError::validation(c.path("value"), "value is required."))?;
     if value.is_sign_negative() && metric != Metric::Revenue {
         return Err(ApiError::validation(
@@ -199,16 +181,14 @@ fn conditions(f: &mut Fields) -> Result<Option<Vec<Condition>>, ApiError> {
         .map(Some)
 }
 
-/// A positive amount at the cabinet currency's scale.
+/// A required amount greater than zero, at the cabinet currency's scale.
 fn positive(a: &mut Fields, name: &str, kind: CabinetType) -> Result<Money, ApiError> {
-    a.money(name, kind.scale())?
-        .filter(|m| m.micros() > 0)
-        .ok_or_else(|| {
-            ApiError::validation(
-                a.path(name),
-                format!("{name} is required and must be greater than 0."),
-            )
-        })
+    a.positive_money(name, kind.scale())?.ok_or_else(|| {
+        ApiError::validation(
+            a.path(name),
+            format!("{name} is required and must be greater than 0."),
+        )
+    })
 }
 
 fn action(f: &mut Fields, kind: CabinetType) -> Result<Option<Action>, ApiError> {
@@ -223,7 +203,8 @@ fn action(f: &mut Fields, kind: CabinetType) -> Result<Option<Action>, ApiError>
             cpm: positive(&mut a, "cpm", kind)?,
         },
         "change_cpm" => {
-            let percent = decimal(&mut a, "percent")?
+            let percent = a
+                .signed_decimal("percent")?
                 .filter(|p| !p.is_zero() && *p >= Decimal::from(-90) && *p <= Decimal::from(500))
                 .ok_or_else(|| {
                     ApiError::validation(

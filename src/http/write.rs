@@ -179,14 +179,7 @@ pub fn platform_error(e: PlatformError, kind: CabinetType) -> ApiError {
 
 /// A bid: greater than zero, at the currency's scale.
 pub fn cpm(f: &mut Fields, kind: CabinetType) -> Result<Option<Money>, ApiError> {
-    let cpm = f.money("cpm", kind.scale())?;
-    if cpm.is_some_and(|c| c.micros() == 0) {
-        return Err(ApiError::validation(
-            f.path("cpm"),
-            "cpm must be greater than 0.",
-        ));
-    }
-    Ok(cpm)
+    f.positive_money("cpm", kind.scale())
 }
 
 /// A budget: `0` or at least the cabinet's `min_budget`.
@@ -284,13 +277,7 @@ pub fn daily_budget(f: &mut Fields, kind: CabinetType) -> Result<Option<Option<M
     if matches!(f.raw("daily_budget"), Some(Value::Null)) {
         return Ok(Some(None));
     }
-    match f.money("daily_budget", kind.scale())? {
-        Some(m) if m.micros() == 0 => Err(ApiError::validation(
-            f.path("daily_budget"),
-            "daily_budget must be greater than 0.",
-        )),
-        other => Ok(other.map(Some)),
-    }
+    Ok(f.positive_money("daily_budget", kind.scale())?.map(Some))
 }
 
 /// `media`: a token uploaded to this very cabinet; returns the token and its media type.
