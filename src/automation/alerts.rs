@@ -12,7 +12,6 @@ use chrono::{DateTime, Duration, Timelike, Utc};
 use rusqlite::Connection;
 
 use crate::clock;
-use crate::domain::money::Money;
 use crate::primitives::unix_now;
 use crate::store::alerts::{self, NewAlert};
 use crate::store::{cabinets, campaigns, StoreError};
@@ -72,12 +71,14 @@ pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
         };
         let declined = alerts::declined_between(tx, &hour_ago, &at_iso)?;
         for (account, ads) in by_cabinet(declined) {
-            let (about, text) = campaigns(tx, account, &ads, "declined by the platform's review")?;
+            let what = ("was", "were", "declined by the platform's review");
+            let (about, text) = campaigns(tx, account, &ads, what)?;
             tell(tx, DECLINED, about, text)?;
         }
         let low = fresh(tx, BUDGET_LOW, alerts::low_budgets(tx, percent)?, &at_iso)?;
         for (account, ads) in by_cabinet(low) {
-            let (about, text) = campaigns(tx, account, &ads, "running low on budget")?;
+            let (about, text) =
+                campaigns(tx, account, &ads, ("is", "are", "running low on budget"))?;
             tell(tx, BUDGET_LOW, about, text)?;
         }
         for (account, _) in fresh(
@@ -127,12 +128,12 @@ pub fn daily_digest(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
             if days.is_empty() {
                 continue;
             }
-            days.sort_by_key(|d| std::cmp::Reverse(d.spent_micros));
+            days.sort_by_key(|d| std::cmp::Reverse(d.totals.spent));
             let mut lines: Vec<String> = days
                 .iter()
                 .take(DIGEST_CABINETS)
                 .map(|d| {
-                    let spent = d.cabinet_type.render(Money::from_micros(d.spent_micros));
+                    let spent = d.cabinet_type.render(d.totals.spent);
                     let told = match d.alerts {
                         0 => String::new(),
                         n => format!(", {n} alert{}", if n == 1 { "" } else { "s" }),
@@ -140,7 +141,7 @@ pub fn daily_digest(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
                     let currency = d.cabinet_type.currency();
                     format!(
                         "{}: {spent} {currency} spent, {} views, {} actions{told}",
-                        d.name, d.views, d.actions
+                        d.name, d.totals.views, d.totals.actions
                     )
                 })
                 .collect();
@@ -203,21 +204,17 @@ fn by_cabinet(pairs: Vec<(i64, i64)>) -> BTreeMap<i64, Vec<i64>> {
     out
 }
 
-/// One alert about `ads` of a cabinet that are (or were) `what`: the campaign itself when it
-/// is one, else the cabinet, naming the first [`LISTED`].
+/// One alert about `ads` of a cabinet that are (or were) `what`, with its verb for one
+/// campaign and for several: the campaign itself when it is one, else the cabinet, naming the
+/// first [`LISTED`].
 fn campaigns(
     tx: &Connection,
     account: i64,
     ads: &[i64],
-    what: &str,
+    (one, several, what): (&str, &str, &str),
 ) -> Result<(About, String), StoreError> {
     if let [ad] = ads {
-        let verb = if what.starts_with("declined") {
-            "was"
-        } else {
-            "is"
-        };
-        let text = format!("{} {verb} {what}.", campaign(tx, account, *ad)?);
+        let text = format!("{} {one} {what}.", campaign(tx, account, *ad)?);
         return Ok((About::Cabinet(account, Some(*ad)), text));
     }
     let mut named = Vec::new();
@@ -232,13 +229,8 @@ fn campaigns(
         0 => String::new(),
         n => format!(" and {n} more"),
     };
-    let verb = if what.starts_with("declined") {
-        "were"
-    } else {
-        "are"
-    };
     let text = format!(
-        "{} campaigns of {} {verb} {what}: {}{more}.",
+        "{} campaigns of {} {several} {what}: {}{more}.",
         ads.len(),
         cabinet(tx, account)?,
         named.join(", ")

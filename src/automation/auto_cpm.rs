@@ -8,11 +8,12 @@ use serde_json::json;
 
 use crate::clock;
 use crate::domain::auto_cpm::{self, CpaFrom, COOLDOWN_HOURS, MAX_EDITS_PER_DAY, WINDOW_HOURS};
+use crate::domain::money::Money;
 use crate::domain::stats::Totals;
 use crate::domain::task::BulkAction;
 use crate::store::auto_cpm::{self as store, Decided, Managed};
 use crate::store::history::Source;
-use crate::store::{cabinets, stats, StoreError};
+use crate::store::{cabinets, conversions, stats, StoreError};
 use crate::worker::{self, Change};
 use crate::{sync, Services};
 
@@ -27,12 +28,7 @@ pub fn run(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn decide_one(
-    s: &Services,
-    m: &Managed,
-    cpm: crate::domain::money::Money,
-    at: DateTime<Utc>,
-) -> Result<(), StoreError> {
+fn decide_one(s: &Services, m: &Managed, cpm: Money, at: DateTime<Utc>) -> Result<(), StoreError> {
     let (account, ad) = (m.account_id, m.ad_id);
     let moved_at = clock::parse_iso(&m.moved_at).unwrap_or(at);
     let hours = (at - moved_at).num_hours().min(WINDOW_HOURS);
@@ -49,27 +45,26 @@ fn decide_one(
             sum.add(&t);
         }
         if m.settings.cpa_from == CpaFrom::Postbacks {
-            sum.actions = store::postbacks_between(c, account, ad, &from, &at_iso)?;
+            let hours = conversions::hours_of_campaign(c, account, ad, &from, &at_iso)?;
+            sum.actions = hours.iter().map(|(_, n)| n).sum();
         }
         Ok::<_, StoreError>((kind, edits, sum))
     })?;
     let Some(kind) = kind else {
         return Ok(());
     };
+    let decision = auto_cpm::decide(&m.settings, cpm, &figures, hours, kind);
     let mut decided = Decided {
         account_id: account,
         ad_id: ad,
         at: at_iso.clone(),
-        reason: String::new(),
+        reason: decision.reason.to_string(),
         hours,
         figures,
-        observed: None,
+        observed: decision.observed.map(|o| o.normalize().to_string()),
         from: cpm,
         to: None,
     };
-    let decision = auto_cpm::decide(&m.settings, cpm, &figures, hours, kind);
-    decided.observed = decision.observed.map(|o| o.normalize().to_string());
-    decided.reason = decision.reason.to_string();
     if let Some(next) = decision.cpm {
         if edits >= MAX_EDITS_PER_DAY {
             decided.reason = "daily edit cap".into();

@@ -9,7 +9,7 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::domain::money::{CabinetType, Money};
-use crate::domain::rule::{Converted, Figures, Guards, Planned, Run, Skip, State};
+use crate::domain::rule::{Converted, Figures, Guards, Planned, RuleSpec, Run, Skip, State};
 use crate::domain::stats::Totals;
 use crate::domain::time;
 use crate::store::rules::{self, ConvertedHour, Hour, RuleRow};
@@ -21,21 +21,26 @@ pub struct Series {
     converted: HashMap<i64, Vec<ConvertedHour>>,
 }
 
-/// Hours since the epoch of the hour `t` falls in.
-pub fn hour_of(t: DateTime<Utc>) -> Hour {
-    t.timestamp().div_euclid(3600)
-}
-
 impl Series {
-    /// Reads the hours starting in `[from, to)`; conversions only when `conversions`.
-    pub fn load(
+    /// Reads what `rules` evaluated at hour ends from `first` to `last` need: the hours of
+    /// their widest window before `first` up to `last`, and conversions only when a condition
+    /// reads postbacks.
+    pub fn for_rules<'r>(
         conn: &Connection,
         account: i64,
-        from: DateTime<Utc>,
-        to: DateTime<Utc>,
-        conversions: bool,
+        rules: impl Iterator<Item = &'r RuleSpec> + Clone,
+        first: DateTime<Utc>,
+        last: DateTime<Utc>,
     ) -> Result<Series, StoreError> {
-        let (from, to) = (time::iso(from), time::iso(to));
+        let conditions = rules.flat_map(|r| &r.conditions);
+        let widest = conditions
+            .clone()
+            .map(|c| c.window_hours)
+            .max()
+            .unwrap_or(1);
+        let conversions = conditions.clone().any(|c| c.metric.from_postbacks());
+        let from = time::iso(first - Duration::hours(i64::from(widest)));
+        let to = time::iso(last);
         Ok(Series {
             hours: rules::hours(conn, account, &from, &to)?,
             converted: if conversions {
@@ -156,7 +161,7 @@ impl Decision {
     }
 }
 
-/// Runs `rule` at `at` (the end of the synced hour) over `states`: each live campaign in scope
+/// Runs `rule` at `at` (the end of a synced hour, on the hour) over `states`: each live campaign in scope
 /// whose conditions hold and whose action would change something is checked against the
 /// guards, then acted on through `act` (unless the rule is a dry run). An action done
 /// changes the campaign's state in `states`, so later rules of the same pass see it.
@@ -170,7 +175,7 @@ pub fn pass(
     act: &mut dyn FnMut(&State, &Planned) -> Result<(), String>,
 ) -> Vec<Decision> {
     let spec = &rule.spec;
-    let end = hour_of(at - Duration::seconds(1)) + 1;
+    let end = time::hour_number(at);
     let mut decisions = Vec::new();
     for state in states.iter_mut() {
         if !spec.scope.includes(state.ad_id, state.group_id) {

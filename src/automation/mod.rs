@@ -65,29 +65,22 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
         return Ok(());
     }
     let kind = cabinet.cabinet_type;
-    let (list, mut guards, series) = s.db.read_blocking(|c| {
+    let loaded = s.db.read_blocking(|c| {
         let list: Vec<RuleRow> = rules::list(c, &[account])?
             .into_iter()
             .filter(|r| r.spec.enabled)
             .collect();
         let runs = rules::runs_since(c, account, &clock::iso(at - GUARD_SPAN))?;
         let guards = Guards::new(runs, rules::cabinet_cap(c, account)?);
-        let widest = list
-            .iter()
-            .flat_map(|r| &r.spec.conditions)
-            .map(|c| c.window_hours)
-            .max();
-        let postbacks = list
-            .iter()
-            .flat_map(|r| &r.spec.conditions)
-            .any(|c| c.metric.from_postbacks());
-        let from = at - Duration::hours(i64::from(widest.unwrap_or(1)));
-        let series = Series::load(c, account, from, at, postbacks)?;
-        Ok::<_, StoreError>((list, guards, series))
+        let series = Series::for_rules(c, account, list.iter().map(|r| &r.spec), at, at)?;
+        Ok::<_, StoreError>((list, guards, series, Receivers::load(c)?))
     })?;
+    let (list, mut guards, series, receivers) = loaded;
     for rule in &list {
         let mut states = s.db.read_blocking(|c| campaigns::rule_states(c, account))?;
-        let mut act = |state: &State, planned: &Planned| perform(s, rule, kind, state, planned, at);
+        let mut act = |state: &State, planned: &Planned| {
+            perform(s, rule, kind, state, planned, at, &receivers)
+        };
         let decisions = evaluate::pass(rule, kind, &mut states, &series, at, &mut guards, &mut act);
         if decisions.is_empty() {
             continue;
@@ -145,6 +138,7 @@ fn perform(
     state: &State,
     planned: &Planned,
     at: DateTime<Utc>,
+    receivers: &Receivers,
 ) -> Result<(), String> {
     let (account, ad) = (rule.account_id, state.ad_id);
     let details = json!({
@@ -170,10 +164,7 @@ fn perform(
             let telegram = !s.config.notify.bot_token.is_empty();
             return s
                 .db
-                .write_blocking(|tx| {
-                    let receivers = Receivers::load(tx)?;
-                    alerts::raise(tx, &receivers, telegram, &alert)
-                })
+                .write_blocking(|tx| alerts::raise(tx, receivers, telegram, &alert))
                 .map_err(|e| format!("alert not queued: {e}"));
         }
     };

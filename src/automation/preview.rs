@@ -26,20 +26,7 @@ pub fn preview(
     let last = clock::hour_start(now);
     let span = Duration::hours(i64::from(MAX_WINDOW_HOURS));
     let first = last - span + Duration::hours(1);
-    let widest = rule
-        .spec
-        .conditions
-        .iter()
-        .map(|c| c.window_hours)
-        .max()
-        .unwrap_or(1);
-    let postbacks = rule
-        .spec
-        .conditions
-        .iter()
-        .any(|c| c.metric.from_postbacks());
-    let from = first - Duration::hours(i64::from(widest));
-    let series = Series::load(conn, rule.account_id, from, last, postbacks)?;
+    let series = Series::for_rules(conn, rule.account_id, [&rule.spec].into_iter(), first, last)?;
     let mut states = campaigns::rule_states(conn, rule.account_id)?;
     let mut guards = Guards::new(Vec::new(), rules::cabinet_cap(conn, rule.account_id)?);
     let mut live = rule.clone();
@@ -59,7 +46,7 @@ pub fn preview(
                     "ad_id": d.ad_id,
                     "matched": d.matched,
                     "action": d.action,
-                    "outcome": if d.outcome.name() == "skipped" { "skipped" } else { "would_act" },
+                    "outcome": if matches!(d.outcome, Outcome::Skipped(_)) { "skipped" } else { "would_act" },
                     "reason": d.outcome.reason(),
                 }));
             }

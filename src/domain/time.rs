@@ -3,9 +3,14 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
+/// The hour `t` falls in, counted in hours since the epoch.
+pub fn hour_number(t: DateTime<Utc>) -> i64 {
+    t.timestamp().div_euclid(3600)
+}
+
 /// The start of the hour `t` falls in.
 pub fn hour_start(t: DateTime<Utc>) -> DateTime<Utc> {
-    DateTime::from_timestamp(t.timestamp().div_euclid(3600) * 3600, 0).unwrap_or(t)
+    DateTime::from_timestamp(hour_number(t) * 3600, 0).unwrap_or(t)
 }
 
 /// ISO 8601 in UTC with whole seconds, the form every stored timestamp takes (it sorts as text).

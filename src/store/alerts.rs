@@ -4,8 +4,9 @@
 
 use rusqlite::{params, Connection};
 
-use super::{optional, parsed, StoreError};
+use super::{optional, parsed, stats, StoreError};
 use crate::domain::money::CabinetType;
+use crate::domain::stats::Totals;
 
 /// An alert to record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -333,16 +334,14 @@ pub fn people_with_chats(conn: &Connection) -> Result<Vec<i64>, StoreError> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// A cabinet's day in a digest: its name, currency type, and sums over the hours starting in
-/// `[from, to)`, with the alerts about it recorded at or after `from`.
+/// A cabinet's day in a digest: its name and currency type, its sums over the hours
+/// starting in `[from, to)`, and the alerts about it recorded at or after `from`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CabinetDay {
     pub account_id: i64,
     pub name: String,
     pub cabinet_type: CabinetType,
-    pub views: i64,
-    pub actions: i64,
-    pub spent_micros: i64,
+    pub totals: Totals,
     pub alerts: i64,
 }
 
@@ -355,28 +354,30 @@ pub fn days_of(
 ) -> Result<Vec<CabinetDay>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT c.id, c.name, c.cabinet_type,
-            (SELECT COALESCE(SUM(views), 0) FROM cabinet_hours h
-             WHERE h.account_id = c.id AND h.hour >= ?2 AND h.hour < ?3),
-            (SELECT COALESCE(SUM(actions), 0) FROM cabinet_hours h
-             WHERE h.account_id = c.id AND h.hour >= ?2 AND h.hour < ?3),
-            (SELECT COALESCE(SUM(spent_micros), 0) FROM cabinet_hours h
-             WHERE h.account_id = c.id AND h.hour >= ?2 AND h.hour < ?3),
             (SELECT COUNT(*) FROM alerts a WHERE a.account_id = c.id AND a.at >= ?2)
          FROM cabinets c
          WHERE c.is_active = 1 AND (c.owner_id = ?1
             OR c.id IN (SELECT cabinet_id FROM cabinet_shares WHERE member_id = ?1))
          ORDER BY c.id",
     )?;
-    let rows = stmt.query_map(params![person, from, to], |r| {
-        Ok(CabinetDay {
-            account_id: r.get(0)?,
-            name: r.get(1)?,
-            cabinet_type: parsed(r, 2, "cabinets.cabinet_type", CabinetType::parse)?,
-            views: r.get(3)?,
-            actions: r.get(4)?,
-            spent_micros: r.get(5)?,
-            alerts: r.get(6)?,
-        })
+    let rows = stmt.query_map(params![person, from], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?,
+            parsed(r, 2, "cabinets.cabinet_type", CabinetType::parse)?,
+            r.get::<_, i64>(3)?,
+        ))
     })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    let mut days = Vec::new();
+    for row in rows {
+        let (account_id, name, cabinet_type, alerts) = row?;
+        days.push(CabinetDay {
+            account_id,
+            name,
+            cabinet_type,
+            totals: stats::of_cabinet(conn, account_id, from, to)?,
+            alerts,
+        });
+    }
+    Ok(days)
 }

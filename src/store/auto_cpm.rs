@@ -178,22 +178,3 @@ pub fn log(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Decided>, Sto
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
-
-/// The client's conversions (every event type) attributed to a campaign, received in
-/// `[from, to)`.
-pub fn postbacks_between(
-    conn: &Connection,
-    account: i64,
-    ad: i64,
-    from: &str,
-    to: &str,
-) -> Result<i64, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT COUNT(*) FROM conversion_campaigns cc
-             JOIN conversions c ON c.id = cc.conversion_id
-             WHERE cc.account_id = ?1 AND cc.ad_id = ?2
-               AND c.received_at >= ?3 AND c.received_at < ?4",
-        )?
-        .query_row(params![account, ad, from, to], |r| r.get(0))?)
-}

@@ -275,7 +275,7 @@ pub fn set_cabinet_cap(
     Ok(())
 }
 
-/// Hour index: hours since the epoch.
+/// An hour, counted in hours since the epoch ([`time::hour_number`]).
 pub type Hour = i64;
 
 /// Each campaign's hourly gains in the hours starting in `[from, to)`, keyed by campaign.
@@ -296,7 +296,7 @@ pub fn hours(
             time::parse_iso(&hour).ok_or_else(|| super::unreadable("hourly_stats.hour", &hour))?;
         Ok((
             r.get::<_, i64>(0)?,
-            at.timestamp().div_euclid(3600),
+            time::hour_number(at),
             Totals {
                 views: r.get(2)?,
                 opens: r.get(3)?,
@@ -342,7 +342,7 @@ pub fn converted_hours(
             .ok_or_else(|| super::unreadable("conversions.received_at", &at))?;
         Ok((
             r.get::<_, i64>(0)?,
-            at.timestamp().div_euclid(3600),
+            time::hour_number(at),
             r.get::<_, Option<String>>(2)?,
             r.get::<_, Option<i64>>(3)?,
         ))
