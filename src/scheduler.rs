@@ -37,6 +37,7 @@ pub enum Step {
 }
 
 /// Runs the clockwork until `stop` turns true; wakes `outbox` whenever it queued webhooks.
+/// Looks at the clock every [`TICK`], and at once when this process moved it.
 pub async fn run(services: Services, outbox: Arc<Notify>, mut stop: watch::Receiver<bool>) {
     while !*stop.borrow() {
         let s = services.clone();
@@ -51,6 +52,7 @@ pub async fn run(services: Services, outbox: Arc<Notify>, mut stop: watch::Recei
         }
         tokio::select! {
             _ = tokio::time::sleep(TICK) => {}
+            _ = services.clock_moved.notified() => {}
             _ = stop.changed() => {}
         }
     }

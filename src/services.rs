@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use parking_lot::Mutex;
+use tokio::sync::Notify;
 
 use crate::config::{Config, PlatformKind};
 use crate::db::{Db, Open};
@@ -25,6 +26,9 @@ pub struct Services {
     /// not yet done, so two at once would run the same item.
     pub task_step: Arc<Mutex<()>>,
     pub metrics: Arc<Metrics>,
+    /// Told when this process moves the service clock (`sim advance` from the panel, the
+    /// tests), so the scheduler catches up at once rather than at its next look at the clock.
+    pub clock_moved: Arc<Notify>,
 }
 
 impl Services {
@@ -53,6 +57,7 @@ impl Services {
             sim,
             task_step: Arc::new(Mutex::new(())),
             metrics: Arc::new(Metrics::new()),
+            clock_moved: Arc::new(Notify::new()),
         })
     }
 }

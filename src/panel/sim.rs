@@ -34,6 +34,7 @@ pub fn sim_advance(s: &Services, seconds: i64) -> Result<Now, PanelError> {
                     "the service clock cannot run more than a hundred years ahead",
                 )
             })?;
+    s.clock_moved.notify_one();
     Ok(Now {
         now: clock::iso(now),
     })
