@@ -17,11 +17,11 @@ pub struct StatusChange<'a> {
 }
 
 pub fn record(conn: &Connection, c: &StatusChange, at: &str) -> Result<(), StoreError> {
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO status_events (account_id, ad_id, tme_path, old_status, new_status, source, at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![c.account_id, c.ad_id, c.tme_path, c.old.as_str(), c.new.as_str(), c.source.as_str(), at],
-    )?;
+    )?
+    .execute(params![c.account_id, c.ad_id, c.tme_path, c.old.as_str(), c.new.as_str(), c.source.as_str(), at])?;
     Ok(())
 }
 

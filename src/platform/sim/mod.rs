@@ -287,16 +287,7 @@ impl Platform for Simulator {
                     return Ok(Err(PlatformError::NotFound));
                 }
                 let until = at.min(clock::now(tx)?);
-                let moving: Vec<i64> = tx
-                    .prepare_cached(
-                        "SELECT ad_id FROM sim_ads WHERE account_id = ?1
-                         AND status IN ('Active', 'In Review')",
-                    )?
-                    .query_map([account], |r| r.get(0))?
-                    .collect::<rusqlite::Result<_>>()?;
-                for ad in moving {
-                    self.catch_up(tx, account, ad, until)?;
-                }
+                self.catch_up_moving(tx, account, until)?;
                 let mut stmt = tx.prepare_cached(
                     "SELECT ad_id, status, active, budget_micros, spent_micros, views, opens,
                         clicks, actions, status_changed_at

@@ -60,9 +60,7 @@ impl Simulator {
             .any(|w| !w.is_empty() && text.contains(&w.to_lowercase()))
     }
 
-    /// Brings one ad up to `until`: a review due by then is decided at its due time (declined
-    /// when the text holds a decline word), then delivery accrues up to `until`. An ad already
-    /// brought further is left as it is.
+    /// Brings one ad up to `until` (see [`Simulator::advance`]).
     pub(super) fn catch_up(
         &self,
         conn: &Connection,
@@ -70,46 +68,57 @@ impl Simulator {
         ad: i64,
         until: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let mut stmt = conn.prepare_cached(
-            "SELECT status, active, cpm_micros, budget_micros, spent_micros, daily_budget_micros,
-                schedule, views, opens, clicks, actions, created_at, status_changed_at,
-                accrued_until, review_requested_at, day_index, day_spent_micros
-             FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2",
-        )?;
-        let row = stmt
-            .query_row([account, ad], |r| {
-                let schedule: Option<Value> = json_column(r.get(6)?)?;
-                let schedule = schedule
-                    .map(|v| {
-                        Schedule::parse(&v, "schedule", None)
-                            .map_err(|_| unreadable("sim_ads.schedule", &v.to_string()))
-                    })
-                    .transpose()?;
-                let delivery = Delivery {
-                    status: parsed(r, 0, "sim_ads.status", Status::parse)?,
-                    cpm_micros: r.get(2)?,
-                    budget_micros: r.get(3)?,
-                    spent_micros: r.get(4)?,
-                    daily_budget_micros: r.get(5)?,
-                    schedule,
-                    views: r.get(7)?,
-                    opens: r.get(8)?,
-                    clicks: r.get(9)?,
-                    actions: r.get(10)?,
-                    day: r.get(15)?,
-                    day_spent_micros: r.get(16)?,
-                };
-                let active: bool = r.get(1)?;
-                let created: i64 = r.get(11)?;
-                let changed_at: String = r.get(12)?;
-                let accrued: Option<String> = r.get(13)?;
-                let review: Option<String> = r.get(14)?;
-                Ok((delivery, active, created, changed_at, accrued, review))
-            })
+        let pace = conn
+            .prepare_cached(&format!(
+                "SELECT {PACE_COLUMNS} FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2"
+            ))?
+            .query_row([account, ad], pace_from_row)
             .optional()?;
-        let Some((mut delivery, active, created, mut changed_at, accrued, review)) = row else {
-            return Ok(());
-        };
+        match pace {
+            Some(pace) => self.advance(conn, account, pace, until),
+            None => Ok(()),
+        }
+    }
+
+    /// Brings every ad of an account that can move (`Active`, `In Review`) up to `until`, read
+    /// in one scan.
+    pub(super) fn catch_up_moving(
+        &self,
+        conn: &Connection,
+        account: i64,
+        until: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let moving: Vec<Pace> = conn
+            .prepare_cached(&format!(
+                "SELECT {PACE_COLUMNS} FROM sim_ads WHERE account_id = ?1
+                 AND status IN ('Active', 'In Review')"
+            ))?
+            .query_map([account], pace_from_row)?
+            .collect::<rusqlite::Result<_>>()?;
+        moving
+            .into_iter()
+            .try_for_each(|pace| self.advance(conn, account, pace, until))
+    }
+
+    /// Brings one ad up to `until`: a review due by then is decided at its due time (declined
+    /// when the text holds a decline word), then delivery accrues up to `until`. An ad already
+    /// brought further is left as it is.
+    fn advance(
+        &self,
+        conn: &Connection,
+        account: i64,
+        pace: Pace,
+        until: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let Pace {
+            ad,
+            mut delivery,
+            active,
+            created,
+            mut changed_at,
+            accrued,
+            review,
+        } = pace;
         let created = DateTime::<Utc>::from_timestamp(created, 0).unwrap_or(until);
         let mut from = accrued
             .as_deref()
@@ -126,12 +135,12 @@ impl Simulator {
             return Ok(());
         }
         if let Some(due) = review_due {
-            let text: String = conn.query_row(
-                "SELECT json_extract(spec, '$.text') FROM sim_ads
-                 WHERE account_id = ?1 AND ad_id = ?2",
-                [account, ad],
-                |r| r.get(0),
-            )?;
+            let text: String = conn
+                .prepare_cached(
+                    "SELECT json_extract(spec, '$.text') FROM sim_ads
+                     WHERE account_id = ?1 AND ad_id = ?2",
+                )?
+                .query_row([account, ad], |r| r.get(0))?;
             delivery.status = if self.auto_review_approves(&text) {
                 approved_status(delivery.budget_micros, active)
             } else {
@@ -175,6 +184,54 @@ impl Simulator {
         ])?;
         Ok(())
     }
+}
+
+/// The columns of `sim_ads` that [`pace_from_row`] reads.
+const PACE_COLUMNS: &str = "ad_id, status, active, cpm_micros, budget_micros, spent_micros,
+    daily_budget_micros, schedule, views, opens, clicks, actions, created_at, status_changed_at,
+    accrued_until, review_requested_at, day_index, day_spent_micros";
+
+/// An ad's delivery state and the times its catching up starts from.
+struct Pace {
+    ad: i64,
+    delivery: Delivery,
+    active: bool,
+    created: i64,
+    changed_at: String,
+    accrued: Option<String>,
+    review: Option<String>,
+}
+
+fn pace_from_row(r: &rusqlite::Row) -> rusqlite::Result<Pace> {
+    let schedule: Option<Value> = json_column(r.get(7)?)?;
+    let schedule = schedule
+        .map(|v| {
+            Schedule::parse(&v, "schedule", None)
+                .map_err(|_| unreadable("sim_ads.schedule", &v.to_string()))
+        })
+        .transpose()?;
+    Ok(Pace {
+        ad: r.get(0)?,
+        delivery: Delivery {
+            status: parsed(r, 1, "sim_ads.status", Status::parse)?,
+            cpm_micros: r.get(3)?,
+            budget_micros: r.get(4)?,
+            spent_micros: r.get(5)?,
+            daily_budget_micros: r.get(6)?,
+            schedule,
+            views: r.get(8)?,
+            opens: r.get(9)?,
+            clicks: r.get(10)?,
+            actions: r.get(11)?,
+            day: r.get(16)?,
+            day_spent_micros: r.get(17)?,
+        },
+        active: r.get(2)?,
+        created: r.get(12)?,
+        changed_at: r.get(13)?,
+        accrued: r.get(14)?,
+        review: r.get(15)?,
+    })
 }
 
 /// Where an approved ad goes: it runs when it has budget and `active`, waits `On Hold` when
