@@ -106,17 +106,24 @@ pub fn apply(
     tracker_params: &[String],
 ) -> Result<bool, StoreError> {
     let now = clock::iso(clock::now(conn)?);
-    let Some(old) = campaigns::get(conn, snap.account_id, snap.ad_id)? else {
+    let Some(found) = campaigns::refresh(conn, snap, &now)? else {
         return Ok(false);
     };
-    let changed = campaigns::refresh(conn, snap, &now)?;
-    if old.promote_url != snap.spec.promote_url || old.invite_link != snap.invite_link {
+    if found.link_changed {
         store_targets(conn, snap, tracker_params)?;
     }
-    if old.status != snap.status {
-        record_change(conn, &old, snap.status, cause, &now)?;
+    if found.old_status != snap.status {
+        let change = StatusChange {
+            account_id: snap.account_id,
+            ad_id: snap.ad_id,
+            tme_path: found.old_tme_path.as_deref(),
+            old: found.old_status,
+            new: snap.status,
+            source: cause,
+        };
+        events::record(conn, &change, &now)?;
     }
-    Ok(changed)
+    Ok(found.changed)
 }
 
 /// Records a status change of a stored campaign.
@@ -196,22 +203,21 @@ pub fn sync_cabinet(
     let hour = clock::iso(hour);
     let now = services.db.write_blocking(|tx| {
         let now = clock::now(tx)?;
-        let stored = campaigns::statuses(tx, account)?;
-        let marks = stats::marks(tx, account)?;
+        let stored = campaigns::sync_states(tx, account)?;
         for line in &report {
-            let Some((old, tme_path)) = stored.get(&line.ad_id) else {
+            let Some(state) = stored.get(&line.ad_id) else {
                 continue;
             };
-            let (old, tme_path) = (*old, tme_path.as_deref());
-            campaigns::apply_counters(tx, account, line)?;
-            let mark = marks.get(&line.ad_id);
-            stats::record_hour(tx, account, line.ad_id, &hour, mark, &line.totals())?;
-            if old != line.status {
+            let moved = state.status != line.status;
+            campaigns::apply_counters(tx, account, line, moved)?;
+            let gain = line.totals().gain_since(&state.mark);
+            stats::record_gain(tx, account, line.ad_id, &hour, &gain)?;
+            if moved {
                 let change = StatusChange {
                     account_id: account,
                     ad_id: line.ad_id,
-                    tme_path,
-                    old,
+                    tme_path: state.tme_path.as_deref(),
+                    old: state.status,
                     new: line.status,
                     source: Source::Sync,
                 };

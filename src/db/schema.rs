@@ -33,6 +33,7 @@ const SERVICE: Ledger = Ledger {
         (13, include_str!("../../sql/0013_automation.sql")),
         (14, include_str!("../../sql/0014_auto_cpm.sql")),
         (15, include_str!("../../sql/0015_alerts.sql")),
+        (16, include_str!("../../sql/0016_marks_in_campaigns.sql")),
     ],
 };
 
@@ -323,6 +324,50 @@ mod tests {
              VALUES ('t', 7, 1, 1, 'now');",
         )
         .unwrap();
+    }
+
+    #[test]
+    fn the_hourly_marks_move_into_the_campaign_rows() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
+        )
+        .unwrap();
+        for (version, sql) in SERVICE.migrations.iter().filter(|(v, _)| *v < 16) {
+            conn.execute_batch(sql).unwrap();
+            conn.execute(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, 'then')",
+                [version],
+            )
+            .unwrap();
+        }
+        conn.execute_batch(
+            "INSERT INTO users (id, email, plan, created_at) VALUES (1, 'a@example.com', 'pro', 't');
+             INSERT INTO cabinets (id, owner_id, name, cabinet_type, balance_updated_at,
+                min_budget, created_at) VALUES (7, 1, 'c', 'euro', 't', 1, 't');
+             INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url,
+                link_kind, target_type, targeting, cpm_micros, budget_micros, views_per_user,
+                created_at, synced_at, status_changed_at)
+             VALUES (7, 1, 'x', 't', 'Active', 1, 'https://t.me/a', 'channel', 'channels', '{}',
+                1, 1, 1, 1, 't', 't'),
+                (7, 2, 'y', 't', 'Active', 1, 'https://t.me/a', 'channel', 'channels', '{}',
+                1, 1, 1, 1, 't', 't');
+             INSERT INTO stat_marks VALUES (7, 1, 100, 40, 9, 2, 250000);",
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let marks = |ad: i64| -> (i64, i64, i64, i64, i64) {
+            conn.query_row(
+                "SELECT mark_views, mark_opens, mark_clicks, mark_actions, mark_spent_micros
+                 FROM campaigns WHERE account_id = 7 AND ad_id = ?1",
+                [ad],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .unwrap()
+        };
+        assert_eq!(marks(1), (100, 40, 9, 2, 250_000), "the mark carried over");
+        assert_eq!(marks(2), (0, 0, 0, 0, 0), "never synced: zeros, as before");
+        assert!(!expected_tables().contains(&"stat_marks"));
     }
 
     #[test]

@@ -1,9 +1,7 @@
-//! Owns `hourly_stats` (what each campaign gained in each hour), `daily_stats` (the same by
-//! day, for hours older than retention keeps hourly) and `stat_marks` (each campaign's
-//! lifetime counters at its last hourly sync, the baseline of the next gain), and the sums the
-//! stats endpoints and digests read from them.
-
-use std::collections::HashMap;
+//! Owns `hourly_stats` (what each campaign gained in each hour; the baseline of the gain is
+//! the campaign's mark, kept in its row by `campaigns`), `daily_stats` (the same by day, for
+//! hours older than retention keeps hourly), and the sums the stats endpoints and digests
+//! read from them.
 
 use rusqlite::{params, Connection, Row};
 
@@ -21,68 +19,36 @@ fn totals_at(r: &Row, first: usize) -> rusqlite::Result<Totals> {
     })
 }
 
-/// Every campaign's mark in a cabinet, by `ad_id` (a campaign never synced has none).
-pub fn marks(conn: &Connection, account: i64) -> Result<HashMap<i64, Totals>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT ad_id, views, opens, clicks, actions, spent_micros FROM stat_marks
-         WHERE account_id = ?1",
-    )?;
-    let rows = stmt.query_map([account], |r| Ok((r.get(0)?, totals_at(r, 1)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// Stores what a campaign gained since its `mark` (read with [`marks`]) as its stats of
-/// `hour`, and moves the mark to `lifetime`. Returns the gain.
-pub fn record_hour(
+/// Stores what a campaign gained in `hour` (nothing when it gained nothing).
+pub fn record_gain(
     conn: &Connection,
     account: i64,
     ad: i64,
     hour: &str,
-    mark: Option<&Totals>,
-    lifetime: &Totals,
-) -> Result<Totals, StoreError> {
-    let mark = mark.copied().unwrap_or_default();
-    if mark == *lifetime {
-        return Ok(Totals::default());
-    }
-    let gain = lifetime.gain_since(&mark);
-    if !gain.is_idle() {
-        conn.prepare_cached(
-            "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-             ON CONFLICT (account_id, hour, ad_id) DO UPDATE SET views = views + excluded.views,
-                opens = opens + excluded.opens, clicks = clicks + excluded.clicks,
-                actions = actions + excluded.actions,
-                spent_micros = spent_micros + excluded.spent_micros",
-        )?
-        .execute(params![
-            account,
-            ad,
-            hour,
-            gain.views,
-            gain.opens,
-            gain.clicks,
-            gain.actions,
-            gain.spent.micros()
-        ])?;
+    gain: &Totals,
+) -> Result<(), StoreError> {
+    if gain.is_idle() {
+        return Ok(());
     }
     conn.prepare_cached(
-        "INSERT INTO stat_marks (account_id, ad_id, views, opens, clicks, actions, spent_micros)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-         ON CONFLICT (account_id, ad_id) DO UPDATE SET views = excluded.views,
-            opens = excluded.opens, clicks = excluded.clicks, actions = excluded.actions,
-            spent_micros = excluded.spent_micros",
+        "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT (account_id, hour, ad_id) DO UPDATE SET views = views + excluded.views,
+            opens = opens + excluded.opens, clicks = clicks + excluded.clicks,
+            actions = actions + excluded.actions,
+            spent_micros = spent_micros + excluded.spent_micros",
     )?
     .execute(params![
         account,
         ad,
-        lifetime.views,
-        lifetime.opens,
-        lifetime.clicks,
-        lifetime.actions,
-        lifetime.spent.micros()
+        hour,
+        gain.views,
+        gain.opens,
+        gain.clicks,
+        gain.actions,
+        gain.spent.micros()
     ])?;
-    Ok(gain)
+    Ok(())
 }
 
 /// Writes a cabinet's sum of `hour` over its campaigns' hourly rows into `cabinet_hours`.

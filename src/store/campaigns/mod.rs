@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use rusqlite::types::Value as Sql;
-use rusqlite::{params, params_from_iter, Connection, Row};
+use rusqlite::{params, params_from_iter, Connection, Row, ToSql};
 use serde_json::Value;
 
 use super::StoreError;
@@ -237,12 +237,29 @@ pub fn insert(
     Ok(())
 }
 
+/// What [`refresh`] found in the stored copy before it wrote the report over it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refreshed {
+    /// Whether any reported value (or the status) differed.
+    pub changed: bool,
+    /// The status the copy had.
+    pub old_status: Status,
+    /// The `t.me` path the copy had, which names it in a status change.
+    pub old_tme_path: Option<String>,
+    /// Whether the promoted link or the invite link changed.
+    pub link_changed: bool,
+}
+
 /// Brings a stored copy up to date with the platform's report; `synced_at` becomes `now`, and
 /// `status_changed_at` moves only when the status really changed. Only the columns whose
 /// stored value differs from the report are written, so the indexes over the others are left
-/// alone (a full re-read mostly finds new counters and nothing else). Returns whether the copy
-/// changed.
-pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<bool, StoreError> {
+/// alone (a full re-read mostly finds new counters and nothing else). `None` when there is no
+/// such copy.
+pub fn refresh(
+    conn: &Connection,
+    snap: &AdSnapshot,
+    now: &str,
+) -> Result<Option<Refreshed>, StoreError> {
     static READ: OnceLock<String> = OnceLock::new();
     let read = READ.get_or_init(|| {
         format!(
@@ -253,15 +270,18 @@ pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<bool, 
     let stored = conn
         .prepare_cached(read)?
         .query_row([snap.account_id, snap.ad_id], |r| {
-            (0..=REPORTED.len())
+            let values = (0..REPORTED.len())
                 .map(|i| r.get::<_, Sql>(i))
-                .collect::<rusqlite::Result<Vec<Sql>>>()
+                .collect::<rusqlite::Result<Vec<Sql>>>()?;
+            Ok((
+                values,
+                parsed(r, REPORTED.len(), "campaigns.status", Status::parse)?,
+            ))
         });
-    let Some(stored) = optional(stored)? else {
-        return Ok(false);
+    let Some((stored, old_status)) = optional(stored)? else {
+        return Ok(None);
     };
-    let status = snap.status.as_str();
-    let moved = stored[REPORTED.len()] != Sql::Text(status.to_string());
+    let moved = old_status != snap.status;
     // ?1 and ?2 name the campaign, ?3 is `now`; the changed columns follow.
     let mut set = vec!["synced_at = ?3".to_string()];
     let mut values: Vec<Sql> = vec![
@@ -269,15 +289,27 @@ pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<bool, 
         snap.ad_id.into(),
         Sql::Text(now.to_string()),
     ];
-    for ((column, old), new) in REPORTED.iter().zip(&stored).zip(reported(snap)?) {
-        if *old != new {
+    let mut found = Refreshed {
+        changed: moved,
+        old_status,
+        old_tme_path: None,
+        link_changed: false,
+    };
+    for ((column, old), new) in REPORTED.iter().zip(stored).zip(reported(snap)?) {
+        if *column == "tme_path" {
+            if let Sql::Text(path) = &old {
+                found.old_tme_path = Some(path.clone());
+            }
+        }
+        if old != new {
+            found.changed = true;
+            found.link_changed |= matches!(*column, "promote_url" | "invite_link");
             values.push(new);
             set.push(format!("{column} = ?{}", values.len()));
         }
     }
-    let changed = set.len() > 1 || moved;
     if moved {
-        values.push(Sql::Text(status.to_string()));
+        values.push(Sql::Text(snap.status.as_str().to_string()));
         set.push(format!("status = ?{}", values.len()));
         values.push(snap.status_changed_at.clone().into());
         set.push(format!("status_changed_at = ?{}", values.len()));
@@ -287,7 +319,7 @@ pub fn refresh(conn: &Connection, snap: &AdSnapshot, now: &str) -> Result<bool, 
         set.join(", ")
     ))?
     .execute(params_from_iter(values))?;
-    Ok(changed)
+    Ok(Some(found))
 }
 
 pub fn get(conn: &Connection, account: i64, ad: i64) -> Result<Option<CampaignRow>, StoreError> {
@@ -315,49 +347,78 @@ pub fn status_of(
     optional(found)
 }
 
-/// The status and `tme_path` of every stored copy of a cabinet, by `ad_id`: one read where
-/// the hourly sync would otherwise ask once per campaign.
-pub fn statuses(
-    conn: &Connection,
-    account: i64,
-) -> Result<HashMap<i64, (Status, Option<String>)>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT ad_id, status, tme_path FROM campaigns WHERE account_id = ?1")?;
+/// What the hourly sync needs of a stored copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncState {
+    pub status: Status,
+    pub tme_path: Option<String>,
+    /// The lifetime counters as of the last hourly sync: the baseline of the next hour's gain
+    /// (zeros for a copy never synced).
+    pub mark: Totals,
+}
+
+/// The [`SyncState`] of every stored copy of a cabinet, by `ad_id`: one read where the hourly
+/// sync would otherwise ask once per campaign.
+pub fn sync_states(conn: &Connection, account: i64) -> Result<HashMap<i64, SyncState>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, status, tme_path, mark_views, mark_opens, mark_clicks, mark_actions,
+            mark_spent_micros
+         FROM campaigns WHERE account_id = ?1",
+    )?;
     let rows = stmt.query_map([account], |r| {
-        Ok((
-            r.get(0)?,
-            (parsed(r, 1, "campaigns.status", Status::parse)?, r.get(2)?),
-        ))
+        let state = SyncState {
+            status: parsed(r, 1, "campaigns.status", Status::parse)?,
+            tme_path: r.get(2)?,
+            mark: Totals {
+                views: r.get(3)?,
+                opens: r.get(4)?,
+                clicks: r.get(5)?,
+                actions: r.get(6)?,
+                spent: Money::from_micros(r.get(7)?),
+            },
+        };
+        Ok((r.get(0)?, state))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Brings a copy's status, switch, money and counters in line with the platform's report. The
-/// ad's settings are not part of it, so `synced_at` stays; `status_changed_at` moves only with
-/// the status.
-pub fn apply_counters(conn: &Connection, account: i64, c: &AdCounters) -> Result<(), StoreError> {
-    conn.prepare_cached(
-        "UPDATE campaigns SET active = ?3, budget_micros = ?4, spent_micros = ?5, views = ?6,
-            opens = ?7, clicks = ?8, actions = ?9,
-            status_changed_at = CASE WHEN status <> ?10 THEN ?11 ELSE status_changed_at END,
-            status = ?10
-         WHERE account_id = ?1 AND ad_id = ?2
-           AND (active, budget_micros, spent_micros, views, opens, clicks, actions, status)
-               IS NOT (?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?
-    .execute(params![
-        account,
-        c.ad_id,
-        c.active,
-        c.budget.micros(),
-        c.spent.micros(),
-        c.views,
-        c.opens,
-        c.clicks,
-        c.actions,
-        c.status.as_str(),
-        c.status_changed_at,
-    ])?;
+/// Brings a copy's switch, money and counters in line with the platform's report and moves
+/// its mark to the reported counters; with `status_moved`, also its status and
+/// `status_changed_at`. The ad's settings are not part of it, so `synced_at` stays. The status
+/// is written only when it moved, so the index over it is left alone otherwise.
+pub fn apply_counters(
+    conn: &Connection,
+    account: i64,
+    c: &AdCounters,
+    status_moved: bool,
+) -> Result<(), StoreError> {
+    const SET: &str = "active = ?3, budget_micros = ?4, spent_micros = ?5, views = ?6,
+        opens = ?7, clicks = ?8, actions = ?9, mark_views = ?6, mark_opens = ?7,
+        mark_clicks = ?8, mark_actions = ?9, mark_spent_micros = ?5";
+    const WHERE: &str = "WHERE account_id = ?1 AND ad_id = ?2";
+    static SQL: OnceLock<[String; 2]> = OnceLock::new();
+    let [counters, moved] = SQL.get_or_init(|| {
+        [
+            format!(
+                "UPDATE campaigns SET {SET} {WHERE}
+                   AND (active, budget_micros, spent_micros, views, opens, clicks, actions,
+                        mark_views, mark_opens, mark_clicks, mark_actions, mark_spent_micros)
+                       IS NOT (?3, ?4, ?5, ?6, ?7, ?8, ?9, ?6, ?7, ?8, ?9, ?5)"
+            ),
+            format!("UPDATE campaigns SET {SET}, status = ?10, status_changed_at = ?11 {WHERE}"),
+        ]
+    });
+    let (budget, spent, status) = (c.budget.micros(), c.spent.micros(), c.status.as_str());
+    let mut values: Vec<&dyn ToSql> = vec![
+        &account, &c.ad_id, &c.active, &budget, &spent, &c.views, &c.opens, &c.clicks, &c.actions,
+    ];
+    let sql = if status_moved {
+        values.extend([&status as &dyn ToSql, &c.status_changed_at]);
+        moved
+    } else {
+        counters
+    };
+    conn.prepare_cached(sql)?.execute(&*values)?;
     Ok(())
 }
 

@@ -155,7 +155,14 @@ fn a_copy_reads_back_as_inserted_and_as_refreshed() {
     next.schedule = None;
     next.views = 150;
     next.status_changed_at = "2026-01-02T00:00:00Z".into();
-    assert!(refresh(&conn, &next, "2026-01-02T01:00:00Z").unwrap());
+    let found = refresh(&conn, &next, "2026-01-02T01:00:00Z")
+        .unwrap()
+        .unwrap();
+    assert!(found.changed);
+    assert!(found.link_changed, "the promoted link changed");
+    assert_eq!(found.old_status, first.status);
+    let first_path = link_of(&first.spec.promote_url).unwrap().tme_path;
+    assert_eq!(found.old_tme_path, first_path, "the path the copy had");
     let row = get(&conn, 7, 3).unwrap().unwrap();
     assert_stored(&row, &next);
     assert_eq!(
@@ -165,10 +172,13 @@ fn a_copy_reads_back_as_inserted_and_as_refreshed() {
 
     let mut same = next.clone();
     same.status_changed_at = "2026-01-03T00:00:00Z".into();
-    assert!(
-        !refresh(&conn, &same, "2026-01-03T01:00:00Z").unwrap(),
-        "nothing the report says is new"
-    );
+    let found = refresh(&conn, &same, "2026-01-03T01:00:00Z")
+        .unwrap()
+        .unwrap();
+    assert!(!found.changed, "nothing the report says is new");
+    assert!(!found.link_changed);
+    assert_eq!(found.old_status, Status::OnHold);
+    assert_eq!(found.old_tme_path.as_deref(), Some("alpha_chan"));
     let row = get(&conn, 7, 3).unwrap().unwrap();
     assert_eq!(
         (row.synced_at.as_str(), row.status_changed_at.as_str()),
@@ -179,7 +189,13 @@ fn a_copy_reads_back_as_inserted_and_as_refreshed() {
     let mut counted = same.clone();
     counted.views = 180;
     counted.spent = Money::from_micros(360_000);
-    assert!(refresh(&conn, &counted, "2026-01-04T01:00:00Z").unwrap());
+    let found = refresh(&conn, &counted, "2026-01-04T01:00:00Z")
+        .unwrap()
+        .unwrap();
+    assert!(
+        found.changed && !found.link_changed,
+        "only counters changed"
+    );
     let row = get(&conn, 7, 3).unwrap().unwrap();
     assert_stored(&row, &counted);
     assert_eq!(row.synced_at, "2026-01-04T01:00:00Z");

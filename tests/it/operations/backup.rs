@@ -143,8 +143,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
     // restart migrates it, after a backup beside the database ([backup] dir is empty).
     let app = app.restart_after(|s| {
         s.db.write_blocking(|tx| {
-            // Release 12's schema: this release's migrations (13: rules, 14: Auto CPM,
-            // 15: alerts) undone.
+            // Release 12's schema: the later migrations (13: rules, 14: Auto CPM, 15: alerts,
+            // 16: marks in the campaign rows) undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
@@ -152,6 +152,15 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  ALTER TABLE cabinets DROP COLUMN automation_daily_cap_micros;
                  ALTER TABLE cabinets DROP COLUMN telegram_chat;
                  ALTER TABLE users DROP COLUMN telegram_chat;
+                 CREATE TABLE stat_marks (account_id INTEGER NOT NULL, ad_id INTEGER NOT NULL,
+                    views INTEGER NOT NULL, opens INTEGER NOT NULL, clicks INTEGER NOT NULL,
+                    actions INTEGER NOT NULL, spent_micros INTEGER NOT NULL,
+                    PRIMARY KEY (account_id, ad_id)) WITHOUT ROWID;
+                 ALTER TABLE campaigns DROP COLUMN mark_views;
+                 ALTER TABLE campaigns DROP COLUMN mark_opens;
+                 ALTER TABLE campaigns DROP COLUMN mark_clicks;
+                 ALTER TABLE campaigns DROP COLUMN mark_actions;
+                 ALTER TABLE campaigns DROP COLUMN mark_spent_micros;
                  DELETE FROM schema_migrations WHERE version > 12;",
             )?;
             Ok::<_, adcab::store::StoreError>(())
