@@ -461,6 +461,8 @@ fn a_copy_older_than_five_minutes_is_reread_from_the_platform() {
 fn when_the_platform_does_not_answer_the_stored_copy_is_served() {
     let app = spawn_app();
     let (_, cabinet, key) = app.owner_with_cabinet("pro");
+    // The ten minutes moved below stay inside one hour: no hourly sync refreshes the copy.
+    app.align_hour();
     let ad = app.campaign(cabinet, Camp::channel("Stale", "https://t.me/alpha_chan"));
     let before = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
     app.sql(&format!(
