@@ -298,21 +298,28 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_database_of_the_last_release_takes_the_simulators_own_migrations() {
-        let mut conn = Connection::open_in_memory().unwrap();
+    /// A database as an older release left it: the service migrations before `version`
+    /// applied the way releases before the simulator's own ledger applied them.
+    fn applied_before(version: i64) -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(
             "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
         )
         .unwrap();
-        for (version, sql) in SERVICE.migrations {
+        for (v, sql) in SERVICE.migrations.iter().filter(|(v, _)| *v < version) {
             conn.execute_batch(sql).unwrap();
             conn.execute(
                 "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, 'then')",
-                [version],
+                [v],
             )
             .unwrap();
         }
+        conn
+    }
+
+    #[test]
+    fn a_database_of_the_last_release_takes_the_simulators_own_migrations() {
+        let mut conn = applied_before(i64::MAX);
         conn.execute_batch(
             "INSERT INTO sim_accounts (id, cabinet_type, balance_micros) VALUES (7, 'euro', 0)",
         )
@@ -328,19 +335,7 @@ mod tests {
 
     #[test]
     fn the_hourly_marks_move_into_the_campaign_rows() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(
-            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
-        )
-        .unwrap();
-        for (version, sql) in SERVICE.migrations.iter().filter(|(v, _)| *v < 16) {
-            conn.execute_batch(sql).unwrap();
-            conn.execute(
-                "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, 'then')",
-                [version],
-            )
-            .unwrap();
-        }
+        let mut conn = applied_before(16);
         conn.execute_batch(
             "INSERT INTO users (id, email, plan, created_at) VALUES (1, 'a@example.com', 'pro', 't');
              INSERT INTO cabinets (id, owner_id, name, cabinet_type, balance_updated_at,

@@ -9,7 +9,9 @@ use super::StoreError;
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
 
-fn totals_at(r: &Row, first: usize) -> rusqlite::Result<Totals> {
+/// The five totals read from consecutive columns starting at `first` (views, opens, clicks,
+/// actions, spent micros).
+pub fn totals_at(r: &Row, first: usize) -> rusqlite::Result<Totals> {
     Ok(Totals {
         views: r.get(first)?,
         opens: r.get(first + 1)?,

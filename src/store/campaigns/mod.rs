@@ -369,13 +369,7 @@ pub fn sync_states(conn: &Connection, account: i64) -> Result<HashMap<i64, SyncS
         let state = SyncState {
             status: parsed(r, 1, "campaigns.status", Status::parse)?,
             tme_path: r.get(2)?,
-            mark: Totals {
-                views: r.get(3)?,
-                opens: r.get(4)?,
-                clicks: r.get(5)?,
-                actions: r.get(6)?,
-                spent: Money::from_micros(r.get(7)?),
-            },
+            mark: super::stats::totals_at(r, 3)?,
         };
         Ok((r.get(0)?, state))
     })?;
