@@ -74,8 +74,10 @@ fn main() {
     let server = Server::start(services.clone());
     println!("server at {}", server.base);
     let into_hour = now(&services).timestamp().rem_euclid(3600);
-    let first = hour(&services, &received, 3600 - into_hour + 6 * 60, cabinets);
-    println!("first hour (every review decided, {cabinets} status_change events): {first:.2} s");
+    // Set-up may straddle an hour of the clock, so a cabinet may have had nothing to digest in
+    // the first one: it waits for the scheduler alone. Every later hour delivers everywhere.
+    let first = hour(&services, &received, 3600 - into_hour + 6 * 60, 0);
+    println!("first hour (every review decided): {first:.2} s");
     let mut times: Vec<f64> = (0..hours)
         .map(|h| {
             let t = hour(&services, &received, 3600, cabinets);
@@ -119,14 +121,14 @@ fn now(s: &Services) -> chrono::DateTime<chrono::Utc> {
 }
 
 /// Advances the clock by `seconds` and waits until the scheduler is done with every hour
-/// that closed and one digest per cabinet arrived; returns the seconds that took.
-fn hour(s: &Services, received: &AtomicUsize, seconds: i64, cabinets: usize) -> f64 {
+/// that closed and `digests` more digests arrived; returns the seconds that took.
+fn hour(s: &Services, received: &AtomicUsize, seconds: i64, digests: usize) -> f64 {
     let digests_before = received.load(Ordering::SeqCst);
     let started = Instant::now();
     panel::sim_advance(s, seconds).unwrap();
     loop {
         let caught_up = s.db.read_blocking(adcab::scheduler::idle).unwrap();
-        if caught_up && received.load(Ordering::SeqCst) >= digests_before + cabinets {
+        if caught_up && received.load(Ordering::SeqCst) >= digests_before + digests {
             return started.elapsed().as_secs_f64();
         }
         std::thread::sleep(Duration::from_millis(5));
