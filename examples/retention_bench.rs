@@ -42,11 +42,9 @@ use std::time::{Duration, Instant};
 
 use adcab::config::{Config, RetentionConfig};
 use adcab::domain::access::Plan;
-use adcab::domain::campaign::TargetType;
-use adcab::domain::money::{CabinetType, Money};
+use adcab::domain::money::CabinetType;
 use adcab::http::campaign_object::Full;
 use adcab::panel::{self, NewKey};
-use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
 use adcab::{clock, retention, sync, Services};
 use chrono::NaiveDate;
@@ -54,6 +52,9 @@ use rusqlite::{params, Connection};
 use serde_json::{json, Value};
 
 mod common;
+#[allow(dead_code)]
+#[path = "common/running.rs"]
+mod running;
 use common::Server;
 
 /// Cabinets the campaigns are spread over.
@@ -334,7 +335,7 @@ fn setup(s: &Services, campaigns: usize) -> Install {
     let accounts = common::euro_cabinets(s, user, CABINETS.min(campaigns));
     for i in 0..campaigns {
         let account = accounts[i % accounts.len()];
-        sync::create_stored(s, account, &draft(i), None, Source::Panel)
+        sync::create_stored(s, account, &running::draft(i), None, Source::Panel)
             .expect("stored")
             .expect("created");
     }
@@ -354,21 +355,6 @@ fn setup(s: &Services, campaigns: usize) -> Install {
         accounts,
         ads,
     }
-}
-
-fn draft(i: usize) -> AdDraft {
-    let spec = AdSpec::plain(
-        &format!("Campaign {i}"),
-        "Fresh news every morning",
-        "https://t.me/alpha_chan",
-        TargetType::Channels,
-        json!({ "channels": ["@tech_daily"] }),
-    );
-    AdDraft::running(
-        spec,
-        Money::from_micros(2_000_000),
-        Money::from_micros(100_000_000),
-    )
 }
 
 /// Moves the service clock to five past the next UTC midnight; that day is the first one

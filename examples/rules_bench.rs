@@ -12,14 +12,10 @@
 use std::time::Instant;
 
 use adcab::domain::access::Plan;
-use adcab::domain::campaign::{Status, TargetType};
-use adcab::domain::money::Money;
+use adcab::domain::campaign::Status;
 use adcab::domain::rule::{Action, Condition, Metric, Op, RuleSpec, Scope, Threshold};
-use adcab::platform::{AdDraft, AdSpec};
-use adcab::store::history::Source;
 use adcab::store::{rules, StoreError};
-use adcab::{automation, clock, panel, sync, Services};
-use serde_json::json;
+use adcab::{automation, clock, panel, Services};
 
 // The benchmarks' shared cabinets; the server start is not used here (automation is called
 // directly), nor are the percentiles.
@@ -28,6 +24,8 @@ mod common;
 #[allow(dead_code)]
 #[path = "common/measure.rs"]
 mod measure;
+#[path = "common/running.rs"]
+mod running;
 
 /// Timed runs of each measurement.
 const RUNS: usize = 5;
@@ -52,25 +50,7 @@ fn main() {
         .unwrap()
         .id;
     let accounts = common::euro_cabinets(&services, user, cabinets);
-    for account in &accounts {
-        for i in 0..per_cabinet {
-            let spec = AdSpec::plain(
-                &format!("Campaign {i}"),
-                "Fresh news every morning",
-                "https://t.me/alpha_chan",
-                TargetType::Channels,
-                json!({ "channels": ["@tech_daily"] }),
-            );
-            let draft = AdDraft::running(
-                spec,
-                Money::from_micros(2_000_000),
-                Money::from_micros(100_000_000),
-            );
-            sync::create_stored(&services, *account, &draft, None, Source::Panel)
-                .expect("stored")
-                .expect("created");
-        }
-    }
+    running::fill(&services, &accounts, per_cabinet);
     let now = services.db.read_blocking(clock::now).unwrap();
     let hour = clock::hour_start(now) - chrono::Duration::hours(1);
     let first = clock::iso(hour - chrono::Duration::hours(i64::from(window) - 1));

@@ -16,15 +16,15 @@ use std::time::{Duration, Instant};
 
 use adcab::config::Config;
 use adcab::domain::access::Plan;
-use adcab::domain::campaign::TargetType;
-use adcab::domain::money::Money;
 use adcab::panel::{self, NewKey};
-use adcab::platform::{AdDraft, AdSpec};
-use adcab::store::history::Source;
-use adcab::{clock, sync, Services};
-use serde_json::json;
+use adcab::{clock, Services};
 
 mod common;
+#[allow(dead_code)]
+#[path = "common/measure.rs"]
+mod measure;
+#[path = "common/running.rs"]
+mod running;
 use common::Server;
 
 fn main() {
@@ -59,13 +59,7 @@ fn main() {
     )
     .unwrap();
     let accounts = common::euro_cabinets(&services, user, cabinets);
-    for account in &accounts {
-        for i in 0..per_cabinet {
-            sync::create_stored(&services, *account, &draft(i), None, Source::Panel)
-                .expect("stored")
-                .expect("created");
-        }
-    }
+    running::fill(&services, &accounts, per_cabinet);
     println!(
         "setup: {cabinets} cabinets x {per_cabinet} campaigns created in {:.1} s",
         started.elapsed().as_secs_f64()
@@ -90,30 +84,15 @@ fn main() {
     let mut baseline: Vec<f64> = (0..hours).map(|_| plain_update(&services)).collect();
     println!(
         "hourly sync + digests, median of {hours}: {:.2} s (max {:.2} s)",
-        median(&mut times),
+        measure::median(&mut times),
         times.iter().cloned().fold(0.0, f64::max)
     );
     println!(
         "baseline, one plain SQLite transaction updating {} rows, median: {:.2} s",
         cabinets * per_cabinet,
-        median(&mut baseline)
+        measure::median(&mut baseline)
     );
     println!("peak memory (VmHWM): {} MB", peak_rss_kb() / 1024);
-}
-
-fn draft(i: usize) -> AdDraft {
-    let spec = AdSpec::plain(
-        &format!("Campaign {i}"),
-        "Fresh news every morning",
-        "https://t.me/alpha_chan",
-        TargetType::Channels,
-        json!({ "channels": ["@tech_daily"] }),
-    );
-    AdDraft::running(
-        spec,
-        Money::from_micros(2_000_000),
-        Money::from_micros(100_000_000),
-    )
 }
 
 fn now(s: &Services) -> chrono::DateTime<chrono::Utc> {
@@ -154,11 +133,6 @@ fn plain_update(s: &Services) -> f64 {
     })
     .unwrap();
     started.elapsed().as_secs_f64()
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
 }
 
 fn peak_rss_kb() -> u64 {

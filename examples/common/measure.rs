@@ -1,4 +1,4 @@
-//! How the read and panel benchmarks repeat a measurement and sum it up: a number of runs
+//! How the benchmarks repeat a measurement and sum it up: a number of runs
 //! bounded by a time budget, the median and percentiles. Included by path where used
 //! (`#[path = "common/measure.rs"]`).
 
