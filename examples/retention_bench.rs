@@ -34,9 +34,12 @@
 //!
 //! Run: `cargo run --release --example retention_bench` (optional arguments: campaigns and
 //! days, defaults 10000 and 365; `--quick` for 1000 campaigns over 60 days with fewer
-//! requests). A default run takes about an hour on a 2-core machine.
+//! requests). A default run takes about an hour on a 2-core machine. `--keep DIR` copies the
+//! database into `DIR` after the year (its log emptied into it first); `--from DIR` measures the
+//! API over a year kept so, without writing one (a few minutes), to compare code over the same
+//! year.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -139,19 +142,25 @@ struct Args {
     days: usize,
     /// Requests per client in a baseline measurement.
     requests: usize,
+    /// A folder to keep the database in after the year.
+    keep: Option<PathBuf>,
+    /// A folder of a year kept before: the year is not written again.
+    from: Option<PathBuf>,
 }
+
+const USAGE: &str = "arguments: [campaigns] [days] [--quick] [--keep DIR | --from DIR]";
 
 fn parse_args() -> Args {
     let mut quick = false;
+    let (mut keep, mut from) = (None, None);
     let mut numbers = Vec::new();
-    for a in std::env::args().skip(1) {
-        if a == "--quick" {
-            quick = true;
-        } else {
-            numbers.push(
-                a.parse::<usize>()
-                    .expect("arguments: [campaigns] [days] [--quick]"),
-            );
+    let mut given = std::env::args().skip(1);
+    while let Some(a) = given.next() {
+        match a.as_str() {
+            "--quick" => quick = true,
+            "--keep" => keep = Some(PathBuf::from(given.next().expect(USAGE))),
+            "--from" => from = Some(PathBuf::from(given.next().expect(USAGE))),
+            _ => numbers.push(a.parse::<usize>().expect(USAGE)),
         }
     }
     let (campaigns, days, requests) = if quick {
@@ -163,6 +172,8 @@ fn parse_args() -> Args {
         campaigns: numbers.first().copied().unwrap_or(campaigns).max(1),
         days: numbers.get(1).copied().unwrap_or(days).max(2),
         requests,
+        keep,
+        from,
     }
 }
 
@@ -176,14 +187,13 @@ fn main() {
     config.sim.auto_review_seconds = 0;
     config.limits.reads_per_minute = 1_000_000_000;
     config.limits.writes_per_minute = 1_000_000_000;
+    if let Some(from) = &args.from {
+        return resume(from, config, &args, run);
+    }
     let policy = config.retention.clone();
     let path = config.storage.path.clone();
     let services = Services::open(config, adcab::db::Open::Create).expect("open");
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let rt = runtime();
 
     let started = Instant::now();
     let install = setup(&services, args.campaigns);
@@ -272,6 +282,9 @@ fn main() {
         seeder.dbstat()
     );
 
+    if let Some(keep) = &args.keep {
+        seeder.keep(keep, first_day);
+    }
     let api = measure_api(&rt, &services, &mut seeder, &install, first_day, &args);
     let final_size = seeder.size();
     let final_days = args.days + ROUNDS;
@@ -293,6 +306,56 @@ fn main() {
     println!("{api}");
     println!("total run: {:.0} s", run.elapsed().as_secs_f64());
     if !year_ok || !final_ok || !api.clean() {
+        std::process::exit(1);
+    }
+}
+
+/// The runtime the passes run on, as `serve`'s upkeep would: one worker.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+/// The database a year left, in a folder of `--keep`.
+const KEPT_DB: &str = "retention.db";
+/// The year's first day and its days, in a folder of `--keep`.
+const KEPT_YEAR: &str = "year.txt";
+
+/// Measures the API over a year an earlier run kept (`--keep`) instead of writing one: a copy
+/// of its database, the same install with a key of its own. Sizes are the earlier run's to
+/// report.
+fn resume(from: &Path, config: Config, args: &Args, run: Instant) {
+    let year = std::fs::read_to_string(from.join(KEPT_YEAR)).expect("the kept year");
+    let (first, days) = year.trim().split_once(' ').expect("first day and days");
+    let first_day: NaiveDate = first.parse().expect("the first day");
+    let days: usize = days.parse().expect("days");
+    let path = config.storage.path.clone();
+    std::fs::copy(from.join(KEPT_DB), &path).expect("a copy of the kept database");
+    let services = Services::open(config, adcab::db::Open::Existing).expect("open");
+    let rt = runtime();
+    let install = Install::stored(&services);
+    println!(
+        "resumed: {days} days from {first_day} of {} campaigns in {} cabinets, kept in {}",
+        install.ads.len(),
+        install.accounts.len(),
+        from.display()
+    );
+    let mut seeder = Seeder::new(&path, &services, &install);
+    seeder.days = days as i64;
+    let args = Args {
+        campaigns: install.ads.len(),
+        days,
+        requests: args.requests,
+        keep: None,
+        from: None,
+    };
+    let api = measure_api(&rt, &services, &mut seeder, &install, first_day, &args);
+    println!("\n== summary ==\n{api}");
+    println!("total run: {:.0} s", run.elapsed().as_secs_f64());
+    if !api.clean() {
         std::process::exit(1);
     }
 }
@@ -339,14 +402,7 @@ fn setup(s: &Services, campaigns: usize) -> Install {
             .expect("stored")
             .expect("created");
     }
-    let ads =
-        s.db.read_blocking(|c| {
-            c.prepare("SELECT account_id, ad_id FROM campaigns ORDER BY account_id, ad_id")?
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<rusqlite::Result<Vec<(i64, i64)>>>()
-                .map_err(adcab::store::StoreError::from)
-        })
-        .unwrap();
+    let ads = stored_ads(s);
     assert_eq!(ads.len(), campaigns, "every campaign stored");
     Install {
         user,
@@ -354,6 +410,46 @@ fn setup(s: &Services, campaigns: usize) -> Install {
         key: key.key,
         accounts,
         ads,
+    }
+}
+
+/// Every stored campaign as `(account_id, ad_id)`, in that order.
+fn stored_ads(s: &Services) -> Vec<(i64, i64)> {
+    s.db.read_blocking(|c| {
+        c.prepare("SELECT account_id, ad_id FROM campaigns ORDER BY account_id, ad_id")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<Vec<(i64, i64)>>>()
+            .map_err(adcab::store::StoreError::from)
+    })
+    .unwrap()
+}
+
+impl Install {
+    /// The install of a kept year: its one owner, a new key of theirs, their cabinets and
+    /// campaigns.
+    fn stored(s: &Services) -> Install {
+        let user =
+            s.db.read_blocking(|c| {
+                c.query_row("SELECT id FROM users ORDER BY id LIMIT 1", [], |r| r.get(0))
+                    .map_err(adcab::store::StoreError::from)
+            })
+            .unwrap();
+        let key = panel::key_create(
+            s,
+            &NewKey {
+                user,
+                manage: true,
+                ..NewKey::default()
+            },
+        )
+        .unwrap();
+        Install {
+            user,
+            key_id: key.id,
+            key: key.key,
+            accounts: s.db.read_blocking(adcab::store::cabinets::all_ids).unwrap(),
+            ads: stored_ads(s),
+        }
     }
 }
 
@@ -585,6 +681,19 @@ impl<'a> Seeder<'a> {
     /// hours: the write-ahead log copied into the database, so the next commit starts it over.
     fn quiet(&self) {
         self.db.checkpoint().unwrap();
+    }
+
+    /// Copies the database into `dir` with the year's first day and days, for `--from`: the
+    /// write-ahead log emptied into it first.
+    fn keep(&self, dir: &Path, first_day: NaiveDate) {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .unwrap();
+        std::fs::create_dir_all(dir).expect("the folder to keep the year in");
+        std::fs::copy(&self.path, dir.join(KEPT_DB)).expect("a copy of the database");
+        std::fs::write(dir.join(KEPT_YEAR), format!("{first_day} {}\n", self.days))
+            .expect("the year's days");
+        println!("kept the year in {}", dir.display());
     }
 
     /// Runs `f` in one transaction and returns what it returned and the bytes of pages in use
