@@ -386,15 +386,6 @@ fn setup(s: &Services, campaigns: usize) -> Install {
     let user = panel::user_add(s, "retention@example.com", Plan::Agency)
         .unwrap()
         .id;
-    let key = panel::key_create(
-        s,
-        &NewKey {
-            user,
-            manage: true,
-            ..NewKey::default()
-        },
-    )
-    .unwrap();
     let accounts = common::euro_cabinets(s, user, CABINETS.min(campaigns));
     for i in 0..campaigns {
         let account = accounts[i % accounts.len()];
@@ -402,15 +393,9 @@ fn setup(s: &Services, campaigns: usize) -> Install {
             .expect("stored")
             .expect("created");
     }
-    let ads = stored_ads(s);
-    assert_eq!(ads.len(), campaigns, "every campaign stored");
-    Install {
-        user,
-        key_id: key.id,
-        key: key.key,
-        accounts,
-        ads,
-    }
+    let install = Install::of(s, user, accounts);
+    assert_eq!(install.ads.len(), campaigns, "every campaign stored");
+    install
 }
 
 /// Every stored campaign as `(account_id, ad_id)`, in that order.
@@ -425,15 +410,9 @@ fn stored_ads(s: &Services) -> Vec<(i64, i64)> {
 }
 
 impl Install {
-    /// The install of a kept year: its one owner, a new key of theirs, their cabinets and
-    /// campaigns.
-    fn stored(s: &Services) -> Install {
-        let user =
-            s.db.read_blocking(|c| {
-                c.query_row("SELECT id FROM users ORDER BY id LIMIT 1", [], |r| r.get(0))
-                    .map_err(adcab::store::StoreError::from)
-            })
-            .unwrap();
+    /// The install of `user` over `accounts`: a new key of theirs that manages every cabinet,
+    /// and the stored campaigns.
+    fn of(s: &Services, user: i64, accounts: Vec<i64>) -> Install {
         let key = panel::key_create(
             s,
             &NewKey {
@@ -447,9 +426,21 @@ impl Install {
             user,
             key_id: key.id,
             key: key.key,
-            accounts: s.db.read_blocking(adcab::store::cabinets::all_ids).unwrap(),
+            accounts,
             ads: stored_ads(s),
         }
+    }
+
+    /// The install of a kept year: its one owner, with their cabinets.
+    fn stored(s: &Services) -> Install {
+        let user =
+            s.db.read_blocking(|c| {
+                c.query_row("SELECT id FROM users ORDER BY id LIMIT 1", [], |r| r.get(0))
+                    .map_err(adcab::store::StoreError::from)
+            })
+            .unwrap();
+        let accounts = s.db.read_blocking(adcab::store::cabinets::all_ids).unwrap();
+        Install::of(s, user, accounts)
     }
 }
 
