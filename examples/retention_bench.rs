@@ -285,7 +285,15 @@ fn main() {
     if let Some(keep) = &args.keep {
         seeder.keep(keep, first_day);
     }
-    let api = measure_api(&rt, &services, &mut seeder, &install, first_day, &args);
+    let api = measure_api(
+        &rt,
+        &services,
+        &mut seeder,
+        &install,
+        first_day,
+        args.days,
+        args.requests,
+    );
     let final_size = seeder.size();
     let final_days = args.days + ROUNDS;
     println!("\n== summary ==");
@@ -345,14 +353,15 @@ fn resume(from: &Path, config: Config, args: &Args, run: Instant) {
     );
     let mut seeder = Seeder::new(&path, &services, &install);
     seeder.days = days as i64;
-    let args = Args {
-        campaigns: install.ads.len(),
+    let api = measure_api(
+        &rt,
+        &services,
+        &mut seeder,
+        &install,
+        first_day,
         days,
-        requests: args.requests,
-        keep: None,
-        from: None,
-    };
-    let api = measure_api(&rt, &services, &mut seeder, &install, first_day, &args);
+        args.requests,
+    );
     println!("\n== summary ==\n{api}");
     println!("total run: {:.0} s", run.elapsed().as_secs_f64());
     if !api.clean() {
@@ -1307,23 +1316,25 @@ impl std::fmt::Display for Api {
     }
 }
 
-/// Starts the server on the install after the year and measures the API's latency without a
-/// pass, then during a pass with a day to roll, [`ROUNDS`] times.
+/// Starts the server on the install after `days` from `first_day` and measures the API's
+/// latency without a pass (`requests` per client), then during a pass with a day to roll,
+/// [`ROUNDS`] times.
 fn measure_api(
     rt: &tokio::runtime::Runtime,
     services: &Services,
     seeder: &mut Seeder,
     install: &Install,
     first_day: NaiveDate,
-    args: &Args,
+    days: usize,
+    requests: usize,
 ) -> Api {
     println!("\n== API latency without and during a pass ==");
     let started = Instant::now();
     let server = Server::start(services.clone());
     // The history's span: from the sixth day to the day before the last one, so it covers
     // daily rows, hourly rows and the days the measured passes roll.
-    let last = first_day + chrono::Days::new(args.days as u64 - 2);
-    let from = first_day + chrono::Days::new(5.min(args.days as u64 - 2));
+    let last = first_day + chrono::Days::new(days as u64 - 2);
+    let from = first_day + chrono::Days::new(5.min(days as u64 - 2));
     let plans: Vec<Client> = (0..CLIENTS)
         .map(|c| {
             let account = install.accounts[c % install.accounts.len()];
@@ -1379,9 +1390,9 @@ fn measure_api(
 
     let mut rounds = Vec::new();
     for round in 1..=ROUNDS {
-        let baseline = Latency::of(&clients(&plans, Some(args.requests), &stop, &histories));
+        let baseline = Latency::of(&clients(&plans, Some(requests), &stop, &histories));
         println!("round {round} baseline: {baseline}");
-        let date = first_day + chrono::Days::new((args.days + round - 1) as u64);
+        let date = first_day + chrono::Days::new((days + round - 1) as u64);
         let written = Instant::now();
         seeder.day(date);
         advance_day(services);
