@@ -15,27 +15,45 @@ use rusqlite::Connection;
 use crate::store::StoreError;
 use crate::{clock, scheduler};
 
+// Every label value is chosen from a fixed set (`&'static str`) or a bounded number, never
+// taken from a request as it came: a client cannot add series, so a scrape stays small
+// whatever it sends.
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
-    method: String,
+    method: &'static str,
     route: String,
     status: u16,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RouteLabels {
-    method: String,
+    method: &'static str,
     route: String,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct BudgetLabels {
-    budget: String,
+    budget: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct OutcomeLabels {
-    outcome: String,
+    outcome: &'static str,
+}
+
+/// The methods a `method` label names; any other becomes `other`.
+const METHODS: [&str; 9] = [
+    "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT",
+];
+
+/// A request method as a label: one of [`METHODS`], else `other`.
+fn method_label(method: &str) -> &'static str {
+    METHODS
+        .iter()
+        .find(|m| **m == method)
+        .copied()
+        .unwrap_or("other")
 }
 
 /// Latency buckets in seconds: 1 ms to about 16 s.
@@ -135,47 +153,43 @@ impl Metrics {
         Metrics { registry, ..m }
     }
 
-    /// Counts one answered request. `route` is the route pattern, never the raw path, so the
-    /// label stays bounded.
+    /// Counts one answered request. `route` is a route pattern of the route tables (the
+    /// API's, the panel's, the probes), never the raw path; a method outside the known ones
+    /// counts as `other`. So the labels stay bounded whatever a client sends.
     pub fn request(&self, method: &str, route: &str, status: u16, seconds: f64) {
+        let method = method_label(method);
         self.requests
             .get_or_create(&RequestLabels {
-                method: method.to_string(),
+                method,
                 route: route.to_string(),
                 status,
             })
             .inc();
         self.latency
             .get_or_create(&RouteLabels {
-                method: method.to_string(),
+                method,
                 route: route.to_string(),
             })
             .observe(seconds);
     }
 
-    pub fn rate_limited(&self, budget: &str) {
+    pub fn rate_limited(&self, budget: &'static str) {
         self.rate_limited
-            .get_or_create(&BudgetLabels {
-                budget: budget.to_string(),
-            })
+            .get_or_create(&BudgetLabels { budget })
             .inc();
     }
 
     pub fn delivery(&self, delivered: bool) {
         let outcome = if delivered { "delivered" } else { "failed" };
         self.deliveries
-            .get_or_create(&OutcomeLabels {
-                outcome: outcome.into(),
-            })
+            .get_or_create(&OutcomeLabels { outcome })
             .inc();
     }
 
     /// Counts `n` received conversions with one outcome (`recorded`, `refused`).
-    pub fn ingested(&self, outcome: &str, n: u64) {
+    pub fn ingested(&self, outcome: &'static str, n: u64) {
         self.ingested
-            .get_or_create(&OutcomeLabels {
-                outcome: outcome.into(),
-            })
+            .get_or_create(&OutcomeLabels { outcome })
             .inc_by(n);
     }
 

@@ -136,7 +136,10 @@ fn method(rng: &mut Rng, natural: &str) -> String {
         80..=89 => rng
             .pick(&["GET", "POST", "PATCH", "DELETE", "PUT", "HEAD"])
             .to_string(),
-        90..=95 => rng
+        90..=92 => (0..1 + rng.below(64))
+            .map(|_| char::from(b'A' + rng.below(26) as u8))
+            .collect(),
+        93..=95 => rng
             .pick(&[
                 "OPTIONS", "TRACE", "get", "Post", "PROPFIND", "M-SEARCH", "X", "CONNECT",
             ])

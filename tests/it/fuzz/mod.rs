@@ -26,6 +26,22 @@ const SEED: u64 = 0x00ad_cab5_eed0_f022;
 /// Requests the generator makes (the fixed protocol cases come on top).
 const REQUESTS: usize = 3_000;
 
+/// The `method` label values `/metrics` may show.
+const KNOWN_METHODS: [&str; 10] = [
+    "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT", "other",
+];
+/// The most `/metrics` may weigh after the fuzz: its series are bounded by the route tables,
+/// the known methods and the statuses the service answers, whatever the requests were.
+const MAX_SCRAPE: usize = 512 * 1024;
+
+/// The distinct values of the `method` label in a scrape.
+fn metric_methods(text: &str) -> std::collections::BTreeSet<String> {
+    text.split("method=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('"').map(|(m, _)| m.to_string()))
+        .collect()
+}
+
 /// Failures listed when the test fails.
 const SHOWN: usize = 20;
 
@@ -187,6 +203,22 @@ fn malformed_requests_never_get_a_5xx_or_a_non_envelope_answer() {
     println!("fuzz: per route {routes:?}");
 
     app.get_ok("/account/info", &w.manage);
+    let scrape = app.raw(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assert_eq!(scrape.status, 200);
+    let methods = metric_methods(&scrape.body);
+    println!(
+        "fuzz: /metrics {} bytes, methods {methods:?}",
+        scrape.body.len()
+    );
+    assert!(
+        methods.iter().all(|m| KNOWN_METHODS.contains(&m.as_str())),
+        "a method outside the known ones became a label: {methods:?}"
+    );
+    assert!(
+        scrape.body.len() < MAX_SCRAPE,
+        "/metrics grew to {} bytes",
+        scrape.body.len()
+    );
     let targeting = app.get_ok("/targeting", &w.read_only);
     assert!(targeting["data"]["buttons"].is_array());
     assert!(

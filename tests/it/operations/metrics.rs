@@ -168,3 +168,51 @@ fn a_metrics_listener_of_its_own_takes_metrics_off_the_main_one() {
         "the metrics listener serves nothing else"
     );
 }
+
+#[test]
+fn unknown_methods_and_paths_add_no_series_to_the_scrape() {
+    let app = spawn_app();
+    // Warm up every series the probe requests below make, so only what the flood adds is
+    // measured.
+    let paths = [
+        "/healthz",
+        "/api/v1/campaigns",
+        "/campaigns",
+        "/no/such/path",
+    ];
+    let flood = |round: usize| {
+        for n in 0..100 {
+            let method: String = format!("X{round}Q{n}ZZ").chars().take(64).collect();
+            let path = format!("{}/{round}-{n}", paths[n % paths.len()]);
+            let answer = app.raw(
+                format!("{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    .as_bytes(),
+            );
+            assert!(answer.status < 500, "{method} {path}: {}", answer.status);
+        }
+    };
+    flood(0);
+    scrape(&app);
+    let before = scrape(&app);
+    flood(1);
+    flood(2);
+    let after = scrape(&app);
+    assert!(
+        after.contains(r#"method="other""#),
+        "unknown methods count as other: {after}"
+    );
+    assert!(!after.contains("X1Q"), "a raw method became a label");
+    assert!(!after.contains("/1-"), "a raw path became a label");
+    let series = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.rsplit_once(' ').map(|(name, _)| name.to_string()))
+            .collect()
+    };
+    let (before, after) = (series(&before), series(&after));
+    let added: Vec<&String> = after.iter().filter(|s| !before.contains(s)).collect();
+    assert!(
+        added.is_empty(),
+        "200 more requests of new methods and paths added series: {added:?}"
+    );
+}
