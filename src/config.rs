@@ -180,6 +180,8 @@ pub struct PanelConfig {
     /// Failed logins allowed in [`crate::web::login::WINDOW`] per email and per client address.
     pub login_failures_per_account: u32,
     pub login_failures_per_address: u32,
+    /// Proxies whose `X-Forwarded-For` names the client; the connection's address otherwise.
+    pub trusted_proxies: Vec<crate::domain::network::Network>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

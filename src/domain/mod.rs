@@ -36,6 +36,7 @@ pub mod delivery;
 pub mod link;
 pub mod media;
 pub mod money;
+pub mod network;
 pub mod password;
 pub mod rule;
 pub mod schedule;

@@ -41,7 +41,9 @@ pub struct Visit<'a> {
     pub state: &'a AppState,
     pub query: Query,
     cookies: String,
-    pub peer: IpAddr,
+    /// The client's address: the connection's, or with the connection from a trusted proxy
+    /// the one its `X-Forwarded-For` names.
+    pub client: IpAddr,
     pub request_id: String,
     /// The session cookie gets `Secure`: `[panel] public_url` is https, or the proxy in front
     /// says the request came over TLS.
@@ -409,7 +411,15 @@ pub async fn answer(
             .filter_map(|v| v.to_str().ok())
             .collect::<Vec<_>>()
             .join("; "),
-        peer,
+        client: crate::domain::network::client_address(
+            peer,
+            parts
+                .headers
+                .get_all("x-forwarded-for")
+                .iter()
+                .filter_map(|v| v.to_str().ok()),
+            &state.services.config.panel.trusted_proxies,
+        ),
         request_id: request_id.to_string(),
         secure: state
             .services

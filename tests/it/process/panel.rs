@@ -41,3 +41,82 @@ fn the_demos_printed_login_opens_the_panel_and_a_password_from_stdin_replaces_it
         303
     );
 }
+
+/// Sends a login form for `email` with a wrong password on a connection of its own; the
+/// status it got, or 0 without an answer.
+fn wrong_login(root: &str, email: &str) -> u16 {
+    let token = "ab".repeat(32);
+    let body = format!("csrf={token}&email={email}&password=wrong+password+here");
+    let answer = ureq::AgentBuilder::new()
+        .timeout(std::time::Duration::from_secs(60))
+        .redirects(0)
+        .build()
+        .post(&format!("{root}/login"))
+        .set("content-type", "application/x-www-form-urlencoded")
+        .set("cookie", &format!("adcab_login={token}"))
+        .send_string(&body);
+    match answer {
+        Ok(r) | Err(ureq::Error::Status(_, r)) => r.status(),
+        Err(_) => 0,
+    }
+}
+
+#[test]
+fn a_flood_of_logins_checks_two_passwords_at_a_time_and_holds_little_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), "");
+    std::fs::write(
+        &config,
+        std::fs::read_to_string(&config).unwrap()
+            + "[panel]\nlogin_failures_per_address = 100000\n",
+    )
+    .unwrap();
+    let server = serve(adcab(&config, &["serve"]));
+    let root = server.base.trim_end_matches("/api/v1").to_string();
+    assert_eq!(wrong_login(&root, "warm@x.org"), 401);
+    let before = super::proc_status(server.pid(), "VmRSS:");
+    let (statuses, peak) = super::peak_while(server.pid(), "VmRSS:", || {
+        let gate = std::sync::Barrier::new(400);
+        std::thread::scope(|s| {
+            let sent: Vec<_> = (0..400)
+                .map(|i| {
+                    let (gate, root) = (&gate, &root);
+                    s.spawn(move || {
+                        gate.wait();
+                        wrong_login(root, &format!("flood{i}@x.org"))
+                    })
+                })
+                .collect();
+            sent.into_iter()
+                .map(|h| h.join().unwrap())
+                .collect::<Vec<u16>>()
+        })
+    });
+    let count = |status: u16| statuses.iter().filter(|s| **s == status).count();
+    println!(
+        "login flood: 400 at once; {} checked (401), {} told to try again (503), others {:?}; \
+         memory {} MB before, peak {} MB",
+        count(401),
+        count(503),
+        statuses
+            .iter()
+            .filter(|s| !matches!(s, 401 | 503))
+            .collect::<Vec<_>>(),
+        before / 1024,
+        peak / 1024
+    );
+    assert_eq!(count(401) + count(503), 400, "{statuses:?}");
+    assert!(count(401) >= 2, "some were checked");
+    assert!(
+        count(503) > 0,
+        "a flood is turned away, not queued without end"
+    );
+    let threads = super::proc_status(server.pid(), "Threads:");
+    assert!(threads < 100, "{threads} threads after the flood");
+    assert!(
+        peak.saturating_sub(before) < 150 * 1024,
+        "the flood took the process from {} MB to {} MB",
+        before / 1024,
+        peak / 1024
+    );
+}

@@ -237,3 +237,158 @@ fn failed_logins_are_limited_per_account_and_per_address() {
         "the address is limited for every account"
     );
 }
+
+/// Opens the login form in each of `n` browsers, then sends every form at once, each with
+/// the password `password(i)`; returns the statuses in order, with the browsers.
+fn login_burst(
+    app: &crate::helpers::TestApp,
+    email: &str,
+    n: usize,
+    password: impl Fn(usize) -> String + Sync,
+    headers: impl Fn(usize) -> Vec<(String, String)> + Sync,
+) -> Vec<(u16, Browser)> {
+    let ready: Vec<(Browser, String)> = (0..n)
+        .map(|_| {
+            let b = Browser::new(app);
+            let csrf = b.get("/login").csrf();
+            (b, csrf)
+        })
+        .collect();
+    let gate = std::sync::Barrier::new(n);
+    std::thread::scope(|s| {
+        let sent: Vec<_> = ready
+            .into_iter()
+            .enumerate()
+            .map(|(i, (b, csrf))| {
+                let (gate, password, headers) = (&gate, &password, &headers);
+                s.spawn(move || {
+                    let pass = password(i);
+                    let extra = headers(i);
+                    let extra: Vec<(&str, &str)> = extra
+                        .iter()
+                        .map(|(k, v)| (k.as_str(), v.as_str()))
+                        .collect();
+                    gate.wait();
+                    let page = b.post_with(
+                        "/login",
+                        &[("csrf", &csrf), ("email", email), ("password", &pass)],
+                        &extra,
+                    );
+                    (page.status, b)
+                })
+            })
+            .collect();
+        sent.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+#[test]
+fn concurrent_guesses_are_counted_before_their_passwords_are_checked() {
+    let app = spawn_app();
+    let user = app.user("pro");
+    let email = with_login(&app, user);
+    let answers = login_burst(&app, &email, 40, |_| "wrong password!".into(), |_| vec![]);
+    let checked = answers.iter().filter(|(s, _)| *s == 401).count();
+    let limited = answers.iter().filter(|(s, _)| *s == 429).count();
+    assert_eq!(
+        checked,
+        5,
+        "the account's limit of 5: {answers:?}",
+        answers = statuses(&answers)
+    );
+    assert_eq!(checked + limited, 40, "{:?}", statuses(&answers));
+
+    // A burst with the right password 25th: the limit is reached before it is checked.
+    let other = app.user("pro");
+    let email = with_login(&app, other);
+    let answers = login_burst(
+        &app,
+        &email,
+        30,
+        |i| {
+            if i == 24 {
+                PASSWORD.into()
+            } else {
+                "wrong password!".into()
+            }
+        },
+        |_| vec![],
+    );
+    let checked = answers.iter().filter(|(s, _)| *s != 429).count();
+    assert_eq!(
+        checked,
+        5,
+        "only the 5 attempts reserved first were checked: {:?}",
+        statuses(&answers)
+    );
+    let (status, browser) = &answers[24];
+    assert!(matches!(status, 303 | 429), "{status}");
+    assert_eq!(
+        browser.cookie("adcab_session").is_some(),
+        *status == 303,
+        "the right password signs in only when it was among the 5 checked"
+    );
+}
+
+fn statuses(answers: &[(u16, Browser)]) -> Vec<u16> {
+    answers.iter().map(|(s, _)| *s).collect()
+}
+
+#[test]
+fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_address_limit() {
+    let app = spawn_app_with(|c| {
+        c.panel.login_failures_per_address = 2;
+        c.panel.trusted_proxies =
+            vec![adcab::domain::network::Network::parse("127.0.0.1").unwrap()];
+    });
+    let b = Browser::new(&app);
+    let wrong_from = |client: &str, email: &str| {
+        let csrf = b.get("/login").csrf();
+        b.post_with(
+            "/login",
+            &[
+                ("csrf", &csrf),
+                ("email", email),
+                ("password", "wrong password!"),
+            ],
+            &[("x-forwarded-for", &format!("{client}, 127.0.0.1"))],
+        )
+        .status
+    };
+    for n in 0..2 {
+        assert_eq!(wrong_from("203.0.113.1", &format!("a{n}@x.org")), 401);
+    }
+    assert_eq!(
+        wrong_from("203.0.113.1", "a9@x.org"),
+        429,
+        "the first client reached its limit"
+    );
+    assert_eq!(
+        wrong_from("203.0.113.2", "b@x.org"),
+        401,
+        "another client behind the same proxy is not locked out"
+    );
+
+    let untrusted = spawn_app_with(|c| c.panel.login_failures_per_address = 2);
+    let b = Browser::new(&untrusted);
+    let wrong_from = |client: &str, email: &str| {
+        let csrf = b.get("/login").csrf();
+        b.post_with(
+            "/login",
+            &[
+                ("csrf", &csrf),
+                ("email", email),
+                ("password", "wrong password!"),
+            ],
+            &[("x-forwarded-for", client)],
+        )
+        .status
+    };
+    assert_eq!(wrong_from("203.0.113.1", "a@x.org"), 401);
+    assert_eq!(wrong_from("203.0.113.2", "b@x.org"), 401);
+    assert_eq!(
+        wrong_from("203.0.113.3", "c@x.org"),
+        429,
+        "without a trusted proxy the header is ignored: one address"
+    );
+}
