@@ -15,6 +15,7 @@ pub mod http;
 pub mod ingest;
 pub mod metrics;
 pub mod notify;
+pub mod outbound;
 pub mod panel;
 pub mod platform;
 pub mod primitives;

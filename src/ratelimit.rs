@@ -27,6 +27,14 @@ impl Budget {
     }
 }
 
+/// Whose read and write windows: an API key's, or a person's in the web panel (whose changes
+/// count against a write budget of the same size as a key's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Holder {
+    Key(i64),
+    Person(i64),
+}
+
 /// Whose conversion bucket: an API key's, or a person's tracker token's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sender {
@@ -54,7 +62,7 @@ impl RateInfo {
 pub struct RateLimiter {
     reads: u32,
     writes: u32,
-    windows: Mutex<HashMap<(i64, Budget), (u64, u32)>>,
+    windows: Mutex<HashMap<(Holder, Budget), (u64, u32)>>,
     per_second: f64,
     burst: f64,
     /// Tokens left and when they were counted (unix seconds).
@@ -75,8 +83,8 @@ impl RateLimiter {
         }
     }
 
-    /// Counts one request of `key` against `budget` at real time `now` (unix seconds).
-    pub fn check(&self, key: i64, budget: Budget, now: u64) -> RateInfo {
+    /// Counts one request of `who` against `budget` at real time `now` (unix seconds).
+    pub fn check(&self, who: Holder, budget: Budget, now: u64) -> RateInfo {
         let limit = match budget {
             Budget::Read => self.reads,
             Budget::Write => self.writes,
@@ -87,7 +95,7 @@ impl RateLimiter {
         if windows.len() > 10_000 {
             windows.retain(|_, (start, _)| *start == window);
         }
-        let entry = windows.entry((key, budget)).or_insert((window, 0));
+        let entry = windows.entry((who, budget)).or_insert((window, 0));
         if entry.0 != window {
             *entry = (window, 0);
         }
@@ -151,23 +159,27 @@ mod tests {
     fn the_budget_runs_out_and_refills_with_the_next_window() {
         let l = limiter(2, 5);
         let t = 1_000_020;
-        assert_eq!(l.check(1, Budget::Read, t).remaining, 1);
-        assert_eq!(l.check(1, Budget::Read, t).remaining, 0);
-        let refused = l.check(1, Budget::Read, t + 1);
+        assert_eq!(l.check(Holder::Key(1), Budget::Read, t).remaining, 1);
+        assert_eq!(l.check(Holder::Key(1), Budget::Read, t).remaining, 0);
+        let refused = l.check(Holder::Key(1), Budget::Read, t + 1);
         assert!(!refused.allowed);
         assert_eq!(refused.reset, 1_000_080);
         assert_eq!(refused.retry_after(t + 1), 59);
-        assert!(l.check(1, Budget::Read, t + 60).allowed);
+        assert!(l.check(Holder::Key(1), Budget::Read, t + 60).allowed);
     }
 
     #[test]
-    fn reads_writes_and_keys_have_separate_budgets() {
+    fn reads_writes_keys_and_people_have_separate_budgets() {
         let l = limiter(1, 1);
         let t = 60;
-        assert!(l.check(1, Budget::Read, t).allowed);
-        assert!(!l.check(1, Budget::Read, t).allowed);
-        assert!(l.check(1, Budget::Write, t).allowed);
-        assert!(l.check(2, Budget::Read, t).allowed);
+        assert!(l.check(Holder::Key(1), Budget::Read, t).allowed);
+        assert!(!l.check(Holder::Key(1), Budget::Read, t).allowed);
+        assert!(l.check(Holder::Key(1), Budget::Write, t).allowed);
+        assert!(l.check(Holder::Key(2), Budget::Read, t).allowed);
+        assert!(
+            l.check(Holder::Person(1), Budget::Read, t).allowed,
+            "a person in the panel is not key 1"
+        );
     }
 
     fn bucket(per_second: u32, burst: u32) -> RateLimiter {

@@ -1,5 +1,6 @@
 //! Owns `Services`, what the server, the panel, the command line and the background work
-//! share: the configuration, the database, the configured platform and the metrics.
+//! share: the configuration, the database, the configured platform, the metrics and the
+//! admission of outbound calls people start.
 
 use std::sync::Arc;
 
@@ -9,6 +10,7 @@ use tokio::sync::Notify;
 use crate::config::{Config, PlatformKind};
 use crate::db::{Db, Open};
 use crate::metrics::Metrics;
+use crate::outbound::Outbound;
 use crate::platform::sim::Simulator;
 use crate::platform::telegram::Telegram;
 use crate::platform::Platform;
@@ -29,6 +31,8 @@ pub struct Services {
     /// Told when this process moves the service clock (`sim advance` from the panel, the
     /// tests), so the scheduler catches up at once rather than at its next look at the clock.
     pub clock_moved: Arc<Notify>,
+    /// The webhook Tests under way.
+    pub outbound: Arc<Outbound>,
 }
 
 impl Services {
@@ -58,6 +62,7 @@ impl Services {
             task_step: Arc::new(Mutex::new(())),
             metrics: Arc::new(Metrics::new()),
             clock_moved: Arc::new(Notify::new()),
+            outbound: Arc::new(Outbound::default()),
         })
     }
 }

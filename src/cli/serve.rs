@@ -21,13 +21,24 @@ fn init_logging(log: &LogConfig) {
     }
 }
 
+/// The most threads blocking work may take (tokio's default is 512). Each kind is admitted
+/// through a bound of its own well under it (database readers 8 and the writer, platform calls
+/// for requests 16, panel operations 16, password checks 2, webhook deliveries 8, webhook Tests
+/// 4, and the background loops one each), so none can take the threads another needs; the
+/// ceiling keeps any slip in that reckoning from growing threads without end.
+const BLOCKING_THREADS: usize = 128;
+
 /// `adcab serve`: logging as `[log]` says, then the API until SIGTERM or SIGINT.
 pub fn serve(services: Services) -> ExitCode {
     init_logging(&services.config.log);
     if let Err(e) = services.db.check_writable() {
         return fail(e);
     }
-    let runtime = match tokio::runtime::Runtime::new() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(BLOCKING_THREADS)
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => return fail(format!("cannot start the runtime: {e}")),
     };

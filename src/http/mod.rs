@@ -43,7 +43,8 @@ use crate::auth::{self, Principal};
 use crate::db::Gate;
 use crate::ingest::Ingest;
 use crate::primitives::unix_now;
-use crate::ratelimit::{Budget, RateInfo, RateLimiter};
+use crate::ratelimit::{Budget, Holder, RateInfo, RateLimiter};
+use crate::store::StoreError;
 use crate::Services;
 use error::ApiError;
 use request::Query;
@@ -58,6 +59,11 @@ const TOUCH_EVERY: Duration = Duration::from_secs(60);
 /// Platform calls made for requests at one time, and how many more may wait for a place.
 const PLATFORM_CALLS: usize = 16;
 const PLATFORM_QUEUE: usize = 256;
+/// Operations the web panel runs on blocking threads at one time (each reads and writes the
+/// database itself, and some call out), how many more may wait, and for how long.
+const PANEL_OPS: usize = 16;
+const PANEL_QUEUE: usize = 256;
+const PANEL_WAIT: Duration = Duration::from_secs(10);
 
 /// What every request handler can reach.
 pub struct AppState {
@@ -69,6 +75,9 @@ pub struct AppState {
     pub ingest: Ingest,
     /// Admission to platform calls, so a slow platform cannot pile up blocked threads.
     platform_gate: Gate,
+    /// Admission to the web panel's blocking operations, so a burst of clicks cannot take
+    /// the threads that database work needs.
+    panel_gate: Gate,
     /// Failed web panel logins, per account and per client address.
     pub logins: crate::web::login::LoginLimiter,
     touched: Mutex<HashMap<i64, Instant>>,
@@ -100,6 +109,7 @@ impl AppState {
             wake,
             ingest,
             platform_gate: Gate::new(PLATFORM_CALLS, PLATFORM_QUEUE),
+            panel_gate: Gate::new(PANEL_OPS, PANEL_QUEUE),
             logins: Default::default(),
             touched: Mutex::new(HashMap::new()),
         }
@@ -128,6 +138,25 @@ impl AppState {
             Ok(Err(e)) => Err(ApiError::internal(format!("platform call ended: {e}"))),
             Err(_) => Ok(None),
         }
+    }
+}
+
+impl AppState {
+    /// Runs `op` (blocking: it reads and writes the database itself) off the runtime, at most
+    /// [`PANEL_OPS`] at once; `Busy` when no place frees up in time. A panic in `op` carries
+    /// on in the request.
+    pub async fn panel_work<T, F>(&self, op: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Services) -> T + Send + 'static,
+    {
+        let permit = self.panel_gate.enter(PANEL_WAIT).await?;
+        let services = self.services.clone();
+        Ok(crate::db::in_request(move || {
+            let _permit = permit;
+            op(&services)
+        })
+        .await)
     }
 }
 
@@ -311,7 +340,9 @@ async fn process(
     let budget = route.def.budget;
     if budget != Budget::Conversions {
         let now = unix_now();
-        let info = state.limiter.check(principal.key.id, budget, now);
+        let info = state
+            .limiter
+            .check(Holder::Key(principal.key.id), budget, now);
         seen.rate = Some(info);
         if !info.allowed {
             return Err(ApiError::RateLimited {

@@ -9,6 +9,7 @@ use super::{
 };
 use crate::auth::{self, generate_key};
 use crate::domain::access::Plan;
+use crate::outbound;
 use crate::primitives::{random_hex, sha256_hex};
 use crate::store::cabinets::{self, Reachable};
 use crate::store::{deliveries, keys, teams, users};
@@ -235,9 +236,24 @@ pub fn key_rotate_secret(s: &Services, id: i64) -> Result<RotatedSecret, PanelEr
     })
 }
 
-/// The Test button: sends a `ping` to the key's webhook URL now and logs the delivery.
+/// The Test button: sends a `ping` to the key's webhook URL now and logs the delivery. One
+/// Test of a key at a time, and a few in all (see [`crate::outbound`]).
 pub fn key_ping(s: &Services, id: i64) -> Result<Pinged, PanelError> {
     let key = s.db.read_blocking(|conn| require_key(conn, id))?;
+    let _turn = s.outbound.test(id).map_err(|refused| {
+        bad(
+            "id",
+            match refused {
+                outbound::Refused::SameKey => format!(
+                    "a test of key {id} is still waiting for its receiver; try again when it has answered"
+                ),
+                outbound::Refused::Full => format!(
+                    "{} webhook tests are waiting for their receivers; try again shortly",
+                    outbound::TESTS
+                ),
+            },
+        )
+    })?;
     let url = key
         .webhook_url
         .clone()

@@ -27,6 +27,7 @@ use crate::http::request::Query;
 use crate::http::response::Reply;
 use crate::http::AppState;
 use crate::primitives::unix_now;
+use crate::ratelimit::{Budget, Holder};
 use crate::store::{sessions, StoreError};
 use session::Session;
 
@@ -84,6 +85,10 @@ pub enum WebError {
     /// The change cannot be made in the state things are in; the sentence says why.
     Conflict(String),
     MethodNotAllowed,
+    /// The person's changes passed the write budget a key has; `retry_after` seconds.
+    RateLimited {
+        retry_after: u64,
+    },
     Store(StoreError),
 }
 
@@ -101,6 +106,7 @@ impl WebError {
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            WebError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             WebError::Store(StoreError::Busy) => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -116,6 +122,9 @@ impl WebError {
             WebError::CrossSite => "A change sent from another site was refused.".into(),
             WebError::BadRequest(why) | WebError::Conflict(why) => why.clone(),
             WebError::MethodNotAllowed => "This page does not take that kind of request.".into(),
+            WebError::RateLimited { retry_after } => format!(
+                "You are making changes faster than adcab takes them. Wait {retry_after} seconds and send it again."
+            ),
             WebError::Store(StoreError::Busy) => {
                 "adcab is busy right now. Try again in a moment.".into()
             }
@@ -435,7 +444,12 @@ pub async fn answer(
             if let WebError::Store(detail) = &e {
                 tracing::error!(request_id = %request_id, detail = %detail, "panel error");
             }
-            layout::error(&visit, e.status(), &e.sentence())
+            let mut page = layout::error(&visit, e.status(), &e.sentence());
+            if let WebError::RateLimited { retry_after } = e {
+                page.headers
+                    .push(("retry-after".into(), retry_after.to_string()));
+            }
+            page
         }
     }
 }
@@ -494,8 +508,26 @@ async fn serve(
             if !session::same_secret(&session.csrf, form.get("csrf").unwrap_or("")) {
                 return Err(WebError::Csrf);
             }
+            if def.pattern != "/logout" {
+                charge_write(visit, &session)?;
+            }
             act(visit, &session, &form, &args).await
         }
+    }
+}
+
+/// Counts a change a person sends from the panel against their write budget, the size of an
+/// API key's (`[limits] writes_per_minute`): the panel queues no more work than the API would.
+pub fn charge_write(visit: &Visit<'_>, session: &Session) -> Result<(), WebError> {
+    let now = unix_now();
+    let who = Holder::Person(session.person.user.id);
+    let info = visit.state.limiter.check(who, Budget::Write, now);
+    if info.allowed {
+        Ok(())
+    } else {
+        Err(WebError::RateLimited {
+            retry_after: info.retry_after(now),
+        })
     }
 }
 

@@ -30,13 +30,13 @@ pub fn status_badge(status: Status) -> Markup {
     html! { span class={ "badge " (class) } { (status.as_str()) } }
 }
 
-/// Runs a blocking panel operation (the ones `adcab admin` runs) off the runtime.
+/// Runs a blocking panel operation (the ones `adcab admin` runs) off the runtime, through the
+/// panel's gate ([`crate::http::AppState::panel_work`]).
 pub async fn panel_op<T: Send + 'static>(
     visit: &Visit<'_>,
     op: impl FnOnce(&Services) -> Result<T, PanelError> + Send + 'static,
 ) -> Result<T, PanelError> {
-    let services = visit.state.services.clone();
-    crate::db::in_request(move || op(&services)).await
+    visit.state.panel_work(op).await?
 }
 
 /// A panel message (written for the operator's terminal) as a sentence: capitalised, with a

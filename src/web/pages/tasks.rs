@@ -137,15 +137,16 @@ async fn change(
 ) -> Result<Reply, WebError> {
     let id: i64 = id.parse().map_err(|_| WebError::NotFound)?;
     let owner = session.person.user.id;
-    let services = visit.state.services.clone();
-    let outcome = crate::db::in_request(move || {
-        let task = services.db.read_blocking(|c| tasks::get(c, id))?;
-        if task.is_none_or(|t| t.owner_id != owner) {
-            return Err(WebError::NotFound);
-        }
-        Ok(act(&services, id))
-    })
-    .await?;
+    let outcome = visit
+        .state
+        .panel_work(move |services| {
+            let task = services.db.read_blocking(|c| tasks::get(c, id))?;
+            if task.is_none_or(|t| t.owner_id != owner) {
+                return Err(WebError::NotFound);
+            }
+            Ok(act(services, id))
+        })
+        .await??;
     match outcome {
         Ok(_) => Ok(redirect("/tasks")),
         Err(PanelError::Invalid { message, .. }) => Err(WebError::Conflict(message)),

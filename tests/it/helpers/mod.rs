@@ -18,4 +18,4 @@ pub use fixtures::{campaign_body, printed, Camp};
 pub use raw::{read_answer, read_head, RawResp};
 pub use receiver::{Received, Receiver};
 pub use wait::{in_one_rate_window, poll, wait_for};
-pub use web::Browser;
+pub use web::{Browser, Page};

@@ -120,3 +120,138 @@ fn a_flood_of_logins_checks_two_passwords_at_a_time_and_holds_little_memory() {
         peak / 1024
     );
 }
+
+#[test]
+fn hundreds_of_webhook_tests_to_a_silent_receiver_leave_other_tenants_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path(), "");
+    std::fs::write(
+        &config,
+        std::fs::read_to_string(&config).unwrap() + "[webhooks]\nallow_private_targets = true\n",
+    )
+    .unwrap();
+    let server = serve(adcab(&config, &["serve"]));
+    let root = server.base.trim_end_matches("/api/v1").to_string();
+    // A receiver that takes connections and never answers: each Test waits its 10 s twice.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let hook = format!("http://{}/hook", silent.local_addr().unwrap());
+    // The demo key and four more: a person holds at most five.
+    admin(
+        &config,
+        &["admin", "key", "set", "--id", "1", "--webhook-url", &hook],
+        "",
+    );
+    let keys: Vec<i64> = std::iter::once(1)
+        .chain((0..4).map(|_| {
+            admin(
+                &config,
+                &[
+                    "admin",
+                    "key",
+                    "create",
+                    "--user",
+                    "1",
+                    "--webhook-url",
+                    &hook,
+                ],
+                "",
+            )["id"]
+                .as_i64()
+                .unwrap()
+        }))
+        .collect();
+    let tenant = admin(
+        &config,
+        &["admin", "user", "add", "--email", "other@x.org"],
+        "",
+    )["id"]
+        .to_string();
+    admin(
+        &config,
+        &[
+            "admin", "cabinet", "add", "--owner", &tenant, "--name", "Other", "--type", "euro",
+        ],
+        "",
+    );
+    let other_key = admin(&config, &["admin", "key", "create", "--user", &tenant], "")["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let password = server
+        .printed
+        .iter()
+        .find_map(|l| l.split("with password ").nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap()
+        .to_string();
+    let web = Browser::at(&root);
+    assert_eq!(web.login("demo@adcab.local", &password).status, 303);
+    let csrf = web.get("/keys").csrf();
+
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let ((pages, latencies), threads) = super::peak_while(server.pid(), "Threads:", || {
+        std::thread::scope(|s| {
+            let clicks: Vec<_> = (0..560)
+                .map(|i| {
+                    let (web, csrf, key) = (&web, &csrf, keys[i % keys.len()]);
+                    s.spawn(move || {
+                        let page = web.post(&format!("/keys/{key}/test"), &[("csrf", csrf)]);
+                        (page.status, page.body)
+                    })
+                })
+                .collect();
+            let reader = s.spawn(|| {
+                let agent = super::agent();
+                let url = format!("{}/account/info", server.base);
+                let mut took = Vec::new();
+                std::thread::sleep(std::time::Duration::from_millis(500));
+                while !done.load(std::sync::atomic::Ordering::SeqCst) && took.len() < 50 {
+                    let t = std::time::Instant::now();
+                    let (status, _, body) =
+                        super::call(&agent, "GET", &url, &other_key, None).unwrap();
+                    assert_eq!(status, 200, "{body}");
+                    took.push(t.elapsed());
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                took
+            });
+            let pages: Vec<(u16, String)> = clicks.into_iter().map(|c| c.join().unwrap()).collect();
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            (pages, reader.join().unwrap())
+        })
+    });
+    drop(silent);
+    let waited = pages
+        .iter()
+        .filter(|(_, b)| b.contains("still waiting for its receiver"))
+        .count();
+    let full = pages
+        .iter()
+        .filter(|(_, b)| b.contains("webhook tests are waiting"))
+        .count();
+    let sent = pages
+        .iter()
+        .filter(|(_, b)| b.contains("Test delivery "))
+        .count();
+    let mut sorted = latencies.clone();
+    sorted.sort();
+    let median = sorted[sorted.len() / 2];
+    let worst = *sorted.last().unwrap();
+    println!(
+        "560 Test clicks over 5 keys: {sent} sent, {waited} refused (same key), {full} refused \
+         (all places taken); another tenant's GET /account/info: {} requests, median {median:?}, \
+         worst {worst:?}; at most {threads} server threads",
+        sorted.len()
+    );
+    assert!(
+        pages.iter().all(|(s, _)| *s == 200),
+        "every click got a page"
+    );
+    assert!(sent <= 2 * adcab::outbound::TESTS, "{sent} Tests were sent");
+    assert_eq!(sent + waited + full, 560);
+    assert!(threads < 150, "{threads} threads in the server");
+    assert!(
+        worst < std::time::Duration::from_secs(2),
+        "another tenant waited {worst:?}"
+    );
+}

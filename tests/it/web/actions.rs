@@ -6,7 +6,7 @@ use adcab::panel::{self, TeamAccess};
 use adcab::store::history;
 
 use super::logged_in;
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{spawn_app, spawn_app_with, TestApp};
 
 fn status(app: &TestApp, account: i64, ad: i64) -> String {
     app.scalar(
@@ -399,4 +399,57 @@ fn auto_cpm_is_set_from_the_campaign_page_and_its_decisions_are_listed() {
         .collect();
     assert!(sources.contains(&("panel", "edit")), "{sources:?}");
     assert!(sources.contains(&("automation", "auto_cpm")), "{sources:?}");
+}
+
+#[test]
+fn changes_from_the_panel_count_against_a_write_budget_the_size_of_a_keys() {
+    let app = spawn_app_with(|c| c.limits.writes_per_minute = 5);
+    let (user, cabinet, _) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let web = logged_in(&app, user);
+    let csrf = web.get("/campaigns").csrf();
+    let selected = format!("{cabinet}:{ad}");
+    // Budgets are per minute of real time: start well inside one.
+    crate::helpers::wait_for(
+        std::time::Duration::from_secs(10),
+        "a minute's start",
+        || {
+            let second = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs()
+                % 60;
+            (second < 50).then_some(())
+        },
+    );
+    let answers: Vec<crate::helpers::Page> = (0..8)
+        .map(|_| {
+            web.post(
+                "/campaigns/bulk",
+                &[
+                    ("csrf", &csrf),
+                    ("action", "pause"),
+                    ("value", ""),
+                    ("ad", &selected),
+                ],
+            )
+        })
+        .collect();
+    let statuses: Vec<u16> = answers.iter().map(|p| p.status).collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 303).count(),
+        5,
+        "{statuses:?}"
+    );
+    let limited: Vec<&crate::helpers::Page> = answers.iter().filter(|p| p.status == 429).collect();
+    assert_eq!(limited.len(), 3, "{statuses:?}");
+    assert!(limited[0].header("retry-after").is_some());
+    assert!(limited[0].body.contains("faster than adcab takes them"));
+    let queued: i64 = app.scalar(
+        "SELECT COUNT(*) FROM tasks WHERE owner_id = ?1 AND source = 'panel'",
+        &[user],
+    );
+    assert_eq!(queued, 5, "a refused change queues nothing");
+    let out = web.post("/logout", &[("csrf", &csrf)]);
+    assert_eq!(out.status, 303, "signing out is never refused");
 }
