@@ -7,6 +7,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
+use crate::automation::preview::Previews;
 use crate::config::{Config, PlatformKind};
 use crate::db::{Db, Open};
 use crate::metrics::Metrics;
@@ -33,6 +34,8 @@ pub struct Services {
     pub clock_moved: Arc<Notify>,
     /// The webhook Tests under way.
     pub outbound: Arc<Outbound>,
+    /// Rule previews made this hour.
+    pub previews: Arc<Previews>,
 }
 
 impl Services {
@@ -63,6 +66,7 @@ impl Services {
             metrics: Arc::new(Metrics::new()),
             clock_moved: Arc::new(Notify::new()),
             outbound: Arc::new(Outbound::default()),
+            previews: Arc::new(Previews::default()),
         })
     }
 }

@@ -1,8 +1,13 @@
 //! Owns a rule's preview: what it would have done over the last seven days of synced hours,
 //! replayed hour by hour on the stored figures from the campaigns' state now, with its guards,
-//! changing nothing.
+//! changing nothing; and the previews kept until their rule changes or the hour turns, since
+//! one costs about two seconds of CPU per thousand campaigns and any read key may ask.
+
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
+use parking_lot::Mutex;
 use rusqlite::Connection;
 use serde_json::{json, Value};
 
@@ -10,11 +15,101 @@ use super::evaluate::{self, Outcome, Series};
 use crate::clock;
 use crate::domain::money::CabinetType;
 use crate::domain::rule::{Guards, MAX_WINDOW_HOURS};
+use crate::primitives::unix_now;
+use crate::ratelimit::{Budget, Holder, RateInfo, RateLimiter};
 use crate::store::rules::{self, RuleRow};
 use crate::store::{campaigns, StoreError};
+use crate::Services;
 
 /// Evaluations a preview lists at most; its counts cover them all.
 pub const MAX_LISTED: usize = 1000;
+/// Previews kept at most; past it the kept ones go.
+const KEPT: usize = 1024;
+
+/// The previews made this hour, by rule: a preview replays closed hours only, so it stays
+/// what it was until the rule changes or another hour closes.
+#[derive(Default)]
+pub struct Previews {
+    kept: Mutex<HashMap<i64, Kept>>,
+}
+
+struct Kept {
+    rule: RuleRow,
+    hour: DateTime<Utc>,
+    value: Arc<Value>,
+}
+
+impl Previews {
+    /// The preview of `rule` made in the hour of `now`, if it was made for the rule as it is.
+    pub fn get(&self, rule: &RuleRow, now: DateTime<Utc>) -> Option<Arc<Value>> {
+        let kept = self.kept.lock();
+        let found = kept.get(&rule.id)?;
+        (found.rule == *rule && found.hour == clock::hour_start(now)).then(|| found.value.clone())
+    }
+
+    /// Keeps the preview of `rule` made at `now`.
+    pub fn keep(&self, rule: &RuleRow, now: DateTime<Utc>, value: Arc<Value>) {
+        let hour = clock::hour_start(now);
+        let mut kept = self.kept.lock();
+        if kept.len() >= KEPT && !kept.contains_key(&rule.id) {
+            kept.retain(|_, k| k.hour == hour);
+            if kept.len() >= KEPT {
+                kept.clear();
+            }
+        }
+        kept.insert(
+            rule.id,
+            Kept {
+                rule: rule.clone(),
+                hour,
+                value,
+            },
+        );
+    }
+}
+
+/// Why a preview was not given.
+#[derive(Debug)]
+pub enum Refused {
+    /// A new preview was needed and `who`'s write budget is spent.
+    Limited(RateInfo),
+    Store(StoreError),
+}
+
+impl From<StoreError> for Refused {
+    fn from(e: StoreError) -> Self {
+        Refused::Store(e)
+    }
+}
+
+/// The preview of `rule` now for `who`: the one kept for the rule as it is this hour, or a new
+/// one, which counts against `who`'s write budget (reads are cheap; a preview is not).
+pub async fn kept_or_new(
+    s: &Services,
+    limiter: &RateLimiter,
+    who: Holder,
+    rule: RuleRow,
+    kind: CabinetType,
+) -> Result<Arc<Value>, Refused> {
+    let now = s.db.read(clock::now).await?;
+    if let Some(kept) = s.previews.get(&rule, now) {
+        return Ok(kept);
+    }
+    let wall = unix_now();
+    let info = limiter.check(who, Budget::Write, wall);
+    if !info.allowed {
+        return Err(Refused::Limited(info));
+    }
+    let made =
+        s.db.read({
+            let rule = rule.clone();
+            move |c| preview(c, &rule, kind, now)
+        })
+        .await?;
+    let made = Arc::new(made);
+    s.previews.keep(&rule, now, made.clone());
+    Ok(made)
+}
 
 /// Replays `rule` after each of the last 168 closed hours before `now`.
 pub fn preview(

@@ -21,6 +21,8 @@ use crate::domain::rule::{
     Action, Condition, Metric, Op, RuleSpec, Scope, Threshold, MAX_CONDITIONS,
     MAX_RULES_PER_CABINET, MAX_SCOPE_ADS, MAX_WINDOW_HOURS,
 };
+use crate::primitives::unix_now;
+use crate::ratelimit::Holder;
 use crate::store::rules::{self, RuleRow};
 use crate::store::{campaigns, groups};
 
@@ -529,12 +531,19 @@ pub async fn log(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErro
     )
 }
 
+/// `POST /v1/rules/{id}/preview`: any key may ask; a preview not kept from earlier this hour
+/// also counts against the key's write budget, whose figures the headers then show.
 pub async fn preview(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {
     let (rule, kind) = reachable(state, ctx, id).await?;
-    let data = state
-        .services
-        .db
-        .read(move |c| preview::preview(c, &rule, kind, clock::now(c)?))
-        .await?;
-    Reply::ok(data)
+    let who = Holder::Key(ctx.principal.key.id);
+    match preview::kept_or_new(&state.services, &state.limiter, who, rule, kind).await {
+        Ok(data) => Reply::ok(data.as_ref().clone()),
+        Err(preview::Refused::Limited(info)) => {
+            *ctx.rate.lock().unwrap_or_else(|p| p.into_inner()) = Some(info);
+            Err(ApiError::RateLimited {
+                retry_after: info.retry_after(unix_now()),
+            })
+        }
+        Err(preview::Refused::Store(e)) => Err(e.into()),
+    }
 }

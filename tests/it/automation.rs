@@ -652,3 +652,82 @@ fn an_unreadable_rule_is_left_out_and_the_others_still_act() {
         "the unreadable one did nothing"
     );
 }
+
+#[test]
+fn a_preview_is_kept_until_its_rule_or_the_hour_changes_and_a_new_one_costs_a_write() {
+    let app = crate::helpers::spawn_app_with(|c| c.limits.writes_per_minute = 3);
+    let rx = Receiver::start(200);
+    let (cabinet, manage, _) = setup(&app, &rx);
+    let user: i64 = app.scalar("SELECT owner_id FROM cabinets WHERE id = ?1", &[cabinet]);
+    let read = app.key_with(NewKey {
+        user,
+        ..NewKey::default()
+    });
+    let rule = create(
+        &app,
+        &manage,
+        always(cabinet, json!({"type": "pause"}), 1, 1),
+    );
+    let path = format!("/rules/{}/preview", rule["id"]);
+    let preview = |key: &str| app.call_with_key("POST", &path, key);
+    // Budgets are per minute of real time: start well inside one.
+    crate::helpers::wait_for(
+        std::time::Duration::from_secs(10),
+        "a minute's start",
+        || {
+            let second = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs()
+                % 60;
+            (second < 50).then_some(())
+        },
+    );
+    for n in 0..6 {
+        let r = preview(&read);
+        assert_eq!(
+            r.status, 200,
+            "preview {n}: kept, so never refused: {}",
+            r.body
+        );
+    }
+    app.write_ok(
+        "PATCH",
+        &format!("/rules/{}", rule["id"]),
+        &manage,
+        Some(&json!({"cooldown_hours": 2})),
+        200,
+    );
+    assert_eq!(
+        preview(&read).status,
+        200,
+        "the changed rule: a new preview, the 2nd write"
+    );
+    app.advance(HOUR);
+    assert_eq!(
+        preview(&read).status,
+        200,
+        "a new hour: a new preview, the 3rd write"
+    );
+    app.write_ok(
+        "PATCH",
+        &format!("/rules/{}", rule["id"]),
+        &manage,
+        Some(&json!({"cooldown_hours": 3})),
+        200,
+    );
+    let refused = preview(&read);
+    refused.assert_error(429, "RATE_LIMITED");
+    assert!(refused.header("retry-after").is_some());
+    assert_eq!(
+        refused.header("x-ratelimit-limit"),
+        Some("3"),
+        "the write budget's figures"
+    );
+    assert_eq!(
+        app.call_with_key("GET", &format!("/rules/{}", rule["id"]), &read)
+            .status,
+        200,
+        "reads go on"
+    );
+}

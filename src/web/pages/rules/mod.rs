@@ -26,6 +26,8 @@ use crate::http::error::ApiError;
 use crate::http::input::Fields;
 use crate::http::response::Reply;
 use crate::http::rules as api;
+use crate::primitives::unix_now;
+use crate::ratelimit::Holder;
 use crate::store::cabinets::Reachable;
 use crate::store::groups::{self, Group};
 use crate::store::rules::{self, RuleRow};
@@ -553,10 +555,17 @@ pub async fn preview<'a>(
 ) -> Result<Reply, WebError> {
     let found = reachable(visit, session, args[0]).await?;
     let (rule, kind) = found.clone();
-    let db = &visit.state.services.db;
-    let data = db
-        .read(move |c| preview::preview(c, &rule, kind, clock::now(c)?))
-        .await?;
+    let who = Holder::Person(session.person.user.id);
+    let state = visit.state;
+    let data = match preview::kept_or_new(&state.services, &state.limiter, who, rule, kind).await {
+        Ok(data) => data,
+        Err(preview::Refused::Limited(info)) => {
+            return Err(WebError::RateLimited {
+                retry_after: info.retry_after(unix_now()),
+            })
+        }
+        Err(preview::Refused::Store(e)) => return Err(e.into()),
+    };
     let listed = data["evaluations"].as_array().map(Vec::as_slice);
     let lines = listed.unwrap_or_default();
     let lines = &lines[..lines.len().min(PREVIEWED)];
