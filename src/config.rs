@@ -196,6 +196,8 @@ pub struct NotifyConfig {
     pub budget_below_percent: u32,
     /// The UTC hour whose end brings each person's daily digest; -1: none.
     pub daily_digest_hour: i32,
+    /// Alerts about one cabinet sent for one hour at most; the rest are counted in a note.
+    pub alerts_per_cabinet_hour: u32,
 }
 
 impl Default for Config {
@@ -287,6 +289,12 @@ impl Config {
             return Err((
                 "notify.daily_digest_hour",
                 "must be an hour from 0 to 23, or -1 for none".into(),
+            ));
+        }
+        if self.notify.alerts_per_cabinet_hour == 0 {
+            return Err((
+                "notify.alerts_per_cabinet_hour",
+                "must be at least 1".into(),
             ));
         }
         let automation = self.retention.automation_days;

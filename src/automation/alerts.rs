@@ -12,6 +12,7 @@ use chrono::{DateTime, Duration, Timelike, Utc};
 use rusqlite::Connection;
 
 use crate::clock;
+use crate::config::NotifyConfig;
 use crate::primitives::unix_now;
 use crate::store::alerts::{self, NewAlert};
 use crate::store::{cabinets, campaigns, StoreError};
@@ -19,8 +20,27 @@ use crate::webhooks::events::{self, Receivers};
 use crate::Services;
 
 /// Records an alert, queues its `alert` webhooks to `receivers` and, with a bot configured,
-/// its Telegram sends. Runs in the caller's write transaction.
+/// its Telegram sends. Runs in the caller's write transaction. An alert about a cabinet that
+/// already had `[notify] alerts_per_cabinet_hour` alerts of the same hour is held back and
+/// counted instead, and the count told in one note after the hour's automation
+/// ([`note_held`]): a storm of conditions never becomes a storm of messages.
 pub fn raise(
+    conn: &Connection,
+    notify: &NotifyConfig,
+    receivers: &Receivers,
+    telegram: bool,
+    alert: &NewAlert,
+) -> Result<(), StoreError> {
+    if let Some(account) = alert.account_id {
+        if alerts::count_at(conn, account, alert.at)? >= i64::from(notify.alerts_per_cabinet_hour) {
+            return alerts::hold(conn, account, alert.at);
+        }
+    }
+    send(conn, receivers, telegram, alert)
+}
+
+/// Records and queues an alert, past any cap.
+fn send(
     conn: &Connection,
     receivers: &Receivers,
     telegram: bool,
@@ -40,6 +60,7 @@ const BUDGET_LOW: &str = "budget_low";
 const BALANCE_LOW: &str = "balance_low";
 const SESSION_EXPIRED: &str = "session_expired";
 const WEBHOOK_FAILING: &str = "webhook_failing";
+const HELD_BACK: &str = "alerts_held";
 
 /// Campaigns one alert names at most; the rest are counted.
 const LISTED: usize = 10;
@@ -67,7 +88,7 @@ pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
                 text: &text,
                 at: &at_iso,
             };
-            raise(tx, &receivers, telegram, &alert)
+            raise(tx, &s.config.notify, &receivers, telegram, &alert)
         };
         let declined = alerts::declined_between(tx, &hour_ago, &at_iso)?;
         for (account, ads) in by_cabinet(declined) {
@@ -106,6 +127,74 @@ pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
             tell(tx, WEBHOOK_FAILING, About::Person(user), text)?;
         }
         Ok(())
+    })
+}
+
+/// After the hour ending at `at`: one note per cabinet whose alerts of the hour were held
+/// back by the cap, saying how many.
+pub fn note_held(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
+    let telegram = !s.config.notify.bot_token.is_empty();
+    let cap = s.config.notify.alerts_per_cabinet_hour;
+    let at_iso = clock::iso(at);
+    s.db.write_blocking(|tx| {
+        let held = alerts::held_at(tx, &at_iso)?;
+        if held.is_empty() {
+            return Ok(());
+        }
+        let receivers = Receivers::load(tx)?;
+        for (account, count) in held {
+            let text = format!(
+                "{}: {count} more alert{} of this hour {} held back (at most {cap} are sent an hour); \
+                 the rules' logs and the panel show every condition.",
+                cabinet(tx, account)?,
+                if count == 1 { "" } else { "s" },
+                if count == 1 { "was" } else { "were" },
+            );
+            let note = NewAlert {
+                kind: HELD_BACK,
+                account_id: Some(account),
+                ad_id: None,
+                user_id: None,
+                text: &text,
+                at: &at_iso,
+            };
+            send(tx, &receivers, telegram, &note)?;
+            alerts::noted(tx, account, &at_iso)?;
+        }
+        Ok(())
+    })
+}
+
+/// A rule's notice about the campaigns it noticed in one run.
+pub struct Notice {
+    /// The campaign, when it is one.
+    pub ad_id: Option<i64>,
+    pub text: String,
+}
+
+/// One notice for a rule's run over `ads` (at least one) of a cabinet: the rule's text, its
+/// name, and the campaign, or the first [`LISTED`] campaigns and how many more.
+pub fn rule_notice(
+    tx: &Connection,
+    account: i64,
+    rule: &str,
+    text: &str,
+    ads: &[i64],
+) -> Result<Notice, StoreError> {
+    if let [ad] = ads {
+        return Ok(Notice {
+            ad_id: Some(*ad),
+            text: format!("{text} (rule “{rule}”, campaign {ad})"),
+        });
+    }
+    Ok(Notice {
+        ad_id: None,
+        text: format!(
+            "{text} (rule “{rule}”, {} campaigns of {}: {})",
+            ads.len(),
+            cabinet(tx, account)?,
+            listed(tx, account, ads)?
+        ),
     })
 }
 
@@ -217,6 +306,17 @@ fn campaigns(
         let text = format!("{} {one} {what}.", campaign(tx, account, *ad)?);
         return Ok((About::Cabinet(account, Some(*ad)), text));
     }
+    let text = format!(
+        "{} campaigns of {} {several} {what}: {}.",
+        ads.len(),
+        cabinet(tx, account)?,
+        listed(tx, account, ads)?
+    );
+    Ok((About::Cabinet(account, None), text))
+}
+
+/// The first [`LISTED`] of a cabinet's `ads` with their titles, and how many more.
+fn listed(tx: &Connection, account: i64, ads: &[i64]) -> Result<String, StoreError> {
     let mut named = Vec::new();
     for ad in ads.iter().take(LISTED) {
         let title = campaigns::get(tx, account, *ad)?.map(|r| r.title);
@@ -229,13 +329,7 @@ fn campaigns(
         0 => String::new(),
         n => format!(" and {n} more"),
     };
-    let text = format!(
-        "{} campaigns of {} {several} {what}: {}{more}.",
-        ads.len(),
-        cabinet(tx, account)?,
-        named.join(", ")
-    );
-    Ok((About::Cabinet(account, None), text))
+    Ok(format!("{}{more}", named.join(", ")))
 }
 
 /// "Cabinet “Name”" for a sentence.

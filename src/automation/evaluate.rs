@@ -159,12 +159,21 @@ impl Decision {
             Outcome::Skipped(_) | Outcome::Failed(_) => Money::ZERO,
         }
     }
+
+    /// Whether it is a move of money that was asked of the platform: those are logged before
+    /// the platform is asked, with the move, and their log entry kept up to date by the act.
+    pub fn logged_by_act(&self) -> bool {
+        self.planned.moves().micros() > 0
+            && matches!(self.outcome, Outcome::Acted | Outcome::Failed(_))
+    }
 }
 
-/// Runs `rule` at `at` (the end of a synced hour, on the hour) over `states`: each live campaign in scope
-/// whose conditions hold and whose action would change something is checked against the
-/// guards, then acted on through `act` (unless the rule is a dry run). An action done
-/// changes the campaign's state in `states`, so later rules of the same pass see it.
+/// Runs `rule` at `at` (the end of a synced hour, on the hour) over `states`: each live
+/// campaign in scope whose conditions hold and whose action would change something is checked
+/// against the guards, then acted on through `act` (given the readings that matched), unless
+/// the rule is a dry run. An action done changes the campaign's state in `states`, so later
+/// rules of the same pass see it. A campaign the rule already ran on at `at` (before a crash
+/// cut that run short) is left out: each hour's evaluation is made once.
 pub fn pass(
     rule: &RuleRow,
     kind: CabinetType,
@@ -172,13 +181,14 @@ pub fn pass(
     series: &Series,
     at: DateTime<Utc>,
     guards: &mut Guards,
-    act: &mut dyn FnMut(&State, &Planned) -> Result<(), String>,
+    act: &mut dyn FnMut(&State, &Planned, &Value) -> Result<(), String>,
 ) -> Vec<Decision> {
     let spec = &rule.spec;
     let end = time::hour_number(at);
     let mut decisions = Vec::new();
     for state in states.iter_mut() {
-        if !spec.scope.includes(state.ad_id, state.group_id) {
+        if !spec.scope.includes(state.ad_id, state.group_id) || guards.ran(rule.id, state.ad_id, at)
+        {
             continue;
         }
         let (hit, matched) = spec.evaluate(state, &series.of(state.ad_id, end));
@@ -192,7 +202,7 @@ pub fn pass(
         let outcome = match guards.check(rule.id, spec, state.ad_id, at, &planned) {
             Err(skip) => Outcome::Skipped(skip),
             Ok(()) if spec.dry_run => Outcome::DryRun,
-            Ok(()) => match act(state, &planned) {
+            Ok(()) => match act(state, &planned, &matched) {
                 Ok(()) => {
                     apply(state, &planned);
                     Outcome::Acted
@@ -208,13 +218,12 @@ pub fn pass(
             outcome,
         };
         if matches!(decision.outcome, Outcome::Acted | Outcome::DryRun) {
-            guards.record(Run {
+            let run = Run {
                 rule_id: rule.id,
                 ad_id: state.ad_id,
                 at,
-                moved: decision.moved(),
-                dry: decision.outcome == Outcome::DryRun,
-            });
+            };
+            guards.record(run, decision.moved(), decision.outcome == Outcome::DryRun);
         }
         decisions.push(decision);
     }

@@ -123,13 +123,17 @@ pub fn preview(
     let first = last - span + Duration::hours(1);
     let series = Series::for_rules(conn, rule.account_id, [&rule.spec].into_iter(), first, last)?;
     let mut states = campaigns::rule_states(conn, rule.account_id)?;
-    let mut guards = Guards::new(Vec::new(), rules::cabinet_cap(conn, rule.account_id)?);
+    let mut guards = Guards::new(
+        Vec::new(),
+        Vec::new(),
+        rules::cabinet_cap(conn, rule.account_id)?,
+    );
     let mut live = rule.clone();
     live.spec.dry_run = false;
     let (mut listed, mut would_act, mut skipped) = (Vec::new(), 0, 0);
     let mut at = first;
     while at <= last {
-        let mut act = |_: &_, _: &_| Ok(());
+        let mut act = |_: &_, _: &_, _: &_| Ok(());
         for d in evaluate::pass(&live, kind, &mut states, &series, at, &mut guards, &mut act) {
             match d.outcome {
                 Outcome::Skipped(_) => skipped += 1,

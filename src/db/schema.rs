@@ -34,6 +34,7 @@ const SERVICE: Ledger = Ledger {
         (14, include_str!("../../sql/0014_auto_cpm.sql")),
         (15, include_str!("../../sql/0015_alerts.sql")),
         (16, include_str!("../../sql/0016_marks_in_campaigns.sql")),
+        (17, include_str!("../../sql/0017_automation_ledger.sql")),
     ],
 };
 
@@ -363,6 +364,47 @@ mod tests {
         assert_eq!(marks(1), (100, 40, 9, 2, 250_000), "the mark carried over");
         assert_eq!(marks(2), (0, 0, 0, 0, 0), "never synced: zeros, as before");
         assert!(!expected_tables().contains(&"stat_marks"));
+    }
+
+    #[test]
+    fn the_ledger_takes_the_logged_moves_and_rule_ids_are_never_given_again() {
+        let mut conn = applied_before(17);
+        conn.execute_batch(
+            "INSERT INTO rules (id, account_id, name, scope, match_all, conditions, action,
+                cooldown_hours, max_runs_per_day, enabled, dry_run, created_at, updated_at)
+             VALUES (3, 7, 'r', '{}', 1, '[]', '{}', 0, 1, 1, 0, 't', 't');
+             INSERT INTO rule_log (rule_id, account_id, ad_id, at, outcome, matched, action,
+                moved_micros)
+             VALUES (3, 7, 1, '2026-01-01T01:00:00Z', 'acted', '{}', '{}', 5000000),
+                (9, 7, 2, '2026-01-01T01:00:00Z', 'acted', '{}', '{}', 2000000),
+                (3, 7, 1, '2026-01-01T02:00:00Z', 'skipped', '{}', '{}', 0);",
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let moved: (i64, i64) = conn
+            .query_row(
+                "SELECT COUNT(*), SUM(moved_micros) FROM automation_moves WHERE state = 'done'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(moved, (2, 7_000_000), "the two logged moves, the deleted rule's too");
+        let kept: String = conn
+            .query_row("SELECT name FROM rules WHERE id = 3", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(kept, "r");
+        conn.execute(
+            "INSERT INTO rules (account_id, name, scope, match_all, conditions, action,
+                cooldown_hours, max_runs_per_day, enabled, dry_run, created_at, updated_at)
+             VALUES (7, 'new', '{}', 1, '[]', '{}', 0, 1, 1, 0, 't', 't')",
+            [],
+        )
+        .unwrap();
+        assert_eq!(
+            conn.last_insert_rowid(),
+            10,
+            "past rule 9, deleted but in the log"
+        );
     }
 
     #[test]

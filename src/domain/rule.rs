@@ -483,8 +483,16 @@ pub struct Run {
     pub rule_id: i64,
     pub ad_id: i64,
     pub at: DateTime<Utc>,
+}
+
+/// Money a rule moved (or set out to move) into a campaign, or would have in a dry run. The
+/// rule may since have been deleted: its moves still count against the cabinet's cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Move {
+    pub rule_id: i64,
+    pub at: DateTime<Utc>,
     pub moved: Money,
-    /// A dry run's would-be action: it counts for its own rule's guards only.
+    /// A dry run's would-be money: it counts for its own rule's guards only.
     pub dry: bool,
 }
 
@@ -508,18 +516,32 @@ impl Skip {
     }
 }
 
-/// The runs of a cabinet's rules in the last day (at least) before an evaluation, kept up to
-/// date as the evaluation runs, so its guards see its own earlier actions.
+/// The runs of a cabinet's rules and the money they moved in the last day (at least) before an
+/// evaluation, kept up to date as the evaluation runs, so its guards see its own earlier
+/// actions.
 #[derive(Debug, Clone, Default)]
 pub struct Guards {
     runs: Vec<Run>,
+    moves: Vec<Move>,
     /// The cabinet's cap on money moved by automation in a day; `None`: none beyond the rules'.
     cabinet_cap: Option<Money>,
 }
 
 impl Guards {
-    pub fn new(runs: Vec<Run>, cabinet_cap: Option<Money>) -> Guards {
-        Guards { runs, cabinet_cap }
+    pub fn new(runs: Vec<Run>, moves: Vec<Move>, cabinet_cap: Option<Money>) -> Guards {
+        Guards {
+            runs,
+            moves,
+            cabinet_cap,
+        }
+    }
+
+    /// Whether rule `id` already ran on campaign `ad` at `at`: that hour's evaluation of the
+    /// campaign was made (by a run a crash cut short) and is not made again.
+    pub fn ran(&self, id: i64, ad: i64, at: DateTime<Utc>) -> bool {
+        self.runs
+            .iter()
+            .any(|r| r.rule_id == id && r.ad_id == ad && r.at == at)
     }
 
     /// Whether rule `id` (as `spec`) may run `planned` on campaign `ad` at `at`.
@@ -549,10 +571,10 @@ impl Guards {
         if moving.micros() == 0 {
             return Ok(());
         }
-        // The rule's own runs, or the cabinet's real ones (and this rule's own, which a dry
+        // The rule's own moves, or the cabinet's real ones (and this rule's own, which a dry
         // run counts as it would have been).
         let moved = |rule: Option<i64>| {
-            self.runs
+            self.moves
                 .iter()
                 .filter(|r| r.at > day_ago)
                 .filter(|r| match rule {
@@ -577,7 +599,16 @@ impl Guards {
         Ok(())
     }
 
-    pub fn record(&mut self, run: Run) {
+    /// Records a run made now, and the money it moved (or would have, `dry`).
+    pub fn record(&mut self, run: Run, moved: Money, dry: bool) {
+        if moved.micros() > 0 {
+            self.moves.push(Move {
+                rule_id: run.rule_id,
+                at: run.at,
+                moved,
+                dry,
+            });
+        }
         self.runs.push(run);
     }
 }
@@ -771,28 +802,32 @@ mod tests {
         };
         let rule = spec(vec![], true, add);
         let planned = Planned::AddBudget(m("5"));
-        let mut g = Guards::new(Vec::new(), Some(m("12")));
+        let mut g = Guards::new(Vec::new(), Vec::new(), Some(m("12")));
         assert_eq!(g.check(1, &rule, 7, at(0), &planned), Ok(()));
-        g.record(Run {
-            rule_id: 1,
-            ad_id: 7,
-            at: at(0),
-            moved: m("5"),
-            dry: false,
-        });
+        g.record(
+            Run {
+                rule_id: 1,
+                ad_id: 7,
+                at: at(0),
+            },
+            m("5"),
+            false,
+        );
         assert_eq!(g.check(1, &rule, 7, at(5), &planned), Err(Skip::Cooldown));
         assert_eq!(
             g.check(1, &rule, 8, at(5), &planned),
             Ok(()),
             "per campaign"
         );
-        g.record(Run {
-            rule_id: 1,
-            ad_id: 8,
-            at: at(5),
-            moved: m("5"),
-            dry: false,
-        });
+        g.record(
+            Run {
+                rule_id: 1,
+                ad_id: 8,
+                at: at(5),
+            },
+            m("5"),
+            false,
+        );
         assert_eq!(
             g.check(1, &rule, 9, at(6), &planned),
             Err(Skip::RuleMoneyCap),
@@ -808,26 +843,30 @@ mod tests {
             Ok(()),
             "a day later"
         );
-        g.record(Run {
-            rule_id: 1,
-            ad_id: 7,
-            at: at(7),
-            moved: m("0"),
-            dry: false,
-        });
+        g.record(
+            Run {
+                rule_id: 1,
+                ad_id: 7,
+                at: at(7),
+            },
+            m("0"),
+            false,
+        );
         assert_eq!(
             g.check(1, &rule, 7, at(14), &Planned::Switch(false)),
             Err(Skip::MaxRunsPerDay),
             "two runs on ad 7 in the last day"
         );
-        let mut dry = Guards::new(Vec::new(), Some(m("6")));
-        dry.record(Run {
-            rule_id: 5,
-            ad_id: 1,
-            at: at(0),
-            moved: m("3"),
-            dry: true,
-        });
+        let mut dry = Guards::new(Vec::new(), Vec::new(), Some(m("6")));
+        dry.record(
+            Run {
+                rule_id: 5,
+                ad_id: 1,
+                at: at(0),
+            },
+            m("3"),
+            true,
+        );
         assert_eq!(
             dry.check(1, &rule, 9, at(1), &planned),
             Ok(()),
@@ -837,6 +876,22 @@ mod tests {
             dry.check(5, &rule, 9, at(1), &planned),
             Err(Skip::CabinetMoneyCap),
             "but counts for its own rule"
+        );
+        assert!(dry.ran(5, 1, at(0)) && !dry.ran(5, 1, at(1)) && !dry.ran(4, 1, at(0)));
+        let deleted = Guards::new(
+            Vec::new(),
+            vec![Move {
+                rule_id: 99,
+                at: at(0),
+                moved: m("10"),
+                dry: false,
+            }],
+            Some(m("12")),
+        );
+        assert_eq!(
+            deleted.check(1, &rule, 9, at(3), &planned),
+            Err(Skip::CabinetMoneyCap),
+            "a deleted rule's move still counts against the cabinet"
         );
     }
 }

@@ -109,6 +109,39 @@ pub fn raise(conn: &Connection, a: &NewAlert, telegram: bool, now: i64) -> Resul
     Ok(id)
 }
 
+/// Alerts about a cabinet recorded with the hour end `at`.
+pub fn count_at(conn: &Connection, account: i64, at: &str) -> Result<i64, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT COUNT(*) FROM alerts WHERE account_id = ?1 AND at = ?2")?
+        .query_row(params![account, at], |r| r.get(0))?)
+}
+
+/// Counts one alert about a cabinet held back at the hour end `at`.
+pub fn hold(conn: &Connection, account: i64, at: &str) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO alert_holds (account_id, at, held) VALUES (?1, ?2, 1)
+         ON CONFLICT (account_id, at) DO UPDATE SET held = held + 1",
+    )?
+    .execute(params![account, at])?;
+    Ok(())
+}
+
+/// The cabinets with alerts held back at the hour end `at` not yet told, and how many.
+pub fn held_at(conn: &Connection, at: &str) -> Result<Vec<(i64, i64)>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT account_id, held FROM alert_holds WHERE at = ?1 AND noted = 0 ORDER BY account_id",
+    )?;
+    let rows = stmt.query_map([at], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Marks the alerts of a cabinet held back at `at` as told.
+pub fn noted(conn: &Connection, account: i64, at: &str) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE alert_holds SET noted = 1 WHERE account_id = ?1 AND at = ?2")?
+        .execute(params![account, at])?;
+    Ok(())
+}
+
 /// A send to make.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Due {

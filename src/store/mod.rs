@@ -16,6 +16,7 @@ pub mod history;
 pub mod idempotency;
 pub mod keys;
 pub mod media;
+pub mod moves;
 pub mod outbox;
 pub mod refs;
 pub mod retention;

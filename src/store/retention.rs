@@ -117,9 +117,12 @@ pub fn prune_events(conn: &Connection, cutoff: &str, limit: i64) -> Result<usize
 }
 
 /// Removes at most `limit` of automation's records made before `cutoff`: rule log entries,
-/// Auto CPM decisions, and alerts with no send still pending (with their sends).
+/// moves of money, Auto CPM decisions, counts of alerts held back, and alerts with no send
+/// still pending (with their sends).
 pub fn prune_automation(conn: &Connection, cutoff: &str, limit: i64) -> Result<usize, StoreError> {
     let mut removed = prune_older(conn, "rule_log", "at", "1", cutoff, limit)?;
+    removed += prune_older(conn, "automation_moves", "at", "1", cutoff, limit)?;
+    removed += prune_older(conn, "alert_holds", "at", "1", cutoff, limit)?;
     removed += prune_older(conn, "auto_cpm_log", "at", "1", cutoff, limit)?;
     removed += prune_older(
         conn,

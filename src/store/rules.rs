@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{optional, StoreError};
 use crate::domain::money::Money;
-use crate::domain::rule::{Action, Condition, RuleSpec, Run, Scope};
+use crate::domain::rule::{Action, Condition, Move, RuleSpec, Run, Scope};
 use crate::domain::stats::Totals;
 use crate::domain::time;
 
@@ -108,7 +108,8 @@ pub fn save(
     Ok(id.unwrap_or_else(|| conn.last_insert_rowid()))
 }
 
-/// Removes a rule and its log.
+/// Removes a rule and its log; the money it moved stays in [`super::moves`], and its id is
+/// never given again.
 pub fn delete(conn: &Connection, id: i64) -> Result<(), StoreError> {
     conn.execute("DELETE FROM rule_log WHERE rule_id = ?1", [id])?;
     conn.execute("DELETE FROM rules WHERE id = ?1", [id])?;
@@ -172,7 +173,8 @@ pub struct LogEntry {
     pub moved: Money,
 }
 
-pub fn record(conn: &Connection, e: &LogEntry) -> Result<(), StoreError> {
+/// Records a log entry; returns its id.
+pub fn record(conn: &Connection, e: &LogEntry) -> Result<i64, StoreError> {
     conn.prepare_cached(
         "INSERT INTO rule_log (rule_id, account_id, ad_id, at, outcome, reason, matched, action,
             moved_micros)
@@ -189,6 +191,19 @@ pub fn record(conn: &Connection, e: &LogEntry) -> Result<(), StoreError> {
         e.action.to_string(),
         e.moved.micros()
     ])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Sets what became of a logged evaluation once the platform answered: `acted`, or `failed`
+/// with the refusal.
+pub fn set_outcome(
+    conn: &Connection,
+    id: i64,
+    outcome: &str,
+    reason: Option<&str>,
+) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE rule_log SET outcome = ?2, reason = ?3 WHERE id = ?1")?
+        .execute(params![id, outcome, reason])?;
     Ok(())
 }
 
@@ -232,24 +247,37 @@ pub fn log(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The runs the guards count: the cabinet's actions (and dry-run would-be actions) at or
-/// after `since`.
-pub fn runs_since(conn: &Connection, account: i64, since: &str) -> Result<Vec<Run>, StoreError> {
+/// What the guards count, at or after `since`: the runs of the cabinet's rules (actions, and
+/// dry-run would-be actions), and the money the dry runs would have moved (the money real
+/// runs move is in [`super::moves`]).
+pub fn runs_since(
+    conn: &Connection,
+    account: i64,
+    since: &str,
+) -> Result<(Vec<Run>, Vec<Move>), StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT rule_id, ad_id, at, moved_micros, outcome = 'dry_run' FROM rule_log
          WHERE account_id = ?1 AND at >= ?2 AND outcome IN ('acted', 'dry_run')",
     )?;
-    let runs = stmt.query_map(params![account, since], |r| {
+    let (mut runs, mut dry) = (Vec::new(), Vec::new());
+    let rows = stmt.query_map(params![account, since], |r| {
         let at: String = r.get(2)?;
-        Ok(Run {
-            rule_id: r.get(0)?,
-            ad_id: r.get(1)?,
-            at: time::parse_iso(&at).ok_or_else(|| super::unreadable("rule_log.at", &at))?,
-            moved: Money::from_micros(r.get(3)?),
-            dry: r.get(4)?,
-        })
+        let at = time::parse_iso(&at).ok_or_else(|| super::unreadable("rule_log.at", &at))?;
+        Ok((r.get::<_, i64>(0)?, r.get(1)?, at, r.get(3)?, r.get(4)?))
     })?;
-    Ok(runs.collect::<rusqlite::Result<_>>()?)
+    for row in rows {
+        let (rule_id, ad_id, at, micros, is_dry): (i64, i64, _, i64, bool) = row?;
+        runs.push(Run { rule_id, ad_id, at });
+        if is_dry && micros > 0 {
+            dry.push(Move {
+                rule_id,
+                at,
+                moved: Money::from_micros(micros),
+                dry: true,
+            });
+        }
+    }
+    Ok((runs, dry))
 }
 
 /// The cabinet's cap on money automation moves in a day, if the operator set one.

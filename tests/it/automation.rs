@@ -731,3 +731,126 @@ fn a_preview_is_kept_until_its_rule_or_the_hour_changes_and_a_new_one_costs_a_wr
         "reads go on"
     );
 }
+
+/// Money automation moved into the cabinet's campaigns, as the simulator recorded it.
+fn automation_money(app: &TestApp, cabinet: i64) -> i64 {
+    app.scalar(
+        "SELECT COALESCE(SUM(moved_micros), 0) FROM sim_ops
+         WHERE account_id = ?1 AND token LIKE 'rule:%'",
+        &[cabinet],
+    )
+}
+
+#[test]
+fn deleting_and_recreating_rules_neither_resets_the_cabinets_cap_nor_reuses_their_ids() {
+    let app = crate::helpers::spawn_app();
+    let rx = Receiver::start(200);
+    let (cabinet, key, _) = setup(&app, &rx);
+    app.funded(cabinet, 100_000_000);
+    app.services
+        .db
+        .write_blocking(|tx| {
+            rules::set_cabinet_cap(tx, cabinet, Some(Money::from_micros(15_000_000)))
+        })
+        .unwrap();
+    let add = json!({"type": "add_budget", "amount": "10", "max_per_day": "100"});
+    let make_both = || {
+        (0..2)
+            .map(|_| {
+                create(&app, &key, always(cabinet, add.clone(), 0, 24))["id"]
+                    .as_i64()
+                    .unwrap()
+            })
+            .collect::<Vec<i64>>()
+    };
+    let first = make_both();
+    app.advance(HOUR);
+    assert_eq!(
+        automation_money(&app, cabinet),
+        10_000_000,
+        "one rule's 10, the cap is 15"
+    );
+    for id in &first {
+        app.write_ok("DELETE", &format!("/rules/{id}"), &key, None, 200);
+    }
+    let again = make_both();
+    assert!(
+        again.iter().all(|id| *id > *first.iter().max().unwrap()),
+        "new ids: {first:?} then {again:?}"
+    );
+    app.advance(2 * HOUR);
+    assert_eq!(
+        automation_money(&app, cabinet),
+        10_000_000,
+        "the deleted rules' 10 still counts: another 10 would pass 15"
+    );
+    let held: i64 = app.scalar(
+        "SELECT COUNT(*) FROM rule_log WHERE account_id = ?1 AND reason = 'cabinet_daily_cap'",
+        &[cabinet],
+    );
+    assert!(held >= 4, "both new rules held back in both hours: {held}");
+}
+
+#[test]
+fn many_notify_rules_over_many_campaigns_make_one_alert_per_rule_and_run_within_the_hours_cap() {
+    let app = crate::helpers::spawn_app_with(|c| c.notify.alerts_per_cabinet_hour = 5);
+    let rx = Receiver::start(200);
+    let (cabinet, key, secret) = setup(&app, &rx);
+    let ads: Vec<i64> = (0..40).map(|_| app.active_campaign(cabinet)).collect();
+    for n in 0..8 {
+        create(
+            &app,
+            &key,
+            always(
+                cabinet,
+                json!({"type": "notify", "text": format!("notice {n}")}),
+                0,
+                24,
+            ),
+        );
+    }
+    app.settle();
+    let before = rx.received().len();
+    app.advance(HOUR);
+    app.settle();
+    let alerts: Vec<Value> = rx.received()[before..]
+        .iter()
+        .filter(|r| r.event() == "alert")
+        .map(|r| r.verified(&secret))
+        .collect();
+    let rule_alerts: Vec<&Value> = alerts.iter().filter(|a| a["kind"] == "rule").collect();
+    assert_eq!(rule_alerts.len(), 5, "8 rules' notices, 5 sent an hour");
+    let text = rule_alerts[0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("40 campaigns of Cabinet") && text.contains("and 30 more"),
+        "one notice names the first campaigns and counts the rest: {text}"
+    );
+    assert!(text.contains(&format!("{} “Running”", ads[0])), "{text}");
+    let held: Vec<&Value> = alerts
+        .iter()
+        .filter(|a| a["kind"] == "alerts_held")
+        .collect();
+    assert_eq!(held.len(), 1, "{alerts:?}");
+    assert!(
+        held[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("3 more alerts of this hour were held back"),
+        "{}",
+        held[0]["text"]
+    );
+    let stored: i64 = app.scalar(
+        "SELECT COUNT(*) FROM alerts WHERE account_id = ?1",
+        &[cabinet],
+    );
+    assert_eq!(stored, 6, "5 notices and the note, not 320 alerts");
+    let logged: i64 = app.scalar(
+        "SELECT COUNT(*) FROM rule_log WHERE account_id = ?1 AND outcome = 'acted'",
+        &[cabinet],
+    );
+    assert_eq!(
+        logged,
+        8 * 40,
+        "each campaign's notice is still in its rule's log"
+    );
+}

@@ -144,11 +144,12 @@ fn a_database_is_backed_up_before_it_is_migrated() {
     let app = app.restart_after(|s| {
         s.db.write_blocking(|tx| {
             // Release 12's schema: the later migrations (13: rules, 14: Auto CPM, 15: alerts,
-            // 16: marks in the campaign rows) undone.
+            // 16: marks in the campaign rows, 17: automation's ledger) undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
                  DROP TABLE alert_marks; DROP INDEX status_events_declined;
+                 DROP TABLE automation_moves; DROP TABLE alert_holds;
                  ALTER TABLE cabinets DROP COLUMN automation_daily_cap_micros;
                  ALTER TABLE cabinets DROP COLUMN telegram_chat;
                  ALTER TABLE users DROP COLUMN telegram_chat;

@@ -254,3 +254,165 @@ fn a_create_task_killed_during_a_platform_call_replays_it_after_restart() {
     );
     assert_eq!(fake.balance(&account.account_id), "950");
 }
+
+/// Money automation moved into the cabinet's campaigns, as the simulator recorded each move
+/// by its token.
+fn automation_money(db: &Db, account: i64) -> i64 {
+    scalar(
+        db,
+        &format!(
+            "SELECT COALESCE(SUM(moved_micros), 0) FROM sim_ops
+             WHERE account_id = {account} AND token LIKE 'rule:%'"
+        ),
+    )
+}
+
+#[test]
+fn automation_killed_mid_run_keeps_the_cabinets_daily_cap_after_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db_path = dir.path().join("crash.db");
+    let config = dir.path().join("adcab.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[server]\nlisten = \"127.0.0.1:0\"\n[storage]\npath = \"{}\"\n[sim]\nlatency_ms = 40\n\
+             [limits]\nwrites_per_minute = 1000\n",
+            db_path.display()
+        ),
+    )
+    .unwrap();
+    let agent = agent();
+    let call = |base: &str, method: &str, path: &str, key: &str, body: Option<&Value>| {
+        let url = format!("{base}{path}");
+        let idempotency = [("Idempotency-Key", "crash-test-rules")];
+        let (status, _, answer) = call_with(&agent, method, &url, key, body, &idempotency).unwrap();
+        (status, answer)
+    };
+    let first = serve(adcab(&config, &["serve"]));
+    let key = first.key();
+    let (_, cabinets) = call(&first.base, "GET", "/account/info", &key, None);
+    let euro = cabinets["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["cabinet_type"] == "euro")
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let euro_id = euro.to_string();
+    admin(
+        &config,
+        &[
+            "admin",
+            "cabinet",
+            "set",
+            "--id",
+            &euro_id,
+            "--automation-daily-cap",
+            "100",
+        ],
+        "",
+    );
+    let campaigns: Vec<Value> = (0..40)
+        .map(|i| {
+            json!({ "title": format!("Low {i}"), "text": "t", "promote_url": "https://t.me/alpha_chan",
+                    "cpm": 2, "budget": 5, "target_type": "channels", "channels": ["@tech_daily"] })
+        })
+        .collect();
+    let (status, answer) = call(
+        &first.base,
+        "POST",
+        "/campaigns",
+        &key,
+        Some(&json!({ "account_id": euro, "campaigns": campaigns })),
+    );
+    assert_eq!(status, 202, "{answer}");
+    let db = Db::open(&db_path, adcab::db::Open::Existing).unwrap();
+    let task = answer["data"]["id"].as_i64().unwrap();
+    wait_for(Duration::from_secs(60), "the campaigns to be made", || {
+        let left = scalar(
+            &db,
+            &format!(
+                "SELECT COUNT(*) FROM tasks WHERE id = {task} AND status IN ('pending', 'running')"
+            ),
+        );
+        (left == 0).then_some(())
+    });
+    let rule = json!({
+        "name": "Top up the low ones", "account_id": euro,
+        "conditions": [{"metric": "budget", "op": "<", "value": "10"}],
+        "action": {"type": "add_budget", "amount": "5", "max_per_day": "1000"},
+        "cooldown_hours": 0, "max_runs_per_day": 24,
+    });
+    let (status, made) = call(&first.base, "POST", "/rules", &key, Some(&rule));
+    assert_eq!(status, 200, "{made}");
+
+    // The next hour closes: its sync, then the rule tops up the campaigns, at most 100.00.
+    let to_next_hour = 3600 - first_seconds_into_hour(&config) + 90;
+    admin(
+        &config,
+        &["sim", "advance", "--seconds", &to_next_hour.to_string()],
+        "",
+    );
+    wait_for(Duration::from_secs(60), "eight moves", || {
+        (automation_money(&db, euro) >= 8 * 5_000_000).then_some(())
+    });
+    drop(first);
+    let at_kill = automation_money(&db, euro);
+    assert!(
+        at_kill < 100_000_000,
+        "killed before the run ended ({at_kill} moved)"
+    );
+
+    let second = serve(adcab(&config, &["serve"]));
+    let hour_done =
+        "SELECT COUNT(*) FROM rule_log WHERE outcome = 'skipped' AND reason = 'cabinet_daily_cap'";
+    wait_for(
+        Duration::from_secs(60),
+        "the hour redone to the cap",
+        || (scalar(&db, hour_done) > 0).then_some(()),
+    );
+    wait_for(Duration::from_secs(30), "every move settled", || {
+        (scalar(
+            &db,
+            "SELECT COUNT(*) FROM automation_moves WHERE state = 'planned'",
+        ) == 0)
+            .then_some(())
+    });
+    drop(second);
+    let moved = automation_money(&db, euro);
+    let logged = scalar(
+        &db,
+        "SELECT COALESCE(SUM(moved_micros), 0) FROM rule_log WHERE outcome = 'acted'",
+    );
+    let ledger = scalar(
+        &db,
+        "SELECT COALESCE(SUM(moved_micros), 0) FROM automation_moves WHERE state = 'done'",
+    );
+    eprintln!(
+        "automation killed after {} of the cap moved; after the restart {} moved in all \
+         (the log says {}, the ledger {})",
+        at_kill as f64 / 1e6,
+        moved as f64 / 1e6,
+        logged as f64 / 1e6,
+        ledger as f64 / 1e6
+    );
+    assert!(
+        moved <= 100_000_000,
+        "{} moved against a cap of 100",
+        moved as f64 / 1e6
+    );
+    assert_eq!(moved, logged, "the log shows every move");
+    assert_eq!(moved, ledger, "the ledger shows every move");
+    assert_eq!(moved, 100_000_000, "the cap was reached, once");
+}
+
+/// Seconds past the hour on the service clock (`adcab sim now`).
+fn first_seconds_into_hour(config: &std::path::Path) -> i64 {
+    let now = admin(config, &["sim", "now"], "")["now"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let t = adcab::clock::parse_iso(&now).unwrap();
+    (t - adcab::clock::hour_start(t)).num_seconds()
+}
