@@ -388,7 +388,11 @@ mod tests {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .unwrap();
-        assert_eq!(moved, (2, 7_000_000), "the two logged moves, the deleted rule's too");
+        assert_eq!(
+            moved,
+            (2, 7_000_000),
+            "the two logged moves, the deleted rule's too"
+        );
         let kept: String = conn
             .query_row("SELECT name FROM rules WHERE id = 3", [], |r| r.get(0))
             .unwrap();

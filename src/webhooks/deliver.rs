@@ -1,6 +1,7 @@
 //! Owns sending one webhook event: signed headers, the guard on the resolved address, a
 //! 10-second answer limit, no redirects, and one retry after 750 ms on a failure or a 5xx
-//! (never on a 4xx) with the same delivery id. Blocking: run it off the async runtime.
+//! (never on a 4xx) with the same delivery id. What went wrong names the URL redacted, never
+//! its password or query values. Blocking: run it off the async runtime.
 
 use std::time::{Duration, Instant};
 
@@ -100,6 +101,16 @@ fn attempt(
             (Some(status), error)
         }
         Err(ureq::Error::Status(status, _)) => (Some(status), Some(format!("answered {status}"))),
-        Err(ureq::Error::Transport(t)) => (None, Some(t.to_string())),
+        Err(ureq::Error::Transport(t)) => {
+            // Said without the URL as ureq writes it, which carries its password and tokens.
+            let mut why = format!("{}: {}", guard::redact(url), t.kind());
+            if let Some(message) = t.message() {
+                why.push_str(&format!(": {message}"));
+            }
+            if let Some(cause) = std::error::Error::source(&t) {
+                why.push_str(&format!(": {cause}"));
+            }
+            (None, Some(why))
+        }
     }
 }

@@ -87,6 +87,40 @@ fn parse(url: &str) -> Result<Target, String> {
     Ok(Target { https, host, port })
 }
 
+/// A webhook URL as logs may show it: without the user and password before the host, and
+/// with every query value (and the fragment) left out, since receivers put tokens there.
+pub fn redact(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, rest) = rest.split_at(end);
+    let host = match authority.rsplit_once('@') {
+        Some((_, host)) => format!("***@{host}"),
+        None => authority.to_string(),
+    };
+    let rest = rest.split('#').next().unwrap_or("");
+    let (path, query) = match rest.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (rest, None),
+    };
+    let mut out = if scheme.is_empty() {
+        format!("{host}{path}")
+    } else {
+        format!("{scheme}://{host}{path}")
+    };
+    if let Some(query) = query {
+        let names: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((name, _)) => format!("{name}=***"),
+                None => pair.to_string(),
+            })
+            .collect();
+        out.push('?');
+        out.push_str(&names.join("&"));
+    }
+    out
+}
+
 fn strip<'a>(url: &'a str, scheme: &str) -> Option<&'a str> {
     url.get(..scheme.len())
         .filter(|s| s.eq_ignore_ascii_case(scheme))
@@ -241,6 +275,17 @@ mod tests {
             (t.host.as_str(), t.port, t.https),
             ("127.0.0.1", 9000, false)
         );
+    }
+
+    #[test]
+    fn a_redacted_url_keeps_no_password_and_no_query_value() {
+        assert_eq!(
+            redact("https://user:hunter2@hooks.example.com:8443/in/x?token=s3cret&a=1&flag#frag"),
+            "https://***@hooks.example.com:8443/in/x?token=***&a=***&flag"
+        );
+        assert_eq!(redact("https://example.com"), "https://example.com");
+        assert_eq!(redact("https://example.com/a?"), "https://example.com/a?");
+        assert_eq!(redact("odd@host?k=v"), "***@host?k=***");
     }
 
     #[test]

@@ -76,3 +76,54 @@ fn systemd_hears_ready_watchdog_and_stopping() {
     server.stop();
     heard("STOPPING=1");
 }
+
+#[test]
+fn a_failed_delivery_never_logs_the_webhooks_password_or_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(
+        dir.path(),
+        "[log]\nformat = \"json\"\nlevel = \"info\"\n[webhooks]\nallow_private_targets = true",
+    );
+    let mut server = serve(adcab(&config, &["serve"]));
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "http://hook-user:hunter2@{}/in?token=s3cret-token&x=1",
+        closed.local_addr().unwrap()
+    );
+    drop(closed);
+    super::admin(
+        &config,
+        &["admin", "key", "set", "--id", "1", "--webhook-url", &url],
+        "",
+    );
+    // The demo's campaigns leave review: their status changes go to the webhook, and fail.
+    super::admin(&config, &["sim", "advance", "--seconds", "120"], "");
+    let log = crate::helpers::wait_for(Duration::from_secs(20), "a failed delivery", || {
+        eprintln!(
+            "{}",
+            super::admin(&config, &["admin", "webhook", "log", "--key", "1"], "")
+        );
+        let log = super::admin(&config, &["admin", "webhook", "log", "--key", "1"], "");
+        let failed = log["deliveries"]
+            .as_array()
+            .is_some_and(|d| d.iter().any(|d| d["error"].is_string()));
+        failed.then_some(log)
+    });
+    let later = server.stop();
+    let text = String::from_utf8_lossy(&later);
+    assert!(text.contains("webhook not delivered"), "{text}");
+    for secret in ["hunter2", "s3cret-token", "hook-user"] {
+        assert!(
+            !text.contains(secret),
+            "the server log shows {secret}: {text}"
+        );
+        assert!(
+            !log.to_string().contains(secret),
+            "admin webhook log shows {secret}: {log}"
+        );
+    }
+    assert!(
+        log.to_string().contains("/in?token=***&x=***"),
+        "the log still names the receiver: {log}"
+    );
+}
