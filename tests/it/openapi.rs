@@ -1,13 +1,18 @@
 //! The OpenAPI document (`src/http/openapi.json`, served at `GET /api/v1/openapi.json`): its
 //! operations are exactly the routes the router knows, every `$ref` resolves, every response
-//! schema compiles, it names every error code of the spec, and its schemas refuse answers that
-//! break it. (Every answer of the other tests is checked against it in `Resp::from_ureq`.)
+//! schema compiles, it names every error code of the spec, its schemas refuse answers that
+//! break it, and it requires the headers the server always sends exactly where it sends them.
+//! (Every answer of the other tests, headers included, is checked against it in
+//! `Resp::from_ureq`.)
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use crate::helpers::openapi::{self, document, TEXT};
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn_app, spawn_app_with, Resp};
 use adcab::http::router::{self, Endpoint, Handler, ROUTES};
+use adcab::panel;
+use adcab::platform::sim::Fault;
+use adcab::ratelimit::Budget;
 use hyper::Method;
 use serde_json::{json, Value};
 
@@ -327,8 +332,35 @@ fn the_schemas_refuse_answers_that_break_the_document() {
     let (_, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
     let path = format!("/api/v1/campaigns/{ad}");
-    let good = app.get_ok(&format!("/campaigns/{ad}"), &key);
+    let answer = app.get(&format!("/campaigns/{ad}"), &key);
+    let good = answer.body.clone();
     assert_eq!(openapi::check(Some("GET"), &path, 200, &good), Ok(()));
+    let check = |headers: &HashMap<String, String>| {
+        openapi::check_answer(Some("GET"), &path, 200, headers, &good)
+    };
+    assert_eq!(check(&answer.headers), Ok(()));
+    let mut uncounted = answer.headers.clone();
+    uncounted.remove("x-ratelimit-remaining");
+    let refused = check(&uncounted).unwrap_err();
+    assert!(
+        refused.contains("X-RateLimit-Remaining is required"),
+        "{refused}"
+    );
+    let mut wrong_value = answer.headers.clone();
+    wrong_value.insert("x-ratelimit-limit".into(), "sixty".into());
+    assert!(check(&wrong_value)
+        .unwrap_err()
+        .contains("X-RateLimit-Limit"));
+    let mut wrong_id = answer.headers.clone();
+    wrong_id.insert("x-request-id".into(), "17".into());
+    assert!(
+        check(&wrong_id).is_err(),
+        "X-Request-Id is req_ and 32 hex digits"
+    );
+    let mut undeclared = answer.headers.clone();
+    undeclared.insert("retry-after".into(), "2".into());
+    let refused = check(&undeclared).unwrap_err();
+    assert!(refused.contains("retry-after"), "{refused}");
 
     let mut numeric_budget = good.clone();
     numeric_budget["data"]["budget"] = json!(12.5);
@@ -373,4 +405,275 @@ fn the_schemas_refuse_answers_that_break_the_document() {
         Ok(())
     );
     assert!(openapi::check(Some("GET"), "/api/v1/nope", 404, &good).is_err());
+}
+
+/// The rate-limit headers of an answer counted against a budget.
+const RATE: [&str; 3] = [
+    "X-RateLimit-Limit",
+    "X-RateLimit-Remaining",
+    "X-RateLimit-Reset",
+];
+
+/// The headers a response of the document marks `required`, in lower case.
+fn required_headers(response: &Value) -> BTreeSet<String> {
+    let response = openapi::deref(response);
+    response["headers"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, h)| openapi::deref(h)["required"] == true)
+        .map(|(name, _)| name.to_ascii_lowercase())
+        .collect()
+}
+
+/// The headers the response of `status` to `method` on `template` requires.
+fn required_on(method: &str, template: &str, status: u16) -> BTreeSet<String> {
+    let pointer = openapi::response_at(template, method, status).unwrap_or_else(|e| panic!("{e}"));
+    required_headers(document().pointer(&pointer).unwrap())
+}
+
+/// Whether every one of `names` is in `set` (compared in lower case).
+fn all_in(set: &BTreeSet<String>, names: &[&str]) -> bool {
+    names.iter().all(|n| set.contains(&n.to_ascii_lowercase()))
+}
+
+/// Whether none of `names` is in `set` (compared in lower case).
+fn none_in(set: &BTreeSet<String>, names: &[&str]) -> bool {
+    names.iter().all(|n| !set.contains(&n.to_ascii_lowercase()))
+}
+
+/// What the server does, read off `http::mod` and `response`: `X-Request-Id` goes on every
+/// answer (the transport's own included); a keyed route is counted against its read or write
+/// budget before anything but the query string, the key and the declared body size is looked
+/// at, so every answer from there on carries the rate-limit headers; a conversion call is
+/// counted by its handler, after the event is read; 429 and 503 answers always carry
+/// `Retry-After`, and a task's 202 `Location` and `Retry-After`.
+#[test]
+fn the_document_requires_the_headers_the_server_always_sends() {
+    for (method, template) in operations() {
+        let responses = document()["paths"][&template][&method]["responses"]
+            .as_object()
+            .unwrap();
+        let api = template.starts_with(router::PREFIX) && template != router::OPENAPI_PATH;
+        for (status, response) in responses {
+            let required = required_headers(response);
+            assert!(
+                required.contains("x-request-id"),
+                "{method} {template} {status}: X-Request-Id is on every answer"
+            );
+            if api && (status == "429" || status == "503") {
+                assert!(
+                    required.contains("retry-after"),
+                    "{method} {template} {status}: Retry-After"
+                );
+            }
+        }
+    }
+    for (name, headers) in [
+        ("RouteNotFound", vec!["X-Request-Id"]),
+        ("MethodNotAllowed", vec!["X-Request-Id", "Allow"]),
+        ("TransportError", vec!["X-Request-Id"]),
+    ] {
+        let response = &document()["components"]["responses"][name];
+        assert!(all_in(&required_headers(response), &headers), "{name}");
+    }
+
+    let ingest = format!("{}ingest/{{token}}", router::PREFIX);
+    let mut routes: Vec<(String, String, Budget, bool)> = ROUTES
+        .iter()
+        .map(|d| {
+            (
+                d.method.as_str().to_ascii_lowercase(),
+                format!("{}{}", router::PREFIX, d.pattern),
+                d.budget,
+                matches!(d.handler, Handler::Idempotent(_)),
+            )
+        })
+        .collect();
+    routes.push(("get".into(), ingest.clone(), Budget::Conversions, false));
+    routes.push(("post".into(), ingest, Budget::Conversions, false));
+    let mut checked = 0;
+    for (method, template, budget, idempotent) in routes {
+        let responses = document()["paths"][&template][&method]["responses"]
+            .as_object()
+            .unwrap();
+        let (always, sometimes): (&[&str], &[&str]) = if budget == Budget::Conversions {
+            (
+                &["200", "202", "404", "409", "429"],
+                &["400", "401", "403", "408", "413", "500", "503"],
+            )
+        } else {
+            (
+                &["200", "202", "403", "404", "408", "409", "422", "429"],
+                &["400", "401", "413", "500", "503"],
+            )
+        };
+        for (status, response) in responses {
+            let required = required_headers(response);
+            if always.contains(&status.as_str()) {
+                assert!(
+                    all_in(&required, &RATE),
+                    "{method} {template} {status}: {required:?}"
+                );
+                checked += 1;
+            } else {
+                assert!(
+                    sometimes.contains(&status.as_str()) || status == "default",
+                    "{method} {template} {status}"
+                );
+                assert!(
+                    none_in(&required, &RATE),
+                    "{method} {template} {status}: not always sent"
+                );
+            }
+            if status == "202" && idempotent {
+                assert!(
+                    all_in(&required, &["Location", "Retry-After"]),
+                    "{method} {template}"
+                );
+            }
+        }
+    }
+    assert!(
+        checked > 100,
+        "{checked} responses that require the rate-limit headers"
+    );
+}
+
+/// An answer counted against its budget, of a status always answered after the count.
+const COUNTED: (bool, bool) = (true, true);
+/// An answer given before the request was counted.
+const UNCOUNTED: (bool, bool) = (false, false);
+
+/// Real answers of each kind carry the headers their response requires (the check of every
+/// answer in `Resp::from_ureq` fails on a missing one) and the document does require them
+/// there; answers given before the request is counted carry no rate-limit headers, and the
+/// document does not require them of those (nor of a status, such as 503, that is sometimes
+/// answered before the count).
+#[test]
+fn answers_of_each_kind_carry_the_headers_their_response_requires() {
+    let app = spawn_app_with(|c| c.limits.reads_per_minute = 5);
+    let (_, cabinet, key) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let expect =
+        |r: &Resp, method: &str, template: &str, (counted, always): (bool, bool), also: &[&str]| {
+            let required = required_on(method, template, r.status);
+            assert!(
+                required.contains("x-request-id"),
+                "{method} {template} {}",
+                r.status
+            );
+            let id = r.header("x-request-id").unwrap_or_default();
+            assert!(id.starts_with("req_") && id.len() == 36, "{id}");
+            for h in RATE {
+                assert_eq!(
+                    r.header(h).is_some(),
+                    counted,
+                    "{h} on {method} {template} {}",
+                    r.status
+                );
+            }
+            if always {
+                assert!(
+                    all_in(&required, &RATE),
+                    "{method} {template} {}: {required:?}",
+                    r.status
+                );
+            } else {
+                assert!(
+                    none_in(&required, &RATE),
+                    "{method} {template} {}: {required:?}",
+                    r.status
+                );
+            }
+            for h in also {
+                assert!(
+                    r.header(h).is_some(),
+                    "{h} on {method} {template} {}",
+                    r.status
+                );
+                assert!(
+                    required.contains(&h.to_ascii_lowercase()),
+                    "{method} {template} {}",
+                    r.status
+                );
+            }
+        };
+    let campaign = "/api/v1/campaigns/{ad}";
+
+    let read = app.get(&format!("/campaigns/{ad}"), &key);
+    assert_eq!(read.status, 200);
+    expect(&read, "get", campaign, COUNTED, &[]);
+
+    panel::sim_fail(&app.services, cabinet, Fault::Timeout, 1).unwrap();
+    let unavailable = app.send("POST", &format!("/campaigns/{ad}/pause"), &key, None, &[]);
+    unavailable.assert_error(503, "PLATFORM_UNAVAILABLE");
+    expect(
+        &unavailable,
+        "post",
+        "/api/v1/campaigns/{ad}/pause",
+        (true, false),
+        &["Retry-After"],
+    );
+
+    let body = json!({ "action": "pause", "ad_ids": [ad] });
+    let idem = uuid::Uuid::new_v4().to_string();
+    let accepted = app.send(
+        "POST",
+        "/campaigns/bulk",
+        &key,
+        Some(&body),
+        &[("Idempotency-Key", &idem)],
+    );
+    assert_eq!(accepted.status, 202, "{}", accepted.body);
+    expect(
+        &accepted,
+        "post",
+        "/api/v1/campaigns/bulk",
+        COUNTED,
+        &["Location", "Retry-After"],
+    );
+    let task = accepted.body["data"]["id"].as_i64().unwrap();
+    assert_eq!(
+        accepted.header("location"),
+        Some(format!("/api/v1/tasks/{task}").as_str())
+    );
+    assert_eq!(accepted.header("retry-after"), Some("2"));
+
+    let polled = app.get(&format!("/tasks/{task}"), &key);
+    assert_eq!(polled.status, 200);
+    expect(&polled, "get", "/api/v1/tasks/{id}", COUNTED, &[]);
+    let underway =
+        ["pending", "running"].contains(&polled.body["data"]["status"].as_str().unwrap());
+    assert_eq!(
+        polled.header("retry-after").is_some(),
+        underway,
+        "{}",
+        polled.body
+    );
+
+    let missing = app.get("/tasks/999999", &key);
+    missing.assert_error(404, "TASK_NOT_FOUND");
+    expect(&missing, "get", "/api/v1/tasks/{id}", COUNTED, &[]);
+
+    let keyless = app.call("GET", &format!("/campaigns/{ad}"), None);
+    keyless.assert_error(401, "API_KEY_MISSING");
+    expect(&keyless, "get", campaign, UNCOUNTED, &[]);
+
+    let bad_query = app.get("/account/info?%zz=1", &key);
+    bad_query.assert_error(400, "VALIDATION_ERROR");
+    expect(&bad_query, "get", "/api/v1/account/info", UNCOUNTED, &[]);
+
+    let limited = (0..12)
+        .map(|_| app.get("/targeting", &key))
+        .find(|r| r.status == 429)
+        .expect("the read budget of 5 a minute runs out");
+    limited.assert_error(429, "RATE_LIMITED");
+    expect(
+        &limited,
+        "get",
+        "/api/v1/targeting",
+        COUNTED,
+        &["Retry-After"],
+    );
 }
