@@ -677,3 +677,198 @@ fn answers_of_each_kind_carry_the_headers_their_response_requires() {
         &["Retry-After"],
     );
 }
+
+/// Whether a property or parameter of the document names an id (or a list of ids).
+fn names_an_id(name: &str) -> bool {
+    name == "id"
+        || name.ends_with("_id")
+        || name.ends_with("Id")
+        || [
+            "ad",
+            "ad_ids",
+            "missing",
+            "before",
+            "next_before",
+            "topics",
+            "exclude_topics",
+        ]
+        .contains(&name)
+}
+
+/// The integer schemas `schema` allows: itself, its items, the branches of its `allOf`,
+/// `oneOf` and `anyOf`, each `$ref` followed.
+fn integer_schemas<'a>(schema: &'a Value, out: &mut Vec<&'a Value>) {
+    let schema = openapi::deref(schema);
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if types.contains(&"integer") {
+        out.push(schema);
+    }
+    if types.contains(&"array") {
+        integer_schemas(&schema["items"], out);
+    }
+    for key in ["allOf", "oneOf", "anyOf"] {
+        for branch in schema[key].as_array().into_iter().flatten() {
+            integer_schemas(branch, out);
+        }
+    }
+}
+
+/// Every id-named property and parameter of the document (`at` its JSON pointer), with its
+/// schema.
+fn ids<'a>(value: &'a Value, at: &str, out: &mut Vec<(String, String, &'a Value)>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(properties) = map.get("properties").and_then(Value::as_object) {
+                for (name, schema) in properties.iter().filter(|(n, _)| names_an_id(n)) {
+                    out.push((name.clone(), format!("{at}/properties/{name}"), schema));
+                }
+            }
+            if let (Some(name), Some(_)) = (map.get("name").and_then(Value::as_str), map.get("in"))
+            {
+                if names_an_id(name) {
+                    out.push((name.to_string(), at.to_string(), &map["schema"]));
+                }
+            }
+            for (k, v) in map {
+                ids(
+                    v,
+                    &format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                    out,
+                );
+            }
+        }
+        Value::Array(list) => {
+            for (i, v) in list.iter().enumerate() {
+                ids(v, &format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every id the document names (account, ad, task, rule, group, log entry and topic ids; path
+/// and query parameters, body fields, answer fields, lists of ids) is a 64-bit integer from 1
+/// (the server refuses 0 and negative ids, and answers none) to 2^63-1; `missing` echoes the
+/// client's own `ad_ids`, whatever they are.
+#[test]
+fn every_id_is_a_positive_64_bit_integer() {
+    let mut found = Vec::new();
+    ids(document(), "", &mut found);
+    let mut checked = 0;
+    let mut parameters = BTreeSet::new();
+    for (name, at, schema) in &found {
+        let mut integers = Vec::new();
+        integer_schemas(schema, &mut integers);
+        for integer in integers {
+            let bounds = (
+                &integer["format"],
+                integer["minimum"].as_i64(),
+                integer["maximum"].as_i64(),
+            );
+            let lowest = if name == "missing" { i64::MIN } else { 1 };
+            assert_eq!(
+                bounds,
+                (&json!("int64"), Some(lowest), Some(i64::MAX)),
+                "{name} at {at}: {integer}"
+            );
+            checked += 1;
+            if at.contains("/parameters/") {
+                parameters.insert(name.clone());
+            }
+        }
+    }
+    assert!(checked > 60, "{checked} ids");
+    for name in ["ad", "id", "account_id", "accountId", "ad_id", "before"] {
+        assert!(
+            parameters.contains(name),
+            "the parameter {name}: {parameters:?}"
+        );
+    }
+}
+
+/// Where the document says an id is at least 1, the server refuses 0: the document is not
+/// stricter than the server.
+#[test]
+fn the_server_refuses_the_ids_below_one_that_the_document_refuses() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let rule = app.write_ok(
+        "POST",
+        "/rules",
+        &key,
+        Some(&json!({
+            "name": "r",
+            "conditions": [{ "metric": "views", "op": ">", "value": 1 }],
+            "action": { "type": "pause" }
+        })),
+        200,
+    )["data"]["id"]
+        .as_i64()
+        .unwrap();
+    let parameter = |template: &str, method: &str, name: &str| -> Value {
+        let operation = &document()["paths"][template][method];
+        operation["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(openapi::deref)
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("{method} {template} has {name}"))["schema"]
+            .clone()
+    };
+    let refuses_zero = |schema: &Value| !openapi::compile(schema).unwrap().is_valid(&json!(0));
+    for (template, name, path, status) in [
+        (
+            "/api/v1/campaigns/{ad}",
+            "ad",
+            "/campaigns/0".to_string(),
+            400,
+        ),
+        ("/api/v1/tasks/{id}", "id", "/tasks/0".to_string(), 400),
+        ("/api/v1/rules/{id}", "id", "/rules/0".to_string(), 404),
+        (
+            "/api/v1/conversions",
+            "ad_id",
+            "/conversions?ad_id=0".to_string(),
+            400,
+        ),
+        (
+            "/api/v1/campaigns",
+            "account_id",
+            "/campaigns?account_id=0".to_string(),
+            400,
+        ),
+        (
+            "/api/v1/rules/{id}/log",
+            "before",
+            format!("/rules/{rule}/log?before=0"),
+            400,
+        ),
+    ] {
+        assert!(
+            refuses_zero(&parameter(template, "get", name)),
+            "{template} {name}"
+        );
+        let r = app.get(&path, &key);
+        assert_eq!(r.status, status, "GET {path}: {}", r.body);
+    }
+    let bulk = |ids: Value| json!({ "action": "pause", "ad_ids": ids });
+    let schema = &document()["components"]["schemas"]["BulkRequest"];
+    let validator = openapi::compile(schema).unwrap();
+    assert!(validator.is_valid(&bulk(json!([ad]))));
+    assert!(!validator.is_valid(&bulk(json!([0]))));
+    let refused = app.write_err(
+        "POST",
+        "/campaigns/bulk",
+        &key,
+        Some(&bulk(json!([ad, 0]))),
+        400,
+        "UNKNOWN_AD_IDS",
+    );
+    assert_eq!(refused["missing"], json!([0]));
+}
