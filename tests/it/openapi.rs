@@ -8,9 +8,10 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::helpers::openapi::{self, document, TEXT};
-use crate::helpers::{spawn_app, spawn_app_with, Resp};
+use crate::helpers::{printed, spawn_app, spawn_app_with, Camp, Resp};
+use adcab::domain::conversion::{EventType, RawEvent, EVENT_NAMES, PARAMS};
 use adcab::http::router::{self, Endpoint, Handler, ROUTES};
-use adcab::panel;
+use adcab::panel::{self, NewKey};
 use adcab::platform::sim::Fault;
 use adcab::ratelimit::Budget;
 use hyper::Method;
@@ -871,4 +872,242 @@ fn the_server_refuses_the_ids_below_one_that_the_document_refuses() {
         "UNKNOWN_AD_IDS",
     );
     assert_eq!(refused["missing"], json!([0]));
+}
+
+/// The schema at `components/schemas/{name}`, compiled.
+fn component(name: &str) -> jsonschema::Validator {
+    openapi::compile(&document()["components"]["schemas"][name])
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The names and aliases the server reads an event type under, from `EVENT_NAMES`.
+fn event_names() -> Vec<&'static str> {
+    EVENT_NAMES
+        .iter()
+        .flat_map(|(_, names)| names.iter().copied())
+        .collect()
+}
+
+/// The document's event names are the server's (`EVENT_NAMES`), everywhere an event type is
+/// sent (the conversions filter, the postback and tracker event); `EventName` takes exactly
+/// the spellings the server reads (any letter case, spaces around); answers name the three
+/// types as the server writes them.
+#[test]
+fn the_event_names_are_the_servers() {
+    let schemas = &document()["components"]["schemas"];
+    let listed: Vec<&str> = schemas["EventName"]["anyOf"][0]["enum"]
+        .as_array()
+        .expect("EventName lists the names in an enum")
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(listed, event_names());
+    let by_name = json!({ "$ref": "#/components/schemas/EventName" });
+    let filter = document()["paths"]["/api/v1/conversions"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "event")
+        .expect("GET /conversions takes event");
+    assert_eq!(filter["schema"], by_name);
+    let sent = &schemas["ConversionEvent"]["properties"]["event"]["anyOf"];
+    assert!(sent.as_array().unwrap().contains(&by_name), "{sent}");
+    let written: Vec<&str> = EVENT_NAMES.iter().map(|(kind, _)| kind.as_str()).collect();
+    for answer in ["StoredConversionFields", "Conversion"] {
+        assert_eq!(
+            schemas[answer]["properties"]["event_type"]["enum"],
+            json!(written),
+            "{answer}"
+        );
+    }
+
+    let schema = component("EventName");
+    let mut spellings: Vec<String> = vec![
+        "".into(),
+        " ".into(),
+        "click".into(),
+        "lead,sale".into(),
+        "le ad".into(),
+        "lead\u{0}".into(),
+    ];
+    for name in event_names() {
+        let mut capital = name.to_string();
+        capital[..1].make_ascii_uppercase();
+        spellings.extend([
+            name.to_string(),
+            name.to_uppercase(),
+            format!("  {capital}\t"),
+            format!("{name}s"),
+            name[1..].to_string(),
+            format!("x{name}"),
+        ]);
+    }
+    for spelling in &spellings {
+        assert_eq!(
+            schema.is_valid(&json!(spelling)),
+            EventType::parse(spelling).is_some(),
+            "{spelling:?}"
+        );
+    }
+
+    let app = spawn_app();
+    let (_, _, key) = app.manager();
+    for (sent, status) in [
+        ("lead", 200),
+        ("  Sale ", 200),
+        ("FTD", 200),
+        ("click", 400),
+    ] {
+        let path = format!("/conversions?event={}", sent.replace(' ', "%20"));
+        let r = app.get(&path, &key);
+        assert_eq!(r.status, status, "{path}: {}", r.body);
+        assert_eq!(schema.is_valid(&json!(sent)), status == 200, "{sent:?}");
+    }
+}
+
+/// `ConversionEvent` holds every parameter and alias the server reads (`PARAMS`), requires
+/// what the server requires of an event (`ref` or `invite_link`, `event`, `txid`, each under
+/// any of its names, sent as a number or a non-blank string), and takes what the server takes:
+/// checked against the server's own parsing of a set of events, and against real answers to a
+/// single event, a batch and the tracker URL.
+#[test]
+fn the_conversion_event_requires_what_the_server_requires() {
+    let event = &document()["components"]["schemas"]["ConversionEvent"];
+    let names_of = |param: &str| -> BTreeSet<String> {
+        let (name, aliases) = PARAMS.iter().find(|(p, _)| *p == param).unwrap();
+        std::iter::once(name)
+            .chain(aliases.iter())
+            .map(|n| n.to_string())
+            .collect()
+    };
+    for (param, _) in PARAMS {
+        for name in names_of(param) {
+            assert!(event["properties"].get(&name).is_some(), "{name}");
+        }
+    }
+    let groups: Vec<BTreeSet<String>> = event["allOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            g["anyOf"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b["required"][0].as_str().unwrap().to_string())
+                .collect()
+        })
+        .collect();
+    let target: BTreeSet<String> = names_of("ref")
+        .union(&names_of("invite_link"))
+        .cloned()
+        .collect();
+    assert_eq!(groups, [target, names_of("event"), names_of("txid")]);
+
+    let schema = component("ConversionEvent");
+    let base = json!({ "ref": "r1", "event": "lead", "txid": "t1" });
+    let with = |changes: Value| {
+        let mut e = base.clone();
+        for (k, v) in changes.as_object().unwrap() {
+            match v {
+                Value::String(s) if s == "<gone>" => {
+                    e.as_object_mut().unwrap().remove(k);
+                }
+                _ => e[k] = v.clone(),
+            }
+        }
+        e
+    };
+    let cases = [
+        base.clone(),
+        with(json!({ "ref": "<gone>" })),
+        with(json!({ "ref": "<gone>", "cid": 77 })),
+        with(json!({ "ref": null, "subid": "s" })),
+        with(json!({ "ref": " ", "clickid": "c" })),
+        with(json!({ "ref": "" })),
+        with(json!({ "ref": "<gone>", "link": "https://t.me/+AbC_12" })),
+        with(json!({ "event": "<gone>" })),
+        with(json!({ "event": "<gone>", "goal": "sale" })),
+        with(json!({ "event": null, "type": "Deposit" })),
+        with(json!({ "event": "click" })),
+        with(json!({ "event": " PURCHASE " })),
+        with(json!({ "event": 5 })),
+        with(json!({ "event": "", "event_type": "reg" })),
+        with(json!({ "txid": "<gone>" })),
+        with(json!({ "txid": "<gone>", "order_id": 1234 })),
+        with(json!({ "txid": "<gone>", "rdtk_event_id": "  " })),
+        with(json!({ "txid": "x".repeat(256) })),
+        with(json!({ "txid": ["t"] })),
+        with(json!({ "amount": "12.5" })),
+        with(json!({ "amount": -3 })),
+        with(json!({ "amount": "1e5" })),
+        with(json!({ "amount": "1.1234567" })),
+        with(json!({ "amount": "1.5000000" })),
+        with(json!({ "currency": "usdt" })),
+        with(json!({ "currency": "$" })),
+        with(json!({ "account_id": 5 })),
+        with(json!({ "account_id": "0" })),
+        with(json!({ "account_id": " 12 " })),
+        with(json!({ "account_id": "abc" })),
+        with(json!({ "sub5": { "x": 1 } })),
+    ];
+    for case in &cases {
+        let server = RawEvent::from_json(case.clone()).and_then(|r| r.parse());
+        assert_eq!(
+            schema.is_valid(case),
+            server.is_ok(),
+            "{case}: the server says {server:?}"
+        );
+    }
+
+    let app = spawn_app();
+    let user = app.user("pro");
+    let cabinet = app.cabinet(user, "euro", "1000");
+    let key = app.key_with(NewKey {
+        user,
+        postbacks: true,
+        ..NewKey::default()
+    });
+    app.campaign(
+        cabinet,
+        Camp::channel("Bot", "https://t.me/shop_bot?start=r1"),
+    );
+    let single = |body: &Value| app.send("POST", "/postback", &key, Some(body), &[]);
+    assert_eq!(single(&base).status, 200);
+    let without_txid = with(json!({ "txid": "<gone>" }));
+    assert!(!schema.is_valid(&without_txid));
+    let refused = single(&without_txid);
+    refused.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(refused.body["param"], "txid");
+    let batch = single(&json!({ "events": [with(json!({ "txid": "t2" })), without_txid] }));
+    assert_eq!(batch.status, 202, "{}", batch.body);
+    let results = &batch.body["data"]["results"];
+    assert_eq!(
+        (&results[0]["ok"], &results[1]["ok"]),
+        (&json!(true), &json!(false))
+    );
+    assert_eq!(results[1]["code"], "VALIDATION_ERROR");
+
+    let token = printed(panel::tracker_rotate(&app.services, user).unwrap())["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let as_query = |query: &str| -> Value {
+        let pairs: serde_json::Map<String, Value> = query
+            .split('&')
+            .filter_map(|p| p.split_once('='))
+            .map(|(k, v)| (k.to_string(), json!(v.replace("%20", " "))))
+            .collect();
+        Value::Object(pairs)
+    };
+    for (query, status) in [
+        ("subid=r1&goal=FTD&tid=q1", 200),
+        ("ref=r1&event=lead", 400),
+        ("ref=r1&event=click&txid=q2", 400),
+        ("link=%20&ref=r1&type=sale&txid=q3", 200),
+    ] {
+        let r = app.call("GET", &format!("/ingest/{token}?{query}"), None);
+        assert_eq!(r.status, status, "{query}: {}", r.body);
+        assert_eq!(schema.is_valid(&as_query(query)), status == 200, "{query}");
+    }
 }
