@@ -9,7 +9,9 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::helpers::openapi::{self, document, TEXT};
 use crate::helpers::{printed, spawn_app, spawn_app_with, Camp, Resp};
+use adcab::domain::campaign::Status;
 use adcab::domain::conversion::{EventType, RawEvent, EVENT_NAMES, PARAMS};
+use adcab::domain::money::{parse_amount, Money};
 use adcab::http::router::{self, Endpoint, Handler, ROUTES};
 use adcab::panel::{self, NewKey};
 use adcab::platform::sim::Fault;
@@ -386,6 +388,12 @@ fn the_schemas_refuse_answers_that_break_the_document() {
     let failure = app.get_err("/tasks/999999", &key, 404, "TASK_NOT_FOUND");
     let task = "/api/v1/tasks/999999";
     assert_eq!(openapi::check(Some("GET"), task, 404, &failure), Ok(()));
+    let mut anonymous = failure.clone();
+    anonymous.as_object_mut().unwrap().remove("request_id");
+    assert!(
+        openapi::check(Some("GET"), task, 404, &anonymous).is_err(),
+        "every failure carries its request_id"
+    );
     let mut other_code = failure.clone();
     other_code["code"] = json!("CAMPAIGN_NOT_FOUND");
     assert!(
@@ -1110,4 +1118,248 @@ fn the_conversion_event_requires_what_the_server_requires() {
         assert_eq!(r.status, status, "{query}: {}", r.body);
         assert_eq!(schema.is_valid(&as_query(query)), status == 200, "{query}");
     }
+}
+
+/// `PATCH /campaigns/{ad}` with nothing to change (`{}`, or `account_id` alone) is refused by
+/// the schema as by the server; every other field of the body changes something, and a body of
+/// one of them is taken by both. `PATCH /rules/{id}` takes `{}` (the rule is saved as it is),
+/// and so does its schema.
+#[test]
+fn an_edit_that_changes_nothing_is_refused_by_the_schema_and_the_server() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let edit = &document()["components"]["schemas"]["EditCampaignRequest"];
+    let schema = component("EditCampaignRequest");
+    let patch =
+        |body: &Value| app.send("PATCH", &format!("/campaigns/{ad}"), &key, Some(body), &[]);
+    for body in [
+        json!({}),
+        json!({ "account_id": cabinet }),
+        json!({ "accountId": cabinet }),
+    ] {
+        assert!(!schema.is_valid(&body), "{body}");
+        let r = patch(&body);
+        r.assert_error(400, "VALIDATION_ERROR");
+        assert_eq!(r.body["param"], "body");
+    }
+    let changes: BTreeSet<&str> = edit["anyOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["required"][0].as_str().unwrap())
+        .collect();
+    let fields: BTreeSet<&str> = edit["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .filter(|f| !["account_id", "accountId"].contains(f))
+        .collect();
+    assert_eq!(
+        changes, fields,
+        "every field but the cabinet's changes something"
+    );
+    for body in [
+        json!({ "title": "Renamed" }),
+        json!({ "active": false }),
+        json!({ "schedule": null }),
+        json!({ "website_name": null }),
+        json!({ "daily_budget": null, "account_id": cabinet }),
+    ] {
+        assert!(schema.is_valid(&body), "{body}");
+        let r = patch(&body);
+        assert_eq!(r.status, 200, "{body}: {}", r.body);
+    }
+
+    let rule = app.write_ok(
+        "POST",
+        "/rules",
+        &key,
+        Some(&json!({
+            "name": "r",
+            "conditions": [{ "metric": "views", "op": ">", "value": 1 }],
+            "action": { "type": "pause" }
+        })),
+        200,
+    )["data"]["id"]
+        .as_i64()
+        .unwrap();
+    assert!(component("EditRuleRequest").is_valid(&json!({})));
+    let r = app.send(
+        "PATCH",
+        &format!("/rules/{rule}"),
+        &key,
+        Some(&json!({})),
+        &[],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+}
+
+/// Blank names and list entries, and a group named both ways, are refused by the schemas as
+/// by the server.
+#[test]
+fn blank_names_and_two_groups_are_refused_by_the_schemas_and_the_server() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    let create = component("CreateCampaignsRequest");
+    let body = |extra: Value| crate::helpers::campaign_body(cabinet, extra);
+    assert!(create.is_valid(&body(json!({}))));
+    for (extra, param) in [
+        (json!({ "title": "  " }), "title"),
+        (json!({ "new_group_name": " " }), "new_group_name"),
+        (
+            json!({ "group_id": 1, "new_group_name": "G" }),
+            "new_group_name",
+        ),
+        (json!({ "channels": ["@tech_daily", "  "] }), "channels[1]"),
+    ] {
+        let sent = body(extra);
+        assert!(!create.is_valid(&sent), "{sent}");
+        let refused = app.write_err(
+            "POST",
+            "/campaigns",
+            &key,
+            Some(&sent),
+            400,
+            "VALIDATION_ERROR",
+        );
+        assert_eq!(refused["param"], param, "{sent}");
+    }
+    let rule = json!({
+        "name": "   ",
+        "conditions": [{ "metric": "views", "op": ">", "value": 1 }],
+        "action": { "type": "notify", "text": "x" }
+    });
+    let rules = component("RuleRequest");
+    assert!(!rules.is_valid(&rule));
+    let refused = app.write_err("POST", "/rules", &key, Some(&rule), 400, "VALIDATION_ERROR");
+    assert_eq!(refused["param"], "name");
+    let mut blank_text = rule.clone();
+    blank_text["name"] = json!("r");
+    blank_text["action"]["text"] = json!(" ");
+    assert!(!rules.is_valid(&blank_text));
+    let refused = app.write_err(
+        "POST",
+        "/rules",
+        &key,
+        Some(&blank_text),
+        400,
+        "VALIDATION_ERROR",
+    );
+    assert_eq!(refused["param"], "action.text");
+}
+
+/// The campaign list's `status` (a comma-separated list of statuses in any letter case) and
+/// `sortOrder` (in any letter case) take what the server takes.
+#[test]
+fn the_campaign_list_filters_take_what_the_server_takes() {
+    let parameter = |name: &str| {
+        let p = document()["paths"]["/api/v1/campaigns"]["get"]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap();
+        openapi::compile(&p["schema"]).unwrap()
+    };
+    let written: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
+    assert_eq!(
+        document()["components"]["schemas"]["CampaignStatus"]["enum"],
+        json!(written)
+    );
+    let status = parameter("status");
+    let server_takes = |list: &str| {
+        list.split(',')
+            .filter(|s| !s.trim().is_empty())
+            .all(|s| Status::parse(s).is_some())
+    };
+    let mut lists: Vec<String> = vec![
+        "Active,On Hold".into(),
+        " in review , PAUSED".into(),
+        "Active,,Stopped,".into(),
+        "Active Stopped".into(),
+        "In  Review".into(),
+        "Running".into(),
+        "Active;Paused".into(),
+    ];
+    for s in written.iter() {
+        lists.extend([
+            s.to_string(),
+            s.to_lowercase(),
+            format!("{s}x"),
+            format!("x,{s}"),
+        ]);
+    }
+    for list in &lists {
+        assert_eq!(
+            status.is_valid(&json!(list)),
+            server_takes(list),
+            "{list:?}"
+        );
+    }
+    let order = parameter("sortOrder");
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    for (query, valid) in [
+        ("status=Active,on%20hold", true),
+        ("status=active,Running", false),
+        ("sortOrder=DESC", true),
+        ("sortOrder=Asc", true),
+        ("sortOrder=up", false),
+    ] {
+        let r = app.get(&format!("/campaigns?account_id={cabinet}&{query}"), &key);
+        assert_eq!(r.status == 200, valid, "{query}: {}", r.body);
+        let (name, value) = query.split_once('=').unwrap();
+        let value = json!(value.replace("%20", " "));
+        let schema = if name == "status" { &status } else { &order };
+        assert_eq!(schema.is_valid(&value), valid, "{query}");
+    }
+}
+
+/// An amount sent as a string is read in the server's one grammar of money
+/// (`domain::money::parse_amount`) at the cabinet's scale (2 decimals, or 0 for STARS): the
+/// document takes every string the server reads, and refuses the malformed ones it refuses.
+/// Every amount the server writes has at most six decimals.
+#[test]
+fn amounts_are_the_strings_the_server_reads_and_writes() {
+    let schema = component("AmountInput");
+    for text in [
+        "0",
+        "5",
+        "2.5",
+        "2.50",
+        "2.500000",
+        "007.10",
+        "1000000000",
+        "1000000000.00",
+        "1.",
+        ".5",
+        "1e2",
+        "+5",
+        " 5",
+        "5 ",
+        "-1",
+        "1.005",
+        "1.001",
+        "1,5",
+        "1.5.0",
+        "abc",
+        "",
+        "0x10",
+    ] {
+        let at_two = parse_amount(text, 2, false).is_ok();
+        assert_eq!(schema.is_valid(&json!(text)), at_two, "{text:?}");
+        if parse_amount(text, 0, false).is_ok() {
+            assert!(schema.is_valid(&json!(text)), "{text:?} in STARS");
+        }
+    }
+    let written = component("Money");
+    for micros in [0, 1, 1_500_000, 123_456_789, 1_000_000_000_000_000] {
+        let money = Money::from_micros(micros);
+        for text in [money.render(0), money.render(2), money.render6()] {
+            assert!(written.is_valid(&json!(text)), "{text}");
+        }
+    }
+    assert!(!written.is_valid(&json!("1.1234567")));
 }
