@@ -13,8 +13,9 @@ use super::link::{normalize_invite, query_values, PromoteLink};
 use super::money::{parse_amount, MONEY_SCALE};
 use super::ParseError;
 
-/// Each parameter and its aliases, in the order they are looked up.
-const PARAMS: &[(&str, &[&str])] = &[
+/// Each parameter and its aliases, in the order they are looked up (public for the test that
+/// holds the OpenAPI document to it).
+pub const PARAMS: &[(&str, &[&str])] = &[
     ("ref", &["subid", "clickid", "click_id", "cnv_id", "cid"]),
     ("invite_link", &["link"]),
     ("event", &["type", "goal", "event_type"]),
@@ -47,19 +48,41 @@ pub enum EventType {
     Purchase,
 }
 
+/// Each event type and the names it is sent under: its own, then its aliases (public for the
+/// test that holds the OpenAPI document to it).
+pub const EVENT_NAMES: [(EventType, &[&str]); 3] = [
+    (
+        EventType::Lead,
+        &["lead", "signup", "registration", "reg", "optin", "trial"],
+    ),
+    (
+        EventType::Conversion,
+        &[
+            "conversion",
+            "deposit",
+            "ftd",
+            "install",
+            "subscribe",
+            "join",
+        ],
+    ),
+    (
+        EventType::Purchase,
+        &[
+            "purchase", "sale", "buy", "payment", "order", "rebill", "upsell",
+        ],
+    ),
+];
+
 impl EventType {
-    /// Reads an event type or one of its aliases, in any letter case.
+    /// Reads an event type or one of its aliases ([`EVENT_NAMES`]), in any letter case, spaces
+    /// around it ignored.
     pub fn parse(text: &str) -> Option<EventType> {
-        Some(match text.trim().to_ascii_lowercase().as_str() {
-            "lead" | "signup" | "registration" | "reg" | "optin" | "trial" => EventType::Lead,
-            "conversion" | "deposit" | "ftd" | "install" | "subscribe" | "join" => {
-                EventType::Conversion
-            }
-            "purchase" | "sale" | "buy" | "payment" | "order" | "rebill" | "upsell" => {
-                EventType::Purchase
-            }
-            _ => return None,
-        })
+        let name = text.trim().to_ascii_lowercase();
+        EVENT_NAMES
+            .iter()
+            .find(|(_, names)| names.contains(&name.as_str()))
+            .map(|(kind, _)| *kind)
     }
 
     pub fn as_str(self) -> &'static str {

@@ -50,7 +50,7 @@ impl Resp {
             .split(' ')
             .next()
             .filter(|m| openapi::METHODS.contains(&m.to_ascii_lowercase().as_str()));
-        openapi::assert_documented(method, &path, status, &body);
+        openapi::assert_documented(method, &path, status, &headers, &body);
         Resp {
             status,
             headers,

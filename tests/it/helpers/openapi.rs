@@ -1,8 +1,11 @@
 //! Owns the check that an answer is one the OpenAPI document (`src/http/openapi.json`)
 //! describes: the operation of the request's method and path (a path with ids is matched to
-//! the router's own pattern), the response of its status (or `default`), and that response's
-//! JSON schema (2020-12, `$ref`s into the document's components), compiled once per operation
-//! and status. `Resp::from_ureq` runs it on every answer the tests get.
+//! the router's own pattern), the response of its status (or `default`), that response's JSON
+//! schema (2020-12, `$ref`s into the document's components), compiled once per operation and
+//! status, and its headers: every header it marks `required` is there, every one it declares
+//! holds a value of its schema, and the service's own headers (`X-Request-Id`, the rate-limit
+//! headers, `Retry-After`, `Location`, `Allow`) are sent only where it declares them.
+//! `Resp::from_ureq` runs it on every answer the tests get.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -122,10 +125,10 @@ fn segment(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
 }
 
-/// The JSON pointer of the JSON schema that describes `status` of `method` on `template`, the
-/// response's `$ref` followed; `Err` when the operation or the status is not documented, or
-/// documented without a JSON body.
-pub fn response_schema(template: &str, method: &str, status: u16) -> Result<String, String> {
+/// The JSON pointer of the response that describes `status` of `method` on `template` (its
+/// status, else `default`), the response's `$ref` followed; `Err` when the operation or the
+/// status is not documented, or documented without a JSON body.
+pub fn response_at(template: &str, method: &str, status: u16) -> Result<String, String> {
     let operation = &document()["paths"][template][method];
     if !operation.is_object() {
         return Err(format!(
@@ -153,14 +156,22 @@ pub fn response_schema(template: &str, method: &str, status: u16) -> Result<Stri
             method.to_uppercase()
         ));
     }
-    Ok(format!("{pointer}/content/application~1json/schema"))
+    Ok(pointer)
 }
 
-/// Checks an answer against the document: `method` (when known) and `path` of the request
-/// (its query ignored), the answer's status and JSON body. An answer to a path or method the
-/// document does not list must be its `ROUTE_NOT_FOUND` or `METHOD_NOT_ALLOWED` answer. When
-/// the method is not known, the answer must be one that some operation of the path describes.
-pub fn check(method: Option<&str>, path: &str, status: u16, body: &Value) -> Result<(), String> {
+/// The pointer of the response (`response` the pointer of a response object) whose JSON schema
+/// `body` meets, or every reason it does not.
+fn meets(response: &str, status: u16, body: &Value) -> Result<String, String> {
+    let pointer = format!("{response}/content/application~1json/schema");
+    let validator = validator_at(&pointer)?;
+    match problems(&validator, body) {
+        None => Ok(response.to_string()),
+        Some(p) => Err(format!("{status} (schema {pointer}):\n{p}")),
+    }
+}
+
+/// The response of the document that describes an answer (see [`check`]): its JSON pointer.
+fn matched(method: Option<&str>, path: &str, status: u16, body: &Value) -> Result<String, String> {
     let path = path.split('?').next().unwrap_or(path);
     let methods: Vec<String> = match method {
         Some(m) => vec![m.to_ascii_lowercase()],
@@ -174,18 +185,12 @@ pub fn check(method: Option<&str>, path: &str, status: u16, body: &Value) -> Res
         if !document()["paths"][&template][m].is_object() {
             continue;
         }
-        let outcome = response_schema(&template, m, status).and_then(|pointer| {
-            let validator = validator_at(&pointer)?;
-            match problems(&validator, body) {
-                None => Ok(()),
-                Some(p) => Err(format!(
-                    "{} {template} {status} (schema {pointer}):\n{p}",
-                    m.to_uppercase()
-                )),
-            }
+        let outcome = response_at(&template, m, status).and_then(|response| {
+            meets(&response, status, body)
+                .map_err(|e| format!("{} {template} {e}", m.to_uppercase()))
         });
         match outcome {
-            Ok(()) => return Ok(()),
+            Ok(response) => return Ok(response),
             Err(e) => failures.push(e),
         }
     }
@@ -197,11 +202,9 @@ pub fn check(method: Option<&str>, path: &str, status: u16, body: &Value) -> Res
             _ => None,
         };
         if let Some(response) = unrouted {
-            let pointer = format!("{response}/content/application~1json/schema");
-            let validator = validator_at(&pointer)?;
-            match problems(&validator, body) {
-                None => return Ok(()),
-                Some(p) => failures.push(format!("{status} (schema {pointer}):\n{p}")),
+            match meets(response, status, body) {
+                Ok(response) => return Ok(response),
+                Err(e) => failures.push(e),
             }
         } else if failures.is_empty() {
             failures.push(format!(
@@ -212,13 +215,115 @@ pub fn check(method: Option<&str>, path: &str, status: u16, body: &Value) -> Res
     Err(failures.join("\n--\n"))
 }
 
-/// [`check`], panicking with the request, the answer and what is wrong with it.
+/// Checks an answer against the document: `method` (when known) and `path` of the request
+/// (its query ignored), the answer's status and JSON body. An answer to a path or method the
+/// document does not list must be its `ROUTE_NOT_FOUND` or `METHOD_NOT_ALLOWED` answer. When
+/// the method is not known, the answer must be one that some operation of the path describes.
+pub fn check(method: Option<&str>, path: &str, status: u16, body: &Value) -> Result<(), String> {
+    matched(method, path, status, body).map(|_| ())
+}
+
+/// The headers the service sets on its answers itself: an answer carries one only where the
+/// document declares it.
+pub const SERVICE_HEADERS: [&str; 7] = [
+    "x-request-id",
+    "x-ratelimit-limit",
+    "x-ratelimit-remaining",
+    "x-ratelimit-reset",
+    "retry-after",
+    "location",
+    "allow",
+];
+
+/// A header's value as its schema reads it: a number where the schema is of numbers, else
+/// the text.
+fn header_value(schema: &Value, text: &str) -> Value {
+    let numeric = ["integer", "number"].iter().any(|t| {
+        schema["type"] == *t
+            || schema["type"]
+                .as_array()
+                .is_some_and(|l| l.contains(&json!(t)))
+    });
+    match serde_json::from_str::<Value>(text.trim()) {
+        Ok(n @ Value::Number(_)) if numeric => n,
+        _ => Value::String(text.to_string()),
+    }
+}
+
+/// Checks an answer's headers (`headers`, names in lower case) against the response at
+/// `response` (a JSON pointer to a response object): every header it marks `required` is
+/// there, every one it declares and the answer carries holds a value of its schema, and of
+/// [`SERVICE_HEADERS`] the answer carries only those it declares.
+pub fn check_headers(response: &str, headers: &HashMap<String, String>) -> Result<(), String> {
+    let object = document()
+        .pointer(response)
+        .map(deref)
+        .ok_or_else(|| format!("openapi.json has nothing at {response}"))?;
+    let empty = serde_json::Map::new();
+    let declared = object["headers"].as_object().unwrap_or(&empty);
+    let mut wrong = Vec::new();
+    for (name, header) in declared {
+        let pointer = match header["$ref"].as_str() {
+            Some(r) => format!("{}/schema", r.trim_start_matches('#')),
+            None => format!("{response}/headers/{}/schema", segment(name)),
+        };
+        let header = deref(header);
+        match headers.get(&name.to_ascii_lowercase()) {
+            None if header["required"] == true => wrong.push(format!(
+                "{name} is required and the answer does not carry it"
+            )),
+            None => {}
+            Some(text) => {
+                let validator = validator_at(&pointer)?;
+                if let Some(p) = problems(&validator, &header_value(&header["schema"], text)) {
+                    wrong.push(format!(
+                        "{name}: {text:?} is not of its schema ({pointer}): {p}"
+                    ));
+                }
+            }
+        }
+    }
+    for name in SERVICE_HEADERS {
+        let known = declared.keys().any(|k| k.eq_ignore_ascii_case(name));
+        if headers.contains_key(name) && !known {
+            wrong.push(format!(
+                "the answer carries {name}, which {response} does not declare"
+            ));
+        }
+    }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("headers of {response}:\n{}", wrong.join("\n")))
+    }
+}
+
+/// [`check`], then the answer's headers against the response that describes it
+/// ([`check_headers`]).
+pub fn check_answer(
+    method: Option<&str>,
+    path: &str,
+    status: u16,
+    headers: &HashMap<String, String>,
+    body: &Value,
+) -> Result<(), String> {
+    let response = matched(method, path, status, body)?;
+    check_headers(&response, headers)
+}
+
+/// [`check_answer`], panicking with the request, the answer and what is wrong with it.
 #[track_caller]
-pub fn assert_documented(method: Option<&str>, path: &str, status: u16, body: &Value) {
-    if let Err(e) = check(method, path, status, body) {
+pub fn assert_documented(
+    method: Option<&str>,
+    path: &str,
+    status: u16,
+    headers: &HashMap<String, String>,
+    body: &Value,
+) {
+    if let Err(e) = check_answer(method, path, status, headers, body) {
         let shown = clip(&body.to_string(), 2000);
         panic!(
-            "the answer is not the one src/http/openapi.json documents\n{} {path} -> {status}\nbody: {shown}\n{e}",
+            "the answer is not the one src/http/openapi.json documents\n{} {path} -> {status}\nheaders: {headers:?}\nbody: {shown}\n{e}",
             method.unwrap_or("(method unknown)")
         );
     }
