@@ -147,12 +147,15 @@ pub fn run_one(s: &Services) -> Result<Step, StoreError> {
 }
 
 /// The outcome of an item the platform did not take for a reason of the moment (no money, no
-/// answer, an expired session, a wait asked for): nothing is recorded for it. `None` for a
+/// answer, an expired session, a wait asked for, the service's own store failing): nothing is
+/// recorded for it. `None` for a
 /// refusal of the item itself, which is recorded as its error.
 fn held(e: &PlatformError) -> Option<Outcome> {
     match e {
         PlatformError::InsufficientBalance => Some(Outcome::OutOfBalance),
-        PlatformError::Timeout => Some(Outcome::Timeout),
+        PlatformError::Timeout | PlatformError::StorageFull | PlatformError::Internal(_) => {
+            Some(Outcome::Timeout)
+        }
         PlatformError::AuthExpired => Some(Outcome::Again),
         PlatformError::RateLimited(wait) => Some(Outcome::Wait(*wait)),
         _ => None,

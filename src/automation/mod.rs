@@ -269,7 +269,10 @@ fn finish(
         Ok(change) => change,
         Err(e) => {
             let why = e.to_string();
-            let known = !matches!(e, PlatformError::Timeout);
+            let known = !matches!(
+                e,
+                PlatformError::Timeout | PlatformError::StorageFull | PlatformError::Internal(_)
+            );
             if let Some((token, log_id)) = settled {
                 let reason = if known {
                     why.clone()

@@ -11,6 +11,8 @@ pub enum StoreError {
     Conflict,
     /// A stored value this code cannot read; the text names it.
     Corrupt(String),
+    /// The disk (or SQLite's size limit) is full: nothing of the transaction was written.
+    Full,
     /// A failure passed on as text (to every request of a shared transaction, or from a part
     /// of the store that stopped).
     Failed(String),
@@ -31,6 +33,7 @@ impl From<rusqlite::Error> for StoreError {
             Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
                 StoreError::Busy
             }
+            Some(rusqlite::ErrorCode::DiskFull) => StoreError::Full,
             Some(rusqlite::ErrorCode::ConstraintViolation)
                 if matches!(
                     &e,
@@ -51,6 +54,7 @@ impl std::fmt::Display for StoreError {
         match self {
             StoreError::Busy => f.write_str("the database is busy"),
             StoreError::Conflict => f.write_str("a unique key is taken"),
+            StoreError::Full => f.write_str("the disk is full"),
             StoreError::Corrupt(what) => write!(f, "unreadable stored value: {what}"),
             StoreError::Failed(what) => f.write_str(what),
             StoreError::Sqlite(e) => write!(f, "sqlite: {e}"),

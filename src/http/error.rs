@@ -84,6 +84,9 @@ pub enum ApiError {
     /// The service is saturated (its store or platform queue is full, or waited too long);
     /// nothing was done.
     Busy,
+    /// The service's disk is full: it cannot store the change (what a platform already made
+    /// is stored by the next sync).
+    StorageFull,
     RouteNotFound,
     MethodNotAllowed {
         allow: String,
@@ -156,9 +159,10 @@ impl ApiError {
             | ApiError::AmbiguousRef => StatusCode::CONFLICT,
             ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::QueueFull { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::IdempotencyUnavailable | ApiError::PlatformUnavailable | ApiError::Busy => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ApiError::IdempotencyUnavailable
+            | ApiError::PlatformUnavailable
+            | ApiError::Busy
+            | ApiError::StorageFull => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::AccountNotFound
             | ApiError::CampaignNotFound
             | ApiError::TaskNotFound
@@ -212,7 +216,7 @@ impl ApiError {
             ApiError::RequestTimeout => "REQUEST_TIMEOUT",
             ApiError::UriTooLong => "URI_TOO_LONG",
             ApiError::HeadersTooLarge => "HEADERS_TOO_LARGE",
-            ApiError::Busy => "SERVICE_UNAVAILABLE",
+            ApiError::Busy | ApiError::StorageFull => "SERVICE_UNAVAILABLE",
             ApiError::RouteNotFound => "ROUTE_NOT_FOUND",
             ApiError::MethodNotAllowed { .. } => "METHOD_NOT_ALLOWED",
             ApiError::IngestDisabled => "INGEST_DISABLED",
@@ -308,6 +312,9 @@ impl ApiError {
             ApiError::Busy => {
                 "The service is busy and did nothing; retry after Retry-After seconds.".into()
             }
+            ApiError::StorageFull => "The service cannot store changes right now; read what you \
+                changed to see what was done, and retry after Retry-After seconds."
+                .into(),
             ApiError::RouteNotFound => "No such endpoint.".into(),
             ApiError::MethodNotAllowed { allow } => {
                 format!("Method not allowed on this endpoint; allowed: {allow}.")
@@ -410,10 +417,12 @@ impl From<AuthError> for ApiError {
 }
 
 impl From<StoreError> for ApiError {
-    /// A store too busy to answer is "busy" (503, retry); anything else from it is internal.
+    /// A store too busy to answer is "busy" and a full disk "unavailable" (503, retry);
+    /// anything else from it is internal.
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::Busy => ApiError::Busy,
+            StoreError::Full => ApiError::StorageFull,
             other => ApiError::Internal(other.to_string()),
         }
     }

@@ -217,8 +217,14 @@ async fn handle(
     };
     let limited = matches!(result, Err(ApiError::RateLimited { .. }));
     let reply = result.unwrap_or_else(|e| {
-        if let ApiError::Internal(detail) = &e {
-            tracing::error!(request_id = %request_id, detail = %detail, "internal error");
+        match &e {
+            ApiError::Internal(detail) => {
+                tracing::error!(request_id = %request_id, detail = %detail, "internal error")
+            }
+            ApiError::StorageFull => {
+                tracing::error!(request_id = %request_id, "the disk is full: a change was refused")
+            }
+            _ => {}
         }
         Reply::error(&e, &request_id)
     });

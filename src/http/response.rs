@@ -115,6 +115,7 @@ impl Reply {
             | ApiError::IdempotencyUnavailable
             | ApiError::PlatformUnavailable
             | ApiError::Busy => headers.push(("retry-after".into(), "2".into())),
+            ApiError::StorageFull => headers.push(("retry-after".into(), "60".into())),
             ApiError::MethodNotAllowed { allow } => headers.push(("allow".into(), allow.clone())),
             _ => {}
         }

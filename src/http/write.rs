@@ -148,6 +148,8 @@ where
 pub fn platform_error(e: PlatformError, kind: CabinetType) -> ApiError {
     match e {
         PlatformError::Timeout | PlatformError::RateLimited(_) => ApiError::PlatformUnavailable,
+        PlatformError::StorageFull => ApiError::StorageFull,
+        PlatformError::Internal(detail) => ApiError::Internal(detail),
         PlatformError::AuthExpired => ApiError::CabinetAuthExpired,
         PlatformError::NotFound => ApiError::CampaignNotFound,
         PlatformError::Rejected {

@@ -15,6 +15,7 @@ use chrono::{DateTime, Utc};
 
 pub use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec};
 use crate::domain::money::{CabinetType, Money};
+use crate::store::StoreError;
 
 /// What switching an ad on or off did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +66,12 @@ pub enum PlatformError {
     AuthExpired,
     /// The platform asked for calls with this cabinet's credentials to wait this long.
     RateLimited(Duration),
+    /// adcab's own disk is full (the simulator keeps its accounts in adcab's database, the
+    /// connector its state): nothing was stored.
+    StorageFull,
+    /// adcab's own database failed during the call: not the platform's answer; the detail is
+    /// for the log, not for a client to read.
+    Internal(String),
 }
 
 impl std::fmt::Display for PlatformError {
@@ -84,6 +91,24 @@ impl std::fmt::Display for PlatformError {
                 "the platform asked to wait {} s before the next call",
                 wait.as_secs().max(1)
             ),
+            PlatformError::StorageFull => {
+                f.write_str("the service cannot store changes right now (its disk is full)")
+            }
+            PlatformError::Internal(_) => f.write_str("the service failed; it was logged"),
+        }
+    }
+}
+
+/// A failure of adcab's own store inside a platform call (the simulator's accounts, the
+/// connector's state): a store too busy to answer is a platform that did not answer in time;
+/// anything else is the service's own failure (a full disk among them), never a refusal by
+/// the platform.
+impl PlatformError {
+    pub fn store(e: StoreError) -> PlatformError {
+        match e {
+            StoreError::Busy => PlatformError::Timeout,
+            StoreError::Full => PlatformError::StorageFull,
+            other => PlatformError::Internal(other.to_string()),
         }
     }
 }

@@ -107,7 +107,7 @@ impl WebError {
             WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             WebError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            WebError::Store(StoreError::Busy) => StatusCode::SERVICE_UNAVAILABLE,
+            WebError::Store(StoreError::Busy | StoreError::Full) => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -127,6 +127,10 @@ impl WebError {
             ),
             WebError::Store(StoreError::Busy) => {
                 "adcab is busy right now. Try again in a moment.".into()
+            }
+            WebError::Store(StoreError::Full) => {
+                "adcab cannot store changes right now. Try again later; the operator was told."
+                    .into()
             }
             WebError::Store(_) => {
                 "Something went wrong on our side. It was logged; try again.".into()

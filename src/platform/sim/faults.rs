@@ -5,7 +5,7 @@
 use rusqlite::{params, OptionalExtension};
 
 use super::rows::account_kind;
-use super::{internal, SimError, Simulator};
+use super::{SimError, Simulator};
 use crate::platform::PlatformError;
 use crate::store::StoreError;
 
@@ -85,7 +85,7 @@ impl Simulator {
                 }
                 Ok(Fault::parse(&kind))
             })
-            .map_err(internal)?;
+            .map_err(PlatformError::store)?;
         match fault {
             Some(Fault::Timeout) => Err(PlatformError::Timeout),
             Some(Fault::Refuse) => Err(PlatformError::Refused("simulated refusal".into())),

@@ -110,23 +110,14 @@ impl Simulator {
                 save(tx, &state, review_from.as_deref())?;
                 Ok(Ok((state, Some(value))))
             })
-            .map_err(internal)?
+            .map_err(PlatformError::store)?
     }
 
     fn kind_of(&self, account: i64) -> Result<CabinetType, PlatformError> {
         self.db
             .read_blocking(|c| account_kind(c, account))
-            .map_err(internal)?
+            .map_err(PlatformError::store)?
             .ok_or(PlatformError::NotFound)
-    }
-}
-
-/// A failure of the simulator's own store, as the platform's: a store too busy to answer is
-/// a platform that did not answer in time; anything else a refusal.
-fn internal(e: StoreError) -> PlatformError {
-    match e {
-        StoreError::Busy => PlatformError::Timeout,
-        other => PlatformError::Refused(other.to_string()),
     }
 }
 
@@ -145,7 +136,7 @@ impl Platform for Simulator {
                 )?;
                 Ok(next)
             })
-            .map_err(internal)
+            .map_err(PlatformError::store)
     }
 
     fn set_balance(&self, account: i64, balance: Money) -> Result<(), PlatformError> {
@@ -158,7 +149,7 @@ impl Platform for Simulator {
                     params![account, balance.micros()],
                 )?)
             })
-            .map_err(internal)?;
+            .map_err(PlatformError::store)?;
         if changed == 0 {
             return Err(PlatformError::NotFound);
         }
@@ -177,7 +168,7 @@ impl Platform for Simulator {
                 )
                 .optional()?)
             })
-            .map_err(internal)?;
+            .map_err(PlatformError::store)?;
         micros
             .map(Money::from_micros)
             .ok_or(PlatformError::NotFound)
@@ -248,7 +239,7 @@ impl Platform for Simulator {
             )?;
             Ok(Ok(ad_id))
         });
-        let ad_id = outcome.map_err(internal)??;
+        let ad_id = outcome.map_err(PlatformError::store)??;
         self.get_ad_unchecked(account, ad_id)
     }
 
@@ -270,7 +261,7 @@ impl Platform for Simulator {
                 .query_map([account], |r| r.get(0))?
                 .collect::<rusqlite::Result<Vec<i64>>>()?)
             })
-            .map_err(internal)?;
+            .map_err(PlatformError::store)?;
         self.load_ads(account, &ids)
     }
 
@@ -309,7 +300,7 @@ impl Platform for Simulator {
                 })?;
                 Ok::<_, StoreError>(Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?))
             })
-            .map_err(internal)?
+            .map_err(PlatformError::store)?
     }
 
     fn edit_ad(
@@ -341,7 +332,7 @@ impl Platform for Simulator {
         token: &str,
     ) -> Result<BudgetMoved, PlatformError> {
         let (ad, moved) = self.mutate(account, ad_id, |conn, ad| {
-            let now = clock::now(conn).map_err(internal)?;
+            let now = clock::now(conn).map_err(PlatformError::store)?;
             let window_start = clock::iso(now - chrono::Duration::hours(OP_TOKEN_HOURS));
             let recorded: Option<i64> = conn
                 .query_row(
@@ -350,7 +341,7 @@ impl Platform for Simulator {
                     |r| r.get(0),
                 )
                 .optional()
-                .map_err(|e| internal(e.into()))?;
+                .map_err(|e| PlatformError::store(e.into()))?;
             if let Some(moved) = recorded {
                 return Ok(Money::from_micros(moved));
             }
@@ -388,13 +379,13 @@ impl Platform for Simulator {
                  VALUES (?1, ?2, ?3, ?4)",
                 params![token, account, moved.micros(), clock::iso(now)],
             )
-            .map_err(|e| internal(e.into()))?;
+            .map_err(|e| PlatformError::store(e.into()))?;
             Ok(moved)
         })?;
         let balance = self
             .db
             .read_blocking(|c| Ok(balance_of(c, account)))
-            .map_err(internal)??;
+            .map_err(PlatformError::store)??;
         Ok(BudgetMoved {
             ad,
             moved: moved.unwrap_or(Money::ZERO),
@@ -430,7 +421,7 @@ impl Platform for Simulator {
                 )
                 .optional()?)
             })
-            .map_err(internal)?;
+            .map_err(PlatformError::store)?;
         if let Some(removed) = recorded {
             return Ok(removed);
         }
@@ -442,7 +433,7 @@ impl Platform for Simulator {
             let record = |sql: &str, args: &[&dyn rusqlite::ToSql]| {
                 conn.execute(sql, args)
                     .map(|_| ())
-                    .map_err(|e| internal(e.into()))
+                    .map_err(|e| PlatformError::store(e.into()))
             };
             if removed {
                 record(
@@ -450,7 +441,7 @@ impl Platform for Simulator {
                     params![account, ad_id],
                 )?;
             }
-            let now = clock::now(conn).map_err(internal)?;
+            let now = clock::now(conn).map_err(PlatformError::store)?;
             record(
                 "INSERT INTO sim_deletes (token, account_id, ad_id, removed, created_at)
                  VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -481,6 +472,6 @@ impl Simulator {
                 }
                 Ok(found)
             })
-            .map_err(internal)
+            .map_err(PlatformError::store)
     }
 }

@@ -4,7 +4,6 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::Value;
 
-use super::internal;
 use crate::db::json_column;
 use crate::domain::ad::{AdSnapshot, AdSpec};
 use crate::domain::campaign::Status;
@@ -61,7 +60,7 @@ pub(super) fn balance_of(conn: &Connection, account: i64) -> Result<Money, Platf
         |r| r.get(0),
     )
     .map(Money::from_micros)
-    .map_err(|e| internal(e.into()))
+    .map_err(|e| PlatformError::store(e.into()))
 }
 
 /// Moves the account's balance by `delta` micro-units, refusing to take it below zero or past
@@ -87,7 +86,7 @@ pub(super) fn add_balance(
         params![account, next],
     )
     .map(|_| ())
-    .map_err(|e| internal(e.into()))
+    .map_err(|e| PlatformError::store(e.into()))
 }
 
 /// The account's cabinet type; `None` when the simulator has no such account.

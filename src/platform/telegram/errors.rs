@@ -4,14 +4,6 @@
 use super::map::Unsendable;
 use super::wire::WireError;
 use crate::platform::PlatformError;
-use crate::store::StoreError;
-
-pub(super) fn internal(e: StoreError) -> PlatformError {
-    match e {
-        StoreError::Busy => PlatformError::Timeout,
-        other => PlatformError::Refused(other.to_string()),
-    }
-}
 
 pub(super) fn rejected(reason: impl Into<String>, param: &'static str) -> PlatformError {
     PlatformError::Rejected {

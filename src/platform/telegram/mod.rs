@@ -23,7 +23,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use self::errors::{internal, refusal, rejected, unsendable};
+use self::errors::{refusal, rejected, unsendable};
 use self::wire::{Call, Upload, Wire, WireError};
 use super::{
     AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Platform, PlatformError,
@@ -110,7 +110,7 @@ impl Telegram {
         let link = self
             .db
             .read_blocking(|c| cabinets::connection(c, id))
-            .map_err(internal)?
+            .map_err(PlatformError::store)?
             .ok_or(PlatformError::NotFound)?;
         let kind = link.kind;
         let (Some(platform_id), Some(sealed)) = (link.platform_id, link.credential) else {
@@ -166,13 +166,16 @@ impl Telegram {
             );
             self.db
                 .write_blocking(|tx| cabinets::set_auth_expired(tx, account.id, true))
-                .map_err(internal)?;
+                .map_err(PlatformError::store)?;
         }
         Ok(refusal(e))
     }
 
     fn now_iso(&self) -> Result<String, PlatformError> {
-        let now = self.db.read_blocking(clock::now).map_err(internal)?;
+        let now = self
+            .db
+            .read_blocking(clock::now)
+            .map_err(PlatformError::store)?;
         Ok(clock::iso(now))
     }
 
@@ -188,7 +191,7 @@ impl Telegram {
         let found = self
             .db
             .read_blocking(|c| media::platform_ref(c, account.id, token))
-            .map_err(internal)?;
+            .map_err(PlatformError::store)?;
         match found {
             Some((id, media_type)) => Ok(Some((map::media_field(&media_type), id))),
             None => Err(PlatformError::Rejected {
@@ -441,7 +444,7 @@ impl Platform for Telegram {
         let recorded = self
             .db
             .read_blocking(|c| state::recorded_delete(c, token, account.id, ad_id))
-            .map_err(internal)?;
+            .map_err(PlatformError::store)?;
         let ad = match self.ad_by_id(&account, ad_id) {
             Ok(ad) => ad,
             Err(PlatformError::NotFound) => return recorded.ok_or(PlatformError::NotFound),
@@ -463,12 +466,15 @@ impl Platform for Telegram {
         // Recorded before the call: if its answer is lost, a repeat with this token that no
         // longer finds the ad knows the delete went through.
         let removed = ad["views"].as_i64().unwrap_or(0) == 0;
-        let now = self.db.read_blocking(clock::now).map_err(internal)?;
+        let now = self
+            .db
+            .read_blocking(clock::now)
+            .map_err(PlatformError::store)?;
         self.db
             .write_blocking(|tx| {
                 state::record_delete(tx, token, account.id, ad_id, removed, now.timestamp())
             })
-            .map_err(internal)?;
+            .map_err(PlatformError::store)?;
         let params = account.scoped(map(json!({ "ad_id": ad_id })));
         self.call(&account, &Call::once("deleteAd", params))?;
         Ok(removed)

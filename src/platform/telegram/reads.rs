@@ -6,7 +6,6 @@ use std::collections::HashSet;
 
 use serde_json::{json, Map, Value};
 
-use super::errors::internal;
 use super::wire::Call;
 use super::{map, truncate, Account, Telegram, BY_ID, MAX_PAGES, PAGE};
 use crate::domain::money::Money;
@@ -79,7 +78,7 @@ impl Telegram {
             Some(id) => self
                 .db
                 .read_blocking(|c| media::by_platform_ref(c, account.id, id))
-                .map_err(internal)?,
+                .map_err(PlatformError::store)?,
             None => None,
         };
         map::snapshot(account.id, ad, media, &self.now_iso()?).ok_or_else(|| {

@@ -6,7 +6,6 @@
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
-use super::errors::internal;
 use super::state::{self, Seen};
 use super::wire::Call;
 use super::{map, Account, Telegram};
@@ -26,14 +25,17 @@ pub(super) fn report(
     account: &Account,
     at: DateTime<Utc>,
 ) -> Result<Vec<AdCounters>, PlatformError> {
-    let now = tg.db.read_blocking(clock::now).map_err(internal)?;
+    let now = tg
+        .db
+        .read_blocking(clock::now)
+        .map_err(PlatformError::store)?;
     let (now_unix, at_unix) = (now.timestamp(), at.timestamp().min(now.timestamp()));
     let changed_at = clock::iso(now);
     let ads = tg.all_ads(account, false)?;
     let seen = tg
         .db
         .read_blocking(|c| state::seen_all(c, account.id))
-        .map_err(internal)?;
+        .map_err(PlatformError::store)?;
     let mut lines = Vec::with_capacity(ads.len());
     let mut seen_now = Vec::with_capacity(ads.len());
     for ad in &ads {
@@ -67,7 +69,7 @@ pub(super) fn report(
                 .iter()
                 .try_for_each(|(ad, s)| state::set_seen(tx, account.id, *ad, s))
         })
-        .map_err(internal)?;
+        .map_err(PlatformError::store)?;
     Ok(lines)
 }
 

@@ -1,5 +1,5 @@
 //! Owns what the service does when its own parts fail: an unreadable row, a database error,
-//! a lock held by another process, a crash in the middle of a bulk delete.
+//! a lock held by another process, a crash in the middle of a bulk delete, a full disk.
 
 use std::time::{Duration, Instant};
 
@@ -166,4 +166,36 @@ fn a_store_lock_held_elsewhere_is_answered_503_not_a_hang() {
         &[],
     );
     assert_eq!(r.status, 200, "{}", r.body);
+}
+
+#[test]
+fn a_full_disk_answers_writes_503_without_internal_text_and_reads_go_on() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let path = format!("/campaigns/{ad}");
+    // The database may not grow by a page more: SQLite's "database or disk is full".
+    app.services
+        .db
+        .write_blocking(|tx| {
+            let pages: i64 = tx.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+            tx.pragma_update(None, "max_page_count", pages)?;
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    let refused = (0..200)
+        .map(|n| {
+            let title = format!("{n} {}", "long title to fill pages ".repeat(4));
+            app.send("PATCH", &path, &key, Some(&json!({ "title": title })), &[])
+        })
+        .find(|r| r.status != 200)
+        .expect("a write past the last page is refused");
+    refused.assert_error(503, "SERVICE_UNAVAILABLE");
+    assert!(refused.header("retry-after").is_some());
+    let text = refused.body.to_string().to_lowercase();
+    for internal in ["sqlite", "disk is full", "database or disk"] {
+        assert!(!text.contains(internal), "{internal} in {text}");
+    }
+    app.get_ok(&path, &key);
+    app.get_ok("/account/info", &key);
 }
