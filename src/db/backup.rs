@@ -70,7 +70,8 @@ pub fn snapshot(source: &Connection, db_path: &Path, to: &Path) -> Result<Report
     copy_media(&media_folder(db_path), &staging.path.join(MEDIA))?;
     let copy = Connection::open_with_flags(&copy_path, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .map_err(|e| format!("cannot open the copy: {}", sentence(&e)))?;
-    let integrity = integrity(&copy)?;
+    let integrity = schema::integrity_check(&copy)
+        .map_err(|e| format!("cannot run the integrity check: {}", sentence(&e)))?;
     if integrity != "ok" {
         return Err(format!("the copy failed its integrity check: {integrity}"));
     }
@@ -135,23 +136,15 @@ fn copy_media(from: &Path, to: &Path) -> Result<(), String> {
         if !is_file || name.to_string_lossy().starts_with(PARTIAL_UPLOAD) {
             continue;
         }
-        let target = to.join(&name);
-        fs::copy(entry.path(), &target)
-            .map_err(|e| format!("cannot copy {}: {e}", entry.path().display()))?;
-        sync_file(&target)?;
+        copy_file(&entry.path(), &to.join(&name))?;
     }
     Ok(())
 }
 
-fn integrity(conn: &Connection) -> Result<String, String> {
-    let found: Vec<String> = conn
-        .prepare("PRAGMA integrity_check(10)")
-        .and_then(|mut s| {
-            s.query_map([], |r| r.get::<_, String>(0))?
-                .collect::<rusqlite::Result<_>>()
-        })
-        .map_err(|e| format!("cannot run the integrity check: {}", sentence(&e)))?;
-    Ok(found.join("; "))
+/// Copies the file `from` to `to` and flushes the copy to disk.
+fn copy_file(from: &Path, to: &Path) -> Result<(), String> {
+    fs::copy(from, to).map_err(|e| format!("cannot copy {}: {e}", from.display()))?;
+    sync_file(to)
 }
 
 fn folder_bytes(folder: &Path) -> Result<u64, String> {
@@ -258,74 +251,151 @@ fn lock_path(db_path: &Path) -> PathBuf {
 }
 
 /// Puts the backup folder `from` in place of the database at `db_path` and its media folder.
-/// Refuses while a server holds the database, and a backup that is damaged or was written by
-/// a newer adcab. The database file is swapped in one rename; the one it replaces is kept as
-/// `<db>.before-restore-<time>`, and the media folder it replaces as `media.before-restore-<time>`.
+/// Refuses while a server holds the database or another process has it open, and a backup
+/// `serve` would refuse (damaged, not an adcab database, written by a newer adcab, a table
+/// missing). The backup is copied beside the database first; the database file is swapped in
+/// with one rename. The one it replaces is kept as `<db>.before-restore-<time>`, and the media
+/// folder it replaces as `media.before-restore-<time>` (`<time>-2`, `-3`, ... when a restore of
+/// the same second kept one already). A failed restore leaves the files as they were and no
+/// copy behind.
 pub fn restore(from: &Path, db_path: &Path, stamp: &str) -> Result<(), String> {
     let _lock = ServeLock::acquire(db_path)?;
     let backup_db = from.join(DB_FILE);
-    let found = schema::inspect(&backup_db)?;
-    if found.integrity != "ok" {
-        return Err(format!(
-            "the backup {} failed its integrity check: {}",
-            backup_db.display(),
-            found.integrity
-        ));
-    }
-    if found.schema > schema::version() {
-        return Err(format!(
-            "the backup's schema version {} is newer than this adcab knows (up to {})",
-            found.schema,
-            schema::version()
-        ));
+    if let Some(problem) = schema::inspect(&backup_db)?.refused {
+        return Err(format!("the backup {}: {problem}", backup_db.display()));
     }
     let folder = folder_of(db_path)?;
-    let incoming = sibling(db_path, &format!(".restore-{stamp}"));
-    fs::copy(&backup_db, &incoming)
-        .map_err(|e| format!("cannot copy {}: {e}", backup_db.display()))?;
-    sync_file(&incoming)?;
+    let staging = Staging::new(db_path)?;
+    copy_file(&backup_db, &staging.path.join(DB_FILE))?;
+    copy_media(&from.join(MEDIA), &staging.path.join(MEDIA))?;
     let media = media_folder(db_path);
-    let incoming_media = media.with_file_name(format!(".media.restore-{stamp}"));
-    copy_media(&from.join(MEDIA), &incoming_media)?;
+    let suffix = free_suffix(db_path, &media, stamp);
+    let current = if db_path.exists() {
+        Some(take_over(db_path)?)
+    } else {
+        None
+    };
+    swap(&staging.path, db_path, &media, &suffix)?;
+    drop(current);
+    File::open(folder)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| format!("cannot flush {}: {e}", folder.display()))
+}
+
+/// `before-restore-<stamp>`, with `-2`, `-3`, ... added when a kept database or media folder
+/// already has that name (two restores within one second; restores never run at once, since
+/// each holds the serve lock).
+fn free_suffix(db_path: &Path, media: &Path, stamp: &str) -> String {
+    (1..)
+        .map(|n| match n {
+            1 => format!("before-restore-{stamp}"),
+            n => format!("before-restore-{stamp}-{n}"),
+        })
+        .find(|suffix| {
+            !sibling(db_path, &format!(".{suffix}")).exists()
+                && !media.with_file_name(format!("media.{suffix}")).exists()
+        })
+        .expect("some counter is free")
+}
+
+/// Takes the database at `db_path` for the restore: an exclusive lock on the file itself,
+/// which SQLite grants only when no other connection (of any process) has the database open,
+/// not even an idle one; then its write-ahead log is copied into it and removed, so that no
+/// log of the replaced database is ever read against the restored one. The lock is held until
+/// the returned connection is dropped.
+fn take_over(db_path: &Path) -> Result<Connection, String> {
+    let conn = Connection::open_with_flags(db_path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+        .map_err(|e| format!("cannot open the database: {}", sentence(&e)))?;
+    let taken = conn.busy_timeout(std::time::Duration::ZERO).and_then(|()| {
+        conn.execute_batch(
+            "PRAGMA locking_mode = EXCLUSIVE;
+             BEGIN EXCLUSIVE; SELECT COUNT(*) FROM sqlite_master; COMMIT;",
+        )
+    });
+    match taken {
+        Err(e)
+            if matches!(
+                e.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            ) =>
+        {
+            return Err(
+                "another process has the database open (a panel command, a script, sqlite3); stop it first"
+                    .into(),
+            )
+        }
+        Err(e) => return Err(format!("cannot lock the database: {}", sentence(&e))),
+        Ok(()) => {}
+    }
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0))
+        .map_err(|e| format!("cannot settle the database's log: {}", sentence(&e)))?;
+    if mode != "delete" {
+        return Err(format!(
+            "cannot settle the database's log (its journal stayed {mode})"
+        ));
+    }
+    for suffix in ["-wal", "-shm"] {
+        let _ = fs::remove_file(sibling(db_path, suffix));
+    }
+    Ok(conn)
+}
+
+/// Moves the staged database and media (`staging/adcab.db`, `staging/media`) in place of the
+/// live ones, keeping those under `suffix`. A step that fails undoes the steps before it.
+fn swap(staging: &Path, db_path: &Path, media: &Path, suffix: &str) -> Result<(), String> {
+    let mut undo = Undo::default();
     if db_path.exists() {
-        settle_wal(db_path)?;
-        let kept = sibling(db_path, &format!(".before-restore-{stamp}"));
+        let kept = sibling(db_path, &format!(".{suffix}"));
         fs::hard_link(db_path, &kept).map_err(|e| {
             format!(
                 "cannot keep the current database as {}: {e}",
                 kept.display()
             )
         })?;
+        undo.0.push(Step::Made(kept));
     }
     if media.exists() {
-        let kept = media.with_file_name(format!("media.before-restore-{stamp}"));
-        fs::rename(&media, &kept)
-            .map_err(|e| format!("cannot move the media folder aside: {e}"))?;
+        let kept = media.with_file_name(format!("media.{suffix}"));
+        fs::rename(media, &kept).map_err(|e| format!("cannot move the media folder aside: {e}"))?;
+        undo.0.push(Step::Moved {
+            from: media.to_path_buf(),
+            to: kept,
+        });
     }
-    fs::rename(&incoming_media, &media)
+    let staged_media = staging.join(MEDIA);
+    fs::rename(&staged_media, media)
         .map_err(|e| format!("cannot put the media folder in place: {e}"))?;
-    fs::rename(&incoming, db_path).map_err(|e| format!("cannot put the database in place: {e}"))?;
-    File::open(folder)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| format!("cannot flush {}: {e}", folder.display()))
+    undo.0.push(Step::Moved {
+        from: staged_media,
+        to: media.to_path_buf(),
+    });
+    fs::rename(staging.join(DB_FILE), db_path)
+        .map_err(|e| format!("cannot put the database in place: {e}"))?;
+    undo.0.clear();
+    Ok(())
 }
 
-/// Moves everything in the database's write-ahead log into the file and removes the log, so
-/// no log of the replaced database is ever read against the restored one. Refuses when
-/// another connection holds the log open (a process still using the database).
-fn settle_wal(db_path: &Path) -> Result<(), String> {
-    let conn = Connection::open(db_path).map_err(|e| format!("cannot open the database: {e}"))?;
-    let busy: i64 = conn
-        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))
-        .map_err(|e| format!("cannot settle the database's log: {}", sentence(&e)))?;
-    if busy != 0 {
-        return Err("another process is using the database; stop it first".into());
+/// What a swap did so far, undone (newest first) when it is dropped before the swap ends.
+#[derive(Default)]
+struct Undo(Vec<Step>);
+
+enum Step {
+    /// A new name was made for a file: removed again.
+    Made(PathBuf),
+    /// A folder was moved: moved back.
+    Moved { from: PathBuf, to: PathBuf },
+}
+
+impl Drop for Undo {
+    fn drop(&mut self) {
+        for step in self.0.drain(..).rev() {
+            let _ = match step {
+                Step::Made(path) => fs::remove_file(path),
+                Step::Moved { from, to } => fs::rename(to, from),
+            };
+        }
     }
-    drop(conn);
-    for suffix in ["-wal", "-shm"] {
-        let _ = fs::remove_file(sibling(db_path, suffix));
-    }
-    Ok(())
 }
 
 fn sibling(path: &Path, suffix: &str) -> PathBuf {
@@ -477,11 +547,160 @@ mod tests {
         let (path, conn) = live(dir.path());
         let to = dir.path().join("b1");
         snapshot(&conn, &path, &to).unwrap();
+        drop(conn);
         let held = ServeLock::acquire(&path).unwrap();
         let err = restore(&to, &path, "x").unwrap_err();
         assert!(err.contains("a server holds the database"), "{err}");
         drop(held);
         restore(&to, &path, "y").unwrap();
+    }
+
+    /// The names in a folder, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut found: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        found.sort();
+        found
+    }
+
+    fn users(path: &Path) -> i64 {
+        Connection::open(path)
+            .unwrap()
+            .query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn restore_refuses_while_another_connection_has_the_database_open_and_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, conn) = live(dir.path());
+        fs::create_dir_all(media_folder(&path)).unwrap();
+        let to = dir.path().join("b1");
+        snapshot(&conn, &path, &to).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (email, plan, subscription, created_at) VALUES ('b@x', 'agency', 'active', '2026-01-01T00:00:00Z')",
+        )
+        .unwrap();
+        drop(conn);
+        ServeLock::acquire(&path).map(drop).unwrap();
+        let reader = super::super::open_connection(&path).unwrap();
+        reader
+            .execute_batch("BEGIN; SELECT COUNT(*) FROM users;")
+            .unwrap();
+        let folder = path.parent().unwrap();
+        let before = names(folder);
+        let err = restore(&to, &path, "20260101T000000Z").unwrap_err();
+        assert!(
+            err.contains("another process has the database open"),
+            "{err}"
+        );
+        reader.execute_batch("COMMIT").unwrap();
+        let err = restore(&to, &path, "20260101T000000Z").unwrap_err();
+        assert!(err.contains("has the database open"), "an idle one: {err}");
+        assert_eq!(names(folder), before, "no copy left behind");
+        assert_eq!(users(&path), 2, "the database is untouched");
+
+        drop(reader);
+        restore(&to, &path, "20260101T000000Z").unwrap();
+        assert_eq!(users(&path), 1);
+    }
+
+    #[test]
+    fn two_restores_within_one_second_keep_both_replaced_databases() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, conn) = live(dir.path());
+        fs::create_dir_all(media_folder(&path)).unwrap();
+        fs::write(media_folder(&path).join("m_1"), b"jpeg").unwrap();
+        let to = dir.path().join("b1");
+        snapshot(&conn, &path, &to).unwrap();
+        drop(conn);
+        let stamp = "20260101T000000Z";
+        restore(&to, &path, stamp).unwrap();
+        restore(&to, &path, stamp).unwrap();
+        let folder = path.parent().unwrap();
+        assert_eq!(
+            names(folder),
+            [
+                "adcab.db",
+                "adcab.db.before-restore-20260101T000000Z",
+                "adcab.db.before-restore-20260101T000000Z-2",
+                "adcab.db.lock",
+                "media",
+                "media.before-restore-20260101T000000Z",
+                "media.before-restore-20260101T000000Z-2",
+            ]
+        );
+        assert_eq!(fs::read(media_folder(&path).join("m_1")).unwrap(), b"jpeg");
+        assert_eq!(
+            users(&path.with_file_name("adcab.db.before-restore-20260101T000000Z-2")),
+            1
+        );
+    }
+
+    #[test]
+    fn restore_refuses_an_empty_foreign_or_incomplete_backup_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, conn) = live(dir.path());
+        let good = dir.path().join("good");
+        snapshot(&conn, &path, &good).unwrap();
+        drop(conn);
+        ServeLock::acquire(&path).map(drop).unwrap();
+        let folder = path.parent().unwrap().to_path_buf();
+        let before = names(&folder);
+        let backup = |name: &str, make: &dyn Fn(&Path)| {
+            let b = dir.path().join(name);
+            fs::create_dir_all(&b).unwrap();
+            make(&b.join(DB_FILE));
+            b
+        };
+        let cases = [
+            (
+                backup("empty", &|db| fs::write(db, b"").unwrap()),
+                "no adcab schema",
+            ),
+            (
+                backup("foreign", &|db| {
+                    Connection::open(db)
+                        .unwrap()
+                        .execute_batch(
+                            "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x');",
+                        )
+                        .unwrap()
+                }),
+                "no adcab schema",
+            ),
+            (
+                backup("incomplete", &|db| {
+                    fs::copy(good.join(DB_FILE), db).unwrap();
+                    Connection::open(db)
+                        .unwrap()
+                        .execute_batch("DROP TABLE campaigns")
+                        .unwrap()
+                }),
+                "table campaigns is missing",
+            ),
+            (
+                backup("newer", &|db| {
+                    fs::copy(good.join(DB_FILE), db).unwrap();
+                    Connection::open(db)
+                        .unwrap()
+                        .execute_batch(
+                            "INSERT INTO schema_migrations (version, applied_at) VALUES (99, 'x')",
+                        )
+                        .unwrap()
+                }),
+                "newer than this adcab knows",
+            ),
+        ];
+        for (from, said) in &cases {
+            let err = restore(from, &path, "20260101T000000Z").unwrap_err();
+            assert!(err.contains(said), "{}: {err}", from.display());
+            assert_eq!(names(&folder), before, "{}", from.display());
+        }
+        assert_eq!(users(&path), 1);
     }
 
     #[test]
