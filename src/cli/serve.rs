@@ -21,9 +21,13 @@ fn init_logging(log: &LogConfig) {
     }
 }
 
-/// `adcab serve`: logging as `[log]` says, then the API until SIGTERM or SIGINT.
+/// `adcab serve`: logging as `[log]` says, then the API until SIGTERM or SIGINT. A database
+/// with a damaged page is refused before `serve` writes to it.
 pub fn serve(services: Services) -> ExitCode {
     init_logging(&services.config.log);
+    if let Err(e) = services.db.check_integrity() {
+        return fail(e);
+    }
     if let Err(e) = services.db.check_writable() {
         return fail(e);
     }

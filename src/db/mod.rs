@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, Transaction};
@@ -46,6 +46,10 @@ const AUTOCHECKPOINT_PAGES: i64 = 20_000;
 const MMAP_BYTES: i64 = 16 << 30;
 /// How often `serve` copies the write-ahead log into the database.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+/// How long the quick check at start may read the file. A small database is read whole in
+/// well under a second; on a large one (several GB) the check stops here, so that a start
+/// never waits long for it, and says it did not finish.
+pub const INTEGRITY_BUDGET: Duration = Duration::from_secs(5);
 
 /// How a database file is opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +78,8 @@ struct Inner {
     /// request, the worker, the sync), which a yielding write gives way to as it does to the
     /// gate's queue.
     blocked: AtomicUsize,
+    /// What [`Db::check_integrity`] found, once it found no damage.
+    integrity: OnceLock<schema::Integrity>,
 }
 
 /// Idle read connections, and how many are open in all.
@@ -127,6 +133,7 @@ impl Db {
                 write_gate: Gate::new(1, WRITE_QUEUE),
                 read_gate: Gate::new(READ_POOL, READ_QUEUE),
                 blocked: AtomicUsize::new(0),
+                integrity: OnceLock::new(),
             }),
         })
     }
@@ -160,6 +167,18 @@ impl Db {
                     self.path().display()
                 )
             })
+    }
+
+    /// SQLite's quick check of the file (every page's structure, at most [`INTEGRITY_BUDGET`]),
+    /// run once for this handle and remembered: `serve` runs it before its first write and its
+    /// readiness reports it. Damage, or a check that could not run, is an error naming the file.
+    pub fn check_integrity(&self) -> Result<schema::Integrity, String> {
+        if let Some(found) = self.inner.integrity.get() {
+            return Ok(*found);
+        }
+        let found = schema::quick_check(&self.inner.path, INTEGRITY_BUDGET)
+            .map_err(|e| format!("the database at {}: {e}", self.path().display()))?;
+        Ok(*self.inner.integrity.get_or_init(|| found))
     }
 
     /// Runs `f` on a read connection, off the async runtime. `Busy` when the read queue is
