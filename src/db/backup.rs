@@ -4,7 +4,9 @@
 //! lock a serving process holds so that a restore never runs under it; and the rotation of
 //! scheduled backups.
 //!
-//! A backup is a folder: `adcab.db` and `media/`, copied off the box as one.
+//! A backup is a folder: `adcab.db` and `media/`, copied off the box as one. It holds password
+//! hashes and webhook secrets, so every folder and file made here is private to its owner
+//! (0700, 0600), whatever the umask.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File};
@@ -14,6 +16,7 @@ use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
 
 use super::{media_folder, schema, sentence, PARTIAL_UPLOAD};
+use crate::primitives::{private_dir, private_file, restrict};
 
 /// The database's name inside a backup folder.
 pub const DB_FILE: &str = "adcab.db";
@@ -92,6 +95,7 @@ pub fn snapshot(source: &Connection, db_path: &Path, to: &Path) -> Result<Report
 /// Copies every page of `source` into a new file at `to`, and counts the rows, in one read
 /// transaction. Returns the counts.
 fn copy_database(source: &Connection, to: &Path) -> Result<BTreeMap<String, i64>, String> {
+    private_file(to).map_err(|e| format!("cannot create the copy: {e}"))?;
     let mut dest = Connection::open(to).map_err(|e| format!("cannot create the copy: {e}"))?;
     source
         .execute_batch("BEGIN")
@@ -121,9 +125,9 @@ fn copy_database(source: &Connection, to: &Path) -> Result<BTreeMap<String, i64>
     Ok(counts)
 }
 
-/// Copies the media files (uploads still being received aside) into `to`.
+/// Copies the media files (uploads still being received aside) into the new folder `to`.
 fn copy_media(from: &Path, to: &Path) -> Result<(), String> {
-    fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    private_dir(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
     let entries = match fs::read_dir(from) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -136,15 +140,21 @@ fn copy_media(from: &Path, to: &Path) -> Result<(), String> {
         if !is_file || name.to_string_lossy().starts_with(PARTIAL_UPLOAD) {
             continue;
         }
-        copy_file(&entry.path(), &to.join(&name))?;
+        copy_private(&entry.path(), &to.join(&name))?;
     }
     Ok(())
 }
 
-/// Copies the file `from` to `to` and flushes the copy to disk.
-fn copy_file(from: &Path, to: &Path) -> Result<(), String> {
-    fs::copy(from, to).map_err(|e| format!("cannot copy {}: {e}", from.display()))?;
-    sync_file(to)
+/// Copies the file `from` to the new file `to`, private to its owner from the start (not with
+/// `from`'s mode, as `fs::copy` would), and flushes it to disk.
+fn copy_private(from: &Path, to: &Path) -> Result<(), String> {
+    let mut source =
+        File::open(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+    let mut target =
+        private_file(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    std::io::copy(&mut source, &mut target)
+        .and_then(|_| target.sync_all())
+        .map_err(|e| format!("cannot copy {}: {e}", from.display()))
 }
 
 fn folder_bytes(folder: &Path) -> Result<u64, String> {
@@ -163,13 +173,13 @@ fn folder_bytes(folder: &Path) -> Result<u64, String> {
     Ok(total)
 }
 
-/// The folder `path` is in (`.` for a bare name), created when missing.
+/// The folder `path` is in (`.` for a bare name), created (private) when missing.
 fn folder_of(path: &Path) -> Result<&Path, String> {
     let folder = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    fs::create_dir_all(folder)
+    private_dir(folder)
         .map_err(|e| format!("cannot create the folder {}: {e}", folder.display()))?;
     Ok(folder)
 }
@@ -195,7 +205,7 @@ impl Staging {
             ".{name}.partial-{}",
             crate::primitives::random_hex(6)
         ));
-        fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        private_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         Ok(Staging { path })
     }
 
@@ -224,12 +234,13 @@ impl ServeLock {
     pub fn acquire(db_path: &Path) -> Result<ServeLock, String> {
         let path = lock_path(db_path);
         folder_of(&path)?;
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| format!("cannot open the lock file {}: {e}", path.display()))?;
+        let file = match private_file(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                File::options().write(true).open(&path)
+            }
+            created => created,
+        }
+        .map_err(|e| format!("cannot open the lock file {}: {e}", path.display()))?;
         match file.try_lock() {
             Ok(()) => Ok(ServeLock { _file: file }),
             Err(fs::TryLockError::WouldBlock) => Err(format!(
@@ -266,7 +277,7 @@ pub fn restore(from: &Path, db_path: &Path, stamp: &str) -> Result<(), String> {
     }
     let folder = folder_of(db_path)?;
     let staging = Staging::new(db_path)?;
-    copy_file(&backup_db, &staging.path.join(DB_FILE))?;
+    copy_private(&backup_db, &staging.path.join(DB_FILE))?;
     copy_media(&from.join(MEDIA), &staging.path.join(MEDIA))?;
     let media = media_folder(db_path);
     let suffix = free_suffix(db_path, &media, stamp);
@@ -353,15 +364,17 @@ fn swap(staging: &Path, db_path: &Path, media: &Path, suffix: &str) -> Result<()
                 kept.display()
             )
         })?;
-        undo.0.push(Step::Made(kept));
+        undo.0.push(Step::Made(kept.clone()));
+        restrict(&kept).map_err(|e| format!("cannot make {} private: {e}", kept.display()))?;
     }
     if media.exists() {
         let kept = media.with_file_name(format!("media.{suffix}"));
         fs::rename(media, &kept).map_err(|e| format!("cannot move the media folder aside: {e}"))?;
         undo.0.push(Step::Moved {
             from: media.to_path_buf(),
-            to: kept,
+            to: kept.clone(),
         });
+        restrict(&kept).map_err(|e| format!("cannot make {} private: {e}", kept.display()))?;
     }
     let staged_media = staging.join(MEDIA);
     fs::rename(&staged_media, media)
@@ -701,6 +714,33 @@ mod tests {
             assert_eq!(names(&folder), before, "{}", from.display());
         }
         assert_eq!(users(&path), 1);
+    }
+
+    #[test]
+    fn backups_and_what_restore_keeps_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let dir = tempfile::tempdir().unwrap();
+        let (path, conn) = live(dir.path());
+        fs::create_dir_all(media_folder(&path)).unwrap();
+        fs::write(media_folder(&path).join("m_1"), b"jpeg").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        let to = dir.path().join("new/backups/b1");
+        snapshot(&conn, &path, &to).unwrap();
+        drop(conn);
+        for folder in [&dir.path().join("new"), &to, &to.join(MEDIA)] {
+            assert_eq!(mode(folder), 0o700, "{}", folder.display());
+        }
+        for file in [to.join(DB_FILE), to.join("media/m_1")] {
+            assert_eq!(mode(&file), 0o600, "{}", file.display());
+        }
+        restore(&to, &path, "s").unwrap();
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&media_folder(&path)), 0o700);
+        assert_eq!(mode(&media_folder(&path).join("m_1")), 0o600);
+        assert_eq!(mode(&sibling(&path, ".before-restore-s")), 0o600);
+        assert_eq!(mode(&path.with_file_name("media.before-restore-s")), 0o700);
+        assert_eq!(mode(&lock_path(&path)), 0o600);
     }
 
     #[test]

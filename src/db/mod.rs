@@ -54,7 +54,8 @@ pub const INTEGRITY_BUDGET: Duration = Duration::from_secs(5);
 /// How a database file is opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Open {
-    /// Create the file (and its folder) when it is missing: `serve` and `init`.
+    /// Create the file (and its folder) when it is missing, private to its owner: `serve` and
+    /// `init`.
     Create,
     /// The file must exist: every other command, so a wrong path never yields an empty database.
     Existing,
@@ -107,12 +108,7 @@ impl Db {
                 ))
             }
             Open::Existing => {}
-            Open::Create => {
-                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(dir)
-                        .map_err(|e| format!("cannot create the folder {}: {e}", dir.display()))?;
-                }
-            }
+            Open::Create => create_private(path)?,
         }
         let mut writer = open_connection(path)
             .map_err(|e| format!("cannot open the database at {shown}: {}", sentence(&e)))?;
@@ -491,6 +487,24 @@ pub fn media_folder(db_path: &Path) -> PathBuf {
     db_path.parent().unwrap_or(Path::new(".")).join("media")
 }
 
+/// Creates the database file at `path` when it is missing, and its folder when that is missing
+/// too, private to their owner whatever the umask (SQLite gives the file's write-ahead log
+/// and shared memory the file's own mode).
+fn create_private(path: &Path) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        crate::primitives::private_dir(dir)
+            .map_err(|e| format!("cannot create the folder {}: {e}", dir.display()))?;
+    }
+    match crate::primitives::private_file(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(format!(
+            "cannot create the database {}: {e}",
+            path.display()
+        )),
+    }
+}
+
 /// Takes a backup of a database with tables into `dir` when migrations are pending for it.
 fn backup_before_migrating(conn: &Connection, path: &Path, dir: &Path) -> Result<(), String> {
     let from = schema::current(conn).map_err(|e| sentence(&e))?;
@@ -621,6 +635,20 @@ mod tests {
         assert!(!path.exists());
         Db::open(&path, Open::Create).unwrap();
         assert!(path.exists());
+    }
+
+    #[test]
+    fn a_created_database_its_folder_log_and_shared_memory_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data").join("p.db");
+        let db = Db::open(&path, Open::Create).unwrap();
+        db.write_blocking(|tx| schema::stamp_version(tx)).unwrap();
+        assert_eq!(mode(path.parent().unwrap()), 0o700);
+        for file in ["p.db", "p.db-wal", "p.db-shm"] {
+            assert_eq!(mode(&dir.path().join("data").join(file)), 0o600, "{file}");
+        }
     }
 
     #[test]

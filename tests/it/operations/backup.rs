@@ -2,6 +2,7 @@
 //! serves and atomic once it stopped, `restore` and `check` refusing what `serve` would
 //! refuse, scheduled backups with rotation, and the backup taken before a migration.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -184,6 +185,14 @@ fn scheduled_backups_run_when_due_and_keep_the_newest() {
     }
     let kept = adcab::db::backup::scheduled(&dir);
     assert_eq!(kept.len(), 2, "{kept:?}");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    for (path, private) in [
+        (dir.clone(), 0o700),
+        (kept[1].clone(), 0o700),
+        (kept[1].join("adcab.db"), 0o600),
+    ] {
+        assert_eq!(mode(&path), private, "{}", path.display());
+    }
     assert!(kept[1].ends_with(adcab::db::backup::name(
         adcab::db::backup::Kind::Scheduled,
         &adcab::db::backup::stamp(day(3))
