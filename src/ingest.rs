@@ -66,19 +66,24 @@ struct Job {
     answer: oneshot::Sender<Result<Vec<Outcome>, StoreError>>,
 }
 
-/// The handle requests use; the writer thread ends when the last handle is dropped.
+/// The handle requests use; dropping it ends the writer thread and waits for it.
 pub struct Ingest {
-    jobs: mpsc::Sender<Job>,
+    /// Taken when dropped, which closes the queue.
+    jobs: Option<mpsc::Sender<Job>>,
+    writer: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Ingest {
     pub fn start(db: Db, metrics: Arc<Metrics>) -> Ingest {
         let (jobs, queue) = mpsc::channel(QUEUE);
-        std::thread::Builder::new()
+        let writer = std::thread::Builder::new()
             .name("adcab-ingest".into())
             .spawn(move || writer(db, &metrics, queue))
             .expect("the ingest writer thread starts");
-        Ingest { jobs }
+        Ingest {
+            jobs: Some(jobs),
+            writer: Some(writer),
+        }
     }
 
     /// Records the events (already checked) once they are committed, one outcome per event
@@ -94,7 +99,8 @@ impl Ingest {
             events,
             answer,
         };
-        match self.jobs.send_timeout(job, QUEUE_WAIT).await {
+        let jobs = self.jobs.as_ref().expect("the queue is open until dropped");
+        match jobs.send_timeout(job, QUEUE_WAIT).await {
             Ok(()) => {}
             Err(mpsc::error::SendTimeoutError::Timeout(_)) => return Err(StoreError::Busy),
             Err(mpsc::error::SendTimeoutError::Closed(_)) => {
@@ -104,6 +110,18 @@ impl Ingest {
         answered
             .await
             .map_err(|_| StoreError::Failed("the ingest writer dropped a request".into()))?
+    }
+}
+
+/// Closes the queue and waits for the writer to finish the group in hand (none once the
+/// server has answered every request), so that a stopped server no longer has the database
+/// open: a restore right after it stops is not refused for this thread's connections.
+impl Drop for Ingest {
+    fn drop(&mut self) {
+        drop(self.jobs.take());
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
     }
 }
 

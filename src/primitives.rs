@@ -1,7 +1,11 @@
-//! Owns the small pieces every layer uses: hex, form encoding and decoding, SHA-256 digests, random tokens
-//! and the wall clock in unix seconds (transport time for rate windows and webhook signatures; business
-//! time is the service clock in `clock.rs`).
+//! Owns the small pieces every layer uses: hex, form encoding and decoding, SHA-256 digests, random tokens,
+//! the wall clock in unix seconds (transport time for rate windows and webhook signatures; business
+//! time is the service clock in `clock.rs`), and files and folders only their owner can read.
 
+use std::fs::{self, File, Permissions};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
@@ -86,9 +90,76 @@ pub fn unix_now_f64() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// The mode of every folder adcab creates: only its owner enters it.
+const PRIVATE_DIR: u32 = 0o700;
+/// The mode of every file adcab creates: only its owner reads and writes it.
+const PRIVATE_FILE: u32 = 0o600;
+
+/// Creates the folder `dir` and its missing parents, each only its owner can enter (0700)
+/// whatever the umask. Folders already there are left as they are (the operator's choice).
+pub fn private_dir(dir: &Path) -> io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        private_dir(parent)?;
+    }
+    match fs::DirBuilder::new().mode(PRIVATE_DIR).create(dir) {
+        Ok(()) => restrict(dir),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Creates the new file `path` (an error when it exists), readable and writable only by its
+/// owner (0600) whatever the umask.
+pub fn private_file(path: &Path) -> io::Result<File> {
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(PRIVATE_FILE)
+        .open(path)?;
+    file.set_permissions(Permissions::from_mode(PRIVATE_FILE))?;
+    Ok(file)
+}
+
+/// Makes an existing folder (0700) or file (0600) private to its owner.
+pub fn restrict(path: &Path) -> io::Result<()> {
+    let mode = if path.is_dir() {
+        PRIVATE_DIR
+    } else {
+        PRIVATE_FILE
+    };
+    fs::set_permissions(path, Permissions::from_mode(mode))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn mode(path: &Path) -> u32 {
+        fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn private_paths_ignore_a_permissive_umask_and_leave_existing_folders_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::set_permissions(dir.path(), Permissions::from_mode(0o755)).unwrap();
+        let deep = dir.path().join("a/b");
+        private_dir(&deep).unwrap();
+        assert_eq!(mode(&dir.path().join("a")), 0o700, "a created parent");
+        assert_eq!(mode(&deep), 0o700);
+        assert_eq!(mode(dir.path()), 0o755, "a folder already there");
+        private_dir(&deep).unwrap();
+        let file = deep.join("f");
+        private_file(&file).unwrap();
+        assert_eq!(mode(&file), 0o600);
+        let again = private_file(&file).unwrap_err();
+        assert_eq!(again.kind(), io::ErrorKind::AlreadyExists);
+        fs::set_permissions(&file, Permissions::from_mode(0o644)).unwrap();
+        restrict(&file).unwrap();
+        assert_eq!(mode(&file), 0o600);
+    }
 
     #[test]
     fn sha256_matches_a_known_vector() {

@@ -108,15 +108,7 @@ impl Secrets {
 /// Writes a new file readable only by its owner.
 fn write_private(file: &Path, text: &str) -> Result<(), String> {
     use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut f = options
-        .open(file)
+    let mut f = crate::primitives::private_file(file)
         .map_err(|e| format!("cannot create {}: {e}", file.display()))?;
     f.write_all(text.as_bytes())
         .and_then(|_| f.sync_all())

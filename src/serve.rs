@@ -13,15 +13,16 @@ use crate::services::Services;
 use crate::{db, http, notify, scheduler, store, sync, systemd, upkeep, webhooks, worker};
 
 /// Serves the API on `listener` until `shutdown` resolves; in-flight requests finish first.
-/// The database's serve lock is held throughout (a restore refuses to run under it). Work a
-/// previous process left half-done is recovered first; only then does it log that it is
-/// serving.
+/// The database's serve lock is held throughout (a restore refuses to run under it). A
+/// database with a damaged page is refused; work a previous process left half-done is
+/// recovered; only then does it log that it is serving.
 pub async fn run(
     services: Services,
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), String> {
     let _lock = ServeLock::acquire(services.db.path())?;
+    check_integrity(&services).await?;
     recover(&services).await?;
     let metrics_listener = match services.config.metrics.listen.as_str() {
         "" => None,
@@ -79,6 +80,22 @@ pub async fn run(
         if let Err(e) = task.await {
             tracing::error!(error = %e, "a background loop ended abnormally");
         }
+    }
+    Ok(())
+}
+
+/// SQLite's quick check of the database (remembered when `adcab serve` ran it before its first
+/// write): damage refuses the start; a check that ran out of time is logged and served.
+async fn check_integrity(services: &Services) -> Result<(), String> {
+    let db = services.db.clone();
+    match db::blocking(move || db.check_integrity()).await?? {
+        db::schema::Integrity::Intact { took } => {
+            tracing::info!(ms = took.as_millis() as u64, "quick check: no damaged page")
+        }
+        db::schema::Integrity::Unfinished { budget } => tracing::warn!(
+            seconds = budget.as_secs(),
+            "quick check: not every page was checked in time; `adcab check` reads them all"
+        ),
     }
     Ok(())
 }

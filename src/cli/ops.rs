@@ -12,15 +12,15 @@ use crate::db::backup;
 use crate::db::{Db, Open};
 
 /// `adcab check`: the config loaded (or `main` already refused it); the database is read
-/// without being changed. Exits non-zero when the file is missing, damaged or newer than
-/// this adcab.
+/// without being changed. Exits non-zero, the reason in `error`, on a database `serve` would
+/// refuse: missing, damaged, not an adcab database, newer than this adcab, a table missing.
 pub fn check(config: &Config) -> ExitCode {
     let path = &config.storage.path;
     let found = match crate::db::schema::inspect(path) {
         Ok(found) => found,
         Err(e) => return fail(e),
     };
-    let answer = json!({
+    let mut answer = json!({
         "config": "ok",
         "database": {
             "path": path.display().to_string(),
@@ -28,22 +28,14 @@ pub fn check(config: &Config) -> ExitCode {
             "integrity": found.integrity,
         },
     });
-    println!("{answer}");
-    if found.sound() {
+    let Some(problem) = found.refused else {
+        println!("{answer}");
         return ExitCode::SUCCESS;
-    }
-    if found.schema > crate::db::schema::version() {
-        eprintln!(
-            "the database's schema {} is newer than this adcab knows ({})",
-            found.schema,
-            crate::db::schema::version()
-        );
-    } else {
-        eprintln!(
-            "the database failed its integrity check: {}",
-            found.integrity
-        );
-    }
+    };
+    let sentence = format!("the database at {}: {problem}", path.display());
+    answer["error"] = json!(sentence);
+    println!("{answer}");
+    eprintln!("adcab: {sentence}");
     ExitCode::FAILURE
 }
 

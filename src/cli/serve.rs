@@ -28,9 +28,13 @@ fn init_logging(log: &LogConfig) {
 /// ceiling keeps any slip in that reckoning from growing threads without end.
 const BLOCKING_THREADS: usize = 128;
 
-/// `adcab serve`: logging as `[log]` says, then the API until SIGTERM or SIGINT.
+/// `adcab serve`: logging as `[log]` says, then the API until SIGTERM or SIGINT. A database
+/// with a damaged page is refused before `serve` writes to it.
 pub fn serve(services: Services) -> ExitCode {
     init_logging(&services.config.log);
+    if let Err(e) = services.db.check_integrity() {
+        return fail(e);
+    }
     if let Err(e) = services.db.check_writable() {
         return fail(e);
     }

@@ -4,7 +4,9 @@
 //! lock a serving process holds so that a restore never runs under it; and the rotation of
 //! scheduled backups.
 //!
-//! A backup is a folder: `adcab.db` and `media/`, copied off the box as one.
+//! A backup is a folder: `adcab.db` and `media/`, copied off the box as one. It holds password
+//! hashes and webhook secrets, so every folder and file made here is private to its owner
+//! (0700, 0600), whatever the umask.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File};
@@ -14,6 +16,7 @@ use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
 
 use super::{media_folder, schema, sentence, PARTIAL_UPLOAD};
+use crate::primitives::{private_dir, private_file, restrict};
 
 /// The database's name inside a backup folder.
 pub const DB_FILE: &str = "adcab.db";
@@ -70,7 +73,8 @@ pub fn snapshot(source: &Connection, db_path: &Path, to: &Path) -> Result<Report
     copy_media(&media_folder(db_path), &staging.path.join(MEDIA))?;
     let copy = Connection::open_with_flags(&copy_path, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .map_err(|e| format!("cannot open the copy: {}", sentence(&e)))?;
-    let integrity = integrity(&copy)?;
+    let integrity = schema::integrity_check(&copy)
+        .map_err(|e| format!("cannot run the integrity check: {}", sentence(&e)))?;
     if integrity != "ok" {
         return Err(format!("the copy failed its integrity check: {integrity}"));
     }
@@ -91,6 +95,7 @@ pub fn snapshot(source: &Connection, db_path: &Path, to: &Path) -> Result<Report
 /// Copies every page of `source` into a new file at `to`, and counts the rows, in one read
 /// transaction. Returns the counts.
 fn copy_database(source: &Connection, to: &Path) -> Result<BTreeMap<String, i64>, String> {
+    private_file(to).map_err(|e| format!("cannot create the copy: {e}"))?;
     let mut dest = Connection::open(to).map_err(|e| format!("cannot create the copy: {e}"))?;
     source
         .execute_batch("BEGIN")
@@ -120,9 +125,9 @@ fn copy_database(source: &Connection, to: &Path) -> Result<BTreeMap<String, i64>
     Ok(counts)
 }
 
-/// Copies the media files (uploads still being received aside) into `to`.
+/// Copies the media files (uploads still being received aside) into the new folder `to`.
 fn copy_media(from: &Path, to: &Path) -> Result<(), String> {
-    fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    private_dir(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
     let entries = match fs::read_dir(from) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -135,23 +140,21 @@ fn copy_media(from: &Path, to: &Path) -> Result<(), String> {
         if !is_file || name.to_string_lossy().starts_with(PARTIAL_UPLOAD) {
             continue;
         }
-        let target = to.join(&name);
-        fs::copy(entry.path(), &target)
-            .map_err(|e| format!("cannot copy {}: {e}", entry.path().display()))?;
-        sync_file(&target)?;
+        copy_private(&entry.path(), &to.join(&name))?;
     }
     Ok(())
 }
 
-fn integrity(conn: &Connection) -> Result<String, String> {
-    let found: Vec<String> = conn
-        .prepare("PRAGMA integrity_check(10)")
-        .and_then(|mut s| {
-            s.query_map([], |r| r.get::<_, String>(0))?
-                .collect::<rusqlite::Result<_>>()
-        })
-        .map_err(|e| format!("cannot run the integrity check: {}", sentence(&e)))?;
-    Ok(found.join("; "))
+/// Copies the file `from` to the new file `to`, private to its owner from the start (not with
+/// `from`'s mode, as `fs::copy` would), and flushes it to disk.
+fn copy_private(from: &Path, to: &Path) -> Result<(), String> {
+    let mut source =
+        File::open(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+    let mut target =
+        private_file(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    std::io::copy(&mut source, &mut target)
+        .and_then(|_| target.sync_all())
+        .map_err(|e| format!("cannot copy {}: {e}", from.display()))
 }
 
 fn folder_bytes(folder: &Path) -> Result<u64, String> {
@@ -170,13 +173,13 @@ fn folder_bytes(folder: &Path) -> Result<u64, String> {
     Ok(total)
 }
 
-/// The folder `path` is in (`.` for a bare name), created when missing.
+/// The folder `path` is in (`.` for a bare name), created (private) when missing.
 fn folder_of(path: &Path) -> Result<&Path, String> {
     let folder = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    fs::create_dir_all(folder)
+    private_dir(folder)
         .map_err(|e| format!("cannot create the folder {}: {e}", folder.display()))?;
     Ok(folder)
 }
@@ -202,7 +205,7 @@ impl Staging {
             ".{name}.partial-{}",
             crate::primitives::random_hex(6)
         ));
-        fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        private_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         Ok(Staging { path })
     }
 
@@ -231,12 +234,13 @@ impl ServeLock {
     pub fn acquire(db_path: &Path) -> Result<ServeLock, String> {
         let path = lock_path(db_path);
         folder_of(&path)?;
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| format!("cannot open the lock file {}: {e}", path.display()))?;
+        let file = match private_file(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                File::options().write(true).open(&path)
+            }
+            created => created,
+        }
+        .map_err(|e| format!("cannot open the lock file {}: {e}", path.display()))?;
         match file.try_lock() {
             Ok(()) => Ok(ServeLock { _file: file }),
             Err(fs::TryLockError::WouldBlock) => Err(format!(
@@ -258,74 +262,153 @@ fn lock_path(db_path: &Path) -> PathBuf {
 }
 
 /// Puts the backup folder `from` in place of the database at `db_path` and its media folder.
-/// Refuses while a server holds the database, and a backup that is damaged or was written by
-/// a newer adcab. The database file is swapped in one rename; the one it replaces is kept as
-/// `<db>.before-restore-<time>`, and the media folder it replaces as `media.before-restore-<time>`.
+/// Refuses while a server holds the database or another process has it open, and a backup
+/// `serve` would refuse (damaged, not an adcab database, written by a newer adcab, a table
+/// missing). The backup is copied beside the database first; the database file is swapped in
+/// with one rename. The one it replaces is kept as `<db>.before-restore-<time>`, and the media
+/// folder it replaces as `media.before-restore-<time>` (`<time>-2`, `-3`, ... when a restore of
+/// the same second kept one already). A failed restore leaves the files as they were and no
+/// copy behind.
 pub fn restore(from: &Path, db_path: &Path, stamp: &str) -> Result<(), String> {
     let _lock = ServeLock::acquire(db_path)?;
     let backup_db = from.join(DB_FILE);
-    let found = schema::inspect(&backup_db)?;
-    if found.integrity != "ok" {
-        return Err(format!(
-            "the backup {} failed its integrity check: {}",
-            backup_db.display(),
-            found.integrity
-        ));
-    }
-    if found.schema > schema::version() {
-        return Err(format!(
-            "the backup's schema version {} is newer than this adcab knows (up to {})",
-            found.schema,
-            schema::version()
-        ));
+    if let Some(problem) = schema::inspect(&backup_db)?.refused {
+        return Err(format!("the backup {}: {problem}", backup_db.display()));
     }
     let folder = folder_of(db_path)?;
-    let incoming = sibling(db_path, &format!(".restore-{stamp}"));
-    fs::copy(&backup_db, &incoming)
-        .map_err(|e| format!("cannot copy {}: {e}", backup_db.display()))?;
-    sync_file(&incoming)?;
+    let staging = Staging::new(db_path)?;
+    copy_private(&backup_db, &staging.path.join(DB_FILE))?;
+    copy_media(&from.join(MEDIA), &staging.path.join(MEDIA))?;
     let media = media_folder(db_path);
-    let incoming_media = media.with_file_name(format!(".media.restore-{stamp}"));
-    copy_media(&from.join(MEDIA), &incoming_media)?;
+    let suffix = free_suffix(db_path, &media, stamp);
+    let current = if db_path.exists() {
+        Some(take_over(db_path)?)
+    } else {
+        None
+    };
+    swap(&staging.path, db_path, &media, &suffix)?;
+    drop(current);
+    File::open(folder)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| format!("cannot flush {}: {e}", folder.display()))
+}
+
+/// `before-restore-<stamp>`, with `-2`, `-3`, ... added when a kept database or media folder
+/// already has that name (two restores within one second; restores never run at once, since
+/// each holds the serve lock).
+fn free_suffix(db_path: &Path, media: &Path, stamp: &str) -> String {
+    (1..)
+        .map(|n| match n {
+            1 => format!("before-restore-{stamp}"),
+            n => format!("before-restore-{stamp}-{n}"),
+        })
+        .find(|suffix| {
+            !sibling(db_path, &format!(".{suffix}")).exists()
+                && !media.with_file_name(format!("media.{suffix}")).exists()
+        })
+        .expect("some counter is free")
+}
+
+/// Takes the database at `db_path` for the restore: an exclusive lock on the file itself,
+/// which SQLite grants only when no other connection (of any process) has the database open,
+/// not even an idle one; then its write-ahead log is copied into it and removed, so that no
+/// log of the replaced database is ever read against the restored one. The lock is held until
+/// the returned connection is dropped.
+fn take_over(db_path: &Path) -> Result<Connection, String> {
+    let conn = Connection::open_with_flags(db_path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+        .map_err(|e| format!("cannot open the database: {}", sentence(&e)))?;
+    let taken = conn.busy_timeout(std::time::Duration::ZERO).and_then(|()| {
+        conn.execute_batch(
+            "PRAGMA locking_mode = EXCLUSIVE;
+             BEGIN EXCLUSIVE; SELECT COUNT(*) FROM sqlite_master; COMMIT;",
+        )
+    });
+    match taken {
+        Err(e)
+            if matches!(
+                e.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            ) =>
+        {
+            return Err(
+                "another process has the database open (a panel command, a script, sqlite3); stop it first"
+                    .into(),
+            )
+        }
+        Err(e) => return Err(format!("cannot lock the database: {}", sentence(&e))),
+        Ok(()) => {}
+    }
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0))
+        .map_err(|e| format!("cannot settle the database's log: {}", sentence(&e)))?;
+    if mode != "delete" {
+        return Err(format!(
+            "cannot settle the database's log (its journal stayed {mode})"
+        ));
+    }
+    for suffix in ["-wal", "-shm"] {
+        let _ = fs::remove_file(sibling(db_path, suffix));
+    }
+    Ok(conn)
+}
+
+/// Moves the staged database and media (`staging/adcab.db`, `staging/media`) in place of the
+/// live ones, keeping those under `suffix`. A step that fails undoes the steps before it.
+fn swap(staging: &Path, db_path: &Path, media: &Path, suffix: &str) -> Result<(), String> {
+    let mut undo = Undo::default();
     if db_path.exists() {
-        settle_wal(db_path)?;
-        let kept = sibling(db_path, &format!(".before-restore-{stamp}"));
+        let kept = sibling(db_path, &format!(".{suffix}"));
         fs::hard_link(db_path, &kept).map_err(|e| {
             format!(
                 "cannot keep the current database as {}: {e}",
                 kept.display()
             )
         })?;
+        undo.0.push(Step::Made(kept.clone()));
+        restrict(&kept).map_err(|e| format!("cannot make {} private: {e}", kept.display()))?;
     }
     if media.exists() {
-        let kept = media.with_file_name(format!("media.before-restore-{stamp}"));
-        fs::rename(&media, &kept)
-            .map_err(|e| format!("cannot move the media folder aside: {e}"))?;
+        let kept = media.with_file_name(format!("media.{suffix}"));
+        fs::rename(media, &kept).map_err(|e| format!("cannot move the media folder aside: {e}"))?;
+        undo.0.push(Step::Moved {
+            from: media.to_path_buf(),
+            to: kept.clone(),
+        });
+        restrict(&kept).map_err(|e| format!("cannot make {} private: {e}", kept.display()))?;
     }
-    fs::rename(&incoming_media, &media)
+    let staged_media = staging.join(MEDIA);
+    fs::rename(&staged_media, media)
         .map_err(|e| format!("cannot put the media folder in place: {e}"))?;
-    fs::rename(&incoming, db_path).map_err(|e| format!("cannot put the database in place: {e}"))?;
-    File::open(folder)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| format!("cannot flush {}: {e}", folder.display()))
+    undo.0.push(Step::Moved {
+        from: staged_media,
+        to: media.to_path_buf(),
+    });
+    fs::rename(staging.join(DB_FILE), db_path)
+        .map_err(|e| format!("cannot put the database in place: {e}"))?;
+    undo.0.clear();
+    Ok(())
 }
 
-/// Moves everything in the database's write-ahead log into the file and removes the log, so
-/// no log of the replaced database is ever read against the restored one. Refuses when
-/// another connection holds the log open (a process still using the database).
-fn settle_wal(db_path: &Path) -> Result<(), String> {
-    let conn = Connection::open(db_path).map_err(|e| format!("cannot open the database: {e}"))?;
-    let busy: i64 = conn
-        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))
-        .map_err(|e| format!("cannot settle the database's log: {}", sentence(&e)))?;
-    if busy != 0 {
-        return Err("another process is using the database; stop it first".into());
+/// What a swap did so far, undone (newest first) when it is dropped before the swap ends.
+#[derive(Default)]
+struct Undo(Vec<Step>);
+
+enum Step {
+    /// A new name was made for a file: removed again.
+    Made(PathBuf),
+    /// A folder was moved: moved back.
+    Moved { from: PathBuf, to: PathBuf },
+}
+
+impl Drop for Undo {
+    fn drop(&mut self) {
+        for step in self.0.drain(..).rev() {
+            let _ = match step {
+                Step::Made(path) => fs::remove_file(path),
+                Step::Moved { from, to } => fs::rename(to, from),
+            };
+        }
     }
-    drop(conn);
-    for suffix in ["-wal", "-shm"] {
-        let _ = fs::remove_file(sibling(db_path, suffix));
-    }
-    Ok(())
 }
 
 fn sibling(path: &Path, suffix: &str) -> PathBuf {
@@ -477,11 +560,187 @@ mod tests {
         let (path, conn) = live(dir.path());
         let to = dir.path().join("b1");
         snapshot(&conn, &path, &to).unwrap();
+        drop(conn);
         let held = ServeLock::acquire(&path).unwrap();
         let err = restore(&to, &path, "x").unwrap_err();
         assert!(err.contains("a server holds the database"), "{err}");
         drop(held);
         restore(&to, &path, "y").unwrap();
+    }
+
+    /// The names in a folder, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut found: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        found.sort();
+        found
+    }
+
+    fn users(path: &Path) -> i64 {
+        Connection::open(path)
+            .unwrap()
+            .query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn restore_refuses_while_another_connection_has_the_database_open_and_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, conn) = live(dir.path());
+        fs::create_dir_all(media_folder(&path)).unwrap();
+        let to = dir.path().join("b1");
+        snapshot(&conn, &path, &to).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (email, plan, subscription, created_at) VALUES ('b@x', 'agency', 'active', '2026-01-01T00:00:00Z')",
+        )
+        .unwrap();
+        drop(conn);
+        ServeLock::acquire(&path).map(drop).unwrap();
+        let reader = super::super::open_connection(&path).unwrap();
+        reader
+            .execute_batch("BEGIN; SELECT COUNT(*) FROM users;")
+            .unwrap();
+        let folder = path.parent().unwrap();
+        let before = names(folder);
+        let err = restore(&to, &path, "20260101T000000Z").unwrap_err();
+        assert!(
+            err.contains("another process has the database open"),
+            "{err}"
+        );
+        reader.execute_batch("COMMIT").unwrap();
+        let err = restore(&to, &path, "20260101T000000Z").unwrap_err();
+        assert!(err.contains("has the database open"), "an idle one: {err}");
+        assert_eq!(names(folder), before, "no copy left behind");
+        assert_eq!(users(&path), 2, "the database is untouched");
+
+        drop(reader);
+        restore(&to, &path, "20260101T000000Z").unwrap();
+        assert_eq!(users(&path), 1);
+    }
+
+    #[test]
+    fn two_restores_within_one_second_keep_both_replaced_databases() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, conn) = live(dir.path());
+        fs::create_dir_all(media_folder(&path)).unwrap();
+        fs::write(media_folder(&path).join("m_1"), b"jpeg").unwrap();
+        let to = dir.path().join("b1");
+        snapshot(&conn, &path, &to).unwrap();
+        drop(conn);
+        let stamp = "20260101T000000Z";
+        restore(&to, &path, stamp).unwrap();
+        restore(&to, &path, stamp).unwrap();
+        let folder = path.parent().unwrap();
+        assert_eq!(
+            names(folder),
+            [
+                "adcab.db",
+                "adcab.db.before-restore-20260101T000000Z",
+                "adcab.db.before-restore-20260101T000000Z-2",
+                "adcab.db.lock",
+                "media",
+                "media.before-restore-20260101T000000Z",
+                "media.before-restore-20260101T000000Z-2",
+            ]
+        );
+        assert_eq!(fs::read(media_folder(&path).join("m_1")).unwrap(), b"jpeg");
+        assert_eq!(
+            users(&path.with_file_name("adcab.db.before-restore-20260101T000000Z-2")),
+            1
+        );
+    }
+
+    #[test]
+    fn restore_refuses_an_empty_foreign_or_incomplete_backup_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, conn) = live(dir.path());
+        let good = dir.path().join("good");
+        snapshot(&conn, &path, &good).unwrap();
+        drop(conn);
+        ServeLock::acquire(&path).map(drop).unwrap();
+        let folder = path.parent().unwrap().to_path_buf();
+        let before = names(&folder);
+        let backup = |name: &str, make: &dyn Fn(&Path)| {
+            let b = dir.path().join(name);
+            fs::create_dir_all(&b).unwrap();
+            make(&b.join(DB_FILE));
+            b
+        };
+        let cases = [
+            (
+                backup("empty", &|db| fs::write(db, b"").unwrap()),
+                "no adcab schema",
+            ),
+            (
+                backup("foreign", &|db| {
+                    Connection::open(db)
+                        .unwrap()
+                        .execute_batch(
+                            "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x');",
+                        )
+                        .unwrap()
+                }),
+                "no adcab schema",
+            ),
+            (
+                backup("incomplete", &|db| {
+                    fs::copy(good.join(DB_FILE), db).unwrap();
+                    Connection::open(db)
+                        .unwrap()
+                        .execute_batch("DROP TABLE campaigns")
+                        .unwrap()
+                }),
+                "table campaigns is missing",
+            ),
+            (
+                backup("newer", &|db| {
+                    fs::copy(good.join(DB_FILE), db).unwrap();
+                    Connection::open(db)
+                        .unwrap()
+                        .execute_batch(
+                            "INSERT INTO schema_migrations (version, applied_at) VALUES (99, 'x')",
+                        )
+                        .unwrap()
+                }),
+                "newer than this adcab knows",
+            ),
+        ];
+        for (from, said) in &cases {
+            let err = restore(from, &path, "20260101T000000Z").unwrap_err();
+            assert!(err.contains(said), "{}: {err}", from.display());
+            assert_eq!(names(&folder), before, "{}", from.display());
+        }
+        assert_eq!(users(&path), 1);
+    }
+
+    #[test]
+    fn backups_and_what_restore_keeps_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let dir = tempfile::tempdir().unwrap();
+        let (path, conn) = live(dir.path());
+        fs::create_dir_all(media_folder(&path)).unwrap();
+        fs::write(media_folder(&path).join("m_1"), b"jpeg").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        let to = dir.path().join("new/backups/b1");
+        snapshot(&conn, &path, &to).unwrap();
+        drop(conn);
+        for folder in [&dir.path().join("new"), &to, &to.join(MEDIA)] {
+            assert_eq!(mode(folder), 0o700, "{}", folder.display());
+        }
+        for file in [to.join(DB_FILE), to.join("media/m_1")] {
+            assert_eq!(mode(&file), 0o600, "{}", file.display());
+        }
+        restore(&to, &path, "s").unwrap();
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&media_folder(&path)), 0o700);
+        assert_eq!(mode(&media_folder(&path).join("m_1")), 0o600);
+        assert_eq!(mode(&sibling(&path, ".before-restore-s")), 0o600);
+        assert_eq!(mode(&path.with_file_name("media.before-restore-s")), 0o700);
+        assert_eq!(mode(&lock_path(&path)), 0o600);
     }
 
     #[test]

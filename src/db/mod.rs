@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, Transaction};
@@ -46,11 +46,16 @@ const AUTOCHECKPOINT_PAGES: i64 = 20_000;
 const MMAP_BYTES: i64 = 16 << 30;
 /// How often `serve` copies the write-ahead log into the database.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+/// How long the quick check at start may read the file. A small database is read whole in
+/// well under a second; on a large one (several GB) the check stops here, so that a start
+/// never waits long for it, and says it did not finish.
+pub const INTEGRITY_BUDGET: Duration = Duration::from_secs(5);
 
 /// How a database file is opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Open {
-    /// Create the file (and its folder) when it is missing: `serve` and `init`.
+    /// Create the file (and its folder) when it is missing, private to its owner: `serve` and
+    /// `init`.
     Create,
     /// The file must exist: every other command, so a wrong path never yields an empty database.
     Existing,
@@ -74,6 +79,8 @@ struct Inner {
     /// request, the worker, the sync), which a yielding write gives way to as it does to the
     /// gate's queue.
     blocked: AtomicUsize,
+    /// What [`Db::check_integrity`] found, once it found no damage.
+    integrity: OnceLock<schema::Integrity>,
 }
 
 /// Idle read connections, and how many are open in all.
@@ -101,12 +108,7 @@ impl Db {
                 ))
             }
             Open::Existing => {}
-            Open::Create => {
-                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(dir)
-                        .map_err(|e| format!("cannot create the folder {}: {e}", dir.display()))?;
-                }
-            }
+            Open::Create => create_private(path)?,
         }
         let mut writer = open_connection(path)
             .map_err(|e| format!("cannot open the database at {shown}: {}", sentence(&e)))?;
@@ -127,6 +129,7 @@ impl Db {
                 write_gate: Gate::new(1, WRITE_QUEUE),
                 read_gate: Gate::new(READ_POOL, READ_QUEUE),
                 blocked: AtomicUsize::new(0),
+                integrity: OnceLock::new(),
             }),
         })
     }
@@ -160,6 +163,18 @@ impl Db {
                     self.path().display()
                 )
             })
+    }
+
+    /// SQLite's quick check of the file (every page's structure, at most [`INTEGRITY_BUDGET`]),
+    /// run once for this handle and remembered: `serve` runs it before its first write and its
+    /// readiness reports it. Damage, or a check that could not run, is an error naming the file.
+    pub fn check_integrity(&self) -> Result<schema::Integrity, String> {
+        if let Some(found) = self.inner.integrity.get() {
+            return Ok(*found);
+        }
+        let found = schema::quick_check(&self.inner.path, INTEGRITY_BUDGET)
+            .map_err(|e| format!("the database at {}: {e}", self.path().display()))?;
+        Ok(*self.inner.integrity.get_or_init(|| found))
     }
 
     /// Runs `f` on a read connection, off the async runtime. `Busy` when the read queue is
@@ -472,6 +487,24 @@ pub fn media_folder(db_path: &Path) -> PathBuf {
     db_path.parent().unwrap_or(Path::new(".")).join("media")
 }
 
+/// Creates the database file at `path` when it is missing, and its folder when that is missing
+/// too, private to their owner whatever the umask (SQLite gives the file's write-ahead log
+/// and shared memory the file's own mode).
+fn create_private(path: &Path) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        crate::primitives::private_dir(dir)
+            .map_err(|e| format!("cannot create the folder {}: {e}", dir.display()))?;
+    }
+    match crate::primitives::private_file(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(format!(
+            "cannot create the database {}: {e}",
+            path.display()
+        )),
+    }
+}
+
 /// Takes a backup of a database with tables into `dir` when migrations are pending for it.
 fn backup_before_migrating(conn: &Connection, path: &Path, dir: &Path) -> Result<(), String> {
     let from = schema::current(conn).map_err(|e| sentence(&e))?;
@@ -602,6 +635,20 @@ mod tests {
         assert!(!path.exists());
         Db::open(&path, Open::Create).unwrap();
         assert!(path.exists());
+    }
+
+    #[test]
+    fn a_created_database_its_folder_log_and_shared_memory_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data").join("p.db");
+        let db = Db::open(&path, Open::Create).unwrap();
+        db.write_blocking(|tx| schema::stamp_version(tx)).unwrap();
+        assert_eq!(mode(path.parent().unwrap()), 0o700);
+        for file in ["p.db", "p.db-wal", "p.db-shm"] {
+            assert_eq!(mode(&dir.path().join("data").join(file)), 0o600, "{file}");
+        }
     }
 
     #[test]

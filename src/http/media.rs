@@ -2,7 +2,8 @@
 //! bytes, at most 10 MB. The body is streamed to a temporary file in the media folder beside
 //! the database (never held in memory), within `server.body_timeout_ms`; the file is handed to
 //! the platform, kept under its token, and answered with the token, which only its cabinet
-//! accepts. A failed upload leaves no file behind.
+//! accepts. A failed upload leaves no file behind. The folder and its files are private to
+//! their owner.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -16,9 +17,9 @@ use super::error::ApiError;
 use super::response::Reply;
 use super::{write, AppState, Ctx};
 use crate::clock;
-use crate::db::{Db, PARTIAL_UPLOAD};
+use crate::db::{in_request, Db, PARTIAL_UPLOAD};
 use crate::domain::media::{boundary, sniff, MAX_FILE};
-use crate::primitives::random_hex;
+use crate::primitives::{private_dir, private_file, random_hex};
 use crate::store::media;
 
 /// What an upload gathers before each write to disk. `tokio::fs::File` copies every write
@@ -139,7 +140,8 @@ async fn receive(body: Incoming, boundary: String, folder: &Path) -> Result<Rece
         if field.name() != Some("file") {
             continue;
         }
-        tokio::fs::create_dir_all(folder)
+        let dir = folder.to_path_buf();
+        in_request(move || private_dir(&dir))
             .await
             .map_err(|e| ApiError::internal(format!("media folder {}: {e}", folder.display())))?;
         let file = Partial {
@@ -149,12 +151,12 @@ async fn receive(body: Incoming, boundary: String, folder: &Path) -> Result<Rece
         let disk_error = |e: std::io::Error| {
             ApiError::internal(format!("media file {}: {e}", file.path.display()))
         };
-        let mut out = tokio::io::BufWriter::with_capacity(
-            WRITE_BUFFER,
-            tokio::fs::File::create(&file.path)
-                .await
-                .map_err(disk_error)?,
-        );
+        let target = file.path.clone();
+        let created = in_request(move || private_file(&target))
+            .await
+            .map_err(disk_error)?;
+        let mut out =
+            tokio::io::BufWriter::with_capacity(WRITE_BUFFER, tokio::fs::File::from_std(created));
         let mut head = Vec::with_capacity(SIGNATURE);
         let mut size = 0usize;
         while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {

@@ -1,5 +1,5 @@
 //! `GET /healthz` and `GET /readyz`: answered without a key, outside the rate limits and the
-//! envelope; readiness names each check.
+//! envelope; readiness names each check, the quick check of the database at start among them.
 
 use crate::helpers::{spawn_app, Resp};
 
@@ -33,4 +33,9 @@ fn readiness_names_each_check() {
     }
     let schema = adcab::db::schema::version();
     assert_eq!(r.body["migrations"]["detail"], format!("schema {schema}"));
+    let database = r.body["database"]["detail"].as_str().unwrap();
+    assert!(
+        database.starts_with("takes writes; no damaged page at start (quick check, "),
+        "the quick check at start is reported: {database}"
+    );
 }

@@ -1,7 +1,8 @@
 //! `adcab backup` while the in-process server takes writes, `adcab restore` refused while it
-//! serves and atomic once it stopped, scheduled backups with rotation, and the backup taken
-//! before a migration.
+//! serves and atomic once it stopped, `restore` and `check` refusing what `serve` would
+//! refuse, scheduled backups with rotation, and the backup taken before a migration.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -103,6 +104,61 @@ fn a_backup_under_writes_restores_every_acknowledged_write_and_restore_waits_for
 }
 
 #[test]
+fn restore_and_check_refuse_a_file_serve_would_refuse() {
+    let app = spawn_app();
+    let db = app.services.config.storage.path.clone();
+    let config = config_for(app.dir.path(), &db);
+    let dir = app.into_dir();
+    let users_before = users(&db);
+    let (ok, checked) = adcab(&config, &["check"]);
+    assert!(ok, "{checked}");
+    assert!(checked.get("error").is_none(), "{checked}");
+
+    let foreign = dir.path().join("foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    rusqlite::Connection::open(foreign.join("adcab.db"))
+        .unwrap()
+        .execute_batch("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('hello');")
+        .unwrap();
+    let (ok, said) = adcab(&config, &["restore", "--from", foreign.to_str().unwrap()]);
+    assert!(!ok);
+    let sentence = said["error"].as_str().unwrap();
+    assert!(
+        sentence.contains("nothing was restored") && sentence.contains("no adcab schema"),
+        "{said}"
+    );
+    assert_eq!(users(&db), users_before, "the database is untouched");
+
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("DROP TABLE rule_log")
+        .unwrap();
+    let (ok, checked) = adcab(&config, &["check"]);
+    assert!(!ok, "a table missing: {checked}");
+    assert_eq!(checked["database"]["integrity"], "ok");
+    assert!(
+        checked["error"]
+            .as_str()
+            .unwrap()
+            .contains("table rule_log is missing"),
+        "{checked}"
+    );
+
+    std::fs::write(&db, b"").unwrap();
+    let (ok, checked) = adcab(&config, &["check"]);
+    assert!(!ok, "an empty file: {checked}");
+    assert_eq!(checked["database"]["schema"], 0);
+    assert!(
+        checked["error"]
+            .as_str()
+            .unwrap()
+            .contains("no adcab schema"),
+        "{checked}"
+    );
+    drop(dir);
+}
+
+#[test]
 fn scheduled_backups_run_when_due_and_keep_the_newest() {
     let app = spawn_app_with(|c| {
         c.backup.every_hours = 24;
@@ -129,6 +185,14 @@ fn scheduled_backups_run_when_due_and_keep_the_newest() {
     }
     let kept = adcab::db::backup::scheduled(&dir);
     assert_eq!(kept.len(), 2, "{kept:?}");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    for (path, private) in [
+        (dir.clone(), 0o700),
+        (kept[1].clone(), 0o700),
+        (kept[1].join("adcab.db"), 0o600),
+    ] {
+        assert_eq!(mode(&path), private, "{}", path.display());
+    }
     assert!(kept[1].ends_with(adcab::db::backup::name(
         adcab::db::backup::Kind::Scheduled,
         &adcab::db::backup::stamp(day(3))

@@ -1,9 +1,11 @@
 //! The real binary as a process under stress, measured from /proc: memory under stalled
-//! uploads, CPU when descriptors run out, threads under a held database lock; and what
-//! `serve` refuses and prints before it announces itself. This file holds the harness: the
-//! binary started with a config of its own, its /proc figures, and a plain API client.
+//! uploads, CPU when descriptors run out, threads under a held database lock; what `serve`
+//! refuses and prints before it announces itself; and the modes of what it creates on disk.
+//! This file holds the harness: the binary started with a config of its own, its /proc
+//! figures, and a plain API client.
 
 mod crash;
+mod modes;
 mod operations;
 mod panel;
 mod startup;

@@ -1,5 +1,5 @@
-//! Owns what `serve` does before it announces itself: the databases it refuses, and log lines
-//! without colour codes when not on a terminal.
+//! Owns what `serve` does before it announces itself: the databases it refuses (a damaged page
+//! among them), and log lines without colour codes when not on a terminal.
 
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
@@ -98,6 +98,62 @@ fn serve_refuses_a_corrupt_or_newer_database_before_announcing() {
         said.contains("does not take writes") || said.contains("read-only"),
         "{said}"
     );
+}
+
+#[test]
+fn serve_refuses_a_database_with_a_damaged_page_and_check_fails_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, db) = (config(dir.path(), ""), dir.path().join("adcab.db"));
+    let mut server = serve(adcab(&config, &["serve"]));
+    let (status, _, body) = call(
+        &agent(),
+        "GET",
+        &format!("{}/account/info", server.base),
+        &server.key(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(status, 200, "{body}");
+    server.stop();
+
+    // Every write copied into the file itself, then noise over the root page of the table
+    // nearest the middle of the file (not one read on opening: the migration ledgers).
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+        r.get::<_, i64>(0)
+    })
+    .unwrap();
+    let pages: i64 = conn
+        .query_row("PRAGMA page_count", [], |r| r.get(0))
+        .unwrap();
+    let page_size: i64 = conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap();
+    let (table, page): (String, i64) = conn
+        .query_row(
+            "SELECT name, rootpage FROM sqlite_master
+             WHERE type = 'table' AND name NOT LIKE '%schema_migrations'
+             ORDER BY abs(rootpage - ?1) LIMIT 1",
+            [pages / 2],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    drop(conn);
+    let mut bytes = std::fs::read(&db).unwrap();
+    let at = ((page - 1) * page_size) as usize;
+    for (i, b) in bytes[at..at + page_size as usize].iter_mut().enumerate() {
+        *b = (i as u8).wrapping_mul(31).wrapping_add(7);
+    }
+    std::fs::write(&db, bytes).unwrap();
+
+    let said = refused(adcab(&config, &["serve"]));
+    eprintln!("page {page} of {pages} ({table}) damaged: {said}");
+    assert!(
+        said.contains(&db.display().to_string()) && said.contains("damaged"),
+        "{said}"
+    );
+    let checked = adcab(&config, &["check"]).output().unwrap();
+    assert!(!checked.status.success(), "check passes a damaged file");
 }
 
 #[test]
