@@ -1,5 +1,7 @@
 //! The web panel in a real browser: headless Chromium, driven through WebDriver, logs in,
-//! reads the pages and follows their links; each test saves screenshots to docs/screenshots/.
+//! reads the pages and follows their links; each test saves screenshots of the pages (into
+//! the build's temporary folder, or with `ADCAB_SCREENSHOTS=1` into docs/screenshots/, the
+//! committed ones), so a test run leaves the working tree as it found it.
 
 mod webdriver;
 
@@ -15,11 +17,20 @@ fn root(app: &TestApp) -> String {
     app.base.trim_end_matches("/api/v1").to_string()
 }
 
-/// Saves the page as `docs/screenshots/{name}.png` and checks that a PNG was written.
+/// Saves the page as `{name}.png` and checks that a PNG was written: in `docs/screenshots/`
+/// when `ADCAB_SCREENSHOTS` is set (to renew the committed ones), else in the build's
+/// temporary folder.
 fn screenshot(chrome: &Chrome, name: &str) {
-    let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "docs", "screenshots", name]
-        .iter()
-        .collect();
+    let folder: PathBuf = if std::env::var_os("ADCAB_SCREENSHOTS").is_some() {
+        [env!("CARGO_MANIFEST_DIR"), "docs", "screenshots"]
+            .iter()
+            .collect()
+    } else {
+        [env!("CARGO_TARGET_TMPDIR"), "screenshots"]
+            .iter()
+            .collect()
+    };
+    let path = folder.join(name);
     let png = chrome.screenshot(&path.with_extension("png"));
     assert!(
         png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 1_000,

@@ -96,13 +96,10 @@ fn a_failed_delivery_never_logs_the_webhooks_password_or_tokens() {
         &["admin", "key", "set", "--id", "1", "--webhook-url", &url],
         "",
     );
-    // The demo's campaigns leave review: their status changes go to the webhook, and fail.
-    super::admin(&config, &["sim", "advance", "--seconds", "120"], "");
+    // The demo's campaigns leave review and the hour's sync sees it: their status changes go
+    // to the webhook, and fail.
+    super::admin(&config, &["sim", "advance", "--seconds", "3720"], "");
     let log = crate::helpers::wait_for(Duration::from_secs(20), "a failed delivery", || {
-        eprintln!(
-            "{}",
-            super::admin(&config, &["admin", "webhook", "log", "--key", "1"], "")
-        );
         let log = super::admin(&config, &["admin", "webhook", "log", "--key", "1"], "");
         let failed = log["deliveries"]
             .as_array()
