@@ -32,6 +32,15 @@ fn simulator(visit: &Visit<'_>) -> Result<(), WebError> {
     }
 }
 
+/// Whether the person may move the clock every cabinet shares: only one who may change one of
+/// their cabinets (a viewer, or a person without a plan or a cabinet, only watches).
+fn moves_the_clock(session: &Session) -> bool {
+    let person = &session.person;
+    person
+        .active()
+        .any(|r| person.writable(r.cabinet.id).is_ok())
+}
+
 pub async fn show<'a>(
     visit: &'a Visit<'a>,
     session: &'a Session,
@@ -70,6 +79,7 @@ pub async fn show<'a>(
         })
         .await?;
     let csrf = &session.csrf;
+    let moves = moves_the_clock(session);
     let body = html! {
         header.page { div {
             h1 { "Simulator" }
@@ -78,11 +88,15 @@ pub async fn show<'a>(
         div.card {
             h2 { "Service clock" }
             p { "Now: " (time(&clock::iso(now))) }
-            form.filters method="post" action="/sim/advance" {
-                input type="hidden" name="csrf" value=(csrf);
-                @for (seconds, label) in STEPS {
-                    button type="submit" name="seconds" value=(seconds) { (label) }
+            @if moves {
+                form.filters method="post" action="/sim/advance" {
+                    input type="hidden" name="csrf" value=(csrf);
+                    @for (seconds, label) in STEPS {
+                        button type="submit" name="seconds" value=(seconds) { (label) }
+                    }
                 }
+            } @else {
+                p.muted { "The clock is shared by every cabinet; a person who may change one of their cabinets moves it." }
             }
         }
         h2 { "In review" }
@@ -107,14 +121,20 @@ pub async fn show<'a>(
     Ok(layout::page(visit, session, "/sim", "Simulator", body))
 }
 
-/// `POST /sim/advance`: moves the service clock on by one of the offered steps.
+/// `POST /sim/advance`: moves the service clock on by one of the offered steps, for a person
+/// who may change one of their cabinets.
 pub async fn advance<'a>(
     visit: &'a Visit<'a>,
-    _: &'a Session,
+    session: &'a Session,
     form: &'a Form,
     _: &'a [&'a str],
 ) -> Result<Reply, WebError> {
     simulator(visit)?;
+    if !moves_the_clock(session) {
+        return Err(WebError::Forbidden(
+            "The simulator's clock is shared by every cabinet: only a person who may change one of their cabinets moves it.".into(),
+        ));
+    }
     let seconds = form
         .get("seconds")
         .and_then(|s| s.parse::<i64>().ok())

@@ -156,3 +156,51 @@ fn the_simulator_page_moves_the_clock_and_decides_reviews_in_the_persons_cabinet
     assert!(!web.get("/sim").body.contains("Waiting review"), "decided");
     app.settle();
 }
+
+#[test]
+fn only_a_person_who_may_change_a_cabinet_moves_the_simulators_clock() {
+    let app = spawn_app();
+    let agency = app.user("agency");
+    let cabinet = app.cabinet(agency, "euro", "100");
+    let viewer = app.user("pro");
+    adcab::panel::member_add(
+        &app.services,
+        agency,
+        viewer,
+        cabinet,
+        adcab::panel::TeamAccess::Viewer,
+    )
+    .unwrap();
+    let free = app.user("free");
+    let alone = app.user("pro");
+    let before = app.now();
+    for (who, person) in [
+        ("a viewer", viewer),
+        ("a free user", free),
+        ("no cabinet", alone),
+    ] {
+        let web = logged_in(&app, person);
+        let page = web.get("/sim");
+        assert!(
+            !page.body.contains("/sim/advance"),
+            "{who} is offered no clock buttons"
+        );
+        let moved = web.post(
+            "/sim/advance",
+            &[("csrf", &page.csrf()), ("seconds", "604800")],
+        );
+        assert_eq!(moved.status, 403, "{who}");
+    }
+    assert!(
+        (app.now() - before).num_seconds() < 60,
+        "the clock did not move"
+    );
+    let web = logged_in(&app, agency);
+    let page = web.get("/sim");
+    let moved = web.post(
+        "/sim/advance",
+        &[("csrf", &page.csrf()), ("seconds", "3600")],
+    );
+    assert_eq!(moved.status, 303, "the owner moves it");
+    app.settle();
+}
