@@ -1,5 +1,5 @@
 -- Automation's money guards hold across a crash and a rule's deletion; an hour's alerts per
--- cabinet are capped.
+-- cabinet are capped; a campaign removed outright leaves no refs behind.
 
 -- The money automation moved, or set out to move, into a campaign: kept apart from the rules,
 -- so a deleted rule's moves still count against its cabinet's daily cap. A move is recorded
@@ -75,3 +75,9 @@ CREATE TABLE alert_holds (
     UNIQUE (account_id, at)
 );
 CREATE INDEX alerts_cabinet_hour ON alerts(account_id, at);
+
+-- The refs of campaigns the platform removed outright (deleted before they ever ran): no
+-- postback may name them.
+DELETE FROM campaign_refs WHERE NOT EXISTS (
+    SELECT 1 FROM campaigns c
+    WHERE c.account_id = campaign_refs.account_id AND c.ad_id = campaign_refs.ad_id);

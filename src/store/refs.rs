@@ -52,12 +52,16 @@ pub fn set_indexed_under(conn: &Connection, rule: &str) -> Result<(), StoreError
     Ok(())
 }
 
-/// Every campaign the value names, in every cabinet: `(account_id, ad_id)` in order.
+/// Every campaign the value names, in every cabinet: `(account_id, ad_id)` in order. Only
+/// campaigns adcab still has: one the platform removed outright (deleted before it ever ran)
+/// is no campaign, so its refs name nothing.
 pub fn find(conn: &Connection, target: &Target) -> Result<Vec<(i64, i64)>, StoreError> {
     let (kind, value) = parts(target);
     let mut stmt = conn.prepare_cached(
-        "SELECT account_id, ad_id FROM campaign_refs WHERE kind = ?1 AND value = ?2
-         ORDER BY account_id, ad_id",
+        "SELECT r.account_id, r.ad_id FROM campaign_refs r
+         JOIN campaigns c ON c.account_id = r.account_id AND c.ad_id = r.ad_id
+         WHERE r.kind = ?1 AND r.value = ?2
+         ORDER BY r.account_id, r.ad_id",
     )?;
     let rows = stmt.query_map(params![kind, value], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -579,3 +579,50 @@ fn an_edited_link_moves_the_campaigns_refs() {
         ad
     );
 }
+
+#[test]
+fn a_campaign_deleted_before_it_ran_names_no_conversion() {
+    let app = spawn_app();
+    let user = app.user("pro");
+    let cabinet = app.cabinet(user, "euro", "1000");
+    let key = app.key_with(NewKey {
+        user,
+        manage: true,
+        postbacks: true,
+        ..NewKey::default()
+    });
+    let gone = app.campaign(
+        cabinet,
+        Camp {
+            budget_micros: 0,
+            ..Camp::site("Gone", "https://shop.example.com/?subid=zz1")
+        },
+    );
+    let kept = app.approved(
+        cabinet,
+        Camp::site("Ran", "https://shop.example.com/?subid=ran1"),
+    );
+    app.advance(2 * 3600);
+    for ad in [gone, kept] {
+        app.write_ok("DELETE", &format!("/campaigns/{ad}"), &key, None, 200);
+    }
+    app.get_err(&format!("/campaigns/{gone}"), &key, 404, "CAMPAIGN_NOT_FOUND");
+    let r = post(
+        &app,
+        &key,
+        json!({ "ref": "zz1", "event": "lead", "txid": "g1" }),
+    );
+    r.assert_error(404, "REF_NOT_FOUND");
+    let late = post_ok(
+        &app,
+        &key,
+        json!({ "ref": "ran1", "event": "lead", "txid": "g2" }),
+    );
+    assert_eq!(
+        late["ad_ids"],
+        json!([kept]),
+        "a campaign that ran and was deleted still takes its late conversions"
+    );
+    let listed = app.get_ok("/conversions", &key)["data"].clone();
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+}

@@ -547,10 +547,15 @@ pub fn rule_states(conn: &Connection, account: i64) -> Result<Vec<State>, StoreE
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Removes the copy of an ad the platform removed outright (it never ran).
+/// Removes the copy of an ad the platform removed outright (it never ran), and the refs that
+/// named it: a postback naming one is for no campaign.
 pub fn remove(conn: &Connection, account: i64, ad: i64) -> Result<(), StoreError> {
     conn.execute(
         "DELETE FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+        params![account, ad],
+    )?;
+    conn.execute(
+        "DELETE FROM campaign_refs WHERE account_id = ?1 AND ad_id = ?2",
         params![account, ad],
     )?;
     Ok(())
