@@ -240,14 +240,10 @@ impl RawEvent {
             })?),
             None => None,
         };
-        let account_id =
-            self.get("account_id")
-                .map(|(name, v)| {
-                    v.parse::<i64>().ok().filter(|n| *n > 0).ok_or_else(|| {
-                        ParseError::new(name, "account_id must be a positive integer.")
-                    })
-                })
-                .transpose()?;
+        let account_id = self
+            .get("account_id")
+            .map(|(name, v)| super::id::parse(name, v))
+            .transpose()?;
         Ok(Event {
             target,
             event,

@@ -50,7 +50,7 @@ pub fn parse(f: &mut Fields, kind: CabinetType) -> Result<(BulkAction, Vec<i64>)
         )
     })?;
     let ids = f
-        .ints("ad_ids", MAX_IDS)?
+        .ids("ad_ids", MAX_IDS)?
         .ok_or_else(|| ApiError::validation("ad_ids", "ad_ids is required."))?;
     let mut seen = HashSet::with_capacity(ids.len());
     let unique: Vec<i64> = ids.into_iter().filter(|id| seen.insert(*id)).collect();

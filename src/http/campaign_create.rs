@@ -35,7 +35,7 @@ enum GroupChoice {
 }
 
 fn group_choice(f: &mut Fields) -> Result<GroupChoice, ApiError> {
-    let id = f.int("group_id", 1, i64::MAX)?;
+    let id = f.id("group_id")?;
     let name = f.string("new_group_name")?.map(|n| n.trim().to_string());
     match (id, name) {
         (Some(_), Some(_)) => Err(ApiError::validation(

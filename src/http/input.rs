@@ -2,6 +2,7 @@
 //! unknown and misplaced fields all become `VALIDATION_ERROR` with `param` naming the exact
 //! path (`cpm`, `campaigns[2].channels[0]`).
 
+use crate::domain::id;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -211,6 +212,38 @@ impl<'a> Fields<'a> {
     }
 
     /// An array of at most `max` integers; the length is checked before any entry is read.
+    /// An id ([`id`]): a positive 63-bit integer, or the error saying it is not one or too
+    /// large.
+    pub fn id(&mut self, name: &str) -> Result<Option<i64>, ApiError> {
+        match self.value(name) {
+            None => Ok(None),
+            Some(v) => id::from_json(name, v)
+                .map(Some)
+                .map_err(|e| self.bad(name, e.message)),
+        }
+    }
+
+    /// A list of at most `max` ids ([`Fields::id`]), each wrong one named by its index.
+    pub fn ids(&mut self, name: &str, max: usize) -> Result<Option<Vec<i64>>, ApiError> {
+        let Some(value) = self.value(name) else {
+            return Ok(None);
+        };
+        let list = value
+            .as_array()
+            .ok_or_else(|| self.bad(name, format!("{name} must be an array of ids.")))?;
+        if list.len() > max {
+            return Err(self.bad(name, format!("{name} takes at most {max} entries.")));
+        }
+        list.iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let entry = format!("{name}[{i}]");
+                id::from_json(&entry, v).map_err(|e| self.bad(&entry, e.message))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+
     pub fn ints(&mut self, name: &str, max: usize) -> Result<Option<Vec<i64>>, ApiError> {
         let Some(value) = self.value(name) else {
             return Ok(None);
@@ -252,13 +285,12 @@ pub fn account_field(fields: &Fields) -> &'static str {
 }
 
 pub fn account_id(fields: &mut Fields) -> Result<Option<i64>, ApiError> {
-    match fields.int(account_field(fields), 1, i64::MAX) {
-        Err(_) => Err(ApiError::validation(
-            "account_id",
-            "account_id must be a positive integer.",
-        )),
-        ok => ok,
-    }
+    let name = account_field(fields);
+    fields
+        .raw(name)
+        .filter(|v| !v.is_null())
+        .map(|v| id::from_json("account_id", v).map_err(ApiError::from))
+        .transpose()
 }
 
 #[cfg(test)]

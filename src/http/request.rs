@@ -2,6 +2,7 @@
 //! values, the `account_id`/`accountId` alias) with a `VALIDATION_ERROR` naming each bad field.
 
 use super::error::ApiError;
+use crate::domain::id;
 use crate::primitives::{form_decode as decode, form_encode as encode};
 
 /// Parameters a query string may carry (trackers send a few dozen at most).
@@ -122,22 +123,14 @@ impl Query {
             "accountId"
         };
         self.text(name)
-            .map(|v| {
-                v.parse::<i64>().ok().filter(|n| *n > 0).ok_or_else(|| {
-                    ApiError::validation("account_id", "account_id must be a positive integer.")
-                })
-            })
+            .map(|v| id::parse("account_id", v).map_err(ApiError::from))
             .transpose()
     }
 }
 
-/// Parses a path segment holding an `ad_id`.
+/// Parses a path segment (or a query value) holding an `ad_id`.
 pub fn ad_id(segment: &str) -> Result<i64, ApiError> {
-    segment
-        .parse::<i64>()
-        .ok()
-        .filter(|n| *n > 0)
-        .ok_or_else(|| ApiError::validation("ad_id", "ad_id must be a positive integer."))
+    Ok(id::parse("ad_id", segment)?)
 }
 
 #[cfg(test)]

@@ -45,8 +45,8 @@ fn scope(f: &mut Fields) -> Result<Option<Scope>, ApiError> {
         return Ok(None);
     };
     let mut s = Fields::new(object(f, "scope", value)?, f.path("scope"));
-    let group = s.int("group_id", 1, i64::MAX)?;
-    let ads = s.ints("ad_ids", MAX_SCOPE_ADS)?;
+    let group = s.id("group_id")?;
+    let ads = s.ids("ad_ids", MAX_SCOPE_ADS)?;
     s.deny_unknown()?;
     match (group, ads) {
         (None, None) => Ok(Some(Scope::Cabinet)),
@@ -395,11 +395,7 @@ pub async fn insert(db: &Db, account: i64, spec: RuleSpec) -> Result<RuleRow, Ap
 }
 
 fn rule_id(segment: &str) -> Result<i64, ApiError> {
-    segment
-        .parse::<i64>()
-        .ok()
-        .filter(|n| *n > 0)
-        .ok_or(ApiError::RuleNotFound)
+    Ok(crate::domain::id::parse("id", segment)?)
 }
 
 /// The rule `segment` names, in a cabinet the key reaches, with that cabinet's currency.

@@ -54,11 +54,7 @@ fn task_json(task: &Task) -> Value {
 }
 
 pub async fn get(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {
-    let id = id
-        .parse::<i64>()
-        .ok()
-        .filter(|n| *n > 0)
-        .ok_or_else(|| ApiError::validation("id", "The task id must be a positive integer."))?;
+    let id = crate::domain::id::parse("id", id)?;
     let owner = ctx.principal.user.id;
     let task = state
         .services

@@ -839,7 +839,7 @@ fn the_server_refuses_the_ids_below_one_that_the_document_refuses() {
             400,
         ),
         ("/api/v1/tasks/{id}", "id", "/tasks/0".to_string(), 400),
-        ("/api/v1/rules/{id}", "id", "/rules/0".to_string(), 404),
+        ("/api/v1/rules/{id}", "id", "/rules/0".to_string(), 400),
         (
             "/api/v1/conversions",
             "ad_id",
@@ -877,9 +877,95 @@ fn the_server_refuses_the_ids_below_one_that_the_document_refuses() {
         &key,
         Some(&bulk(json!([ad, 0]))),
         400,
-        "UNKNOWN_AD_IDS",
+        "VALIDATION_ERROR",
     );
-    assert_eq!(refused["missing"], json!([0]));
+    assert_eq!(refused["param"], "ad_ids[1]");
+}
+
+/// An id past the 64-bit range is refused the same way wherever it is sent (a path, a query
+/// string, a body): `400 VALIDATION_ERROR` naming the field, saying it is too large, as the
+/// document's `Id` maximum says.
+#[test]
+fn an_id_past_the_64_bit_range_is_too_large_on_every_endpoint() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    let postbacks = app.key_with(adcab::panel::NewKey {
+        user,
+        manage: true,
+        postbacks: true,
+        ..adcab::panel::NewKey::default()
+    });
+    let big = "9223372036854775808";
+    let huge = "123456789012345678901234567890";
+    assert!(
+        !openapi::compile(&document()["components"]["schemas"]["Id"])
+            .unwrap()
+            .is_valid(&serde_json::from_str::<Value>(big).unwrap())
+    );
+    let reads = [
+        (format!("/campaigns/{big}"), "ad_id"),
+        (format!("/campaigns/{huge}?account_id={cabinet}"), "ad_id"),
+        (format!("/campaigns/{big}/history"), "ad_id"),
+        (format!("/tasks/{big}"), "id"),
+        (format!("/rules/{big}"), "id"),
+        (format!("/rules/{big}/log"), "id"),
+        (format!("/campaigns?account_id={big}"), "account_id"),
+        (format!("/groups?accountId={big}"), "account_id"),
+        (format!("/conversions?ad_id={big}"), "ad_id"),
+    ];
+    for (path, param) in reads {
+        let r = app.get(&path, &key);
+        r.assert_error(400, "VALIDATION_ERROR");
+        assert_eq!(r.body["param"], param, "GET {path}");
+        assert!(
+            r.body["error"].as_str().unwrap().contains("too large"),
+            "GET {path}: {}",
+            r.body
+        );
+    }
+    let raw = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+    let writes = [
+        (
+            "POST",
+            "/campaigns/bulk".to_string(),
+            json!({ "account_id": cabinet, "action": "pause", "ad_ids": [raw(big)] }),
+            "ad_ids[0]",
+        ),
+        (
+            "PATCH",
+            format!("/campaigns/{big}?account_id={cabinet}"),
+            json!({ "title": "x" }),
+            "ad_id",
+        ),
+        (
+            "POST",
+            "/rules".to_string(),
+            json!({ "name": "n", "account_id": raw(huge), "conditions": [], "action": {"type": "pause"} }),
+            "account_id",
+        ),
+        (
+            "POST",
+            "/postback".to_string(),
+            json!({ "ref": "r", "event": "lead", "txid": "t", "account_id": big }),
+            "account_id",
+        ),
+    ];
+    for (method, path, body, param) in writes {
+        let r = app.send(
+            method,
+            &path,
+            &postbacks,
+            Some(&body),
+            &[("Idempotency-Key", "too-large-ids-1")],
+        );
+        assert_eq!(r.status, 400, "{method} {path}: {}", r.body);
+        assert_eq!(r.body["param"], param, "{method} {path}: {}", r.body);
+        assert!(
+            r.body["error"].as_str().unwrap().contains("too large"),
+            "{method} {path}: {}",
+            r.body
+        );
+    }
 }
 
 /// The schema at `components/schemas/{name}`, compiled.

@@ -606,7 +606,12 @@ fn a_campaign_deleted_before_it_ran_names_no_conversion() {
     for ad in [gone, kept] {
         app.write_ok("DELETE", &format!("/campaigns/{ad}"), &key, None, 200);
     }
-    app.get_err(&format!("/campaigns/{gone}"), &key, 404, "CAMPAIGN_NOT_FOUND");
+    app.get_err(
+        &format!("/campaigns/{gone}"),
+        &key,
+        404,
+        "CAMPAIGN_NOT_FOUND",
+    );
     let r = post(
         &app,
         &key,
