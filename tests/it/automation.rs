@@ -504,14 +504,7 @@ fn a_preview_replays_the_last_week_and_changes_nothing() {
 #[test]
 fn conditions_read_postbacks_state_and_wider_windows_and_resume_and_set_cpm_act() {
     let app = crate::helpers::spawn_app();
-    let user = app.user("pro");
-    let cabinet = app.cabinet(user, "euro", "1000");
-    let key = app.key_with(NewKey {
-        user,
-        manage: true,
-        postbacks: true,
-        ..NewKey::default()
-    });
+    let (_, cabinet, key) = app.manager_with_postbacks();
     app.align_hour();
     let bot = crate::helpers::Camp::channel("Bot", "https://t.me/shop_bot?start=r1");
     let converting = app.approved(cabinet, bot);
@@ -671,18 +664,7 @@ fn a_preview_is_kept_until_its_rule_or_the_hour_changes_and_a_new_one_costs_a_wr
     let path = format!("/rules/{}/preview", rule["id"]);
     let preview = |key: &str| app.call_with_key("POST", &path, key);
     // Budgets are per minute of real time: start well inside one.
-    crate::helpers::wait_for(
-        std::time::Duration::from_secs(10),
-        "a minute's start",
-        || {
-            let second = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_secs()
-                % 60;
-            (second < 50).then_some(())
-        },
-    );
+    crate::helpers::well_inside_a_minute();
     for n in 0..6 {
         let r = preview(&read);
         assert_eq!(

@@ -13,7 +13,7 @@ use adcab::domain::campaign::Status;
 use adcab::domain::conversion::{EventType, RawEvent, EVENT_NAMES, PARAMS};
 use adcab::domain::money::{parse_amount, Money};
 use adcab::http::router::{self, Endpoint, Handler, ROUTES};
-use adcab::panel::{self, NewKey};
+use adcab::panel;
 use adcab::platform::sim::Fault;
 use adcab::ratelimit::Budget;
 use hyper::Method;
@@ -806,19 +806,7 @@ fn the_server_refuses_the_ids_below_one_that_the_document_refuses() {
     let app = spawn_app();
     let (_, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
-    let rule = app.write_ok(
-        "POST",
-        "/rules",
-        &key,
-        Some(&json!({
-            "name": "r",
-            "conditions": [{ "metric": "views", "op": ">", "value": 1 }],
-            "action": { "type": "pause" }
-        })),
-        200,
-    )["data"]["id"]
-        .as_i64()
-        .unwrap();
+    let rule = any_rule(&app, &key);
     let parameter = |template: &str, method: &str, name: &str| -> Value {
         let operation = &document()["paths"][template][method];
         operation["parameters"]
@@ -888,13 +876,8 @@ fn the_server_refuses_the_ids_below_one_that_the_document_refuses() {
 #[test]
 fn an_id_past_the_64_bit_range_is_too_large_on_every_endpoint() {
     let app = spawn_app();
-    let (user, cabinet, key) = app.manager();
-    let postbacks = app.key_with(adcab::panel::NewKey {
-        user,
-        manage: true,
-        postbacks: true,
-        ..adcab::panel::NewKey::default()
-    });
+    let (_, cabinet, postbacks) = app.manager_with_postbacks();
+    let key = postbacks.clone();
     let big = "9223372036854775808";
     let huge = "123456789012345678901234567890";
     assert!(
@@ -966,6 +949,23 @@ fn an_id_past_the_64_bit_range_is_too_large_on_every_endpoint() {
             r.body
         );
     }
+}
+
+/// Creates a rule in the key's one cabinet; its id.
+fn any_rule(app: &crate::helpers::TestApp, key: &str) -> i64 {
+    app.write_ok(
+        "POST",
+        "/rules",
+        key,
+        Some(&json!({
+            "name": "r",
+            "conditions": [{ "metric": "views", "op": ">", "value": 1 }],
+            "action": { "type": "pause" }
+        })),
+        200,
+    )["data"]["id"]
+        .as_i64()
+        .unwrap()
 }
 
 /// The schema at `components/schemas/{name}`, compiled.
@@ -1155,13 +1155,7 @@ fn the_conversion_event_requires_what_the_server_requires() {
     }
 
     let app = spawn_app();
-    let user = app.user("pro");
-    let cabinet = app.cabinet(user, "euro", "1000");
-    let key = app.key_with(NewKey {
-        user,
-        postbacks: true,
-        ..NewKey::default()
-    });
+    let (user, cabinet, key) = app.manager_with_postbacks();
     app.campaign(
         cabinet,
         Camp::channel("Bot", "https://t.me/shop_bot?start=r1"),
@@ -1258,19 +1252,7 @@ fn an_edit_that_changes_nothing_is_refused_by_the_schema_and_the_server() {
         assert_eq!(r.status, 200, "{body}: {}", r.body);
     }
 
-    let rule = app.write_ok(
-        "POST",
-        "/rules",
-        &key,
-        Some(&json!({
-            "name": "r",
-            "conditions": [{ "metric": "views", "op": ">", "value": 1 }],
-            "action": { "type": "pause" }
-        })),
-        200,
-    )["data"]["id"]
-        .as_i64()
-        .unwrap();
+    let rule = any_rule(&app, &key);
     assert!(component("EditRuleRequest").is_valid(&json!({})));
     let r = app.send(
         "PATCH",

@@ -583,14 +583,7 @@ fn an_edited_link_moves_the_campaigns_refs() {
 #[test]
 fn a_campaign_deleted_before_it_ran_names_no_conversion() {
     let app = spawn_app();
-    let user = app.user("pro");
-    let cabinet = app.cabinet(user, "euro", "1000");
-    let key = app.key_with(NewKey {
-        user,
-        manage: true,
-        postbacks: true,
-        ..NewKey::default()
-    });
+    let (_, cabinet, key) = app.manager_with_postbacks();
     let gone = app.campaign(
         cabinet,
         Camp {

@@ -79,14 +79,7 @@ fn no_stored_amounts_can_break_a_campaign_read() {
 #[test]
 fn amounts_are_read_in_one_strict_grammar_and_bounded() {
     let app = spawn_app();
-    let user = app.user("pro");
-    let cabinet = app.cabinet(user, "euro", "1000");
-    let key = app.key_with(NewKey {
-        user,
-        manage: true,
-        postbacks: true,
-        ..NewKey::default()
-    });
+    let (_, cabinet, key) = app.manager_with_postbacks();
     let ad = app.approved(
         cabinet,
         Camp::site("Shop", "https://shop.example.com/?subid=s1"),

@@ -92,11 +92,21 @@ impl TestApp {
 
     /// An owner with one euro cabinet (balance 1000) and a manage key: (user, cabinet, key).
     pub fn manager(&self) -> (i64, i64, String) {
+        self.owner_whose_key(false)
+    }
+
+    /// [`TestApp::manager`] whose key also sends postbacks.
+    pub fn manager_with_postbacks(&self) -> (i64, i64, String) {
+        self.owner_whose_key(true)
+    }
+
+    fn owner_whose_key(&self, postbacks: bool) -> (i64, i64, String) {
         let user = self.user("pro");
         let cabinet = self.cabinet(user, "euro", "1000");
         let key = self.key_with(NewKey {
             user,
             manage: true,
+            postbacks,
             ..NewKey::default()
         });
         (user, cabinet, key)

@@ -17,5 +17,5 @@ pub use client::Resp;
 pub use fixtures::{campaign_body, printed, Camp};
 pub use raw::{read_answer, read_head, RawResp};
 pub use receiver::{Received, Receiver};
-pub use wait::{in_one_rate_window, poll, wait_for};
+pub use wait::{in_one_rate_window, poll, wait_for, well_inside_a_minute};
 pub use web::{Browser, Page};

@@ -45,3 +45,17 @@ pub fn in_one_rate_window(mut batch: impl FnMut() -> Vec<Resp>) -> Vec<Resp> {
         },
     )
 }
+
+/// Waits (at most 10 s) until at least ten seconds of the current minute of real time are
+/// left, so requests sent now fall in one rate-limit window; for requests whose answers carry
+/// no `X-RateLimit-Reset` to compare (the web panel's pages, a budget charged inside a handler).
+pub fn well_inside_a_minute() {
+    wait_for(Duration::from_secs(10), "a minute's start", || {
+        let second = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+            % 60;
+        (second < 50).then_some(())
+    });
+}

@@ -1,6 +1,7 @@
 //! A create task survives a crash: the real binary is killed with SIGKILL mid-task and started
 //! again; the task finishes with no campaign created twice and no money moved twice.
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use adcab::db::Db;
@@ -16,38 +17,64 @@ fn scalar(db: &Db, sql: &str) -> i64 {
         .unwrap()
 }
 
-#[test]
-fn a_create_task_killed_mid_way_finishes_once_after_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let db_path = dir.path().join("crash.db");
-    let config = dir.path().join("adcab.toml");
+/// A config beside `<dir>/crash.db` whose simulator takes `latency_ms` a call, with `more`
+/// after it; returns the config's path and the database's.
+fn crash_config(dir: &Path, latency_ms: u64, more: &str) -> (PathBuf, PathBuf) {
+    let db = dir.join("crash.db");
+    let config = dir.join("adcab.toml");
     std::fs::write(
         &config,
         format!(
-            "[server]\nlisten = \"127.0.0.1:0\"\n[storage]\npath = \"{}\"\n[sim]\nlatency_ms = 15\n",
-            db_path.display()
+            "[server]\nlisten = \"127.0.0.1:0\"\n[storage]\npath = \"{}\"\n[sim]\n\
+             latency_ms = {latency_ms}\n{more}",
+            db.display()
         ),
     )
     .unwrap();
-    let agent = agent();
-    let call = |base: &str, method: &str, path: &str, key: &str, body: Option<&Value>| {
-        let url = format!("{base}{path}");
-        let idempotency = [("Idempotency-Key", "crash-test-create")];
-        let (status, _, answer) = call_with(&agent, method, &url, key, body, &idempotency).unwrap();
-        (status, answer)
-    };
+    (config, db)
+}
 
-    let first = serve(adcab(&config, &["serve"]));
-    let key = first.key();
-    let (_, cabinets) = call(&first.base, "GET", "/account/info", &key, None);
-    let euro = cabinets["data"]
+/// One API call with the `Idempotency-Key` `idempotency`: its status and body.
+fn send(
+    agent: &ureq::Agent,
+    idempotency: &str,
+    base: &str,
+    method: &str,
+    path: &str,
+    key: &str,
+    body: Option<&Value>,
+) -> (u16, Value) {
+    let url = format!("{base}{path}");
+    let header = [("Idempotency-Key", idempotency)];
+    let (status, _, answer) = call_with(agent, method, &url, key, body, &header).unwrap();
+    (status, answer)
+}
+
+/// The demo workspace's euro cabinet.
+fn demo_euro(agent: &ureq::Agent, base: &str, key: &str) -> i64 {
+    let (_, cabinets) = send(agent, "unused", base, "GET", "/account/info", key, None);
+    cabinets["data"]
         .as_array()
         .unwrap()
         .iter()
         .find(|c| c["cabinet_type"] == "euro")
         .unwrap()["id"]
         .as_i64()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn a_create_task_killed_mid_way_finishes_once_after_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, db_path) = crash_config(dir.path(), 15, "");
+    let agent = agent();
+    let call = |base: &str, method: &str, path: &str, key: &str, body: Option<&Value>| {
+        send(&agent, "crash-test-create", base, method, path, key, body)
+    };
+
+    let first = serve(adcab(&config, &["serve"]));
+    let key = first.key();
+    let euro = demo_euro(&agent, &first.base, &key);
     let db = Db::open(&db_path, adcab::db::Open::Existing).unwrap();
     let balance_before = scalar(
         &db,
@@ -270,35 +297,14 @@ fn automation_money(db: &Db, account: i64) -> i64 {
 #[test]
 fn automation_killed_mid_run_keeps_the_cabinets_daily_cap_after_restart() {
     let dir = tempfile::tempdir().unwrap();
-    let db_path = dir.path().join("crash.db");
-    let config = dir.path().join("adcab.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[server]\nlisten = \"127.0.0.1:0\"\n[storage]\npath = \"{}\"\n[sim]\nlatency_ms = 40\n\
-             [limits]\nwrites_per_minute = 1000\n",
-            db_path.display()
-        ),
-    )
-    .unwrap();
+    let (config, db_path) = crash_config(dir.path(), 40, "[limits]\nwrites_per_minute = 1000\n");
     let agent = agent();
     let call = |base: &str, method: &str, path: &str, key: &str, body: Option<&Value>| {
-        let url = format!("{base}{path}");
-        let idempotency = [("Idempotency-Key", "crash-test-rules")];
-        let (status, _, answer) = call_with(&agent, method, &url, key, body, &idempotency).unwrap();
-        (status, answer)
+        send(&agent, "crash-test-rules", base, method, path, key, body)
     };
     let first = serve(adcab(&config, &["serve"]));
     let key = first.key();
-    let (_, cabinets) = call(&first.base, "GET", "/account/info", &key, None);
-    let euro = cabinets["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["cabinet_type"] == "euro")
-        .unwrap()["id"]
-        .as_i64()
-        .unwrap();
+    let euro = demo_euro(&agent, &first.base, &key);
     let euro_id = euro.to_string();
     admin(
         &config,

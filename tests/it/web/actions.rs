@@ -410,18 +410,7 @@ fn changes_from_the_panel_count_against_a_write_budget_the_size_of_a_keys() {
     let csrf = web.get("/campaigns").csrf();
     let selected = format!("{cabinet}:{ad}");
     // Budgets are per minute of real time: start well inside one.
-    crate::helpers::wait_for(
-        std::time::Duration::from_secs(10),
-        "a minute's start",
-        || {
-            let second = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_secs()
-                % 60;
-            (second < 50).then_some(())
-        },
-    );
+    crate::helpers::well_inside_a_minute();
     let answers: Vec<crate::helpers::Page> = (0..8)
         .map(|_| {
             web.post(

@@ -330,6 +330,21 @@ fn concurrent_guesses_are_counted_before_their_passwords_are_checked() {
     );
 }
 
+/// A wrong password for `email` sent with `X-Forwarded-For: forwarded`; the status.
+fn wrong_login_from(b: &Browser, email: &str, forwarded: &str) -> u16 {
+    let csrf = b.get("/login").csrf();
+    b.post_with(
+        "/login",
+        &[
+            ("csrf", &csrf),
+            ("email", email),
+            ("password", "wrong password!"),
+        ],
+        &[("x-forwarded-for", forwarded)],
+    )
+    .status
+}
+
 fn statuses(answers: &[(u16, Browser)]) -> Vec<u16> {
     answers.iter().map(|(s, _)| *s).collect()
 }
@@ -342,19 +357,8 @@ fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_address_limit() {
             vec![adcab::domain::network::Network::parse("127.0.0.1").unwrap()];
     });
     let b = Browser::new(&app);
-    let wrong_from = |client: &str, email: &str| {
-        let csrf = b.get("/login").csrf();
-        b.post_with(
-            "/login",
-            &[
-                ("csrf", &csrf),
-                ("email", email),
-                ("password", "wrong password!"),
-            ],
-            &[("x-forwarded-for", &format!("{client}, 127.0.0.1"))],
-        )
-        .status
-    };
+    let wrong_from =
+        |client: &str, email: &str| wrong_login_from(&b, email, &format!("{client}, 127.0.0.1"));
     for n in 0..2 {
         assert_eq!(wrong_from("203.0.113.1", &format!("a{n}@x.org")), 401);
     }
@@ -371,19 +375,7 @@ fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_address_limit() {
 
     let untrusted = spawn_app_with(|c| c.panel.login_failures_per_address = 2);
     let b = Browser::new(&untrusted);
-    let wrong_from = |client: &str, email: &str| {
-        let csrf = b.get("/login").csrf();
-        b.post_with(
-            "/login",
-            &[
-                ("csrf", &csrf),
-                ("email", email),
-                ("password", "wrong password!"),
-            ],
-            &[("x-forwarded-for", client)],
-        )
-        .status
-    };
+    let wrong_from = |client: &str, email: &str| wrong_login_from(&b, email, client);
     assert_eq!(wrong_from("203.0.113.1", "a@x.org"), 401);
     assert_eq!(wrong_from("203.0.113.2", "b@x.org"), 401);
     assert_eq!(
