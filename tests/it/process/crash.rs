@@ -347,21 +347,23 @@ fn automation_killed_mid_run_keeps_the_cabinets_daily_cap_after_restart() {
     let rule = json!({
         "name": "Top up the low ones", "account_id": euro,
         "conditions": [{"metric": "budget", "op": "<", "value": "10"}],
-        "action": {"type": "add_budget", "amount": "5", "max_per_day": "1000"},
+        "action": {"type": "add_budget", "amount": "10", "max_per_day": "1000"},
         "cooldown_hours": 0, "max_runs_per_day": 24,
     });
     let (status, made) = call(&first.base, "POST", "/rules", &key, Some(&rule));
     assert_eq!(status, 200, "{made}");
 
-    // The next hour closes: its sync, then the rule tops up the campaigns, at most 100.00.
+    // The next hour closes: its sync, then the rule tops up the campaigns, at most 100.00. A
+    // campaign topped up holds more than 10 and no longer matches, so a redone hour that forgot
+    // the moves made before the kill would top up others and pass the cap.
     let to_next_hour = 3600 - first_seconds_into_hour(&config) + 90;
     admin(
         &config,
         &["sim", "advance", "--seconds", &to_next_hour.to_string()],
         "",
     );
-    wait_for(Duration::from_secs(60), "eight moves", || {
-        (automation_money(&db, euro) >= 8 * 5_000_000).then_some(())
+    wait_for(Duration::from_secs(60), "four moves", || {
+        (automation_money(&db, euro) >= 4 * 10_000_000).then_some(())
     });
     drop(first);
     let at_kill = automation_money(&db, euro);
