@@ -19,7 +19,7 @@ use adcab::config::Config;
 use adcab::domain::access::Plan;
 use adcab::domain::campaign::TargetType;
 use adcab::domain::money::Money;
-use adcab::panel::{self, NewKey};
+use adcab::ops::{self, NewKey};
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
 use adcab::{sync, Services};
@@ -110,7 +110,7 @@ fn main() {
 /// A person, one cabinet with bot campaigns whose links carry refs `r0`..`r99`, and a key
 /// that may send postbacks.
 fn setup(services: &Services) -> String {
-    let user = panel::user_add(services, "ingest@example.com", Plan::Pro)
+    let user = ops::user_add(services, "ingest@example.com", Plan::Pro)
         .unwrap()
         .id;
     let cabinet = common::euro_cabinets(services, user, 1)[0];
@@ -131,7 +131,7 @@ fn setup(services: &Services) -> String {
             .expect("stored")
             .expect("created");
     }
-    panel::key_create(
+    ops::key_create(
         services,
         &NewKey {
             user,

@@ -29,9 +29,9 @@ use std::time::{Duration, Instant};
 
 use adcab::config::Config;
 use adcab::domain::access::Plan;
-use adcab::panel;
-use adcab::web::login::LOGIN_COOKIE;
-use adcab::web::session::COOKIE;
+use adcab::ops;
+use adcab::panel::login::LOGIN_COOKIE;
+use adcab::panel::session::COOKIE;
 use adcab::{clock, Services};
 use rusqlite::types::Value;
 use rusqlite::{params, Connection};
@@ -96,7 +96,7 @@ fn main() {
     );
 
     let server = Server::start(services.clone());
-    while !adcab::scheduler::idle(&conn).unwrap() {
+    while !adcab::jobs::scheduler::idle(&conn).unwrap() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let root = server
@@ -163,7 +163,7 @@ fn main() {
     let cabinet_reads = plain_cabinets(&conn, all, n);
     let mut session = runs(n, BUDGET, MIN_RUNS, |_| {
         let started = Instant::now();
-        adcab::web::session::person(&conn, ws.user)
+        adcab::panel::session::person(&conn, ws.user)
             .unwrap()
             .expect("the person");
         started.elapsed().as_secs_f64() * 1000.0
@@ -243,8 +243,8 @@ struct Workspace {
 /// The agency owner with a panel password, its cabinets and their campaigns
 /// ([`populate`]).
 fn setup(s: &Services, conn: &Connection, cabinets: usize, per_cabinet: usize) -> Workspace {
-    let user = panel::user_add(s, EMAIL, Plan::Agency).unwrap().id;
-    panel::user_set(s, user, None, None, Some(PASSWORD)).unwrap();
+    let user = ops::user_add(s, EMAIL, Plan::Agency).unwrap().id;
+    ops::user_set(s, user, None, None, Some(PASSWORD)).unwrap();
     let accounts = common::euro_cabinets(s, user, cabinets);
     let ads = populate(s, conn, &accounts, per_cabinet);
     Workspace {

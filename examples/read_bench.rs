@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use adcab::config::Config;
 use adcab::domain::access::Plan;
-use adcab::panel::{self, NewKey};
+use adcab::ops::{self, NewKey};
 use adcab::Services;
 use rusqlite::Connection;
 use serde_json::Value;
@@ -93,7 +93,7 @@ fn main() {
 
     let started = Instant::now();
     let server = Server::start(services.clone());
-    while !adcab::scheduler::idle(&conn).unwrap() {
+    while !adcab::jobs::scheduler::idle(&conn).unwrap() {
         std::thread::sleep(Duration::from_millis(50));
     }
     println!(
@@ -193,10 +193,10 @@ struct Workspace {
 /// The agency owner, its cabinets and their campaigns ([`populate`]), and one key reaching
 /// them all.
 fn setup(s: &Services, conn: &Connection, cabinets: usize, per_cabinet: usize) -> Workspace {
-    let user = panel::user_add(s, "reads@example.com", Plan::Agency)
+    let user = ops::user_add(s, "reads@example.com", Plan::Agency)
         .unwrap()
         .id;
-    let key = panel::key_create(
+    let key = ops::key_create(
         s,
         &NewKey {
             user,

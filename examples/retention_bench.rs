@@ -43,13 +43,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use adcab::api::campaign_object::Full;
 use adcab::config::{Config, RetentionConfig};
 use adcab::domain::access::Plan;
 use adcab::domain::money::CabinetType;
-use adcab::http::campaign_object::Full;
-use adcab::panel::{self, NewKey};
+use adcab::ops::{self, NewKey};
 use adcab::store::history::Source;
-use adcab::{clock, retention, sync, Services};
+use adcab::{clock, jobs::retention, sync, Services};
 use chrono::NaiveDate;
 use rusqlite::{params, Connection};
 use serde_json::{json, Value};
@@ -392,7 +392,7 @@ struct Install {
 /// An agency owner with one key that manages every cabinet, and `campaigns` running campaigns
 /// spread over [`CABINETS`] euro cabinets, made through the simulator as the panel makes them.
 fn setup(s: &Services, campaigns: usize) -> Install {
-    let user = panel::user_add(s, "retention@example.com", Plan::Agency)
+    let user = ops::user_add(s, "retention@example.com", Plan::Agency)
         .unwrap()
         .id;
     let accounts = common::euro_cabinets(s, user, CABINETS.min(campaigns));
@@ -422,7 +422,7 @@ impl Install {
     /// The install of `user` over `accounts`: a new key of theirs that manages every cabinet,
     /// and the stored campaigns.
     fn of(s: &Services, user: i64, accounts: Vec<i64>) -> Install {
-        let key = panel::key_create(
+        let key = ops::key_create(
             s,
             &NewKey {
                 user,
@@ -459,7 +459,7 @@ fn align_clock(s: &Services) -> NaiveDate {
     let now = s.db.read_blocking(clock::now).unwrap();
     let day = now.date_naive() + chrono::Days::new(1);
     let target = day.and_hms_opt(0, 5, 0).unwrap().and_utc();
-    panel::sim_advance(s, (target - now).num_seconds().max(1)).unwrap();
+    ops::sim_advance(s, (target - now).num_seconds().max(1)).unwrap();
     day
 }
 

@@ -15,7 +15,7 @@ use adcab::domain::access::Plan;
 use adcab::domain::campaign::Status;
 use adcab::domain::rule::{Action, Condition, Metric, Op, RuleSpec, Scope, Threshold};
 use adcab::store::{rules, StoreError};
-use adcab::{automation, clock, panel, Services};
+use adcab::{clock, jobs::automation, ops, Services};
 
 // The benchmarks' shared cabinets; the server start is not used here (automation is called
 // directly), nor are the percentiles.
@@ -46,7 +46,7 @@ fn main() {
     config.demo.bootstrap = false;
     let services = Services::open(config, adcab::db::Open::Create).expect("open");
     let started = Instant::now();
-    let user = panel::user_add(&services, "bench@example.com", Plan::Agency)
+    let user = ops::user_add(&services, "bench@example.com", Plan::Agency)
         .unwrap()
         .id;
     let accounts = common::euro_cabinets(&services, user, cabinets);

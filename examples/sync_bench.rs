@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use adcab::config::Config;
 use adcab::domain::access::Plan;
-use adcab::panel::{self, NewKey};
+use adcab::ops::{self, NewKey};
 use adcab::{clock, Services};
 
 mod common;
@@ -46,10 +46,10 @@ fn main() {
     let (url, received) = receiver();
 
     let started = Instant::now();
-    let user = panel::user_add(&services, "bench@example.com", Plan::Agency)
+    let user = ops::user_add(&services, "bench@example.com", Plan::Agency)
         .unwrap()
         .id;
-    panel::key_create(
+    ops::key_create(
         &services,
         &NewKey {
             user,
@@ -104,9 +104,9 @@ fn now(s: &Services) -> chrono::DateTime<chrono::Utc> {
 fn hour(s: &Services, received: &AtomicUsize, seconds: i64, digests: usize) -> f64 {
     let digests_before = received.load(Ordering::SeqCst);
     let started = Instant::now();
-    panel::sim_advance(s, seconds).unwrap();
+    ops::sim_advance(s, seconds).unwrap();
     loop {
-        let caught_up = s.db.read_blocking(adcab::scheduler::idle).unwrap();
+        let caught_up = s.db.read_blocking(adcab::jobs::scheduler::idle).unwrap();
         if caught_up && received.load(Ordering::SeqCst) >= digests_before + digests {
             return started.elapsed().as_secs_f64();
         }

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use adcab::config::{Config, PlatformKind};
 use adcab::domain::access::Plan;
-use adcab::{clock, panel, Services};
+use adcab::{clock, ops, Services};
 
 // The benchmarks' shared start-up; the simulator's cabinet helper is not used here.
 #[allow(dead_code)]
@@ -57,7 +57,7 @@ fn main() {
     config.telegram.api_url = fake.url.clone();
     config.telegram.calls_per_second = pace;
     let services = Services::open(config, adcab::db::Open::Create).expect("open");
-    let user = panel::user_add(&services, "bench@example.com", Plan::Agency)
+    let user = ops::user_add(&services, "bench@example.com", Plan::Agency)
         .unwrap()
         .id;
 
@@ -83,7 +83,7 @@ fn main() {
 
     fake.reset_calls();
     let first = Instant::now();
-    let made = panel::cabinet_connect(&services, user, &accounts[0].token, false).unwrap();
+    let made = ops::cabinet_connect(&services, user, &accounts[0].token, false).unwrap();
     let connect_s = first.elapsed().as_secs_f64();
     let connect_calls = fake.calls().len();
     println!(
@@ -93,7 +93,7 @@ fn main() {
     );
     let rest = Instant::now();
     for account in &accounts[1..] {
-        panel::cabinet_connect(&services, user, &account.token, false).unwrap();
+        ops::cabinet_connect(&services, user, &account.token, false).unwrap();
     }
     println!(
         "connect the other {} accounts: {:.1} s",
@@ -122,7 +122,11 @@ fn main() {
             .write_blocking(|tx| clock::advance(tx, step))
             .unwrap()
             .unwrap();
-        while !services.db.read_blocking(adcab::scheduler::idle).unwrap() {
+        while !services
+            .db
+            .read_blocking(adcab::jobs::scheduler::idle)
+            .unwrap()
+        {
             std::thread::sleep(Duration::from_millis(20));
         }
         let sync_s = synced.elapsed().as_secs_f64();

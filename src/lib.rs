@@ -3,37 +3,29 @@
 //! platform); [`run`] serves the HTTP API on a listener until a shutdown future resolves, with
 //! the task worker, the sync/stats scheduler and the webhook sender running beside it.
 
+pub mod api;
+pub mod app;
 pub mod auth;
-pub mod automation;
 pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod db;
-pub mod demo;
 pub mod domain;
-pub mod http;
-pub mod ingest;
+pub mod jobs;
 pub mod metrics;
-pub mod notify;
+pub mod ops;
 pub mod outbound;
 pub mod panel;
 pub mod platform;
 pub mod primitives;
 pub mod ratelimit;
-pub mod retention;
-pub mod scheduler;
 pub mod secret;
-pub mod serve;
 pub mod services;
 pub mod store;
 pub mod sync;
-pub mod systemd;
-pub mod upkeep;
-pub mod web;
 pub mod webhooks;
-pub mod worker;
 
-pub use serve::run;
+pub use app::serve::run;
 pub use services::Services;
 
 /// Every binary built on the library (the service, its benchmarks and tests) allocates through

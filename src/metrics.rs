@@ -13,7 +13,7 @@ use prometheus_client::registry::Registry;
 use rusqlite::Connection;
 
 use crate::store::StoreError;
-use crate::{clock, scheduler};
+use crate::{clock, jobs::scheduler};
 
 // Every label value is chosen from a fixed set (`&'static str`) or a bounded number, never
 // taken from a request as it came: a client cannot add series, so a scrape stays small

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
-use crate::automation::preview::Previews;
 use crate::config::{Config, PlatformKind};
 use crate::db::{Db, Open};
+use crate::jobs::automation::preview::Previews;
 use crate::metrics::Metrics;
 use crate::outbound::Outbound;
 use crate::platform::sim::Simulator;
@@ -25,7 +25,7 @@ pub struct Services {
     pub platform: Arc<dyn Platform>,
     /// The simulator, when it is the configured platform (the `sim` commands need it).
     pub sim: Option<Arc<Simulator>>,
-    /// Held through each task step ([`crate::worker::run_one`]): a step picks the first item
+    /// Held through each task step ([`crate::jobs::worker::run_one`]): a step picks the first item
     /// not yet done, so two at once would run the same item.
     pub task_step: Arc<Mutex<()>>,
     pub metrics: Arc<Metrics>,

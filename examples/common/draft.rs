@@ -6,7 +6,7 @@ use adcab::domain::campaign::TargetType;
 use adcab::domain::money::Money;
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
-use adcab::{clock, panel, sync, Services};
+use adcab::{clock, ops, sync, Services};
 use rusqlite::Connection;
 use serde_json::json;
 
@@ -65,7 +65,7 @@ pub fn populate(
 ) -> Vec<(i64, i64)> {
     // Start just past an hour of the service clock, so no hourly sync runs during the bench.
     let into_hour = clock::now(conn).unwrap().timestamp().rem_euclid(3600);
-    panel::sim_advance(s, 3600 - into_hour + 5).unwrap();
+    ops::sim_advance(s, 3600 - into_hour + 5).unwrap();
     let sim = s.sim.as_ref().expect("the simulator");
     let mut ads = Vec::with_capacity(accounts.len() * per_cabinet);
     for account in accounts {
@@ -92,7 +92,7 @@ pub fn populate(
             ads.push((*account, ad));
         }
     }
-    panel::sim_advance(s, 30 * 60).unwrap();
+    ops::sim_advance(s, 30 * 60).unwrap();
     let hour = clock::hour_start(clock::now(conn).unwrap());
     for account in accounts {
         sync::sync_cabinet(s, *account, hour, false)

@@ -9,9 +9,9 @@ pub use server::Server;
 pub fn euro_cabinets(services: &adcab::Services, owner: i64, count: usize) -> Vec<i64> {
     (0..count)
         .map(|i| {
-            adcab::panel::cabinet_add(
+            adcab::ops::cabinet_add(
                 services,
-                &adcab::panel::NewCabinet {
+                &adcab::ops::NewCabinet {
                     owner,
                     name: format!("Cabinet {i}"),
                     kind: adcab::domain::money::CabinetType::Euro,

@@ -4,7 +4,7 @@
 //! and exit non-zero. Sentences say what is wrong (file, key, line), never "internal error"
 //! for an operator's mistake.
 
-mod ops;
+mod files;
 mod serve;
 
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use crate::config::Config;
 use crate::db::Open;
 use crate::domain::access::Plan;
-use crate::panel::{
+use crate::ops::{
     self, CabinetChange, KeyChange, NewCabinet, NewKey, PanelError, Subscription, TeamAccess,
 };
 use crate::platform::sim::Fault;
@@ -375,15 +375,15 @@ fn read_password() -> Result<String, PanelError> {
     let mut line = String::new();
     std::io::stdin()
         .read_line(&mut line)
-        .map_err(|e| panel::bad("password", format!("cannot read stdin: {e}")))?;
+        .map_err(|e| ops::bad("password", format!("cannot read stdin: {e}")))?;
     Ok(line.trim_end_matches(['\n', '\r']).to_string())
 }
 
 /// Runs one admin command.
 pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
     match cmd {
-        Admin::User(UserCmd::Add { email, plan }) => printed(panel::user_add(s, email, *plan)),
-        Admin::User(UserCmd::List) => printed(panel::user_list(s)),
+        Admin::User(UserCmd::Add { email, plan }) => printed(ops::user_add(s, email, *plan)),
+        Admin::User(UserCmd::List) => printed(ops::user_list(s)),
         Admin::User(UserCmd::Set {
             id,
             plan,
@@ -393,9 +393,9 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
         }) => {
             let password = password_stdin.then(read_password).transpose()?;
             if let Some(chat) = telegram_chat {
-                panel::user_set_chat(s, *id, chat)?;
+                ops::user_set_chat(s, *id, chat)?;
             }
-            printed(panel::user_set(
+            printed(ops::user_set(
                 s,
                 *id,
                 *plan,
@@ -403,45 +403,43 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
                 password.as_deref(),
             ))
         }
-        Admin::Cabinet(CabinetCmd::Add(new)) => printed(panel::cabinet_add(s, new)),
-        Admin::Cabinet(CabinetCmd::Set { id, change }) => {
-            printed(panel::cabinet_set(s, *id, change))
-        }
+        Admin::Cabinet(CabinetCmd::Add(new)) => printed(ops::cabinet_add(s, new)),
+        Admin::Cabinet(CabinetCmd::Set { id, change }) => printed(ops::cabinet_set(s, *id, change)),
         Admin::Member(MemberCmd::Add {
             agency,
             member,
             cabinet,
             access,
-        }) => printed(panel::member_add(s, *agency, *member, *cabinet, *access)),
+        }) => printed(ops::member_add(s, *agency, *member, *cabinet, *access)),
         Admin::Member(MemberCmd::Remove {
             agency,
             member,
             cabinet,
-        }) => printed(panel::member_remove(s, *agency, *member, *cabinet)),
+        }) => printed(ops::member_remove(s, *agency, *member, *cabinet)),
         Admin::Group(GroupCmd::Add {
             cabinet,
             name,
             color,
-        }) => printed(panel::group_add(s, *cabinet, name, color.as_deref())),
-        Admin::Key(KeyCmd::Create(new)) => printed(panel::key_create(s, new)),
-        Admin::Key(KeyCmd::Set { id, change }) => printed(panel::key_set(s, *id, change)),
-        Admin::Key(KeyCmd::Revoke { id }) => printed(panel::key_revoke(s, *id)),
-        Admin::Key(KeyCmd::RotateSecret { id }) => printed(panel::key_rotate_secret(s, *id)),
-        Admin::Key(KeyCmd::Ping { id }) => printed(panel::key_ping(s, *id)),
-        Admin::Key(KeyCmd::List { user }) => printed(panel::key_list(s, *user)),
-        Admin::Tracker(TrackerCmd::Rotate { user }) => printed(panel::tracker_rotate(s, *user)),
-        Admin::Task(TaskCmd::Cancel { id }) => printed(panel::task_cancel(s, *id)),
-        Admin::Task(TaskCmd::Resume { id }) => printed(panel::task_resume(s, *id)),
-        Admin::History { account, ad } => printed(panel::history(s, *account, *ad)),
+        }) => printed(ops::group_add(s, *cabinet, name, color.as_deref())),
+        Admin::Key(KeyCmd::Create(new)) => printed(ops::key_create(s, new)),
+        Admin::Key(KeyCmd::Set { id, change }) => printed(ops::key_set(s, *id, change)),
+        Admin::Key(KeyCmd::Revoke { id }) => printed(ops::key_revoke(s, *id)),
+        Admin::Key(KeyCmd::RotateSecret { id }) => printed(ops::key_rotate_secret(s, *id)),
+        Admin::Key(KeyCmd::Ping { id }) => printed(ops::key_ping(s, *id)),
+        Admin::Key(KeyCmd::List { user }) => printed(ops::key_list(s, *user)),
+        Admin::Tracker(TrackerCmd::Rotate { user }) => printed(ops::tracker_rotate(s, *user)),
+        Admin::Task(TaskCmd::Cancel { id }) => printed(ops::task_cancel(s, *id)),
+        Admin::Task(TaskCmd::Resume { id }) => printed(ops::task_resume(s, *id)),
+        Admin::History { account, ad } => printed(ops::history(s, *account, *ad)),
         Admin::Webhook(WebhookCmd::Log { key, limit }) => {
-            printed(panel::webhook_log(s, *key, *limit))
+            printed(ops::webhook_log(s, *key, *limit))
         }
         Admin::Webhook(WebhookCmd::Resend { delivery }) => {
-            printed(panel::webhook_resend(s, delivery))
+            printed(ops::webhook_resend(s, delivery))
         }
-        Admin::Rule(RuleCmd::List { owner }) => printed(panel::rule_list(s, *owner)),
+        Admin::Rule(RuleCmd::List { owner }) => printed(ops::rule_list(s, *owner)),
         Admin::AutoCpm(AutoCpmCmd::Log { account, ad }) => {
-            printed(panel::auto_cpm_log(s, *account, *ad))
+            printed(ops::auto_cpm_log(s, *account, *ad))
         }
         Admin::Cabinet(CabinetCmd::Connect {
             owner,
@@ -449,17 +447,17 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
             related,
         }) => {
             let token = token_from_stdin(*token_stdin)?;
-            printed(panel::cabinet_connect(s, *owner, &token, *related))
+            printed(ops::cabinet_connect(s, *owner, &token, *related))
         }
         Admin::Cabinet(CabinetCmd::Reconnect { id, token_stdin }) => {
             let token = token_from_stdin(*token_stdin)?;
-            printed(panel::cabinet_reconnect(s, *id, &token))
+            printed(ops::cabinet_reconnect(s, *id, &token))
         }
-        Admin::Cabinet(CabinetCmd::Sync { id }) => printed(panel::cabinet_sync(s, *id)),
-        Admin::Cabinet(CabinetCmd::List { owner }) => printed(panel::cabinet_list(s, *owner)),
+        Admin::Cabinet(CabinetCmd::Sync { id }) => printed(ops::cabinet_sync(s, *id)),
+        Admin::Cabinet(CabinetCmd::List { owner }) => printed(ops::cabinet_list(s, *owner)),
         Admin::Platform(PlatformCmd::Check { token_stdin }) => {
             let token = token_from_stdin(*token_stdin)?;
-            printed(panel::platform_check(s, &token))
+            printed(ops::platform_check(s, &token))
         }
     }
 }
@@ -468,30 +466,30 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, PanelError> {
 fn token_from_stdin(asked: bool) -> Result<String, PanelError> {
     use std::io::Read;
     if !asked {
-        return Err(panel::bad(
+        return Err(ops::bad(
             "token-stdin",
             "give the token on standard input with --token-stdin",
         ));
     }
     let mut text = String::new();
     std::io::stdin()
-        .take(panel::MAX_TOKEN as u64 + 2)
+        .take(ops::MAX_TOKEN as u64 + 2)
         .read_to_string(&mut text)
-        .map_err(|e| panel::bad("token-stdin", format!("cannot read standard input: {e}")))?;
-    panel::read_token(&text)
+        .map_err(|e| ops::bad("token-stdin", format!("cannot read standard input: {e}")))?;
+    ops::read_token(&text)
 }
 
 /// Runs one sim command.
 pub fn sim(s: &Services, cmd: &Sim) -> Result<Value, PanelError> {
     match cmd {
-        Sim::Advance { seconds } => printed(panel::sim_advance(s, *seconds)),
+        Sim::Advance { seconds } => printed(ops::sim_advance(s, *seconds)),
         Sim::Review {
             account,
             ad,
             approve,
             reason,
             ..
-        } => printed(panel::sim_review(
+        } => printed(ops::sim_review(
             s,
             *account,
             *ad,
@@ -502,8 +500,8 @@ pub fn sim(s: &Services, cmd: &Sim) -> Result<Value, PanelError> {
             account,
             next,
             count,
-        } => printed(panel::sim_fail(s, *account, *next, *count)),
-        Sim::Now => printed(panel::sim_now(s)),
+        } => printed(ops::sim_fail(s, *account, *next, *count)),
+        Sim::Now => printed(ops::sim_now(s)),
     }
 }
 
@@ -557,9 +555,9 @@ pub fn main() -> ExitCode {
     };
     let how = match cli.command {
         Command::Config(ConfigCmd::Show) => return emit(Ok(config.shown())),
-        Command::Check => return ops::check(&config),
-        Command::Backup { to } => return ops::backup(&config, &to),
-        Command::Restore { from } => return ops::restore(&config, &from),
+        Command::Check => return files::check(&config),
+        Command::Backup { to } => return files::backup(&config, &to),
+        Command::Restore { from } => return files::restore(&config, &from),
         Command::Serve | Command::Init => Open::Create,
         Command::Admin(_) | Command::Sim(_) => Open::Existing,
     };

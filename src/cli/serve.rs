@@ -56,7 +56,7 @@ pub fn serve(services: Services) -> ExitCode {
             .local_addr()
             .map(|a| a.to_string())
             .unwrap_or(listen);
-        match crate::demo::bootstrap_if_empty(&services) {
+        match crate::app::demo::bootstrap_if_empty(&services) {
             Ok(Some(ws)) => print_demo(&addr, &ws),
             Ok(None) => {}
             Err(e) => return fail(format!("demo bootstrap failed: {e}")),
@@ -69,7 +69,7 @@ pub fn serve(services: Services) -> ExitCode {
     })
 }
 
-fn print_demo(addr: &str, ws: &crate::demo::Workspace) {
+fn print_demo(addr: &str, ws: &crate::app::demo::Workspace) {
     println!(
         "adcab: created the demo workspace ({} cabinets).",
         ws.cabinets.len()

@@ -2,13 +2,13 @@
 //! write-side checks (exercised through `auth::authenticate`, the function every request uses).
 
 use crate::helpers::{printed, spawn_app, TestApp};
+use adcab::api::error::ApiError;
 use adcab::auth::{self, Principal};
 use adcab::domain::access::Plan;
-use adcab::http::error::ApiError;
-use adcab::panel::Scope;
-use adcab::panel::Subscription;
-use adcab::panel::TeamAccess;
-use adcab::panel::{self, CabinetChange, KeyChange, NewKey};
+use adcab::ops::Scope;
+use adcab::ops::Subscription;
+use adcab::ops::TeamAccess;
+use adcab::ops::{self, CabinetChange, KeyChange, NewKey};
 use adcab::store::StoreError;
 
 fn principal(app: &TestApp, key: &str) -> Principal {
@@ -79,10 +79,10 @@ fn revocation_takes_effect_on_the_next_request() {
     let (user, _, key) = app.owner_with_cabinet("pro");
     let second = app.key(user);
     app.get_ok("/account/info", &key);
-    let id = printed(panel::key_list(&app.services, Some(user)).unwrap())["keys"][0]["id"]
+    let id = printed(ops::key_list(&app.services, Some(user)).unwrap())["keys"][0]["id"]
         .as_i64()
         .unwrap();
-    panel::key_revoke(&app.services, id).unwrap();
+    ops::key_revoke(&app.services, id).unwrap();
     app.get_err("/account/info", &key, 401, "API_KEY_INVALID");
     app.get_ok("/account/info", &second);
 }
@@ -95,7 +95,7 @@ fn a_key_that_reaches_no_active_cabinet_is_no_accounts() {
     app.get_err("/account/info", &key, 401, "NO_ACCOUNTS");
     let cabinet = app.cabinet(user, "euro", "1");
     app.get_ok("/account/info", &key);
-    panel::cabinet_set(
+    ops::cabinet_set(
         &app.services,
         cabinet,
         &CabinetChange {
@@ -112,7 +112,7 @@ fn keys_need_pro_or_agency_and_a_plan_change_is_felt_at_once() {
     let app = spawn_app();
     let free = app.user("free");
     app.cabinet(free, "euro", "1");
-    let err = panel::key_create(
+    let err = ops::key_create(
         &app.services,
         &NewKey {
             user: free,
@@ -122,9 +122,9 @@ fn keys_need_pro_or_agency_and_a_plan_change_is_felt_at_once() {
     .unwrap_err();
     assert!(err.to_string().contains("Pro and Agency"), "{err}");
     let (user, _, key) = app.owner_with_cabinet("pro");
-    panel::user_set(&app.services, user, Some(Plan::Free), None, None).unwrap();
+    ops::user_set(&app.services, user, Some(Plan::Free), None, None).unwrap();
     app.get_err("/account/info", &key, 403, "FORBIDDEN");
-    panel::user_set(&app.services, user, Some(Plan::Agency), None, None).unwrap();
+    ops::user_set(&app.services, user, Some(Plan::Agency), None, None).unwrap();
     app.get_ok("/account/info", &key);
 }
 
@@ -135,7 +135,7 @@ fn a_person_holds_at_most_five_active_keys() {
     for _ in 0..4 {
         app.key(user);
     }
-    let err = panel::key_create(
+    let err = ops::key_create(
         &app.services,
         &NewKey {
             user,
@@ -144,10 +144,10 @@ fn a_person_holds_at_most_five_active_keys() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("5 active keys"), "{err}");
-    let id = printed(panel::key_list(&app.services, Some(user)).unwrap())["keys"][0]["id"]
+    let id = printed(ops::key_list(&app.services, Some(user)).unwrap())["keys"][0]["id"]
         .as_i64()
         .unwrap();
-    panel::key_revoke(&app.services, id).unwrap();
+    ops::key_revoke(&app.services, id).unwrap();
     app.key(user);
 }
 
@@ -181,7 +181,7 @@ fn scope_narrows_the_cabinets_and_all_includes_later_ones() {
     assert_eq!(count(&all), 3, "All includes cabinets added later");
     assert_eq!(count(&one), 1);
     let id = principal(&app, &one).key.id;
-    panel::key_set(
+    ops::key_set(
         &app.services,
         id,
         &KeyChange {
@@ -191,7 +191,7 @@ fn scope_narrows_the_cabinets_and_all_includes_later_ones() {
     )
     .unwrap();
     assert_eq!(count(&one), 2, "Several");
-    panel::key_set(
+    ops::key_set(
         &app.services,
         id,
         &KeyChange {
@@ -203,7 +203,7 @@ fn scope_narrows_the_cabinets_and_all_includes_later_ones() {
     assert_eq!(count(&one), 3);
     let other = app.user("pro");
     let foreign = app.cabinet(other, "euro", "1");
-    let err = panel::key_create(
+    let err = ops::key_create(
         &app.services,
         &NewKey {
             user,
@@ -225,8 +225,8 @@ fn team_members_reach_shared_cabinets_with_their_access_level() {
     let viewed = app.cabinet(agency, "ton", "10");
     app.cabinet(agency, "stars", "10");
     let member = app.user("free");
-    panel::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
-    panel::member_add(&app.services, agency, member, viewed, TeamAccess::Viewer).unwrap();
+    ops::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
+    ops::member_add(&app.services, agency, member, viewed, TeamAccess::Viewer).unwrap();
     let key = app.key_with(NewKey {
         user: member,
         manage: true,
@@ -246,13 +246,13 @@ fn team_members_reach_shared_cabinets_with_their_access_level() {
         Err(ApiError::ViewOnlyAccess)
     );
     // Lowered to viewer: the key follows at once.
-    panel::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
+    ops::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
     assert_eq!(
         write_check(&app, &key, shared),
         Err(ApiError::ViewOnlyAccess)
     );
     // One cabinet unshared, then the member removed from the team.
-    panel::member_remove(&app.services, agency, member, Some(viewed)).unwrap();
+    ops::member_remove(&app.services, agency, member, Some(viewed)).unwrap();
     assert_eq!(
         app.get_ok("/account/info", &key)["data"]
             .as_array()
@@ -260,7 +260,7 @@ fn team_members_reach_shared_cabinets_with_their_access_level() {
             .len(),
         1
     );
-    panel::member_remove(&app.services, agency, member, None).unwrap();
+    ops::member_remove(&app.services, agency, member, None).unwrap();
     app.get_err("/account/info", &key, 403, "FORBIDDEN");
 }
 
@@ -271,7 +271,7 @@ fn when_the_agency_plan_ends_the_members_keys_follow() {
     let shared = app.cabinet(agency, "euro", "10");
     let member = app.user("pro");
     app.cabinet(member, "euro", "10");
-    panel::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
+    ops::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
     let key = app.key(member);
     assert_eq!(
         app.get_ok("/account/info", &key)["data"]
@@ -280,7 +280,7 @@ fn when_the_agency_plan_ends_the_members_keys_follow() {
             .len(),
         2
     );
-    panel::user_set(&app.services, agency, Some(Plan::Pro), None, None).unwrap();
+    ops::user_set(&app.services, agency, Some(Plan::Pro), None, None).unwrap();
     let data = app.get_ok("/account/info", &key)["data"]
         .as_array()
         .unwrap()
@@ -313,7 +313,7 @@ fn write_checks_refuse_read_only_partner_and_lapsed_keys() {
         ..NewKey::default()
     });
     assert_eq!(write_check(&app, &manager, cabinet), Ok(()));
-    panel::user_set(&app.services, user, None, Some(Subscription::Expired), None).unwrap();
+    ops::user_set(&app.services, user, None, Some(Subscription::Expired), None).unwrap();
     assert_eq!(
         write_check(&app, &manager, cabinet),
         Err(ApiError::FeatureNotAvailable {
@@ -321,8 +321,8 @@ fn write_checks_refuse_read_only_partner_and_lapsed_keys() {
         })
     );
     app.get_ok("/account/info", &manager);
-    panel::user_set(&app.services, user, None, Some(Subscription::Active), None).unwrap();
-    panel::cabinet_set(
+    ops::user_set(&app.services, user, None, Some(Subscription::Active), None).unwrap();
+    ops::cabinet_set(
         &app.services,
         cabinet,
         &CabinetChange {
@@ -345,14 +345,14 @@ fn writes_to_a_cabinet_whose_owner_lapsed_need_a_subscription() {
     let agency = app.user("agency");
     let shared = app.cabinet(agency, "euro", "10");
     let member = app.user("pro");
-    panel::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
+    ops::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
     let key = app.key_with(NewKey {
         user: member,
         manage: true,
         ..NewKey::default()
     });
     assert_eq!(write_check(&app, &key, shared), Ok(()));
-    panel::user_set(
+    ops::user_set(
         &app.services,
         agency,
         None,
@@ -392,14 +392,14 @@ fn an_agency_owner_lists_the_teams_keys() {
     let agency = app.user("agency");
     let shared = app.cabinet(agency, "euro", "10");
     let member = app.user("free");
-    panel::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
+    ops::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
     app.key(agency);
     app.key_with(NewKey {
         user: member,
         manage: true,
         ..NewKey::default()
     });
-    let list = printed(panel::key_list(&app.services, Some(agency)).unwrap());
+    let list = printed(ops::key_list(&app.services, Some(agency)).unwrap());
     let keys = list["keys"].as_array().unwrap();
     assert_eq!(keys.len(), 2);
     let of_member = keys.iter().find(|k| k["owner"] == member).unwrap();
@@ -407,7 +407,7 @@ fn an_agency_owner_lists_the_teams_keys() {
     assert_eq!(of_member["cabinets"], 1);
     assert!(of_member.get("last_used_at").is_some());
     assert_eq!(
-        printed(panel::key_list(&app.services, Some(member)).unwrap())["keys"]
+        printed(ops::key_list(&app.services, Some(member)).unwrap())["keys"]
             .as_array()
             .unwrap()
             .len(),

@@ -1,7 +1,7 @@
 //! `GET /v1/account/info`: the cabinet objects and who sees which.
 
 use crate::helpers::spawn_app;
-use adcab::panel::{self, CabinetChange, NewKey};
+use adcab::ops::{self, CabinetChange, NewKey};
 
 #[test]
 fn account_info_lists_each_reachable_cabinet_with_the_spec_fields() {
@@ -55,7 +55,7 @@ fn a_deactivated_cabinet_disappears_from_the_list() {
     let a = app.cabinet(user, "euro", "1");
     let b = app.cabinet(user, "euro", "1");
     let key = app.key(user);
-    panel::cabinet_set(
+    ops::cabinet_set(
         &app.services,
         b,
         &CabinetChange {
@@ -78,7 +78,7 @@ fn a_deactivated_cabinet_disappears_from_the_list() {
 fn a_balance_set_in_the_panel_shows_at_once() {
     let app = spawn_app();
     let (_, cabinet, key) = app.owner_with_cabinet("pro");
-    panel::cabinet_set(
+    ops::cabinet_set(
         &app.services,
         cabinet,
         &CabinetChange {

@@ -9,7 +9,7 @@ mod bot_fake;
 use std::time::Duration;
 
 use crate::helpers::{spawn_app_with, wait_for, Receiver, TestApp};
-use adcab::panel::{self, CabinetChange};
+use adcab::ops::{self, CabinetChange};
 use adcab::store::alerts::{self, Recorded};
 use bot_fake::{FakeBot, SentMessage};
 use serde_json::{json, Value};
@@ -36,12 +36,12 @@ fn setup(app: &TestApp, bot: &FakeBot, rx: &Receiver) -> (i64, i64, String, Stri
     bot.add_chat(CABINET_CHAT);
     let user = app.user("pro");
     let cabinet = app.cabinet(user, "euro", "1000");
-    panel::user_set_chat(&app.services, user, &PERSON.to_string()).unwrap();
+    ops::user_set_chat(&app.services, user, &PERSON.to_string()).unwrap();
     let chat = CabinetChange {
         telegram_chat: Some(CABINET_CHAT.to_string()),
         ..CabinetChange::default()
     };
-    panel::cabinet_set(&app.services, cabinet, &chat).unwrap();
+    ops::cabinet_set(&app.services, cabinet, &chat).unwrap();
     let (_, key, secret) = app.hook_key(user, &rx.url);
     app.align_hour();
     (user, cabinet, key, secret)
@@ -181,7 +181,7 @@ fn built_in_alerts_are_told_once_per_condition() {
         cabinet,
         crate::helpers::Camp::channel("Casino", "https://t.me/alpha_chan"),
     );
-    panel::sim_review(&app.services, cabinet, declined, false, Some("no")).unwrap();
+    ops::sim_review(&app.services, cabinet, declined, false, Some("no")).unwrap();
     for _ in 0..2 {
         app.write_ok(
             "POST",
@@ -204,7 +204,7 @@ fn built_in_alerts_are_told_once_per_condition() {
         balance: Some("0.01".into()),
         ..CabinetChange::default()
     };
-    panel::cabinet_set(&app.services, cabinet, &expired).unwrap();
+    ops::cabinet_set(&app.services, cabinet, &expired).unwrap();
     app.advance(HOUR);
     app.advance(HOUR);
 
@@ -255,9 +255,9 @@ fn built_in_alerts_are_told_once_per_condition() {
         auth_expired: Some(false),
         ..CabinetChange::default()
     };
-    panel::cabinet_set(&app.services, cabinet, &back).unwrap();
+    ops::cabinet_set(&app.services, cabinet, &back).unwrap();
     app.advance(HOUR);
-    panel::cabinet_set(&app.services, cabinet, &expired).unwrap();
+    ops::cabinet_set(&app.services, cabinet, &expired).unwrap();
     app.advance(HOUR);
     let expired_count = recent(&app)
         .iter()

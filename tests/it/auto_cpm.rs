@@ -193,10 +193,10 @@ fn auto_cpm_brings_a_bid_three_times_too_high_or_too_low_to_its_target_cpa() {
     let app = spawn_app();
     let user = app.user("pro");
     let cabinet = app.cabinet(user, "euro", "100000");
-    let key = app.key_with(adcab::panel::NewKey {
+    let key = app.key_with(adcab::ops::NewKey {
         user,
         manage: true,
-        ..adcab::panel::NewKey::default()
+        ..adcab::ops::NewKey::default()
     });
     app.align_hour();
     let ad = app.funded(cabinet, 20_000_000_000);
@@ -249,7 +249,7 @@ fn auto_cpm_holds_the_bid_without_enough_data() {
     app.align_hour();
     let ad = app.active_campaign(cabinet);
     patch(&app, &key, ad, json!({"daily_budget": "0.05"}));
-    adcab::panel::sim_review(&app.services, cabinet, ad, true, None).unwrap();
+    adcab::ops::sim_review(&app.services, cabinet, ad, true, None).unwrap();
     let on = json!({"auto_cpm": {"enabled": true, "goal": "cpa", "target": "1", "min_cpm": "1", "max_cpm": 4}});
     patch(&app, &key, ad, on);
     for _ in 0..8 {
@@ -278,11 +278,11 @@ fn auto_cpm_can_count_postbacks_as_the_acquisitions_of_its_cpa() {
     let app = spawn_app();
     let user = app.user("pro");
     let cabinet = app.cabinet(user, "euro", "1000");
-    let key = app.key_with(adcab::panel::NewKey {
+    let key = app.key_with(adcab::ops::NewKey {
         user,
         manage: true,
         postbacks: true,
-        ..adcab::panel::NewKey::default()
+        ..adcab::ops::NewKey::default()
     });
     app.align_hour();
     let bot = crate::helpers::Camp::channel("Bot", "https://t.me/shop_bot?start=r1");

@@ -5,7 +5,7 @@
 
 use crate::helpers::{Receiver, TestApp};
 use adcab::domain::money::Money;
-use adcab::panel::NewKey;
+use adcab::ops::NewKey;
 use adcab::store::rules;
 use serde_json::{json, Value};
 
@@ -284,7 +284,7 @@ fn a_pause_rule_acts_after_the_sync_with_history_webhook_and_log() {
         "Active",
         "out of scope"
     );
-    let history = adcab::panel::history(&app.services, cabinet, ad)
+    let history = adcab::ops::history(&app.services, cabinet, ad)
         .unwrap()
         .events;
     let last = history.last().unwrap();
@@ -346,7 +346,7 @@ fn a_dry_run_records_what_it_would_do_and_changes_nothing() {
         2,
         "its guards still apply"
     );
-    let history = adcab::panel::history(&app.services, cabinet, ad)
+    let history = adcab::ops::history(&app.services, cabinet, ad)
         .unwrap()
         .events;
     assert!(history.iter().all(|e| e.source != "automation"));

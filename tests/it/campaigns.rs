@@ -5,7 +5,7 @@ use adcab::store::StoreError;
 use std::collections::HashSet;
 
 use crate::helpers::{printed, spawn_app, Camp, TestApp};
-use adcab::panel;
+use adcab::ops;
 use adcab::platform::sim::Fault;
 use serde_json::Value;
 
@@ -338,7 +338,7 @@ fn limit_must_be_from_one_to_five_hundred() {
 fn the_single_read_returns_the_full_object() {
     let app = spawn_app();
     let (_, cabinet, key) = app.owner_with_cabinet("pro");
-    let group = printed(panel::group_add(&app.services, cabinet, "G", None).unwrap())["id"]
+    let group = printed(ops::group_add(&app.services, cabinet, "G", None).unwrap())["id"]
         .as_i64()
         .unwrap();
     let ad = app.campaign(
@@ -424,7 +424,7 @@ fn a_copy_older_than_five_minutes_is_reread_from_the_platform() {
         young["status"], "In Review",
         "a copy younger than five minutes is served as is"
     );
-    panel::sim_advance(&app.services, 301).unwrap();
+    ops::sim_advance(&app.services, 301).unwrap();
     let fresh = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
     assert_eq!(fresh["status"], "Active");
     let (views, clicks, spent): (i64, i64, i64) = app
@@ -468,9 +468,9 @@ fn when_the_platform_does_not_answer_the_stored_copy_is_served() {
     app.sql(&format!(
         "UPDATE sim_ads SET status = 'Active' WHERE account_id = {cabinet}"
     ));
-    panel::sim_advance(&app.services, 600).unwrap();
+    ops::sim_advance(&app.services, 600).unwrap();
     for fault in [Fault::Timeout, Fault::Refuse] {
-        panel::sim_fail(&app.services, cabinet, fault, 1).unwrap();
+        ops::sim_fail(&app.services, cabinet, fault, 1).unwrap();
         let stale = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
         assert_eq!(
             stale["status"], "In Review",
@@ -495,10 +495,10 @@ fn reads_of_a_deactivated_cabinet_are_account_inactive() {
     let a = app.cabinet(user, "euro", "1");
     let b = app.cabinet(user, "euro", "1");
     let key = app.key(user);
-    panel::cabinet_set(
+    ops::cabinet_set(
         &app.services,
         a,
-        &panel::CabinetChange {
+        &ops::CabinetChange {
             active: Some(false),
             ..Default::default()
         },

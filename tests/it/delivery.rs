@@ -2,7 +2,7 @@
 //! `Active`, and a budget spent down to zero.
 
 use crate::helpers::{spawn_app_with, Camp};
-use adcab::panel;
+use adcab::ops;
 use serde_json::json;
 
 #[test]
@@ -19,7 +19,7 @@ fn auto_review_approves_or_declines_and_approved_ads_deliver() {
         Some(&casino),
         200,
     );
-    panel::sim_advance(&app.services, 301).unwrap();
+    ops::sim_advance(&app.services, 301).unwrap();
     let approved = app.get_ok(&format!("/campaigns/{fine}"), &key)["data"].clone();
     assert_eq!(approved["status"], "Active");
     assert!(
@@ -40,7 +40,7 @@ fn a_budget_is_spent_to_exactly_zero_then_a_top_up_runs_again() {
     let (_, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
     let before = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
-    panel::sim_advance(&app.services, 3 * 24 * 3600).unwrap();
+    ops::sim_advance(&app.services, 3 * 24 * 3600).unwrap();
     let spent = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
     assert_eq!(spent["status"], "Stopped");
     assert_eq!(

@@ -4,7 +4,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 use crate::helpers::{printed, spawn_app_with, TestApp};
-use adcab::demo;
+use adcab::app::demo;
 use rust_decimal::Decimal;
 
 #[test]
@@ -45,10 +45,10 @@ fn the_demo_workspace_is_created_once_and_its_key_works() {
         assert!(budget >= min, "demo budgets respect min_budget: {c}");
     }
     let first = ws.cabinets[0];
-    let history = printed(adcab::panel::history(&app.services, first, 1).unwrap());
+    let history = printed(adcab::ops::history(&app.services, first, 1).unwrap());
     assert_eq!(history["events"][0]["source"], "panel");
     assert_eq!(history["events"][0]["action"], "create");
-    let reviewed = printed(adcab::panel::sim_review(&app.services, first, 1, true, None).unwrap());
+    let reviewed = printed(adcab::ops::sim_review(&app.services, first, 1, true, None).unwrap());
     assert_eq!(reviewed["status"], "Active");
     let c = app.get_ok(&format!("/campaigns/1?account_id={first}"), &ws.key);
     assert_eq!(

@@ -5,7 +5,7 @@
 
 use crate::helpers::{spawn_app, Received, Receiver, TestApp};
 use adcab::clock;
-use adcab::panel::{self, NewKey};
+use adcab::ops::{self, NewKey};
 use adcab::store::StoreError;
 use adcab::webhooks::events;
 use chrono::Duration;
@@ -149,7 +149,7 @@ fn only_keys_whose_holder_sees_the_cabinet_receive_its_events() {
     let cabinet = app.cabinet(owner, "euro", "1000");
     let second = app.cabinet(owner, "euro", "1000");
     let (_, key, _) = app.hook_key(owner, &own.url);
-    panel::key_create(
+    ops::key_create(
         &app.services,
         &NewKey {
             user: owner,

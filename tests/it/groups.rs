@@ -1,7 +1,7 @@
 //! `GET /v1/groups`: all reachable cabinets, or one.
 
 use crate::helpers::{printed, spawn_app};
-use adcab::panel;
+use adcab::ops;
 
 #[test]
 fn groups_cover_every_cabinet_or_the_one_named() {
@@ -10,10 +10,10 @@ fn groups_cover_every_cabinet_or_the_one_named() {
     let a = app.cabinet(user, "euro", "1");
     let b = app.cabinet(user, "ton", "1");
     let key = app.key(user);
-    let ga = printed(panel::group_add(&app.services, a, "Spring", Some("#FF0000")).unwrap())["id"]
+    let ga = printed(ops::group_add(&app.services, a, "Spring", Some("#FF0000")).unwrap())["id"]
         .as_i64()
         .unwrap();
-    panel::group_add(&app.services, b, "Autumn", None).unwrap();
+    ops::group_add(&app.services, b, "Autumn", None).unwrap();
     let all = app.get_ok("/groups", &key)["data"]
         .as_array()
         .unwrap()
@@ -45,8 +45,8 @@ fn groups_of_an_unreachable_cabinet_are_account_not_found() {
 fn a_second_group_with_the_same_name_is_refused_in_the_panel() {
     let app = spawn_app();
     let (_, cabinet, _) = app.owner_with_cabinet("pro");
-    panel::group_add(&app.services, cabinet, "Same", None).unwrap();
-    let err = panel::group_add(&app.services, cabinet, "Same", None).unwrap_err();
+    ops::group_add(&app.services, cabinet, "Same", None).unwrap();
+    let err = ops::group_add(&app.services, cabinet, "Same", None).unwrap_err();
     assert!(err.to_string().contains("already has a group"), "{err}");
-    assert!(panel::group_add(&app.services, cabinet, "Bad", Some("red")).is_err());
+    assert!(ops::group_add(&app.services, cabinet, "Bad", Some("red")).is_err());
 }

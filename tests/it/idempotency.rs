@@ -2,7 +2,7 @@
 //! replayed, expiry, per holder, store unavailable, concurrent duplicates, restart.
 
 use crate::helpers::{spawn_app, TestApp};
-use adcab::panel;
+use adcab::ops;
 use adcab::platform::sim::Fault;
 use serde_json::{json, Value};
 
@@ -102,7 +102,7 @@ fn a_5xx_is_replayed_as_the_same_5xx() {
     let (_, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
     let body = json!({ "action": "add", "amount": 5 });
-    panel::sim_fail(&app.services, cabinet, Fault::Timeout, 1).unwrap();
+    ops::sim_fail(&app.services, cabinet, Fault::Timeout, 1).unwrap();
     let first = budget(&app, &key, ad, "five-hundred", &body);
     first.assert_error(503, "PLATFORM_UNAVAILABLE");
     assert!(first.header("retry-after").is_some());
@@ -173,7 +173,7 @@ fn records_expire_after_24_hours_and_are_per_key_holder() {
     assert_eq!(mine.status, 200, "another holder's key space");
     // On Hold spends nothing while the day passes.
     app.write_ok("POST", &format!("/campaigns/{ad}/pause"), &key, None, 200);
-    panel::sim_advance(&app.services, 24 * 3600).unwrap();
+    ops::sim_advance(&app.services, 24 * 3600).unwrap();
     let later = budget(
         &app,
         &key,

@@ -134,7 +134,7 @@ fn a_token_works_only_in_its_own_cabinet() {
     let user = app.user("pro");
     let a = app.cabinet(user, "euro", "100");
     let b = app.cabinet(user, "euro", "100");
-    let key = app.key_with(adcab::panel::NewKey {
+    let key = app.key_with(adcab::ops::NewKey {
         user,
         manage: true,
         ..Default::default()

@@ -1,4 +1,4 @@
-//! The OpenAPI document (`src/http/openapi.json`, served at `GET /api/v1/openapi.json`): its
+//! The OpenAPI document (`src/api/openapi.json`, served at `GET /api/v1/openapi.json`): its
 //! operations are exactly the routes the router knows, every `$ref` resolves, every response
 //! schema compiles, it names every error code of the spec, its schemas refuse answers that
 //! break it, and it requires the headers the server always sends exactly where it sends them.
@@ -9,11 +9,11 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::helpers::openapi::{self, document, TEXT};
 use crate::helpers::{printed, spawn_app, spawn_app_with, Camp, Resp};
+use adcab::api::router::{self, Endpoint, Handler, ROUTES};
 use adcab::domain::campaign::Status;
 use adcab::domain::conversion::{EventType, RawEvent, EVENT_NAMES, PARAMS};
 use adcab::domain::money::{parse_amount, Money};
-use adcab::http::router::{self, Endpoint, Handler, ROUTES};
-use adcab::panel;
+use adcab::ops;
 use adcab::platform::sim::Fault;
 use adcab::ratelimit::Budget;
 use hyper::Method;
@@ -323,7 +323,7 @@ fn the_served_document_is_the_file() {
     let served = r.into_string().expect("a body");
     assert!(
         served == TEXT,
-        "the served document differs from src/http/openapi.json"
+        "the served document differs from src/api/openapi.json"
     );
 }
 
@@ -614,7 +614,7 @@ fn answers_of_each_kind_carry_the_headers_their_response_requires() {
     assert_eq!(read.status, 200);
     expect(&read, "get", campaign, COUNTED, &[]);
 
-    panel::sim_fail(&app.services, cabinet, Fault::Timeout, 1).unwrap();
+    ops::sim_fail(&app.services, cabinet, Fault::Timeout, 1).unwrap();
     let unavailable = app.send("POST", &format!("/campaigns/{ad}/pause"), &key, None, &[]);
     unavailable.assert_error(503, "PLATFORM_UNAVAILABLE");
     expect(
@@ -1176,7 +1176,7 @@ fn the_conversion_event_requires_what_the_server_requires() {
     );
     assert_eq!(results[1]["code"], "VALIDATION_ERROR");
 
-    let token = printed(panel::tracker_rotate(&app.services, user).unwrap())["token"]
+    let token = printed(ops::tracker_rotate(&app.services, user).unwrap())["token"]
         .as_str()
         .unwrap()
         .to_string();

@@ -4,7 +4,7 @@
 //! conversions list.
 
 use crate::helpers::{printed, spawn_app, spawn_app_with, Camp, Resp, TestApp};
-use adcab::panel::{self, NewKey};
+use adcab::ops::{self, NewKey};
 use serde_json::{json, Value};
 
 /// A person with one cabinet and a key that may send postbacks: (user, cabinet, key).
@@ -282,7 +282,7 @@ fn the_tracker_url_takes_query_aliases_reads_nothing_and_rotation_ends_it() {
     let app = spawn_app();
     let (user, cabinet, key) = sender(&app);
     let ad = bot(&app, cabinet, "https://t.me/shop_bot?start=trk");
-    let token = printed(panel::tracker_rotate(&app.services, user).unwrap())["token"]
+    let token = printed(ops::tracker_rotate(&app.services, user).unwrap())["token"]
         .as_str()
         .unwrap()
         .to_string();
@@ -306,7 +306,7 @@ fn the_tracker_url_takes_query_aliases_reads_nothing_and_rotation_ends_it() {
     );
     let as_key = app.call("GET", "/campaigns", Some(&token));
     assert_eq!(as_key.status, 401, "the token reads nothing");
-    panel::tracker_rotate(&app.services, user).unwrap();
+    ops::tracker_rotate(&app.services, user).unwrap();
     let old = app.call(
         "GET",
         &format!("/ingest/{token}?ref=trk&event=lead&txid=2"),

@@ -6,7 +6,7 @@
 
 use adcab::config::PlatformKind;
 use adcab::domain::access::Plan;
-use adcab::panel::{self, NewKey};
+use adcab::ops::{self, NewKey};
 use serde_json::{json, Value};
 
 use crate::helpers::{spawn_app, TestApp};
@@ -38,10 +38,10 @@ impl World {
         let account = fake.add_account("EUR", "Scenario EUR", "1000", false);
         let app = spawn_on(&fake);
         assert_eq!(app.services.config.platform.kind, PlatformKind::Telegram);
-        let user = panel::user_add(&app.services, "scenario@example.com", Plan::Pro)
+        let user = ops::user_add(&app.services, "scenario@example.com", Plan::Pro)
             .unwrap()
             .id;
-        let cabinet = panel::cabinet_connect(&app.services, user, &account.token, false)
+        let cabinet = ops::cabinet_connect(&app.services, user, &account.token, false)
             .unwrap()
             .cabinets[0]
             .id;
@@ -62,7 +62,7 @@ impl World {
     fn approve(&self, ad: i64) {
         match &self.fake {
             None => {
-                panel::sim_review(&self.app.services, self.cabinet, ad, true, None).unwrap();
+                ops::sim_review(&self.app.services, self.cabinet, ad, true, None).unwrap();
             }
             Some((fake, account)) => {
                 fake.approve(&account.account_id, ad);
@@ -416,9 +416,9 @@ fn sync_now_counts_every_campaign_and_changes_nothing_twice(w: World) {
     for _ in 0..2 {
         w.create(json!({}));
     }
-    let first = panel::cabinet_sync(&w.app.services, w.cabinet).unwrap();
+    let first = ops::cabinet_sync(&w.app.services, w.cabinet).unwrap();
     assert_eq!(first.campaigns, 2);
-    let second = panel::cabinet_sync(&w.app.services, w.cabinet).unwrap();
+    let second = ops::cabinet_sync(&w.app.services, w.cabinet).unwrap();
     assert_eq!((second.campaigns, second.changed), (2, 0));
 }
 

@@ -2,14 +2,14 @@
 //! rotation, retry rules, the address guard at delivery, and the delivery log.
 
 use crate::helpers::{printed, spawn_app, spawn_app_with, Receiver};
-use adcab::panel::WebhookUrl;
-use adcab::panel::{self, KeyChange, NewKey};
+use adcab::ops::WebhookUrl;
+use adcab::ops::{self, KeyChange, NewKey};
 use adcab::webhooks::sign::signature;
 use serde_json::Value;
 
 fn key_with_hook(app: &crate::helpers::TestApp, url: &str) -> (i64, String) {
     let (user, _, _) = app.owner_with_cabinet("pro");
-    let created = panel::key_create(
+    let created = ops::key_create(
         &app.services,
         &NewKey {
             user,
@@ -26,7 +26,7 @@ fn ping_is_signed_over_the_exact_body_with_the_keys_secret() {
     let app = spawn_app();
     let rx = Receiver::start(200);
     let (id, secret) = key_with_hook(&app, &rx.url);
-    let out = printed(panel::key_ping(&app.services, id).unwrap());
+    let out = printed(ops::key_ping(&app.services, id).unwrap());
     assert_eq!(out["status"], 200);
     let got = rx.received();
     assert_eq!(got.len(), 1);
@@ -53,12 +53,12 @@ fn ping_is_signed_over_the_exact_body_with_the_keys_secret() {
         "milliseconds"
     );
 
-    let rotated = printed(panel::key_rotate_secret(&app.services, id).unwrap())["webhook_secret"]
+    let rotated = printed(ops::key_rotate_secret(&app.services, id).unwrap())["webhook_secret"]
         .as_str()
         .unwrap()
         .to_string();
     assert_ne!(rotated, secret);
-    printed(panel::key_ping(&app.services, id).unwrap());
+    printed(ops::key_ping(&app.services, id).unwrap());
     let second = &rx.received()[1];
     let ts: u64 = second.headers["x-service-timestamp"].parse().unwrap();
     assert_eq!(
@@ -73,7 +73,7 @@ fn a_5xx_is_retried_once_with_the_same_delivery_id_and_a_4xx_is_not() {
     let app = spawn_app();
     let failing = Receiver::start(503);
     let (id, _) = key_with_hook(&app, &failing.url);
-    let out = printed(panel::key_ping(&app.services, id).unwrap());
+    let out = printed(ops::key_ping(&app.services, id).unwrap());
     assert_eq!(out["status"], 503);
     let got = failing.received();
     assert_eq!(got.len(), 2);
@@ -83,7 +83,7 @@ fn a_5xx_is_retried_once_with_the_same_delivery_id_and_a_4xx_is_not() {
     );
 
     let refusing = Receiver::start(404);
-    panel::key_set(
+    ops::key_set(
         &app.services,
         id,
         &KeyChange {
@@ -93,12 +93,12 @@ fn a_5xx_is_retried_once_with_the_same_delivery_id_and_a_4xx_is_not() {
     )
     .unwrap();
     assert_eq!(
-        printed(printed(panel::key_ping(&app.services, id).unwrap()))["status"],
+        printed(printed(ops::key_ping(&app.services, id).unwrap()))["status"],
         404
     );
     assert_eq!(refusing.received().len(), 1);
 
-    let log = printed(panel::webhook_log(&app.services, id, None).unwrap());
+    let log = printed(ops::webhook_log(&app.services, id, None).unwrap());
     let entries = log["deliveries"].as_array().unwrap();
     assert_eq!(entries.len(), 2);
     assert_eq!(
@@ -131,7 +131,7 @@ fn private_targets_are_refused_when_saved_and_at_delivery() {
         "https://localhost/x",
         "https://10.0.0.8/x",
     ] {
-        let err = panel::key_create(
+        let err = ops::key_create(
             &app.services,
             &NewKey {
                 user,
@@ -142,7 +142,7 @@ fn private_targets_are_refused_when_saved_and_at_delivery() {
         assert!(err.is_err(), "{url} must be refused");
     }
     let rx = Receiver::start(200);
-    let created = panel::key_create(
+    let created = ops::key_create(
         &app.services,
         &NewKey {
             user,
@@ -156,9 +156,9 @@ fn private_targets_are_refused_when_saved_and_at_delivery() {
         "UPDATE api_keys SET webhook_url = '{}' WHERE id = {id}",
         rx.url
     ));
-    let out = printed(panel::key_ping(&app.services, id).unwrap());
+    let out = printed(ops::key_ping(&app.services, id).unwrap());
     assert!(out["status"].is_null());
     assert!(rx.received().is_empty(), "nothing was sent");
-    let log = printed(panel::webhook_log(&app.services, id, Some(5)).unwrap());
+    let log = printed(ops::webhook_log(&app.services, id, Some(5)).unwrap());
     assert!(log["deliveries"][0]["error"].as_str().is_some());
 }

@@ -2,7 +2,7 @@
 //! tracker) and its dice (a seeded xorshift, the same requests on every run).
 
 use crate::helpers::{printed, Camp, TestApp};
-use adcab::panel::{self, NewKey};
+use adcab::ops::{self, NewKey};
 use serde_json::json;
 
 /// xorshift64*: tiny and deterministic, enough to pick cases.
@@ -63,7 +63,7 @@ pub(super) fn world(app: &TestApp) -> World {
         ..NewKey::default()
     });
     let read_only = app.key(user);
-    let group = printed(panel::group_add(&app.services, euro, "Fuzz", Some("#ff8800")).unwrap())
+    let group = printed(ops::group_add(&app.services, euro, "Fuzz", Some("#ff8800")).unwrap())
         ["id"]
         .as_i64()
         .unwrap();
@@ -106,7 +106,7 @@ pub(super) fn world(app: &TestApp) -> World {
         &[("Idempotency-Key", "fuzz-seed-create-0001")],
     );
     assert_eq!(created.status, 202, "{}", created.body);
-    let tracker = printed(panel::tracker_rotate(&app.services, user).unwrap())["token"]
+    let tracker = printed(ops::tracker_rotate(&app.services, user).unwrap())["token"]
         .as_str()
         .unwrap()
         .to_string();

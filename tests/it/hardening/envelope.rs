@@ -4,14 +4,14 @@
 use super::request;
 use crate::helpers::{spawn_app, RawResp};
 use adcab::domain::access::Plan;
-use adcab::panel;
+use adcab::ops;
 
 #[test]
 fn a_free_plan_key_is_told_writes_are_not_in_its_plan() {
     let app = spawn_app();
     let (user, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
-    panel::user_set(&app.services, user, Some(Plan::Free), None, None).unwrap();
+    ops::user_set(&app.services, user, Some(Plan::Free), None, None).unwrap();
     let r = app.send("POST", &format!("/campaigns/{ad}/pause"), &key, None, &[]);
     r.assert_error(403, "FEATURE_NOT_AVAILABLE");
     assert_eq!(r.body["feature"], "manage_campaigns");

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::{campaign, post};
 use crate::helpers::spawn_app;
-use adcab::panel::{self, CabinetChange, NewKey};
+use adcab::ops::{self, CabinetChange, NewKey};
 use adcab::store::StoreError;
 use serde_json::json;
 
@@ -91,7 +91,7 @@ fn a_bulk_delete_resumed_after_a_crash_finishes_without_refusals() {
         app.funded(cabinet, 10_000_000),
         app.funded(cabinet, 10_000_000),
     ];
-    panel::cabinet_set(
+    ops::cabinet_set(
         &app.services,
         cabinet,
         &CabinetChange {
@@ -120,7 +120,7 @@ fn a_bulk_delete_resumed_after_a_crash_finishes_without_refusals() {
         .delete_ad(cabinet, ads[0], &format!("task:{task}:0"))
         .unwrap();
     let app = app.restart();
-    panel::task_cancel(&app.services, blocker).unwrap();
+    ops::task_cancel(&app.services, blocker).unwrap();
     app.run_tasks();
     let done = app.get_ok(&format!("/tasks/{task}"), &key)["data"].clone();
     assert_eq!(done["status"], "completed", "{done}");

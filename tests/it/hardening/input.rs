@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::{campaign, post, refused};
 use crate::helpers::{spawn_app, Camp};
-use adcab::panel::{self, CabinetChange, NewKey};
+use adcab::ops::{self, CabinetChange, NewKey};
 use serde_json::{json, Value};
 
 #[test]
@@ -151,7 +151,7 @@ fn money_past_the_largest_amount_is_refused_by_field_not_wrapped() {
     r.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(r.body["param"], "amount");
     assert_eq!(campaign(&app, cabinet, ad, &key)["budget"], "999999999.00");
-    let over = panel::cabinet_set(
+    let over = ops::cabinet_set(
         &app.services,
         cabinet,
         &CabinetChange {
@@ -161,7 +161,7 @@ fn money_past_the_largest_amount_is_refused_by_field_not_wrapped() {
     )
     .unwrap_err();
     assert_eq!(over.param(), Some("balance"));
-    let far = panel::sim_advance(&app.services, i64::MAX).unwrap_err();
+    let far = ops::sim_advance(&app.services, i64::MAX).unwrap_err();
     assert_eq!(far.param(), Some("seconds"));
     assert!(app.get_ok("/account/info", &key)["data"][0]["balance"].is_string());
 }

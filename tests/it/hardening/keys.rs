@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::{campaign, open, post, refused, request};
 use crate::helpers::{printed, spawn_app, spawn_app_with, wait_for};
-use adcab::panel;
+use adcab::ops;
 use adcab::platform::sim::Fault;
 use serde_json::json;
 
@@ -42,7 +42,7 @@ fn a_panic_in_a_request_is_a_500_that_leaves_no_key_running() {
     let app = spawn_app();
     let (_, cabinet, key) = app.manager();
     let ad = app.funded(cabinet, 10_000_000);
-    panel::sim_fail(&app.services, cabinet, Fault::Panic, 1).unwrap();
+    ops::sim_fail(&app.services, cabinet, Fault::Panic, 1).unwrap();
     let add = json!({ "action": "add", "amount": "5" });
     let path = format!("/campaigns/{ad}/budget");
     let first = post(&app, &key, &path, &add, "panic-key-1");
@@ -99,7 +99,7 @@ fn a_client_that_hangs_up_leaves_its_budget_move_finished_and_recorded() {
         "15.00",
         "moved once"
     );
-    let history = printed(panel::history(&app.services, cabinet, ad).unwrap());
+    let history = printed(ops::history(&app.services, cabinet, ad).unwrap());
     let moves = history["events"]
         .as_array()
         .unwrap()

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use super::wait_for;
 use adcab::config::Config;
-use adcab::panel;
+use adcab::jobs::worker::Step;
+use adcab::ops;
 use adcab::store::StoreError;
-use adcab::worker::Step;
 use adcab::{clock, Services};
 use tempfile::TempDir;
 
@@ -73,13 +73,13 @@ impl TestApp {
     /// scheduler is done with everything due, so a test starts at a known minute.
     pub fn align_hour(&self) {
         let into_hour = self.now().timestamp().rem_euclid(3600);
-        panel::sim_advance(&self.services, 3600 - into_hour + 120).unwrap();
+        ops::sim_advance(&self.services, 3600 - into_hour + 120).unwrap();
         self.settle();
     }
 
     /// Advances the service clock and waits for the scheduler and the webhook sender to catch up.
     pub fn advance(&self, seconds: i64) {
-        panel::sim_advance(&self.services, seconds).unwrap();
+        ops::sim_advance(&self.services, seconds).unwrap();
         self.settle();
     }
 
@@ -90,7 +90,7 @@ impl TestApp {
             let idle = self
                 .services
                 .db
-                .read_blocking(adcab::scheduler::idle)
+                .read_blocking(adcab::jobs::scheduler::idle)
                 .unwrap();
             idle.then_some(())
         });
@@ -101,7 +101,7 @@ impl TestApp {
     /// server's own worker runs beside it; steps take turns, so none runs an item twice.
     pub fn run_tasks(&self) {
         for _ in 0..10_000 {
-            if adcab::worker::run_one(&self.services).unwrap() == Step::Empty {
+            if adcab::jobs::worker::run_one(&self.services).unwrap() == Step::Empty {
                 return;
             }
         }

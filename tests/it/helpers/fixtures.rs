@@ -6,7 +6,7 @@ use adcab::domain::access::Plan;
 use adcab::domain::campaign::TargetType;
 use adcab::domain::money::CabinetType;
 use adcab::domain::money::Money;
-use adcab::panel::{self, NewCabinet, NewKey};
+use adcab::ops::{self, NewCabinet, NewKey};
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
 use adcab::sync;
@@ -77,7 +77,7 @@ impl TestApp {
 
     /// A key of `user` sending webhooks to `url`: (key id, key, webhook secret).
     pub fn hook_key(&self, user: i64, url: &str) -> (i64, String, String) {
-        let created = panel::key_create(
+        let created = ops::key_create(
             &self.services,
             &NewKey {
                 user,
@@ -120,7 +120,7 @@ impl TestApp {
     /// Creates the campaign and approves it in review.
     pub fn approved(&self, account: i64, c: Camp) -> i64 {
         let ad = self.campaign(account, c);
-        panel::sim_review(&self.services, account, ad, true, None).unwrap();
+        ops::sim_review(&self.services, account, ad, true, None).unwrap();
         ad
     }
 
@@ -137,14 +137,14 @@ impl TestApp {
 
     pub fn user(&self, plan: &str) -> i64 {
         let email = format!("{}@example.com", uuid::Uuid::new_v4().simple());
-        printed(panel::user_add(&self.services, &email, Plan::parse(plan).unwrap()).unwrap())["id"]
+        printed(ops::user_add(&self.services, &email, Plan::parse(plan).unwrap()).unwrap())["id"]
             .as_i64()
             .unwrap()
     }
 
     pub fn cabinet(&self, owner: i64, kind: &str, balance: &str) -> i64 {
         printed(
-            panel::cabinet_add(
+            ops::cabinet_add(
                 &self.services,
                 &NewCabinet {
                     owner,
@@ -170,7 +170,7 @@ impl TestApp {
     }
 
     pub fn key_with(&self, k: NewKey) -> String {
-        printed(panel::key_create(&self.services, &k).unwrap())["key"]
+        printed(ops::key_create(&self.services, &k).unwrap())["key"]
             .as_str()
             .unwrap()
             .to_string()

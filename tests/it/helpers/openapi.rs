@@ -1,4 +1,4 @@
-//! Owns the check that an answer is one the OpenAPI document (`src/http/openapi.json`)
+//! Owns the check that an answer is one the OpenAPI document (`src/api/openapi.json`)
 //! describes: the operation of the request's method and path (a path with ids is matched to
 //! the router's own pattern), the response of its status (or `default`), that response's JSON
 //! schema (2020-12, `$ref`s into the document's components), compiled once per operation and
@@ -10,13 +10,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use adcab::http::router::{self, Endpoint};
+use adcab::api::router::{self, Endpoint};
 use hyper::Method;
 use jsonschema::Validator;
 use serde_json::{json, Value};
 
 /// The document, as the repository keeps it and the server serves it.
-pub const TEXT: &str = include_str!("../../../src/http/openapi.json");
+pub const TEXT: &str = include_str!("../../../src/api/openapi.json");
 
 /// Methods an OpenAPI path item can hold, as the document spells them.
 pub const METHODS: [&str; 8] = [
@@ -25,7 +25,7 @@ pub const METHODS: [&str; 8] = [
 
 pub fn document() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
-    DOC.get_or_init(|| serde_json::from_str(TEXT).expect("src/http/openapi.json is JSON"))
+    DOC.get_or_init(|| serde_json::from_str(TEXT).expect("src/api/openapi.json is JSON"))
 }
 
 /// The document's path for a request path (without its query): the path itself when the
@@ -323,7 +323,7 @@ pub fn assert_documented(
     if let Err(e) = check_answer(method, path, status, headers, body) {
         let shown = clip(&body.to_string(), 2000);
         panic!(
-            "the answer is not the one src/http/openapi.json documents\n{} {path} -> {status}\nheaders: {headers:?}\nbody: {shown}\n{e}",
+            "the answer is not the one src/api/openapi.json documents\n{} {path} -> {status}\nheaders: {headers:?}\nbody: {shown}\n{e}",
             method.unwrap_or("(method unknown)")
         );
     }

@@ -14,7 +14,7 @@ use super::block_on;
 use crate::helpers::{spawn_app, spawn_app_with};
 use adcab::db::schema;
 use adcab::domain::access::Plan;
-use adcab::{panel, upkeep};
+use adcab::{jobs::upkeep, ops};
 
 /// A config file naming `db` as the database.
 fn config_for(dir: &Path, db: &Path) -> PathBuf {
@@ -55,7 +55,7 @@ fn a_backup_under_writes_restores_every_acknowledged_write_and_restore_waits_for
         std::thread::spawn(move || {
             while !stop.load(Ordering::SeqCst) {
                 let email = format!("{}@example.com", uuid::Uuid::new_v4().simple());
-                panel::user_add(&services, &email, Plan::Pro).unwrap();
+                ops::user_add(&services, &email, Plan::Pro).unwrap();
                 acked.fetch_add(1, Ordering::SeqCst);
             }
         })

@@ -2,14 +2,14 @@
 //! failed delivery under a new id, signed, with the body it had.
 
 use crate::helpers::{printed, spawn_app, Receiver};
-use adcab::panel::{self, KeyChange, WebhookUrl};
+use adcab::ops::{self, KeyChange, WebhookUrl};
 
 #[test]
 fn key_list_without_a_person_lists_everyones_keys() {
     let app = spawn_app();
     let (a, _, _) = app.owner_with_cabinet("pro");
     let (b, _, _) = app.owner_with_cabinet("agency");
-    let all = printed(panel::key_list(&app.services, None).unwrap());
+    let all = printed(ops::key_list(&app.services, None).unwrap());
     let owners: Vec<i64> = all["keys"]
         .as_array()
         .unwrap()
@@ -17,7 +17,7 @@ fn key_list_without_a_person_lists_everyones_keys() {
         .map(|k| k["owner"].as_i64().unwrap())
         .collect();
     assert_eq!(owners, [a, b]);
-    let one = printed(panel::key_list(&app.services, Some(b)).unwrap());
+    let one = printed(ops::key_list(&app.services, Some(b)).unwrap());
     assert_eq!(one["keys"].as_array().unwrap().len(), 1);
 }
 
@@ -27,12 +27,12 @@ fn a_failed_delivery_is_sent_again_with_its_body_and_a_new_id() {
     let (user, _, _) = app.owner_with_cabinet("pro");
     let down = Receiver::start(503);
     let (id, _, secret) = app.hook_key(user, &down.url);
-    let failed = printed(panel::key_ping(&app.services, id).unwrap());
+    let failed = printed(ops::key_ping(&app.services, id).unwrap());
     assert_eq!(failed["status"], 503);
     let first = down.received()[0].verified(&secret);
 
     let up = Receiver::start(200);
-    panel::key_set(
+    ops::key_set(
         &app.services,
         id,
         &KeyChange {
@@ -42,7 +42,7 @@ fn a_failed_delivery_is_sent_again_with_its_body_and_a_new_id() {
     )
     .unwrap();
     let old = failed["delivery"].as_str().unwrap();
-    let resent = printed(panel::webhook_resend(&app.services, old).unwrap());
+    let resent = printed(ops::webhook_resend(&app.services, old).unwrap());
     assert_eq!(resent["status"], 200);
     assert_ne!(resent["delivery"], failed["delivery"]);
     let got = up.received();
@@ -55,8 +55,8 @@ fn a_failed_delivery_is_sent_again_with_its_body_and_a_new_id() {
     assert_eq!(body["event"], first["event"]);
     assert_eq!(body["key_id"], first["key_id"]);
 
-    let again = panel::webhook_resend(&app.services, resent["delivery"].as_str().unwrap());
+    let again = ops::webhook_resend(&app.services, resent["delivery"].as_str().unwrap());
     assert!(again.unwrap_err().to_string().contains("was delivered"));
-    let unknown = panel::webhook_resend(&app.services, "0000").unwrap_err();
+    let unknown = ops::webhook_resend(&app.services, "0000").unwrap_err();
     assert!(unknown.to_string().contains("no delivery 0000"));
 }

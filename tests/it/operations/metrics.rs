@@ -2,7 +2,7 @@
 //! happens; on `[metrics] listen`'s own listener the main one does not serve it.
 
 use crate::helpers::{printed, spawn_app, spawn_app_with, Receiver, TestApp};
-use adcab::panel;
+use adcab::ops;
 
 fn scrape_at(root: &str) -> (u16, Option<String>, String) {
     let r = ureq::get(&format!("{root}/metrics")).call();
@@ -78,10 +78,10 @@ fn refusals_deliveries_ingest_and_queue_each_move_their_metric() {
 
     let hook = Receiver::start(200);
     let (id, _, _) = app.hook_key(user, &hook.url);
-    printed(panel::key_ping(&app.services, id).unwrap());
+    printed(ops::key_ping(&app.services, id).unwrap());
     let failing = Receiver::start(404);
     let (bad, _, _) = app.hook_key(user, &failing.url);
-    printed(panel::key_ping(&app.services, bad).unwrap());
+    printed(ops::key_ping(&app.services, bad).unwrap());
     let text = scrape(&app);
     assert_eq!(
         sample(
@@ -95,7 +95,7 @@ fn refusals_deliveries_ingest_and_queue_each_move_their_metric() {
         1.0
     );
 
-    let token = printed(panel::tracker_rotate(&app.services, user).unwrap())["token"]
+    let token = printed(ops::tracker_rotate(&app.services, user).unwrap())["token"]
         .as_str()
         .unwrap()
         .to_string();

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::block_on;
 use crate::helpers::{printed, spawn_app_with, Camp, Receiver, TestApp};
-use adcab::{clock, panel, retention};
+use adcab::{clock, jobs::retention, ops};
 
 fn app() -> TestApp {
     spawn_app_with(|c| {
@@ -24,7 +24,7 @@ fn app() -> TestApp {
 fn purchased(app: &TestApp, purchases: [(&str, &str, &str); 2]) -> (i64, i64, String, i64) {
     let user = app.user("pro");
     let cabinet = app.cabinet(user, "euro", "1000");
-    let key = app.key_with(adcab::panel::NewKey {
+    let key = app.key_with(adcab::ops::NewKey {
         user,
         manage: true,
         postbacks: true,
@@ -141,7 +141,7 @@ fn old_conversions_deliveries_events_and_idempotency_records_go_and_totals_stay(
     let (user, cabinet, key, ad) = purchased(&app, [("a", "10", "eur"), ("b", "2.50", "eur")]);
     let hook = Receiver::start(200);
     let (hook_id, _, _) = app.hook_key(user, &hook.url);
-    printed(panel::key_ping(&app.services, hook_id).unwrap());
+    printed(ops::key_ping(&app.services, hook_id).unwrap());
     let funded = app.funded(cabinet, 10_000_000);
     let budget = app.send(
         "POST",
@@ -183,7 +183,7 @@ fn old_conversions_deliveries_events_and_idempotency_records_go_and_totals_stay(
     assert_eq!(after["conversions"]["lead"], 1, "the recent one is kept");
     let listed = app.get_ok("/conversions", &key)["data"].clone();
     assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
-    let log = printed(panel::webhook_log(&app.services, hook_id, Some(1000)).unwrap());
+    let log = printed(ops::webhook_log(&app.services, hook_id, Some(1000)).unwrap());
     let cutoff = clock::iso(app.now() - Duration::days(1));
     for d in log["deliveries"].as_array().unwrap() {
         assert_ne!(d["event"], "ping", "the two-day-old ping is gone: {d}");

@@ -3,7 +3,7 @@
 
 use super::{post, queue, settle};
 use crate::helpers::{spawn_app, Camp};
-use adcab::panel;
+use adcab::ops;
 use serde_json::{json, Value};
 
 #[test]
@@ -53,7 +53,7 @@ fn bulk_actions_change_each_campaign_and_list_refusals() {
     let (_, cabinet, key) = app.manager();
     let ads: Vec<i64> = (0..3).map(|_| app.active_campaign(cabinet)).collect();
     let site = app.campaign(cabinet, Camp::site("Audience", "https://shop.example.com"));
-    panel::sim_review(&app.services, cabinet, site, true, None).unwrap();
+    ops::sim_review(&app.services, cabinet, site, true, None).unwrap();
     let bulk = |body: Value| settle(&app, &key, queue(&app, &key, "/campaigns/bulk", &body));
     let paused = bulk(json!({ "action": "pause", "ad_ids": [ads[0], ads[1], ads[0]] }));
     assert_eq!(

@@ -3,7 +3,7 @@
 
 use super::{channel, post, queue, settle};
 use crate::helpers::{printed, spawn_app, Resp};
-use adcab::panel;
+use adcab::ops;
 use serde_json::{json, Value};
 
 #[test]
@@ -40,7 +40,7 @@ fn a_single_campaign_is_created_by_a_task() {
         app.get_ok("/account/info", &key)["data"][0]["balance"],
         "990.00"
     );
-    let history = printed(panel::history(&app.services, cabinet, 1).unwrap());
+    let history = printed(ops::history(&app.services, cabinet, 1).unwrap());
     assert_eq!(history["events"][0]["source"], "api");
 }
 
@@ -136,7 +136,7 @@ fn create_fields_are_checked_with_their_exact_param() {
     let app = spawn_app();
     let (user, cabinet, key) = app.manager();
     let other = app.cabinet(app.user("pro"), "euro", "1");
-    let foreign_group = printed(panel::group_add(&app.services, other, "Theirs", None).unwrap())
+    let foreign_group = printed(ops::group_add(&app.services, other, "Theirs", None).unwrap())
         ["id"]
         .as_i64()
         .unwrap();

@@ -6,7 +6,7 @@ use adcab::store::StoreError;
 
 use super::{channel, post, queue, settle};
 use crate::helpers::{printed, spawn_app, Camp};
-use adcab::panel::{self, CabinetChange, NewKey};
+use adcab::ops::{self, CabinetChange, NewKey};
 use serde_json::{json, Value};
 
 #[test]
@@ -37,7 +37,7 @@ fn an_empty_balance_pauses_the_task_until_resumed_from_the_panel() {
     full.assert_error(429, "QUEUE_FULL");
     assert_eq!(full.body["limit"], 5);
     assert!(full.header("retry-after").is_some());
-    panel::cabinet_set(
+    ops::cabinet_set(
         &app.services,
         cabinet,
         &CabinetChange {
@@ -47,7 +47,7 @@ fn an_empty_balance_pauses_the_task_until_resumed_from_the_panel() {
     )
     .unwrap();
     assert_eq!(
-        printed(panel::task_resume(&app.services, id).unwrap())["status"],
+        printed(ops::task_resume(&app.services, id).unwrap())["status"],
         "pending"
     );
     let done = settle(&app, &key, id);
@@ -62,7 +62,7 @@ fn an_empty_balance_pauses_the_task_until_resumed_from_the_panel() {
         "each of the task's campaigns created once"
     );
     assert!(
-        panel::task_resume(&app.services, id).is_err(),
+        ops::task_resume(&app.services, id).is_err(),
         "only a paused task resumes"
     );
 }
@@ -80,13 +80,13 @@ fn a_task_can_be_cancelled_from_the_panel() {
     let id = queue(&app, &key, "/campaigns", &channel("Unfunded"));
     assert_eq!(settle(&app, &key, id)["status"], "paused");
     assert_eq!(
-        printed(panel::task_cancel(&app.services, id).unwrap()),
+        printed(ops::task_cancel(&app.services, id).unwrap()),
         json!({ "id": id, "status": "cancelled" })
     );
     let task = app.get_ok(&format!("/tasks/{id}"), &key)["data"].clone();
     assert_eq!(task["status"], "cancelled");
     assert!(task["completed_at"].is_string());
-    assert!(panel::task_cancel(&app.services, id).is_err());
+    assert!(ops::task_cancel(&app.services, id).is_err());
 }
 
 #[test]
@@ -124,7 +124,7 @@ fn a_create_repeated_after_a_crash_makes_one_campaign() {
         "/campaigns",
         &json!({ "campaigns": [channel("One"), channel("Two")] }),
     );
-    panel::cabinet_set(
+    ops::cabinet_set(
         &app.services,
         cabinet,
         &CabinetChange {
@@ -147,7 +147,7 @@ fn a_create_repeated_after_a_crash_makes_one_campaign() {
     draft.client_ref = Some(format!("task:{id}:0"));
     let early = app.services.platform.create_ad(cabinet, &draft).unwrap();
     let app = app.restart();
-    panel::task_cancel(&app.services, blocker).unwrap();
+    ops::task_cancel(&app.services, blocker).unwrap();
     let task = settle(&app, &key, id);
     assert_eq!(task["status"], "completed");
     assert_eq!(task["ad_ids"], json!([early.ad_id, early.ad_id + 1]));

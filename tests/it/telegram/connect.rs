@@ -2,7 +2,7 @@
 //! currency as its type, every existing ad imported page by page with its status, settings,
 //! budget and counters; `platform check` changes nothing; a new token with `reconnect`.
 
-use adcab::panel;
+use adcab::ops;
 use serde_json::json;
 
 use super::{connected, spawn_on, FakePromote, SeedAd};
@@ -79,14 +79,14 @@ fn related_accounts_become_cabinets_of_their_currency_and_big_accounts_are_paged
     fake.seed_ad(&ton, SeedAd::channel("Ton ad", "@ton_chan"));
     let app = spawn_on(&fake);
     let user = app.user("agency");
-    let check = printed(panel::platform_check(&app.services, &main.token).unwrap());
+    let check = printed(ops::platform_check(&app.services, &main.token).unwrap());
     assert_eq!(check["account"]["platform_id"], main.account_id.as_str());
     assert_eq!(check["account"]["type"], "euro");
     assert_eq!(check["related"], 2);
     let cabinets: i64 = app.scalar("SELECT COUNT(*) FROM cabinets", &[]);
     assert_eq!(cabinets, 0, "check changes nothing");
 
-    let out = printed(panel::cabinet_connect(&app.services, user, &main.token, true).unwrap());
+    let out = printed(ops::cabinet_connect(&app.services, user, &main.token, true).unwrap());
     let made = out["cabinets"].as_array().unwrap().clone();
     assert_eq!(made.len(), 3, "{out}");
     let of = |name: &str| made.iter().find(|c| c["name"] == name).unwrap().clone();
@@ -106,7 +106,7 @@ fn related_accounts_become_cabinets_of_their_currency_and_big_accounts_are_paged
     assert_eq!(row["cpm"], "3", "STARS amounts are whole");
     assert_eq!(row["budget"], "600");
 
-    let listed = printed(panel::cabinet_list(&app.services, Some(user)).unwrap());
+    let listed = printed(ops::cabinet_list(&app.services, Some(user)).unwrap());
     let listed = listed["cabinets"].as_array().unwrap().clone();
     assert_eq!(listed.len(), 3);
     let ton_row = listed.iter().find(|c| c["name"] == "Ton client").unwrap();
@@ -115,7 +115,7 @@ fn related_accounts_become_cabinets_of_their_currency_and_big_accounts_are_paged
     assert_eq!(ton_row["owner"], user);
     assert_eq!(ton_row["auth_expired"], false);
 
-    let again = panel::cabinet_connect(&app.services, user, &main.token, true).unwrap_err();
+    let again = ops::cabinet_connect(&app.services, user, &main.token, true).unwrap_err();
     assert!(again.to_string().contains("already connected"), "{again}");
 }
 
@@ -135,10 +135,10 @@ fn a_revoked_token_expires_the_session_until_reconnect() {
         "reads serve the stored copy"
     );
     let wrong = tg.fake.add_account("EUR", "Someone else", "1", false);
-    let refused = panel::cabinet_reconnect(&tg.app.services, tg.cabinet, &wrong.token);
+    let refused = ops::cabinet_reconnect(&tg.app.services, tg.cabinet, &wrong.token);
     assert!(refused.is_err(), "a token of another account is refused");
     let fresh = tg.fake.new_token(tg.id());
-    panel::cabinet_reconnect(&tg.app.services, tg.cabinet, &fresh).unwrap();
+    ops::cabinet_reconnect(&tg.app.services, tg.cabinet, &fresh).unwrap();
     let paused = tg.app.write_ok("POST", &path, &tg.key, None, 200);
     assert_eq!(paused["data"]["status"], "On Hold");
     assert_eq!(tg.fake.ad(tg.id(), ad).unwrap()["is_paused"], true);

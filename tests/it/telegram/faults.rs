@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::promote_fake::FakeOptions;
 use super::{advance_service, connected, FakePromote, Fault, SeedAd};
-use adcab::panel;
+use adcab::ops;
 
 use crate::helpers::campaign_body;
 
@@ -33,7 +33,7 @@ fn a_flood_wait_holds_its_task_while_other_cabinets_tasks_run() {
     let tg = connected(vec![]);
     let ad = tg.create(json!({}));
     let other = tg.fake.add_account("EUR", "Other client", "1000", false);
-    let second = panel::cabinet_connect(&tg.app.services, tg.user, &other.token, false)
+    let second = ops::cabinet_connect(&tg.app.services, tg.user, &other.token, false)
         .unwrap()
         .cabinets[0]
         .id;
@@ -114,7 +114,7 @@ fn a_sync_paced_below_the_platforms_limit_never_meets_a_flood_wait() {
         c.telegram.calls_per_second = 15;
     });
     let user = app.user("agency");
-    let made = panel::cabinet_connect(&app.services, user, &account.token, false).unwrap();
+    let made = ops::cabinet_connect(&app.services, user, &account.token, false).unwrap();
     let cabinet = made.cabinets[0].id;
     for ad in &ads {
         fake.deliver(&account.account_id, *ad, 100);

@@ -4,7 +4,7 @@
 //! commands and hand-made cabinets are refused.
 
 use adcab::domain::money::CabinetType;
-use adcab::panel::{self, NewCabinet};
+use adcab::ops::{self, NewCabinet};
 use serde_json::{json, Value};
 
 use super::{advance_service, connected, SeedAd};
@@ -62,7 +62,7 @@ fn an_ad_deleted_outside_adcab_reads_deleted_after_a_sync() {
         .unwrap();
     let deleted: Value = serde_json::from_str(&deleted).unwrap();
     assert_eq!(deleted["ok"], true, "{deleted}");
-    let out = printed(panel::cabinet_sync(&tg.app.services, tg.cabinet).unwrap());
+    let out = printed(ops::cabinet_sync(&tg.app.services, tg.cabinet).unwrap());
     assert_eq!(out["changed"], 1, "{out}");
     let shown = tg.app.get_ok(
         &format!("/campaigns?account_id={}&status=Deleted", tg.cabinet),
@@ -110,9 +110,9 @@ fn media_go_to_the_platform_and_their_id_onto_the_ad() {
 #[test]
 fn the_simulators_commands_and_hand_made_cabinets_are_refused() {
     let tg = connected(vec![]);
-    let advance = panel::sim_advance(&tg.app.services, 60).unwrap_err();
+    let advance = ops::sim_advance(&tg.app.services, 60).unwrap_err();
     assert!(advance.to_string().contains("simulator"), "{advance}");
-    let added = panel::cabinet_add(
+    let added = ops::cabinet_add(
         &tg.app.services,
         &NewCabinet {
             owner: tg.user,

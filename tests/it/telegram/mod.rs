@@ -11,7 +11,7 @@ mod tasks;
 mod writes;
 
 use adcab::config::PlatformKind;
-use adcab::panel::{self, NewKey};
+use adcab::ops::{self, NewKey};
 use adcab::{clock, Services};
 use serde_json::Value;
 
@@ -54,7 +54,7 @@ pub fn connected(seed: Vec<SeedAd>) -> Tg {
     let app = spawn_on(&fake);
     let user = app.user("agency");
     let connected =
-        printed(panel::cabinet_connect(&app.services, user, &account.token, false).unwrap());
+        printed(ops::cabinet_connect(&app.services, user, &account.token, false).unwrap());
     let cabinet = connected["cabinets"][0]["id"].as_i64().unwrap();
     let key = app.key_with(NewKey {
         user,

@@ -2,7 +2,7 @@
 //! platform's 5-minute series, even when views arrive after the hour closed and before the
 //! sync ran; "Sync now" brings settings changed on the platform into the copies.
 
-use adcab::panel;
+use adcab::ops;
 
 use super::{advance_service, connected, SeedAd};
 use crate::helpers::printed;
@@ -53,7 +53,7 @@ fn sync_now_brings_changes_made_on_the_platform_into_the_copies() {
     let fresh = tg
         .fake
         .seed_ad(tg.id(), SeedAd::channel("Made elsewhere", "@beta_chan"));
-    let out = printed(panel::cabinet_sync(&tg.app.services, tg.cabinet).unwrap());
+    let out = printed(ops::cabinet_sync(&tg.app.services, tg.cabinet).unwrap());
     assert_eq!(out["campaigns"], 2, "{out}");
     assert_eq!(out["changed"], 2, "one new, one with new counters");
     let list = tg
@@ -65,7 +65,7 @@ fn sync_now_brings_changes_made_on_the_platform_into_the_copies() {
         rows.iter().any(|r| r["ad_id"] == ad && r["views"] == 500),
         "{list}"
     );
-    let again = printed(panel::cabinet_sync(&tg.app.services, tg.cabinet).unwrap());
+    let again = printed(ops::cabinet_sync(&tg.app.services, tg.cabinet).unwrap());
     assert_eq!(again["changed"], 0, "nothing new the second time");
 }
 

@@ -2,7 +2,7 @@
 //! machinery (and its checks), show on the tasks page, and can be cancelled and resumed there;
 //! a campaign's edit and Auto CPM forms go through the API's own edit.
 
-use adcab::panel::{self, TeamAccess};
+use adcab::ops::{self, TeamAccess};
 use adcab::store::history;
 
 use super::logged_in;
@@ -131,7 +131,7 @@ fn a_viewer_cannot_act_or_edit_and_sees_no_selectable_boxes() {
     let shared = app.cabinet(agency, "euro", "100");
     let ad = app.active_campaign(shared);
     let member = app.user("pro");
-    panel::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
+    ops::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
     let web = logged_in(&app, member);
     let list = web.get("/campaigns");
     assert!(
@@ -164,7 +164,7 @@ fn a_viewer_cannot_act_or_edit_and_sees_no_selectable_boxes() {
     );
     assert_eq!(edit.status, 403);
 
-    panel::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
+    ops::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
     let allowed = web.post(
         "/campaigns/bulk",
         &[

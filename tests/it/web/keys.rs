@@ -2,7 +2,7 @@
 //! webhook URL checked as the operator's command checks it, the Test button, a new secret,
 //! revoking, the delivery log, the tracker URL, and who sees which keys.
 
-use adcab::panel::{self, TeamAccess};
+use adcab::ops::{self, TeamAccess};
 
 use super::logged_in;
 use crate::helpers::{spawn_app, Receiver};
@@ -140,7 +140,7 @@ fn an_agency_owner_sees_the_teams_keys_but_opens_only_their_own() {
     let agency = app.user("agency");
     let shared = app.cabinet(agency, "euro", "100");
     let member = app.user("pro");
-    panel::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
+    ops::member_add(&app.services, agency, member, shared, TeamAccess::Manager).unwrap();
     app.key(member);
     let theirs: i64 = app.scalar("SELECT MAX(id) FROM api_keys", &[]);
     app.key(agency);

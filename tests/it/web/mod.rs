@@ -8,7 +8,7 @@ mod rules;
 mod sessions;
 mod team;
 
-use adcab::panel;
+use adcab::ops;
 use adcab::store::users;
 
 use crate::helpers::{Browser, TestApp};
@@ -18,7 +18,7 @@ pub const PASSWORD: &str = "correct horse battery";
 
 /// Gives `user` the panel password [`PASSWORD`] and returns their email.
 pub fn with_login(app: &TestApp, user: i64) -> String {
-    panel::user_set(&app.services, user, None, None, Some(PASSWORD)).unwrap();
+    ops::user_set(&app.services, user, None, None, Some(PASSWORD)).unwrap();
     app.services
         .db
         .read_blocking(|c| users::get(c, user))

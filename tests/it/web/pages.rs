@@ -1,7 +1,7 @@
 //! What each person sees in the panel: exactly the cabinets and campaigns the API lets them
 //! read, with the API list's filters; one campaign's page; the hashed, cached assets.
 
-use adcab::panel::{self, TeamAccess};
+use adcab::ops::{self, TeamAccess};
 use chrono::Timelike;
 
 use super::logged_in;
@@ -14,7 +14,7 @@ fn each_person_sees_exactly_the_cabinets_and_campaigns_they_reach() {
     let shared = app.cabinet(agency, "euro", "100");
     let kept = app.cabinet(agency, "ton", "100");
     let member = app.user("pro");
-    panel::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
+    ops::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
     let outsider = app.user("pro");
     let foreign = app.cabinet(outsider, "euro", "100");
     let in_shared = app.campaign(
@@ -78,7 +78,7 @@ fn each_person_sees_exactly_the_cabinets_and_campaigns_they_reach() {
         404
     );
 
-    panel::member_remove(&app.services, agency, member, Some(shared)).unwrap();
+    ops::member_remove(&app.services, agency, member, Some(shared)).unwrap();
     assert_eq!(
         viewer
             .get(&format!("/campaigns/{shared}/{in_shared}"))
@@ -210,10 +210,10 @@ fn a_campaign_page_lists_its_conversions_newest_first() {
     let app = spawn_app();
     let user = app.user("pro");
     let cabinet = app.cabinet(user, "euro", "1000");
-    let key = app.key_with(adcab::panel::NewKey {
+    let key = app.key_with(adcab::ops::NewKey {
         user,
         postbacks: true,
-        ..adcab::panel::NewKey::default()
+        ..adcab::ops::NewKey::default()
     });
     let site = app.campaign(
         cabinet,

@@ -2,7 +2,7 @@
 //! checks, switching and deleting (with CSRF, owners and managers only), a rule's log after
 //! it acted, and its preview.
 
-use adcab::panel::{self, TeamAccess};
+use adcab::ops::{self, TeamAccess};
 use serde_json::{json, Value};
 
 use super::logged_in;
@@ -298,10 +298,10 @@ fn a_viewer_sees_the_rules_but_cannot_change_them_and_an_outsider_sees_none() {
     let app = spawn_app();
     let agency = app.user("agency");
     let shared = app.cabinet(agency, "euro", "100");
-    let key = app.key_with(panel::NewKey {
+    let key = app.key_with(ops::NewKey {
         user: agency,
         manage: true,
-        ..panel::NewKey::default()
+        ..ops::NewKey::default()
     });
     let rule = create(
         &app,
@@ -310,7 +310,7 @@ fn a_viewer_sees_the_rules_but_cannot_change_them_and_an_outsider_sees_none() {
     );
     let id = rule["id"].as_i64().unwrap();
     let member = app.user("pro");
-    panel::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
+    ops::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
 
     let viewer = logged_in(&app, member);
     let page = viewer.get("/rules");

@@ -182,7 +182,7 @@ fn sessions_end_when_idle_at_their_age_limit_and_everywhere_on_request() {
     );
 
     assert_eq!(second.login(&email, PASSWORD).status, 303);
-    adcab::panel::user_set(
+    adcab::ops::user_set(
         &app.services,
         user,
         None,

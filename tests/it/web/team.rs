@@ -163,12 +163,12 @@ fn only_a_person_who_may_change_a_cabinet_moves_the_simulators_clock() {
     let agency = app.user("agency");
     let cabinet = app.cabinet(agency, "euro", "100");
     let viewer = app.user("pro");
-    adcab::panel::member_add(
+    adcab::ops::member_add(
         &app.services,
         agency,
         viewer,
         cabinet,
-        adcab::panel::TeamAccess::Viewer,
+        adcab::ops::TeamAccess::Viewer,
     )
     .unwrap();
     let free = app.user("free");

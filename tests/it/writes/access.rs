@@ -2,7 +2,7 @@
 //! and the write budget apart from reads.
 
 use crate::helpers::{in_one_rate_window, spawn_app, spawn_app_with};
-use adcab::panel::{self, CabinetChange, NewKey, Subscription, TeamAccess};
+use adcab::ops::{self, CabinetChange, NewKey, Subscription, TeamAccess};
 
 #[test]
 fn writes_check_the_key_the_access_and_the_cabinet() {
@@ -23,7 +23,7 @@ fn writes_check_the_key_the_access_and_the_cabinet() {
         manage: true,
         ..NewKey::default()
     });
-    panel::cabinet_set(
+    ops::cabinet_set(
         &app.services,
         cabinet,
         &CabinetChange {
@@ -33,7 +33,7 @@ fn writes_check_the_key_the_access_and_the_cabinet() {
     )
     .unwrap();
     app.write_err("POST", &pause, &key, None, 409, "CABINET_AUTH_EXPIRED");
-    panel::cabinet_set(
+    ops::cabinet_set(
         &app.services,
         cabinet,
         &CabinetChange {
@@ -44,7 +44,7 @@ fn writes_check_the_key_the_access_and_the_cabinet() {
     )
     .unwrap();
     app.write_err("POST", &pause, &key, None, 409, "CABINET_LOCKED");
-    panel::cabinet_set(
+    ops::cabinet_set(
         &app.services,
         cabinet,
         &CabinetChange {
@@ -53,10 +53,10 @@ fn writes_check_the_key_the_access_and_the_cabinet() {
         },
     )
     .unwrap();
-    panel::user_set(&app.services, user, None, Some(Subscription::Expired), None).unwrap();
+    ops::user_set(&app.services, user, None, Some(Subscription::Expired), None).unwrap();
     let err = app.write_err("POST", &pause, &key, None, 403, "FEATURE_NOT_AVAILABLE");
     assert_eq!(err["feature"], "manage_campaigns");
-    panel::user_set(&app.services, user, None, Some(Subscription::Active), None).unwrap();
+    ops::user_set(&app.services, user, None, Some(Subscription::Active), None).unwrap();
     let second = app.cabinet(user, "euro", "10");
     app.write_err("POST", &pause, &key, None, 400, "ACCOUNT_ID_REQUIRED");
     app.write_err(
@@ -75,7 +75,7 @@ fn writes_check_the_key_the_access_and_the_cabinet() {
         404,
         "CAMPAIGN_NOT_FOUND",
     );
-    panel::cabinet_set(
+    ops::cabinet_set(
         &app.services,
         second,
         &CabinetChange {
@@ -102,7 +102,7 @@ fn viewers_and_lapsed_owners_cannot_write_through_a_team_key() {
     let cabinet = app.cabinet(agency, "euro", "100");
     let ad = app.active_campaign(cabinet);
     let member = app.user("pro");
-    panel::member_add(&app.services, agency, member, cabinet, TeamAccess::Viewer).unwrap();
+    ops::member_add(&app.services, agency, member, cabinet, TeamAccess::Viewer).unwrap();
     let key = app.key_with(NewKey {
         user: member,
         manage: true,
@@ -110,8 +110,8 @@ fn viewers_and_lapsed_owners_cannot_write_through_a_team_key() {
     });
     let pause = format!("/campaigns/{ad}/pause");
     app.write_err("POST", &pause, &key, None, 403, "VIEW_ONLY_ACCESS");
-    panel::member_add(&app.services, agency, member, cabinet, TeamAccess::Manager).unwrap();
-    panel::user_set(
+    ops::member_add(&app.services, agency, member, cabinet, TeamAccess::Manager).unwrap();
+    ops::user_set(
         &app.services,
         agency,
         None,
@@ -120,7 +120,7 @@ fn viewers_and_lapsed_owners_cannot_write_through_a_team_key() {
     )
     .unwrap();
     app.write_err("POST", &pause, &key, None, 403, "SUBSCRIPTION_REQUIRED");
-    panel::user_set(
+    ops::user_set(
         &app.services,
         agency,
         None,

@@ -3,7 +3,7 @@
 
 use super::{balance, campaign};
 use crate::helpers::spawn_app;
-use adcab::panel;
+use adcab::ops;
 use adcab::platform::sim::Fault;
 use serde_json::json;
 
@@ -147,7 +147,7 @@ fn a_top_up_the_platform_ignores_is_budget_unchanged() {
     let app = spawn_app();
     let (_, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
-    panel::sim_fail(&app.services, cabinet, Fault::Ignore, 1).unwrap();
+    ops::sim_fail(&app.services, cabinet, Fault::Ignore, 1).unwrap();
     app.write_err(
         "POST",
         &format!("/campaigns/{ad}/budget"),

@@ -3,7 +3,7 @@
 
 use super::campaign;
 use crate::helpers::{spawn_app, Resp};
-use adcab::panel;
+use adcab::ops;
 use serde_json::json;
 
 #[test]
@@ -36,7 +36,7 @@ fn review_fields_resubmit_but_cpm_and_schedule_do_not() {
         text["data"]["schedule"]["timezone"], "+05:30",
         "edits keep the schedule"
     );
-    panel::sim_review(&app.services, cabinet, ad, false, Some("no")).unwrap();
+    ops::sim_review(&app.services, cabinet, ad, false, Some("no")).unwrap();
     assert_eq!(campaign(&app, cabinet, ad, &key)["status"], "Declined");
     let resubmitted = app.write_ok(
         "PATCH",

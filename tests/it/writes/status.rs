@@ -3,7 +3,7 @@
 
 use super::{balance, campaign, status_events};
 use crate::helpers::{printed, spawn_app, Camp};
-use adcab::panel;
+use adcab::ops;
 use serde_json::json;
 
 #[test]
@@ -39,7 +39,7 @@ fn pause_and_resume_follow_the_transition_table() {
             (ad, "On Hold".into(), "Active".into(), "api".into())
         ]
     );
-    let history = printed(panel::history(&app.services, cabinet, ad).unwrap());
+    let history = printed(ops::history(&app.services, cabinet, ad).unwrap());
     let actions: Vec<(&str, &str)> = history["events"]
         .as_array()
         .unwrap()
@@ -66,7 +66,7 @@ fn switching_an_ad_in_review_stores_the_intent() {
     assert_eq!(paused["meta"]["intent_only"], true);
     assert_eq!(paused["data"]["status"], "In Review");
     assert_eq!(paused["data"]["active"], false);
-    panel::sim_review(&app.services, cabinet, ad, true, None).unwrap();
+    ops::sim_review(&app.services, cabinet, ad, true, None).unwrap();
     assert_eq!(
         campaign(&app, cabinet, ad, &key)["status"],
         "On Hold",

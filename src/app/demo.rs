@@ -1,0 +1,122 @@
+//! Owns the first-run demo workspace: on an empty database with the simulator (and
+//! `demo.bootstrap` on), one agency-plan owner, a cabinet of each type with some balance, a few
+//! campaigns, and a key with Manage campaigns and Receive postbacks, created through the panel.
+
+use serde_json::json;
+
+use crate::domain::access::Plan;
+use crate::domain::campaign::TargetType;
+use crate::domain::money::{CabinetType, Money};
+use crate::ops::{self, NewCabinet, NewKey, PanelError};
+use crate::platform::{AdDraft, AdSpec};
+use crate::primitives::random_hex;
+use crate::store::history::Source;
+use crate::store::users;
+use crate::{sync, Services};
+
+pub const DEMO_EMAIL: &str = "demo@adcab.local";
+
+/// What the first start prints once.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// The panel login: the owner's email and a random password.
+    pub email: &'static str,
+    pub password: String,
+    pub key: String,
+    /// The key's webhook secret, to verify the webhooks it receives.
+    pub webhook_secret: String,
+    pub cabinets: Vec<i64>,
+}
+
+/// Creates the demo workspace when the database is empty, the simulator runs and the config
+/// asks for it; otherwise does nothing.
+pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, PanelError> {
+    if !s.config.demo.bootstrap || s.sim.is_none() || s.db.read_blocking(users::count)? > 0 {
+        return Ok(None);
+    }
+    let owner = ops::user_add(s, DEMO_EMAIL, Plan::Agency)?.id;
+    let password = random_hex(8);
+    ops::user_set(s, owner, None, None, Some(&password))?;
+    // Name, type, balance, campaigns, and each campaign's budget in micro-units (at least the
+    // cabinet type's default `min_budget`).
+    let specs = [
+        ("Demo EUR", CabinetType::Euro, "1000.00", 2, 20_000_000),
+        ("Demo TON", CabinetType::Ton, "500.00", 1, 20_000_000),
+        ("Demo Stars", CabinetType::Stars, "50000", 1, 1_000_000_000),
+    ];
+    let mut cabinets = Vec::new();
+    for (name, kind, balance, ads, budget) in specs {
+        let cabinet = ops::cabinet_add(
+            s,
+            &NewCabinet {
+                owner,
+                name: name.into(),
+                kind,
+                balance: Some(balance.into()),
+                min_budget: None,
+                ad_button: kind == CabinetType::Euro,
+                crypto_filters: kind == CabinetType::Ton,
+            },
+        )?
+        .id;
+        let group = ops::group_add(s, cabinet, "Launch", None)?.id;
+        for n in 0..ads {
+            create_campaign(s, cabinet, group, n, Money::from_micros(budget))?;
+        }
+        cabinets.push(cabinet);
+    }
+    let created = ops::key_create(
+        s,
+        &NewKey {
+            user: owner,
+            manage: true,
+            postbacks: true,
+            ..NewKey::default()
+        },
+    )?;
+    Ok(Some(Workspace {
+        email: DEMO_EMAIL,
+        password,
+        key: created.key,
+        webhook_secret: created.webhook_secret,
+        cabinets,
+    }))
+}
+
+fn create_campaign(
+    s: &Services,
+    cabinet: i64,
+    group: i64,
+    n: usize,
+    budget: Money,
+) -> Result<(), PanelError> {
+    let (title, url, target_type, targeting) = if n == 0 {
+        (
+            "Demo: channel launch",
+            "https://t.me/adcab_demo_news",
+            TargetType::Channels,
+            json!({ "channels": ["@tech_daily", "@startup_digest"] }),
+        )
+    } else {
+        (
+            "Demo: shop website",
+            "https://shop.example.com/?subid=demo",
+            TargetType::Users,
+            json!({ "countries": ["DE", "FR"], "languages": ["en"] }),
+        )
+    };
+    let spec = AdSpec {
+        views_per_user: 2,
+        ..AdSpec::plain(
+            title,
+            "A demo ad created by adcab's first run. Edit or delete it freely.",
+            url,
+            target_type,
+            targeting,
+        )
+    };
+    let draft = AdDraft::running(spec, Money::from_micros(2_000_000), budget);
+    sync::create_stored(s, cabinet, &draft, Some(group), Source::Panel)?
+        .map(|_| ())
+        .map_err(PanelError::Platform)
+}

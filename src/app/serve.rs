@@ -1,0 +1,133 @@
+//! Owns the serving process: recovery of what a stopped process left half-done, then the HTTP
+//! API with the task worker, the sync/stats scheduler, the webhook sender, the Telegram alert
+//! sender and the upkeep (retention, scheduled backups) beside it, until shutdown; the service manager is told when
+//! it is ready and when it stops.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+use crate::db::backup::ServeLock;
+use crate::services::Services;
+use crate::{
+    api, db, jobs::notify, jobs::scheduler, jobs::systemd, jobs::upkeep, jobs::worker, store, sync,
+    webhooks,
+};
+
+/// Serves the API on `listener` until `shutdown` resolves; in-flight requests finish first.
+/// The database's serve lock is held throughout (a restore refuses to run under it). A
+/// database with a damaged page is refused; work a previous process left half-done is
+/// recovered; only then does it log that it is serving.
+pub async fn run(
+    services: Services,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), String> {
+    let _lock = ServeLock::acquire(services.db.path())?;
+    check_integrity(&services).await?;
+    recover(&services).await?;
+    let metrics_listener = match services.config.metrics.listen.as_str() {
+        "" => None,
+        addr => Some(
+            TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("cannot listen on {addr} ([metrics] listen): {e}"))?,
+        ),
+    };
+    let addr = listener
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    tracing::info!(%addr, db = %services.db.path().display(), "adcab serving /api/v1");
+    let wake = Arc::new(tokio::sync::Notify::new());
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let outbox = Arc::new(tokio::sync::Notify::new());
+    let background = [
+        tokio::spawn(worker::run(services.clone(), wake.clone(), stopped.clone())),
+        tokio::spawn(scheduler::run(
+            services.clone(),
+            outbox.clone(),
+            stopped.clone(),
+        )),
+        tokio::spawn(webhooks::sender::run(
+            services.clone(),
+            outbox,
+            stopped.clone(),
+        )),
+        tokio::spawn(notify::run(services.clone(), stopped.clone())),
+        tokio::spawn(upkeep::run(services.clone(), stopped.clone())),
+        tokio::spawn(db::checkpoints(services.db.clone(), stopped.clone())),
+        tokio::spawn(systemd::watchdog(services.clone(), stopped)),
+    ];
+    let state = Arc::new(api::AppState::new(services, wake));
+    let metrics_server = metrics_listener.map(|listener| {
+        let mut stopped = stop.subscribe();
+        tokio::spawn(api::conn::serve(
+            listener,
+            state.clone(),
+            api::Surface::Metrics,
+            async move {
+                let _ = stopped.changed().await;
+            },
+        ))
+    });
+    systemd::notify("READY=1");
+    let shutdown = async {
+        shutdown.await;
+        systemd::notify("STOPPING=1");
+    };
+    api::conn::serve(listener, state, api::Surface::Main, shutdown).await;
+    let _ = stop.send(true);
+    for task in background.into_iter().chain(metrics_server) {
+        if let Err(e) = task.await {
+            tracing::error!(error = %e, "a background loop ended abnormally");
+        }
+    }
+    Ok(())
+}
+
+/// SQLite's quick check of the database (remembered when `adcab serve` ran it before its first
+/// write): damage refuses the start; a check that ran out of time is logged and served.
+async fn check_integrity(services: &Services) -> Result<(), String> {
+    let db = services.db.clone();
+    match db::blocking(move || db.check_integrity()).await?? {
+        db::schema::Integrity::Intact { took } => {
+            tracing::info!(ms = took.as_millis() as u64, "quick check: no damaged page")
+        }
+        db::schema::Integrity::Unfinished { budget } => tracing::warn!(
+            seconds = budget.as_secs(),
+            "quick check: not every page was checked in time; `adcab check` reads them all"
+        ),
+    }
+    Ok(())
+}
+
+/// Fixes where the scheduler starts (on a first start), clears what a stopped process held
+/// (idempotency claims of requests that died with it: their work either committed with its
+/// answer or is safe to run again; uploads it was still receiving), and indexes every
+/// campaign's refs under the configured tracker parameters.
+async fn recover(services: &Services) -> Result<(), String> {
+    api::media::remove_partial_uploads(&services.db);
+    scheduler::init(services)
+        .await
+        .map_err(|e| format!("cannot start the scheduler: {e}"))?;
+    let dropped = services
+        .db
+        .write(|tx| store::idempotency::forget_running(tx))
+        .await
+        .map_err(|e| format!("recovery failed: {e}"))?;
+    let params = services.config.conversions.tracker_params.clone();
+    services
+        .db
+        .write(move |tx| sync::refresh_targets(tx, &params))
+        .await
+        .map_err(|e| format!("cannot index campaign refs: {e}"))?;
+    if dropped > 0 {
+        tracing::info!(
+            dropped,
+            "dropped idempotency claims of requests that did not finish"
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,104 @@
+//! Owns Auto CPM's hourly run: every `Active` campaign it manages, once its bid has been left
+//! alone for the cooldown and while it has edits left today, gets a decision on the figures
+//! since the bid last moved; a move goes through the bulk task's platform call, into the
+//! campaign history with source `automation`, and every decision into `auto_cpm_log`.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::json;
+
+use crate::clock;
+use crate::domain::auto_cpm::{self, CpaFrom, COOLDOWN_HOURS, MAX_EDITS_PER_DAY, WINDOW_HOURS};
+use crate::domain::money::Money;
+use crate::domain::stats::Totals;
+use crate::domain::task::BulkAction;
+use crate::jobs::worker::{self, Change};
+use crate::store::auto_cpm::{self as store, Decided, Managed};
+use crate::store::history::Source;
+use crate::store::{cabinets, conversions, stats, StoreError};
+use crate::{sync, Services};
+
+/// Decides on every managed campaign at `at`, the end of the synced hour.
+pub fn run(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
+    for (managed, cpm) in s.db.read_blocking(store::running)? {
+        if let Err(e) = decide_one(s, &managed, cpm, at) {
+            let (account, ad) = (managed.account_id, managed.ad_id);
+            tracing::error!(account, ad, error = %e, "Auto CPM decision failed");
+        }
+    }
+    Ok(())
+}
+
+fn decide_one(s: &Services, m: &Managed, cpm: Money, at: DateTime<Utc>) -> Result<(), StoreError> {
+    let (account, ad) = (m.account_id, m.ad_id);
+    let moved_at = clock::parse_iso(&m.moved_at).unwrap_or(at);
+    let hours = (at - moved_at).num_hours().min(WINDOW_HOURS);
+    if hours < COOLDOWN_HOURS {
+        return Ok(());
+    }
+    let at_iso = clock::iso(at);
+    let (kind, edits, figures) = s.db.read_blocking(|c| {
+        let kind = cabinets::get(c, account)?.map(|cab| cab.cabinet_type);
+        let edits = store::edits_since(c, account, ad, &clock::iso(at - Duration::hours(24)))?;
+        let from = clock::iso(at - Duration::hours(hours));
+        let mut sum = Totals::default();
+        for (_, t) in stats::hours_of_campaign(c, account, ad, &from, &at_iso)? {
+            sum.add(&t);
+        }
+        if m.settings.cpa_from == CpaFrom::Postbacks {
+            let hours = conversions::hours_of_campaign(c, account, ad, &from, &at_iso)?;
+            sum.actions = hours.iter().map(|(_, n)| n).sum();
+        }
+        Ok::<_, StoreError>((kind, edits, sum))
+    })?;
+    let Some(kind) = kind else {
+        return Ok(());
+    };
+    let decision = auto_cpm::decide(&m.settings, cpm, &figures, hours, kind);
+    let mut decided = Decided {
+        account_id: account,
+        ad_id: ad,
+        at: at_iso.clone(),
+        reason: decision.reason.to_string(),
+        hours,
+        figures,
+        observed: decision.observed.map(|o| o.normalize().to_string()),
+        from: cpm,
+        to: None,
+    };
+    if let Some(next) = decision.cpm {
+        if edits >= MAX_EDITS_PER_DAY {
+            decided.reason = "daily edit cap".into();
+        } else {
+            let token = format!("auto_cpm:{ad}:{at_iso}");
+            match worker::change_on_platform(s, account, ad, &BulkAction::SetCpm(next), &token) {
+                Ok(Change::Snapshot(snap)) => {
+                    decided.to = Some(next);
+                    let details = json!({
+                        "auto_cpm": decision.reason,
+                        "from": kind.render(cpm),
+                        "to": kind.render(next),
+                    });
+                    return s.db.write_blocking(|tx| {
+                        let params = &s.config.conversions.tracker_params;
+                        sync::apply(tx, &snap, Source::Automation, params)?;
+                        sync::record_history(
+                            tx,
+                            account,
+                            ad,
+                            Source::Automation,
+                            "auto_cpm",
+                            &details,
+                        )?;
+                        // The bid reached the platform now, which is later than `at` while
+                        // the clock catches up a jump: its effect is measured from now.
+                        store::set_moved(tx, account, ad, &clock::iso(clock::now(tx)?))?;
+                        store::record(tx, &decided)
+                    });
+                }
+                Ok(Change::Deleted { .. }) => return Ok(()),
+                Err(e) => decided.reason = format!("platform refused: {e}"),
+            }
+        }
+    }
+    s.db.write_blocking(|tx| store::record(tx, &decided))
+}

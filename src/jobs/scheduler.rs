@@ -1,0 +1,152 @@
+//! Owns the service's clockwork over the service clock: every closed hour is synced (all
+//! cabinets, hour by hour, in order) and the automation rules run on it; its digests are
+//! queued at five past the next hour, and status changes recorded anywhere (API, panel, tasks,
+//! sync, automation) become `status_change` webhooks within a tick. A jump of the clock
+//! (`adcab sim advance`) is caught up within about a tick. Where it stands is kept in the
+//! database, so a restart resumes at the first hour not done.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use tokio::sync::{watch, Notify};
+
+use crate::clock;
+use crate::db;
+use crate::store::StoreError;
+use crate::store::{events as status_events, outbox, scheduler};
+use crate::webhooks::events;
+use crate::{jobs::automation, sync, Services};
+
+/// How often the loop looks at the clock when nothing is due.
+const TICK: Duration = Duration::from_millis(250);
+/// Digests of an hour go out this long after it closed.
+const DIGEST_DELAY: chrono::Duration = chrono::Duration::minutes(5);
+const HOUR: chrono::Duration = chrono::Duration::hours(1);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// An hour was synced.
+    Synced(DateTime<Utc>),
+    /// An hour's digests were queued.
+    Digested(DateTime<Utc>),
+    /// Status changes were queued as webhooks.
+    Notified,
+    /// Nothing was due.
+    Idle,
+}
+
+/// Runs the clockwork until `stop` turns true; wakes `outbox` whenever it queued webhooks.
+/// Looks at the clock every [`TICK`], and at once when this process moved it.
+pub async fn run(services: Services, outbox: Arc<Notify>, mut stop: watch::Receiver<bool>) {
+    while !*stop.borrow() {
+        let s = services.clone();
+        match db::blocking(move || step(&s)).await {
+            Ok(Ok(Step::Idle)) => {}
+            Ok(Ok(_)) => {
+                outbox.notify_one();
+                continue;
+            }
+            Ok(Err(e)) => tracing::error!(error = %e, "scheduler step failed"),
+            Err(panic) => tracing::error!(panic, "scheduler step panicked"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(TICK) => {}
+            _ = services.clock_moved.notified() => {}
+            _ = stop.changed() => {}
+        }
+    }
+}
+
+/// Where the scheduler stands at `now`.
+struct Position {
+    now: DateTime<Utc>,
+    next_sync: DateTime<Utc>,
+    next_digest: DateTime<Utc>,
+}
+
+impl Position {
+    /// Reads it without writing; before the first start is recorded, both hours are the
+    /// hour in progress.
+    fn read(conn: &rusqlite::Connection) -> Result<Position, StoreError> {
+        let now = clock::now(conn)?;
+        let (sync, digest) = scheduler::get(conn)?;
+        let start = clock::hour_start(now);
+        let parse = |t: Option<String>| match t {
+            None => Ok(start),
+            Some(t) => clock::parse_iso(&t)
+                .ok_or_else(|| StoreError::Corrupt(format!("scheduler_state hour {t:?}"))),
+        };
+        Ok(Position {
+            now,
+            next_sync: parse(sync)?,
+            next_digest: parse(digest)?,
+        })
+    }
+
+    fn sync_due(&self) -> bool {
+        self.next_sync + HOUR <= self.now
+    }
+
+    fn digest_due(&self) -> bool {
+        self.next_digest < self.next_sync && self.next_digest + HOUR + DIGEST_DELAY <= self.now
+    }
+}
+
+/// True when everything due by the service clock is done: every closed hour synced, every
+/// due digest queued, and no status change or webhook waiting to be sent.
+pub fn idle(conn: &rusqlite::Connection) -> Result<bool, StoreError> {
+    let at = Position::read(conn)?;
+    Ok(!at.sync_due()
+        && !at.digest_due()
+        && !status_events::any_unsent(conn)?
+        && outbox::is_empty(conn)?)
+}
+
+/// How long the oldest closed hour has waited for its sync, in seconds of the service clock
+/// (zero when every closed hour is synced).
+pub fn lag_seconds(conn: &rusqlite::Connection) -> Result<i64, StoreError> {
+    let at = Position::read(conn)?;
+    Ok((at.now - (at.next_sync + HOUR)).num_seconds().max(0))
+}
+
+/// Fixes where the scheduler starts before anything runs, so a clock moved right after
+/// start-up is caught up from the hour the service started in.
+pub async fn init(s: &Services) -> Result<(), StoreError> {
+    s.db.write(|tx| {
+        let at = Position::read(tx)?;
+        scheduler::set(tx, &clock::iso(at.next_sync), &clock::iso(at.next_digest))
+    })
+    .await
+}
+
+/// Does the one thing due first by the service clock: the digests of the hour after which
+/// everything was synced (due at five past the next hour), else the sync of the next closed
+/// hour, else the status changes waiting. Blocking.
+pub fn step(s: &Services) -> Result<Step, StoreError> {
+    let at = s.db.read_blocking(Position::read)?;
+    if at.digest_due() {
+        let hour = at.next_digest;
+        s.db.write_blocking(|tx| {
+            events::queue_digests(tx, hour)?;
+            scheduler::set(tx, &clock::iso(at.next_sync), &clock::iso(hour + HOUR))
+        })?;
+        return Ok(Step::Digested(hour));
+    }
+    if at.sync_due() {
+        let hour = at.next_sync;
+        let latest = at.now < hour + HOUR + HOUR;
+        sync::sync_hour(s, hour, latest)?;
+        automation::run_hour(s, hour);
+        s.db.write_blocking(|tx| {
+            events::queue_status_changes(tx)?;
+            scheduler::set(tx, &clock::iso(hour + HOUR), &clock::iso(at.next_digest))
+        })?;
+        return Ok(Step::Synced(hour));
+    }
+    if s.db.read_blocking(status_events::any_unsent)? {
+        s.db.write_blocking(|tx| events::queue_status_changes(tx))?;
+        return Ok(Step::Notified);
+    }
+    Ok(Step::Idle)
+}

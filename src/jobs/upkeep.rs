@@ -1,0 +1,73 @@
+//! Owns the upkeep `serve` runs beside the API: the retention pass every hour, and scheduled
+//! backups into `[backup] dir` every `every_hours` (wall time: backups are about the box, not
+//! the business), keeping the newest `keep`.
+
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use tokio::sync::watch;
+
+use crate::db::backup::{self, Kind, Report};
+use crate::{jobs::retention, Services};
+
+/// How often the loop looks at what is due.
+const TICK: Duration = Duration::from_secs(60);
+/// Time between two retention passes.
+const RETENTION_EVERY: Duration = Duration::from_secs(3600);
+
+/// Runs until `stop` turns true. The first retention pass runs a tick after start.
+pub async fn run(services: Services, mut stop: watch::Receiver<bool>) {
+    let mut last_pass: Option<Instant> = None;
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(TICK) => {}
+            _ = stop.changed() => {}
+        }
+        if *stop.borrow() {
+            return;
+        }
+        if last_pass.is_none_or(|t| t.elapsed() >= RETENTION_EVERY) {
+            last_pass = Some(Instant::now());
+            match retention::pass(&services).await {
+                Ok(done) => tracing::info!(?done, "retention pass"),
+                Err(e) => tracing::error!(error = %e, "retention pass failed"),
+            }
+        }
+        match backup_if_due(&services, Utc::now()).await {
+            Ok(Some(report)) => {
+                tracing::info!(path = %report.path, bytes = report.bytes, "scheduled backup taken")
+            }
+            Ok(None) => {}
+            Err(e) => tracing::error!(error = %e, "scheduled backup failed"),
+        }
+    }
+}
+
+/// Takes a scheduled backup when `[backup] dir` is set and its newest is `every_hours` old
+/// (or there is none), then removes those beyond `keep`. `now` is wall time.
+pub async fn backup_if_due(
+    services: &Services,
+    now: DateTime<Utc>,
+) -> Result<Option<Report>, String> {
+    let config = &services.config.backup;
+    if config.dir.as_os_str().is_empty() {
+        return Ok(None);
+    }
+    let dir = config.dir.clone();
+    let newest = backup::scheduled(&dir)
+        .last()
+        .and_then(|p| backup::taken_at(p));
+    let every = chrono::Duration::hours(i64::from(config.every_hours));
+    if newest.is_some_and(|t| now - t < every) {
+        return Ok(None);
+    }
+    let to = dir.join(backup::name(Kind::Scheduled, &backup::stamp(now)));
+    let db_path = services.db.path().to_path_buf();
+    let report = services
+        .db
+        .read(move |conn| Ok::<_, crate::store::StoreError>(backup::snapshot(conn, &db_path, &to)))
+        .await
+        .map_err(|e| e.to_string())??;
+    backup::rotate(&dir, config.keep as usize)?;
+    Ok(Some(report))
+}

@@ -1,0 +1,62 @@
+//! Owns the panel's pages, one module per section.
+
+pub mod auto_cpm;
+pub mod cabinets;
+pub mod campaign;
+pub mod campaigns;
+pub mod keys;
+pub mod rules;
+pub mod sim;
+pub mod tasks;
+pub mod team;
+
+use maud::{html, Markup};
+
+use super::{Visit, WebError};
+use crate::domain::campaign::Status;
+use crate::ops::PanelError;
+use crate::Services;
+
+/// A campaign status as a coloured badge.
+pub fn status_badge(status: Status) -> Markup {
+    let class = match status {
+        Status::Active => "active",
+        Status::InReview => "review",
+        Status::Declined => "declined",
+        Status::Paused => "paused",
+        Status::OnHold => "hold",
+        Status::Stopped | Status::Deleted => "",
+    };
+    html! { span class={ "badge " (class) } { (status.as_str()) } }
+}
+
+/// Runs a blocking panel operation (the ones `adcab admin` runs) off the runtime, through the
+/// panel's gate ([`crate::api::AppState::panel_work`]).
+pub async fn panel_op<T: Send + 'static>(
+    visit: &Visit<'_>,
+    op: impl FnOnce(&Services) -> Result<T, PanelError> + Send + 'static,
+) -> Result<T, PanelError> {
+    visit.state.panel_work(op).await?
+}
+
+/// A panel message (written for the operator's terminal) as a sentence: capitalised, with a
+/// full stop.
+pub fn sentence(message: &str) -> String {
+    let mut chars = message.chars();
+    let first = chars
+        .next()
+        .map(|c| c.to_uppercase().to_string())
+        .unwrap_or_default();
+    let rest: String = chars.collect();
+    let stop = if rest.ends_with('.') { "" } else { "." };
+    format!("{first}{rest}{stop}")
+}
+
+/// A panel failure where the person's input leaves none expected: a conflict with its
+/// sentence, or the store's failure.
+pub fn internal(e: PanelError) -> WebError {
+    match e {
+        PanelError::Store(e) => WebError::Store(e),
+        other => WebError::Conflict(sentence(&other.to_string())),
+    }
+}
