@@ -13,11 +13,10 @@ use tokio::sync::{watch, Notify};
 
 use crate::clock;
 use crate::db;
-use crate::domain::campaign::{Status, TargetType};
-use crate::domain::schedule::{Schedule, Zone};
+use crate::domain::campaign::Status;
 use crate::domain::task::{BulkAction, Payload, TaskStatus};
-use crate::platform::{AdDraft, AdEdit, AdSnapshot, BudgetOp, PlatformError};
-use crate::store::history::Source;
+use crate::ops::campaigns::{self as campaign_ops, Entry, Refusal};
+use crate::platform::{AdDraft, PlatformError};
 use crate::store::tasks::{self, Task};
 use crate::store::StoreError;
 use crate::store::{cabinets, campaigns};
@@ -258,12 +257,6 @@ fn create_item(
     }
 }
 
-/// What one campaign change did on the platform.
-pub enum Change {
-    Snapshot(Box<AdSnapshot>),
-    Deleted { removed: bool },
-}
-
 fn bulk_item(
     s: &Services,
     task: &Task,
@@ -287,72 +280,26 @@ fn bulk_item(
             "No such campaign in this cabinet, or it is deleted.",
         );
     };
-    match action {
-        BulkAction::WithdrawBudget(money) if row.budget < *money => {
-            return record_refusal(
-                s,
-                task,
-                idx,
-                ad,
-                "INSUFFICIENT_AD_BALANCE: the campaign has less budget than the amount.",
-            );
-        }
-        BulkAction::SetCpm(_) if row.auto_cpm_enabled => {
-            return record_refusal(
-                s,
-                task,
-                idx,
-                ad,
-                "CABINET_LOCKED: Auto CPM manages this campaign's bid; switch it off to set one.",
-            );
-        }
-        BulkAction::SetSchedule(Some(schedule))
-            if schedule.zone == Zone::Viewer && row.target_type != TargetType::Users =>
-        {
-            return record_refusal(
-                s,
-                task,
-                idx,
-                ad,
-                "timezone viewer applies only to campaigns that target an audience (users).",
-            );
-        }
-        _ => {}
+    if let Some(refusal) = campaign_ops::refusal(&row, action) {
+        let code = match refusal {
+            Refusal::InsufficientAdBalance => "INSUFFICIENT_AD_BALANCE: ",
+            Refusal::AutoCpmLocked => "CABINET_LOCKED: ",
+            Refusal::ViewerZoneNeedsUsers => "",
+        };
+        return record_refusal(s, task, idx, ad, &format!("{code}{}.", refusal.sentence()));
     }
     let token = format!("task:{}:{idx}", task.id);
-    let result = change_on_platform(s, account, ad, action, &token);
-    match result {
-        Ok(change) => {
-            let balance = if action.moves_money() {
-                s.platform.balance(account).ok()
-            } else {
-                None
+    match campaign_ops::ask(s, account, ad, action, &token) {
+        Ok(made) => {
+            let details = json!({ "task": task.id });
+            let entry = Entry {
+                source: task.source,
+                action: &format!("bulk_{}", action.name()),
+                details: &details,
             };
             s.db.write_blocking(|tx| {
-                let now = clock::iso(clock::now(tx)?);
-                match &change {
-                    Change::Snapshot(snap) => {
-                        sync::apply(tx, snap, Source::Task, &s.config.conversions.tracker_params)?;
-                    }
-                    Change::Deleted { removed } => {
-                        sync::record_change(tx, &row, Status::Deleted, Source::Task, &now)?;
-                        if *removed {
-                            campaigns::remove(tx, account, ad)?;
-                        } else {
-                            campaigns::mark_deleted(tx, account, ad, &now)?;
-                        }
-                    }
-                }
-                sync::record_history(
-                    tx,
-                    account,
-                    ad,
-                    task.source,
-                    &format!("bulk_{}", action.name()),
-                    &json!({ "task": task.id }),
-                )?;
-                tasks::record_item(tx, task, idx, Some(ad), None)?;
-                sync::store_balance(tx, account, balance)
+                campaign_ops::store(tx, s, (account, ad), &made, &entry)?;
+                tasks::record_item(tx, task, idx, Some(ad), None)
             })?;
             Ok(Outcome::Done { stop: false })
         }
@@ -360,48 +307,6 @@ fn bulk_item(
             Some(outcome) => Ok(outcome),
             None => record_refusal(s, task, idx, ad, &e.to_string()),
         },
-    }
-}
-
-/// Makes one campaign change on the platform, as a bulk task item (or automation) asks it;
-/// `token` makes a money move safe to repeat.
-pub fn change_on_platform(
-    s: &Services,
-    account: i64,
-    ad: i64,
-    action: &BulkAction,
-    token: &str,
-) -> Result<Change, PlatformError> {
-    let edit = |edit: AdEdit| {
-        s.platform
-            .edit_ad(account, ad, &edit)
-            .map(|snap| Change::Snapshot(Box::new(snap)))
-    };
-    let budget = |op: BudgetOp| {
-        s.platform
-            .move_budget(account, ad, op, token)
-            .map(|m| Change::Snapshot(Box::new(m.ad)))
-    };
-    match action {
-        BulkAction::Pause | BulkAction::Resume => s
-            .platform
-            .switch_ad(account, ad, *action == BulkAction::Resume)
-            .map(|(snap, _)| Change::Snapshot(Box::new(snap))),
-        BulkAction::AddBudget(money) => budget(BudgetOp::Add(*money)),
-        BulkAction::WithdrawBudget(money) => budget(BudgetOp::Withdraw(*money)),
-        BulkAction::WithdrawAllBudget => budget(BudgetOp::WithdrawAll),
-        BulkAction::SetCpm(money) => edit(AdEdit {
-            cpm: Some(*money),
-            ..AdEdit::default()
-        }),
-        BulkAction::SetSchedule(schedule) => edit(AdEdit {
-            schedule: Some(schedule.as_ref().map(Schedule::to_json)),
-            ..AdEdit::default()
-        }),
-        BulkAction::Delete => s
-            .platform
-            .delete_ad(account, ad, token)
-            .map(|removed| Change::Deleted { removed }),
     }
 }
 

@@ -5,6 +5,7 @@
 //! teams, cabinets and groups, keys and webhooks, tasks, rules, and the simulator. Blocking.
 
 mod cabinets;
+pub mod campaigns;
 mod connect;
 mod keys;
 mod rules;

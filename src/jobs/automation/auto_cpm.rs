@@ -11,11 +11,11 @@ use crate::domain::auto_cpm::{self, CpaFrom, COOLDOWN_HOURS, MAX_EDITS_PER_DAY, 
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
 use crate::domain::task::BulkAction;
-use crate::jobs::worker::{self, Change};
+use crate::ops::campaigns::{self as campaign_ops, Change, Entry};
 use crate::store::auto_cpm::{self as store, Decided, Managed};
 use crate::store::history::Source;
 use crate::store::{cabinets, conversions, stats, StoreError};
-use crate::{sync, Services};
+use crate::Services;
 
 /// Decides on every managed campaign at `at`, the end of the synced hour.
 pub fn run(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
@@ -70,32 +70,28 @@ fn decide_one(s: &Services, m: &Managed, cpm: Money, at: DateTime<Utc>) -> Resul
             decided.reason = "daily edit cap".into();
         } else {
             let token = format!("auto_cpm:{ad}:{at_iso}");
-            match worker::change_on_platform(s, account, ad, &BulkAction::SetCpm(next), &token) {
-                Ok(Change::Snapshot(snap)) => {
+            match campaign_ops::ask(s, account, ad, &BulkAction::SetCpm(next), &token) {
+                Ok(made) if matches!(made.change, Change::Snapshot(_)) => {
                     decided.to = Some(next);
                     let details = json!({
                         "auto_cpm": decision.reason,
                         "from": kind.render(cpm),
                         "to": kind.render(next),
                     });
+                    let entry = Entry {
+                        source: Source::Automation,
+                        action: "auto_cpm",
+                        details: &details,
+                    };
                     return s.db.write_blocking(|tx| {
-                        let params = &s.config.conversions.tracker_params;
-                        sync::apply(tx, &snap, Source::Automation, params)?;
-                        sync::record_history(
-                            tx,
-                            account,
-                            ad,
-                            Source::Automation,
-                            "auto_cpm",
-                            &details,
-                        )?;
+                        campaign_ops::store(tx, s, (account, ad), &made, &entry)?;
                         // The bid reached the platform now, which is later than `at` while
                         // the clock catches up a jump: its effect is measured from now.
                         store::set_moved(tx, account, ad, &clock::iso(clock::now(tx)?))?;
                         store::record(tx, &decided)
                     });
                 }
-                Ok(Change::Deleted { .. }) => return Ok(()),
+                Ok(_) => return Ok(()),
                 Err(e) => decided.reason = format!("platform refused: {e}"),
             }
         }

@@ -17,7 +17,7 @@ use crate::clock;
 use crate::domain::money::CabinetType;
 use crate::domain::rule::{Action, Guards, Planned, State, MAX_WINDOW_HOURS};
 use crate::domain::task::BulkAction;
-use crate::jobs::worker::{self, Change};
+use crate::ops::campaigns::{self as campaign_ops, Entry, Made};
 use crate::platform::PlatformError;
 use crate::store::alerts::NewAlert;
 use crate::store::history::Source;
@@ -25,7 +25,7 @@ use crate::store::moves::{self, NewMove};
 use crate::store::rules::{self, LogEntry, RuleRow};
 use crate::store::{cabinets, campaigns, StoreError};
 use crate::webhooks::events::Receivers;
-use crate::{sync, Services};
+use crate::Services;
 
 use evaluate::{Decision, Outcome, Series};
 
@@ -217,7 +217,7 @@ fn perform(
         None
     };
     let details = json!({ "rule": rule.id, "name": rule.spec.name, "change": change });
-    let answer = worker::change_on_platform(s, account, ad, &action, &token);
+    let answer = campaign_ops::ask(s, account, ad, &action, &token);
     let settled = logged.map(|log_id| (token.as_str(), Some(log_id)));
     finish(s, account, ad, &details, settled, answer)
 }
@@ -232,7 +232,7 @@ fn settle(s: &Services, account: i64, kind: CabinetType) -> Result<(), StoreErro
             "change": {"type": "add_budget", "amount": kind.render(m.moved)},
             "settled": "asked again after an interrupted run",
         });
-        let answer = worker::change_on_platform(
+        let answer = campaign_ops::ask(
             s,
             account,
             m.ad_id,
@@ -253,20 +253,20 @@ fn settle(s: &Services, account: i64, kind: CabinetType) -> Result<(), StoreErro
     Ok(())
 }
 
-/// Stores what the platform answered to an automation change: the campaign as it returned it,
-/// the history entry and, after a move of money, the cabinet's balance; a move's record and
-/// log entry are settled with it. A refusal settles a move as failed (it counts for nothing);
-/// no answer leaves it unsettled (it counts, and is asked again on the next run).
+/// Stores what the platform answered to an automation change, as every change of a campaign
+/// is stored ([`campaign_ops::store`]); a move's record and log entry are settled with it. A
+/// refusal settles a move as failed (it counts for nothing); no answer leaves it unsettled (it
+/// counts, and is asked again on the next run).
 fn finish(
     s: &Services,
     account: i64,
     ad: i64,
     details: &Value,
     settled: Option<(&str, Option<i64>)>,
-    answer: Result<Change, PlatformError>,
+    answer: Result<Made, PlatformError>,
 ) -> Result<(), String> {
-    let change = match answer {
-        Ok(change) => change,
+    let made = match answer {
+        Ok(made) => made,
         Err(e) => {
             let why = e.to_string();
             let known = !matches!(
@@ -295,10 +295,11 @@ fn finish(
             return Err(why);
         }
     };
-    let balance = settled
-        .is_some()
-        .then(|| s.platform.balance(account).ok())
-        .flatten();
+    let entry = Entry {
+        source: Source::Automation,
+        action: "rule",
+        details,
+    };
     let stored = s.db.write_blocking(|tx| {
         if let Some((token, log_id)) = settled {
             moves::settle(tx, token, true)?;
@@ -306,16 +307,7 @@ fn finish(
                 rules::set_outcome(tx, id, "acted", None)?;
             }
         }
-        if let Change::Snapshot(snap) = &change {
-            sync::apply(
-                tx,
-                snap,
-                Source::Automation,
-                &s.config.conversions.tracker_params,
-            )?;
-        }
-        sync::record_history(tx, account, ad, Source::Automation, "rule", details)?;
-        sync::store_balance(tx, account, balance)
+        campaign_ops::store(tx, s, (account, ad), &made, &entry)
     });
     if let Err(e) = stored {
         // The platform made the change: it counts as done, and the next sync stores it.

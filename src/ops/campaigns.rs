@@ -1,0 +1,162 @@
+//! Owns a change of one campaign, the same for every face that makes one (the API's writes, a
+//! bulk task's item, a rule, Auto CPM): the refusals that need no platform call, the platform
+//! call itself (a token makes a repeat harmless), and storing what the platform made of it (the
+//! copy or its removal, the status change for the webhooks, the history entry with who made it,
+//! the cabinet balance after money moved) inside the caller's transaction, so the caller's own
+//! records (a task's progress, a rule's ledger) commit with it. Blocking.
+
+use rusqlite::Connection;
+use serde_json::Value;
+
+use crate::clock;
+use crate::domain::campaign::{Status, TargetType};
+use crate::domain::money::Money;
+use crate::domain::schedule::{Schedule, Zone};
+use crate::domain::task::BulkAction;
+use crate::platform::{AdEdit, AdSnapshot, BudgetOp, PlatformError};
+use crate::store::campaigns::{self, CampaignRow};
+use crate::store::history::Source;
+use crate::store::StoreError;
+use crate::{sync, Services};
+
+/// Why a change is refused before the platform is asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// A withdrawal of more than the campaign has.
+    InsufficientAdBalance,
+    /// A bid set by hand while Auto CPM manages the campaign's bid.
+    AutoCpmLocked,
+    /// A schedule in each viewer's time zone on a campaign that targets channels, bots or
+    /// search.
+    ViewerZoneNeedsUsers,
+}
+
+impl Refusal {
+    /// The sentence for a person or a task's errors.
+    pub fn sentence(self) -> &'static str {
+        match self {
+            Refusal::InsufficientAdBalance => "the campaign has less budget than the amount",
+            Refusal::AutoCpmLocked => {
+                "Auto CPM manages this campaign's bid; switch it off to set one"
+            }
+            Refusal::ViewerZoneNeedsUsers => {
+                "timezone viewer applies only to campaigns that target an audience (users)"
+            }
+        }
+    }
+}
+
+/// The refusal `action` meets on the campaign as stored, if any.
+pub fn refusal(row: &CampaignRow, action: &BulkAction) -> Option<Refusal> {
+    match action {
+        BulkAction::WithdrawBudget(money) if row.budget < *money => {
+            Some(Refusal::InsufficientAdBalance)
+        }
+        BulkAction::SetCpm(_) if row.auto_cpm_enabled => Some(Refusal::AutoCpmLocked),
+        BulkAction::SetSchedule(Some(schedule))
+            if schedule.zone == Zone::Viewer && row.target_type != TargetType::Users =>
+        {
+            Some(Refusal::ViewerZoneNeedsUsers)
+        }
+        _ => None,
+    }
+}
+
+/// What the platform made of a change.
+pub enum Change {
+    /// The ad as the platform now reports it.
+    Snapshot(Box<AdSnapshot>),
+    /// The ad is gone: removed outright (it never ran), or kept as `Deleted`.
+    Deleted { removed: bool },
+}
+
+/// A change the platform made, with the cabinet balance read after it when money moved.
+pub struct Made {
+    pub change: Change,
+    pub balance: Option<Money>,
+}
+
+/// Asks the platform for `action` on campaign `ad` of cabinet `account`; `token` makes a money
+/// move or a delete safe to repeat (a repeat reports the first result). After money moved the
+/// cabinet's balance is read too (a failed read leaves it as stored).
+pub fn ask(
+    s: &Services,
+    account: i64,
+    ad: i64,
+    action: &BulkAction,
+    token: &str,
+) -> Result<Made, PlatformError> {
+    let platform = &s.platform;
+    let edit = |edit: AdEdit| {
+        platform
+            .edit_ad(account, ad, &edit)
+            .map(|snap| Change::Snapshot(Box::new(snap)))
+    };
+    let budget = |op: BudgetOp| {
+        platform
+            .move_budget(account, ad, op, token)
+            .map(|m| Change::Snapshot(Box::new(m.ad)))
+    };
+    let change = match action {
+        BulkAction::Pause | BulkAction::Resume => platform
+            .switch_ad(account, ad, *action == BulkAction::Resume)
+            .map(|(snap, _)| Change::Snapshot(Box::new(snap))),
+        BulkAction::AddBudget(money) => budget(BudgetOp::Add(*money)),
+        BulkAction::WithdrawBudget(money) => budget(BudgetOp::Withdraw(*money)),
+        BulkAction::WithdrawAllBudget => budget(BudgetOp::WithdrawAll),
+        BulkAction::SetCpm(money) => edit(AdEdit {
+            cpm: Some(*money),
+            ..AdEdit::default()
+        }),
+        BulkAction::SetSchedule(schedule) => edit(AdEdit {
+            schedule: Some(schedule.as_ref().map(Schedule::to_json)),
+            ..AdEdit::default()
+        }),
+        BulkAction::Delete => platform
+            .delete_ad(account, ad, token)
+            .map(|removed| Change::Deleted { removed }),
+    }?;
+    let balance = action
+        .moves_money()
+        .then(|| platform.balance(account).ok())
+        .flatten();
+    Ok(Made { change, balance })
+}
+
+/// What a stored change is, for the campaign's history.
+pub struct Entry<'a> {
+    pub source: Source,
+    /// The history's action (`edit`, `bulk_pause`, `rule`, …).
+    pub action: &'a str,
+    pub details: &'a Value,
+}
+
+/// Stores what the platform made of a change to campaign `ad` of cabinet `account`, in the
+/// caller's transaction: the copy as the platform reports it (recording a status change), or
+/// its removal or `Deleted` mark with the status change; the history entry; the balance.
+pub fn store(
+    tx: &Connection,
+    s: &Services,
+    (account, ad): (i64, i64),
+    made: &Made,
+    entry: &Entry,
+) -> Result<(), StoreError> {
+    match &made.change {
+        Change::Snapshot(snap) => {
+            sync::apply(tx, snap, entry.source, &s.config.conversions.tracker_params)?;
+        }
+        Change::Deleted { removed } => {
+            let now = clock::iso(clock::now(tx)?);
+            if let Some(before) = campaigns::get(tx, account, ad)? {
+                sync::record_change(tx, &before, Status::Deleted, entry.source, &now)?;
+            }
+            if *removed {
+                campaigns::remove(tx, account, ad)?;
+            } else {
+                campaigns::mark_deleted(tx, account, ad, &now)?;
+            }
+        }
+    }
+    sync::record_history(tx, account, ad, entry.source, entry.action, entry.details)?;
+    sync::store_balance(tx, account, made.balance)
+}
