@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 pub mod db;
 pub mod domain;
+pub mod http;
 pub mod jobs;
 pub mod metrics;
 pub mod ops;

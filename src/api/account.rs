@@ -3,8 +3,8 @@
 use serde_json::{json, Value};
 
 use super::error::ApiError;
-use super::response::Reply;
 use super::Ctx;
+use crate::http::Reply;
 use crate::store::cabinets::Reachable;
 
 pub fn info(ctx: &Ctx) -> Result<Reply, ApiError> {

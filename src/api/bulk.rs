@@ -10,12 +10,13 @@ use super::error::ApiError;
 use super::idempotency::Claim;
 
 use super::input::Fields;
-use super::response::Reply;
 use super::write::{self, Target};
-use super::{AppState, Ctx};
+use super::Ctx;
 use crate::domain::campaign::{Source, Status};
 use crate::domain::money::CabinetType;
 use crate::domain::task::{BulkAction, Extra, ExtraValue, Payload, TaskKind};
+use crate::http::AppState;
+use crate::http::Reply;
 use crate::store::campaigns;
 use crate::store::tasks::NewTask;
 

@@ -8,17 +8,20 @@ use serde_json::json;
 
 use super::campaign_object::{Full, Reduced};
 use super::error::ApiError;
-use super::request::{self, Query};
-use super::response::Reply;
-use super::{AppState, Ctx};
+use super::request;
+use super::Ctx;
 use crate::clock;
 use crate::domain::campaign::{LinkKind, Status};
 use crate::domain::link::normalize_domain;
 use crate::domain::money::CabinetType;
+use crate::http::AppState;
+use crate::http::Query;
+use crate::http::Reply;
 use crate::primitives::{hex, unhex};
 use crate::store::auto_cpm;
 use crate::store::campaigns::{self as repo, CampaignRow, DomainMode, ListFilter, Page, SortKey};
 use crate::store::conversions as conversion_store;
+use crate::store::StoreError;
 use crate::sync;
 
 /// A stored copy older than this is re-read from the platform before a single read answers.
@@ -228,7 +231,7 @@ async fn fresh(state: &AppState, row: CampaignRow) -> Result<CampaignRow, ApiErr
             Ok(row)
         }
         Ok(Some(Err(e))) => Err(e.into()),
-        Err(ApiError::Busy) => {
+        Err(StoreError::Busy) => {
             tracing::info!(
                 account,
                 ad,
@@ -236,7 +239,7 @@ async fn fresh(state: &AppState, row: CampaignRow) -> Result<CampaignRow, ApiErr
             );
             Ok(row)
         }
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
         Ok(None) => {
             tracing::info!(
                 account,

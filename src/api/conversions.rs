@@ -4,11 +4,13 @@
 use serde_json::{json, Value};
 
 use super::error::ApiError;
-use super::request::{self, Query};
-use super::response::Reply;
-use super::{AppState, Ctx};
+use super::request;
+use super::Ctx;
 use crate::clock;
 use crate::domain::conversion::{render_amount, EventType};
+use crate::http::AppState;
+use crate::http::Query;
+use crate::http::Reply;
 use crate::store::conversions::{self, Conversion, ListFilter};
 
 const DEFAULT_LIMIT: i64 = 100;

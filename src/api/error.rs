@@ -416,6 +416,12 @@ impl From<AuthError> for ApiError {
     }
 }
 
+impl From<crate::http::EncodeError> for ApiError {
+    fn from(e: crate::http::EncodeError) -> Self {
+        ApiError::Internal(e.0)
+    }
+}
+
 impl From<StoreError> for ApiError {
     /// A store too busy to answer is "busy" and a full disk "unavailable" (503, retry);
     /// anything else from it is internal.

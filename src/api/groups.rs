@@ -3,8 +3,9 @@
 use serde_json::{json, Value};
 
 use super::error::ApiError;
-use super::response::Reply;
-use super::{AppState, Ctx};
+use super::Ctx;
+use crate::http::AppState;
+use crate::http::Reply;
 use crate::store;
 
 pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {

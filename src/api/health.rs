@@ -8,9 +8,9 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::error::ApiError;
-use super::response::Reply;
-use super::AppState;
 use crate::db::schema::{self, Integrity};
+use crate::http::AppState;
+use crate::http::Reply;
 use crate::jobs::scheduler;
 use crate::store::StoreError;
 

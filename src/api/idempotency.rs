@@ -13,9 +13,10 @@ use rusqlite::Connection;
 use serde_json::{json, Value};
 
 use super::error::ApiError;
-use super::response::Reply;
-use super::{AppState, Ctx};
+use super::Ctx;
 use crate::clock;
+use crate::http::AppState;
+use crate::http::Reply;
 use crate::primitives::sha256_hex;
 use crate::store::idempotency as store;
 use crate::store::StoreError;
@@ -110,7 +111,7 @@ where
             Ok(reply)
         }
         Err(e) if e.status().is_server_error() => {
-            let reply = Reply::error(&e, &ctx.request_id);
+            let reply = super::response::error(&e, &ctx.request_id);
             let (c, r, status) = (claim, stored(&reply), reply.status.as_u16());
             if let Err(store_err) = db
                 .write(move |tx| store::finish(tx, c.holder, &c.key, status, &r.to_string()))
@@ -147,7 +148,8 @@ impl Drop for Unfinished {
         let Some(claim) = self.claim.take() else {
             return;
         };
-        let reply = Reply::error(&ApiError::internal("the work panicked"), &self.request_id);
+        let reply =
+            super::response::error(&ApiError::internal("the work panicked"), &self.request_id);
         let (status, answer) = (reply.status.as_u16(), stored(&reply).to_string());
         let db = self.db.clone();
         let store = async move {

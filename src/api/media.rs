@@ -14,11 +14,11 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt;
 
 use super::error::ApiError;
-use super::response::Reply;
 use super::{write, AppState, Ctx};
 use crate::clock;
 use crate::db::{in_request, Db, PARTIAL_UPLOAD};
 use crate::domain::media::{boundary, sniff, MAX_FILE};
+use crate::http::Reply;
 use crate::primitives::{private_dir, private_file, random_hex};
 use crate::store::media;
 

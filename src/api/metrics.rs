@@ -2,8 +2,8 @@
 //! without a key, on the main listener or on `[metrics] listen`'s own.
 
 use super::error::ApiError;
-use super::response::Reply;
-use super::AppState;
+use crate::http::AppState;
+use crate::http::Reply;
 
 /// The content type of the text the encoder writes.
 const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";

@@ -12,11 +12,12 @@ use serde_json::{json, Value};
 
 use super::error::ApiError;
 use super::input::Entries;
-use super::request::Query;
-use super::response::Reply;
-use super::{AppState, Ctx};
+use super::Ctx;
 use crate::domain::conversion::RawEvent;
 use crate::domain::ParseError;
+use crate::http::AppState;
+use crate::http::Query;
+use crate::http::Reply;
 use crate::jobs::ingest::{Recorded, Refusal, Sender};
 use crate::primitives::unix_now_f64;
 use crate::ratelimit::{self, RateInfo};
@@ -182,7 +183,7 @@ async fn batch(
         failed: total - accepted,
         results: outcomes.iter().enumerate().map(Element::of).collect(),
     };
-    let mut reply = Reply::ok_status(StatusCode::ACCEPTED, answer)?;
+    let mut reply = Reply::ok_status::<ApiError>(StatusCode::ACCEPTED, answer)?;
     if granted < total {
         reply
             .headers

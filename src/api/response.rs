@@ -1,149 +1,29 @@
-//! Owns the success and failure envelopes and the extra headers a reply carries.
+//! Owns the API's failure envelope as an answer: its status, its body and the headers an
+//! error carries (`Retry-After`, `Allow`).
 
 use bytes::Bytes;
-use http_body_util::Full;
-use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE};
-use hyper::{Response, StatusCode};
-use serde::Serialize;
-use serde_json::Value;
 
 use super::error::ApiError;
+use crate::http::Reply;
 
-/// `{ success: true, data, meta? }`, serialized straight from the handler's data (a list page
-/// of hundreds of typed objects never becomes a tree of `Value`s).
-#[derive(Serialize)]
-struct Success<D> {
-    success: bool,
-    data: D,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    meta: Option<Value>,
-}
-
-fn success<D: Serialize>(data: D, meta: Option<Value>) -> Result<Bytes, ApiError> {
-    let envelope = Success {
-        success: true,
-        data,
-        meta,
-    };
-    serde_json::to_vec(&envelope)
-        .map(Bytes::from)
-        .map_err(|e| ApiError::internal(format!("the answer could not be encoded: {e}")))
-}
-
-pub struct Reply {
-    pub status: StatusCode,
-    /// The encoded envelope.
-    pub body: Bytes,
-    pub headers: Vec<(String, String)>,
-}
-
-impl Reply {
-    /// `{ success: true, data }`.
-    pub fn ok(data: impl Serialize) -> Result<Reply, ApiError> {
-        Reply::ok_status(StatusCode::OK, data)
-    }
-
-    /// `{ success: true, data }` with another success status.
-    pub fn ok_status(status: StatusCode, data: impl Serialize) -> Result<Reply, ApiError> {
-        Ok(Reply {
-            status,
-            body: success(data, None)?,
-            headers: Vec::new(),
-        })
-    }
-
-    /// `{ success: true, data, meta }`.
-    pub fn ok_meta(data: impl Serialize, meta: Value) -> Result<Reply, ApiError> {
-        Ok(Reply {
-            status: StatusCode::OK,
-            body: success(data, Some(meta))?,
-            headers: Vec::new(),
-        })
-    }
-
-    /// A JSON body of its own, outside the envelope (the health probes).
-    pub fn plain(status: StatusCode, body: &impl Serialize) -> Result<Reply, ApiError> {
-        let body = serde_json::to_vec(body)
-            .map_err(|e| ApiError::internal(format!("the answer could not be encoded: {e}")))?;
-        Ok(Reply {
-            status,
-            body: Bytes::from(body),
-            headers: Vec::new(),
-        })
-    }
-
-    /// A body as it is, `200`, with its own content type (the metrics, the OpenAPI document).
-    pub fn raw(body: impl Into<Bytes>, content_type: &str) -> Reply {
-        Reply {
-            status: StatusCode::OK,
-            body: body.into(),
-            headers: vec![("content-type".into(), content_type.into())],
+/// The answer for `e`, carrying `request_id`.
+pub fn error(e: &ApiError, request_id: &str) -> Reply {
+    let mut headers: Vec<(String, String)> = Vec::new();
+    match e {
+        ApiError::RateLimited { retry_after } => {
+            headers.push(("retry-after".into(), retry_after.to_string()))
         }
+        ApiError::QueueFull { .. }
+        | ApiError::IdempotencyUnavailable
+        | ApiError::PlatformUnavailable
+        | ApiError::Busy => headers.push(("retry-after".into(), "2".into())),
+        ApiError::StorageFull => headers.push(("retry-after".into(), "60".into())),
+        ApiError::MethodNotAllowed { allow } => headers.push(("allow".into(), allow.clone())),
+        _ => {}
     }
-
-    /// An HTML page (the web panel), `200`, never stored by caches, framed by no other site.
-    pub fn html(page: String) -> Reply {
-        Reply {
-            status: StatusCode::OK,
-            body: Bytes::from(page),
-            headers: vec![
-                ("content-type".into(), "text/html; charset=utf-8".into()),
-                ("cache-control".into(), "no-store".into()),
-                (
-                    "content-security-policy".into(),
-                    "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'".into(),
-                ),
-                ("x-content-type-options".into(), "nosniff".into()),
-                ("referrer-policy".into(), "same-origin".into()),
-            ],
-        }
-    }
-
-    /// The same reply with another status.
-    pub fn with_status(mut self, status: StatusCode) -> Reply {
-        self.status = status;
-        self
-    }
-
-    pub fn error(e: &ApiError, request_id: &str) -> Reply {
-        let mut headers: Vec<(String, String)> = Vec::new();
-        match e {
-            ApiError::RateLimited { retry_after } => {
-                headers.push(("retry-after".into(), retry_after.to_string()))
-            }
-            ApiError::QueueFull { .. }
-            | ApiError::IdempotencyUnavailable
-            | ApiError::PlatformUnavailable
-            | ApiError::Busy => headers.push(("retry-after".into(), "2".into())),
-            ApiError::StorageFull => headers.push(("retry-after".into(), "60".into())),
-            ApiError::MethodNotAllowed { allow } => headers.push(("allow".into(), allow.clone())),
-            _ => {}
-        }
-        Reply {
-            status: e.status(),
-            body: Bytes::from(e.body(request_id).to_string()),
-            headers,
-        }
-    }
-
-    pub fn into_response(self) -> Response<Full<Bytes>> {
-        let mut response = Response::new(Full::new(self.body));
-        *response.status_mut() = self.status;
-        let headers = response.headers_mut();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        for (name, value) in self.headers {
-            if let (Ok(name), Ok(value)) = (
-                HeaderName::from_bytes(name.as_bytes()),
-                HeaderValue::from_str(&value),
-            ) {
-                // A reply may set several cookies; every other header it names once.
-                if name == hyper::header::SET_COOKIE {
-                    headers.append(name, value);
-                } else {
-                    headers.insert(name, value);
-                }
-            }
-        }
-        response
+    Reply {
+        status: e.status(),
+        body: Bytes::from(e.body(request_id).to_string()),
+        headers,
     }
 }

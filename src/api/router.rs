@@ -12,12 +12,12 @@ use super::error::ApiError;
 use super::health::Probe;
 use super::idempotency::{self, Claim};
 use super::media::MULTIPART_OVERHEAD;
-use super::response::Reply;
 use super::{
     account, bulk, campaign_create, campaign_edit, campaigns, conversions, groups, media, postback,
     rules, stats, targeting, tasks, AppState, Ctx,
 };
 use crate::domain::media::MAX_FILE;
+use crate::http::Reply;
 use crate::ratelimit::Budget;
 
 /// Every path the API serves begins with this.

@@ -9,9 +9,8 @@ use serde_json::{json, Map, Value};
 
 use super::error::ApiError;
 use super::input::{self, Fields};
-use super::response::Reply;
 use super::write::{self, Target};
-use super::{AppState, Ctx};
+use super::Ctx;
 use crate::clock;
 use crate::db::Db;
 use crate::domain::campaign::Status;
@@ -20,6 +19,8 @@ use crate::domain::rule::{
     Action, Condition, Metric, Op, RuleSpec, Scope, Threshold, MAX_CONDITIONS,
     MAX_RULES_PER_CABINET, MAX_SCOPE_ADS, MAX_WINDOW_HOURS,
 };
+use crate::http::AppState;
+use crate::http::Reply;
 use crate::jobs::automation::{self, preview};
 use crate::primitives::unix_now;
 use crate::ratelimit::Holder;

@@ -7,10 +7,11 @@ use serde_json::{json, Map, Value};
 
 use super::campaigns::locate;
 use super::error::ApiError;
-use super::response::Reply;
-use super::{AppState, Ctx};
+use super::Ctx;
 use crate::clock;
 use crate::domain::stats::{history_span, stats_span, HistoryQuery, Span, Totals};
+use crate::http::AppState;
+use crate::http::Reply;
 use crate::store::StoreError;
 use crate::store::{campaigns, stats};
 

@@ -3,9 +3,9 @@
 use serde_json::{json, Value};
 
 use super::error::ApiError;
-use super::response::Reply;
 use crate::domain::countries::COUNTRIES;
 use crate::domain::targeting::{BUTTONS, LANGUAGES, TOPICS};
+use crate::http::Reply;
 
 pub fn lists() -> Result<Reply, ApiError> {
     let pairs = |list: &[(&str, &str)]| -> Vec<Value> {

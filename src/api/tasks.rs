@@ -8,9 +8,10 @@ use serde_json::{json, Value};
 
 use super::error::ApiError;
 use super::idempotency::Claim;
-use super::response::Reply;
-use super::{AppState, Ctx};
+use super::Ctx;
 use crate::clock;
+use crate::http::AppState;
+use crate::http::Reply;
 use crate::store::tasks::{self, NewTask, Task};
 
 /// Inserts the task and stores its 202 answer under the claim, in the caller's transaction.
@@ -24,7 +25,7 @@ pub fn queue(conn: &Connection, task: &NewTask, claim: &Claim) -> Result<Reply, 
 
 /// `202` with the task, `Location` and `Retry-After: 2`.
 fn accepted(task: &Task) -> Result<Reply, ApiError> {
-    let mut reply = Reply::ok_status(StatusCode::ACCEPTED, task_json(task))?;
+    let mut reply = Reply::ok_status::<ApiError>(StatusCode::ACCEPTED, task_json(task))?;
     reply.headers = vec![
         ("location".into(), format!("/api/v1/tasks/{}", task.id)),
         ("retry-after".into(), "2".into()),
@@ -63,7 +64,7 @@ pub async fn get(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErro
         .await?
         .filter(|t| t.owner_id == owner)
         .ok_or(ApiError::TaskNotFound)?;
-    let mut reply = Reply::ok(task_json(&task))?;
+    let mut reply = Reply::ok::<ApiError>(task_json(&task))?;
     if task.status.is_underway() {
         reply.headers.push(("retry-after".into(), "2".into()));
     }

@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
+use super::conn;
 use crate::db::backup::ServeLock;
+use crate::http::{AppState, Surface};
+use crate::jobs::{notify, scheduler, systemd, upkeep, worker};
 use crate::services::Services;
-use crate::{
-    api, db, jobs::notify, jobs::scheduler, jobs::systemd, jobs::upkeep, jobs::worker, store, sync,
-    webhooks,
-};
+use crate::{api, db, store, sync, webhooks};
 
 /// Serves the API on `listener` until `shutdown` resolves; in-flight requests finish first.
 /// The database's serve lock is held throughout (a restore refuses to run under it). A
@@ -60,13 +60,13 @@ pub async fn run(
         tokio::spawn(db::checkpoints(services.db.clone(), stopped.clone())),
         tokio::spawn(systemd::watchdog(services.clone(), stopped)),
     ];
-    let state = Arc::new(api::AppState::new(services, wake));
+    let state = Arc::new(AppState::new(services, wake));
     let metrics_server = metrics_listener.map(|listener| {
         let mut stopped = stop.subscribe();
-        tokio::spawn(api::conn::serve(
+        tokio::spawn(conn::serve(
             listener,
             state.clone(),
-            api::Surface::Metrics,
+            Surface::Metrics,
             async move {
                 let _ = stopped.changed().await;
             },
@@ -77,7 +77,7 @@ pub async fn run(
         shutdown.await;
         systemd::notify("STOPPING=1");
     };
-    api::conn::serve(listener, state, api::Surface::Main, shutdown).await;
+    conn::serve(listener, state, Surface::Main, shutdown).await;
     let _ = stop.send(true);
     for task in background.into_iter().chain(metrics_server) {
         if let Err(e) = task.await {

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
-use crate::api::response::Reply;
+use crate::http::Reply;
 use crate::primitives::hex;
 
 /// Where assets are served.

@@ -7,7 +7,7 @@ use maud::{html, Markup, DOCTYPE};
 use super::assets;
 use super::session::Session;
 use super::Visit;
-use crate::api::response::Reply;
+use crate::http::Reply;
 
 /// The sections of the navigation, by path.
 const SECTIONS: [(&str, &str); 7] = [

@@ -22,10 +22,7 @@ use hyper::body::Incoming;
 use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 
-use crate::api::error::ApiError;
-use crate::api::request::Query;
-use crate::api::response::Reply;
-use crate::api::AppState;
+use crate::http::{self, AppState, BodyError, Query, Reply};
 use crate::primitives::unix_now;
 use crate::ratelimit::{Budget, Holder};
 use crate::store::{sessions, StoreError};
@@ -591,9 +588,15 @@ fn same_site(visit: &Visit<'_>, parts: &Parts) -> Result<(), WebError> {
 
 async fn read_form(visit: &Visit<'_>, body: Incoming) -> Result<Form, WebError> {
     let deadline = Duration::from_millis(visit.state.services.config.server.body_timeout_ms);
-    let bytes: Bytes = crate::api::read_body(body, MAX_FORM, ApiError::BodyTooLarge, deadline)
+    let bytes: Bytes = http::read_body(body, MAX_FORM, deadline)
         .await
-        .map_err(|e| WebError::BadRequest(format!("The form could not be read: {e}.")))?;
+        .map_err(|e| {
+            WebError::BadRequest(match e {
+                BodyError::TooLarge => format!("The form is larger than {} KB.", MAX_FORM / 1024),
+                BodyError::Timeout => "The form did not arrive in time.".into(),
+                BodyError::Unreadable(why) => format!("The form could not be read: {why}."),
+            })
+        })?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| WebError::BadRequest("The form is not UTF-8 text.".into()))?;
     Query::parse(text).map_err(|_| WebError::BadRequest("The form is badly encoded.".into()))

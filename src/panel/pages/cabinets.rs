@@ -7,11 +7,11 @@ use maud::html;
 use super::super::format::{count, money};
 use super::super::session::Session;
 use super::super::{layout, Visit, WebError};
-use crate::api::response::Reply;
 use crate::clock;
 use crate::domain::campaign::Status;
 use crate::domain::stats::Totals;
 use crate::domain::time::iso;
+use crate::http::Reply;
 use crate::store::cabinets::Reachable;
 use crate::store::{campaigns, stats, StoreError};
 

@@ -9,9 +9,9 @@ use super::super::format::time;
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::{internal, panel_op, sentence};
-use crate::api::response::Reply;
 use crate::clock;
 use crate::domain::campaign::Status;
+use crate::http::Reply;
 use crate::ops::{self, PanelError};
 use crate::store::campaigns::{self, ListFilter, Page, SortKey};
 

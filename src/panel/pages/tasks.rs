@@ -7,8 +7,8 @@ use maud::{html, Markup};
 use super::super::format::{count, time};
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
-use crate::api::response::Reply;
 use crate::domain::task::TaskStatus;
+use crate::http::Reply;
 use crate::ops::{self, PanelError};
 use crate::store::tasks::{self, Task};
 

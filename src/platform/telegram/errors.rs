@@ -1,9 +1,15 @@
 //! Owns how the platform's failures read in adcab: wire failures and API error codes as
 //! `PlatformError`s, with the field a refusal is about and a sentence saying what to do.
 
-use super::map::Unsendable;
 use super::wire::WireError;
 use crate::platform::PlatformError;
+
+/// Why adcab's targeting (or schedule) cannot be sent as the platform's.
+#[derive(Debug, PartialEq)]
+pub struct Unsendable {
+    pub param: &'static str,
+    pub reason: String,
+}
 
 pub(super) fn rejected(reason: impl Into<String>, param: &'static str) -> PlatformError {
     PlatformError::Rejected {

@@ -4,6 +4,7 @@
 //! `show_userpic`, `daily_budget_limit`, ...) and currencies (EUR → euro, TON → ton,
 //! XTR → stars). The schedule's week masks are in `schedule`.
 
+use super::errors::Unsendable;
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::{Decimal, RoundingStrategy};
 use serde_json::{json, Map, Value};
@@ -227,13 +228,6 @@ fn targeting_from(t: TargetType, target: &Value) -> Value {
         }
     }
     Value::Object(out)
-}
-
-/// Why adcab's targeting cannot be sent as the platform's.
-#[derive(Debug, PartialEq)]
-pub struct Unsendable {
-    pub param: &'static str,
-    pub reason: String,
 }
 
 /// adcab's targeting as the platform's input target, with channels and bots already narrowed

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::map::Unsendable;
+use super::errors::Unsendable;
 use crate::domain::schedule::{Schedule, Zone, DAYS};
 
 /// adcab's schedule (days of hours, an offset) as the platform's week masks. `None` when the

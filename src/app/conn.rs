@@ -18,9 +18,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::time::Sleep;
 
-use super::error::ApiError;
-use super::response::Reply;
-use super::{AppState, Surface};
+use super::front::handle;
+use crate::api::error::ApiError;
+use crate::api::response;
+use crate::http::{self, AppState, Surface};
 
 /// How long in-flight requests may take to finish after shutdown starts.
 const DRAIN: Duration = Duration::from_secs(10);
@@ -37,11 +38,6 @@ const MAX_BACKOFF: Duration = Duration::from_secs(1);
 /// so that the kernel does not answer unread bytes with a reset that destroys the answer in
 /// flight (an early 401 or 413 to an upload, an error to a request hyper could not parse).
 const LINGER: Duration = Duration::from_secs(2);
-
-/// A new request id, as every answer carries it in `X-Request-Id`.
-pub fn request_id() -> String {
-    format!("req_{}", uuid::Uuid::new_v4().simple())
-}
 
 /// Serves connections from `listener` until `shutdown` resolves, then lets in-flight requests
 /// finish (for at most [`DRAIN`]).
@@ -89,9 +85,7 @@ pub async fn serve(
         let state = state.clone();
         let service = service_fn(move |req| {
             let state = state.clone();
-            async move {
-                Ok::<_, std::convert::Infallible>(super::handle(state, req, surface, peer).await)
-            }
+            async move { Ok::<_, std::convert::Infallible>(handle(state, req, surface, peer).await) }
         });
         // Answers go out whole at once; Nagle's delay would only hold back their last segment.
         if let Err(e) = stream.set_nodelay(true) {
@@ -122,7 +116,7 @@ fn refuse(mut stream: TcpStream, refusals: &Arc<Semaphore>) {
     };
     tokio::spawn(async move {
         let _permit = permit;
-        let answer = raw_answer(&ApiError::Busy, &request_id());
+        let answer = raw_answer(&ApiError::Busy, &http::request_id());
         let _ = tokio::time::timeout(REFUSAL_TIME, async {
             stream.write_all(&answer).await?;
             stream.shutdown().await?;
@@ -136,7 +130,7 @@ fn refuse(mut stream: TcpStream, refusals: &Arc<Semaphore>) {
 
 /// A whole HTTP/1.1 answer carrying the error envelope, for the connection to close after.
 pub fn raw_answer(e: &ApiError, request_id: &str) -> Vec<u8> {
-    let reply = Reply::error(e, request_id);
+    let reply = response::error(e, request_id);
     let body = reply.body;
     let mut head = format!(
         "HTTP/1.1 {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-request-id: {request_id}\r\nconnection: close\r\n",
@@ -255,7 +249,7 @@ impl AsyncWrite for Guarded {
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         if this.replaced.is_none() && is_bare_error(buf) {
-            let answer = raw_answer(&parse_error(buf), &request_id());
+            let answer = raw_answer(&parse_error(buf), &http::request_id());
             this.replaced = Some((answer, 0));
         }
         let Some((answer, sent)) = this.replaced.as_mut() else {

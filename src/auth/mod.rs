@@ -2,6 +2,10 @@
 //! (plan, scope, cabinets and access levels), re-derived from the database on every request so
 //! revocation and lost access take effect at once. Owns the write-side permission checks.
 
+pub mod logins;
+
+pub use logins::LoginLimiter;
+
 use rusqlite::Connection;
 
 use crate::domain::access::Access;
