@@ -2,6 +2,7 @@
 //! cabinet, duplicates ignored; any id that is not a live campaign there refuses the whole
 //! call with `UNKNOWN_AD_IDS` and nothing queued. Per-campaign refusals go to the task.
 
+use crate::ops::campaigns::fields as campaign_fields;
 use std::collections::HashSet;
 
 use rusqlite::Connection;
@@ -9,10 +10,10 @@ use rusqlite::Connection;
 use super::error::ApiError;
 use super::idempotency::Claim;
 
-use super::input::Fields;
-use super::write::{self, Target};
+use super::write::Target;
 use super::Ctx;
 use crate::domain::campaign::{Source, Status};
+use crate::domain::fields::Fields;
 use crate::domain::money::CabinetType;
 use crate::domain::task::{BulkAction, Extra, ExtraValue, Payload, TaskKind};
 use crate::http::AppState;
@@ -79,14 +80,17 @@ pub fn parse(f: &mut Fields, kind: CabinetType) -> Result<(BulkAction, Vec<i64>)
                 })?,
         ),
         Extra::Cpm => ExtraValue::Money(
-            write::cpm(f, kind)?.ok_or_else(|| ApiError::validation("cpm", "cpm is required."))?,
+            campaign_fields::cpm(f, kind)?
+                .ok_or_else(|| ApiError::validation("cpm", "cpm is required."))?,
         ),
-        Extra::Schedule => ExtraValue::Schedule(write::schedule(f, None)?.ok_or_else(|| {
-            ApiError::validation(
-                "schedule",
-                "schedule is required: an object, or null to remove it.",
-            )
-        })?),
+        Extra::Schedule => {
+            ExtraValue::Schedule(campaign_fields::schedule(f, None)?.ok_or_else(|| {
+                ApiError::validation(
+                    "schedule",
+                    "schedule is required: an object, or null to remove it.",
+                )
+            })?)
+        }
     };
     f.deny_unknown()?;
     let action = BulkAction::from_parts(&name, value)

@@ -3,14 +3,15 @@
 //! `create` or `copy` task queued in the transaction that also stores the Idempotency-Key's
 //! answer, so the task and the answer exist together or not at all.
 
+use crate::ops::campaigns::fields as campaign_fields;
 use serde_json::Value;
 
 use super::error::ApiError;
 use super::idempotency::Claim;
-use super::input::Fields;
 use super::write::{self, Target};
 use super::Ctx;
 use crate::domain::campaign::{Source, TargetType};
+use crate::domain::fields::Fields;
 use crate::domain::money::Money;
 use crate::domain::targeting::{self, max_entries, Targeting};
 use crate::domain::task::{Lane, Payload, TaskKind};
@@ -73,11 +74,11 @@ fn parse_campaign(f: &mut Fields, cabinet: &Cabinet) -> Result<Parsed, ApiError>
         ));
     }
     let text = f.required_string("text")?;
-    let promote_url = write::promote_url(f)?;
+    let promote_url = campaign_fields::promote_url(f)?;
     let promote_url = required(f, "promote_url", promote_url)?;
-    let cpm = write::cpm(f, kind)?;
+    let cpm = campaign_fields::cpm(f, kind)?;
     let cpm = required(f, "cpm", cpm)?;
-    let budget = write::budget(f, cabinet)?;
+    let budget = campaign_fields::budget(f, cabinet)?;
     let budget = required(f, "budget", budget)?;
     let target_name = f.required_string("target_type")?;
     let target_type = TargetType::parse(&target_name).ok_or_else(|| {
@@ -100,14 +101,16 @@ fn parse_campaign(f: &mut Fields, cabinet: &Cabinet) -> Result<Parsed, ApiError>
             media_token: None,
             media_type: None,
             picture: f.bool("picture")?.unwrap_or(false),
-            button: write::button(f, cabinet)?.flatten(),
+            button: campaign_fields::button(f, cabinet)?.flatten(),
             website_name: f.string("website_name")?,
         },
         cpm,
         budget,
-        daily_budget: write::daily_budget(f, kind)?.flatten(),
+        daily_budget: campaign_fields::daily_budget(f, kind)?.flatten(),
         active: f.bool("active")?.unwrap_or(true),
-        schedule: write::schedule_json(write::schedule(f, Some(target_type))?.flatten()),
+        schedule: campaign_fields::schedule_json(
+            campaign_fields::schedule(f, Some(target_type))?.flatten(),
+        ),
     };
     Ok(Parsed { draft, media })
 }
@@ -220,13 +223,14 @@ pub async fn copy(
     let copies = f.int("copies", 1, MAX_COPIES)?.unwrap_or(1);
     let title = f.string("title")?;
     let text = f.string("text")?;
-    let promote_url = write::promote_url(&mut f)?;
-    let cpm = write::cpm(&mut f, kind)?;
-    let budget = write::budget(&mut f, cabinet)?;
+    let promote_url = campaign_fields::promote_url(&mut f)?;
+    let cpm = campaign_fields::cpm(&mut f, kind)?;
+    let budget = campaign_fields::budget(&mut f, cabinet)?;
     let media = f.string("media")?;
     let picture = f.bool("picture")?;
     let views_per_user = f.int("views_per_user", 1, 4)?;
-    let schedule = write::schedule(&mut f, Some(source.target_type))?.map(write::schedule_json);
+    let schedule = campaign_fields::schedule(&mut f, Some(source.target_type))?
+        .map(campaign_fields::schedule_json);
     let mut group = group_choice(&mut f)?;
     f.deny_unknown()?;
     let media = write::media(state, media, f.path("media"), cabinet.id).await?;
@@ -234,7 +238,7 @@ pub async fn copy(
         group = GroupChoice::Existing(g);
     }
     // A copy keeps what is left on the original when that is a valid budget, else starts at 0.
-    let inherited = if write::check_budget_floor(source.budget, cabinet).is_ok() {
+    let inherited = if campaign_fields::check_budget_floor(source.budget, cabinet).is_ok() {
         source.budget
     } else {
         Money::ZERO

@@ -2,16 +2,17 @@
 //! `resume`, `budget` and `DELETE`. Each goes through the platform, then updates the stored
 //! copy, the campaign history and the status-change records in one transaction.
 
+use crate::ops::campaigns::fields as campaign_fields;
 use serde_json::{json, Map, Value};
 
 use super::campaign_object::Full;
 use super::error::ApiError;
-use super::input::Fields;
 use super::request;
 use super::write::{self, Target};
 use super::Ctx;
 use crate::clock;
 use crate::domain::auto_cpm::{CpaFrom, Goal, Settings};
+use crate::domain::fields::Fields;
 use crate::domain::money::{CabinetType, Money, MAX_UNITS};
 use crate::http::AppState;
 use crate::http::Reply;
@@ -177,15 +178,16 @@ pub async fn edit_target(
     let mut edit = AdEdit {
         title: f.string("title")?,
         text: f.string("text")?,
-        promote_url: write::promote_url(&mut f)?,
-        cpm: write::cpm(&mut f, kind)?,
-        daily_budget: write::daily_budget(&mut f, kind)?,
+        promote_url: campaign_fields::promote_url(&mut f)?,
+        cpm: campaign_fields::cpm(&mut f, kind)?,
+        daily_budget: campaign_fields::daily_budget(&mut f, kind)?,
         views_per_user: f.int("views_per_user", 1, 4)?,
-        schedule: write::schedule(&mut f, Some(row.target_type))?.map(write::schedule_json),
+        schedule: campaign_fields::schedule(&mut f, Some(row.target_type))?
+            .map(campaign_fields::schedule_json),
         media: None,
         picture: f.bool("picture")?,
-        button: write::button(&mut f, &cabinet)?,
-        website_name: write::clearable_string(&mut f, "website_name")?,
+        button: campaign_fields::button(&mut f, &cabinet)?,
+        website_name: campaign_fields::clearable_string(&mut f, "website_name")?,
     };
     let active = f.bool("active")?;
     let (account, stored_ad) = (cabinet.id, ad);
@@ -337,7 +339,7 @@ pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
                     format!("The campaign's budget would exceed {MAX_UNITS}."),
                 )
             })?;
-            write::check_budget_floor(after, &cabinet)
+            campaign_fields::check_budget_floor(after, &cabinet)
                 .map_err(|m| ApiError::validation("amount", m))?;
         }
         BudgetOp::Withdraw(a) => {
@@ -345,7 +347,7 @@ pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
                 .budget
                 .checked_sub(a)
                 .ok_or(ApiError::InsufficientAdBalance)?;
-            write::check_budget_floor(after, &cabinet).map_err(|m| {
+            campaign_fields::check_budget_floor(after, &cabinet).map_err(|m| {
                 ApiError::validation("amount", format!("{m} Withdraw less, or use withdraw_all."))
             })?;
         }

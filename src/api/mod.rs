@@ -14,7 +14,6 @@ pub mod error;
 pub mod groups;
 pub mod health;
 pub mod idempotency;
-pub mod input;
 pub mod media;
 pub mod metrics;
 pub mod postback;

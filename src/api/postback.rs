@@ -11,9 +11,9 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::error::ApiError;
-use super::input::Entries;
 use super::Ctx;
 use crate::domain::conversion::RawEvent;
+use crate::domain::fields::Entries;
 use crate::domain::ParseError;
 use crate::http::AppState;
 use crate::http::Query;

@@ -8,12 +8,12 @@ use rust_decimal::Decimal;
 use serde_json::{json, Map, Value};
 
 use super::error::ApiError;
-use super::input::{self, Fields};
 use super::write::{self, Target};
 use super::Ctx;
 use crate::clock;
 use crate::db::Db;
 use crate::domain::campaign::Status;
+use crate::domain::fields::{self, Fields};
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::rule::{
     Action, Condition, Metric, Op, RuleSpec, Scope, Threshold, MAX_CONDITIONS,
@@ -458,9 +458,9 @@ pub async fn get(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErro
 pub async fn edit(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {
     let (rule, kind) = reachable(state, ctx, id).await?;
     write::cabinet(ctx, Some(rule.account_id))?;
-    let body = input::object(&ctx.body)?;
+    let body = fields::object(&ctx.body)?;
     let mut f = Fields::new(&body, "");
-    if input::account_id(&mut f)?.is_some_and(|a| a != rule.account_id) {
+    if fields::account_id(&mut f)?.is_some_and(|a| a != rule.account_id) {
         return Err(ApiError::validation(
             "account_id",
             "A rule stays in its cabinet; create a new one for another.",

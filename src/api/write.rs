@@ -8,13 +8,10 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::error::ApiError;
-use super::input::{self, Fields};
 use super::{request, AppState, Ctx};
-use crate::domain::campaign::{Status, TargetType};
-use crate::domain::link::PromoteLink;
-use crate::domain::money::{CabinetType, Money, MAX_MICROS};
-use crate::domain::schedule::Schedule;
-use crate::domain::targeting::BUTTONS;
+use crate::domain::campaign::Status;
+use crate::domain::fields::{self, Fields};
+use crate::domain::money::CabinetType;
 use crate::platform::{Platform, PlatformError};
 use crate::store::cabinets::{Cabinet, Reachable};
 use crate::store::campaigns::{self, CampaignRow};
@@ -33,8 +30,8 @@ pub struct Target<C = ()> {
 impl Target {
     /// A write to the cabinet (create, bulk).
     pub fn cabinet(ctx: &Ctx) -> Result<Target, ApiError> {
-        let body = input::object(&ctx.body)?;
-        let account = input::account_id(&mut Fields::new(&body, ""))?;
+        let body = fields::object(&ctx.body)?;
+        let account = fields::account_id(&mut Fields::new(&body, ""))?;
         let cabinet = cabinet(ctx, account)?.cabinet.clone();
         Ok(Target {
             body,
@@ -84,7 +81,7 @@ impl<C> Target<C> {
     /// The body's fields for the handler to read, the cabinet's id among those read.
     pub fn fields(&self) -> Fields<'_> {
         let mut fields = Fields::new(&self.body, "");
-        fields.raw(input::account_field(&fields));
+        fields.raw(fields::account_field(&fields));
         fields
     }
 }
@@ -177,109 +174,6 @@ pub fn platform_error(e: PlatformError, kind: CabinetType) -> ApiError {
             }
         }
     }
-}
-
-/// A bid: greater than zero, at the currency's scale.
-pub fn cpm(f: &mut Fields, kind: CabinetType) -> Result<Option<Money>, ApiError> {
-    f.positive_money("cpm", kind.scale())
-}
-
-/// A budget: `0` or at least the cabinet's `min_budget`.
-pub fn budget(f: &mut Fields, cabinet: &Cabinet) -> Result<Option<Money>, ApiError> {
-    let budget = f.money("budget", cabinet.cabinet_type.scale())?;
-    if let Some(b) = budget {
-        check_budget_floor(b, cabinet).map_err(|m| ApiError::validation(f.path("budget"), m))?;
-    }
-    Ok(budget)
-}
-
-/// Refuses an amount left on a campaign between zero and `min_budget`.
-pub fn check_budget_floor(budget: Money, cabinet: &Cabinet) -> Result<(), String> {
-    let floor = Money::from_units(cabinet.min_budget).unwrap_or(Money::from_micros(MAX_MICROS));
-    if budget.micros() != 0 && budget < floor {
-        return Err(format!(
-            "A campaign's budget is 0 or at least the cabinet's min_budget of {} {}.",
-            cabinet.min_budget,
-            cabinet.cabinet_type.currency()
-        ));
-    }
-    Ok(())
-}
-
-pub fn promote_url(f: &mut Fields) -> Result<Option<String>, ApiError> {
-    let Some(url) = f.string("promote_url")? else {
-        return Ok(None);
-    };
-    PromoteLink::parse(&url).map_err(|e| ApiError::validation(f.path("promote_url"), e))?;
-    Ok(Some(url.trim().to_string()))
-}
-
-/// `button`: one of the spec's buttons, on a cabinet whose ad form has one; `null` clears it.
-pub fn button(f: &mut Fields, cabinet: &Cabinet) -> Result<Option<Option<String>>, ApiError> {
-    let Some(value) = f.raw("button") else {
-        return Ok(None);
-    };
-    let path = f.path("button");
-    if value.is_null() {
-        return Ok(Some(None));
-    }
-    if !cabinet.ad_button {
-        return Err(ApiError::validation(
-            path,
-            "This cabinet's ad form has no button.",
-        ));
-    }
-    match value.as_str().filter(|b| BUTTONS.contains(b)) {
-        Some(b) => Ok(Some(Some(b.to_string()))),
-        None => Err(ApiError::validation(
-            path,
-            format!("button must be one of {}.", BUTTONS.join(", ")),
-        )),
-    }
-}
-
-/// `schedule`: an object (parsed) or `null` to remove it.
-pub fn schedule(
-    f: &mut Fields,
-    target: Option<TargetType>,
-) -> Result<Option<Option<Schedule>>, ApiError> {
-    let Some(value) = f.raw("schedule") else {
-        return Ok(None);
-    };
-    if value.is_null() {
-        return Ok(Some(None));
-    }
-    Ok(Some(Some(Schedule::parse(
-        value,
-        &f.path("schedule"),
-        target,
-    )?)))
-}
-
-/// A schedule choice in the form the ad values carry it: the normalised object, or `None`.
-pub fn schedule_json(schedule: Option<Schedule>) -> Option<Value> {
-    schedule.as_ref().map(Schedule::to_json)
-}
-
-/// An optional string that `null` clears.
-pub fn clearable_string(f: &mut Fields, name: &str) -> Result<Option<Option<String>>, ApiError> {
-    match f.raw(name) {
-        None => Ok(None),
-        Some(Value::Null) => Ok(Some(None)),
-        Some(Value::String(s)) => Ok(Some(Some(s.clone()))),
-        Some(_) => Err(ApiError::validation(
-            f.path(name),
-            format!("{name} must be a string or null."),
-        )),
-    }
-}
-
-/// `daily_budget`: an amount greater than zero, or `null` to remove the cap.
-pub fn daily_budget(f: &mut Fields, kind: CabinetType) -> Result<Option<Option<Money>>, ApiError> {
-    if matches!(f.raw("daily_budget"), Some(Value::Null)) {
-        return Ok(Some(None));
-    }
-    Ok(f.positive_money("daily_budget", kind.scale())?.map(Some))
 }
 
 /// `media`: a token uploaded to this very cabinet; returns the token and its media type.

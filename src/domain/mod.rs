@@ -33,6 +33,7 @@ pub mod campaign;
 pub mod conversion;
 pub mod countries;
 pub mod delivery;
+pub mod fields;
 pub mod id;
 pub mod link;
 pub mod media;

@@ -1,31 +1,27 @@
-//! Owns the reading of JSON request bodies: malformed JSON, a non-object body, wrongly typed,
-//! unknown and misplaced fields all become `VALIDATION_ERROR` with `param` naming the exact
-//! path (`cpm`, `campaigns[2].channels[0]`).
+//! Owns the reading of JSON objects sent to adcab (a request body, a form read as one): malformed
+//! JSON, a non-object body, wrongly typed, unknown and misplaced fields are each a
+//! `ParseError` with `param` naming the exact path (`cpm`, `campaigns[2].channels[0]`).
 
-use crate::domain::id;
+use super::{id, ParseError};
 use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use super::error::ApiError;
 use rust_decimal::Decimal;
 
-use crate::domain::money::{parse_amount, Money, MONEY_SCALE};
+use super::money::{parse_amount, Money, MONEY_SCALE};
 
 /// Parses the body as a JSON object; an empty body is an empty object.
-pub fn object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
+pub fn object(body: &[u8]) -> Result<Map<String, Value>, ParseError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Map::new());
     }
     match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(ApiError::validation(
-            "body",
-            "The body must be a JSON object.",
-        )),
-        Err(e) => Err(ApiError::validation(
+        Ok(_) => Err(ParseError::new("body", "The body must be a JSON object.")),
+        Err(e) => Err(ParseError::new(
             "body",
             format!(
                 "The body is not valid JSON (line {}, column {}).",
@@ -87,8 +83,8 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn bad(&self, name: &str, message: impl Into<String>) -> ApiError {
-        ApiError::validation(self.path(name), message)
+    fn bad(&self, name: &str, message: impl Into<String>) -> ParseError {
+        ParseError::new(self.path(name), message)
     }
 
     /// The raw value, `null` included; marks the field as read.
@@ -107,7 +103,7 @@ impl<'a> Fields<'a> {
         self.map.contains_key(name)
     }
 
-    pub fn string(&mut self, name: &str) -> Result<Option<String>, ApiError> {
+    pub fn string(&mut self, name: &str) -> Result<Option<String>, ParseError> {
         match self.value(name) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -115,12 +111,12 @@ impl<'a> Fields<'a> {
         }
     }
 
-    pub fn required_string(&mut self, name: &str) -> Result<String, ApiError> {
+    pub fn required_string(&mut self, name: &str) -> Result<String, ParseError> {
         self.string(name)?
             .ok_or_else(|| self.bad(name, format!("{name} is required.")))
     }
 
-    pub fn bool(&mut self, name: &str) -> Result<Option<bool>, ApiError> {
+    pub fn bool(&mut self, name: &str) -> Result<Option<bool>, ParseError> {
         match self.value(name) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -128,7 +124,7 @@ impl<'a> Fields<'a> {
         }
     }
 
-    pub fn int(&mut self, name: &str, min: i64, max: i64) -> Result<Option<i64>, ApiError> {
+    pub fn int(&mut self, name: &str, min: i64, max: i64) -> Result<Option<i64>, ParseError> {
         match self.value(name) {
             None => Ok(None),
             Some(v) => v
@@ -147,7 +143,7 @@ impl<'a> Fields<'a> {
     /// An amount as a JSON number or a decimal string, non-negative, at most `scale` decimals,
     /// read exactly (a JSON number by its own digits, never through a float) in the one
     /// grammar of [`crate::domain::money::parse_amount`].
-    pub fn money(&mut self, name: &str, scale: u32) -> Result<Option<Money>, ApiError> {
+    pub fn money(&mut self, name: &str, scale: u32) -> Result<Option<Money>, ParseError> {
         let Some(text) = self.amount_text(name)? else {
             return Ok(None);
         };
@@ -157,7 +153,7 @@ impl<'a> Fields<'a> {
     }
 
     /// An amount as [`Fields::money`] reads it, greater than zero.
-    pub fn positive_money(&mut self, name: &str, scale: u32) -> Result<Option<Money>, ApiError> {
+    pub fn positive_money(&mut self, name: &str, scale: u32) -> Result<Option<Money>, ParseError> {
         match self.money(name, scale)? {
             Some(m) if m.micros() == 0 => {
                 Err(self.bad(name, format!("{name} must be greater than 0.")))
@@ -168,7 +164,7 @@ impl<'a> Fields<'a> {
 
     /// A signed decimal (a rule's threshold, a percentage) in the same grammar as money, with
     /// at most six decimals.
-    pub fn signed_decimal(&mut self, name: &str) -> Result<Option<Decimal>, ApiError> {
+    pub fn signed_decimal(&mut self, name: &str) -> Result<Option<Decimal>, ParseError> {
         let Some(text) = self.amount_text(name)? else {
             return Ok(None);
         };
@@ -178,7 +174,7 @@ impl<'a> Fields<'a> {
     }
 
     /// An amount's text: a JSON number by its own digits (never through a float), or a string.
-    fn amount_text(&mut self, name: &str) -> Result<Option<String>, ApiError> {
+    fn amount_text(&mut self, name: &str) -> Result<Option<String>, ParseError> {
         match self.value(name) {
             None => Ok(None),
             Some(Value::Number(n)) => Ok(Some(n.to_string())),
@@ -188,7 +184,7 @@ impl<'a> Fields<'a> {
     }
 
     /// An array of 1..=max strings; an element's error names its position.
-    pub fn strings(&mut self, name: &str, max: usize) -> Result<Option<Vec<String>>, ApiError> {
+    pub fn strings(&mut self, name: &str, max: usize) -> Result<Option<Vec<String>>, ParseError> {
         let Some(value) = self.value(name) else {
             return Ok(None);
         };
@@ -214,7 +210,7 @@ impl<'a> Fields<'a> {
     /// An array of at most `max` integers; the length is checked before any entry is read.
     /// An id ([`id`]): a positive 63-bit integer, or the error saying it is not one or too
     /// large.
-    pub fn id(&mut self, name: &str) -> Result<Option<i64>, ApiError> {
+    pub fn id(&mut self, name: &str) -> Result<Option<i64>, ParseError> {
         match self.value(name) {
             None => Ok(None),
             Some(v) => id::from_json(name, v)
@@ -224,7 +220,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A list of at most `max` ids ([`Fields::id`]), each wrong one named by its index.
-    pub fn ids(&mut self, name: &str, max: usize) -> Result<Option<Vec<i64>>, ApiError> {
+    pub fn ids(&mut self, name: &str, max: usize) -> Result<Option<Vec<i64>>, ParseError> {
         let Some(value) = self.value(name) else {
             return Ok(None);
         };
@@ -244,7 +240,7 @@ impl<'a> Fields<'a> {
             .map(Some)
     }
 
-    pub fn ints(&mut self, name: &str, max: usize) -> Result<Option<Vec<i64>>, ApiError> {
+    pub fn ints(&mut self, name: &str, max: usize) -> Result<Option<Vec<i64>>, ParseError> {
         let Some(value) = self.value(name) else {
             return Ok(None);
         };
@@ -266,7 +262,7 @@ impl<'a> Fields<'a> {
     }
 
     /// Refuses the first field that was not read.
-    pub fn deny_unknown(&self) -> Result<(), ApiError> {
+    pub fn deny_unknown(&self) -> Result<(), ParseError> {
         match self.map.keys().find(|k| !self.read.contains(&k.as_str())) {
             Some(k) => Err(self.bad(k, format!("Unknown field {k}."))),
             None => Ok(()),
@@ -284,12 +280,12 @@ pub fn account_field(fields: &Fields) -> &'static str {
     }
 }
 
-pub fn account_id(fields: &mut Fields) -> Result<Option<i64>, ApiError> {
+pub fn account_id(fields: &mut Fields) -> Result<Option<i64>, ParseError> {
     let name = account_field(fields);
     fields
         .raw(name)
         .filter(|v| !v.is_null())
-        .map(|v| id::from_json("account_id", v).map_err(ApiError::from))
+        .map(|v| id::from_json("account_id", v))
         .transpose()
 }
 
@@ -304,8 +300,8 @@ mod tests {
 
     #[test]
     fn malformed_and_non_object_bodies_are_refused() {
-        assert_eq!(object(b"{\"a\":").unwrap_err().body("r")["param"], "body");
-        assert_eq!(object(b"[1]").unwrap_err().body("r")["param"], "body");
+        assert_eq!(object(b"{\"a\":").unwrap_err().param, "body");
+        assert_eq!(object(b"[1]").unwrap_err().param, "body");
         assert!(object(b"  ").unwrap().is_empty());
     }
 
@@ -314,15 +310,9 @@ mod tests {
         let m = map(json!({ "channels": ["@a", 5], "cpm": "x", "extra": 1 }));
         let mut f = Fields::new(&m, "campaigns[2]");
         let e = f.strings("channels", 100).unwrap_err();
-        assert_eq!(e.body("r")["param"], "campaigns[2].channels[1]");
-        assert_eq!(
-            f.money("cpm", 2).unwrap_err().body("r")["param"],
-            "campaigns[2].cpm"
-        );
-        assert_eq!(
-            f.deny_unknown().unwrap_err().body("r")["param"],
-            "campaigns[2].extra"
-        );
+        assert_eq!(e.param, "campaigns[2].channels[1]");
+        assert_eq!(f.money("cpm", 2).unwrap_err().param, "campaigns[2].cpm");
+        assert_eq!(f.deny_unknown().unwrap_err().param, "campaigns[2].extra");
     }
 
     #[test]
@@ -340,7 +330,7 @@ mod tests {
             123_456_789_123_456,
             "a JSON number keeps every digit"
         );
-        assert_eq!(f.money("e", 2).unwrap_err().body("r")["param"], "e");
-        assert_eq!(f.money("s", 2).unwrap_err().body("r")["param"], "s");
+        assert_eq!(f.money("e", 2).unwrap_err().param, "e");
+        assert_eq!(f.money("s", 2).unwrap_err().param, "s");
     }
 }

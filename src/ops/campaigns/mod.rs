@@ -5,6 +5,8 @@
 //! the cabinet balance after money moved) inside the caller's transaction, so the caller's own
 //! records (a task's progress, a rule's ledger) commit with it. Blocking.
 
+pub mod fields;
+
 use rusqlite::Connection;
 use serde_json::Value;
 
