@@ -42,16 +42,6 @@ impl Target {
 }
 
 impl Target<CampaignRow> {
-    /// A write to a live campaign the caller already checked its right to change (the web
-    /// panel, for a person): `body` as an API client would send it.
-    pub fn of(body: Map<String, Value>, cabinet: Cabinet, campaign: CampaignRow) -> Self {
-        Target {
-            body,
-            cabinet,
-            campaign,
-        }
-    }
-
     /// A write to the campaign `ad` names (edit, budget, copy).
     pub async fn campaign(
         state: &AppState,

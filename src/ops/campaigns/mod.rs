@@ -5,6 +5,7 @@
 //! the cabinet balance after money moved) inside the caller's transaction, so the caller's own
 //! records (a task's progress, a rule's ledger) commit with it. Blocking.
 
+pub mod edit;
 pub mod fields;
 
 use rusqlite::Connection;
@@ -15,11 +16,46 @@ use crate::domain::campaign::{Status, TargetType};
 use crate::domain::money::Money;
 use crate::domain::schedule::{Schedule, Zone};
 use crate::domain::task::BulkAction;
+use crate::domain::ParseError;
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, PlatformError};
 use crate::store::campaigns::{self, CampaignRow};
 use crate::store::history::Source;
 use crate::store::StoreError;
 use crate::{sync, Services};
+
+/// Why an operation on a campaign did not happen (or not all of it).
+#[derive(Debug)]
+pub enum OpsError {
+    /// No live campaign of that id in the cabinet.
+    NotFound,
+    /// A field of the command is wrong; the error names it.
+    Invalid(ParseError),
+    /// Refused before the platform was asked.
+    Refused(Refusal),
+    /// The platform took a top-up but the campaign's budget did not move.
+    BudgetUnchanged,
+    /// The platform refused, or did not answer.
+    Platform(PlatformError),
+    Store(StoreError),
+}
+
+impl From<ParseError> for OpsError {
+    fn from(e: ParseError) -> Self {
+        OpsError::Invalid(e)
+    }
+}
+
+impl From<PlatformError> for OpsError {
+    fn from(e: PlatformError) -> Self {
+        OpsError::Platform(e)
+    }
+}
+
+impl From<StoreError> for OpsError {
+    fn from(e: StoreError) -> Self {
+        OpsError::Store(e)
+    }
+}
 
 /// Why a change is refused before the platform is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

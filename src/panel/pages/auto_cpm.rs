@@ -1,7 +1,7 @@
 //! Owns the Auto CPM card of a campaign's page: its settings, its last decisions with what
 //! each read, and, for owners and managers, the form that sets them
-//! (`POST /campaigns/{account_id}/{ad_id}/auto-cpm`), sent through the API's own edit as
-//! `{"auto_cpm": {...}}`, so its checks and messages are the API's.
+//! (`POST /campaigns/{account_id}/{ad_id}/auto-cpm`), sent as the edit `{"auto_cpm": {...}}`
+//! that the API makes too, so its checks and messages are the API's.
 
 use maud::{html, Markup};
 use rusqlite::Connection;
@@ -131,7 +131,7 @@ pub(super) fn card(
 }
 
 /// `POST /campaigns/{account_id}/{ad_id}/auto-cpm`: the form as `{"auto_cpm": {...}}` (empty
-/// fields left out, so stored settings stand), through the API's own edit.
+/// fields left out, so stored settings stand), through the edit the API makes too.
 pub async fn set<'a>(
     visit: &'a Visit<'a>,
     session: &'a Session,

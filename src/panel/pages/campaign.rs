@@ -10,15 +10,17 @@ use super::super::chart::{self, Series};
 use super::super::format::{count, money, percent, ratio, time};
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
+use super::sentence;
 use super::{auto_cpm, status_badge};
-use crate::api::campaign_edit;
-use crate::api::error::ApiError;
-use crate::api::write::{self, Target};
 use crate::clock;
+use crate::domain::fields::Fields;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::Totals;
 use crate::domain::time::iso;
 use crate::http::Reply;
+use crate::ops::campaigns::edit::{self as ops, Edit};
+use crate::ops::campaigns::OpsError;
+use crate::platform::PlatformError;
 use crate::store::campaigns::{self, CampaignRow};
 use crate::store::conversions::{self, Summary};
 use crate::store::history::{self, Entry, Source};
@@ -46,7 +48,7 @@ struct Found {
     auto_cpm: auto_cpm::Shown,
 }
 
-/// An edit the API refused: what was sent, and the field it names with the sentence.
+/// A refused edit: what was sent, and the field it names with the sentence.
 pub(super) struct Refused<'f> {
     pub sent: &'f Form,
     pub param: String,
@@ -284,9 +286,9 @@ fn edit_form(
     }
 }
 
-/// `POST /campaigns/{account_id}/{ad_id}/edit`: the fields that differ from the campaign's,
-/// sent through the API's own edit (`PATCH /v1/campaigns/{ad_id}`: its checks, the platform
-/// call, the history, now with source `panel`).
+/// `POST /campaigns/{account_id}/{ad_id}/edit`: the fields that differ from the campaign's, as
+/// the edit `PATCH /v1/campaigns/{ad_id}` makes too (its checks, the platform call, the
+/// history, here with source `panel`).
 pub async fn edit<'a>(
     visit: &'a Visit<'a>,
     session: &'a Session,
@@ -310,9 +312,10 @@ pub async fn edit<'a>(
     .await
 }
 
-/// Sends a form of the campaign's page through the API's own edit, as `PATCH
-/// /v1/campaigns/{ad_id}` with the body `body` builds from the campaign and its currency (or
-/// the field and sentence it refuses); a refusal is shown on the page beside its field.
+/// Sends a form of the campaign's page as an edit (`ops::campaigns::edit`: the edit the API
+/// makes, with its checks and sentences, the platform call, the history, here with source
+/// `panel`), read from the fields `body` builds from the campaign and its currency (or the field
+/// and sentence it refuses); a refusal is shown on the page beside its field.
 pub(super) async fn send<'a>(
     visit: &'a Visit<'a>,
     session: &'a Session,
@@ -327,11 +330,15 @@ pub(super) async fn send<'a>(
         .writable(account)
         .map_err(WebError::Forbidden)?;
     let cabinet = reach.cabinet.clone();
-    let row = match write::live_campaign(visit.state, account, ad).await {
-        Ok(row) => row,
-        Err(ApiError::CampaignNotFound) => return Err(WebError::NotFound),
-        Err(e) => return Err(WebError::Conflict(e.to_string())),
-    };
+    let found = visit
+        .state
+        .panel_work(move |s| {
+            let row = ops::live(s, account, ad)?;
+            let stored = ops::stored_auto_cpm(s, account, ad)?;
+            Ok::<_, OpsError>((row, stored))
+        })
+        .await?;
+    let (row, stored) = found.map_err(page_error)?;
     let refuse = |param: String, message: String| Refused {
         sent: form,
         param,
@@ -347,18 +354,65 @@ pub(super) async fn send<'a>(
         let r = refuse("body".into(), "Change at least one field.".into());
         return render(visit, session, account, ad, Some(r)).await;
     }
-    let target = Target::of(body, cabinet, row);
-    match campaign_edit::edit_target(visit.state, target, Source::Panel).await {
-        Ok(_) => Ok(redirect(&format!("/campaigns/{account}/{ad}"))),
-        Err(ApiError::Validation { param, message }) => {
-            render(visit, session, account, ad, Some(refuse(param, message))).await
+    let command = match Edit::read(
+        &mut Fields::new(&body, ""),
+        &cabinet,
+        &row,
+        stored,
+        body.clone(),
+    ) {
+        Ok(command) => command,
+        Err(e) => {
+            return render(
+                visit,
+                session,
+                account,
+                ad,
+                Some(refuse(e.param, e.message)),
+            )
+            .await
         }
-        Err(ApiError::PlatformRejected { reason, param, .. }) => {
-            let param = param.unwrap_or_else(|| "body".into());
+    };
+    let edited = visit
+        .state
+        .panel_work(move |s| ops::edit(s, Source::Panel, &cabinet, &row, command))
+        .await?;
+    match edited {
+        Ok(_) => Ok(redirect(&format!("/campaigns/{account}/{ad}"))),
+        Err(OpsError::Invalid(e)) => {
+            render(
+                visit,
+                session,
+                account,
+                ad,
+                Some(refuse(e.param, e.message)),
+            )
+            .await
+        }
+        Err(OpsError::Platform(PlatformError::Rejected { reason, param, .. })) => {
+            let param = param.map_or_else(|| "body".into(), str::to_string);
             render(visit, session, account, ad, Some(refuse(param, reason))).await
         }
-        Err(ApiError::Busy) => Err(WebError::Store(crate::store::StoreError::Busy)),
-        Err(e) => Err(WebError::Conflict(e.to_string())),
+        Err(e) => Err(page_error(e)),
+    }
+}
+
+/// An operation's failure as a page: a store failure is the generic page (logged, never shown),
+/// a refusal says why.
+fn page_error(e: OpsError) -> WebError {
+    match e {
+        OpsError::NotFound => WebError::NotFound,
+        OpsError::Store(e) => WebError::Store(e),
+        OpsError::Platform(PlatformError::StorageFull) => WebError::Store(StoreError::Full),
+        OpsError::Platform(PlatformError::Internal(detail)) => {
+            WebError::Store(StoreError::Failed(detail))
+        }
+        OpsError::Invalid(e) => WebError::BadRequest(sentence(&e.message)),
+        OpsError::Refused(r) => WebError::Conflict(sentence(r.sentence())),
+        OpsError::BudgetUnchanged => {
+            WebError::Conflict("The platform took the top-up but the budget did not move.".into())
+        }
+        OpsError::Platform(e) => WebError::Conflict(sentence(&e.to_string())),
     }
 }
 
