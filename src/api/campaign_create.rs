@@ -3,7 +3,6 @@
 //! `create` or `copy` task queued in the transaction that also stores the Idempotency-Key's
 //! answer, so the task and the answer exist together or not at all.
 
-use crate::ops::campaigns::fields as campaign_fields;
 use serde_json::Value;
 
 use super::error::ApiError;
@@ -17,6 +16,7 @@ use crate::domain::targeting::{self, max_entries, Targeting};
 use crate::domain::task::{Lane, Payload, TaskKind};
 use crate::http::AppState;
 use crate::http::Reply;
+use crate::ops::campaigns::fields as campaign_fields;
 use crate::platform::{AdDraft, AdSpec};
 use crate::store::cabinets::Cabinet;
 use crate::store::groups;

@@ -34,6 +34,7 @@ pub fn api_error(e: OpsError, kind: CabinetType) -> ApiError {
             ApiError::validation("schedule.timezone", format!("{}.", r.sentence()))
         }
         OpsError::BudgetUnchanged => ApiError::BudgetUnchanged,
+        OpsError::UnknownAdIds(missing) => ApiError::UnknownAdIds { missing },
         OpsError::Platform(e) => write::platform_error(e, kind),
         OpsError::Store(e) => e.into(),
     }

@@ -5,6 +5,7 @@
 //! the cabinet balance after money moved) inside the caller's transaction, so the caller's own
 //! records (a task's progress, a rule's ledger) commit with it. Blocking.
 
+pub mod bulk;
 pub mod edit;
 pub mod fields;
 
@@ -34,6 +35,8 @@ pub enum OpsError {
     Refused(Refusal),
     /// The platform took a top-up but the campaign's budget did not move.
     BudgetUnchanged,
+    /// These ids are not live campaigns of the cabinet.
+    UnknownAdIds(Vec<i64>),
     /// The platform refused, or did not answer.
     Platform(PlatformError),
     Store(StoreError),

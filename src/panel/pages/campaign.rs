@@ -10,7 +10,7 @@ use super::super::chart::{self, Series};
 use super::super::format::{count, money, percent, ratio, time};
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
-use super::sentence;
+use super::ops_error;
 use super::{auto_cpm, status_badge};
 use crate::clock;
 use crate::domain::fields::Fields;
@@ -338,7 +338,7 @@ pub(super) async fn send<'a>(
             Ok::<_, OpsError>((row, stored))
         })
         .await?;
-    let (row, stored) = found.map_err(page_error)?;
+    let (row, stored) = found.map_err(ops_error)?;
     let refuse = |param: String, message: String| Refused {
         sent: form,
         param,
@@ -393,26 +393,7 @@ pub(super) async fn send<'a>(
             let param = param.map_or_else(|| "body".into(), str::to_string);
             render(visit, session, account, ad, Some(refuse(param, reason))).await
         }
-        Err(e) => Err(page_error(e)),
-    }
-}
-
-/// An operation's failure as a page: a store failure is the generic page (logged, never shown),
-/// a refusal says why.
-fn page_error(e: OpsError) -> WebError {
-    match e {
-        OpsError::NotFound => WebError::NotFound,
-        OpsError::Store(e) => WebError::Store(e),
-        OpsError::Platform(PlatformError::StorageFull) => WebError::Store(StoreError::Full),
-        OpsError::Platform(PlatformError::Internal(detail)) => {
-            WebError::Store(StoreError::Failed(detail))
-        }
-        OpsError::Invalid(e) => WebError::BadRequest(sentence(&e.message)),
-        OpsError::Refused(r) => WebError::Conflict(sentence(r.sentence())),
-        OpsError::BudgetUnchanged => {
-            WebError::Conflict("The platform took the top-up but the budget did not move.".into())
-        }
-        OpsError::Platform(e) => WebError::Conflict(sentence(&e.to_string())),
+        Err(e) => Err(ops_error(e)),
     }
 }
 

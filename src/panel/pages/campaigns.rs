@@ -11,8 +11,7 @@ use serde_json::{Map, Value};
 use super::super::format::{count, money, percent};
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
-use super::status_badge;
-use crate::api::bulk as bulk_api;
+use super::{ops_error, status_badge};
 use crate::api::campaigns::{encode_cursor, list_request, ListRequest};
 use crate::api::error::ApiError;
 use crate::domain::campaign::{Source, Status};
@@ -20,8 +19,9 @@ use crate::domain::fields::Fields;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 use crate::domain::task::BulkAction;
-use crate::http::Query;
-use crate::http::Reply;
+use crate::http::{Query, Reply};
+use crate::ops::campaigns::bulk;
+use crate::ops::campaigns::OpsError;
 use crate::store::campaigns::{self as repo, CampaignRow, Page};
 use crate::store::conversions::{self, Summary};
 use crate::store::{tasks, StoreError};
@@ -183,11 +183,10 @@ pub async fn bulk<'a>(
                 .write(move |tx| {
                     let now = crate::clock::iso(crate::clock::now(tx)?);
                     for (account, action, ids) in groups {
-                        let task =
-                            bulk_api::new_task(tx, owner, account, Source::Panel, action, ids)?;
+                        let task = bulk::new_task(tx, owner, account, Source::Panel, action, ids)?;
                         tasks::insert(tx, &task.as_new(), &now)?;
                     }
-                    Ok::<_, ApiError>(())
+                    Ok::<_, OpsError>(())
                 })
                 .await;
             match queued {
@@ -195,17 +194,12 @@ pub async fn bulk<'a>(
                     visit.state.wake.notify_one();
                     Ok(redirect("/tasks"))
                 }
-                Err(e @ ApiError::UnknownAdIds { .. }) => {
-                    render(
-                        visit,
-                        session,
-                        &back,
-                        Some(("ad_ids".into(), e.to_string())),
-                    )
-                    .await
+                Err(OpsError::UnknownAdIds(_)) => {
+                    let why =
+                        "Some ad_ids are not live campaigns of this cabinet; nothing was queued.";
+                    render(visit, session, &back, Some(("ad_ids".into(), why.into()))).await
                 }
-                Err(ApiError::Busy) => Err(WebError::Store(StoreError::Busy)),
-                Err(e) => Err(WebError::BadRequest(e.to_string())),
+                Err(e) => Err(ops_error(e)),
             }
         }
         Err(problem) => render(visit, session, &back, Some(problem)).await,
@@ -264,13 +258,8 @@ fn checked(session: &Session, form: &Form) -> Result<Vec<(i64, BulkAction, Vec<i
             }
             _ => {}
         }
-        let (action, ids) =
-            bulk_api::parse(&mut Fields::new(&body, ""), reach.cabinet.cabinet_type).map_err(
-                |e| match e {
-                    ApiError::Validation { param, message } => (param, message),
-                    other => ("action".to_string(), other.to_string()),
-                },
-            )?;
+        let (action, ids) = bulk::parse(&mut Fields::new(&body, ""), reach.cabinet.cabinet_type)
+            .map_err(|e| (e.param, e.message))?;
         out.push((account, action, ids));
     }
     Ok(out)

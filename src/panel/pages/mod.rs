@@ -14,7 +14,10 @@ use maud::{html, Markup};
 
 use super::{Visit, WebError};
 use crate::domain::campaign::Status;
+use crate::ops::campaigns::OpsError;
 use crate::ops::PanelError;
+use crate::platform::PlatformError;
+use crate::store::StoreError;
 use crate::Services;
 
 /// A campaign status as a coloured badge.
@@ -37,6 +40,28 @@ pub async fn panel_op<T: Send + 'static>(
     op: impl FnOnce(&Services) -> Result<T, PanelError> + Send + 'static,
 ) -> Result<T, PanelError> {
     visit.state.panel_work(op).await?
+}
+
+/// An operation's failure as a page: a store failure is the generic page (logged, never shown),
+/// a refusal says why.
+pub fn ops_error(e: OpsError) -> WebError {
+    match e {
+        OpsError::NotFound => WebError::NotFound,
+        OpsError::Store(e) => WebError::Store(e),
+        OpsError::Platform(PlatformError::StorageFull) => WebError::Store(StoreError::Full),
+        OpsError::Platform(PlatformError::Internal(detail)) => {
+            WebError::Store(StoreError::Failed(detail))
+        }
+        OpsError::Invalid(e) => WebError::BadRequest(sentence(&e.message)),
+        OpsError::Refused(r) => WebError::Conflict(sentence(r.sentence())),
+        OpsError::UnknownAdIds(missing) => WebError::Conflict(format!(
+            "These are not live campaigns of the cabinet: {missing:?}."
+        )),
+        OpsError::BudgetUnchanged => {
+            WebError::Conflict("The platform took the top-up but the budget did not move.".into())
+        }
+        OpsError::Platform(e) => WebError::Conflict(sentence(&e.to_string())),
+    }
 }
 
 /// A panel message (written for the operator's terminal) as a sentence: capitalised, with a

@@ -4,11 +4,11 @@
 //! `show_userpic`, `daily_budget_limit`, ...) and currencies (EUR → euro, TON → ton,
 //! XTR → stars). The schedule's week masks are in `schedule`.
 
-use super::errors::Unsendable;
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::{Decimal, RoundingStrategy};
 use serde_json::{json, Map, Value};
 
+use super::errors::Unsendable;
 use super::schedule::{schedule_from, schedule_to};
 use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec};
 use crate::domain::campaign::{Status, TargetType};
