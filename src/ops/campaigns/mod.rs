@@ -8,6 +8,7 @@
 pub mod bulk;
 pub mod edit;
 pub mod fields;
+pub mod list;
 
 use rusqlite::Connection;
 use serde_json::Value;

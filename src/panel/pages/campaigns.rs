@@ -12,8 +12,6 @@ use super::super::format::{count, money, percent};
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::{ops_error, status_badge};
-use crate::api::campaigns::{encode_cursor, list_request, ListRequest};
-use crate::api::error::ApiError;
 use crate::domain::campaign::{Source, Status};
 use crate::domain::fields::Fields;
 use crate::domain::money::{CabinetType, Money};
@@ -21,6 +19,7 @@ use crate::domain::stats::Totals;
 use crate::domain::task::BulkAction;
 use crate::http::{Query, Reply};
 use crate::ops::campaigns::bulk;
+use crate::ops::campaigns::list::{encode_cursor, list_request, ListRequest};
 use crate::ops::campaigns::OpsError;
 use crate::store::campaigns::{self as repo, CampaignRow, Page};
 use crate::store::conversions::{self, Summary};
@@ -76,8 +75,7 @@ async fn render(
     }
     let found = match list_request(&query, scope.iter().map(|s| s.0).collect()) {
         Ok(request) => Ok(read(visit, request).await?),
-        Err(ApiError::Validation { param, message }) => Err((param, message)),
-        Err(other) => return Err(WebError::BadRequest(other.to_string())),
+        Err(e) => Err((e.param, e.message)),
     };
     let cabinet = |account: i64| scope.iter().find(|s| s.0 == account);
     let back = q.to_url("");

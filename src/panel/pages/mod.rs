@@ -34,7 +34,7 @@ pub fn status_badge(status: Status) -> Markup {
 }
 
 /// Runs a blocking panel operation (the ones `adcab admin` runs) off the runtime, through the
-/// panel's gate ([`crate::api::AppState::panel_work`]).
+/// panel's gate ([`crate::http::AppState::panel_work`]).
 pub async fn panel_op<T: Send + 'static>(
     visit: &Visit<'_>,
     op: impl FnOnce(&Services) -> Result<T, PanelError> + Send + 'static,
