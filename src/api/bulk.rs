@@ -24,7 +24,7 @@ pub async fn bulk(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, b
         .db
         .write(move |tx| {
             let task = bulk::new_task(tx, owner, account, Source::Api, action, ids)
-                .map_err(|e| super::campaign_edit::api_error(e, kind))?;
+                .map_err(|e| ApiError::of_ops(e, kind))?;
             super::tasks::queue(tx, &task.as_new(), &claim)
         })
         .await?;

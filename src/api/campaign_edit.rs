@@ -16,29 +16,12 @@ use crate::domain::fields::Fields;
 use crate::domain::money::CabinetType;
 use crate::http::{AppState, Reply};
 use crate::ops::campaigns::edit::{self as ops, Edit};
-use crate::ops::campaigns::{OpsError, Refusal};
+use crate::ops::OpsError;
 use crate::platform::{BudgetOp, PlatformError, Switch};
 use crate::store::auto_cpm as auto_cpm_store;
 use crate::store::history::Source;
 use crate::store::{campaigns, conversions};
 use crate::Services;
-
-/// The API error for an operation's failure, with a low bid's minimum in the cabinet currency.
-pub fn api_error(e: OpsError, kind: CabinetType) -> ApiError {
-    match e {
-        OpsError::NotFound => ApiError::CampaignNotFound,
-        OpsError::Invalid(e) => e.into(),
-        OpsError::Refused(Refusal::InsufficientAdBalance) => ApiError::InsufficientAdBalance,
-        OpsError::Refused(Refusal::AutoCpmLocked) => ApiError::AutoCpmLocked,
-        OpsError::Refused(r @ Refusal::ViewerZoneNeedsUsers) => {
-            ApiError::validation("schedule.timezone", format!("{}.", r.sentence()))
-        }
-        OpsError::BudgetUnchanged => ApiError::BudgetUnchanged,
-        OpsError::UnknownAdIds(missing) => ApiError::UnknownAdIds { missing },
-        OpsError::Platform(e) => write::platform_error(e, kind),
-        OpsError::Store(e) => e.into(),
-    }
-}
 
 /// Runs an operation with the platform's deadline (`platform.call_timeout_ms`: past it
 /// `PLATFORM_UNAVAILABLE`, while the operation goes on and stores what it made).
@@ -52,7 +35,7 @@ where
         .platform_call(wait, op)
         .await?
         .unwrap_or(Err(OpsError::Platform(PlatformError::Timeout)))
-        .map_err(|e| api_error(e, kind))
+        .map_err(|e| ApiError::of_ops(e, kind))
 }
 
 /// The campaign as every read answers it (with its conversions and Auto CPM), and `meta`.

@@ -2,6 +2,9 @@
 //! one variant per spec code, each mapped to its HTTP status with no catch-all arm. Internal
 //! detail is logged with the request id and never reaches the client.
 
+use crate::domain::money::CabinetType;
+use crate::ops::campaigns::Refusal;
+use crate::ops::OpsError;
 use hyper::StatusCode;
 
 use crate::auth::AuthError;
@@ -108,6 +111,25 @@ impl ApiError {
         ApiError::Validation {
             param: param.into(),
             message: message.into(),
+        }
+    }
+
+    /// The API error for an operation's failure, with a low bid's minimum in the currency of
+    /// the cabinet (`kind`).
+    pub fn of_ops(e: OpsError, kind: CabinetType) -> ApiError {
+        match e {
+            OpsError::NotFound => ApiError::CampaignNotFound,
+            OpsError::RuleNotFound => ApiError::RuleNotFound,
+            OpsError::Invalid(e) => e.into(),
+            OpsError::Refused(Refusal::InsufficientAdBalance) => ApiError::InsufficientAdBalance,
+            OpsError::Refused(Refusal::AutoCpmLocked) => ApiError::AutoCpmLocked,
+            OpsError::Refused(r @ Refusal::ViewerZoneNeedsUsers) => {
+                ApiError::validation("schedule.timezone", format!("{}.", r.sentence()))
+            }
+            OpsError::BudgetUnchanged => ApiError::BudgetUnchanged,
+            OpsError::UnknownAdIds(missing) => ApiError::UnknownAdIds { missing },
+            OpsError::Platform(e) => super::write::platform_error(e, kind),
+            OpsError::Store(e) => e.into(),
         }
     }
 

@@ -7,7 +7,9 @@
 mod cabinets;
 pub mod campaigns;
 mod connect;
+mod error;
 mod keys;
+pub mod rule;
 mod rules;
 mod sim;
 mod tasks;
@@ -18,6 +20,7 @@ pub use connect::{
     cabinet_connect, cabinet_list, cabinet_reconnect, cabinet_sync, platform_check, read_token,
     CabinetList, Checked, Connected, Synced, MAX_TOKEN,
 };
+pub use error::OpsError;
 pub use keys::{
     key_create, key_list, key_ping, key_revoke, key_rotate_secret, key_set, tracker_rotate,
     webhook_log, webhook_resend, KeyChange, NewKey, Scope, WebhookUrl, MAX_ACTIVE_KEYS,

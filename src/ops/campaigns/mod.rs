@@ -18,48 +18,13 @@ use crate::domain::campaign::{Status, TargetType};
 use crate::domain::money::Money;
 use crate::domain::schedule::{Schedule, Zone};
 use crate::domain::task::BulkAction;
-use crate::domain::ParseError;
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, PlatformError};
 use crate::store::campaigns::{self, CampaignRow};
 use crate::store::history::Source;
 use crate::store::StoreError;
+
+pub use super::error::OpsError;
 use crate::{sync, Services};
-
-/// Why an operation on a campaign did not happen (or not all of it).
-#[derive(Debug)]
-pub enum OpsError {
-    /// No live campaign of that id in the cabinet.
-    NotFound,
-    /// A field of the command is wrong; the error names it.
-    Invalid(ParseError),
-    /// Refused before the platform was asked.
-    Refused(Refusal),
-    /// The platform took a top-up but the campaign's budget did not move.
-    BudgetUnchanged,
-    /// These ids are not live campaigns of the cabinet.
-    UnknownAdIds(Vec<i64>),
-    /// The platform refused, or did not answer.
-    Platform(PlatformError),
-    Store(StoreError),
-}
-
-impl From<ParseError> for OpsError {
-    fn from(e: ParseError) -> Self {
-        OpsError::Invalid(e)
-    }
-}
-
-impl From<PlatformError> for OpsError {
-    fn from(e: PlatformError) -> Self {
-        OpsError::Platform(e)
-    }
-}
-
-impl From<StoreError> for OpsError {
-    fn from(e: StoreError) -> Self {
-        OpsError::Store(e)
-    }
-}
 
 /// Why a change is refused before the platform is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

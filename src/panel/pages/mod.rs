@@ -46,7 +46,7 @@ pub async fn panel_op<T: Send + 'static>(
 /// a refusal says why.
 pub fn ops_error(e: OpsError) -> WebError {
     match e {
-        OpsError::NotFound => WebError::NotFound,
+        OpsError::NotFound | OpsError::RuleNotFound => WebError::NotFound,
         OpsError::Store(e) => WebError::Store(e),
         OpsError::Platform(PlatformError::StorageFull) => WebError::Store(StoreError::Full),
         OpsError::Platform(PlatformError::Internal(detail)) => {

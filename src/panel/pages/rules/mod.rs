@@ -1,9 +1,9 @@
 //! Owns `/rules`: the automation rules of the cabinets a person reaches, each in words (scope,
 //! conditions, action, guards, state), a rule's log and its preview over the last seven days;
 //! and, for owners and managers, the forms that create a rule, switch one on or off and delete
-//! it. A new rule's form becomes the API's JSON body, read by the API's own [`api::spec`] and
-//! stored by [`api::insert`], so its checks and messages are the API's. `words` says a rule
-//! and its log in sentences.
+//! it. A new rule's form is read by [`rule_ops::spec`] and stored by [`rule_ops::insert`], as
+//! the API's body is, so its checks and messages are the API's. `words` says a rule and its log
+//! in sentences.
 
 mod words;
 
@@ -18,14 +18,15 @@ use serde_json::{json, Map, Value};
 use super::super::format::time;
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
-use crate::api::error::ApiError;
-use crate::api::rules as api;
-use crate::clock;
+use super::ops_error;
 use crate::domain::fields::Fields;
 use crate::domain::money::CabinetType;
 use crate::domain::rule::{Metric, Op};
+use crate::domain::ParseError;
 use crate::http::Reply;
 use crate::jobs::automation::preview;
+use crate::ops::rule as rule_ops;
+use crate::ops::OpsError;
 use crate::primitives::unix_now;
 use crate::ratelimit::Holder;
 use crate::store::cabinets::Reachable;
@@ -47,16 +48,6 @@ struct Refused<'f> {
     slot: String,
     param: String,
     message: String,
-}
-
-/// A failure of the API's code where the person's input leaves none expected.
-fn failure(e: ApiError) -> WebError {
-    match e {
-        ApiError::Busy => WebError::Store(StoreError::Busy),
-        ApiError::Internal(detail) => WebError::Store(StoreError::Failed(detail)),
-        ApiError::RuleNotFound => WebError::NotFound,
-        other => WebError::Conflict(other.to_string()),
-    }
 }
 
 pub async fn list<'a>(
@@ -364,16 +355,16 @@ pub async fn create<'a>(
     let (body, rows) = body_of(form);
     match add(visit, session, form, body).await {
         Ok(id) => Ok(redirect(&format!("/rules#rule-{id}"))),
-        Err(ApiError::Validation { param, message }) => {
+        Err(OpsError::Invalid(e)) => {
             let refused = Refused {
                 sent: form,
-                slot: slot(&param, &rows),
-                param,
-                message,
+                slot: slot(&e.param, &rows),
+                param: e.param,
+                message: e.message,
             };
             render(visit, session, Some(refused)).await
         }
-        Err(e) => Err(failure(e)),
+        Err(e) => Err(ops_error(e)),
     }
 }
 
@@ -382,15 +373,17 @@ async fn add(
     session: &Session,
     form: &Form,
     body: Map<String, Value>,
-) -> Result<i64, ApiError> {
+) -> Result<i64, OpsError> {
     let account = form.get("account_id").and_then(|a| a.parse::<i64>().ok());
     let reach = account
         .ok_or_else(|| "Choose a cabinet.".to_string())
         .and_then(|a| session.person.writable(a))
-        .map_err(|why| ApiError::validation("account_id", why))?;
+        .map_err(|why| ParseError::new("account_id", why))?;
     let (account, kind) = (reach.cabinet.id, reach.cabinet.cabinet_type);
-    let spec = api::spec(&mut Fields::new(&body, ""), kind, None)?;
-    Ok(api::insert(&visit.state.services.db, account, spec)
+    let spec = rule_ops::spec(&mut Fields::new(&body, ""), kind, None)?;
+    let db = &visit.state.services.db;
+    Ok(db
+        .write(move |tx| rule_ops::insert(tx, account, &spec))
         .await?
         .id)
 }
@@ -457,11 +450,12 @@ async fn change(
         return Ok(redirect("/rules"));
     };
     let body = object([("enabled", on.into())]);
-    let spec = api::spec(&mut Fields::new(&body, ""), kind, Some(&rule.spec)).map_err(failure)?;
+    let spec = rule_ops::spec(&mut Fields::new(&body, ""), kind, Some(&rule.spec))
+        .map_err(|e| ops_error(e.into()))?;
     let account = rule.account_id;
-    let stored =
-        db.write(move |tx| rules::save(tx, Some(id), account, &spec, &clock::iso(clock::now(tx)?)));
-    stored.await?;
+    db.write(move |tx| rule_ops::update(tx, id, account, &spec, false))
+        .await
+        .map_err(ops_error)?;
     Ok(redirect(&format!("/rules#rule-{id}")))
 }
 

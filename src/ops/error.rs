@@ -1,0 +1,46 @@
+//! Owns the error of the operations: what each face turns into its own (the API's codes, the
+//! panel's pages, the command line's sentences) through one exhaustive match, never showing a
+//! store failure's text.
+
+use crate::domain::ParseError;
+use crate::ops::campaigns::Refusal;
+use crate::platform::PlatformError;
+use crate::store::StoreError;
+
+/// Why an operation did not happen (or not all of it).
+#[derive(Debug)]
+pub enum OpsError {
+    /// No live campaign of that id in the cabinet.
+    NotFound,
+    /// No rule of that id.
+    RuleNotFound,
+    /// A field of the command is wrong; the error names it.
+    Invalid(ParseError),
+    /// Refused before the platform was asked.
+    Refused(Refusal),
+    /// The platform took a top-up but the campaign's budget did not move.
+    BudgetUnchanged,
+    /// These ids are not live campaigns of the cabinet.
+    UnknownAdIds(Vec<i64>),
+    /// The platform refused, or did not answer.
+    Platform(PlatformError),
+    Store(StoreError),
+}
+
+impl From<ParseError> for OpsError {
+    fn from(e: ParseError) -> Self {
+        OpsError::Invalid(e)
+    }
+}
+
+impl From<PlatformError> for OpsError {
+    fn from(e: PlatformError) -> Self {
+        OpsError::Platform(e)
+    }
+}
+
+impl From<StoreError> for OpsError {
+    fn from(e: StoreError) -> Self {
+        OpsError::Store(e)
+    }
+}
