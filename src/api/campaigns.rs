@@ -10,6 +10,7 @@ use super::campaign_object::{Full, Reduced};
 use super::error::ApiError;
 use super::request;
 use super::Ctx;
+use crate::auth::AuthError;
 use crate::clock;
 use crate::domain::campaign::Status;
 use crate::domain::money::CabinetType;
@@ -117,9 +118,9 @@ pub async fn locate(state: &AppState, ctx: &Ctx, ad: &str) -> Result<(i64, i64),
     match found.as_slice() {
         [] => Err(ApiError::CampaignNotFound),
         [only] => Ok((*only, ad)),
-        _ => Err(ApiError::AccountIdRequired {
+        _ => Err(ApiError::Auth(AuthError::AccountIdRequired {
             why: "this ad_id exists in several of this key's cabinets",
-        }),
+        })),
     }
 }
 

@@ -7,30 +7,15 @@ use crate::ops::campaigns::Refusal;
 use crate::ops::OpsError;
 use hyper::StatusCode;
 
-use crate::auth::AuthError;
+use crate::auth::{AuthError, AuthFailure};
 use crate::domain::ParseError;
 use crate::store::StoreError;
 use serde_json::{json, Map, Value};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ApiError {
-    ApiKeyMissing,
-    ApiKeyInvalid,
-    NoAccounts,
-    /// The key holder's plan does not allow API keys.
-    Forbidden,
-    ReadOnlyKey,
-    WriteNotAllowed,
-    ViewOnlyAccess,
-    FeatureNotAvailable {
-        feature: &'static str,
-    },
-    SubscriptionRequired,
-    AccountInactive,
-    AccountIdRequired {
-        why: &'static str,
-    },
-    AccountNotFound,
+    /// An access rule refused the request (its code and sentence are the access rules' own).
+    Auth(AuthError),
     CampaignNotFound,
     TaskNotFound,
     /// No such automation rule in the key's cabinets.
@@ -63,8 +48,6 @@ pub enum ApiError {
     PlatformUnavailable,
     BudgetUnchanged,
     InsufficientAdBalance,
-    CabinetAuthExpired,
-    CabinetLocked,
     /// Auto CPM manages the campaign's bid: a manual `cpm` is refused (`CABINET_LOCKED`).
     AutoCpmLocked,
     QueueFull {
@@ -96,8 +79,6 @@ pub enum ApiError {
     },
     /// The key's Receive postbacks switch is off.
     IngestDisabled,
-    /// The tracker token in the ingest path is not (or no longer) valid.
-    TokenInvalid,
     /// No campaign the sender reaches carries this ref or invite link.
     RefNotFound,
     /// Campaigns in several of the sender's cabinets carry this ref.
@@ -148,20 +129,24 @@ impl ApiError {
 
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::ApiKeyMissing
-            | ApiError::ApiKeyInvalid
-            | ApiError::NoAccounts
-            | ApiError::TokenInvalid => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden
-            | ApiError::ReadOnlyKey
-            | ApiError::WriteNotAllowed
-            | ApiError::ViewOnlyAccess
-            | ApiError::FeatureNotAvailable { .. }
-            | ApiError::SubscriptionRequired
-            | ApiError::AccountInactive
-            | ApiError::IngestDisabled => StatusCode::FORBIDDEN,
-            ApiError::AccountIdRequired { .. }
-            | ApiError::Validation { .. }
+            ApiError::Auth(e) => match e {
+                AuthError::ApiKeyMissing
+                | AuthError::ApiKeyInvalid
+                | AuthError::NoAccounts
+                | AuthError::TokenInvalid => StatusCode::UNAUTHORIZED,
+                AuthError::Forbidden
+                | AuthError::ReadOnlyKey
+                | AuthError::WriteNotAllowed
+                | AuthError::ViewOnlyAccess
+                | AuthError::FeatureNotAvailable { .. }
+                | AuthError::SubscriptionRequired
+                | AuthError::AccountInactive => StatusCode::FORBIDDEN,
+                AuthError::AccountIdRequired { .. } => StatusCode::BAD_REQUEST,
+                AuthError::AccountNotFound => StatusCode::NOT_FOUND,
+                AuthError::CabinetAuthExpired | AuthError::CabinetLocked => StatusCode::CONFLICT,
+            },
+            ApiError::IngestDisabled => StatusCode::FORBIDDEN,
+            ApiError::Validation { .. }
             | ApiError::UnknownAdIds { .. }
             | ApiError::UnsupportedMedia { .. }
             | ApiError::PlatformRejected { .. }
@@ -174,19 +159,16 @@ impl ApiError {
             ApiError::UriTooLong => StatusCode::URI_TOO_LONG,
             ApiError::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ApiError::FileTooLarge | ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::CabinetAuthExpired
-            | ApiError::CabinetLocked
-            | ApiError::AutoCpmLocked
-            | ApiError::IdempotencyInProgress
-            | ApiError::AmbiguousRef => StatusCode::CONFLICT,
+            ApiError::AutoCpmLocked | ApiError::IdempotencyInProgress | ApiError::AmbiguousRef => {
+                StatusCode::CONFLICT
+            }
             ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::QueueFull { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::IdempotencyUnavailable
             | ApiError::PlatformUnavailable
             | ApiError::Busy
             | ApiError::StorageFull => StatusCode::SERVICE_UNAVAILABLE,
-            ApiError::AccountNotFound
-            | ApiError::CampaignNotFound
+            ApiError::CampaignNotFound
             | ApiError::TaskNotFound
             | ApiError::RuleNotFound
             | ApiError::NoStats
@@ -200,18 +182,7 @@ impl ApiError {
 
     pub fn code(&self) -> &'static str {
         match self {
-            ApiError::ApiKeyMissing => "API_KEY_MISSING",
-            ApiError::ApiKeyInvalid => "API_KEY_INVALID",
-            ApiError::NoAccounts => "NO_ACCOUNTS",
-            ApiError::Forbidden => "FORBIDDEN",
-            ApiError::ReadOnlyKey => "READ_ONLY_KEY",
-            ApiError::WriteNotAllowed => "WRITE_NOT_ALLOWED",
-            ApiError::ViewOnlyAccess => "VIEW_ONLY_ACCESS",
-            ApiError::FeatureNotAvailable { .. } => "FEATURE_NOT_AVAILABLE",
-            ApiError::SubscriptionRequired => "SUBSCRIPTION_REQUIRED",
-            ApiError::AccountInactive => "ACCOUNT_INACTIVE",
-            ApiError::AccountIdRequired { .. } => "ACCOUNT_ID_REQUIRED",
-            ApiError::AccountNotFound => "ACCOUNT_NOT_FOUND",
+            ApiError::Auth(e) => e.code(),
             ApiError::CampaignNotFound => "CAMPAIGN_NOT_FOUND",
             ApiError::TaskNotFound => "TASK_NOT_FOUND",
             ApiError::RuleNotFound => "RULE_NOT_FOUND",
@@ -225,8 +196,7 @@ impl ApiError {
             ApiError::PlatformUnavailable => "PLATFORM_UNAVAILABLE",
             ApiError::BudgetUnchanged => "BUDGET_UNCHANGED",
             ApiError::InsufficientAdBalance => "INSUFFICIENT_AD_BALANCE",
-            ApiError::CabinetAuthExpired => "CABINET_AUTH_EXPIRED",
-            ApiError::CabinetLocked | ApiError::AutoCpmLocked => "CABINET_LOCKED",
+            ApiError::AutoCpmLocked => "CABINET_LOCKED",
             ApiError::QueueFull { .. } => "QUEUE_FULL",
             ApiError::IdempotencyKeyRequired => "IDEMPOTENCY_KEY_REQUIRED",
             ApiError::IdempotencyKeyInvalid => "IDEMPOTENCY_KEY_INVALID",
@@ -242,7 +212,6 @@ impl ApiError {
             ApiError::RouteNotFound => "ROUTE_NOT_FOUND",
             ApiError::MethodNotAllowed { .. } => "METHOD_NOT_ALLOWED",
             ApiError::IngestDisabled => "INGEST_DISABLED",
-            ApiError::TokenInvalid => "TOKEN_INVALID",
             ApiError::RefNotFound => "REF_NOT_FOUND",
             ApiError::AmbiguousRef => "AMBIGUOUS_REF",
             ApiError::Internal(_) => "INTERNAL_ERROR",
@@ -252,27 +221,7 @@ impl ApiError {
     /// The sentence shown to the client.
     pub fn message(&self) -> String {
         match self {
-            ApiError::ApiKeyMissing => "The X-API-Key header is missing.".into(),
-            ApiError::ApiKeyInvalid => "The API key is wrong, revoked or expired.".into(),
-            ApiError::NoAccounts => "The API key reaches no active cabinet.".into(),
-            ApiError::Forbidden => {
-                "API keys are not available on the key owner's plan (Pro or Agency needed).".into()
-            }
-            ApiError::ReadOnlyKey => "This key lacks the Manage campaigns permission.".into(),
-            ApiError::WriteNotAllowed => "Partner keys cannot make changes.".into(),
-            ApiError::ViewOnlyAccess => "You have Viewer access to this cabinet.".into(),
-            ApiError::FeatureNotAvailable { .. } => {
-                "Your plan does not include this action; an active Pro or Agency plan is needed."
-                    .into()
-            }
-            ApiError::SubscriptionRequired => {
-                "The cabinet owner has no active subscription.".into()
-            }
-            ApiError::AccountInactive => "The cabinet is deactivated.".into(),
-            ApiError::AccountIdRequired { why } => format!("Send account_id: {why}."),
-            ApiError::AccountNotFound => {
-                "No cabinet with this account_id is reachable with this key.".into()
-            }
+            ApiError::Auth(e) => e.sentence(),
             ApiError::CampaignNotFound => "No such campaign in this key's cabinets.".into(),
             ApiError::TaskNotFound => "No such task for this key's owner.".into(),
             ApiError::RuleNotFound => "No such rule in the cabinets this key reaches.".into(),
@@ -297,13 +246,6 @@ impl ApiError {
             }
             ApiError::InsufficientAdBalance => {
                 "The campaign has less budget than the amount to withdraw.".into()
-            }
-            ApiError::CabinetAuthExpired => {
-                "The cabinet's platform session expired; the owner reconnects it in the panel."
-                    .into()
-            }
-            ApiError::CabinetLocked => {
-                "The cabinet is under automatic management; manual changes are blocked.".into()
             }
             ApiError::AutoCpmLocked => "Auto CPM manages this campaign's bid. Send \"auto_cpm\": \
                 {\"enabled\": false} with the cpm to take the bid back."
@@ -342,9 +284,6 @@ impl ApiError {
                 format!("Method not allowed on this endpoint; allowed: {allow}.")
             }
             ApiError::IngestDisabled => "Receive postbacks is off for this key.".into(),
-            ApiError::TokenInvalid => {
-                "This tracker URL is not valid; it may have been rotated in the panel.".into()
-            }
             ApiError::RefNotFound => {
                 "No campaign in this sender's cabinets carries this ref or invite link.".into()
             }
@@ -366,10 +305,10 @@ impl ApiError {
             ApiError::Validation { param, .. } => {
                 body.insert("param".into(), json!(param));
             }
-            ApiError::AccountIdRequired { .. } => {
+            ApiError::Auth(AuthError::AccountIdRequired { .. }) => {
                 body.insert("param".into(), json!("account_id"));
             }
-            ApiError::FeatureNotAvailable { feature } => {
+            ApiError::Auth(AuthError::FeatureNotAvailable { feature }) => {
                 body.insert("feature".into(), json!(feature));
             }
             ApiError::UnknownAdIds { missing } => {
@@ -419,21 +358,15 @@ impl From<ParseError> for ApiError {
 
 impl From<AuthError> for ApiError {
     fn from(e: AuthError) -> Self {
+        ApiError::Auth(e)
+    }
+}
+
+impl From<AuthFailure> for ApiError {
+    fn from(e: AuthFailure) -> Self {
         match e {
-            AuthError::ApiKeyMissing => ApiError::ApiKeyMissing,
-            AuthError::ApiKeyInvalid => ApiError::ApiKeyInvalid,
-            AuthError::NoAccounts => ApiError::NoAccounts,
-            AuthError::Forbidden => ApiError::Forbidden,
-            AuthError::ReadOnlyKey => ApiError::ReadOnlyKey,
-            AuthError::WriteNotAllowed => ApiError::WriteNotAllowed,
-            AuthError::ViewOnlyAccess => ApiError::ViewOnlyAccess,
-            AuthError::FeatureNotAvailable { feature } => ApiError::FeatureNotAvailable { feature },
-            AuthError::SubscriptionRequired => ApiError::SubscriptionRequired,
-            AuthError::AccountInactive => ApiError::AccountInactive,
-            AuthError::AccountIdRequired { why } => ApiError::AccountIdRequired { why },
-            AuthError::AccountNotFound => ApiError::AccountNotFound,
-            AuthError::TokenInvalid => ApiError::TokenInvalid,
-            AuthError::Store(e) => e.into(),
+            AuthFailure::Refused(e) => ApiError::Auth(e),
+            AuthFailure::Store(e) => e.into(),
         }
     }
 }

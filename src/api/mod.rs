@@ -125,7 +125,7 @@ pub async fn answer(
         .map(|v| {
             v.to_str()
                 .map(str::to_string)
-                .map_err(|_| ApiError::ApiKeyInvalid)
+                .map_err(|_| ApiError::Auth(auth::AuthError::ApiKeyInvalid))
         })
         .transpose()?;
     let principal = state

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use super::error::ApiError;
 use super::Ctx;
+use crate::auth::AuthError;
 use crate::domain::conversion::RawEvent;
 use crate::domain::fields::Entries;
 use crate::domain::ParseError;
@@ -219,7 +220,7 @@ impl<'a> From<&'a Recorded> for Stored<'a> {
 /// The spec's answer to an event the service would not store.
 fn refused(refusal: Refusal) -> ApiError {
     match refusal {
-        Refusal::AccountNotFound => ApiError::AccountNotFound,
+        Refusal::AccountNotFound => ApiError::Auth(AuthError::AccountNotFound),
         Refusal::RefNotFound => ApiError::RefNotFound,
         Refusal::AmbiguousRef => ApiError::AmbiguousRef,
     }

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::error::ApiError;
 use super::{request, AppState, Ctx};
+use crate::auth::AuthError;
 use crate::domain::campaign::Status;
 use crate::domain::fields::{self, Fields};
 use crate::domain::money::CabinetType;
@@ -85,20 +86,7 @@ pub fn cabinet(ctx: &Ctx, account: Option<i64>) -> Result<&Reachable, ApiError> 
     };
     let reach = ctx.principal.single(account)?;
     crate::auth::check_write_cabinet(reach)?;
-    check_platform_session(&reach.cabinet)?;
     Ok(reach)
-}
-
-/// Refuses a write to a cabinet whose platform session expired or that automatic management
-/// locked.
-pub fn check_platform_session(cabinet: &Cabinet) -> Result<(), ApiError> {
-    if cabinet.auth_expired {
-        return Err(ApiError::CabinetAuthExpired);
-    }
-    if cabinet.locked {
-        return Err(ApiError::CabinetLocked);
-    }
-    Ok(())
 }
 
 /// The stored campaign a write changes; deleted ones are not found.
@@ -137,7 +125,7 @@ pub fn platform_error(e: PlatformError, kind: CabinetType) -> ApiError {
         PlatformError::Timeout | PlatformError::RateLimited(_) => ApiError::PlatformUnavailable,
         PlatformError::StorageFull => ApiError::StorageFull,
         PlatformError::Internal(detail) => ApiError::Internal(detail),
-        PlatformError::AuthExpired => ApiError::CabinetAuthExpired,
+        PlatformError::AuthExpired => ApiError::Auth(AuthError::CabinetAuthExpired),
         PlatformError::NotFound => ApiError::CampaignNotFound,
         PlatformError::Rejected {
             reason,

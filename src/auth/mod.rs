@@ -16,9 +16,9 @@ use crate::store::users::User;
 use crate::store::StoreError;
 use crate::store::{cabinets, keys, teams, users};
 
-/// Why a request may not go ahead, one variant per spec code of the access rules (the HTTP
-/// layer maps each to its status), or the store failing while it was decided.
-#[derive(Debug)]
+/// Why a key, a tracker token or a person may not do what they ask: the access rules' refusals,
+/// each with the spec's code and a sentence, read by every face alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AuthError {
     ApiKeyMissing,
     ApiKeyInvalid,
@@ -39,12 +39,88 @@ pub enum AuthError {
     AccountNotFound,
     /// The tracker token in the ingest path is not (or no longer) valid.
     TokenInvalid,
+    /// The cabinet's platform session expired: it is reconnected in the panel.
+    CabinetAuthExpired,
+    /// The operator put the cabinet under automatic management.
+    CabinetLocked,
+}
+
+impl AuthError {
+    /// The spec's code.
+    pub fn code(self) -> &'static str {
+        match self {
+            AuthError::ApiKeyMissing => "API_KEY_MISSING",
+            AuthError::ApiKeyInvalid => "API_KEY_INVALID",
+            AuthError::NoAccounts => "NO_ACCOUNTS",
+            AuthError::Forbidden => "FORBIDDEN",
+            AuthError::ReadOnlyKey => "READ_ONLY_KEY",
+            AuthError::WriteNotAllowed => "WRITE_NOT_ALLOWED",
+            AuthError::ViewOnlyAccess => "VIEW_ONLY_ACCESS",
+            AuthError::FeatureNotAvailable { .. } => "FEATURE_NOT_AVAILABLE",
+            AuthError::SubscriptionRequired => "SUBSCRIPTION_REQUIRED",
+            AuthError::AccountInactive => "ACCOUNT_INACTIVE",
+            AuthError::AccountIdRequired { .. } => "ACCOUNT_ID_REQUIRED",
+            AuthError::AccountNotFound => "ACCOUNT_NOT_FOUND",
+            AuthError::TokenInvalid => "TOKEN_INVALID",
+            AuthError::CabinetAuthExpired => "CABINET_AUTH_EXPIRED",
+            AuthError::CabinetLocked => "CABINET_LOCKED",
+        }
+    }
+
+    /// The sentence for the client or the person.
+    pub fn sentence(self) -> String {
+        match self {
+            AuthError::ApiKeyMissing => "The X-API-Key header is missing.".into(),
+            AuthError::ApiKeyInvalid => "The API key is wrong, revoked or expired.".into(),
+            AuthError::NoAccounts => "The API key reaches no active cabinet.".into(),
+            AuthError::Forbidden => {
+                "API keys are not available on the key owner's plan (Pro or Agency needed).".into()
+            }
+            AuthError::ReadOnlyKey => "This key lacks the Manage campaigns permission.".into(),
+            AuthError::WriteNotAllowed => "Partner keys cannot make changes.".into(),
+            AuthError::ViewOnlyAccess => "You have Viewer access to this cabinet.".into(),
+            AuthError::FeatureNotAvailable { .. } => {
+                "Your plan does not include this action; an active Pro or Agency plan is needed."
+                    .into()
+            }
+            AuthError::SubscriptionRequired => {
+                "The cabinet owner has no active subscription.".into()
+            }
+            AuthError::AccountInactive => "The cabinet is deactivated.".into(),
+            AuthError::AccountIdRequired { why } => format!("Send account_id: {why}."),
+            AuthError::AccountNotFound => {
+                "No cabinet with this account_id is reachable with this key.".into()
+            }
+            AuthError::TokenInvalid => {
+                "This tracker URL is not valid; it may have been rotated in the panel.".into()
+            }
+            AuthError::CabinetAuthExpired => {
+                "The cabinet's platform session expired; the owner reconnects it in the panel."
+                    .into()
+            }
+            AuthError::CabinetLocked => {
+                "The cabinet is under automatic management; manual changes are blocked.".into()
+            }
+        }
+    }
+}
+
+/// A check that read the database: refused, or the store failed.
+#[derive(Debug)]
+pub enum AuthFailure {
+    Refused(AuthError),
     Store(StoreError),
 }
 
-impl From<StoreError> for AuthError {
+impl From<AuthError> for AuthFailure {
+    fn from(e: AuthError) -> Self {
+        AuthFailure::Refused(e)
+    }
+}
+
+impl From<StoreError> for AuthFailure {
     fn from(e: StoreError) -> Self {
-        AuthError::Store(e)
+        AuthFailure::Store(e)
     }
 }
 
@@ -79,18 +155,18 @@ pub struct Principal {
 }
 
 /// Finds the key named by the `X-API-Key` header and loads its holder's reach.
-pub fn authenticate(conn: &Connection, header: Option<&str>) -> Result<Principal, AuthError> {
+pub fn authenticate(conn: &Connection, header: Option<&str>) -> Result<Principal, AuthFailure> {
     let text = header
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .ok_or(AuthError::ApiKeyMissing)?;
     if text.len() != KEY_LEN || !text.starts_with(KEY_PREFIX) {
-        return Err(AuthError::ApiKeyInvalid);
+        return Err(AuthError::ApiKeyInvalid.into());
     }
     let key = keys::find_by_hash(conn, &sha256_hex(text))?
         .filter(|k| !k.revoked)
         .ok_or(AuthError::ApiKeyInvalid)?;
-    principal(conn, key)?.ok_or(AuthError::ApiKeyInvalid)
+    Ok(principal(conn, key)?.ok_or(AuthError::ApiKeyInvalid)?)
 }
 
 /// A key's holder and reach as of now; `None` when the holder no longer exists.
@@ -121,13 +197,13 @@ pub fn plan_of(conn: &Connection, user: &User) -> Result<(bool, bool), StoreErro
 
 /// The person a tracker token belongs to and the active cabinets they reach: the token
 /// stands for them with scope "All". `TOKEN_INVALID` for an unknown or rotated token.
-pub fn tracker(conn: &Connection, token: &str) -> Result<(i64, Vec<i64>), AuthError> {
+pub fn tracker(conn: &Connection, token: &str) -> Result<(i64, Vec<i64>), AuthFailure> {
     let user = keys::tracker_user(conn, &sha256_hex(token))?
         .and_then(|id| users::get(conn, id).transpose())
         .transpose()?
         .ok_or(AuthError::TokenInvalid)?;
     if !plan_of(conn, &user)?.0 {
-        return Err(AuthError::Forbidden);
+        return Err(AuthError::Forbidden.into());
     }
     let accounts: Vec<i64> = cabinets::reachable_by(conn, user.id)?
         .iter()
@@ -135,7 +211,7 @@ pub fn tracker(conn: &Connection, token: &str) -> Result<(i64, Vec<i64>), AuthEr
         .map(|r| r.cabinet.id)
         .collect();
     if accounts.is_empty() {
-        return Err(AuthError::NoAccounts);
+        return Err(AuthError::NoAccounts.into());
     }
     Ok((user.id, accounts))
 }
@@ -160,14 +236,21 @@ pub fn check_write_plan(includes_api: bool, active: bool) -> Result<(), AuthErro
     Ok(())
 }
 
-/// Checks of the cabinet a write acts on: owner or manager access, and an owner with an active
-/// subscription.
-pub fn check_write_cabinet(cabinet: &Reachable) -> Result<(), AuthError> {
-    if !cabinet.access.can_write() {
+/// Checks of the cabinet a write acts on, for a key and a person alike: owner or manager
+/// access, an owner with an active subscription, a live platform session and no automatic
+/// lock.
+pub fn check_write_cabinet(reach: &Reachable) -> Result<(), AuthError> {
+    if !reach.access.can_write() {
         return Err(AuthError::ViewOnlyAccess);
     }
-    if !cabinet.owner_subscription_active {
+    if !reach.owner_subscription_active {
         return Err(AuthError::SubscriptionRequired);
+    }
+    if reach.cabinet.auth_expired {
+        return Err(AuthError::CabinetAuthExpired);
+    }
+    if reach.cabinet.locked {
+        return Err(AuthError::CabinetLocked);
     }
     Ok(())
 }

@@ -4,9 +4,7 @@
 
 use rusqlite::Connection;
 
-use crate::api::error::ApiError;
-use crate::api::write;
-use crate::auth;
+use crate::auth::{self, AuthError};
 use crate::config::PanelConfig;
 use crate::primitives::{random_hex, sha256_hex};
 use crate::store::cabinets::{self, Reachable};
@@ -49,13 +47,11 @@ impl Person {
     pub fn writable(&self, account: i64) -> Result<&Reachable, String> {
         let reach = self
             .cabinet(account)
-            .ok_or_else(|| ApiError::AccountNotFound.to_string())?;
+            .ok_or_else(|| AuthError::AccountNotFound.sentence())?;
         auth::check_write_plan(self.plan_includes_api, self.plan_active)
             .and_then(|()| auth::check_write_cabinet(reach))
-            .map_err(ApiError::from)
-            .and_then(|()| write::check_platform_session(&reach.cabinet))
             .map(|()| reach)
-            .map_err(|e| e.to_string())
+            .map_err(AuthError::sentence)
     }
 
     pub fn is_agency_owner(&self) -> bool {

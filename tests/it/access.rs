@@ -3,7 +3,7 @@
 
 use crate::helpers::{printed, spawn_app, TestApp};
 use adcab::api::error::ApiError;
-use adcab::auth::{self, Principal};
+use adcab::auth::{self, AuthError, Principal};
 use adcab::domain::access::Plan;
 use adcab::ops::Scope;
 use adcab::ops::Subscription;
@@ -243,13 +243,13 @@ fn team_members_reach_shared_cabinets_with_their_access_level() {
     assert_eq!(write_check(&app, &key, shared), Ok(()));
     assert_eq!(
         write_check(&app, &key, viewed),
-        Err(ApiError::ViewOnlyAccess)
+        Err(ApiError::Auth(AuthError::ViewOnlyAccess))
     );
     // Lowered to viewer: the key follows at once.
     ops::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
     assert_eq!(
         write_check(&app, &key, shared),
-        Err(ApiError::ViewOnlyAccess)
+        Err(ApiError::Auth(AuthError::ViewOnlyAccess))
     );
     // One cabinet unshared, then the member removed from the team.
     ops::member_remove(&app.services, agency, member, Some(viewed)).unwrap();
@@ -295,7 +295,7 @@ fn write_checks_refuse_read_only_partner_and_lapsed_keys() {
     let (user, cabinet, read_only) = app.owner_with_cabinet("pro");
     assert_eq!(
         write_check(&app, &read_only, cabinet),
-        Err(ApiError::ReadOnlyKey)
+        Err(ApiError::Auth(AuthError::ReadOnlyKey))
     );
     let partner = app.key_with(NewKey {
         user,
@@ -305,7 +305,7 @@ fn write_checks_refuse_read_only_partner_and_lapsed_keys() {
     });
     assert_eq!(
         write_check(&app, &partner, cabinet),
-        Err(ApiError::WriteNotAllowed)
+        Err(ApiError::Auth(AuthError::WriteNotAllowed))
     );
     let manager = app.key_with(NewKey {
         user,
@@ -316,9 +316,9 @@ fn write_checks_refuse_read_only_partner_and_lapsed_keys() {
     ops::user_set(&app.services, user, None, Some(Subscription::Expired), None).unwrap();
     assert_eq!(
         write_check(&app, &manager, cabinet),
-        Err(ApiError::FeatureNotAvailable {
+        Err(ApiError::Auth(AuthError::FeatureNotAvailable {
             feature: "manage_campaigns"
-        })
+        }))
     );
     app.get_ok("/account/info", &manager);
     ops::user_set(&app.services, user, None, Some(Subscription::Active), None).unwrap();
@@ -334,7 +334,7 @@ fn write_checks_refuse_read_only_partner_and_lapsed_keys() {
     let second = app.cabinet(user, "euro", "1");
     assert_eq!(
         write_check(&app, &manager, cabinet),
-        Err(ApiError::AccountInactive)
+        Err(ApiError::Auth(AuthError::AccountInactive))
     );
     assert_eq!(write_check(&app, &manager, second), Ok(()));
 }
@@ -362,7 +362,7 @@ fn writes_to_a_cabinet_whose_owner_lapsed_need_a_subscription() {
     .unwrap();
     assert_eq!(
         write_check(&app, &key, shared),
-        Err(ApiError::SubscriptionRequired)
+        Err(ApiError::Auth(AuthError::SubscriptionRequired))
     );
 }
 
@@ -382,7 +382,7 @@ fn a_call_on_one_cabinet_needs_account_id_when_the_key_reaches_several() {
     assert_eq!(err.code(), "ACCOUNT_ID_REQUIRED");
     assert_eq!(
         ApiError::from(principal(&app, &key).single(Some(999)).unwrap_err()),
-        ApiError::AccountNotFound
+        ApiError::Auth(AuthError::AccountNotFound)
     );
 }
 
