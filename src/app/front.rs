@@ -100,6 +100,15 @@ fn header(value: &str) -> HeaderValue {
     HeaderValue::from_str(value).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
+/// Whether a path is the web panel's (when `[panel] enabled`): every absolute path outside the
+/// API, the probes and the metrics.
+fn panel_owns(path: &str) -> bool {
+    path.starts_with('/')
+        && !(path.starts_with(crate::api::router::PREFIX)
+            || path == "/api/v1"
+            || matches!(path, "/healthz" | "/readyz" | "/metrics"))
+}
+
 /// The face that answers: the web panel for its paths (on the main listener, when enabled),
 /// else the API.
 async fn face(
@@ -113,7 +122,7 @@ async fn face(
     let (parts, body) = req.into_parts();
     if surface == Surface::Main
         && state.services.config.panel.enabled
-        && crate::panel::owns(parts.uri.path())
+        && panel_owns(parts.uri.path())
     {
         return Ok(
             crate::panel::answer(state, parts, body, peer, request_id, &mut seen.route).await,

@@ -136,15 +136,6 @@ impl WebError {
     }
 }
 
-/// Whether a path is the panel's (when `[panel] enabled`): every absolute path outside the
-/// API, the probes and the metrics.
-pub fn owns(path: &str) -> bool {
-    path.starts_with('/')
-        && !(path.starts_with(crate::api::router::PREFIX)
-            || path == "/api/v1"
-            || matches!(path, "/healthz" | "/readyz" | "/metrics"))
-}
-
 type Page<'a> = Pin<Box<dyn Future<Output = Result<Reply, WebError>> + Send + 'a>>;
 
 /// How a page is answered; `args` are the path's `{...}` segments.
