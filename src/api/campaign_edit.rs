@@ -103,7 +103,7 @@ pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErr
             meta.insert("status_already_set".into(), json!(true));
         }
         Some(Err(e)) => {
-            let warning = write::platform_error(e, kind).message();
+            let warning = ApiError::of_platform(e, kind).message();
             meta.insert("status_warning".into(), json!(warning));
         }
     }

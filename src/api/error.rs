@@ -2,15 +2,16 @@
 //! one variant per spec code, each mapped to its HTTP status with no catch-all arm. Internal
 //! detail is logged with the request id and never reaches the client.
 
-use crate::domain::money::CabinetType;
-use crate::ops::campaigns::Refusal;
-use crate::ops::OpsError;
 use hyper::StatusCode;
+use serde_json::{json, Map, Value};
 
 use crate::auth::{AuthError, AuthFailure};
+use crate::domain::money::CabinetType;
 use crate::domain::ParseError;
+use crate::ops::campaigns::Refusal;
+use crate::ops::OpsError;
+use crate::platform::PlatformError;
 use crate::store::StoreError;
-use serde_json::{json, Map, Value};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ApiError {
@@ -109,8 +110,43 @@ impl ApiError {
             }
             OpsError::BudgetUnchanged => ApiError::BudgetUnchanged,
             OpsError::UnknownAdIds(missing) => ApiError::UnknownAdIds { missing },
-            OpsError::Platform(e) => super::write::platform_error(e, kind),
+            OpsError::Platform(e) => ApiError::of_platform(e, kind),
             OpsError::Store(e) => e.into(),
+        }
+    }
+
+    /// The API error for a platform refusal, with the low bid's minimum in the cabinet currency.
+    pub fn of_platform(e: PlatformError, kind: CabinetType) -> ApiError {
+        match e {
+            PlatformError::Timeout | PlatformError::RateLimited(_) => ApiError::PlatformUnavailable,
+            PlatformError::StorageFull => ApiError::StorageFull,
+            PlatformError::Internal(detail) => ApiError::Internal(detail),
+            PlatformError::AuthExpired => ApiError::Auth(AuthError::CabinetAuthExpired),
+            PlatformError::NotFound => ApiError::CampaignNotFound,
+            PlatformError::Rejected {
+                reason,
+                param,
+                min_cpm,
+            } => ApiError::PlatformRejected {
+                reason,
+                param: param.map(str::to_string),
+                currency: min_cpm.map(|_| kind.currency()),
+                min_cpm: min_cpm.map(|m| kind.render(m)),
+            },
+            PlatformError::InsufficientBalance => ApiError::PlatformRejected {
+                reason: "The cabinet balance is too low.".into(),
+                param: Some("amount".into()),
+                min_cpm: None,
+                currency: None,
+            },
+            e @ (PlatformError::Refused(_) | PlatformError::Unsupported(_)) => {
+                ApiError::PlatformRejected {
+                    reason: e.to_string(),
+                    param: None,
+                    min_cpm: None,
+                    currency: None,
+                }
+            }
         }
     }
 

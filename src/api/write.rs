@@ -9,7 +9,6 @@ use serde_json::{Map, Value};
 
 use super::error::ApiError;
 use super::{request, AppState, Ctx};
-use crate::auth::AuthError;
 use crate::domain::campaign::Status;
 use crate::domain::fields::{self, Fields};
 use crate::domain::money::CabinetType;
@@ -116,42 +115,7 @@ where
         .platform_call(wait, move |s| call(s.platform.as_ref()))
         .await?
         .unwrap_or(Err(PlatformError::Timeout))
-        .map_err(|e| platform_error(e, kind))
-}
-
-/// The API error for a platform refusal, with the low bid's minimum in the cabinet currency.
-pub fn platform_error(e: PlatformError, kind: CabinetType) -> ApiError {
-    match e {
-        PlatformError::Timeout | PlatformError::RateLimited(_) => ApiError::PlatformUnavailable,
-        PlatformError::StorageFull => ApiError::StorageFull,
-        PlatformError::Internal(detail) => ApiError::Internal(detail),
-        PlatformError::AuthExpired => ApiError::Auth(AuthError::CabinetAuthExpired),
-        PlatformError::NotFound => ApiError::CampaignNotFound,
-        PlatformError::Rejected {
-            reason,
-            param,
-            min_cpm,
-        } => ApiError::PlatformRejected {
-            reason,
-            param: param.map(str::to_string),
-            currency: min_cpm.map(|_| kind.currency()),
-            min_cpm: min_cpm.map(|m| kind.render(m)),
-        },
-        PlatformError::InsufficientBalance => ApiError::PlatformRejected {
-            reason: "The cabinet balance is too low.".into(),
-            param: Some("amount".into()),
-            min_cpm: None,
-            currency: None,
-        },
-        e @ (PlatformError::Refused(_) | PlatformError::Unsupported(_)) => {
-            ApiError::PlatformRejected {
-                reason: e.to_string(),
-                param: None,
-                min_cpm: None,
-                currency: None,
-            }
-        }
-    }
+        .map_err(|e| ApiError::of_platform(e, kind))
 }
 
 /// `media`: a token uploaded to this very cabinet; returns the token and its media type.
