@@ -206,7 +206,7 @@ fn table() -> &'static [Def] {
             Def {
                 method: Method::POST,
                 pattern: "/campaigns/{}/{}/auto-cpm",
-                handler: act!(pages::auto_cpm::set),
+                handler: act!(pages::campaign::set_auto_cpm),
             },
             Def {
                 method: Method::POST,

@@ -9,11 +9,10 @@ use serde_json::{Map, Value};
 
 use super::super::format::{money, time};
 use super::super::session::Session;
-use super::super::{Form, Visit, WebError};
-use super::campaign::{self, Refused};
+use super::super::Form;
+use super::Refused;
 use crate::domain::auto_cpm::{CpaFrom, Goal, Settings};
 use crate::domain::money::CabinetType;
-use crate::http::Reply;
 use crate::store::auto_cpm::{self, Decided};
 use crate::store::campaigns::CampaignRow;
 use crate::store::StoreError;
@@ -130,28 +129,20 @@ pub(super) fn card(
     }
 }
 
-/// `POST /campaigns/{account_id}/{ad_id}/auto-cpm`: the form as `{"auto_cpm": {...}}` (empty
-/// fields left out, so stored settings stand), through the edit the API makes too.
-pub async fn set<'a>(
-    visit: &'a Visit<'a>,
-    session: &'a Session,
-    form: &'a Form,
-    args: &'a [&'a str],
-) -> Result<Reply, WebError> {
-    campaign::send(visit, session, form, args, |_, _| {
-        let mut auto = Map::new();
-        auto.insert(
-            "enabled".into(),
-            Value::Bool(form.get("enabled") == Some("on")),
-        );
-        for field in ["goal", "cpa_from", "target", "min_cpm", "max_cpm"] {
-            if let Some(v) = form.get(field).map(str::trim).filter(|v| !v.is_empty()) {
-                auto.insert(field.into(), Value::from(v));
-            }
+/// The Auto CPM form as the edit's body `{"auto_cpm": {...}}` (empty fields left out, so the
+/// stored settings stand).
+pub fn form_body(form: &Form) -> Map<String, Value> {
+    let mut auto = Map::new();
+    auto.insert(
+        "enabled".into(),
+        Value::Bool(form.get("enabled") == Some("on")),
+    );
+    for field in ["goal", "cpa_from", "target", "min_cpm", "max_cpm"] {
+        if let Some(v) = form.get(field).map(str::trim).filter(|v| !v.is_empty()) {
+            auto.insert(field.into(), Value::from(v));
         }
-        let mut body = Map::new();
-        body.insert(PARAM.into(), Value::Object(auto));
-        Ok(body)
-    })
-    .await
+    }
+    let mut body = Map::new();
+    body.insert(PARAM.into(), Value::Object(auto));
+    body
 }

@@ -11,7 +11,7 @@ use super::super::format::{count, money, percent, ratio, time};
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::ops_error;
-use super::{auto_cpm, status_badge};
+use super::{auto_cpm, status_badge, Refused};
 use crate::clock;
 use crate::domain::fields::Fields;
 use crate::domain::money::CabinetType;
@@ -46,13 +46,6 @@ struct Found {
     /// Per bucket: its first hour, the totals and the conversions in it.
     buckets: Vec<(String, Totals, i64)>,
     auto_cpm: auto_cpm::Shown,
-}
-
-/// A refused edit: what was sent, and the field it names with the sentence.
-pub(super) struct Refused<'f> {
-    pub sent: &'f Form,
-    pub param: String,
-    pub message: String,
 }
 
 /// The path's cabinet and campaign ids.
@@ -286,6 +279,20 @@ fn edit_form(
     }
 }
 
+/// `POST /campaigns/{account_id}/{ad_id}/auto-cpm`: the Auto CPM form as the edit
+/// `{"auto_cpm": {...}}` the API makes too.
+pub async fn set_auto_cpm<'a>(
+    visit: &'a Visit<'a>,
+    session: &'a Session,
+    form: &'a Form,
+    args: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    send(visit, session, form, args, |_, _| {
+        Ok(auto_cpm::form_body(form))
+    })
+    .await
+}
+
 /// `POST /campaigns/{account_id}/{ad_id}/edit`: the fields that differ from the campaign's, as
 /// the edit `PATCH /v1/campaigns/{ad_id}` makes too (its checks, the platform call, the
 /// history, here with source `panel`).
@@ -316,7 +323,7 @@ pub async fn edit<'a>(
 /// makes, with its checks and sentences, the platform call, the history, here with source
 /// `panel`), read from the fields `body` builds from the campaign and its currency (or the field
 /// and sentence it refuses); a refusal is shown on the page beside its field.
-pub(super) async fn send<'a>(
+async fn send<'a>(
     visit: &'a Visit<'a>,
     session: &'a Session,
     form: &'a Form,

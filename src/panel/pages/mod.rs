@@ -12,13 +12,20 @@ pub mod team;
 
 use maud::{html, Markup};
 
-use super::{Visit, WebError};
+use super::{Form, Visit, WebError};
 use crate::domain::campaign::Status;
 use crate::ops::campaigns::OpsError;
 use crate::ops::PanelError;
 use crate::platform::PlatformError;
 use crate::store::StoreError;
 use crate::Services;
+
+/// A refused edit: what was sent, and the field it names with the sentence.
+pub struct Refused<'f> {
+    pub sent: &'f Form,
+    pub param: String,
+    pub message: String,
+}
 
 /// A campaign status as a coloured badge.
 pub fn status_badge(status: Status) -> Markup {
