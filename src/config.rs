@@ -177,7 +177,7 @@ pub struct PanelConfig {
     pub public_url: String,
     pub session_idle_minutes: u32,
     pub session_max_days: u32,
-    /// Failed logins allowed in [`crate::auth::logins::WINDOW`] per email and per client address.
+    /// Failed logins allowed in a window (15 minutes) per email and per client address.
     pub login_failures_per_account: u32,
     pub login_failures_per_address: u32,
     /// Proxies whose `X-Forwarded-For` names the client; the connection's address otherwise.

@@ -12,8 +12,8 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use rusqlite::Connection;
 
+use crate::clock;
 use crate::store::StoreError;
-use crate::{clock, jobs::scheduler};
 
 // Every label value is chosen from a fixed set (`&'static str`) or a bounded number, never
 // taken from a request as it came: a client cannot add series, so a scrape stays small
@@ -193,9 +193,10 @@ impl Metrics {
             .inc_by(n);
     }
 
-    /// Reads the states from the database and renders everything in the text format.
-    pub fn render(&self, conn: &Connection) -> Result<String, StoreError> {
-        let state = State::read(conn)?;
+    /// Reads the states from the database and renders everything in the text format, with
+    /// `sync_lag` (seconds) as the scheduler reckons it.
+    pub fn render(&self, conn: &Connection, sync_lag: i64) -> Result<String, StoreError> {
+        let state = State::read(conn, sync_lag)?;
         self.tasks_waiting.set(state.tasks_waiting);
         self.oldest_task_age.set(state.oldest_task_age);
         self.sync_lag.set(state.sync_lag);
@@ -218,7 +219,7 @@ struct State {
 }
 
 impl State {
-    fn read(conn: &Connection) -> Result<State, StoreError> {
+    fn read(conn: &Connection, sync_lag: i64) -> Result<State, StoreError> {
         let now = clock::now(conn)?;
         let (tasks_waiting, oldest): (i64, Option<String>) = conn.query_row(
             "SELECT COUNT(*), MIN(created_at) FROM tasks WHERE status IN ('pending', 'running')",
@@ -238,7 +239,7 @@ impl State {
         Ok(State {
             tasks_waiting,
             oldest_task_age,
-            sync_lag: scheduler::lag_seconds(conn)?,
+            sync_lag,
             outbox_backlog,
             database_bytes,
         })

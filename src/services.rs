@@ -9,7 +9,6 @@ use tokio::sync::Notify;
 
 use crate::config::{Config, PlatformKind};
 use crate::db::{Db, Open};
-use crate::jobs::automation::preview::Previews;
 use crate::metrics::Metrics;
 use crate::outbound::Outbound;
 use crate::platform::sim::Simulator;
@@ -25,7 +24,7 @@ pub struct Services {
     pub platform: Arc<dyn Platform>,
     /// The simulator, when it is the configured platform (the `sim` commands need it).
     pub sim: Option<Arc<Simulator>>,
-    /// Held through each task step ([`crate::jobs::worker::run_one`]): a step picks the first item
+    /// Held through each task step (the task worker's `run_one`): a step picks the first item
     /// not yet done, so two at once would run the same item.
     pub task_step: Arc<Mutex<()>>,
     pub metrics: Arc<Metrics>,
@@ -34,8 +33,6 @@ pub struct Services {
     pub clock_moved: Arc<Notify>,
     /// The webhook Tests under way.
     pub outbound: Arc<Outbound>,
-    /// Rule previews made this hour.
-    pub previews: Arc<Previews>,
 }
 
 impl Services {
@@ -66,7 +63,6 @@ impl Services {
             metrics: Arc::new(Metrics::new()),
             clock_moved: Arc::new(Notify::new()),
             outbound: Arc::new(Outbound::default()),
-            previews: Arc::new(Previews::default()),
         })
     }
 }

@@ -15,11 +15,11 @@ use crate::domain::campaign::Status;
 use crate::domain::conversion::{campaign_targets, TARGETS_RULE};
 use crate::domain::money::Money;
 use crate::platform::{AdDraft, AdSnapshot, PlatformError};
+use crate::services::Services;
 use crate::store::events::{self, StatusChange};
 use crate::store::history::{self, Source};
 use crate::store::StoreError;
 use crate::store::{cabinets, campaigns, refs, stats};
-use crate::Services;
 
 /// Stores the copy of a newly created ad, with the values postbacks can name it by
 /// (`tracker_params` are the website link parameters that carry a ref), and records its

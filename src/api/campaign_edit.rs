@@ -18,10 +18,10 @@ use crate::http::{AppState, Reply};
 use crate::ops::campaigns::edit::{self as ops, Edit};
 use crate::ops::OpsError;
 use crate::platform::{BudgetOp, PlatformError, Switch};
+use crate::services::Services;
 use crate::store::auto_cpm as auto_cpm_store;
 use crate::store::history::Source;
 use crate::store::{campaigns, conversions};
-use crate::Services;
 
 /// Runs an operation with the platform's deadline (`platform.call_timeout_ms`: past it
 /// `PLATFORM_UNAVAILABLE`, while the operation goes on and stores what it made).

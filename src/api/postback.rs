@@ -19,7 +19,7 @@ use crate::domain::ParseError;
 use crate::http::AppState;
 use crate::http::Query;
 use crate::http::Reply;
-use crate::jobs::ingest::{Recorded, Refusal, Sender};
+use crate::ops::ingest::{Recorded, Refusal, Sender};
 use crate::primitives::unix_now_f64;
 use crate::ratelimit::{self, RateInfo};
 

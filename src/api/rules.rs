@@ -10,7 +10,7 @@ use super::Ctx;
 use crate::domain::fields::{self, Fields};
 use crate::domain::money::CabinetType;
 use crate::http::{AppState, Reply};
-use crate::jobs::automation::{self, preview};
+use crate::jobs::automation::preview;
 use crate::ops::rule as rule_ops;
 use crate::primitives::unix_now;
 use crate::ratelimit::Holder;
@@ -61,7 +61,7 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         .iter()
         .filter_map(|r| {
             let kind = kinds.iter().find(|(id, _)| *id == r.account_id)?.1;
-            Some(automation::describe(r, kind))
+            Some(rule_ops::describe(r, kind))
         })
         .collect();
     Reply::ok(Value::Array(data))
@@ -77,12 +77,12 @@ pub async fn create(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         .write(move |tx| rule_ops::insert(tx, account, &spec))
         .await
         .map_err(|e| ApiError::of_ops(e, kind))?;
-    Reply::ok(automation::describe(&rule, kind))
+    Reply::ok(rule_ops::describe(&rule, kind))
 }
 
 pub async fn get(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {
     let (rule, kind) = reachable(state, ctx, id).await?;
-    Reply::ok(automation::describe(&rule, kind))
+    Reply::ok(rule_ops::describe(&rule, kind))
 }
 
 pub async fn edit(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {
@@ -105,7 +105,7 @@ pub async fn edit(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErr
         .write(move |tx| rule_ops::update(tx, id, account, &spec, scope_sent))
         .await
         .map_err(|e| ApiError::of_ops(e, kind))?;
-    Reply::ok(automation::describe(&rule, kind))
+    Reply::ok(rule_ops::describe(&rule, kind))
 }
 
 pub async fn delete(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {
@@ -158,7 +158,16 @@ pub async fn log(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErro
 pub async fn preview(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {
     let (rule, kind) = reachable(state, ctx, id).await?;
     let who = Holder::Key(ctx.principal.key.id);
-    match preview::kept_or_new(&state.services, &state.limiter, who, rule, kind).await {
+    match preview::kept_or_new(
+        &state.services,
+        &state.previews,
+        &state.limiter,
+        who,
+        rule,
+        kind,
+    )
+    .await
+    {
         Ok(data) => Reply::ok(data.as_ref().clone()),
         Err(preview::Refused::Limited(info)) => {
             *ctx.rate.lock().unwrap_or_else(|p| p.into_inner()) = Some(info);

@@ -10,9 +10,10 @@ use crate::domain::money::{CabinetType, Money};
 use crate::ops::{self, NewCabinet, NewKey, PanelError};
 use crate::platform::{AdDraft, AdSpec};
 use crate::primitives::random_hex;
+use crate::services::Services;
 use crate::store::history::Source;
 use crate::store::users;
-use crate::{sync, Services};
+use crate::sync;
 
 pub const DEMO_EMAIL: &str = "demo@adcab.local";
 

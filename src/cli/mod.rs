@@ -21,7 +21,7 @@ use crate::ops::{
     self, CabinetChange, KeyChange, NewCabinet, NewKey, PanelError, Subscription, TeamAccess,
 };
 use crate::platform::sim::Fault;
-use crate::Services;
+use crate::services::Services;
 
 /// What `adcab --version` prints after the name: the version and the commit it was built from.
 pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("ADCAB_COMMIT"), ")");

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use super::fail;
 use crate::config::{LogConfig, LogFormat};
-use crate::Services;
+use crate::services::Services;
 
 /// Logs to standard output: JSON lines or text (colour only on a terminal), at `[log] level`
 /// unless `RUST_LOG` says otherwise.

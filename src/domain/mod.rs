@@ -40,6 +40,7 @@ pub mod media;
 pub mod money;
 pub mod network;
 pub mod password;
+pub mod query;
 pub mod rule;
 pub mod schedule;
 pub mod stats;

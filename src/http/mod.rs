@@ -4,12 +4,11 @@
 //! request's life tells its log line and metrics.
 
 mod body;
-mod query;
 mod reply;
 mod state;
 
+pub use crate::domain::query::Query;
 pub use body::{read_body, BodyError};
-pub use query::Query;
 pub use reply::{EncodeError, Reply};
 pub use state::AppState;
 

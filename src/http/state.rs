@@ -8,10 +8,11 @@ use std::time::{Duration, Instant};
 
 use crate::auth::LoginLimiter;
 use crate::db::Gate;
-use crate::jobs::ingest::Ingest;
+use crate::jobs::automation::preview::Previews;
+use crate::ops::ingest::Ingest;
 use crate::ratelimit::RateLimiter;
+use crate::services::Services;
 use crate::store::StoreError;
-use crate::Services;
 
 /// Platform calls made for requests at one time, and how many more may wait for a place.
 const PLATFORM_CALLS: usize = 16;
@@ -38,6 +39,8 @@ pub struct AppState {
     /// Logins to the web panel: attempts per account and per client address, and the
     /// password checks under way.
     pub logins: LoginLimiter,
+    /// Rule previews made this hour.
+    pub previews: Previews,
     /// When each key's use was last recorded.
     pub touched: Mutex<HashMap<i64, Instant>>,
 }
@@ -54,6 +57,7 @@ impl AppState {
             platform_gate: Gate::new(PLATFORM_CALLS, PLATFORM_QUEUE),
             panel_gate: Gate::new(PANEL_OPS, PANEL_QUEUE),
             logins: Default::default(),
+            previews: Previews::default(),
             touched: Mutex::new(HashMap::new()),
         }
     }

@@ -12,8 +12,8 @@ use tokio::sync::watch;
 use crate::config::NotifyConfig;
 use crate::db;
 use crate::primitives::unix_now;
+use crate::services::Services;
 use crate::store::alerts::{self, Due, Outcome};
-use crate::Services;
 
 /// Attempts of one send before it is given up.
 const ATTEMPTS: i64 = 5;

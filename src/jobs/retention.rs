@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::clock;
 use crate::config::RetentionConfig;
+use crate::services::Services;
 use crate::store::{cabinets, retention, StoreError};
-use crate::{clock, Services};
 
 /// How hard a pass works.
 #[derive(Debug, Clone, Copy)]

@@ -13,10 +13,11 @@ use tokio::sync::{watch, Notify};
 
 use crate::clock;
 use crate::db;
+use crate::services::Services;
 use crate::store::StoreError;
 use crate::store::{events as status_events, outbox, scheduler};
 use crate::webhooks::events;
-use crate::{jobs::automation, sync, Services};
+use crate::{jobs::automation, sync};
 
 /// How often the loop looks at the clock when nothing is due.
 const TICK: Duration = Duration::from_millis(250);

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::Services;
+use crate::services::Services;
 
 /// Sends `state` to the service manager, if one listens. Failures are logged, never fatal.
 pub fn notify(state: &str) {

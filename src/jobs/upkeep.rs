@@ -8,7 +8,8 @@ use chrono::{DateTime, Utc};
 use tokio::sync::watch;
 
 use crate::db::backup::{self, Kind, Report};
-use crate::{jobs::retention, Services};
+use crate::jobs::retention;
+use crate::services::Services;
 
 /// How often the loop looks at what is due.
 const TICK: Duration = Duration::from_secs(60);

@@ -17,10 +17,11 @@ use crate::domain::campaign::Status;
 use crate::domain::task::{BulkAction, Payload, TaskStatus};
 use crate::ops::campaigns::{self as campaign_ops, Entry, Refusal};
 use crate::platform::{AdDraft, PlatformError};
+use crate::services::Services;
 use crate::store::tasks::{self, Task};
 use crate::store::StoreError;
 use crate::store::{cabinets, campaigns};
-use crate::{sync, Services};
+use crate::sync;
 
 /// Consecutive platform timeouts on one item before the whole task fails.
 const MAX_TIMEOUTS: i64 = 3;

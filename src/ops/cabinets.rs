@@ -3,9 +3,9 @@
 
 use super::{bad, now_iso, require_cabinet, require_user, History, Id, PanelError};
 use crate::domain::money::{CabinetType, Money, MAX_UNITS, MONEY_SCALE};
+use crate::services::Services;
 use crate::store::cabinets::{self, Cabinet};
 use crate::store::{alerts, campaigns, groups, history, rules, StoreError};
-use crate::Services;
 
 const DEFAULT_GROUP_COLOR: &str = "#4A90D9";
 

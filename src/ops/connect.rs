@@ -8,10 +8,10 @@ use serde::Serialize;
 use super::cabinets::default_min_budget;
 use super::{bad, now_iso, require_cabinet, require_user, Id, PanelError};
 use crate::platform::{PlatformError, RemoteAccount};
+use crate::services::Services;
 use crate::store::cabinets::{self, Cabinet};
 use crate::store::history::Source;
 use crate::sync::{self, store_created};
-use crate::Services;
 
 /// The longest token read from standard input.
 pub const MAX_TOKEN: usize = 4096;

@@ -11,10 +11,10 @@ use crate::auth::{self, generate_key};
 use crate::domain::access::Plan;
 use crate::outbound;
 use crate::primitives::{random_hex, sha256_hex};
+use crate::services::Services;
 use crate::store::cabinets::{self, Reachable};
 use crate::store::{deliveries, keys, teams, users};
 use crate::webhooks::{guard, sender};
-use crate::Services;
 
 /// Each person may hold this many active keys.
 pub const MAX_ACTIVE_KEYS: i64 = 5;

@@ -8,6 +8,7 @@ mod cabinets;
 pub mod campaigns;
 mod connect;
 mod error;
+pub mod ingest;
 mod keys;
 pub mod rule;
 mod rules;

@@ -5,7 +5,7 @@
 
 use rusqlite::Connection;
 use rust_decimal::Decimal;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use super::OpsError;
 use crate::clock;
@@ -387,4 +387,24 @@ pub fn update(
     }
     rules::save(tx, Some(id), account, spec, &clock::iso(clock::now(tx)?))?;
     rules::get(tx, id)?.ok_or(OpsError::RuleNotFound)
+}
+
+/// A rule as the API, the panel and the operator's commands show it.
+pub fn describe(rule: &RuleRow, kind: CabinetType) -> Value {
+    let spec = &rule.spec;
+    json!({
+        "id": rule.id,
+        "account_id": rule.account_id,
+        "name": spec.name,
+        "scope": spec.scope.to_json(),
+        "match": if spec.match_all { "all" } else { "any" },
+        "conditions": spec.conditions.iter().map(|c| c.to_json()).collect::<Vec<_>>(),
+        "action": spec.action.to_json(kind),
+        "cooldown_hours": spec.cooldown_hours,
+        "max_runs_per_day": spec.max_runs_per_day,
+        "enabled": spec.enabled,
+        "dry_run": spec.dry_run,
+        "created_at": rule.created_at,
+        "updated_at": rule.updated_at,
+    })
 }

@@ -6,9 +6,8 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::PanelError;
-use crate::jobs::automation;
+use crate::services::Services;
 use crate::store::{auto_cpm, cabinets, rules};
-use crate::Services;
 
 /// `admin rule list`.
 #[derive(Debug, Clone, Serialize)]
@@ -25,7 +24,7 @@ pub fn rule_list(s: &Services, owner: Option<i64>) -> Result<RuleList, PanelErro
                 continue;
             };
             if owner.is_none_or(|o| o == cabinet.owner_id) {
-                listed.push(automation::describe(&rule, cabinet.cabinet_type));
+                listed.push(crate::ops::rule::describe(&rule, cabinet.cabinet_type));
             }
         }
         Ok(RuleList { rules: listed })

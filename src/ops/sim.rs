@@ -3,7 +3,7 @@
 use super::{bad, Done, Now, PanelError, Reviewed};
 use crate::clock;
 use crate::platform::sim::{Fault, Simulator};
-use crate::Services;
+use crate::services::Services;
 
 fn simulator(s: &Services) -> Result<&Simulator, PanelError> {
     s.sim

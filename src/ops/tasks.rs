@@ -2,8 +2,8 @@
 
 use super::{bad, now_iso, PanelError, TaskState};
 use crate::domain::task::TaskStatus;
+use crate::services::Services;
 use crate::store::tasks;
-use crate::Services;
 
 fn require_task(conn: &rusqlite::Connection, id: i64) -> Result<tasks::Task, PanelError> {
     tasks::get(conn, id)?.ok_or_else(|| bad("id", format!("no such task: {id}")))

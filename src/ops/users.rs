@@ -4,8 +4,8 @@
 use super::{bad, now_iso, require_cabinet, require_user, Done, Id, PanelError};
 use crate::domain::access::{Access, Plan};
 use crate::domain::password;
+use crate::services::Services;
 use crate::store::{alerts, sessions, teams, users, StoreError};
-use crate::Services;
 
 /// A person's subscription, as `admin user set --subscription` takes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -14,11 +14,11 @@ use tokio::sync::{watch, Notify};
 use super::deliver::{self, Outcome};
 use crate::clock;
 use crate::db;
+use crate::services::Services;
 use crate::store::keys::KeyRow;
 use crate::store::outbox::{self, Pending};
 use crate::store::StoreError;
 use crate::store::{deliveries, keys};
-use crate::Services;
 
 /// Keys served at once; each waits at most about 21 s (two 10 s attempts and the pause).
 const PARALLEL: i64 = 8;

@@ -14,10 +14,10 @@ use rusqlite::Connection;
 use crate::clock;
 use crate::config::NotifyConfig;
 use crate::primitives::unix_now;
+use crate::services::Services;
 use crate::store::alerts::{self, NewAlert};
 use crate::store::{cabinets, campaigns, StoreError};
 use crate::webhooks::events::{self, Receivers};
-use crate::Services;
 
 /// Records an alert, queues its `alert` webhooks to `receivers` and, with a bot configured,
 /// its Telegram sends. Runs in the caller's write transaction. An alert about a cabinet that

@@ -12,10 +12,10 @@ use crate::domain::money::Money;
 use crate::domain::stats::Totals;
 use crate::domain::task::BulkAction;
 use crate::ops::campaigns::{self as campaign_ops, Change, Entry};
+use crate::services::Services;
 use crate::store::auto_cpm::{self as store, Decided, Managed};
 use crate::store::history::Source;
 use crate::store::{cabinets, conversions, stats, StoreError};
-use crate::Services;
 
 /// Decides on every managed campaign at `at`, the end of the synced hour.
 pub fn run(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {

@@ -19,13 +19,13 @@ use crate::domain::rule::{Action, Guards, Planned, State, MAX_WINDOW_HOURS};
 use crate::domain::task::BulkAction;
 use crate::ops::campaigns::{self as campaign_ops, Entry, Made};
 use crate::platform::PlatformError;
+use crate::services::Services;
 use crate::store::alerts::NewAlert;
 use crate::store::history::Source;
 use crate::store::moves::{self, NewMove};
 use crate::store::rules::{self, LogEntry, RuleRow};
 use crate::store::{cabinets, campaigns, StoreError};
 use crate::webhooks::events::Receivers;
-use crate::Services;
 
 use evaluate::{Decision, Outcome, Series};
 
@@ -120,26 +120,6 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
         })?;
     }
     Ok(())
-}
-
-/// A rule as the API, the panel and the operator's commands show it.
-pub fn describe(rule: &RuleRow, kind: CabinetType) -> Value {
-    let spec = &rule.spec;
-    json!({
-        "id": rule.id,
-        "account_id": rule.account_id,
-        "name": spec.name,
-        "scope": spec.scope.to_json(),
-        "match": if spec.match_all { "all" } else { "any" },
-        "conditions": spec.conditions.iter().map(|c| c.to_json()).collect::<Vec<_>>(),
-        "action": spec.action.to_json(kind),
-        "cooldown_hours": spec.cooldown_hours,
-        "max_runs_per_day": spec.max_runs_per_day,
-        "enabled": spec.enabled,
-        "dry_run": spec.dry_run,
-        "created_at": rule.created_at,
-        "updated_at": rule.updated_at,
-    })
 }
 
 fn log_entry(rule: &RuleRow, d: &Decision, at: &str) -> LogEntry {

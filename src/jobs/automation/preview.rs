@@ -17,9 +17,9 @@ use crate::domain::money::CabinetType;
 use crate::domain::rule::{Guards, MAX_WINDOW_HOURS};
 use crate::primitives::unix_now;
 use crate::ratelimit::{Budget, Holder, RateInfo, RateLimiter};
+use crate::services::Services;
 use crate::store::rules::{self, RuleRow};
 use crate::store::{campaigns, StoreError};
-use crate::Services;
 
 /// Evaluations a preview lists at most; its counts cover them all.
 pub const MAX_LISTED: usize = 1000;
@@ -86,13 +86,14 @@ impl From<StoreError> for Refused {
 /// one, which counts against `who`'s write budget (reads are cheap; a preview is not).
 pub async fn kept_or_new(
     s: &Services,
+    previews: &Previews,
     limiter: &RateLimiter,
     who: Holder,
     rule: RuleRow,
     kind: CabinetType,
 ) -> Result<Arc<Value>, Refused> {
     let now = s.db.read(clock::now).await?;
-    if let Some(kept) = s.previews.get(&rule, now) {
+    if let Some(kept) = previews.get(&rule, now) {
         return Ok(kept);
     }
     let wall = unix_now();
@@ -107,7 +108,7 @@ pub async fn kept_or_new(
         })
         .await?;
     let made = Arc::new(made);
-    s.previews.keep(&rule, now, made.clone());
+    previews.keep(&rule, now, made.clone());
     Ok(made)
 }
 

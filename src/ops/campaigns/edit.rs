@@ -15,12 +15,13 @@ use crate::domain::fields::Fields;
 use crate::domain::money::{CabinetType, Money, MAX_UNITS};
 use crate::domain::ParseError;
 use crate::platform::{AdEdit, BudgetOp, PlatformError, Switch};
+use crate::services::Services;
 use crate::store::auto_cpm as auto_cpm_store;
 use crate::store::cabinets::{self, Cabinet};
 use crate::store::campaigns::{self, CampaignRow};
 use crate::store::history::Source;
 use crate::store::media;
-use crate::{sync, Services};
+use crate::sync;
 
 /// The campaign a write changes: live (a deleted one is not found).
 pub fn live(s: &Services, account: i64, ad: i64) -> Result<CampaignRow, OpsError> {

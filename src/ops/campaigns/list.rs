@@ -4,8 +4,8 @@
 
 use crate::domain::campaign::{LinkKind, Status};
 use crate::domain::link::normalize_domain;
+use crate::domain::query::Query;
 use crate::domain::ParseError;
-use crate::http::Query;
 use crate::primitives::{hex, unhex};
 use crate::store::campaigns::{self as repo, DomainMode, ListFilter, Page, SortKey};
 

@@ -24,7 +24,8 @@ use crate::store::history::Source;
 use crate::store::StoreError;
 
 pub use super::error::OpsError;
-use crate::{sync, Services};
+use crate::services::Services;
+use crate::sync;
 
 /// Why a change is refused before the platform is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,8 +17,8 @@ use crate::domain::campaign::Status;
 use crate::ops::campaigns::OpsError;
 use crate::ops::PanelError;
 use crate::platform::PlatformError;
+use crate::services::Services;
 use crate::store::StoreError;
-use crate::Services;
 
 /// A refused edit: what was sent, and the field it names with the sentence.
 pub struct Refused<'f> {

@@ -133,7 +133,7 @@ async fn change(
     visit: &Visit<'_>,
     session: &Session,
     id: &str,
-    act: fn(&crate::Services, i64) -> Result<ops::TaskState, PanelError>,
+    act: fn(&crate::services::Services, i64) -> Result<ops::TaskState, PanelError>,
 ) -> Result<Reply, WebError> {
     let id: i64 = id.parse().map_err(|_| WebError::NotFound)?;
     let owner = session.person.user.id;

@@ -154,7 +154,7 @@ fn cabinet_of(form: &Form) -> Result<i64, (String, String)> {
 async fn change(
     visit: &Visit<'_>,
     session: &Session,
-    op: impl FnOnce(&crate::Services) -> Result<ops::Done, PanelError> + Send + 'static,
+    op: impl FnOnce(&crate::services::Services) -> Result<ops::Done, PanelError> + Send + 'static,
 ) -> Result<Reply, WebError> {
     match panel_op(visit, op).await {
         Ok(_) => Ok(redirect("/team")),

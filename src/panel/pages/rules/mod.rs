@@ -551,7 +551,16 @@ pub async fn preview<'a>(
     let (rule, kind) = found.clone();
     let who = Holder::Person(session.person.user.id);
     let state = visit.state;
-    let data = match preview::kept_or_new(&state.services, &state.limiter, who, rule, kind).await {
+    let data = match preview::kept_or_new(
+        &state.services,
+        &state.previews,
+        &state.limiter,
+        who,
+        rule,
+        kind,
+    )
+    .await
+    {
         Ok(data) => data,
         Err(preview::Refused::Limited(info)) => {
             return Err(WebError::RateLimited {

@@ -1,7 +1,7 @@
 //! Owns query strings (and form bodies, which read the same): percent-decoding, a bound on
 //! the pairs, typed values, the `account_id`/`accountId` alias, each bad value named.
 
-use crate::domain::{id, ParseError};
+use super::{id, ParseError};
 use crate::primitives::{form_decode as decode, form_encode as encode};
 
 /// Parameters a query string may carry (trackers send a few dozen at most).
