@@ -237,3 +237,110 @@ fn a_campaign_page_lists_its_conversions_newest_first() {
     assert!(newer < older, "newest first");
     assert!(page.contains("24.99 EUR"), "the revenue total");
 }
+
+#[test]
+fn a_store_failure_on_any_page_shows_no_internal_text() {
+    let app = spawn_app();
+    let user = app.user("agency");
+    let cabinet = app.cabinet(user, "euro", "100");
+    let ad = app.active_campaign(cabinet);
+    let key = app.key_with(adcab::ops::NewKey {
+        user,
+        manage: true,
+        ..adcab::ops::NewKey::default()
+    });
+    let rule = app.write_ok(
+        "POST",
+        "/rules",
+        &key,
+        Some(&serde_json::json!({
+            "name": "r", "account_id": cabinet,
+            "conditions": [{ "metric": "views", "op": ">", "value": 1 }],
+            "action": { "type": "pause" }
+        })),
+        200,
+    )["data"]["id"]
+        .as_i64()
+        .unwrap();
+    let key_id: i64 = app.scalar("SELECT MAX(id) FROM api_keys WHERE user_id = ?1", &[user]);
+    let web = logged_in(&app, user);
+    let csrf = web.get("/campaigns").csrf();
+    // Every table the pages read past the session is gone, as a damaged or half-restored
+    // database would leave it; the session and the person's reach still read.
+    for table in [
+        "campaigns",
+        "rules",
+        "rule_log",
+        "tasks",
+        "api_keys",
+        "webhook_deliveries",
+        "hourly_stats",
+        "team_members",
+        "auto_cpm",
+        "groups",
+    ] {
+        app.sql(&format!("ALTER TABLE {table} RENAME TO gone_{table}"));
+    }
+    let pages = [
+        "/cabinets".to_string(),
+        "/campaigns".into(),
+        format!("/campaigns/{cabinet}/{ad}"),
+        "/tasks".into(),
+        "/keys".into(),
+        format!("/keys/{key_id}"),
+        "/team".into(),
+        "/rules".into(),
+        format!("/rules/{rule}/log"),
+        format!("/rules/{rule}/preview"),
+        "/sim".into(),
+    ];
+    let mut answers: Vec<(String, u16, String)> = pages
+        .iter()
+        .map(|p| {
+            let page = web.get(p);
+            (format!("GET {p}"), page.status, page.body)
+        })
+        .collect();
+    let forms: [(String, Vec<(&str, String)>); 4] = [
+        (
+            format!("/campaigns/{cabinet}/{ad}/edit"),
+            vec![("title", "A new title".into())],
+        ),
+        (
+            "/campaigns/bulk".into(),
+            vec![
+                ("action", "pause".into()),
+                ("ad", format!("{cabinet}:{ad}")),
+            ],
+        ),
+        (
+            "/rules".into(),
+            vec![("account_id", cabinet.to_string()), ("name", "x".into())],
+        ),
+        ("/keys".into(), vec![("manage", "1".into())]),
+    ];
+    for (path, fields) in &forms {
+        let mut sent: Vec<(&str, &str)> = vec![("csrf", &csrf)];
+        sent.extend(fields.iter().map(|(k, v)| (*k, v.as_str())));
+        let page = web.post(path, &sent);
+        answers.push((format!("POST {path}"), page.status, page.body));
+    }
+    let failed = answers
+        .iter()
+        .filter(|(_, status, _)| *status >= 500)
+        .count();
+    assert!(
+        failed >= 8,
+        "the store failure reached the pages: {:?}",
+        answers.iter().map(|(w, s, _)| (w, s)).collect::<Vec<_>>()
+    );
+    for (what, status, body) in &answers {
+        let lower = body.to_lowercase();
+        for internal in ["sqlite", "no such table", "internal error:", "gone_"] {
+            assert!(
+                !lower.contains(internal),
+                "{what} ({status}) shows {internal:?}: {body}"
+            );
+        }
+    }
+}
