@@ -39,6 +39,7 @@ const SERVICE: Ledger = Ledger {
         (15, include_str!("../../sql/0015_alerts.sql")),
         (16, include_str!("../../sql/0016_marks_in_campaigns.sql")),
         (17, include_str!("../../sql/0017_automation_ledger.sql")),
+        (18, include_str!("../../sql/0018_cabinet_types_in_code.sql")),
     ],
 };
 

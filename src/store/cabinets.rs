@@ -4,7 +4,7 @@
 use rusqlite::{params, Connection, Row};
 
 use super::StoreError;
-use super::{optional, unreadable};
+use super::{optional, parsed, unreadable};
 use crate::domain::access::Access;
 use crate::domain::money::{CabinetType, Money};
 
@@ -36,13 +36,19 @@ pub struct Reachable {
 const COLUMNS: &str = "c.id, c.owner_id, c.name, c.cabinet_type, c.is_active, c.balance_micros,
     c.balance_updated_at, c.min_budget, c.ad_button, c.crypto_filters, c.auth_expired, c.locked";
 
+/// A row as a cabinet; a `cabinet_type` this adcab does not know is an unreadable row (the
+/// table takes any text: the type's parse is the check).
 fn from_row(r: &Row) -> rusqlite::Result<Cabinet> {
-    let kind: String = r.get("cabinet_type")?;
     Ok(Cabinet {
         id: r.get("id")?,
         owner_id: r.get("owner_id")?,
         name: r.get("name")?,
-        cabinet_type: CabinetType::parse(&kind).unwrap_or(CabinetType::Euro),
+        cabinet_type: parsed(
+            r,
+            "cabinet_type",
+            "cabinets.cabinet_type",
+            CabinetType::parse,
+        )?,
         is_active: r.get("is_active")?,
         balance: Money::from_micros(r.get("balance_micros")?),
         balance_updated_at: r.get("balance_updated_at")?,

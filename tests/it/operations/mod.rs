@@ -1,8 +1,10 @@
 //! The operator's side of a running service: metrics that move with their events, retention
 //! that keeps every total exact, backups taken under writes and restored, the pre-migration
-//! backup, and the operator commands (`admin key list` for everyone, `admin webhook resend`).
+//! backup, a database of the previous schema migrated (cabinet types checked by the code), and
+//! the operator commands (`admin key list` for everyone, `admin webhook resend`).
 
 mod backup;
+mod cabinet_types;
 mod commands;
 mod metrics;
 mod retention;
