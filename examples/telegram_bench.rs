@@ -16,8 +16,9 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use adcab::config::{Config, PlatformKind};
+use adcab::config::Config;
 use adcab::domain::access::Plan;
+use adcab::platform::PlatformKind;
 use adcab::{clock, ops, Services};
 
 // The benchmarks' shared start-up; the simulator's cabinet helper is not used here.

@@ -7,13 +7,12 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
-use crate::config::{Config, PlatformKind};
+use crate::config::Config;
 use crate::db::{Db, Open};
 use crate::metrics::Metrics;
 use crate::outbound::Outbound;
 use crate::platform::sim::Simulator;
-use crate::platform::telegram::Telegram;
-use crate::platform::Platform;
+use crate::platform::{self, Platform};
 use crate::secret;
 
 /// What the server, the panel and the background work share.
@@ -40,25 +39,16 @@ impl Services {
     /// configured platform. Errors are sentences for the operator.
     pub fn open(config: Config, how: Open) -> Result<Services, String> {
         let db = Db::open_upgrading(&config.storage.path, how, Some(&config.backup_folder()))?;
-        let (platform, sim): (Arc<dyn Platform>, _) = match config.platform.kind {
-            PlatformKind::Sim => {
-                let sim = Arc::new(Simulator::new(db.clone(), config.sim.clone()));
-                (sim.clone(), Some(sim))
-            }
-            PlatformKind::Telegram => (
-                Arc::new(Telegram::new(
-                    db.clone(),
-                    &config.telegram,
-                    secret::key_path(&config.storage.path),
-                )),
-                None,
-            ),
-        };
+        let built = platform::build(
+            config.platform_sections(),
+            &db,
+            secret::key_path(&config.storage.path),
+        );
         Ok(Services {
             config: Arc::new(config),
             db,
-            platform,
-            sim,
+            platform: built.platform,
+            sim: built.sim,
             task_step: Arc::new(Mutex::new(())),
             metrics: Arc::new(Metrics::new()),
             clock_moved: Arc::new(Notify::new()),

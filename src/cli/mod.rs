@@ -551,7 +551,7 @@ pub fn main() -> ExitCode {
     };
     let config = match Config::load(cli.config.as_deref()) {
         Ok(config) => config,
-        Err(e) => return fail(e),
+        Err(e) => return fail(e.to_string()),
     };
     let how = match cli.command {
         Command::Config(ConfigCmd::Show) => return emit(Ok(config.shown())),

@@ -1,11 +1,14 @@
 //! Owns the boundary with the ad platform: the one `Platform` trait through which every
 //! platform interaction goes, and the values that cross it. Nothing outside this module may
-//! know which implementation runs; the built-in simulator lives in `sim`, the connector to the
-//! Telegram Ads API in `telegram`.
+//! know which implementation runs: one factory makes it (`build`) from the platform's sections
+//! of the configuration (`config`, each platform owning its own); the built-in simulator lives
+//! in `sim`, the connector to the Telegram Ads API in `telegram`.
 //!
 //! Calls are blocking (a remote connector blocks on HTTP; the simulator on SQLite), so callers
 //! run them off the async runtime and bound them with a timeout.
 
+mod build;
+pub mod config;
 pub mod sim;
 pub mod telegram;
 
@@ -13,6 +16,8 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+pub use self::build::{build, Built};
+pub use self::config::{PlatformConfig, PlatformKind, Sections};
 pub use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec};
 use crate::domain::money::{CabinetType, Money};
 use crate::store::StoreError;

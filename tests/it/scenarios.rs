@@ -4,9 +4,9 @@
 //! platform's own controls: review, delivery, the clock); `on_both!` makes a test of it for
 //! each platform.
 
-use adcab::config::PlatformKind;
 use adcab::domain::access::Plan;
 use adcab::ops::{self, NewKey};
+use adcab::platform::PlatformKind;
 use serde_json::{json, Value};
 
 use crate::helpers::{spawn_app, TestApp};

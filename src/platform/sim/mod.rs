@@ -4,11 +4,13 @@
 //! copy, as a real platform's would; its time is the service clock.
 
 pub mod accrual;
+mod config;
 mod faults;
 mod review;
 mod rows;
 mod rules;
 
+pub use config::SimConfig;
 pub use faults::Fault;
 use rows::{account_kind, add_balance, balance_of, load_snapshot, save};
 use rules::{apply_edit, check_draft, rejected, switch};
@@ -22,7 +24,6 @@ use super::{
     AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Platform, PlatformError, Switch,
 };
 use crate::clock;
-use crate::config::SimConfig;
 use crate::db::Db;
 use crate::domain::campaign::{LinkKind, Status};
 use crate::domain::link::PromoteLink;

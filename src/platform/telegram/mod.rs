@@ -4,8 +4,9 @@
 //! operation tokens; the platform's refusals become the spec's errors with a sentence saying
 //! what to do. The wire is in `wire`; the shapes in `map` and `schedule`; reads in `reads`;
 //! what a token opens in `connect`; error mapping in `errors`; the hourly report in `report`;
-//! the connector's own tables in `state`.
+//! the connector's own tables in `state`; its section of the configuration in `config`.
 
+mod config;
 mod connect;
 mod errors;
 mod map;
@@ -14,6 +15,8 @@ mod report;
 mod schedule;
 mod state;
 mod wire;
+
+pub use config::TelegramConfig;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -30,7 +33,6 @@ use super::{
     RemoteAccount, Switch,
 };
 use crate::clock;
-use crate::config::TelegramConfig;
 use crate::db::Db;
 use crate::domain::campaign::TargetType;
 use crate::domain::money::{CabinetType, Money};

@@ -109,7 +109,7 @@ fn a_sync_paced_below_the_platforms_limit_never_meets_a_flood_wait() {
         .collect();
     let url = fake.url.clone();
     let app = crate::helpers::spawn_app_with(move |c| {
-        c.platform.kind = adcab::config::PlatformKind::Telegram;
+        c.platform.kind = adcab::platform::PlatformKind::Telegram;
         c.telegram.api_url = url;
         c.telegram.calls_per_second = 15;
     });

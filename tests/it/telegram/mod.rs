@@ -10,8 +10,8 @@ mod sync;
 mod tasks;
 mod writes;
 
-use adcab::config::PlatformKind;
 use adcab::ops::{self, NewKey};
+use adcab::platform::PlatformKind;
 use adcab::{clock, Services};
 use serde_json::Value;
 
