@@ -16,7 +16,8 @@ use crate::ops::campaigns::bulk;
 pub async fn bulk(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, bool), ApiError> {
     let target = Target::cabinet(ctx)?;
     let kind = target.cabinet.cabinet_type;
-    let (action, ids) = bulk::parse(&mut target.fields(), kind)?;
+    let caps = state.services.platform.capabilities();
+    let (action, ids) = bulk::parse(&mut target.fields(), kind, caps)?;
     let owner = ctx.principal.user.id;
     let account = target.cabinet.id;
     let reply = state

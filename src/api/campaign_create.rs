@@ -12,12 +12,12 @@ use super::Ctx;
 use crate::domain::campaign::{Source, TargetType};
 use crate::domain::fields::Fields;
 use crate::domain::money::Money;
-use crate::domain::targeting::{self, max_entries, Targeting};
+use crate::domain::targeting::{self, Targeting};
 use crate::domain::task::{Lane, Payload, TaskKind};
 use crate::http::AppState;
 use crate::http::Reply;
 use crate::ops::campaigns::fields as campaign_fields;
-use crate::platform::{AdDraft, AdSpec};
+use crate::platform::{AdDraft, AdSpec, Capabilities};
 use crate::store::cabinets::Cabinet;
 use crate::store::groups;
 use crate::store::tasks::{self, NewTask};
@@ -64,7 +64,11 @@ fn required<T>(f: &Fields, name: &str, value: Option<T>) -> Result<T, ApiError> 
     value.ok_or_else(|| ApiError::validation(f.path(name), format!("{name} is required.")))
 }
 
-fn parse_campaign(f: &mut Fields, cabinet: &Cabinet) -> Result<Parsed, ApiError> {
+fn parse_campaign(
+    f: &mut Fields,
+    cabinet: &Cabinet,
+    caps: &Capabilities,
+) -> Result<Parsed, ApiError> {
     let kind = cabinet.cabinet_type;
     let title = f.required_string("title")?;
     if title.trim().is_empty() {
@@ -81,13 +85,15 @@ fn parse_campaign(f: &mut Fields, cabinet: &Cabinet) -> Result<Parsed, ApiError>
     let budget = campaign_fields::budget(f, cabinet)?;
     let budget = required(f, "budget", budget)?;
     let target_name = f.required_string("target_type")?;
-    let target_type = TargetType::parse(&target_name).ok_or_else(|| {
-        ApiError::validation(
-            f.path("target_type"),
-            "target_type must be channels, bots, search or users.",
-        )
-    })?;
-    let targeting = targeting(f, target_type)?;
+    let target_type = TargetType::parse(&target_name)
+        .filter(|t| caps.serves(*t))
+        .ok_or_else(|| {
+            ApiError::validation(
+                f.path("target_type"),
+                format!("target_type must be {}.", caps.target_names()),
+            )
+        })?;
+    let targeting = targeting(f, target_type, caps)?;
     let media = f.string("media")?.map(|token| (token, f.path("media")));
     let draft = AdDraft {
         client_ref: None,
@@ -101,7 +107,7 @@ fn parse_campaign(f: &mut Fields, cabinet: &Cabinet) -> Result<Parsed, ApiError>
             media_token: None,
             media_type: None,
             picture: f.bool("picture")?.unwrap_or(false),
-            button: campaign_fields::button(f, cabinet)?.flatten(),
+            button: campaign_fields::button(f, cabinet, caps)?.flatten(),
             website_name: f.string("website_name")?,
         },
         cpm,
@@ -109,7 +115,7 @@ fn parse_campaign(f: &mut Fields, cabinet: &Cabinet) -> Result<Parsed, ApiError>
         daily_budget: campaign_fields::daily_budget(f, kind)?.flatten(),
         active: f.bool("active")?.unwrap_or(true),
         schedule: campaign_fields::schedule_json(
-            campaign_fields::schedule(f, Some(target_type))?.flatten(),
+            campaign_fields::schedule(f, Some(target_type), caps)?.flatten(),
         ),
     };
     Ok(Parsed { draft, media })
@@ -117,7 +123,7 @@ fn parse_campaign(f: &mut Fields, cabinet: &Cabinet) -> Result<Parsed, ApiError>
 
 /// The targeting fields of `target_type`, read and checked; a field of another type is refused
 /// by name.
-fn targeting(f: &mut Fields, t: TargetType) -> Result<Value, ApiError> {
+fn targeting(f: &mut Fields, t: TargetType, caps: &Capabilities) -> Result<Value, ApiError> {
     let allowed = targeting::fields_of(t);
     if let Some(wrong) = targeting::FIELDS
         .iter()
@@ -128,7 +134,7 @@ fn targeting(f: &mut Fields, t: TargetType) -> Result<Value, ApiError> {
             format!("{wrong} is not a field of target_type {}.", t.as_str()),
         ));
     }
-    let strings = |f: &mut Fields, name: &str| f.strings(name, max_entries(name));
+    let strings = |f: &mut Fields, name: &str| f.strings(name, caps.max_entries(name));
     let read = Targeting {
         channels: strings(f, "channels")?,
         bots: strings(f, "bots")?,
@@ -136,11 +142,11 @@ fn targeting(f: &mut Fields, t: TargetType) -> Result<Value, ApiError> {
         search_keywords: strings(f, "search_keywords")?,
         countries: strings(f, "countries")?,
         languages: strings(f, "languages")?,
-        topics: f.ints("topics", max_entries("topics"))?,
-        exclude_topics: f.ints("exclude_topics", max_entries("exclude_topics"))?,
+        topics: f.ints("topics", caps.max_entries("topics"))?,
+        exclude_topics: f.ints("exclude_topics", caps.max_entries("exclude_topics"))?,
         add_similar_channels: f.bool("add_similar_channels")?,
     };
-    read.check(t)
+    read.check(t, caps)
         .map_err(|e| ApiError::validation(f.path(&e.param), e.message))?;
     Ok(read.to_json())
 }
@@ -148,6 +154,7 @@ fn targeting(f: &mut Fields, t: TargetType) -> Result<Value, ApiError> {
 pub async fn create(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, bool), ApiError> {
     let target = Target::cabinet(ctx)?;
     let cabinet = &target.cabinet;
+    let caps = state.services.platform.capabilities();
     let mut top = target.fields();
     let group = group_choice(&mut top)?;
     let parsed: Vec<Parsed> = match top.raw("campaigns") {
@@ -175,13 +182,13 @@ pub async fn create(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply,
                     ));
                 }
                 let mut f = Fields::new(obj, prefix);
-                parsed.push(parse_campaign(&mut f, cabinet)?);
+                parsed.push(parse_campaign(&mut f, cabinet, caps)?);
                 f.deny_unknown()?;
             }
             parsed
         }
         None => {
-            let one = parse_campaign(&mut top, cabinet)?;
+            let one = parse_campaign(&mut top, cabinet, caps)?;
             top.deny_unknown()?;
             vec![one]
         }
@@ -229,7 +236,8 @@ pub async fn copy(
     let media = f.string("media")?;
     let picture = f.bool("picture")?;
     let views_per_user = f.int("views_per_user", 1, 4)?;
-    let schedule = campaign_fields::schedule(&mut f, Some(source.target_type))?
+    let caps = state.services.platform.capabilities();
+    let schedule = campaign_fields::schedule(&mut f, Some(source.target_type), caps)?
         .map(campaign_fields::schedule_json);
     let mut group = group_choice(&mut f)?;
     f.deny_unknown()?;

@@ -77,6 +77,7 @@ pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErr
         .map(|m| m.settings);
     let command = Edit::read(
         &mut target.fields(),
+        state.services.platform.capabilities(),
         &cabinet,
         &row,
         stored,

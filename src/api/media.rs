@@ -1,5 +1,5 @@
 //! Owns `POST /v1/media`: a `multipart/form-data` upload in the field `file`, typed by its
-//! bytes, at most 10 MB. The body is streamed to a temporary file in the media folder beside
+//! bytes, at most the size the platform takes (10 MB on Telegram Ads). The body is streamed to a temporary file in the media folder beside
 //! the database (never held in memory), within `server.body_timeout_ms`; the file is handed to
 //! the platform, kept under its token, and answered with the token, which only its cabinet
 //! accepts. A failed upload leaves no file behind. The folder and its files are private to
@@ -17,7 +17,7 @@ use super::error::ApiError;
 use super::{write, AppState, Ctx};
 use crate::clock;
 use crate::db::{in_request, Db, PARTIAL_UPLOAD};
-use crate::domain::media::{boundary, sniff, MAX_FILE};
+use crate::domain::media::{boundary, sniff};
 use crate::http::Reply;
 use crate::primitives::{private_dir, private_file, random_hex};
 use crate::store::media;
@@ -51,10 +51,20 @@ pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         .ok_or_else(|| ApiError::internal("the upload body was already taken"))?;
     let folder = state.services.db.media_folder();
     let deadline = Duration::from_millis(state.services.config.server.body_timeout_ms);
-    let received = tokio::time::timeout(deadline, receive(body, boundary, &folder))
-        .await
-        .map_err(|_| ApiError::RequestTimeout)??;
+    let caps = state.services.platform.capabilities();
+    let received = tokio::time::timeout(
+        deadline,
+        receive(body, boundary, &folder, caps.largest_media()),
+    )
+    .await
+    .map_err(|_| ApiError::RequestTimeout)??;
     let (media_type, size) = (received.media_type, received.size);
+    if caps
+        .media_kind(media_type)
+        .is_some_and(|kind| size > kind.max_bytes)
+    {
+        return Err(ApiError::FileTooLarge);
+    }
     let sent = received.file.path.clone();
     let platform_ref = write::platform(state, cabinet.cabinet_type, move |p| {
         p.upload_media(cabinet.id, media_type, &sent)
@@ -126,11 +136,16 @@ impl Drop for Partial {
 }
 
 /// Streams the `file` part of the body into a temporary file in `folder`; other parts are
-/// skipped. The body may not exceed the file limit plus [`MULTIPART_OVERHEAD`].
-async fn receive(body: Incoming, boundary: String, folder: &Path) -> Result<Received, ApiError> {
+/// skipped. The file may not exceed `max_file`, the body that plus [`MULTIPART_OVERHEAD`].
+async fn receive(
+    body: Incoming,
+    boundary: String,
+    folder: &Path,
+    max_file: usize,
+) -> Result<Received, ApiError> {
     let limits = multer::SizeLimit::new()
-        .whole_stream((MAX_FILE + MULTIPART_OVERHEAD) as u64)
-        .per_field(MAX_FILE as u64);
+        .whole_stream((max_file + MULTIPART_OVERHEAD) as u64)
+        .per_field(max_file as u64);
     let mut parts = multer::Multipart::with_constraints(
         Pieces::new(body),
         boundary,
@@ -161,7 +176,7 @@ async fn receive(body: Incoming, boundary: String, folder: &Path) -> Result<Rece
         let mut size = 0usize;
         while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
             size += chunk.len();
-            if size > MAX_FILE {
+            if size > max_file {
                 return Err(ApiError::FileTooLarge);
             }
             let wanted = SIGNATURE.saturating_sub(head.len()).min(chunk.len());

@@ -103,7 +103,10 @@ pub async fn answer(
     };
     seen.route = format!("{}{}", router::PREFIX, route.def.pattern);
     seen.budget = Some(route.def.budget);
-    let (limit, too_large) = route.def.body.limit();
+    let (limit, too_large) = route
+        .def
+        .body
+        .limit(state.services.platform.capabilities().largest_media());
     let declared = parts
         .headers
         .get(hyper::header::CONTENT_LENGTH)

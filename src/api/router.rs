@@ -16,7 +16,6 @@ use super::{
     account, bulk, campaign_create, campaign_edit, campaigns, conversions, groups, media, postback,
     rules, stats, targeting, tasks, AppState, Ctx,
 };
-use crate::domain::media::MAX_FILE;
 use crate::http::Reply;
 use crate::ratelimit::Budget;
 
@@ -51,10 +50,11 @@ pub enum Body {
 }
 
 impl Body {
-    /// How much body the route reads, and the error past that.
-    pub fn limit(self) -> (usize, ApiError) {
+    /// How much body the route reads, and the error past that; `max_file` is the largest file
+    /// the platform takes.
+    pub fn limit(self, max_file: usize) -> (usize, ApiError) {
         match self {
-            Body::Upload => (MAX_FILE + MULTIPART_OVERHEAD, ApiError::FileTooLarge),
+            Body::Upload => (max_file + MULTIPART_OVERHEAD, ApiError::FileTooLarge),
             Body::Json => (MAX_JSON_BODY, ApiError::BodyTooLarge),
         }
     }
@@ -124,7 +124,7 @@ pub static ROUTES: [Def; 27] = [
         Method::GET,
         "targeting",
         Read,
-        plain!(|_s, _c, _p| targeting::lists()),
+        plain!(|s, _c, _p| targeting::lists(s)),
     ),
     def(
         Method::GET,

@@ -1,26 +1,27 @@
-//! Owns `GET /v1/targeting`: countries, languages, topics and buttons.
+//! Owns `GET /v1/targeting`: countries, and the platform's languages, topics and buttons.
 
 use serde_json::{json, Value};
 
 use super::error::ApiError;
 use crate::domain::countries::COUNTRIES;
-use crate::domain::targeting::{BUTTONS, LANGUAGES, TOPICS};
-use crate::http::Reply;
+use crate::http::{AppState, Reply};
 
-pub fn lists() -> Result<Reply, ApiError> {
+pub fn lists(state: &AppState) -> Result<Reply, ApiError> {
+    let caps = state.services.platform.capabilities();
     let pairs = |list: &[(&str, &str)]| -> Vec<Value> {
         list.iter()
             .map(|(code, name)| json!({ "code": code, "name": name }))
             .collect()
     };
-    let topics: Vec<Value> = TOPICS
+    let topics: Vec<Value> = caps
+        .topics
         .iter()
         .map(|(id, name)| json!({ "id": id, "name": name }))
         .collect();
     Reply::ok(json!({
         "countries": pairs(COUNTRIES),
-        "languages": pairs(LANGUAGES),
+        "languages": pairs(caps.languages),
         "topics": topics,
-        "buttons": BUTTONS,
+        "buttons": caps.buttons,
     }))
 }

@@ -1,8 +1,6 @@
 //! Owns what an upload is: the media type read from the file's first bytes (never its name),
-//! and the boundary of a `multipart/form-data` body.
-
-/// Largest accepted file.
-pub const MAX_FILE: usize = 10 * 1024 * 1024;
+//! and the boundary of a `multipart/form-data` body. Which types a platform takes, and how
+//! large, are its capabilities.
 
 /// The media type of a file by its signature: JPG, PNG, GIF, WEBP or MP4.
 pub fn sniff(bytes: &[u8]) -> Option<&'static str> {

@@ -1,5 +1,6 @@
 //! Owns the service's domain values, parsed once at the edge and trusted after: money and
-//! currencies, cabinet and campaign enums, promote links, and the targeting lists.
+//! currencies, cabinet and campaign enums, promote links, targeting, and the shape of what a
+//! platform can do (`capabilities`), which the checks of a client's input read.
 
 /// A value a client sent that does not read: `param` is where it sits in the request
 /// (`schedule.days.mon`, `campaigns[2].cpm`), `message` the sentence for the client.
@@ -30,6 +31,7 @@ pub mod access;
 pub mod ad;
 pub mod auto_cpm;
 pub mod campaign;
+pub mod capabilities;
 pub mod conversion;
 pub mod countries;
 pub mod delivery;

@@ -1,7 +1,7 @@
 //! Owns money: exact decimals (never floats), stored as integer micro-units, rendered as decimal
 //! strings at the scale of the cabinet's currency; the one strict grammar every amount is read
 //! with (bids, budgets, balances, postback amounts), the bound on any amount, and checked
-//! arithmetic. Owns cabinet types and their currencies.
+//! arithmetic. Owns the spec's cabinet types and the currency each is shown in.
 
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
@@ -93,7 +93,7 @@ pub struct Money(i64);
 impl Money {
     pub const ZERO: Money = Money(0);
 
-    pub fn from_micros(micros: i64) -> Money {
+    pub const fn from_micros(micros: i64) -> Money {
         Money(micros)
     }
 
@@ -153,6 +153,11 @@ impl Money {
     }
 }
 
+/// A cabinet's type as the spec names it on the wire (`euro`, `ton`, `stars`), with the currency
+/// its money is shown in and the decimals it is written with. Which types a platform has, and
+/// its facts about each (its code of the currency, the default budget floor, the lowest bids),
+/// are the platform's capabilities. [`CabinetType::parse`] is the only check of a stored or
+/// sent type: the `cabinets` table takes any text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum CabinetType {
     Euro,

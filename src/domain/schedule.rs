@@ -1,21 +1,17 @@
-//! Owns the schedule object: parsing client input (days of hour lists, a UTC offset or
-//! `viewer`) with `param` naming the exact field, and the normalised form the campaign object
-//! returns (all seven days, sorted hours, offsets as `+HH:MM`).
+//! Owns the schedule object: parsing client input (days of hour lists, a UTC offset among the
+//! platform's time zones, or `viewer`) with `param` naming the exact field, and the normalised
+//! form the campaign object returns (all seven days, sorted hours, offsets as `+HH:MM`).
 
 use serde_json::{json, Map, Value};
 
 use super::campaign::TargetType;
+use super::capabilities::Capabilities;
 use super::ParseError;
 
 pub const DAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 /// Entries a day's list may hold (the 24 hours, with room for repeats), checked before any is
 /// read.
 const MAX_HOURS: usize = 100;
-
-/// Offsets accepted besides whole hours from -12:00 to +14:00, in minutes.
-const HALF_OFFSETS: [i32; 13] = [
-    -570, -210, -150, 210, 270, 330, 345, 390, 525, 570, 630, 765, 825,
-];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Zone {
@@ -34,11 +30,30 @@ pub struct Schedule {
 
 impl Schedule {
     /// Parses a schedule object; `param` is where it sits in the request (`schedule`,
-    /// `campaigns[1].schedule`). `target_type` is checked against `viewer` when known.
+    /// `campaigns[1].schedule`). An offset must be one of the platform's time zones;
+    /// `target_type` is checked against `viewer` when known.
     pub fn parse(
         value: &Value,
         param: &str,
         target_type: Option<TargetType>,
+        caps: &Capabilities,
+    ) -> Result<Schedule, ParseError> {
+        Schedule::read(value, param, target_type, |minutes| {
+            caps.takes_zone(minutes)
+        })
+    }
+
+    /// Reads a schedule this service stored (its offset was checked against the platform when
+    /// it was sent), taking any well-written offset.
+    pub fn stored(value: &Value) -> Result<Schedule, ParseError> {
+        Schedule::read(value, "schedule", None, |_| true)
+    }
+
+    fn read(
+        value: &Value,
+        param: &str,
+        target_type: Option<TargetType>,
+        takes_zone: impl Fn(i32) -> bool,
     ) -> Result<Schedule, ParseError> {
         let obj = value
             .as_object()
@@ -95,7 +110,7 @@ impl Schedule {
                 "timezone is required: a UTC offset such as +03:00, or viewer.",
             )
         })?;
-        let zone = parse_zone(tz)
+        let zone = read_zone(tz, takes_zone)
             .ok_or_else(|| ParseError::new(&tz_param, format!("Unsupported timezone '{tz}'.")))?;
         if zone == Zone::Viewer && target_type.is_some_and(|t| t != TargetType::Users) {
             return Err(ParseError::new(
@@ -126,7 +141,15 @@ fn zone_text(zone: Zone) -> String {
     }
 }
 
-/// Accepts `viewer`, `+03:00`, `-05:30`, `UTC+3`, `+3`, `UTC`.
+/// `viewer`, or an offset `takes_zone` takes.
+fn read_zone(text: &str, takes_zone: impl Fn(i32) -> bool) -> Option<Zone> {
+    parse_zone(text).filter(|zone| match zone {
+        Zone::Viewer => true,
+        Zone::Offset(minutes) => takes_zone(*minutes),
+    })
+}
+
+/// Reads `viewer`, `+03:00`, `-05:30`, `UTC+3`, `+3`, `UTC` as written, whatever the offset.
 fn parse_zone(text: &str) -> Option<Zone> {
     let t = text.trim();
     if t.eq_ignore_ascii_case("viewer") {
@@ -156,17 +179,24 @@ fn parse_zone(text: &str) -> Option<Zone> {
     {
         return None;
     }
-    let minutes = sign * (h.parse::<i32>().ok()? * 60 + m.parse::<i32>().ok()?);
-    let whole = minutes % 60 == 0 && (-720..=840).contains(&minutes);
-    (whole || HALF_OFFSETS.contains(&minutes)).then_some(Zone::Offset(minutes))
+    Some(Zone::Offset(
+        sign * (h.parse::<i32>().ok()? * 60 + m.parse::<i32>().ok()?),
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::capabilities::tests::SMALL;
+
+    /// A platform taking the offsets these tests name (and no other).
+    const ZONES: Capabilities = Capabilities {
+        time_zones: &[-720, -570, -300, -210, 0, 180, 330, 345, 765, 840],
+        ..SMALL
+    };
 
     fn param_of(v: Value, target: Option<TargetType>) -> String {
-        let err = Schedule::parse(&v, "schedule", target).unwrap_err();
+        let err = Schedule::parse(&v, "schedule", target, &ZONES).unwrap_err();
         err.param
     }
 
@@ -176,6 +206,7 @@ mod tests {
             &json!({ "days": { "mon": [10, 9, 9], "sun": [] }, "timezone": "UTC+3" }),
             "schedule",
             None,
+            &ZONES,
         )
         .unwrap();
         let v = s.to_json();
@@ -185,7 +216,7 @@ mod tests {
             assert!(v["days"][day].is_array(), "{day} present");
         }
         assert_eq!(
-            Schedule::parse(&v, "schedule", None).unwrap(),
+            Schedule::parse(&v, "schedule", None, &ZONES).unwrap(),
             s,
             "the output parses back"
         );
@@ -206,7 +237,9 @@ mod tests {
             ("+12:45", "+12:45"),
         ] {
             assert_eq!(
-                parse_zone(input).map(zone_text).as_deref(),
+                read_zone(input, |m| ZONES.takes_zone(m))
+                    .map(zone_text)
+                    .as_deref(),
                 Some(out),
                 "{input}"
             );
@@ -215,8 +248,23 @@ mod tests {
             "+15:00", "-13:00", "+05:15", "3", "+3:3", "GMT+1", "+03:00x", "", "+", "é€", "ué",
             "UTé", "€+3", "+é", "+3:é0", "utc+٣",
         ] {
-            assert_eq!(parse_zone(bad), None, "{bad}");
+            assert_eq!(read_zone(bad, |m| ZONES.takes_zone(m)), None, "{bad}");
         }
+        assert_eq!(
+            read_zone("+01:00", |m| ZONES.takes_zone(m)),
+            None,
+            "well written, but not a zone of the platform"
+        );
+        assert_eq!(
+            read_zone("viewer", |m| ZONES.takes_zone(m)),
+            Some(Zone::Viewer)
+        );
+        let odd = json!({ "days": { "mon": [1] }, "timezone": "+01:00" });
+        assert_eq!(
+            Schedule::stored(&odd).map(|s| s.zone),
+            Ok(Zone::Offset(60)),
+            "a stored schedule is read as it was stored"
+        );
     }
 
     #[test]
@@ -275,7 +323,8 @@ mod tests {
         assert!(Schedule::parse(
             &json!({ "days": { "mon": [1] }, "timezone": "viewer" }),
             "schedule",
-            Some(TargetType::Users)
+            Some(TargetType::Users),
+            &ZONES
         )
         .is_ok());
     }

@@ -1,19 +1,15 @@
-//! Owns targeting: the lists of `GET /v1/targeting` (languages as the platform's keys, topics
-//! with non-consecutive ids, the ad buttons; countries live in `countries`), and a campaign's
-//! typed `Targeting` with its rules: which fields each target type takes, which it needs, and
-//! what each entry may be.
+//! Owns a campaign's targeting: the fields each target type takes and needs (the spec's
+//! shape), the typed `Targeting` a request's fields are read into, and its rules: what each
+//! entry may be, checked against the platform's lists and limits ([`Capabilities`]).
+//! Countries, being ISO codes rather than a platform's, live in `countries`.
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::campaign::TargetType;
+use super::capabilities::Capabilities;
 use super::countries::COUNTRIES;
 use super::ParseError;
-
-/// Entries a list of channels, bots, audience channels or keywords takes at most.
-pub const MAX_TARGETS: usize = 100;
-/// Characters a search keyword takes at most.
-pub const MAX_KEYWORD_CHARS: usize = 64;
 
 /// Every targeting field, whatever the target type.
 pub const FIELDS: [&str; 9] = [
@@ -50,16 +46,6 @@ pub fn fields_of(t: TargetType) -> &'static [&'static str] {
     }
 }
 
-/// The most entries a list field takes: as many as there are codes, or [`MAX_TARGETS`].
-pub fn max_entries(field: &str) -> usize {
-    match field {
-        "countries" => COUNTRIES.len(),
-        "languages" => LANGUAGES.len(),
-        "topics" | "exclude_topics" => TOPICS.len(),
-        _ => MAX_TARGETS,
-    }
-}
-
 /// A campaign's targeting: the fields sent, each read; [`Targeting::check`] holds it to the
 /// rules of its target type.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -85,9 +71,10 @@ pub struct Targeting {
 }
 
 impl Targeting {
-    /// Checks every entry, then that `t` has what it needs: channels, bots and search their
-    /// list, users at least one field. A refusal names the field or entry (`channels[2]`).
-    pub fn check(&self, t: TargetType) -> Result<(), ParseError> {
+    /// Checks every entry against the platform's rules and lists, then that `t` has what it
+    /// needs: channels, bots and search their list, users at least one field. A refusal names
+    /// the field or entry (`channels[2]`).
+    pub fn check(&self, t: TargetType, caps: &Capabilities) -> Result<(), ParseError> {
         for (name, list) in [
             ("channels", &self.channels),
             ("bots", &self.bots),
@@ -104,16 +91,19 @@ impl Targeting {
             .search_keywords
             .iter()
             .flatten()
-            .position(|k| k.chars().count() > MAX_KEYWORD_CHARS)
+            .position(|k| k.chars().count() > caps.keywords.max_chars)
         {
             return Err(ParseError::new(
                 format!("search_keywords[{i}]"),
-                format!("A keyword is at most {MAX_KEYWORD_CHARS} characters."),
+                format!(
+                    "A keyword is at most {} characters.",
+                    caps.keywords.max_chars
+                ),
             ));
         }
         for (name, list, known) in [
             ("countries", &self.countries, COUNTRIES),
-            ("languages", &self.languages, LANGUAGES),
+            ("languages", &self.languages, caps.languages),
         ] {
             if let Some(i) = list
                 .iter()
@@ -133,7 +123,7 @@ impl Targeting {
             if let Some(i) = list
                 .iter()
                 .flatten()
-                .position(|id| !TOPICS.iter().any(|(t, _)| t == id))
+                .position(|id| !caps.topics.iter().any(|(t, _)| t == id))
             {
                 return Err(ParseError::new(
                     format!("{name}[{i}]"),
@@ -191,106 +181,6 @@ fn username_like(target: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// The platform's language keys: regional variants are their own keys, never plain `pt`.
-pub const LANGUAGES: &[(&str, &str)] = &[
-    ("ar", "Arabic"),
-    ("az", "Azerbaijani"),
-    ("be", "Belarusian"),
-    ("bg", "Bulgarian"),
-    ("ca", "Catalan"),
-    ("cs", "Czech"),
-    ("da", "Danish"),
-    ("de", "German"),
-    ("el", "Greek"),
-    ("en", "English"),
-    ("es", "Spanish"),
-    ("et", "Estonian"),
-    ("fa", "Persian"),
-    ("fi", "Finnish"),
-    ("fr", "French"),
-    ("he", "Hebrew"),
-    ("hi", "Hindi"),
-    ("hr", "Croatian"),
-    ("hu", "Hungarian"),
-    ("hy", "Armenian"),
-    ("id", "Indonesian"),
-    ("it", "Italian"),
-    ("ja", "Japanese"),
-    ("ka", "Georgian"),
-    ("kk", "Kazakh"),
-    ("ko", "Korean"),
-    ("lt", "Lithuanian"),
-    ("lv", "Latvian"),
-    ("ms", "Malay"),
-    ("nl", "Dutch"),
-    ("no", "Norwegian"),
-    ("pl", "Polish"),
-    ("pt-br", "Portuguese (Brazil)"),
-    ("pt-pt", "Portuguese (Portugal)"),
-    ("ro", "Romanian"),
-    ("ru", "Russian"),
-    ("sk", "Slovak"),
-    ("sr", "Serbian"),
-    ("sv", "Swedish"),
-    ("th", "Thai"),
-    ("tr", "Turkish"),
-    ("uk", "Ukrainian"),
-    ("uz", "Uzbek"),
-    ("vi", "Vietnamese"),
-    ("zh-hans", "Chinese (Simplified)"),
-    ("zh-hant", "Chinese (Traditional)"),
-];
-
-/// Topic ids as the platform numbers them: stable, with gaps where topics were retired.
-pub const TOPICS: &[(i64, &str)] = &[
-    (1, "Art & Design"),
-    (2, "Blogs"),
-    (4, "Books"),
-    (5, "Business & Startups"),
-    (7, "Cryptocurrencies"),
-    (8, "Economics"),
-    (10, "Education"),
-    (11, "Entertainment"),
-    (13, "Fashion & Beauty"),
-    (14, "Food & Cooking"),
-    (16, "Games & Apps"),
-    (17, "Health & Fitness"),
-    (19, "Humor & Memes"),
-    (20, "Languages"),
-    (22, "Marketing & PR"),
-    (23, "Movies"),
-    (25, "Music"),
-    (26, "News & Media"),
-    (28, "Parenting"),
-    (29, "Pets"),
-    (31, "Politics"),
-    (32, "Psychology"),
-    (34, "Science"),
-    (35, "Sports"),
-    (37, "Technology"),
-    (38, "Travel"),
-    (40, "Cars & Transport"),
-    (41, "Real Estate"),
-    (43, "Jobs & Careers"),
-    (44, "Shopping & Deals"),
-];
-
-/// The ad buttons, in the spec's order.
-pub const BUTTONS: &[&str] = &[
-    "subscribe",
-    "view",
-    "read",
-    "learn_more",
-    "download",
-    "open",
-    "sign_up",
-    "buy",
-    "order",
-    "play",
-    "try",
-    "leave_request",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,21 +199,13 @@ mod tests {
         assert!(!keyword_usable("   "));
         assert!(!keyword_usable("?!..."));
     }
+    use crate::domain::capabilities::tests::SMALL;
     use std::collections::HashSet;
 
     #[test]
-    fn lists_have_unique_keys() {
+    fn country_codes_are_unique() {
         let codes: HashSet<_> = COUNTRIES.iter().map(|(c, _)| c).collect();
         assert_eq!(codes.len(), COUNTRIES.len());
-        let langs: HashSet<_> = LANGUAGES.iter().map(|(c, _)| c).collect();
-        assert_eq!(langs.len(), LANGUAGES.len());
-        let topics: HashSet<_> = TOPICS.iter().map(|(i, _)| i).collect();
-        assert_eq!(topics.len(), TOPICS.len());
-    }
-
-    #[test]
-    fn topic_ids_have_gaps() {
-        assert!(TOPICS.windows(2).any(|w| w[1].0 - w[0].0 > 1));
     }
 
     fn names(list: &[&str]) -> Option<Vec<String>> {
@@ -339,18 +221,18 @@ mod tests {
             (TargetType::Search, "search_keywords"),
             (TargetType::Users, "countries"),
         ] {
-            assert_eq!(none.check(t).unwrap_err().param, field);
+            assert_eq!(none.check(t, &SMALL).unwrap_err().param, field);
         }
         let users = Targeting {
             topics: Some(vec![1]),
             ..Targeting::default()
         };
-        assert!(users.check(TargetType::Users).is_ok());
+        assert!(users.check(TargetType::Users, &SMALL).is_ok());
     }
 
     #[test]
     fn a_bad_entry_is_named_by_its_index() {
-        let bad = |t: Targeting| t.check(TargetType::Users).unwrap_err().param;
+        let bad = |t: Targeting| t.check(TargetType::Users, &SMALL).unwrap_err().param;
         assert_eq!(
             bad(Targeting {
                 audience_channels: names(&["@good_one", "t.me/fine", "not a name"]),
@@ -367,18 +249,26 @@ mod tests {
         );
         assert_eq!(
             bad(Targeting {
+                languages: names(&["en", "pt"]),
+                ..Targeting::default()
+            }),
+            "languages[1]",
+            "the platform's keys, not plain ISO codes"
+        );
+        assert_eq!(
+            bad(Targeting {
                 exclude_topics: Some(vec![1, 3]),
                 ..Targeting::default()
             }),
             "exclude_topics[1]"
         );
-        let long = "k".repeat(MAX_KEYWORD_CHARS + 1);
+        let long = "k".repeat(SMALL.keywords.max_chars + 1);
         let search = Targeting {
             search_keywords: names(&["fine", &long]),
             ..Targeting::default()
         };
         assert_eq!(
-            search.check(TargetType::Search).unwrap_err().param,
+            search.check(TargetType::Search, &SMALL).unwrap_err().param,
             "search_keywords[1]"
         );
     }

@@ -339,10 +339,7 @@ impl Payload {
             Extra::Cpm => money("cpm")?,
             Extra::Schedule => ExtraValue::Schedule(match &value["schedule"] {
                 Value::Null => None,
-                v => Some(
-                    Schedule::parse(v, "schedule", None)
-                        .map_err(|e| format!("schedule {v}: {e}"))?,
-                ),
+                v => Some(Schedule::stored(v).map_err(|e| format!("schedule {v}: {e}"))?),
             }),
         };
         let action = BulkAction::from_parts(name, read)
@@ -375,12 +372,8 @@ mod tests {
 
     #[test]
     fn bulk_payloads_keep_their_stored_form() {
-        let schedule = Schedule::parse(
-            &json!({ "days": { "mon": [9] }, "timezone": "+03:00" }),
-            "schedule",
-            None,
-        )
-        .unwrap();
+        let schedule =
+            Schedule::stored(&json!({ "days": { "mon": [9] }, "timezone": "+03:00" })).unwrap();
         for action in [
             BulkAction::Pause,
             BulkAction::AddBudget(Money::from_micros(5_000_000)),

@@ -36,12 +36,19 @@ pub struct NewCabinet {
     pub crypto_filters: bool,
 }
 
-/// The smallest non-zero budget of a new cabinet when none is given.
-pub(super) fn default_min_budget(kind: CabinetType) -> i64 {
-    match kind {
-        CabinetType::Euro | CabinetType::Ton => 5,
-        CabinetType::Stars => 500,
-    }
+/// The smallest non-zero budget of a new cabinet when none is given: the platform's for the
+/// cabinet type; refused when the platform has no such cabinets.
+pub(super) fn default_min_budget(s: &Services, kind: CabinetType) -> Result<i64, PanelError> {
+    s.platform
+        .capabilities()
+        .cabinet(kind)
+        .map(|facts| facts.min_budget)
+        .ok_or_else(|| {
+            bad(
+                "type",
+                format!("the platform has no {} cabinets", kind.as_str()),
+            )
+        })
 }
 
 pub fn cabinet_add(s: &Services, c: &NewCabinet) -> Result<Id, PanelError> {
@@ -52,7 +59,7 @@ pub fn cabinet_add(s: &Services, c: &NewCabinet) -> Result<Id, PanelError> {
         .map(parse_balance)
         .transpose()?
         .unwrap_or(Money::ZERO);
-    let min_budget = c.min_budget.unwrap_or_else(|| default_min_budget(kind));
+    let min_budget = c.min_budget.unwrap_or(default_min_budget(s, kind)?);
     if !(0..=MAX_UNITS).contains(&min_budget) {
         return Err(bad(
             "min-budget",

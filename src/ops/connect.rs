@@ -160,7 +160,7 @@ pub fn cabinet_connect(
                 is_active: true,
                 balance: account.balance,
                 balance_updated_at: now.clone(),
-                min_budget: default_min_budget(account.kind),
+                min_budget: default_min_budget(s, account.kind)?,
                 ad_button: true,
                 crypto_filters: false,
                 auth_expired: false,

@@ -1,8 +1,9 @@
 //! Owns the boundary with the ad platform: the one `Platform` trait through which every
-//! platform interaction goes, and the values that cross it. Nothing outside this module may
-//! know which implementation runs: one factory makes it (`build`) from the platform's sections
-//! of the configuration (`config`, each platform owning its own); the built-in simulator lives
-//! in `sim`, the connector to the Telegram Ads API in `telegram`.
+//! platform interaction goes, what a platform can do (`Capabilities`, which the checks of a
+//! client's input read), and the values that cross it. Nothing outside this module may know
+//! which implementation runs: one factory makes it (`build`) from the platform's sections of
+//! the configuration (`config`, each platform owning its own); the built-in simulator lives in
+//! `sim`, the connector to the Telegram Ads API in `telegram`.
 //!
 //! Calls are blocking (a remote connector blocks on HTTP; the simulator on SQLite), so callers
 //! run them off the async runtime and bound them with a timeout.
@@ -19,6 +20,7 @@ use chrono::{DateTime, Utc};
 pub use self::build::{build, Built};
 pub use self::config::{PlatformConfig, PlatformKind, Sections};
 pub use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec};
+pub use crate::domain::capabilities::Capabilities;
 use crate::domain::money::{CabinetType, Money};
 use crate::store::StoreError;
 
@@ -134,6 +136,9 @@ pub struct RemoteAccount {
 
 /// Everything the service asks of the ad platform.
 pub trait Platform: Send + Sync {
+    /// What the platform can do: its cabinet types, targets, buttons, media, limits and time
+    /// zones. Every check of a client's input reads these, not constants.
+    fn capabilities(&self) -> &Capabilities;
     /// The accounts a platform token opens: its own, and with `related` every account it
     /// manages. Only a real platform has tokens.
     fn connect(&self, _token: &str, _related: bool) -> Result<Vec<RemoteAccount>, PlatformError> {

@@ -11,6 +11,7 @@ use rusqlite::Connection;
 use super::fields as campaign_fields;
 use super::OpsError;
 use crate::domain::campaign::{Source, Status};
+use crate::domain::capabilities::Capabilities;
 use crate::domain::fields::Fields;
 use crate::domain::money::CabinetType;
 use crate::domain::task::{BulkAction, Extra, ExtraValue, Payload, TaskKind};
@@ -22,8 +23,12 @@ use crate::store::tasks::NewTask;
 const MAX_IDS: usize = 1000;
 
 /// Reads a bulk request's `action`, `ad_ids` (duplicates dropped) and the action's own field
-/// for a cabinet of `kind`; every other field is refused.
-pub fn parse(f: &mut Fields, kind: CabinetType) -> Result<(BulkAction, Vec<i64>), ParseError> {
+/// for a cabinet of `kind` on a platform of `caps`; every other field is refused.
+pub fn parse(
+    f: &mut Fields,
+    kind: CabinetType,
+    caps: &Capabilities,
+) -> Result<(BulkAction, Vec<i64>), ParseError> {
     let name = f.required_string("action")?;
     let extra = BulkAction::extra(&name).ok_or_else(|| {
         let names: Vec<&str> = BulkAction::names().collect();
@@ -65,7 +70,7 @@ pub fn parse(f: &mut Fields, kind: CabinetType) -> Result<(BulkAction, Vec<i64>)
                 .ok_or_else(|| ParseError::new("cpm", "cpm is required."))?,
         ),
         Extra::Schedule => {
-            ExtraValue::Schedule(campaign_fields::schedule(f, None)?.ok_or_else(|| {
+            ExtraValue::Schedule(campaign_fields::schedule(f, None, caps)?.ok_or_else(|| {
                 ParseError::new(
                     "schedule",
                     "schedule is required: an object, or null to remove it.",

@@ -14,7 +14,7 @@ use crate::domain::campaign::Status;
 use crate::domain::fields::Fields;
 use crate::domain::money::{CabinetType, Money, MAX_UNITS};
 use crate::domain::ParseError;
-use crate::platform::{AdEdit, BudgetOp, PlatformError, Switch};
+use crate::platform::{AdEdit, BudgetOp, Capabilities, PlatformError, Switch};
 use crate::services::Services;
 use crate::store::auto_cpm as auto_cpm_store;
 use crate::store::cabinets::{self, Cabinet};
@@ -47,9 +47,10 @@ pub struct Edit {
 
 impl Edit {
     /// Reads an edit of `row` in `cabinet` from `f` (every field optional; an unknown one
-    /// refused), with the Auto CPM settings `stored` for the campaign.
+    /// refused) on a platform of `caps`, with the Auto CPM settings `stored` for the campaign.
     pub fn read(
         f: &mut Fields,
+        caps: &Capabilities,
         cabinet: &Cabinet,
         row: &CampaignRow,
         stored: Option<Settings>,
@@ -64,11 +65,11 @@ impl Edit {
             cpm: campaign_fields::cpm(f, kind)?,
             daily_budget: campaign_fields::daily_budget(f, kind)?,
             views_per_user: f.int("views_per_user", 1, 4)?,
-            schedule: campaign_fields::schedule(f, Some(row.target_type))?
+            schedule: campaign_fields::schedule(f, Some(row.target_type), caps)?
                 .map(campaign_fields::schedule_json),
             media: None,
             picture: f.bool("picture")?,
-            button: campaign_fields::button(f, cabinet)?,
+            button: campaign_fields::button(f, cabinet, caps)?,
             website_name: campaign_fields::clearable_string(f, "website_name")?,
         };
         let active = f.bool("active")?;

@@ -1,16 +1,16 @@
 //! Owns the grammar of a campaign's fields as a request or a form sends them, read the same by
 //! every face: a bid and a budget in the cabinet's currency (a budget 0 or at least the
-//! cabinet's minimum), the link, the button the cabinet's form has, a schedule, a daily cap,
-//! strings that `null` clears.
+//! cabinet's minimum), the link, the button the cabinet's form has (one of the platform's), a
+//! schedule (in one of the platform's time zones), a daily cap, strings that `null` clears.
 
 use serde_json::Value;
 
 use crate::domain::campaign::TargetType;
+use crate::domain::capabilities::Capabilities;
 use crate::domain::fields::Fields;
 use crate::domain::link::PromoteLink;
 use crate::domain::money::{CabinetType, Money, MAX_MICROS};
 use crate::domain::schedule::Schedule;
-use crate::domain::targeting::BUTTONS;
 use crate::domain::ParseError;
 use crate::store::cabinets::Cabinet;
 
@@ -49,8 +49,13 @@ pub fn promote_url(f: &mut Fields) -> Result<Option<String>, ParseError> {
     Ok(Some(url.trim().to_string()))
 }
 
-/// `button`: one of the spec's buttons, on a cabinet whose ad form has one; `null` clears it.
-pub fn button(f: &mut Fields, cabinet: &Cabinet) -> Result<Option<Option<String>>, ParseError> {
+/// `button`: one of the platform's buttons, on a cabinet whose ad form has one; `null` clears
+/// it.
+pub fn button(
+    f: &mut Fields,
+    cabinet: &Cabinet,
+    caps: &Capabilities,
+) -> Result<Option<Option<String>>, ParseError> {
     let Some(value) = f.raw("button") else {
         return Ok(None);
     };
@@ -64,11 +69,11 @@ pub fn button(f: &mut Fields, cabinet: &Cabinet) -> Result<Option<Option<String>
             "This cabinet's ad form has no button.",
         ));
     }
-    match value.as_str().filter(|b| BUTTONS.contains(b)) {
+    match value.as_str().filter(|b| caps.has_button(b)) {
         Some(b) => Ok(Some(Some(b.to_string()))),
         None => Err(ParseError::new(
             path,
-            format!("button must be one of {}.", BUTTONS.join(", ")),
+            format!("button must be one of {}.", caps.buttons.join(", ")),
         )),
     }
 }
@@ -77,6 +82,7 @@ pub fn button(f: &mut Fields, cabinet: &Cabinet) -> Result<Option<Option<String>
 pub fn schedule(
     f: &mut Fields,
     target: Option<TargetType>,
+    caps: &Capabilities,
 ) -> Result<Option<Option<Schedule>>, ParseError> {
     let Some(value) = f.raw("schedule") else {
         return Ok(None);
@@ -88,6 +94,7 @@ pub fn schedule(
         value,
         &f.path("schedule"),
         target,
+        caps,
     )?)))
 }
 

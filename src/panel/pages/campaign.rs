@@ -363,6 +363,7 @@ async fn send<'a>(
     }
     let command = match Edit::read(
         &mut Fields::new(&body, ""),
+        visit.state.services.platform.capabilities(),
         &cabinet,
         &row,
         stored,

@@ -13,6 +13,7 @@ use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::{ops_error, status_badge};
 use crate::domain::campaign::{Source, Status};
+use crate::domain::capabilities::Capabilities;
 use crate::domain::fields::Fields;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
@@ -171,7 +172,7 @@ pub async fn bulk<'a>(
     _: &'a [&'a str],
 ) -> Result<Reply, WebError> {
     let back = Query::parse(form.get("back").unwrap_or("")).unwrap_or_default();
-    match checked(session, form) {
+    match checked(session, form, visit.state.services.platform.capabilities()) {
         Ok(groups) => {
             let owner = session.person.user.id;
             let queued = visit
@@ -205,7 +206,11 @@ pub async fn bulk<'a>(
 }
 
 /// The selection grouped by cabinet, each with its action read as the API reads a bulk body.
-fn checked(session: &Session, form: &Form) -> Result<Vec<(i64, BulkAction, Vec<i64>)>, Problem> {
+fn checked(
+    session: &Session,
+    form: &Form,
+    caps: &Capabilities,
+) -> Result<Vec<(i64, BulkAction, Vec<i64>)>, Problem> {
     let none = || {
         (
             "ad_ids".to_string(),
@@ -256,8 +261,12 @@ fn checked(session: &Session, form: &Form) -> Result<Vec<(i64, BulkAction, Vec<i
             }
             _ => {}
         }
-        let (action, ids) = bulk::parse(&mut Fields::new(&body, ""), reach.cabinet.cabinet_type)
-            .map_err(|e| (e.param, e.message))?;
+        let (action, ids) = bulk::parse(
+            &mut Fields::new(&body, ""),
+            reach.cabinet.cabinet_type,
+            caps,
+        )
+        .map_err(|e| (e.param, e.message))?;
         out.push((account, action, ids));
     }
     Ok(out)

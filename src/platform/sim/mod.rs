@@ -13,15 +13,16 @@ mod rules;
 pub use config::SimConfig;
 pub use faults::Fault;
 use rows::{account_kind, add_balance, balance_of, load_snapshot, save};
-use rules::{apply_edit, check_draft, rejected, switch};
-pub use rules::{min_cpm, resolve_username};
+pub use rules::resolve_username;
+use rules::{apply_edit, check_draft, rejected, switch, CAPABILITIES};
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 
 use super::{
-    AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Platform, PlatformError, Switch,
+    AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, Platform,
+    PlatformError, Switch,
 };
 use crate::clock;
 use crate::db::Db;
@@ -123,6 +124,10 @@ impl Simulator {
 }
 
 impl Platform for Simulator {
+    fn capabilities(&self) -> &Capabilities {
+        &CAPABILITIES
+    }
+
     fn open_account(&self, kind: CabinetType, balance: Money) -> Result<i64, PlatformError> {
         self.db
             .write_blocking(|tx| {

@@ -205,10 +205,7 @@ struct Pace {
 fn pace_from_row(r: &rusqlite::Row) -> rusqlite::Result<Pace> {
     let schedule: Option<Value> = json_column(r.get(7)?)?;
     let schedule = schedule
-        .map(|v| {
-            Schedule::parse(&v, "schedule", None)
-                .map_err(|_| unreadable("sim_ads.schedule", &v.to_string()))
-        })
+        .map(|v| Schedule::stored(&v).map_err(|_| unreadable("sim_ads.schedule", &v.to_string())))
         .transpose()?;
     Ok(Pace {
         ad: r.get(0)?,

@@ -1,14 +1,23 @@
-//! Owns the platform's rules as the simulator enforces them: content lengths, minimum bids
-//! per currency and target type, username and keyword resolution, what switching on or off
-//! does, and which edit fields send an ad back to review.
+//! Owns the platform's rules as the simulator enforces them: what it can do (Telegram Ads'
+//! capabilities, taking every media type the spec lists), content lengths, the minimum bids of
+//! its capabilities, username and keyword resolution, what switching on or off does, and
+//! which edit fields send an ad back to review.
 
 use serde_json::json;
 
 use crate::domain::ad::{AdDraft, AdEdit, AdSnapshot, AdSpec};
 use crate::domain::campaign::{Status, TargetType};
+use crate::domain::capabilities::Capabilities;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::targeting::{keyword_usable, target_username};
+use crate::platform::telegram;
 use crate::platform::{PlatformError, Switch};
+
+/// What the simulator can do: Telegram Ads', with every media type the spec lists.
+pub const CAPABILITIES: Capabilities = Capabilities {
+    media: telegram::SPEC_MEDIA,
+    ..telegram::CAPABILITIES
+};
 
 /// Switching on or off, as the platform decides it.
 pub(super) fn switch(ad: &mut AdSnapshot, active: bool) -> Switch {
@@ -97,16 +106,6 @@ pub(super) fn apply_edit(
     Ok(())
 }
 
-/// The platform's minimum bid for a currency and target type.
-pub fn min_cpm(kind: CabinetType, target: TargetType) -> Money {
-    Money::from_micros(match (kind, target) {
-        (CabinetType::Euro, TargetType::Users) => 700_000,
-        (CabinetType::Euro, _) => 1_000_000,
-        (CabinetType::Ton, _) => 100_000,
-        (CabinetType::Stars, _) => 1_000_000,
-    })
-}
-
 /// A platform username resolves when it is 5-32 of `a-z`, `0-9`, `_`, starts with a letter,
 /// and does not start with `missing`. Accepts `@name`, `name` and short links.
 pub fn resolve_username(input: &str) -> Option<String> {
@@ -156,13 +155,14 @@ pub(super) fn check_content(spec: &AdSpec) -> Result<(), PlatformError> {
     Ok(())
 }
 
-/// The bid must reach the minimum of the currency and target type.
+/// The bid must reach the minimum of the currency and target type (none where the
+/// capabilities name none).
 pub(super) fn check_cpm(
     kind: CabinetType,
     target: TargetType,
     cpm: Money,
 ) -> Result<(), PlatformError> {
-    let min = min_cpm(kind, target);
+    let min = CAPABILITIES.min_cpm(kind, target).unwrap_or(Money::ZERO);
     if cpm < min {
         return Err(PlatformError::Rejected {
             reason: format!(
@@ -341,21 +341,41 @@ mod tests {
 
     #[test]
     fn minimum_bids_follow_currency_and_target() {
-        assert_eq!(
-            min_cpm(CabinetType::Euro, TargetType::Channels).micros(),
-            1_000_000
-        );
-        assert_eq!(
-            min_cpm(CabinetType::Euro, TargetType::Users).micros(),
-            700_000
-        );
-        assert_eq!(
-            min_cpm(CabinetType::Ton, TargetType::Bots).micros(),
-            100_000
-        );
-        assert_eq!(
-            min_cpm(CabinetType::Stars, TargetType::Search).micros(),
-            1_000_000
-        );
+        for (kind, target, targeting, min) in [
+            (
+                CabinetType::Euro,
+                TargetType::Channels,
+                json!({ "channels": ["@tech_daily"] }),
+                1_000_000,
+            ),
+            (
+                CabinetType::Euro,
+                TargetType::Users,
+                json!({ "countries": ["DE"] }),
+                700_000,
+            ),
+            (
+                CabinetType::Ton,
+                TargetType::Bots,
+                json!({ "bots": ["@shop_bot"] }),
+                100_000,
+            ),
+            (
+                CabinetType::Stars,
+                TargetType::Search,
+                json!({ "search_keywords": ["shoes"] }),
+                1_000_000,
+            ),
+        ] {
+            let low = draft(target, targeting.clone(), min - 1);
+            assert_eq!(
+                refusal(check_draft(kind, &low)).2,
+                Some(Money::from_micros(min)),
+                "{} {}",
+                kind.as_str(),
+                target.as_str()
+            );
+            assert!(check_draft(kind, &draft(target, targeting, min)).is_ok());
+        }
     }
 }

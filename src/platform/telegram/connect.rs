@@ -4,6 +4,7 @@
 
 use serde_json::{json, Map};
 
+use super::capabilities::CAPABILITIES;
 use super::errors::refusal;
 use super::wire::{Call, WireError};
 use super::{map, Account, Credential, Telegram};
@@ -44,7 +45,7 @@ impl Telegram {
                     .to_string();
                 let kind = info["currency"]
                     .as_str()
-                    .and_then(map::cabinet_type)
+                    .and_then(|code| CAPABILITIES.cabinet_of_currency(code))
                     .ok_or_else(|| {
                         PlatformError::Refused(format!(
                             "account {platform_id} has a currency adcab does not know: {}",

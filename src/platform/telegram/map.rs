@@ -1,27 +1,19 @@
 //! Owns the translation between the Telegram Ads API's shapes and adcab's: status values,
 //! money (JSON numbers read from their text, sent at the currency's precision), targeting
 //! (the API's input and output target shapes), field names (`impression_frequency`,
-//! `show_userpic`, `daily_budget_limit`, ...) and currencies (EUR → euro, TON → ton,
-//! XTR → stars). The schedule's week masks are in `schedule`.
+//! `show_userpic`, `daily_budget_limit`, ...), currencies and placements (read from the
+//! platform's capabilities). The schedule's week masks are in `schedule`.
 
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::{Decimal, RoundingStrategy};
 use serde_json::{json, Map, Value};
 
+use super::capabilities::CAPABILITIES;
 use super::errors::Unsendable;
 use super::schedule::{schedule_from, schedule_to};
 use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec};
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::money::{CabinetType, Money, MONEY_SCALE};
-
-pub fn cabinet_type(code: &str) -> Option<CabinetType> {
-    match code {
-        "EUR" => Some(CabinetType::Euro),
-        "TON" => Some(CabinetType::Ton),
-        "XTR" => Some(CabinetType::Stars),
-        _ => None,
-    }
-}
 
 /// The platform's status as adcab's. `ready_for_review` (created or edited without budget,
 /// not submitted) reads as `Stopped`: it has no budget and nothing is shown; the connector
@@ -158,11 +150,12 @@ fn target_type(ad: &Value, target: &Value) -> Option<TargetType> {
     if let Some(t) = target.get("type").and_then(Value::as_str) {
         return TargetType::parse(t);
     }
-    Some(match ad.get("placement").and_then(Value::as_str) {
-        Some("bot_banner") => TargetType::Bots,
-        Some("search_result") => TargetType::Search,
-        _ => TargetType::Channels,
-    })
+    Some(
+        ad.get("placement")
+            .and_then(Value::as_str)
+            .and_then(|p| CAPABILITIES.target_of_placement(p))
+            .unwrap_or(TargetType::Channels),
+    )
 }
 
 /// `@username` of a catalogue channel or bot, or its numeric id as text when it has none.
@@ -280,15 +273,6 @@ fn insert_nonempty(map: &mut Map<String, Value>, name: &str, v: Value) {
     }
 }
 
-/// The placement of a target type, sent with every new ad.
-pub fn placement(t: TargetType) -> &'static str {
-    match t {
-        TargetType::Channels | TargetType::Users => "channel_post",
-        TargetType::Bots => "bot_banner",
-        TargetType::Search => "search_result",
-    }
-}
-
 /// The `https://t.me/...` link the platform takes for `@name`; other links are sent as given.
 pub fn promote_url(url: &str) -> String {
     match url.trim().strip_prefix('@') {
@@ -318,7 +302,13 @@ pub fn create_params(
         "target".into(),
         input_target(spec.target_type, &spec.targeting, peers)?,
     );
-    p.insert("placement".into(), json!(placement(spec.target_type)));
+    let placement = CAPABILITIES
+        .placement(spec.target_type)
+        .ok_or_else(|| Unsendable {
+            param: "target_type",
+            reason: format!("The platform has no {} ads.", spec.target_type.as_str()),
+        })?;
+    p.insert("placement".into(), json!(placement));
     common_fields(&mut p, spec, media);
     if draft.budget.micros() > 0 {
         p.insert("initial_budget".into(), number(draft.budget, scale));

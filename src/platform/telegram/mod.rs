@@ -4,8 +4,10 @@
 //! operation tokens; the platform's refusals become the spec's errors with a sentence saying
 //! what to do. The wire is in `wire`; the shapes in `map` and `schedule`; reads in `reads`;
 //! what a token opens in `connect`; error mapping in `errors`; the hourly report in `report`;
-//! the connector's own tables in `state`; its section of the configuration in `config`.
+//! the connector's own tables in `state`; what the platform can do in `capabilities`; its
+//! section of the configuration in `config`.
 
+mod capabilities;
 mod config;
 mod connect;
 mod errors;
@@ -16,6 +18,7 @@ mod schedule;
 mod state;
 mod wire;
 
+pub use capabilities::{CAPABILITIES, SPEC_MEDIA};
 pub use config::TelegramConfig;
 
 use std::path::PathBuf;
@@ -29,8 +32,8 @@ use serde_json::{json, Map, Value};
 use self::errors::{refusal, rejected, unsendable};
 use self::wire::{Call, Upload, Wire, WireError};
 use super::{
-    AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Platform, PlatformError,
-    RemoteAccount, Switch,
+    AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, Platform,
+    PlatformError, RemoteAccount, Switch,
 };
 use crate::clock;
 use crate::db::Db;
@@ -245,6 +248,10 @@ impl Telegram {
 }
 
 impl Platform for Telegram {
+    fn capabilities(&self) -> &Capabilities {
+        &CAPABILITIES
+    }
+
     fn connect(&self, token: &str, related: bool) -> Result<Vec<RemoteAccount>, PlatformError> {
         self.accounts_of(token, related)
     }

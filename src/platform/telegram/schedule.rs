@@ -1,18 +1,21 @@
 //! Owns the schedule's translation: adcab's days of hours and UTC offset to and from the
-//! platform's seven 24-bit week masks, Monday first, with its 40 time zones.
+//! platform's seven 24-bit week masks, Monday first, and its time zone in seconds.
 
 use serde_json::{json, Map, Value};
 
+use super::capabilities::CAPABILITIES;
 use super::errors::Unsendable;
 use crate::domain::schedule::{Schedule, Zone, DAYS};
 
-/// adcab's schedule (days of hours, an offset) as the platform's week masks. `None` when the
-/// offset is not one of the platform's 40 time zones.
+/// adcab's schedule (days of hours, an offset) as the platform's week masks; refused when it
+/// does not read as a schedule of the platform's (its offset not one of the platform's time
+/// zones among them).
 pub fn schedule_to(value: &Value) -> Result<Value, Unsendable> {
-    let schedule = Schedule::parse(value, "schedule", None).map_err(|e| Unsendable {
-        param: "schedule",
-        reason: e.message,
-    })?;
+    let schedule =
+        Schedule::parse(value, "schedule", None, &CAPABILITIES).map_err(|e| Unsendable {
+            param: "schedule",
+            reason: e.message,
+        })?;
     let masks: Vec<u32> = schedule
         .days
         .iter()
@@ -20,15 +23,7 @@ pub fn schedule_to(value: &Value) -> Result<Value, Unsendable> {
         .collect();
     Ok(match schedule.zone {
         Zone::Viewer => json!({ "week_hours_mask": masks, "use_viewer_timezone": true }),
-        Zone::Offset(minutes) => {
-            if !PLATFORM_OFFSETS.contains(&minutes) {
-                return Err(Unsendable {
-                    param: "schedule",
-                    reason: "The platform does not offer this time zone; use a whole-hour offset or one of its half and quarter hours.".into(),
-                });
-            }
-            json!({ "week_hours_mask": masks, "timezone": minutes * 60 })
-        }
+        Zone::Offset(minutes) => json!({ "week_hours_mask": masks, "timezone": minutes * 60 }),
     })
 }
 
@@ -54,13 +49,6 @@ pub fn schedule_from(value: &Value) -> Option<Value> {
     Some(json!({ "days": days, "timezone": zone }))
 }
 
-/// The platform's time zones, in minutes east of UTC.
-const PLATFORM_OFFSETS: [i32; 40] = [
-    -720, -660, -600, -570, -540, -480, -420, -360, -300, -240, -210, -180, -150, -120, -60, 0, 60,
-    120, 180, 210, 240, 270, 300, 330, 345, 360, 390, 420, 480, 525, 540, 570, 600, 630, 660, 720,
-    765, 780, 825, 840,
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +73,8 @@ mod tests {
         );
         let odd = json!({"days": {"fri": [23]}, "timezone": "-02:30"});
         assert_eq!(schedule_to(&odd).unwrap()["timezone"], json!(-9000));
+        let unoffered = json!({"days": {"fri": [23]}, "timezone": "+05:15"});
+        assert_eq!(schedule_to(&unoffered).unwrap_err().param, "schedule");
         assert_eq!(
             schedule_from(&json!({"week_hours_mask": [0, 0, 0, 0, 0, 0, 0], "timezone": 0})),
             None

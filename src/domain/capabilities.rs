@@ -1,0 +1,251 @@
+//! Owns the shape of what an ad platform can do, as one value the platform hands out and every
+//! check of a client's input reads: its cabinet types with their facts (the platform's code of
+//! the currency, the default budget floor, the lowest bids), the target types it serves and the
+//! placement of each, its ad buttons, the media it takes and their sizes, the limits and lists
+//! of targeting (keywords, languages, topics) and the time zones of a schedule. No platform's
+//! numbers live here: each platform fills one (Telegram Ads' in `platform::telegram`).
+
+use super::campaign::TargetType;
+use super::countries::COUNTRIES;
+use super::money::{CabinetType, Money};
+
+/// What a platform can do: plain `'static` data, so it is handed out by reference (or copied)
+/// for nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct Capabilities {
+    /// The cabinet types its accounts come in, each with its facts.
+    pub cabinets: &'static [CabinetFacts],
+    /// The target types it serves, in the order a refusal lists them, each with its placement.
+    pub targets: &'static [TargetFacts],
+    /// The ad buttons, in the order `GET /v1/targeting` lists them.
+    pub buttons: &'static [&'static str],
+    /// The media files it takes, by the type their bytes show, each with its largest size.
+    pub media: &'static [MediaKind],
+    /// Entries a list of channels, bots or audience channels takes at most.
+    pub max_targets: usize,
+    /// How many search keywords a campaign takes, and how long each may be.
+    pub keywords: KeywordLimits,
+    /// Languages as the platform keys them, with their names.
+    pub languages: &'static [(&'static str, &'static str)],
+    /// Topics as the platform numbers them, with their names.
+    pub topics: &'static [(i64, &'static str)],
+    /// The time zones a schedule may name, in minutes east of UTC.
+    pub time_zones: &'static [i32],
+}
+
+/// One cabinet type as a platform has it.
+#[derive(Debug, Clone, Copy)]
+pub struct CabinetFacts {
+    pub kind: CabinetType,
+    /// The platform's own code of the cabinet's currency (Telegram Ads: `XTR` for Stars).
+    pub currency_code: &'static str,
+    /// The smallest non-zero budget of a campaign, in whole units, of a cabinet added without
+    /// one of its own.
+    pub min_budget: i64,
+    /// The lowest bid per target type.
+    pub min_cpm: &'static [(TargetType, Money)],
+}
+
+/// A target type a platform serves and the placement its ads take there.
+#[derive(Debug, Clone, Copy)]
+pub struct TargetFacts {
+    pub target: TargetType,
+    pub placement: &'static str,
+}
+
+/// A kind of media file a platform takes.
+#[derive(Debug, Clone, Copy)]
+pub struct MediaKind {
+    /// The media type its bytes show (`image/png`).
+    pub media_type: &'static str,
+    pub max_bytes: usize,
+}
+
+/// Search keywords: how many at most, and how many characters each.
+#[derive(Debug, Clone, Copy)]
+pub struct KeywordLimits {
+    pub max_count: usize,
+    pub max_chars: usize,
+}
+
+impl Capabilities {
+    /// The facts of a cabinet type; `None` when the platform has no such cabinets.
+    pub fn cabinet(&self, kind: CabinetType) -> Option<&CabinetFacts> {
+        self.cabinets.iter().find(|c| c.kind == kind)
+    }
+
+    /// The cabinet type whose currency the platform codes as `code`.
+    pub fn cabinet_of_currency(&self, code: &str) -> Option<CabinetType> {
+        self.cabinets
+            .iter()
+            .find(|c| c.currency_code == code)
+            .map(|c| c.kind)
+    }
+
+    /// The lowest bid in a cabinet of `kind` for `target`; `None` when the platform has no
+    /// such cabinet or target.
+    pub fn min_cpm(&self, kind: CabinetType, target: TargetType) -> Option<Money> {
+        self.cabinet(kind)?
+            .min_cpm
+            .iter()
+            .find(|(t, _)| *t == target)
+            .map(|(_, min)| *min)
+    }
+
+    /// Whether the platform serves `target`.
+    pub fn serves(&self, target: TargetType) -> bool {
+        self.targets.iter().any(|t| t.target == target)
+    }
+
+    /// The target types served, as a refusal names them: `channels, bots, search or users`.
+    pub fn target_names(&self) -> String {
+        let names: Vec<&str> = self.targets.iter().map(|t| t.target.as_str()).collect();
+        match names.split_last() {
+            Some((last, [])) => (*last).to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    }
+
+    /// The placement an ad of `target` takes.
+    pub fn placement(&self, target: TargetType) -> Option<&'static str> {
+        self.targets
+            .iter()
+            .find(|t| t.target == target)
+            .map(|t| t.placement)
+    }
+
+    /// The first target type (in the platform's order) whose ads take `placement`.
+    pub fn target_of_placement(&self, placement: &str) -> Option<TargetType> {
+        self.targets
+            .iter()
+            .find(|t| t.placement == placement)
+            .map(|t| t.target)
+    }
+
+    /// Whether `button` is one of the platform's ad buttons.
+    pub fn has_button(&self, button: &str) -> bool {
+        self.buttons.contains(&button)
+    }
+
+    /// The media kind of a media type, when the platform takes it.
+    pub fn media_kind(&self, media_type: &str) -> Option<&MediaKind> {
+        self.media.iter().find(|m| m.media_type == media_type)
+    }
+
+    /// The largest file of any kind the platform takes: how much of an upload is read.
+    pub fn largest_media(&self) -> usize {
+        self.media.iter().map(|m| m.max_bytes).max().unwrap_or(0)
+    }
+
+    /// The most entries a targeting list field takes: as many as there are codes (countries,
+    /// languages, topics), else the platform's limit for keywords or targets.
+    pub fn max_entries(&self, field: &str) -> usize {
+        match field {
+            "countries" => COUNTRIES.len(),
+            "languages" => self.languages.len(),
+            "topics" | "exclude_topics" => self.topics.len(),
+            "search_keywords" => self.keywords.max_count,
+            _ => self.max_targets,
+        }
+    }
+
+    /// Whether a schedule may name the offset of `minutes` east of UTC.
+    pub fn takes_zone(&self, minutes: i32) -> bool {
+        self.time_zones.contains(&minutes)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A small platform of its own, so the domain's rules are tested apart from any real
+    /// platform's numbers.
+    pub(crate) const SMALL: Capabilities = Capabilities {
+        cabinets: &[CabinetFacts {
+            kind: CabinetType::Euro,
+            currency_code: "EUR",
+            min_budget: 5,
+            min_cpm: &[(TargetType::Channels, Money::from_micros(1_000_000))],
+        }],
+        targets: &[
+            TargetFacts {
+                target: TargetType::Channels,
+                placement: "post",
+            },
+            TargetFacts {
+                target: TargetType::Search,
+                placement: "results",
+            },
+            TargetFacts {
+                target: TargetType::Users,
+                placement: "post",
+            },
+        ],
+        buttons: &["open"],
+        media: &[
+            MediaKind {
+                media_type: "image/png",
+                max_bytes: 1000,
+            },
+            MediaKind {
+                media_type: "video/mp4",
+                max_bytes: 5000,
+            },
+        ],
+        max_targets: 3,
+        keywords: KeywordLimits {
+            max_count: 2,
+            max_chars: 8,
+        },
+        languages: &[("en", "English"), ("pt-br", "Portuguese (Brazil)")],
+        topics: &[(1, "Art"), (4, "Books")],
+        time_zones: &[-150, 0, 60],
+    };
+
+    #[test]
+    fn facts_are_found_by_kind_code_target_and_placement() {
+        assert_eq!(SMALL.cabinet(CabinetType::Euro).unwrap().min_budget, 5);
+        assert!(SMALL.cabinet(CabinetType::Stars).is_none());
+        assert_eq!(SMALL.cabinet_of_currency("EUR"), Some(CabinetType::Euro));
+        assert_eq!(SMALL.cabinet_of_currency("XTR"), None);
+        assert_eq!(
+            SMALL.min_cpm(CabinetType::Euro, TargetType::Channels),
+            Some(Money::from_micros(1_000_000))
+        );
+        assert_eq!(SMALL.min_cpm(CabinetType::Euro, TargetType::Bots), None);
+        assert!(SMALL.serves(TargetType::Search) && !SMALL.serves(TargetType::Bots));
+        assert_eq!(SMALL.placement(TargetType::Users), Some("post"));
+        assert_eq!(
+            SMALL.target_of_placement("post"),
+            Some(TargetType::Channels),
+            "the first in the platform's order"
+        );
+        assert_eq!(SMALL.target_of_placement("banner"), None);
+    }
+
+    #[test]
+    fn target_types_are_named_as_a_list() {
+        assert_eq!(SMALL.target_names(), "channels, search or users");
+        let one = Capabilities {
+            targets: &SMALL.targets[..1],
+            ..SMALL
+        };
+        assert_eq!(one.target_names(), "channels");
+    }
+
+    #[test]
+    fn limits_come_from_the_platform_and_the_lists() {
+        assert_eq!(SMALL.max_entries("channels"), 3);
+        assert_eq!(SMALL.max_entries("search_keywords"), 2);
+        assert_eq!(SMALL.max_entries("languages"), 2);
+        assert_eq!(SMALL.max_entries("exclude_topics"), 2);
+        assert_eq!(SMALL.max_entries("countries"), COUNTRIES.len());
+        assert_eq!(SMALL.largest_media(), 5000);
+        assert_eq!(SMALL.media_kind("image/png").unwrap().max_bytes, 1000);
+        assert!(SMALL.media_kind("image/gif").is_none());
+        assert!(SMALL.has_button("open") && !SMALL.has_button("buy"));
+        assert!(SMALL.takes_zone(-150) && !SMALL.takes_zone(120));
+    }
+}
