@@ -54,20 +54,7 @@ pub const CAPABILITIES: Capabilities = Capabilities {
         },
     ],
     buttons: BUTTONS,
-    media: &[
-        MediaKind {
-            media_type: "image/jpeg",
-            max_bytes: MAX_FILE,
-        },
-        MediaKind {
-            media_type: "image/png",
-            max_bytes: MAX_FILE,
-        },
-        MediaKind {
-            media_type: "video/mp4",
-            max_bytes: MAX_FILE,
-        },
-    ],
+    media: &[JPEG, PNG, MP4],
     max_targets: 100,
     keywords: KeywordLimits {
         max_count: 100,
@@ -91,28 +78,21 @@ const fn lowest_bids(posts: i64, users: i64) -> [(TargetType, Money); 4] {
 
 /// What the spec promises an upload may be, all of which the simulator takes: JPG, PNG, GIF,
 /// WEBP or MP4, up to 10 MB (the platform's own API takes the first two pictures and MP4).
-pub const SPEC_MEDIA: &[MediaKind] = &[
+pub const SPEC_MEDIA: &[MediaKind] = &[JPEG, PNG, GIF, WEBP, MP4];
+
+const JPEG: MediaKind = upload("image/jpeg");
+const PNG: MediaKind = upload("image/png");
+const GIF: MediaKind = upload("image/gif");
+const WEBP: MediaKind = upload("image/webp");
+const MP4: MediaKind = upload("video/mp4");
+
+/// A media type taken up to the API's largest file.
+const fn upload(media_type: &'static str) -> MediaKind {
     MediaKind {
-        media_type: "image/jpeg",
+        media_type,
         max_bytes: MAX_FILE,
-    },
-    MediaKind {
-        media_type: "image/png",
-        max_bytes: MAX_FILE,
-    },
-    MediaKind {
-        media_type: "image/gif",
-        max_bytes: MAX_FILE,
-    },
-    MediaKind {
-        media_type: "image/webp",
-        max_bytes: MAX_FILE,
-    },
-    MediaKind {
-        media_type: "video/mp4",
-        max_bytes: MAX_FILE,
-    },
-];
+    }
+}
 
 /// The platform's time zones, in minutes east of UTC: whole hours from -12:00 to +14:00 and
 /// thirteen half and quarter hours.
