@@ -39,7 +39,8 @@ impl Services {
     /// Opens the database (creating it only when `how` says so, applying migrations) and the
     /// configured platform. Errors are sentences for the operator.
     pub fn open(config: Config, how: Open) -> Result<Services, String> {
-        let db = Db::open_upgrading(&config.storage.path, how, Some(&config.backup_folder()))?;
+        let db = Db::open_upgrading(&config.storage.path, how, Some(&config.backup_folder()))
+            .map_err(|e| e.to_string())?;
         let (platform, sim): (Arc<dyn Platform>, _) = match config.platform.kind {
             PlatformKind::Sim => {
                 let sim = Arc::new(Simulator::new(db.clone(), config.sim.clone()));

@@ -19,9 +19,9 @@ mod readers;
 pub mod schema;
 mod writer;
 
-pub use error::StoreError;
+pub use error::{OpenError, StoreError};
 pub use gate::Gate;
-pub use offload::{blocking, in_request, panic_text};
+pub use offload::{blocking, in_request, panic_text, Panicked};
 pub use writer::Yield;
 
 /// How long SQLite itself waits for a lock another process (the panel) holds.
@@ -74,37 +74,39 @@ struct Inner {
 }
 
 impl Db {
-    /// Opens the database at `path` and brings its schema up to date. Errors are sentences
-    /// for the operator, naming the file.
-    pub fn open(path: &Path, how: Open) -> Result<Db, String> {
+    /// Opens the database at `path` and brings its schema up to date.
+    pub fn open(path: &Path, how: Open) -> Result<Db, OpenError> {
         Db::open_upgrading(path, how, None)
     }
 
     /// [`Db::open`], first taking a backup into `backups` when the database has tables and
     /// migrations of this binary are still to be applied to it; it refuses to migrate when
     /// the backup fails.
-    pub fn open_upgrading(path: &Path, how: Open, backups: Option<&Path>) -> Result<Db, String> {
-        let shown = path.display();
+    pub fn open_upgrading(path: &Path, how: Open, backups: Option<&Path>) -> Result<Db, OpenError> {
         match how {
             Open::Existing if !path.exists() => {
-                return Err(format!(
-                    "there is no database at {shown}; check [storage] path in the config (relative paths are read from the config file's folder), or create it with `adcab init`"
-                ))
+                return Err(OpenError::Missing {
+                    path: path.to_path_buf(),
+                })
             }
             Open::Existing => {}
             Open::Create => create_private(path)?,
         }
-        let mut writer = open_connection(path)
-            .map_err(|e| format!("cannot open the database at {shown}: {}", sentence(&e)))?;
+        let mut conn = open_connection(path).map_err(|source| OpenError::Connect {
+            path: path.to_path_buf(),
+            source,
+        })?;
         if let Some(dir) = backups {
-            backup_before_migrating(&writer, path, dir)
-                .map_err(|e| format!("the database at {shown}: {e}"))?;
+            backup_before_migrating(&conn, path, dir)?;
         }
-        schema::migrate(&mut writer).map_err(|e| format!("the database at {shown}: {e}"))?;
+        schema::migrate(&mut conn).map_err(|reason| OpenError::Migrate {
+            path: path.to_path_buf(),
+            reason,
+        })?;
         Ok(Db {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
-                writer: writer::Writer::start(writer, writer::QUEUE, writer::WAIT),
+                writer: writer::Writer::start(conn, writer::QUEUE, writer::WAIT),
                 readers: readers::Readers::new(path),
                 integrity: OnceLock::new(),
             }),
@@ -132,25 +134,27 @@ impl Db {
 
     /// Proves the database takes writes (records the schema version in its header), so a
     /// read-only file is reported before the server says it is serving.
-    pub fn check_writable(&self) -> Result<(), String> {
+    pub fn check_writable(&self) -> Result<(), OpenError> {
         self.write_blocking(|tx| schema::stamp_version(tx))
-            .map_err(|e| {
-                format!(
-                    "the database at {} does not take writes: {e}",
-                    self.path().display()
-                )
+            .map_err(|source| OpenError::NotWritable {
+                path: self.path().to_path_buf(),
+                source,
             })
     }
 
     /// SQLite's quick check of the file (every page's structure, at most [`INTEGRITY_BUDGET`]),
     /// run once for this handle and remembered: `serve` runs it before its first write and its
     /// readiness reports it. Damage, or a check that could not run, is an error naming the file.
-    pub fn check_integrity(&self) -> Result<schema::Integrity, String> {
+    pub fn check_integrity(&self) -> Result<schema::Integrity, OpenError> {
         if let Some(found) = self.inner.integrity.get() {
             return Ok(*found);
         }
-        let found = schema::quick_check(&self.inner.path, INTEGRITY_BUDGET)
-            .map_err(|e| format!("the database at {}: {e}", self.path().display()))?;
+        let found = schema::quick_check(&self.inner.path, INTEGRITY_BUDGET).map_err(|reason| {
+            OpenError::Damaged {
+                path: self.path().to_path_buf(),
+                reason,
+            }
+        })?;
         Ok(*self.inner.integrity.get_or_init(|| found))
     }
 }
@@ -169,7 +173,7 @@ pub async fn checkpoints(db: Db, mut stop: tokio::sync::watch::Receiver<bool>) {
         match blocking(move || db.checkpoint()).await {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => tracing::warn!(error = %e, "checkpoint failed"),
-            Err(panic) => tracing::error!(panic, "checkpoint panicked"),
+            Err(panic) => tracing::error!(%panic, "checkpoint panicked"),
         }
     }
 }
@@ -197,25 +201,33 @@ pub fn media_folder(db_path: &Path) -> PathBuf {
 /// Creates the database file at `path` when it is missing, and its folder when that is missing
 /// too, private to their owner whatever the umask (SQLite gives the file's write-ahead log
 /// and shared memory the file's own mode).
-fn create_private(path: &Path) -> Result<(), String> {
+fn create_private(path: &Path) -> Result<(), OpenError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        crate::primitives::private_dir(dir)
-            .map_err(|e| format!("cannot create the folder {}: {e}", dir.display()))?;
+        crate::primitives::private_dir(dir).map_err(|source| OpenError::Folder {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
     }
     match crate::primitives::private_file(path) {
         Ok(_) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(format!(
-            "cannot create the database {}: {e}",
-            path.display()
-        )),
+        Err(source) => Err(OpenError::File {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 
 /// Takes a backup of a database with tables into `dir` when migrations are pending for it.
-fn backup_before_migrating(conn: &Connection, path: &Path, dir: &Path) -> Result<(), String> {
-    let from = schema::current(conn).map_err(|e| sentence(&e))?;
-    let pending = schema::pending(conn).map_err(|e| e.to_string())?;
+fn backup_before_migrating(conn: &Connection, path: &Path, dir: &Path) -> Result<(), OpenError> {
+    let from = schema::current(conn).map_err(|source| OpenError::Version {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let pending = schema::pending(conn).map_err(|source| OpenError::Pending {
+        path: path.to_path_buf(),
+        source,
+    })?;
     if from == 0 || pending == 0 {
         return Ok(());
     }
@@ -223,8 +235,10 @@ fn backup_before_migrating(conn: &Connection, path: &Path, dir: &Path) -> Result
         backup::Kind::BeforeMigration { from },
         &backup::stamp_now(),
     ));
-    let report = backup::snapshot(conn, path, &to)
-        .map_err(|e| format!("the backup before migrating failed, so nothing was migrated: {e}"))?;
+    let report = backup::snapshot(conn, path, &to).map_err(|reason| OpenError::Backup {
+        path: path.to_path_buf(),
+        reason,
+    })?;
     tracing::info!(backup = %report.path, from, to = schema::version(), "backed up before migrating");
     Ok(())
 }
@@ -294,6 +308,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub").join("m.db");
         let err = Db::open(&path, Open::Existing).err().unwrap();
+        let err = err.to_string();
         assert!(err.contains(&path.display().to_string()), "{err}");
         assert!(!path.exists());
         Db::open(&path, Open::Create).unwrap();

@@ -1,10 +1,22 @@
 //! Owns running blocking work off the async runtime on tokio's blocking pool: a background
-//! loop's step, whose panic comes back as its text so the loop can log it and go on, and a
+//! loop's step, whose panic comes back as [`Panicked`] so the loop can log it and go on, and a
 //! request's work, whose panic carries on in the request as if the work had run inline.
+
+/// A panic in blocking work of a background loop, with what it said.
+#[derive(Debug)]
+pub struct Panicked(pub String);
+
+impl std::fmt::Display for Panicked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Panicked {}
 
 /// Runs blocking work of a background loop on tokio's blocking pool; `Err` carries what a
 /// panic there said, so the loop can log it and go on.
-pub async fn blocking<T, F>(f: F) -> Result<T, String>
+pub async fn blocking<T, F>(f: F) -> Result<T, Panicked>
 where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
@@ -12,8 +24,8 @@ where
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| match e.try_into_panic() {
-            Ok(panic) => panic_text(panic),
-            Err(e) => e.to_string(),
+            Ok(panic) => Panicked(panic_text(panic)),
+            Err(e) => Panicked(e.to_string()),
         })
 }
 
