@@ -23,6 +23,21 @@ pub enum StoreError {
     Sqlite(rusqlite::Error),
 }
 
+impl StoreError {
+    /// The same failure for each of several writes whose shared transaction it ended (SQLite's
+    /// own error cannot be copied, so it is passed on as its text).
+    pub fn shared(&self) -> StoreError {
+        match self {
+            StoreError::Busy => StoreError::Busy,
+            StoreError::Conflict => StoreError::Conflict,
+            StoreError::Full => StoreError::Full,
+            StoreError::Corrupt(what) => StoreError::Corrupt(what.clone()),
+            StoreError::Failed(what) => StoreError::Failed(what.clone()),
+            StoreError::Sqlite(_) => StoreError::Failed(self.to_string()),
+        }
+    }
+}
+
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
         if matches!(

@@ -39,18 +39,13 @@ impl Gate {
             Ok(Err(_)) | Err(_) => Err(StoreError::Busy),
         }
     }
-
-    /// How many wait for a permit.
-    pub(super) fn waiting(&self) -> usize {
-        self.waiting.load(Ordering::SeqCst)
-    }
 }
 
 /// One place in a gate's queue, given back when the waiter leaves (even when cancelled).
-pub(super) struct Waiting<'a>(&'a AtomicUsize);
+struct Waiting<'a>(&'a AtomicUsize);
 
 impl<'a> Waiting<'a> {
-    pub(super) fn join(count: &'a AtomicUsize, queue: usize) -> Result<Waiting<'a>, StoreError> {
+    fn join(count: &'a AtomicUsize, queue: usize) -> Result<Waiting<'a>, StoreError> {
         if count.fetch_add(1, Ordering::SeqCst) >= queue {
             count.fetch_sub(1, Ordering::SeqCst);
             return Err(StoreError::Busy);

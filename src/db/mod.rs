@@ -1,9 +1,8 @@
 //! Owns SQLite: opening the database (only `serve` and `init` create one; its schema is brought
 //! up to date by `schema`), the service's pragmas, and the handle every caller shares: one
-//! writer (`writer`) and a small read pool (`readers`), each waited for with a deadline and
-//! entered by async callers through bounded queues, so that a burst is answered "busy"
-//! instead of piling up blocked threads. It knows nothing of tables beyond the migration
-//! ledger.
+//! writer thread behind a bounded queue (`writer`) and a small read pool (`readers`), so that
+//! statements run off the async runtime and a burst is answered "busy" instead of piling up
+//! blocked threads. It knows nothing of tables beyond the migration ledger.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -59,7 +58,8 @@ pub enum Open {
     Existing,
 }
 
-/// A handle on the database file. Cheap to clone; every call runs on a blocking thread.
+/// A handle on the database file. Cheap to clone; the writer thread ends, and the file is
+/// closed, when the last handle goes.
 #[derive(Clone)]
 pub struct Db {
     inner: Arc<Inner>,
