@@ -38,7 +38,8 @@ impl Services {
     /// Opens the database (creating it only when `how` says so, applying migrations) and the
     /// configured platform. Errors are sentences for the operator.
     pub fn open(config: Config, how: Open) -> Result<Services, String> {
-        let db = Db::open_upgrading(&config.storage.path, how, Some(&config.backup_folder()))?;
+        let db = Db::open_upgrading(&config.storage.path, how, Some(&config.backup_folder()))
+            .map_err(|e| e.to_string())?;
         let built = platform::build(
             config.platform_sections(),
             &db,

@@ -51,7 +51,9 @@ pub async fn answer(state: &AppState, probe: Probe) -> Result<Reply, ApiError> {
                 .map_err(|e: StoreError| e.to_string());
             // Remembered from the start (`serve` refuses to start on damage), so no file is read.
             let checked = db.clone();
-            let integrity = crate::db::in_request(move || checked.check_integrity()).await;
+            let integrity =
+                crate::db::in_request(move || checked.check_integrity().map_err(|e| e.to_string()))
+                    .await;
             let pending = db.read(schema::pending).await;
             let lag = db.read(scheduler::lag_seconds).await;
             let ready = readiness(writable, integrity, pending, lag);

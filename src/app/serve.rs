@@ -91,7 +91,10 @@ pub async fn run(
 /// write): damage refuses the start; a check that ran out of time is logged and served.
 async fn check_integrity(services: &Services) -> Result<(), String> {
     let db = services.db.clone();
-    match db::blocking(move || db.check_integrity()).await?? {
+    let found = db::blocking(move || db.check_integrity())
+        .await
+        .map_err(|panic| panic.to_string())?;
+    match found.map_err(|e| e.to_string())? {
         db::schema::Integrity::Intact { took } => {
             tracing::info!(ms = took.as_millis() as u64, "quick check: no damaged page")
         }

@@ -45,7 +45,7 @@ pub fn backup(config: &Config, to: &Path) -> ExitCode {
     let path = config.storage.path.clone();
     let db = match Db::open_upgrading(&path, Open::Existing, Some(&config.backup_folder())) {
         Ok(db) => db,
-        Err(e) => return fail(e),
+        Err(e) => return fail(e.to_string()),
     };
     let to = to.to_path_buf();
     let report = db.read_blocking(|conn| {

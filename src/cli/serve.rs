@@ -33,10 +33,10 @@ const BLOCKING_THREADS: usize = 128;
 pub fn serve(services: Services) -> ExitCode {
     init_logging(&services.config.log);
     if let Err(e) = services.db.check_integrity() {
-        return fail(e);
+        return fail(e.to_string());
     }
     if let Err(e) = services.db.check_writable() {
-        return fail(e);
+        return fail(e.to_string());
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

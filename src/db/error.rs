@@ -1,5 +1,9 @@
-//! Owns `StoreError`, the one error of the persistence layers (this module and `store`):
-//! busy, conflict, corrupt, failed or SQLite's own, classified from SQLite's codes.
+//! Owns the errors of the persistence layers: `StoreError`, the one error of a statement or a
+//! transaction (this module and `store`: busy, conflict, corrupt, full, failed or SQLite's
+//! own, classified from SQLite's codes), and `OpenError`, why a database file could not be
+//! opened, brought up to date or trusted, said as a sentence for the operator naming the file.
+
+use std::path::PathBuf;
 
 /// What can go wrong in the store.
 #[derive(Debug)]
@@ -17,6 +21,21 @@ pub enum StoreError {
     /// of the store that stopped).
     Failed(String),
     Sqlite(rusqlite::Error),
+}
+
+impl StoreError {
+    /// The same failure for each of several writes whose shared transaction it ended (SQLite's
+    /// own error cannot be copied, so it is passed on as its text).
+    pub fn shared(&self) -> StoreError {
+        match self {
+            StoreError::Busy => StoreError::Busy,
+            StoreError::Conflict => StoreError::Conflict,
+            StoreError::Full => StoreError::Full,
+            StoreError::Corrupt(what) => StoreError::Corrupt(what.clone()),
+            StoreError::Failed(what) => StoreError::Failed(what.clone()),
+            StoreError::Sqlite(_) => StoreError::Failed(self.to_string()),
+        }
+    }
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -63,3 +82,90 @@ impl std::fmt::Display for StoreError {
 }
 
 impl std::error::Error for StoreError {}
+
+/// Why the database file at `path` could not be opened, brought up to date or trusted. Each
+/// is printed as a sentence for the operator that names the file.
+#[derive(Debug)]
+pub enum OpenError {
+    /// Only `serve` and `init` create a database; every other command needs it to exist.
+    Missing { path: PathBuf },
+    /// The database's folder could not be created.
+    Folder {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    /// The database file could not be created.
+    File {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// SQLite could not open the file or set the connection's pragmas.
+    Connect {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    /// The schema's version could not be read.
+    Version {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    /// The migrations still to apply could not be counted.
+    Pending { path: PathBuf, source: StoreError },
+    /// The backup taken before migrating failed, so nothing was migrated; the text is the
+    /// backup's own.
+    Backup { path: PathBuf, reason: String },
+    /// Bringing the schema up to date failed; the text is the migration's own.
+    Migrate { path: PathBuf, reason: String },
+    /// The database does not take writes (a read-only file, a lock held elsewhere).
+    NotWritable { path: PathBuf, source: StoreError },
+    /// The quick check found a damaged page, or could not run; the text is the check's own.
+    Damaged { path: PathBuf, reason: String },
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::Missing { path } => write!(
+                f,
+                "there is no database at {}; check [storage] path in the config (relative paths are read from the config file's folder), or create it with `adcab init`",
+                path.display()
+            ),
+            OpenError::Folder { dir, source } => {
+                write!(f, "cannot create the folder {}: {source}", dir.display())
+            }
+            OpenError::File { path, source } => {
+                write!(f, "cannot create the database {}: {source}", path.display())
+            }
+            OpenError::Connect { path, source } => write!(
+                f,
+                "cannot open the database at {}: {}",
+                path.display(),
+                super::sentence(source)
+            ),
+            OpenError::Version { path, source } => write!(
+                f,
+                "the database at {}: {}",
+                path.display(),
+                super::sentence(source)
+            ),
+            OpenError::Pending { path, source } => {
+                write!(f, "the database at {}: {source}", path.display())
+            }
+            OpenError::Backup { path, reason } => write!(
+                f,
+                "the database at {}: the backup before migrating failed, so nothing was migrated: {reason}",
+                path.display()
+            ),
+            OpenError::Migrate { path, reason } | OpenError::Damaged { path, reason } => {
+                write!(f, "the database at {}: {reason}", path.display())
+            }
+            OpenError::NotWritable { path, source } => write!(
+                f,
+                "the database at {} does not take writes: {source}",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OpenError {}

@@ -48,7 +48,7 @@ pub struct AppState {
 impl AppState {
     pub fn new(services: Services, wake: Arc<tokio::sync::Notify>) -> AppState {
         let limiter = RateLimiter::new(&services.config.limits);
-        let ingest = Ingest::start(services.db.clone(), services.metrics.clone());
+        let ingest = Ingest::new(services.db.clone(), services.metrics.clone());
         AppState {
             services,
             limiter,

@@ -39,7 +39,7 @@ pub async fn run(services: Services, mut stop: watch::Receiver<bool>) {
                         match done {
                             Ok(Ok(())) => {}
                             Ok(Err(e)) => tracing::error!(error = %e, "alert send not recorded"),
-                            Err(panic) => tracing::error!(panic, "alert send panicked"),
+                            Err(panic) => tracing::error!(%panic, "alert send panicked"),
                         }
                     }
                 }

@@ -49,7 +49,7 @@ pub async fn run(services: Services, outbox: Arc<Notify>, mut stop: watch::Recei
                 continue;
             }
             Ok(Err(e)) => tracing::error!(error = %e, "scheduler step failed"),
-            Err(panic) => tracing::error!(panic, "scheduler step panicked"),
+            Err(panic) => tracing::error!(%panic, "scheduler step panicked"),
         }
         tokio::select! {
             _ = tokio::time::sleep(TICK) => {}

@@ -42,7 +42,7 @@ pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receive
             Ok(Ok(Step::Ran)) => continue,
             Ok(Ok(Step::Empty)) => {}
             Ok(Err(e)) => tracing::error!(error = %e, "task step failed"),
-            Err(panic) => tracing::error!(panic, "task step panicked"),
+            Err(panic) => tracing::error!(%panic, "task step panicked"),
         }
         tokio::select! {
             _ = wake.notified() => {}

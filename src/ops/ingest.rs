@@ -1,16 +1,16 @@
 //! Owns recording inbound conversions, the service's highest-volume write. Each event is
 //! attributed (its ref or invite link, to campaigns the sender reaches) and stored, or
-//! updated when its `txid` was seen. Requests are grouped: one writer thread takes every
-//! request waiting, commits all their events in one transaction, and only then answers each
-//! of them, so every accepted event is committed before its answer and many requests share
-//! one commit. The queue in front of the writer is bounded: when it stays full, a request is
-//! answered "busy" (503) instead of waiting without end.
+//! updated when its `txid` was seen. A request's events are one grouped write of the
+//! database's writer: the requests waiting for it share one transaction (each in a savepoint
+//! of its own) and are answered only after its commit, so every accepted event is committed
+//! before its answer and many requests share one commit. The writer's queue is bounded: when
+//! it is full, or a request is not started in time, the request is answered "busy" (503)
+//! instead of waiting without end.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot};
+use rusqlite::Transaction;
 
 use crate::clock;
 use crate::db::Db;
@@ -19,13 +19,6 @@ use crate::metrics::Metrics;
 use crate::store::conversions::Recorder;
 use crate::store::refs;
 use crate::store::StoreError;
-
-/// Events one transaction takes at most; more wait for the next one.
-const GROUP_EVENTS: usize = 20_000;
-/// Requests that may wait for the writer (each holds at most a batch of 1,000 events).
-const QUEUE: usize = 256;
-/// How long a request waits for a place in the queue before it is told "busy".
-const QUEUE_WAIT: Duration = Duration::from_secs(5);
 
 /// Who sent events: the person whose key or tracker token it was, and the active cabinets
 /// they reach through it.
@@ -60,30 +53,16 @@ pub enum Refusal {
 /// What became of one event.
 pub type Outcome = Result<Recorded, Refusal>;
 
-struct Job {
-    sender: Sender,
-    events: Vec<Event>,
-    answer: oneshot::Sender<Result<Vec<Outcome>, StoreError>>,
-}
-
-/// The handle requests use; dropping it ends the writer thread and waits for it.
+/// Records conversions for requests: each request's events are one grouped write, sharing
+/// a transaction with the requests queued right behind it.
 pub struct Ingest {
-    /// Taken when dropped, which closes the queue.
-    jobs: Option<mpsc::Sender<Job>>,
-    writer: Option<std::thread::JoinHandle<()>>,
+    db: Db,
+    metrics: Arc<Metrics>,
 }
 
 impl Ingest {
-    pub fn start(db: Db, metrics: Arc<Metrics>) -> Ingest {
-        let (jobs, queue) = mpsc::channel(QUEUE);
-        let writer = std::thread::Builder::new()
-            .name("adcab-ingest".into())
-            .spawn(move || writer(db, &metrics, queue))
-            .expect("the ingest writer thread starts");
-        Ingest {
-            jobs: Some(jobs),
-            writer: Some(writer),
-        }
+    pub fn new(db: Db, metrics: Arc<Metrics>) -> Ingest {
+        Ingest { db, metrics }
     }
 
     /// Records the events (already checked) once they are committed, one outcome per event
@@ -93,96 +72,39 @@ impl Ingest {
         sender: Sender,
         events: Vec<Event>,
     ) -> Result<Vec<Outcome>, StoreError> {
-        let (answer, answered) = oneshot::channel();
-        let job = Job {
-            sender,
-            events,
-            answer,
-        };
-        let jobs = self.jobs.as_ref().expect("the queue is open until dropped");
-        match jobs.send_timeout(job, QUEUE_WAIT).await {
-            Ok(()) => {}
-            Err(mpsc::error::SendTimeoutError::Timeout(_)) => return Err(StoreError::Busy),
-            Err(mpsc::error::SendTimeoutError::Closed(_)) => {
-                return Err(StoreError::Failed("the ingest writer has stopped".into()))
-            }
-        }
-        answered
-            .await
-            .map_err(|_| StoreError::Failed("the ingest writer dropped a request".into()))?
-    }
-}
-
-/// Closes the queue and waits for the writer to finish the group in hand (none once the
-/// server has answered every request), so that a stopped server no longer has the database
-/// open: a restore right after it stops is not refused for this thread's connections.
-impl Drop for Ingest {
-    fn drop(&mut self) {
-        drop(self.jobs.take());
-        if let Some(writer) = self.writer.take() {
-            let _ = writer.join();
-        }
-    }
-}
-
-fn writer(db: Db, metrics: &Metrics, mut queue: mpsc::Receiver<Job>) {
-    while let Some(first) = queue.blocking_recv() {
-        let mut size = first.events.len();
-        let mut group = vec![first];
-        while size < GROUP_EVENTS {
-            match queue.try_recv() {
-                Ok(job) => {
-                    size += job.events.len();
-                    group.push(job);
-                }
-                Err(_) => break,
-            }
-        }
-        let committed = db.write_blocking(|tx| {
-            let now = clock::iso(clock::now(tx)?);
-            let mut found = HashMap::new();
-            let mut recorder = Recorder::new(tx)?;
-            let outcomes = group
-                .iter()
-                .map(|job| {
-                    job.events
-                        .iter()
-                        .map(|event| {
-                            let campaigns = campaigns(tx, &mut found, &event.target)?;
-                            record(&mut recorder, campaigns, &job.sender, event, &now)
-                        })
-                        .collect::<Result<Vec<_>, StoreError>>()
-                })
-                .collect::<Result<Vec<_>, StoreError>>()?;
-            recorder.finish()?;
-            Ok(outcomes)
-        });
-        let outcome = if committed.is_ok() {
+        let size = events.len();
+        let recorded = self
+            .db
+            .write_grouped(size, move |tx| record_all(tx, &sender, &events))
+            .await;
+        let outcome = if recorded.is_ok() {
             "recorded"
         } else {
             "failed"
         };
-        metrics.ingested(outcome, size as u64);
-        match committed {
-            Ok(outcomes) => {
-                for (job, outcome) in group.into_iter().zip(outcomes) {
-                    let _ = job.answer.send(Ok(outcome));
-                }
-            }
-            Err(e) => {
-                let busy = matches!(e, StoreError::Busy);
-                let text = e.to_string();
-                for job in group {
-                    let shared = if busy {
-                        StoreError::Busy
-                    } else {
-                        StoreError::Failed(text.clone())
-                    };
-                    let _ = job.answer.send(Err(shared));
-                }
-            }
-        }
+        self.metrics.ingested(outcome, size as u64);
+        recorded
     }
+}
+
+/// Attributes and stores one request's events.
+fn record_all(
+    tx: &Transaction,
+    sender: &Sender,
+    events: &[Event],
+) -> Result<Vec<Outcome>, StoreError> {
+    let now = clock::iso(clock::now(tx)?);
+    let mut found = HashMap::new();
+    let mut recorder = Recorder::new(tx)?;
+    let outcomes = events
+        .iter()
+        .map(|event| {
+            let campaigns = campaigns(tx, &mut found, &event.target)?;
+            record(&mut recorder, campaigns, sender, event, &now)
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    recorder.finish()?;
+    Ok(outcomes)
 }
 
 /// The campaigns (cabinet, ad) whose links carry `target`, read once per transaction.

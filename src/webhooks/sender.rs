@@ -45,7 +45,7 @@ pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receive
                         Ok(Ok(Err(e))) => {
                             tracing::error!(error = %e, "webhook delivery could not be recorded")
                         }
-                        Ok(Err(panic)) => tracing::error!(panic, "webhook delivery panicked"),
+                        Ok(Err(panic)) => tracing::error!(%panic, "webhook delivery panicked"),
                         Err(e) => tracing::error!(error = %e, "webhook sender task failed"),
                     }
                 }

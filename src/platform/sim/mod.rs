@@ -79,11 +79,11 @@ impl Simulator {
     /// tables, but must make every check before its first write (a refusal commits whatever
     /// it wrote). The ad is saved afterwards, with `status_changed_at` moved when the status
     /// changed. An `ignore` fault skips `change` and returns the ad as it was.
-    fn mutate<T>(
+    fn mutate<T: Send>(
         &self,
         account: i64,
         ad: i64,
-        change: impl FnOnce(&Connection, &mut AdSnapshot) -> Result<T, PlatformError>,
+        change: impl FnOnce(&Connection, &mut AdSnapshot) -> Result<T, PlatformError> + Send,
     ) -> Result<(AdSnapshot, Option<T>), PlatformError> {
         let fault = self.take_fault(account)?;
         self.db
