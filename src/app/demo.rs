@@ -7,13 +7,13 @@ use serde_json::json;
 use crate::domain::access::Plan;
 use crate::domain::campaign::TargetType;
 use crate::domain::money::{CabinetType, Money};
+use crate::ops::write_back;
 use crate::ops::{self, NewCabinet, NewKey, PanelError};
 use crate::platform::{AdDraft, AdSpec};
 use crate::primitives::random_hex;
 use crate::services::Services;
 use crate::store::history::Source;
 use crate::store::users;
-use crate::sync;
 
 pub const DEMO_EMAIL: &str = "demo@adcab.local";
 
@@ -117,7 +117,7 @@ fn create_campaign(
         )
     };
     let draft = AdDraft::running(spec, Money::from_micros(2_000_000), budget);
-    sync::create_stored(s, cabinet, &draft, Some(group), Source::Panel)?
+    write_back::create_stored(s, cabinet, &draft, Some(group), Source::Panel)?
         .map(|_| ())
         .map_err(PanelError::Platform)
 }

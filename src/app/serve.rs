@@ -12,8 +12,9 @@ use super::conn;
 use crate::db::backup::ServeLock;
 use crate::http::{AppState, Surface};
 use crate::jobs::{notify, scheduler, systemd, upkeep, worker};
+use crate::ops::write_back;
 use crate::services::Services;
-use crate::{api, db, store, sync, webhooks};
+use crate::{api, db, store, webhooks};
 
 /// Serves the API on `listener` until `shutdown` resolves; in-flight requests finish first.
 /// The database's serve lock is held throughout (a restore refuses to run under it). A
@@ -120,7 +121,7 @@ async fn recover(services: &Services) -> Result<(), String> {
     let params = services.config.conversions.tracker_params.clone();
     services
         .db
-        .write(move |tx| sync::refresh_targets(tx, &params))
+        .write(move |tx| write_back::refresh_targets(tx, &params))
         .await
         .map_err(|e| format!("cannot index campaign refs: {e}"))?;
     if dropped > 0 {

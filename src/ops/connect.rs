@@ -3,15 +3,18 @@
 //! `platform check` (what a token opens, changing nothing), `cabinet sync` ("Sync now",
 //! for any platform) and `cabinet list` (with each cabinet's platform account id). Tokens are handed to the platform, which seals them; none is printed.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 use super::cabinets::default_min_budget;
+use super::write_back::{self, store_created};
 use super::{bad, now_iso, require_cabinet, require_user, Id, PanelError};
 use crate::platform::{PlatformError, RemoteAccount};
 use crate::services::Services;
 use crate::store::cabinets::{self, Cabinet};
 use crate::store::history::Source;
-use crate::sync::{self, store_created};
+use crate::store::{campaigns, StoreError};
 
 /// The longest token read from standard input.
 pub const MAX_TOKEN: usize = 4096;
@@ -256,12 +259,34 @@ pub fn platform_check(s: &Services, token: &str) -> Result<Checked, PanelError> 
     })
 }
 
+/// `admin cabinet sync` ("Sync now"): every ad the platform has, with its status, settings,
+/// budget and counters, into the stored copies (ads adcab did not know are imported), the ads
+/// it no longer has marked deleted, and the balance. Hourly stats are left to the hourly
+/// sync, which counts what this moved.
 pub fn cabinet_sync(s: &Services, id: i64) -> Result<Synced, PanelError> {
     s.db.read_blocking(|c| require_cabinet(c, id))?;
-    let done = sync::sync_now(s, id)?.map_err(platform)?;
+    let snaps = s.platform.list_ads(id).map_err(platform)?;
+    let balance = s.platform.balance(id);
+    let params = &s.config.conversions.tracker_params;
+    let changed = s.db.write_blocking(|tx| {
+        let mut changed = 0;
+        for snap in &snaps {
+            let new = campaigns::get(tx, id, snap.ad_id)?.is_none();
+            if new {
+                store_created(tx, snap, None, Source::Panel, params)?;
+            }
+            if new || write_back::apply(tx, snap, Source::Sync, params)? {
+                changed += 1;
+            }
+        }
+        write_back::store_balance(tx, id, balance.ok())?;
+        Ok::<_, StoreError>(changed)
+    })?;
+    let listed: HashSet<i64> = snaps.iter().map(|snap| snap.ad_id).collect();
+    let gone = write_back::confirm_missing(s, id, &listed)?.map_err(platform)?;
     Ok(Synced {
         id,
-        campaigns: done.campaigns,
-        changed: done.changed,
+        campaigns: snaps.len(),
+        changed: changed + gone,
     })
 }

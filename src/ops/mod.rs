@@ -15,6 +15,7 @@ mod rules;
 mod sim;
 mod tasks;
 mod users;
+pub mod write_back;
 
 pub use cabinets::{cabinet_add, cabinet_set, group_add, history, CabinetChange, NewCabinet};
 pub use connect::{

@@ -49,7 +49,7 @@ pub fn sim_review(
     reason: Option<&str>,
 ) -> Result<Reviewed, PanelError> {
     let status = simulator(s)?.review(account, ad, approve, reason)?;
-    if let Err(e) = crate::sync::reread(s, account, ad)? {
+    if let Err(e) = super::write_back::reread(s, account, ad)? {
         tracing::warn!(account, ad, error = %e, "the copy was not refreshed after review");
     }
     Ok(Reviewed {
