@@ -8,11 +8,11 @@ use maud::html;
 use super::super::format::time;
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
-use super::{internal, panel_op, sentence};
+use super::{internal, panel_op};
 use crate::clock;
 use crate::domain::campaign::Status;
 use crate::http::Reply;
-use crate::ops::{self, PanelError};
+use crate::ops;
 use crate::store::campaigns::{self, ListFilter, Page, SortKey};
 
 /// The advance buttons: seconds and label.
@@ -175,7 +175,6 @@ pub async fn review<'a>(
     .await
     {
         Ok(_) => Ok(redirect("/sim")),
-        Err(PanelError::Invalid { message, .. }) => Err(WebError::Conflict(sentence(&message))),
         Err(e) => Err(internal(e)),
     }
 }

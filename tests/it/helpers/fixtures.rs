@@ -11,9 +11,14 @@ use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
 use serde_json::{json, Value};
 
-/// A panel answer as the JSON object its command prints.
+/// An operation's answer as the JSON object its command prints.
 pub fn printed<T: serde::Serialize>(answer: T) -> Value {
     serde_json::to_value(answer).expect("panel answers serialize")
+}
+
+/// The sentence an operation's error is to the operator, as `adcab admin` prints it.
+pub fn said(e: ops::OpsError) -> String {
+    adcab::cli::Failure::from(e).to_string()
 }
 
 /// A campaign body with every required field for `account` (a channels ad), `extra` laid over
