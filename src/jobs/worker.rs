@@ -81,7 +81,7 @@ pub fn run_one(s: &Services) -> Result<Step, StoreError> {
     let payload = match Payload::from_json(task.kind, &task.payload) {
         Ok(payload) => payload,
         Err(what) => {
-            unreadable(s, &task, &what)?;
+            unreadable(s, &task, &what.to_string())?;
             return Ok(Step::Ran);
         }
     };

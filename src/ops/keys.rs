@@ -50,10 +50,22 @@ pub enum Scope {
     Cabinets(Vec<i64>),
 }
 
-impl std::str::FromStr for Scope {
-    type Err = String;
+/// A part of `--cabinets` that is not a cabinet id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotACabinetId(pub String);
 
-    fn from_str(text: &str) -> Result<Scope, String> {
+impl std::fmt::Display for NotACabinetId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "'{}' is not a cabinet id", self.0)
+    }
+}
+
+impl std::error::Error for NotACabinetId {}
+
+impl std::str::FromStr for Scope {
+    type Err = NotACabinetId;
+
+    fn from_str(text: &str) -> Result<Scope, NotACabinetId> {
         if text == "all" {
             return Ok(Scope::All);
         }
@@ -61,7 +73,7 @@ impl std::str::FromStr for Scope {
             .map(|p| {
                 p.trim()
                     .parse::<i64>()
-                    .map_err(|_| format!("'{p}' is not a cabinet id"))
+                    .map_err(|_| NotACabinetId(p.to_string()))
             })
             .collect::<Result<_, _>>()
             .map(Scope::Cabinets)
@@ -76,9 +88,9 @@ pub enum WebhookUrl {
 }
 
 impl std::str::FromStr for WebhookUrl {
-    type Err = String;
+    type Err = std::convert::Infallible;
 
-    fn from_str(text: &str) -> Result<WebhookUrl, String> {
+    fn from_str(text: &str) -> Result<WebhookUrl, Self::Err> {
         Ok(match text {
             "none" => WebhookUrl::None,
             url => WebhookUrl::Url(url.to_string()),
@@ -109,7 +121,7 @@ fn check_scope(conn: &rusqlite::Connection, user: i64, cabinets: &[i64]) -> Resu
 fn check_webhook_url(s: &Services, url: &str) -> Result<(), OpsError> {
     guard::check_url(url, s.config.webhooks.allow_private_targets)
         .map(|_| ())
-        .map_err(|e| bad("webhook-url", e))
+        .map_err(|e| bad("webhook-url", e.to_string()))
 }
 
 pub fn key_create(s: &Services, k: &NewKey) -> Result<CreatedKey, OpsError> {

@@ -82,7 +82,7 @@ pub fn user_set(
     let active = subscription.map(|v| v == Subscription::Active);
     let hash = password
         .map(|p| {
-            password::check(p).map_err(|why| bad("password", why))?;
+            password::check(p).map_err(|why| bad("password", why.to_string()))?;
             Ok::<_, OpsError>(password::hash(p))
         })
         .transpose()?;
