@@ -22,6 +22,7 @@ use hyper::body::Incoming;
 use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 
+use crate::auth::AuthError;
 use crate::http::{self, AppState, BodyError, Query, Reply};
 use crate::primitives::unix_now;
 use crate::ratelimit::{Budget, Holder};
@@ -92,6 +93,13 @@ pub enum WebError {
 impl From<StoreError> for WebError {
     fn from(e: StoreError) -> Self {
         WebError::Store(e)
+    }
+}
+
+/// A person's change refused by the access rules: the page says why, as the API would.
+impl From<AuthError> for WebError {
+    fn from(e: AuthError) -> Self {
+        WebError::Forbidden(e.sentence())
     }
 }
 

@@ -234,7 +234,7 @@ fn checked(session: &Session, form: &Form) -> Result<Vec<(i64, BulkAction, Vec<i
         let reach = session
             .person
             .writable(account)
-            .map_err(|why| ("ad_ids".to_string(), why))?;
+            .map_err(|why| ("ad_ids".to_string(), why.sentence()))?;
         let mut body = Map::new();
         body.insert("action".into(), Value::from(action));
         body.insert("ad_ids".into(), Value::from(ids));

@@ -160,10 +160,7 @@ pub async fn review<'a>(
         return Err(WebError::NotFound);
     };
     session.person.cabinet(account).ok_or(WebError::NotFound)?;
-    session
-        .person
-        .writable(account)
-        .map_err(WebError::Forbidden)?;
+    session.person.writable(account)?;
     let approve = match form.get("decision") {
         Some("approve") => true,
         Some("decline") => false,
