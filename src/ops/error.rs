@@ -30,17 +30,12 @@ pub enum OpsError {
 }
 
 impl OpsError {
-    /// The field an input error names.
+    /// The field an input error names; no other error names one.
     pub fn param(&self) -> Option<&str> {
-        match self {
-            OpsError::Invalid(e) => Some(&e.param),
-            OpsError::NotFound
-            | OpsError::RuleNotFound
-            | OpsError::Refused(_)
-            | OpsError::BudgetUnchanged
-            | OpsError::UnknownAdIds(_)
-            | OpsError::Platform(_)
-            | OpsError::Store(_) => None,
+        if let OpsError::Invalid(e) = self {
+            Some(&e.param)
+        } else {
+            None
         }
     }
 }
