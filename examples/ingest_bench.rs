@@ -19,10 +19,10 @@ use adcab::config::Config;
 use adcab::domain::access::Plan;
 use adcab::domain::campaign::TargetType;
 use adcab::domain::money::Money;
-use adcab::ops::{self, NewKey};
+use adcab::ops::{self, write_back, NewKey};
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
-use adcab::{sync, Services};
+use adcab::Services;
 use serde_json::json;
 
 mod common;
@@ -127,7 +127,7 @@ fn setup(services: &Services) -> String {
             Money::from_micros(2_000_000),
             Money::from_micros(10_000_000),
         );
-        sync::create_stored(services, cabinet, &draft, None, Source::Panel)
+        write_back::create_stored(services, cabinet, &draft, None, Source::Panel)
             .expect("stored")
             .expect("created");
     }

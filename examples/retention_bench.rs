@@ -47,9 +47,9 @@ use adcab::api::campaign_object::Full;
 use adcab::config::{Config, RetentionConfig};
 use adcab::domain::access::Plan;
 use adcab::domain::money::CabinetType;
-use adcab::ops::{self, NewKey};
+use adcab::ops::{self, write_back, NewKey};
 use adcab::store::history::Source;
-use adcab::{clock, jobs::retention, sync, Services};
+use adcab::{clock, jobs::retention, Services};
 use chrono::NaiveDate;
 use rusqlite::{params, Connection};
 use serde_json::{json, Value};
@@ -398,7 +398,7 @@ fn setup(s: &Services, campaigns: usize) -> Install {
     let accounts = common::euro_cabinets(s, user, CABINETS.min(campaigns));
     for i in 0..campaigns {
         let account = accounts[i % accounts.len()];
-        sync::create_stored(s, account, &running::draft(i), None, Source::Panel)
+        write_back::create_stored(s, account, &running::draft(i), None, Source::Panel)
             .expect("stored")
             .expect("created");
     }

@@ -23,7 +23,6 @@ pub mod ratelimit;
 pub mod secret;
 pub mod services;
 pub mod store;
-pub mod sync;
 pub mod webhooks;
 
 pub use app::serve::run;

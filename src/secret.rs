@@ -27,33 +27,88 @@ pub fn key_path(database: &Path) -> PathBuf {
         .join("secret.key")
 }
 
+/// Why the key did not load; `Display` is the sentence for the operator, naming the file.
+#[derive(Debug)]
+pub enum SecretError {
+    /// `ADCAB_SECRET_KEY` is set but is not 64 hex digits.
+    BadEnvKey,
+    /// The key file does not hold 64 hex digits.
+    BadKeyFile(PathBuf),
+    /// The key file is missing and may not be created here; `ADCAB_SECRET_KEY` is not set.
+    Missing(PathBuf),
+    /// The key file could not be read.
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The system gave no randomness for a new key.
+    NoRandomness(getrandom::Error),
+    /// The new key file could not be created.
+    Create {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The new key could not be written to its file.
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for SecretError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SecretError::BadEnvKey => write!(f, "{KEY_ENV} must be 64 hex digits"),
+            SecretError::BadKeyFile(path) => {
+                write!(f, "{} must hold 64 hex digits", path.display())
+            }
+            SecretError::Missing(path) => write!(
+                f,
+                "no secret key: {} is missing and {KEY_ENV} is not set",
+                path.display()
+            ),
+            SecretError::Read { path, source } => {
+                write!(f, "cannot read {}: {source}", path.display())
+            }
+            SecretError::NoRandomness(e) => write!(f, "no randomness for a new secret key: {e}"),
+            SecretError::Create { path, source } => {
+                write!(f, "cannot create {}: {source}", path.display())
+            }
+            SecretError::Write { path, source } => {
+                write!(f, "cannot write {}: {source}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for SecretError {}
+
 pub struct Secrets {
     cipher: ChaCha20Poly1305,
 }
 
 impl Secrets {
     /// The key from the environment, else from `file`; `create` makes the file when missing.
-    /// Errors are sentences for the operator.
-    pub fn load(file: &Path, create: bool) -> Result<Secrets, String> {
+    pub fn load(file: &Path, create: bool) -> Result<Secrets, SecretError> {
         if let Ok(text) = std::env::var(KEY_ENV) {
-            return Secrets::from_hex(text.trim())
-                .ok_or_else(|| format!("{KEY_ENV} must be 64 hex digits"));
+            return Secrets::from_hex(text.trim()).ok_or(SecretError::BadEnvKey);
         }
         match std::fs::read_to_string(file) {
             Ok(text) => Secrets::from_hex(text.trim())
-                .ok_or_else(|| format!("{} must hold 64 hex digits", file.display())),
+                .ok_or_else(|| SecretError::BadKeyFile(file.to_path_buf())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && create => {
                 let mut key = [0u8; 32];
-                getrandom::getrandom(&mut key)
-                    .map_err(|e| format!("no randomness for a new secret key: {e}"))?;
+                getrandom::getrandom(&mut key).map_err(SecretError::NoRandomness)?;
                 write_private(file, &hex(&key))?;
                 Ok(Secrets::from_key(&key))
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!(
-                "no secret key: {} is missing and {KEY_ENV} is not set",
-                file.display()
-            )),
-            Err(e) => Err(format!("cannot read {}: {e}", file.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(SecretError::Missing(file.to_path_buf()))
+            }
+            Err(source) => Err(SecretError::Read {
+                path: file.to_path_buf(),
+                source,
+            }),
         }
     }
 
@@ -106,13 +161,18 @@ impl Secrets {
 }
 
 /// Writes a new file readable only by its owner.
-fn write_private(file: &Path, text: &str) -> Result<(), String> {
+fn write_private(file: &Path, text: &str) -> Result<(), SecretError> {
     use std::io::Write;
-    let mut f = crate::primitives::private_file(file)
-        .map_err(|e| format!("cannot create {}: {e}", file.display()))?;
+    let mut f = crate::primitives::private_file(file).map_err(|source| SecretError::Create {
+        path: file.to_path_buf(),
+        source,
+    })?;
     f.write_all(text.as_bytes())
         .and_then(|_| f.sync_all())
-        .map_err(|e| format!("cannot write {}: {e}", file.display()))
+        .map_err(|source| SecretError::Write {
+            path: file.to_path_buf(),
+            source,
+        })
 }
 
 #[cfg(test)]
@@ -139,7 +199,10 @@ mod tests {
     fn the_key_file_is_created_private_and_read_back() {
         let dir = tempfile::tempdir().unwrap();
         let file = key_path(&dir.path().join("adcab.db"));
-        assert!(Secrets::load(&file, false).is_err(), "not created unasked");
+        assert!(
+            matches!(Secrets::load(&file, false), Err(SecretError::Missing(_))),
+            "not created unasked"
+        );
         let first = Secrets::load(&file, true).unwrap();
         let sealed = first.seal("t");
         let again = Secrets::load(&file, false).unwrap();

@@ -8,7 +8,7 @@ use parking_lot::Mutex;
 use tokio::sync::Notify;
 
 use crate::config::Config;
-use crate::db::{Db, Open};
+use crate::db::{Db, Open, OpenError};
 use crate::metrics::Metrics;
 use crate::outbound::Outbound;
 use crate::platform::sim::Simulator;
@@ -36,10 +36,9 @@ pub struct Services {
 
 impl Services {
     /// Opens the database (creating it only when `how` says so, applying migrations) and the
-    /// configured platform. Errors are sentences for the operator.
-    pub fn open(config: Config, how: Open) -> Result<Services, String> {
-        let db = Db::open_upgrading(&config.storage.path, how, Some(&config.backup_folder()))
-            .map_err(|e| e.to_string())?;
+    /// configured platform. The error is the database's: the platform's construction cannot fail.
+    pub fn open(config: Config, how: Open) -> Result<Services, OpenError> {
+        let db = Db::open_upgrading(&config.storage.path, how, Some(&config.backup_folder()))?;
         let built = platform::build(
             config.platform_sections(),
             &db,

@@ -4,9 +4,11 @@
 
 use adcab::domain::campaign::TargetType;
 use adcab::domain::money::Money;
+use adcab::jobs::hourly_sync;
+use adcab::ops::write_back;
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
-use adcab::{clock, ops, sync, Services};
+use adcab::{clock, ops, Services};
 use rusqlite::Connection;
 use serde_json::json;
 
@@ -71,7 +73,7 @@ pub fn populate(
     for account in accounts {
         for _ in 0..per_cabinet {
             let n = ads.len();
-            let ad = sync::create_stored(s, *account, &draft(n), None, Source::Panel)
+            let ad = write_back::create_stored(s, *account, &draft(n), None, Source::Panel)
                 .expect("stored")
                 .expect("created")
                 .ad_id;
@@ -95,7 +97,7 @@ pub fn populate(
     ops::sim_advance(s, 30 * 60).unwrap();
     let hour = clock::hour_start(clock::now(conn).unwrap());
     for account in accounts {
-        sync::sync_cabinet(s, *account, hour, false)
+        hourly_sync::sync_cabinet(s, *account, hour, false)
             .unwrap()
             .expect("synced");
     }

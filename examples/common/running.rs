@@ -4,9 +4,10 @@
 
 use adcab::domain::campaign::TargetType;
 use adcab::domain::money::Money;
+use adcab::ops::write_back;
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
-use adcab::{sync, Services};
+use adcab::Services;
 use serde_json::json;
 
 /// Campaign `i`, titled by its number.
@@ -29,7 +30,7 @@ pub fn draft(i: usize) -> AdDraft {
 pub fn fill(s: &Services, accounts: &[i64], per_cabinet: usize) {
     for account in accounts {
         for i in 0..per_cabinet {
-            sync::create_stored(s, *account, &draft(i), None, Source::Panel)
+            write_back::create_stored(s, *account, &draft(i), None, Source::Panel)
                 .expect("stored")
                 .expect("created");
         }

@@ -17,11 +17,11 @@ use crate::domain::money::CabinetType;
 use crate::http::AppState;
 use crate::http::Reply;
 use crate::ops::campaigns::list::{encode_cursor, list_request, ListRequest};
+use crate::ops::write_back;
 use crate::store::auto_cpm;
 use crate::store::campaigns::{self as repo, CampaignRow, Page};
 use crate::store::conversions as conversion_store;
 use crate::store::StoreError;
-use crate::sync;
 
 /// A stored copy older than this is re-read from the platform before a single read answers.
 const FRESHNESS: chrono::Duration = chrono::Duration::minutes(5);
@@ -140,7 +140,7 @@ async fn fresh(state: &AppState, row: CampaignRow) -> Result<CampaignRow, ApiErr
     }
     let (account, ad) = (row.account_id, row.ad_id);
     let wait = Duration::from_millis(state.services.config.platform.read_timeout_ms);
-    let call = state.platform_call(wait, move |s| sync::reread(s, account, ad));
+    let call = state.platform_call(wait, move |s| write_back::reread(s, account, ad));
     match call.await {
         Ok(Some(Ok(Ok(())))) => db
             .read(move |c| repo::get(c, account, ad))

@@ -45,10 +45,7 @@ pub async fn answer(state: &AppState, probe: Probe) -> Result<Reply, ApiError> {
         Probe::Live => Reply::plain(StatusCode::OK, &json!({ "status": "ok" })),
         Probe::Ready => {
             let db = &state.services.db;
-            let writable = db
-                .write(|tx| schema::stamp_version(tx))
-                .await
-                .map_err(|e: StoreError| e.to_string());
+            let writable = db.write(|tx| schema::stamp_version(tx)).await;
             // Remembered from the start (`serve` refuses to start on damage), so no file is read.
             let checked = db.clone();
             let integrity =
@@ -70,10 +67,11 @@ pub async fn answer(state: &AppState, probe: Probe) -> Result<Reply, ApiError> {
 /// The readiness of what the checks found. The database check covers both the write and the
 /// quick check at start: a check that ran out of time is ready (it found nothing in what it
 /// read, and a large file must not keep the service from starting), with a detail saying so;
-/// only a damaged file is not.
+/// only a damaged file is not. `integrity` is what the database handle found, its failure a
+/// sentence naming the file.
 pub fn readiness(
-    writable: Result<(), String>,
-    integrity: Result<Integrity, String>,
+    writable: Result<(), StoreError>,
+    integrity: Result<Integrity, impl std::fmt::Display>,
     pending: Result<usize, StoreError>,
     lag: Result<i64, StoreError>,
 ) -> Readiness {
@@ -81,7 +79,7 @@ pub fn readiness(
         ok: writable.is_ok() && integrity.is_ok(),
         detail: format!(
             "{}; {}",
-            writable.map_or_else(|e| e, |()| "takes writes".into()),
+            writable.map_or_else(|e| e.to_string(), |()| "takes writes".into()),
             match integrity {
                 Ok(Integrity::Intact { took }) => format!(
                     "no damaged page at start (quick check, {} ms)",
@@ -91,7 +89,7 @@ pub fn readiness(
                     "pages not all checked at start (the quick check stopped after {} s; `adcab check` reads them all)",
                     budget.as_secs()
                 ),
-                Err(e) => e,
+                Err(e) => e.to_string(),
             }
         ),
     };
@@ -141,7 +139,7 @@ mod tests {
     #[test]
     fn ready_only_when_every_check_passes() {
         let intact = || {
-            Ok(Integrity::Intact {
+            Ok::<_, &str>(Integrity::Intact {
                 took: Duration::from_millis(3),
             })
         };
@@ -158,7 +156,12 @@ mod tests {
         let pending = readiness(Ok(()), intact(), Ok(2), Ok(0));
         assert_eq!(pending.migrations.detail, "2 migrations not applied");
         assert_eq!(pending.status, "not ready");
-        let locked = readiness(Err("read-only".into()), intact(), Ok(0), Ok(0));
+        let locked = readiness(
+            Err(StoreError::Failed("read-only".into())),
+            intact(),
+            Ok(0),
+            Ok(0),
+        );
         assert!(!locked.database.ok);
         assert!(locked.database.detail.starts_with("read-only; "));
         assert_eq!(locked.status, "not ready");
@@ -167,7 +170,12 @@ mod tests {
     #[test]
     fn a_quick_check_out_of_time_is_ready_and_says_so_and_damage_is_not() {
         let budget = Duration::from_secs(5);
-        let unfinished = readiness(Ok(()), Ok(Integrity::Unfinished { budget }), Ok(0), Ok(0));
+        let unfinished = readiness(
+            Ok(()),
+            Ok::<_, &str>(Integrity::Unfinished { budget }),
+            Ok(0),
+            Ok(0),
+        );
         assert_eq!(unfinished.status, "ready");
         assert!(unfinished.database.ok);
         assert!(
@@ -178,12 +186,7 @@ mod tests {
             "{}",
             unfinished.database.detail
         );
-        let damaged = readiness(
-            Ok(()),
-            Err("its pages are damaged (page 9)".into()),
-            Ok(0),
-            Ok(0),
-        );
+        let damaged = readiness(Ok(()), Err("its pages are damaged (page 9)"), Ok(0), Ok(0));
         assert_eq!(damaged.status, "not ready");
         assert!(!damaged.database.ok);
         assert_eq!(

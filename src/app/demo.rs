@@ -7,13 +7,13 @@ use serde_json::json;
 use crate::domain::access::Plan;
 use crate::domain::campaign::TargetType;
 use crate::domain::money::{CabinetType, Money};
-use crate::ops::{self, NewCabinet, NewKey, PanelError};
+use crate::ops::write_back;
+use crate::ops::{self, NewCabinet, NewKey, OpsError};
 use crate::platform::{AdDraft, AdSpec};
 use crate::primitives::random_hex;
 use crate::services::Services;
 use crate::store::history::Source;
 use crate::store::users;
-use crate::sync;
 
 pub const DEMO_EMAIL: &str = "demo@adcab.local";
 
@@ -31,7 +31,7 @@ pub struct Workspace {
 
 /// Creates the demo workspace when the database is empty, the simulator runs and the config
 /// asks for it; otherwise does nothing.
-pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, PanelError> {
+pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, OpsError> {
     if !s.config.demo.bootstrap || s.sim.is_none() || s.db.read_blocking(users::count)? > 0 {
         return Ok(None);
     }
@@ -90,7 +90,7 @@ fn create_campaign(
     group: i64,
     n: usize,
     budget: Money,
-) -> Result<(), PanelError> {
+) -> Result<(), OpsError> {
     let (title, url, target_type, targeting) = if n == 0 {
         (
             "Demo: channel launch",
@@ -117,7 +117,6 @@ fn create_campaign(
         )
     };
     let draft = AdDraft::running(spec, Money::from_micros(2_000_000), budget);
-    sync::create_stored(s, cabinet, &draft, Some(group), Source::Panel)?
-        .map(|_| ())
-        .map_err(PanelError::Platform)
+    write_back::create_stored(s, cabinet, &draft, Some(group), Source::Panel)??;
+    Ok(())
 }

@@ -1,19 +1,62 @@
 //! Owns the serving process: recovery of what a stopped process left half-done, then the HTTP
 //! API with the task worker, the sync/stats scheduler, the webhook sender, the Telegram alert
-//! sender and the upkeep (retention, scheduled backups) beside it, until shutdown; the service manager is told when
-//! it is ready and when it stops.
+//! sender and the upkeep (retention, scheduled backups) beside it, until shutdown; the service
+//! manager is told when it is ready and when it stops. `ServeError` says why it did not start.
 
+use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
 use super::conn;
-use crate::db::backup::ServeLock;
+use crate::db::backup::{BackupError, ServeLock};
 use crate::http::{AppState, Surface};
 use crate::jobs::{notify, scheduler, systemd, upkeep, worker};
+use crate::ops::write_back;
 use crate::services::Services;
-use crate::{api, db, store, sync, webhooks};
+use crate::store::StoreError;
+use crate::{api, db, store, webhooks};
+
+/// Why the server did not start serving. `Display` is the sentence the operator reads.
+#[derive(Debug)]
+pub enum ServeError {
+    /// The serve lock is held by another server, or could not be taken.
+    Lock(BackupError),
+    /// The database's quick check found damage or could not run; the sentence names the file.
+    Integrity(db::OpenError),
+    /// The quick check's thread panicked.
+    CheckPanicked(db::Panicked),
+    /// Where the scheduler starts could not be stored.
+    Scheduler(StoreError),
+    /// What a stopped process held could not be cleared.
+    Recovery(StoreError),
+    /// The campaigns' refs could not be indexed under the configured tracker parameters.
+    Refs(StoreError),
+    /// The metrics listener could not be bound.
+    MetricsListen {
+        addr: String,
+        source: std::io::Error,
+    },
+}
+
+impl fmt::Display for ServeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServeError::Lock(e) => write!(f, "{e}"),
+            ServeError::Integrity(e) => write!(f, "{e}"),
+            ServeError::CheckPanicked(e) => write!(f, "{e}"),
+            ServeError::Scheduler(e) => write!(f, "cannot start the scheduler: {e}"),
+            ServeError::Recovery(e) => write!(f, "recovery failed: {e}"),
+            ServeError::Refs(e) => write!(f, "cannot index campaign refs: {e}"),
+            ServeError::MetricsListen { addr, source } => {
+                write!(f, "cannot listen on {addr} ([metrics] listen): {source}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ServeError {}
 
 /// Serves the API on `listener` until `shutdown` resolves; in-flight requests finish first.
 /// The database's serve lock is held throughout (a restore refuses to run under it). A
@@ -23,17 +66,22 @@ pub async fn run(
     services: Services,
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
-) -> Result<(), String> {
-    let _lock = ServeLock::acquire(services.db.path())?;
+) -> Result<(), ServeError> {
+    let _lock = ServeLock::acquire(services.db.path()).map_err(ServeError::Lock)?;
     check_integrity(&services).await?;
     recover(&services).await?;
     let metrics_listener = match services.config.metrics.listen.as_str() {
         "" => None,
-        addr => Some(
-            TcpListener::bind(addr)
-                .await
-                .map_err(|e| format!("cannot listen on {addr} ([metrics] listen): {e}"))?,
-        ),
+        addr => {
+            Some(
+                TcpListener::bind(addr)
+                    .await
+                    .map_err(|source| ServeError::MetricsListen {
+                        addr: addr.to_string(),
+                        source,
+                    })?,
+            )
+        }
     };
     let addr = listener
         .local_addr()
@@ -89,12 +137,12 @@ pub async fn run(
 
 /// SQLite's quick check of the database (remembered when `adcab serve` ran it before its first
 /// write): damage refuses the start; a check that ran out of time is logged and served.
-async fn check_integrity(services: &Services) -> Result<(), String> {
+async fn check_integrity(services: &Services) -> Result<(), ServeError> {
     let db = services.db.clone();
-    let found = db::blocking(move || db.check_integrity())
+    let checked = db::blocking(move || db.check_integrity())
         .await
-        .map_err(|panic| panic.to_string())?;
-    match found.map_err(|e| e.to_string())? {
+        .map_err(ServeError::CheckPanicked)?;
+    match checked.map_err(ServeError::Integrity)? {
         db::schema::Integrity::Intact { took } => {
             tracing::info!(ms = took.as_millis() as u64, "quick check: no damaged page")
         }
@@ -110,22 +158,22 @@ async fn check_integrity(services: &Services) -> Result<(), String> {
 /// (idempotency claims of requests that died with it: their work either committed with its
 /// answer or is safe to run again; uploads it was still receiving), and indexes every
 /// campaign's refs under the configured tracker parameters.
-async fn recover(services: &Services) -> Result<(), String> {
+async fn recover(services: &Services) -> Result<(), ServeError> {
     api::media::remove_partial_uploads(&services.db);
     scheduler::init(services)
         .await
-        .map_err(|e| format!("cannot start the scheduler: {e}"))?;
+        .map_err(ServeError::Scheduler)?;
     let dropped = services
         .db
         .write(|tx| store::idempotency::forget_running(tx))
         .await
-        .map_err(|e| format!("recovery failed: {e}"))?;
+        .map_err(ServeError::Recovery)?;
     let params = services.config.conversions.tracker_params.clone();
     services
         .db
-        .write(move |tx| sync::refresh_targets(tx, &params))
+        .write(move |tx| write_back::refresh_targets(tx, &params))
         .await
-        .map_err(|e| format!("cannot index campaign refs: {e}"))?;
+        .map_err(ServeError::Refs)?;
     if dropped > 0 {
         tracing::info!(
             dropped,

@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use super::fail;
+use super::{fail, Failure};
 use crate::config::{LogConfig, LogFormat};
 use crate::services::Services;
 
@@ -59,7 +59,7 @@ pub fn serve(services: Services) -> ExitCode {
         match crate::app::demo::bootstrap_if_empty(&services) {
             Ok(Some(ws)) => print_demo(&addr, &ws),
             Ok(None) => {}
-            Err(e) => return fail(format!("demo bootstrap failed: {e}")),
+            Err(e) => return fail(format!("demo bootstrap failed: {}", Failure::from(e))),
         }
         if let Err(e) = crate::run(services, listener, shutdown_signal()).await {
             return fail(e);

@@ -113,13 +113,22 @@ pub enum OpenError {
     Pending { path: PathBuf, source: StoreError },
     /// The backup taken before migrating failed, so nothing was migrated; the text is the
     /// backup's own.
-    Backup { path: PathBuf, reason: String },
-    /// Bringing the schema up to date failed; the text is the migration's own.
-    Migrate { path: PathBuf, reason: String },
+    Backup {
+        path: PathBuf,
+        reason: crate::db::backup::BackupError,
+    },
+    /// Bringing the schema up to date failed, for the migration's reason.
+    Migrate {
+        path: PathBuf,
+        reason: crate::db::schema::SchemaError,
+    },
     /// The database does not take writes (a read-only file, a lock held elsewhere).
     NotWritable { path: PathBuf, source: StoreError },
-    /// The quick check found a damaged page, or could not run; the text is the check's own.
-    Damaged { path: PathBuf, reason: String },
+    /// The quick check found a damaged page, or could not run.
+    Damaged {
+        path: PathBuf,
+        reason: crate::db::schema::SchemaError,
+    },
 }
 
 impl std::fmt::Display for OpenError {

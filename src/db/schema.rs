@@ -1,15 +1,18 @@
 //! Owns the database's schema: the numbered migrations in `sql/` (the service's, and the
-//! simulator's under a ledger of their own), applied once each and in order, and the checks
-//! that a database is one this binary can run on: an adcab schema at all, no newer version, no
-//! missing table, no damaged page.
+//! simulator's and the connector's under ledgers of their own), applied once each and in order,
+//! with the tables they leave; the checks that a database is one this binary can run on (an
+//! adcab schema at all, no newer version, no missing table, no damaged page) are in `checks`,
+//! and `SchemaError` in `error`.
 
-use std::path::Path;
-use std::time::{Duration, Instant};
+mod checks;
+mod error;
 
-use rusqlite::{Connection, ErrorCode};
+use rusqlite::Connection;
 
-use super::sentence;
 use super::StoreError;
+
+pub use checks::{complete, inspect, integrity_check, quick_check, Inspection, Integrity};
+pub use error::SchemaError;
 
 /// A numbered series of migrations with its own ledger table; each runs once, in order.
 struct Ledger {
@@ -97,103 +100,6 @@ fn applied(conn: &Connection, ledger: &Ledger) -> rusqlite::Result<Vec<i64>> {
     rows.collect()
 }
 
-/// What `adcab check` and `adcab restore` find in a database file, read without changing it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Inspection {
-    /// The newest service migration recorded (0 for an empty file).
-    pub schema: i64,
-    /// `PRAGMA integrity_check`: "ok", or the first problems it names.
-    pub integrity: String,
-    /// Why this binary would refuse the file (a damaged page, no adcab schema, a newer one, a
-    /// missing table), as the end of a sentence about it ("its ..."); `None` when it can run
-    /// on it, migrating it first when it is older.
-    pub refused: Option<String>,
-}
-
-impl Inspection {
-    /// Whether this binary can serve the file.
-    pub fn sound(&self) -> bool {
-        self.refused.is_none()
-    }
-}
-
-/// Opens the file read-only and checks it: SQLite's integrity check, then what `serve` checks
-/// of its schema ([`complete`]).
-pub fn inspect(path: &Path) -> Result<Inspection, String> {
-    if !path.exists() {
-        return Err(format!("there is no database at {}", path.display()));
-    }
-    let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    let read = || -> rusqlite::Result<Inspection> {
-        let schema = current(&conn)?;
-        let integrity = integrity_check(&conn)?;
-        let refused = if integrity != "ok" {
-            Some(format!("it failed its integrity check: {integrity}"))
-        } else {
-            complete(&conn).err()
-        };
-        Ok(Inspection {
-            schema,
-            integrity,
-            refused,
-        })
-    };
-    read().map_err(|e| format!("cannot read {}: {}", path.display(), sentence(&e)))
-}
-
-/// `PRAGMA integrity_check`: "ok", or the first ten problems it names.
-pub fn integrity_check(conn: &Connection) -> rusqlite::Result<String> {
-    let mut stmt = conn.prepare("PRAGMA integrity_check(10)")?;
-    let found = stmt
-        .query_map([], |r| r.get::<_, String>(0))?
-        .collect::<rusqlite::Result<Vec<String>>>()?;
-    Ok(found.join("; "))
-}
-
-/// What SQLite's quick check of a file found in the time it had.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Integrity {
-    /// It read every page and found none damaged.
-    Intact { took: Duration },
-    /// It ran out of time before the last page (a large file): nothing found in what it read.
-    Unfinished { budget: Duration },
-}
-
-/// How many of SQLite's steps the quick check takes between two looks at the clock.
-const CHECK_STEPS: i32 = 10_000;
-
-/// Runs `PRAGMA quick_check` (the structure of every page, without comparing indexes to their
-/// tables) on a read-only connection of its own, stopping it after `budget`. Damage is an
-/// error, the end of a sentence about the file naming what SQLite found.
-pub fn quick_check(path: &Path, budget: Duration) -> Result<Integrity, String> {
-    let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .map_err(|e| format!("cannot open it for its integrity check: {}", sentence(&e)))?;
-    let started = Instant::now();
-    let deadline = started + budget;
-    conn.progress_handler(CHECK_STEPS, Some(move || Instant::now() >= deadline));
-    let found = conn.prepare("PRAGMA quick_check(10)").and_then(|mut stmt| {
-        stmt.query_map([], |r| r.get::<_, String>(0))?
-            .collect::<rusqlite::Result<Vec<String>>>()
-    });
-    let damaged = |what: String| {
-        format!("its pages are damaged ({what}); restore a backup (adcab restore --from PATH)")
-    };
-    match found {
-        Ok(rows) if rows == ["ok"] => Ok(Integrity::Intact {
-            took: started.elapsed(),
-        }),
-        Ok(rows) => Err(damaged(rows.join("; "))),
-        Err(e) => match e.sqlite_error_code() {
-            Some(ErrorCode::OperationInterrupted) => Ok(Integrity::Unfinished { budget }),
-            Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
-                Err(damaged(e.to_string()))
-            }
-            _ => Err(format!("cannot run its integrity check: {}", sentence(&e))),
-        },
-    }
-}
-
 /// Migrations of this binary not yet applied to the database (every ledger).
 pub fn pending(conn: &Connection) -> Result<usize, StoreError> {
     let mut count = 0;
@@ -212,7 +118,7 @@ pub fn pending(conn: &Connection) -> Result<usize, StoreError> {
 /// running it twice changes nothing, and with nothing pending it takes no write lock. A
 /// database that records a migration this binary does not know (written by a newer adcab) is
 /// refused, as is one missing a table.
-pub fn migrate(conn: &mut Connection) -> Result<(), String> {
+pub fn migrate(conn: &mut Connection) -> Result<(), SchemaError> {
     for ledger in &LEDGERS {
         let done = known(conn, ledger)?;
         let pending: Vec<&(i64, &str)> = ledger
@@ -223,14 +129,11 @@ pub fn migrate(conn: &mut Connection) -> Result<(), String> {
         if pending.is_empty() {
             continue;
         }
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(|e| sentence(&e))?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         tx.execute_batch(&format!(
             "CREATE TABLE IF NOT EXISTS {} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
             ledger.table
-        ))
-        .map_err(|e| sentence(&e))?;
+        ))?;
         for (version, sql) in pending {
             tx.execute_batch(sql)
                 .and_then(|()| {
@@ -242,69 +145,50 @@ pub fn migrate(conn: &mut Connection) -> Result<(), String> {
                         [version],
                     )
                 })
-                .map_err(|e| {
-                    format!(
-                        "migration {version} of {} failed: {}",
-                        ledger.table,
-                        sentence(&e)
-                    )
+                .map_err(|source| SchemaError::Migration {
+                    ledger: ledger.table,
+                    version: *version,
+                    source,
                 })?;
         }
-        tx.commit().map_err(|e| sentence(&e))?;
+        tx.commit()?;
     }
     check_tables(conn)
 }
 
 /// The versions recorded in `ledger`, refused when one is not among this binary's migrations
 /// (the database was written by a newer adcab).
-fn known(conn: &Connection, ledger: &Ledger) -> Result<Vec<i64>, String> {
-    let done = applied(conn, ledger).map_err(|e| sentence(&e))?;
+fn known(conn: &Connection, ledger: &Ledger) -> Result<Vec<i64>, SchemaError> {
+    let done = applied(conn, ledger)?;
     match done
         .iter()
         .find(|v| !ledger.migrations.iter().any(|(m, _)| m == *v))
     {
-        Some(unknown) => Err(format!(
-            "its {} version {unknown} is newer than this adcab knows (up to {}); run the adcab that wrote it, or restore a backup made for this version",
-            if ledger.table == SERVICE.table { "schema" } else { "simulator schema" },
-            ledger.newest()
-        )),
+        Some(unknown) => Err(SchemaError::Newer {
+            what: if ledger.table == SERVICE.table {
+                "schema"
+            } else {
+                "simulator schema"
+            },
+            version: *unknown,
+            known: ledger.newest(),
+        }),
         None => Ok(done),
     }
 }
 
-/// What `serve` requires of a database it did not create, checked without changing it: an
-/// adcab schema (an empty or foreign file has none), every recorded migration one this binary
-/// knows, and every table the recorded migrations leave. An older database passes: `serve`
-/// brings it up to date.
-pub fn complete(conn: &Connection) -> Result<(), String> {
-    for ledger in &LEDGERS {
-        known(conn, ledger)?;
-    }
-    if current(conn).map_err(|e| sentence(&e))? == 0 {
-        return Err(
-            "it holds no adcab schema (an empty file, or another program's database)".into(),
-        );
-    }
-    check_tables(conn)
-}
-
 /// Every table the recorded migrations leave must be there.
-fn check_tables(conn: &Connection) -> Result<(), String> {
-    let expected = expected_tables(conn).map_err(|e| sentence(&e))?;
-    let mut stmt = conn
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
-        .map_err(|e| sentence(&e))?;
+fn check_tables(conn: &Connection) -> Result<(), SchemaError> {
+    let expected = expected_tables(conn)?;
+    let mut stmt = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")?;
     let present: Vec<String> = stmt
         .query_map([], |r| r.get(0))
-        .and_then(|rows| rows.collect())
-        .map_err(|e| sentence(&e))?;
+        .and_then(|rows| rows.collect())?;
     match expected
         .into_iter()
         .find(|t| !present.iter().any(|p| p == t))
     {
-        Some(missing) => Err(format!(
-            "its table {missing} is missing; the file was changed outside adcab (restore a backup)"
-        )),
+        Some(missing) => Err(SchemaError::TableMissing(missing)),
         None => Ok(()),
     }
 }
@@ -356,116 +240,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_migrated_file_is_sound_and_a_missing_one_is_named() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("a.db");
-        assert!(inspect(&path).unwrap_err().contains("no database"));
-        crate::db::Db::open(&path, crate::db::Open::Create).unwrap();
-        let found = inspect(&path).unwrap();
-        assert_eq!(found.schema, version());
-        assert_eq!(found.integrity, "ok");
-        assert_eq!(found.refused, None);
-        assert!(found.sound());
-        let conn = Connection::open(&path).unwrap();
-        conn.execute_batch("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 'x')")
-            .unwrap();
-        let newer = inspect(&path).unwrap();
-        assert!(!newer.sound());
-        assert!(
-            newer
-                .refused
-                .unwrap()
-                .contains("schema version 99 is newer"),
-            "refused as serve refuses it"
-        );
-    }
-
-    #[test]
-    fn an_empty_or_foreign_file_or_a_missing_table_is_not_complete_and_an_older_one_is() {
-        let empty = Connection::open_in_memory().unwrap();
-        let err = complete(&empty).unwrap_err();
-        assert!(err.contains("no adcab schema"), "{err}");
-        empty
-            .execute_batch("CREATE TABLE notes (body TEXT)")
-            .unwrap();
-        let err = complete(&empty).unwrap_err();
-        assert!(err.contains("no adcab schema"), "a foreign table: {err}");
-
-        let older = applied_before(13);
-        complete(&older).expect("serve migrates an older database");
-        older.execute_batch("DROP TABLE cabinets").unwrap();
-        let err = complete(&older).unwrap_err();
-        assert!(err.contains("table cabinets is missing"), "{err}");
-
-        let mut current = Connection::open_in_memory().unwrap();
-        migrate(&mut current).unwrap();
-        complete(&current).unwrap();
-        current
-            .execute_batch(
-                "INSERT INTO sim_schema_migrations (version, applied_at) VALUES (7, 'x')",
-            )
-            .unwrap();
-        let err = complete(&current).unwrap_err();
-        assert!(err.contains("simulator schema version 7 is newer"), "{err}");
-    }
-
-    /// A database file of `rows` users, closed (its log copied in), and its size in pages.
-    fn file_with_users(path: &Path, rows: usize) -> u64 {
-        let mut conn = Connection::open(path).unwrap();
-        migrate(&mut conn).unwrap();
-        let tx = conn.transaction().unwrap();
-        for i in 0..rows {
-            tx.execute(
-                "INSERT INTO users (email, plan, created_at) VALUES (?1, 'pro', 'x')",
-                [format!("user{i}@example.com")],
-            )
-            .unwrap();
-        }
-        tx.commit().unwrap();
-        let pages: u64 = conn
-            .query_row("PRAGMA page_count", [], |r| r.get(0))
-            .unwrap();
-        drop(conn);
-        pages
-    }
-
-    #[test]
-    fn the_quick_check_finds_a_damaged_page_and_stops_at_its_budget() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("q.db");
-        let pages = file_with_users(&path, 3000);
-        let long = Duration::from_secs(60);
-        assert!(matches!(
-            quick_check(&path, long),
-            Ok(Integrity::Intact { .. })
-        ));
-        assert_eq!(
-            quick_check(&path, Duration::ZERO),
-            Ok(Integrity::Unfinished {
-                budget: Duration::ZERO
-            })
-        );
-
-        let page_size = 4096;
-        let mut bytes = std::fs::read(&path).unwrap();
-        assert_eq!(bytes.len() as u64, pages * page_size);
-        let middle = (pages / 2 * page_size) as usize;
-        for (i, b) in bytes[middle..middle + page_size as usize]
-            .iter_mut()
-            .enumerate()
-        {
-            *b = (i * 7 + 13) as u8;
-        }
-        std::fs::write(&path, bytes).unwrap();
-        let err = quick_check(&path, long).unwrap_err();
-        assert!(err.contains("damaged"), "{err}");
-        assert!(
-            !inspect(&path).is_ok_and(|found| found.sound()),
-            "check refuses it too"
-        );
-    }
-
-    #[test]
     fn migrations_apply_to_an_empty_database_and_twice_change_nothing() {
         let mut conn = Connection::open_in_memory().unwrap();
         migrate(&mut conn).unwrap();
@@ -494,7 +268,7 @@ mod tests {
 
     /// A database as an older release left it: the service migrations before `version`
     /// applied the way releases before the simulator's own ledger applied them.
-    fn applied_before(version: i64) -> Connection {
+    pub(super) fn applied_before(version: i64) -> Connection {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(
             "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
@@ -613,13 +387,13 @@ mod tests {
             [],
         )
         .unwrap();
-        let err = migrate(&mut conn).unwrap_err();
+        let err = migrate(&mut conn).unwrap_err().to_string();
         assert!(err.contains("schema version 99 is newer"), "{err}");
         conn.execute("DELETE FROM schema_migrations WHERE version = 99", [])
             .unwrap();
         conn.execute("ALTER TABLE campaigns RENAME TO campaigns_v2", [])
             .unwrap();
-        let err = migrate(&mut conn).unwrap_err();
+        let err = migrate(&mut conn).unwrap_err().to_string();
         assert!(err.contains("table campaigns is missing"), "{err}");
     }
 }

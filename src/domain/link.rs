@@ -8,6 +8,40 @@ use crate::primitives::form_decode;
 /// Hosts of the platform's short links.
 const SHORT_LINK_HOSTS: &[&str] = &["t.me", "telegram.me"];
 
+/// Why a text is not a link a campaign can promote; `Display` is the sentence, quoting it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkError {
+    /// `@` followed by something that is not a username.
+    NotAUsername(String),
+    /// Neither a short link, an `@username` nor an http(s) URL.
+    NotALink(String),
+    /// A URL without a host.
+    NoHost(String),
+    /// A short link that names no channel or bot.
+    NamesNothing(String),
+    /// A short link whose name is not a valid username.
+    BadUsername(String),
+}
+
+impl std::fmt::Display for LinkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LinkError::NotAUsername(input) => write!(f, "'{input}' is not a valid @username"),
+            LinkError::NotALink(input) => write!(
+                f,
+                "'{input}' is not a channel or bot link, an @username or an http(s) URL"
+            ),
+            LinkError::NoHost(input) => write!(f, "'{input}' has no host"),
+            LinkError::NamesNothing(input) => write!(f, "'{input}' names no channel or bot"),
+            LinkError::BadUsername(input) => {
+                write!(f, "'{input}' does not name a valid username")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LinkError {}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromoteLink {
     pub kind: LinkKind,
@@ -22,21 +56,19 @@ pub struct PromoteLink {
 }
 
 impl PromoteLink {
-    pub fn parse(input: &str) -> Result<PromoteLink, String> {
+    pub fn parse(input: &str) -> Result<PromoteLink, LinkError> {
         let input = input.trim();
         if let Some(name) = input.strip_prefix('@') {
             if !is_username_like(name) {
-                return Err(format!("'{input}' is not a valid @username"));
+                return Err(LinkError::NotAUsername(input.to_string()));
             }
             return Ok(short_link(LinkKind::Channel, name.to_string(), name, None));
         }
-        let rest = strip_scheme(input).ok_or_else(|| {
-            format!("'{input}' is not a channel or bot link, an @username or an http(s) URL")
-        })?;
+        let rest = strip_scheme(input).ok_or_else(|| LinkError::NotALink(input.to_string()))?;
         let (authority, tail) = split_authority(rest);
         let host = normalize_host(authority);
         if host.is_empty() {
-            return Err(format!("'{input}' has no host"));
+            return Err(LinkError::NoHost(input.to_string()));
         }
         if SHORT_LINK_HOSTS.contains(&host.as_str()) {
             return parse_short_link(input, tail);
@@ -51,7 +83,7 @@ impl PromoteLink {
     }
 }
 
-fn parse_short_link(input: &str, tail: &str) -> Result<PromoteLink, String> {
+fn parse_short_link(input: &str, tail: &str) -> Result<PromoteLink, LinkError> {
     let (path, query) = match tail.split_once('?') {
         Some((p, q)) => (p, q),
         None => (tail, ""),
@@ -60,7 +92,7 @@ fn parse_short_link(input: &str, tail: &str) -> Result<PromoteLink, String> {
     let mut segments = path.split('/').filter(|s| !s.is_empty());
     let name = segments
         .next()
-        .ok_or_else(|| format!("'{input}' names no channel or bot"))?;
+        .ok_or_else(|| LinkError::NamesNothing(input.to_string()))?;
     let second = segments.next();
     let param = |key: &str| {
         query
@@ -72,7 +104,7 @@ fn parse_short_link(input: &str, tail: &str) -> Result<PromoteLink, String> {
     let start_ref = param("start").or_else(|| param("startapp"));
     let is_private_invite = name.starts_with('+') || name == "joinchat";
     if !is_private_invite && !is_username_like(name) {
-        return Err(format!("'{input}' does not name a valid username"));
+        return Err(LinkError::BadUsername(input.to_string()));
     }
     let is_post = second.is_some_and(|s| s.chars().all(|c| c.is_ascii_digit()));
     let kind = if is_private_invite || is_post {
@@ -214,7 +246,14 @@ mod tests {
         assert_eq!(l.kind, LinkKind::Bot);
         assert_eq!(l.start_ref.as_deref(), Some("promo42"));
         let app = PromoteLink::parse("t.me/game/play?startapp=x1").unwrap_err();
-        assert!(app.contains("http"), "a short link needs its scheme: {app}");
+        assert_eq!(
+            app,
+            LinkError::NotALink("t.me/game/play?startapp=x1".into())
+        );
+        assert!(
+            app.to_string().contains("http"),
+            "a short link needs its scheme: {app}"
+        );
         let app = PromoteLink::parse("https://t.me/game/play?startapp=x1").unwrap();
         assert_eq!(app.kind, LinkKind::Bot);
         assert_eq!(app.tme_path.as_deref(), Some("game/play"));

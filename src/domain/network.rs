@@ -6,6 +6,37 @@ use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
+/// Why a text is not a network; `Display` is the sentence, naming the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetworkError {
+    /// Not an IP address.
+    NotAnAddress(String),
+    /// The prefix is not a number from 0 to the address's bits.
+    BadPrefix { text: String, bits: u8 },
+    /// Bits are set past the prefix (`10.0.0.1/8`).
+    HostBits { text: String, prefix: u8 },
+}
+
+impl std::fmt::Display for NetworkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NetworkError::NotAnAddress(text) => write!(
+                f,
+                "{text:?} is not an IP address or network such as 10.0.0.0/8"
+            ),
+            NetworkError::BadPrefix { text, bits } => {
+                write!(f, "{text:?}: the prefix must be a number from 0 to {bits}")
+            }
+            NetworkError::HostBits { text, prefix } => write!(
+                f,
+                "{text:?} has bits set past its /{prefix} prefix; write the network's first address"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NetworkError {}
+
 /// One address, or a block of them in CIDR notation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(try_from = "String", into = "String")]
@@ -17,7 +48,7 @@ pub struct Network {
 impl Network {
     /// `ADDRESS` or `ADDRESS/PREFIX`; host bits past the prefix are refused, so a typo such
     /// as `10.0.0.1/8` is not silently read as `10.0.0.0/8`.
-    pub fn parse(text: &str) -> Result<Network, String> {
+    pub fn parse(text: &str) -> Result<Network, NetworkError> {
         let (addr, prefix) = match text.split_once('/') {
             Some((addr, prefix)) => (addr, Some(prefix)),
             None => (text, None),
@@ -25,20 +56,23 @@ impl Network {
         let base: IpAddr = addr
             .trim()
             .parse()
-            .map_err(|_| format!("{text:?} is not an IP address or network such as 10.0.0.0/8"))?;
+            .map_err(|_| NetworkError::NotAnAddress(text.to_string()))?;
         let bits = if base.is_ipv4() { 32 } else { 128 };
-        let prefix =
-            match prefix {
-                None => bits,
-                Some(p) => p.parse::<u8>().ok().filter(|p| *p <= bits).ok_or_else(|| {
-                    format!("{text:?}: the prefix must be a number from 0 to {bits}")
-                })?,
-            };
+        let prefix = match prefix {
+            None => bits,
+            Some(p) => p.parse::<u8>().ok().filter(|p| *p <= bits).ok_or_else(|| {
+                NetworkError::BadPrefix {
+                    text: text.to_string(),
+                    bits,
+                }
+            })?,
+        };
         let network = Network { base, prefix };
         if network.masked(base) != bits_of(base) {
-            return Err(format!(
-                "{text:?} has bits set past its /{prefix} prefix; write the network's first address"
-            ));
+            return Err(NetworkError::HostBits {
+                text: text.to_string(),
+                prefix,
+            });
         }
         Ok(network)
     }
@@ -78,9 +112,9 @@ fn canonical(ip: IpAddr) -> IpAddr {
 }
 
 impl TryFrom<String> for Network {
-    type Error = String;
+    type Error = NetworkError;
 
-    fn try_from(text: String) -> Result<Network, String> {
+    fn try_from(text: String) -> Result<Network, NetworkError> {
         Network::parse(&text)
     }
 }

@@ -10,14 +10,34 @@ pub const MIN_LEN: usize = 10;
 /// Most bytes a password has: Argon2 reads all of it, so a megabyte-long one is refused early.
 pub const MAX_LEN: usize = 256;
 
-/// Why a new password is refused, as a sentence.
-pub fn check(password: &str) -> Result<(), String> {
+/// Why a new password is refused; `Display` is the sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PasswordError {
+    /// Fewer than [`MIN_LEN`] characters.
+    TooShort,
+    /// More than [`MAX_LEN`] bytes.
+    TooLong,
+}
+
+impl std::fmt::Display for PasswordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PasswordError::TooShort => write!(f, "a password has at least {MIN_LEN} characters"),
+            PasswordError::TooLong => write!(f, "a password has at most {MAX_LEN} bytes"),
+        }
+    }
+}
+
+impl std::error::Error for PasswordError {}
+
+/// Whether a new password meets the rules.
+pub fn check(password: &str) -> Result<(), PasswordError> {
     let chars = password.chars().count();
     if chars < MIN_LEN {
-        return Err(format!("a password has at least {MIN_LEN} characters"));
+        return Err(PasswordError::TooShort);
     }
     if password.len() > MAX_LEN {
-        return Err(format!("a password has at most {MAX_LEN} bytes"));
+        return Err(PasswordError::TooLong);
     }
     Ok(())
 }
@@ -76,8 +96,8 @@ mod tests {
 
     #[test]
     fn new_passwords_are_long_enough_and_bounded() {
-        assert!(check("short").is_err());
+        assert_eq!(check("short"), Err(PasswordError::TooShort));
         assert!(check("ten chars!").is_ok());
-        assert!(check(&"x".repeat(MAX_LEN + 1)).is_err());
+        assert_eq!(check(&"x".repeat(MAX_LEN + 1)), Err(PasswordError::TooLong));
     }
 }

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use super::ad::AdDraft;
 use super::money::Money;
 use super::schedule::Schedule;
+use super::ParseError;
 
 /// One failed item of a task, as the task's `errors` keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -311,14 +312,14 @@ impl Payload {
     }
 
     /// Reads a stored payload of a task of `kind`; the error says what could not be read.
-    pub fn from_json(kind: TaskKind, value: &Value) -> Result<Payload, String> {
+    pub fn from_json(kind: TaskKind, value: &Value) -> Result<Payload, PayloadError> {
         if kind.lane() == Lane::Create {
             let group_id = match &value["group_id"] {
                 Value::Null => None,
-                v => Some(v.as_i64().ok_or_else(|| format!("group_id {v}"))?),
+                v => Some(v.as_i64().ok_or_else(|| PayloadError::GroupId(v.clone()))?),
             };
             let campaigns = serde_json::from_value(value["campaigns"].clone())
-                .map_err(|e| format!("campaigns: {e}"))?;
+                .map_err(PayloadError::Campaigns)?;
             return Ok(Payload::Create {
                 group_id,
                 campaigns,
@@ -326,12 +327,16 @@ impl Payload {
         }
         let name = value["action"].as_str().unwrap_or_default();
         let extra =
-            BulkAction::extra(name).ok_or_else(|| format!("unknown bulk action {name:?}"))?;
-        let money = |f: &str| {
-            value[f]
+            BulkAction::extra(name).ok_or_else(|| PayloadError::UnknownAction(name.to_string()))?;
+        let money = |field: &'static str| {
+            value[field]
                 .as_i64()
                 .map(|m| ExtraValue::Money(Money::from_micros(m)))
-                .ok_or_else(|| format!("{f} of {name}: {}", value[f]))
+                .ok_or_else(|| PayloadError::Money {
+                    field,
+                    action: name.to_string(),
+                    value: value[field].clone(),
+                })
         };
         let read = match extra {
             Extra::None => ExtraValue::None,
@@ -339,19 +344,74 @@ impl Payload {
             Extra::Cpm => money("cpm")?,
             Extra::Schedule => ExtraValue::Schedule(match &value["schedule"] {
                 Value::Null => None,
-                v => Some(Schedule::stored(v).map_err(|e| format!("schedule {v}: {e}"))?),
+                v => Some(Schedule::stored(v).map_err(|error| PayloadError::Schedule {
+                    value: v.clone(),
+                    error,
+                })?),
             }),
         };
         let action = BulkAction::from_parts(name, read)
-            .ok_or_else(|| format!("the extra field of {name}"))?;
+            .ok_or_else(|| PayloadError::Extra(name.to_string()))?;
         if action.kind() != kind {
-            return Err(format!("action {name} in a task of type {}", kind.as_str()));
+            return Err(PayloadError::WrongKind {
+                action: name.to_string(),
+                kind,
+            });
         }
         let ad_ids =
-            serde_json::from_value(value["ad_ids"].clone()).map_err(|e| format!("ad_ids: {e}"))?;
+            serde_json::from_value(value["ad_ids"].clone()).map_err(PayloadError::AdIds)?;
         Ok(Payload::Bulk { action, ad_ids })
     }
 }
+
+/// What of a stored payload could not be read; `Display` says it for the log and the task's
+/// failure.
+#[derive(Debug)]
+pub enum PayloadError {
+    /// `group_id` is neither null nor an integer.
+    GroupId(Value),
+    /// `campaigns` does not read as drafts.
+    Campaigns(serde_json::Error),
+    /// `action` names no bulk action.
+    UnknownAction(String),
+    /// A money field of the action is not an integer of micro-units.
+    Money {
+        field: &'static str,
+        action: String,
+        value: Value,
+    },
+    /// `schedule` does not read as a schedule.
+    Schedule { value: Value, error: ParseError },
+    /// The action's extra field does not fit the action.
+    Extra(String),
+    /// The action belongs to another kind of task.
+    WrongKind { action: String, kind: TaskKind },
+    /// `ad_ids` is not a list of ids.
+    AdIds(serde_json::Error),
+}
+
+impl std::fmt::Display for PayloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PayloadError::GroupId(v) => write!(f, "group_id {v}"),
+            PayloadError::Campaigns(e) => write!(f, "campaigns: {e}"),
+            PayloadError::UnknownAction(name) => write!(f, "unknown bulk action {name:?}"),
+            PayloadError::Money {
+                field,
+                action,
+                value,
+            } => write!(f, "{field} of {action}: {value}"),
+            PayloadError::Schedule { value, error } => write!(f, "schedule {value}: {error}"),
+            PayloadError::Extra(name) => write!(f, "the extra field of {name}"),
+            PayloadError::WrongKind { action, kind } => {
+                write!(f, "action {action} in a task of type {}", kind.as_str())
+            }
+            PayloadError::AdIds(e) => write!(f, "ad_ids: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PayloadError {}
 
 #[cfg(test)]
 mod tests {
@@ -410,7 +470,7 @@ mod tests {
 
     #[test]
     fn damaged_payloads_say_what_is_wrong() {
-        let read = |kind, v: Value| Payload::from_json(kind, &v).unwrap_err();
+        let read = |kind, v: Value| Payload::from_json(kind, &v).unwrap_err().to_string();
         assert!(read(TaskKind::Delete, json!({ "action": "delete" })).contains("ad_ids"));
         assert!(read(
             TaskKind::Budget,

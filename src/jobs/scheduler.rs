@@ -13,11 +13,11 @@ use tokio::sync::{watch, Notify};
 
 use crate::clock;
 use crate::db;
+use crate::jobs::{automation, hourly_sync};
 use crate::services::Services;
 use crate::store::StoreError;
 use crate::store::{events as status_events, outbox, scheduler};
 use crate::webhooks::events;
-use crate::{jobs::automation, sync};
 
 /// How often the loop looks at the clock when nothing is due.
 const TICK: Duration = Duration::from_millis(250);
@@ -137,7 +137,7 @@ pub fn step(s: &Services) -> Result<Step, StoreError> {
     if at.sync_due() {
         let hour = at.next_sync;
         let latest = at.now < hour + HOUR + HOUR;
-        sync::sync_hour(s, hour, latest)?;
+        hourly_sync::sync_hour(s, hour, latest)?;
         automation::run_hour(s, hour);
         s.db.write_blocking(|tx| {
             events::queue_status_changes(tx)?;

@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use tokio::sync::watch;
 
-use crate::db::backup::{self, Kind, Report};
+use crate::db::backup::{self, BackupError, Kind, Report};
 use crate::jobs::retention;
 use crate::services::Services;
+use crate::store::StoreError;
 
 /// How often the loop looks at what is due.
 const TICK: Duration = Duration::from_secs(60);
@@ -44,12 +45,32 @@ pub async fn run(services: Services, mut stop: watch::Receiver<bool>) {
     }
 }
 
+/// Why a scheduled backup was not taken, or older ones not removed.
+#[derive(Debug)]
+pub enum UpkeepError {
+    /// The database could not be read for the snapshot.
+    Store(StoreError),
+    /// The snapshot or the rotation failed.
+    Backup(BackupError),
+}
+
+impl std::fmt::Display for UpkeepError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UpkeepError::Store(e) => write!(f, "{e}"),
+            UpkeepError::Backup(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for UpkeepError {}
+
 /// Takes a scheduled backup when `[backup] dir` is set and its newest is `every_hours` old
 /// (or there is none), then removes those beyond `keep`. `now` is wall time.
 pub async fn backup_if_due(
     services: &Services,
     now: DateTime<Utc>,
-) -> Result<Option<Report>, String> {
+) -> Result<Option<Report>, UpkeepError> {
     let config = &services.config.backup;
     if config.dir.as_os_str().is_empty() {
         return Ok(None);
@@ -66,9 +87,10 @@ pub async fn backup_if_due(
     let db_path = services.db.path().to_path_buf();
     let report = services
         .db
-        .read(move |conn| Ok::<_, crate::store::StoreError>(backup::snapshot(conn, &db_path, &to)))
+        .read(move |conn| Ok::<_, StoreError>(backup::snapshot(conn, &db_path, &to)))
         .await
-        .map_err(|e| e.to_string())??;
-    backup::rotate(&dir, config.keep as usize)?;
+        .map_err(UpkeepError::Store)?
+        .map_err(UpkeepError::Backup)?;
+    backup::rotate(&dir, config.keep as usize).map_err(UpkeepError::Backup)?;
     Ok(Some(report))
 }

@@ -16,12 +16,12 @@ use crate::db;
 use crate::domain::campaign::Status;
 use crate::domain::task::{BulkAction, Payload, TaskStatus};
 use crate::ops::campaigns::{self as campaign_ops, Entry, Refusal};
+use crate::ops::write_back;
 use crate::platform::{AdDraft, PlatformError};
 use crate::services::Services;
 use crate::store::tasks::{self, Task};
 use crate::store::StoreError;
 use crate::store::{cabinets, campaigns};
-use crate::sync;
 
 /// Consecutive platform timeouts on one item before the whole task fails.
 const MAX_TIMEOUTS: i64 = 3;
@@ -81,7 +81,7 @@ pub fn run_one(s: &Services) -> Result<Step, StoreError> {
     let payload = match Payload::from_json(task.kind, &task.payload) {
         Ok(payload) => payload,
         Err(what) => {
-            unreadable(s, &task, &what)?;
+            unreadable(s, &task, &what.to_string())?;
             return Ok(Step::Ran);
         }
     };
@@ -234,7 +234,7 @@ fn create_item(
             let balance = s.platform.balance(task.account_id).ok();
             s.db.write_blocking(|tx| {
                 if campaigns::get(tx, snap.account_id, snap.ad_id)?.is_none() {
-                    sync::store_created(
+                    write_back::store_created(
                         tx,
                         &snap,
                         group,
@@ -243,7 +243,7 @@ fn create_item(
                     )?;
                 }
                 tasks::record_item(tx, task, idx, Some(snap.ad_id), None)?;
-                sync::store_balance(tx, task.account_id, balance)
+                write_back::store_balance(tx, task.account_id, balance)
             })?;
             Ok(Outcome::Done { stop: false })
         }

@@ -1,7 +1,7 @@
-//! Owns the panel's cabinets: adding one (an account on the platform), changing it, its
-//! groups, and a campaign's change history.
+//! Owns the operator's cabinets (`adcab admin cabinet`, `group`, `history`): adding one (an
+//! account on the platform), changing it, its groups, and a campaign's change history.
 
-use super::{bad, now_iso, require_cabinet, require_user, History, Id, PanelError};
+use super::{bad, now_iso, require_cabinet, require_user, History, Id, OpsError};
 use crate::domain::money::{CabinetType, Money, MAX_UNITS, MONEY_SCALE};
 use crate::services::Services;
 use crate::store::cabinets::{self, Cabinet};
@@ -9,7 +9,7 @@ use crate::store::{alerts, campaigns, groups, history, rules, StoreError};
 
 const DEFAULT_GROUP_COLOR: &str = "#4A90D9";
 
-fn parse_balance(text: &str) -> Result<Money, PanelError> {
+fn parse_balance(text: &str) -> Result<Money, OpsError> {
     Money::parse(text, MONEY_SCALE).map_err(|e| bad("balance", format!("balance {e}")))
 }
 
@@ -38,7 +38,7 @@ pub struct NewCabinet {
 
 /// The smallest non-zero budget of a new cabinet when none is given: the platform's for the
 /// cabinet type; refused when the platform has no such cabinets.
-pub(super) fn default_min_budget(s: &Services, kind: CabinetType) -> Result<i64, PanelError> {
+pub(super) fn default_min_budget(s: &Services, kind: CabinetType) -> Result<i64, OpsError> {
     s.platform
         .capabilities()
         .cabinet(kind)
@@ -51,7 +51,7 @@ pub(super) fn default_min_budget(s: &Services, kind: CabinetType) -> Result<i64,
         })
 }
 
-pub fn cabinet_add(s: &Services, c: &NewCabinet) -> Result<Id, PanelError> {
+pub fn cabinet_add(s: &Services, c: &NewCabinet) -> Result<Id, OpsError> {
     let kind = c.kind;
     let balance = c
         .balance
@@ -121,7 +121,7 @@ pub struct CabinetChange {
     pub telegram_chat: Option<String>,
 }
 
-pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, PanelError> {
+pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, OpsError> {
     let balance = change.balance.as_deref().map(parse_balance).transpose()?;
     let cabinet = s.db.read_blocking(|conn| require_cabinet(conn, id))?;
     let cap = match change.automation_daily_cap.as_deref() {
@@ -171,7 +171,7 @@ pub fn group_add(
     cabinet: i64,
     name: &str,
     color: Option<&str>,
-) -> Result<Id, PanelError> {
+) -> Result<Id, OpsError> {
     let color = color.unwrap_or(DEFAULT_GROUP_COLOR);
     let valid = color.len() == 7
         && color.starts_with('#')
@@ -196,7 +196,7 @@ pub fn group_add(
     })
 }
 
-pub fn history(s: &Services, account: i64, ad: i64) -> Result<History, PanelError> {
+pub fn history(s: &Services, account: i64, ad: i64) -> Result<History, OpsError> {
     s.db.read_blocking(|conn| {
         campaigns::get(conn, account, ad)?
             .ok_or_else(|| bad("ad", format!("no campaign {ad} in cabinet {account}")))?;

@@ -1,17 +1,21 @@
 //! Owns connecting cabinets to a real platform: `admin cabinet connect` (one cabinet per
 //! account a token opens, its existing ads imported), `reconnect` (a new token for a cabinet),
 //! `platform check` (what a token opens, changing nothing), `cabinet sync` ("Sync now",
-//! for any platform) and `cabinet list` (with each cabinet's platform account id). Tokens are handed to the platform, which seals them; none is printed.
+//! for any platform) and `cabinet list` (with each cabinet's platform account id). Tokens are
+//! handed to the platform, which seals them; none is printed.
+
+use std::collections::HashSet;
 
 use serde::Serialize;
 
 use super::cabinets::default_min_budget;
-use super::{bad, now_iso, require_cabinet, require_user, Id, PanelError};
-use crate::platform::{PlatformError, RemoteAccount};
+use super::write_back::{self, store_created};
+use super::{bad, now_iso, require_cabinet, require_user, Id, OpsError};
+use crate::platform::RemoteAccount;
 use crate::services::Services;
 use crate::store::cabinets::{self, Cabinet};
 use crate::store::history::Source;
-use crate::sync::{self, store_created};
+use crate::store::{campaigns, StoreError};
 
 /// The longest token read from standard input.
 pub const MAX_TOKEN: usize = 4096;
@@ -77,7 +81,7 @@ pub struct CabinetList {
 }
 
 /// `admin cabinet list [--owner USER]`.
-pub fn cabinet_list(s: &Services, owner: Option<i64>) -> Result<CabinetList, PanelError> {
+pub fn cabinet_list(s: &Services, owner: Option<i64>) -> Result<CabinetList, OpsError> {
     let rows = s.db.read_blocking(|c| cabinets::list(c, owner))?;
     Ok(CabinetList {
         cabinets: rows
@@ -97,7 +101,7 @@ pub fn cabinet_list(s: &Services, owner: Option<i64>) -> Result<CabinetList, Pan
 }
 
 /// A token as read from standard input: trimmed, non-empty, of a sane size.
-pub fn read_token(text: &str) -> Result<String, PanelError> {
+pub fn read_token(text: &str) -> Result<String, OpsError> {
     let token = text.trim();
     if token.is_empty() {
         return Err(bad("token-stdin", "no token on standard input"));
@@ -111,20 +115,16 @@ pub fn read_token(text: &str) -> Result<String, PanelError> {
     Ok(token.to_string())
 }
 
-fn platform(e: PlatformError) -> PanelError {
-    PanelError::Platform(e)
-}
-
 pub fn cabinet_connect(
     s: &Services,
     owner: i64,
     token: &str,
     related: bool,
-) -> Result<Connected, PanelError> {
+) -> Result<Connected, OpsError> {
     s.db.read_blocking(|c| {
         require_user(c, owner).map_err(|_| bad("owner", format!("no user with id {owner}")))
     })?;
-    let found = s.platform.connect(token, related).map_err(platform)?;
+    let found = s.platform.connect(token, related)?;
     let (known, new): (Vec<RemoteAccount>, Vec<RemoteAccount>) = s.db.read_blocking(|c| {
         let mut known = Vec::new();
         let mut new = Vec::new();
@@ -135,7 +135,7 @@ pub fn cabinet_connect(
                 new.push(account);
             }
         }
-        Ok::<_, PanelError>((known, new))
+        Ok::<_, OpsError>((known, new))
     })?;
     if new.is_empty() {
         let ids: Vec<&str> = known.iter().map(|a| a.platform_id.as_str()).collect();
@@ -170,7 +170,7 @@ pub fn cabinet_connect(
             cabinets::set_connection(tx, id, &account.platform_id, &account.credential)?;
             ids.push(id);
         }
-        Ok::<_, PanelError>(ids)
+        Ok::<_, OpsError>(ids)
     })?;
     let mut ads = Vec::with_capacity(ids.len());
     for id in &ids {
@@ -181,7 +181,7 @@ pub fn cabinet_connect(
                     ids.iter()
                         .try_for_each(|id| cabinets::delete_empty(tx, *id))
                 })?;
-                return Err(platform(e));
+                return Err(e.into());
             }
         }
     }
@@ -192,7 +192,7 @@ pub fn cabinet_connect(
                 store_created(tx, snap, None, Source::Panel, params)?;
             }
         }
-        Ok::<_, PanelError>(())
+        Ok::<_, OpsError>(())
     })?;
     Ok(Connected {
         cabinets: ids
@@ -211,7 +211,7 @@ pub fn cabinet_connect(
 
 /// Gives a cabinet a new token: the token must open the cabinet's own platform account. The
 /// session-expired mark is lifted.
-pub fn cabinet_reconnect(s: &Services, id: i64, token: &str) -> Result<Id, PanelError> {
+pub fn cabinet_reconnect(s: &Services, id: i64, token: &str) -> Result<Id, OpsError> {
     let platform_id = s.db.read_blocking(|c| {
         require_cabinet(c, id)?;
         let link =
@@ -223,7 +223,7 @@ pub fn cabinet_reconnect(s: &Services, id: i64, token: &str) -> Result<Id, Panel
             )
         })
     })?;
-    let found = s.platform.connect(token, true).map_err(platform)?;
+    let found = s.platform.connect(token, true)?;
     let account = found
         .into_iter()
         .find(|a| a.platform_id == platform_id)
@@ -240,8 +240,8 @@ pub fn cabinet_reconnect(s: &Services, id: i64, token: &str) -> Result<Id, Panel
     })
 }
 
-pub fn platform_check(s: &Services, token: &str) -> Result<Checked, PanelError> {
-    let found = s.platform.connect(token, true).map_err(platform)?;
+pub fn platform_check(s: &Services, token: &str) -> Result<Checked, OpsError> {
+    let found = s.platform.connect(token, true)?;
     let own = found
         .first()
         .ok_or_else(|| bad("token-stdin", "the token opens no account"))?;
@@ -256,12 +256,34 @@ pub fn platform_check(s: &Services, token: &str) -> Result<Checked, PanelError> 
     })
 }
 
-pub fn cabinet_sync(s: &Services, id: i64) -> Result<Synced, PanelError> {
+/// `admin cabinet sync` ("Sync now"): every ad the platform has, with its status, settings,
+/// budget and counters, into the stored copies (ads adcab did not know are imported), the ads
+/// it no longer has marked deleted, and the balance. Hourly stats are left to the hourly
+/// sync, which counts what this moved.
+pub fn cabinet_sync(s: &Services, id: i64) -> Result<Synced, OpsError> {
     s.db.read_blocking(|c| require_cabinet(c, id))?;
-    let done = sync::sync_now(s, id)?.map_err(platform)?;
+    let snaps = s.platform.list_ads(id)?;
+    let balance = s.platform.balance(id);
+    let params = &s.config.conversions.tracker_params;
+    let changed = s.db.write_blocking(|tx| {
+        let mut changed = 0;
+        for snap in &snaps {
+            let new = campaigns::get(tx, id, snap.ad_id)?.is_none();
+            if new {
+                store_created(tx, snap, None, Source::Panel, params)?;
+            }
+            if new || write_back::apply(tx, snap, Source::Sync, params)? {
+                changed += 1;
+            }
+        }
+        write_back::store_balance(tx, id, balance.ok())?;
+        Ok::<_, StoreError>(changed)
+    })?;
+    let listed: HashSet<i64> = snaps.iter().map(|snap| snap.ad_id).collect();
+    let gone = write_back::confirm_missing(s, id, &listed)??;
     Ok(Synced {
         id,
-        campaigns: done.campaigns,
-        changed: done.changed,
+        campaigns: snaps.len(),
+        changed: changed + gone,
     })
 }

@@ -4,6 +4,7 @@
 
 use crate::domain::ParseError;
 use crate::ops::campaigns::Refusal;
+use crate::platform::sim::SimError;
 use crate::platform::PlatformError;
 use crate::store::StoreError;
 
@@ -14,7 +15,8 @@ pub enum OpsError {
     NotFound,
     /// No rule of that id.
     RuleNotFound,
-    /// A field of the command is wrong; the error names it.
+    /// A field of the command is wrong (a flag of the command line, a field of a form or a
+    /// body); the error names it.
     Invalid(ParseError),
     /// Refused before the platform was asked.
     Refused(Refusal),
@@ -25,6 +27,22 @@ pub enum OpsError {
     /// The platform refused, or did not answer.
     Platform(PlatformError),
     Store(StoreError),
+}
+
+impl OpsError {
+    /// The field an input error names; no other error names one.
+    pub fn param(&self) -> Option<&str> {
+        if let OpsError::Invalid(e) = self {
+            Some(&e.param)
+        } else {
+            None
+        }
+    }
+}
+
+/// An input error naming `param`.
+pub fn bad(param: &str, message: impl Into<String>) -> OpsError {
+    OpsError::Invalid(ParseError::new(param, message))
 }
 
 impl From<ParseError> for OpsError {
@@ -42,5 +60,15 @@ impl From<PlatformError> for OpsError {
 impl From<StoreError> for OpsError {
     fn from(e: StoreError) -> Self {
         OpsError::Store(e)
+    }
+}
+
+impl From<SimError> for OpsError {
+    fn from(e: SimError) -> Self {
+        match e {
+            SimError::NoAccount(_) => bad("account", e.to_string()),
+            SimError::NoAd { .. } | SimError::NotInReview { .. } => bad("ad", e.to_string()),
+            SimError::Store(e) => OpsError::Store(e),
+        }
     }
 }

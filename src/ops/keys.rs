@@ -1,11 +1,12 @@
-//! Owns the panel's keys and webhooks: creating, changing, revoking keys and their secrets,
-//! the Test button, a person's (or a team's) keys, the tracker token, and the delivery log.
+//! Owns keys and webhooks, for `adcab admin key` and the web panel alike: creating, changing,
+//! revoking keys and their secrets, the Test button, a person's (or a team's) keys, the tracker
+//! token, and the delivery log.
 
 use serde_json::json;
 
 use super::{
-    bad, now_iso, require_key, require_user, CreatedKey, Id, KeyList, KeySummary, PanelError,
-    Pinged, RotatedSecret, Tracker, WebhookLog,
+    bad, now_iso, require_key, require_user, CreatedKey, Id, KeyList, KeySummary, OpsError, Pinged,
+    RotatedSecret, Tracker, WebhookLog,
 };
 use crate::auth::{self, generate_key};
 use crate::domain::access::Plan;
@@ -49,10 +50,22 @@ pub enum Scope {
     Cabinets(Vec<i64>),
 }
 
-impl std::str::FromStr for Scope {
-    type Err = String;
+/// A part of `--cabinets` that is not a cabinet id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotACabinetId(pub String);
 
-    fn from_str(text: &str) -> Result<Scope, String> {
+impl std::fmt::Display for NotACabinetId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "'{}' is not a cabinet id", self.0)
+    }
+}
+
+impl std::error::Error for NotACabinetId {}
+
+impl std::str::FromStr for Scope {
+    type Err = NotACabinetId;
+
+    fn from_str(text: &str) -> Result<Scope, NotACabinetId> {
         if text == "all" {
             return Ok(Scope::All);
         }
@@ -60,7 +73,7 @@ impl std::str::FromStr for Scope {
             .map(|p| {
                 p.trim()
                     .parse::<i64>()
-                    .map_err(|_| format!("'{p}' is not a cabinet id"))
+                    .map_err(|_| NotACabinetId(p.to_string()))
             })
             .collect::<Result<_, _>>()
             .map(Scope::Cabinets)
@@ -75,9 +88,9 @@ pub enum WebhookUrl {
 }
 
 impl std::str::FromStr for WebhookUrl {
-    type Err = String;
+    type Err = std::convert::Infallible;
 
-    fn from_str(text: &str) -> Result<WebhookUrl, String> {
+    fn from_str(text: &str) -> Result<WebhookUrl, Self::Err> {
         Ok(match text {
             "none" => WebhookUrl::None,
             url => WebhookUrl::Url(url.to_string()),
@@ -85,7 +98,7 @@ impl std::str::FromStr for WebhookUrl {
     }
 }
 
-fn check_scope(conn: &rusqlite::Connection, user: i64, cabinets: &[i64]) -> Result<(), PanelError> {
+fn check_scope(conn: &rusqlite::Connection, user: i64, cabinets: &[i64]) -> Result<(), OpsError> {
     if cabinets.is_empty() {
         return Err(bad(
             "cabinets",
@@ -105,13 +118,13 @@ fn check_scope(conn: &rusqlite::Connection, user: i64, cabinets: &[i64]) -> Resu
     }
 }
 
-fn check_webhook_url(s: &Services, url: &str) -> Result<(), PanelError> {
+fn check_webhook_url(s: &Services, url: &str) -> Result<(), OpsError> {
     guard::check_url(url, s.config.webhooks.allow_private_targets)
         .map(|_| ())
-        .map_err(|e| bad("webhook-url", e))
+        .map_err(|e| bad("webhook-url", e.to_string()))
 }
 
-pub fn key_create(s: &Services, k: &NewKey) -> Result<CreatedKey, PanelError> {
+pub fn key_create(s: &Services, k: &NewKey) -> Result<CreatedKey, OpsError> {
     if let Some(url) = &k.webhook_url {
         check_webhook_url(s, url)?;
     }
@@ -185,7 +198,7 @@ pub struct KeyChange {
     pub cabinets: Option<Scope>,
 }
 
-pub fn key_set(s: &Services, id: i64, change: &KeyChange) -> Result<Id, PanelError> {
+pub fn key_set(s: &Services, id: i64, change: &KeyChange) -> Result<Id, OpsError> {
     if let Some(WebhookUrl::Url(url)) = &change.webhook_url {
         check_webhook_url(s, url)?;
     }
@@ -216,7 +229,7 @@ pub fn key_set(s: &Services, id: i64, change: &KeyChange) -> Result<Id, PanelErr
     })
 }
 
-pub fn key_revoke(s: &Services, id: i64) -> Result<Id, PanelError> {
+pub fn key_revoke(s: &Services, id: i64) -> Result<Id, OpsError> {
     s.db.write_blocking(|tx| {
         require_key(tx, id)?;
         keys::revoke(tx, id, &now_iso(tx)?)?;
@@ -224,7 +237,7 @@ pub fn key_revoke(s: &Services, id: i64) -> Result<Id, PanelError> {
     })
 }
 
-pub fn key_rotate_secret(s: &Services, id: i64) -> Result<RotatedSecret, PanelError> {
+pub fn key_rotate_secret(s: &Services, id: i64) -> Result<RotatedSecret, OpsError> {
     let secret = webhook_secret();
     s.db.write_blocking(|tx| {
         require_key(tx, id)?;
@@ -238,7 +251,7 @@ pub fn key_rotate_secret(s: &Services, id: i64) -> Result<RotatedSecret, PanelEr
 
 /// The Test button: sends a `ping` to the key's webhook URL now and logs the delivery. One
 /// Test of a key at a time, and a few in all (see [`crate::outbound`]).
-pub fn key_ping(s: &Services, id: i64) -> Result<Pinged, PanelError> {
+pub fn key_ping(s: &Services, id: i64) -> Result<Pinged, OpsError> {
     let key = s.db.read_blocking(|conn| require_key(conn, id))?;
     let _turn = s.outbound.test(id).map_err(|refused| {
         bad(
@@ -271,7 +284,7 @@ pub fn key_ping(s: &Services, id: i64) -> Result<Pinged, PanelError> {
 /// signed with the key's current secret: for a delivery that failed (one that was
 /// delivered is refused, so a receiver never gets an event twice by mistake). The body is
 /// the one logged; deliveries logged before bodies were kept cannot be sent again.
-pub fn webhook_resend(s: &Services, delivery: &str) -> Result<Pinged, PanelError> {
+pub fn webhook_resend(s: &Services, delivery: &str) -> Result<Pinged, OpsError> {
     let wanted = delivery.to_string();
     let logged =
         s.db.read_blocking(|conn| deliveries::by_delivery_id(conn, &wanted))?
@@ -313,7 +326,7 @@ pub fn webhook_resend(s: &Services, delivery: &str) -> Result<Pinged, PanelError
 
 /// A person's keys; an agency owner also sees the keys of their team. Without a person,
 /// every active key of every person.
-pub fn key_list(s: &Services, user: Option<i64>) -> Result<KeyList, PanelError> {
+pub fn key_list(s: &Services, user: Option<i64>) -> Result<KeyList, OpsError> {
     s.db.read_blocking(|conn| {
         let people = match user {
             Some(user) => {
@@ -349,7 +362,7 @@ pub fn key_list(s: &Services, user: Option<i64>) -> Result<KeyList, PanelError> 
     })
 }
 
-pub fn tracker_rotate(s: &Services, user: i64) -> Result<Tracker, PanelError> {
+pub fn tracker_rotate(s: &Services, user: i64) -> Result<Tracker, OpsError> {
     let token = format!("trk_{}", random_hex(24));
     s.db.write_blocking(|tx| {
         require_user(tx, user).map_err(|_| bad("user", format!("no user with id {user}")))?;
@@ -361,7 +374,7 @@ pub fn tracker_rotate(s: &Services, user: i64) -> Result<Tracker, PanelError> {
     })
 }
 
-pub fn webhook_log(s: &Services, key: i64, limit: Option<i64>) -> Result<WebhookLog, PanelError> {
+pub fn webhook_log(s: &Services, key: i64, limit: Option<i64>) -> Result<WebhookLog, OpsError> {
     let limit = limit.unwrap_or(DEFAULT_WEBHOOK_LOG);
     if !(1..=1000).contains(&limit) {
         return Err(bad("limit", "limit must be from 1 to 1000"));

@@ -1,8 +1,11 @@
-//! Owns the operations under the faces: each change of state one function, called by the
-//! command line (every `adcab admin` and `adcab sim` operation of the operator document), the
-//! web panel, the demo and the tests alike, returning a typed answer (that serializes to the
-//! exact JSON object the command prints) or a `PanelError`. One file per family: people and
-//! teams, cabinets and groups, keys and webhooks, tasks, rules, and the simulator. Blocking.
+//! Owns the operations under the faces: each change of state one function, called by every
+//! face (the API, the web panel, the command line, the task worker, automation), the demo and
+//! the tests alike, returning a typed answer or an [`OpsError`]. A campaign's changes
+//! (`campaigns/`), a rule (`rule`), recording conversions (`ingest`) and writing back what the
+//! platform did (`write_back`); then the operator's families, one file each (people and teams,
+//! cabinets and groups, connecting a platform, keys and webhooks, tasks, rule and Auto CPM
+//! logs, the simulator), whose answers serialize to the exact JSON object `adcab admin` and
+//! `adcab sim` print. Blocking.
 
 mod cabinets;
 pub mod campaigns;
@@ -15,13 +18,14 @@ mod rules;
 mod sim;
 mod tasks;
 mod users;
+pub mod write_back;
 
 pub use cabinets::{cabinet_add, cabinet_set, group_add, history, CabinetChange, NewCabinet};
 pub use connect::{
     cabinet_connect, cabinet_list, cabinet_reconnect, cabinet_sync, platform_check, read_token,
     CabinetList, Checked, Connected, Synced, MAX_TOKEN,
 };
-pub use error::OpsError;
+pub use error::{bad, OpsError};
 pub use keys::{
     key_create, key_list, key_ping, key_revoke, key_rotate_secret, key_set, tracker_rotate,
     webhook_log, webhook_resend, KeyChange, NewKey, Scope, WebhookUrl, MAX_ACTIVE_KEYS,
@@ -37,75 +41,11 @@ pub use users::{
 use serde::Serialize;
 
 use crate::clock;
-use crate::platform::sim::SimError;
-use crate::platform::PlatformError;
 use crate::store::cabinets::Cabinet;
 use crate::store::{
     cabinets as cabinet_rows, deliveries, history as history_rows, keys as key_rows,
-    users as user_rows, StoreError,
+    users as user_rows,
 };
-
-/// Why a panel command was not done. `Display` is the sentence the operator reads.
-#[derive(Debug)]
-pub enum PanelError {
-    /// The operator's input is wrong; `param` names the flag.
-    Invalid {
-        param: String,
-        message: String,
-    },
-    /// The platform refused what the command asked of it.
-    Platform(PlatformError),
-    Store(StoreError),
-}
-
-impl PanelError {
-    /// The flag an input error names.
-    pub fn param(&self) -> Option<&str> {
-        match self {
-            PanelError::Invalid { param, .. } => Some(param),
-            PanelError::Platform(_) | PanelError::Store(_) => None,
-        }
-    }
-}
-
-impl std::fmt::Display for PanelError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PanelError::Invalid { message, .. } => f.write_str(message),
-            PanelError::Platform(e) => write!(f, "the platform refused: {e}"),
-            PanelError::Store(StoreError::Busy) => f.write_str(
-                "the database is locked by another process (the server or another command); nothing was done, try again",
-            ),
-            PanelError::Store(e) => write!(f, "internal error: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for PanelError {}
-
-impl From<StoreError> for PanelError {
-    fn from(e: StoreError) -> Self {
-        PanelError::Store(e)
-    }
-}
-
-impl From<SimError> for PanelError {
-    fn from(e: SimError) -> Self {
-        match e {
-            SimError::NoAccount(_) => bad("account", e.to_string()),
-            SimError::NoAd { .. } | SimError::NotInReview { .. } => bad("ad", e.to_string()),
-            SimError::Store(e) => PanelError::Store(e),
-        }
-    }
-}
-
-/// An input error naming `param`.
-pub fn bad(param: &str, message: impl Into<String>) -> PanelError {
-    PanelError::Invalid {
-        param: param.into(),
-        message: message.into(),
-    }
-}
 
 /// The answer of a command that made or changed one thing: `{"id": N}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -195,19 +135,19 @@ pub struct Reviewed {
     pub status: &'static str,
 }
 
-pub(crate) fn now_iso(conn: &rusqlite::Connection) -> Result<String, PanelError> {
+pub(crate) fn now_iso(conn: &rusqlite::Connection) -> Result<String, OpsError> {
     Ok(clock::iso(clock::now(conn)?))
 }
 
 pub(crate) fn require_user(
     conn: &rusqlite::Connection,
     id: i64,
-) -> Result<user_rows::User, PanelError> {
+) -> Result<user_rows::User, OpsError> {
     user_rows::get(conn, id)?.ok_or_else(|| bad("id", format!("no user with id {id}")))
 }
 
 /// A Telegram chat id as the operator gives it: an integer, or `none` for no chat.
-pub(crate) fn parse_chat(text: &str, what: &str) -> Result<Option<i64>, PanelError> {
+pub(crate) fn parse_chat(text: &str, what: &str) -> Result<Option<i64>, OpsError> {
     match text.trim() {
         "none" => Ok(None),
         t => t
@@ -217,13 +157,13 @@ pub(crate) fn parse_chat(text: &str, what: &str) -> Result<Option<i64>, PanelErr
     }
 }
 
-pub(crate) fn require_cabinet(conn: &rusqlite::Connection, id: i64) -> Result<Cabinet, PanelError> {
+pub(crate) fn require_cabinet(conn: &rusqlite::Connection, id: i64) -> Result<Cabinet, OpsError> {
     cabinet_rows::get(conn, id)?.ok_or_else(|| bad("cabinet", format!("no cabinet with id {id}")))
 }
 
 pub(crate) fn require_key(
     conn: &rusqlite::Connection,
     id: i64,
-) -> Result<key_rows::KeyRow, PanelError> {
+) -> Result<key_rows::KeyRow, OpsError> {
     key_rows::get(conn, id)?.ok_or_else(|| bad("id", format!("no key with id {id}")))
 }

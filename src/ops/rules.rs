@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::PanelError;
+use super::OpsError;
 use crate::services::Services;
 use crate::store::{auto_cpm, cabinets, rules};
 
@@ -16,7 +16,7 @@ pub struct RuleList {
 }
 
 /// The rules of every cabinet, or of the cabinets `owner` owns, in the order they run.
-pub fn rule_list(s: &Services, owner: Option<i64>) -> Result<RuleList, PanelError> {
+pub fn rule_list(s: &Services, owner: Option<i64>) -> Result<RuleList, OpsError> {
     s.db.read_blocking(|conn| {
         let mut listed = Vec::new();
         for rule in rules::all(conn)? {
@@ -38,7 +38,7 @@ pub struct AutoCpmLog {
 }
 
 /// Every Auto CPM decision on a campaign, oldest first, with what it read.
-pub fn auto_cpm_log(s: &Services, account: i64, ad: i64) -> Result<AutoCpmLog, PanelError> {
+pub fn auto_cpm_log(s: &Services, account: i64, ad: i64) -> Result<AutoCpmLog, OpsError> {
     s.db.read_blocking(|conn| {
         let cabinet = super::require_cabinet(conn, account)?;
         let kind = cabinet.cabinet_type;

@@ -1,24 +1,25 @@
-//! Owns the panel's simulator controls: the service clock, review decisions and faults.
+//! Owns the simulator's controls (`adcab sim` and the web panel's): the service clock, review
+//! decisions and faults.
 
-use super::{bad, Done, Now, PanelError, Reviewed};
+use super::{bad, Done, Now, OpsError, Reviewed};
 use crate::clock;
 use crate::platform::sim::{Fault, Simulator};
 use crate::services::Services;
 
-fn simulator(s: &Services) -> Result<&Simulator, PanelError> {
+fn simulator(s: &Services) -> Result<&Simulator, OpsError> {
     s.sim
         .as_deref()
         .ok_or_else(|| bad("platform", "the simulator is not the configured platform"))
 }
 
-pub fn sim_now(s: &Services) -> Result<Now, PanelError> {
+pub fn sim_now(s: &Services) -> Result<Now, OpsError> {
     let now = s.db.read_blocking(clock::now)?;
     Ok(Now {
         now: clock::iso(now),
     })
 }
 
-pub fn sim_advance(s: &Services, seconds: i64) -> Result<Now, PanelError> {
+pub fn sim_advance(s: &Services, seconds: i64) -> Result<Now, OpsError> {
     simulator(s)?;
     if !(1..=clock::MAX_ADVANCE).contains(&seconds) {
         return Err(bad(
@@ -47,9 +48,9 @@ pub fn sim_review(
     ad: i64,
     approve: bool,
     reason: Option<&str>,
-) -> Result<Reviewed, PanelError> {
+) -> Result<Reviewed, OpsError> {
     let status = simulator(s)?.review(account, ad, approve, reason)?;
-    if let Err(e) = crate::sync::reread(s, account, ad)? {
+    if let Err(e) = super::write_back::reread(s, account, ad)? {
         tracing::warn!(account, ad, error = %e, "the copy was not refreshed after review");
     }
     Ok(Reviewed {
@@ -57,7 +58,7 @@ pub fn sim_review(
     })
 }
 
-pub fn sim_fail(s: &Services, account: i64, fault: Fault, count: u32) -> Result<Done, PanelError> {
+pub fn sim_fail(s: &Services, account: i64, fault: Fault, count: u32) -> Result<Done, OpsError> {
     simulator(s)?.inject_fault(account, fault, count)?;
     Ok(Done {})
 }

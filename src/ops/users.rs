@@ -1,7 +1,7 @@
-//! Owns the panel's people: adding them, their plans and subscriptions, and agency teams
-//! (members and the cabinets shared with them).
+//! Owns people (`adcab admin user`, `member`, and the web panel's team page): adding them, their
+//! plans and subscriptions, and agency teams (members and the cabinets shared with them).
 
-use super::{bad, now_iso, require_cabinet, require_user, Done, Id, PanelError};
+use super::{bad, now_iso, require_cabinet, require_user, Done, Id, OpsError};
 use crate::domain::access::{Access, Plan};
 use crate::domain::password;
 use crate::services::Services;
@@ -36,7 +36,7 @@ pub struct UserList {
 }
 
 /// `admin user list`: every person with their plan and subscription.
-pub fn user_list(s: &Services) -> Result<UserList, PanelError> {
+pub fn user_list(s: &Services) -> Result<UserList, OpsError> {
     let users = s.db.read_blocking(users::list)?;
     Ok(UserList {
         users: users
@@ -55,7 +55,7 @@ pub fn user_list(s: &Services) -> Result<UserList, PanelError> {
     })
 }
 
-pub fn user_add(s: &Services, email: &str, plan: Plan) -> Result<Id, PanelError> {
+pub fn user_add(s: &Services, email: &str, plan: Plan) -> Result<Id, OpsError> {
     let email = email.trim();
     if !email.contains('@') {
         return Err(bad("email", format!("'{email}' is not an email address")));
@@ -78,12 +78,12 @@ pub fn user_set(
     plan: Option<Plan>,
     subscription: Option<Subscription>,
     password: Option<&str>,
-) -> Result<Id, PanelError> {
+) -> Result<Id, OpsError> {
     let active = subscription.map(|v| v == Subscription::Active);
     let hash = password
         .map(|p| {
-            password::check(p).map_err(|why| bad("password", why))?;
-            Ok::<_, PanelError>(password::hash(p))
+            password::check(p).map_err(|why| bad("password", why.to_string()))?;
+            Ok::<_, OpsError>(password::hash(p))
         })
         .transpose()?;
     s.db.write_blocking(|tx| {
@@ -109,7 +109,7 @@ pub fn member_add(
     member: i64,
     cabinet: i64,
     access: TeamAccess,
-) -> Result<Done, PanelError> {
+) -> Result<Done, OpsError> {
     let access = match access {
         TeamAccess::Manager => Access::Manager,
         TeamAccess::Viewer => Access::Viewer,
@@ -148,7 +148,7 @@ pub fn member_remove(
     agency: i64,
     member: i64,
     cabinet: Option<i64>,
-) -> Result<Done, PanelError> {
+) -> Result<Done, OpsError> {
     s.db.write_blocking(|tx| {
         let removed = match cabinet {
             Some(c) => teams::unshare(tx, agency, member, c)?,
@@ -165,7 +165,7 @@ pub fn member_remove(
 }
 
 /// `admin user set --telegram-chat`: the chat a person's alerts go to, or none.
-pub fn user_set_chat(s: &Services, id: i64, chat: &str) -> Result<Id, PanelError> {
+pub fn user_set_chat(s: &Services, id: i64, chat: &str) -> Result<Id, OpsError> {
     let chat = super::parse_chat(chat, "telegram-chat")?;
     s.db.write_blocking(|tx| {
         require_user(tx, id)?;

@@ -1,20 +1,20 @@
 //! Owns the web panel's HTTP surface, served at `/` beside the API: which paths are the
-//! panel's, its page table, the session a request carries (a page without one sends the
-//! browser to `/login`), and the refusal of state-changing requests sent cross-site or without
-//! the session's CSRF token. Pages are rendered on the server (maud); forms work without
-//! JavaScript.
+//! panel's (its page table is `routes`), the session a request carries (a page without one
+//! sends the browser to `/login`), the refusal of state-changing requests sent cross-site or
+//! without the session's CSRF token, and a failure as its page (`WebError`, in `error`). Pages
+//! are rendered on the server (maud); forms work without JavaScript.
 
 pub mod assets;
 mod chart;
+mod error;
 mod format;
 mod layout;
 pub mod login;
 mod pages;
+mod routes;
 pub mod session;
 
-use std::future::Future;
 use std::net::IpAddr;
-use std::pin::Pin;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -25,8 +25,11 @@ use hyper::{Method, StatusCode};
 use crate::http::{self, AppState, BodyError, Query, Reply};
 use crate::primitives::unix_now;
 use crate::ratelimit::{Budget, Holder};
-use crate::store::{sessions, StoreError};
+use crate::store::sessions;
+use routes::{resolve, Handler};
 use session::Session;
+
+pub use error::WebError;
 
 /// Largest form body a panel request may send.
 const MAX_FORM: usize = 64 * 1024;
@@ -65,330 +68,6 @@ impl Visit<'_> {
             header.push_str("; Secure");
         }
         header
-    }
-}
-
-/// Why a panel request failed; each is a page of its own.
-#[derive(Debug)]
-pub enum WebError {
-    NotFound,
-    /// The person may not see or do this; the sentence says why.
-    Forbidden(String),
-    /// A state-changing request without the session's CSRF token.
-    Csrf,
-    /// A state-changing request sent from another site.
-    CrossSite,
-    BadRequest(String),
-    /// The change cannot be made in the state things are in; the sentence says why.
-    Conflict(String),
-    MethodNotAllowed,
-    /// The person's changes passed the write budget a key has; `retry_after` seconds.
-    RateLimited {
-        retry_after: u64,
-    },
-    Store(StoreError),
-}
-
-impl From<StoreError> for WebError {
-    fn from(e: StoreError) -> Self {
-        WebError::Store(e)
-    }
-}
-
-impl WebError {
-    fn status(&self) -> StatusCode {
-        match self {
-            WebError::NotFound => StatusCode::NOT_FOUND,
-            WebError::Forbidden(_) | WebError::Csrf | WebError::CrossSite => StatusCode::FORBIDDEN,
-            WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            WebError::Conflict(_) => StatusCode::CONFLICT,
-            WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            WebError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            WebError::Store(StoreError::Busy | StoreError::Full) => StatusCode::SERVICE_UNAVAILABLE,
-            WebError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        }
-    }
-
-    fn sentence(&self) -> String {
-        match self {
-            WebError::NotFound => "There is no such page, or it is not yours to see.".into(),
-            WebError::Forbidden(why) => why.clone(),
-            WebError::Csrf => {
-                "This form has expired. Go back, reload the page and send it again.".into()
-            }
-            WebError::CrossSite => "A change sent from another site was refused.".into(),
-            WebError::BadRequest(why) | WebError::Conflict(why) => why.clone(),
-            WebError::MethodNotAllowed => "This page does not take that kind of request.".into(),
-            WebError::RateLimited { retry_after } => format!(
-                "You are making changes faster than adcab takes them. Wait {retry_after} seconds and send it again."
-            ),
-            WebError::Store(StoreError::Busy) => {
-                "adcab is busy right now. Try again in a moment.".into()
-            }
-            WebError::Store(StoreError::Full) => {
-                "adcab cannot store changes right now. Try again later; the operator was told."
-                    .into()
-            }
-            WebError::Store(_) => {
-                "Something went wrong on our side. It was logged; try again.".into()
-            }
-        }
-    }
-}
-
-type Page<'a> = Pin<Box<dyn Future<Output = Result<Reply, WebError>> + Send + 'a>>;
-
-/// How a page is answered; `args` are the path's `{...}` segments.
-#[derive(Clone, Copy)]
-enum Handler {
-    /// A page for a logged-in person.
-    View(for<'a> fn(&'a Visit<'a>, &'a Session, &'a [&'a str]) -> Page<'a>),
-    /// A form sent by a logged-in person, its CSRF token checked.
-    Act(for<'a> fn(&'a Visit<'a>, &'a Session, &'a Form, &'a [&'a str]) -> Page<'a>),
-}
-
-/// One line of the page table.
-struct Def {
-    method: Method,
-    /// Segments; `{}` stands for one non-empty segment.
-    pattern: &'static str,
-    handler: Handler,
-}
-
-macro_rules! view {
-    ($f:path) => {{
-        fn handler<'a>(v: &'a Visit<'a>, s: &'a Session, args: &'a [&'a str]) -> Page<'a> {
-            Box::pin($f(v, s, args))
-        }
-        Handler::View(handler)
-    }};
-}
-
-macro_rules! act {
-    ($f:path) => {{
-        fn handler<'a>(
-            v: &'a Visit<'a>,
-            s: &'a Session,
-            form: &'a Form,
-            args: &'a [&'a str],
-        ) -> Page<'a> {
-            Box::pin($f(v, s, form, args))
-        }
-        Handler::Act(handler)
-    }};
-}
-
-/// Every page and form of the panel but the login, which has no session yet.
-fn table() -> &'static [Def] {
-    static TABLE: std::sync::OnceLock<Vec<Def>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        vec![
-            Def {
-                method: Method::GET,
-                pattern: "/cabinets",
-                handler: view!(pages::cabinets::list),
-            },
-            Def {
-                method: Method::GET,
-                pattern: "/campaigns",
-                handler: view!(pages::campaigns::list),
-            },
-            Def {
-                method: Method::GET,
-                pattern: "/campaigns/{}/{}",
-                handler: view!(pages::campaign::show),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/campaigns/{}/{}/edit",
-                handler: act!(pages::campaign::edit),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/campaigns/{}/{}/auto-cpm",
-                handler: act!(pages::campaign::set_auto_cpm),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/campaigns/bulk",
-                handler: act!(pages::campaigns::bulk),
-            },
-            Def {
-                method: Method::GET,
-                pattern: "/rules",
-                handler: view!(pages::rules::list),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/rules",
-                handler: act!(pages::rules::create),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/rules/{}/enable",
-                handler: act!(pages::rules::enable),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/rules/{}/disable",
-                handler: act!(pages::rules::disable),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/rules/{}/delete",
-                handler: act!(pages::rules::delete),
-            },
-            Def {
-                method: Method::GET,
-                pattern: "/rules/{}/log",
-                handler: view!(pages::rules::log),
-            },
-            Def {
-                method: Method::GET,
-                pattern: "/rules/{}/preview",
-                handler: view!(pages::rules::preview),
-            },
-            Def {
-                method: Method::GET,
-                pattern: "/tasks",
-                handler: view!(pages::tasks::list),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/tasks/{}/cancel",
-                handler: act!(pages::tasks::cancel),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/tasks/{}/resume",
-                handler: act!(pages::tasks::resume),
-            },
-            Def {
-                method: Method::GET,
-                pattern: "/keys",
-                handler: view!(pages::keys::list),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/keys",
-                handler: act!(pages::keys::create),
-            },
-            Def {
-                method: Method::GET,
-                pattern: "/keys/{}",
-                handler: view!(pages::keys::show),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/keys/{}/webhook",
-                handler: act!(pages::keys::webhook),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/keys/{}/test",
-                handler: act!(pages::keys::test),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/keys/{}/secret",
-                handler: act!(pages::keys::secret),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/keys/{}/revoke",
-                handler: act!(pages::keys::revoke),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/tracker/rotate",
-                handler: act!(pages::keys::tracker),
-            },
-            Def {
-                method: Method::GET,
-                pattern: "/team",
-                handler: view!(pages::team::show),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/team/invite",
-                handler: act!(pages::team::invite),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/team/{}/access",
-                handler: act!(pages::team::access),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/team/{}/remove",
-                handler: act!(pages::team::remove),
-            },
-            Def {
-                method: Method::GET,
-                pattern: "/sim",
-                handler: view!(pages::sim::show),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/sim/advance",
-                handler: act!(pages::sim::advance),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/sim/review/{}/{}",
-                handler: act!(pages::sim::review),
-            },
-            Def {
-                method: Method::POST,
-                pattern: "/logout",
-                handler: act!(logout),
-            },
-        ]
-    })
-}
-
-async fn logout<'a>(
-    v: &'a Visit<'a>,
-    s: &'a Session,
-    form: &'a Form,
-    _: &'a [&'a str],
-) -> Result<Reply, WebError> {
-    login::logout(v, s, form).await
-}
-
-/// The line of the table matching a method and path, with the path's `{}` values; `Err`
-/// when the path is known under other methods only.
-fn resolve<'p>(
-    method: &Method,
-    path: &'p str,
-) -> Result<Option<(&'static Def, Vec<&'p str>)>, WebError> {
-    let segments: Vec<&str> = path.trim_end_matches('/').split('/').collect();
-    let mut known = false;
-    for def in table() {
-        let parts: Vec<&str> = def.pattern.split('/').collect();
-        if parts.len() != segments.len() {
-            continue;
-        }
-        let mut args = Vec::new();
-        let fits = parts.iter().zip(&segments).all(|(p, s)| {
-            if *p == "{}" {
-                args.push(*s);
-                !s.is_empty()
-            } else {
-                p == s
-            }
-        });
-        if fits {
-            if def.method == *method {
-                return Ok(Some((def, args)));
-            }
-            known = true;
-        }
-    }
-    if known {
-        Err(WebError::MethodNotAllowed)
-    } else {
-        Ok(None)
     }
 }
 

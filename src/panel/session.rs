@@ -43,15 +43,12 @@ impl Person {
 
     /// The cabinet `account` if the person may change it, as the API decides for a managing
     /// key: owner or manager access, an active plan, an owner with a subscription, a live
-    /// platform session and no automatic lock. Otherwise the API's sentence for the refusal.
-    pub fn writable(&self, account: i64) -> Result<&Reachable, String> {
-        let reach = self
-            .cabinet(account)
-            .ok_or_else(|| AuthError::AccountNotFound.sentence())?;
+    /// platform session and no automatic lock. Otherwise the API's refusal.
+    pub fn writable(&self, account: i64) -> Result<&Reachable, AuthError> {
+        let reach = self.cabinet(account).ok_or(AuthError::AccountNotFound)?;
         auth::check_write_plan(self.plan_includes_api, self.plan_active)
             .and_then(|()| auth::check_write_cabinet(reach))
             .map(|()| reach)
-            .map_err(AuthError::sentence)
     }
 
     pub fn is_agency_owner(&self) -> bool {

@@ -26,7 +26,7 @@ pub fn send(
     let started = Instant::now();
     let target = match guard::check_url(url, config.allow_private_targets) {
         Ok(target) => target,
-        Err(e) => return refused(started, e),
+        Err(e) => return refused(started, e.to_string()),
     };
     let agent = agent(&target, config.allow_private_targets);
     let mut attempts = 0;

@@ -5,6 +5,54 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 
+/// Why the guard refused a webhook URL or its addresses; `Display` is the sentence.
+#[derive(Debug)]
+pub enum GuardError {
+    /// Neither `https://` nor `http://`.
+    NotHttpOrHttps,
+    /// `http://` where only `https://` is allowed.
+    NotHttps,
+    /// An IPv6 host without its closing bracket.
+    UnclosedBracket,
+    /// A port that is not a number from 0 to 65535.
+    BadPort(String),
+    /// No host before the path.
+    NoHost,
+    /// A host name that only resolves inside a network.
+    InternalName(String),
+    /// An address that is not plainly public, and its class.
+    Address { ip: IpAddr, class: &'static str },
+    /// The host did not resolve.
+    Unresolved {
+        host: String,
+        source: std::io::Error,
+    },
+    /// The host resolves only to addresses the guard refuses.
+    NoPublicAddress(String),
+}
+
+impl std::fmt::Display for GuardError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GuardError::NotHttpOrHttps => f.write_str("the webhook URL must start with https://"),
+            GuardError::NotHttps => f.write_str(
+                "the webhook URL must use https:// (webhooks.allow_private_targets = true in the config allows http:// and private addresses, for local trials only)",
+            ),
+            GuardError::UnclosedBracket => f.write_str("unclosed [ in the webhook URL"),
+            GuardError::BadPort(port) => write!(f, "bad port '{port}' in the webhook URL"),
+            GuardError::NoHost => f.write_str("the webhook URL has no host"),
+            GuardError::InternalName(host) => write!(f, "'{host}' is an internal host name"),
+            GuardError::Address { ip, class } => write!(f, "{ip} is a {class} address"),
+            GuardError::Unresolved { host, source } => write!(f, "cannot resolve {host}: {source}"),
+            GuardError::NoPublicAddress(host) => {
+                write!(f, "{host} resolves to no public address")
+            }
+        }
+    }
+}
+
+impl std::error::Error for GuardError {}
+
 /// The parts of a webhook URL the guard and the sender need.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
@@ -14,31 +62,31 @@ pub struct Target {
 }
 
 /// Checks a URL when it is saved: scheme, host form, and a literal address's class.
-pub fn check_url(url: &str, allow_private: bool) -> Result<Target, String> {
+pub fn check_url(url: &str, allow_private: bool) -> Result<Target, GuardError> {
     let target = parse(url)?;
     if allow_private {
         return Ok(target);
     }
     if !target.https {
-        return Err(
-            "the webhook URL must use https:// (webhooks.allow_private_targets = true in the config allows http:// and private addresses, for local trials only)"
-                .into(),
-        );
+        return Err(GuardError::NotHttps);
     }
     if let Ok(ip) = target.host.parse::<IpAddr>() {
         refuse_address(ip)?;
     } else if is_internal_name(&target.host) {
-        return Err(format!("'{}' is an internal host name", target.host));
+        return Err(GuardError::InternalName(target.host));
     }
     Ok(target)
 }
 
 /// Resolves the target once and keeps only the addresses the guard allows; the sender connects
 /// to exactly these, so no second lookup can swap in another address.
-pub fn resolve(target: &Target, allow_private: bool) -> Result<Vec<SocketAddr>, String> {
+pub fn resolve(target: &Target, allow_private: bool) -> Result<Vec<SocketAddr>, GuardError> {
     let addrs: Vec<SocketAddr> = (target.host.as_str(), target.port)
         .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve {}: {e}", target.host))?
+        .map_err(|source| GuardError::Unresolved {
+            host: target.host.clone(),
+            source,
+        })?
         .collect();
     if allow_private {
         return Ok(addrs);
@@ -49,23 +97,23 @@ pub fn resolve(target: &Target, allow_private: bool) -> Result<Vec<SocketAddr>, 
         .filter(|a| refuse_address(a.ip()).is_ok())
         .collect();
     if allowed.is_empty() {
-        return Err(format!("{} resolves to no public address", target.host));
+        return Err(GuardError::NoPublicAddress(target.host.clone()));
     }
     Ok(allowed)
 }
 
-fn parse(url: &str) -> Result<Target, String> {
+fn parse(url: &str) -> Result<Target, GuardError> {
     let (https, rest) = if let Some(rest) = strip(url, "https://") {
         (true, rest)
     } else if let Some(rest) = strip(url, "http://") {
         (false, rest)
     } else {
-        return Err("the webhook URL must start with https://".into());
+        return Err(GuardError::NotHttpOrHttps);
     };
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let authority = authority.rsplit('@').next().unwrap_or(authority);
     let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        let (host, after) = v6.split_once(']').ok_or("unclosed [ in the webhook URL")?;
+        let (host, after) = v6.split_once(']').ok_or(GuardError::UnclosedBracket)?;
         (host.to_string(), after.strip_prefix(':'))
     } else {
         match authority.rsplit_once(':') {
@@ -76,13 +124,13 @@ fn parse(url: &str) -> Result<Target, String> {
     let port = match port {
         Some(p) => p
             .parse::<u16>()
-            .map_err(|_| format!("bad port '{p}' in the webhook URL"))?,
+            .map_err(|_| GuardError::BadPort(p.to_string()))?,
         None if https => 443,
         None => 80,
     };
     let host = host.trim_end_matches('.').to_ascii_lowercase();
     if host.is_empty() {
-        return Err("the webhook URL has no host".into());
+        return Err(GuardError::NoHost);
     }
     Ok(Target { https, host, port })
 }
@@ -141,13 +189,13 @@ fn is_internal_name(host: &str) -> bool {
 }
 
 /// Refuses every address that is not plainly public, naming its class.
-pub fn refuse_address(ip: IpAddr) -> Result<(), String> {
+pub fn refuse_address(ip: IpAddr) -> Result<(), GuardError> {
     let class = match ip {
         IpAddr::V4(v4) => v4_class(v4),
         IpAddr::V6(v6) => v6_class(v6),
     };
     match class {
-        Some(class) => Err(format!("{ip} is a {class} address")),
+        Some(class) => Err(GuardError::Address { ip, class }),
         None => Ok(()),
     }
 }
@@ -263,7 +311,11 @@ mod tests {
     fn urls_must_be_public_https() {
         assert!(check_url("https://hooks.example.com/x", false).is_ok());
         let http = check_url("http://hooks.example.com/x", false).unwrap_err();
-        assert!(http.contains("webhooks.allow_private_targets"), "{http}");
+        assert!(matches!(http, GuardError::NotHttps), "{http}");
+        assert!(
+            http.to_string().contains("webhooks.allow_private_targets"),
+            "{http}"
+        );
         assert!(check_url("https://localhost/x", false).is_err());
         assert!(check_url("https://intranet/x", false).is_err());
         assert!(check_url("https://db.internal/x", false).is_err());

@@ -1,7 +1,7 @@
 //! Keys and access: key format and lookup, revocation, plans, scope, agency teams, and the
 //! write-side checks (exercised through `auth::authenticate`, the function every request uses).
 
-use crate::helpers::{printed, spawn_app, TestApp};
+use crate::helpers::{printed, said, spawn_app, TestApp};
 use adcab::api::error::ApiError;
 use adcab::auth::{self, AuthError, Principal};
 use adcab::domain::access::Plan;
@@ -120,7 +120,8 @@ fn keys_need_pro_or_agency_and_a_plan_change_is_felt_at_once() {
         },
     )
     .unwrap_err();
-    assert!(err.to_string().contains("Pro and Agency"), "{err}");
+    let err = said(err);
+    assert!(err.contains("Pro and Agency"), "{err}");
     let (user, _, key) = app.owner_with_cabinet("pro");
     ops::user_set(&app.services, user, Some(Plan::Free), None, None).unwrap();
     app.get_err("/account/info", &key, 403, "FORBIDDEN");
@@ -143,7 +144,8 @@ fn a_person_holds_at_most_five_active_keys() {
         },
     )
     .unwrap_err();
-    assert!(err.to_string().contains("5 active keys"), "{err}");
+    let err = said(err);
+    assert!(err.contains("5 active keys"), "{err}");
     let id = printed(ops::key_list(&app.services, Some(user)).unwrap())["keys"][0]["id"]
         .as_i64()
         .unwrap();

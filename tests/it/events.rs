@@ -196,7 +196,9 @@ fn events_waiting_at_a_restart_are_all_delivered() {
     let mut queued = String::new();
     let app = app.restart_after(|s| {
         s.platform.switch_ad(cabinet, ad, false).unwrap();
-        adcab::sync::reread(s, cabinet, ad).unwrap().unwrap();
+        adcab::ops::write_back::reread(s, cabinet, ad)
+            .unwrap()
+            .unwrap();
         queued =
             s.db.write_blocking(|tx| {
                 events::queue_status_changes(tx)?;
@@ -208,7 +210,9 @@ fn events_waiting_at_a_restart_are_all_delivered() {
             })
             .unwrap();
         s.platform.switch_ad(cabinet, ad, true).unwrap();
-        adcab::sync::reread(s, cabinet, ad).unwrap().unwrap();
+        adcab::ops::write_back::reread(s, cabinet, ad)
+            .unwrap()
+            .unwrap();
     });
     app.settle();
     let got = rx.received();

@@ -1,6 +1,6 @@
 //! `GET /v1/groups`: all reachable cabinets, or one.
 
-use crate::helpers::{printed, spawn_app};
+use crate::helpers::{printed, said, spawn_app};
 use adcab::ops;
 
 #[test]
@@ -46,7 +46,7 @@ fn a_second_group_with_the_same_name_is_refused_in_the_panel() {
     let app = spawn_app();
     let (_, cabinet, _) = app.owner_with_cabinet("pro");
     ops::group_add(&app.services, cabinet, "Same", None).unwrap();
-    let err = ops::group_add(&app.services, cabinet, "Same", None).unwrap_err();
-    assert!(err.to_string().contains("already has a group"), "{err}");
+    let err = said(ops::group_add(&app.services, cabinet, "Same", None).unwrap_err());
+    assert!(err.contains("already has a group"), "{err}");
     assert!(ops::group_add(&app.services, cabinet, "Bad", Some("red")).is_err());
 }

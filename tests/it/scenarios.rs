@@ -66,7 +66,7 @@ impl World {
             }
             Some((fake, account)) => {
                 fake.approve(&account.account_id, ad);
-                adcab::sync::reread(&self.app.services, self.cabinet, ad)
+                adcab::ops::write_back::reread(&self.app.services, self.cabinet, ad)
                     .unwrap()
                     .unwrap();
             }

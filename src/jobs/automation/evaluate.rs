@@ -173,15 +173,16 @@ impl Decision {
 /// against the guards, then acted on through `act` (given the readings that matched), unless
 /// the rule is a dry run. An action done changes the campaign's state in `states`, so later
 /// rules of the same pass see it. A campaign the rule already ran on at `at` (before a crash
-/// cut that run short) is left out: each hour's evaluation is made once.
-pub fn pass(
+/// cut that run short) is left out: each hour's evaluation is made once. An act that fails is
+/// logged with its error's sentence.
+pub fn pass<E: std::fmt::Display>(
     rule: &RuleRow,
     kind: CabinetType,
     states: &mut [State],
     series: &Series,
     at: DateTime<Utc>,
     guards: &mut Guards,
-    act: &mut dyn FnMut(&State, &Planned, &Value) -> Result<(), String>,
+    act: &mut dyn FnMut(&State, &Planned, &Value) -> Result<(), E>,
 ) -> Vec<Decision> {
     let spec = &rule.spec;
     let end = time::hour_number(at);
@@ -207,7 +208,7 @@ pub fn pass(
                     apply(state, &planned);
                     Outcome::Acted
                 }
-                Err(why) => Outcome::Failed(why),
+                Err(why) => Outcome::Failed(why.to_string()),
             },
         };
         let decision = Decision {

@@ -29,6 +29,28 @@ use crate::webhooks::events::Receivers;
 
 use evaluate::{Decision, Outcome, Series};
 
+/// Why an automation change was not made; `Display` is the sentence its log entry keeps.
+#[derive(Debug)]
+pub enum ActError {
+    /// The move of money could not be recorded first, so it was not asked of the platform.
+    NotRecorded(StoreError),
+    /// The platform refused the change, or did not answer.
+    Platform(PlatformError),
+}
+
+impl std::fmt::Display for ActError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ActError::NotRecorded(e) => {
+                write!(f, "the move could not be recorded, so it was not made: {e}")
+            }
+            ActError::Platform(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ActError {}
+
 /// How far back the guards look: the longest cooldown, and a day of runs.
 const GUARD_SPAN: Duration = Duration::hours(MAX_WINDOW_HOURS as i64);
 
@@ -139,8 +161,7 @@ fn log_entry(rule: &RuleRow, d: &Decision, at: &str) -> LogEntry {
 /// Does what a rule decided on one campaign: a platform change, as a bulk task makes it,
 /// stored with its history entry (a notice is raised after the pass, one for all the
 /// campaigns). A move of money is first logged and recorded with its idempotency token, in
-/// one transaction, so a crash after that never lets it be forgotten or paid twice. The error
-/// is the sentence for the log.
+/// one transaction, so a crash after that never lets it be forgotten or paid twice.
 fn perform(
     s: &Services,
     rule: &RuleRow,
@@ -149,7 +170,7 @@ fn perform(
     planned: &Planned,
     matched: &Value,
     at: DateTime<Utc>,
-) -> Result<(), String> {
+) -> Result<(), ActError> {
     let (account, ad) = (rule.account_id, state.ad_id);
     let change = planned.to_json(state, kind);
     let action = match planned {
@@ -191,7 +212,7 @@ fn perform(
                 )?;
                 Ok::<_, StoreError>(log_id)
             })
-            .map_err(|e| format!("the move could not be recorded, so it was not made: {e}"))?;
+            .map_err(ActError::NotRecorded)?;
         Some(log_id)
     } else {
         None
@@ -227,6 +248,7 @@ fn settle(s: &Services, account: i64, kind: CabinetType) -> Result<(), StoreErro
             Some((&m.token, m.log_id)),
             answer,
         ) {
+            let why = why.to_string();
             tracing::warn!(account, ad = m.ad_id, token = %m.token, why, "an automation move is still unsettled");
         }
     }
@@ -244,7 +266,7 @@ fn finish(
     details: &Value,
     settled: Option<(&str, Option<i64>)>,
     answer: Result<Made, PlatformError>,
-) -> Result<(), String> {
+) -> Result<(), ActError> {
     let made = match answer {
         Ok(made) => made,
         Err(e) => {
@@ -272,7 +294,7 @@ fn finish(
                     tracing::error!(account, ad, error = %e, "an automation refusal not stored");
                 }
             }
-            return Err(why);
+            return Err(ActError::Platform(e));
         }
     };
     let entry = Entry {

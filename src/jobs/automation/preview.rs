@@ -134,7 +134,7 @@ pub fn preview(
     let (mut listed, mut would_act, mut skipped) = (Vec::new(), 0, 0);
     let mut at = first;
     while at <= last {
-        let mut act = |_: &_, _: &_, _: &_| Ok(());
+        let mut act = |_: &_, _: &_, _: &_| Ok::<_, std::convert::Infallible>(());
         for d in evaluate::pass(&live, kind, &mut states, &series, at, &mut guards, &mut act) {
             match d.outcome {
                 Outcome::Skipped(_) => skipped += 1,

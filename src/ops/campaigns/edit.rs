@@ -14,6 +14,7 @@ use crate::domain::campaign::Status;
 use crate::domain::fields::Fields;
 use crate::domain::money::{CabinetType, Money, MAX_UNITS};
 use crate::domain::ParseError;
+use crate::ops::write_back;
 use crate::platform::{AdEdit, BudgetOp, Capabilities, PlatformError, Switch};
 use crate::services::Services;
 use crate::store::auto_cpm as auto_cpm_store;
@@ -21,7 +22,6 @@ use crate::store::cabinets::{self, Cabinet};
 use crate::store::campaigns::{self, CampaignRow};
 use crate::store::history::Source;
 use crate::store::media;
-use crate::sync;
 
 /// The campaign a write changes: live (a deleted one is not found).
 pub fn live(s: &Services, account: i64, ad: i64) -> Result<CampaignRow, OpsError> {
@@ -221,12 +221,12 @@ pub fn edit(
     let params = &s.config.conversions.tracker_params;
     s.db.write_blocking(|tx| {
         if let Some(snap) = &snap {
-            sync::apply(tx, snap, source, params)?;
+            write_back::apply(tx, snap, source, params)?;
         }
         if let Some(settings) = &auto_cpm {
             auto_cpm_store::set(tx, account, ad, settings, &clock::iso(clock::now(tx)?))?;
         }
-        sync::record_history(tx, account, ad, source, "edit", &details)
+        write_back::record_history(tx, account, ad, source, "edit", &details)
     })?;
     Ok(Edited { switched })
 }
@@ -335,9 +335,9 @@ pub fn move_budget(
     s.db.write_blocking(|tx| {
         let now = clock::iso(clock::now(tx)?);
         cabinets::set_balance(tx, account, moved.balance, &now)?;
-        sync::apply(tx, &moved.ad, source, params)?;
+        write_back::apply(tx, &moved.ad, source, params)?;
         if !unchanged {
-            sync::record_history(tx, account, ad, source, "budget", &details)?;
+            write_back::record_history(tx, account, ad, source, "budget", &details)?;
         }
         Ok::<_, OpsError>(())
     })?;

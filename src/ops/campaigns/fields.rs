@@ -45,7 +45,7 @@ pub fn promote_url(f: &mut Fields) -> Result<Option<String>, ParseError> {
     let Some(url) = f.string("promote_url")? else {
         return Ok(None);
     };
-    PromoteLink::parse(&url).map_err(|e| ParseError::new(f.path("promote_url"), e))?;
+    PromoteLink::parse(&url).map_err(|e| ParseError::new(f.path("promote_url"), e.to_string()))?;
     Ok(Some(url.trim().to_string()))
 }
 

@@ -24,8 +24,8 @@ use crate::store::history::Source;
 use crate::store::StoreError;
 
 pub use super::error::OpsError;
+use crate::ops::write_back;
 use crate::services::Services;
-use crate::sync;
 
 /// Why a change is refused before the platform is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,12 +151,12 @@ pub fn store(
 ) -> Result<(), StoreError> {
     match &made.change {
         Change::Snapshot(snap) => {
-            sync::apply(tx, snap, entry.source, &s.config.conversions.tracker_params)?;
+            write_back::apply(tx, snap, entry.source, &s.config.conversions.tracker_params)?;
         }
         Change::Deleted { removed } => {
             let now = clock::iso(clock::now(tx)?);
             if let Some(before) = campaigns::get(tx, account, ad)? {
-                sync::record_change(tx, &before, Status::Deleted, entry.source, &now)?;
+                write_back::record_change(tx, &before, Status::Deleted, entry.source, &now)?;
             }
             if *removed {
                 campaigns::remove(tx, account, ad)?;
@@ -165,6 +165,6 @@ pub fn store(
             }
         }
     }
-    sync::record_history(tx, account, ad, entry.source, entry.action, entry.details)?;
-    sync::store_balance(tx, account, made.balance)
+    write_back::record_history(tx, account, ad, entry.source, entry.action, entry.details)?;
+    write_back::store_balance(tx, account, made.balance)
 }

@@ -332,10 +332,7 @@ async fn send<'a>(
 ) -> Result<Reply, WebError> {
     let (account, ad) = ids(args)?;
     let reach = session.person.cabinet(account).ok_or(WebError::NotFound)?;
-    session
-        .person
-        .writable(account)
-        .map_err(WebError::Forbidden)?;
+    session.person.writable(account)?;
     let cabinet = reach.cabinet.clone();
     let found = visit
         .state

@@ -239,7 +239,7 @@ fn checked(
         let reach = session
             .person
             .writable(account)
-            .map_err(|why| ("ad_ids".to_string(), why))?;
+            .map_err(|why| ("ad_ids".to_string(), why.sentence()))?;
         let mut body = Map::new();
         body.insert("action".into(), Value::from(action));
         body.insert("ad_ids".into(), Value::from(ids));

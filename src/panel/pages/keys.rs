@@ -2,7 +2,7 @@
 //! team's), a new key with its permissions and scope (the key and its webhook secret shown
 //! once, on the answer to the form), and per key of their own: the webhook URL, the Test
 //! button, a new secret (shown once), revoking it, and its delivery log; and the tracker URL
-//! (shown once when rotated). Every change goes through the same panel operations as
+//! (shown once when rotated). Every change goes through the same operations as
 //! `adcab admin key ...`.
 
 use maud::{html, Markup};
@@ -13,7 +13,7 @@ use super::super::{layout, redirect, Form, Visit, WebError};
 use super::{internal, panel_op, sentence};
 use crate::domain::access::Plan;
 use crate::http::Reply;
-use crate::ops::{self, KeyChange, NewKey, PanelError, WebhookUrl};
+use crate::ops::{self, KeyChange, NewKey, OpsError, WebhookUrl};
 use crate::store::deliveries::{self, Delivery};
 use crate::store::keys::{self, KeyRow};
 use crate::store::{teams, users, StoreError};
@@ -184,17 +184,13 @@ pub async fn create<'a>(
 }
 
 /// A panel refusal as a notice beside its field; a store failure stays an error.
-fn refusal(e: PanelError) -> Result<Notice, WebError> {
+fn refusal(e: OpsError) -> Result<Notice, WebError> {
     match e {
-        PanelError::Invalid { param, message } => Ok(Notice::Problem {
-            param,
-            message: sentence(&message),
+        OpsError::Invalid(e) => Ok(Notice::Problem {
+            param: e.param,
+            message: sentence(&e.message),
         }),
-        PanelError::Platform(p) => Ok(Notice::Problem {
-            param: "user".into(),
-            message: sentence(&p.to_string()),
-        }),
-        PanelError::Store(e) => Err(WebError::Store(e)),
+        e => Err(internal(e)),
     }
 }
 
@@ -327,15 +323,11 @@ pub async fn webhook<'a>(
     };
     match panel_op(visit, move |s| ops::key_set(s, id, &change)).await {
         Ok(_) => Ok(redirect(&format!("/keys/{id}"))),
-        Err(PanelError::Store(e)) => Err(WebError::Store(e)),
-        Err(e) => {
-            let message = match e {
-                PanelError::Invalid { message, .. } => message,
-                other => other.to_string(),
-            };
-            let page = key_page(visit, session, key, Shown::Problem(sentence(&message))).await?;
+        Err(OpsError::Invalid(e)) => {
+            let page = key_page(visit, session, key, Shown::Problem(sentence(&e.message))).await?;
             Ok(page.with_status(hyper::StatusCode::UNPROCESSABLE_ENTITY))
         }
+        Err(e) => Err(internal(e)),
     }
 }
 
@@ -350,9 +342,8 @@ pub async fn test<'a>(
     let id = key.id;
     let shown = match panel_op(visit, move |s| ops::key_ping(s, id)).await {
         Ok(pinged) => Shown::Tested(pinged),
-        Err(PanelError::Store(e)) => return Err(WebError::Store(e)),
-        Err(PanelError::Invalid { message, .. }) => Shown::Problem(sentence(&message)),
-        Err(other) => Shown::Problem(sentence(&other.to_string())),
+        Err(OpsError::Invalid(e)) => Shown::Problem(sentence(&e.message)),
+        Err(e) => return Err(internal(e)),
     };
     key_page(visit, session, key, shown).await
 }

@@ -14,8 +14,7 @@ use maud::{html, Markup};
 
 use super::{Form, Visit, WebError};
 use crate::domain::campaign::Status;
-use crate::ops::campaigns::OpsError;
-use crate::ops::PanelError;
+use crate::ops::OpsError;
 use crate::platform::PlatformError;
 use crate::services::Services;
 use crate::store::StoreError;
@@ -40,12 +39,12 @@ pub fn status_badge(status: Status) -> Markup {
     html! { span class={ "badge " (class) } { (status.as_str()) } }
 }
 
-/// Runs a blocking panel operation (the ones `adcab admin` runs) off the runtime, through the
+/// Runs a blocking operation (one `adcab admin` runs too) off the runtime, through the
 /// panel's gate ([`crate::http::AppState::panel_work`]).
 pub async fn panel_op<T: Send + 'static>(
     visit: &Visit<'_>,
-    op: impl FnOnce(&Services) -> Result<T, PanelError> + Send + 'static,
-) -> Result<T, PanelError> {
+    op: impl FnOnce(&Services) -> Result<T, OpsError> + Send + 'static,
+) -> Result<T, OpsError> {
     visit.state.panel_work(op).await?
 }
 
@@ -84,11 +83,17 @@ pub fn sentence(message: &str) -> String {
     format!("{first}{rest}{stop}")
 }
 
-/// A panel failure where the person's input leaves none expected: a conflict with its
-/// sentence, or the store's failure.
-pub fn internal(e: PanelError) -> WebError {
+/// An operator's operation failed where the person's input leaves no field to name: an input
+/// error is a conflict with its sentence, anything else the page [`ops_error`] makes of it.
+pub fn internal(e: OpsError) -> WebError {
     match e {
-        PanelError::Store(e) => WebError::Store(e),
-        other => WebError::Conflict(sentence(&other.to_string())),
+        OpsError::Invalid(e) => WebError::Conflict(sentence(&e.message)),
+        OpsError::NotFound
+        | OpsError::RuleNotFound
+        | OpsError::Refused(_)
+        | OpsError::BudgetUnchanged
+        | OpsError::UnknownAdIds(_)
+        | OpsError::Platform(_)
+        | OpsError::Store(_) => ops_error(e),
     }
 }

@@ -8,11 +8,11 @@ use maud::html;
 use super::super::format::time;
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
-use super::{internal, panel_op, sentence};
+use super::{internal, panel_op};
 use crate::clock;
 use crate::domain::campaign::Status;
 use crate::http::Reply;
-use crate::ops::{self, PanelError};
+use crate::ops;
 use crate::store::campaigns::{self, ListFilter, Page, SortKey};
 
 /// The advance buttons: seconds and label.
@@ -160,10 +160,7 @@ pub async fn review<'a>(
         return Err(WebError::NotFound);
     };
     session.person.cabinet(account).ok_or(WebError::NotFound)?;
-    session
-        .person
-        .writable(account)
-        .map_err(WebError::Forbidden)?;
+    session.person.writable(account)?;
     let approve = match form.get("decision") {
         Some("approve") => true,
         Some("decline") => false,
@@ -175,7 +172,6 @@ pub async fn review<'a>(
     .await
     {
         Ok(_) => Ok(redirect("/sim")),
-        Err(PanelError::Invalid { message, .. }) => Err(WebError::Conflict(sentence(&message))),
         Err(e) => Err(internal(e)),
     }
 }

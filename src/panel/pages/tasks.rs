@@ -7,9 +7,10 @@ use maud::{html, Markup};
 use super::super::format::{count, time};
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
+use super::internal;
 use crate::domain::task::TaskStatus;
 use crate::http::Reply;
-use crate::ops::{self, PanelError};
+use crate::ops::{self, OpsError};
 use crate::store::tasks::{self, Task};
 
 /// Tasks the page lists.
@@ -133,7 +134,7 @@ async fn change(
     visit: &Visit<'_>,
     session: &Session,
     id: &str,
-    act: fn(&crate::services::Services, i64) -> Result<ops::TaskState, PanelError>,
+    act: fn(&crate::services::Services, i64) -> Result<ops::TaskState, OpsError>,
 ) -> Result<Reply, WebError> {
     let id: i64 = id.parse().map_err(|_| WebError::NotFound)?;
     let owner = session.person.user.id;
@@ -149,8 +150,7 @@ async fn change(
         .await??;
     match outcome {
         Ok(_) => Ok(redirect("/tasks")),
-        Err(PanelError::Invalid { message, .. }) => Err(WebError::Conflict(message)),
-        Err(PanelError::Platform(e)) => Err(WebError::Conflict(e.to_string())),
-        Err(PanelError::Store(e)) => Err(WebError::Store(e)),
+        Err(OpsError::Invalid(e)) => Err(WebError::Conflict(e.message)),
+        Err(e) => Err(internal(e)),
     }
 }

@@ -1,7 +1,7 @@
 //! Owns `/team` (agency owners): the members of the person's team with their access to each
 //! shared cabinet, adding a person (an account the operator created) to a cabinet as manager
 //! or viewer, changing that access, and taking a cabinet, or the whole team place, away. The
-//! same panel operations as `adcab admin member ...`.
+//! same operations as `adcab admin member ...`.
 
 use maud::{html, Markup};
 
@@ -10,7 +10,7 @@ use super::super::{layout, redirect, Form, Visit, WebError};
 use super::{internal, panel_op, sentence};
 use crate::domain::access::Access;
 use crate::http::Reply;
-use crate::ops::{self, PanelError, TeamAccess};
+use crate::ops::{self, OpsError, TeamAccess};
 use crate::store::users::{self, User};
 use crate::store::{teams, StoreError};
 
@@ -154,12 +154,12 @@ fn cabinet_of(form: &Form) -> Result<i64, (String, String)> {
 async fn change(
     visit: &Visit<'_>,
     session: &Session,
-    op: impl FnOnce(&crate::services::Services) -> Result<ops::Done, PanelError> + Send + 'static,
+    op: impl FnOnce(&crate::services::Services) -> Result<ops::Done, OpsError> + Send + 'static,
 ) -> Result<Reply, WebError> {
     match panel_op(visit, op).await {
         Ok(_) => Ok(redirect("/team")),
-        Err(PanelError::Invalid { param, message }) => {
-            page(visit, session, Some((param, sentence(&message)))).await
+        Err(OpsError::Invalid(e)) => {
+            page(visit, session, Some((e.param, sentence(&e.message)))).await
         }
         Err(e) => Err(internal(e)),
     }

@@ -107,7 +107,8 @@ impl Telegram {
         if let Some(s) = self.secrets.get() {
             return Ok(s);
         }
-        let loaded = Secrets::load(&self.key_file, true).map_err(PlatformError::Refused)?;
+        let loaded = Secrets::load(&self.key_file, true)
+            .map_err(|e| PlatformError::Refused(e.to_string()))?;
         Ok(self.secrets.get_or_init(|| loaded))
     }
 

@@ -6,15 +6,19 @@ use adcab::domain::access::Plan;
 use adcab::domain::campaign::TargetType;
 use adcab::domain::money::CabinetType;
 use adcab::domain::money::Money;
-use adcab::ops::{self, NewCabinet, NewKey};
+use adcab::ops::{self, write_back, NewCabinet, NewKey};
 use adcab::platform::{AdDraft, AdSpec};
 use adcab::store::history::Source;
-use adcab::sync;
 use serde_json::{json, Value};
 
-/// A panel answer as the JSON object its command prints.
+/// An operation's answer as the JSON object its command prints.
 pub fn printed<T: serde::Serialize>(answer: T) -> Value {
     serde_json::to_value(answer).expect("panel answers serialize")
+}
+
+/// The sentence an operation's error is to the operator, as `adcab admin` prints it.
+pub fn said(e: ops::OpsError) -> String {
+    adcab::cli::Failure::from(e).to_string()
 }
 
 /// A campaign body with every required field for `account` (a channels ad), `extra` laid over
@@ -192,7 +196,7 @@ impl TestApp {
             Money::from_micros(c.cpm_micros),
             Money::from_micros(c.budget_micros),
         );
-        sync::create_stored(&self.services, account, &draft, c.group, Source::Panel)
+        write_back::create_stored(&self.services, account, &draft, c.group, Source::Panel)
             .expect("stored")
             .expect("created on the platform")
             .ad_id

@@ -14,7 +14,7 @@ mod web;
 
 pub use app::{spawn_app, spawn_app_with, TestApp};
 pub use client::Resp;
-pub use fixtures::{campaign_body, printed, Camp};
+pub use fixtures::{campaign_body, printed, said, Camp};
 pub use raw::{read_answer, read_head, RawResp};
 pub use receiver::{Received, Receiver};
 pub use wait::{in_one_rate_window, poll, wait_for, well_inside_a_minute};

@@ -1,7 +1,7 @@
 //! Operator commands: `admin key list` for every person, and `admin webhook resend` of a
 //! failed delivery under a new id, signed, with the body it had.
 
-use crate::helpers::{printed, spawn_app, Receiver};
+use crate::helpers::{printed, said, spawn_app, Receiver};
 use adcab::ops::{self, KeyChange, WebhookUrl};
 
 #[test]
@@ -56,7 +56,7 @@ fn a_failed_delivery_is_sent_again_with_its_body_and_a_new_id() {
     assert_eq!(body["key_id"], first["key_id"]);
 
     let again = ops::webhook_resend(&app.services, resent["delivery"].as_str().unwrap());
-    assert!(again.unwrap_err().to_string().contains("was delivered"));
-    let unknown = ops::webhook_resend(&app.services, "0000").unwrap_err();
-    assert!(unknown.to_string().contains("no delivery 0000"));
+    assert!(said(again.unwrap_err()).contains("was delivered"));
+    let unknown = said(ops::webhook_resend(&app.services, "0000").unwrap_err());
+    assert!(unknown.contains("no delivery 0000"));
 }

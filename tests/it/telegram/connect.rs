@@ -6,7 +6,7 @@ use adcab::ops;
 use serde_json::json;
 
 use super::{connected, spawn_on, FakePromote, SeedAd};
-use crate::helpers::printed;
+use crate::helpers::{printed, said};
 
 #[test]
 fn connecting_imports_every_existing_ad_as_the_platform_shows_it() {
@@ -115,8 +115,8 @@ fn related_accounts_become_cabinets_of_their_currency_and_big_accounts_are_paged
     assert_eq!(ton_row["owner"], user);
     assert_eq!(ton_row["auth_expired"], false);
 
-    let again = ops::cabinet_connect(&app.services, user, &main.token, true).unwrap_err();
-    assert!(again.to_string().contains("already connected"), "{again}");
+    let again = said(ops::cabinet_connect(&app.services, user, &main.token, true).unwrap_err());
+    assert!(again.contains("already connected"), "{again}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use adcab::ops::{self, NewCabinet};
 use serde_json::{json, Value};
 
 use super::{advance_service, connected, SeedAd};
-use crate::helpers::{printed, Receiver};
+use crate::helpers::{printed, said, Receiver};
 use crate::media::{multipart, upload, PNG};
 
 #[test]
@@ -110,8 +110,8 @@ fn media_go_to_the_platform_and_their_id_onto_the_ad() {
 #[test]
 fn the_simulators_commands_and_hand_made_cabinets_are_refused() {
     let tg = connected(vec![]);
-    let advance = ops::sim_advance(&tg.app.services, 60).unwrap_err();
-    assert!(advance.to_string().contains("simulator"), "{advance}");
+    let advance = said(ops::sim_advance(&tg.app.services, 60).unwrap_err());
+    assert!(advance.contains("simulator"), "{advance}");
     let added = ops::cabinet_add(
         &tg.app.services,
         &NewCabinet {
@@ -125,5 +125,6 @@ fn the_simulators_commands_and_hand_made_cabinets_are_refused() {
         },
     )
     .unwrap_err();
-    assert!(added.to_string().contains("cabinet connect"), "{added}");
+    let added = said(added);
+    assert!(added.contains("cabinet connect"), "{added}");
 }

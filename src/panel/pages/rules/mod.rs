@@ -19,6 +19,7 @@ use super::super::format::time;
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::ops_error;
+use crate::auth::AuthError;
 use crate::domain::fields::Fields;
 use crate::domain::money::CabinetType;
 use crate::domain::rule::{Metric, Op};
@@ -94,7 +95,7 @@ async fn render(
         h2 { "New rule" }
         @if writable.is_empty() {
             div.empty { "Rules are created by a cabinet's owner and managers. "
-                @if let Some(Err(why)) = person.active().next().map(|r| person.writable(r.cabinet.id)) { (why) } }
+                @if let Some(Err(why)) = person.active().next().map(|r| person.writable(r.cabinet.id)) { (why.sentence()) } }
             @if let Some(r) = &refused { p.error role="alert" data-param=(r.param) { (r.message) } }
         } @else {
             (new_form(session, &writable, &groups, refused.as_ref()))
@@ -377,7 +378,7 @@ async fn add(
     let account = form.get("account_id").and_then(|a| a.parse::<i64>().ok());
     let reach = account
         .ok_or_else(|| "Choose a cabinet.".to_string())
-        .and_then(|a| session.person.writable(a))
+        .and_then(|a| session.person.writable(a).map_err(AuthError::sentence))
         .map_err(|why| ParseError::new("account_id", why))?;
     let (account, kind) = (reach.cabinet.id, reach.cabinet.cabinet_type);
     let spec = rule_ops::spec(&mut Fields::new(&body, ""), kind, None)?;
@@ -441,9 +442,7 @@ async fn change(
 ) -> Result<Reply, WebError> {
     let (rule, kind) = reachable(visit, session, segment).await?;
     let person = &session.person;
-    person
-        .writable(rule.account_id)
-        .map_err(WebError::Forbidden)?;
+    person.writable(rule.account_id)?;
     let (id, db) = (rule.id, &visit.state.services.db);
     let Some(on) = enabled else {
         db.write(move |tx| rules::delete(tx, id)).await?;

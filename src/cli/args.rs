@@ -1,0 +1,351 @@
+//! Owns the command line's grammar as clap reads it: every command, subcommand and flag the
+//! operator document names, with the help text in their doc comments. It parses; `admin.rs`
+//! runs what it parsed.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::domain::access::Plan;
+use crate::ops::{CabinetChange, KeyChange, NewCabinet, NewKey, Subscription, TeamAccess};
+use crate::platform::sim::Fault;
+
+/// What `adcab --version` prints after the name: the version and the commit it was built from.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("ADCAB_COMMIT"), ")");
+
+/// adcab: self-hosted ad campaign management.
+#[derive(Parser, Debug)]
+#[command(name = "adcab", version = VERSION)]
+pub struct Cli {
+    /// Config file (default: ./adcab.toml when it exists, else built-in defaults).
+    #[arg(long, global = true)]
+    pub config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the HTTP API, task worker, sync scheduler and webhook sender (creates the database
+    /// when it is missing).
+    Serve,
+    /// Create the database (and its folder) when it is missing and bring its schema up to date.
+    Init,
+    /// The panel: people, cabinets, teams, groups, keys, tasks, history, webhook log.
+    #[command(subcommand)]
+    Admin(Admin),
+    /// Control the built-in platform simulator and the service clock.
+    #[command(subcommand)]
+    Sim(Sim),
+    /// The configuration in effect.
+    #[command(subcommand)]
+    Config(ConfigCmd),
+    /// Check the config file and the database (read-only: schema and integrity) without
+    /// starting; exits non-zero when either is wrong.
+    Check,
+    /// Take a verified backup (database and media) into a new folder, while the server runs.
+    Backup {
+        #[arg(long)]
+        to: PathBuf,
+    },
+    /// Put a backup folder in place of the database and media; refused while a server runs.
+    Restore {
+        #[arg(long)]
+        from: PathBuf,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigCmd {
+    /// Print the effective configuration (defaults, file, environment) as JSON, secrets masked.
+    Show,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Admin {
+    /// People and their plans.
+    #[command(subcommand)]
+    User(UserCmd),
+    /// Ad cabinets.
+    #[command(subcommand)]
+    Cabinet(CabinetCmd),
+    /// Agency team members and the cabinets shared with them.
+    #[command(subcommand)]
+    Member(MemberCmd),
+    /// Campaign groups.
+    #[command(subcommand)]
+    Group(GroupCmd),
+    /// API keys.
+    #[command(subcommand)]
+    Key(KeyCmd),
+    /// The write-only ingest token.
+    #[command(subcommand)]
+    Tracker(TrackerCmd),
+    /// Background tasks.
+    #[command(subcommand)]
+    Task(TaskCmd),
+    /// A campaign's change history.
+    History {
+        #[arg(long)]
+        account: i64,
+        #[arg(long)]
+        ad: i64,
+    },
+    /// Webhook deliveries.
+    #[command(subcommand)]
+    Webhook(WebhookCmd),
+    /// Automation rules.
+    #[command(subcommand)]
+    Rule(RuleCmd),
+    /// Auto CPM.
+    #[command(subcommand)]
+    AutoCpm(AutoCpmCmd),
+    /// The real ad platform's side of a token.
+    #[command(subcommand)]
+    Platform(PlatformCmd),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PlatformCmd {
+    /// What a platform token opens (its account, related accounts, ads); changes nothing.
+    Check {
+        /// Read the token from standard input (it is never taken on the command line).
+        #[arg(long)]
+        token_stdin: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum UserCmd {
+    /// Add a person.
+    Add {
+        #[arg(long)]
+        email: String,
+        #[arg(long, value_enum, default_value_t = Plan::Pro)]
+        plan: Plan,
+    },
+    /// Change a person's plan or subscription.
+    Set {
+        #[arg(long)]
+        id: i64,
+        #[arg(long, value_enum)]
+        plan: Option<Plan>,
+        #[arg(long, value_enum)]
+        subscription: Option<Subscription>,
+        /// Set the web panel login password, read from the first line of stdin (ends the
+        /// person's sessions).
+        #[arg(long)]
+        password_stdin: bool,
+        /// The Telegram chat the person's alerts go to (a chat id), or `none`.
+        #[arg(long, allow_hyphen_values = true)]
+        telegram_chat: Option<String>,
+    },
+    /// Every person, with their plan and subscription.
+    List,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CabinetCmd {
+    /// Add a cabinet (opens an account on the platform).
+    Add(NewCabinet),
+    /// Change a cabinet.
+    Set {
+        #[arg(long)]
+        id: i64,
+        #[command(flatten)]
+        change: CabinetChange,
+    },
+    /// Connect the platform account of a token (and with --related every account it
+    /// manages) as cabinets, importing their ads.
+    Connect {
+        #[arg(long)]
+        owner: i64,
+        /// Read the token from standard input (it is never taken on the command line).
+        #[arg(long)]
+        token_stdin: bool,
+        #[arg(long)]
+        related: bool,
+    },
+    /// Give a connected cabinet a new token (lifts "session expired").
+    Reconnect {
+        #[arg(long)]
+        id: i64,
+        /// Read the token from standard input.
+        #[arg(long)]
+        token_stdin: bool,
+    },
+    /// Sync a cabinet with its platform now: statuses, settings, counters, balance.
+    Sync {
+        #[arg(long)]
+        id: i64,
+    },
+    /// Every cabinet (of one owner), with its platform account id when connected.
+    List {
+        #[arg(long)]
+        owner: Option<i64>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum MemberCmd {
+    /// Share a cabinet with a team member (adds them to the team).
+    Add {
+        #[arg(long)]
+        agency: i64,
+        #[arg(long)]
+        member: i64,
+        #[arg(long)]
+        cabinet: i64,
+        #[arg(long, value_enum)]
+        access: TeamAccess,
+    },
+    /// Stop sharing one cabinet, or (without --cabinet) remove the member from the team.
+    Remove {
+        #[arg(long)]
+        agency: i64,
+        #[arg(long)]
+        member: i64,
+        #[arg(long)]
+        cabinet: Option<i64>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GroupCmd {
+    /// Add a group to a cabinet.
+    Add {
+        #[arg(long)]
+        cabinet: i64,
+        #[arg(long)]
+        name: String,
+        /// #RRGGBB.
+        #[arg(long)]
+        color: Option<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum KeyCmd {
+    /// Create a key; the key text is printed once.
+    Create(NewKey),
+    /// Change a key.
+    Set {
+        #[arg(long)]
+        id: i64,
+        #[command(flatten)]
+        change: KeyChange,
+    },
+    /// Revoke a key; it stops working on the next request.
+    Revoke {
+        #[arg(long)]
+        id: i64,
+    },
+    /// Replace the key's webhook signing secret.
+    RotateSecret {
+        #[arg(long)]
+        id: i64,
+    },
+    /// Send a `ping` webhook now (the Test button).
+    Ping {
+        #[arg(long)]
+        id: i64,
+    },
+    /// A person's keys (an agency owner sees the team's); without --user, everyone's.
+    List {
+        #[arg(long)]
+        user: Option<i64>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TrackerCmd {
+    /// Issue a new ingest token; the old one stops working.
+    Rotate {
+        #[arg(long)]
+        user: i64,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TaskCmd {
+    /// Cancel a task.
+    Cancel {
+        #[arg(long)]
+        id: i64,
+    },
+    /// Resume a paused task.
+    Resume {
+        #[arg(long)]
+        id: i64,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RuleCmd {
+    /// Every rule of every cabinet, or of one owner's cabinets, in the order they run.
+    List {
+        #[arg(long)]
+        owner: Option<i64>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AutoCpmCmd {
+    /// A campaign's Auto CPM decisions, oldest first, with what each read.
+    Log {
+        #[arg(long)]
+        account: i64,
+        #[arg(long)]
+        ad: i64,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum WebhookCmd {
+    /// Recent deliveries of a key.
+    Log {
+        #[arg(long)]
+        key: i64,
+        #[arg(long)]
+        limit: Option<i64>,
+    },
+    /// Send a failed delivery again (new delivery id, signed with the key's current secret).
+    Resend {
+        #[arg(long)]
+        delivery: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Sim {
+    /// Move the service clock forward.
+    Advance {
+        #[arg(long)]
+        seconds: i64,
+    },
+    /// Decide a pending review.
+    Review {
+        #[arg(long)]
+        account: i64,
+        #[arg(long)]
+        ad: i64,
+        #[arg(long, conflicts_with = "decline", required_unless_present = "decline")]
+        approve: bool,
+        #[arg(long)]
+        decline: bool,
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Make an account's next platform calls time out, be refused, be ignored (acknowledged,
+    /// nothing done) or panic (a platform bug).
+    Fail {
+        #[arg(long)]
+        account: i64,
+        #[arg(long, value_enum)]
+        next: Fault,
+        #[arg(long, default_value_t = 1)]
+        count: u32,
+    },
+    /// Print the service clock.
+    Now,
+}

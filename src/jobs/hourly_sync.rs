@@ -1,0 +1,130 @@
+//! Owns the hourly sync of every cabinet: the platform's report of each campaign (status,
+//! switch, money, counters) into the stored copies, what each gained since the last sync as
+//! its stats of that hour, status changes for the webhook sender, the balance, and the full
+//! re-read of running campaigns spread over the hours. The scheduler runs it off the runtime.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Duration, Utc};
+
+use crate::clock;
+use crate::ops::write_back::{apply, confirm_missing, store_balance};
+use crate::platform::PlatformError;
+use crate::services::Services;
+use crate::store::events::{self, StatusChange};
+use crate::store::history::Source;
+use crate::store::StoreError;
+use crate::store::{cabinets, campaigns, stats};
+
+/// A running campaign's settings are re-read in full once they are this old, which is the
+/// third hourly sync after its last full read.
+const FULL_READ_AFTER: Duration = Duration::minutes(150);
+
+/// Brings every campaign of a cabinet to the end of the hour starting at `hour`: the
+/// platform's report (status, switch, money, counters) goes into the stored copies, what each
+/// campaign gained since the last sync becomes its stats of that hour, status changes are
+/// recorded for the webhook sender, and the balance is refreshed. With `full_reads`, running
+/// campaigns whose settings are older than [`FULL_READ_AFTER`] are re-read in full, at most a
+/// third of the running ones per hour (the stalest first), so re-reads spread over the hours.
+pub fn sync_cabinet(
+    services: &Services,
+    account: i64,
+    hour: DateTime<Utc>,
+    full_reads: bool,
+) -> Result<Result<(), PlatformError>, StoreError> {
+    let report = match services.platform.report(account, hour + Duration::hours(1)) {
+        Ok(report) => report,
+        Err(e) => return Ok(Err(e)),
+    };
+    let balance = services.platform.balance(account);
+    let hour = clock::iso(hour);
+    let now = services.db.write_blocking(|tx| {
+        let now = clock::now(tx)?;
+        let stored = campaigns::sync_states(tx, account)?;
+        for line in &report {
+            let Some(state) = stored.get(&line.ad_id) else {
+                continue;
+            };
+            let moved = state.status != line.status;
+            campaigns::apply_counters(tx, account, line, moved)?;
+            let gain = line.totals().gain_since(&state.mark);
+            stats::record_gain(tx, account, line.ad_id, &hour, &gain)?;
+            if moved {
+                let change = StatusChange {
+                    account_id: account,
+                    ad_id: line.ad_id,
+                    tme_path: state.tme_path.as_deref(),
+                    old: state.status,
+                    new: line.status,
+                    source: Source::Sync,
+                };
+                events::record(tx, &change, &line.status_changed_at)?;
+            }
+        }
+        stats::total_cabinet_hour(tx, account, &hour)?;
+        store_balance(tx, account, balance.ok())?;
+        Ok::<_, StoreError>(now)
+    })?;
+    let listed: HashSet<i64> = report.iter().map(|line| line.ad_id).collect();
+    if let Err(e) = confirm_missing(services, account, &listed)? {
+        tracing::warn!(account, error = %e, "missing ads not confirmed; retried next hour");
+    }
+    if full_reads {
+        let cutoff = clock::iso(now - FULL_READ_AFTER);
+        let stale = services
+            .db
+            .read_blocking(|c| campaigns::stale_running(c, account, &cutoff))?;
+        if !stale.is_empty() {
+            match services.platform.get_ads(account, &stale) {
+                Ok(snaps) => services.db.write_blocking(|tx| {
+                    let params = &services.config.conversions.tracker_params;
+                    snaps
+                        .iter()
+                        .try_for_each(|snap| apply(tx, snap, Source::Sync, params).map(|_| ()))
+                })?,
+                Err(e) => {
+                    tracing::warn!(account, error = %e, "full re-read failed; retried next hour")
+                }
+            }
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// Syncs every cabinet for the hour starting at `hour`, as many at once as the platform
+/// takes ([`crate::platform::Platform::parallel_reads`]). A cabinet the platform does not answer for keeps its
+/// copy; its gains count in the next hour it is synced.
+pub fn sync_hour(
+    services: &Services,
+    hour: DateTime<Utc>,
+    full_reads: bool,
+) -> Result<(), StoreError> {
+    let accounts = services.db.read_blocking(cabinets::syncable)?;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let run = || -> Result<(), StoreError> {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&account) = accounts.get(i) else {
+                return Ok(());
+            };
+            if let Err(e) = sync_cabinet(services, account, hour, full_reads)? {
+                tracing::warn!(account, hour = %clock::iso(hour), error = %e, "cabinet not synced");
+            }
+        }
+    };
+    let workers = services
+        .platform
+        .parallel_reads()
+        .clamp(1, accounts.len().max(1));
+    if workers == 1 {
+        return run();
+    }
+    std::thread::scope(|scope| {
+        let running: Vec<_> = (0..workers).map(|_| scope.spawn(run)).collect();
+        running.into_iter().try_for_each(|worker| {
+            worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    })
+}

@@ -1,0 +1,268 @@
+//! Owns the panel's page table: every page and form but the login (which has no session yet),
+//! by method and path, each with the handler that answers it; and finding the line a request
+//! matches, with the path's `{...}` values.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use hyper::Method;
+
+use super::session::Session;
+use super::{login, pages, Form, Visit, WebError};
+use crate::http::Reply;
+
+type Page<'a> = Pin<Box<dyn Future<Output = Result<Reply, WebError>> + Send + 'a>>;
+
+/// How a page is answered; `args` are the path's `{...}` segments.
+#[derive(Clone, Copy)]
+pub(super) enum Handler {
+    /// A page for a logged-in person.
+    View(for<'a> fn(&'a Visit<'a>, &'a Session, &'a [&'a str]) -> Page<'a>),
+    /// A form sent by a logged-in person, its CSRF token checked.
+    Act(for<'a> fn(&'a Visit<'a>, &'a Session, &'a Form, &'a [&'a str]) -> Page<'a>),
+}
+
+/// One line of the page table.
+pub(super) struct Def {
+    pub(super) method: Method,
+    /// Segments; `{}` stands for one non-empty segment.
+    pub(super) pattern: &'static str,
+    pub(super) handler: Handler,
+}
+
+macro_rules! view {
+    ($f:path) => {{
+        fn handler<'a>(v: &'a Visit<'a>, s: &'a Session, args: &'a [&'a str]) -> Page<'a> {
+            Box::pin($f(v, s, args))
+        }
+        Handler::View(handler)
+    }};
+}
+
+macro_rules! act {
+    ($f:path) => {{
+        fn handler<'a>(
+            v: &'a Visit<'a>,
+            s: &'a Session,
+            form: &'a Form,
+            args: &'a [&'a str],
+        ) -> Page<'a> {
+            Box::pin($f(v, s, form, args))
+        }
+        Handler::Act(handler)
+    }};
+}
+
+/// Every page and form of the panel but the login, which has no session yet.
+fn table() -> &'static [Def] {
+    static TABLE: std::sync::OnceLock<Vec<Def>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        vec![
+            Def {
+                method: Method::GET,
+                pattern: "/cabinets",
+                handler: view!(pages::cabinets::list),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/campaigns",
+                handler: view!(pages::campaigns::list),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/campaigns/{}/{}",
+                handler: view!(pages::campaign::show),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/{}/{}/edit",
+                handler: act!(pages::campaign::edit),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/{}/{}/auto-cpm",
+                handler: act!(pages::campaign::set_auto_cpm),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/bulk",
+                handler: act!(pages::campaigns::bulk),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/rules",
+                handler: view!(pages::rules::list),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/rules",
+                handler: act!(pages::rules::create),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/rules/{}/enable",
+                handler: act!(pages::rules::enable),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/rules/{}/disable",
+                handler: act!(pages::rules::disable),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/rules/{}/delete",
+                handler: act!(pages::rules::delete),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/rules/{}/log",
+                handler: view!(pages::rules::log),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/rules/{}/preview",
+                handler: view!(pages::rules::preview),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/tasks",
+                handler: view!(pages::tasks::list),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/tasks/{}/cancel",
+                handler: act!(pages::tasks::cancel),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/tasks/{}/resume",
+                handler: act!(pages::tasks::resume),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/keys",
+                handler: view!(pages::keys::list),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/keys",
+                handler: act!(pages::keys::create),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/keys/{}",
+                handler: view!(pages::keys::show),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/keys/{}/webhook",
+                handler: act!(pages::keys::webhook),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/keys/{}/test",
+                handler: act!(pages::keys::test),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/keys/{}/secret",
+                handler: act!(pages::keys::secret),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/keys/{}/revoke",
+                handler: act!(pages::keys::revoke),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/tracker/rotate",
+                handler: act!(pages::keys::tracker),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/team",
+                handler: view!(pages::team::show),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/team/invite",
+                handler: act!(pages::team::invite),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/team/{}/access",
+                handler: act!(pages::team::access),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/team/{}/remove",
+                handler: act!(pages::team::remove),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/sim",
+                handler: view!(pages::sim::show),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/sim/advance",
+                handler: act!(pages::sim::advance),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/sim/review/{}/{}",
+                handler: act!(pages::sim::review),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/logout",
+                handler: act!(logout),
+            },
+        ]
+    })
+}
+
+async fn logout<'a>(
+    v: &'a Visit<'a>,
+    s: &'a Session,
+    form: &'a Form,
+    _: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    login::logout(v, s, form).await
+}
+
+/// The line of the table matching a method and path, with the path's `{}` values; `Err`
+/// when the path is known under other methods only.
+pub(super) fn resolve<'p>(
+    method: &Method,
+    path: &'p str,
+) -> Result<Option<(&'static Def, Vec<&'p str>)>, WebError> {
+    let segments: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    let mut known = false;
+    for def in table() {
+        let parts: Vec<&str> = def.pattern.split('/').collect();
+        if parts.len() != segments.len() {
+            continue;
+        }
+        let mut args = Vec::new();
+        let fits = parts.iter().zip(&segments).all(|(p, s)| {
+            if *p == "{}" {
+                args.push(*s);
+                !s.is_empty()
+            } else {
+                p == s
+            }
+        });
+        if fits {
+            if def.method == *method {
+                return Ok(Some((def, args)));
+            }
+            known = true;
+        }
+    }
+    if known {
+        Err(WebError::MethodNotAllowed)
+    } else {
+        Ok(None)
+    }
+}
