@@ -110,6 +110,7 @@ impl ApiError {
             }
             OpsError::BudgetUnchanged => ApiError::BudgetUnchanged,
             OpsError::UnknownAdIds(missing) => ApiError::UnknownAdIds { missing },
+            OpsError::QueueFull { limit } => ApiError::QueueFull { limit },
             OpsError::Platform(e) => ApiError::of_platform(e, kind),
             OpsError::Store(e) => e.into(),
         }

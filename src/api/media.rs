@@ -36,7 +36,7 @@ const SIGNATURE: usize = 16;
 const PIECE: usize = 64 * 1024;
 
 pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
-    let cabinet = write::cabinet(ctx, None)?.cabinet.clone();
+    let cabinet = write::actor(ctx, None)?.cabinet().clone();
     let boundary = ctx
         .content_type
         .as_deref()

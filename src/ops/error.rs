@@ -22,6 +22,10 @@ pub enum OpsError {
     BudgetUnchanged,
     /// These ids are not live campaigns of the cabinet.
     UnknownAdIds(Vec<i64>),
+    /// The cabinet already has `limit` create or copy tasks queued.
+    QueueFull {
+        limit: u32,
+    },
     /// The platform refused, or did not answer.
     Platform(PlatformError),
     Store(StoreError),

@@ -4,6 +4,7 @@
 //! exact JSON object the command prints) or a `PanelError`. One file per family: people and
 //! teams, cabinets and groups, keys and webhooks, tasks, rules, and the simulator. Blocking.
 
+mod actor;
 mod cabinets;
 pub mod campaigns;
 mod connect;
@@ -16,6 +17,7 @@ mod sim;
 mod tasks;
 mod users;
 
+pub use actor::Actor;
 pub use cabinets::{cabinet_add, cabinet_set, group_add, history, CabinetChange, NewCabinet};
 pub use connect::{
     cabinet_connect, cabinet_list, cabinet_reconnect, cabinet_sync, platform_check, read_token,

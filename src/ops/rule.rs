@@ -1,16 +1,22 @@
 //! Owns a rule as every face writes it: reading its fields (all of them for a new rule, the
 //! ones sent over the stored ones for a change) into the domain's types, each wrong field named
-//! by its path (`conditions[1].value`, `action.max_cpm`); storing a new rule or a change with
-//! its scope checked against the cabinet and the cabinet's limit on rules.
+//! by its path (`conditions[1].value`, `action.max_cpm`); and the operations that create, change
+//! and delete one in the actor's cabinet, with its scope checked against the cabinet and the
+//! cabinet's limit on rules, in the caller's transaction.
 
 use rusqlite::Connection;
 use rust_decimal::Decimal;
-use serde_json::{json, Map, Value};
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::{json, Value};
 
-use super::OpsError;
+use super::{Actor, OpsError};
 use crate::clock;
 use crate::domain::campaign::Status;
-use crate::domain::fields::Fields;
+use crate::domain::fields::wire::{
+    present, Amount, Choice, Flag, Id, Ids, Int, Lenient, List, Named, Raw, Text, Trimmed, Word,
+};
+use crate::domain::fields::{self, path, Body};
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::rule::{
     Action, Condition, Metric, Op, RuleSpec, Scope, Threshold, MAX_CONDITIONS,
@@ -20,60 +26,244 @@ use crate::domain::ParseError;
 use crate::store::rules::{self, RuleRow};
 use crate::store::{campaigns, groups};
 
-fn object<'a>(
-    f: &Fields,
-    name: &str,
-    value: &'a Value,
-) -> Result<&'a Map<String, Value>, ParseError> {
-    value
-        .as_object()
-        .ok_or_else(|| ParseError::new(f.path(name), format!("{name} must be an object.")))
+/// A rule's fields as sent; each is optional (a change sends some, a new rule needs most).
+#[derive(Deserialize)]
+struct RuleIn {
+    name: Option<Trimmed<1, 100>>,
+    #[serde(default, deserialize_with = "present")]
+    scope: Option<ScopeIn>,
+    #[serde(rename = "match")]
+    match_all: Option<Word<Match>>,
+    #[serde(default, deserialize_with = "present")]
+    conditions: Option<List<ConditionIn, MAX_CONDITIONS>>,
+    #[serde(default, deserialize_with = "present")]
+    action: Option<Raw>,
+    cooldown_hours: Option<Int<0, 168>>,
+    max_runs_per_day: Option<Int<1, 24>>,
+    enabled: Option<Flag>,
+    dry_run: Option<Flag>,
 }
 
-fn scope(f: &mut Fields) -> Result<Option<Scope>, ParseError> {
-    let Some(value) = f.raw("scope") else {
-        return Ok(None);
-    };
-    let mut s = Fields::new(object(f, "scope", value)?, f.path("scope"));
-    let group = s.id("group_id")?;
-    let ads = s.ids("ad_ids", MAX_SCOPE_ADS)?;
-    s.deny_unknown()?;
-    match (group, ads) {
-        (None, None) => Ok(Some(Scope::Cabinet)),
-        (Some(g), None) => Ok(Some(Scope::Group(g))),
-        (None, Some(ads)) if ads.is_empty() => Err(ParseError::new(
-            s.path("ad_ids"),
-            "ad_ids lists at least one campaign.",
-        )),
-        (None, Some(ads)) => Ok(Some(Scope::Ads(ads))),
-        (Some(_), Some(_)) => Err(ParseError::new(
-            f.path("scope"),
-            "scope is {} (the cabinet), {\"group_id\": N} or {\"ad_ids\": [...]}, not both.",
-        )),
+/// `match`: every condition (`all`) or one of them (`any`).
+struct Match(bool);
+
+impl Choice for Match {
+    fn parse(word: &str) -> Option<Match> {
+        match word {
+            "all" => Some(Match(true)),
+            "any" => Some(Match(false)),
+            _ => None,
+        }
+    }
+
+    fn refusal() -> String {
+        "is all or any.".into()
     }
 }
 
-fn threshold(c: &mut Fields, metric: Metric, op: Op) -> Result<Threshold, ParseError> {
+#[derive(Deserialize)]
+#[serde(expecting = "\u{0} must be an object.")]
+struct ScopeIn {
+    group_id: Option<Id>,
+    ad_ids: Option<Ids<MAX_SCOPE_ADS>>,
+}
+
+#[derive(Deserialize)]
+#[serde(expecting = "A condition is an object.")]
+struct ConditionIn {
+    metric: Word<Metric>,
+    op: Word<Op>,
+    value: Option<Raw>,
+    window_hours: Option<Int<1, { MAX_WINDOW_HOURS as i64 }>>,
+    currency: Option<Text>,
+}
+
+impl Named for ConditionIn {
+    const PLURAL: &'static str = "conditions";
+}
+
+impl Choice for Metric {
+    fn parse(word: &str) -> Option<Metric> {
+        Metric::parse(word)
+    }
+
+    fn refusal() -> String {
+        let all: Vec<_> = Metric::ALL.iter().map(|m| m.as_str()).collect();
+        format!("must be one of {}.", all.join(", "))
+    }
+}
+
+impl Choice for Op {
+    fn parse(word: &str) -> Option<Op> {
+        Op::parse(word)
+    }
+
+    fn refusal() -> String {
+        "must be one of >, >=, <, <=, =, !=.".into()
+    }
+}
+
+/// An action's `type`, read before the fields that type takes.
+#[derive(Deserialize)]
+struct ActionHead {
+    #[serde(rename = "type")]
+    kind: Word<ActionKind>,
+}
+
+#[derive(Clone, Copy)]
+enum ActionKind {
+    Pause,
+    Resume,
+    SetCpm,
+    ChangeCpm,
+    AddBudget,
+    Notify,
+}
+
+impl Choice for ActionKind {
+    fn parse(word: &str) -> Option<ActionKind> {
+        Some(match word {
+            "pause" => ActionKind::Pause,
+            "resume" => ActionKind::Resume,
+            "set_cpm" => ActionKind::SetCpm,
+            "change_cpm" => ActionKind::ChangeCpm,
+            "add_budget" => ActionKind::AddBudget,
+            "notify" => ActionKind::Notify,
+            _ => return None,
+        })
+    }
+
+    fn refusal() -> String {
+        "must be pause, resume, set_cpm, change_cpm, add_budget or notify.".into()
+    }
+}
+
+/// The fields of an action that takes none but its type.
+#[derive(Deserialize)]
+struct Bare {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+}
+
+#[derive(Deserialize)]
+struct SetCpmIn {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    cpm: Option<Amount>,
+}
+
+#[derive(Deserialize)]
+struct ChangeCpmIn {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    percent: Option<Amount>,
+    min_cpm: Option<Amount>,
+    max_cpm: Option<Amount>,
+}
+
+#[derive(Deserialize)]
+struct AddBudgetIn {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    amount: Option<Amount>,
+    max_per_day: Option<Amount>,
+}
+
+#[derive(Deserialize)]
+struct NotifyIn {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    text: Trimmed<1, 500>,
+}
+
+impl ScopeIn {
+    fn scope(self) -> Result<Scope, ParseError> {
+        match (self.group_id, self.ad_ids) {
+            (None, None) => Ok(Scope::Cabinet),
+            (Some(Id(g)), None) => Ok(Scope::Group(g)),
+            (None, Some(Ids(ads))) if ads.is_empty() => Err(ParseError::new(
+                "scope.ad_ids",
+                "ad_ids lists at least one campaign.",
+            )),
+            (None, Some(Ids(ads))) => Ok(Scope::Ads(ads)),
+            (Some(_), Some(_)) => Err(ParseError::new(
+                "scope",
+                "scope is {} (the cabinet), {\"group_id\": N} or {\"ad_ids\": [...]}, not both.",
+            )),
+        }
+    }
+}
+
+impl ConditionIn {
+    /// The condition at `at` (`conditions[1]`).
+    fn condition(self, at: &str) -> Result<Condition, ParseError> {
+        let (Word(metric), Word(op)) = (self.metric, self.op);
+        let value = threshold(self.value.map(|r| r.0), at, metric, op)?;
+        let window = self.window_hours.map(|w| w.0);
+        if window.is_some() && !metric.windowed() {
+            return Err(ParseError::new(
+                path(at, "window_hours"),
+                "budget and status are read as they are at the sync; they take no window_hours.",
+            ));
+        }
+        let currency = match self.currency.map(|t| t.0) {
+            None => None,
+            Some(_) if metric != Metric::Revenue => {
+                return Err(ParseError::new(
+                    path(at, "currency"),
+                    "currency applies to the revenue metric only.",
+                ))
+            }
+            Some(cur) if cur.len() == 3 && cur.chars().all(|ch| ch.is_ascii_alphabetic()) => {
+                Some(cur.to_ascii_uppercase())
+            }
+            Some(_) => {
+                return Err(ParseError::new(
+                    path(at, "currency"),
+                    "currency is a three-letter ISO 4217 code.",
+                ))
+            }
+        };
+        Ok(Condition {
+            metric,
+            op,
+            value,
+            window_hours: match window {
+                Some(w) => w as u32,
+                None if metric.windowed() => 24,
+                None => 1,
+            },
+            currency,
+        })
+    }
+}
+
+/// A condition's `value`: a campaign status for the status metric (compared with = or !=
+/// only), else a number (negative only for revenue, whole for counts).
+fn threshold(
+    value: Option<Value>,
+    at: &str,
+    metric: Metric,
+    op: Op,
+) -> Result<Threshold, ParseError> {
+    let param = path(at, "value");
+    let value = value.ok_or_else(|| ParseError::new(&param, "value is required."))?;
     if metric == Metric::Status {
-        let text = c.required_string("value")?;
+        let Text(text) = fields::read_at(&value, &param)?;
         let status = Status::parse(&text)
-            .ok_or_else(|| ParseError::new(c.path("value"), "value must be a campaign status."))?;
+            .ok_or_else(|| ParseError::new(&param, "value must be a campaign status."))?;
         if !matches!(op, Op::Eq | Op::Ne) {
             return Err(ParseError::new(
-                c.path("op"),
+                path(at, "op"),
                 "A status is compared with = or != only.",
             ));
         }
         return Ok(Threshold::Status(status));
     }
-    let value = c
-        .signed_decimal("value")?
-        .ok_or_else(|| ParseError::new(c.path("value"), "value is required."))?;
+    let amount: Amount = fields::read_at(&value, &param)?;
+    let value = amount.signed(&param, "value")?;
     if value.is_sign_negative() && metric != Metric::Revenue {
-        return Err(ParseError::new(
-            c.path("value"),
-            "value must not be negative.",
-        ));
+        return Err(ParseError::new(param, "value must not be negative."));
     }
     let counter = matches!(
         metric,
@@ -81,7 +271,7 @@ fn threshold(c: &mut Fields, metric: Metric, op: Op) -> Result<Threshold, ParseE
     );
     if counter && value.normalize().scale() > 0 {
         return Err(ParseError::new(
-            c.path("value"),
+            param,
             format!(
                 "{} is a count: value must be a whole number.",
                 metric.as_str()
@@ -91,124 +281,60 @@ fn threshold(c: &mut Fields, metric: Metric, op: Op) -> Result<Threshold, ParseE
     Ok(Threshold::Number(value.normalize()))
 }
 
-fn condition(c: &mut Fields) -> Result<Condition, ParseError> {
-    let metric = c.required_string("metric")?;
-    let metric = Metric::parse(&metric).ok_or_else(|| {
-        let all: Vec<_> = Metric::ALL.iter().map(|m| m.as_str()).collect();
-        ParseError::new(
-            c.path("metric"),
-            format!("metric must be one of {}.", all.join(", ")),
-        )
-    })?;
-    let op = c.required_string("op")?;
-    let op = Op::parse(&op)
-        .ok_or_else(|| ParseError::new(c.path("op"), "op must be one of >, >=, <, <=, =, !=."))?;
-    let value = threshold(c, metric, op)?;
-    let window = c.int("window_hours", 1, i64::from(MAX_WINDOW_HOURS))?;
-    if window.is_some() && !metric.windowed() {
-        return Err(ParseError::new(
-            c.path("window_hours"),
-            "budget and status are read as they are at the sync; they take no window_hours.",
-        ));
-    }
-    let currency = c.string("currency")?;
-    let currency = match currency {
-        None => None,
-        Some(_) if metric != Metric::Revenue => {
-            return Err(ParseError::new(
-                c.path("currency"),
-                "currency applies to the revenue metric only.",
-            ))
-        }
-        Some(cur) if cur.len() == 3 && cur.chars().all(|ch| ch.is_ascii_alphabetic()) => {
-            Some(cur.to_ascii_uppercase())
-        }
-        Some(_) => {
-            return Err(ParseError::new(
-                c.path("currency"),
-                "currency is a three-letter ISO 4217 code.",
-            ))
-        }
-    };
-    c.deny_unknown()?;
-    Ok(Condition {
-        metric,
-        op,
-        value,
-        window_hours: match window {
-            Some(w) => w as u32,
-            None if metric.windowed() => 24,
-            None => 1,
-        },
-        currency,
-    })
-}
-
-fn conditions(f: &mut Fields) -> Result<Option<Vec<Condition>>, ParseError> {
-    let Some(value) = f.raw("conditions") else {
-        return Ok(None);
-    };
-    let path = f.path("conditions");
-    let list = value
-        .as_array()
-        .filter(|l| (1..=MAX_CONDITIONS).contains(&l.len()))
+/// A required amount of an action greater than zero, at the cabinet currency's scale.
+fn positive(sent: Option<Amount>, name: &str, kind: CabinetType) -> Result<Money, ParseError> {
+    let param = path("action", name);
+    sent.map(|a| a.positive(&param, name, kind.scale()))
+        .transpose()?
         .ok_or_else(|| {
             ParseError::new(
-                &path,
-                format!("conditions is an array of 1 to {MAX_CONDITIONS} conditions."),
+                param,
+                format!("{name} is required and must be greater than 0."),
             )
-        })?;
-    list.iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let at = format!("{path}[{i}]");
-            let map = v
-                .as_object()
-                .ok_or_else(|| ParseError::new(&at, "A condition is an object."))?;
-            condition(&mut Fields::new(map, at))
         })
-        .collect::<Result<Vec<_>, _>>()
-        .map(Some)
 }
 
-/// A required amount greater than zero, at the cabinet currency's scale.
-fn positive(a: &mut Fields, name: &str, kind: CabinetType) -> Result<Money, ParseError> {
-    a.positive_money(name, kind.scale())?.ok_or_else(|| {
-        ParseError::new(
-            a.path(name),
-            format!("{name} is required and must be greater than 0."),
-        )
-    })
-}
-
-fn action(f: &mut Fields, kind: CabinetType) -> Result<Option<Action>, ParseError> {
-    let Some(value) = f.raw("action") else {
-        return Ok(None);
-    };
-    let mut a = Fields::new(object(f, "action", value)?, f.path("action"));
-    let action = match a.required_string("type")?.as_str() {
-        "pause" => Action::Pause,
-        "resume" => Action::Resume,
-        "set_cpm" => Action::SetCpm {
-            cpm: positive(&mut a, "cpm", kind)?,
-        },
-        "change_cpm" => {
-            let percent = a
-                .signed_decimal("percent")?
+/// The rule's `action`: its `type`, then the fields that type takes (any other refused).
+fn action(value: &Value, kind: CabinetType) -> Result<Action, ParseError> {
+    if !value.is_object() {
+        return Err(ParseError::new("action", "action must be an object."));
+    }
+    let Lenient(ActionHead { kind: Word(which) }) = fields::read_at(value, "action")?;
+    Ok(match which {
+        ActionKind::Pause | ActionKind::Resume => {
+            fields::read_at::<Bare>(value, "action")?;
+            match which {
+                ActionKind::Pause => Action::Pause,
+                _ => Action::Resume,
+            }
+        }
+        ActionKind::SetCpm => {
+            let sent: SetCpmIn = fields::read_at(value, "action")?;
+            Action::SetCpm {
+                cpm: positive(sent.cpm, "cpm", kind)?,
+            }
+        }
+        ActionKind::ChangeCpm => {
+            let sent: ChangeCpmIn = fields::read_at(value, "action")?;
+            let param = path("action", "percent");
+            let percent = sent
+                .percent
+                .map(|p| p.signed(&param, "percent"))
+                .transpose()?
                 .filter(|p| !p.is_zero() && *p >= Decimal::from(-90) && *p <= Decimal::from(500))
                 .ok_or_else(|| {
                     ParseError::new(
-                        a.path("percent"),
+                        &param,
                         "percent is required: from -90 to 500, not 0 (negative lowers the bid).",
                     )
                 })?;
             let (min_cpm, max_cpm) = (
-                positive(&mut a, "min_cpm", kind)?,
-                positive(&mut a, "max_cpm", kind)?,
+                positive(sent.min_cpm, "min_cpm", kind)?,
+                positive(sent.max_cpm, "max_cpm", kind)?,
             );
             if min_cpm > max_cpm {
                 return Err(ParseError::new(
-                    a.path("max_cpm"),
+                    "action.max_cpm",
                     "max_cpm must be at least min_cpm.",
                 ));
             }
@@ -218,12 +344,13 @@ fn action(f: &mut Fields, kind: CabinetType) -> Result<Option<Action>, ParseErro
                 max_cpm,
             }
         }
-        "add_budget" => {
-            let amount = positive(&mut a, "amount", kind)?;
-            let max_per_day = positive(&mut a, "max_per_day", kind)?;
+        ActionKind::AddBudget => {
+            let sent: AddBudgetIn = fields::read_at(value, "action")?;
+            let amount = positive(sent.amount, "amount", kind)?;
+            let max_per_day = positive(sent.max_per_day, "max_per_day", kind)?;
             if max_per_day < amount {
                 return Err(ParseError::new(
-                    a.path("max_per_day"),
+                    "action.max_per_day",
                     "max_per_day must be at least amount.",
                 ));
             }
@@ -232,107 +359,107 @@ fn action(f: &mut Fields, kind: CabinetType) -> Result<Option<Action>, ParseErro
                 max_per_day,
             }
         }
-        "notify" => {
-            let text = a.required_string("text")?.trim().to_string();
-            if text.is_empty() || text.chars().count() > 500 {
-                return Err(ParseError::new(
-                    a.path("text"),
-                    "text is 1 to 500 characters.",
-                ));
-            }
-            Action::Notify { text }
+        ActionKind::Notify => {
+            let sent: NotifyIn = fields::read_at(value, "action")?;
+            Action::Notify { text: sent.text.0 }
         }
-        _ => {
-            return Err(ParseError::new(
-                a.path("type"),
-                "type must be pause, resume, set_cpm, change_cpm, add_budget or notify.",
-            ))
-        }
-    };
-    a.deny_unknown()?;
-    Ok(Some(action))
+    })
 }
 
-/// Reads a rule's fields: all of them for a new rule (`base` is `None`), or the ones sent
-/// over `base` for a change.
-pub fn spec(
-    f: &mut Fields,
+/// Reads a rule's fields for a cabinet of `kind`: all of them for a new rule (`base` is
+/// `None`), or the ones sent over `base` for a change.
+pub fn read(
+    body: &Value,
     kind: CabinetType,
     base: Option<&RuleSpec>,
 ) -> Result<RuleSpec, ParseError> {
+    let sent: RuleIn = fields::read(body)?;
     let missing = |name: &str| ParseError::new(name, format!("{name} is required."));
-    let name = match f.string("name")? {
-        Some(n) if n.trim().is_empty() || n.trim().chars().count() > 100 => {
-            return Err(ParseError::new(
-                f.path("name"),
-                "name is 1 to 100 characters.",
-            ))
-        }
-        Some(n) => n.trim().to_string(),
+    let name = match sent.name {
+        Some(Trimmed(n)) => n,
         None => base
             .map(|b| b.name.clone())
             .ok_or_else(|| missing("name"))?,
     };
-    let scope = scope(f)?
-        .or_else(|| base.map(|b| b.scope.clone()))
-        .unwrap_or(Scope::Cabinet);
-    let match_all = match f.string("match")?.as_deref() {
-        Some("all") => true,
-        Some("any") => false,
-        Some(_) => return Err(ParseError::new(f.path("match"), "match is all or any.")),
+    let scope = match sent.scope {
+        Some(s) => s.scope()?,
+        None => base.map_or(Scope::Cabinet, |b| b.scope.clone()),
+    };
+    let match_all = match sent.match_all {
+        Some(Word(Match(all))) => all,
         None => base.is_none_or(|b| b.match_all),
     };
-    let conditions = match conditions(f)? {
-        Some(c) => c,
+    let conditions = match sent.conditions {
+        Some(List(list)) => list
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| c.condition(&format!("conditions[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?,
         None => base
             .map(|b| b.conditions.clone())
             .ok_or_else(|| missing("conditions"))?,
     };
-    let action = match action(f, kind)? {
-        Some(a) => a,
+    let action = match sent.action {
+        Some(Raw(value)) => action(&value, kind)?,
         None => base
             .map(|b| b.action.clone())
             .ok_or_else(|| missing("action"))?,
     };
-    let int = |f: &mut Fields, name: &str, min: i64, max: i64, old: Option<u32>, default: u32| {
-        f.int(name, min, max)
-            .map(|v| v.map(|v| v as u32).or(old).unwrap_or(default))
+    let int = |sent: Option<i64>, old: Option<u32>, default: u32| {
+        sent.map(|v| v as u32).or(old).unwrap_or(default)
     };
-    let cooldown_hours = int(
-        f,
-        "cooldown_hours",
-        0,
-        168,
-        base.map(|b| b.cooldown_hours),
-        24,
-    )?;
-    let max_runs_per_day = int(
-        f,
-        "max_runs_per_day",
-        1,
-        24,
-        base.map(|b| b.max_runs_per_day),
-        1,
-    )?;
-    let enabled = f
-        .bool("enabled")?
-        .or(base.map(|b| b.enabled))
-        .unwrap_or(true);
-    let dry_run = f
-        .bool("dry_run")?
-        .or(base.map(|b| b.dry_run))
-        .unwrap_or(false);
-    f.deny_unknown()?;
     Ok(RuleSpec {
         name,
         scope,
         match_all,
         conditions,
         action,
-        cooldown_hours,
-        max_runs_per_day,
-        enabled,
-        dry_run,
+        cooldown_hours: int(
+            sent.cooldown_hours.map(|v| v.0),
+            base.map(|b| b.cooldown_hours),
+            24,
+        ),
+        max_runs_per_day: int(
+            sent.max_runs_per_day.map(|v| v.0),
+            base.map(|b| b.max_runs_per_day),
+            1,
+        ),
+        enabled: sent
+            .enabled
+            .map(|f| f.0)
+            .or(base.map(|b| b.enabled))
+            .unwrap_or(true),
+        dry_run: sent
+            .dry_run
+            .map(|f| f.0)
+            .or(base.map(|b| b.dry_run))
+            .unwrap_or(false),
+    })
+}
+
+/// A change of a stored rule, as read.
+pub struct RuleChange {
+    spec: RuleSpec,
+    /// The scope was sent (and is checked again).
+    scope_sent: bool,
+}
+
+/// Reads a change of `rule` (of a `kind` cabinet) from `body`: the fields sent over the stored
+/// ones. A cabinet's id, if sent, must be the rule's own.
+pub fn read_change(
+    body: &Body,
+    kind: CabinetType,
+    rule: &RuleRow,
+) -> Result<RuleChange, ParseError> {
+    if body.account_id()?.is_some_and(|a| a != rule.account_id) {
+        return Err(ParseError::new(
+            "account_id",
+            "A rule stays in its cabinet; create a new one for another.",
+        ));
+    }
+    Ok(RuleChange {
+        spec: read(&body.fields(), kind, Some(&rule.spec))?,
+        scope_sent: body.has("scope"),
     })
 }
 
@@ -358,9 +485,10 @@ fn check_scope(conn: &Connection, account: i64, scope: &Scope) -> Result<(), Ops
     }
 }
 
-/// Stores a new rule of `account` (the API's create and the panel's form): its scope checked
-/// against the cabinet and the cabinet's rule limit, in one transaction.
-pub fn insert(tx: &Connection, account: i64, spec: &RuleSpec) -> Result<RuleRow, OpsError> {
+/// Stores a new rule `spec` in the actor's cabinet (the API's create and the panel's form):
+/// its scope checked against the cabinet and the cabinet's rule limit.
+pub fn create(tx: &Connection, actor: &Actor, spec: &RuleSpec) -> Result<RuleRow, OpsError> {
+    let account = actor.cabinet().id;
     check_scope(tx, account, &spec.scope)?;
     if rules::count(tx, account)? >= MAX_RULES_PER_CABINET {
         return Err(ParseError::new(
@@ -373,20 +501,39 @@ pub fn insert(tx: &Connection, account: i64, spec: &RuleSpec) -> Result<RuleRow,
     rules::get(tx, id)?.ok_or(OpsError::RuleNotFound)
 }
 
-/// Stores the new version `spec` of rule `id` of `account` (its scope checked again when
-/// `scope_sent`).
+/// The stored rule `id` of the actor's cabinet.
+fn own(tx: &Connection, actor: &Actor, id: i64) -> Result<RuleRow, OpsError> {
+    rules::get(tx, id)?
+        .filter(|r| r.account_id == actor.cabinet().id)
+        .ok_or(OpsError::RuleNotFound)
+}
+
+/// Stores `change` as the new version of rule `id` of the actor's cabinet (its scope checked
+/// again when sent).
 pub fn update(
     tx: &Connection,
+    actor: &Actor,
     id: i64,
-    account: i64,
-    spec: &RuleSpec,
-    scope_sent: bool,
+    change: RuleChange,
 ) -> Result<RuleRow, OpsError> {
-    if scope_sent {
-        check_scope(tx, account, &spec.scope)?;
+    let account = own(tx, actor, id)?.account_id;
+    if change.scope_sent {
+        check_scope(tx, account, &change.spec.scope)?;
     }
-    rules::save(tx, Some(id), account, spec, &clock::iso(clock::now(tx)?))?;
+    rules::save(
+        tx,
+        Some(id),
+        account,
+        &change.spec,
+        &clock::iso(clock::now(tx)?),
+    )?;
     rules::get(tx, id)?.ok_or(OpsError::RuleNotFound)
+}
+
+/// Deletes rule `id` of the actor's cabinet with its log.
+pub fn delete(tx: &Connection, actor: &Actor, id: i64) -> Result<(), OpsError> {
+    own(tx, actor, id)?;
+    Ok(rules::delete(tx, id)?)
 }
 
 /// A rule as the API, the panel and the operator's commands show it.

@@ -13,13 +13,13 @@ use super::super::{layout, redirect, Form, Visit, WebError};
 use super::ops_error;
 use super::{auto_cpm, status_badge, Refused};
 use crate::clock;
-use crate::domain::fields::Fields;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::Totals;
 use crate::domain::time::iso;
 use crate::http::Reply;
 use crate::ops::campaigns::edit::{self as ops, Edit};
 use crate::ops::campaigns::OpsError;
+use crate::ops::Actor;
 use crate::platform::PlatformError;
 use crate::store::campaigns::{self, CampaignRow};
 use crate::store::conversions::{self, Summary};
@@ -331,12 +331,13 @@ async fn send<'a>(
     body: impl FnOnce(&CampaignRow, CabinetType) -> Result<Map<String, Value>, (String, String)>,
 ) -> Result<Reply, WebError> {
     let (account, ad) = ids(args)?;
-    let reach = session.person.cabinet(account).ok_or(WebError::NotFound)?;
-    session
+    session.person.cabinet(account).ok_or(WebError::NotFound)?;
+    let reach = session
         .person
         .writable(account)
         .map_err(WebError::Forbidden)?;
-    let cabinet = reach.cabinet.clone();
+    let actor = Actor::writer(Source::Panel, session.person.user.id, reach)
+        .map_err(|e| WebError::Forbidden(e.sentence()))?;
     let found = visit
         .state
         .panel_work(move |s| {
@@ -351,7 +352,7 @@ async fn send<'a>(
         param,
         message,
     };
-    let body = match body(&row, cabinet.cabinet_type) {
+    let body = match body(&row, actor.cabinet().cabinet_type) {
         Ok(body) => body,
         Err((param, message)) => {
             return render(visit, session, account, ad, Some(refuse(param, message))).await
@@ -361,13 +362,8 @@ async fn send<'a>(
         let r = refuse("body".into(), "Change at least one field.".into());
         return render(visit, session, account, ad, Some(r)).await;
     }
-    let command = match Edit::read(
-        &mut Fields::new(&body, ""),
-        &cabinet,
-        &row,
-        stored,
-        body.clone(),
-    ) {
+    let body = Value::Object(body);
+    let command = match Edit::read(&body, actor.cabinet(), &row, stored, body.clone()) {
         Ok(command) => command,
         Err(e) => {
             return render(
@@ -382,7 +378,7 @@ async fn send<'a>(
     };
     let edited = visit
         .state
-        .panel_work(move |s| ops::edit(s, Source::Panel, &cabinet, &row, command))
+        .panel_work(move |s| ops::edit(s, &actor, &row, command))
         .await?;
     match edited {
         Ok(_) => Ok(redirect(&format!("/campaigns/{account}/{ad}"))),

@@ -13,17 +13,17 @@ use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::{ops_error, status_badge};
 use crate::domain::campaign::{Source, Status};
-use crate::domain::fields::Fields;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 use crate::domain::task::BulkAction;
 use crate::http::{Query, Reply};
-use crate::ops::campaigns::bulk;
+use crate::ops::campaigns::bulk::{self, Bulk};
 use crate::ops::campaigns::list::{encode_cursor, list_request, ListRequest};
 use crate::ops::campaigns::OpsError;
+use crate::ops::Actor;
 use crate::store::campaigns::{self as repo, CampaignRow, Page};
 use crate::store::conversions::{self, Summary};
-use crate::store::{tasks, StoreError};
+use crate::store::StoreError;
 
 /// Campaigns on a page unless `limit` says otherwise.
 const PAGE: &str = "50";
@@ -162,8 +162,8 @@ fn action_bar(problem: Option<&Problem>) -> Markup {
 }
 
 /// `POST /campaigns/bulk`: the selected campaigns (`ad` = `account:ad`), grouped by cabinet,
-/// each group one bulk task read and checked by the API's own code; every task is queued in
-/// one transaction, or none. Then the tasks page shows their progress.
+/// each group one bulk change read and queued by the operation the API's bulk calls too; every
+/// task is queued in one transaction, or none. Then the tasks page shows their progress.
 pub async fn bulk<'a>(
     visit: &'a Visit<'a>,
     session: &'a Session,
@@ -173,16 +173,13 @@ pub async fn bulk<'a>(
     let back = Query::parse(form.get("back").unwrap_or("")).unwrap_or_default();
     match checked(session, form) {
         Ok(groups) => {
-            let owner = session.person.user.id;
             let queued = visit
                 .state
                 .services
                 .db
                 .write(move |tx| {
-                    let now = crate::clock::iso(crate::clock::now(tx)?);
-                    for (account, action, ids) in groups {
-                        let task = bulk::new_task(tx, owner, account, Source::Panel, action, ids)?;
-                        tasks::insert(tx, &task.as_new(), &now)?;
+                    for (actor, command) in groups {
+                        bulk::queue(tx, &actor, command)?;
                     }
                     Ok::<_, OpsError>(())
                 })
@@ -204,8 +201,9 @@ pub async fn bulk<'a>(
     }
 }
 
-/// The selection grouped by cabinet, each with its action read as the API reads a bulk body.
-fn checked(session: &Session, form: &Form) -> Result<Vec<(i64, BulkAction, Vec<i64>)>, Problem> {
+/// The selection grouped by cabinet, each with the person's actor there and the bulk change
+/// read as the API reads its body.
+fn checked(session: &Session, form: &Form) -> Result<Vec<(Actor, Bulk)>, Problem> {
     let none = || {
         (
             "ad_ids".to_string(),
@@ -235,6 +233,8 @@ fn checked(session: &Session, form: &Form) -> Result<Vec<(i64, BulkAction, Vec<i
             .person
             .writable(account)
             .map_err(|why| ("ad_ids".to_string(), why))?;
+        let actor = Actor::writer(Source::Panel, session.person.user.id, reach)
+            .map_err(|e| ("ad_ids".to_string(), e.sentence()))?;
         let mut body = Map::new();
         body.insert("action".into(), Value::from(action));
         body.insert("ad_ids".into(), Value::from(ids));
@@ -256,9 +256,9 @@ fn checked(session: &Session, form: &Form) -> Result<Vec<(i64, BulkAction, Vec<i
             }
             _ => {}
         }
-        let (action, ids) = bulk::parse(&mut Fields::new(&body, ""), reach.cabinet.cabinet_type)
+        let command = bulk::read(&Value::Object(body), reach.cabinet.cabinet_type)
             .map_err(|e| (e.param, e.message))?;
-        out.push((account, action, ids));
+        out.push((actor, command));
     }
     Ok(out)
 }

@@ -64,6 +64,9 @@ pub fn ops_error(e: OpsError) -> WebError {
         OpsError::UnknownAdIds(missing) => WebError::Conflict(format!(
             "These are not live campaigns of the cabinet: {missing:?}."
         )),
+        OpsError::QueueFull { limit } => WebError::Conflict(format!(
+            "The cabinet already has {limit} operations queued."
+        )),
         OpsError::BudgetUnchanged => {
             WebError::Conflict("The platform took the top-up but the budget did not move.".into())
         }

@@ -1,7 +1,7 @@
 //! Owns `/rules`: the automation rules of the cabinets a person reaches, each in words (scope,
 //! conditions, action, guards, state), a rule's log and its preview over the last seven days;
 //! and, for owners and managers, the forms that create a rule, switch one on or off and delete
-//! it. A new rule's form is read by [`rule_ops::spec`] and stored by [`rule_ops::insert`], as
+//! it. A new rule's form is read by [`rule_ops::read`] and stored by [`rule_ops::create`], as
 //! the API's body is, so its checks and messages are the API's. `words` says a rule and its log
 //! in sentences.
 
@@ -19,14 +19,15 @@ use super::super::format::time;
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::ops_error;
-use crate::domain::fields::Fields;
+use crate::domain::campaign::Source;
+use crate::domain::fields::Body;
 use crate::domain::money::CabinetType;
 use crate::domain::rule::{Metric, Op};
 use crate::domain::ParseError;
 use crate::http::Reply;
 use crate::jobs::automation::preview;
 use crate::ops::rule as rule_ops;
-use crate::ops::OpsError;
+use crate::ops::{Actor, OpsError};
 use crate::primitives::unix_now;
 use crate::ratelimit::Holder;
 use crate::store::cabinets::Reachable;
@@ -379,11 +380,12 @@ async fn add(
         .ok_or_else(|| "Choose a cabinet.".to_string())
         .and_then(|a| session.person.writable(a))
         .map_err(|why| ParseError::new("account_id", why))?;
-    let (account, kind) = (reach.cabinet.id, reach.cabinet.cabinet_type);
-    let spec = rule_ops::spec(&mut Fields::new(&body, ""), kind, None)?;
+    let actor = Actor::writer(Source::Panel, session.person.user.id, reach)
+        .map_err(|e| ParseError::new("account_id", e.sentence()))?;
+    let spec = rule_ops::read(&Value::Object(body), reach.cabinet.cabinet_type, None)?;
     let db = &visit.state.services.db;
     Ok(db
-        .write(move |tx| rule_ops::insert(tx, account, &spec))
+        .write(move |tx| rule_ops::create(tx, &actor, &spec))
         .await?
         .id)
 }
@@ -441,19 +443,21 @@ async fn change(
 ) -> Result<Reply, WebError> {
     let (rule, kind) = reachable(visit, session, segment).await?;
     let person = &session.person;
-    person
+    let reach = person
         .writable(rule.account_id)
         .map_err(WebError::Forbidden)?;
+    let actor = Actor::writer(Source::Panel, person.user.id, reach)
+        .map_err(|e| WebError::Forbidden(e.sentence()))?;
     let (id, db) = (rule.id, &visit.state.services.db);
     let Some(on) = enabled else {
-        db.write(move |tx| rules::delete(tx, id)).await?;
+        db.write(move |tx| rule_ops::delete(tx, &actor, id))
+            .await
+            .map_err(ops_error)?;
         return Ok(redirect("/rules"));
     };
-    let body = object([("enabled", on.into())]);
-    let spec = rule_ops::spec(&mut Fields::new(&body, ""), kind, Some(&rule.spec))
-        .map_err(|e| ops_error(e.into()))?;
-    let account = rule.account_id;
-    db.write(move |tx| rule_ops::update(tx, id, account, &spec, false))
+    let body = Body::of(object([("enabled", on.into())]));
+    let change = rule_ops::read_change(&body, kind, &rule).map_err(|e| ops_error(e.into()))?;
+    db.write(move |tx| rule_ops::update(tx, &actor, id, change))
         .await
         .map_err(ops_error)?;
     Ok(redirect(&format!("/rules#rule-{id}")))

@@ -1,0 +1,437 @@
+//! Owns making campaigns, for every face alike: reading a create (one campaign at the top
+//! level, or `campaigns`, 1-100, with the group they go to) or a copy of a live campaign
+//! (1-100 copies, each field it takes overriding the original's) into the typed command, every
+//! field rule with its exact `param`; then queuing it as one `create` or `copy` task inside the
+//! caller's transaction (so a face's own record, an Idempotency-Key's answer, commits with it):
+//! the media tokens checked, the cabinet's queue limit, the group found or made. The task
+//! worker makes the campaigns.
+
+use rusqlite::Connection;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::fields::{self as campaign_fields, Link};
+use super::{media_of, OpsError};
+use crate::clock;
+use crate::domain::ad::{AdDraft, AdSpec};
+use crate::domain::campaign::TargetType;
+use crate::domain::fields::wire::{
+    Amount, Flag, Id, Int, Ints, List, Named, NonBlank, Patch, Raw, Strings, Text, TopLevelOnly,
+    Word,
+};
+use crate::domain::fields::{self, path};
+use crate::domain::money::Money;
+use crate::domain::targeting::{self, max_entries, Targeting};
+use crate::domain::task::{Lane, Payload, TaskKind};
+use crate::domain::ParseError;
+use crate::ops::Actor;
+use crate::store::cabinets::Cabinet;
+use crate::store::campaigns::CampaignRow;
+use crate::store::groups;
+use crate::store::tasks::{self, NewTask};
+
+/// Campaigns one create makes at most, and copies one copy.
+const MAX_CAMPAIGNS: usize = 100;
+/// Create and copy tasks a cabinet may have queued before `QUEUE_FULL`.
+pub const QUEUE_LIMIT: u32 = 5;
+const DEFAULT_GROUP_COLOR: &str = "#4A90D9";
+/// The fields that choose the group, read apart from a campaign's own.
+const GROUP_FIELDS: [&str; 2] = ["group_id", "new_group_name"];
+
+/// Where new campaigns go.
+#[derive(Debug, Clone)]
+pub enum GroupChoice {
+    None,
+    Existing(i64),
+    New(String),
+}
+
+/// The group fields as sent.
+#[derive(Deserialize)]
+struct GroupIn {
+    group_id: Option<Id>,
+    new_group_name: Option<Text>,
+}
+
+impl GroupIn {
+    fn choice(self) -> Result<GroupChoice, ParseError> {
+        let name = self.new_group_name.map(|Text(n)| n.trim().to_string());
+        match (self.group_id, name) {
+            (Some(_), Some(_)) => Err(ParseError::new(
+                "new_group_name",
+                "Send group_id or new_group_name, not both.",
+            )),
+            (Some(Id(id)), None) => Ok(GroupChoice::Existing(id)),
+            (None, Some(name)) if name.is_empty() => Err(ParseError::new(
+                "new_group_name",
+                "new_group_name must not be empty.",
+            )),
+            (None, Some(name)) => Ok(GroupChoice::New(name)),
+            (None, None) => Ok(GroupChoice::None),
+        }
+    }
+}
+
+/// One new campaign's fields as sent; the group's fields belong at the top level only.
+#[derive(Deserialize)]
+#[serde(expecting = "Each campaign is an object.")]
+struct NewCampaign {
+    #[serde(default, rename = "account_id")]
+    _account_id: TopLevelOnly,
+    #[serde(default, rename = "accountId")]
+    _account_alias: TopLevelOnly,
+    #[serde(default, rename = "group_id")]
+    _group_id: TopLevelOnly,
+    #[serde(default, rename = "new_group_name")]
+    _new_group_name: TopLevelOnly,
+    title: NonBlank,
+    text: Text,
+    promote_url: Link,
+    cpm: Amount,
+    budget: Amount,
+    target_type: Word<TargetType>,
+    #[serde(default)]
+    channels: Patch<Strings>,
+    #[serde(default)]
+    bots: Patch<Strings>,
+    #[serde(default)]
+    audience_channels: Patch<Strings>,
+    #[serde(default)]
+    search_keywords: Patch<Strings>,
+    #[serde(default)]
+    countries: Patch<Strings>,
+    #[serde(default)]
+    languages: Patch<Strings>,
+    #[serde(default)]
+    topics: Patch<Ints>,
+    #[serde(default)]
+    exclude_topics: Patch<Ints>,
+    #[serde(default)]
+    add_similar_channels: Patch<Flag>,
+    media: Option<Text>,
+    views_per_user: Option<Int<1, 4>>,
+    picture: Option<Flag>,
+    #[serde(default)]
+    button: Patch<Raw>,
+    website_name: Option<Text>,
+    #[serde(default)]
+    daily_budget: Patch<Amount>,
+    active: Option<Flag>,
+    #[serde(default)]
+    schedule: Patch<Raw>,
+}
+
+impl Named for NewCampaign {
+    const PLURAL: &'static str = "campaigns";
+}
+
+/// A create of several campaigns.
+#[derive(Deserialize)]
+struct Many {
+    group_id: Option<Id>,
+    new_group_name: Option<Text>,
+    campaigns: List<NewCampaign, MAX_CAMPAIGNS>,
+}
+
+/// A copy's fields as sent: each one sent replaces the original's.
+#[derive(Deserialize)]
+struct CopyIn {
+    copies: Option<Int<1, { MAX_CAMPAIGNS as i64 }>>,
+    title: Option<Text>,
+    text: Option<Text>,
+    promote_url: Option<Link>,
+    cpm: Option<Amount>,
+    budget: Option<Amount>,
+    media: Option<Text>,
+    picture: Option<Flag>,
+    views_per_user: Option<Int<1, 4>>,
+    #[serde(default)]
+    schedule: Patch<Raw>,
+    group_id: Option<Id>,
+    new_group_name: Option<Text>,
+}
+
+/// A campaign to make: the draft, and an uploaded media token with the path it came under.
+#[derive(Debug, Clone)]
+struct Draft {
+    ad: AdDraft,
+    media: Option<(String, String)>,
+}
+
+/// A checked create or copy, ready to queue.
+#[derive(Debug, Clone)]
+pub struct Create {
+    kind: TaskKind,
+    drafts: Vec<Draft>,
+    group: GroupChoice,
+}
+
+impl Create {
+    /// Reads `POST /v1/campaigns`'s fields for `cabinet`: with `campaigns`, each of them
+    /// (`campaigns[2].cpm`), else the one campaign at the top level.
+    pub fn read(body: &Value, cabinet: &Cabinet) -> Result<Create, ParseError> {
+        let map = body.as_object().cloned().unwrap_or_default();
+        let (group, drafts) = if map.contains_key("campaigns") {
+            let many: Many = fields::read(body)?;
+            let group = GroupIn {
+                group_id: many.group_id,
+                new_group_name: many.new_group_name,
+            }
+            .choice()?;
+            let drafts = many
+                .campaigns
+                .0
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| c.draft(&format!("campaigns[{i}]"), cabinet))
+                .collect::<Result<Vec<_>, _>>()?;
+            (group, drafts)
+        } else {
+            let (group, campaign): (Map<String, Value>, Map<String, Value>) = map
+                .into_iter()
+                .partition(|(k, _)| GROUP_FIELDS.contains(&k.as_str()));
+            let group = fields::read::<GroupIn>(&Value::Object(group))?.choice()?;
+            let campaign: NewCampaign = fields::read(&Value::Object(campaign))?;
+            (group, vec![campaign.draft("", cabinet)?])
+        };
+        Ok(Create {
+            kind: TaskKind::Create,
+            drafts,
+            group,
+        })
+    }
+
+    /// Reads `POST /v1/campaigns/{ad_id}/copy`'s fields: copies of `source` (of `cabinet`).
+    pub fn copy(
+        body: &Value,
+        cabinet: &Cabinet,
+        source: &CampaignRow,
+    ) -> Result<Create, ParseError> {
+        let sent: CopyIn = fields::read(body)?;
+        let kind = cabinet.cabinet_type;
+        let cpm = sent
+            .cpm
+            .map(|a| campaign_fields::cpm(&a, "", kind))
+            .transpose()?;
+        let budget = sent
+            .budget
+            .map(|a| campaign_fields::budget(&a, "", cabinet))
+            .transpose()?;
+        let schedule = campaign_fields::schedule(sent.schedule, "", Some(source.target_type))?
+            .map(campaign_fields::schedule_json);
+        let mut group = GroupIn {
+            group_id: sent.group_id,
+            new_group_name: sent.new_group_name,
+        }
+        .choice()?;
+        if let (GroupChoice::None, Some(g)) = (&group, source.group_id) {
+            group = GroupChoice::Existing(g);
+        }
+        // A copy keeps what is left on the original when that is a valid budget, else 0.
+        let inherited = match campaign_fields::check_budget_floor(source.budget, cabinet) {
+            Ok(()) => source.budget,
+            Err(_) => Money::ZERO,
+        };
+        let ad = AdDraft {
+            client_ref: None,
+            spec: AdSpec {
+                title: sent.title.map_or_else(|| source.title.clone(), |t| t.0),
+                text: sent.text.map_or_else(|| source.text.clone(), |t| t.0),
+                promote_url: sent
+                    .promote_url
+                    .map_or_else(|| source.promote_url.clone(), |l| l.0),
+                target_type: source.target_type,
+                targeting: source.targeting.clone(),
+                views_per_user: sent.views_per_user.map_or(source.views_per_user, |v| v.0),
+                media_token: source.media_token.clone(),
+                media_type: source.media_type.clone(),
+                picture: sent.picture.map_or(source.picture, |p| p.0),
+                button: source.button.clone(),
+                website_name: source.website_name.clone(),
+            },
+            cpm: cpm.unwrap_or(source.cpm),
+            budget: budget.unwrap_or(inherited),
+            daily_budget: source.daily_budget,
+            active: source.active,
+            schedule: schedule.unwrap_or_else(|| source.schedule.clone()),
+        };
+        let draft = Draft {
+            ad,
+            media: sent.media.map(|Text(token)| (token, "media".to_string())),
+        };
+        let copies = sent.copies.map_or(1, |c| c.0) as usize;
+        Ok(Create {
+            kind: TaskKind::Copy,
+            drafts: vec![draft; copies],
+            group,
+        })
+    }
+}
+
+impl NewCampaign {
+    /// The campaign at `at`, with what `cabinet` decides: its currency, minimum budget,
+    /// button and the targeting limits.
+    fn draft(self, at: &str, cabinet: &Cabinet) -> Result<Draft, ParseError> {
+        let kind = cabinet.cabinet_type;
+        let cpm = campaign_fields::cpm(&self.cpm, at, kind)?;
+        let budget = campaign_fields::budget(&self.budget, at, cabinet)?;
+        let Word(target_type) = self.target_type;
+        let targets = Targets {
+            strings: [
+                ("channels", self.channels),
+                ("bots", self.bots),
+                ("audience_channels", self.audience_channels),
+                ("search_keywords", self.search_keywords),
+                ("countries", self.countries),
+                ("languages", self.languages),
+            ],
+            ints: [
+                ("topics", self.topics),
+                ("exclude_topics", self.exclude_topics),
+            ],
+            similar: self.add_similar_channels,
+        };
+        let targeting = targets.read(at, target_type)?;
+        let ad = AdDraft {
+            client_ref: None,
+            spec: AdSpec {
+                title: self.title.0,
+                text: self.text.0,
+                promote_url: self.promote_url.0,
+                target_type,
+                targeting,
+                views_per_user: self.views_per_user.map_or(1, |v| v.0),
+                media_token: None,
+                media_type: None,
+                picture: self.picture.is_some_and(|p| p.0),
+                button: campaign_fields::button(self.button, at, cabinet)?.flatten(),
+                website_name: self.website_name.map(|t| t.0),
+            },
+            cpm,
+            budget,
+            daily_budget: campaign_fields::daily_budget(self.daily_budget, at, kind)?.flatten(),
+            active: self.active.is_none_or(|a| a.0),
+            schedule: campaign_fields::schedule_json(
+                campaign_fields::schedule(self.schedule, at, Some(target_type))?.flatten(),
+            ),
+        };
+        let media = self.media.map(|Text(token)| (token, path(at, "media")));
+        Ok(Draft { ad, media })
+    }
+}
+
+/// A campaign's targeting fields as sent, in the order they are read.
+struct Targets {
+    strings: [(&'static str, Patch<Strings>); 6],
+    ints: [(&'static str, Patch<Ints>); 2],
+    similar: Patch<Flag>,
+}
+
+impl Targets {
+    /// The targeting fields of `t`, each list within its limit and every entry checked; a
+    /// field of another target type is refused by name (`null` included).
+    fn read(self, at: &str, t: TargetType) -> Result<Value, ParseError> {
+        let allowed = targeting::fields_of(t);
+        if let Some(wrong) = targeting::FIELDS
+            .iter()
+            .find(|f| self.sent(f) && !allowed.contains(f))
+        {
+            return Err(ParseError::new(
+                path(at, wrong),
+                format!("{wrong} is not a field of target_type {}.", t.as_str()),
+            ));
+        }
+        let strings = self
+            .strings
+            .iter()
+            .map(|(n, l)| (*n, l.value().map(|l| l.0.len())));
+        let ints = self
+            .ints
+            .iter()
+            .map(|(n, l)| (*n, l.value().map(|l| l.0.len())));
+        for (name, len) in strings.chain(ints) {
+            if len.is_some_and(|len| len > max_entries(name)) {
+                return Err(ParseError::new(
+                    path(at, name),
+                    format!("{name} takes at most {} entries.", max_entries(name)),
+                ));
+            }
+        }
+        let [channels, bots, audience_channels, search_keywords, countries, languages] = self
+            .strings
+            .map(|(_, l)| l.into_option().flatten().map(|l| l.0));
+        let [topics, exclude_topics] = self
+            .ints
+            .map(|(_, l)| l.into_option().flatten().map(|l| l.0));
+        let read = Targeting {
+            channels,
+            bots,
+            audience_channels,
+            search_keywords,
+            countries,
+            languages,
+            topics,
+            exclude_topics,
+            add_similar_channels: self.similar.value().map(|f| f.0),
+        };
+        read.check(t)
+            .map_err(|e| ParseError::new(path(at, &e.param), e.message))?;
+        Ok(read.to_json())
+    }
+
+    /// Whether field `name` was sent, `null` included.
+    fn sent(&self, name: &str) -> bool {
+        let strings = self.strings.iter().map(|(n, l)| (*n, l.is_sent()));
+        let ints = self.ints.iter().map(|(n, l)| (*n, l.is_sent()));
+        let similar = [("add_similar_channels", self.similar.is_sent())];
+        strings
+            .chain(ints)
+            .chain(similar)
+            .any(|(n, sent)| n == name && sent)
+    }
+}
+
+/// Queues `create` for `actor`'s cabinet as one task, in the caller's transaction: each media
+/// token must be one uploaded to this cabinet, the cabinet may not have [`QUEUE_LIMIT`] tasks
+/// of the kind queued, and the group is one of the cabinet's (or made, or found by its name).
+/// Returns the task's id.
+pub fn queue(tx: &Connection, actor: &Actor, create: Create) -> Result<i64, OpsError> {
+    let account = actor.cabinet().id;
+    let mut campaigns = Vec::with_capacity(create.drafts.len());
+    for Draft { mut ad, media } in create.drafts {
+        if let Some((token, param)) = media {
+            let (token, media_type) = media_of(tx, token, param, account)?;
+            ad.spec.media_token = Some(token);
+            ad.spec.media_type = Some(media_type);
+        }
+        campaigns.push(ad);
+    }
+    if tasks::queued(tx, account, Lane::Create)? >= i64::from(QUEUE_LIMIT) {
+        return Err(OpsError::QueueFull { limit: QUEUE_LIMIT });
+    }
+    let group_id = match create.group {
+        GroupChoice::None => None,
+        GroupChoice::Existing(id) => Some(
+            groups::get(tx, id)?
+                .filter(|g| g.account_id == account)
+                .ok_or_else(|| ParseError::new("group_id", "No such group in this cabinet."))?
+                .id,
+        ),
+        GroupChoice::New(name) => Some(match groups::find_by_name(tx, account, &name)? {
+            Some(g) => g.id,
+            None => groups::insert(tx, account, &name, DEFAULT_GROUP_COLOR)?,
+        }),
+    };
+    let payload = Payload::Create {
+        group_id,
+        campaigns,
+    };
+    let task = NewTask {
+        owner_id: actor.user(),
+        account_id: account,
+        kind: create.kind,
+        payload: &payload,
+        source: actor.source(),
+    };
+    Ok(tasks::insert(tx, &task, &clock::iso(clock::now(tx)?))?)
+}
