@@ -113,6 +113,7 @@ impl ApiError {
             OpsError::QueueFull { limit } => ApiError::QueueFull { limit },
             OpsError::Platform(e) => ApiError::of_platform(e, kind),
             OpsError::Store(e) => e.into(),
+            OpsError::Internal(detail) => ApiError::Internal(detail),
         }
     }
 

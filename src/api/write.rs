@@ -82,21 +82,6 @@ pub async fn live_campaign(
         .ok_or(ApiError::CampaignNotFound)
 }
 
-/// Runs a platform call off the runtime, waiting at most `platform.call_timeout_ms` for it
-/// (then `PLATFORM_UNAVAILABLE`); its refusals become the spec's errors.
-pub async fn platform<T, F>(state: &AppState, kind: CabinetType, call: F) -> Result<T, ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce(&dyn crate::platform::Platform) -> Result<T, PlatformError> + Send + 'static,
-{
-    let wait = Duration::from_millis(state.services.config.platform.call_timeout_ms);
-    state
-        .platform_call(wait, move |s| call(s.platform.as_ref()))
-        .await?
-        .unwrap_or(Err(PlatformError::Timeout))
-        .map_err(|e| ApiError::of_platform(e, kind))
-}
-
 /// Runs an operation that asks the platform, waiting at most `platform.call_timeout_ms` for
 /// it (then `PLATFORM_UNAVAILABLE`, while the operation goes on and stores what it made); its
 /// failures become the spec's errors, a low bid's minimum in the currency of `kind`.

@@ -29,6 +29,9 @@ pub enum OpsError {
     /// The platform refused, or did not answer.
     Platform(PlatformError),
     Store(StoreError),
+    /// Something failed inside the service (a file could not be kept); the detail is for the
+    /// log only.
+    Internal(String),
 }
 
 impl From<ParseError> for OpsError {

@@ -11,6 +11,7 @@ mod connect;
 mod error;
 pub mod ingest;
 mod keys;
+pub mod media;
 pub mod rule;
 mod rules;
 mod sim;

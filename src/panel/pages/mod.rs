@@ -67,6 +67,7 @@ pub fn ops_error(e: OpsError) -> WebError {
         OpsError::QueueFull { limit } => WebError::Conflict(format!(
             "The cabinet already has {limit} operations queued."
         )),
+        OpsError::Internal(detail) => WebError::Store(StoreError::Failed(detail)),
         OpsError::BudgetUnchanged => {
             WebError::Conflict("The platform took the top-up but the budget did not move.".into())
         }
