@@ -301,12 +301,13 @@ fn action(value: &Value, kind: CabinetType) -> Result<Action, ParseError> {
     }
     let Lenient(ActionHead { kind: Word(which) }) = fields::read_at(value, "action")?;
     Ok(match which {
-        ActionKind::Pause | ActionKind::Resume => {
+        ActionKind::Pause => {
             fields::read_at::<Bare>(value, "action")?;
-            match which {
-                ActionKind::Pause => Action::Pause,
-                _ => Action::Resume,
-            }
+            Action::Pause
+        }
+        ActionKind::Resume => {
+            fields::read_at::<Bare>(value, "action")?;
+            Action::Resume
         }
         ActionKind::SetCpm => {
             let sent: SetCpmIn = fields::read_at(value, "action")?;

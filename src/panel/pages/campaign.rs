@@ -16,6 +16,7 @@ use crate::clock;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::Totals;
 use crate::domain::time::iso;
+use crate::domain::ParseError;
 use crate::http::Reply;
 use crate::ops::campaigns::edit::{self as ops, Edit};
 use crate::ops::campaigns::OpsError;
@@ -221,8 +222,9 @@ fn current(row: &CampaignRow, kind: CabinetType, field: &str) -> String {
     }
 }
 
-/// A changed field's value as the API's body takes it; `Err` names a value that is not JSON.
-fn sent_value(field: &str, how: Field, sent: &str) -> Result<Value, String> {
+/// A changed field's value as the API's body takes it; refused when it should be JSON and is
+/// not.
+fn sent_value(field: &str, how: Field, sent: &str) -> Result<Value, ParseError> {
     Ok(match how {
         Field::Text | Field::Money => Value::from(sent),
         Field::Clearable | Field::ClearableMoney if sent.is_empty() => Value::Null,
@@ -232,9 +234,8 @@ fn sent_value(field: &str, how: Field, sent: &str) -> Result<Value, String> {
             .map(Value::from)
             .unwrap_or_else(|_| Value::from(sent)),
         Field::Json if sent.trim().is_empty() => Value::Null,
-        Field::Json => {
-            serde_json::from_str(sent).map_err(|_| format!("{field} is not a JSON object."))?
-        }
+        Field::Json => serde_json::from_str(sent)
+            .map_err(|_| ParseError::new(field, format!("{field} is not a JSON object.")))?,
         Field::Switch => Value::Bool(sent == "on"),
     })
 }
@@ -311,7 +312,7 @@ pub async fn edit<'a>(
             if sent == current(row, kind, field) {
                 continue;
             }
-            let value = sent_value(field, how, sent).map_err(|m| (field.to_string(), m))?;
+            let value = sent_value(field, how, sent).map_err(|e| (e.param, e.message))?;
             body.insert(field.into(), value);
         }
         Ok(body)

@@ -16,6 +16,7 @@ use crate::domain::campaign::{Source, Status};
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 use crate::domain::task::BulkAction;
+use crate::domain::ParseError;
 use crate::http::{Query, Reply};
 use crate::ops::campaigns::bulk::{self, Bulk};
 use crate::ops::campaigns::list::{encode_cursor, list_request, ListRequest};
@@ -46,15 +47,12 @@ pub async fn list<'a>(
     render(visit, session, &visit.query, None).await
 }
 
-/// A refused bulk action: the field it names and the sentence.
-type Problem = (String, String);
-
 /// The list for `q`, with a refused bulk action's message next to the action bar.
 async fn render(
     visit: &Visit<'_>,
     session: &Session,
     q: &Query,
-    problem: Option<Problem>,
+    problem: Option<ParseError>,
 ) -> Result<Reply, WebError> {
     let person = &session.person;
     let chosen = q.get("account_id").filter(|v| !v.is_empty());
@@ -144,7 +142,7 @@ const ACTIONS: [(&str, &str); 8] = [
     ("delete", "Delete"),
 ];
 
-fn action_bar(problem: Option<&Problem>) -> Markup {
+fn action_bar(problem: Option<&ParseError>) -> Markup {
     html! {
         div.filters {
             label { "With the selected"
@@ -154,8 +152,8 @@ fn action_bar(problem: Option<&Problem>) -> Markup {
             }
             label { "Amount, CPM or schedule" input type="text" name="value" placeholder="e.g. 10.00"; }
             button.primary type="submit" { "Apply" }
-            @if let Some((param, message)) = problem {
-                p.error role="alert" data-param=(param) { (message) }
+            @if let Some(problem) = problem {
+                p.error role="alert" data-param=(problem.param) { (problem.message) }
             }
         }
     }
@@ -192,7 +190,7 @@ pub async fn bulk<'a>(
                 Err(OpsError::UnknownAdIds(_)) => {
                     let why =
                         "Some ad_ids are not live campaigns of this cabinet; nothing was queued.";
-                    render(visit, session, &back, Some(("ad_ids".into(), why.into()))).await
+                    render(visit, session, &back, Some(ParseError::new("ad_ids", why))).await
                 }
                 Err(e) => Err(ops_error(e)),
             }
@@ -203,13 +201,8 @@ pub async fn bulk<'a>(
 
 /// The selection grouped by cabinet, each with the person's actor there and the bulk change
 /// read as the API reads its body.
-fn checked(session: &Session, form: &Form) -> Result<Vec<(Actor, Bulk)>, Problem> {
-    let none = || {
-        (
-            "ad_ids".to_string(),
-            "Select at least one campaign.".to_string(),
-        )
-    };
+fn checked(session: &Session, form: &Form) -> Result<Vec<(Actor, Bulk)>, ParseError> {
+    let none = || ParseError::new("ad_ids", "Select at least one campaign.");
     let mut groups: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
     for (k, v) in form.pairs() {
         if k != "ad" {
@@ -219,7 +212,7 @@ fn checked(session: &Session, form: &Form) -> Result<Vec<(Actor, Bulk)>, Problem
             .split_once(':')
             .and_then(|(a, d)| Some((a.parse().ok()?, d.parse().ok()?)));
         let (account, ad): (i64, i64) =
-            pair.ok_or_else(|| ("ad_ids".to_string(), format!("'{v}' is not a campaign.")))?;
+            pair.ok_or_else(|| ParseError::new("ad_ids", format!("'{v}' is not a campaign.")))?;
         groups.entry(account).or_default().push(ad);
     }
     if groups.is_empty() {
@@ -232,9 +225,9 @@ fn checked(session: &Session, form: &Form) -> Result<Vec<(Actor, Bulk)>, Problem
         let reach = session
             .person
             .writable(account)
-            .map_err(|why| ("ad_ids".to_string(), why))?;
+            .map_err(|why| ParseError::new("ad_ids", why))?;
         let actor = Actor::writer(Source::Panel, session.person.user.id, reach)
-            .map_err(|e| ("ad_ids".to_string(), e.sentence()))?;
+            .map_err(|e| ParseError::new("ad_ids", e.sentence()))?;
         let mut body = Map::new();
         body.insert("action".into(), Value::from(action));
         body.insert("ad_ids".into(), Value::from(ids));
@@ -244,10 +237,7 @@ fn checked(session: &Session, form: &Form) -> Result<Vec<(Actor, Bulk)>, Problem
             }
             Some("schedule") => {
                 let parsed = serde_json::from_str(value).map_err(|_| {
-                    (
-                        "schedule".to_string(),
-                        "The schedule is not a JSON object.".to_string(),
-                    )
+                    ParseError::new("schedule", "The schedule is not a JSON object.")
                 })?;
                 body.insert("schedule".into(), parsed);
             }
@@ -256,8 +246,7 @@ fn checked(session: &Session, form: &Form) -> Result<Vec<(Actor, Bulk)>, Problem
             }
             _ => {}
         }
-        let command = bulk::read(&Value::Object(body), reach.cabinet.cabinet_type)
-            .map_err(|e| (e.param, e.message))?;
+        let command = bulk::read(&Value::Object(body), reach.cabinet.cabinet_type)?;
         out.push((actor, command));
     }
     Ok(out)
