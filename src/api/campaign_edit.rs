@@ -116,13 +116,14 @@ pub async fn switch(
 
 /// `POST /v1/campaigns/{ad_id}/budget`.
 pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
+    let target = Target::campaign(state, ctx, ad).await?;
+    let kind = target.actor.cabinet().cabinet_type;
+    let op = budget::read(&target.body.fields(), kind)?;
     let Target {
-        body,
         actor,
         campaign: row,
-    } = Target::campaign(state, ctx, ad).await?;
-    let kind = actor.cabinet().cabinet_type;
-    let op = budget::read(&body.fields(), kind)?;
+        ..
+    } = target;
     let token = ctx
         .idempotency_key
         .as_ref()

@@ -175,7 +175,9 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Entries<V> {
 
 #[cfg(test)]
 mod tests {
-    use super::wire::{Amount, Flag, Id, Ids, Int, Lenient, Patch, Strings, Text, TopLevelOnly};
+    use super::wire::{
+        Amount, Each, Flag, Id, Ids, Int, Lenient, NonEmpty, Patch, Strings, Text, TopLevelOnly,
+    };
     use super::*;
     use serde::Deserialize;
     use serde_json::json;
@@ -303,7 +305,7 @@ mod tests {
                 .micros(),
             1_500_000
         );
-        assert_eq!(c.channels, Some(Strings(vec!["@x".into()])));
+        assert_eq!(c.channels, Some(Each(vec![NonEmpty("@x".into())])));
         assert_eq!(c.views, Some(Int(2)));
         assert_eq!(c.button, Patch::Set(Text("Go".into())));
         assert_eq!((m.ids, m.active), (Some(Ids(vec![3])), Some(Flag(true))));

@@ -258,76 +258,111 @@ impl<'de, const MAX: usize> Deserialize<'de> for Ids<MAX> {
     }
 }
 
-/// A list of non-empty strings, each trimmed. Its length is the reader's to check against the
-/// field's own limit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Strings(pub Vec<String>);
+/// An entry of a list read as [`Each`].
+pub trait Entry {
+    /// What follows the field's name when the value is not a list (`must be an array of
+    /// strings.`).
+    const LIST: &'static str;
+    type Value;
+    fn value(self) -> Self::Value;
+}
 
-impl<'de> Deserialize<'de> for Strings {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strings, D::Error> {
-        struct Entry(String);
-        impl<'de> Deserialize<'de> for Entry {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
-                struct V;
-                impl Visitor<'_> for V {
-                    type Value = Entry;
-                    expecting!("Each entry must be a non-empty string.");
-                    fn visit_str<E: de::Error>(self, s: &str) -> Result<Entry, E> {
-                        match s.trim() {
-                            "" => Err(de::Error::invalid_value(de::Unexpected::Str(s), &self)),
-                            t => Ok(Entry(t.to_string())),
-                        }
-                    }
-                }
-                d.deserialize_str(V)
-            }
-        }
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Strings;
-            expecting!("{NAME} must be an array of strings.");
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Strings, A::Error> {
-                collect(seq).map(|v: Vec<Entry>| Strings(v.into_iter().map(|e| e.0).collect()))
-            }
-        }
-        d.deserialize_seq(V)
+/// A list whose entries are each read as `T` (a wrong one named by its index). Its length is
+/// the reader's to check against the field's own limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Each<T>(pub Vec<T>);
+
+impl<T: Entry> Each<T> {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn values(self) -> Vec<T::Value> {
+        self.0.into_iter().map(Entry::value).collect()
     }
 }
 
-/// A list of integers. Its length is the reader's to check against the field's own limit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ints(pub Vec<i64>);
+impl<'de, T: Deserialize<'de> + Entry> Deserialize<'de> for Each<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Each<T>, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de> + Entry> Visitor<'de> for V<T> {
+            type Value = Each<T>;
+            expecting!("{NAME} {}", T::LIST);
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Each<T>, A::Error> {
+                collect(seq).map(Each)
+            }
+        }
+        d.deserialize_seq(V(PhantomData))
+    }
+}
 
-impl<'de> Deserialize<'de> for Ints {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Ints, D::Error> {
-        struct Entry(i64);
-        impl<'de> Deserialize<'de> for Entry {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Entry, D::Error> {
-                struct V;
-                impl Visitor<'_> for V {
-                    type Value = Entry;
-                    expecting!("Each entry must be an integer.");
-                    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Entry, E> {
-                        Ok(Entry(n))
-                    }
-                    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Entry, E> {
-                        i64::try_from(n).map(Entry).map_err(|_| {
-                            de::Error::invalid_value(de::Unexpected::Unsigned(n), &self)
-                        })
-                    }
-                }
-                d.deserialize_i64(V)
-            }
-        }
+/// A list of non-empty strings, each trimmed.
+pub type Strings = Each<NonEmpty>;
+
+/// A list entry that is a non-empty string; kept trimmed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NonEmpty(pub String);
+
+impl Entry for NonEmpty {
+    const LIST: &'static str = "must be an array of strings.";
+    type Value = String;
+    fn value(self) -> String {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for NonEmpty {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<NonEmpty, D::Error> {
         struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Ints;
-            expecting!("{NAME} must be an array of integers.");
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Ints, A::Error> {
-                collect(seq).map(|v: Vec<Entry>| Ints(v.into_iter().map(|e| e.0).collect()))
+        impl Visitor<'_> for V {
+            type Value = NonEmpty;
+            expecting!("Each entry must be a non-empty string.");
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<NonEmpty, E> {
+                match s.trim() {
+                    "" => Err(de::Error::invalid_value(de::Unexpected::Str(s), &self)),
+                    t => Ok(NonEmpty(t.to_string())),
+                }
             }
         }
-        d.deserialize_seq(V)
+        d.deserialize_str(V)
+    }
+}
+
+/// A list of integers.
+pub type Ints = Each<Whole>;
+
+/// A list entry that is an integer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Whole(pub i64);
+
+impl Entry for Whole {
+    const LIST: &'static str = "must be an array of integers.";
+    type Value = i64;
+    fn value(self) -> i64 {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Whole {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Whole, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Whole;
+            expecting!("Each entry must be an integer.");
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Whole, E> {
+                Ok(Whole(n))
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Whole, E> {
+                i64::try_from(n)
+                    .map(Whole)
+                    .map_err(|_| de::Error::invalid_value(de::Unexpected::Unsigned(n), &self))
+            }
+        }
+        d.deserialize_i64(V)
     }
 }
 

@@ -16,8 +16,8 @@ use crate::clock;
 use crate::domain::ad::{AdDraft, AdSpec};
 use crate::domain::campaign::TargetType;
 use crate::domain::fields::wire::{
-    Amount, Flag, Id, Int, Ints, List, Named, NonBlank, Patch, Raw, Strings, Text, TopLevelOnly,
-    Word,
+    Amount, Each, Flag, Id, Int, Ints, List, Named, NonBlank, Patch, Raw, Strings, Text,
+    TopLevelOnly, Word,
 };
 use crate::domain::fields::{self, path};
 use crate::domain::money::Money;
@@ -344,11 +344,11 @@ impl Targets {
         let strings = self
             .strings
             .iter()
-            .map(|(n, l)| (*n, l.value().map(|l| l.0.len())));
+            .map(|(n, l)| (*n, l.value().map(Each::len)));
         let ints = self
             .ints
             .iter()
-            .map(|(n, l)| (*n, l.value().map(|l| l.0.len())));
+            .map(|(n, l)| (*n, l.value().map(Each::len)));
         for (name, len) in strings.chain(ints) {
             if len.is_some_and(|len| len > max_entries(name)) {
                 return Err(ParseError::new(
@@ -359,10 +359,10 @@ impl Targets {
         }
         let [channels, bots, audience_channels, search_keywords, countries, languages] = self
             .strings
-            .map(|(_, l)| l.into_option().flatten().map(|l| l.0));
+            .map(|(_, l)| l.into_option().flatten().map(Each::values));
         let [topics, exclude_topics] = self
             .ints
-            .map(|(_, l)| l.into_option().flatten().map(|l| l.0));
+            .map(|(_, l)| l.into_option().flatten().map(Each::values));
         let read = Targeting {
             channels,
             bots,
