@@ -35,7 +35,7 @@ struct RuleIn {
     #[serde(rename = "match")]
     match_all: Option<Word<Match>>,
     #[serde(default, deserialize_with = "present")]
-    conditions: Option<List<ConditionIn, MAX_CONDITIONS>>,
+    conditions: Option<List<Listed, MAX_CONDITIONS>>,
     #[serde(default, deserialize_with = "present")]
     action: Option<Raw>,
     cooldown_hours: Option<Int<0, 168>>,
@@ -78,7 +78,16 @@ struct ConditionIn {
     currency: Option<Text>,
 }
 
-impl Named for ConditionIn {
+/// One condition of `conditions`, read once the rule's earlier fields are.
+struct Listed(Value);
+
+impl<'de> Deserialize<'de> for Listed {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Listed, D::Error> {
+        Raw::deserialize(d).map(|Raw(v)| Listed(v))
+    }
+}
+
+impl Named for Listed {
     const PLURAL: &'static str = "conditions";
 }
 
@@ -195,7 +204,15 @@ impl ScopeIn {
 }
 
 impl ConditionIn {
-    /// The condition at `at` (`conditions[1]`).
+    /// Reads the condition at `at` (`conditions[1]`): its fields, how its value reads for its
+    /// metric, then any field it does not take.
+    fn read(value: &Value, at: &str) -> Result<Condition, ParseError> {
+        let (sent, undeclared): (ConditionIn, _) = fields::read_open(value, at)?;
+        let condition = sent.condition(at)?;
+        undeclared.refuse()?;
+        Ok(condition)
+    }
+
     fn condition(self, at: &str) -> Result<Condition, ParseError> {
         let (Word(metric), Word(op)) = (self.metric, self.op);
         let value = threshold(self.value.map(|r| r.0), at, metric, op)?;
@@ -310,13 +327,13 @@ fn action(value: &Value, kind: CabinetType) -> Result<Action, ParseError> {
             Action::Resume
         }
         ActionKind::SetCpm => {
-            let sent: SetCpmIn = fields::read_at(value, "action")?;
-            Action::SetCpm {
-                cpm: positive(sent.cpm, "cpm", kind)?,
-            }
+            let (sent, undeclared): (SetCpmIn, _) = fields::read_open(value, "action")?;
+            let cpm = positive(sent.cpm, "cpm", kind)?;
+            undeclared.refuse()?;
+            Action::SetCpm { cpm }
         }
         ActionKind::ChangeCpm => {
-            let sent: ChangeCpmIn = fields::read_at(value, "action")?;
+            let (sent, undeclared): (ChangeCpmIn, _) = fields::read_open(value, "action")?;
             let param = path("action", "percent");
             let percent = sent
                 .percent
@@ -333,6 +350,7 @@ fn action(value: &Value, kind: CabinetType) -> Result<Action, ParseError> {
                 positive(sent.min_cpm, "min_cpm", kind)?,
                 positive(sent.max_cpm, "max_cpm", kind)?,
             );
+            undeclared.refuse()?;
             if min_cpm > max_cpm {
                 return Err(ParseError::new(
                     "action.max_cpm",
@@ -346,9 +364,10 @@ fn action(value: &Value, kind: CabinetType) -> Result<Action, ParseError> {
             }
         }
         ActionKind::AddBudget => {
-            let sent: AddBudgetIn = fields::read_at(value, "action")?;
+            let (sent, undeclared): (AddBudgetIn, _) = fields::read_open(value, "action")?;
             let amount = positive(sent.amount, "amount", kind)?;
             let max_per_day = positive(sent.max_per_day, "max_per_day", kind)?;
+            undeclared.refuse()?;
             if max_per_day < amount {
                 return Err(ParseError::new(
                     "action.max_per_day",
@@ -374,7 +393,7 @@ pub fn read(
     kind: CabinetType,
     base: Option<&RuleSpec>,
 ) -> Result<RuleSpec, ParseError> {
-    let sent: RuleIn = fields::read(body)?;
+    let (sent, undeclared): (RuleIn, _) = fields::read_open(body, "")?;
     let missing = |name: &str| ParseError::new(name, format!("{name} is required."));
     let name = match sent.name {
         Some(Trimmed(n)) => n,
@@ -394,7 +413,7 @@ pub fn read(
         Some(List(list)) => list
             .into_iter()
             .enumerate()
-            .map(|(i, c)| c.condition(&format!("conditions[{i}]")))
+            .map(|(i, Listed(c))| ConditionIn::read(&c, &format!("conditions[{i}]")))
             .collect::<Result<Vec<_>, _>>()?,
         None => base
             .map(|b| b.conditions.clone())
@@ -406,6 +425,7 @@ pub fn read(
             .map(|b| b.action.clone())
             .ok_or_else(|| missing("action"))?,
     };
+    undeclared.refuse()?;
     let int = |sent: Option<i64>, old: Option<u32>, default: u32| {
         sent.map(|v| v as u32).or(old).unwrap_or(default)
     };

@@ -17,6 +17,7 @@ use serde_path_to_error::Segment;
 
 use super::{id, ParseError};
 use reader::{Reader, NAME};
+use wire::Lenient;
 
 /// Parses the body as a JSON object; an empty body is an empty object.
 pub fn object(body: &[u8]) -> Result<Map<String, Value>, ParseError> {
@@ -119,10 +120,6 @@ pub fn read_at<T: DeserializeOwned>(value: &Value, at: &str) -> Result<T, ParseE
             }
         }
         let e = e.into_inner();
-        if let Some(field) = e.missing {
-            join(&mut param, field);
-            return ParseError::new(param, e.sentence);
-        }
         let sentence = match e.unnamed {
             Some(suffix) => {
                 let name = at.rsplit('.').next().unwrap_or(at);
@@ -132,6 +129,62 @@ pub fn read_at<T: DeserializeOwned>(value: &Value, at: &str) -> Result<T, ParseE
         };
         ParseError::new(param, sentence)
     })
+}
+
+/// Reads `value` (at `at`) as `T` without refusing the fields `T` does not declare: the first
+/// of those is handed back, for the command to refuse once its own rules have run (so that, as
+/// ever, an unknown field is the last thing a body is refused for).
+pub fn read_open<T: DeserializeOwned>(
+    value: &Value,
+    at: &str,
+) -> Result<(T, Undeclared), ParseError> {
+    let Lenient(read) = read_at::<Lenient<T>>(value, at)?;
+    let declared = declared::<T>();
+    let first = value
+        .as_object()
+        .and_then(|map| map.keys().find(|k| !declared.contains(&k.as_str())))
+        .map(|k| ParseError::new(path(at, k), format!("Unknown field {k}.")));
+    Ok((read, Undeclared(first)))
+}
+
+/// The first field a body sent that its struct does not declare, if any.
+#[derive(Debug)]
+#[must_use = "an unknown field is refused only through `refuse`"]
+pub struct Undeclared(Option<ParseError>);
+
+impl Undeclared {
+    /// Refuses the body for that field.
+    pub fn refuse(self) -> Result<(), ParseError> {
+        self.0.map_or(Ok(()), Err)
+    }
+}
+
+/// The fields a struct declares, as serde names them.
+fn declared<T: DeserializeOwned>() -> &'static [&'static str] {
+    struct Names<'a>(&'a mut &'static [&'static str]);
+    impl<'de> Deserializer<'de> for Names<'_> {
+        type Error = reader::ReadError;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(serde::de::Error::custom("not a struct"))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            *self.0 = fields;
+            Err(serde::de::Error::custom("names read"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+            option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+            ignored_any
+        }
+    }
+    let mut names: &'static [&'static str] = &[];
+    let _ = T::deserialize(Names(&mut names));
+    names
 }
 
 fn join(path: &mut String, key: &str) {
@@ -285,6 +338,29 @@ mod tests {
         assert_eq!(err::<Many>(both).0, "campaigns[0].title");
         let unknown_first = json!({ "a_field": 1, "campaigns": [{ "title": 1 }] });
         assert_eq!(err::<Many>(unknown_first).0, "campaigns[0].title");
+    }
+
+    #[test]
+    fn a_missing_field_is_named_where_declared_and_an_unknown_one_last() {
+        let body = json!({ "a_field": 1, "campaigns": [{ "cpm": "x", "z": 1 }] });
+        assert_eq!(
+            err::<Many>(body),
+            ("campaigns[0].title".into(), "title is required.".into())
+        );
+        #[derive(Debug, Deserialize)]
+        struct Open {
+            title: Text,
+        }
+        let (open, undeclared) =
+            read_open::<Open>(&json!({ "title": "t", "b": 1, "a": 2 }), "x").unwrap();
+        assert_eq!(open.title.0, "t");
+        let e = undeclared.refuse().unwrap_err();
+        assert_eq!(
+            (e.param.as_str(), e.message.as_str()),
+            ("x.a", "Unknown field a.")
+        );
+        let missing = read_open::<Open>(&json!({ "b": 1 }), "").unwrap_err();
+        assert_eq!(missing.param, "title");
     }
 
     #[test]

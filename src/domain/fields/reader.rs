@@ -1,9 +1,9 @@
 //! Owns the deserializer under every typed body: it walks a JSON value already parsed, hands a
-//! struct its fields in the order the struct declares them (so the first wrong field named is
-//! the first the struct reads, whatever order the client sent), refuses a field the struct does
-//! not declare after the declared ones ("Unknown field x."), gives an amount's or an id's exact
-//! digits to the types that ask for them, and names the field a sentence is about. It never
-//! goes through a float for a number it hands on as text.
+//! struct every field it declares in the order it declares them, those left out included (so
+//! the first wrong or missing field named is the first the struct reads, whatever order the
+//! client sent), then refuses a field the struct does not declare ("Unknown field x."); gives
+//! an amount's or an id's exact digits to the types that ask for them; and names the field a
+//! sentence is about. It never goes through a float for a number it hands on as text.
 
 use std::fmt;
 
@@ -22,6 +22,12 @@ pub const EXACT: &str = "$adcab::exact";
 pub const RAW: &str = "$adcab::raw";
 /// Asked by a type that reads only the fields it declares, leaving the others to another read.
 pub const LENIENT: &str = "$adcab::lenient";
+/// Asked by a field that tells left out from sent: the reader answers `visit_none` when it was
+/// left out, else `visit_some` with the value (`null` included).
+pub const PRESENT: &str = "$adcab::present";
+/// Asked by a field where `null` means something: the reader answers `visit_unit` when it was
+/// left out, `visit_none` for `null`, else `visit_some` with the value.
+pub const PATCH: &str = "$adcab::patch";
 
 /// Why a value does not read.
 #[derive(Debug)]
@@ -30,8 +36,6 @@ pub struct ReadError {
     /// The sentence waits for the name of the value it is about; the indices passed so far on
     /// the way out (`[3]`) follow that name.
     pub(super) unnamed: Option<String>,
-    /// A field the struct needs was not sent.
-    pub(super) missing: Option<&'static str>,
 }
 
 impl ReadError {
@@ -39,7 +43,6 @@ impl ReadError {
         ReadError {
             sentence,
             unnamed: None,
-            missing: None,
         }
     }
 
@@ -65,11 +68,7 @@ impl de::Error for ReadError {
     fn custom<T: fmt::Display>(msg: T) -> Self {
         let sentence = msg.to_string();
         let unnamed = sentence.starts_with(NAME).then(String::new);
-        ReadError {
-            sentence,
-            unnamed,
-            missing: None,
-        }
+        ReadError { sentence, unnamed }
     }
 
     /// A value of the wrong kind: the sentence is what the type expects (its `expecting`).
@@ -84,14 +83,6 @@ impl de::Error for ReadError {
     fn invalid_length(_: usize, expected: &dyn de::Expected) -> Self {
         Self::custom(expected)
     }
-
-    fn missing_field(field: &'static str) -> Self {
-        ReadError {
-            sentence: format!("{field} is required."),
-            unnamed: None,
-            missing: Some(field),
-        }
-    }
 }
 
 impl fmt::Display for ReadError {
@@ -102,9 +93,9 @@ impl fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
-/// A deserializer over one JSON value.
+/// A deserializer over one JSON value, or over a declared field left out (`None`).
 pub struct Reader<'v> {
-    value: &'v Value,
+    value: Option<&'v Value>,
     /// The next struct takes only the fields it declares.
     lenient: bool,
 }
@@ -112,7 +103,7 @@ pub struct Reader<'v> {
 impl<'v> Reader<'v> {
     pub fn new(value: &'v Value) -> Reader<'v> {
         Reader {
-            value,
+            value: Some(value),
             lenient: false,
         }
     }
@@ -129,11 +120,16 @@ fn unexpected(value: &Value) -> Unexpected<'_> {
     }
 }
 
+/// The refusal of a field that must be sent and was not.
+fn missing() -> ReadError {
+    de::Error::custom(format_args!("{NAME} is required."))
+}
+
 impl<'de, 'v> Deserializer<'de> for Reader<'v> {
     type Error = ReadError;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
-        match self.value {
+        match self.value.ok_or_else(missing)? {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(*b),
             Value::Number(n) => match (n.as_i64(), n.as_u64()) {
@@ -149,10 +145,11 @@ impl<'de, 'v> Deserializer<'de> for Reader<'v> {
         }
     }
 
+    /// Left out and `null` are both none.
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ReadError> {
         match self.value {
-            Value::Null => visitor.visit_none(),
-            _ => visitor.visit_some(self),
+            None | Some(Value::Null) => visitor.visit_none(),
+            Some(_) => visitor.visit_some(self),
         }
     }
 
@@ -162,17 +159,23 @@ impl<'de, 'v> Deserializer<'de> for Reader<'v> {
         visitor: V,
     ) -> Result<V::Value, ReadError> {
         match (name, self.value) {
-            (EXACT, Value::Number(n)) => {
+            (PRESENT, None) => visitor.visit_none(),
+            (PRESENT, Some(value)) => visitor.visit_some(Reader::new(value)),
+            (PATCH, None) => visitor.visit_unit(),
+            (PATCH, Some(Value::Null)) => visitor.visit_none(),
+            (PATCH, Some(value)) => visitor.visit_some(Reader::new(value)),
+            (_, None) => Err(missing()),
+            (EXACT, Some(Value::Number(n))) => {
                 let text: StringDeserializer<ReadError> = n.to_string().into_deserializer();
                 visitor.visit_newtype_struct(text)
             }
-            (EXACT, _) => self.deserialize_any(visitor),
-            (RAW, value) => visitor.visit_newtype_struct(Whole(value)),
-            (LENIENT, value) => visitor.visit_newtype_struct(Reader {
-                value,
+            (EXACT, Some(_)) => self.deserialize_any(visitor),
+            (RAW, Some(value)) => visitor.visit_newtype_struct(Whole(value)),
+            (LENIENT, Some(value)) => visitor.visit_newtype_struct(Reader {
+                value: Some(value),
                 lenient: true,
             }),
-            _ => visitor.visit_newtype_struct(self),
+            (_, Some(_)) => visitor.visit_newtype_struct(self),
         }
     }
 
@@ -184,7 +187,7 @@ impl<'de, 'v> Deserializer<'de> for Reader<'v> {
         declared: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, ReadError> {
-        match self.value {
+        match self.value.ok_or_else(missing)? {
             Value::Object(map) => visitor.visit_map(Fields::declared(map, declared, self.lenient)),
             other => Err(de::Error::invalid_type(unexpected(other), &visitor)),
         }
@@ -264,10 +267,10 @@ impl<'de, 'v> SeqAccess<'de> for Items<'v> {
     }
 }
 
-/// An object's fields in the order they are read: for a struct, the declared ones it holds,
-/// then the others (each refused unless the read is lenient).
+/// An object's fields in the order they are read: for a struct, each one it declares (sent or
+/// left out), then the others (each refused unless the read is lenient).
 struct Fields<'v> {
-    order: Vec<(&'v String, &'v Value)>,
+    order: Vec<(&'v str, Option<&'v Value>)>,
     next: usize,
     /// Fields from this index on are not declared.
     undeclared: usize,
@@ -277,20 +280,25 @@ struct Fields<'v> {
 impl<'v> Fields<'v> {
     fn all(map: &'v Map<String, Value>) -> Fields<'v> {
         Fields {
-            order: map.iter().collect(),
+            order: map.iter().map(|(k, v)| (k.as_str(), Some(v))).collect(),
             next: 0,
             undeclared: map.len(),
             lenient: true,
         }
     }
 
-    fn declared(map: &'v Map<String, Value>, declared: &[&str], lenient: bool) -> Fields<'v> {
-        let mut order: Vec<(&String, &Value)> = declared
+    fn declared(
+        map: &'v Map<String, Value>,
+        declared: &'static [&'static str],
+        lenient: bool,
+    ) -> Fields<'v> {
+        let mut order: Vec<(&str, Option<&Value>)> = declared
             .iter()
-            .filter_map(|name| map.get_key_value(*name))
+            .map(|name| (*name, map.get(*name)))
             .collect();
         let undeclared = order.len();
-        order.extend(map.iter().filter(|(k, _)| !declared.contains(&k.as_str())));
+        let others = map.iter().filter(|(k, _)| !declared.contains(&k.as_str()));
+        order.extend(others.map(|(k, v)| (k.as_str(), Some(v))));
         Fields {
             order,
             next: 0,
@@ -324,8 +332,11 @@ impl<'de, 'v> MapAccess<'de> for Fields<'v> {
             // Refused from inside the value, so that the path names the field.
             return seed.deserialize(Unknown(key));
         }
-        seed.deserialize(Reader::new(value))
-            .map_err(|e| e.at_field(key))
+        let reader = Reader {
+            value,
+            lenient: false,
+        };
+        seed.deserialize(reader).map_err(|e| e.at_field(key))
     }
 
     fn size_hint(&self) -> Option<usize> {

@@ -3,7 +3,8 @@
 //! integer.`): a string, a flag, an integer in a range, an amount's exact text, an id, lists of
 //! ids, strings and integers, a word from a closed list, a value `null` clears, any value kept
 //! for a later read, and a field that belongs at the top level only. A required field sent as
-//! `null` is missing, as when left out.
+//! `null` is missing, as when left out. They are read by [`super::reader`] only: the fields that
+//! tell left out from `null` ask it through its named protocols.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -12,7 +13,7 @@ use rust_decimal::Decimal;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::reader::{EXACT, LENIENT, NAME, RAW};
+use super::reader::{EXACT, LENIENT, NAME, PATCH, PRESENT, RAW};
 use crate::domain::id;
 use crate::domain::money::{parse_amount, Money, MONEY_SCALE};
 use crate::domain::ParseError;
@@ -462,10 +463,21 @@ impl<T> Patch<T> {
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Patch<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Patch<T>, D::Error> {
-        Ok(match Option::<T>::deserialize(d)? {
-            None => Patch::Clear,
-            Some(v) => Patch::Set(v),
-        })
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Patch<T>;
+            expecting!("{NAME} must be sent with a value, or null");
+            fn visit_unit<E: de::Error>(self) -> Result<Patch<T>, E> {
+                Ok(Patch::Keep)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Patch<T>, E> {
+                Ok(Patch::Clear)
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Patch<T>, D::Error> {
+                T::deserialize(d).map(Patch::Set)
+            }
+        }
+        d.deserialize_newtype_struct(PATCH, V(PhantomData))
     }
 }
 
@@ -507,14 +519,17 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lenient<T> {
     }
 }
 
-/// A field sent inside a list that belongs at the top level only: refused whatever its value.
+/// A field sent inside a list that belongs at the top level only: refused whatever its value
+/// (`null` included).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TopLevelOnly;
 
 impl<'de> Deserialize<'de> for TopLevelOnly {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TopLevelOnly, D::Error> {
-        IgnoredAny::deserialize(d)?;
-        Err(de::Error::custom(format_args!("{NAME} is top level only.")))
+        match present::<D, IgnoredAny>(d)? {
+            None => Ok(TopLevelOnly),
+            Some(_) => Err(de::Error::custom(format_args!("{NAME} is top level only."))),
+        }
     }
 }
 
@@ -523,5 +538,16 @@ impl<'de> Deserialize<'de> for TopLevelOnly {
 pub fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     d: D,
 ) -> Result<Option<T>, D::Error> {
-    T::deserialize(d).map(Some)
+    struct V<T>(PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+        type Value = Option<T>;
+        expecting!("{NAME} must be sent with a value");
+        fn visit_none<E: de::Error>(self) -> Result<Option<T>, E> {
+            Ok(None)
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+            T::deserialize(d).map(Some)
+        }
+    }
+    d.deserialize_newtype_struct(PRESENT, V(PhantomData))
 }

@@ -3,8 +3,10 @@
 //! a goal, a target and both bounds, sent now or kept from before; the bounds in order.
 
 use serde::Deserialize;
+use serde_json::Value;
 
 use crate::domain::auto_cpm::{CpaFrom, Goal, Settings};
+use crate::domain::fields;
 use crate::domain::fields::wire::{Amount, Choice, Flag, Word};
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::ParseError;
@@ -42,23 +44,25 @@ impl Choice for CpaFrom {
 }
 
 impl AutoCpmIn {
-    /// The settings to store for a campaign of a `kind` cabinet with `stored` settings;
-    /// `None` when switching off what was never set up.
-    pub fn settings(
-        self,
+    /// Reads `auto_cpm` (`value`) into the settings to store for a campaign of a `kind`
+    /// cabinet with `stored` settings; `None` when switching off what was never set up.
+    pub fn read(
+        value: &Value,
         kind: CabinetType,
         stored: Option<Settings>,
     ) -> Result<Option<Settings>, ParseError> {
+        let (sent, undeclared): (AutoCpmIn, _) = fields::read_open(value, "auto_cpm")?;
         let amount = |sent: Option<Amount>, name: &str| {
             sent.map(|a| a.positive(&format!("auto_cpm.{name}"), name, kind.scale()))
                 .transpose()
         };
-        let enabled = self.enabled.0;
-        let goal = self.goal.map(|g| g.0);
-        let cpa_from = self.cpa_from.map(|c| c.0);
-        let target = amount(self.target, "target")?;
-        let min_cpm = amount(self.min_cpm, "min_cpm")?;
-        let max_cpm = amount(self.max_cpm, "max_cpm")?;
+        let enabled = sent.enabled.0;
+        let goal = sent.goal.map(|g| g.0);
+        let cpa_from = sent.cpa_from.map(|c| c.0);
+        let target = amount(sent.target, "target")?;
+        let min_cpm = amount(sent.min_cpm, "min_cpm")?;
+        let max_cpm = amount(sent.max_cpm, "max_cpm")?;
+        undeclared.refuse()?;
         let pick = |sent: Option<Money>, old: Option<Money>, name: &str| {
             sent.or(old).ok_or_else(|| {
                 ParseError::new(

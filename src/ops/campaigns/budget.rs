@@ -30,11 +30,12 @@ struct BudgetIn {
 
 /// Reads a budget move for a cabinet of `kind`.
 pub fn read(body: &Value, kind: CabinetType) -> Result<BudgetOp, ParseError> {
-    let sent: BudgetIn = fields::read(body)?;
+    let (sent, undeclared): (BudgetIn, _) = fields::read_open(body, "")?;
     let asked = sent
         .amount
         .map(|a| a.money("amount", "amount", kind.scale()))
         .transpose()?;
+    undeclared.refuse()?;
     let amount = || {
         asked.filter(|a| a.micros() > 0).ok_or_else(|| {
             ParseError::new("amount", "amount is required and must be greater than 0.")

@@ -68,7 +68,7 @@ pub struct Bulk {
 /// Reads a bulk change for a cabinet of `kind`: `action`, `ad_ids` and the action's own
 /// field; every other field is refused.
 pub fn read(body: &Value, kind: CabinetType) -> Result<Bulk, ParseError> {
-    let sent: BulkIn = fields::read(body)?;
+    let (sent, undeclared): (BulkIn, _) = fields::read_open(body, "")?;
     let Word(Named { name, extra }) = sent.action;
     let mut seen = HashSet::with_capacity(sent.ad_ids.0.len());
     let ad_ids: Vec<i64> = sent
@@ -135,6 +135,7 @@ pub fn read(body: &Value, kind: CabinetType) -> Result<Bulk, ParseError> {
             })?)
         }
     };
+    undeclared.refuse()?;
     let action = BulkAction::from_parts(name, value)
         .ok_or_else(|| ParseError::new("action", format!("action {name} takes no such field.")))?;
     Ok(Bulk { action, ad_ids })

@@ -16,8 +16,8 @@ use crate::clock;
 use crate::domain::ad::{AdDraft, AdSpec};
 use crate::domain::campaign::TargetType;
 use crate::domain::fields::wire::{
-    Amount, Each, Flag, Id, Int, Ints, List, Named, NonBlank, Patch, Raw, Strings, Text,
-    TopLevelOnly, Word,
+    Amount, Each, Entry, Flag, Id, Int, List, Named, NonBlank, NonEmpty, Patch, Raw, Text,
+    TopLevelOnly, Whole, Word,
 };
 use crate::domain::fields::{self, path};
 use crate::domain::money::Money;
@@ -91,23 +91,23 @@ struct NewCampaign {
     budget: Amount,
     target_type: Word<TargetType>,
     #[serde(default)]
-    channels: Patch<Strings>,
+    channels: Patch<Raw>,
     #[serde(default)]
-    bots: Patch<Strings>,
+    bots: Patch<Raw>,
     #[serde(default)]
-    audience_channels: Patch<Strings>,
+    audience_channels: Patch<Raw>,
     #[serde(default)]
-    search_keywords: Patch<Strings>,
+    search_keywords: Patch<Raw>,
     #[serde(default)]
-    countries: Patch<Strings>,
+    countries: Patch<Raw>,
     #[serde(default)]
-    languages: Patch<Strings>,
+    languages: Patch<Raw>,
     #[serde(default)]
-    topics: Patch<Ints>,
+    topics: Patch<Raw>,
     #[serde(default)]
-    exclude_topics: Patch<Ints>,
+    exclude_topics: Patch<Raw>,
     #[serde(default)]
-    add_similar_channels: Patch<Flag>,
+    add_similar_channels: Patch<Raw>,
     media: Option<Text>,
     views_per_user: Option<Int<1, 4>>,
     picture: Option<Flag>,
@@ -121,7 +121,16 @@ struct NewCampaign {
     schedule: Patch<Raw>,
 }
 
-impl Named for NewCampaign {
+/// One campaign of `campaigns`, read once the top level is.
+struct Listed(Value);
+
+impl<'de> Deserialize<'de> for Listed {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Listed, D::Error> {
+        Raw::deserialize(d).map(|Raw(v)| Listed(v))
+    }
+}
+
+impl Named for Listed {
     const PLURAL: &'static str = "campaigns";
 }
 
@@ -130,7 +139,7 @@ impl Named for NewCampaign {
 struct Many {
     group_id: Option<Id>,
     new_group_name: Option<Text>,
-    campaigns: List<NewCampaign, MAX_CAMPAIGNS>,
+    campaigns: List<Listed, MAX_CAMPAIGNS>,
 }
 
 /// A copy's fields as sent: each one sent replaces the original's.
@@ -181,18 +190,21 @@ impl Create {
             let drafts = many
                 .campaigns
                 .0
-                .into_iter()
+                .iter()
                 .enumerate()
-                .map(|(i, c)| c.draft(&format!("campaigns[{i}]"), cabinet))
+                .map(|(i, Listed(c))| NewCampaign::read(c, &format!("campaigns[{i}]"), cabinet))
                 .collect::<Result<Vec<_>, _>>()?;
             (group, drafts)
         } else {
-            let (group, campaign): (Map<String, Value>, Map<String, Value>) = map
-                .into_iter()
-                .partition(|(k, _)| GROUP_FIELDS.contains(&k.as_str()));
+            // The cabinet's id under its alias besides `account_id` is the group part's, to be
+            // refused as unknown there.
+            let (group, campaign): (Map<String, Value>, Map<String, Value>) =
+                map.into_iter().partition(|(k, _)| {
+                    GROUP_FIELDS.contains(&k.as_str()) || k.as_str() == "accountId"
+                });
             let group = fields::read::<GroupIn>(&Value::Object(group))?.choice()?;
-            let campaign: NewCampaign = fields::read(&Value::Object(campaign))?;
-            (group, vec![campaign.draft("", cabinet)?])
+            let campaign = NewCampaign::read(&Value::Object(campaign), "", cabinet)?;
+            (group, vec![campaign])
         };
         Ok(Create {
             kind: TaskKind::Create,
@@ -207,7 +219,7 @@ impl Create {
         cabinet: &Cabinet,
         source: &CampaignRow,
     ) -> Result<Create, ParseError> {
-        let sent: CopyIn = fields::read(body)?;
+        let (sent, undeclared): (CopyIn, _) = fields::read_open(body, "")?;
         let kind = cabinet.cabinet_type;
         let cpm = sent
             .cpm
@@ -224,6 +236,7 @@ impl Create {
             new_group_name: sent.new_group_name,
         }
         .choice()?;
+        undeclared.refuse()?;
         if let (GroupChoice::None, Some(g)) = (&group, source.group_id) {
             group = GroupChoice::Existing(g);
         }
@@ -269,6 +282,15 @@ impl Create {
 }
 
 impl NewCampaign {
+    /// Reads the campaign at `at` (`campaigns[2]`, or the top level): its fields, then what
+    /// `cabinet` decides, then any field it does not take.
+    fn read(value: &Value, at: &str, cabinet: &Cabinet) -> Result<Draft, ParseError> {
+        let (campaign, undeclared): (NewCampaign, _) = fields::read_open(value, at)?;
+        let draft = campaign.draft(at, cabinet)?;
+        undeclared.refuse()?;
+        Ok(draft)
+    }
+
     /// The campaign at `at`, with what `cabinet` decides: its currency, minimum budget,
     /// button and the targeting limits.
     fn draft(self, at: &str, cabinet: &Cabinet) -> Result<Draft, ParseError> {
@@ -320,16 +342,18 @@ impl NewCampaign {
     }
 }
 
-/// A campaign's targeting fields as sent, in the order they are read.
+/// A campaign's targeting fields as sent, in the order they are read, each read once its
+/// target type says it may be sent.
 struct Targets {
-    strings: [(&'static str, Patch<Strings>); 6],
-    ints: [(&'static str, Patch<Ints>); 2],
-    similar: Patch<Flag>,
+    strings: [(&'static str, Patch<Raw>); 6],
+    ints: [(&'static str, Patch<Raw>); 2],
+    similar: Patch<Raw>,
 }
 
 impl Targets {
-    /// The targeting fields of `t`, each list within its limit and every entry checked; a
-    /// field of another target type is refused by name (`null` included).
+    /// The targeting fields of `t`: a field of another target type is refused by name (`null`
+    /// included); each list is refused past its limit before any entry is read; every entry
+    /// is checked.
     fn read(self, at: &str, t: TargetType) -> Result<Value, ParseError> {
         let allowed = targeting::fields_of(t);
         if let Some(wrong) = targeting::FIELDS
@@ -341,38 +365,24 @@ impl Targets {
                 format!("{wrong} is not a field of target_type {}.", t.as_str()),
             ));
         }
-        let strings = self
-            .strings
-            .iter()
-            .map(|(n, l)| (*n, l.value().map(Each::len)));
-        let ints = self
-            .ints
-            .iter()
-            .map(|(n, l)| (*n, l.value().map(Each::len)));
-        for (name, len) in strings.chain(ints) {
-            if len.is_some_and(|len| len > max_entries(name)) {
-                return Err(ParseError::new(
-                    path(at, name),
-                    format!("{name} takes at most {} entries.", max_entries(name)),
-                ));
-            }
-        }
-        let [channels, bots, audience_channels, search_keywords, countries, languages] = self
-            .strings
-            .map(|(_, l)| l.into_option().flatten().map(Each::values));
-        let [topics, exclude_topics] = self
-            .ints
-            .map(|(_, l)| l.into_option().flatten().map(Each::values));
+        let [channels, bots, audience, keywords, countries, languages] = self.strings;
+        let [topics, exclude_topics] = self.ints;
+        // Read in the order the fields are listed.
         let read = Targeting {
-            channels,
-            bots,
-            audience_channels,
-            search_keywords,
-            countries,
-            languages,
-            topics,
-            exclude_topics,
-            add_similar_channels: self.similar.value().map(|f| f.0),
+            channels: list::<NonEmpty>(channels, at)?,
+            bots: list::<NonEmpty>(bots, at)?,
+            audience_channels: list::<NonEmpty>(audience, at)?,
+            search_keywords: list::<NonEmpty>(keywords, at)?,
+            countries: list::<NonEmpty>(countries, at)?,
+            languages: list::<NonEmpty>(languages, at)?,
+            topics: list::<Whole>(topics, at)?,
+            exclude_topics: list::<Whole>(exclude_topics, at)?,
+            add_similar_channels: match self.similar {
+                Patch::Set(Raw(v)) => {
+                    Some(fields::read_at::<Flag>(&v, &path(at, "add_similar_channels"))?.0)
+                }
+                Patch::Keep | Patch::Clear => None,
+            },
         };
         read.check(t)
             .map_err(|e| ParseError::new(path(at, &e.param), e.message))?;
@@ -389,6 +399,27 @@ impl Targets {
             .chain(similar)
             .any(|(n, sent)| n == name && sent)
     }
+}
+
+/// A targeting list `name` (at `at`) as sent: within its limit, then each entry read.
+fn list<T>((name, sent): (&str, Patch<Raw>), at: &str) -> Result<Option<Vec<T::Value>>, ParseError>
+where
+    T: serde::de::DeserializeOwned + Entry,
+{
+    let Patch::Set(Raw(value)) = sent else {
+        return Ok(None);
+    };
+    let param = path(at, name);
+    if value
+        .as_array()
+        .is_some_and(|l| l.len() > max_entries(name))
+    {
+        return Err(ParseError::new(
+            param,
+            format!("{name} takes at most {} entries.", max_entries(name)),
+        ));
+    }
+    Ok(Some(fields::read_at::<Each<T>>(&value, &param)?.values()))
 }
 
 /// Queues `create` for `actor`'s cabinet as one task, in the caller's transaction: each media

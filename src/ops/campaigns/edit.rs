@@ -51,7 +51,7 @@ struct EditIn {
     website_name: Patch<TextOrNull>,
     active: Option<Flag>,
     #[serde(default, deserialize_with = "present")]
-    auto_cpm: Option<AutoCpmIn>,
+    auto_cpm: Option<Raw>,
 }
 
 /// An edit of a campaign, as read.
@@ -80,7 +80,7 @@ impl Edit {
         stored: Option<Settings>,
         details: Value,
     ) -> Result<Edit, ParseError> {
-        let sent: EditIn = fields::read(body)?;
+        let (sent, undeclared): (EditIn, _) = fields::read_open(body, "")?;
         let kind = cabinet.cabinet_type;
         let ad = AdEdit {
             title: sent.title.map(|t| t.0),
@@ -100,9 +100,10 @@ impl Edit {
             website_name: sent.website_name.into_option().map(|w| w.map(|t| t.0)),
         };
         let auto_cpm = match sent.auto_cpm {
-            Some(a) => a.settings(kind, stored)?,
+            Some(Raw(value)) => AutoCpmIn::read(&value, kind, stored)?,
             None => None,
         };
+        undeclared.refuse()?;
         Ok(Edit {
             ad,
             media: sent.media.map(|Text(token)| (token, path("", "media"))),
