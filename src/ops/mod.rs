@@ -1,8 +1,11 @@
-//! Owns the operations under the faces: each change of state one function, called by the
-//! command line (every `adcab admin` and `adcab sim` operation of the operator document), the
-//! web panel, the demo and the tests alike, returning a typed answer (that serializes to the
-//! exact JSON object the command prints) or a `PanelError`. One file per family: people and
-//! teams, cabinets and groups, keys and webhooks, tasks, rules, and the simulator. Blocking.
+//! Owns the operations under the faces: each change of state one function, called by the API,
+//! the command line (every `adcab admin` and `adcab sim` operation of the operator document),
+//! the web panel, the demo and the tests alike. A change of a cabinet's campaigns, rules or
+//! media takes the [`Actor`] allowed to make it and a typed command, and returns a typed result
+//! or an `OpsError` (`campaigns/`, `rule/`, `media.rs`); the operator's own take their input
+//! and return a typed answer (that serializes to the exact JSON object the command prints) or
+//! a `PanelError`: people and teams, cabinets and groups, keys and webhooks, tasks, rule lists,
+//! and the simulator. Blocking.
 
 mod actor;
 mod cabinets;
