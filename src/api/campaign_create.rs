@@ -8,7 +8,8 @@ use super::idempotency::Claim;
 use super::write::Target;
 use super::{tasks, Ctx};
 use crate::http::{AppState, Reply};
-use crate::ops::campaigns::create::{self, Create};
+use crate::ops::campaigns::command::Create;
+use crate::ops::campaigns::create;
 
 pub async fn create(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, bool), ApiError> {
     let Target { body, actor, .. } = Target::cabinet(ctx)?;

@@ -1,24 +1,20 @@
-//! Owns the writes to one campaign answered at once, for every face alike: an edit (read from
-//! the fields `PATCH /v1/campaigns/{ad_id}` and the panel's forms send into a typed command,
-//! then made), a switch on or off and a delete. Each checks what it can before the platform is
+//! Owns the writes to one campaign answered at once, for every face alike: an edit (read by
+//! `command` from what `PATCH /v1/campaigns/{ad_id}` and the panel's forms send), a switch on
+//! or off and a delete. Each checks what it can before the platform is
 //! asked, asks it, and stores what it made of the change with the history entry of the
 //! actor's source. Blocking.
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::auto_cpm::AutoCpmIn;
-use super::fields::{self as campaign_fields, Link};
+use super::command::Edit;
 use super::{media_of, store, Change, Entry, Made, OpsError, Refusal};
 use crate::clock;
 use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::Status;
-use crate::domain::fields::wire::{present, Amount, Flag, Int, Patch, Raw, Text, TextOrNull};
-use crate::domain::fields::{self, path};
 use crate::domain::money::Money;
 use crate::domain::ParseError;
 use crate::ops::Actor;
-use crate::platform::{AdEdit, PlatformError, Switch};
+use crate::platform::{PlatformError, Switch};
 use crate::services::Services;
 use crate::store::auto_cpm as auto_cpm_store;
 use crate::store::campaigns::{self, CampaignRow};
@@ -29,89 +25,6 @@ pub fn live(s: &Services, account: i64, ad: i64) -> Result<CampaignRow, OpsError
     s.db.read_blocking(|c| campaigns::get(c, account, ad))?
         .filter(|row| row.status != Status::Deleted)
         .ok_or(OpsError::NotFound)
-}
-
-/// An edit's fields as sent; each is optional.
-#[derive(Deserialize)]
-struct EditIn {
-    media: Option<Text>,
-    title: Option<Text>,
-    text: Option<Text>,
-    promote_url: Option<Link>,
-    cpm: Option<Amount>,
-    #[serde(default)]
-    daily_budget: Patch<Amount>,
-    views_per_user: Option<Int<1, 4>>,
-    #[serde(default)]
-    schedule: Patch<Raw>,
-    picture: Option<Flag>,
-    #[serde(default)]
-    button: Patch<Raw>,
-    #[serde(default)]
-    website_name: Patch<TextOrNull>,
-    active: Option<Flag>,
-    #[serde(default, deserialize_with = "present")]
-    auto_cpm: Option<Raw>,
-}
-
-/// An edit of a campaign, as read.
-#[derive(Debug, Clone)]
-pub struct Edit {
-    /// The platform's fields; its media is looked up from `media` when the edit is made.
-    pub ad: AdEdit,
-    /// An uploaded media token, with the path it came under.
-    pub media: Option<(String, String)>,
-    /// Switch it on or off.
-    pub active: Option<bool>,
-    /// The Auto CPM settings to store.
-    pub auto_cpm: Option<Settings>,
-    /// What was sent, for the campaign's history.
-    pub details: Value,
-}
-
-impl Edit {
-    /// Reads an edit of `row` in `cabinet` from `body` (every field optional; an unknown one
-    /// refused), with the Auto CPM settings `stored` for the campaign; `details` is what the
-    /// history keeps of it.
-    pub fn read(
-        body: &Value,
-        cabinet: &crate::store::cabinets::Cabinet,
-        row: &CampaignRow,
-        stored: Option<Settings>,
-        details: Value,
-    ) -> Result<Edit, ParseError> {
-        let (sent, undeclared): (EditIn, _) = fields::read_open(body, "")?;
-        let kind = cabinet.cabinet_type;
-        let ad = AdEdit {
-            title: sent.title.map(|t| t.0),
-            text: sent.text.map(|t| t.0),
-            promote_url: sent.promote_url.map(|l| l.0),
-            cpm: sent
-                .cpm
-                .map(|a| campaign_fields::cpm(&a, "", kind))
-                .transpose()?,
-            daily_budget: campaign_fields::daily_budget(sent.daily_budget, "", kind)?,
-            views_per_user: sent.views_per_user.map(|v| v.0),
-            schedule: campaign_fields::schedule(sent.schedule, "", Some(row.target_type))?
-                .map(campaign_fields::schedule_json),
-            media: None,
-            picture: sent.picture.map(|p| p.0),
-            button: campaign_fields::button(sent.button, "", cabinet)?,
-            website_name: sent.website_name.into_option().map(|w| w.map(|t| t.0)),
-        };
-        let auto_cpm = match sent.auto_cpm {
-            Some(Raw(value)) => AutoCpmIn::read(&value, kind, stored)?,
-            None => None,
-        };
-        undeclared.refuse()?;
-        Ok(Edit {
-            ad,
-            media: sent.media.map(|Text(token)| (token, path("", "media"))),
-            active: sent.active.map(|a| a.0),
-            auto_cpm,
-            details,
-        })
-    }
 }
 
 /// The Auto CPM settings stored for a campaign.

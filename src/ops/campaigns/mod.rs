@@ -9,6 +9,7 @@
 pub mod auto_cpm;
 pub mod budget;
 pub mod bulk;
+pub mod command;
 pub mod create;
 pub mod edit;
 pub mod fields;
