@@ -406,6 +406,20 @@ pub trait Named {
     const PLURAL: &'static str;
 }
 
+/// An entry of a list of `T`s kept as sent, to be read as `T` on its own once the fields
+/// before the list are (so each entry's refusals come in their turn).
+pub struct Later<T>(pub Value, pub PhantomData<T>);
+
+impl<'de, T> Deserialize<'de> for Later<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Later<T>, D::Error> {
+        Raw::deserialize(d).map(|Raw(v)| Later(v, PhantomData))
+    }
+}
+
+impl<T: Named> Named for Later<T> {
+    const PLURAL: &'static str = T::PLURAL;
+}
+
 /// A word from a closed list (a target type, an action): `refusal` follows the field's name
 /// when the word is not one of them.
 pub trait Choice: Sized {

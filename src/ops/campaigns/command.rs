@@ -15,8 +15,8 @@ use crate::domain::ad::{AdDraft, AdEdit, AdSpec};
 use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::TargetType;
 use crate::domain::fields::wire::{
-    present, Amount, Each, Entry, Flag, Id, Int, List, Named, NonBlank, NonEmpty, Patch, Raw, Text,
-    TextOrNull, TopLevelOnly, Whole, Word,
+    present, Amount, Each, Entry, Flag, Id, Int, Later, List, Named, NonBlank, NonEmpty, Patch,
+    Raw, Text, TextOrNull, TopLevelOnly, Whole, Word,
 };
 use crate::domain::fields::{self, path};
 use crate::domain::money::Money;
@@ -114,16 +114,7 @@ struct NewCampaign {
     schedule: Patch<Raw>,
 }
 
-/// One campaign of `campaigns`, read once the top level is.
-struct Listed(Value);
-
-impl<'de> Deserialize<'de> for Listed {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Listed, D::Error> {
-        Raw::deserialize(d).map(|Raw(v)| Listed(v))
-    }
-}
-
-impl Named for Listed {
+impl Named for NewCampaign {
     const PLURAL: &'static str = "campaigns";
 }
 
@@ -132,7 +123,7 @@ impl Named for Listed {
 struct Many {
     group_id: Option<Id>,
     new_group_name: Option<Text>,
-    campaigns: List<Listed, MAX_CAMPAIGNS>,
+    campaigns: List<Later<NewCampaign>, MAX_CAMPAIGNS>,
 }
 
 /// A copy's fields as sent: each one sent replaces the original's.
@@ -185,7 +176,7 @@ impl Create {
                 .0
                 .iter()
                 .enumerate()
-                .map(|(i, Listed(c))| NewCampaign::read(c, &format!("campaigns[{i}]"), cabinet))
+                .map(|(i, Later(c, _))| NewCampaign::read(c, &format!("campaigns[{i}]"), cabinet))
                 .collect::<Result<Vec<_>, _>>()?;
             (group, drafts)
         } else {

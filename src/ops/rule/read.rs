@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use crate::domain::campaign::Status;
 use crate::domain::fields::wire::{
-    present, Amount, Choice, Flag, Id, Ids, Int, Lenient, List, Named, Raw, Text, Trimmed, Word,
+    present, Amount, Choice, Flag, Id, Ids, Int, Later, Lenient, List, Named, Raw, Text, Trimmed,
+    Word,
 };
 use crate::domain::fields::{self, path, Body};
 use crate::domain::money::{CabinetType, Money};
@@ -29,7 +30,7 @@ struct RuleIn {
     #[serde(rename = "match")]
     match_all: Option<Word<Match>>,
     #[serde(default, deserialize_with = "present")]
-    conditions: Option<List<Listed, MAX_CONDITIONS>>,
+    conditions: Option<List<Later<ConditionIn>, MAX_CONDITIONS>>,
     #[serde(default, deserialize_with = "present")]
     action: Option<Raw>,
     cooldown_hours: Option<Int<0, 168>>,
@@ -72,16 +73,7 @@ struct ConditionIn {
     currency: Option<Text>,
 }
 
-/// One condition of `conditions`, read once the rule's earlier fields are.
-struct Listed(Value);
-
-impl<'de> Deserialize<'de> for Listed {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Listed, D::Error> {
-        Raw::deserialize(d).map(|Raw(v)| Listed(v))
-    }
-}
-
-impl Named for Listed {
+impl Named for ConditionIn {
     const PLURAL: &'static str = "conditions";
 }
 
@@ -407,7 +399,7 @@ pub fn read(
         Some(List(list)) => list
             .into_iter()
             .enumerate()
-            .map(|(i, Listed(c))| ConditionIn::read(&c, &format!("conditions[{i}]")))
+            .map(|(i, Later(c, _))| ConditionIn::read(&c, &format!("conditions[{i}]")))
             .collect::<Result<Vec<_>, _>>()?,
         None => base
             .map(|b| b.conditions.clone())
