@@ -5,30 +5,18 @@
 
 use super::error::ApiError;
 use super::idempotency::Claim;
-
 use super::write::Target;
-use super::Ctx;
-use crate::domain::campaign::Source;
-use crate::http::AppState;
-use crate::http::Reply;
+use super::{tasks, Ctx};
+use crate::http::{AppState, Reply};
 use crate::ops::campaigns::bulk;
 
 pub async fn bulk(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, bool), ApiError> {
-    let target = Target::cabinet(ctx)?;
-    let kind = target.cabinet.cabinet_type;
+    let Target { body, actor, .. } = Target::cabinet(ctx)?;
+    let kind = actor.cabinet().cabinet_type;
     let caps = state.services.platform.capabilities();
-    let (action, ids) = bulk::parse(&mut target.fields(), kind, caps)?;
-    let owner = ctx.principal.user.id;
-    let account = target.cabinet.id;
-    let reply = state
-        .services
-        .db
-        .write(move |tx| {
-            let task = bulk::new_task(tx, owner, account, Source::Api, action, ids)
-                .map_err(|e| ApiError::of_ops(e, kind))?;
-            super::tasks::queue(tx, &task.as_new(), &claim)
-        })
-        .await?;
-    state.wake.notify_one();
-    Ok((reply, true))
+    let command = bulk::read(&body.fields(), kind, caps)?;
+    tasks::queue(state, claim, kind, move |tx| {
+        bulk::queue(tx, &actor, command)
+    })
+    .await
 }

@@ -1,42 +1,23 @@
 //! Owns the campaign writes answered at once: `PATCH /v1/campaigns/{ad_id}`, `pause`,
-//! `resume`, `budget` and `DELETE`: each reads its request into the operation's command,
-//! runs the operation (`ops::campaigns::edit`: checks, the platform, the store, the history)
-//! with the platform's deadline, and answers with the campaign as every read shows it.
-
-use std::time::Duration;
+//! `resume`, `budget` and `DELETE`: each reads its request into the operation's command
+//! (`ops::campaigns::edit`, `budget`: every field rule, the platform, the store, the history),
+//! runs it with the platform's deadline, and answers with the campaign as every read shows it.
 
 use serde_json::{json, Map, Value};
 
 use super::campaign_object::Full;
 use super::error::ApiError;
 use super::request;
-use super::write::{self, Target};
+use super::write::{self, run, Target};
 use super::Ctx;
-use crate::domain::fields::Fields;
 use crate::domain::money::CabinetType;
 use crate::http::{AppState, Reply};
-use crate::ops::campaigns::edit::{self as ops, Edit};
-use crate::ops::OpsError;
-use crate::platform::{BudgetOp, PlatformError, Switch};
-use crate::services::Services;
+use crate::ops::campaigns::budget;
+use crate::ops::campaigns::command::Edit;
+use crate::ops::campaigns::edit as ops;
+use crate::platform::Switch;
 use crate::store::auto_cpm as auto_cpm_store;
-use crate::store::history::Source;
 use crate::store::{campaigns, conversions};
-
-/// Runs an operation with the platform's deadline (`platform.call_timeout_ms`: past it
-/// `PLATFORM_UNAVAILABLE`, while the operation goes on and stores what it made).
-async fn run<T, F>(state: &AppState, kind: CabinetType, op: F) -> Result<T, ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce(&Services) -> Result<T, OpsError> + Send + 'static,
-{
-    let wait = Duration::from_millis(state.services.config.platform.call_timeout_ms);
-    state
-        .platform_call(wait, op)
-        .await?
-        .unwrap_or(Err(OpsError::Platform(PlatformError::Timeout)))
-        .map_err(|e| ApiError::of_ops(e, kind))
-}
 
 /// The campaign as every read answers it (with its conversions and Auto CPM), and `meta`.
 async fn answer(
@@ -65,10 +46,13 @@ async fn answer(
 
 /// `PATCH /v1/campaigns/{ad_id}`.
 pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
-    let target = Target::campaign(state, ctx, ad).await?;
-    let (cabinet, row) = (target.cabinet.clone(), target.campaign.clone());
-    let kind = cabinet.cabinet_type;
-    let (account, ad) = (cabinet.id, row.ad_id);
+    let Target {
+        body,
+        actor,
+        campaign: row,
+    } = Target::campaign(state, ctx, ad).await?;
+    let kind = actor.cabinet().cabinet_type;
+    let (account, ad) = (actor.cabinet().id, row.ad_id);
     let stored = state
         .services
         .db
@@ -76,17 +60,14 @@ pub async fn edit(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErr
         .await?
         .map(|m| m.settings);
     let command = Edit::read(
-        &mut target.fields(),
+        &body.fields(),
+        actor.cabinet(),
         state.services.platform.capabilities(),
-        &cabinet,
         &row,
         stored,
-        target.details(),
+        body.details(),
     )?;
-    let edited = run(state, kind, move |s| {
-        ops::edit(s, Source::Api, &cabinet, &row, command)
-    })
-    .await?;
+    let edited = run(state, kind, move |s| ops::edit(s, &actor, &row, command)).await?;
     let mut meta = Map::new();
     match edited.switched {
         None => {}
@@ -119,12 +100,9 @@ pub async fn switch(
     active: bool,
 ) -> Result<Reply, ApiError> {
     let ad = request::ad_id(ad)?;
-    let cabinet = write::cabinet(ctx, None)?.cabinet.clone();
-    let (account, kind) = (cabinet.id, cabinet.cabinet_type);
-    let outcome = run(state, kind, move |s| {
-        ops::switch(s, Source::Api, account, ad, active)
-    })
-    .await?;
+    let actor = write::actor(ctx, None)?;
+    let (account, kind) = (actor.cabinet().id, actor.cabinet().cabinet_type);
+    let outcome = run(state, kind, move |s| ops::switch(s, &actor, ad, active)).await?;
     let mut meta = Map::new();
     match outcome {
         Switch::Applied => {}
@@ -138,45 +116,24 @@ pub async fn switch(
     answer(state, kind, (account, ad), meta).await
 }
 
-/// The body of a budget change: `action` and, for `add` and `withdraw`, an `amount` above 0.
-fn budget_op(f: &mut Fields, kind: CabinetType) -> Result<BudgetOp, ApiError> {
-    let action = f.required_string("action")?;
-    let asked = f.money("amount", kind.scale())?;
-    f.deny_unknown()?;
-    let amount = || {
-        asked.filter(|a| a.micros() > 0).ok_or_else(|| {
-            ApiError::validation("amount", "amount is required and must be greater than 0.")
-        })
-    };
-    match action.as_str() {
-        "add" => Ok(BudgetOp::Add(amount()?)),
-        "withdraw" => Ok(BudgetOp::Withdraw(amount()?)),
-        "withdraw_all" if asked.is_some() => Err(ApiError::validation(
-            "amount",
-            "withdraw_all takes no amount.",
-        )),
-        "withdraw_all" => Ok(BudgetOp::WithdrawAll),
-        _ => Err(ApiError::validation(
-            "action",
-            "action must be add, withdraw or withdraw_all.",
-        )),
-    }
-}
-
 /// `POST /v1/campaigns/{ad_id}/budget`.
 pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
     let target = Target::campaign(state, ctx, ad).await?;
-    let (cabinet, row) = (target.cabinet.clone(), target.campaign.clone());
-    let kind = cabinet.cabinet_type;
-    let op = budget_op(&mut target.fields(), kind)?;
+    let kind = target.actor.cabinet().cabinet_type;
+    let op = budget::read(&target.body.fields(), kind)?;
+    let Target {
+        actor,
+        campaign: row,
+        ..
+    } = target;
     let token = ctx
         .idempotency_key
         .as_ref()
         .map(|k| format!("budget:{}:{k}", ctx.principal.user.id))
         .unwrap_or_else(|| format!("budget:{}", uuid::Uuid::new_v4()));
-    let at = (cabinet.id, row.ad_id);
+    let at = (actor.cabinet().id, row.ad_id);
     let moved = run(state, kind, move |s| {
-        ops::move_budget(s, Source::Api, &cabinet, &row, op, &token)
+        budget::move_budget(s, &actor, &row, op, &token)
     })
     .await?;
     let mut meta = Map::new();
@@ -188,13 +145,10 @@ pub async fn budget(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiE
 /// `DELETE /v1/campaigns/{ad_id}`.
 pub async fn delete(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {
     let ad = request::ad_id(ad)?;
-    let cabinet = write::cabinet(ctx, None)?.cabinet.clone();
-    let (account, kind) = (cabinet.id, cabinet.cabinet_type);
+    let actor = write::actor(ctx, None)?;
+    let (account, kind) = (actor.cabinet().id, actor.cabinet().cabinet_type);
     let row = write::live_campaign(state, account, ad).await?;
     let token = format!("delete:{}", uuid::Uuid::new_v4());
-    run(state, kind, move |s| {
-        ops::delete(s, Source::Api, &row, &token)
-    })
-    .await?;
+    run(state, kind, move |s| ops::delete(s, &actor, &row, &token)).await?;
     Reply::ok(json!({ "ad_id": ad, "account_id": account, "deleted": true }))
 }

@@ -110,8 +110,10 @@ impl ApiError {
             }
             OpsError::BudgetUnchanged => ApiError::BudgetUnchanged,
             OpsError::UnknownAdIds(missing) => ApiError::UnknownAdIds { missing },
+            OpsError::QueueFull { limit } => ApiError::QueueFull { limit },
             OpsError::Platform(e) => ApiError::of_platform(e, kind),
             OpsError::Store(e) => e.into(),
+            OpsError::Internal(detail) => ApiError::Internal(detail),
         }
     }
 
@@ -376,7 +378,46 @@ impl ApiError {
             ApiError::IdempotencyKeyRequired | ApiError::IdempotencyKeyInvalid => {
                 body.insert("param".into(), json!("Idempotency-Key"));
             }
-            _ => {}
+            ApiError::Auth(
+                AuthError::ApiKeyMissing
+                | AuthError::ApiKeyInvalid
+                | AuthError::NoAccounts
+                | AuthError::Forbidden
+                | AuthError::ReadOnlyKey
+                | AuthError::WriteNotAllowed
+                | AuthError::ViewOnlyAccess
+                | AuthError::SubscriptionRequired
+                | AuthError::AccountInactive
+                | AuthError::AccountNotFound
+                | AuthError::TokenInvalid
+                | AuthError::CabinetAuthExpired
+                | AuthError::CabinetLocked,
+            )
+            | ApiError::CampaignNotFound
+            | ApiError::TaskNotFound
+            | ApiError::RuleNotFound
+            | ApiError::NoStats
+            | ApiError::RateLimited { .. }
+            | ApiError::PlatformUnavailable
+            | ApiError::BudgetUnchanged
+            | ApiError::InsufficientAdBalance
+            | ApiError::AutoCpmLocked
+            | ApiError::IdempotencyKeyReused
+            | ApiError::IdempotencyInProgress
+            | ApiError::IdempotencyUnavailable
+            | ApiError::BodyTooLarge
+            | ApiError::BadRequest { .. }
+            | ApiError::RequestTimeout
+            | ApiError::UriTooLong
+            | ApiError::HeadersTooLarge
+            | ApiError::Busy
+            | ApiError::StorageFull
+            | ApiError::RouteNotFound
+            | ApiError::MethodNotAllowed { .. }
+            | ApiError::IngestDisabled
+            | ApiError::RefNotFound
+            | ApiError::AmbiguousRef
+            | ApiError::Internal(_) => {}
         }
         body.insert("request_id".into(), json!(request_id));
         Value::Object(body)
@@ -420,7 +461,10 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::Busy => ApiError::Busy,
             StoreError::Full => ApiError::StorageFull,
-            other => ApiError::Internal(other.to_string()),
+            other @ (StoreError::Conflict
+            | StoreError::Corrupt(_)
+            | StoreError::Failed(_)
+            | StoreError::Sqlite(_)) => ApiError::Internal(other.to_string()),
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Owns `POST /v1/media`: a `multipart/form-data` upload in the field `file`, typed by its
-//! bytes, at most the size the platform takes (10 MB on Telegram Ads). The body is streamed to a temporary file in the media folder beside
-//! the database (never held in memory), within `server.body_timeout_ms`; the file is handed to
-//! the platform, kept under its token, and answered with the token, which only its cabinet
+//! bytes, at most the size the platform takes for its kind (10 MB on Telegram Ads). The body
+//! is streamed to a temporary file in the media folder beside the database (never held in
+//! memory), within `server.body_timeout_ms`; the operation (`ops::media`) hands it to the
+//! platform and keeps it under its token, which is answered and which only its cabinet
 //! accepts. A failed upload leaves no file behind. The folder and its files are private to
 //! their owner.
 
@@ -15,12 +16,11 @@ use tokio::io::AsyncWriteExt;
 
 use super::error::ApiError;
 use super::{write, AppState, Ctx};
-use crate::clock;
 use crate::db::{in_request, Db, PARTIAL_UPLOAD};
 use crate::domain::media::{boundary, sniff};
 use crate::http::Reply;
+use crate::ops;
 use crate::primitives::{private_dir, private_file, random_hex};
-use crate::store::media;
 
 /// What an upload gathers before each write to disk. `tokio::fs::File` copies every write
 /// once more for its blocking thread, so a stalled upload holds about twice this.
@@ -36,7 +36,7 @@ const SIGNATURE: usize = 16;
 const PIECE: usize = 64 * 1024;
 
 pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
-    let cabinet = write::cabinet(ctx, None)?.cabinet.clone();
+    let actor = write::actor(ctx, None)?;
     let boundary = ctx
         .content_type
         .as_deref()
@@ -65,40 +65,13 @@ pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
     {
         return Err(ApiError::FileTooLarge);
     }
-    let sent = received.file.path.clone();
-    let platform_ref = write::platform(state, cabinet.cabinet_type, move |p| {
-        p.upload_media(cabinet.id, media_type, &sent)
+    let (account, kind) = (actor.cabinet().id, actor.cabinet().cabinet_type);
+    let file = received.file.path.clone();
+    let token = write::run(state, kind, move |s| {
+        ops::media::upload(s, &actor, &file, media_type, size)
     })
     .await?;
-    let token = format!("med_{}", random_hex(24));
-    let kept = folder.join(&token);
-    tokio::fs::rename(&received.file.path, &kept)
-        .await
-        .map_err(|e| ApiError::internal(format!("media file {}: {e}", kept.display())))?;
     received.file.keep();
-    let account = cabinet.id;
-    let stored = token.clone();
-    let recorded = state
-        .services
-        .db
-        .write(move |tx| {
-            media::insert(
-                tx,
-                &media::NewMedia {
-                    token: &stored,
-                    account_id: account,
-                    media_type,
-                    size: size as i64,
-                    platform_ref: platform_ref.as_deref(),
-                },
-                &clock::iso(clock::now(tx)?),
-            )
-        })
-        .await;
-    if let Err(e) = recorded {
-        let _ = tokio::fs::remove_file(&kept).await;
-        return Err(e.into());
-    }
     Reply::ok(json!({ "media": token, "account_id": account }))
 }
 

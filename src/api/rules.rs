@@ -1,13 +1,13 @@
 //! Owns the automation rules over HTTP: `GET/POST /v1/rules`, `GET/PATCH/DELETE
 //! /v1/rules/{id}`, `GET /v1/rules/{id}/log` and `POST /v1/rules/{id}/preview`. A rule's body
-//! is read and stored by `ops::rule`, as the panel's form is.
+//! is read, and the rule created, changed or deleted, by `ops::rule`, as the panel's forms are.
 
 use serde_json::{json, Value};
 
 use super::error::ApiError;
 use super::write::{self, Target};
 use super::Ctx;
-use crate::domain::fields::{self, Fields};
+use crate::domain::fields::Body;
 use crate::domain::money::CabinetType;
 use crate::http::{AppState, Reply};
 use crate::jobs::automation::preview;
@@ -68,13 +68,13 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
 }
 
 pub async fn create(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
-    let target = Target::cabinet(ctx)?;
-    let (account, kind) = (target.cabinet.id, target.cabinet.cabinet_type);
-    let spec = rule_ops::spec(&mut target.fields(), kind, None)?;
+    let Target { body, actor, .. } = Target::cabinet(ctx)?;
+    let kind = actor.cabinet().cabinet_type;
+    let spec = rule_ops::read(&body.fields(), kind, None)?;
     let rule = state
         .services
         .db
-        .write(move |tx| rule_ops::insert(tx, account, &spec))
+        .write(move |tx| rule_ops::create(tx, &actor, &spec))
         .await
         .map_err(|e| ApiError::of_ops(e, kind))?;
     Reply::ok(rule_ops::describe(&rule, kind))
@@ -87,36 +87,28 @@ pub async fn get(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErro
 
 pub async fn edit(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {
     let (rule, kind) = reachable(state, ctx, id).await?;
-    write::cabinet(ctx, Some(rule.account_id))?;
-    let body = fields::object(&ctx.body)?;
-    let mut f = Fields::new(&body, "");
-    if fields::account_id(&mut f)?.is_some_and(|a| a != rule.account_id) {
-        return Err(ApiError::validation(
-            "account_id",
-            "A rule stays in its cabinet; create a new one for another.",
-        ));
-    }
-    let spec = rule_ops::spec(&mut f, kind, Some(&rule.spec))?;
-    let scope_sent = f.has("scope");
-    let (id, account) = (rule.id, rule.account_id);
+    let actor = write::actor(ctx, Some(rule.account_id))?;
+    let change = rule_ops::read_change(&Body::parse(&ctx.body)?, kind, &rule)?;
+    let id = rule.id;
     let rule = state
         .services
         .db
-        .write(move |tx| rule_ops::update(tx, id, account, &spec, scope_sent))
+        .write(move |tx| rule_ops::update(tx, &actor, id, change))
         .await
         .map_err(|e| ApiError::of_ops(e, kind))?;
     Reply::ok(rule_ops::describe(&rule, kind))
 }
 
 pub async fn delete(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {
-    let (rule, _) = reachable(state, ctx, id).await?;
-    write::cabinet(ctx, Some(rule.account_id))?;
+    let (rule, kind) = reachable(state, ctx, id).await?;
+    let actor = write::actor(ctx, Some(rule.account_id))?;
     let id = rule.id;
     state
         .services
         .db
-        .write(move |tx| rules::delete(tx, id))
-        .await?;
+        .write(move |tx| rule_ops::delete(tx, &actor, id))
+        .await
+        .map_err(|e| ApiError::of_ops(e, kind))?;
     Reply::ok(json!({ "id": id, "account_id": rule.account_id, "deleted": true }))
 }
 

@@ -1,5 +1,5 @@
-//! Owns tasks over HTTP: queueing one (the 202 answer, stored for its Idempotency-Key in the
-//! same transaction) and `GET /v1/tasks/{id}`, which any key of the task's owner reads, with
+//! Owns tasks over HTTP: the answer to a write that queued one (the 202, stored for its
+//! Idempotency-Key in the same transaction) and `GET /v1/tasks/{id}`, which any key of the task's owner reads, with
 //! `Retry-After: 2` while it is pending or running.
 
 use hyper::StatusCode;
@@ -9,14 +9,38 @@ use serde_json::{json, Value};
 use super::error::ApiError;
 use super::idempotency::Claim;
 use super::Ctx;
-use crate::clock;
+use crate::domain::money::CabinetType;
 use crate::http::AppState;
 use crate::http::Reply;
-use crate::store::tasks::{self, NewTask, Task};
+use crate::ops::OpsError;
+use crate::store::tasks::{self, Task};
 
-/// Inserts the task and stores its 202 answer under the claim, in the caller's transaction.
-pub fn queue(conn: &Connection, task: &NewTask, claim: &Claim) -> Result<Reply, ApiError> {
-    let id = tasks::insert(conn, task, &clock::iso(clock::now(conn)?))?;
+/// Runs `queue`, an operation that queues a task (in a cabinet of `kind`), in the transaction
+/// that also stores its 202 answer under the claim; then wakes the task worker.
+pub async fn queue<F>(
+    state: &AppState,
+    claim: Claim,
+    kind: CabinetType,
+    queue: F,
+) -> Result<(Reply, bool), ApiError>
+where
+    F: FnOnce(&Connection) -> Result<i64, OpsError> + Send + 'static,
+{
+    let reply = state
+        .services
+        .db
+        .write(move |tx| {
+            let id = queue(tx).map_err(|e| ApiError::of_ops(e, kind))?;
+            answer(tx, id, &claim)
+        })
+        .await?;
+    state.wake.notify_one();
+    Ok((reply, true))
+}
+
+/// The 202 answer to a write that queued task `id`, stored under the claim in the caller's
+/// transaction.
+fn answer(conn: &Connection, id: i64, claim: &Claim) -> Result<Reply, ApiError> {
     let task = tasks::get(conn, id)?.ok_or_else(|| ApiError::internal("task vanished"))?;
     let reply = accepted(&task)?;
     claim.finish(conn, &reply)?;

@@ -59,7 +59,11 @@ impl fmt::Display for Failure {
             Failure::Ops(OpsError::Store(StoreError::Busy)) => f.write_str(
                 "the database is locked by another process (the server or another command); nothing was done, try again",
             ),
+            Failure::Ops(OpsError::QueueFull { limit }) => {
+                write!(f, "the cabinet already has {limit} create tasks queued")
+            }
             Failure::Ops(OpsError::Store(e)) => write!(f, "internal error: {e}"),
+            Failure::Ops(OpsError::Internal(e)) => write!(f, "internal error: {e}"),
             Failure::Answer(e) => write!(f, "internal error: {e}"),
         }
     }

@@ -111,11 +111,11 @@ pub enum OpenError {
     },
     /// The migrations still to apply could not be counted.
     Pending { path: PathBuf, source: StoreError },
-    /// The backup taken before migrating failed, so nothing was migrated; the text is the
-    /// backup's own.
+    /// The backup taken before migrating failed, so nothing was migrated, for the backup's
+    /// reason (boxed: a backup's error is large and this one is rare).
     Backup {
         path: PathBuf,
-        reason: crate::db::backup::BackupError,
+        reason: Box<crate::db::backup::BackupError>,
     },
     /// Bringing the schema up to date failed, for the migration's reason.
     Migrate {

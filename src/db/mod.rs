@@ -237,7 +237,7 @@ fn backup_before_migrating(conn: &Connection, path: &Path, dir: &Path) -> Result
     ));
     let report = backup::snapshot(conn, path, &to).map_err(|reason| OpenError::Backup {
         path: path.to_path_buf(),
-        reason,
+        reason: Box::new(reason),
     })?;
     tracing::info!(backup = %report.path, from, to = schema::version(), "backed up before migrating");
     Ok(())

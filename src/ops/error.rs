@@ -24,9 +24,16 @@ pub enum OpsError {
     BudgetUnchanged,
     /// These ids are not live campaigns of the cabinet.
     UnknownAdIds(Vec<i64>),
+    /// The cabinet already has `limit` create or copy tasks queued.
+    QueueFull {
+        limit: u32,
+    },
     /// The platform refused, or did not answer.
     Platform(PlatformError),
     Store(StoreError),
+    /// Something failed inside the service (a file could not be kept); the detail is for the
+    /// log only.
+    Internal(String),
 }
 
 impl OpsError {

@@ -1,18 +1,20 @@
-//! Owns the operations under the faces: each change of state one function, called by every
-//! face (the API, the web panel, the command line, the task worker, automation), the demo and
-//! the tests alike, returning a typed answer or an [`OpsError`]. A campaign's changes
-//! (`campaigns/`), a rule (`rule`), recording conversions (`ingest`) and writing back what the
-//! platform did (`write_back`); then the operator's families, one file each (people and teams,
-//! cabinets and groups, connecting a platform, keys and webhooks, tasks, rule and Auto CPM
-//! logs, the simulator), whose answers serialize to the exact JSON object `adcab admin` and
-//! `adcab sim` print. Blocking.
+//! Owns the operations under the faces: each change of state one function, called by the API,
+//! the command line (every `adcab admin` and `adcab sim` operation of the operator document),
+//! the web panel, the demo and the tests alike. A change of a cabinet's campaigns, rules or
+//! media takes the [`Actor`] allowed to make it and a typed command, and returns a typed result
+//! or an `OpsError` (`campaigns/`, `rule/`, `media.rs`); the operator's own take their input
+//! and return a typed answer (that serializes to the exact JSON object the command prints) or
+//! a `PanelError`: people and teams, cabinets and groups, keys and webhooks, tasks, rule lists,
+//! and the simulator. Blocking.
 
+mod actor;
 mod cabinets;
 pub mod campaigns;
 mod connect;
 mod error;
 pub mod ingest;
 mod keys;
+pub mod media;
 pub mod rule;
 mod rules;
 mod sim;
@@ -20,6 +22,7 @@ mod tasks;
 mod users;
 pub mod write_back;
 
+pub use actor::Actor;
 pub use cabinets::{cabinet_add, cabinet_set, group_add, history, CabinetChange, NewCabinet};
 pub use connect::{
     cabinet_connect, cabinet_list, cabinet_reconnect, cabinet_sync, platform_check, read_token,

@@ -6,6 +6,8 @@ use rusqlite::Connection;
 
 use crate::auth::{self, AuthError};
 use crate::config::PanelConfig;
+use crate::domain::campaign::Source;
+use crate::ops::Actor;
 use crate::primitives::{random_hex, sha256_hex};
 use crate::store::cabinets::{self, Reachable};
 use crate::store::users::{self, User};
@@ -49,6 +51,12 @@ impl Person {
         auth::check_write_plan(self.plan_includes_api, self.plan_active)
             .and_then(|()| auth::check_write_cabinet(reach))
             .map(|()| reach)
+    }
+
+    /// The person as the actor of a change in cabinet `account`, when [`Person::writable`]
+    /// lets them make it.
+    pub fn actor(&self, account: i64) -> Result<Actor, AuthError> {
+        Actor::writer(Source::Panel, self.user.id, self.writable(account)?)
     }
 
     pub fn is_agency_owner(&self) -> bool {

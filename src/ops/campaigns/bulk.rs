@@ -1,102 +1,155 @@
-//! Owns a bulk change's command, read the same from the API's body and the panel's selection:
-//! one of eight actions over at most 1,000 live campaigns of one cabinet (duplicates dropped)
-//! with the action's own field; and the task it queues, once every id is a live campaign
-//! there (else nothing is queued). Each campaign's change is made later by the task worker
-//! ([`super::ask`], [`super::store`]).
+//! Owns a bulk change, read the same from the API's body and the panel's selection: one of
+//! eight actions over at most 1,000 live campaigns of one cabinet (duplicates dropped) with the
+//! action's own field; and the task it queues in the caller's transaction, once every id is a
+//! live campaign there (else nothing is queued). Each campaign's change is made later by the
+//! task worker ([`super::ask`], [`super::store`]).
 
 use std::collections::HashSet;
 
 use rusqlite::Connection;
+use serde::Deserialize;
+use serde_json::Value;
 
 use super::fields as campaign_fields;
 use super::OpsError;
-use crate::domain::campaign::{Source, Status};
+use crate::clock;
+use crate::domain::campaign::Status;
 use crate::domain::capabilities::Capabilities;
-use crate::domain::fields::Fields;
+use crate::domain::fields;
+use crate::domain::fields::wire::{present, Amount, Choice, Ids, Patch, Raw, Word};
 use crate::domain::money::CabinetType;
-use crate::domain::task::{BulkAction, Extra, ExtraValue, Payload, TaskKind};
+use crate::domain::task::{BulkAction, Extra, ExtraValue, Payload};
 use crate::domain::ParseError;
+use crate::ops::Actor;
 use crate::store::campaigns;
-use crate::store::tasks::NewTask;
+use crate::store::tasks::{self, NewTask};
 
 /// Campaigns one bulk change names at most.
 const MAX_IDS: usize = 1000;
 
-/// Reads a bulk request's `action`, `ad_ids` (duplicates dropped) and the action's own field
-/// for a cabinet of `kind` on a platform of `caps`; every other field is refused.
-pub fn parse(
-    f: &mut Fields,
-    kind: CabinetType,
-    caps: &Capabilities,
-) -> Result<(BulkAction, Vec<i64>), ParseError> {
-    let name = f.required_string("action")?;
-    let extra = BulkAction::extra(&name).ok_or_else(|| {
+/// An action's name, with the field it takes.
+#[derive(Debug, Clone, Copy)]
+struct Named {
+    name: &'static str,
+    extra: Extra,
+}
+
+impl Choice for Named {
+    fn parse(word: &str) -> Option<Named> {
+        let name = BulkAction::names().find(|n| *n == word)?;
+        BulkAction::extra(name).map(|extra| Named { name, extra })
+    }
+
+    fn refusal() -> String {
         let names: Vec<&str> = BulkAction::names().collect();
-        ParseError::new(
-            "action",
-            format!("action must be one of {}.", names.join(", ")),
-        )
-    })?;
-    let ids = f
-        .ids("ad_ids", MAX_IDS)?
-        .ok_or_else(|| ParseError::new("ad_ids", "ad_ids is required."))?;
-    let mut seen = HashSet::with_capacity(ids.len());
-    let unique: Vec<i64> = ids.into_iter().filter(|id| seen.insert(*id)).collect();
-    if unique.is_empty() {
+        format!("must be one of {}.", names.join(", "))
+    }
+}
+
+/// A bulk change as sent; the action's own field is read once the action is known.
+#[derive(Deserialize)]
+struct BulkIn {
+    action: Word<Named>,
+    ad_ids: Ids<MAX_IDS>,
+    #[serde(default, deserialize_with = "present")]
+    amount: Option<Raw>,
+    #[serde(default, deserialize_with = "present")]
+    cpm: Option<Raw>,
+    #[serde(default, deserialize_with = "present")]
+    schedule: Option<Raw>,
+}
+
+/// A checked bulk change: the action and the campaigns, each once.
+#[derive(Debug, Clone)]
+pub struct Bulk {
+    pub action: BulkAction,
+    pub ad_ids: Vec<i64>,
+}
+
+/// Reads a bulk change for a cabinet of `kind` on a platform of `caps`: `action`, `ad_ids` and the action's own
+/// field; every other field is refused.
+pub fn read(body: &Value, kind: CabinetType, caps: &Capabilities) -> Result<Bulk, ParseError> {
+    let (sent, undeclared): (BulkIn, _) = fields::read_open(body, "")?;
+    let Word(Named { name, extra }) = sent.action;
+    let mut seen = HashSet::with_capacity(sent.ad_ids.0.len());
+    let ad_ids: Vec<i64> = sent
+        .ad_ids
+        .0
+        .into_iter()
+        .filter(|id| seen.insert(*id))
+        .collect();
+    if ad_ids.is_empty() {
         return Err(ParseError::new(
             "ad_ids",
             format!("ad_ids takes 1 to {MAX_IDS} ids."),
         ));
     }
-    for field in ["amount", "cpm", "schedule"] {
-        if f.has(field) && extra.field() != Some(field) {
-            return Err(ParseError::new(
-                field,
-                format!("{field} is not used with action {name}."),
-            ));
-        }
+    let fields = [
+        ("amount", sent.amount),
+        ("cpm", sent.cpm),
+        ("schedule", sent.schedule),
+    ];
+    if let Some((field, _)) = fields
+        .iter()
+        .find(|(field, value)| value.is_some() && extra.field() != Some(field))
+    {
+        return Err(ParseError::new(
+            *field,
+            format!("{field} is not used with action {name}."),
+        ));
     }
+    let [amount, cpm, schedule] = fields.map(|(_, value)| value.map(|Raw(v)| v));
+    let amount_of = |value: Option<Value>, name: &str| {
+        value
+            .filter(|v| !v.is_null())
+            .map(|v| fields::read_at::<Amount>(&v, name))
+            .transpose()
+    };
     let value = match extra {
         Extra::None => ExtraValue::None,
         Extra::Amount => ExtraValue::Money(
-            f.money("amount", kind.scale())?
+            amount_of(amount, "amount")?
+                .map(|a| a.money("amount", "amount", kind.scale()))
+                .transpose()?
                 .filter(|a| a.micros() > 0)
                 .ok_or_else(|| {
                     ParseError::new("amount", "amount is required and must be greater than 0.")
                 })?,
         ),
         Extra::Cpm => ExtraValue::Money(
-            campaign_fields::cpm(f, kind)?
+            amount_of(cpm, "cpm")?
+                .map(|a| campaign_fields::cpm(&a, "", kind))
+                .transpose()?
                 .ok_or_else(|| ParseError::new("cpm", "cpm is required."))?,
         ),
         Extra::Schedule => {
-            ExtraValue::Schedule(campaign_fields::schedule(f, None, caps)?.ok_or_else(|| {
-                ParseError::new(
-                    "schedule",
-                    "schedule is required: an object, or null to remove it.",
-                )
-            })?)
+            let sent = match schedule {
+                None => Patch::Keep,
+                Some(Value::Null) => Patch::Clear,
+                Some(v) => Patch::Set(Raw(v)),
+            };
+            ExtraValue::Schedule(campaign_fields::schedule(sent, "", None, caps)?.ok_or_else(
+                || {
+                    ParseError::new(
+                        "schedule",
+                        "schedule is required: an object, or null to remove it.",
+                    )
+                },
+            )?)
         }
     };
-    f.deny_unknown()?;
-    let action = BulkAction::from_parts(&name, value)
+    undeclared.refuse()?;
+    let action = BulkAction::from_parts(name, value)
         .ok_or_else(|| ParseError::new("action", format!("action {name} takes no such field.")))?;
-    Ok((action, unique))
+    Ok(Bulk { action, ad_ids })
 }
 
-/// A bulk task of `owner` over `ids` of one cabinet, queued through `source`, once every id is
-/// a live campaign there (else `UNKNOWN_AD_IDS`, nothing queued); the caller inserts it in the
-/// same transaction.
-pub fn new_task(
-    tx: &Connection,
-    owner: i64,
-    account: i64,
-    source: Source,
-    action: BulkAction,
-    ids: Vec<i64>,
-) -> Result<BulkTask, OpsError> {
+/// Queues `bulk` on the actor's cabinet as one task, in the caller's transaction, once every
+/// id is a live campaign there (else `UNKNOWN_AD_IDS`, nothing queued). Returns the task's id.
+pub fn queue(tx: &Connection, actor: &Actor, bulk: Bulk) -> Result<i64, OpsError> {
+    let account = actor.cabinet().id;
     let mut missing = Vec::new();
-    for ad in &ids {
+    for ad in &bulk.ad_ids {
         let live = campaigns::status_of(tx, account, *ad)?
             .is_some_and(|(status, _)| status != Status::Deleted);
         if !live {
@@ -106,35 +159,17 @@ pub fn new_task(
     if !missing.is_empty() {
         return Err(OpsError::UnknownAdIds(missing));
     }
-    Ok(BulkTask {
-        owner,
-        account,
-        source,
-        kind: action.kind(),
-        payload: Payload::Bulk {
-            action,
-            ad_ids: ids,
-        },
-    })
-}
-
-/// A checked bulk task, ready to insert.
-pub struct BulkTask {
-    owner: i64,
-    account: i64,
-    source: Source,
-    kind: TaskKind,
-    payload: Payload,
-}
-
-impl BulkTask {
-    pub fn as_new(&self) -> NewTask<'_> {
-        NewTask {
-            owner_id: self.owner,
-            account_id: self.account,
-            kind: self.kind,
-            payload: &self.payload,
-            source: self.source,
-        }
-    }
+    let kind = bulk.action.kind();
+    let payload = Payload::Bulk {
+        action: bulk.action,
+        ad_ids: bulk.ad_ids,
+    };
+    let task = NewTask {
+        owner_id: actor.user(),
+        account_id: account,
+        kind,
+        payload: &payload,
+        source: actor.source(),
+    };
+    Ok(tasks::insert(tx, &task, &clock::iso(clock::now(tx)?))?)
 }

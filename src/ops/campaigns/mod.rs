@@ -3,9 +3,14 @@
 //! call itself (a token makes a repeat harmless), and storing what the platform made of it (the
 //! copy or its removal, the status change for the webhooks, the history entry with who made it,
 //! the cabinet balance after money moved) inside the caller's transaction, so the caller's own
-//! records (a task's progress, a rule's ledger) commit with it. Blocking.
+//! records (a task's progress, a rule's ledger) commit with it; and the check of an uploaded
+//! media token a create or an edit names. Blocking.
 
+pub mod auto_cpm;
+pub mod budget;
 pub mod bulk;
+pub mod command;
+pub mod create;
 pub mod edit;
 pub mod fields;
 pub mod list;
@@ -18,10 +23,11 @@ use crate::domain::campaign::{Status, TargetType};
 use crate::domain::money::Money;
 use crate::domain::schedule::{Schedule, Zone};
 use crate::domain::task::BulkAction;
+use crate::domain::ParseError;
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, PlatformError};
 use crate::store::campaigns::{self, CampaignRow};
 use crate::store::history::Source;
-use crate::store::StoreError;
+use crate::store::{media, StoreError};
 
 pub use super::error::OpsError;
 use crate::ops::write_back;
@@ -167,4 +173,21 @@ pub fn store(
     }
     write_back::record_history(tx, account, ad, entry.source, entry.action, entry.details)?;
     write_back::store_balance(tx, account, made.balance)
+}
+
+/// An uploaded media token named at `param`, checked to belong to `account`: the token and its
+/// media type.
+pub fn media_of(
+    conn: &Connection,
+    token: String,
+    param: String,
+    account: i64,
+) -> Result<(String, String), OpsError> {
+    match media::get(conn, &token)? {
+        Some(m) if m.account_id == account => Ok((token, m.media_type)),
+        Some(_) => {
+            Err(ParseError::new(param, "This media token belongs to another cabinet.").into())
+        }
+        None => Err(ParseError::new(param, "Unknown media token.").into()),
+    }
 }

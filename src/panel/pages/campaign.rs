@@ -13,17 +13,18 @@ use super::super::{layout, redirect, Form, Visit, WebError};
 use super::ops_error;
 use super::{auto_cpm, status_badge, Refused};
 use crate::clock;
-use crate::domain::fields::Fields;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::Totals;
 use crate::domain::time::iso;
+use crate::domain::ParseError;
 use crate::http::Reply;
-use crate::ops::campaigns::edit::{self as ops, Edit};
+use crate::ops::campaigns::command::Edit;
+use crate::ops::campaigns::edit as ops;
 use crate::ops::campaigns::OpsError;
 use crate::platform::PlatformError;
 use crate::store::campaigns::{self, CampaignRow};
 use crate::store::conversions::{self, Summary};
-use crate::store::history::{self, Entry, Source};
+use crate::store::history::{self, Entry};
 use crate::store::{stats, StoreError};
 
 /// The chart's periods: parameter, label, hours covered, hours per bucket.
@@ -221,8 +222,9 @@ fn current(row: &CampaignRow, kind: CabinetType, field: &str) -> String {
     }
 }
 
-/// A changed field's value as the API's body takes it; `Err` names a value that is not JSON.
-fn sent_value(field: &str, how: Field, sent: &str) -> Result<Value, String> {
+/// A changed field's value as the API's body takes it; refused when it should be JSON and is
+/// not.
+fn sent_value(field: &str, how: Field, sent: &str) -> Result<Value, ParseError> {
     Ok(match how {
         Field::Text | Field::Money => Value::from(sent),
         Field::Clearable | Field::ClearableMoney if sent.is_empty() => Value::Null,
@@ -232,9 +234,8 @@ fn sent_value(field: &str, how: Field, sent: &str) -> Result<Value, String> {
             .map(Value::from)
             .unwrap_or_else(|_| Value::from(sent)),
         Field::Json if sent.trim().is_empty() => Value::Null,
-        Field::Json => {
-            serde_json::from_str(sent).map_err(|_| format!("{field} is not a JSON object."))?
-        }
+        Field::Json => serde_json::from_str(sent)
+            .map_err(|_| ParseError::new(field, format!("{field} is not a JSON object.")))?,
         Field::Switch => Value::Bool(sent == "on"),
     })
 }
@@ -311,7 +312,7 @@ pub async fn edit<'a>(
             if sent == current(row, kind, field) {
                 continue;
             }
-            let value = sent_value(field, how, sent).map_err(|m| (field.to_string(), m))?;
+            let value = sent_value(field, how, sent).map_err(|e| (e.param, e.message))?;
             body.insert(field.into(), value);
         }
         Ok(body)
@@ -331,9 +332,8 @@ async fn send<'a>(
     body: impl FnOnce(&CampaignRow, CabinetType) -> Result<Map<String, Value>, (String, String)>,
 ) -> Result<Reply, WebError> {
     let (account, ad) = ids(args)?;
-    let reach = session.person.cabinet(account).ok_or(WebError::NotFound)?;
-    session.person.writable(account)?;
-    let cabinet = reach.cabinet.clone();
+    session.person.cabinet(account).ok_or(WebError::NotFound)?;
+    let actor = session.person.actor(account)?;
     let found = visit
         .state
         .panel_work(move |s| {
@@ -348,7 +348,7 @@ async fn send<'a>(
         param,
         message,
     };
-    let body = match body(&row, cabinet.cabinet_type) {
+    let body = match body(&row, actor.cabinet().cabinet_type) {
         Ok(body) => body,
         Err((param, message)) => {
             return render(visit, session, account, ad, Some(refuse(param, message))).await
@@ -358,14 +358,9 @@ async fn send<'a>(
         let r = refuse("body".into(), "Change at least one field.".into());
         return render(visit, session, account, ad, Some(r)).await;
     }
-    let command = match Edit::read(
-        &mut Fields::new(&body, ""),
-        visit.state.services.platform.capabilities(),
-        &cabinet,
-        &row,
-        stored,
-        body.clone(),
-    ) {
+    let body = Value::Object(body);
+    let caps = visit.state.services.platform.capabilities();
+    let command = match Edit::read(&body, actor.cabinet(), caps, &row, stored, body.clone()) {
         Ok(command) => command,
         Err(e) => {
             return render(
@@ -380,7 +375,7 @@ async fn send<'a>(
     };
     let edited = visit
         .state
-        .panel_work(move |s| ops::edit(s, Source::Panel, &cabinet, &row, command))
+        .panel_work(move |s| ops::edit(s, &actor, &row, command))
         .await?;
     match edited {
         Ok(_) => Ok(redirect(&format!("/campaigns/{account}/{ad}"))),

@@ -12,19 +12,20 @@ use super::super::format::{count, money, percent};
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::{ops_error, status_badge};
-use crate::domain::campaign::{Source, Status};
+use crate::domain::campaign::Status;
 use crate::domain::capabilities::Capabilities;
-use crate::domain::fields::Fields;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 use crate::domain::task::BulkAction;
+use crate::domain::ParseError;
 use crate::http::{Query, Reply};
-use crate::ops::campaigns::bulk;
+use crate::ops::campaigns::bulk::{self, Bulk};
 use crate::ops::campaigns::list::{encode_cursor, list_request, ListRequest};
 use crate::ops::campaigns::OpsError;
+use crate::ops::Actor;
 use crate::store::campaigns::{self as repo, CampaignRow, Page};
 use crate::store::conversions::{self, Summary};
-use crate::store::{tasks, StoreError};
+use crate::store::StoreError;
 
 /// Campaigns on a page unless `limit` says otherwise.
 const PAGE: &str = "50";
@@ -47,15 +48,12 @@ pub async fn list<'a>(
     render(visit, session, &visit.query, None).await
 }
 
-/// A refused bulk action: the field it names and the sentence.
-type Problem = (String, String);
-
 /// The list for `q`, with a refused bulk action's message next to the action bar.
 async fn render(
     visit: &Visit<'_>,
     session: &Session,
     q: &Query,
-    problem: Option<Problem>,
+    problem: Option<ParseError>,
 ) -> Result<Reply, WebError> {
     let person = &session.person;
     let chosen = q.get("account_id").filter(|v| !v.is_empty());
@@ -145,7 +143,7 @@ const ACTIONS: [(&str, &str); 8] = [
     ("delete", "Delete"),
 ];
 
-fn action_bar(problem: Option<&Problem>) -> Markup {
+fn action_bar(problem: Option<&ParseError>) -> Markup {
     html! {
         div.filters {
             label { "With the selected"
@@ -155,16 +153,16 @@ fn action_bar(problem: Option<&Problem>) -> Markup {
             }
             label { "Amount, CPM or schedule" input type="text" name="value" placeholder="e.g. 10.00"; }
             button.primary type="submit" { "Apply" }
-            @if let Some((param, message)) = problem {
-                p.error role="alert" data-param=(param) { (message) }
+            @if let Some(problem) = problem {
+                p.error role="alert" data-param=(problem.param) { (problem.message) }
             }
         }
     }
 }
 
 /// `POST /campaigns/bulk`: the selected campaigns (`ad` = `account:ad`), grouped by cabinet,
-/// each group one bulk task read and checked by the API's own code; every task is queued in
-/// one transaction, or none. Then the tasks page shows their progress.
+/// each group one bulk change read and queued by the operation the API's bulk calls too; every
+/// task is queued in one transaction, or none. Then the tasks page shows their progress.
 pub async fn bulk<'a>(
     visit: &'a Visit<'a>,
     session: &'a Session,
@@ -174,16 +172,13 @@ pub async fn bulk<'a>(
     let back = Query::parse(form.get("back").unwrap_or("")).unwrap_or_default();
     match checked(session, form, visit.state.services.platform.capabilities()) {
         Ok(groups) => {
-            let owner = session.person.user.id;
             let queued = visit
                 .state
                 .services
                 .db
                 .write(move |tx| {
-                    let now = crate::clock::iso(crate::clock::now(tx)?);
-                    for (account, action, ids) in groups {
-                        let task = bulk::new_task(tx, owner, account, Source::Panel, action, ids)?;
-                        tasks::insert(tx, &task.as_new(), &now)?;
+                    for (actor, command) in groups {
+                        bulk::queue(tx, &actor, command)?;
                     }
                     Ok::<_, OpsError>(())
                 })
@@ -196,7 +191,7 @@ pub async fn bulk<'a>(
                 Err(OpsError::UnknownAdIds(_)) => {
                     let why =
                         "Some ad_ids are not live campaigns of this cabinet; nothing was queued.";
-                    render(visit, session, &back, Some(("ad_ids".into(), why.into()))).await
+                    render(visit, session, &back, Some(ParseError::new("ad_ids", why))).await
                 }
                 Err(e) => Err(ops_error(e)),
             }
@@ -205,18 +200,14 @@ pub async fn bulk<'a>(
     }
 }
 
-/// The selection grouped by cabinet, each with its action read as the API reads a bulk body.
+/// The selection grouped by cabinet, each with the person's actor there and the bulk change
+/// read as the API reads its body.
 fn checked(
     session: &Session,
     form: &Form,
     caps: &Capabilities,
-) -> Result<Vec<(i64, BulkAction, Vec<i64>)>, Problem> {
-    let none = || {
-        (
-            "ad_ids".to_string(),
-            "Select at least one campaign.".to_string(),
-        )
-    };
+) -> Result<Vec<(Actor, Bulk)>, ParseError> {
+    let none = || ParseError::new("ad_ids", "Select at least one campaign.");
     let mut groups: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
     for (k, v) in form.pairs() {
         if k != "ad" {
@@ -226,7 +217,7 @@ fn checked(
             .split_once(':')
             .and_then(|(a, d)| Some((a.parse().ok()?, d.parse().ok()?)));
         let (account, ad): (i64, i64) =
-            pair.ok_or_else(|| ("ad_ids".to_string(), format!("'{v}' is not a campaign.")))?;
+            pair.ok_or_else(|| ParseError::new("ad_ids", format!("'{v}' is not a campaign.")))?;
         groups.entry(account).or_default().push(ad);
     }
     if groups.is_empty() {
@@ -236,10 +227,10 @@ fn checked(
     let value = form.get("value").unwrap_or("").trim();
     let mut out = Vec::new();
     for (account, ids) in groups {
-        let reach = session
+        let actor = session
             .person
-            .writable(account)
-            .map_err(|why| ("ad_ids".to_string(), why.sentence()))?;
+            .actor(account)
+            .map_err(|why| ParseError::new("ad_ids", why.sentence()))?;
         let mut body = Map::new();
         body.insert("action".into(), Value::from(action));
         body.insert("ad_ids".into(), Value::from(ids));
@@ -249,10 +240,7 @@ fn checked(
             }
             Some("schedule") => {
                 let parsed = serde_json::from_str(value).map_err(|_| {
-                    (
-                        "schedule".to_string(),
-                        "The schedule is not a JSON object.".to_string(),
-                    )
+                    ParseError::new("schedule", "The schedule is not a JSON object.")
                 })?;
                 body.insert("schedule".into(), parsed);
             }
@@ -261,13 +249,9 @@ fn checked(
             }
             _ => {}
         }
-        let (action, ids) = bulk::parse(
-            &mut Fields::new(&body, ""),
-            reach.cabinet.cabinet_type,
-            caps,
-        )
-        .map_err(|e| (e.param, e.message))?;
-        out.push((account, action, ids));
+        let kind = actor.cabinet().cabinet_type;
+        let command = bulk::read(&Value::Object(body), kind, caps)?;
+        out.push((actor, command));
     }
     Ok(out)
 }

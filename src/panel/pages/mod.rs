@@ -63,6 +63,10 @@ pub fn ops_error(e: OpsError) -> WebError {
         OpsError::UnknownAdIds(missing) => WebError::Conflict(format!(
             "These are not live campaigns of the cabinet: {missing:?}."
         )),
+        OpsError::QueueFull { limit } => WebError::Conflict(format!(
+            "The cabinet already has {limit} operations queued."
+        )),
+        OpsError::Internal(detail) => WebError::Store(StoreError::Failed(detail)),
         OpsError::BudgetUnchanged => {
             WebError::Conflict("The platform took the top-up but the budget did not move.".into())
         }
@@ -93,7 +97,9 @@ pub fn internal(e: OpsError) -> WebError {
         | OpsError::Refused(_)
         | OpsError::BudgetUnchanged
         | OpsError::UnknownAdIds(_)
+        | OpsError::QueueFull { .. }
         | OpsError::Platform(_)
-        | OpsError::Store(_) => ops_error(e),
+        | OpsError::Store(_)
+        | OpsError::Internal(_) => ops_error(e),
     }
 }

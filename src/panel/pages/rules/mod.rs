@@ -1,7 +1,7 @@
 //! Owns `/rules`: the automation rules of the cabinets a person reaches, each in words (scope,
 //! conditions, action, guards, state), a rule's log and its preview over the last seven days;
 //! and, for owners and managers, the forms that create a rule, switch one on or off and delete
-//! it. A new rule's form is read by [`rule_ops::spec`] and stored by [`rule_ops::insert`], as
+//! it. A new rule's form is read by [`rule_ops::read`] and stored by [`rule_ops::create`], as
 //! the API's body is, so its checks and messages are the API's. `words` says a rule and its log
 //! in sentences.
 
@@ -19,8 +19,7 @@ use super::super::format::time;
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::ops_error;
-use crate::auth::AuthError;
-use crate::domain::fields::Fields;
+use crate::domain::fields::Body;
 use crate::domain::money::CabinetType;
 use crate::domain::rule::{Metric, Op};
 use crate::domain::ParseError;
@@ -376,15 +375,14 @@ async fn add(
     body: Map<String, Value>,
 ) -> Result<i64, OpsError> {
     let account = form.get("account_id").and_then(|a| a.parse::<i64>().ok());
-    let reach = account
+    let actor = account
         .ok_or_else(|| "Choose a cabinet.".to_string())
-        .and_then(|a| session.person.writable(a).map_err(AuthError::sentence))
+        .and_then(|a| session.person.actor(a).map_err(|e| e.sentence()))
         .map_err(|why| ParseError::new("account_id", why))?;
-    let (account, kind) = (reach.cabinet.id, reach.cabinet.cabinet_type);
-    let spec = rule_ops::spec(&mut Fields::new(&body, ""), kind, None)?;
+    let spec = rule_ops::read(&Value::Object(body), actor.cabinet().cabinet_type, None)?;
     let db = &visit.state.services.db;
     Ok(db
-        .write(move |tx| rule_ops::insert(tx, account, &spec))
+        .write(move |tx| rule_ops::create(tx, &actor, &spec))
         .await?
         .id)
 }
@@ -441,18 +439,17 @@ async fn change(
     enabled: Option<bool>,
 ) -> Result<Reply, WebError> {
     let (rule, kind) = reachable(visit, session, segment).await?;
-    let person = &session.person;
-    person.writable(rule.account_id)?;
+    let actor = session.person.actor(rule.account_id)?;
     let (id, db) = (rule.id, &visit.state.services.db);
     let Some(on) = enabled else {
-        db.write(move |tx| rules::delete(tx, id)).await?;
+        db.write(move |tx| rule_ops::delete(tx, &actor, id))
+            .await
+            .map_err(ops_error)?;
         return Ok(redirect("/rules"));
     };
-    let body = object([("enabled", on.into())]);
-    let spec = rule_ops::spec(&mut Fields::new(&body, ""), kind, Some(&rule.spec))
-        .map_err(|e| ops_error(e.into()))?;
-    let account = rule.account_id;
-    db.write(move |tx| rule_ops::update(tx, id, account, &spec, false))
+    let body = Body::of(object([("enabled", on.into())]));
+    let change = rule_ops::read_change(&body, kind, &rule).map_err(|e| ops_error(e.into()))?;
+    db.write(move |tx| rule_ops::update(tx, &actor, id, change))
         .await
         .map_err(ops_error)?;
     Ok(redirect(&format!("/rules#rule-{id}")))

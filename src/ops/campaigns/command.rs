@@ -1,0 +1,516 @@
+//! Owns what a face sends to make or change a campaign, read into the typed commands every
+//! face hands the operations: a create (one campaign at the top level, or `campaigns`, 1-100,
+//! with the group they go to), a copy of a live campaign (1-100 copies, each field sent
+//! overriding the original's) and an edit (every field optional, `auto_cpm` among them). Each
+//! is read in the order its fields are: their shape, then what the cabinet decides (currency,
+//! minimum budget, button, targeting limits, schedule), then any field it does not take, each
+//! refusal with its exact `param`. A campaign's field is declared here once for each command.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::auto_cpm::AutoCpmIn;
+use super::fields::{self as campaign_fields, Link};
+use crate::domain::ad::{AdDraft, AdEdit, AdSpec};
+use crate::domain::auto_cpm::Settings;
+use crate::domain::campaign::TargetType;
+use crate::domain::capabilities::Capabilities;
+use crate::domain::fields::wire::{
+    present, Amount, Each, Entry, Flag, Id, Int, Later, List, Named, NonBlank, NonEmpty, Patch,
+    Raw, Text, TextOrNull, TopLevelOnly, Whole, Word,
+};
+use crate::domain::fields::{self, path};
+use crate::domain::money::Money;
+use crate::domain::targeting::{self, Targeting};
+use crate::domain::task::TaskKind;
+use crate::domain::ParseError;
+use crate::store::cabinets::Cabinet;
+use crate::store::campaigns::CampaignRow;
+
+/// Campaigns one create makes at most, and copies one copy.
+const MAX_CAMPAIGNS: usize = 100;
+/// The fields that choose the group, read apart from a campaign's own.
+const GROUP_FIELDS: [&str; 2] = ["group_id", "new_group_name"];
+
+/// Where new campaigns go.
+#[derive(Debug, Clone)]
+pub enum GroupChoice {
+    None,
+    Existing(i64),
+    New(String),
+}
+
+/// The group fields as sent.
+#[derive(Deserialize)]
+struct GroupIn {
+    group_id: Option<Id>,
+    new_group_name: Option<Text>,
+}
+
+impl GroupIn {
+    fn choice(self) -> Result<GroupChoice, ParseError> {
+        let name = self.new_group_name.map(|Text(n)| n.trim().to_string());
+        match (self.group_id, name) {
+            (Some(_), Some(_)) => Err(ParseError::new(
+                "new_group_name",
+                "Send group_id or new_group_name, not both.",
+            )),
+            (Some(Id(id)), None) => Ok(GroupChoice::Existing(id)),
+            (None, Some(name)) if name.is_empty() => Err(ParseError::new(
+                "new_group_name",
+                "new_group_name must not be empty.",
+            )),
+            (None, Some(name)) => Ok(GroupChoice::New(name)),
+            (None, None) => Ok(GroupChoice::None),
+        }
+    }
+}
+
+/// One new campaign's fields as sent; the group's fields belong at the top level only.
+#[derive(Deserialize)]
+#[serde(expecting = "Each campaign is an object.")]
+struct NewCampaign {
+    #[serde(default, rename = "account_id")]
+    _account_id: TopLevelOnly,
+    #[serde(default, rename = "accountId")]
+    _account_alias: TopLevelOnly,
+    #[serde(default, rename = "group_id")]
+    _group_id: TopLevelOnly,
+    #[serde(default, rename = "new_group_name")]
+    _new_group_name: TopLevelOnly,
+    title: NonBlank,
+    text: Text,
+    promote_url: Link,
+    cpm: Amount,
+    budget: Amount,
+    target_type: Word<TargetType>,
+    #[serde(default)]
+    channels: Patch<Raw>,
+    #[serde(default)]
+    bots: Patch<Raw>,
+    #[serde(default)]
+    audience_channels: Patch<Raw>,
+    #[serde(default)]
+    search_keywords: Patch<Raw>,
+    #[serde(default)]
+    countries: Patch<Raw>,
+    #[serde(default)]
+    languages: Patch<Raw>,
+    #[serde(default)]
+    topics: Patch<Raw>,
+    #[serde(default)]
+    exclude_topics: Patch<Raw>,
+    #[serde(default)]
+    add_similar_channels: Patch<Raw>,
+    media: Option<Text>,
+    views_per_user: Option<Int<1, 4>>,
+    picture: Option<Flag>,
+    #[serde(default)]
+    button: Patch<Raw>,
+    website_name: Option<Text>,
+    #[serde(default)]
+    daily_budget: Patch<Amount>,
+    active: Option<Flag>,
+    #[serde(default)]
+    schedule: Patch<Raw>,
+}
+
+impl Named for NewCampaign {
+    const PLURAL: &'static str = "campaigns";
+}
+
+/// A create of several campaigns.
+#[derive(Deserialize)]
+struct Many {
+    group_id: Option<Id>,
+    new_group_name: Option<Text>,
+    campaigns: List<Later<NewCampaign>, MAX_CAMPAIGNS>,
+}
+
+/// A copy's fields as sent: each one sent replaces the original's.
+#[derive(Deserialize)]
+struct CopyIn {
+    copies: Option<Int<1, { MAX_CAMPAIGNS as i64 }>>,
+    title: Option<Text>,
+    text: Option<Text>,
+    promote_url: Option<Link>,
+    cpm: Option<Amount>,
+    budget: Option<Amount>,
+    media: Option<Text>,
+    picture: Option<Flag>,
+    views_per_user: Option<Int<1, 4>>,
+    #[serde(default)]
+    schedule: Patch<Raw>,
+    group_id: Option<Id>,
+    new_group_name: Option<Text>,
+}
+
+/// A campaign to make: the draft, and an uploaded media token with the path it came under.
+#[derive(Debug, Clone)]
+pub(super) struct Draft {
+    pub(super) ad: AdDraft,
+    pub(super) media: Option<(String, String)>,
+}
+
+/// A checked create or copy, ready to queue.
+#[derive(Debug, Clone)]
+pub struct Create {
+    pub(super) kind: TaskKind,
+    pub(super) drafts: Vec<Draft>,
+    pub(super) group: GroupChoice,
+}
+
+impl Create {
+    /// Reads `POST /v1/campaigns`'s fields for `cabinet`: with `campaigns`, each of them
+    /// (`campaigns[2].cpm`), else the one campaign at the top level, on a platform of `caps`.
+    pub fn read(
+        body: &Value,
+        cabinet: &Cabinet,
+        caps: &Capabilities,
+    ) -> Result<Create, ParseError> {
+        let map = body.as_object().cloned().unwrap_or_default();
+        let (group, drafts) = if map.contains_key("campaigns") {
+            let many: Many = fields::read(body)?;
+            let group = GroupIn {
+                group_id: many.group_id,
+                new_group_name: many.new_group_name,
+            }
+            .choice()?;
+            let drafts = many
+                .campaigns
+                .0
+                .iter()
+                .enumerate()
+                .map(|(i, Later(c, _))| {
+                    NewCampaign::read(c, &format!("campaigns[{i}]"), cabinet, caps)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            (group, drafts)
+        } else {
+            // The cabinet's id under its alias besides `account_id` is the group part's, to be
+            // refused as unknown there.
+            let (group, campaign): (Map<String, Value>, Map<String, Value>) =
+                map.into_iter().partition(|(k, _)| {
+                    GROUP_FIELDS.contains(&k.as_str()) || k.as_str() == "accountId"
+                });
+            let group = fields::read::<GroupIn>(&Value::Object(group))?.choice()?;
+            let campaign = NewCampaign::read(&Value::Object(campaign), "", cabinet, caps)?;
+            (group, vec![campaign])
+        };
+        Ok(Create {
+            kind: TaskKind::Create,
+            drafts,
+            group,
+        })
+    }
+
+    /// Reads `POST /v1/campaigns/{ad_id}/copy`'s fields: copies of `source` (of `cabinet`, on a
+    /// platform of `caps`).
+    pub fn copy(
+        body: &Value,
+        cabinet: &Cabinet,
+        source: &CampaignRow,
+        caps: &Capabilities,
+    ) -> Result<Create, ParseError> {
+        let (sent, undeclared): (CopyIn, _) = fields::read_open(body, "")?;
+        let kind = cabinet.cabinet_type;
+        let cpm = sent
+            .cpm
+            .map(|a| campaign_fields::cpm(&a, "", kind))
+            .transpose()?;
+        let budget = sent
+            .budget
+            .map(|a| campaign_fields::budget(&a, "", cabinet))
+            .transpose()?;
+        let schedule =
+            campaign_fields::schedule(sent.schedule, "", Some(source.target_type), caps)?
+                .map(campaign_fields::schedule_json);
+        let mut group = GroupIn {
+            group_id: sent.group_id,
+            new_group_name: sent.new_group_name,
+        }
+        .choice()?;
+        undeclared.refuse()?;
+        if let (GroupChoice::None, Some(g)) = (&group, source.group_id) {
+            group = GroupChoice::Existing(g);
+        }
+        // A copy keeps what is left on the original when that is a valid budget, else 0.
+        let inherited = match campaign_fields::check_budget_floor(source.budget, cabinet) {
+            Ok(()) => source.budget,
+            Err(_) => Money::ZERO,
+        };
+        let ad = AdDraft {
+            client_ref: None,
+            spec: AdSpec {
+                title: sent.title.map_or_else(|| source.title.clone(), |t| t.0),
+                text: sent.text.map_or_else(|| source.text.clone(), |t| t.0),
+                promote_url: sent
+                    .promote_url
+                    .map_or_else(|| source.promote_url.clone(), |l| l.0),
+                target_type: source.target_type,
+                targeting: source.targeting.clone(),
+                views_per_user: sent.views_per_user.map_or(source.views_per_user, |v| v.0),
+                media_token: source.media_token.clone(),
+                media_type: source.media_type.clone(),
+                picture: sent.picture.map_or(source.picture, |p| p.0),
+                button: source.button.clone(),
+                website_name: source.website_name.clone(),
+            },
+            cpm: cpm.unwrap_or(source.cpm),
+            budget: budget.unwrap_or(inherited),
+            daily_budget: source.daily_budget,
+            active: source.active,
+            schedule: schedule.unwrap_or_else(|| source.schedule.clone()),
+        };
+        let draft = Draft {
+            ad,
+            media: sent.media.map(|Text(token)| (token, "media".to_string())),
+        };
+        let copies = sent.copies.map_or(1, |c| c.0) as usize;
+        Ok(Create {
+            kind: TaskKind::Copy,
+            drafts: vec![draft; copies],
+            group,
+        })
+    }
+}
+
+impl NewCampaign {
+    /// Reads the campaign at `at` (`campaigns[2]`, or the top level): its fields, then what
+    /// `cabinet` decides, then any field it does not take.
+    fn read(
+        value: &Value,
+        at: &str,
+        cabinet: &Cabinet,
+        caps: &Capabilities,
+    ) -> Result<Draft, ParseError> {
+        let (campaign, undeclared): (NewCampaign, _) = fields::read_open(value, at)?;
+        let draft = campaign.draft(at, cabinet, caps)?;
+        undeclared.refuse()?;
+        Ok(draft)
+    }
+
+    /// The campaign at `at`, with what `cabinet` and the platform's `caps` decide: its
+    /// currency, minimum budget, the target types served, button and the targeting limits.
+    fn draft(self, at: &str, cabinet: &Cabinet, caps: &Capabilities) -> Result<Draft, ParseError> {
+        let kind = cabinet.cabinet_type;
+        let cpm = campaign_fields::cpm(&self.cpm, at, kind)?;
+        let budget = campaign_fields::budget(&self.budget, at, cabinet)?;
+        let Word(target_type) = self.target_type;
+        if !caps.serves(target_type) {
+            return Err(ParseError::new(
+                path(at, "target_type"),
+                format!("target_type must be {}.", caps.target_names()),
+            ));
+        }
+        let targets = Targets {
+            strings: [
+                ("channels", self.channels),
+                ("bots", self.bots),
+                ("audience_channels", self.audience_channels),
+                ("search_keywords", self.search_keywords),
+                ("countries", self.countries),
+                ("languages", self.languages),
+            ],
+            ints: [
+                ("topics", self.topics),
+                ("exclude_topics", self.exclude_topics),
+            ],
+            similar: self.add_similar_channels,
+        };
+        let targeting = targets.read(at, target_type, caps)?;
+        let ad = AdDraft {
+            client_ref: None,
+            spec: AdSpec {
+                title: self.title.0,
+                text: self.text.0,
+                promote_url: self.promote_url.0,
+                target_type,
+                targeting,
+                views_per_user: self.views_per_user.map_or(1, |v| v.0),
+                media_token: None,
+                media_type: None,
+                picture: self.picture.is_some_and(|p| p.0),
+                button: campaign_fields::button(self.button, at, cabinet, caps)?.flatten(),
+                website_name: self.website_name.map(|t| t.0),
+            },
+            cpm,
+            budget,
+            daily_budget: campaign_fields::daily_budget(self.daily_budget, at, kind)?.flatten(),
+            active: self.active.is_none_or(|a| a.0),
+            schedule: campaign_fields::schedule_json(
+                campaign_fields::schedule(self.schedule, at, Some(target_type), caps)?.flatten(),
+            ),
+        };
+        let media = self.media.map(|Text(token)| (token, path(at, "media")));
+        Ok(Draft { ad, media })
+    }
+}
+
+/// A campaign's targeting fields as sent, in the order they are read, each read once its
+/// target type says it may be sent.
+struct Targets {
+    strings: [(&'static str, Patch<Raw>); 6],
+    ints: [(&'static str, Patch<Raw>); 2],
+    similar: Patch<Raw>,
+}
+
+impl Targets {
+    /// The targeting fields of `t`: a field of another target type is refused by name (`null`
+    /// included); each list is refused past its limit before any entry is read; every entry
+    /// is checked.
+    fn read(self, at: &str, t: TargetType, caps: &Capabilities) -> Result<Value, ParseError> {
+        let allowed = targeting::fields_of(t);
+        if let Some(wrong) = targeting::FIELDS
+            .iter()
+            .find(|f| self.sent(f) && !allowed.contains(f))
+        {
+            return Err(ParseError::new(
+                path(at, wrong),
+                format!("{wrong} is not a field of target_type {}.", t.as_str()),
+            ));
+        }
+        let [channels, bots, audience, keywords, countries, languages] = self.strings;
+        let [topics, exclude_topics] = self.ints;
+        // Read in the order the fields are listed.
+        let read = Targeting {
+            channels: list::<NonEmpty>(channels, at, caps)?,
+            bots: list::<NonEmpty>(bots, at, caps)?,
+            audience_channels: list::<NonEmpty>(audience, at, caps)?,
+            search_keywords: list::<NonEmpty>(keywords, at, caps)?,
+            countries: list::<NonEmpty>(countries, at, caps)?,
+            languages: list::<NonEmpty>(languages, at, caps)?,
+            topics: list::<Whole>(topics, at, caps)?,
+            exclude_topics: list::<Whole>(exclude_topics, at, caps)?,
+            add_similar_channels: match self.similar {
+                Patch::Set(Raw(v)) => {
+                    Some(fields::read_at::<Flag>(&v, &path(at, "add_similar_channels"))?.0)
+                }
+                Patch::Keep | Patch::Clear => None,
+            },
+        };
+        read.check(t, caps)
+            .map_err(|e| ParseError::new(path(at, &e.param), e.message))?;
+        Ok(read.to_json())
+    }
+
+    /// Whether field `name` was sent, `null` included.
+    fn sent(&self, name: &str) -> bool {
+        let strings = self.strings.iter().map(|(n, l)| (*n, l.is_sent()));
+        let ints = self.ints.iter().map(|(n, l)| (*n, l.is_sent()));
+        let similar = [("add_similar_channels", self.similar.is_sent())];
+        strings
+            .chain(ints)
+            .chain(similar)
+            .any(|(n, sent)| n == name && sent)
+    }
+}
+
+/// A targeting list `name` (at `at`) as sent: within its limit, then each entry read.
+fn list<T>(
+    (name, sent): (&str, Patch<Raw>),
+    at: &str,
+    caps: &Capabilities,
+) -> Result<Option<Vec<T::Value>>, ParseError>
+where
+    T: serde::de::DeserializeOwned + Entry,
+{
+    let Patch::Set(Raw(value)) = sent else {
+        return Ok(None);
+    };
+    let param = path(at, name);
+    if value
+        .as_array()
+        .is_some_and(|l| l.len() > caps.max_entries(name))
+    {
+        return Err(ParseError::new(
+            param,
+            format!("{name} takes at most {} entries.", caps.max_entries(name)),
+        ));
+    }
+    Ok(Some(fields::read_at::<Each<T>>(&value, &param)?.values()))
+}
+
+/// An edit's fields as sent; each is optional.
+#[derive(Deserialize)]
+struct EditIn {
+    media: Option<Text>,
+    title: Option<Text>,
+    text: Option<Text>,
+    promote_url: Option<Link>,
+    cpm: Option<Amount>,
+    #[serde(default)]
+    daily_budget: Patch<Amount>,
+    views_per_user: Option<Int<1, 4>>,
+    #[serde(default)]
+    schedule: Patch<Raw>,
+    picture: Option<Flag>,
+    #[serde(default)]
+    button: Patch<Raw>,
+    #[serde(default)]
+    website_name: Patch<TextOrNull>,
+    active: Option<Flag>,
+    #[serde(default, deserialize_with = "present")]
+    auto_cpm: Option<Raw>,
+}
+
+/// An edit of a campaign, as read.
+#[derive(Debug, Clone)]
+pub struct Edit {
+    /// The platform's fields; its media is looked up from `media` when the edit is made.
+    pub ad: AdEdit,
+    /// An uploaded media token, with the path it came under.
+    pub media: Option<(String, String)>,
+    /// Switch it on or off.
+    pub active: Option<bool>,
+    /// The Auto CPM settings to store.
+    pub auto_cpm: Option<Settings>,
+    /// What was sent, for the campaign's history.
+    pub details: Value,
+}
+
+impl Edit {
+    /// Reads an edit of `row` in `cabinet` on a platform of `caps` from `body` (every field
+    /// optional; an unknown one refused), with the Auto CPM settings `stored` for the campaign; `details` is what the
+    /// history keeps of it.
+    pub fn read(
+        body: &Value,
+        cabinet: &crate::store::cabinets::Cabinet,
+        caps: &Capabilities,
+        row: &CampaignRow,
+        stored: Option<Settings>,
+        details: Value,
+    ) -> Result<Edit, ParseError> {
+        let (sent, undeclared): (EditIn, _) = fields::read_open(body, "")?;
+        let kind = cabinet.cabinet_type;
+        let ad = AdEdit {
+            title: sent.title.map(|t| t.0),
+            text: sent.text.map(|t| t.0),
+            promote_url: sent.promote_url.map(|l| l.0),
+            cpm: sent
+                .cpm
+                .map(|a| campaign_fields::cpm(&a, "", kind))
+                .transpose()?,
+            daily_budget: campaign_fields::daily_budget(sent.daily_budget, "", kind)?,
+            views_per_user: sent.views_per_user.map(|v| v.0),
+            schedule: campaign_fields::schedule(sent.schedule, "", Some(row.target_type), caps)?
+                .map(campaign_fields::schedule_json),
+            media: None,
+            picture: sent.picture.map(|p| p.0),
+            button: campaign_fields::button(sent.button, "", cabinet, caps)?,
+            website_name: sent.website_name.into_option().map(|w| w.map(|t| t.0)),
+        };
+        let auto_cpm = match sent.auto_cpm {
+            Some(Raw(value)) => AutoCpmIn::read(&value, kind, stored)?,
+            None => None,
+        };
+        undeclared.refuse()?;
+        Ok(Edit {
+            ad,
+            media: sent.media.map(|Text(token)| (token, path("", "media"))),
+            active: sent.active.map(|a| a.0),
+            auto_cpm,
+            details,
+        })
+    }
+}

@@ -1,0 +1,65 @@
+//! Owns queuing new campaigns, for every face alike: a create or copy command (read in
+//! `command`) becomes one `create` or `copy` task inside the caller's transaction (so a face's
+//! own record, an Idempotency-Key's answer, commits with it), once its media tokens are the
+//! cabinet's own, the cabinet's queue has room and the group is found or made. The task worker
+//! makes the campaigns.
+
+use rusqlite::Connection;
+
+use super::command::{Create, Draft, GroupChoice};
+use super::{media_of, OpsError};
+use crate::clock;
+use crate::domain::task::{Lane, Payload};
+use crate::domain::ParseError;
+use crate::ops::Actor;
+use crate::store::groups;
+use crate::store::tasks::{self, NewTask};
+
+/// Create and copy tasks a cabinet may have queued before `QUEUE_FULL`.
+pub const QUEUE_LIMIT: u32 = 5;
+const DEFAULT_GROUP_COLOR: &str = "#4A90D9";
+
+/// Queues `create` for `actor`'s cabinet as one task, in the caller's transaction: each media
+/// token must be one uploaded to this cabinet, the cabinet may not have [`QUEUE_LIMIT`] tasks
+/// of the kind queued, and the group is one of the cabinet's (or made, or found by its name).
+/// Returns the task's id.
+pub fn queue(tx: &Connection, actor: &Actor, create: Create) -> Result<i64, OpsError> {
+    let account = actor.cabinet().id;
+    let mut campaigns = Vec::with_capacity(create.drafts.len());
+    for Draft { mut ad, media } in create.drafts {
+        if let Some((token, param)) = media {
+            let (token, media_type) = media_of(tx, token, param, account)?;
+            ad.spec.media_token = Some(token);
+            ad.spec.media_type = Some(media_type);
+        }
+        campaigns.push(ad);
+    }
+    if tasks::queued(tx, account, Lane::Create)? >= i64::from(QUEUE_LIMIT) {
+        return Err(OpsError::QueueFull { limit: QUEUE_LIMIT });
+    }
+    let group_id = match create.group {
+        GroupChoice::None => None,
+        GroupChoice::Existing(id) => Some(
+            groups::get(tx, id)?
+                .filter(|g| g.account_id == account)
+                .ok_or_else(|| ParseError::new("group_id", "No such group in this cabinet."))?
+                .id,
+        ),
+        GroupChoice::New(name) => Some(match groups::find_by_name(tx, account, &name)? {
+            Some(g) => g.id,
+            None => groups::insert(tx, account, &name, DEFAULT_GROUP_COLOR)?,
+        }),
+    };
+    let payload = Payload::Create {
+        group_id,
+        campaigns,
+    };
+    let task = NewTask {
+        owner_id: actor.user(),
+        account_id: account,
+        kind: create.kind,
+        payload: &payload,
+        source: actor.source(),
+    };
+    Ok(tasks::insert(tx, &task, &clock::iso(clock::now(tx)?))?)
+}

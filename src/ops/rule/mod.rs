@@ -1,0 +1,111 @@
+//! Owns a rule as every face writes it: its reading (`read`), and the operations that create,
+//! change and delete one in the actor's cabinet, with its scope checked against the cabinet and
+//! the cabinet's limit on rules, in the caller's transaction; and a rule as every face shows it.
+
+mod read;
+
+pub use read::{read, read_change, RuleChange};
+
+use rusqlite::Connection;
+use serde_json::{json, Value};
+
+use super::{Actor, OpsError};
+use crate::clock;
+use crate::domain::money::CabinetType;
+use crate::domain::rule::{RuleSpec, Scope, MAX_RULES_PER_CABINET};
+use crate::domain::ParseError;
+use crate::store::rules::{self, RuleRow};
+use crate::store::{campaigns, groups};
+
+/// Refuses a scope naming a group or campaigns the cabinet does not have.
+fn check_scope(conn: &Connection, account: i64, scope: &Scope) -> Result<(), OpsError> {
+    match scope {
+        Scope::Cabinet => Ok(()),
+        Scope::Group(g) => match groups::get(conn, *g)? {
+            Some(group) if group.account_id == account => Ok(()),
+            _ => Err(ParseError::new("scope.group_id", "No such group in this cabinet.").into()),
+        },
+        Scope::Ads(ads) => {
+            let live = campaigns::live_ids(conn, account)?;
+            match ads.iter().position(|ad| !live.contains(ad)) {
+                Some(i) => Err(ParseError::new(
+                    format!("scope.ad_ids[{i}]"),
+                    format!("No live campaign {} in this cabinet.", ads[i]),
+                )
+                .into()),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+/// Stores a new rule `spec` in the actor's cabinet (the API's create and the panel's form):
+/// its scope checked against the cabinet and the cabinet's rule limit.
+pub fn create(tx: &Connection, actor: &Actor, spec: &RuleSpec) -> Result<RuleRow, OpsError> {
+    let account = actor.cabinet().id;
+    check_scope(tx, account, &spec.scope)?;
+    if rules::count(tx, account)? >= MAX_RULES_PER_CABINET {
+        return Err(ParseError::new(
+            "account_id",
+            format!("A cabinet holds at most {MAX_RULES_PER_CABINET} rules."),
+        )
+        .into());
+    }
+    let id = rules::save(tx, None, account, spec, &clock::iso(clock::now(tx)?))?;
+    rules::get(tx, id)?.ok_or(OpsError::RuleNotFound)
+}
+
+/// The stored rule `id` of the actor's cabinet.
+fn own(tx: &Connection, actor: &Actor, id: i64) -> Result<RuleRow, OpsError> {
+    rules::get(tx, id)?
+        .filter(|r| r.account_id == actor.cabinet().id)
+        .ok_or(OpsError::RuleNotFound)
+}
+
+/// Stores `change` as the new version of rule `id` of the actor's cabinet (its scope checked
+/// again when sent).
+pub fn update(
+    tx: &Connection,
+    actor: &Actor,
+    id: i64,
+    change: RuleChange,
+) -> Result<RuleRow, OpsError> {
+    let account = own(tx, actor, id)?.account_id;
+    if change.scope_sent {
+        check_scope(tx, account, &change.spec.scope)?;
+    }
+    rules::save(
+        tx,
+        Some(id),
+        account,
+        &change.spec,
+        &clock::iso(clock::now(tx)?),
+    )?;
+    rules::get(tx, id)?.ok_or(OpsError::RuleNotFound)
+}
+
+/// Deletes rule `id` of the actor's cabinet with its log.
+pub fn delete(tx: &Connection, actor: &Actor, id: i64) -> Result<(), OpsError> {
+    own(tx, actor, id)?;
+    Ok(rules::delete(tx, id)?)
+}
+
+/// A rule as the API, the panel and the operator's commands show it.
+pub fn describe(rule: &RuleRow, kind: CabinetType) -> Value {
+    let spec = &rule.spec;
+    json!({
+        "id": rule.id,
+        "account_id": rule.account_id,
+        "name": spec.name,
+        "scope": spec.scope.to_json(),
+        "match": if spec.match_all { "all" } else { "any" },
+        "conditions": spec.conditions.iter().map(|c| c.to_json()).collect::<Vec<_>>(),
+        "action": spec.action.to_json(kind),
+        "cooldown_hours": spec.cooldown_hours,
+        "max_runs_per_day": spec.max_runs_per_day,
+        "enabled": spec.enabled,
+        "dry_run": spec.dry_run,
+        "created_at": rule.created_at,
+        "updated_at": rule.updated_at,
+    })
+}

@@ -1,0 +1,471 @@
+//! Owns reading a rule as every face sends it: its fields (all of them for a new rule, the
+//! ones sent over the stored ones for a change) into the domain's types, each wrong field named
+//! by its path (`conditions[1].value`, `action.max_cpm`), in the order they are read.
+
+use rust_decimal::Decimal;
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::domain::campaign::Status;
+use crate::domain::fields::wire::{
+    present, Amount, Choice, Flag, Id, Ids, Int, Later, Lenient, List, Named, Raw, Text, Trimmed,
+    Word,
+};
+use crate::domain::fields::{self, path, Body};
+use crate::domain::money::{CabinetType, Money};
+use crate::domain::rule::{
+    Action, Condition, Metric, Op, RuleSpec, Scope, Threshold, MAX_CONDITIONS, MAX_SCOPE_ADS,
+    MAX_WINDOW_HOURS,
+};
+use crate::domain::ParseError;
+use crate::store::rules::RuleRow;
+
+/// A rule's fields as sent; each is optional (a change sends some, a new rule needs most).
+#[derive(Deserialize)]
+struct RuleIn {
+    name: Option<Trimmed<1, 100>>,
+    #[serde(default, deserialize_with = "present")]
+    scope: Option<ScopeIn>,
+    #[serde(rename = "match")]
+    match_all: Option<Word<Match>>,
+    #[serde(default, deserialize_with = "present")]
+    conditions: Option<List<Later<ConditionIn>, MAX_CONDITIONS>>,
+    #[serde(default, deserialize_with = "present")]
+    action: Option<Raw>,
+    cooldown_hours: Option<Int<0, 168>>,
+    max_runs_per_day: Option<Int<1, 24>>,
+    enabled: Option<Flag>,
+    dry_run: Option<Flag>,
+}
+
+/// `match`: every condition (`all`) or one of them (`any`).
+struct Match(bool);
+
+impl Choice for Match {
+    fn parse(word: &str) -> Option<Match> {
+        match word {
+            "all" => Some(Match(true)),
+            "any" => Some(Match(false)),
+            _ => None,
+        }
+    }
+
+    fn refusal() -> String {
+        "is all or any.".into()
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(expecting = "\u{0} must be an object.")]
+struct ScopeIn {
+    group_id: Option<Id>,
+    ad_ids: Option<Ids<MAX_SCOPE_ADS>>,
+}
+
+#[derive(Deserialize)]
+#[serde(expecting = "A condition is an object.")]
+struct ConditionIn {
+    metric: Word<Metric>,
+    op: Word<Op>,
+    value: Option<Raw>,
+    window_hours: Option<Int<1, { MAX_WINDOW_HOURS as i64 }>>,
+    currency: Option<Text>,
+}
+
+impl Named for ConditionIn {
+    const PLURAL: &'static str = "conditions";
+}
+
+impl Choice for Metric {
+    fn parse(word: &str) -> Option<Metric> {
+        Metric::parse(word)
+    }
+
+    fn refusal() -> String {
+        let all: Vec<_> = Metric::ALL.iter().map(|m| m.as_str()).collect();
+        format!("must be one of {}.", all.join(", "))
+    }
+}
+
+impl Choice for Op {
+    fn parse(word: &str) -> Option<Op> {
+        Op::parse(word)
+    }
+
+    fn refusal() -> String {
+        "must be one of >, >=, <, <=, =, !=.".into()
+    }
+}
+
+/// An action's `type`, read before the fields that type takes.
+#[derive(Deserialize)]
+struct ActionHead {
+    #[serde(rename = "type")]
+    kind: Word<ActionKind>,
+}
+
+#[derive(Clone, Copy)]
+enum ActionKind {
+    Pause,
+    Resume,
+    SetCpm,
+    ChangeCpm,
+    AddBudget,
+    Notify,
+}
+
+impl Choice for ActionKind {
+    fn parse(word: &str) -> Option<ActionKind> {
+        Some(match word {
+            "pause" => ActionKind::Pause,
+            "resume" => ActionKind::Resume,
+            "set_cpm" => ActionKind::SetCpm,
+            "change_cpm" => ActionKind::ChangeCpm,
+            "add_budget" => ActionKind::AddBudget,
+            "notify" => ActionKind::Notify,
+            _ => return None,
+        })
+    }
+
+    fn refusal() -> String {
+        "must be pause, resume, set_cpm, change_cpm, add_budget or notify.".into()
+    }
+}
+
+/// The fields of an action that takes none but its type.
+#[derive(Deserialize)]
+struct Bare {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+}
+
+#[derive(Deserialize)]
+struct SetCpmIn {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    cpm: Option<Amount>,
+}
+
+#[derive(Deserialize)]
+struct ChangeCpmIn {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    percent: Option<Amount>,
+    min_cpm: Option<Amount>,
+    max_cpm: Option<Amount>,
+}
+
+#[derive(Deserialize)]
+struct AddBudgetIn {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    amount: Option<Amount>,
+    max_per_day: Option<Amount>,
+}
+
+#[derive(Deserialize)]
+struct NotifyIn {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    text: Trimmed<1, 500>,
+}
+
+impl ScopeIn {
+    fn scope(self) -> Result<Scope, ParseError> {
+        match (self.group_id, self.ad_ids) {
+            (None, None) => Ok(Scope::Cabinet),
+            (Some(Id(g)), None) => Ok(Scope::Group(g)),
+            (None, Some(Ids(ads))) if ads.is_empty() => Err(ParseError::new(
+                "scope.ad_ids",
+                "ad_ids lists at least one campaign.",
+            )),
+            (None, Some(Ids(ads))) => Ok(Scope::Ads(ads)),
+            (Some(_), Some(_)) => Err(ParseError::new(
+                "scope",
+                "scope is {} (the cabinet), {\"group_id\": N} or {\"ad_ids\": [...]}, not both.",
+            )),
+        }
+    }
+}
+
+impl ConditionIn {
+    /// Reads the condition at `at` (`conditions[1]`): its fields, how its value reads for its
+    /// metric, then any field it does not take.
+    fn read(value: &Value, at: &str) -> Result<Condition, ParseError> {
+        let (sent, undeclared): (ConditionIn, _) = fields::read_open(value, at)?;
+        let condition = sent.condition(at)?;
+        undeclared.refuse()?;
+        Ok(condition)
+    }
+
+    fn condition(self, at: &str) -> Result<Condition, ParseError> {
+        let (Word(metric), Word(op)) = (self.metric, self.op);
+        let value = threshold(self.value.map(|r| r.0), at, metric, op)?;
+        let window = self.window_hours.map(|w| w.0);
+        if window.is_some() && !metric.windowed() {
+            return Err(ParseError::new(
+                path(at, "window_hours"),
+                "budget and status are read as they are at the sync; they take no window_hours.",
+            ));
+        }
+        let currency = match self.currency.map(|t| t.0) {
+            None => None,
+            Some(_) if metric != Metric::Revenue => {
+                return Err(ParseError::new(
+                    path(at, "currency"),
+                    "currency applies to the revenue metric only.",
+                ))
+            }
+            Some(cur) if cur.len() == 3 && cur.chars().all(|ch| ch.is_ascii_alphabetic()) => {
+                Some(cur.to_ascii_uppercase())
+            }
+            Some(_) => {
+                return Err(ParseError::new(
+                    path(at, "currency"),
+                    "currency is a three-letter ISO 4217 code.",
+                ))
+            }
+        };
+        Ok(Condition {
+            metric,
+            op,
+            value,
+            window_hours: match window {
+                Some(w) => w as u32,
+                None if metric.windowed() => 24,
+                None => 1,
+            },
+            currency,
+        })
+    }
+}
+
+/// A condition's `value`: a campaign status for the status metric (compared with = or !=
+/// only), else a number (negative only for revenue, whole for counts).
+fn threshold(
+    value: Option<Value>,
+    at: &str,
+    metric: Metric,
+    op: Op,
+) -> Result<Threshold, ParseError> {
+    let param = path(at, "value");
+    let value = value.ok_or_else(|| ParseError::new(&param, "value is required."))?;
+    if metric == Metric::Status {
+        let Text(text) = fields::read_at(&value, &param)?;
+        let status = Status::parse(&text)
+            .ok_or_else(|| ParseError::new(&param, "value must be a campaign status."))?;
+        if !matches!(op, Op::Eq | Op::Ne) {
+            return Err(ParseError::new(
+                path(at, "op"),
+                "A status is compared with = or != only.",
+            ));
+        }
+        return Ok(Threshold::Status(status));
+    }
+    let amount: Amount = fields::read_at(&value, &param)?;
+    let value = amount.signed(&param, "value")?;
+    if value.is_sign_negative() && metric != Metric::Revenue {
+        return Err(ParseError::new(param, "value must not be negative."));
+    }
+    let counter = matches!(
+        metric,
+        Metric::Views | Metric::Clicks | Metric::Actions | Metric::Conversions
+    );
+    if counter && value.normalize().scale() > 0 {
+        return Err(ParseError::new(
+            param,
+            format!(
+                "{} is a count: value must be a whole number.",
+                metric.as_str()
+            ),
+        ));
+    }
+    Ok(Threshold::Number(value.normalize()))
+}
+
+/// A required amount of an action greater than zero, at the cabinet currency's scale.
+fn positive(sent: Option<Amount>, name: &str, kind: CabinetType) -> Result<Money, ParseError> {
+    let param = path("action", name);
+    sent.map(|a| a.positive(&param, name, kind.scale()))
+        .transpose()?
+        .ok_or_else(|| {
+            ParseError::new(
+                param,
+                format!("{name} is required and must be greater than 0."),
+            )
+        })
+}
+
+/// The rule's `action`: its `type`, then the fields that type takes (any other refused).
+fn action(value: &Value, kind: CabinetType) -> Result<Action, ParseError> {
+    if !value.is_object() {
+        return Err(ParseError::new("action", "action must be an object."));
+    }
+    let Lenient(ActionHead { kind: Word(which) }) = fields::read_at(value, "action")?;
+    Ok(match which {
+        ActionKind::Pause => {
+            fields::read_at::<Bare>(value, "action")?;
+            Action::Pause
+        }
+        ActionKind::Resume => {
+            fields::read_at::<Bare>(value, "action")?;
+            Action::Resume
+        }
+        ActionKind::SetCpm => {
+            let (sent, undeclared): (SetCpmIn, _) = fields::read_open(value, "action")?;
+            let cpm = positive(sent.cpm, "cpm", kind)?;
+            undeclared.refuse()?;
+            Action::SetCpm { cpm }
+        }
+        ActionKind::ChangeCpm => {
+            let (sent, undeclared): (ChangeCpmIn, _) = fields::read_open(value, "action")?;
+            let param = path("action", "percent");
+            let percent = sent
+                .percent
+                .map(|p| p.signed(&param, "percent"))
+                .transpose()?
+                .filter(|p| !p.is_zero() && *p >= Decimal::from(-90) && *p <= Decimal::from(500))
+                .ok_or_else(|| {
+                    ParseError::new(
+                        &param,
+                        "percent is required: from -90 to 500, not 0 (negative lowers the bid).",
+                    )
+                })?;
+            let (min_cpm, max_cpm) = (
+                positive(sent.min_cpm, "min_cpm", kind)?,
+                positive(sent.max_cpm, "max_cpm", kind)?,
+            );
+            undeclared.refuse()?;
+            if min_cpm > max_cpm {
+                return Err(ParseError::new(
+                    "action.max_cpm",
+                    "max_cpm must be at least min_cpm.",
+                ));
+            }
+            Action::ChangeCpm {
+                percent: percent.normalize(),
+                min_cpm,
+                max_cpm,
+            }
+        }
+        ActionKind::AddBudget => {
+            let (sent, undeclared): (AddBudgetIn, _) = fields::read_open(value, "action")?;
+            let amount = positive(sent.amount, "amount", kind)?;
+            let max_per_day = positive(sent.max_per_day, "max_per_day", kind)?;
+            undeclared.refuse()?;
+            if max_per_day < amount {
+                return Err(ParseError::new(
+                    "action.max_per_day",
+                    "max_per_day must be at least amount.",
+                ));
+            }
+            Action::AddBudget {
+                amount,
+                max_per_day,
+            }
+        }
+        ActionKind::Notify => {
+            let sent: NotifyIn = fields::read_at(value, "action")?;
+            Action::Notify { text: sent.text.0 }
+        }
+    })
+}
+
+/// Reads a rule's fields for a cabinet of `kind`: all of them for a new rule (`base` is
+/// `None`), or the ones sent over `base` for a change.
+pub fn read(
+    body: &Value,
+    kind: CabinetType,
+    base: Option<&RuleSpec>,
+) -> Result<RuleSpec, ParseError> {
+    let (sent, undeclared): (RuleIn, _) = fields::read_open(body, "")?;
+    let missing = |name: &str| ParseError::new(name, format!("{name} is required."));
+    let name = match sent.name {
+        Some(Trimmed(n)) => n,
+        None => base
+            .map(|b| b.name.clone())
+            .ok_or_else(|| missing("name"))?,
+    };
+    let scope = match sent.scope {
+        Some(s) => s.scope()?,
+        None => base.map_or(Scope::Cabinet, |b| b.scope.clone()),
+    };
+    let match_all = match sent.match_all {
+        Some(Word(Match(all))) => all,
+        None => base.is_none_or(|b| b.match_all),
+    };
+    let conditions = match sent.conditions {
+        Some(List(list)) => list
+            .into_iter()
+            .enumerate()
+            .map(|(i, Later(c, _))| ConditionIn::read(&c, &format!("conditions[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => base
+            .map(|b| b.conditions.clone())
+            .ok_or_else(|| missing("conditions"))?,
+    };
+    let action = match sent.action {
+        Some(Raw(value)) => action(&value, kind)?,
+        None => base
+            .map(|b| b.action.clone())
+            .ok_or_else(|| missing("action"))?,
+    };
+    undeclared.refuse()?;
+    let int = |sent: Option<i64>, old: Option<u32>, default: u32| {
+        sent.map(|v| v as u32).or(old).unwrap_or(default)
+    };
+    Ok(RuleSpec {
+        name,
+        scope,
+        match_all,
+        conditions,
+        action,
+        cooldown_hours: int(
+            sent.cooldown_hours.map(|v| v.0),
+            base.map(|b| b.cooldown_hours),
+            24,
+        ),
+        max_runs_per_day: int(
+            sent.max_runs_per_day.map(|v| v.0),
+            base.map(|b| b.max_runs_per_day),
+            1,
+        ),
+        enabled: sent
+            .enabled
+            .map(|f| f.0)
+            .or(base.map(|b| b.enabled))
+            .unwrap_or(true),
+        dry_run: sent
+            .dry_run
+            .map(|f| f.0)
+            .or(base.map(|b| b.dry_run))
+            .unwrap_or(false),
+    })
+}
+
+/// A change of a stored rule, as read.
+pub struct RuleChange {
+    pub(super) spec: RuleSpec,
+    /// The scope was sent (and is checked again).
+    pub(super) scope_sent: bool,
+}
+
+/// Reads a change of `rule` (of a `kind` cabinet) from `body`: the fields sent over the stored
+/// ones. A cabinet's id, if sent, must be the rule's own.
+pub fn read_change(
+    body: &Body,
+    kind: CabinetType,
+    rule: &RuleRow,
+) -> Result<RuleChange, ParseError> {
+    if body.account_id()?.is_some_and(|a| a != rule.account_id) {
+        return Err(ParseError::new(
+            "account_id",
+            "A rule stays in its cabinet; create a new one for another.",
+        ));
+    }
+    Ok(RuleChange {
+        spec: read(&body.fields(), kind, Some(&rule.spec))?,
+        scope_sent: body.has("scope"),
+    })
+}
