@@ -234,16 +234,72 @@ pub enum Action {
     },
 }
 
-impl Action {
-    pub fn name(&self) -> &'static str {
+/// The kinds of [`Action`], for every face that lists them or reads one by its name: a new
+/// action is a new variant here, and the compiler points at every list and form it joins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionKind {
+    Pause,
+    Resume,
+    SetCpm,
+    ChangeCpm,
+    AddBudget,
+    Notify,
+}
+
+impl ActionKind {
+    /// Every kind, in the order forms and refusals list them.
+    pub const ALL: [ActionKind; 6] = [
+        ActionKind::Pause,
+        ActionKind::Resume,
+        ActionKind::SetCpm,
+        ActionKind::ChangeCpm,
+        ActionKind::AddBudget,
+        ActionKind::Notify,
+    ];
+
+    /// Its `type` on the wire.
+    pub fn name(self) -> &'static str {
         match self {
-            Action::Pause => "pause",
-            Action::Resume => "resume",
-            Action::SetCpm { .. } => "set_cpm",
-            Action::ChangeCpm { .. } => "change_cpm",
-            Action::AddBudget { .. } => "add_budget",
-            Action::Notify { .. } => "notify",
+            ActionKind::Pause => "pause",
+            ActionKind::Resume => "resume",
+            ActionKind::SetCpm => "set_cpm",
+            ActionKind::ChangeCpm => "change_cpm",
+            ActionKind::AddBudget => "add_budget",
+            ActionKind::Notify => "notify",
         }
+    }
+
+    /// The kind named `word`.
+    pub fn parse(word: &str) -> Option<ActionKind> {
+        ActionKind::ALL.into_iter().find(|k| k.name() == word)
+    }
+
+    /// The fields an action of this kind takes besides its `type`.
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            ActionKind::Pause | ActionKind::Resume => &[],
+            ActionKind::SetCpm => &["cpm"],
+            ActionKind::ChangeCpm => &["percent", "min_cpm", "max_cpm"],
+            ActionKind::AddBudget => &["amount", "max_per_day"],
+            ActionKind::Notify => &["text"],
+        }
+    }
+}
+
+impl Action {
+    pub fn kind(&self) -> ActionKind {
+        match self {
+            Action::Pause => ActionKind::Pause,
+            Action::Resume => ActionKind::Resume,
+            Action::SetCpm { .. } => ActionKind::SetCpm,
+            Action::ChangeCpm { .. } => ActionKind::ChangeCpm,
+            Action::AddBudget { .. } => ActionKind::AddBudget,
+            Action::Notify { .. } => ActionKind::Notify,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
     }
 
     pub fn to_json(&self, kind: CabinetType) -> Value {
@@ -361,6 +417,44 @@ pub struct State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_action_kind_is_named_as_its_action_is_stored_and_read_back_by_that_name() {
+        let m = Money::parse("1", 2).unwrap();
+        let actions = [
+            Action::Pause,
+            Action::Resume,
+            Action::SetCpm { cpm: m },
+            Action::ChangeCpm {
+                percent: Decimal::TEN,
+                min_cpm: m,
+                max_cpm: m,
+            },
+            Action::AddBudget {
+                amount: m,
+                max_per_day: m,
+            },
+            Action::Notify { text: "x".into() },
+        ];
+        let kinds: Vec<ActionKind> = actions.iter().map(Action::kind).collect();
+        assert_eq!(kinds, ActionKind::ALL);
+        for action in &actions {
+            let stored = serde_json::to_value(action).unwrap();
+            assert_eq!(stored["type"], action.name());
+            assert_eq!(ActionKind::parse(action.name()), Some(action.kind()));
+            let fields: Vec<&str> = stored
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .filter(|k| *k != "type")
+                .collect();
+            let mut expected = action.kind().fields().to_vec();
+            expected.sort_unstable();
+            assert_eq!(fields, expected, "{}", action.name());
+        }
+        assert_eq!(ActionKind::parse("withdraw"), None);
+    }
 
     pub(super) fn state() -> State {
         State {

@@ -15,8 +15,8 @@ use crate::domain::fields::wire::{
 use crate::domain::fields::{self, path, Body};
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::rule::{
-    Action, Condition, Metric, Op, RuleSpec, Scope, Threshold, MAX_CONDITIONS, MAX_SCOPE_ADS,
-    MAX_WINDOW_HOURS,
+    Action, ActionKind, Condition, Metric, Op, RuleSpec, Scope, Threshold, MAX_CONDITIONS,
+    MAX_SCOPE_ADS, MAX_WINDOW_HOURS,
 };
 use crate::domain::ParseError;
 use crate::store::rules::RuleRow;
@@ -105,31 +105,15 @@ struct ActionHead {
     kind: Word<ActionKind>,
 }
 
-#[derive(Clone, Copy)]
-enum ActionKind {
-    Pause,
-    Resume,
-    SetCpm,
-    ChangeCpm,
-    AddBudget,
-    Notify,
-}
-
 impl Choice for ActionKind {
     fn parse(word: &str) -> Option<ActionKind> {
-        Some(match word {
-            "pause" => ActionKind::Pause,
-            "resume" => ActionKind::Resume,
-            "set_cpm" => ActionKind::SetCpm,
-            "change_cpm" => ActionKind::ChangeCpm,
-            "add_budget" => ActionKind::AddBudget,
-            "notify" => ActionKind::Notify,
-            _ => return None,
-        })
+        ActionKind::parse(word)
     }
 
     fn refusal() -> String {
-        "must be pause, resume, set_cpm, change_cpm, add_budget or notify.".into()
+        let names: Vec<&str> = ActionKind::ALL.iter().map(|k| k.name()).collect();
+        let (last, first) = names.split_last().expect("there are actions");
+        format!("must be {} or {last}.", first.join(", "))
     }
 }
 

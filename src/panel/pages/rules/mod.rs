@@ -21,7 +21,7 @@ use super::super::{layout, redirect, Form, Visit, WebError};
 use super::ops_error;
 use crate::domain::fields::Body;
 use crate::domain::money::CabinetType;
-use crate::domain::rule::{Metric, Op};
+use crate::domain::rule::{ActionKind, Metric, Op};
 use crate::domain::ParseError;
 use crate::http::Reply;
 use crate::jobs::automation::preview;
@@ -215,10 +215,8 @@ fn new_form(
             fieldset {
                 legend { "Action" }
                 label { "Do" select name="action" {
-                    @for (value, label) in [("pause", "Pause the campaign"), ("resume", "Resume the campaign"),
-                        ("set_cpm", "Set the bid"), ("change_cpm", "Change the bid by a percent"),
-                        ("add_budget", "Add budget"), ("notify", "Send an alert")] {
-                        option value=(value) selected[action == value] { (label) }
+                    @for kind in ActionKind::ALL {
+                        option value=(kind.name()) selected[action == kind.name()] { (words::action_label(kind)) }
                     }
                 } small { "Only the fields of the chosen action are read." } }
                 div.filters { (text("cpm", "New bid (set the bid)", "Greater than 0.")) }
@@ -305,13 +303,7 @@ fn body_of(form: &Form) -> (Map<String, Value>, Vec<usize>) {
         _ => json!({}),
     };
     let kind = text("action");
-    let fields: &[&str] = match kind.as_str() {
-        "set_cpm" => &["cpm"],
-        "change_cpm" => &["percent", "min_cpm", "max_cpm"],
-        "add_budget" => &["amount", "max_per_day"],
-        "notify" => &["text"],
-        _ => &[],
-    };
+    let fields = ActionKind::parse(&kind).map_or(&[][..], ActionKind::fields);
     let action = [("type", kind.into())]
         .into_iter()
         .chain(fields.iter().map(|f| (*f, Value::from(text(f)))));

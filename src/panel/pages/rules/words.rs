@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::super::super::format::money;
 use crate::domain::money::CabinetType;
-use crate::domain::rule::{Action, Condition, Metric, RuleSpec, Scope, Threshold};
+use crate::domain::rule::{Action, ActionKind, Condition, Metric, RuleSpec, Scope, Threshold};
 use crate::store::groups::Group;
 
 pub fn metric_name(m: Metric) -> String {
@@ -101,6 +101,18 @@ pub fn matched_words(matched: &Value) -> String {
             .collect::<Vec<_>>()
             .join(", "),
         None => "–".into(),
+    }
+}
+
+/// The rule form's words for an action of `kind`.
+pub fn action_label(kind: ActionKind) -> &'static str {
+    match kind {
+        ActionKind::Pause => "Pause the campaign",
+        ActionKind::Resume => "Resume the campaign",
+        ActionKind::SetCpm => "Set the bid",
+        ActionKind::ChangeCpm => "Change the bid by a percent",
+        ActionKind::AddBudget => "Add budget",
+        ActionKind::Notify => "Send an alert",
     }
 }
 
