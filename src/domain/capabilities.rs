@@ -100,11 +100,7 @@ impl Capabilities {
     /// The target types served, as a refusal names them: `channels, bots, search or users`.
     pub fn target_names(&self) -> String {
         let names: Vec<&str> = self.targets.iter().map(|t| t.target.as_str()).collect();
-        match names.split_last() {
-            Some((last, [])) => (*last).to_string(),
-            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-            None => String::new(),
-        }
+        super::either(&names)
     }
 
     /// The placement an ad of `target` takes.

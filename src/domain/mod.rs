@@ -27,6 +27,15 @@ impl std::fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+/// The choices `names` as a refusal lists them: `a`, `a or b`, `a, b or c` (empty for none).
+pub fn either(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 pub mod access;
 pub mod ad;
 pub mod auto_cpm;

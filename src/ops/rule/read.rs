@@ -112,8 +112,7 @@ impl Choice for ActionKind {
 
     fn refusal() -> String {
         let names: Vec<&str> = ActionKind::ALL.iter().map(|k| k.name()).collect();
-        let (last, first) = names.split_last().expect("there are actions");
-        format!("must be {} or {last}.", first.join(", "))
+        format!("must be {}.", crate::domain::either(&names))
     }
 }
 
