@@ -43,6 +43,7 @@ const SERVICE: Ledger = Ledger {
         (16, include_str!("../../sql/0016_marks_in_campaigns.sql")),
         (17, include_str!("../../sql/0017_automation_ledger.sql")),
         (18, include_str!("../../sql/0018_cabinet_types_in_code.sql")),
+        (19, include_str!("../../sql/0019_campaign_local_rev.sql")),
     ],
 };
 

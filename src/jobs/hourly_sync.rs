@@ -3,14 +3,17 @@
 //! its stats of that hour, status changes for the webhook sender, the balance, and the full
 //! re-read of running campaigns spread over the hours. The scheduler runs it off the runtime.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Duration, Utc};
 
 use crate::clock;
+use crate::domain::ad::AdCounters;
+use crate::domain::money::Money;
 use crate::ops::write_back::{apply, confirm_missing, store_balance};
 use crate::platform::PlatformError;
 use crate::services::Services;
+use crate::store::campaigns::Reported;
 use crate::store::events::{self, StatusChange};
 use crate::store::history::Source;
 use crate::store::StoreError;
@@ -20,33 +23,76 @@ use crate::store::{cabinets, campaigns, stats};
 /// third hourly sync after its last full read.
 const FULL_READ_AFTER: Duration = Duration::minutes(150);
 
-/// Brings every campaign of a cabinet to the end of the hour starting at `hour`: the
-/// platform's report (status, switch, money, counters) goes into the stored copies, what each
-/// campaign gained since the last sync becomes its stats of that hour, status changes are
-/// recorded for the webhook sender, and the balance is refreshed. With `full_reads`, running
-/// campaigns whose settings are older than [`FULL_READ_AFTER`] are re-read in full, at most a
-/// third of the running ones per hour (the stalest first), so re-reads spread over the hours.
-pub fn sync_cabinet(
+/// A cabinet's report for the end of an hour as the platform gave it, with the local
+/// revision of each stored copy read just before it was asked for.
+pub struct Report {
+    account: i64,
+    hour: DateTime<Utc>,
+    revs: HashMap<i64, i64>,
+    lines: Vec<AdCounters>,
+    balance: Option<Money>,
+}
+
+impl Report {
+    /// The ads the platform listed.
+    fn listed(&self) -> HashSet<i64> {
+        self.lines.iter().map(|line| line.ad_id).collect()
+    }
+}
+
+/// Asks the platform for a cabinet's report at the end of the hour starting at `hour` and for
+/// its balance (a failed balance read leaves the stored one); the stored copies' local
+/// revisions are read first.
+pub fn read_report(
     services: &Services,
     account: i64,
     hour: DateTime<Utc>,
-    full_reads: bool,
-) -> Result<Result<(), PlatformError>, StoreError> {
-    let report = match services.platform.report(account, hour + Duration::hours(1)) {
-        Ok(report) => report,
+) -> Result<Result<Report, PlatformError>, StoreError> {
+    let revs = services
+        .db
+        .read_blocking(|c| campaigns::local_revs(c, account))?;
+    let lines = match services.platform.report(account, hour + Duration::hours(1)) {
+        Ok(lines) => lines,
         Err(e) => return Ok(Err(e)),
     };
-    let balance = services.platform.balance(account);
-    let hour = clock::iso(hour);
-    let now = services.db.write_blocking(|tx| {
+    let balance = services.platform.balance(account).ok();
+    Ok(Ok(Report {
+        account,
+        hour,
+        revs,
+        lines,
+        balance,
+    }))
+}
+
+/// Stores a report in one transaction: each copy's counters, and what each gained since the
+/// last sync as its stats of the hour; the switch, budget and status (a status change recorded
+/// for the webhook sender) only of copies adcab did not change after the report was read, whose
+/// own state is newer; the cabinet's hour, and its balance unless such a change came between.
+/// Returns the service clock's now.
+pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc>, StoreError> {
+    let account = report.account;
+    let hour = clock::iso(report.hour);
+    services.db.write_blocking(|tx| {
         let now = clock::now(tx)?;
         let stored = campaigns::sync_states(tx, account)?;
-        for line in &report {
+        let mut newer_balance = false;
+        for line in &report.lines {
             let Some(state) = stored.get(&line.ad_id) else {
                 continue;
             };
-            let moved = state.status != line.status;
-            campaigns::apply_counters(tx, account, line, moved)?;
+            let unchanged = report.revs.get(&line.ad_id) == Some(&state.local_rev);
+            let moved = unchanged && state.status != line.status;
+            let reported = if unchanged {
+                Reported::State {
+                    status_moved: moved,
+                }
+            } else {
+                // A money move stored meanwhile stored the balance after it, too.
+                newer_balance = true;
+                Reported::CountersOnly
+            };
+            campaigns::apply_counters(tx, account, line, reported)?;
             let gain = line.totals().gain_since(&state.mark);
             stats::record_gain(tx, account, line.ad_id, &hour, &gain)?;
             if moved {
@@ -62,10 +108,28 @@ pub fn sync_cabinet(
             }
         }
         stats::total_cabinet_hour(tx, account, &hour)?;
-        store_balance(tx, account, balance.ok())?;
+        store_balance(tx, account, report.balance.filter(|_| !newer_balance))?;
         Ok::<_, StoreError>(now)
-    })?;
-    let listed: HashSet<i64> = report.iter().map(|line| line.ad_id).collect();
+    })
+}
+
+/// Brings every campaign of a cabinet to the end of the hour starting at `hour`: the
+/// platform's report goes into the stored copies ([`read_report`], [`store_report`]), ads the
+/// report no longer lists are confirmed gone, and with `full_reads`, running campaigns whose
+/// settings are older than [`FULL_READ_AFTER`] are re-read in full, at most a third of the
+/// running ones per hour (the stalest first), so re-reads spread over the hours.
+pub fn sync_cabinet(
+    services: &Services,
+    account: i64,
+    hour: DateTime<Utc>,
+    full_reads: bool,
+) -> Result<Result<(), PlatformError>, StoreError> {
+    let report = match read_report(services, account, hour)? {
+        Ok(report) => report,
+        Err(e) => return Ok(Err(e)),
+    };
+    let now = store_report(services, &report)?;
+    let listed = report.listed();
     if let Err(e) = confirm_missing(services, account, &listed)? {
         tracing::warn!(account, error = %e, "missing ads not confirmed; retried next hour");
     }

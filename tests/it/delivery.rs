@@ -40,8 +40,7 @@ fn a_budget_is_spent_to_exactly_zero_then_a_top_up_runs_again() {
     let (_, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
     let before = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
-    // The scheduler catches up the 72 hours before the top-up: an hourly sync reads its report
-    // before it writes, so one still running could store the stopped state over the top-up.
+    // The scheduler catches up the 72 hours, so the stopped state below is the synced one.
     app.advance(3 * 24 * 3600);
     let spent = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
     assert_eq!(spent["status"], "Stopped");
@@ -66,5 +65,55 @@ fn a_budget_is_spent_to_exactly_zero_then_a_top_up_runs_again() {
     assert_eq!(
         topped["data"]["status"], "Active",
         "Stopped with active true runs again once funded"
+    );
+}
+
+/// The hourly sync reads the platform's report before it writes it: a top-up stored in
+/// between is newer than the report, and the report's stopped state and empty budget must not
+/// be written over it. The report's counters still are, and the next report is taken whole.
+#[test]
+fn a_top_up_stored_while_the_hourly_report_is_read_is_not_written_over() {
+    use adcab::jobs::hourly_sync::{read_report, store_report};
+    use chrono::{DurationRound, TimeDelta};
+
+    let app = spawn_app_with(|_| {});
+    let (_, cabinet, key) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    app.advance(3 * 24 * 3600);
+    let path = format!("/campaigns/{ad}");
+    assert_eq!(app.get_ok(&path, &key)["data"]["status"], "Stopped");
+    let s = &app.services;
+    let now = s.db.read_blocking(adcab::clock::now).unwrap();
+    let hour = now.duration_trunc(TimeDelta::hours(1)).unwrap() - TimeDelta::hours(1);
+    let report = read_report(s, cabinet, hour).unwrap().unwrap();
+    app.write_ok(
+        "POST",
+        &format!("/campaigns/{ad}/budget"),
+        &key,
+        Some(&json!({ "action": "add", "amount": 5 })),
+        200,
+    );
+    let balance = || app.get_ok("/account/info", &key)["data"][0]["balance"].clone();
+    let topped_up = balance();
+    store_report(s, &report).unwrap();
+    let kept = app.get_ok(&path, &key)["data"].clone();
+    assert_eq!(
+        (&kept["status"], &kept["active"], &kept["budget"]),
+        (&json!("Active"), &json!(true), &json!("5.00")),
+        "the top-up stays"
+    );
+    assert_eq!(
+        kept["spent"], "10.000000",
+        "the report's counters are stored"
+    );
+    assert_eq!(balance(), topped_up, "the balance after the top-up stays");
+
+    app.write_ok("POST", &format!("/campaigns/{ad}/pause"), &key, None, 200);
+    let fresh = read_report(s, cabinet, hour).unwrap().unwrap();
+    store_report(s, &fresh).unwrap();
+    let paused = app.get_ok(&path, &key)["data"].clone();
+    assert_eq!(
+        paused["active"], false,
+        "a report read after the change is taken whole"
     );
 }

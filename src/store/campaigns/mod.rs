@@ -282,8 +282,13 @@ pub fn refresh(
         return Ok(None);
     };
     let moved = old_status != snap.status;
-    // ?1 and ?2 name the campaign, ?3 is `now`; the changed columns follow.
-    let mut set = vec!["synced_at = ?3".to_string()];
+    // ?1 and ?2 name the campaign, ?3 is `now`; the changed columns follow. The local
+    // revision counts every refresh, so an hourly sync whose report was read before it keeps
+    // its hands off what the refresh stored.
+    let mut set = vec![
+        "synced_at = ?3".to_string(),
+        "local_rev = local_rev + 1".to_string(),
+    ];
     let mut values: Vec<Sql> = vec![
         snap.account_id.into(),
         snap.ad_id.into(),
@@ -350,6 +355,8 @@ pub fn status_of(
 /// What the hourly sync needs of a stored copy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncState {
+    /// The copy's local revision (see [`local_revs`]).
+    pub local_rev: i64,
     pub status: Status,
     pub tme_path: Option<String>,
     /// The lifetime counters as of the last hourly sync: the baseline of the next hour's gain
@@ -361,56 +368,88 @@ pub struct SyncState {
 /// sync would otherwise ask once per campaign.
 pub fn sync_states(conn: &Connection, account: i64) -> Result<HashMap<i64, SyncState>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT ad_id, status, tme_path, mark_views, mark_opens, mark_clicks, mark_actions,
-            mark_spent_micros
+        "SELECT ad_id, status, tme_path, local_rev, mark_views, mark_opens, mark_clicks,
+            mark_actions, mark_spent_micros
          FROM campaigns WHERE account_id = ?1",
     )?;
     let rows = stmt.query_map([account], |r| {
         let state = SyncState {
             status: parsed(r, 1, "campaigns.status", Status::parse)?,
             tme_path: r.get(2)?,
-            mark: super::stats::totals_at(r, 3)?,
+            local_rev: r.get(3)?,
+            mark: super::stats::totals_at(r, 4)?,
         };
         Ok((r.get(0)?, state))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Brings a copy's switch, money and counters in line with the platform's report and moves
-/// its mark to the reported counters; with `status_moved`, also its status and
-/// `status_changed_at`. The ad's settings are not part of it, so `synced_at` stays. The status
-/// is written only when it moved, so the index over it is left alone otherwise.
+/// The local revision of every stored copy of a cabinet, by `ad_id`: read before the hourly
+/// sync asks for the platform's report, so the sync can tell which copies changed while the
+/// report was on its way (see [`Reported::CountersOnly`]).
+pub fn local_revs(conn: &Connection, account: i64) -> Result<HashMap<i64, i64>, StoreError> {
+    let mut stmt =
+        conn.prepare_cached("SELECT ad_id, local_rev FROM campaigns WHERE account_id = ?1")?;
+    let rows = stmt.query_map([account], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// How much of a report line [`apply_counters`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reported {
+    /// The switch, the budget and the counters; the status too when it moved.
+    State { status_moved: bool },
+    /// The counters only: the copy changed after the report was read (a switch or a money move
+    /// adcab made meanwhile), so its switch, budget and status are newer than the report's.
+    CountersOnly,
+}
+
+/// Brings a copy's counters in line with the platform's report and moves its mark to the
+/// reported counters; with [`Reported::State`] also its switch and budget, and its status and
+/// `status_changed_at` when the status moved. The ad's settings are not part of it, so
+/// `synced_at` stays. The status is written only when it moved, so the index over it is left
+/// alone otherwise.
 pub fn apply_counters(
     conn: &Connection,
     account: i64,
     c: &AdCounters,
-    status_moved: bool,
+    reported: Reported,
 ) -> Result<(), StoreError> {
-    const SET: &str = "active = ?3, budget_micros = ?4, spent_micros = ?5, views = ?6,
-        opens = ?7, clicks = ?8, actions = ?9, mark_views = ?6, mark_opens = ?7,
-        mark_clicks = ?8, mark_actions = ?9, mark_spent_micros = ?5";
+    const COUNTERS: &str = "spent_micros = ?3, views = ?4, opens = ?5, clicks = ?6,
+        actions = ?7, mark_views = ?4, mark_opens = ?5, mark_clicks = ?6, mark_actions = ?7,
+        mark_spent_micros = ?3";
     const WHERE: &str = "WHERE account_id = ?1 AND ad_id = ?2";
-    static SQL: OnceLock<[String; 2]> = OnceLock::new();
-    let [counters, moved] = SQL.get_or_init(|| {
+    static SQL: OnceLock<[String; 3]> = OnceLock::new();
+    let [counters, state, moved] = SQL.get_or_init(|| {
         [
+            format!("UPDATE campaigns SET {COUNTERS} {WHERE}"),
             format!(
-                "UPDATE campaigns SET {SET} {WHERE}
-                   AND (active, budget_micros, spent_micros, views, opens, clicks, actions,
-                        mark_views, mark_opens, mark_clicks, mark_actions, mark_spent_micros)
-                       IS NOT (?3, ?4, ?5, ?6, ?7, ?8, ?9, ?6, ?7, ?8, ?9, ?5)"
+                "UPDATE campaigns SET {COUNTERS}, active = ?8, budget_micros = ?9 {WHERE}
+                   AND (spent_micros, views, opens, clicks, actions, mark_views, mark_opens,
+                        mark_clicks, mark_actions, mark_spent_micros, active, budget_micros)
+                       IS NOT (?3, ?4, ?5, ?6, ?7, ?4, ?5, ?6, ?7, ?3, ?8, ?9)"
             ),
-            format!("UPDATE campaigns SET {SET}, status = ?10, status_changed_at = ?11 {WHERE}"),
+            format!(
+                "UPDATE campaigns SET {COUNTERS}, active = ?8, budget_micros = ?9,
+                   status = ?10, status_changed_at = ?11 {WHERE}"
+            ),
         ]
     });
     let (budget, spent, status) = (c.budget.micros(), c.spent.micros(), c.status.as_str());
     let mut values: Vec<&dyn ToSql> = vec![
-        &account, &c.ad_id, &c.active, &budget, &spent, &c.views, &c.opens, &c.clicks, &c.actions,
+        &account, &c.ad_id, &spent, &c.views, &c.opens, &c.clicks, &c.actions,
     ];
-    let sql = if status_moved {
-        values.extend([&status as &dyn ToSql, &c.status_changed_at]);
-        moved
-    } else {
-        counters
+    let sql = match reported {
+        Reported::CountersOnly => counters,
+        Reported::State { status_moved } => {
+            values.extend([&c.active as &dyn ToSql, &budget]);
+            if status_moved {
+                values.extend([&status as &dyn ToSql, &c.status_changed_at]);
+                moved
+            } else {
+                state
+            }
+        }
     };
     conn.prepare_cached(sql)?.execute(&*values)?;
     Ok(())
@@ -510,7 +549,8 @@ pub fn cabinets_with_ad(
 /// Marks the copy of an ad the platform keeps as `Deleted`, with nothing left on it.
 pub fn mark_deleted(conn: &Connection, account: i64, ad: i64, now: &str) -> Result<(), StoreError> {
     conn.execute(
-        "UPDATE campaigns SET status = 'Deleted', budget_micros = 0, status_changed_at = ?3
+        "UPDATE campaigns SET status = 'Deleted', budget_micros = 0, status_changed_at = ?3,
+            local_rev = local_rev + 1
          WHERE account_id = ?1 AND ad_id = ?2",
         params![account, ad, now],
     )?;
