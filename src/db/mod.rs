@@ -103,6 +103,13 @@ impl Db {
             path: path.to_path_buf(),
             reason,
         })?;
+        // The savepoint of each grouped write keeps the pages it first changes in a statement
+        // journal: in memory, rather than a temporary file once it passes 64 KiB.
+        conn.pragma_update(None, "temp_store", "MEMORY")
+            .map_err(|source| OpenError::Connect {
+                path: path.to_path_buf(),
+                source,
+            })?;
         Ok(Db {
             inner: Arc::new(Inner {
                 path: path.to_path_buf(),
