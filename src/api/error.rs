@@ -9,7 +9,7 @@ use crate::auth::{AuthError, AuthFailure};
 use crate::domain::money::CabinetType;
 use crate::domain::ParseError;
 use crate::ops::campaigns::Refusal;
-use crate::ops::OpsError;
+use crate::ops::{OpsError, Owned};
 use crate::platform::PlatformError;
 use crate::store::StoreError;
 
@@ -102,6 +102,8 @@ impl ApiError {
         match e {
             OpsError::NotFound => ApiError::CampaignNotFound,
             OpsError::RuleNotFound => ApiError::RuleNotFound,
+            OpsError::NotYours(Owned::Task) => ApiError::TaskNotFound,
+            OpsError::NotYours(Owned::Key) => ApiError::RouteNotFound,
             OpsError::Invalid(e) => e.into(),
             OpsError::Refused(Refusal::InsufficientAdBalance) => ApiError::InsufficientAdBalance,
             OpsError::Refused(Refusal::AutoCpmLocked) => ApiError::AutoCpmLocked,

@@ -10,7 +10,7 @@ use super::args::{
     TrackerCmd, UserCmd, WebhookCmd,
 };
 use super::Failure;
-use crate::ops::{self, OpsError};
+use crate::ops::{self, By, OpsError};
 use crate::services::Services;
 
 /// An operation's answer as the JSON object the command prints.
@@ -71,14 +71,18 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, Failure> {
             color,
         }) => printed(ops::group_add(s, *cabinet, name, color.as_deref())),
         Admin::Key(KeyCmd::Create(new)) => printed(ops::key_create(s, new)),
-        Admin::Key(KeyCmd::Set { id, change }) => printed(ops::key_set(s, *id, change)),
-        Admin::Key(KeyCmd::Revoke { id }) => printed(ops::key_revoke(s, *id)),
-        Admin::Key(KeyCmd::RotateSecret { id }) => printed(ops::key_rotate_secret(s, *id)),
-        Admin::Key(KeyCmd::Ping { id }) => printed(ops::key_ping(s, *id)),
+        Admin::Key(KeyCmd::Set { id, change }) => {
+            printed(ops::key_set(s, By::Operator, *id, change))
+        }
+        Admin::Key(KeyCmd::Revoke { id }) => printed(ops::key_revoke(s, By::Operator, *id)),
+        Admin::Key(KeyCmd::RotateSecret { id }) => {
+            printed(ops::key_rotate_secret(s, By::Operator, *id))
+        }
+        Admin::Key(KeyCmd::Ping { id }) => printed(ops::key_ping(s, By::Operator, *id)),
         Admin::Key(KeyCmd::List { user }) => printed(ops::key_list(s, *user)),
         Admin::Tracker(TrackerCmd::Rotate { user }) => printed(ops::tracker_rotate(s, *user)),
-        Admin::Task(TaskCmd::Cancel { id }) => printed(ops::task_cancel(s, *id)),
-        Admin::Task(TaskCmd::Resume { id }) => printed(ops::task_resume(s, *id)),
+        Admin::Task(TaskCmd::Cancel { id }) => printed(ops::task_cancel(s, By::Operator, *id)),
+        Admin::Task(TaskCmd::Resume { id }) => printed(ops::task_resume(s, By::Operator, *id)),
         Admin::History { account, ad } => printed(ops::history(s, *account, *ad)),
         Admin::Webhook(WebhookCmd::Log { key, limit }) => {
             printed(ops::webhook_log(s, *key, *limit))

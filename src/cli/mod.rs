@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 
 use crate::config::Config;
 use crate::db::Open;
-use crate::ops::OpsError;
+use crate::ops::{OpsError, Owned};
 use crate::services::Services;
 use crate::store::StoreError;
 use args::{Cli, Command, ConfigCmd};
@@ -48,6 +48,8 @@ impl fmt::Display for Failure {
             Failure::Ops(OpsError::Invalid(e)) => f.write_str(&e.message),
             Failure::Ops(OpsError::NotFound) => f.write_str("no such campaign"),
             Failure::Ops(OpsError::RuleNotFound) => f.write_str("no such rule"),
+            Failure::Ops(OpsError::NotYours(Owned::Key)) => f.write_str("no such key"),
+            Failure::Ops(OpsError::NotYours(Owned::Task)) => f.write_str("no such task"),
             Failure::Ops(OpsError::Refused(r)) => f.write_str(r.sentence()),
             Failure::Ops(OpsError::BudgetUnchanged) => {
                 f.write_str("the platform took the top-up but the budget did not move")

@@ -17,6 +17,7 @@ use crate::domain::campaign::Status;
 use crate::domain::task::{BulkAction, Payload, TaskStatus};
 use crate::ops::campaigns::{self as campaign_ops, Entry, Refusal};
 use crate::ops::write_back;
+use crate::ops::Actor;
 use crate::platform::{AdDraft, PlatformError};
 use crate::services::Services;
 use crate::store::tasks::{self, Task};
@@ -94,24 +95,19 @@ pub fn run_one(s: &Services) -> Result<Step, StoreError> {
         return Ok(Step::Ran);
     };
     let cabinet = s.db.read_blocking(|c| cabinets::get(c, task.account_id))?;
-    let blocked = match &cabinet {
-        None => Some("The cabinet no longer exists."),
-        Some(c) if !c.is_active => Some("The cabinet is deactivated."),
-        Some(c) if c.auth_expired => {
-            Some("The cabinet's platform session expired; reconnect it in the panel.")
+    let actor = match Actor::for_task(&task, cabinet) {
+        Ok(actor) => actor,
+        Err(reason) => {
+            finish(s, &task, Some(reason))?;
+            return Ok(Step::Ran);
         }
-        Some(_) => None,
     };
-    if let Some(reason) = blocked {
-        finish(s, &task, Some(reason))?;
-        return Ok(Step::Ran);
-    }
     let outcome = match &payload {
         Payload::Create {
             group_id,
             campaigns,
-        } => create_item(s, &task, campaigns, *group_id, idx)?,
-        Payload::Bulk { action, ad_ids } => bulk_item(s, &task, action, ad_ids, idx)?,
+        } => create_item(s, &actor, &task, campaigns, *group_id, idx)?,
+        Payload::Bulk { action, ad_ids } => bulk_item(s, &actor, &task, action, ad_ids, idx)?,
     };
     match outcome {
         Outcome::Unreadable(what) => unreadable(s, &task, &what)?,
@@ -219,6 +215,7 @@ fn finish(s: &Services, task: &Task, failure: Option<&str>) -> Result<(), StoreE
 
 fn create_item(
     s: &Services,
+    actor: &Actor,
     task: &Task,
     campaigns: &[AdDraft],
     group: Option<i64>,
@@ -229,21 +226,22 @@ fn create_item(
     };
     let mut draft = draft.clone();
     draft.client_ref = Some(format!("task:{}:{idx}", task.id));
-    match s.platform.create_ad(task.account_id, &draft) {
+    let account = actor.cabinet().id;
+    match s.platform.create_ad(account, &draft) {
         Ok(snap) => {
-            let balance = s.platform.balance(task.account_id).ok();
+            let balance = s.platform.balance(account).ok();
             s.db.write_blocking(|tx| {
                 if campaigns::get(tx, snap.account_id, snap.ad_id)?.is_none() {
                     write_back::store_created(
                         tx,
                         &snap,
                         group,
-                        task.source,
+                        actor.source(),
                         &s.config.conversions.tracker_params,
                     )?;
                 }
                 tasks::record_item(tx, task, idx, Some(snap.ad_id), None)?;
-                write_back::store_balance(tx, task.account_id, balance)
+                write_back::store_balance(tx, account, balance)
             })?;
             Ok(Outcome::Done { stop: false })
         }
@@ -260,12 +258,13 @@ fn create_item(
 
 fn bulk_item(
     s: &Services,
+    actor: &Actor,
     task: &Task,
     action: &BulkAction,
     ad_ids: &[i64],
     idx: i64,
 ) -> Result<Outcome, StoreError> {
-    let account = task.account_id;
+    let account = actor.cabinet().id;
     let Some(&ad) = ad_ids.get(idx as usize) else {
         return Ok(Outcome::Unreadable(format!("no campaign {idx}")));
     };
@@ -290,16 +289,15 @@ fn bulk_item(
         return record_refusal(s, task, idx, ad, &format!("{code}{}.", refusal.sentence()));
     }
     let token = format!("task:{}:{idx}", task.id);
-    match campaign_ops::ask(s, account, ad, action, &token) {
+    match campaign_ops::ask(s, actor, ad, action, &token) {
         Ok(made) => {
             let details = json!({ "task": task.id });
             let entry = Entry {
-                source: task.source,
                 action: &format!("bulk_{}", action.name()),
                 details: &details,
             };
             s.db.write_blocking(|tx| {
-                campaign_ops::store(tx, s, (account, ad), &made, &entry)?;
+                campaign_ops::store(tx, s, actor, ad, &made, &entry)?;
                 tasks::record_item(tx, task, idx, Some(ad), None)
             })?;
             Ok(Outcome::Done { stop: false })

@@ -1,11 +1,14 @@
 //! Owns who makes a change to a cabinet, as every operation on one takes it: the face it came
-//! through (what the history records), the person it is done for, and the cabinet, held only
-//! once the write rules shared by keys and people (`auth::check_write_cabinet`) let them
-//! change it. An operation that takes an `Actor` needs no access check of its own.
+//! through (what the history records), the person it is done for, and the cabinet. A key or a
+//! person holds one only once the write rules they share (`auth::check_write_cabinet`) let
+//! them change it; the task worker holds one for a task's owner while the cabinet can still
+//! take the task; automation holds one for the cabinet's owner. An operation that takes an
+//! `Actor` needs no access check of its own.
 
 use crate::auth::{self, AuthError};
 use crate::domain::campaign::Source;
 use crate::store::cabinets::{Cabinet, Reachable};
+use crate::store::tasks::Task;
 
 /// Someone allowed to change one cabinet.
 #[derive(Debug, Clone)]
@@ -28,6 +31,33 @@ impl Actor {
         })
     }
 
+    /// The worker carrying out `task` on its cabinet, for the person and through the face that
+    /// queued it (their write access was checked then). Refused, with the sentence the task
+    /// fails with, when the cabinet is gone, deactivated or its platform session expired.
+    pub fn for_task(task: &Task, cabinet: Option<Cabinet>) -> Result<Actor, &'static str> {
+        match cabinet {
+            None => Err("The cabinet no longer exists."),
+            Some(c) if !c.is_active => Err("The cabinet is deactivated."),
+            Some(c) if c.auth_expired => {
+                Err("The cabinet's platform session expired; reconnect it in the panel.")
+            }
+            Some(cabinet) => Ok(Actor {
+                source: task.source,
+                user: task.owner_id,
+                cabinet,
+            }),
+        }
+    }
+
+    /// Automation (a rule, Auto CPM) acting on `cabinet` for its owner, within its own guards.
+    pub fn automation(cabinet: Cabinet) -> Actor {
+        Actor {
+            source: Source::Automation,
+            user: cabinet.owner_id,
+            cabinet,
+        }
+    }
+
     /// Where the change came from, for the history and the tasks.
     pub fn source(&self) -> Source {
         self.source
@@ -41,5 +71,23 @@ impl Actor {
     /// The cabinet the actor may change.
     pub fn cabinet(&self) -> &Cabinet {
         &self.cabinet
+    }
+}
+
+/// Who asks for a change of a person's keys or tasks: the operator at the command line, who
+/// may change anyone's, or a person in the panel, who may change only their own live ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    Operator,
+    Person(i64),
+}
+
+impl By {
+    /// Whether a key or task of `owner` is theirs to change.
+    pub fn may_change(self, owner: i64) -> bool {
+        match self {
+            By::Operator => true,
+            By::Person(me) => me == owner,
+        }
     }
 }

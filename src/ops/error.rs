@@ -15,6 +15,9 @@ pub enum OpsError {
     NotFound,
     /// No rule of that id.
     RuleNotFound,
+    /// A key or a task a person asked for that is not theirs (or not there, or a revoked
+    /// key): answered as if there were none.
+    NotYours(Owned),
     /// A field of the command is wrong (a flag of the command line, a field of a form or a
     /// body); the error names it.
     Invalid(ParseError),
@@ -34,6 +37,13 @@ pub enum OpsError {
     /// Something failed inside the service (a file could not be kept); the detail is for the
     /// log only.
     Internal(String),
+}
+
+/// What a person may own and change through [`crate::ops::By`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owned {
+    Key,
+    Task,
 }
 
 impl OpsError {

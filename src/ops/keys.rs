@@ -5,8 +5,8 @@
 use serde_json::json;
 
 use super::{
-    bad, now_iso, require_key, require_user, CreatedKey, Id, KeyList, KeySummary, OpsError, Pinged,
-    RotatedSecret, Tracker, WebhookLog,
+    bad, now_iso, require_key, require_user, By, CreatedKey, Id, KeyList, KeySummary, OpsError,
+    Owned, Pinged, RotatedSecret, Tracker, WebhookLog,
 };
 use crate::auth::{self, generate_key};
 use crate::domain::access::Plan;
@@ -14,6 +14,7 @@ use crate::outbound;
 use crate::primitives::{random_hex, sha256_hex};
 use crate::services::Services;
 use crate::store::cabinets::{self, Reachable};
+use crate::store::keys::KeyRow;
 use crate::store::{deliveries, keys, teams, users};
 use crate::webhooks::{guard, sender};
 
@@ -198,12 +199,24 @@ pub struct KeyChange {
     pub cabinets: Option<Scope>,
 }
 
-pub fn key_set(s: &Services, id: i64, change: &KeyChange) -> Result<Id, OpsError> {
+/// Key `id` as `by` may change it: any key for the operator (an unknown id is an input error),
+/// a live key of their own for a person ([`OpsError::NotYours`] otherwise).
+pub fn key_of(conn: &rusqlite::Connection, by: By, id: i64) -> Result<KeyRow, OpsError> {
+    match by {
+        By::Operator => require_key(conn, id),
+        By::Person(_) => keys::get(conn, id)?
+            .filter(|k| by.may_change(k.user_id) && !k.revoked)
+            .ok_or(OpsError::NotYours(Owned::Key)),
+    }
+}
+
+pub fn key_set(s: &Services, by: By, id: i64, change: &KeyChange) -> Result<Id, OpsError> {
+    s.db.read_blocking(|conn| key_of(conn, by, id))?;
     if let Some(WebhookUrl::Url(url)) = &change.webhook_url {
         check_webhook_url(s, url)?;
     }
     s.db.write_blocking(|tx| {
-        let key = require_key(tx, id)?;
+        let key = key_of(tx, by, id)?;
         if let Some(manage) = change.manage {
             keys::set_manage(tx, id, manage)?;
         }
@@ -229,18 +242,18 @@ pub fn key_set(s: &Services, id: i64, change: &KeyChange) -> Result<Id, OpsError
     })
 }
 
-pub fn key_revoke(s: &Services, id: i64) -> Result<Id, OpsError> {
+pub fn key_revoke(s: &Services, by: By, id: i64) -> Result<Id, OpsError> {
     s.db.write_blocking(|tx| {
-        require_key(tx, id)?;
+        key_of(tx, by, id)?;
         keys::revoke(tx, id, &now_iso(tx)?)?;
         Ok(Id { id })
     })
 }
 
-pub fn key_rotate_secret(s: &Services, id: i64) -> Result<RotatedSecret, OpsError> {
+pub fn key_rotate_secret(s: &Services, by: By, id: i64) -> Result<RotatedSecret, OpsError> {
     let secret = webhook_secret();
     s.db.write_blocking(|tx| {
-        require_key(tx, id)?;
+        key_of(tx, by, id)?;
         keys::set_webhook_secret(tx, id, &secret)?;
         Ok(RotatedSecret {
             id,
@@ -251,8 +264,8 @@ pub fn key_rotate_secret(s: &Services, id: i64) -> Result<RotatedSecret, OpsErro
 
 /// The Test button: sends a `ping` to the key's webhook URL now and logs the delivery. One
 /// Test of a key at a time, and a few in all (see [`crate::outbound`]).
-pub fn key_ping(s: &Services, id: i64) -> Result<Pinged, OpsError> {
-    let key = s.db.read_blocking(|conn| require_key(conn, id))?;
+pub fn key_ping(s: &Services, by: By, id: i64) -> Result<Pinged, OpsError> {
+    let key = s.db.read_blocking(|conn| key_of(conn, by, id))?;
     let _turn = s.outbound.test(id).map_err(|refused| {
         bad(
             "id",

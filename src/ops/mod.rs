@@ -2,10 +2,11 @@
 //! the command line (every `adcab admin` and `adcab sim` operation of the operator document),
 //! the web panel, the demo and the tests alike. A change of a cabinet's campaigns, rules or
 //! media takes the [`Actor`] allowed to make it and a typed command, and returns a typed result
-//! or an `OpsError` (`campaigns/`, `rule/`, `media.rs`); the operator's own take their input
-//! and return a typed answer (that serializes to the exact JSON object the command prints) or
-//! a `PanelError`: people and teams, cabinets and groups, keys and webhooks, tasks, rule lists,
-//! and the simulator. Blocking.
+//! or an `OpsError` (`campaigns/`, `rule/`, `media.rs`); a change of a person's keys or tasks
+//! takes [`By`] whom (the operator, or the person, who may change only their own); the
+//! operator's own take their input and return a typed answer (that serializes to the exact
+//! JSON object the command prints) or an `OpsError`: people and teams, cabinets and groups,
+//! keys and webhooks, tasks, rule lists, and the simulator. Blocking.
 
 mod actor;
 mod cabinets;
@@ -22,15 +23,15 @@ mod tasks;
 mod users;
 pub mod write_back;
 
-pub use actor::Actor;
+pub use actor::{Actor, By};
 pub use cabinets::{cabinet_add, cabinet_set, group_add, history, CabinetChange, NewCabinet};
 pub use connect::{
     cabinet_connect, cabinet_list, cabinet_reconnect, cabinet_sync, platform_check, read_token,
     CabinetList, Checked, Connected, Synced, MAX_TOKEN,
 };
-pub use error::{bad, OpsError};
+pub use error::{bad, OpsError, Owned};
 pub use keys::{
-    key_create, key_list, key_ping, key_revoke, key_rotate_secret, key_set, tracker_rotate,
+    key_create, key_list, key_of, key_ping, key_revoke, key_rotate_secret, key_set, tracker_rotate,
     webhook_log, webhook_resend, KeyChange, NewKey, Scope, WebhookUrl, MAX_ACTIVE_KEYS,
 };
 pub use rules::{auto_cpm_log, rule_list, AutoCpmLog, RuleList};

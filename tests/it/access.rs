@@ -82,7 +82,7 @@ fn revocation_takes_effect_on_the_next_request() {
     let id = printed(ops::key_list(&app.services, Some(user)).unwrap())["keys"][0]["id"]
         .as_i64()
         .unwrap();
-    ops::key_revoke(&app.services, id).unwrap();
+    ops::key_revoke(&app.services, ops::By::Operator, id).unwrap();
     app.get_err("/account/info", &key, 401, "API_KEY_INVALID");
     app.get_ok("/account/info", &second);
 }
@@ -149,7 +149,7 @@ fn a_person_holds_at_most_five_active_keys() {
     let id = printed(ops::key_list(&app.services, Some(user)).unwrap())["keys"][0]["id"]
         .as_i64()
         .unwrap();
-    ops::key_revoke(&app.services, id).unwrap();
+    ops::key_revoke(&app.services, ops::By::Operator, id).unwrap();
     app.key(user);
 }
 
@@ -185,6 +185,7 @@ fn scope_narrows_the_cabinets_and_all_includes_later_ones() {
     let id = principal(&app, &one).key.id;
     ops::key_set(
         &app.services,
+        ops::By::Operator,
         id,
         &KeyChange {
             cabinets: Some(Scope::Cabinets(vec![a, b])),
@@ -195,6 +196,7 @@ fn scope_narrows_the_cabinets_and_all_includes_later_ones() {
     assert_eq!(count(&one), 2, "Several");
     ops::key_set(
         &app.services,
+        ops::By::Operator,
         id,
         &KeyChange {
             cabinets: Some(Scope::All),

@@ -26,7 +26,7 @@ fn ping_is_signed_over_the_exact_body_with_the_keys_secret() {
     let app = spawn_app();
     let rx = Receiver::start(200);
     let (id, secret) = key_with_hook(&app, &rx.url);
-    let out = printed(ops::key_ping(&app.services, id).unwrap());
+    let out = printed(ops::key_ping(&app.services, ops::By::Operator, id).unwrap());
     assert_eq!(out["status"], 200);
     let got = rx.received();
     assert_eq!(got.len(), 1);
@@ -53,12 +53,13 @@ fn ping_is_signed_over_the_exact_body_with_the_keys_secret() {
         "milliseconds"
     );
 
-    let rotated = printed(ops::key_rotate_secret(&app.services, id).unwrap())["webhook_secret"]
+    let rotated = printed(ops::key_rotate_secret(&app.services, ops::By::Operator, id).unwrap())
+        ["webhook_secret"]
         .as_str()
         .unwrap()
         .to_string();
     assert_ne!(rotated, secret);
-    printed(ops::key_ping(&app.services, id).unwrap());
+    printed(ops::key_ping(&app.services, ops::By::Operator, id).unwrap());
     let second = &rx.received()[1];
     let ts: u64 = second.headers["x-service-timestamp"].parse().unwrap();
     assert_eq!(
@@ -73,7 +74,7 @@ fn a_5xx_is_retried_once_with_the_same_delivery_id_and_a_4xx_is_not() {
     let app = spawn_app();
     let failing = Receiver::start(503);
     let (id, _) = key_with_hook(&app, &failing.url);
-    let out = printed(ops::key_ping(&app.services, id).unwrap());
+    let out = printed(ops::key_ping(&app.services, ops::By::Operator, id).unwrap());
     assert_eq!(out["status"], 503);
     let got = failing.received();
     assert_eq!(got.len(), 2);
@@ -85,6 +86,7 @@ fn a_5xx_is_retried_once_with_the_same_delivery_id_and_a_4xx_is_not() {
     let refusing = Receiver::start(404);
     ops::key_set(
         &app.services,
+        ops::By::Operator,
         id,
         &KeyChange {
             webhook_url: Some(WebhookUrl::Url(refusing.url.clone())),
@@ -93,7 +95,9 @@ fn a_5xx_is_retried_once_with_the_same_delivery_id_and_a_4xx_is_not() {
     )
     .unwrap();
     assert_eq!(
-        printed(printed(ops::key_ping(&app.services, id).unwrap()))["status"],
+        printed(printed(
+            ops::key_ping(&app.services, ops::By::Operator, id).unwrap()
+        ))["status"],
         404
     );
     assert_eq!(refusing.received().len(), 1);
@@ -156,7 +160,7 @@ fn private_targets_are_refused_when_saved_and_at_delivery() {
         "UPDATE api_keys SET webhook_url = '{}' WHERE id = {id}",
         rx.url
     ));
-    let out = printed(ops::key_ping(&app.services, id).unwrap());
+    let out = printed(ops::key_ping(&app.services, ops::By::Operator, id).unwrap());
     assert!(out["status"].is_null());
     assert!(rx.received().is_empty(), "nothing was sent");
     let log = printed(ops::webhook_log(&app.services, id, Some(5)).unwrap());

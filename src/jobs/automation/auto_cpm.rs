@@ -12,9 +12,9 @@ use crate::domain::money::Money;
 use crate::domain::stats::Totals;
 use crate::domain::task::BulkAction;
 use crate::ops::campaigns::{self as campaign_ops, Change, Entry};
+use crate::ops::Actor;
 use crate::services::Services;
 use crate::store::auto_cpm::{self as store, Decided, Managed};
-use crate::store::history::Source;
 use crate::store::{cabinets, conversions, stats, StoreError};
 
 /// Decides on every managed campaign at `at`, the end of the synced hour.
@@ -36,8 +36,8 @@ fn decide_one(s: &Services, m: &Managed, cpm: Money, at: DateTime<Utc>) -> Resul
         return Ok(());
     }
     let at_iso = clock::iso(at);
-    let (kind, edits, figures) = s.db.read_blocking(|c| {
-        let kind = cabinets::get(c, account)?.map(|cab| cab.cabinet_type);
+    let (cabinet, edits, figures) = s.db.read_blocking(|c| {
+        let cabinet = cabinets::get(c, account)?;
         let edits = store::edits_since(c, account, ad, &clock::iso(at - Duration::hours(24)))?;
         let from = clock::iso(at - Duration::hours(hours));
         let mut sum = Totals::default();
@@ -48,11 +48,13 @@ fn decide_one(s: &Services, m: &Managed, cpm: Money, at: DateTime<Utc>) -> Resul
             let hours = conversions::hours_of_campaign(c, account, ad, &from, &at_iso)?;
             sum.actions = hours.iter().map(|(_, n)| n).sum();
         }
-        Ok::<_, StoreError>((kind, edits, sum))
+        Ok::<_, StoreError>((cabinet, edits, sum))
     })?;
-    let Some(kind) = kind else {
+    let Some(cabinet) = cabinet else {
         return Ok(());
     };
+    let kind = cabinet.cabinet_type;
+    let actor = Actor::automation(cabinet);
     let decision = auto_cpm::decide(&m.settings, cpm, &figures, hours, kind);
     let mut decided = Decided {
         account_id: account,
@@ -70,7 +72,7 @@ fn decide_one(s: &Services, m: &Managed, cpm: Money, at: DateTime<Utc>) -> Resul
             decided.reason = "daily edit cap".into();
         } else {
             let token = format!("auto_cpm:{ad}:{at_iso}");
-            match campaign_ops::ask(s, account, ad, &BulkAction::SetCpm(next), &token) {
+            match campaign_ops::ask(s, &actor, ad, &BulkAction::SetCpm(next), &token) {
                 Ok(made) if matches!(made.change, Change::Snapshot(_)) => {
                     decided.to = Some(next);
                     let details = json!({
@@ -79,12 +81,11 @@ fn decide_one(s: &Services, m: &Managed, cpm: Money, at: DateTime<Utc>) -> Resul
                         "to": kind.render(next),
                     });
                     let entry = Entry {
-                        source: Source::Automation,
                         action: "auto_cpm",
                         details: &details,
                     };
                     return s.db.write_blocking(|tx| {
-                        campaign_ops::store(tx, s, (account, ad), &made, &entry)?;
+                        campaign_ops::store(tx, s, &actor, ad, &made, &entry)?;
                         // The bid reached the platform now, which is later than `at` while
                         // the clock catches up a jump: its effect is measured from now.
                         store::set_moved(tx, account, ad, &clock::iso(clock::now(tx)?))?;

@@ -14,14 +14,13 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
 
 use crate::clock;
-use crate::domain::money::CabinetType;
 use crate::domain::rule::{Action, Guards, Planned, State, MAX_WINDOW_HOURS};
 use crate::domain::task::BulkAction;
 use crate::ops::campaigns::{self as campaign_ops, Entry, Made};
+use crate::ops::Actor;
 use crate::platform::PlatformError;
 use crate::services::Services;
 use crate::store::alerts::NewAlert;
-use crate::store::history::Source;
 use crate::store::moves::{self, NewMove};
 use crate::store::rules::{self, LogEntry, RuleRow};
 use crate::store::{cabinets, campaigns, StoreError};
@@ -92,7 +91,8 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
         return Ok(());
     }
     let kind = cabinet.cabinet_type;
-    settle(s, account, kind)?;
+    let actor = Actor::automation(cabinet);
+    settle(s, &actor)?;
     let loaded = s.db.read_blocking(|c| {
         let list: Vec<RuleRow> = rules::list(c, &[account])?
             .into_iter()
@@ -110,7 +110,7 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
     for rule in &list {
         let mut states = s.db.read_blocking(|c| campaigns::rule_states(c, account))?;
         let mut act = |state: &State, planned: &Planned, matched: &Value| {
-            perform(s, rule, kind, state, planned, matched, at)
+            perform(s, &actor, rule, state, planned, matched, at)
         };
         let decisions = evaluate::pass(rule, kind, &mut states, &series, at, &mut guards, &mut act);
         if decisions.is_empty() {
@@ -164,14 +164,15 @@ fn log_entry(rule: &RuleRow, d: &Decision, at: &str) -> LogEntry {
 /// one transaction, so a crash after that never lets it be forgotten or paid twice.
 fn perform(
     s: &Services,
+    actor: &Actor,
     rule: &RuleRow,
-    kind: CabinetType,
     state: &State,
     planned: &Planned,
     matched: &Value,
     at: DateTime<Utc>,
 ) -> Result<(), ActError> {
-    let (account, ad) = (rule.account_id, state.ad_id);
+    let (account, ad) = (actor.cabinet().id, state.ad_id);
+    let kind = actor.cabinet().cabinet_type;
     let change = planned.to_json(state, kind);
     let action = match planned {
         Planned::Switch(true) => BulkAction::Resume,
@@ -218,31 +219,27 @@ fn perform(
         None
     };
     let details = json!({ "rule": rule.id, "name": rule.spec.name, "change": change });
-    let answer = campaign_ops::ask(s, account, ad, &action, &token);
+    let answer = campaign_ops::ask(s, actor, ad, &action, &token);
     let settled = logged.map(|log_id| (token.as_str(), Some(log_id)));
-    finish(s, account, ad, &details, settled, answer)
+    finish(s, actor, ad, &details, settled, answer)
 }
 
 /// Asks the platform again for each move of money of the cabinet still unsettled (a crash cut
 /// its run short, or the platform did not answer), with its own token: a move the platform
 /// made reports its first result, one it never saw is made now. Either way it moves once.
-fn settle(s: &Services, account: i64, kind: CabinetType) -> Result<(), StoreError> {
+fn settle(s: &Services, actor: &Actor) -> Result<(), StoreError> {
+    let (account, kind) = (actor.cabinet().id, actor.cabinet().cabinet_type);
     for m in s.db.read_blocking(|c| moves::unsettled(c, account))? {
         let details = json!({
             "rule": m.rule_id,
             "change": {"type": "add_budget", "amount": kind.render(m.moved)},
             "settled": "asked again after an interrupted run",
         });
-        let answer = campaign_ops::ask(
-            s,
-            account,
-            m.ad_id,
-            &BulkAction::AddBudget(m.moved),
-            &m.token,
-        );
+        let answer =
+            campaign_ops::ask(s, actor, m.ad_id, &BulkAction::AddBudget(m.moved), &m.token);
         if let Err(why) = finish(
             s,
-            account,
+            actor,
             m.ad_id,
             &details,
             Some((&m.token, m.log_id)),
@@ -261,12 +258,13 @@ fn settle(s: &Services, account: i64, kind: CabinetType) -> Result<(), StoreErro
 /// counts, and is asked again on the next run).
 fn finish(
     s: &Services,
-    account: i64,
+    actor: &Actor,
     ad: i64,
     details: &Value,
     settled: Option<(&str, Option<i64>)>,
     answer: Result<Made, PlatformError>,
 ) -> Result<(), ActError> {
+    let account = actor.cabinet().id;
     let made = match answer {
         Ok(made) => made,
         Err(e) => {
@@ -298,7 +296,6 @@ fn finish(
         }
     };
     let entry = Entry {
-        source: Source::Automation,
         action: "rule",
         details,
     };
@@ -309,7 +306,7 @@ fn finish(
                 rules::set_outcome(tx, id, "acted", None)?;
             }
         }
-        campaign_ops::store(tx, s, (account, ad), &made, &entry)
+        campaign_ops::store(tx, s, actor, ad, &made, &entry)
     });
     if let Err(e) = stored {
         // The platform made the change: it counts as done, and the next sync stores it.

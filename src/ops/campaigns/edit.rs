@@ -104,7 +104,7 @@ pub fn edit(
 /// Switches campaign `ad` of the actor's cabinet on (`active`) or off; the change enters the
 /// history as `resume` or `pause` with the actor's source.
 pub fn switch(s: &Services, actor: &Actor, ad: i64, active: bool) -> Result<Switch, OpsError> {
-    let (source, account) = (actor.source(), actor.cabinet().id);
+    let account = actor.cabinet().id;
     live(s, account, ad)?;
     let (snap, outcome) = s.platform.switch_ad(account, ad, active)?;
     let made = Made {
@@ -113,11 +113,10 @@ pub fn switch(s: &Services, actor: &Actor, ad: i64, active: bool) -> Result<Swit
     };
     let details = json!({ "active": active });
     let entry = Entry {
-        source,
         action: if active { "resume" } else { "pause" },
         details: &details,
     };
-    s.db.write_blocking(|tx| store(tx, s, (account, ad), &made, &entry))?;
+    s.db.write_blocking(|tx| store(tx, s, actor, ad, &made, &entry))?;
     Ok(outcome)
 }
 
@@ -131,7 +130,6 @@ pub fn delete(
     row: &CampaignRow,
     token: &str,
 ) -> Result<bool, OpsError> {
-    let source = actor.source();
     let (account, ad) = (row.account_id, row.ad_id);
     let removed = s.platform.delete_ad(account, ad, token)?;
     let balance = s.platform.balance(account).ok();
@@ -141,10 +139,9 @@ pub fn delete(
     };
     let details = json!({ "removed": removed });
     let entry = Entry {
-        source,
         action: "delete",
         details: &details,
     };
-    s.db.write_blocking(|tx| store(tx, s, (account, ad), &made, &entry))?;
+    s.db.write_blocking(|tx| store(tx, s, actor, ad, &made, &entry))?;
     Ok(removed)
 }

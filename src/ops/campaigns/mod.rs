@@ -26,11 +26,11 @@ use crate::domain::task::BulkAction;
 use crate::domain::ParseError;
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, PlatformError};
 use crate::store::campaigns::{self, CampaignRow};
-use crate::store::history::Source;
 use crate::store::{media, StoreError};
 
 pub use super::error::OpsError;
 use crate::ops::write_back;
+use crate::ops::Actor;
 use crate::services::Services;
 
 /// Why a change is refused before the platform is asked.
@@ -90,16 +90,17 @@ pub struct Made {
     pub balance: Option<Money>,
 }
 
-/// Asks the platform for `action` on campaign `ad` of cabinet `account`; `token` makes a money
-/// move or a delete safe to repeat (a repeat reports the first result). After money moved the
-/// cabinet's balance is read too (a failed read leaves it as stored).
+/// Asks the platform for `action` on campaign `ad` of the actor's cabinet; `token` makes a
+/// money move or a delete safe to repeat (a repeat reports the first result). After money
+/// moved the cabinet's balance is read too (a failed read leaves it as stored).
 pub fn ask(
     s: &Services,
-    account: i64,
+    actor: &Actor,
     ad: i64,
     action: &BulkAction,
     token: &str,
 ) -> Result<Made, PlatformError> {
+    let account = actor.cabinet().id;
     let platform = &s.platform;
     let edit = |edit: AdEdit| {
         platform
@@ -137,32 +138,34 @@ pub fn ask(
     Ok(Made { change, balance })
 }
 
-/// What a stored change is, for the campaign's history.
+/// What a stored change is, for the campaign's history (made by the actor, through its
+/// source).
 pub struct Entry<'a> {
-    pub source: Source,
     /// The history's action (`edit`, `bulk_pause`, `rule`, …).
     pub action: &'a str,
     pub details: &'a Value,
 }
 
-/// Stores what the platform made of a change to campaign `ad` of cabinet `account`, in the
-/// caller's transaction: the copy as the platform reports it (recording a status change), or
-/// its removal or `Deleted` mark with the status change; the history entry; the balance.
+/// Stores what the platform made of the actor's change to campaign `ad`, in the caller's
+/// transaction: the copy as the platform reports it (recording a status change), or its
+/// removal or `Deleted` mark with the status change; the history entry; the balance.
 pub fn store(
     tx: &Connection,
     s: &Services,
-    (account, ad): (i64, i64),
+    actor: &Actor,
+    ad: i64,
     made: &Made,
     entry: &Entry,
 ) -> Result<(), StoreError> {
+    let (account, source) = (actor.cabinet().id, actor.source());
     match &made.change {
         Change::Snapshot(snap) => {
-            write_back::apply(tx, snap, entry.source, &s.config.conversions.tracker_params)?;
+            write_back::apply(tx, snap, source, &s.config.conversions.tracker_params)?;
         }
         Change::Deleted { removed } => {
             let now = clock::iso(clock::now(tx)?);
             if let Some(before) = campaigns::get(tx, account, ad)? {
-                write_back::record_change(tx, &before, Status::Deleted, entry.source, &now)?;
+                write_back::record_change(tx, &before, Status::Deleted, source, &now)?;
             }
             if *removed {
                 campaigns::remove(tx, account, ad)?;
@@ -171,7 +174,7 @@ pub fn store(
             }
         }
     }
-    write_back::record_history(tx, account, ad, entry.source, entry.action, entry.details)?;
+    write_back::record_history(tx, account, ad, source, entry.action, entry.details)?;
     write_back::store_balance(tx, account, made.balance)
 }
 

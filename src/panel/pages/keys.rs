@@ -10,10 +10,10 @@ use maud::{html, Markup};
 use super::super::format::time;
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
-use super::{internal, panel_op, sentence};
+use super::{internal, ops_error, panel_op, sentence};
 use crate::domain::access::Plan;
 use crate::http::Reply;
-use crate::ops::{self, KeyChange, NewKey, OpsError, WebhookUrl};
+use crate::ops::{self, By, KeyChange, NewKey, OpsError, WebhookUrl};
 use crate::store::deliveries::{self, Delivery};
 use crate::store::keys::{self, KeyRow};
 use crate::store::{teams, users, StoreError};
@@ -197,15 +197,14 @@ fn refusal(e: OpsError) -> Result<Notice, WebError> {
 /// The person's own live key named by the path, or `404`.
 async fn own_key(visit: &Visit<'_>, session: &Session, id: &str) -> Result<KeyRow, WebError> {
     let id: i64 = id.parse().map_err(|_| WebError::NotFound)?;
-    let me = session.person.user.id;
-    visit
+    let by = By::Person(session.person.user.id);
+    let found = visit
         .state
         .services
         .db
-        .read(move |conn| keys::get(conn, id))
-        .await?
-        .filter(|k| k.user_id == me && !k.revoked)
-        .ok_or(WebError::NotFound)
+        .read(move |conn| ops::key_of(conn, by, id))
+        .await;
+    found.map_err(ops_error)
 }
 
 /// What a key's page shows once: a new secret, a test delivery's outcome, or a refusal.
@@ -312,7 +311,7 @@ pub async fn webhook<'a>(
     args: &'a [&'a str],
 ) -> Result<Reply, WebError> {
     let key = own_key(visit, session, args[0]).await?;
-    let id = key.id;
+    let (id, by) = (key.id, By::Person(session.person.user.id));
     let url = match form.get("webhook_url").map(str::trim).unwrap_or("") {
         "" => WebhookUrl::None,
         url => WebhookUrl::Url(url.to_string()),
@@ -321,7 +320,7 @@ pub async fn webhook<'a>(
         webhook_url: Some(url),
         ..KeyChange::default()
     };
-    match panel_op(visit, move |s| ops::key_set(s, id, &change)).await {
+    match panel_op(visit, move |s| ops::key_set(s, by, id, &change)).await {
         Ok(_) => Ok(redirect(&format!("/keys/{id}"))),
         Err(OpsError::Invalid(e)) => {
             let page = key_page(visit, session, key, Shown::Problem(sentence(&e.message))).await?;
@@ -339,8 +338,8 @@ pub async fn test<'a>(
     args: &'a [&'a str],
 ) -> Result<Reply, WebError> {
     let key = own_key(visit, session, args[0]).await?;
-    let id = key.id;
-    let shown = match panel_op(visit, move |s| ops::key_ping(s, id)).await {
+    let (id, by) = (key.id, By::Person(session.person.user.id));
+    let shown = match panel_op(visit, move |s| ops::key_ping(s, by, id)).await {
         Ok(pinged) => Shown::Tested(pinged),
         Err(OpsError::Invalid(e)) => Shown::Problem(sentence(&e.message)),
         Err(e) => return Err(internal(e)),
@@ -356,8 +355,8 @@ pub async fn secret<'a>(
     args: &'a [&'a str],
 ) -> Result<Reply, WebError> {
     let key = own_key(visit, session, args[0]).await?;
-    let id = key.id;
-    let rotated = panel_op(visit, move |s| ops::key_rotate_secret(s, id))
+    let (id, by) = (key.id, By::Person(session.person.user.id));
+    let rotated = panel_op(visit, move |s| ops::key_rotate_secret(s, by, id))
         .await
         .map_err(internal)?;
     key_page(visit, session, key, Shown::Secret(rotated.webhook_secret)).await
@@ -371,7 +370,8 @@ pub async fn revoke<'a>(
     args: &'a [&'a str],
 ) -> Result<Reply, WebError> {
     let id = own_key(visit, session, args[0]).await?.id;
-    panel_op(visit, move |s| ops::key_revoke(s, id))
+    let by = By::Person(session.person.user.id);
+    panel_op(visit, move |s| ops::key_revoke(s, by, id))
         .await
         .map_err(internal)?;
     Ok(redirect("/keys"))

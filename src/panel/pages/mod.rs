@@ -52,7 +52,7 @@ pub async fn panel_op<T: Send + 'static>(
 /// a refusal says why.
 pub fn ops_error(e: OpsError) -> WebError {
     match e {
-        OpsError::NotFound | OpsError::RuleNotFound => WebError::NotFound,
+        OpsError::NotFound | OpsError::RuleNotFound | OpsError::NotYours(_) => WebError::NotFound,
         OpsError::Store(e) => WebError::Store(e),
         OpsError::Platform(PlatformError::StorageFull) => WebError::Store(StoreError::Full),
         OpsError::Platform(PlatformError::Internal(detail)) => {
@@ -94,6 +94,7 @@ pub fn internal(e: OpsError) -> WebError {
         OpsError::Invalid(e) => WebError::Conflict(sentence(&e.message)),
         OpsError::NotFound
         | OpsError::RuleNotFound
+        | OpsError::NotYours(_)
         | OpsError::Refused(_)
         | OpsError::BudgetUnchanged
         | OpsError::UnknownAdIds(_)

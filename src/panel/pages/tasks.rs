@@ -7,10 +7,10 @@ use maud::{html, Markup};
 use super::super::format::{count, time};
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
-use super::internal;
+use super::{internal, panel_op};
 use crate::domain::task::TaskStatus;
 use crate::http::Reply;
-use crate::ops::{self, OpsError};
+use crate::ops::{self, By, OpsError};
 use crate::store::tasks::{self, Task};
 
 /// Tasks the page lists.
@@ -129,26 +129,17 @@ pub async fn resume<'a>(
     change(visit, session, args[0], ops::task_resume).await
 }
 
-/// Cancels or resumes a task of the person's own (the API lets only its owner read it).
+/// Cancels or resumes a task of the person's own (the operation refuses another's as if it
+/// were not there, as the API lets only its owner read it).
 async fn change(
     visit: &Visit<'_>,
     session: &Session,
     id: &str,
-    act: fn(&crate::services::Services, i64) -> Result<ops::TaskState, OpsError>,
+    act: fn(&crate::services::Services, By, i64) -> Result<ops::TaskState, OpsError>,
 ) -> Result<Reply, WebError> {
     let id: i64 = id.parse().map_err(|_| WebError::NotFound)?;
-    let owner = session.person.user.id;
-    let outcome = visit
-        .state
-        .panel_work(move |services| {
-            let task = services.db.read_blocking(|c| tasks::get(c, id))?;
-            if task.is_none_or(|t| t.owner_id != owner) {
-                return Err(WebError::NotFound);
-            }
-            Ok(act(services, id))
-        })
-        .await??;
-    match outcome {
+    let by = By::Person(session.person.user.id);
+    match panel_op(visit, move |services| act(services, by, id)).await {
         Ok(_) => Ok(redirect("/tasks")),
         Err(OpsError::Invalid(e)) => Err(WebError::Conflict(e.message)),
         Err(e) => Err(internal(e)),

@@ -120,7 +120,7 @@ fn a_bulk_delete_resumed_after_a_crash_finishes_without_refusals() {
         .delete_ad(cabinet, ads[0], &format!("task:{task}:0"))
         .unwrap();
     let app = app.restart();
-    ops::task_cancel(&app.services, blocker).unwrap();
+    ops::task_cancel(&app.services, ops::By::Operator, blocker).unwrap();
     app.run_tasks();
     let done = app.get_ok(&format!("/tasks/{task}"), &key)["data"].clone();
     assert_eq!(done["status"], "completed", "{done}");

@@ -27,13 +27,14 @@ fn a_failed_delivery_is_sent_again_with_its_body_and_a_new_id() {
     let (user, _, _) = app.owner_with_cabinet("pro");
     let down = Receiver::start(503);
     let (id, _, secret) = app.hook_key(user, &down.url);
-    let failed = printed(ops::key_ping(&app.services, id).unwrap());
+    let failed = printed(ops::key_ping(&app.services, ops::By::Operator, id).unwrap());
     assert_eq!(failed["status"], 503);
     let first = down.received()[0].verified(&secret);
 
     let up = Receiver::start(200);
     ops::key_set(
         &app.services,
+        ops::By::Operator,
         id,
         &KeyChange {
             webhook_url: Some(WebhookUrl::Url(up.url.clone())),

@@ -78,10 +78,10 @@ fn refusals_deliveries_ingest_and_queue_each_move_their_metric() {
 
     let hook = Receiver::start(200);
     let (id, _, _) = app.hook_key(user, &hook.url);
-    printed(ops::key_ping(&app.services, id).unwrap());
+    printed(ops::key_ping(&app.services, ops::By::Operator, id).unwrap());
     let failing = Receiver::start(404);
     let (bad, _, _) = app.hook_key(user, &failing.url);
-    printed(ops::key_ping(&app.services, bad).unwrap());
+    printed(ops::key_ping(&app.services, ops::By::Operator, bad).unwrap());
     let text = scrape(&app);
     assert_eq!(
         sample(

@@ -141,7 +141,7 @@ fn old_conversions_deliveries_events_and_idempotency_records_go_and_totals_stay(
     let (user, cabinet, key, ad) = purchased(&app, [("a", "10", "eur"), ("b", "2.50", "eur")]);
     let hook = Receiver::start(200);
     let (hook_id, _, _) = app.hook_key(user, &hook.url);
-    printed(ops::key_ping(&app.services, hook_id).unwrap());
+    printed(ops::key_ping(&app.services, ops::By::Operator, hook_id).unwrap());
     let funded = app.funded(cabinet, 10_000_000);
     let budget = app.send(
         "POST",

@@ -47,7 +47,7 @@ fn an_empty_balance_pauses_the_task_until_resumed_from_the_panel() {
     )
     .unwrap();
     assert_eq!(
-        printed(ops::task_resume(&app.services, id).unwrap())["status"],
+        printed(ops::task_resume(&app.services, ops::By::Operator, id).unwrap())["status"],
         "pending"
     );
     let done = settle(&app, &key, id);
@@ -62,7 +62,7 @@ fn an_empty_balance_pauses_the_task_until_resumed_from_the_panel() {
         "each of the task's campaigns created once"
     );
     assert!(
-        ops::task_resume(&app.services, id).is_err(),
+        ops::task_resume(&app.services, ops::By::Operator, id).is_err(),
         "only a paused task resumes"
     );
 }
@@ -80,13 +80,60 @@ fn a_task_can_be_cancelled_from_the_panel() {
     let id = queue(&app, &key, "/campaigns", &channel("Unfunded"));
     assert_eq!(settle(&app, &key, id)["status"], "paused");
     assert_eq!(
-        printed(ops::task_cancel(&app.services, id).unwrap()),
+        printed(ops::task_cancel(&app.services, ops::By::Operator, id).unwrap()),
         json!({ "id": id, "status": "cancelled" })
     );
     let task = app.get_ok(&format!("/tasks/{id}"), &key)["data"].clone();
     assert_eq!(task["status"], "cancelled");
     assert!(task["completed_at"].is_string());
-    assert!(ops::task_cancel(&app.services, id).is_err());
+    assert!(ops::task_cancel(&app.services, ops::By::Operator, id).is_err());
+}
+
+#[test]
+fn a_person_cancels_or_resumes_only_their_own_tasks_and_changes_only_their_own_keys() {
+    let app = spawn_app();
+    let user = app.user("pro");
+    app.cabinet(user, "euro", "0");
+    let key = app.key_with(NewKey {
+        user,
+        manage: true,
+        ..NewKey::default()
+    });
+    let key_id: i64 = app.scalar("SELECT MAX(id) FROM api_keys", &[]);
+    let id = queue(&app, &key, "/campaigns", &channel("Unfunded"));
+    assert_eq!(settle(&app, &key, id)["status"], "paused");
+    let stranger = ops::By::Person(app.user("pro"));
+    let owner = ops::By::Person(user);
+    let not_yours = |e: ops::OpsError, what: ops::Owned| {
+        assert!(matches!(e, ops::OpsError::NotYours(w) if w == what), "{e:?}");
+    };
+    not_yours(
+        ops::task_resume(&app.services, stranger, id).unwrap_err(),
+        ops::Owned::Task,
+    );
+    not_yours(
+        ops::task_cancel(&app.services, stranger, id).unwrap_err(),
+        ops::Owned::Task,
+    );
+    not_yours(
+        ops::task_cancel(&app.services, owner, id + 1000).unwrap_err(),
+        ops::Owned::Task,
+    );
+    not_yours(
+        ops::key_revoke(&app.services, stranger, key_id).unwrap_err(),
+        ops::Owned::Key,
+    );
+    assert_eq!(
+        app.get_ok(&format!("/tasks/{id}"), &key)["data"]["status"],
+        "paused",
+        "a stranger changed nothing"
+    );
+    ops::task_cancel(&app.services, owner, id).unwrap();
+    ops::key_revoke(&app.services, owner, key_id).unwrap();
+    not_yours(
+        ops::key_rotate_secret(&app.services, owner, key_id).unwrap_err(),
+        ops::Owned::Key,
+    );
 }
 
 #[test]
@@ -147,7 +194,7 @@ fn a_create_repeated_after_a_crash_makes_one_campaign() {
     draft.client_ref = Some(format!("task:{id}:0"));
     let early = app.services.platform.create_ad(cabinet, &draft).unwrap();
     let app = app.restart();
-    ops::task_cancel(&app.services, blocker).unwrap();
+    ops::task_cancel(&app.services, ops::By::Operator, blocker).unwrap();
     let task = settle(&app, &key, id);
     assert_eq!(task["status"], "completed");
     assert_eq!(task["ad_ids"], json!([early.ad_id, early.ad_id + 1]));
