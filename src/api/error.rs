@@ -45,8 +45,11 @@ pub enum ApiError {
         min_cpm: Option<String>,
         currency: Option<&'static str>,
     },
-    /// The platform did not answer in time; nothing is known to have changed.
-    PlatformUnavailable,
+    /// The platform could not be reached, did not answer in time or asked to wait; nothing is
+    /// known to have changed. `what` says which, after "The ad platform".
+    PlatformUnavailable {
+        what: &'static str,
+    },
     BudgetUnchanged,
     InsufficientAdBalance,
     /// Auto CPM manages the campaign's bid: a manual `cpm` is refused (`CABINET_LOCKED`).
@@ -122,7 +125,12 @@ impl ApiError {
     /// The API error for a platform refusal, with the low bid's minimum in the cabinet currency.
     pub fn of_platform(e: PlatformError, kind: CabinetType) -> ApiError {
         match e {
-            PlatformError::Timeout | PlatformError::RateLimited(_) => ApiError::PlatformUnavailable,
+            PlatformError::Unreachable(cause) => ApiError::PlatformUnavailable {
+                what: cause.brief(),
+            },
+            PlatformError::RateLimited(_) => ApiError::PlatformUnavailable {
+                what: "asked to wait before the next call",
+            },
             PlatformError::StorageFull => ApiError::StorageFull,
             PlatformError::Internal(detail) => ApiError::Internal(detail),
             PlatformError::AuthExpired => ApiError::Auth(AuthError::CabinetAuthExpired),
@@ -205,7 +213,7 @@ impl ApiError {
             ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::QueueFull { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::IdempotencyUnavailable
-            | ApiError::PlatformUnavailable
+            | ApiError::PlatformUnavailable { .. }
             | ApiError::Busy
             | ApiError::StorageFull => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::CampaignNotFound
@@ -233,7 +241,7 @@ impl ApiError {
             ApiError::UnsupportedMedia { .. } => "UNSUPPORTED_MEDIA",
             ApiError::FileTooLarge => "FILE_TOO_LARGE",
             ApiError::PlatformRejected { .. } => "PLATFORM_REJECTED",
-            ApiError::PlatformUnavailable => "PLATFORM_UNAVAILABLE",
+            ApiError::PlatformUnavailable { .. } => "PLATFORM_UNAVAILABLE",
             ApiError::BudgetUnchanged => "BUDGET_UNCHANGED",
             ApiError::InsufficientAdBalance => "INSUFFICIENT_AD_BALANCE",
             ApiError::AutoCpmLocked => "CABINET_LOCKED",
@@ -278,8 +286,8 @@ impl ApiError {
             }
             ApiError::FileTooLarge => "The file is larger than 10 MB.".into(),
             ApiError::PlatformRejected { reason, .. } => reason.clone(),
-            ApiError::PlatformUnavailable => {
-                "The ad platform did not answer in time; read the campaign, then retry.".into()
+            ApiError::PlatformUnavailable { what } => {
+                format!("The ad platform {what}; read the campaign, then retry.")
             }
             ApiError::BudgetUnchanged => {
                 "The platform accepted the top-up but the campaign budget did not move.".into()
@@ -400,7 +408,7 @@ impl ApiError {
             | ApiError::RuleNotFound
             | ApiError::NoStats
             | ApiError::RateLimited { .. }
-            | ApiError::PlatformUnavailable
+            | ApiError::PlatformUnavailable { .. }
             | ApiError::BudgetUnchanged
             | ApiError::InsufficientAdBalance
             | ApiError::AutoCpmLocked
@@ -500,6 +508,27 @@ mod tests {
         assert_eq!(e.status(), StatusCode::INTERNAL_SERVER_ERROR);
         assert!(!body.to_string().contains("secret"));
         assert_eq!(body["request_id"], "req_1");
+    }
+
+    #[test]
+    fn an_unreachable_platform_keeps_its_code_and_names_the_cause_without_the_address() {
+        use crate::platform::Unreachable;
+        let refused = PlatformError::Unreachable(Unreachable::Refused("10.1.2.3:443".into()));
+        let e = ApiError::of_platform(refused, CabinetType::Euro);
+        assert_eq!(e.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(e.code(), "PLATFORM_UNAVAILABLE");
+        assert_eq!(
+            e.message(),
+            "The ad platform refused the connection; read the campaign, then retry."
+        );
+        let timeout = ApiError::of_platform(
+            PlatformError::Unreachable(Unreachable::Timeout),
+            CabinetType::Euro,
+        );
+        assert_eq!(
+            timeout.message(),
+            "The ad platform did not answer in time; read the campaign, then retry."
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub fn error(e: &ApiError, request_id: &str) -> Reply {
         }
         ApiError::QueueFull { .. }
         | ApiError::IdempotencyUnavailable
-        | ApiError::PlatformUnavailable
+        | ApiError::PlatformUnavailable { .. }
         | ApiError::Busy => headers.push(("retry-after".into(), "2".into())),
         ApiError::StorageFull => headers.push(("retry-after".into(), "60".into())),
         ApiError::MethodNotAllowed { allow } => headers.push(("allow".into(), allow.clone())),

@@ -10,7 +10,7 @@ use crate::domain::campaign::{Source, Status};
 use crate::domain::fields::Body;
 use crate::domain::money::CabinetType;
 use crate::ops::{Actor, OpsError};
-use crate::platform::PlatformError;
+use crate::platform::{PlatformError, Unreachable};
 use crate::services::Services;
 use crate::store::campaigns::{self, CampaignRow};
 
@@ -94,6 +94,8 @@ where
     state
         .platform_call(wait, op)
         .await?
-        .unwrap_or(Err(OpsError::Platform(PlatformError::Timeout)))
+        .unwrap_or(Err(OpsError::Platform(PlatformError::Unreachable(
+            Unreachable::Timeout,
+        ))))
         .map_err(|e| ApiError::of_ops(e, kind))
 }

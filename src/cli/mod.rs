@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 use crate::config::Config;
 use crate::db::Open;
 use crate::ops::{OpsError, Owned};
+use crate::platform::PlatformError;
 use crate::services::Services;
 use crate::store::StoreError;
 use args::{Cli, Command, ConfigCmd};
@@ -56,6 +57,9 @@ impl fmt::Display for Failure {
             }
             Failure::Ops(OpsError::UnknownAdIds(missing)) => {
                 write!(f, "these are not live campaigns of the cabinet: {missing:?}")
+            }
+            Failure::Ops(OpsError::Platform(PlatformError::Unreachable(cause))) => {
+                write!(f, "{cause}")
             }
             Failure::Ops(OpsError::Platform(e)) => write!(f, "the platform refused: {e}"),
             Failure::Ops(OpsError::Store(StoreError::Busy)) => f.write_str(

@@ -149,12 +149,15 @@ pub fn run_one(s: &Services) -> Result<Step, StoreError> {
 fn held(e: &PlatformError) -> Option<Outcome> {
     match e {
         PlatformError::InsufficientBalance => Some(Outcome::OutOfBalance),
-        PlatformError::Timeout | PlatformError::StorageFull | PlatformError::Internal(_) => {
+        PlatformError::Unreachable(_) | PlatformError::StorageFull | PlatformError::Internal(_) => {
             Some(Outcome::Timeout)
         }
         PlatformError::AuthExpired => Some(Outcome::Again),
         PlatformError::RateLimited(wait) => Some(Outcome::Wait(*wait)),
-        _ => None,
+        PlatformError::Refused(_)
+        | PlatformError::Rejected { .. }
+        | PlatformError::NotFound
+        | PlatformError::Unsupported(_) => None,
     }
 }
 

@@ -3,13 +3,15 @@
 //! client's input read), and the values that cross it. Nothing outside this module may know
 //! which implementation runs: one factory makes it (`build`) from the platform's sections of
 //! the configuration (`config`, each platform owning its own); the built-in simulator lives in
-//! `sim`, the connector to the Telegram Ads API in `telegram`.
+//! `sim`, the connector to the Telegram Ads API in `telegram`; why a platform could not be
+//! reached, and what its last call found, in `reach`.
 //!
 //! Calls are blocking (a remote connector blocks on HTTP; the simulator on SQLite), so callers
 //! run them off the async runtime and bound them with a timeout.
 
 mod build;
 pub mod config;
+mod reach;
 pub mod sim;
 pub mod telegram;
 
@@ -19,6 +21,7 @@ use chrono::{DateTime, Utc};
 
 pub use self::build::{build, Built};
 pub use self::config::{PlatformConfig, PlatformKind, Sections};
+pub use self::reach::{Reach, Unreachable};
 pub use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec};
 pub use crate::domain::capabilities::Capabilities;
 use crate::domain::money::{CabinetType, Money};
@@ -54,8 +57,8 @@ pub struct BudgetMoved {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlatformError {
-    /// The platform did not answer in time.
-    Timeout,
+    /// The platform could not be reached, or did not answer in time; the cause says which.
+    Unreachable(Unreachable),
     /// The platform refused the request as a whole (not the content of it).
     Refused(String),
     /// The platform refused the change; `param` names the field it objects to.
@@ -84,7 +87,7 @@ pub enum PlatformError {
 impl std::fmt::Display for PlatformError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PlatformError::Timeout => f.write_str("the platform did not answer in time"),
+            PlatformError::Unreachable(cause) => std::fmt::Display::fmt(cause, f),
             PlatformError::Refused(why) => write!(f, "the platform refused the request: {why}"),
             PlatformError::Rejected { reason, .. } => f.write_str(reason),
             PlatformError::InsufficientBalance => f.write_str("the cabinet balance is too low"),
@@ -113,7 +116,7 @@ impl std::fmt::Display for PlatformError {
 impl PlatformError {
     pub fn store(e: StoreError) -> PlatformError {
         match e {
-            StoreError::Busy => PlatformError::Timeout,
+            StoreError::Busy => PlatformError::Unreachable(Unreachable::Timeout),
             StoreError::Full => PlatformError::StorageFull,
             other => PlatformError::Internal(other.to_string()),
         }
@@ -150,6 +153,11 @@ pub trait Platform: Send + Sync {
     /// the network (each token keeps its own pace); the simulator works in the database.
     fn parallel_reads(&self) -> usize {
         1
+    }
+    /// What the last call found of the way to the platform (the readiness probe reports it).
+    /// A platform inside adcab has no way to it that can fail.
+    fn reach(&self) -> Reach {
+        Reach::Local
     }
     /// Every ad of the account, deleted ones left out.
     fn list_ads(&self, account: i64) -> Result<Vec<AdSnapshot>, PlatformError>;

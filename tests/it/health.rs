@@ -33,6 +33,11 @@ fn readiness_names_each_check() {
     }
     let schema = adcab::db::schema::version();
     assert_eq!(r.body["migrations"]["detail"], format!("schema {schema}"));
+    assert_eq!(r.body["platform"]["ok"], true, "{}", r.body);
+    assert_eq!(
+        r.body["platform"]["detail"], "the built-in simulator, in adcab's own database",
+        "the simulator has no way to it that can fail"
+    );
     let database = r.body["database"]["detail"].as_str().unwrap();
     assert!(
         database.starts_with("takes writes; no damaged page at start (quick check, "),

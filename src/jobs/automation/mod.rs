@@ -271,7 +271,9 @@ fn finish(
             let why = e.to_string();
             let known = !matches!(
                 e,
-                PlatformError::Timeout | PlatformError::StorageFull | PlatformError::Internal(_)
+                PlatformError::Unreachable(_)
+                    | PlatformError::StorageFull
+                    | PlatformError::Internal(_)
             );
             if let Some((token, log_id)) = settled {
                 let reason = if known {

@@ -6,7 +6,7 @@ use rusqlite::{params, OptionalExtension};
 
 use super::rows::account_kind;
 use super::{SimError, Simulator};
-use crate::platform::PlatformError;
+use crate::platform::{PlatformError, Unreachable};
 use crate::store::StoreError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -87,7 +87,7 @@ impl Simulator {
             })
             .map_err(PlatformError::store)?;
         match fault {
-            Some(Fault::Timeout) => Err(PlatformError::Timeout),
+            Some(Fault::Timeout) => Err(PlatformError::Unreachable(Unreachable::Timeout)),
             Some(Fault::Refuse) => Err(PlatformError::Refused("simulated refusal".into())),
             Some(Fault::Panic) => panic!("simulated platform panic (account {account})"),
             other => Ok(other),

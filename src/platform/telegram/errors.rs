@@ -23,15 +23,13 @@ pub(super) fn unsendable(u: Unsendable) -> PlatformError {
     rejected(u.reason, u.param)
 }
 
-/// A wire failure as the platform's error (the token refusal is handled by the caller).
+/// A wire failure as the platform's error (the token refusal is handled by the caller; an
+/// unreachable platform is logged by the wire, with the method and its cause).
 pub(super) fn refusal(e: WireError) -> PlatformError {
     match e {
         WireError::Auth(_) => PlatformError::AuthExpired,
         WireError::RateLimited(wait) => PlatformError::RateLimited(wait),
-        WireError::Unavailable(why) => {
-            tracing::warn!(why, "the Telegram Ads API did not answer");
-            PlatformError::Timeout
-        }
+        WireError::Unavailable(cause) => PlatformError::Unreachable(cause),
         WireError::Api(code) => api_error(&code),
     }
 }
@@ -96,6 +94,7 @@ pub(super) fn api_error(code: &str) -> PlatformError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::platform::Unreachable;
     use std::time::Duration;
 
     fn param_of(e: PlatformError) -> Option<&'static str> {
@@ -131,9 +130,15 @@ mod tests {
             refusal(WireError::RateLimited(Duration::from_secs(9))),
             PlatformError::RateLimited(Duration::from_secs(9))
         );
+        let gateway = Unreachable::BadAnswer("HTTP 502 without an envelope".into());
         assert_eq!(
-            refusal(WireError::Unavailable("HTTP 502".into())),
-            PlatformError::Timeout
+            refusal(WireError::Unavailable(gateway.clone())),
+            PlatformError::Unreachable(gateway)
+        );
+        assert_eq!(
+            refusal(WireError::Unavailable(Unreachable::Refused("h:1".into()))),
+            PlatformError::Unreachable(Unreachable::Refused("h:1".into())),
+            "the cause is kept"
         );
         assert_eq!(
             refusal(WireError::Auth("ACCESS_TOKEN_INVALID".into())),

@@ -2,10 +2,11 @@
 //! `Platform`. Each cabinet is reached with its sealed token (its own, or its main account's
 //! with `account_id`); money and creates carry idempotency keys derived from adcab's own
 //! operation tokens; the platform's refusals become the spec's errors with a sentence saying
-//! what to do. The wire is in `wire`; the shapes in `map` and `schedule`; reads in `reads`;
-//! what a token opens in `connect`; error mapping in `errors`; the hourly report in `report`;
-//! the connector's own tables in `state`; what the platform can do in `capabilities`; its
-//! section of the configuration in `config`.
+//! what to do. The wire is in `wire`; why a call did not reach the platform in `transport`;
+//! the shapes in `map` and `schedule`; reads in `reads`; what a token opens in `connect`;
+//! error mapping in `errors`; the hourly report in `report`; the connector's own tables in
+//! `state`; what the platform can do in `capabilities`; its section of the configuration in
+//! `config`.
 
 mod capabilities;
 mod config;
@@ -16,6 +17,7 @@ mod reads;
 mod report;
 mod schedule;
 mod state;
+mod transport;
 mod wire;
 
 pub use capabilities::{CAPABILITIES, SPEC_MEDIA};
@@ -33,7 +35,7 @@ use self::errors::{refusal, rejected, unsendable};
 use self::wire::{Call, Upload, Wire, WireError};
 use super::{
     AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, Platform,
-    PlatformError, RemoteAccount, Switch,
+    PlatformError, Reach, RemoteAccount, Switch,
 };
 use crate::clock;
 use crate::db::Db;
@@ -259,6 +261,10 @@ impl Platform for Telegram {
 
     fn parallel_reads(&self) -> usize {
         PARALLEL_SYNCS
+    }
+
+    fn reach(&self) -> Reach {
+        self.wire.reach()
     }
 
     fn list_ads(&self, account: i64) -> Result<Vec<AdSnapshot>, PlatformError> {

@@ -1,7 +1,8 @@
 //! Owns the Telegram Ads API's wire: one `POST /<method>` with a JSON body (or a multipart
 //! upload), the bearer token and `Idempotency-Key` headers, the `{ok, result | error}`
 //! envelope read the way the platform's own client reads it, errors classed by code, the pace
-//! of calls per token, flood waits, and which calls may be sent again after a failure.
+//! of calls per token, flood waits, which calls may be sent again after a failure, and what
+//! the last call found of the way to the platform (why it failed is named in `transport`).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -9,6 +10,8 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use serde_json::{Map, Value};
 
+use super::transport;
+use crate::platform::{Reach, Unreachable};
 use crate::primitives::{random_hex, sha256_hex};
 
 /// Sends of one call at most: the first and two retries.
@@ -32,9 +35,9 @@ pub enum WireError {
     RateLimited(Duration),
     /// The platform refused the call with this code (on HTTP 200).
     Api(String),
-    /// No answer, a transport failure, a 5xx or a page that is not an envelope. For a call
-    /// that is not safe to repeat, it may or may not have taken effect.
-    Unavailable(String),
+    /// No answer, a transport failure, a 5xx or a page that is not an envelope (the cause
+    /// says which). For a call that is not safe to repeat, it may or may not have taken effect.
+    Unavailable(Unreachable),
 }
 
 impl std::fmt::Display for WireError {
@@ -45,7 +48,7 @@ impl std::fmt::Display for WireError {
                 write!(f, "the platform asked to wait {} s", wait.as_secs())
             }
             WireError::Api(code) => f.write_str(code),
-            WireError::Unavailable(why) => write!(f, "the platform did not answer: {why}"),
+            WireError::Unavailable(cause) => write!(f, "{cause}"),
         }
     }
 }
@@ -121,6 +124,8 @@ pub struct Wire {
     spacing: Duration,
     /// By the token's SHA-256, so no token is kept as a map key.
     pace: Mutex<HashMap<String, Pace>>,
+    /// When the last send ended, and whether it reached the platform (why not, if not).
+    last: Mutex<Option<(Instant, Result<(), Unreachable>)>>,
 }
 
 impl Wire {
@@ -138,6 +143,19 @@ impl Wire {
             upload_agent: agent(timeout.max(UPLOAD_TIMEOUT)),
             spacing: Duration::from_secs(1) / calls_per_second.max(1),
             pace: Mutex::new(HashMap::new()),
+            last: Mutex::new(None),
+        }
+    }
+
+    /// What the last send found of the way to the platform.
+    pub fn reach(&self) -> Reach {
+        match &*self.last.lock() {
+            None => Reach::Untried,
+            Some((at, Ok(()))) => Reach::Reached { ago: at.elapsed() },
+            Some((at, Err(cause))) => Reach::Failed {
+                cause: cause.clone(),
+                ago: at.elapsed(),
+            },
         }
     }
 
@@ -147,7 +165,7 @@ impl Wire {
     pub fn call(&self, token: &str, call: &Call) -> Result<(Value, bool), WireError> {
         let body = Value::Object(call.params.clone()).to_string();
         let url = format!("{}/{}", self.base, call.method);
-        self.send(token, call.safety, || {
+        self.send(token, call.method, call.safety, || {
             let mut request = self
                 .agent
                 .post(&url)
@@ -184,7 +202,7 @@ impl Wire {
         body.extend_from_slice(&upload.bytes);
         body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
         let url = format!("{}/{}", self.base, upload.method);
-        let (value, _) = self.send(token, Safety::Once, || {
+        let (value, _) = self.send(token, upload.method, Safety::Once, || {
             self.upload_agent
                 .post(&url)
                 .set("Authorization", &format!("Bearer {token}"))
@@ -202,6 +220,7 @@ impl Wire {
     fn send(
         &self,
         token: &str,
+        method: &str,
         safety: Safety,
         request: impl Fn() -> Result<ureq::Response, Box<ureq::Error>>,
     ) -> Result<(Value, bool), WireError> {
@@ -210,7 +229,9 @@ impl Wire {
         loop {
             self.wait_turn(&pace_key)?;
             attempt += 1;
-            let failure = match read_answer(request()) {
+            let answer = read_answer(request(), &self.base);
+            self.note(&answer);
+            let failure = match answer {
                 Ok(answer) => return Ok(answer),
                 Err(e) => e,
             };
@@ -224,12 +245,33 @@ impl Wire {
                 Failure::Api(_) => false,
             };
             if !retry || attempt >= ATTEMPTS {
+                if let Failure::Transport(cause) = &failure {
+                    tracing::warn!(
+                        method,
+                        attempts = attempt,
+                        cause = cause.name(),
+                        "the Telegram Ads API call failed: {cause}"
+                    );
+                }
                 return Err(failure.into_error());
+            }
+            if let Failure::Transport(cause) = &failure {
+                tracing::debug!(method, attempt, cause = cause.name(), "retrying: {cause}");
             }
             if !matches!(failure, Failure::RateLimited(_)) {
                 std::thread::sleep(BACKOFF * 2u32.pow(attempt - 1));
             }
         }
+    }
+
+    /// Remembers whether a send reached the platform: any answer of its API did, whatever it
+    /// said; a transport failure, a server error or a page that is not an envelope did not.
+    fn note(&self, answer: &Result<(Value, bool), Failure>) {
+        let reached = match answer {
+            Ok(_) | Err(Failure::RateLimited(_) | Failure::Api(_)) => Ok(()),
+            Err(Failure::Transport(cause)) => Err(cause.clone()),
+        };
+        *self.last.lock() = Some((Instant::now(), reached));
     }
 
     /// Waits for this token's next slot; refuses at once while a long flood wait holds it.
@@ -271,7 +313,7 @@ impl Wire {
 enum Failure {
     RateLimited(Duration),
     Api(String),
-    Transport(String),
+    Transport(Unreachable),
 }
 
 impl Failure {
@@ -280,19 +322,24 @@ impl Failure {
             Failure::RateLimited(wait) => WireError::RateLimited(wait),
             Failure::Api(code) if code.starts_with("ACCESS_TOKEN_") => WireError::Auth(code),
             Failure::Api(code) => WireError::Api(code),
-            Failure::Transport(why) => WireError::Unavailable(why),
+            Failure::Transport(cause) => WireError::Unavailable(cause),
         }
     }
 }
 
 /// Reads one answer as the platform's client does: a JSON object with `ok: true` and a status
 /// below 400 is a success; otherwise the code is `error`, or `HTTP_<status>` without an
-/// envelope.
-fn read_answer(sent: Result<ureq::Response, Box<ureq::Error>>) -> Result<(Value, bool), Failure> {
+/// envelope. `base` names the platform when a transport failure does not.
+fn read_answer(
+    sent: Result<ureq::Response, Box<ureq::Error>>,
+    base: &str,
+) -> Result<(Value, bool), Failure> {
     let response = match sent.map_err(|e| *e) {
         Ok(r) => r,
         Err(ureq::Error::Status(_, r)) => r,
-        Err(ureq::Error::Transport(t)) => return Err(Failure::Transport(t.to_string())),
+        Err(ureq::Error::Transport(t)) => {
+            return Err(Failure::Transport(transport::cause(&t, base)))
+        }
     };
     let status = response.status();
     let retry_after = response
@@ -308,7 +355,7 @@ fn read_answer(sent: Result<ureq::Response, Box<ureq::Error>>) -> Result<(Value,
         .into_reader()
         .take(MAX_ANSWER)
         .read_to_string(&mut text)
-        .map_err(|e| Failure::Transport(format!("reading the answer: {e}")))?;
+        .map_err(|e| Failure::Transport(transport::of_io(&e)))?;
     let envelope = serde_json::from_str::<Value>(&text)
         .ok()
         .filter(Value::is_object);
@@ -355,10 +402,12 @@ fn classify(
     }
     match code {
         Some(code) if status < 500 => Err(Failure::Api(code)),
-        Some(code) => Err(Failure::Transport(format!("HTTP {status} {code}"))),
-        None => Err(Failure::Transport(format!(
+        Some(code) => Err(Failure::Transport(Unreachable::BadAnswer(format!(
+            "HTTP {status} {code}"
+        )))),
+        None => Err(Failure::Transport(Unreachable::BadAnswer(format!(
             "HTTP {status} without an envelope"
-        ))),
+        )))),
     }
 }
 

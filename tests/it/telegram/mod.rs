@@ -8,6 +8,7 @@ mod faults;
 mod lifecycle;
 mod sync;
 mod tasks;
+mod unreachable;
 mod writes;
 
 use adcab::ops::{self, NewKey};
