@@ -57,6 +57,7 @@ pub fn sync_cabinet(
                     old: state.status,
                     new: line.status,
                     source: Source::Sync,
+                    decline_reason: line.decline_reason.as_ref(),
                 };
                 events::record(tx, &change, &line.status_changed_at)?;
             }

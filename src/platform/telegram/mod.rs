@@ -4,6 +4,7 @@
 //! operation tokens; the platform's refusals become the spec's errors with a sentence saying
 //! what to do. The wire is in `wire`; the shapes in `map` and `schedule`; reads in `reads`;
 //! what a token opens in `connect`; error mapping in `errors`; the hourly report in `report`;
+//! the platform's HTML for people (a decline's explanation) as plain text in `html`;
 //! the connector's own tables in `state`; what the platform can do in `capabilities`; its
 //! section of the configuration in `config`.
 
@@ -11,6 +12,7 @@ mod capabilities;
 mod config;
 mod connect;
 mod errors;
+mod html;
 mod map;
 mod reads;
 mod report;
