@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::domain::ad::DeclineReason;
 use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::LinkKind;
 use crate::domain::conversion::render_amount;
@@ -132,6 +133,9 @@ pub struct Full<'a> {
     currency: &'static str,
     synced_at: &'a str,
     invite_link: Option<&'a str>,
+    /// Why the platform declined it, while `Declined`: the short reason, then " — " and the
+    /// platform's longer explanation when it gave one (`DeclineReason::shown`).
+    decline_reason: Option<String>,
 }
 
 impl<'a> Full<'a> {
@@ -159,6 +163,7 @@ impl<'a> Full<'a> {
             currency: kind.currency(),
             synced_at: &row.synced_at,
             invite_link: row.invite_link.as_deref(),
+            decline_reason: row.decline_reason.as_ref().map(DeclineReason::shown),
         }
     }
 

@@ -44,13 +44,20 @@ const SERVICE: Ledger = Ledger {
         (17, include_str!("../../sql/0017_automation_ledger.sql")),
         (18, include_str!("../../sql/0018_cabinet_types_in_code.sql")),
         (19, include_str!("../../sql/0019_campaign_local_rev.sql")),
+        (20, include_str!("../../sql/0020_decline_reason.sql")),
     ],
 };
 
 /// The simulator's own tables (`sim_*`), apart from the service's.
 const SIMULATOR: Ledger = Ledger {
     table: "sim_schema_migrations",
-    migrations: &[(1, include_str!("../../sql/sim/0001_tokens_and_panic.sql"))],
+    migrations: &[
+        (1, include_str!("../../sql/sim/0001_tokens_and_panic.sql")),
+        (
+            2,
+            include_str!("../../sql/sim/0002_decline_description.sql"),
+        ),
+    ],
 };
 
 /// The Telegram Ads connector's own tables (`tg_*`).

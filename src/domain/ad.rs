@@ -1,7 +1,8 @@
 //! Owns an ad as the service and the platform speak of it: its creative and targeting
 //! (`AdSpec`), what a new one is created with (`AdDraft`), a change (`AdEdit`), the platform's
-//! view of one (`AdSnapshot`) and its line in an account-wide report (`AdCounters`). Plain
-//! values: the `Platform` trait passes them, the store keeps copies of them.
+//! view of one (`AdSnapshot`), its line in an account-wide report (`AdCounters`) and why its
+//! review declined it (`DeclineReason`). Plain values: the `Platform` trait passes them, the
+//! store keeps copies of them.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -104,6 +105,8 @@ pub struct AdSnapshot {
     /// The invite link the platform made for a channel campaign: people who join through it
     /// are this campaign's.
     pub invite_link: Option<String>,
+    /// Why the platform's review declined the ad; `None` unless `status` is `Declined`.
+    pub decline_reason: Option<DeclineReason>,
 }
 
 /// One ad's line in the platform's account-wide report: status and lifetime counters.
@@ -119,6 +122,8 @@ pub struct AdCounters {
     pub clicks: i64,
     pub actions: i64,
     pub status_changed_at: String,
+    /// Why the platform's review declined the ad; `None` unless `status` is `Declined`.
+    pub decline_reason: Option<DeclineReason>,
 }
 
 impl AdCounters {
@@ -130,6 +135,70 @@ impl AdCounters {
             actions: self.actions,
             spent: self.spent,
         }
+    }
+}
+
+/// Why the platform's review declined an ad: a short reason ("Misleading claims") and, where
+/// the platform gives one, its longer explanation, both plain text. Built only through
+/// [`DeclineReason::new`], which trims both, keeps them to a bounded length and drops an
+/// explanation that only repeats the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclineReason {
+    text: String,
+    description: Option<String>,
+}
+
+impl DeclineReason {
+    /// Characters of the short reason kept; a longer one is cut with an ellipsis.
+    pub const TEXT_CHARS: usize = 200;
+    /// Characters of the explanation kept; a longer one is cut with an ellipsis.
+    pub const DESCRIPTION_CHARS: usize = 2_000;
+    /// What separates the reason from its explanation in [`DeclineReason::shown`].
+    pub const SEPARATOR: &'static str = " — ";
+
+    /// The reason, or `None` when the platform said nothing: an empty `text` takes the
+    /// explanation's place, an explanation equal to the text is dropped.
+    pub fn new(text: &str, description: Option<&str>) -> Option<DeclineReason> {
+        let description = description
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(|d| cut(d, Self::DESCRIPTION_CHARS));
+        let text = text.trim();
+        let (text, description) = match (text.is_empty(), description) {
+            (true, None) => return None,
+            (true, Some(d)) => (cut(&d, Self::TEXT_CHARS), None),
+            (false, d) => (cut(text, Self::TEXT_CHARS), d),
+        };
+        let description = description.filter(|d| !d.eq_ignore_ascii_case(&text));
+        Some(DeclineReason { text, description })
+    }
+
+    /// The short reason.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The longer explanation, when the platform gave one.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// The reason as one line, as the API's `decline_reason`, the `status_change` webhook and
+    /// the declined alert show it: the text, then [`Self::SEPARATOR`] and the explanation
+    /// when there is one ("Misleading claims — The ad promises ...").
+    pub fn shown(&self) -> String {
+        match &self.description {
+            Some(d) => format!("{}{}{d}", self.text, Self::SEPARATOR),
+            None => self.text.clone(),
+        }
+    }
+}
+
+/// `s` kept to `max` characters, the last of them an ellipsis when it was cut.
+fn cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max.saturating_sub(1)) {
+        Some((end, _)) if s.chars().count() > max => format!("{}…", s[..end].trim_end()),
+        _ => s.to_string(),
     }
 }
 
@@ -166,5 +235,44 @@ impl AdEdit {
 
     pub fn is_empty(&self) -> bool {
         *self == AdEdit::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DeclineReason;
+
+    #[test]
+    fn a_decline_reason_shows_its_text_then_its_description() {
+        let r = DeclineReason::new(" Misleading claims ", Some("Promises income.")).unwrap();
+        assert_eq!(r.text(), "Misleading claims");
+        assert_eq!(r.shown(), "Misleading claims — Promises income.");
+        let bare = DeclineReason::new("Prohibited product", None).unwrap();
+        assert_eq!(bare.shown(), "Prohibited product");
+    }
+
+    #[test]
+    fn an_empty_or_repeated_part_of_a_decline_reason_is_dropped() {
+        assert_eq!(DeclineReason::new(" ", None), None);
+        assert_eq!(DeclineReason::new("", Some("  ")), None);
+        let only_description = DeclineReason::new("", Some("Broken link")).unwrap();
+        assert_eq!(
+            (only_description.text(), only_description.description()),
+            ("Broken link", None)
+        );
+        let repeated = DeclineReason::new("Too loud", Some("too loud")).unwrap();
+        assert_eq!(repeated.description(), None);
+    }
+
+    #[test]
+    fn a_long_decline_reason_is_cut_to_its_bound() {
+        let long = "é".repeat(DeclineReason::TEXT_CHARS + 5);
+        let r = DeclineReason::new(&long, Some(&"x".repeat(5_000))).unwrap();
+        assert_eq!(r.text().chars().count(), DeclineReason::TEXT_CHARS);
+        assert!(r.text().ends_with('…'));
+        let d = r.description().unwrap();
+        assert_eq!(d.chars().count(), DeclineReason::DESCRIPTION_CHARS);
+        let exact = "a".repeat(DeclineReason::TEXT_CHARS);
+        assert_eq!(DeclineReason::new(&exact, None).unwrap().text(), exact);
     }
 }

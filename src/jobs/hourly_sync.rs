@@ -103,6 +103,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
                     old: state.status,
                     new: line.status,
                     source: Source::Sync,
+                    decline_reason: line.decline_reason.as_ref(),
                 };
                 events::record(tx, &change, &line.status_changed_at)?;
             }

@@ -119,13 +119,15 @@ pub fn apply(
             old: found.old_status,
             new: snap.status,
             source: cause,
+            decline_reason: snap.decline_reason.as_ref(),
         };
         events::record(conn, &change, &now)?;
     }
     Ok(found.changed)
 }
 
-/// Records a status change of a stored campaign.
+/// Records a status change of a stored campaign that the service made (never a decline, so
+/// it carries no reason).
 pub fn record_change(
     conn: &Connection,
     old: &campaigns::CampaignRow,
@@ -142,6 +144,7 @@ pub fn record_change(
             old: old.status,
             new,
             source: cause,
+            decline_reason: None,
         },
         now,
     )

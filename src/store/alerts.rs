@@ -5,6 +5,7 @@
 use rusqlite::{params, Connection};
 
 use super::{optional, parsed, stats, StoreError};
+use crate::domain::ad::DeclineReason;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::Totals;
 
@@ -297,17 +298,35 @@ pub fn marks_of(conn: &Connection, kind: &str) -> Result<Vec<(i64, i64)>, StoreE
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Campaigns that turned `Declined` at a time in `[from, to)`: (account, ad).
+/// A campaign that turned `Declined`, with the platform's reason then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declined {
+    pub account_id: i64,
+    pub ad_id: i64,
+    pub reason: Option<DeclineReason>,
+}
+
+/// Campaigns that turned `Declined` at a time in `[from, to)`, each once with the reason of
+/// its latest decline then, by cabinet and campaign.
 pub fn declined_between(
     conn: &Connection,
     from: &str,
     to: &str,
-) -> Result<Vec<(i64, i64)>, StoreError> {
+) -> Result<Vec<Declined>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT DISTINCT account_id, ad_id FROM status_events
-         WHERE new_status = 'Declined' AND at >= ?1 AND at < ?2 ORDER BY account_id, ad_id",
+        "SELECT account_id, ad_id, decline_reason, decline_description FROM status_events
+         WHERE id IN (SELECT MAX(id) FROM status_events
+                      WHERE new_status = 'Declined' AND at >= ?1 AND at < ?2
+                      GROUP BY account_id, ad_id)
+         ORDER BY account_id, ad_id",
     )?;
-    let rows = stmt.query_map([from, to], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = stmt.query_map([from, to], |r| {
+        Ok(Declined {
+            account_id: r.get(0)?,
+            ad_id: r.get(1)?,
+            reason: super::decline_reason(r, 2, 3)?,
+        })
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 

@@ -1,8 +1,10 @@
-//! Owns `status_events`: each status change of a stored campaign, kept for the webhook sender.
+//! Owns `status_events`: each status change of a stored campaign, kept for the webhook sender,
+//! with the platform's reason when the change is to `Declined`.
 
 use rusqlite::{params, Connection};
 
 use super::StoreError;
+use crate::domain::ad::DeclineReason;
 use crate::domain::campaign::Source;
 use crate::domain::campaign::Status;
 
@@ -14,14 +16,28 @@ pub struct StatusChange<'a> {
     pub new: Status,
     /// What caused it: `api`, `panel`, `task` or `sync`.
     pub source: Source,
+    /// The platform's reason, kept only when `new` is `Declined`.
+    pub decline_reason: Option<&'a DeclineReason>,
 }
 
 pub fn record(conn: &Connection, c: &StatusChange, at: &str) -> Result<(), StoreError> {
+    let reason = c.decline_reason.filter(|_| c.new == Status::Declined);
     conn.prepare_cached(
-        "INSERT INTO status_events (account_id, ad_id, tme_path, old_status, new_status, source, at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO status_events (account_id, ad_id, tme_path, old_status, new_status, source, at,
+            decline_reason, decline_description)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
-    .execute(params![c.account_id, c.ad_id, c.tme_path, c.old.as_str(), c.new.as_str(), c.source.as_str(), at])?;
+    .execute(params![
+        c.account_id,
+        c.ad_id,
+        c.tme_path,
+        c.old.as_str(),
+        c.new.as_str(),
+        c.source.as_str(),
+        at,
+        reason.map(DeclineReason::text),
+        reason.and_then(DeclineReason::description),
+    ])?;
     Ok(())
 }
 
@@ -34,13 +50,16 @@ pub struct Unsent {
     pub tme_path: Option<String>,
     pub old_status: String,
     pub new_status: String,
+    /// The platform's reason of a change to `Declined`.
+    pub decline_reason: Option<DeclineReason>,
 }
 
 /// Status changes not yet turned into webhooks, in order.
 pub fn unsent(conn: &Connection) -> Result<Vec<Unsent>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT id, account_id, ad_id, tme_path, old_status, new_status FROM status_events
-         WHERE sent = 0 ORDER BY id",
+        "SELECT id, account_id, ad_id, tme_path, old_status, new_status, decline_reason,
+            decline_description
+         FROM status_events WHERE sent = 0 ORDER BY id",
     )?;
     let rows = stmt.query_map([], |r| {
         Ok(Unsent {
@@ -50,6 +69,7 @@ pub fn unsent(conn: &Connection) -> Result<Vec<Unsent>, StoreError> {
             tme_path: r.get(3)?,
             old_status: r.get(4)?,
             new_status: r.get(5)?,
+            decline_reason: super::decline_reason(r, 6, 7)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -31,6 +31,8 @@ pub mod users;
 use rusqlite::{Row, RowIndex};
 
 pub use crate::db::StoreError;
+use crate::domain::ad::DeclineReason;
+use crate::domain::campaign::Status;
 
 /// A list of ids as the JSON array `json_each` reads.
 pub fn ids_json(ids: &[i64]) -> String {
@@ -57,6 +59,35 @@ pub fn unreadable(what: &str, value: &str) -> rusqlite::Error {
         rusqlite::types::Type::Text,
         format!("{what} holds {value:?}, which this adcab cannot read").into(),
     )
+}
+
+/// A decline reason read from its two columns (short reason, explanation); `None` without a
+/// reason.
+pub fn decline_reason<I: RowIndex>(
+    r: &Row,
+    text: I,
+    description: I,
+) -> rusqlite::Result<Option<DeclineReason>> {
+    let text: Option<String> = r.get(text)?;
+    let description: Option<String> = r.get(description)?;
+    Ok(text.and_then(|t| DeclineReason::new(&t, description.as_deref())))
+}
+
+/// The values of a copy's two decline columns (short reason, explanation) for a platform's
+/// status and reason: both null unless the ad is `Declined`, so a copy that leaves that
+/// status loses its reason whatever the platform still says.
+pub fn decline_columns(
+    status: Status,
+    reason: Option<&DeclineReason>,
+) -> [rusqlite::types::Value; 2] {
+    use rusqlite::types::Value;
+    match reason.filter(|_| status == Status::Declined) {
+        Some(r) => [
+            r.text().to_string().into(),
+            r.description().map(str::to_string).into(),
+        ],
+        None => [Value::Null, Value::Null],
+    }
 }
 
 /// Turns "no rows" into `None`.

@@ -1,5 +1,6 @@
 //! Owns turning what happened into webhook events in the outbox: `status_change` (every
-//! unsent status change, one event per cabinet and receiving key), `hourly_digest` (a
+//! unsent status change, one event per cabinet and receiving key; a change to `Declined`
+//! carries the platform's `decline_reason`, others `null`), `hourly_digest` (a
 //! cabinet's closed hour: top campaigns by spend, totals over all) and `alert` (a rule's
 //! notice). Only keys whose holder reaches the cabinet receive its events. Runs inside the
 //! caller's write transaction.
@@ -12,6 +13,7 @@ use serde_json::{json, Map, Value};
 
 use crate::auth;
 use crate::clock;
+use crate::domain::ad::DeclineReason;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::{number, Totals};
 use crate::store::StoreError;
@@ -89,6 +91,7 @@ pub fn queue_status_changes(conn: &Connection) -> Result<usize, StoreError> {
             "tme_path": u.tme_path,
             "old_status": u.old_status,
             "new_status": u.new_status,
+            "decline_reason": u.decline_reason.as_ref().map(DeclineReason::shown),
         }));
     }
     let receivers = Receivers::load(conn)?;

@@ -1,7 +1,8 @@
 //! Alerts against a fake Telegram Bot API (`tests/support/bot_fake`): a rule's notice reaches
 //! the person's and the cabinet's chats and the key's webhook as a signed `alert`; a chat that
 //! blocked the bot is logged undeliverable and switched off; the built-in alerts (declined,
-//! budget low, balance low, session expired, webhooks failing) are told once per condition.
+//! budget low, balance low, session expired, webhooks failing) are told once per condition, a
+//! decline with the platform's reason.
 
 #[path = "../support/bot_fake/mod.rs"]
 mod bot_fake;
@@ -307,5 +308,60 @@ fn a_daily_digest_tells_each_person_their_day_once() {
             .iter()
             .all(|r| !String::from_utf8_lossy(&r.body).contains("daily_digest")),
         "no webhook: a digest is no cabinet's event"
+    );
+}
+
+#[test]
+fn the_declined_alert_says_the_platforms_reason() {
+    let bot = FakeBot::start(TOKEN);
+    let app = app_with(&bot, 0);
+    let rx = Receiver::start(200);
+    let (_, cabinet, _, _) = setup(&app, &bot, &rx);
+    let camp = |title| {
+        app.campaign(
+            cabinet,
+            crate::helpers::Camp::channel(title, "https://t.me/alpha_chan"),
+        )
+    };
+    let declined = |ad, reason| {
+        ops::sim_review(&app.services, cabinet, ad, false, Some(reason)).unwrap();
+    };
+    let newest_declined = |app: &TestApp| {
+        recent(app)
+            .into_iter()
+            .find(|a| a.kind == "campaign_declined")
+            .unwrap()
+    };
+    let alone = camp("Alone");
+    declined(alone, "Text formatting");
+    app.advance(HOUR);
+    let one = newest_declined(&app);
+    assert_eq!(one.ad_id, Some(alone));
+    assert_eq!(
+        one.text,
+        format!(
+            "Campaign {alone} “Alone” (Cabinet “euro cabinet”) was declined by the platform's \
+             review: Text formatting — The ad text uses capital letters, emoji or punctuation to \
+             draw attention. Write it in ordinary sentence case."
+        ),
+        "the reason and its explanation"
+    );
+
+    let (first, second) = (camp("First"), camp("Second"));
+    declined(first, "Too loud");
+    declined(second, "Misleading claims");
+    app.advance(HOUR);
+    let several = newest_declined(&app);
+    assert_eq!(
+        several.ad_id, None,
+        "two campaigns of one cabinet: one alert"
+    );
+    assert_eq!(
+        several.text,
+        format!(
+            "2 campaigns of Cabinet “euro cabinet” were declined by the platform's review: \
+             {first} “First” (Too loud), {second} “Second” (Misleading claims)."
+        ),
+        "each campaign with its short reason"
     );
 }

@@ -302,7 +302,7 @@ fn a_pause_rule_acts_after_the_sync_with_history_webhook_and_log() {
     assert_eq!(changes.len(), 1);
     assert_eq!(
         changes[0]["changes"],
-        json!([{"ad_id": ad, "tme_path": "alpha_chan", "old_status": "Active", "new_status": "On Hold"}])
+        json!([{"ad_id": ad, "tme_path": "alpha_chan", "old_status": "Active", "new_status": "On Hold", "decline_reason": null}])
     );
 
     let entries = log(&app, &key, &rule);

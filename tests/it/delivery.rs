@@ -22,6 +22,7 @@ fn auto_review_approves_or_declines_and_approved_ads_deliver() {
     ops::sim_advance(&app.services, 301).unwrap();
     let approved = app.get_ok(&format!("/campaigns/{fine}"), &key)["data"].clone();
     assert_eq!(approved["status"], "Active");
+    assert_eq!(approved["decline_reason"], serde_json::Value::Null);
     assert!(
         approved["views"].as_i64().unwrap() > 0,
         "delivering since approval"
@@ -32,6 +33,12 @@ fn auto_review_approves_or_declines_and_approved_ads_deliver() {
         "the text holds a decline word"
     );
     assert_eq!(declined["views"], 0);
+    let reason = declined["decline_reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.starts_with("Prohibited product or service — ")
+            && reason.ends_with("The text mentions “casino”."),
+        "the reason a decline word earns, naming the word: {declined}"
+    );
 }
 
 #[test]

@@ -1,9 +1,9 @@
 //! Webhook events over the service clock: `status_change` right away for API changes and
-//! once per cabinet per sync, `hourly_digest` at five past the hour (top 200, totals, numbers
-//! and decimal strings), reach (only keys whose holder sees the cabinet), and an outbox that
-//! survives a restart.
+//! once per cabinet per sync (a decline with the platform's reason), `hourly_digest` at five
+//! past the hour (top 200, totals, numbers and decimal strings), reach (only keys whose holder
+//! sees the cabinet), and an outbox that survives a restart.
 
-use crate::helpers::{spawn_app, Received, Receiver, TestApp};
+use crate::helpers::{spawn_app, Camp, Received, Receiver, TestApp};
 use adcab::clock;
 use adcab::ops::{self, NewKey};
 use adcab::store::StoreError;
@@ -37,7 +37,7 @@ fn an_api_pause_sends_a_signed_status_change_right_away() {
     assert_eq!(review.len(), 1, "the review outcome");
     assert_eq!(
         review[0].verified(&secret)["changes"],
-        json!([{ "ad_id": ad, "tme_path": "alpha_chan", "old_status": "In Review", "new_status": "Active" }])
+        json!([{ "ad_id": ad, "tme_path": "alpha_chan", "old_status": "In Review", "new_status": "Active", "decline_reason": null }])
     );
 
     app.write_ok("POST", &format!("/campaigns/{ad}/pause"), &key, None, 200);
@@ -49,7 +49,7 @@ fn an_api_pause_sends_a_signed_status_change_right_away() {
     assert_eq!(body["account_id"], cabinet);
     assert_eq!(
         body["changes"],
-        json!([{ "ad_id": ad, "tme_path": "alpha_chan", "old_status": "Active", "new_status": "On Hold" }])
+        json!([{ "ad_id": ad, "tme_path": "alpha_chan", "old_status": "Active", "new_status": "On Hold", "decline_reason": null }])
     );
     let delivered = body["delivered_at"].as_str().unwrap();
     assert_eq!(
@@ -61,6 +61,31 @@ fn an_api_pause_sends_a_signed_status_change_right_away() {
     assert_ne!(
         got[0].headers["x-service-delivery"],
         got[1].headers["x-service-delivery"]
+    );
+}
+
+#[test]
+fn a_decline_sends_the_platforms_reason_in_its_status_change() {
+    let app = spawn_app();
+    let rx = Receiver::start(200);
+    let user = app.user("pro");
+    let cabinet = app.cabinet(user, "euro", "1000");
+    let (_, key, secret) = app.hook_key(user, &rx.url);
+    let ad = app.campaign(cabinet, Camp::channel("Spring", "https://t.me/alpha_chan"));
+    ops::sim_review(&app.services, cabinet, ad, false, None).unwrap();
+    app.settle();
+    let shown = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"]["decline_reason"].clone();
+    let reason = shown.as_str().unwrap_or_default();
+    assert!(
+        reason.contains(" — "),
+        "one of the simulator's reasons, with its explanation: {shown}"
+    );
+    let got = of_kind(&rx, "status_change");
+    assert_eq!(got.len(), 1, "the review outcome");
+    assert_eq!(
+        got[0].verified(&secret)["changes"],
+        json!([{ "ad_id": ad, "tme_path": "alpha_chan", "old_status": "In Review",
+                 "new_status": "Declined", "decline_reason": reason }])
     );
 }
 

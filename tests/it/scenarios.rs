@@ -73,6 +73,24 @@ impl World {
         }
     }
 
+    /// The platform's review declines the ad for misleading claims, with its longer
+    /// explanation; the copy is re-read.
+    fn decline(&self, ad: i64) {
+        match &self.fake {
+            None => {
+                let reason = Some("Misleading claims");
+                ops::sim_review(&self.app.services, self.cabinet, ad, false, reason).unwrap();
+            }
+            Some((fake, account)) => {
+                let html = "<p>The ad promises <b>income</b> it cannot guarantee.</p>";
+                fake.decline_explained(&account.account_id, ad, "Misleading claims", html);
+                adcab::ops::write_back::reread(&self.app.services, self.cabinet, ad)
+                    .unwrap()
+                    .unwrap();
+            }
+        }
+    }
+
     /// Moves the platform's time and the service clock; the scheduler catches up. On the
     /// connector, each running ad gets `views` impressions first (the simulator delivers by
     /// itself as time passes).
@@ -195,6 +213,7 @@ on_both!(
     sync_now_counts_every_campaign_and_changes_nothing_twice,
     the_list_filters_by_link_and_type,
     the_day_total_adds_up_the_cabinet,
+    a_declined_campaign_shows_why_until_an_edit_sends_it_back_to_review,
 );
 
 fn a_new_campaign_is_in_review_until_approved_then_active(w: World) {
@@ -454,4 +473,24 @@ fn the_day_total_adds_up_the_cabinet(w: World) {
     let cabinet = &total["data"][w.cabinet.to_string()];
     assert!(line["views"].as_i64().unwrap_or(0) > 0, "{stats}");
     assert_eq!(cabinet["views"], line["views"], "{total}");
+}
+
+fn a_declined_campaign_shows_why_until_an_edit_sends_it_back_to_review(w: World) {
+    let ad = w.create(json!({}));
+    assert_eq!(w.campaign(ad)["decline_reason"], Value::Null, "in review");
+    w.decline(ad);
+    let c = w.campaign(ad);
+    assert_eq!(c["status"], "Declined", "{c}");
+    let reason = c["decline_reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.starts_with("Misleading claims — The ad promises "),
+        "the reason, then its explanation as plain text: {c}"
+    );
+    assert!(!reason.contains('<'), "no markup: {reason}");
+    let body = json!({ "account_id": w.cabinet, "text": "An honest text" });
+    let edited = w.patch(ad, &body);
+    assert_eq!(edited.status, 200, "{}", edited.body);
+    assert_eq!(edited.body["data"]["status"], "In Review");
+    assert_eq!(edited.body["data"]["decline_reason"], Value::Null);
+    assert_eq!(w.campaign(ad)["decline_reason"], Value::Null, "cleared");
 }

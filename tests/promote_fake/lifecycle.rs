@@ -109,15 +109,44 @@ fn lifecycle_delivery_and_stats_series() {
         json!({"ad_id": id, "amount": "5"}),
     );
     assert_eq!(topped["status"], "active");
-    f.decline(&a.account_id, id, "Too loud");
+    f.decline(&a.account_id, id, "Too <loud>");
     let got = f.ad(&a.account_id, id).unwrap();
     assert_eq!(
+        (got["status"].as_str(), &got["decline_reason"]),
         (
-            got["status"].as_str(),
-            got["decline_reason"]["text"].as_str()
+            Some("declined"),
+            &json!({"text": "Too <loud>", "description_html": "<p>Too &lt;loud&gt;</p>"})
         ),
-        (Some("declined"), Some("Too loud"))
+        "the text as it is, the explanation as HTML"
     );
+}
+
+#[test]
+fn a_decline_carries_its_text_and_html_explanation_until_an_edit() {
+    let f = FakePromote::start();
+    let a = f.add_account("EUR", "Declines", "100", false);
+    let id = ok(&f, &a.token, "createAd", chan_ad("Declines", "10"))["ad_id"]
+        .as_i64()
+        .unwrap();
+    let html = "<p>Gambling is <b>not allowed</b>. See <a href=\"https://ads.telegram.org\">the rules</a>.</p>";
+    f.decline_explained(&a.account_id, id, "Prohibited product", html);
+    let listed = ok(&f, &a.token, "getAdsList", json!({}));
+    let ad = &listed["ads"][0];
+    assert_eq!(
+        ad["decline_reason"],
+        json!({"text": "Prohibited product", "description_html": html}),
+        "{ad}"
+    );
+    let by_id = ok(&f, &a.token, "getAdsById", json!({"ad_ids": [id]}));
+    assert_eq!(by_id[0]["decline_reason"], ad["decline_reason"]);
+    let edited = ok(
+        &f,
+        &a.token,
+        "editAd",
+        json!({"ad_id": id, "text": "Fresh news"}),
+    );
+    assert_eq!(edited["status"], "in_review");
+    assert_eq!(edited.get("decline_reason"), None, "{edited}");
 }
 
 #[test]

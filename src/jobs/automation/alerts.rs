@@ -15,7 +15,7 @@ use crate::clock;
 use crate::config::NotifyConfig;
 use crate::primitives::unix_now;
 use crate::services::Services;
-use crate::store::alerts::{self, NewAlert};
+use crate::store::alerts::{self, Declined, NewAlert};
 use crate::store::{cabinets, campaigns, StoreError};
 use crate::webhooks::events::{self, Receivers};
 
@@ -91,10 +91,11 @@ pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
             raise(tx, &s.config.notify, &receivers, telegram, &alert)
         };
         let declined = alerts::declined_between(tx, &hour_ago, &at_iso)?;
-        for (account, ads) in by_cabinet(declined) {
-            let what = ("was", "were", "declined by the platform's review");
-            let (about, text) = campaigns(tx, account, &ads, what)?;
-            tell(tx, DECLINED, about, text)?;
+        for ads in declined.chunk_by(|a, b| a.account_id == b.account_id) {
+            if let Some(first) = ads.first() {
+                let (about, text) = declined_text(tx, first.account_id, ads)?;
+                tell(tx, DECLINED, about, text)?;
+            }
         }
         let low = fresh(tx, BUDGET_LOW, alerts::low_budgets(tx, percent)?, &at_iso)?;
         for (account, ads) in by_cabinet(low) {
@@ -315,21 +316,74 @@ fn campaigns(
     Ok((About::Cabinet(account, None), text))
 }
 
+/// One alert about campaigns of a cabinet (at least one) the platform's review declined,
+/// with the platform's reason: the reason in full after the campaign when it is one, each
+/// campaign's short reason after it when they are several.
+fn declined_text(
+    tx: &Connection,
+    account: i64,
+    ads: &[Declined],
+) -> Result<(About, String), StoreError> {
+    const WHAT: &str = "declined by the platform's review";
+    if let [one] = ads {
+        let campaign = campaign(tx, account, one.ad_id)?;
+        let text = match &one.reason {
+            Some(r) => sentence(format!("{campaign} was {WHAT}: {}", r.shown())),
+            None => format!("{campaign} was {WHAT}."),
+        };
+        return Ok((About::Cabinet(account, Some(one.ad_id)), text));
+    }
+    let mut named = Vec::new();
+    for d in ads.iter().take(LISTED) {
+        let name = named_campaign(tx, account, d.ad_id)?;
+        named.push(match &d.reason {
+            Some(r) => format!("{name} ({})", r.text()),
+            None => name,
+        });
+    }
+    let text = format!(
+        "{} campaigns of {} were {WHAT}: {}{}.",
+        ads.len(),
+        cabinet(tx, account)?,
+        named.join(", "),
+        more(ads.len())
+    );
+    Ok((About::Cabinet(account, None), text))
+}
+
+/// `text` ending as a sentence: a full stop added unless it ends in one already (or in `?`,
+/// `!` or `…`).
+fn sentence(text: String) -> String {
+    if text.ends_with(['.', '!', '?', '…']) {
+        text
+    } else {
+        format!("{text}.")
+    }
+}
+
 /// The first [`LISTED`] of a cabinet's `ads` with their titles, and how many more.
 fn listed(tx: &Connection, account: i64, ads: &[i64]) -> Result<String, StoreError> {
     let mut named = Vec::new();
     for ad in ads.iter().take(LISTED) {
-        let title = campaigns::get(tx, account, *ad)?.map(|r| r.title);
-        named.push(match title {
-            Some(t) => format!("{ad} “{t}”"),
-            None => ad.to_string(),
-        });
+        named.push(named_campaign(tx, account, *ad)?);
     }
-    let more = match ads.len().saturating_sub(LISTED) {
+    Ok(format!("{}{}", named.join(", "), more(ads.len())))
+}
+
+/// " and N more" for a list of `count` of which [`LISTED`] are named, or nothing.
+fn more(count: usize) -> String {
+    match count.saturating_sub(LISTED) {
         0 => String::new(),
         n => format!(" and {n} more"),
-    };
-    Ok(format!("{}{more}", named.join(", ")))
+    }
+}
+
+/// "12 “Title”" in a list of campaigns, or the id alone when the copy is gone.
+fn named_campaign(tx: &Connection, account: i64, ad: i64) -> Result<String, StoreError> {
+    Ok(match campaigns::get(tx, account, ad)?.map(|r| r.title) {
+        Some(t) => format!("{ad} “{t}”"),
+        None => ad.to_string(),
+    })
 }
 
 /// "Cabinet “Name”" for a sentence.

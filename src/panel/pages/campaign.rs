@@ -1,6 +1,7 @@
-//! Owns `/campaigns/{account_id}/{ad_id}`: one campaign's every field, its hourly chart (views,
-//! clicks, spend, conversions) over 24 hours, 7 days or 30 days, its conversions, its Auto
-//! CPM card (`auto_cpm`) and its change history with the source of each change.
+//! Owns `/campaigns/{account_id}/{ad_id}`: one campaign's every field, why the platform
+//! declined it while it is declined, its hourly chart (views, clicks, spend, conversions) over
+//! 24 hours, 7 days or 30 days, its conversions, its Auto CPM card (`auto_cpm`) and its change
+//! history with the source of each change.
 
 use chrono::Duration;
 use maud::{html, Markup};
@@ -129,6 +130,13 @@ async fn render(
             div {
                 p.muted { a href={ "/campaigns?account_id=" (account) } { (cabinet_name) } " · campaign #" (ad) }
                 h1 { (row.title) " " (status_badge(row.status)) }
+            }
+        }
+        @if let Some(reason) = &row.decline_reason {
+            div.card.declined role="status" {
+                p { strong { "Declined by the platform: " (reason.text()) } }
+                @if let Some(explained) = reason.description() { p { (explained) } }
+                p.muted { "Edit the text, link or media to send it back to review." }
             }
         }
         div.grid {

@@ -1,5 +1,6 @@
 //! Owns `/campaigns`: the campaigns of the person's cabinets with the API list's filters,
-//! sorts and pages (the same parameters, read by the same code), status badges, money in each
+//! sorts and pages (the same parameters, read by the same code), status badges (a declined
+//! one with the platform's short reason, the full one as its tooltip), money in each
 //! cabinet's currency, and the client's own conversions and revenue.
 
 use std::collections::BTreeMap;
@@ -307,7 +308,12 @@ fn line(
             }
             td { a href={ "/campaigns/" (row.account_id) "/" (row.ad_id) } { (row.title) } br; span.muted { "#" (row.ad_id) } }
             td { (cabinet) }
-            td { (status_badge(row.status)) }
+            td {
+                (status_badge(row.status))
+                @if let Some(reason) = &row.decline_reason {
+                    br; span.muted.reason title=(reason.shown()) { (reason.text()) }
+                }
+            }
             td.num { (money(kind, row.budget)) }
             td.num { (money(kind, row.spent)) }
             td.num { (count(row.views)) }

@@ -1,10 +1,11 @@
 //! Owns the built-in platform simulator: accounts, balances, per-cabinet `ad_id` numbering,
-//! the platform's content rules, minimum CPMs, username and keyword resolution, review, and
-//! faults injected on demand. Its state lives in the `sim_*` tables, apart from the service's
+//! the platform's content rules, minimum CPMs, username and keyword resolution, review and
+//! its reasons for declining, and faults injected on demand. Its state lives in the `sim_*` tables, apart from the service's
 //! copy, as a real platform's would; its time is the service clock.
 
 pub mod accrual;
 mod config;
+mod decline;
 mod faults;
 mod review;
 mod rows;
@@ -29,7 +30,7 @@ use crate::db::Db;
 use crate::domain::campaign::{LinkKind, Status};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::{CabinetType, Money, MAX_UNITS};
-use crate::store::{parsed, StoreError};
+use crate::store::{decline_reason, parsed, StoreError};
 
 /// How long a budget operation token is remembered.
 const OP_TOKEN_HOURS: i64 = 24;
@@ -78,7 +79,7 @@ impl Simulator {
     /// Changes one live ad in a transaction: `change` sees the ad and may write other sim
     /// tables, but must make every check before its first write (a refusal commits whatever
     /// it wrote). The ad is saved afterwards, with `status_changed_at` moved when the status
-    /// changed. An `ignore` fault skips `change` and returns the ad as it was.
+    /// changed and its decline reason gone when it is no longer `Declined`. An `ignore` fault skips `change` and returns the ad as it was.
     fn mutate<T: Send>(
         &self,
         account: i64,
@@ -106,6 +107,9 @@ impl Simulator {
                 let now = clock::iso(clock::now(tx)?);
                 if state.status != before {
                     state.status_changed_at = now.clone();
+                }
+                if state.status != Status::Declined {
+                    state.decline_reason = None;
                 }
                 let review_from =
                     (state.status == Status::InReview && before != Status::InReview).then_some(now);
@@ -287,7 +291,7 @@ impl Platform for Simulator {
                 self.catch_up_moving(tx, account, until)?;
                 let mut stmt = tx.prepare_cached(
                     "SELECT ad_id, status, active, budget_micros, spent_micros, views, opens,
-                        clicks, actions, status_changed_at
+                        clicks, actions, status_changed_at, decline_reason, decline_description
                      FROM sim_ads WHERE account_id = ?1 ORDER BY ad_id",
                 )?;
                 let rows = stmt.query_map([account], |r| {
@@ -302,6 +306,7 @@ impl Platform for Simulator {
                         clicks: r.get(7)?,
                         actions: r.get(8)?,
                         status_changed_at: r.get(9)?,
+                        decline_reason: decline_reason(r, 10, 11)?,
                     })
                 })?;
                 Ok::<_, StoreError>(Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?))

@@ -1,23 +1,27 @@
 //! Owns the simulator's review and its catching up with the service clock: a pending review
 //! is decided by `adcab sim review` or automatically when due (declined for a decline word),
-//! and delivery accrues minute by minute up to the time asked for.
+//! a decline with its reason (`decline`), and delivery accrues minute by minute up to the
+//! time asked for.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 
 use super::accrual::{self, Delivery, Rates};
+use super::decline;
 use super::rows::load_snapshot;
 use super::{SimError, Simulator};
 use crate::clock;
 use crate::db::json_column;
+use crate::domain::ad::DeclineReason;
 use crate::domain::campaign::Status;
 use crate::domain::schedule::Schedule;
 use crate::store::{parsed, unreadable, StoreError};
 
 impl Simulator {
     /// Decides a pending review now: approved ads run (or wait for budget or the switch),
-    /// declined ones stop until edited.
+    /// declined ones stop until edited, with the operator's `reason` or, without one, one of
+    /// the simulator's own.
     pub fn review(
         &self,
         account: i64,
@@ -35,29 +39,32 @@ impl Simulator {
                     status: state.status,
                 });
             }
-            let status = if approve {
-                approved_status(state.budget.micros(), state.active)
+            let (status, reason) = if approve {
+                (approved_status(state.budget.micros(), state.active), None)
             } else {
-                Status::Declined
+                let why = decline::for_operator(reason, self.config.seed, account, ad);
+                (Status::Declined, why)
             };
             tx.execute(
-                "UPDATE sim_ads SET status = ?3, status_changed_at = ?4, review_requested_at = NULL,
-                    decline_reason = ?5 WHERE account_id = ?1 AND ad_id = ?2",
-                params![account, ad, status.as_str(), now, reason.filter(|_| !approve)],
+                "UPDATE sim_ads SET status = ?3, status_changed_at = ?4, review_requested_at = NULL
+                 WHERE account_id = ?1 AND ad_id = ?2",
+                params![account, ad, status.as_str(), now],
             )
             .map_err(StoreError::from)?;
+            set_reason(tx, account, ad, reason.as_ref())?;
             Ok(status)
         })
     }
 
-    /// The ad text's verdict under auto review: declined when it contains a decline word.
-    pub fn auto_review_approves(&self, text: &str) -> bool {
+    /// The ad text's verdict under auto review: declined when it contains a decline word,
+    /// which this returns.
+    pub fn auto_review_declines(&self, text: &str) -> Option<&str> {
         let text = text.to_lowercase();
-        !self
-            .config
+        self.config
             .decline_words
             .iter()
-            .any(|w| !w.is_empty() && text.contains(&w.to_lowercase()))
+            .find(|w| !w.is_empty() && text.contains(&w.to_lowercase()))
+            .map(String::as_str)
     }
 
     /// Brings one ad up to `until` (see [`Simulator::advance`]).
@@ -141,10 +148,12 @@ impl Simulator {
                      WHERE account_id = ?1 AND ad_id = ?2",
                 )?
                 .query_row([account, ad], |r| r.get(0))?;
-            delivery.status = if self.auto_review_approves(&text) {
-                approved_status(delivery.budget_micros, active)
-            } else {
-                Status::Declined
+            delivery.status = match self.auto_review_declines(&text) {
+                None => approved_status(delivery.budget_micros, active),
+                Some(word) => {
+                    set_reason(conn, account, ad, decline::for_decline_word(word).as_ref())?;
+                    Status::Declined
+                }
             };
             changed_at = clock::iso(due);
             review_requested = None;
@@ -184,6 +193,26 @@ impl Simulator {
         ])?;
         Ok(())
     }
+}
+
+/// Sets (or with `None` clears) the reason an ad was declined for.
+fn set_reason(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    reason: Option<&DeclineReason>,
+) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "UPDATE sim_ads SET decline_reason = ?3, decline_description = ?4
+         WHERE account_id = ?1 AND ad_id = ?2",
+    )?
+    .execute(params![
+        account,
+        ad,
+        reason.map(DeclineReason::text),
+        reason.and_then(DeclineReason::description),
+    ])?;
+    Ok(())
 }
 
 /// The columns of `sim_ads` that [`pace_from_row`] reads.

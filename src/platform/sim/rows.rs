@@ -5,11 +5,11 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::Value;
 
 use crate::db::json_column;
-use crate::domain::ad::{AdSnapshot, AdSpec};
+use crate::domain::ad::{AdSnapshot, AdSpec, DeclineReason};
 use crate::domain::campaign::Status;
 use crate::domain::money::{CabinetType, Money, MAX_MICROS, MAX_UNITS};
 use crate::platform::PlatformError;
-use crate::store::{parsed, StoreError};
+use crate::store::{decline_reason, parsed, StoreError};
 
 use super::rules::rejected;
 
@@ -24,17 +24,19 @@ pub(super) fn load_snapshot(
         .optional()?)
 }
 
-/// Writes back every field a change can touch.
+/// Writes back every field a change can touch, the decline reason among them.
 pub(super) fn save(
     conn: &Connection,
     ad: &AdSnapshot,
     review_from: Option<&str>,
 ) -> Result<(), StoreError> {
     let spec = serde_json::to_string(&ad.spec).map_err(|e| StoreError::Failed(e.to_string()))?;
+    let reason = ad.decline_reason.as_ref();
     conn.execute(
         "UPDATE sim_ads SET spec = ?3, status = ?4, active = ?5, cpm_micros = ?6, budget_micros = ?7,
             daily_budget_micros = ?8, schedule = ?9, status_changed_at = ?10,
-            review_requested_at = COALESCE(?11, review_requested_at)
+            review_requested_at = COALESCE(?11, review_requested_at), decline_reason = ?12,
+            decline_description = ?13
          WHERE account_id = ?1 AND ad_id = ?2",
         params![
             ad.account_id,
@@ -48,6 +50,8 @@ pub(super) fn save(
             ad.schedule.as_ref().map(Value::to_string),
             ad.status_changed_at,
             review_from,
+            reason.map(DeclineReason::text),
+            reason.and_then(DeclineReason::description),
         ],
     )?;
     Ok(())
@@ -127,5 +131,6 @@ fn snapshot_from_row(r: &Row) -> rusqlite::Result<AdSnapshot> {
         created_at: r.get("created_at")?,
         status_changed_at: r.get("status_changed_at")?,
         invite_link: r.get("invite_link")?,
+        decline_reason: decline_reason(r, "decline_reason", "decline_description")?,
     })
 }

@@ -2,7 +2,8 @@
 //! money (JSON numbers read from their text, sent at the currency's precision), targeting
 //! (the API's input and output target shapes), field names (`impression_frequency`,
 //! `show_userpic`, `daily_budget_limit`, ...), currencies and placements (read from the
-//! platform's capabilities). The schedule's week masks are in `schedule`.
+//! platform's capabilities), a declined ad's `decline_reason`. The schedule's week masks are
+//! in `schedule`.
 
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::{Decimal, RoundingStrategy};
@@ -10,8 +11,9 @@ use serde_json::{json, Map, Value};
 
 use super::capabilities::CAPABILITIES;
 use super::errors::Unsendable;
+use super::html::plain_text;
 use super::schedule::{schedule_from, schedule_to};
-use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec};
+use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec, DeclineReason};
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::money::{CabinetType, Money, MONEY_SCALE};
 
@@ -57,13 +59,33 @@ pub fn number(m: Money, scale: u32) -> Value {
     serde_json::from_str(&d.to_string()).expect("a decimal is a JSON number")
 }
 
+/// Why a declined `Ad` was declined: `decline_reason.text` and its `description_html` read as
+/// plain text (a bare string is read as the text). `None` for an ad that is not declined, or
+/// a decline the platform gave no reason for.
+pub fn decline_reason(ad: &Value, status: Status) -> Option<DeclineReason> {
+    if status != Status::Declined {
+        return None;
+    }
+    let reason = ad.get("decline_reason")?;
+    let text = reason
+        .as_str()
+        .or_else(|| reason.get("text").and_then(Value::as_str))
+        .unwrap_or("");
+    let description = reason
+        .get("description_html")
+        .and_then(Value::as_str)
+        .map(plain_text);
+    DeclineReason::new(&plain_text(text), description.as_deref())
+}
+
 /// An ad's lifetime counters and money, read from an `Ad` object (`joins` is the older name
-/// of `actions`; missing counters are zero).
+/// of `actions`; missing counters are zero), with its decline reason.
 pub fn counters(ad: &Value, changed_at: &str) -> Option<AdCounters> {
     let count = |name: &str| ad.get(name).and_then(Value::as_i64);
+    let status = status(ad.get("status")?.as_str()?)?;
     Some(AdCounters {
         ad_id: ad.get("ad_id")?.as_i64()?,
-        status: status(ad.get("status")?.as_str()?)?,
+        status,
         active: !ad
             .get("is_paused")
             .and_then(Value::as_bool)
@@ -75,6 +97,7 @@ pub fn counters(ad: &Value, changed_at: &str) -> Option<AdCounters> {
         clicks: count("clicks").unwrap_or(0),
         actions: count("actions").or_else(|| count("joins")).unwrap_or(0),
         status_changed_at: changed_at.to_string(),
+        decline_reason: decline_reason(ad, status),
     })
 }
 
@@ -135,6 +158,7 @@ pub fn snapshot(
         created_at: ad.get("created_date").and_then(Value::as_i64).unwrap_or(0),
         status_changed_at: c.status_changed_at,
         invite_link: None,
+        decline_reason: c.decline_reason,
     })
 }
 
@@ -484,6 +508,25 @@ mod tests {
         );
         assert_eq!(s.schedule.unwrap()["timezone"], "+00:00");
         assert_eq!(s.daily_budget, None);
+    }
+
+    #[test]
+    fn a_declined_ad_reads_its_reason_as_plain_text_and_only_while_declined() {
+        let declined = json!({
+            "status": "declined",
+            "decline_reason": {"text": "Misleading claims",
+                "description_html": "<p>The ad <b>promises</b> income &amp; more.</p>"}
+        });
+        let r = decline_reason(&declined, Status::Declined).unwrap();
+        assert_eq!(
+            r.shown(),
+            "Misleading claims — The ad promises income & more."
+        );
+        assert_eq!(decline_reason(&declined, Status::InReview), None);
+        let bare = json!({"decline_reason": "Prohibited product"});
+        let r = decline_reason(&bare, Status::Declined).unwrap();
+        assert_eq!((r.text(), r.description()), ("Prohibited product", None));
+        assert_eq!(decline_reason(&json!({}), Status::Declined), None);
     }
 
     #[test]

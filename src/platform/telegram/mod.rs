@@ -4,14 +4,15 @@
 //! operation tokens; the platform's refusals become the spec's errors with a sentence saying
 //! what to do. The wire is in `wire`; why a call did not reach the platform in `transport`;
 //! the shapes in `map` and `schedule`; reads in `reads`; what a token opens in `connect`;
-//! error mapping in `errors`; the hourly report in `report`; the connector's own tables in
-//! `state`; what the platform can do in `capabilities`; its section of the configuration in
-//! `config`.
+//! error mapping in `errors`; the hourly report in `report`; the platform's HTML for people (a
+//! decline's explanation) as plain text in `html`; the connector's own tables in `state`; what
+//! the platform can do in `capabilities`; its section of the configuration in `config`.
 
 mod capabilities;
 mod config;
 mod connect;
 mod errors;
+mod html;
 mod map;
 mod reads;
 mod report;

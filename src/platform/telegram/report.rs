@@ -148,6 +148,7 @@ mod tests {
             clicks: 150,
             actions: 30,
             status_changed_at: "t".into(),
+            decline_reason: None,
         };
         let after = Totals {
             views: 500,

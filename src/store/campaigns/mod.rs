@@ -14,9 +14,9 @@ use rusqlite::{params, params_from_iter, Connection, Row, ToSql};
 use serde_json::Value;
 
 use super::StoreError;
-use super::{optional, parsed};
+use super::{decline_columns, optional, parsed};
 use crate::db::json_column;
-use crate::domain::ad::{AdCounters, AdSnapshot};
+use crate::domain::ad::{AdCounters, AdSnapshot, DeclineReason};
 use crate::domain::campaign::{LinkKind, Status, TargetType};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::Money;
@@ -59,6 +59,8 @@ pub struct CampaignRow {
     pub synced_at: String,
     pub status_changed_at: String,
     pub invite_link: Option<String>,
+    /// Why the platform declined it, while it is `Declined`.
+    pub decline_reason: Option<DeclineReason>,
     /// Whether a conversion was ever attributed to the campaign (it has running totals).
     pub converted: bool,
 }
@@ -68,7 +70,7 @@ const COLUMNS: &str = "account_id, ad_id, title, text, status, active, promote_u
     tme_path, target_type, targeting, cpm_micros, budget_micros, spent_micros,
     daily_budget_micros, views, opens, clicks, actions, views_per_user, schedule, media_token,
     media_type, picture, button, website_name, group_id, auto_cpm_enabled, created_at,
-    synced_at, status_changed_at, invite_link,
+    synced_at, status_changed_at, invite_link, decline_reason, decline_description,
     EXISTS (SELECT 1 FROM conversion_totals t
         WHERE t.account_id = campaigns.account_id AND t.ad_id = campaigns.ad_id)";
 
@@ -129,7 +131,8 @@ fn from_row(r: &Row) -> rusqlite::Result<CampaignRow> {
         synced_at: r.get(29)?,
         status_changed_at: r.get(30)?,
         invite_link: r.get(31)?,
-        converted: r.get(32)?,
+        decline_reason: super::decline_reason(r, 32, 33)?,
+        converted: r.get(34)?,
     })
 }
 
@@ -141,7 +144,7 @@ fn link_of(url: &str) -> Result<PromoteLink, StoreError> {
 
 /// The columns a platform report sets, in the order of [`reported`]'s values. `status` is set
 /// apart: its change also moves `status_changed_at`.
-const REPORTED: [&str; 25] = [
+const REPORTED: [&str; 27] = [
     "title",
     "text",
     "active",
@@ -167,12 +170,16 @@ const REPORTED: [&str; 25] = [
     "tme_username",
     "promote_host",
     "invite_link",
+    "decline_reason",
+    "decline_description",
 ];
 
 /// A snapshot's values of the [`REPORTED`] columns, in order.
 fn reported(snap: &AdSnapshot) -> Result<[Sql; REPORTED.len()], StoreError> {
     let link = link_of(&snap.spec.promote_url)?;
     let spec = &snap.spec;
+    let [decline_reason, decline_description] =
+        decline_columns(snap.status, snap.decline_reason.as_ref());
     Ok([
         spec.title.clone().into(),
         spec.text.clone().into(),
@@ -199,6 +206,8 @@ fn reported(snap: &AdSnapshot) -> Result<[Sql; REPORTED.len()], StoreError> {
         link.username.into(),
         link.host.into(),
         snap.invite_link.clone().into(),
+        decline_reason,
+        decline_description,
     ])
 }
 
@@ -397,7 +406,8 @@ pub fn local_revs(conn: &Connection, account: i64) -> Result<HashMap<i64, i64>, 
 /// How much of a report line [`apply_counters`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reported {
-    /// The switch, the budget and the counters; the status too when it moved.
+    /// The switch, the budget, the decline reason and the counters; the status too when it
+    /// moved.
     State { status_moved: bool },
     /// The counters only: the copy changed after the report was read (a switch or a money move
     /// adcab made meanwhile), so its switch, budget and status are newer than the report's.
@@ -405,10 +415,10 @@ pub enum Reported {
 }
 
 /// Brings a copy's counters in line with the platform's report and moves its mark to the
-/// reported counters; with [`Reported::State`] also its switch and budget, and its status and
-/// `status_changed_at` when the status moved. The ad's settings are not part of it, so
-/// `synced_at` stays. The status is written only when it moved, so the index over it is left
-/// alone otherwise.
+/// reported counters; with [`Reported::State`] also its switch, budget and decline reason, and
+/// its status and `status_changed_at` when the status moved. The ad's settings are not part of
+/// it, so `synced_at` stays. The status is written only when it moved, so the index over it is
+/// left alone otherwise; a row the report leaves as it is is not written at all.
 pub fn apply_counters(
     conn: &Connection,
     account: i64,
@@ -418,31 +428,35 @@ pub fn apply_counters(
     const COUNTERS: &str = "spent_micros = ?3, views = ?4, opens = ?5, clicks = ?6,
         actions = ?7, mark_views = ?4, mark_opens = ?5, mark_clicks = ?6, mark_actions = ?7,
         mark_spent_micros = ?3";
+    const STATE: &str = "active = ?8, budget_micros = ?9, decline_reason = ?10,
+        decline_description = ?11";
     const WHERE: &str = "WHERE account_id = ?1 AND ad_id = ?2";
     static SQL: OnceLock<[String; 3]> = OnceLock::new();
     let [counters, state, moved] = SQL.get_or_init(|| {
         [
             format!("UPDATE campaigns SET {COUNTERS} {WHERE}"),
             format!(
-                "UPDATE campaigns SET {COUNTERS}, active = ?8, budget_micros = ?9 {WHERE}
+                "UPDATE campaigns SET {COUNTERS}, {STATE} {WHERE}
                    AND (spent_micros, views, opens, clicks, actions, mark_views, mark_opens,
-                        mark_clicks, mark_actions, mark_spent_micros, active, budget_micros)
-                       IS NOT (?3, ?4, ?5, ?6, ?7, ?4, ?5, ?6, ?7, ?3, ?8, ?9)"
+                        mark_clicks, mark_actions, mark_spent_micros, active, budget_micros,
+                        decline_reason, decline_description)
+                       IS NOT (?3, ?4, ?5, ?6, ?7, ?4, ?5, ?6, ?7, ?3, ?8, ?9, ?10, ?11)"
             ),
             format!(
-                "UPDATE campaigns SET {COUNTERS}, active = ?8, budget_micros = ?9,
-                   status = ?10, status_changed_at = ?11 {WHERE}"
+                "UPDATE campaigns SET {COUNTERS}, {STATE}, status = ?12, status_changed_at = ?13
+                 {WHERE}"
             ),
         ]
     });
     let (budget, spent, status) = (c.budget.micros(), c.spent.micros(), c.status.as_str());
+    let [reason, description] = decline_columns(c.status, c.decline_reason.as_ref());
     let mut values: Vec<&dyn ToSql> = vec![
         &account, &c.ad_id, &spent, &c.views, &c.opens, &c.clicks, &c.actions,
     ];
     let sql = match reported {
         Reported::CountersOnly => counters,
         Reported::State { status_moved } => {
-            values.extend([&c.active as &dyn ToSql, &budget]);
+            values.extend([&c.active as &dyn ToSql, &budget, &reason, &description]);
             if status_moved {
                 values.extend([&status as &dyn ToSql, &c.status_changed_at]);
                 moved

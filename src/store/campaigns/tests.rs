@@ -1,7 +1,7 @@
 //! Unit tests of the campaign copies: insert, refresh and read back.
 
 use super::*;
-use crate::domain::ad::AdSpec;
+use crate::domain::ad::{AdSpec, DeclineReason};
 use serde_json::json;
 
 /// Ad 3 of cabinet 7 as the platform reports it (the conversion tests use it too).
@@ -36,6 +36,7 @@ pub(crate) fn snapshot() -> AdSnapshot {
         created_at: 1_700_000_000,
         status_changed_at: "2026-01-01T00:00:00Z".into(),
         invite_link: Some("t.me/+AbCd".into()),
+        decline_reason: None,
     }
 }
 
@@ -199,4 +200,86 @@ fn a_copy_reads_back_as_inserted_and_as_refreshed() {
     let row = get(&conn, 7, 3).unwrap().unwrap();
     assert_stored(&row, &counted);
     assert_eq!(row.synced_at, "2026-01-04T01:00:00Z");
+}
+
+/// The counters line of a snapshot, as an account-wide report gives it.
+fn line_of(snap: &AdSnapshot) -> AdCounters {
+    AdCounters {
+        ad_id: snap.ad_id,
+        status: snap.status,
+        active: snap.active,
+        budget: snap.budget,
+        spent: snap.spent,
+        views: snap.views,
+        opens: snap.opens,
+        clicks: snap.clicks,
+        actions: snap.actions,
+        status_changed_at: snap.status_changed_at.clone(),
+        decline_reason: snap.decline_reason.clone(),
+    }
+}
+
+#[test]
+fn a_decline_reason_is_stored_while_declined_and_cleared_when_the_ad_leaves_it() {
+    let conn = crate::store::test_db();
+    let reason = DeclineReason::new("Misleading claims", Some("Promises income.")).unwrap();
+    let declined = AdSnapshot {
+        status: Status::Declined,
+        decline_reason: Some(reason.clone()),
+        ..snapshot()
+    };
+    insert(&conn, &declined, None, "2026-01-01T00:00:00Z").unwrap();
+    let reason_of = || get(&conn, 7, 3).unwrap().unwrap().decline_reason;
+    assert_eq!(reason_of(), Some(reason.clone()), "stored on insert");
+
+    let in_review = AdSnapshot {
+        status: Status::InReview,
+        ..declined.clone()
+    };
+    let found = refresh(&conn, &in_review, "2026-01-02T00:00:00Z")
+        .unwrap()
+        .unwrap();
+    assert!(found.changed);
+    assert_eq!(
+        reason_of(),
+        None,
+        "a platform that still names the reason of an ad in review is not believed"
+    );
+
+    let other = DeclineReason::new("Landing page does not work", None).unwrap();
+    let declined_again = AdSnapshot {
+        decline_reason: Some(other.clone()),
+        ..declined.clone()
+    };
+    refresh(&conn, &declined_again, "2026-01-03T00:00:00Z").unwrap();
+    assert_eq!(reason_of(), Some(other));
+
+    apply_counters(
+        &conn,
+        7,
+        &line_of(&declined),
+        Reported::State {
+            status_moved: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        reason_of(),
+        Some(reason),
+        "a report's new reason replaces the old one"
+    );
+    let approved = AdSnapshot {
+        status: Status::Active,
+        decline_reason: None,
+        ..declined
+    };
+    apply_counters(
+        &conn,
+        7,
+        &line_of(&approved),
+        Reported::State { status_moved: true },
+    )
+    .unwrap();
+    let row = get(&conn, 7, 3).unwrap().unwrap();
+    assert_eq!((row.status, row.decline_reason), (Status::Active, None));
 }

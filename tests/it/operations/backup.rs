@@ -208,7 +208,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
     let app = app.restart_after(|s| {
         s.db.write_blocking(|tx| {
             // Release 12's schema: the later migrations (13: rules, 14: Auto CPM, 15: alerts,
-            // 16: marks in the campaign rows, 17: automation's ledger) undone.
+            // 16: marks in the campaign rows, 17: automation's ledger, 20: decline reasons)
+            // undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
@@ -226,6 +227,11 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  ALTER TABLE campaigns DROP COLUMN mark_clicks;
                  ALTER TABLE campaigns DROP COLUMN mark_actions;
                  ALTER TABLE campaigns DROP COLUMN mark_spent_micros;
+                 ALTER TABLE campaigns DROP COLUMN local_rev;
+                 ALTER TABLE campaigns DROP COLUMN decline_reason;
+                 ALTER TABLE campaigns DROP COLUMN decline_description;
+                 ALTER TABLE status_events DROP COLUMN decline_reason;
+                 ALTER TABLE status_events DROP COLUMN decline_description;
                  DELETE FROM schema_migrations WHERE version > 12;",
             )?;
             Ok::<_, adcab::store::StoreError>(())

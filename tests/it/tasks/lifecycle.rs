@@ -105,7 +105,10 @@ fn a_person_cancels_or_resumes_only_their_own_tasks_and_changes_only_their_own_k
     let stranger = ops::By::Person(app.user("pro"));
     let owner = ops::By::Person(user);
     let not_yours = |e: ops::OpsError, what: ops::Owned| {
-        assert!(matches!(e, ops::OpsError::NotYours(w) if w == what), "{e:?}");
+        assert!(
+            matches!(e, ops::OpsError::NotYours(w) if w == what),
+            "{e:?}"
+        );
     };
     not_yours(
         ops::task_resume(&app.services, stranger, id).unwrap_err(),

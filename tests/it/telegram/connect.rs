@@ -45,6 +45,11 @@ fn connecting_imports_every_existing_ad_as_the_platform_shows_it() {
     assert_eq!(run["tme_path"], "alpha_chan");
     assert_eq!(by_title("Paused")["status"], "On Hold");
     assert_eq!(by_title("Declined")["status"], "Declined");
+    let declined = tg.campaign(by_title("Declined")["ad_id"].as_i64().unwrap());
+    assert_eq!(
+        declined["decline_reason"], "Seeded as declined",
+        "the platform's reason; its explanation only repeats it: {declined}"
+    );
     let full = tg.campaign(run["ad_id"].as_i64().unwrap());
     assert_eq!(
         full["targeting"]["channels"],

@@ -1,7 +1,7 @@
 //! A campaign's life as the platform leads it: review decided there reaches the client as a
-//! `status_change` webhook after the sync; an ad deleted outside adcab reads `Deleted`; media
-//! go to the platform's upload methods and their ids onto the ad; in this mode the simulator's
-//! commands and hand-made cabinets are refused.
+//! `status_change` webhook after the sync (a decline with the platform's reason); an ad
+//! deleted outside adcab reads `Deleted`; media go to the platform's upload methods and their
+//! ids onto the ad; in this mode the simulator's commands and hand-made cabinets are refused.
 
 use adcab::domain::money::CabinetType;
 use adcab::ops::{self, NewCabinet};
@@ -30,6 +30,41 @@ fn review_decided_on_the_platform_is_a_status_change_webhook_after_the_sync() {
     assert_eq!(e["ad_id"], ad, "{e}");
     assert_eq!(e["old_status"], "In Review", "{e}");
     assert_eq!(e["new_status"], "Active", "{e}");
+    assert_eq!(e["decline_reason"], Value::Null, "not a decline: {e}");
+}
+
+#[test]
+fn a_decline_on_the_platform_reaches_the_webhook_and_the_campaign_with_its_reason() {
+    let tg = connected(vec![]);
+    let rx = Receiver::start(200);
+    tg.app.hook_key(tg.user, &rx.url);
+    let ad = tg.create(json!({}));
+    let html = "<p>Gambling is <b>not allowed</b>. See <a href=\"https://ads.telegram.org/guidelines\">the rules</a>.</p>";
+    tg.fake
+        .decline_explained(tg.id(), ad, "Prohibited product", html);
+    tg.advance(3600);
+    let shown = "Prohibited product — Gambling is not allowed. See the rules \
+                 (https://ads.telegram.org/guidelines).";
+    let c = tg.campaign(ad);
+    assert_eq!(
+        (c["status"].as_str(), c["decline_reason"].as_str()),
+        (Some("Declined"), Some(shown)),
+        "read by the hourly sync: {c}"
+    );
+    let events: Vec<Value> = rx
+        .received()
+        .iter()
+        .filter(|r| r.event() == "status_change")
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    assert_eq!(events.len(), 1, "{events:?}");
+    let e = &events[0]["changes"][0];
+    assert_eq!(
+        (e["ad_id"].as_i64(), e["new_status"].as_str()),
+        (Some(ad), Some("Declined")),
+        "{e}"
+    );
+    assert_eq!(e["decline_reason"], shown, "{e}");
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! What each person sees in the panel: exactly the cabinets and campaigns the API lets them
-//! read, with the API list's filters; one campaign's page; the hashed, cached assets.
+//! read, with the API list's filters; one campaign's page (a declined one with the platform's
+//! reason, in the list too); the hashed, cached assets.
 
 use adcab::ops::{self, TeamAccess};
 use chrono::Timelike;
@@ -120,6 +121,51 @@ fn the_list_takes_the_api_filters_and_sorts_and_names_a_bad_one() {
     let one = b.get(&format!("/campaigns/{cabinet}/{running}"));
     assert_eq!(one.status, 200);
     assert!(one.body.contains("Running one") && one.body.contains("Active"));
+}
+
+#[test]
+fn a_declined_campaign_shows_the_platforms_reason_on_its_page_and_in_the_list() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let declined = app.campaign(
+        cabinet,
+        Camp::channel("Shouting one", "https://t.me/alpha_chan"),
+    );
+    let waiting = app.campaign(
+        cabinet,
+        Camp::channel("Waiting one", "https://t.me/alpha_chan"),
+    );
+    ops::sim_review(
+        &app.services,
+        cabinet,
+        declined,
+        false,
+        Some("Text formatting"),
+    )
+    .unwrap();
+    let b = logged_in(&app, user);
+    let explained = "The ad text uses capital letters, emoji or punctuation to draw attention.";
+
+    let page = b.get(&format!("/campaigns/{cabinet}/{declined}")).body;
+    assert!(
+        page.contains("Declined by the platform: Text formatting") && page.contains(explained),
+        "the reason and its explanation"
+    );
+    let other = b.get(&format!("/campaigns/{cabinet}/{waiting}")).body;
+    assert!(
+        other.contains("Waiting one") && !other.contains("Declined by the platform"),
+        "no reason for a campaign in review"
+    );
+    let list = b.get("/campaigns").body;
+    assert!(
+        list.contains(&format!(r#"title="Text formatting — {explained}"#)),
+        "the whole reason as the short one's tooltip"
+    );
+    assert_eq!(
+        list.matches(r#"class="muted reason""#).count(),
+        1,
+        "one declined"
+    );
 }
 
 #[test]

@@ -400,6 +400,7 @@ pub fn edit(st: &mut State, acting: &str, p: &Params) -> Result<i64, String> {
     match ad.review {
         Review::Ready if funded => ad.review = Review::Pending,
         Review::Approved | Review::Declined(_) if changed => {
+            // Back to moderation: the decline and its reason are gone.
             ad.review = if funded {
                 Review::Pending
             } else {

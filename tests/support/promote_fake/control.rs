@@ -5,7 +5,7 @@ use rust_decimal::Decimal;
 use serde_json::{json, Map, Value};
 
 use super::params::{int_value, Params};
-use super::state::{money, round, Account, Cur, FaultRule, Review, State};
+use super::state::{money, round, Account, Cur, DeclineReason, FaultRule, Review, State};
 use super::{ads, reads, Fault, SeedAd};
 
 pub fn account<'a>(st: &'a State, id: &str) -> Result<&'a Account, String> {
@@ -91,7 +91,7 @@ pub fn seed(st: &mut State, account_id: &str, s: &SeedAd) -> Result<i64, String>
         "in_review" => ad.review = Review::Pending,
         "active" => ad.review = Review::Approved,
         "on_hold" => (ad.review, ad.is_paused) = (Review::Approved, true),
-        "declined" => ad.review = Review::Declined("Seeded as declined".into()),
+        "declined" => ad.review = Review::Declined(DeclineReason::new("Seeded as declined", None)),
         "stopped" => {
             ad.review = Review::Approved;
             if !ad.remaining.is_zero() {
@@ -122,11 +122,17 @@ pub fn approve(st: &mut State, account: &str, ad_id: i64) -> Result<(), String> 
     Ok(())
 }
 
-pub fn decline(st: &mut State, account: &str, ad_id: i64, reason: &str) -> Result<(), String> {
+/// Moderation declines an ad in review (or an approved one) with `reason`.
+pub fn decline(
+    st: &mut State,
+    account: &str,
+    ad_id: i64,
+    reason: DeclineReason,
+) -> Result<(), String> {
     let now = st.now;
     let ad = ad_mut(st, account, ad_id)?;
     match ad.review {
-        Review::Pending | Review::Approved => ad.review = Review::Declined(reason.to_string()),
+        Review::Pending | Review::Approved => ad.review = Review::Declined(reason),
         _ => {
             return Err(format!(
                 "ad {ad_id} is {}, not in review",
@@ -218,8 +224,10 @@ pub fn dispatch(st: &mut State, name: &str, args: &Value) -> Result<Value, Strin
     Ok(match name {
         "approve" => approve(st, &s("account_id")?, i("ad_id")?).map(|()| json!(true))?,
         "decline" => {
-            let reason = s("reason").unwrap_or_else(|_| "Declined by the fake".into());
-            decline(st, &s("account_id")?, i("ad_id")?, &reason).map(|()| json!(true))?
+            let text = s("reason").unwrap_or_else(|_| "Declined by the fake".into());
+            let html = s("description_html").ok();
+            let reason = DeclineReason::new(&text, html.as_deref());
+            decline(st, &s("account_id")?, i("ad_id")?, reason).map(|()| json!(true))?
         }
         "deliver" => json!({"served": deliver(st, &s("account_id")?, i("ad_id")?, i("views")?)?}),
         "advance" => {

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use self::state::{Cur, Options, State};
+use self::state::{Cur, DeclineReason, Options, State};
 
 /// The fake server, on `url` until dropped.
 pub struct FakePromote {
@@ -207,8 +207,17 @@ impl FakePromote {
         self.with(|st| control::approve(st, account, ad_id))
     }
 
-    /// Moderation declines an ad in review (or an approved one) with `reason`.
+    /// Moderation declines an ad in review (or an approved one) with `reason`; its
+    /// `description_html` is the reason as one paragraph.
     pub fn decline(&self, account: &str, ad_id: i64, reason: &str) {
+        let reason = DeclineReason::new(reason, None);
+        self.with(|st| control::decline(st, account, ad_id, reason))
+    }
+
+    /// Moderation declines an ad in review (or an approved one) with the short `text` and the
+    /// full explanation `description_html`, as `decline_reason` carries them.
+    pub fn decline_explained(&self, account: &str, ad_id: i64, text: &str, description_html: &str) {
+        let reason = DeclineReason::new(text, Some(description_html));
         self.with(|st| control::decline(st, account, ad_id, reason))
     }
 

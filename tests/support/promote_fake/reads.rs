@@ -83,10 +83,9 @@ pub fn ad_json(st: &State, ad: &Ad, with_target: bool) -> Value {
     put("schedule", ad.schedule.clone());
     put("action_type", Some(json!(action_type(&ad.promote_url))));
     if let Review::Declined(reason) = &ad.review {
-        let html = format!("<p>{reason}</p>");
         put(
             "decline_reason",
-            Some(json!({"text": reason, "description_html": html})),
+            Some(json!({"text": reason.text, "description_html": reason.description_html})),
         );
     }
     v

@@ -69,7 +69,36 @@ pub enum Review {
     /// In moderation (`in_review`).
     Pending,
     Approved,
-    Declined(String),
+    /// Declined by moderation, with the reason the API gives (`decline_reason`, §10.2, §13).
+    Declined(DeclineReason),
+}
+
+/// A decline's `decline_reason`: the short `text` and the full explanation in HTML.
+#[derive(Clone, PartialEq, Debug)]
+pub struct DeclineReason {
+    pub text: String,
+    pub description_html: String,
+}
+
+impl DeclineReason {
+    /// A reason whose explanation, where none is given, is the text as one HTML paragraph.
+    pub fn new(text: &str, description_html: Option<&str>) -> DeclineReason {
+        DeclineReason {
+            text: text.to_string(),
+            description_html: match description_html {
+                Some(html) => html.to_string(),
+                None => format!("<p>{}</p>", escape_html(text)),
+            },
+        }
+    }
+}
+
+/// Text safe inside HTML.
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
