@@ -184,56 +184,100 @@ pub enum ExtraValue {
     Schedule(Option<Schedule>),
 }
 
-/// Each action's name and the extra field it takes.
-const ACTIONS: [(&str, Extra); 8] = [
-    ("pause", Extra::None),
-    ("resume", Extra::None),
-    ("add_budget", Extra::Amount),
-    ("withdraw_budget", Extra::Amount),
-    ("withdraw_all_budget", Extra::None),
-    ("set_cpm", Extra::Cpm),
-    ("set_schedule", Extra::Schedule),
-    ("delete", Extra::None),
-];
+/// A bulk action's kind, without what it carries: its name on the wire and the extra field it
+/// takes. Every list of actions (the refusal's, the panel's form) is [`BulkKind::ALL`], and
+/// every place that tells them apart is a match, so a new action is a compiler error wherever
+/// it must join.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BulkKind {
+    Pause,
+    Resume,
+    AddBudget,
+    WithdrawBudget,
+    WithdrawAllBudget,
+    SetCpm,
+    SetSchedule,
+    Delete,
+}
+
+impl BulkKind {
+    /// Every kind, in the order refusals and forms list them.
+    pub const ALL: [BulkKind; 8] = [
+        BulkKind::Pause,
+        BulkKind::Resume,
+        BulkKind::AddBudget,
+        BulkKind::WithdrawBudget,
+        BulkKind::WithdrawAllBudget,
+        BulkKind::SetCpm,
+        BulkKind::SetSchedule,
+        BulkKind::Delete,
+    ];
+
+    /// Its `action` on the wire and in stored payloads.
+    pub fn name(self) -> &'static str {
+        match self {
+            BulkKind::Pause => "pause",
+            BulkKind::Resume => "resume",
+            BulkKind::AddBudget => "add_budget",
+            BulkKind::WithdrawBudget => "withdraw_budget",
+            BulkKind::WithdrawAllBudget => "withdraw_all_budget",
+            BulkKind::SetCpm => "set_cpm",
+            BulkKind::SetSchedule => "set_schedule",
+            BulkKind::Delete => "delete",
+        }
+    }
+
+    /// The kind named `word`.
+    pub fn parse(word: &str) -> Option<BulkKind> {
+        BulkKind::ALL.into_iter().find(|k| k.name() == word)
+    }
+
+    /// The extra field an action of this kind takes.
+    pub fn extra(self) -> Extra {
+        match self {
+            BulkKind::Pause | BulkKind::Resume | BulkKind::WithdrawAllBudget | BulkKind::Delete => {
+                Extra::None
+            }
+            BulkKind::AddBudget | BulkKind::WithdrawBudget => Extra::Amount,
+            BulkKind::SetCpm => Extra::Cpm,
+            BulkKind::SetSchedule => Extra::Schedule,
+        }
+    }
+}
 
 impl BulkAction {
-    /// Every action name, for the sentence that lists them.
-    pub fn names() -> impl Iterator<Item = &'static str> {
-        ACTIONS.iter().map(|(name, _)| *name)
-    }
-
-    /// The extra field the action named `name` takes; `None` for an unknown name.
-    pub fn extra(name: &str) -> Option<Extra> {
-        ACTIONS.iter().find(|(n, _)| *n == name).map(|(_, e)| *e)
-    }
-
-    /// The action named `name` with the value of its extra field; `None` when the value is
-    /// not the one the action takes.
-    pub fn from_parts(name: &str, value: ExtraValue) -> Option<BulkAction> {
-        Some(match (name, value) {
-            ("pause", ExtraValue::None) => BulkAction::Pause,
-            ("resume", ExtraValue::None) => BulkAction::Resume,
-            ("add_budget", ExtraValue::Money(m)) => BulkAction::AddBudget(m),
-            ("withdraw_budget", ExtraValue::Money(m)) => BulkAction::WithdrawBudget(m),
-            ("withdraw_all_budget", ExtraValue::None) => BulkAction::WithdrawAllBudget,
-            ("set_cpm", ExtraValue::Money(m)) => BulkAction::SetCpm(m),
-            ("set_schedule", ExtraValue::Schedule(s)) => BulkAction::SetSchedule(s),
-            ("delete", ExtraValue::None) => BulkAction::Delete,
+    /// The action of `kind` with the value of its extra field; `None` when the value is not
+    /// the one the kind takes.
+    pub fn from_parts(kind: BulkKind, value: ExtraValue) -> Option<BulkAction> {
+        Some(match (kind, value) {
+            (BulkKind::Pause, ExtraValue::None) => BulkAction::Pause,
+            (BulkKind::Resume, ExtraValue::None) => BulkAction::Resume,
+            (BulkKind::AddBudget, ExtraValue::Money(m)) => BulkAction::AddBudget(m),
+            (BulkKind::WithdrawBudget, ExtraValue::Money(m)) => BulkAction::WithdrawBudget(m),
+            (BulkKind::WithdrawAllBudget, ExtraValue::None) => BulkAction::WithdrawAllBudget,
+            (BulkKind::SetCpm, ExtraValue::Money(m)) => BulkAction::SetCpm(m),
+            (BulkKind::SetSchedule, ExtraValue::Schedule(s)) => BulkAction::SetSchedule(s),
+            (BulkKind::Delete, ExtraValue::None) => BulkAction::Delete,
             _ => return None,
         })
     }
 
-    pub fn name(&self) -> &'static str {
+    /// Its kind.
+    pub fn bulk_kind(&self) -> BulkKind {
         match self {
-            BulkAction::Pause => "pause",
-            BulkAction::Resume => "resume",
-            BulkAction::AddBudget(_) => "add_budget",
-            BulkAction::WithdrawBudget(_) => "withdraw_budget",
-            BulkAction::WithdrawAllBudget => "withdraw_all_budget",
-            BulkAction::SetCpm(_) => "set_cpm",
-            BulkAction::SetSchedule(_) => "set_schedule",
-            BulkAction::Delete => "delete",
+            BulkAction::Pause => BulkKind::Pause,
+            BulkAction::Resume => BulkKind::Resume,
+            BulkAction::AddBudget(_) => BulkKind::AddBudget,
+            BulkAction::WithdrawBudget(_) => BulkKind::WithdrawBudget,
+            BulkAction::WithdrawAllBudget => BulkKind::WithdrawAllBudget,
+            BulkAction::SetCpm(_) => BulkKind::SetCpm,
+            BulkAction::SetSchedule(_) => BulkKind::SetSchedule,
+            BulkAction::Delete => BulkKind::Delete,
         }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.bulk_kind().name()
     }
 
     pub fn kind(&self) -> TaskKind {
@@ -326,8 +370,8 @@ impl Payload {
             });
         }
         let name = value["action"].as_str().unwrap_or_default();
-        let extra =
-            BulkAction::extra(name).ok_or_else(|| PayloadError::UnknownAction(name.to_string()))?;
+        let bulk_kind =
+            BulkKind::parse(name).ok_or_else(|| PayloadError::UnknownAction(name.to_string()))?;
         let money = |field: &'static str| {
             value[field]
                 .as_i64()
@@ -338,7 +382,7 @@ impl Payload {
                     value: value[field].clone(),
                 })
         };
-        let read = match extra {
+        let read = match bulk_kind.extra() {
             Extra::None => ExtraValue::None,
             Extra::Amount => money("amount")?,
             Extra::Cpm => money("cpm")?,
@@ -350,7 +394,7 @@ impl Payload {
                 })?),
             }),
         };
-        let action = BulkAction::from_parts(name, read)
+        let action = BulkAction::from_parts(bulk_kind, read)
             .ok_or_else(|| PayloadError::Extra(name.to_string()))?;
         if action.kind() != kind {
             return Err(PayloadError::WrongKind {

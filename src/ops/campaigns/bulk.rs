@@ -18,7 +18,7 @@ use crate::domain::capabilities::Capabilities;
 use crate::domain::fields;
 use crate::domain::fields::wire::{present, Amount, Choice, Ids, Patch, Raw, Word};
 use crate::domain::money::CabinetType;
-use crate::domain::task::{BulkAction, Extra, ExtraValue, Payload};
+use crate::domain::task::{BulkAction, BulkKind, Extra, ExtraValue, Payload};
 use crate::domain::ParseError;
 use crate::ops::Actor;
 use crate::store::campaigns;
@@ -27,21 +27,13 @@ use crate::store::tasks::{self, NewTask};
 /// Campaigns one bulk change names at most.
 const MAX_IDS: usize = 1000;
 
-/// An action's name, with the field it takes.
-#[derive(Debug, Clone, Copy)]
-struct Named {
-    name: &'static str,
-    extra: Extra,
-}
-
-impl Choice for Named {
-    fn parse(word: &str) -> Option<Named> {
-        let name = BulkAction::names().find(|n| *n == word)?;
-        BulkAction::extra(name).map(|extra| Named { name, extra })
+impl Choice for BulkKind {
+    fn parse(word: &str) -> Option<BulkKind> {
+        BulkKind::parse(word)
     }
 
     fn refusal() -> String {
-        let names: Vec<&str> = BulkAction::names().collect();
+        let names: Vec<&str> = BulkKind::ALL.iter().map(|k| k.name()).collect();
         format!("must be one of {}.", names.join(", "))
     }
 }
@@ -49,7 +41,7 @@ impl Choice for Named {
 /// A bulk change as sent; the action's own field is read once the action is known.
 #[derive(Deserialize)]
 struct BulkIn {
-    action: Word<Named>,
+    action: Word<BulkKind>,
     ad_ids: Ids<MAX_IDS>,
     #[serde(default, deserialize_with = "present")]
     amount: Option<Raw>,
@@ -70,7 +62,8 @@ pub struct Bulk {
 /// field; every other field is refused.
 pub fn read(body: &Value, kind: CabinetType, caps: &Capabilities) -> Result<Bulk, ParseError> {
     let (sent, undeclared): (BulkIn, _) = fields::read_open(body, "")?;
-    let Word(Named { name, extra }) = sent.action;
+    let Word(action_kind) = sent.action;
+    let (name, extra) = (action_kind.name(), action_kind.extra());
     let mut seen = HashSet::with_capacity(sent.ad_ids.0.len());
     let ad_ids: Vec<i64> = sent
         .ad_ids
@@ -139,7 +132,7 @@ pub fn read(body: &Value, kind: CabinetType, caps: &Capabilities) -> Result<Bulk
         }
     };
     undeclared.refuse()?;
-    let action = BulkAction::from_parts(name, value)
+    let action = BulkAction::from_parts(action_kind, value)
         .ok_or_else(|| ParseError::new("action", format!("action {name} takes no such field.")))?;
     Ok(Bulk { action, ad_ids })
 }

@@ -17,7 +17,7 @@ use crate::domain::campaign::Status;
 use crate::domain::capabilities::Capabilities;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
-use crate::domain::task::BulkAction;
+use crate::domain::task::BulkKind;
 use crate::domain::ParseError;
 use crate::http::{Query, Reply};
 use crate::ops::campaigns::bulk::{self, Bulk};
@@ -130,26 +130,26 @@ async fn render(
 }
 
 /// The bulk actions: the API's, by their names, with the field the chosen one takes.
-const ACTIONS: [(&str, &str); 8] = [
-    ("pause", "Pause"),
-    ("resume", "Resume"),
-    ("add_budget", "Add budget (amount)"),
-    ("withdraw_budget", "Withdraw budget (amount)"),
-    ("withdraw_all_budget", "Withdraw all budget"),
-    ("set_cpm", "Set CPM (amount)"),
-    (
-        "set_schedule",
-        "Set schedule (JSON object; empty removes it)",
-    ),
-    ("delete", "Delete"),
-];
+/// A bulk action as the form's list names it.
+fn action_label(kind: BulkKind) -> &'static str {
+    match kind {
+        BulkKind::Pause => "Pause",
+        BulkKind::Resume => "Resume",
+        BulkKind::AddBudget => "Add budget (amount)",
+        BulkKind::WithdrawBudget => "Withdraw budget (amount)",
+        BulkKind::WithdrawAllBudget => "Withdraw all budget",
+        BulkKind::SetCpm => "Set CPM (amount)",
+        BulkKind::SetSchedule => "Set schedule (JSON object; empty removes it)",
+        BulkKind::Delete => "Delete",
+    }
+}
 
 fn action_bar(problem: Option<&ParseError>) -> Markup {
     html! {
         div.filters {
             label { "With the selected"
                 select name="action" {
-                    @for (name, label) in ACTIONS { option value=(name) { (label) } }
+                    @for kind in BulkKind::ALL { option value=(kind.name()) { (action_label(kind)) } }
                 }
             }
             label { "Amount, CPM or schedule" input type="text" name="value" placeholder="e.g. 10.00"; }
@@ -235,7 +235,7 @@ fn checked(
         let mut body = Map::new();
         body.insert("action".into(), Value::from(action));
         body.insert("ad_ids".into(), Value::from(ids));
-        match BulkAction::extra(action).and_then(|e| e.field()) {
+        match BulkKind::parse(action).and_then(|k| k.extra().field()) {
             Some("schedule") if value.is_empty() => {
                 body.insert("schedule".into(), Value::Null);
             }
