@@ -31,6 +31,10 @@ pub struct Capabilities {
     pub topics: &'static [(i64, &'static str)],
     /// The time zones a schedule may name, in minutes east of UTC.
     pub time_zones: &'static [i32],
+    /// A bid edit of a funded ad sends it back to the platform's review, which stops its
+    /// delivery until approved (Auto CPM then waits out the review and a day of delivery
+    /// between edits; rules that set a bid warn of it).
+    pub bid_edit_reviews: bool,
 }
 
 /// One cabinet type as a platform has it.
@@ -198,6 +202,7 @@ pub(crate) mod tests {
         languages: &[("en", "English"), ("pt-br", "Portuguese (Brazil)")],
         topics: &[(1, "Art"), (4, "Books")],
         time_zones: &[-150, 0, 60],
+        bid_edit_reviews: false,
     };
 
     #[test]

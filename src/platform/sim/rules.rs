@@ -13,9 +13,12 @@ use crate::domain::targeting::{keyword_usable, target_username};
 use crate::platform::telegram;
 use crate::platform::{PlatformError, Switch};
 
-/// What the simulator can do: Telegram Ads', with every media type the spec lists.
+/// What the simulator can do: Telegram Ads', with every media type the spec lists, and bids
+/// changed without a review (the spec: changing only `cpm`, `active` or `schedule` never
+/// triggers review).
 pub const CAPABILITIES: Capabilities = Capabilities {
     media: telegram::SPEC_MEDIA,
+    bid_edit_reviews: false,
     ..telegram::CAPABILITIES
 };
 

@@ -63,6 +63,9 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     languages: LANGUAGES,
     topics: TOPICS,
     time_zones: &TIME_ZONES,
+    // promote-api.md, "Review rule": a funded ad that gets edited returns to moderation, a
+    // CPM-only change among the examples.
+    bid_edit_reviews: true,
 };
 
 /// The lowest bid of each target type, in micro-units: one for channels, bots and search, and
