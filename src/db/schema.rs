@@ -46,6 +46,10 @@ const SERVICE: Ledger = Ledger {
         (19, include_str!("../../sql/0019_campaign_local_rev.sql")),
         (20, include_str!("../../sql/0020_decline_reason.sql")),
         (21, include_str!("../../sql/0021_auto_cpm_review.sql")),
+        (
+            22,
+            include_str!("../../sql/0022_cabinet_synced_through.sql"),
+        ),
     ],
 };
 

@@ -40,29 +40,52 @@ impl Report {
     }
 }
 
+/// Hours before the one being synced that a cabinet's sync catches up at most: a month.
+const MAX_CATCH_UP_HOURS: i64 = 31 * 24;
+
 /// Asks the platform for a cabinet's report at the end of the hour starting at `hour` and for
-/// its balance (a failed balance read leaves the stored one); the stored copies' local
-/// revisions are read first.
-pub fn read_report(
+/// its balance (a failed balance read leaves the stored one), after reports at the end of each
+/// hour since the last one stored for the cabinet, when the platform could not be reached for
+/// those (at most [`MAX_CATCH_UP_HOURS`]): oldest first, so that each hour keeps its own
+/// delivery. The stored copies' local revisions are read first.
+pub fn read_reports(
     services: &Services,
     account: i64,
     hour: DateTime<Utc>,
-) -> Result<Result<Report, PlatformError>, StoreError> {
-    let revs = services
-        .db
-        .read_blocking(|c| campaigns::local_revs(c, account))?;
-    let lines = match services.platform.report(account, hour + Duration::hours(1)) {
+) -> Result<Result<Vec<Report>, PlatformError>, StoreError> {
+    let (revs, through) = services.db.read_blocking(|c| {
+        let revs = campaigns::local_revs(c, account)?;
+        Ok::<_, StoreError>((revs, cabinets::synced_through(c, account)?))
+    })?;
+    let first = through
+        .as_deref()
+        .and_then(clock::parse_iso)
+        .filter(|t| *t < hour)
+        .map_or(hour, |t| t.max(hour - Duration::hours(MAX_CATCH_UP_HOURS)));
+    let starts: Vec<DateTime<Utc>> = (0..)
+        .map(|i| first + Duration::hours(i))
+        .take_while(|h| *h <= hour)
+        .collect();
+    let ends: Vec<DateTime<Utc>> = starts.iter().map(|h| *h + Duration::hours(1)).collect();
+    let lines = match services.platform.reports(account, &ends) {
         Ok(lines) => lines,
         Err(e) => return Ok(Err(e)),
     };
-    let balance = services.platform.balance(account).ok();
-    Ok(Ok(Report {
-        account,
-        hour,
-        revs,
-        lines,
-        balance,
-    }))
+    let mut balance = services.platform.balance(account).ok();
+    let mut reports: Vec<Report> = starts
+        .into_iter()
+        .zip(lines)
+        .rev()
+        .map(|(hour, lines)| Report {
+            account,
+            hour,
+            revs: revs.clone(),
+            lines,
+            balance: balance.take(),
+        })
+        .collect();
+    reports.reverse();
+    Ok(Ok(reports))
 }
 
 /// Stores a report in one transaction: each copy's counters, and what each gained since the
@@ -110,12 +133,14 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
         }
         stats::total_cabinet_hour(tx, account, &hour)?;
         store_balance(tx, account, report.balance.filter(|_| !newer_balance))?;
+        cabinets::set_synced_through(tx, account, &clock::iso(report.hour + Duration::hours(1)))?;
         Ok::<_, StoreError>(now)
     })
 }
 
 /// Brings every campaign of a cabinet to the end of the hour starting at `hour`: the
-/// platform's report goes into the stored copies ([`read_report`], [`store_report`]), ads the
+/// platform's report goes into the stored copies ([`read_reports`], [`store_report`]; after
+/// hours it could not be reached, each missed hour's report first), ads the
 /// report no longer lists are confirmed gone, and with `full_reads`, running campaigns whose
 /// settings are older than [`FULL_READ_AFTER`] are re-read in full, at most a third of the
 /// running ones per hour (the stalest first), so re-reads spread over the hours.
@@ -125,12 +150,18 @@ pub fn sync_cabinet(
     hour: DateTime<Utc>,
     full_reads: bool,
 ) -> Result<Result<(), PlatformError>, StoreError> {
-    let report = match read_report(services, account, hour)? {
-        Ok(report) => report,
+    let reports = match read_reports(services, account, hour)? {
+        Ok(reports) => reports,
         Err(e) => return Ok(Err(e)),
     };
-    let now = store_report(services, &report)?;
-    let listed = report.listed();
+    let mut now = None;
+    for report in &reports {
+        now = Some(store_report(services, report)?);
+    }
+    let (Some(now), Some(last)) = (now, reports.last()) else {
+        return Ok(Ok(()));
+    };
+    let listed = last.listed();
     if let Err(e) = confirm_missing(services, account, &listed)? {
         tracing::warn!(account, error = %e, "missing ads not confirmed; retried next hour");
     }

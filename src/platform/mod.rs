@@ -175,6 +175,17 @@ pub trait Platform: Send + Sync {
     /// The status and lifetime counters of every ad of the account as they stood at `at`
     /// (never later than now; a platform that cannot look back reports the present).
     fn report(&self, account: i64, at: DateTime<Utc>) -> Result<Vec<AdCounters>, PlatformError>;
+    /// [`Platform::report`] at each of `ends` (hour ends, oldest first): what the hourly sync
+    /// stores for the hours it could not reach the platform, so that each keeps its own
+    /// delivery. The default asks for one report at each; the connector reads each ad's
+    /// five-minute series once, in pages.
+    fn reports(
+        &self,
+        account: i64,
+        ends: &[DateTime<Utc>],
+    ) -> Result<Vec<Vec<AdCounters>>, PlatformError> {
+        ends.iter().map(|at| self.report(account, *at)).collect()
+    }
     /// Changes an ad's settings; review fields send it back to review.
     fn edit_ad(&self, account: i64, ad_id: i64, edit: &AdEdit)
         -> Result<AdSnapshot, PlatformError>;

@@ -99,6 +99,26 @@ pub fn syncable(conn: &Connection) -> Result<Vec<i64>, StoreError> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The end of the last hour whose report the hourly sync stored for the cabinet.
+pub fn synced_through(conn: &Connection, account: i64) -> Result<Option<String>, StoreError> {
+    Ok(optional(conn.query_row(
+        "SELECT synced_through FROM cabinets WHERE id = ?1",
+        [account],
+        |r| r.get::<_, Option<String>>(0),
+    ))?
+    .flatten())
+}
+
+/// Records that the hourly sync stored the cabinet's report up to `end` (never moving it back).
+pub fn set_synced_through(conn: &Connection, account: i64, end: &str) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE cabinets SET synced_through = ?2
+         WHERE id = ?1 AND (synced_through IS NULL OR synced_through < ?2)",
+        params![account, end],
+    )?;
+    Ok(())
+}
+
 /// Every cabinet's id, whatever its state.
 pub fn all_ids(conn: &Connection) -> Result<Vec<i64>, StoreError> {
     let mut stmt = conn.prepare("SELECT id FROM cabinets ORDER BY id")?;

@@ -80,7 +80,7 @@ fn a_budget_is_spent_to_exactly_zero_then_a_top_up_runs_again() {
 /// be written over it. The report's counters still are, and the next report is taken whole.
 #[test]
 fn a_top_up_stored_while_the_hourly_report_is_read_is_not_written_over() {
-    use adcab::jobs::hourly_sync::{read_report, store_report};
+    use adcab::jobs::hourly_sync::{read_reports, store_report};
     use chrono::{DurationRound, TimeDelta};
 
     let app = spawn_app_with(|_| {});
@@ -92,7 +92,9 @@ fn a_top_up_stored_while_the_hourly_report_is_read_is_not_written_over() {
     let s = &app.services;
     let now = s.db.read_blocking(adcab::clock::now).unwrap();
     let hour = now.duration_trunc(TimeDelta::hours(1)).unwrap() - TimeDelta::hours(1);
-    let report = read_report(s, cabinet, hour).unwrap().unwrap();
+    let [report] = &read_reports(s, cabinet, hour).unwrap().unwrap()[..] else {
+        panic!("one report for an hour already synced");
+    };
     app.write_ok(
         "POST",
         &format!("/campaigns/{ad}/budget"),
@@ -102,7 +104,7 @@ fn a_top_up_stored_while_the_hourly_report_is_read_is_not_written_over() {
     );
     let balance = || app.get_ok("/account/info", &key)["data"][0]["balance"].clone();
     let topped_up = balance();
-    store_report(s, &report).unwrap();
+    store_report(s, report).unwrap();
     let kept = app.get_ok(&path, &key)["data"].clone();
     assert_eq!(
         (&kept["status"], &kept["active"], &kept["budget"]),
@@ -116,8 +118,9 @@ fn a_top_up_stored_while_the_hourly_report_is_read_is_not_written_over() {
     assert_eq!(balance(), topped_up, "the balance after the top-up stays");
 
     app.write_ok("POST", &format!("/campaigns/{ad}/pause"), &key, None, 200);
-    let fresh = read_report(s, cabinet, hour).unwrap().unwrap();
-    store_report(s, &fresh).unwrap();
+    for fresh in read_reports(s, cabinet, hour).unwrap().unwrap() {
+        store_report(s, &fresh).unwrap();
+    }
     let paused = app.get_ok(&path, &key)["data"].clone();
     assert_eq!(
         paused["active"], false,

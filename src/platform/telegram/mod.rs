@@ -368,7 +368,17 @@ impl Platform for Telegram {
 
     fn report(&self, account: i64, at: DateTime<Utc>) -> Result<Vec<AdCounters>, PlatformError> {
         let account = self.account(account)?;
-        report::report(self, &account, at)
+        let mut reports = report::reports(self, &account, &[at])?;
+        Ok(reports.pop().unwrap_or_default())
+    }
+
+    fn reports(
+        &self,
+        account: i64,
+        ends: &[DateTime<Utc>],
+    ) -> Result<Vec<Vec<AdCounters>>, PlatformError> {
+        let account = self.account(account)?;
+        report::reports(self, &account, ends)
     }
 
     fn edit_ad(

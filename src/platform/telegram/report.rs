@@ -1,7 +1,8 @@
 //! Owns the hourly report on the Telegram Ads API: every ad's status and lifetime counters
-//! from `getAdsList`, taken back to the hour's end with the 5-minute stats series
-//! (`getAdStats`, at most 1,000 intervals a call) so that each hour gets exactly its own
-//! delivery. Only ads whose counters moved since before the hour closed cost a stats call.
+//! from `getAdsList`, taken back to the hour's end (or to each of several hours' ends, after
+//! hours the platform could not be reached) with the 5-minute stats series (`getAdStats`, at
+//! most 1,000 intervals a call, read in pages) so that each hour gets exactly its own
+//! delivery. Only ads whose counters moved since before the first hour closed cost stats calls.
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
@@ -20,23 +21,32 @@ const STEP: i64 = 300;
 /// Intervals one `getAdStats` call may ask for.
 const MAX_INTERVALS: i64 = 1_000;
 
-pub(super) fn report(
+/// Every ad's counters as they stood at each of `ends` (oldest first, none later than now):
+/// `getAdsList` once, and for each ad whose counters moved since the first end, its 5-minute
+/// series from there to now, read once in pages of at most 1,000 intervals and taken off the
+/// present counters back to each end.
+pub(super) fn reports(
     tg: &Telegram,
     account: &Account,
-    at: DateTime<Utc>,
-) -> Result<Vec<AdCounters>, PlatformError> {
+    ends: &[DateTime<Utc>],
+) -> Result<Vec<Vec<AdCounters>>, PlatformError> {
     let now = tg
         .db
         .read_blocking(clock::now)
         .map_err(PlatformError::store)?;
-    let (now_unix, at_unix) = (now.timestamp(), at.timestamp().min(now.timestamp()));
+    let now_unix = now.timestamp();
+    let ends: Vec<i64> = ends.iter().map(|e| e.timestamp().min(now_unix)).collect();
+    let Some(&first) = ends.first() else {
+        return Ok(Vec::new());
+    };
     let changed_at = clock::iso(now);
     let ads = tg.all_ads(account, false)?;
     let seen = tg
         .db
         .read_blocking(|c| state::seen_all(c, account.id))
         .map_err(PlatformError::store)?;
-    let mut lines = Vec::with_capacity(ads.len());
+    let mut reports: Vec<Vec<AdCounters>> =
+        ends.iter().map(|_| Vec::with_capacity(ads.len())).collect();
     let mut seen_now = Vec::with_capacity(ads.len());
     for ad in &ads {
         let Some(line) = map::counters(ad, &changed_at) else {
@@ -45,15 +55,21 @@ pub(super) fn report(
         };
         let lifetime = line.totals();
         let moved = match seen.get(&line.ad_id) {
-            Some(s) => s.totals != lifetime || s.at > at_unix,
+            Some(s) => s.totals != lifetime || s.at > first,
             None => !lifetime.is_idle(),
         };
-        let line = if moved {
-            let after = stats_between(tg, account, line.ad_id, at_unix, now_unix)?;
-            back_to(line, &after)
+        let series = if moved {
+            series_between(tg, account, line.ad_id, first, now_unix)?
         } else {
-            line
+            Vec::new()
         };
+        for (report, &end) in reports.iter_mut().zip(&ends) {
+            let mut after = Totals::default();
+            for (_, totals) in series.iter().filter(|(from, _)| *from >= end) {
+                after.add(totals);
+            }
+            report.push(back_to(line.clone(), &after));
+        }
         seen_now.push((
             line.ad_id,
             Seen {
@@ -61,7 +77,6 @@ pub(super) fn report(
                 at: now_unix,
             },
         ));
-        lines.push(line);
     }
     tg.db
         .write_blocking(|tx| {
@@ -70,7 +85,7 @@ pub(super) fn report(
                 .try_for_each(|(ad, s)| state::set_seen(tx, account.id, *ad, s))
         })
         .map_err(PlatformError::store)?;
-    Ok(lines)
+    Ok(reports)
 }
 
 /// A line's counters less what was delivered after the hour: as they stood at its end. The
@@ -91,16 +106,17 @@ fn back_to(line: AdCounters, after: &Totals) -> AdCounters {
     }
 }
 
-/// The ad's delivery from `from` (an hour's end) up to now, summed from the 5-minute series.
-fn stats_between(
+/// The ad's delivery from `from` (an hour's end) up to now, interval by interval (each row's
+/// start and counters) from the 5-minute series, read in pages of at most 1,000 intervals.
+fn series_between(
     tg: &Telegram,
     account: &Account,
     ad: i64,
     from: i64,
     now: i64,
-) -> Result<Totals, PlatformError> {
+) -> Result<Vec<(i64, Totals)>, PlatformError> {
     let end = now - now.rem_euclid(STEP) + STEP;
-    let mut total = Totals::default();
+    let mut series = Vec::new();
     let mut start = from - from.rem_euclid(STEP);
     while start < end {
         let to = (start + STEP * MAX_INTERVALS).min(end);
@@ -109,11 +125,15 @@ fn stats_between(
         })));
         let rows = tg.call(account, &Call::read("getAdStats", params))?;
         for row in rows.as_array().into_iter().flatten() {
-            total.add(&row_totals(row));
+            let at = row
+                .get("from_time")
+                .and_then(Value::as_i64)
+                .unwrap_or(start);
+            series.push((at, row_totals(row)));
         }
         start = to;
     }
-    Ok(total)
+    Ok(series)
 }
 
 fn row_totals(row: &Value) -> Totals {

@@ -87,3 +87,62 @@ fn the_cabinet_balance_follows_the_platform_each_hour() {
     tg.advance(3600 - into_hour + 60);
     assert_eq!(info(&tg), "990.00");
 }
+
+/// The hour (`YYYY-MM-DDTHH`) and views of each hour of the ad that delivered.
+fn hours_with_views(tg: &super::Tg, ad: i64) -> Vec<(String, i64)> {
+    tg.app
+        .services
+        .db
+        .read_blocking(|c| {
+            let mut stmt = c.prepare(
+                "SELECT substr(hour, 1, 13), views FROM hourly_stats
+                 WHERE account_id = ?1 AND ad_id = ?2 AND views > 0 ORDER BY hour",
+            )?;
+            let rows = stmt
+                .query_map([tg.cabinet, ad], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<Vec<(String, i64)>>>()?;
+            Ok::<_, adcab::store::StoreError>(rows)
+        })
+        .unwrap()
+}
+
+/// Five simulated days without an answer from the platform: more than the 1,000 five-minute
+/// intervals one stats call returns. Once it answers again, the sync stores each missed hour in
+/// turn from the series read in pages, so each day's views land in their own hour.
+#[test]
+fn after_five_days_without_the_platform_each_hour_gets_its_own_views() {
+    let tg = connected(vec![SeedAd::channel("Running", "@alpha_chan")]);
+    let ad = tg.first_ad();
+    let into_hour = tg.fake.now().rem_euclid(3600);
+    tg.advance(3600 - into_hour + 600);
+    let start = tg.app.now();
+    tg.fake.fail_next(
+        super::Fault::ApiError("INTERNAL".into()),
+        Some("getAdsList"),
+        u32::MAX,
+    );
+    for day in 0..5 {
+        tg.fake.deliver(tg.id(), ad, 10 * (day + 1));
+        tg.advance(24 * 3600);
+    }
+    assert!(
+        hours_with_views(&tg, ad).is_empty(),
+        "nothing synced while the platform did not answer"
+    );
+    tg.fake.reset_calls();
+    tg.fake.clear_faults();
+    tg.advance(3600);
+    let expected: Vec<(String, i64)> = (0..5)
+        .map(|day| {
+            let hour = start + chrono::Duration::hours(24 * day);
+            (hour.format("%Y-%m-%dT%H").to_string(), 10 * (day + 1))
+        })
+        .collect();
+    assert_eq!(hours_with_views(&tg, ad), expected);
+    assert_eq!(tg.campaign(ad)["views"], 150);
+    assert_eq!(
+        tg.fake.call_count("getAdStats"),
+        2,
+        "the 121 hours' series in two pages of at most 1,000 intervals, read once"
+    );
+}

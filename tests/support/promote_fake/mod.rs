@@ -269,6 +269,12 @@ impl FakePromote {
         }
     }
 
+    /// Drops every fault still waiting (`fail_next` with a count that has not run out): the
+    /// platform answers again after an outage.
+    pub fn clear_faults(&self) {
+        self.shared.lock().faults.clear();
+    }
+
     /// Every API call received so far, in order.
     pub fn calls(&self) -> Vec<Call> {
         self.shared
