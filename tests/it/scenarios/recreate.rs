@@ -263,3 +263,37 @@ fn a_recreate_resumed_after_its_delete_answer_was_lost_finishes_with_both_links(
     assert_eq!(w.entry(made[0], "recreated_from")["ad_id"], old);
     assert_eq!(w.entry(old, "recreated_as")["ad_id"], made[0]);
 }
+
+/// The platform refuses to delete an ad that was created less than ten minutes ago: the new
+/// campaign stays and is named in the task's error, the declined one stays declined, and its
+/// history says it was recreated without being deleted.
+#[test]
+fn a_refused_delete_keeps_the_new_campaign_and_says_so() {
+    let w = World::telegram();
+    let old = w.create(json!({ "title": "Original" }));
+    w.decline(old);
+    let done = w.task(w.app.write_ok(
+        "POST",
+        &format!("/campaigns/{old}/recreate"),
+        &w.key,
+        Some(&json!({ "account_id": w.cabinet })),
+        202,
+    ));
+    assert_eq!(done["failed"], 1, "{done}");
+    let error = &done["errors"][0];
+    let new = error["ad_id"].as_i64().unwrap();
+    assert_ne!(new, old);
+    let sentence = error["error"].as_str().unwrap_or_default();
+    assert!(
+        sentence.starts_with(&format!("The new campaign {new} was made")),
+        "{done}"
+    );
+    assert_eq!(w.campaign(new)["status"], "In Review");
+    assert_eq!(w.campaign(old)["status"], "Declined");
+    let link = w.entry(old, "recreated_as");
+    assert_eq!(
+        (link["ad_id"].as_i64(), link["deleted"].clone()),
+        (Some(new), json!(false))
+    );
+    assert_eq!(w.entry(new, "recreated_from")["ad_id"], old);
+}
