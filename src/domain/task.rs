@@ -516,6 +516,10 @@ mod tests {
             assert_eq!(TaskStatus::parse(status.as_str()), Some(status));
         }
         assert_eq!(TaskKind::Copy.lane(), Lane::Create);
+        assert_eq!(TaskKind::Recreate.lane(), Lane::Create);
+        for kind in BulkKind::ALL {
+            assert_eq!(BulkKind::parse(kind.name()), Some(kind));
+        }
         assert_eq!(TaskKind::Delete.lane(), Lane::Other);
         assert_eq!(TaskKind::parse("explode"), None);
     }
@@ -572,5 +576,39 @@ mod tests {
         );
         assert!(read(TaskKind::Status, json!({ "action": "fly", "ad_ids": [1] })).contains("fly"));
         assert!(read(TaskKind::Create, json!({ "group_id": "x" })).contains("group_id"));
+    }
+
+    #[test]
+    fn recreate_payloads_keep_what_each_item_replaces_and_makes() {
+        use crate::domain::ad::AdSpec;
+        use crate::domain::campaign::TargetType;
+        let spec = AdSpec::plain(
+            "Original",
+            "An honest text",
+            "https://t.me/alpha_chan",
+            TargetType::Channels,
+            json!({ "channels": ["@tech_daily"] }),
+        );
+        let campaign = AdDraft::running(spec, Money::from_micros(3_000_000), Money::ZERO);
+        let payload = Payload::Recreate {
+            items: vec![Recreation {
+                from: 1042,
+                group_id: Some(7),
+                campaign,
+            }],
+        };
+        let stored = payload.to_json();
+        assert_eq!(stored["items"][0]["from"], 1042);
+        match Payload::from_json(TaskKind::Recreate, &stored).unwrap() {
+            Payload::Recreate { items } => {
+                assert_eq!(items.len(), 1);
+                assert_eq!((items[0].from, items[0].group_id), (1042, Some(7)));
+                assert_eq!(items[0].campaign.spec.text, "An honest text");
+                assert_eq!(items[0].campaign.cpm, Money::from_micros(3_000_000));
+            }
+            other => panic!("{other:?}"),
+        }
+        let damaged = Payload::from_json(TaskKind::Recreate, &json!({ "items": [{ "from": 1 }] }));
+        assert!(damaged.unwrap_err().to_string().starts_with("items: "));
     }
 }
