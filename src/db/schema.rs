@@ -45,6 +45,7 @@ const SERVICE: Ledger = Ledger {
         (18, include_str!("../../sql/0018_cabinet_types_in_code.sql")),
         (19, include_str!("../../sql/0019_campaign_local_rev.sql")),
         (20, include_str!("../../sql/0020_decline_reason.sql")),
+        (21, include_str!("../../sql/0021_auto_cpm_review.sql")),
     ],
 };
 

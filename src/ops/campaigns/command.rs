@@ -3,8 +3,9 @@
 //! with the group they go to), a copy of a live campaign (1-100 copies, each field sent
 //! overriding the original's) and an edit (every field optional, `auto_cpm` among them). Each
 //! is read in the order its fields are: their shape, then what the cabinet decides (currency,
-//! minimum budget, button, targeting limits, schedule), then any field it does not take, each
-//! refusal with its exact `param`. A campaign's field is declared here once for each command.
+//! minimum budget, button, targeting limits, schedule, media on its target type), then any
+//! field it does not take, each refusal with its exact `param`. A campaign's field is
+//! declared here once for each command.
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -225,6 +226,7 @@ impl Create {
         let schedule =
             campaign_fields::schedule(sent.schedule, "", Some(source.target_type), caps)?
                 .map(campaign_fields::schedule_json);
+        let media = media_on(sent.media, "", source.target_type, caps)?;
         let mut group = GroupIn {
             group_id: sent.group_id,
             new_group_name: sent.new_group_name,
@@ -262,10 +264,7 @@ impl Create {
             active: source.active,
             schedule: schedule.unwrap_or_else(|| source.schedule.clone()),
         };
-        let draft = Draft {
-            ad,
-            media: sent.media.map(|Text(token)| (token, "media".to_string())),
-        };
+        let draft = Draft { ad, media };
         let copies = sent.copies.map_or(1, |c| c.0) as usize;
         Ok(Create {
             kind: TaskKind::Copy,
@@ -342,7 +341,7 @@ impl NewCampaign {
                 campaign_fields::schedule(self.schedule, at, Some(target_type), caps)?.flatten(),
             ),
         };
-        let media = self.media.map(|Text(token)| (token, path(at, "media")));
+        let media = media_on(self.media, at, target_type, caps)?;
         Ok(Draft { ad, media })
     }
 }
@@ -436,6 +435,31 @@ where
     Ok(Some(fields::read_at::<Each<T>>(&value, &param)?.values()))
 }
 
+/// A media token sent at `at` for an ad of `target`, with the path it came under; refused
+/// when the platform puts no media on ads of that target type.
+pub(super) fn media_on(
+    sent: Option<Text>,
+    at: &str,
+    target: TargetType,
+    caps: &Capabilities,
+) -> Result<Option<(String, String)>, ParseError> {
+    let Some(Text(token)) = sent else {
+        return Ok(None);
+    };
+    let param = path(at, "media");
+    if !caps.takes_media_on(target) {
+        return Err(ParseError::new(
+            param,
+            format!(
+                "The platform shows media only on {} ads, not on {} ads.",
+                caps.media_target_names(),
+                target.as_str()
+            ),
+        ));
+    }
+    Ok(Some((token, param)))
+}
+
 /// An edit's fields as sent; each is optional.
 #[derive(Deserialize)]
 struct EditIn {
@@ -509,10 +533,11 @@ impl Edit {
             Some(Raw(value)) => AutoCpmIn::read(&value, kind, stored)?,
             None => None,
         };
+        let media = media_on(sent.media, "", row.target_type, caps)?;
         undeclared.refuse()?;
         Ok(Edit {
             ad,
-            media: sent.media.map(|Text(token)| (token, path("", "media"))),
+            media,
             active: sent.active.map(|a| a.0),
             auto_cpm,
             details,

@@ -11,7 +11,7 @@ use rusqlite::Connection;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::command::{Draft, GroupChoice, GroupIn, Targets};
+use super::command::{media_on, Draft, GroupChoice, GroupIn, Targets};
 use super::create::{group_of, has_room, with_media};
 use super::fields::{self as campaign_fields, Link};
 use super::{OpsError, Refusal};
@@ -19,10 +19,10 @@ use crate::clock;
 use crate::domain::ad::{AdDraft, AdSpec};
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::capabilities::Capabilities;
+use crate::domain::fields;
 use crate::domain::fields::wire::{
     Amount, Flag, Id, Int, NonBlank, Patch, Raw, Text, TextOrNull, Word,
 };
-use crate::domain::fields::{self, path};
 use crate::domain::money::Money;
 use crate::domain::task::{Payload, Recreation, TaskKind};
 use crate::domain::ParseError;
@@ -175,6 +175,12 @@ impl Recreate {
         if let Some(schedule) = campaign_fields::schedule(sent.schedule, "", target, caps)? {
             ad.schedule = campaign_fields::schedule_json(schedule);
         }
+        let media = media_on(sent.media, "", ad.spec.target_type, caps)?;
+        if !caps.takes_media_on(ad.spec.target_type) {
+            // The old media cannot be shown on the new target type: it is not carried over.
+            ad.spec.media_token = None;
+            ad.spec.media_type = None;
+        }
         let mut group = GroupIn {
             group_id: sent.group_id,
             new_group_name: sent.new_group_name,
@@ -184,7 +190,6 @@ impl Recreate {
         if let (GroupChoice::None, Some(g)) = (&group, source.group_id) {
             group = GroupChoice::Existing(g);
         }
-        let media = sent.media.map(|Text(token)| (token, path("", "media")));
         Ok(Recreate {
             from: source.ad_id,
             draft: Draft { ad, media },

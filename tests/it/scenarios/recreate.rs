@@ -297,3 +297,57 @@ fn a_refused_delete_keeps_the_new_campaign_and_says_so() {
     );
     assert_eq!(w.entry(new, "recreated_from")["ad_id"], old);
 }
+
+/// On a platform that shows media only on channels and users ads, a recreate naming media for
+/// a bots ad is refused by its field, and a channels ad with media recreated as a bots ad
+/// leaves its media behind.
+#[test]
+fn media_follows_the_platform_s_media_targets_on_the_connector() {
+    use crate::media::{multipart, upload, PNG};
+    let w = World::telegram();
+    let (ct, body) = multipart("file", "banner.png", PNG);
+    let r = upload(
+        &w.app,
+        &w.key,
+        &format!("?account_id={}", w.cabinet),
+        &ct,
+        &body,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let token = r.body["data"]["media"].as_str().unwrap().to_string();
+    let old = w.create(json!({ "media": token }));
+    w.advance(11 * 60, 0);
+    w.decline(old);
+    assert_eq!(w.campaign(old)["has_media"], true);
+    let bots = json!({
+        "promote_url": "https://t.me/shop_helper_bot?start=spring",
+        "target_type": "bots", "bots": ["@shop_helper_bot"]
+    });
+    let mut with_media = bots.clone();
+    with_media["media"] = json!(token);
+    let r = w.recreate(
+        old,
+        with_media,
+        &[("Idempotency-Key", "scenario-recreate-4")],
+    );
+    r.assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(r.body["param"], "media");
+    let done = w.task(w.app.write_ok(
+        "POST",
+        &format!("/campaigns/{old}/recreate"),
+        &w.key,
+        Some(&{
+            let mut b = bots;
+            b["account_id"] = json!(w.cabinet);
+            b
+        }),
+        202,
+    ));
+    assert_eq!(done["succeeded"], 1, "{done}");
+    let c = w.campaign(World::made(&done)[0]);
+    assert_eq!(
+        (c["target_type"].clone(), c["has_media"].clone()),
+        (json!("bots"), json!(false)),
+        "{c}"
+    );
+}
