@@ -1,5 +1,6 @@
-//! Owns `POST /v1/campaigns` and `POST /v1/campaigns/{ad_id}/copy`: the body read into the
-//! create or copy command (`ops::campaigns::create`, every field rule with its exact
+//! Owns `POST /v1/campaigns`, `POST /v1/campaigns/{ad_id}/copy` and `POST
+//! /v1/campaigns/{ad_id}/recreate`: the body read into the create, copy or recreate command
+//! (`ops::campaigns::create`, `ops::campaigns::recreate`, every field rule with its exact
 //! `param`), then its task queued in the transaction that also stores the Idempotency-Key's
 //! answer, so the task and the answer exist together or not at all.
 
@@ -10,6 +11,7 @@ use super::{tasks, Ctx};
 use crate::http::{AppState, Reply};
 use crate::ops::campaigns::command::Create;
 use crate::ops::campaigns::create;
+use crate::ops::campaigns::recreate::{self, Recreate};
 
 pub async fn create(state: &AppState, ctx: &Ctx, claim: Claim) -> Result<(Reply, bool), ApiError> {
     let Target { body, actor, .. } = Target::cabinet(ctx)?;
@@ -38,6 +40,27 @@ pub async fn copy(
     let kind = actor.cabinet().cabinet_type;
     tasks::queue(state, claim, kind, move |tx| {
         create::queue(tx, &actor, command)
+    })
+    .await
+}
+
+pub async fn recreate(
+    state: &AppState,
+    ctx: &Ctx,
+    ad: &str,
+    claim: Claim,
+) -> Result<(Reply, bool), ApiError> {
+    let Target {
+        body,
+        actor,
+        campaign,
+    } = Target::campaign(state, ctx, ad).await?;
+    let caps = state.services.platform.capabilities();
+    let kind = actor.cabinet().cabinet_type;
+    let command = Recreate::read(&body.fields(), actor.cabinet(), &campaign, caps)
+        .map_err(|e| ApiError::of_ops(e, kind))?;
+    tasks::queue(state, claim, kind, move |tx| {
+        recreate::queue(tx, &actor, command)
     })
     .await
 }

@@ -64,6 +64,8 @@ pub enum ApiError {
     InsufficientAdBalance,
     /// Auto CPM manages the campaign's bid: a manual `cpm` is refused (`CABINET_LOCKED`).
     AutoCpmLocked,
+    /// Only a declined campaign is recreated (`CAMPAIGN_NOT_DECLINED`).
+    CampaignNotDeclined,
     QueueFull {
         limit: u32,
     },
@@ -120,6 +122,7 @@ impl ApiError {
             OpsError::Invalid(e) => e.into(),
             OpsError::Refused(Refusal::InsufficientAdBalance) => ApiError::InsufficientAdBalance,
             OpsError::Refused(Refusal::AutoCpmLocked) => ApiError::AutoCpmLocked,
+            OpsError::Refused(Refusal::NotDeclined) => ApiError::CampaignNotDeclined,
             OpsError::Refused(r @ Refusal::ViewerZoneNeedsUsers) => {
                 ApiError::validation("schedule.timezone", format!("{}.", r.sentence()))
             }
@@ -229,9 +232,10 @@ impl ApiError {
             ApiError::UriTooLong => StatusCode::URI_TOO_LONG,
             ApiError::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ApiError::FileTooLarge { .. } | ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::AutoCpmLocked | ApiError::IdempotencyInProgress | ApiError::AmbiguousRef => {
-                StatusCode::CONFLICT
-            }
+            ApiError::AutoCpmLocked
+            | ApiError::CampaignNotDeclined
+            | ApiError::IdempotencyInProgress
+            | ApiError::AmbiguousRef => StatusCode::CONFLICT,
             ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::QueueFull { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::IdempotencyUnavailable
@@ -267,6 +271,7 @@ impl ApiError {
             ApiError::BudgetUnchanged => "BUDGET_UNCHANGED",
             ApiError::InsufficientAdBalance => "INSUFFICIENT_AD_BALANCE",
             ApiError::AutoCpmLocked => "CABINET_LOCKED",
+            ApiError::CampaignNotDeclined => "CAMPAIGN_NOT_DECLINED",
             ApiError::QueueFull { .. } => "QUEUE_FULL",
             ApiError::IdempotencyKeyRequired => "IDEMPOTENCY_KEY_REQUIRED",
             ApiError::IdempotencyKeyInvalid => "IDEMPOTENCY_KEY_INVALID",
@@ -333,6 +338,9 @@ impl ApiError {
             }
             ApiError::AutoCpmLocked => "Auto CPM manages this campaign's bid. Send \"auto_cpm\": \
                 {\"enabled\": false} with the cpm to take the bid back."
+                .into(),
+            ApiError::CampaignNotDeclined => "Only a declined campaign can be recreated; \
+                edit this one instead."
                 .into(),
             ApiError::QueueFull { limit } => {
                 format!("The cabinet already has {limit} operations queued.")
@@ -452,6 +460,7 @@ impl ApiError {
             | ApiError::BudgetUnchanged
             | ApiError::InsufficientAdBalance
             | ApiError::AutoCpmLocked
+            | ApiError::CampaignNotDeclined
             | ApiError::IdempotencyKeyReused
             | ApiError::IdempotencyInProgress
             | ApiError::IdempotencyUnavailable

@@ -119,7 +119,7 @@ const fn upload(method: Method, pattern: &'static str, budget: Budget, handler: 
 use Budget::{Conversions, Read, Write};
 
 /// The API: every route, in the order `Allow` lists them.
-pub static ROUTES: [Def; 27] = [
+pub static ROUTES: [Def; 28] = [
     def(
         Method::GET,
         "account/info",
@@ -203,6 +203,12 @@ pub static ROUTES: [Def; 27] = [
         "campaigns/{ad}/copy",
         Write,
         idempotent!(|s, c, p, claim| campaign_create::copy(s, c, p, claim).await),
+    ),
+    def(
+        Method::POST,
+        "campaigns/{ad}/recreate",
+        Write,
+        idempotent!(|s, c, p, claim| campaign_create::recreate(s, c, p, claim).await),
     ),
     def(
         Method::GET,
@@ -518,7 +524,7 @@ mod tests {
     }
 
     #[test]
-    fn every_change_is_a_write_and_only_creates_copies_bulk_and_budget_take_a_key() {
+    fn every_change_is_a_write_and_only_creates_copies_recreates_bulk_and_budget_take_a_key() {
         for d in &ROUTES {
             let idempotent = matches!(d.handler, Handler::Idempotent(_));
             let expected = d.method == Method::POST
@@ -527,6 +533,7 @@ mod tests {
                     "campaigns/bulk",
                     "campaigns/{ad}/budget",
                     "campaigns/{ad}/copy",
+                    "campaigns/{ad}/recreate",
                 ]
                 .contains(&d.pattern);
             assert_eq!(idempotent, expected, "{} {}", d.method, d.pattern);

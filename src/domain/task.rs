@@ -24,6 +24,9 @@ pub struct ItemError {
 pub enum TaskKind {
     Create,
     Copy,
+    /// A declined campaign made again (its settings, with any field sent in place), then the
+    /// declined one deleted.
+    Recreate,
     /// Bulk pause or resume.
     Status,
     /// Bulk budget moves.
@@ -34,9 +37,10 @@ pub enum TaskKind {
 }
 
 impl TaskKind {
-    pub const ALL: [TaskKind; 7] = [
+    pub const ALL: [TaskKind; 8] = [
         TaskKind::Create,
         TaskKind::Copy,
+        TaskKind::Recreate,
         TaskKind::Status,
         TaskKind::Budget,
         TaskKind::Cpm,
@@ -48,6 +52,7 @@ impl TaskKind {
         match self {
             TaskKind::Create => "create",
             TaskKind::Copy => "copy",
+            TaskKind::Recreate => "recreate",
             TaskKind::Status => "status",
             TaskKind::Budget => "budget",
             TaskKind::Cpm => "cpm",
@@ -60,10 +65,11 @@ impl TaskKind {
         TaskKind::ALL.into_iter().find(|k| k.as_str() == s)
     }
 
-    /// Creates and copies share a cabinet's create lane; everything else its other lane.
+    /// Creates, copies and recreates share a cabinet's create lane; everything else its other
+    /// lane.
     pub fn lane(self) -> Lane {
         match self {
-            TaskKind::Create | TaskKind::Copy => Lane::Create,
+            TaskKind::Create | TaskKind::Copy | TaskKind::Recreate => Lane::Create,
             TaskKind::Status
             | TaskKind::Budget
             | TaskKind::Cpm
@@ -198,11 +204,14 @@ pub enum BulkKind {
     SetCpm,
     SetSchedule,
     Delete,
+    /// Declined campaigns made again without changes, each declined one then deleted; queued
+    /// as a recreate task ([`Payload::Recreate`]), not as a [`BulkAction`].
+    Recreate,
 }
 
 impl BulkKind {
     /// Every kind, in the order refusals and forms list them.
-    pub const ALL: [BulkKind; 8] = [
+    pub const ALL: [BulkKind; 9] = [
         BulkKind::Pause,
         BulkKind::Resume,
         BulkKind::AddBudget,
@@ -211,6 +220,7 @@ impl BulkKind {
         BulkKind::SetCpm,
         BulkKind::SetSchedule,
         BulkKind::Delete,
+        BulkKind::Recreate,
     ];
 
     /// Its `action` on the wire and in stored payloads.
@@ -224,6 +234,7 @@ impl BulkKind {
             BulkKind::SetCpm => "set_cpm",
             BulkKind::SetSchedule => "set_schedule",
             BulkKind::Delete => "delete",
+            BulkKind::Recreate => "recreate",
         }
     }
 
@@ -235,9 +246,11 @@ impl BulkKind {
     /// The extra field an action of this kind takes.
     pub fn extra(self) -> Extra {
         match self {
-            BulkKind::Pause | BulkKind::Resume | BulkKind::WithdrawAllBudget | BulkKind::Delete => {
-                Extra::None
-            }
+            BulkKind::Pause
+            | BulkKind::Resume
+            | BulkKind::WithdrawAllBudget
+            | BulkKind::Delete
+            | BulkKind::Recreate => Extra::None,
             BulkKind::AddBudget | BulkKind::WithdrawBudget => Extra::Amount,
             BulkKind::SetCpm => Extra::Cpm,
             BulkKind::SetSchedule => Extra::Schedule,
@@ -247,7 +260,7 @@ impl BulkKind {
 
 impl BulkAction {
     /// The action of `kind` with the value of its extra field; `None` when the value is not
-    /// the one the kind takes.
+    /// the one the kind takes, or the kind is not a change of each campaign (`recreate`).
     pub fn from_parts(kind: BulkKind, value: ExtraValue) -> Option<BulkAction> {
         Some(match (kind, value) {
             (BulkKind::Pause, ExtraValue::None) => BulkAction::Pause,
@@ -304,13 +317,25 @@ impl BulkAction {
     }
 }
 
-/// What a task is stored with: the campaigns a create or copy makes, or a bulk action and the
-/// campaigns it acts on.
+/// One declined campaign to make again: the one it replaces, the group the new one goes to
+/// and the new one's draft (the old settings with any field sent in place).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Recreation {
+    pub from: i64,
+    pub group_id: Option<i64>,
+    pub campaign: AdDraft,
+}
+
+/// What a task is stored with: the campaigns a create or copy makes, the declined campaigns a
+/// recreate makes again, or a bulk action and the campaigns it acts on.
 #[derive(Debug, Clone)]
 pub enum Payload {
     Create {
         group_id: Option<i64>,
         campaigns: Vec<AdDraft>,
+    },
+    Recreate {
+        items: Vec<Recreation>,
     },
     Bulk {
         action: BulkAction,
@@ -323,6 +348,7 @@ impl Payload {
     pub fn total(&self) -> usize {
         match self {
             Payload::Create { campaigns, .. } => campaigns.len(),
+            Payload::Recreate { items } => items.len(),
             Payload::Bulk { ad_ids, .. } => ad_ids.len(),
         }
     }
@@ -335,6 +361,7 @@ impl Payload {
                 group_id,
                 campaigns,
             } => json!({ "group_id": group_id, "campaigns": campaigns }),
+            Payload::Recreate { items } => json!({ "items": items }),
             Payload::Bulk { action, ad_ids } => {
                 let mut value = json!({ "action": action.name(), "ad_ids": ad_ids });
                 match action {
@@ -357,18 +384,34 @@ impl Payload {
 
     /// Reads a stored payload of a task of `kind`; the error says what could not be read.
     pub fn from_json(kind: TaskKind, value: &Value) -> Result<Payload, PayloadError> {
-        if kind.lane() == Lane::Create {
-            let group_id = match &value["group_id"] {
-                Value::Null => None,
-                v => Some(v.as_i64().ok_or_else(|| PayloadError::GroupId(v.clone()))?),
-            };
-            let campaigns = serde_json::from_value(value["campaigns"].clone())
-                .map_err(PayloadError::Campaigns)?;
-            return Ok(Payload::Create {
-                group_id,
-                campaigns,
-            });
+        match kind {
+            TaskKind::Create | TaskKind::Copy => {
+                let group_id = match &value["group_id"] {
+                    Value::Null => None,
+                    v => Some(v.as_i64().ok_or_else(|| PayloadError::GroupId(v.clone()))?),
+                };
+                let campaigns = serde_json::from_value(value["campaigns"].clone())
+                    .map_err(PayloadError::Campaigns)?;
+                Ok(Payload::Create {
+                    group_id,
+                    campaigns,
+                })
+            }
+            TaskKind::Recreate => {
+                let items = serde_json::from_value(value["items"].clone())
+                    .map_err(PayloadError::Recreations)?;
+                Ok(Payload::Recreate { items })
+            }
+            TaskKind::Status
+            | TaskKind::Budget
+            | TaskKind::Cpm
+            | TaskKind::Schedule
+            | TaskKind::Delete => Payload::bulk_from_json(kind, value),
         }
+    }
+
+    /// Reads a stored bulk payload of a task of `kind`.
+    fn bulk_from_json(kind: TaskKind, value: &Value) -> Result<Payload, PayloadError> {
         let name = value["action"].as_str().unwrap_or_default();
         let bulk_kind =
             BulkKind::parse(name).ok_or_else(|| PayloadError::UnknownAction(name.to_string()))?;
@@ -416,6 +459,8 @@ pub enum PayloadError {
     GroupId(Value),
     /// `campaigns` does not read as drafts.
     Campaigns(serde_json::Error),
+    /// `items` does not read as recreations.
+    Recreations(serde_json::Error),
     /// `action` names no bulk action.
     UnknownAction(String),
     /// A money field of the action is not an integer of micro-units.
@@ -439,6 +484,7 @@ impl std::fmt::Display for PayloadError {
         match self {
             PayloadError::GroupId(v) => write!(f, "group_id {v}"),
             PayloadError::Campaigns(e) => write!(f, "campaigns: {e}"),
+            PayloadError::Recreations(e) => write!(f, "items: {e}"),
             PayloadError::UnknownAction(name) => write!(f, "unknown bulk action {name:?}"),
             PayloadError::Money {
                 field,
@@ -470,6 +516,10 @@ mod tests {
             assert_eq!(TaskStatus::parse(status.as_str()), Some(status));
         }
         assert_eq!(TaskKind::Copy.lane(), Lane::Create);
+        assert_eq!(TaskKind::Recreate.lane(), Lane::Create);
+        for kind in BulkKind::ALL {
+            assert_eq!(BulkKind::parse(kind.name()), Some(kind));
+        }
         assert_eq!(TaskKind::Delete.lane(), Lane::Other);
         assert_eq!(TaskKind::parse("explode"), None);
     }
@@ -526,5 +576,39 @@ mod tests {
         );
         assert!(read(TaskKind::Status, json!({ "action": "fly", "ad_ids": [1] })).contains("fly"));
         assert!(read(TaskKind::Create, json!({ "group_id": "x" })).contains("group_id"));
+    }
+
+    #[test]
+    fn recreate_payloads_keep_what_each_item_replaces_and_makes() {
+        use crate::domain::ad::AdSpec;
+        use crate::domain::campaign::TargetType;
+        let spec = AdSpec::plain(
+            "Original",
+            "An honest text",
+            "https://t.me/alpha_chan",
+            TargetType::Channels,
+            json!({ "channels": ["@tech_daily"] }),
+        );
+        let campaign = AdDraft::running(spec, Money::from_micros(3_000_000), Money::ZERO);
+        let payload = Payload::Recreate {
+            items: vec![Recreation {
+                from: 1042,
+                group_id: Some(7),
+                campaign,
+            }],
+        };
+        let stored = payload.to_json();
+        assert_eq!(stored["items"][0]["from"], 1042);
+        match Payload::from_json(TaskKind::Recreate, &stored).unwrap() {
+            Payload::Recreate { items } => {
+                assert_eq!(items.len(), 1);
+                assert_eq!((items[0].from, items[0].group_id), (1042, Some(7)));
+                assert_eq!(items[0].campaign.spec.text, "An honest text");
+                assert_eq!(items[0].campaign.cpm, Money::from_micros(3_000_000));
+            }
+            other => panic!("{other:?}"),
+        }
+        let damaged = Payload::from_json(TaskKind::Recreate, &json!({ "items": [{ "from": 1 }] }));
+        assert!(damaged.unwrap_err().to_string().starts_with("items: "));
     }
 }

@@ -14,7 +14,8 @@ use tokio::sync::{watch, Notify};
 use crate::clock;
 use crate::db;
 use crate::domain::campaign::Status;
-use crate::domain::task::{BulkAction, Payload, TaskStatus};
+use crate::domain::task::{BulkAction, Payload, Recreation, TaskStatus};
+use crate::ops::campaigns::recreate::{self, Unfit};
 use crate::ops::campaigns::{self as campaign_ops, Entry, Refusal};
 use crate::ops::write_back;
 use crate::ops::Actor;
@@ -107,6 +108,7 @@ pub fn run_one(s: &Services) -> Result<Step, StoreError> {
             group_id,
             campaigns,
         } => create_item(s, &actor, &task, campaigns, *group_id, idx)?,
+        Payload::Recreate { items } => recreate_item(s, &actor, &task, items, idx)?,
         Payload::Bulk { action, ad_ids } => bulk_item(s, &actor, &task, action, ad_ids, idx)?,
     };
     match outcome {
@@ -259,6 +261,97 @@ fn create_item(
     }
 }
 
+/// One item of a recreate, in two steps that each repeat safely. First the new campaign: made
+/// with the item's token as its client reference (a repeat gets the same ad back), stored
+/// with `recreated_from` and the token in its history. Then the declined one deleted with a
+/// token of its own (a repeat reports the first result), stored with `recreated_as`. An item
+/// resumed after a crash finds its first step in the new campaign's history and goes on with
+/// the delete, so the new campaign is made once and the old one is deleted only after it.
+fn recreate_item(
+    s: &Services,
+    actor: &Actor,
+    task: &Task,
+    items: &[Recreation],
+    idx: i64,
+) -> Result<Outcome, StoreError> {
+    let Some(item) = items.get(idx as usize) else {
+        return Ok(Outcome::Unreadable(format!("no campaign {idx}")));
+    };
+    let account = actor.cabinet().id;
+    let token = format!("task:{}:{idx}", task.id);
+    let made =
+        s.db.read_blocking(|c| recreate::made_under(c, account, &token))?;
+    let new = match made {
+        Some(new) => new,
+        None => {
+            let checked =
+                s.db.read_blocking(|c| recreate::check_declined(c, account, item.from))?;
+            let error = match checked {
+                Ok(()) => None,
+                Err(Unfit::NotDeclined) => Some(format!(
+                    "CAMPAIGN_NOT_DECLINED: {}.",
+                    Refusal::NotDeclined.sentence()
+                )),
+                Err(Unfit::Gone) => {
+                    Some("No such campaign in this cabinet, or it is deleted.".to_string())
+                }
+            };
+            if let Some(error) = error {
+                return record_refusal(s, task, idx, item.from, &error);
+            }
+            let mut draft = item.campaign.clone();
+            draft.client_ref = Some(token.clone());
+            let snap = match s.platform.create_ad(account, &draft) {
+                Ok(snap) => snap,
+                Err(e) => {
+                    return match held(&e) {
+                        Some(outcome) => Ok(outcome),
+                        None => record_refusal(s, task, idx, item.from, &e.to_string()),
+                    }
+                }
+            };
+            let stored = (actor.source(), &s.config.conversions.tracker_params[..]);
+            s.db.write_blocking(|tx| {
+                recreate::store_new(tx, &snap, item.group_id, item.from, &token, stored)
+            })?;
+            snap.ad_id
+        }
+    };
+    let gone =
+        s.db.read_blocking(|c| campaigns::get(c, account, item.from))?
+            .is_none_or(|row| row.status == Status::Deleted);
+    let deleted = if gone {
+        Ok(())
+    } else {
+        match s
+            .platform
+            .delete_ad(account, item.from, &format!("{token}:old"))
+        {
+            Ok(_) | Err(PlatformError::NotFound) => Ok(()),
+            Err(e) => match held(&e) {
+                Some(outcome) => return Ok(outcome),
+                None => Err(format!(
+                    "The new campaign {new} was made, but the declined one was not deleted: {e}"
+                )),
+            },
+        }
+    };
+    let balance = s.platform.balance(account).ok();
+    s.db.write_blocking(|tx| {
+        let source = actor.source();
+        recreate::store_old(tx, account, item.from, new, deleted.is_ok(), source)?;
+        tasks::record_item(
+            tx,
+            task,
+            idx,
+            Some(new),
+            deleted.as_ref().err().map(String::as_str),
+        )?;
+        write_back::store_balance(tx, account, balance)
+    })?;
+    Ok(Outcome::Done { stop: false })
+}
+
 fn bulk_item(
     s: &Services,
     actor: &Actor,
@@ -288,6 +381,7 @@ fn bulk_item(
             Refusal::InsufficientAdBalance => "INSUFFICIENT_AD_BALANCE: ",
             Refusal::AutoCpmLocked => "CABINET_LOCKED: ",
             Refusal::ViewerZoneNeedsUsers => "",
+            Refusal::NotDeclined => "CAMPAIGN_NOT_DECLINED: ",
         };
         return record_refusal(s, task, idx, ad, &format!("{code}{}.", refusal.sentence()));
     }

@@ -57,3 +57,20 @@ pub fn list(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Entry>, Stor
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// The campaign of `account` whose history has an `action` entry made under `token` (its
+/// details' `token`), if any: how a step repeated after a crash finds that it was done.
+pub fn made_under(
+    conn: &Connection,
+    account: i64,
+    action: &str,
+    token: &str,
+) -> Result<Option<i64>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id FROM campaign_history
+         WHERE account_id = ?1 AND action = ?2 AND json_extract(details, '$.token') = ?3
+         ORDER BY id LIMIT 1",
+    )?;
+    let mut rows = stmt.query_map(params![account, action, token], |r| r.get(0))?;
+    Ok(rows.next().transpose()?)
+}

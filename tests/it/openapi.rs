@@ -291,6 +291,7 @@ fn every_error_code_of_the_spec_is_documented_with_its_status() {
             "FILE_TOO_LARGE" | "BODY_TOO_LARGE" => "413",
             "CABINET_AUTH_EXPIRED"
             | "CABINET_LOCKED"
+            | "CAMPAIGN_NOT_DECLINED"
             | "IDEMPOTENCY_IN_PROGRESS"
             | "AMBIGUOUS_REF" => "409",
             "RATE_LIMITED" | "QUEUE_FULL" => "429",

@@ -622,3 +622,5 @@ fn a_bid_rule_is_warned_of_review_where_bid_edits_are_reviewed(w: World) {
         .unwrap_or_else(|| panic!("the rule acted: {log}"));
     assert_eq!(acted["warning"].is_string(), reviews, "{acted}");
 }
+
+mod recreate;

@@ -1,8 +1,9 @@
 //! Owns a bulk change, read the same from the API's body and the panel's selection: one of
-//! eight actions over at most 1,000 live campaigns of one cabinet (duplicates dropped) with the
+//! nine actions over at most 1,000 live campaigns of one cabinet (duplicates dropped) with the
 //! action's own field; and the task it queues in the caller's transaction, once every id is a
 //! live campaign there (else nothing is queued). Each campaign's change is made later by the
-//! task worker ([`super::ask`], [`super::store`]).
+//! task worker ([`super::ask`], [`super::store`]); a `recreate` queues a recreate task of the
+//! campaigns unchanged ([`super::recreate`]), each refused there unless it is declined.
 
 use std::collections::HashSet;
 
@@ -10,7 +11,9 @@ use rusqlite::Connection;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::create::has_room;
 use super::fields as campaign_fields;
+use super::recreate;
 use super::OpsError;
 use crate::clock;
 use crate::domain::campaign::Status;
@@ -18,7 +21,7 @@ use crate::domain::capabilities::Capabilities;
 use crate::domain::fields;
 use crate::domain::fields::wire::{present, Amount, Choice, Ids, Patch, Raw, Word};
 use crate::domain::money::CabinetType;
-use crate::domain::task::{BulkAction, BulkKind, Extra, ExtraValue, Payload};
+use crate::domain::task::{BulkAction, BulkKind, Extra, ExtraValue, Payload, Recreation};
 use crate::domain::ParseError;
 use crate::ops::Actor;
 use crate::store::campaigns;
@@ -51,11 +54,20 @@ struct BulkIn {
     schedule: Option<Raw>,
 }
 
-/// A checked bulk change: the action and the campaigns, each once.
+/// A checked bulk change: what it does and the campaigns, each once.
 #[derive(Debug, Clone)]
 pub struct Bulk {
-    pub action: BulkAction,
+    pub change: BulkChange,
     pub ad_ids: Vec<i64>,
+}
+
+/// What a bulk change does to each campaign.
+#[derive(Debug, Clone)]
+pub enum BulkChange {
+    /// A change of each campaign in place.
+    Action(BulkAction),
+    /// Each declined campaign made again unchanged, then deleted.
+    Recreate,
 }
 
 /// Reads a bulk change for a cabinet of `kind` on a platform of `caps`: `action`, `ad_ids` and the action's own
@@ -132,9 +144,14 @@ pub fn read(body: &Value, kind: CabinetType, caps: &Capabilities) -> Result<Bulk
         }
     };
     undeclared.refuse()?;
-    let action = BulkAction::from_parts(action_kind, value)
-        .ok_or_else(|| ParseError::new("action", format!("action {name} takes no such field.")))?;
-    Ok(Bulk { action, ad_ids })
+    let change = if action_kind == BulkKind::Recreate {
+        BulkChange::Recreate
+    } else {
+        BulkChange::Action(BulkAction::from_parts(action_kind, value).ok_or_else(|| {
+            ParseError::new("action", format!("action {name} takes no such field."))
+        })?)
+    };
+    Ok(Bulk { change, ad_ids })
 }
 
 /// Queues `bulk` on the actor's cabinet as one task, in the caller's transaction, once every
@@ -152,9 +169,13 @@ pub fn queue(tx: &Connection, actor: &Actor, bulk: Bulk) -> Result<i64, OpsError
     if !missing.is_empty() {
         return Err(OpsError::UnknownAdIds(missing));
     }
-    let kind = bulk.action.kind();
+    let action = match bulk.change {
+        BulkChange::Action(action) => action,
+        BulkChange::Recreate => return queue_recreate(tx, actor, &bulk.ad_ids),
+    };
+    let kind = action.kind();
     let payload = Payload::Bulk {
-        action: bulk.action,
+        action,
         ad_ids: bulk.ad_ids,
     };
     let task = NewTask {
@@ -165,4 +186,21 @@ pub fn queue(tx: &Connection, actor: &Actor, bulk: Bulk) -> Result<i64, OpsError
         source: actor.source(),
     };
     Ok(tasks::insert(tx, &task, &clock::iso(clock::now(tx)?))?)
+}
+
+/// Queues the recreate of `ad_ids` (live campaigns of the actor's cabinet), each unchanged in
+/// its own group, once the cabinet's create queue has room.
+fn queue_recreate(tx: &Connection, actor: &Actor, ad_ids: &[i64]) -> Result<i64, OpsError> {
+    let cabinet = actor.cabinet();
+    has_room(tx, cabinet.id)?;
+    let mut items = Vec::with_capacity(ad_ids.len());
+    for ad in ad_ids {
+        let row = campaigns::get(tx, cabinet.id, *ad)?.ok_or(OpsError::NotFound)?;
+        items.push(Recreation {
+            from: row.ad_id,
+            group_id: row.group_id,
+            campaign: recreate::unchanged(&row, cabinet),
+        });
+    }
+    recreate::insert(tx, actor, items)
 }

@@ -43,13 +43,13 @@ pub enum GroupChoice {
 
 /// The group fields as sent.
 #[derive(Deserialize)]
-struct GroupIn {
-    group_id: Option<Id>,
-    new_group_name: Option<Text>,
+pub(super) struct GroupIn {
+    pub(super) group_id: Option<Id>,
+    pub(super) new_group_name: Option<Text>,
 }
 
 impl GroupIn {
-    fn choice(self) -> Result<GroupChoice, ParseError> {
+    pub(super) fn choice(self) -> Result<GroupChoice, ParseError> {
         let name = self.new_group_name.map(|Text(n)| n.trim().to_string());
         match (self.group_id, name) {
             (Some(_), Some(_)) => Err(ParseError::new(
@@ -348,17 +348,22 @@ impl NewCampaign {
 
 /// A campaign's targeting fields as sent, in the order they are read, each read once its
 /// target type says it may be sent.
-struct Targets {
-    strings: [(&'static str, Patch<Raw>); 6],
-    ints: [(&'static str, Patch<Raw>); 2],
-    similar: Patch<Raw>,
+pub(super) struct Targets {
+    pub(super) strings: [(&'static str, Patch<Raw>); 6],
+    pub(super) ints: [(&'static str, Patch<Raw>); 2],
+    pub(super) similar: Patch<Raw>,
 }
 
 impl Targets {
     /// The targeting fields of `t`: a field of another target type is refused by name (`null`
     /// included); each list is refused past its limit before any entry is read; every entry
     /// is checked.
-    fn read(self, at: &str, t: TargetType, caps: &Capabilities) -> Result<Value, ParseError> {
+    pub(super) fn read(
+        self,
+        at: &str,
+        t: TargetType,
+        caps: &Capabilities,
+    ) -> Result<Value, ParseError> {
         let allowed = targeting::fields_of(t);
         if let Some(wrong) = targeting::FIELDS
             .iter()
@@ -394,7 +399,7 @@ impl Targets {
     }
 
     /// Whether field `name` was sent, `null` included.
-    fn sent(&self, name: &str) -> bool {
+    pub(super) fn sent(&self, name: &str) -> bool {
         let strings = self.strings.iter().map(|(n, l)| (*n, l.is_sent()));
         let ints = self.ints.iter().map(|(n, l)| (*n, l.is_sent()));
         let similar = [("add_similar_channels", self.similar.is_sent())];
@@ -432,7 +437,7 @@ where
 
 /// A media token sent at `at` for an ad of `target`, with the path it came under; refused
 /// when the platform puts no media on ads of that target type.
-fn media_on(
+pub(super) fn media_on(
     sent: Option<Text>,
     at: &str,
     target: TargetType,

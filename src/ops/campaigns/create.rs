@@ -9,13 +9,14 @@ use rusqlite::Connection;
 use super::command::{Create, Draft, GroupChoice};
 use super::{media_of, OpsError};
 use crate::clock;
+use crate::domain::ad::AdDraft;
 use crate::domain::task::{Lane, Payload};
 use crate::domain::ParseError;
 use crate::ops::Actor;
 use crate::store::groups;
 use crate::store::tasks::{self, NewTask};
 
-/// Create and copy tasks a cabinet may have queued before `QUEUE_FULL`.
+/// Create, copy and recreate tasks a cabinet may have queued before `QUEUE_FULL`.
 pub const QUEUE_LIMIT: u32 = 5;
 const DEFAULT_GROUP_COLOR: &str = "#4A90D9";
 
@@ -26,30 +27,11 @@ const DEFAULT_GROUP_COLOR: &str = "#4A90D9";
 pub fn queue(tx: &Connection, actor: &Actor, create: Create) -> Result<i64, OpsError> {
     let account = actor.cabinet().id;
     let mut campaigns = Vec::with_capacity(create.drafts.len());
-    for Draft { mut ad, media } in create.drafts {
-        if let Some((token, param)) = media {
-            let (token, media_type) = media_of(tx, token, param, account)?;
-            ad.spec.media_token = Some(token);
-            ad.spec.media_type = Some(media_type);
-        }
-        campaigns.push(ad);
+    for draft in create.drafts {
+        campaigns.push(with_media(tx, draft, account)?);
     }
-    if tasks::queued(tx, account, Lane::Create)? >= i64::from(QUEUE_LIMIT) {
-        return Err(OpsError::QueueFull { limit: QUEUE_LIMIT });
-    }
-    let group_id = match create.group {
-        GroupChoice::None => None,
-        GroupChoice::Existing(id) => Some(
-            groups::get(tx, id)?
-                .filter(|g| g.account_id == account)
-                .ok_or_else(|| ParseError::new("group_id", "No such group in this cabinet."))?
-                .id,
-        ),
-        GroupChoice::New(name) => Some(match groups::find_by_name(tx, account, &name)? {
-            Some(g) => g.id,
-            None => groups::insert(tx, account, &name, DEFAULT_GROUP_COLOR)?,
-        }),
-    };
+    has_room(tx, account)?;
+    let group_id = group_of(tx, account, create.group)?;
     let payload = Payload::Create {
         group_id,
         campaigns,
@@ -62,4 +44,47 @@ pub fn queue(tx: &Connection, actor: &Actor, create: Create) -> Result<i64, OpsE
         source: actor.source(),
     };
     Ok(tasks::insert(tx, &task, &clock::iso(clock::now(tx)?))?)
+}
+
+/// The draft with its uploaded media, which must be one uploaded to `account`.
+pub(super) fn with_media(
+    tx: &Connection,
+    Draft { mut ad, media }: Draft,
+    account: i64,
+) -> Result<AdDraft, OpsError> {
+    if let Some((token, param)) = media {
+        let (token, media_type) = media_of(tx, token, param, account)?;
+        ad.spec.media_token = Some(token);
+        ad.spec.media_type = Some(media_type);
+    }
+    Ok(ad)
+}
+
+/// `QUEUE_FULL` when `account` already has [`QUEUE_LIMIT`] tasks queued in its create lane.
+pub(super) fn has_room(tx: &Connection, account: i64) -> Result<(), OpsError> {
+    if tasks::queued(tx, account, Lane::Create)? >= i64::from(QUEUE_LIMIT) {
+        return Err(OpsError::QueueFull { limit: QUEUE_LIMIT });
+    }
+    Ok(())
+}
+
+/// The group `choice` names in `account`: one of the cabinet's, or made, or found by its name.
+pub(super) fn group_of(
+    tx: &Connection,
+    account: i64,
+    choice: GroupChoice,
+) -> Result<Option<i64>, OpsError> {
+    Ok(match choice {
+        GroupChoice::None => None,
+        GroupChoice::Existing(id) => Some(
+            groups::get(tx, id)?
+                .filter(|g| g.account_id == account)
+                .ok_or_else(|| ParseError::new("group_id", "No such group in this cabinet."))?
+                .id,
+        ),
+        GroupChoice::New(name) => Some(match groups::find_by_name(tx, account, &name)? {
+            Some(g) => g.id,
+            None => groups::insert(tx, account, &name, DEFAULT_GROUP_COLOR)?,
+        }),
+    })
 }

@@ -14,6 +14,7 @@ pub mod create;
 pub mod edit;
 pub mod fields;
 pub mod list;
+pub mod recreate;
 
 use rusqlite::Connection;
 use serde_json::Value;
@@ -43,6 +44,8 @@ pub enum Refusal {
     /// A schedule in each viewer's time zone on a campaign that targets channels, bots or
     /// search.
     ViewerZoneNeedsUsers,
+    /// A recreate of a campaign the platform has not declined.
+    NotDeclined,
 }
 
 impl Refusal {
@@ -56,6 +59,7 @@ impl Refusal {
             Refusal::ViewerZoneNeedsUsers => {
                 "timezone viewer applies only to campaigns that target an audience (users)"
             }
+            Refusal::NotDeclined => "only a declined campaign can be recreated",
         }
     }
 }

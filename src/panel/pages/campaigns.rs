@@ -141,6 +141,7 @@ fn action_label(kind: BulkKind) -> &'static str {
         BulkKind::SetCpm => "Set CPM (amount)",
         BulkKind::SetSchedule => "Set schedule (JSON object; empty removes it)",
         BulkKind::Delete => "Delete",
+        BulkKind::Recreate => "Recreate (declined ones, unchanged)",
     }
 }
 

@@ -73,6 +73,55 @@ fn selected_campaigns_of_two_cabinets_are_paused_by_one_task_each_with_panel_as_
 }
 
 #[test]
+fn a_declined_campaign_is_recreated_from_the_bulk_form_with_panel_as_source() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    let old = app.create_through_api(&key, cabinet, serde_json::json!({}));
+    ops::sim_review(
+        &app.services,
+        cabinet,
+        old,
+        false,
+        Some("Misleading claims"),
+    )
+    .unwrap();
+    assert_eq!(status(&app, cabinet, old), "Declined");
+    let web = logged_in(&app, user);
+    let page = web.get("/campaigns");
+    assert!(
+        page.body.contains("value=\"recreate\""),
+        "offered in the form"
+    );
+    let sent = web.post(
+        "/campaigns/bulk",
+        &[
+            ("csrf", &page.csrf()),
+            ("action", "recreate"),
+            ("value", ""),
+            ("ad", &format!("{cabinet}:{old}")),
+        ],
+    );
+    assert_eq!(sent.status, 303, "{}", sent.body);
+    app.run_tasks();
+    assert_eq!(status(&app, cabinet, old), "Deleted");
+    let new: i64 = app.scalar(
+        "SELECT ad_id FROM campaigns WHERE account_id = ?1 AND ad_id != ?2",
+        &[cabinet, old],
+    );
+    assert_eq!(status(&app, cabinet, new), "In Review");
+    let entries = app
+        .services
+        .db
+        .read_blocking(move |conn| history::list(conn, cabinet, old))
+        .unwrap();
+    let last = entries.last().unwrap();
+    assert_eq!(
+        (last.source.as_str(), last.action.as_str()),
+        ("panel", "recreated_as")
+    );
+}
+
+#[test]
 fn a_bad_amount_or_an_empty_selection_is_named_next_to_the_actions_and_nothing_is_queued() {
     let app = spawn_app();
     let (user, cabinet, _) = app.manager();
