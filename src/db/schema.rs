@@ -45,6 +45,7 @@ const SERVICE: Ledger = Ledger {
         (18, include_str!("../../sql/0018_cabinet_types_in_code.sql")),
         (19, include_str!("../../sql/0019_campaign_local_rev.sql")),
         (20, include_str!("../../sql/0020_decline_reason.sql")),
+        (21, include_str!("../../sql/0021_placement_and_dates.sql")),
     ],
 };
 
@@ -57,6 +58,7 @@ const SIMULATOR: Ledger = Ledger {
             2,
             include_str!("../../sql/sim/0002_decline_description.sql"),
         ),
+        (3, include_str!("../../sql/sim/0003_dates.sql")),
     ],
 };
 

@@ -46,11 +46,13 @@ pub struct CabinetFacts {
     pub min_cpm: &'static [(TargetType, Money)],
 }
 
-/// A target type a platform serves and the placement its ads take there.
+/// A target type a platform serves, the placement its ads take there unless told otherwise,
+/// and every placement its ads may take (the default among them).
 #[derive(Debug, Clone, Copy)]
 pub struct TargetFacts {
     pub target: TargetType,
     pub placement: &'static str,
+    pub placements: &'static [&'static str],
 }
 
 /// A kind of media file a platform takes.
@@ -111,12 +113,32 @@ impl Capabilities {
             .map(|t| t.placement)
     }
 
-    /// The first target type (in the platform's order) whose ads take `placement`.
+    /// The first target type (in the platform's order) whose ads may take `placement`.
     pub fn target_of_placement(&self, placement: &str) -> Option<TargetType> {
         self.targets
             .iter()
-            .find(|t| t.placement == placement)
+            .find(|t| t.placements.contains(&placement))
             .map(|t| t.target)
+    }
+
+    /// The placements ads of `target` may take, the default first; empty when the platform
+    /// does not serve `target`.
+    pub fn placements(&self, target: TargetType) -> &'static [&'static str] {
+        self.targets
+            .iter()
+            .find(|t| t.target == target)
+            .map_or(&[], |t| t.placements)
+    }
+
+    /// Every placement of the platform, each once, in the order its target types list them.
+    pub fn all_placements(&self) -> Vec<&'static str> {
+        let mut all: Vec<&'static str> = Vec::new();
+        for p in self.targets.iter().flat_map(|t| t.placements) {
+            if !all.contains(p) {
+                all.push(p);
+            }
+        }
+        all
     }
 
     /// Whether `button` is one of the platform's ad buttons.
@@ -169,14 +191,17 @@ pub(crate) mod tests {
             TargetFacts {
                 target: TargetType::Channels,
                 placement: "post",
+                placements: &["post"],
             },
             TargetFacts {
                 target: TargetType::Search,
                 placement: "results",
+                placements: &["results"],
             },
             TargetFacts {
                 target: TargetType::Users,
                 placement: "post",
+                placements: &["post", "banner"],
             },
         ],
         buttons: &["open"],
@@ -218,7 +243,19 @@ pub(crate) mod tests {
             Some(TargetType::Channels),
             "the first in the platform's order"
         );
-        assert_eq!(SMALL.target_of_placement("banner"), None);
+        assert_eq!(SMALL.target_of_placement("banner"), Some(TargetType::Users));
+        assert_eq!(SMALL.target_of_placement("story"), None);
+    }
+
+    #[test]
+    fn each_target_type_lists_the_placements_it_allows() {
+        assert_eq!(SMALL.placements(TargetType::Users), ["post", "banner"]);
+        assert_eq!(SMALL.placements(TargetType::Channels), ["post"]);
+        assert!(SMALL.placements(TargetType::Bots).is_empty());
+        assert_eq!(SMALL.all_placements(), ["post", "results", "banner"]);
+        for t in SMALL.targets {
+            assert_eq!(t.placements.first(), Some(&t.placement), "the default is allowed");
+        }
     }
 
     #[test]

@@ -231,7 +231,9 @@ fn create_item(
     draft.client_ref = Some(format!("task:{}:{idx}", task.id));
     let account = actor.cabinet().id;
     match s.platform.create_ad(account, &draft) {
-        Ok(snap) => {
+        Ok(mut snap) => {
+            // adcab's record keeps the dates asked for, sent or held while switched off.
+            snap.dates = draft.dates;
             let balance = s.platform.balance(account).ok();
             s.db.write_blocking(|tx| {
                 if campaigns::get(tx, snap.account_id, snap.ad_id)?.is_none() {

@@ -15,6 +15,7 @@ use crate::domain::ad::{AdDraft, AdEdit, AdSpec};
 use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::TargetType;
 use crate::domain::capabilities::Capabilities;
+use crate::domain::dates::{self, Dates, Sent};
 use crate::domain::fields::wire::{
     present, Amount, Each, Entry, Flag, Id, Int, Later, List, Named, NonBlank, NonEmpty, Patch,
     Raw, Text, TextOrNull, TopLevelOnly, Whole, Word,
@@ -113,6 +114,11 @@ struct NewCampaign {
     active: Option<Flag>,
     #[serde(default)]
     schedule: Patch<Raw>,
+    placement: Option<Text>,
+    #[serde(default)]
+    starts_at: Patch<Text>,
+    #[serde(default)]
+    ends_at: Patch<Text>,
 }
 
 impl Named for NewCampaign {
@@ -145,11 +151,14 @@ struct CopyIn {
     new_group_name: Option<Text>,
 }
 
-/// A campaign to make: the draft, and an uploaded media token with the path it came under.
+/// A campaign to make: the draft, an uploaded media token with the path it came under, and
+/// the path its fields sit under (`campaigns[2]`), for the checks of its dates against the
+/// time it is queued at.
 #[derive(Debug, Clone)]
 pub(super) struct Draft {
     pub(super) ad: AdDraft,
     pub(super) media: Option<(String, String)>,
+    pub(super) at: String,
 }
 
 /// A checked create or copy, ready to queue.
@@ -255,16 +264,20 @@ impl Create {
                 picture: sent.picture.map_or(source.picture, |p| p.0),
                 button: source.button.clone(),
                 website_name: source.website_name.clone(),
+                placement: source.placement.clone(),
             },
             cpm: cpm.unwrap_or(source.cpm),
             budget: budget.unwrap_or(inherited),
             daily_budget: source.daily_budget,
             active: source.active,
             schedule: schedule.unwrap_or_else(|| source.schedule.clone()),
+            // A copy starts and ends when it is told to: the original's dates may be past.
+            dates: Dates::default(),
         };
         let draft = Draft {
             ad,
             media: sent.media.map(|Text(token)| (token, "media".to_string())),
+            at: String::new(),
         };
         let copies = sent.copies.map_or(1, |c| c.0) as usize;
         Ok(Create {
@@ -319,6 +332,7 @@ impl NewCampaign {
             similar: self.add_similar_channels,
         };
         let targeting = targets.read(at, target_type, caps)?;
+        let placement = placement(self.placement, at, target_type, caps)?;
         let ad = AdDraft {
             client_ref: None,
             spec: AdSpec {
@@ -333,6 +347,7 @@ impl NewCampaign {
                 picture: self.picture.is_some_and(|p| p.0),
                 button: campaign_fields::button(self.button, at, cabinet, caps)?.flatten(),
                 website_name: self.website_name.map(|t| t.0),
+                placement: Some(placement.to_string()),
             },
             cpm,
             budget,
@@ -341,10 +356,55 @@ impl NewCampaign {
             schedule: campaign_fields::schedule_json(
                 campaign_fields::schedule(self.schedule, at, Some(target_type), caps)?.flatten(),
             ),
+            dates: Dates {
+                starts_at: date(self.starts_at, at, "starts_at")?.flatten(),
+                ends_at: date(self.ends_at, at, "ends_at")?.flatten(),
+            },
         };
         let media = self.media.map(|Text(token)| (token, path(at, "media")));
-        Ok(Draft { ad, media })
+        Ok(Draft {
+            ad,
+            media,
+            at: at.to_string(),
+        })
     }
+}
+
+/// The placement sent at `at` for ads of `target`, one the platform allows for it; the
+/// platform's own for `target` when none is sent.
+fn placement(
+    sent: Option<Text>,
+    at: &str,
+    target: TargetType,
+    caps: &Capabilities,
+) -> Result<&'static str, ParseError> {
+    let allowed = caps.placements(target);
+    let chosen = match &sent {
+        None => allowed.first(),
+        Some(Text(p)) => allowed.iter().find(|a| **a == p.as_str()),
+    };
+    chosen.copied().ok_or_else(|| {
+        let names: Vec<&str> = allowed.to_vec();
+        ParseError::new(
+            path(at, "placement"),
+            format!(
+                "placement must be {} for target_type {}.",
+                crate::domain::either(&names),
+                target.as_str()
+            ),
+        )
+    })
+}
+
+/// A date field `name` at `at` as sent: `None` left out, `Some(None)` removed (`null`),
+/// `Some(Some(t))` set, read to the minute. When it may be is checked when the change is made.
+fn date(sent: Patch<Text>, at: &str, name: &str) -> Result<Option<Option<i64>>, ParseError> {
+    sent.into_option()
+        .map(|d| {
+            d.map(|Text(text)| dates::parse(&text, &path(at, name)))
+                .transpose()
+        })
+        .transpose()
 }
 
 /// A campaign's targeting fields as sent, in the order they are read, each read once its
@@ -452,6 +512,10 @@ struct EditIn {
     active: Option<Flag>,
     #[serde(default, deserialize_with = "present")]
     auto_cpm: Option<Raw>,
+    #[serde(default)]
+    starts_at: Patch<Text>,
+    #[serde(default)]
+    ends_at: Patch<Text>,
 }
 
 /// An edit of a campaign, as read.
@@ -465,6 +529,9 @@ pub struct Edit {
     pub active: Option<bool>,
     /// The Auto CPM settings to store.
     pub auto_cpm: Option<Settings>,
+    /// The campaign's dates after the edit, with which of them it sent; checked against the
+    /// time the edit is made.
+    pub dates: Option<(Dates, Sent)>,
     /// What was sent, for the campaign's history.
     pub details: Value,
 }
@@ -499,7 +566,21 @@ impl Edit {
             picture: sent.picture.map(|p| p.0),
             button: campaign_fields::button(sent.button, "", cabinet, caps)?,
             website_name: sent.website_name.into_option().map(|w| w.map(|t| t.0)),
+            dates: None,
         };
+        let starts_at = date(sent.starts_at, "", "starts_at")?;
+        let ends_at = date(sent.ends_at, "", "ends_at")?;
+        let dates = (starts_at.is_some() || ends_at.is_some()).then(|| {
+            let sent = Sent {
+                starts_at: starts_at.is_some(),
+                ends_at: ends_at.is_some(),
+            };
+            let dates = Dates {
+                starts_at: starts_at.unwrap_or(row.dates.starts_at),
+                ends_at: ends_at.unwrap_or(row.dates.ends_at),
+            };
+            (dates, sent)
+        });
         let auto_cpm = match sent.auto_cpm {
             Some(Raw(value)) => AutoCpmIn::read(&value, kind, stored)?,
             None => None,
@@ -510,6 +591,7 @@ impl Edit {
             media: sent.media.map(|Text(token)| (token, path("", "media"))),
             active: sent.active.map(|a| a.0),
             auto_cpm,
+            dates,
             details,
         })
     }

@@ -1,6 +1,7 @@
 //! Owns what Telegram Ads can do, as the connector and the simulator report it: the cabinet
 //! types (EUR, TON and Stars accounts, with the platform's currency codes, budget floors and
-//! lowest bids), the target types and their placements, the ad buttons, the media the API
+//! lowest bids), the target types with their default placement and the placements each allows
+//! (§9.2: users in channel posts or video banners), the ad buttons, the media the API
 //! takes, the limits of targeting, the language keys and topic ids, and the 40 time zones of
 //! a schedule. The numbers of the spec and of the platform, kept in one place.
 
@@ -39,18 +40,22 @@ pub const CAPABILITIES: Capabilities = Capabilities {
         TargetFacts {
             target: TargetType::Channels,
             placement: "channel_post",
+            placements: &["channel_post"],
         },
         TargetFacts {
             target: TargetType::Bots,
             placement: "bot_banner",
+            placements: &["bot_banner"],
         },
         TargetFacts {
             target: TargetType::Search,
             placement: "search_result",
+            placements: &["search_result"],
         },
         TargetFacts {
             target: TargetType::Users,
             placement: "channel_post",
+            placements: &["channel_post", "video_banner"],
         },
     ],
     buttons: BUTTONS,
