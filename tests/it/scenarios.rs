@@ -494,3 +494,5 @@ fn a_declined_campaign_shows_why_until_an_edit_sends_it_back_to_review(w: World)
     assert_eq!(edited.body["data"]["decline_reason"], Value::Null);
     assert_eq!(w.campaign(ad)["decline_reason"], Value::Null, "cleared");
 }
+
+mod dates;
