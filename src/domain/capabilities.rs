@@ -254,7 +254,11 @@ pub(crate) mod tests {
         assert!(SMALL.placements(TargetType::Bots).is_empty());
         assert_eq!(SMALL.all_placements(), ["post", "results", "banner"]);
         for t in SMALL.targets {
-            assert_eq!(t.placements.first(), Some(&t.placement), "the default is allowed");
+            assert_eq!(
+                t.placements.first(),
+                Some(&t.placement),
+                "the default is allowed"
+            );
         }
     }
 

@@ -41,7 +41,9 @@ pub fn parse(text: &str, param: &str) -> Result<i64, ParseError> {
     let bad = || {
         ParseError::new(
             param,
-            format!("{param} must be an ISO 8601 UTC time to the minute, like 2026-12-01T09:30:00Z."),
+            format!(
+                "{param} must be an ISO 8601 UTC time to the minute, like 2026-12-01T09:30:00Z."
+            ),
         )
     };
     let t = text.trim();
@@ -90,7 +92,10 @@ impl Dates {
             };
             let param = super::fields::path(at, name);
             if value <= now {
-                return Err(ParseError::new(param, format!("{name} must be in the future.")));
+                return Err(ParseError::new(
+                    param,
+                    format!("{name} must be in the future."),
+                ));
             }
             if value > latest {
                 return Err(ParseError::new(
@@ -129,7 +134,8 @@ impl Dates {
 mod tests {
     use super::*;
 
-    const NOW: i64 = 1_800_000_000 - 1_800_000_000 % 60;
+    /// A whole minute.
+    const NOW: i64 = 1_800_000_000;
 
     #[test]
     fn a_date_reads_to_the_minute_in_utc() {
@@ -137,7 +143,12 @@ mod tests {
         assert_eq!(parse("2026-12-01T09:30Z", "starts_at").unwrap(), t);
         assert_eq!(parse("2026-12-01T09:30:00+00:00", "starts_at").unwrap(), t);
         assert_eq!(shown(t).unwrap(), "2026-12-01T09:30:00Z");
-        for bad in ["2026-12-01T09:30:00+01:00", "2026-12-01", "tomorrow", "2026-12-01T09:30:00"] {
+        for bad in [
+            "2026-12-01T09:30:00+01:00",
+            "2026-12-01",
+            "tomorrow",
+            "2026-12-01T09:30:00",
+        ] {
             assert_eq!(parse(bad, "ends_at").unwrap_err().param, "ends_at", "{bad}");
         }
         let seconds = parse("2026-12-01T09:30:15Z", "starts_at").unwrap_err();
@@ -155,12 +166,21 @@ mod tests {
             ends_at: Some(NOW + e),
         };
         assert!(d(60, 120).check(both, NOW, "").is_ok());
-        assert_eq!(d(0, 120).check(both, NOW, "").unwrap_err().param, "starts_at");
         assert_eq!(
-            d(60, 366 * 86_400).check(both, NOW, "campaigns[1]").unwrap_err().param,
+            d(0, 120).check(both, NOW, "").unwrap_err().param,
+            "starts_at"
+        );
+        assert_eq!(
+            d(60, 366 * 86_400)
+                .check(both, NOW, "campaigns[1]")
+                .unwrap_err()
+                .param,
             "campaigns[1].ends_at"
         );
-        assert_eq!(d(120, 120).check(both, NOW, "").unwrap_err().param, "ends_at");
+        assert_eq!(
+            d(120, 120).check(both, NOW, "").unwrap_err().param,
+            "ends_at"
+        );
         let only_start = Sent {
             starts_at: true,
             ends_at: false,

@@ -395,23 +395,50 @@ mod tests {
             starts_at: Some(t("2026-01-05T10:00:00Z").timestamp()),
             ends_at: Some(t("2026-01-05T11:00:00Z").timestamp()),
         };
-        let changed = accrue(&mut d, &rates, t("2026-01-05T09:00:00Z"), t("2026-01-05T10:00:00Z"));
+        let changed = accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T09:00:00Z"),
+            t("2026-01-05T10:00:00Z"),
+        );
         assert_eq!((changed, d.views, d.status), (None, 0, Status::OnHold));
-        let changed = accrue(&mut d, &rates, t("2026-01-05T10:00:00Z"), t("2026-01-05T10:30:00Z"));
+        let changed = accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T10:00:00Z"),
+            t("2026-01-05T10:30:00Z"),
+        );
         assert_eq!(changed, Some(t("2026-01-05T10:00:00Z")));
         assert_eq!(d.status, Status::Active);
         let half = d.views;
         assert!(half > 0);
-        let changed = accrue(&mut d, &rates, t("2026-01-05T10:30:00Z"), t("2026-01-05T13:00:00Z"));
+        let changed = accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T10:30:00Z"),
+            t("2026-01-05T13:00:00Z"),
+        );
         assert_eq!(changed, Some(t("2026-01-05T11:00:00Z")));
         assert_eq!(d.status, Status::Stopped);
         let after = d.views;
-        assert!(after > half && after < half * 3, "an hour's views, not three");
+        assert!(
+            after > half && after < half * 3,
+            "an hour's views, not three"
+        );
         let mut off = active(1_000_000_000);
         off.status = Status::OnHold;
         off.switched_on = false;
         off.dates = d.dates;
-        accrue(&mut off, &rates, t("2026-01-05T09:00:00Z"), t("2026-01-05T12:00:00Z"));
-        assert_eq!((off.views, off.status), (0, Status::OnHold), "switched off, it waits");
+        accrue(
+            &mut off,
+            &rates,
+            t("2026-01-05T09:00:00Z"),
+            t("2026-01-05T12:00:00Z"),
+        );
+        assert_eq!(
+            (off.views, off.status),
+            (0, Status::OnHold),
+            "switched off, it waits"
+        );
     }
 }

@@ -22,8 +22,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 
 use super::{
-    AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, Dates,
-    Platform, PlatformError, Switch,
+    AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, Dates, Platform,
+    PlatformError, Switch,
 };
 use crate::clock;
 use crate::db::Db;

@@ -583,12 +583,21 @@ mod tests {
         };
         let p = edit_params(CabinetType::Euro, &edit, None).unwrap();
         assert_eq!(Value::Object(p), json!({"activate_date": 1_800_000_000}));
-        let spec = AdSpec::plain("T", "Text", "https://t.me/abcde", TargetType::Channels, json!({}));
+        let spec = AdSpec::plain(
+            "T",
+            "Text",
+            "https://t.me/abcde",
+            TargetType::Channels,
+            json!({}),
+        );
         let mut draft = AdDraft::running(spec, Money::from_micros(2_000_000), Money::ZERO);
         draft.dates = dates;
         let p = create_params(CabinetType::Euro, &draft, &["@abcde".into()], None).unwrap();
         assert_eq!(p["activate_date"], 1_800_000_000);
-        assert_eq!(p["placement"], "channel_post", "the target type's own when none is asked");
+        assert_eq!(
+            p["placement"], "channel_post",
+            "the target type's own when none is asked"
+        );
         draft.active = false;
         draft.spec.placement = Some("video_banner".into());
         let p = create_params(CabinetType::Euro, &draft, &["@abcde".into()], None).unwrap();

@@ -392,7 +392,10 @@ impl Platform for Telegram {
         if params.is_empty() && edit.dates.is_none() {
             return self.get_ad(account.id, ad_id);
         }
-        if edit.dates.is_some_and(|d| d.starts_at.is_none() || d.ends_at.is_none()) {
+        if edit
+            .dates
+            .is_some_and(|d| d.starts_at.is_none() || d.ends_at.is_none())
+        {
             // The API has no way to remove one date; `is_paused` clears both (§9.2), and is
             // sent only to a running campaign (adcab holds a paused one's dates itself).
             let clear = account.scoped(map(json!({ "ad_id": ad_id, "is_paused": false })));

@@ -310,6 +310,9 @@ fn the_placement_is_stored_and_the_dates_are_kept_over_a_report_without_them() {
     };
     refresh(&conn, &paused, "2026-01-01T01:00:00Z").unwrap();
     let row = get(&conn, 7, 3).unwrap().unwrap();
-    assert_eq!(row.dates, ends, "a platform that cleared them on a pause does not clear adcab's");
+    assert_eq!(
+        row.dates, ends,
+        "a platform that cleared them on a pause does not clear adcab's"
+    );
     assert!(!row.active);
 }

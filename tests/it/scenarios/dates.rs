@@ -84,7 +84,11 @@ fn a_placement_follows_the_target_type_or_is_chosen_where_the_platform_allows_it
     let unknown = w.create_raw(json!({ "placement": "story" }));
     unknown.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(unknown.body["param"], "placement");
-    assert_eq!(w.create_calls(), before, "refused before the platform was asked");
+    assert_eq!(
+        w.create_calls(),
+        before,
+        "refused before the platform was asked"
+    );
 }
 
 fn dates_are_set_on_create_changed_and_removed_by_patch(w: World) {
@@ -92,9 +96,16 @@ fn dates_are_set_on_create_changed_and_removed_by_patch(w: World) {
     let end = start + 86_400;
     let ad = w.create(json!({ "starts_at": iso(start) }));
     let c = w.campaign(ad);
-    assert_eq!((&c["starts_at"], &c["ends_at"]), (&json!(iso(start)), &Value::Null));
+    assert_eq!(
+        (&c["starts_at"], &c["ends_at"]),
+        (&json!(iso(start)), &Value::Null)
+    );
     w.approve(ad);
-    assert_eq!(w.campaign(ad)["status"], "On Hold", "it waits for its start");
+    assert_eq!(
+        w.campaign(ad)["status"],
+        "On Hold",
+        "it waits for its start"
+    );
     let body = json!({ "account_id": w.cabinet, "ends_at": iso(end) });
     let set = w.patch(ad, &body);
     assert_eq!(set.status, 200, "{}", set.body);
@@ -107,7 +118,10 @@ fn dates_are_set_on_create_changed_and_removed_by_patch(w: World) {
     let cleared = w.patch(ad, &body);
     assert_eq!(cleared.status, 200, "{}", cleared.body);
     let c = w.campaign(ad);
-    assert_eq!((&c["starts_at"], &c["ends_at"]), (&Value::Null, &json!(iso(end))));
+    assert_eq!(
+        (&c["starts_at"], &c["ends_at"]),
+        (&Value::Null, &json!(iso(end)))
+    );
     assert_eq!(c["status"], "Active", "without a start it runs");
     if let Some(dates) = w.platform_dates(ad) {
         assert_eq!(dates, (Value::Null, json!(end)), "only the start removed");
@@ -115,7 +129,10 @@ fn dates_are_set_on_create_changed_and_removed_by_patch(w: World) {
     let body = json!({ "account_id": w.cabinet, "ends_at": null });
     assert_eq!(w.patch(ad, &body).status, 200);
     let c = w.campaign(ad);
-    assert_eq!((&c["starts_at"], &c["ends_at"]), (&Value::Null, &Value::Null));
+    assert_eq!(
+        (&c["starts_at"], &c["ends_at"]),
+        (&Value::Null, &Value::Null)
+    );
     if let Some(dates) = w.platform_dates(ad) {
         assert_eq!(dates, (Value::Null, Value::Null));
     }
@@ -155,12 +172,20 @@ fn dates_out_of_bounds_are_refused_with_their_param(w: World) {
     let body = json!({ "account_id": w.cabinet, "starts_at": iso(start + 7200) });
     let r = w.patch(ad, &body);
     r.assert_error(400, "VALIDATION_ERROR");
-    assert_eq!(r.body["param"], "starts_at", "a start after the kept end: {}", r.body);
+    assert_eq!(
+        r.body["param"], "starts_at",
+        "a start after the kept end: {}",
+        r.body
+    );
     let body = json!({ "account_id": w.cabinet, "ends_at": past });
     let r = w.patch(ad, &body);
     r.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(r.body["param"], "ends_at");
-    assert_eq!(w.campaign(ad)["ends_at"], iso(start + 3600), "nothing changed");
+    assert_eq!(
+        w.campaign(ad)["ends_at"],
+        iso(start + 3600),
+        "nothing changed"
+    );
 }
 
 fn a_campaign_delivers_only_between_its_start_and_its_end(w: World) {
@@ -202,11 +227,18 @@ fn a_pause_keeps_the_dates_and_a_resume_sends_them_again(w: World) {
     assert_eq!(paused["data"]["active"], false, "{paused}");
     assert_eq!(shown(&paused["data"]), kept, "adcab keeps them");
     if let Some(dates) = w.platform_dates(ad) {
-        assert_eq!(dates, (Value::Null, Value::Null), "the platform cleared its own");
+        assert_eq!(
+            dates,
+            (Value::Null, Value::Null),
+            "the platform cleared its own"
+        );
     }
     let resumed = w.post(&format!("/campaigns/{ad}/resume"));
     assert_eq!(resumed["data"]["active"], true, "{resumed}");
-    assert_eq!(resumed["data"]["status"], "On Hold", "waiting for its start again");
+    assert_eq!(
+        resumed["data"]["status"], "On Hold",
+        "waiting for its start again"
+    );
     assert_eq!(shown(&resumed["data"]), kept);
     if let Some(dates) = w.platform_dates(ad) {
         assert_eq!(dates, on_platform, "sent again with the resume");
