@@ -17,6 +17,7 @@ on_both!(
     dates_out_of_bounds_are_refused_with_their_param,
     a_campaign_delivers_only_between_its_start_and_its_end,
     a_pause_keeps_the_dates_and_a_resume_sends_them_again,
+    a_campaign_made_switched_off_holds_its_dates_until_resumed,
 );
 
 /// `unix` as the API shows a date.
@@ -255,4 +256,38 @@ fn a_pause_keeps_the_dates_and_a_resume_sends_them_again(w: World) {
         assert_eq!(dates, on_platform, "a bulk resume sends them again too");
     }
     assert_eq!(w.campaign(ad)["active"], true);
+}
+
+fn a_campaign_made_switched_off_holds_its_dates_until_resumed(w: World) {
+    let start = w.minutes_ahead(120);
+    let end = start + 3600;
+    let body = json!({ "active": false, "starts_at": iso(start), "ends_at": iso(end) });
+    let ad = w.create(body);
+    w.approve(ad);
+    let held = w.campaign(ad);
+    assert_eq!(
+        (held["active"].as_bool(), held["status"].as_str()),
+        (Some(false), Some("On Hold"))
+    );
+    assert_eq!(held["starts_at"], iso(start), "{held}");
+    if let Some(dates) = w.platform_dates(ad) {
+        assert_eq!(
+            dates,
+            (Value::Null, Value::Null),
+            "a date would have started it"
+        );
+    }
+    let resumed = w.post(&format!("/campaigns/{ad}/resume"));
+    assert_eq!(resumed["data"]["active"], true, "{resumed}");
+    assert_eq!(resumed["data"]["ends_at"], iso(end));
+    if let Some(dates) = w.platform_dates(ad) {
+        assert_eq!(dates, (json!(start), json!(end)), "sent with the resume");
+    }
+    // Past the end, and past the next hour the sync reports.
+    w.advance(4 * 3600, 0);
+    assert_eq!(
+        w.campaign(ad)["status"],
+        "Stopped",
+        "it ended at its end date"
+    );
 }
