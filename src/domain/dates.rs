@@ -120,12 +120,13 @@ impl Dates {
         Ok(())
     }
 
-    /// The dates still ahead at `now`: what a platform is sent (a start already passed has
-    /// done its work; a platform takes only future dates).
-    pub fn ahead(&self, now: i64) -> Dates {
+    /// What a platform is sent at `now`: a start already passed is left out (it has done its
+    /// work, and a platform takes only future dates); the end is sent as it is, so a platform
+    /// refuses to run a campaign past it rather than run it without one.
+    pub fn to_send(&self, now: i64) -> Dates {
         Dates {
             starts_at: self.starts_at.filter(|s| *s > now),
-            ends_at: self.ends_at.filter(|e| *e > now),
+            ends_at: self.ends_at,
         }
     }
 }
@@ -200,11 +201,20 @@ mod tests {
         };
         assert!(kept_past_start.check(only_end, NOW, "").is_ok());
         assert_eq!(
-            kept_past_start.ahead(NOW),
+            kept_past_start.to_send(NOW),
             Dates {
                 starts_at: None,
                 ends_at: Some(NOW + 60)
             }
+        );
+        let ended = Dates {
+            starts_at: None,
+            ends_at: Some(NOW - 60),
+        };
+        assert_eq!(
+            ended.to_send(NOW),
+            ended,
+            "a passed end is still sent, to be refused"
         );
     }
 }

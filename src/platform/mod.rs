@@ -180,7 +180,7 @@ pub trait Platform: Send + Sync {
     fn edit_ad(&self, account: i64, ad_id: i64, edit: &AdEdit)
         -> Result<AdSnapshot, PlatformError>;
     /// Switches an ad on or off. Switching off clears the ad's dates on the platform;
-    /// switching on sends `dates` (those still ahead, as adcab keeps them) again.
+    /// switching on sends `dates` (as adcab keeps them, a start already passed left out) again.
     fn switch_ad(
         &self,
         account: i64,

@@ -79,9 +79,9 @@ pub fn edit(
     // The platform holds the dates only while the campaign is on: a running one is sent them
     // with the edit, one switched on by it with the switch; a paused one keeps them in adcab.
     if row.active && active.unwrap_or(true) {
-        change.dates = dates.map(|d| d.ahead(now));
+        change.dates = dates.map(|d| d.to_send(now));
     }
-    let resent = dates.unwrap_or(row.dates).ahead(now);
+    let resent = dates.unwrap_or(row.dates).to_send(now);
     if change.is_empty() && active.is_none() && auto_cpm.is_none() && dates.is_none() {
         return Err(OpsError::Invalid(ParseError::new(
             "body",
@@ -126,7 +126,7 @@ pub fn edit(
 pub fn switch(s: &Services, actor: &Actor, ad: i64, active: bool) -> Result<Switch, OpsError> {
     let account = actor.cabinet().id;
     live(s, account, ad)?;
-    let dates = super::dates_ahead(s, account, ad)?;
+    let dates = super::dates_to_send(s, account, ad)?;
     let (snap, outcome) = s.platform.switch_ad(account, ad, active, dates)?;
     let made = Made {
         change: Change::Snapshot(Box::new(snap)),

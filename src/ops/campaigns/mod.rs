@@ -122,7 +122,7 @@ pub fn ask(
                 account,
                 ad,
                 true,
-                dates_ahead(s, account, ad).map_err(PlatformError::store)?,
+                dates_to_send(s, account, ad).map_err(PlatformError::store)?,
             )
             .map(|(snap, _)| Change::Snapshot(Box::new(snap))),
         BulkAction::AddBudget(money) => budget(BudgetOp::Add(*money)),
@@ -147,13 +147,13 @@ pub fn ask(
     Ok(Made { change, balance })
 }
 
-/// The dates adcab keeps for campaign `ad` that are still ahead of the service time: what a
-/// resume sends the platform again (its pause cleared them there).
-pub fn dates_ahead(s: &Services, account: i64, ad: i64) -> Result<Dates, StoreError> {
+/// The dates adcab keeps for campaign `ad` as a resume sends them to the platform again (its
+/// pause cleared them there): [`Dates::to_send`] at the service time.
+pub fn dates_to_send(s: &Services, account: i64, ad: i64) -> Result<Dates, StoreError> {
     s.db.read_blocking(|c| {
         let now = clock::now(c)?.timestamp();
         Ok(campaigns::get(c, account, ad)?
-            .map(|row| row.dates.ahead(now))
+            .map(|row| row.dates.to_send(now))
             .unwrap_or_default())
     })
 }
