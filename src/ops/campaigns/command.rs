@@ -3,8 +3,10 @@
 //! with the group they go to), a copy of a live campaign (1-100 copies, each field sent
 //! overriding the original's) and an edit (every field optional, `auto_cpm` among them). Each
 //! is read in the order its fields are: their shape, then what the cabinet decides (currency,
-//! minimum budget, button, targeting limits, schedule), then any field it does not take, each
-//! refusal with its exact `param`. A campaign's field is declared here once for each command.
+//! minimum budget, button, targeting limits, schedule, the placements of the target type),
+//! then any field it does not take, each refusal with its exact `param`. Dates are read to the
+//! minute here; whether they are ahead is checked by the operation, at the service time. A
+//! campaign's field is declared here once for each command.
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
