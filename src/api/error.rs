@@ -6,9 +6,11 @@ use hyper::StatusCode;
 use serde_json::{json, Map, Value};
 
 use crate::auth::{AuthError, AuthFailure};
+use crate::domain::media::{label, size_words};
 use crate::domain::money::CabinetType;
 use crate::domain::ParseError;
 use crate::ops::campaigns::Refusal;
+use crate::ops::media::MediaRefusal;
 use crate::ops::{OpsError, Owned};
 use crate::platform::PlatformError;
 use crate::store::StoreError;
@@ -34,10 +36,18 @@ pub enum ApiError {
     UnknownAdIds {
         missing: Vec<i64>,
     },
+    /// Not an upload of a media file the platform takes: `takes` names the types it does
+    /// (`JPG, PNG or MP4`), `why` says what was wrong.
     UnsupportedMedia {
+        takes: String,
         why: String,
     },
-    FileTooLarge,
+    /// The file is larger than the platform takes: `limit` bytes for a file of `media_type`,
+    /// or for any file when its type is not known yet.
+    FileTooLarge {
+        limit: usize,
+        media_type: Option<&'static str>,
+    },
     /// The platform refused the change; `param`, `min_cpm` and `currency` as the spec lists.
     PlatformRejected {
         reason: String,
@@ -112,6 +122,18 @@ impl ApiError {
             OpsError::Refused(Refusal::AutoCpmLocked) => ApiError::AutoCpmLocked,
             OpsError::Refused(r @ Refusal::ViewerZoneNeedsUsers) => {
                 ApiError::validation("schedule.timezone", format!("{}.", r.sentence()))
+            }
+            OpsError::Media(MediaRefusal::Unsupported { media_type, takes }) => {
+                ApiError::UnsupportedMedia {
+                    takes,
+                    why: format!("this platform does not take {} files", label(media_type)),
+                }
+            }
+            OpsError::Media(MediaRefusal::TooLarge { media_type, limit }) => {
+                ApiError::FileTooLarge {
+                    limit,
+                    media_type: Some(media_type),
+                }
             }
             OpsError::BudgetUnchanged => ApiError::BudgetUnchanged,
             OpsError::UnknownAdIds(missing) => ApiError::UnknownAdIds { missing },
@@ -206,7 +228,7 @@ impl ApiError {
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::UriTooLong => StatusCode::URI_TOO_LONG,
             ApiError::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            ApiError::FileTooLarge | ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::FileTooLarge { .. } | ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::AutoCpmLocked | ApiError::IdempotencyInProgress | ApiError::AmbiguousRef => {
                 StatusCode::CONFLICT
             }
@@ -239,7 +261,7 @@ impl ApiError {
             ApiError::RateLimited { .. } => "RATE_LIMITED",
             ApiError::UnknownAdIds { .. } => "UNKNOWN_AD_IDS",
             ApiError::UnsupportedMedia { .. } => "UNSUPPORTED_MEDIA",
-            ApiError::FileTooLarge => "FILE_TOO_LARGE",
+            ApiError::FileTooLarge { .. } => "FILE_TOO_LARGE",
             ApiError::PlatformRejected { .. } => "PLATFORM_REJECTED",
             ApiError::PlatformUnavailable { .. } => "PLATFORM_UNAVAILABLE",
             ApiError::BudgetUnchanged => "BUDGET_UNCHANGED",
@@ -281,10 +303,24 @@ impl ApiError {
             ApiError::UnknownAdIds { .. } => {
                 "Some ad_ids are not live campaigns of this cabinet; nothing was queued.".into()
             }
-            ApiError::UnsupportedMedia { why } => {
-                format!("Upload a JPG, PNG, GIF, WEBP or MP4 file in the field `file`: {why}.")
+            ApiError::UnsupportedMedia { takes, why } => {
+                format!("Upload a {takes} file in the field `file`: {why}.")
             }
-            ApiError::FileTooLarge => "The file is larger than 10 MB.".into(),
+            ApiError::FileTooLarge {
+                limit,
+                media_type: Some(media_type),
+            } => format!(
+                "The file is larger than {}, the most this platform takes for a {} file.",
+                size_words(*limit),
+                label(media_type)
+            ),
+            ApiError::FileTooLarge {
+                limit,
+                media_type: None,
+            } => format!(
+                "The file is larger than {}, the most this platform takes.",
+                size_words(*limit)
+            ),
             ApiError::PlatformRejected { reason, .. } => reason.clone(),
             ApiError::PlatformUnavailable { what } => {
                 format!("The ad platform {what}; read the campaign, then retry.")
@@ -366,8 +402,12 @@ impl ApiError {
             ApiError::QueueFull { limit } => {
                 body.insert("limit".into(), json!(limit));
             }
-            ApiError::UnsupportedMedia { .. } | ApiError::FileTooLarge => {
+            ApiError::UnsupportedMedia { .. } => {
                 body.insert("param".into(), json!("file"));
+            }
+            ApiError::FileTooLarge { limit, .. } => {
+                body.insert("param".into(), json!("file"));
+                body.insert("limit".into(), json!(limit));
             }
             ApiError::PlatformRejected {
                 param,

@@ -1,10 +1,10 @@
 //! Owns `POST /v1/media`: a `multipart/form-data` upload in the field `file`, typed by its
-//! bytes, at most the size the platform takes for its kind (10 MB on Telegram Ads). The body
-//! is streamed to a temporary file in the media folder beside the database (never held in
-//! memory), within `server.body_timeout_ms`; the operation (`ops::media`) hands it to the
-//! platform and keeps it under its token, which is answered and which only its cabinet
-//! accepts. A failed upload leaves no file behind. The folder and its files are private to
-//! their owner.
+//! bytes. The body is streamed to a temporary file in the media folder beside the database
+//! (never held in memory), within `server.body_timeout_ms`, and cut off past the largest file
+//! the platform takes of any kind; the operation (`ops::media`) checks its kind and size
+//! against the cabinet's platform, hands it to the platform and keeps it under its token,
+//! which is answered and which only its cabinet accepts. A failed upload leaves no file
+//! behind. The folder and its files are private to their owner.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -17,6 +17,7 @@ use tokio::io::AsyncWriteExt;
 use super::error::ApiError;
 use super::{write, AppState, Ctx};
 use crate::db::{in_request, Db, PARTIAL_UPLOAD};
+use crate::domain::capabilities::Capabilities;
 use crate::domain::media::{boundary, sniff};
 use crate::http::Reply;
 use crate::ops;
@@ -37,11 +38,12 @@ const PIECE: usize = 64 * 1024;
 
 pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
     let actor = write::actor(ctx, None)?;
+    let caps = state.services.platform.capabilities();
     let boundary = ctx
         .content_type
         .as_deref()
         .and_then(boundary)
-        .ok_or_else(|| unsupported("the body is not multipart/form-data"))?
+        .ok_or_else(|| unsupported(caps, "the body is not multipart/form-data"))?
         .to_string();
     let body = ctx
         .upload
@@ -51,20 +53,10 @@ pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         .ok_or_else(|| ApiError::internal("the upload body was already taken"))?;
     let folder = state.services.db.media_folder();
     let deadline = Duration::from_millis(state.services.config.server.body_timeout_ms);
-    let caps = state.services.platform.capabilities();
-    let received = tokio::time::timeout(
-        deadline,
-        receive(body, boundary, &folder, caps.largest_media()),
-    )
-    .await
-    .map_err(|_| ApiError::RequestTimeout)??;
+    let received = tokio::time::timeout(deadline, receive(body, boundary, &folder, caps))
+        .await
+        .map_err(|_| ApiError::RequestTimeout)??;
     let (media_type, size) = (received.media_type, received.size);
-    if caps
-        .media_kind(media_type)
-        .is_some_and(|kind| size > kind.max_bytes)
-    {
-        return Err(ApiError::FileTooLarge);
-    }
     let (account, kind) = (actor.cabinet().id, actor.cabinet().cabinet_type);
     let file = received.file.path.clone();
     let token = write::run(state, kind, move |s| {
@@ -75,9 +67,19 @@ pub async fn upload(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
     Reply::ok(json!({ "media": token, "account_id": account }))
 }
 
-fn unsupported(why: &str) -> ApiError {
+/// Not an upload of a file of a type the platform of `caps` takes: `why`.
+fn unsupported(caps: &Capabilities, why: &str) -> ApiError {
     ApiError::UnsupportedMedia {
+        takes: caps.media_names(),
         why: why.to_string(),
+    }
+}
+
+/// Past the largest file of any kind the platform of `caps` takes.
+fn too_large(caps: &Capabilities) -> ApiError {
+    ApiError::FileTooLarge {
+        limit: caps.largest_media(),
+        media_type: None,
     }
 }
 
@@ -109,13 +111,17 @@ impl Drop for Partial {
 }
 
 /// Streams the `file` part of the body into a temporary file in `folder`; other parts are
-/// skipped. The file may not exceed `max_file`, the body that plus [`MULTIPART_OVERHEAD`].
+/// skipped. The file may not exceed the largest the platform of `caps` takes of any kind, the
+/// body that plus [`MULTIPART_OVERHEAD`]; its kind and its own size are the operation's to
+/// check.
 async fn receive(
     body: Incoming,
     boundary: String,
     folder: &Path,
-    max_file: usize,
+    caps: &Capabilities,
 ) -> Result<Received, ApiError> {
+    let max_file = caps.largest_media();
+    let multipart_error = |e| multipart_error(e, caps);
     let limits = multer::SizeLimit::new()
         .whole_stream((max_file + MULTIPART_OVERHEAD) as u64)
         .per_field(max_file as u64);
@@ -150,7 +156,7 @@ async fn receive(
         while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
             size += chunk.len();
             if size > max_file {
-                return Err(ApiError::FileTooLarge);
+                return Err(too_large(caps));
             }
             let wanted = SIGNATURE.saturating_sub(head.len()).min(chunk.len());
             head.extend_from_slice(&chunk[..wanted]);
@@ -158,14 +164,14 @@ async fn receive(
         }
         out.flush().await.map_err(disk_error)?;
         let media_type = sniff(&head)
-            .ok_or_else(|| unsupported("the file's content is not one of these types"))?;
+            .ok_or_else(|| unsupported(caps, "the file's content is not one of these types"))?;
         return Ok(Received {
             file,
             media_type,
             size,
         });
     }
-    Err(unsupported("there is no field named file"))
+    Err(unsupported(caps, "there is no field named file"))
 }
 
 /// The body's data in pieces of at most [`PIECE`] bytes, one piece per poll: the multipart
@@ -214,17 +220,18 @@ impl futures_core::Stream for Pieces {
 }
 
 /// A multipart failure as the client's error: too large, unreadable, or not multipart.
-fn multipart_error(e: multer::Error) -> ApiError {
+fn multipart_error(e: multer::Error, caps: &Capabilities) -> ApiError {
     match e {
         multer::Error::FieldSizeExceeded { .. } | multer::Error::StreamSizeExceeded { .. } => {
-            ApiError::FileTooLarge
+            too_large(caps)
         }
         multer::Error::StreamReadFailed(e) => ApiError::BadRequest {
             why: format!("the body could not be read ({e})"),
         },
-        other => unsupported(&format!(
-            "the body is not valid multipart/form-data ({other})"
-        )),
+        other => unsupported(
+            caps,
+            &format!("the body is not valid multipart/form-data ({other})"),
+        ),
     }
 }
 

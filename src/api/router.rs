@@ -54,7 +54,13 @@ impl Body {
     /// the platform takes.
     pub fn limit(self, max_file: usize) -> (usize, ApiError) {
         match self {
-            Body::Upload => (max_file + MULTIPART_OVERHEAD, ApiError::FileTooLarge),
+            Body::Upload => (
+                max_file + MULTIPART_OVERHEAD,
+                ApiError::FileTooLarge {
+                    limit: max_file,
+                    media_type: None,
+                },
+            ),
             Body::Json => (MAX_JSON_BODY, ApiError::BodyTooLarge),
         }
     }
@@ -118,7 +124,7 @@ pub static ROUTES: [Def; 27] = [
         Method::GET,
         "account/info",
         Read,
-        plain!(|_s, c, _p| account::info(c)),
+        plain!(|s, c, _p| account::info(s, c)),
     ),
     def(
         Method::GET,

@@ -10,7 +10,7 @@ use super::Ctx;
 use crate::domain::fields::Body;
 use crate::domain::money::CabinetType;
 use crate::http::{AppState, Reply};
-use crate::jobs::automation::preview;
+use crate::jobs::automation::{self, preview};
 use crate::ops::rule as rule_ops;
 use crate::primitives::unix_now;
 use crate::ratelimit::Holder;
@@ -125,6 +125,7 @@ pub async fn log(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErro
     let next = (entries.len() as i64 == limit)
         .then(|| entries.last().map(|e| e.id))
         .flatten();
+    let reviews = state.services.platform.capabilities().bid_edit_reviews;
     let data: Vec<Value> = entries
         .into_iter()
         .map(|e| {
@@ -132,6 +133,7 @@ pub async fn log(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErro
                 "id": e.id,
                 "at": e.at,
                 "ad_id": e.ad_id,
+                "warning": automation::warning(&rule, &e.outcome, reviews),
                 "outcome": e.outcome,
                 "reason": e.reason,
                 "matched": e.matched,

@@ -45,7 +45,8 @@ const SERVICE: Ledger = Ledger {
         (18, include_str!("../../sql/0018_cabinet_types_in_code.sql")),
         (19, include_str!("../../sql/0019_campaign_local_rev.sql")),
         (20, include_str!("../../sql/0020_decline_reason.sql")),
-        (21, include_str!("../../sql/0021_placement_and_dates.sql")),
+        (21, include_str!("../../sql/0021_auto_cpm_review.sql")),
+        (23, include_str!("../../sql/0023_placement_and_dates.sql")),
     ],
 };
 

@@ -15,6 +15,9 @@ use super::stats::Totals;
 pub const COOLDOWN_HOURS: i64 = 6;
 /// Bid edits a day at most: an edit may send the ad back to review on the real platform.
 pub const MAX_EDITS_PER_DAY: usize = 4;
+/// On a platform whose bid edits are reviewed, hours of `Active` delivery after an edit's
+/// review before the next edit (in place of [`COOLDOWN_HOURS`]).
+pub const REVIEW_GAP_HOURS: i64 = 24;
 /// The longest span of figures a decision reads.
 pub const WINDOW_HOURS: i64 = 24;
 /// Platform actions needed before a CPA is trusted.

@@ -1,9 +1,10 @@
 //! Owns the shape of what an ad platform can do, as one value the platform hands out and every
 //! check of a client's input reads: its cabinet types with their facts (the platform's code of
 //! the currency, the default budget floor, the lowest bids), the target types it serves and the
-//! placement of each, its ad buttons, the media it takes and their sizes, the limits and lists
-//! of targeting (keywords, languages, topics) and the time zones of a schedule. No platform's
-//! numbers live here: each platform fills one (Telegram Ads' in `platform::telegram`).
+//! placements of each, its ad buttons, the media it takes (their kinds and sizes, and the
+//! target types whose ads carry them), the limits and lists of targeting (keywords, languages,
+//! topics) and the time zones of a schedule. No platform's numbers live here: each platform
+//! fills one (Telegram Ads' in `platform::telegram`).
 
 use super::campaign::TargetType;
 use super::countries::COUNTRIES;
@@ -15,12 +16,14 @@ use super::money::{CabinetType, Money};
 pub struct Capabilities {
     /// The cabinet types its accounts come in, each with its facts.
     pub cabinets: &'static [CabinetFacts],
-    /// The target types it serves, in the order a refusal lists them, each with its placement.
+    /// The target types it serves, in the order a refusal lists them, each with its placements.
     pub targets: &'static [TargetFacts],
     /// The ad buttons, in the order `GET /v1/targeting` lists them.
     pub buttons: &'static [&'static str],
     /// The media files it takes, by the type their bytes show, each with its largest size.
     pub media: &'static [MediaKind],
+    /// The target types whose ads may carry media, in the platform's order.
+    pub media_targets: &'static [TargetType],
     /// Entries a list of channels, bots or audience channels takes at most.
     pub max_targets: usize,
     /// How many search keywords a campaign takes, and how long each may be.
@@ -31,6 +34,10 @@ pub struct Capabilities {
     pub topics: &'static [(i64, &'static str)],
     /// The time zones a schedule may name, in minutes east of UTC.
     pub time_zones: &'static [i32],
+    /// A bid edit of a funded ad sends it back to the platform's review, which stops its
+    /// delivery until approved (Auto CPM then waits out the review and a day of delivery
+    /// between edits; rules that set a bid warn of it).
+    pub bid_edit_reviews: bool,
 }
 
 /// One cabinet type as a platform has it.
@@ -46,12 +53,11 @@ pub struct CabinetFacts {
     pub min_cpm: &'static [(TargetType, Money)],
 }
 
-/// A target type a platform serves, the placement its ads take there unless told otherwise,
-/// and every placement its ads may take (the default among them).
+/// A target type a platform serves and the placements its ads may take there.
 #[derive(Debug, Clone, Copy)]
 pub struct TargetFacts {
     pub target: TargetType,
-    pub placement: &'static str,
+    /// At least one; the first is where an ad goes when none is asked for.
     pub placements: &'static [&'static str],
 }
 
@@ -60,7 +66,15 @@ pub struct TargetFacts {
 pub struct MediaKind {
     /// The media type its bytes show (`image/png`).
     pub media_type: &'static str,
+    pub class: MediaClass,
     pub max_bytes: usize,
+}
+
+/// What an ad shows a media file as: a picture or a video.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaClass {
+    Photo,
+    Video,
 }
 
 /// Search keywords: how many at most, and how many characters each.
@@ -105,24 +119,12 @@ impl Capabilities {
         super::either(&names)
     }
 
-    /// The placement an ad of `target` takes.
+    /// The placement an ad of `target` takes when none is asked for: its first.
     pub fn placement(&self, target: TargetType) -> Option<&'static str> {
-        self.targets
-            .iter()
-            .find(|t| t.target == target)
-            .map(|t| t.placement)
+        self.placements(target).first().copied()
     }
 
-    /// The first target type (in the platform's order) whose ads may take `placement`.
-    pub fn target_of_placement(&self, placement: &str) -> Option<TargetType> {
-        self.targets
-            .iter()
-            .find(|t| t.placements.contains(&placement))
-            .map(|t| t.target)
-    }
-
-    /// The placements ads of `target` may take, the default first; empty when the platform
-    /// does not serve `target`.
+    /// Every placement an ad of `target` may take; none when the platform does not serve it.
     pub fn placements(&self, target: TargetType) -> &'static [&'static str] {
         self.targets
             .iter()
@@ -130,15 +132,24 @@ impl Capabilities {
             .map_or(&[], |t| t.placements)
     }
 
-    /// Every placement of the platform, each once, in the order its target types list them.
-    pub fn all_placements(&self) -> Vec<&'static str> {
-        let mut all: Vec<&'static str> = Vec::new();
-        for p in self.targets.iter().flat_map(|t| t.placements) {
-            if !all.contains(p) {
-                all.push(p);
-            }
-        }
-        all
+    /// The first target type (in the platform's order) whose ads take `placement`.
+    pub fn target_of_placement(&self, placement: &str) -> Option<TargetType> {
+        self.targets
+            .iter()
+            .find(|t| t.placements.contains(&placement))
+            .map(|t| t.target)
+    }
+
+    /// Whether ads of `target` may carry media.
+    pub fn takes_media_on(&self, target: TargetType) -> bool {
+        self.media_targets.contains(&target)
+    }
+
+    /// The target types whose ads may carry media, as a refusal names them: `channels or
+    /// users`.
+    pub fn media_target_names(&self) -> String {
+        let names: Vec<&str> = self.media_targets.iter().map(|t| t.as_str()).collect();
+        super::either(&names)
     }
 
     /// Whether `button` is one of the platform's ad buttons.
@@ -154,6 +165,26 @@ impl Capabilities {
     /// The largest file of any kind the platform takes: how much of an upload is read.
     pub fn largest_media(&self) -> usize {
         self.media.iter().map(|m| m.max_bytes).max().unwrap_or(0)
+    }
+
+    /// The largest file of `class` the platform takes; 0 when it takes none.
+    pub fn largest_of(&self, class: MediaClass) -> usize {
+        self.media
+            .iter()
+            .filter(|m| m.class == class)
+            .map(|m| m.max_bytes)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The media types taken, as a sentence names them: `JPG, PNG or MP4`.
+    pub fn media_names(&self) -> String {
+        let names: Vec<&str> = self
+            .media
+            .iter()
+            .map(|m| super::media::label(m.media_type))
+            .collect();
+        super::either(&names)
     }
 
     /// The most entries a targeting list field takes: as many as there are codes (countries,
@@ -190,31 +221,31 @@ pub(crate) mod tests {
         targets: &[
             TargetFacts {
                 target: TargetType::Channels,
-                placement: "post",
                 placements: &["post"],
             },
             TargetFacts {
                 target: TargetType::Search,
-                placement: "results",
                 placements: &["results"],
             },
             TargetFacts {
                 target: TargetType::Users,
-                placement: "post",
-                placements: &["post", "banner"],
+                placements: &["post", "video"],
             },
         ],
         buttons: &["open"],
         media: &[
             MediaKind {
                 media_type: "image/png",
+                class: MediaClass::Photo,
                 max_bytes: 1000,
             },
             MediaKind {
                 media_type: "video/mp4",
+                class: MediaClass::Video,
                 max_bytes: 5000,
             },
         ],
+        media_targets: &[TargetType::Channels, TargetType::Users],
         max_targets: 3,
         keywords: KeywordLimits {
             max_count: 2,
@@ -223,6 +254,7 @@ pub(crate) mod tests {
         languages: &[("en", "English"), ("pt-br", "Portuguese (Brazil)")],
         topics: &[(1, "Art"), (4, "Books")],
         time_zones: &[-150, 0, 60],
+        bid_edit_reviews: false,
     };
 
     #[test]
@@ -238,28 +270,16 @@ pub(crate) mod tests {
         assert_eq!(SMALL.min_cpm(CabinetType::Euro, TargetType::Bots), None);
         assert!(SMALL.serves(TargetType::Search) && !SMALL.serves(TargetType::Bots));
         assert_eq!(SMALL.placement(TargetType::Users), Some("post"));
+        assert_eq!(SMALL.placements(TargetType::Users), ["post", "video"]);
+        assert!(SMALL.placements(TargetType::Bots).is_empty());
+        assert_eq!(SMALL.placement(TargetType::Bots), None);
         assert_eq!(
             SMALL.target_of_placement("post"),
             Some(TargetType::Channels),
             "the first in the platform's order"
         );
-        assert_eq!(SMALL.target_of_placement("banner"), Some(TargetType::Users));
-        assert_eq!(SMALL.target_of_placement("story"), None);
-    }
-
-    #[test]
-    fn each_target_type_lists_the_placements_it_allows() {
-        assert_eq!(SMALL.placements(TargetType::Users), ["post", "banner"]);
-        assert_eq!(SMALL.placements(TargetType::Channels), ["post"]);
-        assert!(SMALL.placements(TargetType::Bots).is_empty());
-        assert_eq!(SMALL.all_placements(), ["post", "results", "banner"]);
-        for t in SMALL.targets {
-            assert_eq!(
-                t.placements.first(),
-                Some(&t.placement),
-                "the default is allowed"
-            );
-        }
+        assert_eq!(SMALL.target_of_placement("video"), Some(TargetType::Users));
+        assert_eq!(SMALL.target_of_placement("banner"), None);
     }
 
     #[test]
@@ -273,6 +293,14 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn media_go_only_on_the_platforms_media_targets() {
+        assert!(SMALL.takes_media_on(TargetType::Channels));
+        assert!(SMALL.takes_media_on(TargetType::Users));
+        assert!(!SMALL.takes_media_on(TargetType::Search));
+        assert_eq!(SMALL.media_target_names(), "channels or users");
+    }
+
+    #[test]
     fn limits_come_from_the_platform_and_the_lists() {
         assert_eq!(SMALL.max_entries("channels"), 3);
         assert_eq!(SMALL.max_entries("search_keywords"), 2);
@@ -280,6 +308,9 @@ pub(crate) mod tests {
         assert_eq!(SMALL.max_entries("exclude_topics"), 2);
         assert_eq!(SMALL.max_entries("countries"), COUNTRIES.len());
         assert_eq!(SMALL.largest_media(), 5000);
+        assert_eq!(SMALL.largest_of(MediaClass::Photo), 1000);
+        assert_eq!(SMALL.largest_of(MediaClass::Video), 5000);
+        assert_eq!(SMALL.media_names(), "PNG or MP4");
         assert_eq!(SMALL.media_kind("image/png").unwrap().max_bytes, 1000);
         assert!(SMALL.media_kind("image/gif").is_none());
         assert!(SMALL.has_button("open") && !SMALL.has_button("buy"));

@@ -1,6 +1,7 @@
 //! Owns what an upload is: the media type read from the file's first bytes (never its name),
-//! and the boundary of a `multipart/form-data` body. Which types a platform takes, and how
-//! large, are its capabilities.
+//! its short name in a sentence, a file size as a sentence says it, and the boundary of a
+//! `multipart/form-data` body. Which types a platform takes, and how large, are its
+//! capabilities.
 
 /// The media type of a file by its signature: JPG, PNG, GIF, WEBP or MP4.
 pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
@@ -11,6 +12,30 @@ pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
         [b'R', b'I', b'F', b'F', _, _, _, _, b'W', b'E', b'B', b'P', ..] => Some("image/webp"),
         [_, _, _, _, b'f', b't', b'y', b'p', ..] => Some("video/mp4"),
         _ => None,
+    }
+}
+
+/// The short name of a media type in a sentence (`JPG` for `image/jpeg`); the type itself for
+/// one [`sniff`] never tells.
+pub fn label(media_type: &str) -> &str {
+    match media_type {
+        "image/jpeg" => "JPG",
+        "image/png" => "PNG",
+        "image/gif" => "GIF",
+        "image/webp" => "WEBP",
+        "video/mp4" => "MP4",
+        other => other,
+    }
+}
+
+/// A file size as a sentence says it: whole megabytes (of 1,048,576 bytes) when it is some,
+/// else bytes.
+pub fn size_words(bytes: usize) -> String {
+    const MB: usize = 1024 * 1024;
+    if bytes >= MB && bytes.is_multiple_of(MB) {
+        format!("{} MB", bytes / MB)
+    } else {
+        format!("{bytes} bytes")
     }
 }
 
@@ -42,6 +67,28 @@ mod tests {
         assert_eq!(sniff(b"%PDF-1.7"), None);
         assert_eq!(sniff(b"<svg"), None);
         assert_eq!(sniff(b""), None);
+    }
+
+    #[test]
+    fn names_each_sniffed_type_and_says_sizes() {
+        for bytes in [
+            &b"\xFF\xD8\xFF\xE0"[..],
+            b"\x89PNG\r\n\x1a\n....",
+            b"GIF89a....",
+            b"RIFF\0\0\0\0WEBPVP8 ",
+            b"\0\0\0\x18ftypmp42",
+        ] {
+            let media_type = sniff(bytes).unwrap();
+            assert_ne!(
+                label(media_type),
+                media_type,
+                "{media_type} has a short name"
+            );
+        }
+        assert_eq!(label("image/jpeg"), "JPG");
+        assert_eq!(size_words(5 * 1024 * 1024), "5 MB");
+        assert_eq!(size_words(1000), "1000 bytes");
+        assert_eq!(size_words(5 * 1024 * 1024 + 1), "5242881 bytes");
     }
 
     #[test]

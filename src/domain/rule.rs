@@ -287,6 +287,16 @@ impl ActionKind {
 }
 
 impl Action {
+    /// It changes the campaign's bid (which, on some platforms, sends it back to review).
+    pub fn edits_bid(&self) -> bool {
+        match self.kind() {
+            ActionKind::SetCpm | ActionKind::ChangeCpm => true,
+            ActionKind::Pause | ActionKind::Resume | ActionKind::AddBudget | ActionKind::Notify => {
+                false
+            }
+        }
+    }
+
     pub fn kind(&self) -> ActionKind {
         match self {
             Action::Pause => ActionKind::Pause,

@@ -4,6 +4,7 @@
 
 use crate::domain::ParseError;
 use crate::ops::campaigns::Refusal;
+use crate::ops::media::MediaRefusal;
 use crate::platform::sim::SimError;
 use crate::platform::PlatformError;
 use crate::store::StoreError;
@@ -23,6 +24,9 @@ pub enum OpsError {
     Invalid(ParseError),
     /// Refused before the platform was asked.
     Refused(Refusal),
+    /// An upload the cabinet's platform does not take (its kind, or its size), refused before
+    /// the platform was asked.
+    Media(MediaRefusal),
     /// The platform took a top-up but the campaign's budget did not move.
     BudgetUnchanged,
     /// These ids are not live campaigns of the cabinet.

@@ -55,6 +55,7 @@ pub fn auto_cpm_log(s: &Services, account: i64, ad: i64) -> Result<AutoCpmLog, O
                     "observed": d.observed,
                     "from": kind.render(d.from),
                     "to": d.to.map(|m| kind.render(m)),
+                    "review_minutes": d.review_minutes,
                 })
             })
             .collect();

@@ -88,16 +88,56 @@ pub fn set_moved(conn: &Connection, account: i64, ad: i64, at: &str) -> Result<(
     Ok(())
 }
 
-/// Every campaign Auto CPM manages now, with its bid, if it is `Active`.
-pub fn running(conn: &Connection) -> Result<Vec<(Managed, Money)>, StoreError> {
+/// A managed campaign that runs now: its settings, its bid, and since when it is `Active`
+/// (the platform's time of its last status change).
+#[derive(Debug, Clone)]
+pub struct Running {
+    pub managed: Managed,
+    pub cpm: Money,
+    pub active_since: String,
+}
+
+/// Every campaign Auto CPM manages now, if it is `Active` (never one in review).
+pub fn running(conn: &Connection) -> Result<Vec<Running>, StoreError> {
     let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS}, c.cpm_micros FROM auto_cpm a JOIN campaigns c
+        "SELECT {COLUMNS}, c.cpm_micros, c.status_changed_at FROM auto_cpm a JOIN campaigns c
             ON c.account_id = a.account_id AND c.ad_id = a.ad_id
          WHERE c.auto_cpm_enabled = 1 AND c.status = 'Active'
          ORDER BY a.account_id, a.ad_id"
     ))?;
-    let rows = stmt.query_map([], |r| Ok((row(r)?, Money::from_micros(r.get(9)?))))?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Running {
+            managed: row(r)?,
+            cpm: Money::from_micros(r.get(9)?),
+            active_since: r.get(10)?,
+        })
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The campaign's last bid edit: its log id and, once known, the minutes it kept the campaign
+/// in review.
+pub fn last_edit(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+) -> Result<Option<(i64, Option<i64>)>, StoreError> {
+    optional(conn.query_row(
+        "SELECT id, review_minutes FROM auto_cpm_log
+         WHERE account_id = ?1 AND ad_id = ?2 AND to_micros IS NOT NULL
+         ORDER BY id DESC LIMIT 1",
+        params![account, ad],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    ))
+}
+
+/// Records the minutes bid edit `id` kept its campaign in review.
+pub fn set_review(conn: &Connection, id: i64, minutes: i64) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE auto_cpm_log SET review_minutes = ?2 WHERE id = ?1 AND review_minutes IS NULL",
+        params![id, minutes],
+    )?;
+    Ok(())
 }
 
 /// One decision.
@@ -112,13 +152,16 @@ pub struct Decided {
     pub observed: Option<String>,
     pub from: Money,
     pub to: Option<Money>,
+    /// Minutes the edit (`to`) kept the campaign in the platform's review, once it returned to
+    /// `Active`.
+    pub review_minutes: Option<i64>,
 }
 
 pub fn record(conn: &Connection, d: &Decided) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO auto_cpm_log (account_id, ad_id, at, reason, hours, views, actions,
-            spent_micros, observed, from_micros, to_micros)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            spent_micros, observed, from_micros, to_micros, review_minutes)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![
             d.account_id,
             d.ad_id,
@@ -130,7 +173,8 @@ pub fn record(conn: &Connection, d: &Decided) -> Result<(), StoreError> {
             d.figures.spent.micros(),
             d.observed,
             d.from.micros(),
-            d.to.map(Money::micros)
+            d.to.map(Money::micros),
+            d.review_minutes
         ],
     )?;
     Ok(())
@@ -154,7 +198,8 @@ pub fn edits_since(
 /// A campaign's decisions, oldest first.
 pub fn log(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Decided>, StoreError> {
     let mut stmt = conn.prepare(
-        "SELECT at, reason, hours, views, actions, spent_micros, observed, from_micros, to_micros
+        "SELECT at, reason, hours, views, actions, spent_micros, observed, from_micros, to_micros,
+            review_minutes
          FROM auto_cpm_log WHERE account_id = ?1 AND ad_id = ?2 ORDER BY id",
     )?;
     let rows = stmt.query_map([account, ad], |r| {
@@ -174,6 +219,7 @@ pub fn log(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Decided>, Sto
             observed: r.get(6)?,
             from: Money::from_micros(r.get(7)?),
             to: r.get::<_, Option<i64>>(8)?.map(Money::from_micros),
+            review_minutes: r.get(9)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -2,6 +2,7 @@
 
 use crate::helpers::spawn_app;
 use adcab::ops::{self, CabinetChange, NewKey};
+use serde_json::json;
 
 #[test]
 fn account_info_lists_each_reachable_cabinet_with_the_spec_fields() {
@@ -89,4 +90,41 @@ fn a_balance_set_in_the_panel_shows_at_once() {
     .unwrap();
     let body = app.get_ok("/account/info", &key);
     assert_eq!(body["data"][0]["balance"], "77.50");
+}
+
+#[test]
+fn account_info_shows_the_simulators_limits_which_are_the_specs() {
+    let app = spawn_app();
+    let (_, _, key) = app.owner_with_cabinet("pro");
+    let body = app.get_ok("/account/info", &key);
+    let limits = &body["data"][0]["limits"];
+    let ten_mb = 10 * 1024 * 1024;
+    assert_eq!(
+        (
+            &limits["search_keywords"],
+            &limits["search_keyword_length"],
+            &limits["photo_bytes"],
+            &limits["video_bytes"]
+        ),
+        (&json!(100), &json!(64), &json!(ten_mb), &json!(ten_mb)),
+        "{body}"
+    );
+    assert_eq!(
+        limits["media_types"],
+        json!([
+            "image/jpeg",
+            "image/png",
+            "image/gif",
+            "image/webp",
+            "video/mp4"
+        ])
+    );
+    assert_eq!(
+        limits["media_targets"],
+        json!(["channels", "bots", "search", "users"])
+    );
+    assert_eq!(
+        limits["placements"]["users"],
+        json!(["channel_post", "video_banner"])
+    );
 }

@@ -1,5 +1,6 @@
-//! `POST /v1/media`: type by content, the 10 MB limit (refused before the body is read), the
-//! token's cabinet, and using the token on a campaign.
+//! `POST /v1/media` on the simulator, which keeps the spec's limits: type by content, the
+//! 10 MB limit (refused before the body is read), the token's cabinet, and using the token on
+//! a campaign of any target type. (A Telegram cabinet's tighter limits: `telegram/limits.rs`.)
 
 use std::io::{Read, Write};
 use std::time::Duration;
@@ -91,6 +92,7 @@ fn a_file_over_10_mb_is_refused() {
     let (ct, body) = multipart("file", "big.png", &big);
     let r = upload(&app, &key, "", &ct, &body);
     r.assert_error(413, "FILE_TOO_LARGE");
+    assert_eq!(r.body["limit"], 10 * 1024 * 1024, "{}", r.body);
     big.truncate(10 * 1024 * 1024);
     let (ct, body) = multipart("file", "max.png", &big);
     assert_eq!(
@@ -157,4 +159,61 @@ fn a_token_works_only_in_its_own_cabinet() {
     assert_eq!(err["param"], "media");
     let (_, _, read_only) = app.owner_with_cabinet("pro");
     upload(&app, &read_only, "", &ct, &body).assert_error(403, "READ_ONLY_KEY");
+}
+
+#[test]
+fn the_simulator_takes_media_on_every_target_type_and_100_keywords_as_the_spec_does() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    let (ct, body) = multipart("file", "anim.gif", b"GIF89a-not-a-real-image");
+    let token = upload(&app, &key, "", &ct, &body).body["data"]["media"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let keywords: Vec<String> = (0..100).map(|i| format!("flights {i}")).collect();
+    let bots = json!({
+        "target_type": "bots", "channels": null, "bots": ["@news_helper_bot"],
+        "promote_url": "https://t.me/news_helper_bot?start=ad1", "media": token
+    });
+    let search = json!({
+        "target_type": "search", "channels": null, "search_keywords": keywords, "media": token
+    });
+    for extra in [bots, search] {
+        let ad = app.create_through_api(&key, cabinet, extra);
+        let made = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
+        assert_eq!(
+            (made["has_media"].as_bool(), made["media_type"].as_str()),
+            (Some(true), Some("image/gif")),
+            "{made}"
+        );
+    }
+    let mut too_many: Vec<String> = (0..101).map(|i| format!("flights {i}")).collect();
+    let body = crate::helpers::campaign_body(
+        cabinet,
+        json!({ "target_type": "search", "channels": null, "search_keywords": too_many }),
+    );
+    let err = app.write_err(
+        "POST",
+        "/campaigns",
+        &key,
+        Some(&body),
+        400,
+        "VALIDATION_ERROR",
+    );
+    assert_eq!(err["param"], "search_keywords", "{err}");
+    too_many.truncate(1);
+    too_many[0] = "k".repeat(65);
+    let body = crate::helpers::campaign_body(
+        cabinet,
+        json!({ "target_type": "search", "channels": null, "search_keywords": too_many }),
+    );
+    let err = app.write_err(
+        "POST",
+        "/campaigns",
+        &key,
+        Some(&body),
+        400,
+        "VALIDATION_ERROR",
+    );
+    assert_eq!(err["param"], "search_keywords[0]", "{err}");
 }

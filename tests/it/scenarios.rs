@@ -495,4 +495,132 @@ fn a_declined_campaign_shows_why_until_an_edit_sends_it_back_to_review(w: World)
     assert_eq!(w.campaign(ad)["decline_reason"], Value::Null, "cleared");
 }
 
+/// A campaign's Auto CPM decisions, oldest first.
+fn auto_cpm_decisions(w: &World, ad: i64) -> Vec<adcab::store::auto_cpm::Decided> {
+    let account = w.cabinet;
+    w.app
+        .services
+        .db
+        .read_blocking(|c| adcab::store::auto_cpm::log(c, account, ad))
+        .unwrap()
+}
+
+/// `n` hours on, the scheduler syncing (and running automation) after each; on the connector
+/// each running ad gets 200 views first.
+fn hours(w: &World, n: i64) {
+    w.advance(n * 3600, 200);
+}
+
+/// Telegram sends a funded ad back to review when its bid is edited: Auto CPM never edits a bid
+/// in review, waits for a day of delivery after the review before the next edit, and logs the
+/// time each edit spent in review. The simulator reviews no bid edit: its cooldown stays 6 hours.
+#[test]
+fn auto_cpm_waits_out_each_bid_edits_review_and_a_day_of_delivery_on_the_connector() {
+    let w = World::telegram();
+    let ad = w.delivered();
+    let pace = json!({"account_id": w.cabinet, "auto_cpm": {"enabled": true, "goal": "pace",
+        "target": "1000", "min_cpm": "1", "max_cpm": "40"}});
+    assert_eq!(w.patch(ad, &pace).status, 200);
+    let edits = || {
+        auto_cpm_decisions(&w, ad)
+            .into_iter()
+            .filter(|d| d.to.is_some())
+            .collect::<Vec<_>>()
+    };
+    hours(&w, 23);
+    assert!(edits().is_empty(), "no edit before a day of delivery");
+    hours(&w, 2);
+    assert_eq!(
+        edits().len(),
+        1,
+        "a day of far too little spend raises the bid"
+    );
+    assert_eq!(
+        w.campaign(ad)["status"],
+        "In Review",
+        "the edit is under review"
+    );
+    hours(&w, 10);
+    assert_eq!(edits().len(), 1, "no edit while in review");
+    w.approve(ad);
+    hours(&w, 1);
+    let minutes = edits()[0]
+        .review_minutes
+        .expect("the review's length is logged");
+    assert!((540..=660).contains(&minutes), "about ten hours: {minutes}");
+    let owner: i64 = w
+        .app
+        .scalar("SELECT owner_id FROM cabinets WHERE id = ?1", &[w.cabinet]);
+    let page = crate::web::logged_in(&w.app, owner)
+        .get(&format!("/campaigns/{}/{ad}", w.cabinet))
+        .body;
+    let shown = format!("{:.1} h in review", minutes as f64 / 60.0);
+    assert!(page.contains(&shown), "the Auto CPM card shows {shown}");
+    hours(&w, 22);
+    assert_eq!(edits().len(), 1, "a day of delivery after the review first");
+    hours(&w, 2);
+    assert_eq!(edits().len(), 2, "then the next edit");
+}
+
+#[test]
+fn auto_cpm_keeps_its_six_hour_cooldown_where_bid_edits_are_not_reviewed() {
+    let w = World::sim();
+    let ad = w.delivered();
+    let pace = json!({"account_id": w.cabinet, "auto_cpm": {"enabled": true, "goal": "pace",
+        "target": "1000", "min_cpm": "1", "max_cpm": "40"}});
+    assert_eq!(w.patch(ad, &pace).status, 200);
+    hours(&w, 7);
+    let decided = auto_cpm_decisions(&w, ad);
+    assert!(decided.iter().any(|d| d.to.is_some()), "{decided:?}");
+    assert!(decided.iter().all(|d| d.review_minutes.is_none()));
+    assert_eq!(w.campaign(ad)["status"], "Active", "no review");
+}
+
+on_both!(a_bid_rule_is_warned_of_review_where_bid_edits_are_reviewed);
+
+fn a_bid_rule_is_warned_of_review_where_bid_edits_are_reviewed(w: World) {
+    let ad = w.delivered();
+    let body = json!({
+        "name": "Cheaper",
+        "account_id": w.cabinet,
+        "scope": {"ad_ids": [ad]},
+        "conditions": [{"metric": "views", "op": ">", "value": 0, "window_hours": 1}],
+        "action": {"type": "set_cpm", "cpm": "4"},
+        "cooldown_hours": 24,
+        "max_runs_per_day": 1,
+    });
+    let rule = w.app.write_ok("POST", "/rules", &w.key, Some(&body), 200)["data"].clone();
+    let path = format!("/rules/{}/preview", rule["id"]);
+    let preview = w.app.write_ok("POST", &path, &w.key, None, 200)["data"].clone();
+    let reviews = w.fake.is_some();
+    let acting = preview["evaluations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["outcome"] == "would_act")
+        .cloned()
+        .unwrap_or_else(|| panic!("the rule would act: {preview}"));
+    if reviews {
+        let warning = preview["review_warning"].as_str().unwrap_or_default();
+        assert!(
+            warning.contains("back to the platform's review"),
+            "{preview}"
+        );
+        assert_eq!(acting["warning"], preview["review_warning"]);
+    } else {
+        assert_eq!(preview["review_warning"], Value::Null);
+        assert_eq!(acting["warning"], Value::Null);
+    }
+    hours(&w, 1);
+    let log = w.app.get_ok(&format!("/rules/{}/log", rule["id"]), &w.key)["data"].clone();
+    let acted = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["outcome"] == "acted")
+        .cloned()
+        .unwrap_or_else(|| panic!("the rule acted: {log}"));
+    assert_eq!(acted["warning"].is_string(), reviews, "{acted}");
+}
+
 mod dates;

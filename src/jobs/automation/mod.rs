@@ -50,6 +50,18 @@ impl std::fmt::Display for ActError {
 
 impl std::error::Error for ActError {}
 
+/// What a rule's log and preview say of a bid change where the platform reviews bid edits.
+pub const SENT_TO_REVIEW: &str =
+    "the bid change sends the campaign back to the platform's review, which stops its delivery until approved";
+
+/// The warning a rule's log entry or preview evaluation carries: [`SENT_TO_REVIEW`] for a bid
+/// change made, or one a dry run or a preview would make (`outcome` `acted`, `dry_run`,
+/// `would_act`), on a platform that `reviews` bid edits; else none.
+pub fn warning(rule: &RuleRow, outcome: &str, reviews: bool) -> Option<&'static str> {
+    let changes = matches!(outcome, "acted" | "dry_run" | "would_act");
+    (reviews && changes && rule.spec.action.edits_bid()).then_some(SENT_TO_REVIEW)
+}
+
 /// How far back the guards look: the longest cooldown, and a day of runs.
 const GUARD_SPAN: Duration = Duration::hours(MAX_WINDOW_HOURS as i64);
 

@@ -104,7 +104,8 @@ pub async fn kept_or_new(
     let made =
         s.db.read({
             let rule = rule.clone();
-            move |c| preview(c, &rule, kind, now)
+            let reviews = s.platform.capabilities().bid_edit_reviews;
+            move |c| preview(c, &rule, kind, reviews, now)
         })
         .await?;
     let made = Arc::new(made);
@@ -112,11 +113,14 @@ pub async fn kept_or_new(
     Ok(made)
 }
 
-/// Replays `rule` after each of the last 168 closed hours before `now`.
+/// Replays `rule` after each of the last 168 closed hours before `now`; on a platform that
+/// `reviews` bid edits, a rule that changes bids is warned that each change sends the campaign
+/// back to review (`review_warning`, and the `warning` of each evaluation that would act).
 pub fn preview(
     conn: &Connection,
     rule: &RuleRow,
     kind: CabinetType,
+    reviews: bool,
     now: DateTime<Utc>,
 ) -> Result<Value, StoreError> {
     let last = clock::hour_start(now);
@@ -141,12 +145,18 @@ pub fn preview(
                 Outcome::Acted | Outcome::DryRun | Outcome::Failed(_) => would_act += 1,
             }
             if listed.len() < MAX_LISTED {
+                let outcome = if matches!(d.outcome, Outcome::Skipped(_)) {
+                    "skipped"
+                } else {
+                    "would_act"
+                };
                 listed.push(json!({
                     "at": clock::iso(at),
                     "ad_id": d.ad_id,
                     "matched": d.matched,
                     "action": d.action,
-                    "outcome": if matches!(d.outcome, Outcome::Skipped(_)) { "skipped" } else { "would_act" },
+                    "outcome": outcome,
+                    "warning": super::warning(rule, outcome, reviews),
                     "reason": d.outcome.reason(),
                 }));
             }
@@ -161,5 +171,6 @@ pub fn preview(
         "skipped": skipped,
         "evaluations": listed,
         "truncated": would_act + skipped > MAX_LISTED,
+        "review_warning": (reviews && rule.spec.action.edits_bid()).then_some(super::SENT_TO_REVIEW),
     }))
 }

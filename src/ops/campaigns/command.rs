@@ -3,10 +3,10 @@
 //! with the group they go to), a copy of a live campaign (1-100 copies, each field sent
 //! overriding the original's) and an edit (every field optional, `auto_cpm` among them). Each
 //! is read in the order its fields are: their shape, then what the cabinet decides (currency,
-//! minimum budget, button, targeting limits, schedule, the placements of the target type),
-//! then any field it does not take, each refusal with its exact `param`. Dates are read to the
-//! minute here; whether they are ahead is checked by the operation, at the service time. A
-//! campaign's field is declared here once for each command.
+//! minimum budget, button, targeting limits, schedule, media on its target type, the
+//! placements of the target type), then any field it does not take, each refusal with its
+//! exact `param`. Dates are read to the minute here; whether they are ahead is checked by the
+//! operation, at the service time. A campaign's field is declared here once for each command.
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -17,7 +17,7 @@ use crate::domain::ad::{AdDraft, AdEdit, AdSpec};
 use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::TargetType;
 use crate::domain::capabilities::Capabilities;
-use crate::domain::dates::{self, Dates, Sent};
+use crate::domain::dates::{Dates, Sent};
 use crate::domain::fields::wire::{
     present, Amount, Each, Entry, Flag, Id, Int, Later, List, Named, NonBlank, NonEmpty, Patch,
     Raw, Text, TextOrNull, TopLevelOnly, Whole, Word,
@@ -236,6 +236,7 @@ impl Create {
         let schedule =
             campaign_fields::schedule(sent.schedule, "", Some(source.target_type), caps)?
                 .map(campaign_fields::schedule_json);
+        let media = media_on(sent.media, "", source.target_type, caps)?;
         let mut group = GroupIn {
             group_id: sent.group_id,
             new_group_name: sent.new_group_name,
@@ -278,7 +279,7 @@ impl Create {
         };
         let draft = Draft {
             ad,
-            media: sent.media.map(|Text(token)| (token, "media".to_string())),
+            media,
             at: String::new(),
         };
         let copies = sent.copies.map_or(1, |c| c.0) as usize;
@@ -334,7 +335,7 @@ impl NewCampaign {
             similar: self.add_similar_channels,
         };
         let targeting = targets.read(at, target_type, caps)?;
-        let placement = placement(self.placement, at, target_type, caps)?;
+        let placement = campaign_fields::placement(self.placement, at, target_type, caps)?;
         let ad = AdDraft {
             client_ref: None,
             spec: AdSpec {
@@ -359,54 +360,17 @@ impl NewCampaign {
                 campaign_fields::schedule(self.schedule, at, Some(target_type), caps)?.flatten(),
             ),
             dates: Dates {
-                starts_at: date(self.starts_at, at, "starts_at")?.flatten(),
-                ends_at: date(self.ends_at, at, "ends_at")?.flatten(),
+                starts_at: campaign_fields::date(self.starts_at, at, "starts_at")?.flatten(),
+                ends_at: campaign_fields::date(self.ends_at, at, "ends_at")?.flatten(),
             },
         };
-        let media = self.media.map(|Text(token)| (token, path(at, "media")));
+        let media = media_on(self.media, at, target_type, caps)?;
         Ok(Draft {
             ad,
             media,
             at: at.to_string(),
         })
     }
-}
-
-/// The placement sent at `at` for ads of `target`, one the platform allows for it; the
-/// platform's own for `target` when none is sent.
-fn placement(
-    sent: Option<Text>,
-    at: &str,
-    target: TargetType,
-    caps: &Capabilities,
-) -> Result<&'static str, ParseError> {
-    let allowed = caps.placements(target);
-    let chosen = match &sent {
-        None => allowed.first(),
-        Some(Text(p)) => allowed.iter().find(|a| **a == p.as_str()),
-    };
-    chosen.copied().ok_or_else(|| {
-        let names: Vec<&str> = allowed.to_vec();
-        ParseError::new(
-            path(at, "placement"),
-            format!(
-                "placement must be {} for target_type {}.",
-                crate::domain::either(&names),
-                target.as_str()
-            ),
-        )
-    })
-}
-
-/// A date field `name` at `at` as sent: `None` left out, `Some(None)` removed (`null`),
-/// `Some(Some(t))` set, read to the minute. When it may be is checked when the change is made.
-fn date(sent: Patch<Text>, at: &str, name: &str) -> Result<Option<Option<i64>>, ParseError> {
-    sent.into_option()
-        .map(|d| {
-            d.map(|Text(text)| dates::parse(&text, &path(at, name)))
-                .transpose()
-        })
-        .transpose()
 }
 
 /// A campaign's targeting fields as sent, in the order they are read, each read once its
@@ -493,6 +457,31 @@ where
     Ok(Some(fields::read_at::<Each<T>>(&value, &param)?.values()))
 }
 
+/// A media token sent at `at` for an ad of `target`, with the path it came under; refused
+/// when the platform puts no media on ads of that target type.
+fn media_on(
+    sent: Option<Text>,
+    at: &str,
+    target: TargetType,
+    caps: &Capabilities,
+) -> Result<Option<(String, String)>, ParseError> {
+    let Some(Text(token)) = sent else {
+        return Ok(None);
+    };
+    let param = path(at, "media");
+    if !caps.takes_media_on(target) {
+        return Err(ParseError::new(
+            param,
+            format!(
+                "The platform shows media only on {} ads, not on {} ads.",
+                caps.media_target_names(),
+                target.as_str()
+            ),
+        ));
+    }
+    Ok(Some((token, param)))
+}
+
 /// An edit's fields as sent; each is optional.
 #[derive(Deserialize)]
 struct EditIn {
@@ -570,8 +559,8 @@ impl Edit {
             website_name: sent.website_name.into_option().map(|w| w.map(|t| t.0)),
             dates: None,
         };
-        let starts_at = date(sent.starts_at, "", "starts_at")?;
-        let ends_at = date(sent.ends_at, "", "ends_at")?;
+        let starts_at = campaign_fields::date(sent.starts_at, "", "starts_at")?;
+        let ends_at = campaign_fields::date(sent.ends_at, "", "ends_at")?;
         let dates = (starts_at.is_some() || ends_at.is_some()).then(|| {
             let sent = Sent {
                 starts_at: starts_at.is_some(),
@@ -587,10 +576,11 @@ impl Edit {
             Some(Raw(value)) => AutoCpmIn::read(&value, kind, stored)?,
             None => None,
         };
+        let media = media_on(sent.media, "", row.target_type, caps)?;
         undeclared.refuse()?;
         Ok(Edit {
             ad,
-            media: sent.media.map(|Text(token)| (token, path("", "media"))),
+            media,
             active: sent.active.map(|a| a.0),
             auto_cpm,
             dates,

@@ -22,20 +22,33 @@ pub const PARAM: &str = "auto_cpm";
 /// Decisions the card lists, newest first.
 const SHOWN: usize = 5;
 
-/// What the card shows: the settings (none before the first) and the latest decisions.
+/// What the card shows: the settings (none before the first), the latest decisions, and
+/// whether the platform's review holds each bid edit.
 pub(super) struct Shown {
     settings: Option<Settings>,
     decisions: Vec<Decided>,
+    reviews: bool,
 }
 
-pub(super) fn load(conn: &Connection, account: i64, ad: i64) -> Result<Shown, StoreError> {
+pub(super) fn load(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    reviews: bool,
+) -> Result<Shown, StoreError> {
     let mut decisions = auto_cpm::log(conn, account, ad)?;
     decisions.reverse();
     decisions.truncate(SHOWN);
     Ok(Shown {
         settings: auto_cpm::get(conn, account, ad)?.map(|m| m.settings),
         decisions,
+        reviews,
     })
+}
+
+/// Minutes in review as the card says them: hours with one decimal.
+fn in_review(minutes: i64) -> String {
+    format!("{:.1} h in review", minutes as f64 / 60.0)
 }
 
 pub(super) fn card(
@@ -66,9 +79,18 @@ pub(super) fn card(
         "enabled",
         if row.auto_cpm_enabled { "on" } else { "off" }.into(),
     );
+    let last_review = shown
+        .decisions
+        .iter()
+        .find(|d| d.to.is_some())
+        .and_then(|d| d.review_minutes);
     html! {
         p.muted {
-            "Hourly, once the bid has rested 6 hours and there is enough data, Auto CPM moves it toward the goal by at most -20 % or +25 %, within the bounds, at most 4 times a day."
+            @if shown.reviews {
+                "Hourly, once the bid has delivered for 24 hours since its last edit came back from the platform's review (each bid edit sends the ad back to review) and there is enough data, Auto CPM moves it toward the goal by at most -20 % or +25 %, within the bounds, at most 4 times a day. It never edits a bid while the ad is in review."
+            } @else {
+                "Hourly, once the bid has rested 6 hours and there is enough data, Auto CPM moves it toward the goal by at most -20 % or +25 %, within the bounds, at most 4 times a day."
+            }
         }
         @match s {
             Some(s) => dl.fields {
@@ -80,6 +102,9 @@ pub(super) fn card(
                     }
                 }
                 dt { "Bounds" } dd { (money(kind, s.min_cpm)) " – " (money(kind, s.max_cpm)) }
+                @if let Some(minutes) = last_review {
+                    dt { "Last edit" } dd.review { (in_review(minutes)) }
+                }
             },
             None => p { "Not set up." },
         }
@@ -92,7 +117,8 @@ pub(super) fn card(
                             td { (time(&d.at)) }
                             td { (d.hours) " h: " (d.figures.views) " views, " (d.figures.actions) " actions, " (money(kind, d.figures.spent))
                                 @if let Some(o) = &d.observed { " → " (o) } }
-                            td { (d.reason) @if let Some(to) = d.to { ": " (money(kind, d.from)) " → " (money(kind, to)) } }
+                            td { (d.reason) @if let Some(to) = d.to { ": " (money(kind, d.from)) " → " (money(kind, to)) }
+                                @if let Some(minutes) = d.review_minutes { " (" (in_review(minutes)) ")" } }
                         }
                     }
                 }

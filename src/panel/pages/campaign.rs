@@ -82,6 +82,12 @@ async fn render(
         .find(|p| Some(p.0) == visit.query.get("period"))
         .unwrap_or(&PERIODS[0]);
     let (_, _, hours, per) = *period;
+    let reviews = visit
+        .state
+        .services
+        .platform
+        .capabilities()
+        .bid_edit_reviews;
     let found = visit
         .state
         .services
@@ -117,7 +123,7 @@ async fn render(
                 summary: conversions::summary_of(conn, &row)?,
                 history: history::list(conn, account, ad)?,
                 recent: conversions::recent_of_campaign(conn, account, ad, RECENT)?,
-                auto_cpm: auto_cpm::load(conn, account, ad)?,
+                auto_cpm: auto_cpm::load(conn, account, ad, reviews)?,
                 row,
                 buckets,
             }))

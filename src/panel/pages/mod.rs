@@ -60,6 +60,7 @@ pub fn ops_error(e: OpsError) -> WebError {
         }
         OpsError::Invalid(e) => WebError::BadRequest(sentence(&e.message)),
         OpsError::Refused(r) => WebError::Conflict(sentence(r.sentence())),
+        OpsError::Media(r) => WebError::BadRequest(sentence(&r.sentence())),
         OpsError::UnknownAdIds(missing) => WebError::Conflict(format!(
             "These are not live campaigns of the cabinet: {missing:?}."
         )),
@@ -96,6 +97,7 @@ pub fn internal(e: OpsError) -> WebError {
         | OpsError::RuleNotFound
         | OpsError::NotYours(_)
         | OpsError::Refused(_)
+        | OpsError::Media(_)
         | OpsError::BudgetUnchanged
         | OpsError::UnknownAdIds(_)
         | OpsError::QueueFull { .. }

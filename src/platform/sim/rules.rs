@@ -1,7 +1,8 @@
 //! Owns the platform's rules as the simulator enforces them: what it can do (Telegram Ads'
-//! capabilities, taking every media type the spec lists), content lengths, the minimum bids of
-//! its capabilities, username and keyword resolution, what switching on or off does, and
-//! which edit fields send an ad back to review.
+//! capabilities with the spec's generic limits in place of the platform's own: every media
+//! type the spec lists up to 10 MB, on every target type, and 100 search keywords), content
+//! lengths, the minimum bids of its capabilities, username and keyword resolution, what
+//! switching on or off does, and which edit fields send an ad back to review.
 
 use serde_json::json;
 
@@ -16,9 +17,14 @@ use crate::platform::{PlatformError, Switch};
 
 use super::review::approved_status;
 
-/// What the simulator can do: Telegram Ads', with every media type the spec lists.
+/// What the simulator can do: Telegram Ads', with the spec's media and keyword limits, and
+/// bids changed without a review (the spec: changing only `cpm`, `active` or `schedule` never
+/// triggers review).
 pub const CAPABILITIES: Capabilities = Capabilities {
     media: telegram::SPEC_MEDIA,
+    media_targets: telegram::SPEC_MEDIA_TARGETS,
+    keywords: telegram::SPEC_KEYWORDS,
+    bid_edit_reviews: false,
     ..telegram::CAPABILITIES
 };
 

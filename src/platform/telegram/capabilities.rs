@@ -1,18 +1,19 @@
-//! Owns what Telegram Ads can do, as the connector and the simulator report it: the cabinet
-//! types (EUR, TON and Stars accounts, with the platform's currency codes, budget floors and
-//! lowest bids), the target types with their default placement and the placements each allows
-//! (§9.2: users in channel posts or video banners), the ad buttons, the media the API
-//! takes, the limits of targeting, the language keys and topic ids, and the 40 time zones of
-//! a schedule. The numbers of the spec and of the platform, kept in one place.
+//! Owns what Telegram Ads can do, as the connector reports it: the cabinet types (EUR, TON
+//! and Stars accounts, with the platform's currency codes, budget floors and lowest bids), the
+//! target types and their placements, the ad buttons, the media the API takes (JPG and PNG
+//! photos up to 5 MB, MP4 videos up to 20 MB, on channels and users ads only), the limits of
+//! targeting (10 search keywords), the language keys and topic ids, and the 40 time zones of a
+//! schedule; and the spec's generic limits, wider where the platform's are tighter, which the
+//! simulator keeps. The numbers of the spec and of the platform, kept in one place.
 
 use crate::domain::campaign::TargetType;
 use crate::domain::capabilities::{
-    CabinetFacts, Capabilities, KeywordLimits, MediaKind, TargetFacts,
+    CabinetFacts, Capabilities, KeywordLimits, MediaClass, MediaKind, TargetFacts,
 };
 use crate::domain::money::{CabinetType, Money};
 
-/// The largest media file the API takes.
-const MAX_FILE: usize = 10 * 1024 * 1024;
+/// A megabyte, as the spec and the platform count file sizes.
+const MB: usize = 1024 * 1024;
 
 /// Telegram Ads as the connector finds it.
 pub const CAPABILITIES: Capabilities = Capabilities {
@@ -39,35 +40,39 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     targets: &[
         TargetFacts {
             target: TargetType::Channels,
-            placement: "channel_post",
             placements: &["channel_post"],
         },
         TargetFacts {
             target: TargetType::Bots,
-            placement: "bot_banner",
             placements: &["bot_banner"],
         },
         TargetFacts {
             target: TargetType::Search,
-            placement: "search_result",
             placements: &["search_result"],
         },
         TargetFacts {
             target: TargetType::Users,
-            placement: "channel_post",
             placements: &["channel_post", "video_banner"],
         },
     ],
     buttons: BUTTONS,
-    media: &[JPEG, PNG, MP4],
+    media: &[
+        photo("image/jpeg", 5 * MB),
+        photo("image/png", 5 * MB),
+        video("video/mp4", 20 * MB),
+    ],
+    media_targets: &[TargetType::Channels, TargetType::Users],
     max_targets: 100,
     keywords: KeywordLimits {
-        max_count: 100,
+        max_count: 10,
         max_chars: 64,
     },
     languages: LANGUAGES,
     topics: TOPICS,
     time_zones: &TIME_ZONES,
+    // promote-api.md, "Review rule": a funded ad that gets edited returns to moderation, a
+    // CPM-only change among the examples.
+    bid_edit_reviews: true,
 };
 
 /// The lowest bid of each target type, in micro-units: one for channels, bots and search, and
@@ -81,21 +86,44 @@ const fn lowest_bids(posts: i64, users: i64) -> [(TargetType, Money); 4] {
     ]
 }
 
-/// What the spec promises an upload may be, all of which the simulator takes: JPG, PNG, GIF,
-/// WEBP or MP4, up to 10 MB (the platform's own API takes the first two pictures and MP4).
-pub const SPEC_MEDIA: &[MediaKind] = &[JPEG, PNG, GIF, WEBP, MP4];
+/// What the spec promises an upload may be: JPG, PNG, GIF, WEBP or MP4, up to 10 MB each.
+pub const SPEC_MEDIA: &[MediaKind] = &[
+    photo("image/jpeg", 10 * MB),
+    photo("image/png", 10 * MB),
+    photo("image/gif", 10 * MB),
+    photo("image/webp", 10 * MB),
+    video("video/mp4", 10 * MB),
+];
 
-const JPEG: MediaKind = upload("image/jpeg");
-const PNG: MediaKind = upload("image/png");
-const GIF: MediaKind = upload("image/gif");
-const WEBP: MediaKind = upload("image/webp");
-const MP4: MediaKind = upload("video/mp4");
+/// The spec puts no target type out of media's reach.
+pub const SPEC_MEDIA_TARGETS: &[TargetType] = &[
+    TargetType::Channels,
+    TargetType::Bots,
+    TargetType::Search,
+    TargetType::Users,
+];
 
-/// A media type taken up to the API's largest file.
-const fn upload(media_type: &'static str) -> MediaKind {
+/// The spec's search keywords: 1-100 a campaign, at most 64 characters each.
+pub const SPEC_KEYWORDS: KeywordLimits = KeywordLimits {
+    max_count: 100,
+    max_chars: 64,
+};
+
+/// A picture type taken up to `max_bytes`.
+const fn photo(media_type: &'static str, max_bytes: usize) -> MediaKind {
     MediaKind {
         media_type,
-        max_bytes: MAX_FILE,
+        class: MediaClass::Photo,
+        max_bytes,
+    }
+}
+
+/// A video type taken up to `max_bytes`.
+const fn video(media_type: &'static str, max_bytes: usize) -> MediaKind {
+    MediaKind {
+        media_type,
+        class: MediaClass::Video,
+        max_bytes,
     }
 }
 
@@ -257,8 +285,52 @@ mod tests {
     }
 
     #[test]
-    fn the_spec_media_take_in_the_platforms_own() {
-        assert_eq!(CAPABILITIES.largest_media(), 10 * 1024 * 1024);
+    fn the_platforms_limits_are_promote_apis() {
+        let caps = &CAPABILITIES;
+        let kinds: Vec<_> = caps
+            .media
+            .iter()
+            .map(|m| (m.media_type, m.class, m.max_bytes))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("image/jpeg", MediaClass::Photo, 5 * MB),
+                ("image/png", MediaClass::Photo, 5 * MB),
+                ("video/mp4", MediaClass::Video, 20 * MB),
+            ],
+            "uploadAdPhoto: JPEG/PNG up to 5 MB; uploadAdVideo: MP4 up to 20 MB"
+        );
+        assert!(caps.media_kind("image/gif").is_none() && caps.media_kind("image/webp").is_none());
+        assert_eq!(caps.largest_media(), 20 * MB);
+        assert_eq!(caps.media_names(), "JPG, PNG or MP4");
+        assert_eq!(caps.media_target_names(), "channels or users");
+        assert_eq!(caps.max_entries("search_keywords"), 10);
+        assert_eq!(caps.keywords.max_chars, 64);
+        assert_eq!(caps.max_entries("channels"), 100);
+        assert_eq!(
+            caps.placements(TargetType::Users),
+            ["channel_post", "video_banner"]
+        );
+        assert_eq!(caps.placement(TargetType::Users), Some("channel_post"));
+        assert_eq!(
+            caps.target_of_placement("video_banner"),
+            Some(TargetType::Users)
+        );
+    }
+
+    /// The simulator keeps the spec's limits: every kind and media target the platform takes,
+    /// and at least its keywords. (Sizes differ both ways: the platform's photos are smaller,
+    /// its videos larger, than the spec's 10 MB.)
+    #[test]
+    fn the_spec_takes_in_the_platforms_kinds_targets_and_keywords() {
+        const {
+            assert!(SPEC_KEYWORDS.max_count >= CAPABILITIES.keywords.max_count);
+            assert!(SPEC_KEYWORDS.max_chars >= CAPABILITIES.keywords.max_chars);
+        }
+        for t in CAPABILITIES.media_targets {
+            assert!(SPEC_MEDIA_TARGETS.contains(t), "{}", t.as_str());
+        }
         for kind in CAPABILITIES.media {
             assert!(
                 SPEC_MEDIA.iter().any(|m| m.media_type == kind.media_type),
@@ -266,5 +338,6 @@ mod tests {
                 kind.media_type
             );
         }
+        assert!(SPEC_MEDIA.iter().all(|m| m.max_bytes == 10 * MB));
     }
 }

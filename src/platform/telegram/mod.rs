@@ -21,7 +21,7 @@ mod state;
 mod transport;
 mod wire;
 
-pub use capabilities::{CAPABILITIES, SPEC_MEDIA};
+pub use capabilities::{CAPABILITIES, SPEC_KEYWORDS, SPEC_MEDIA, SPEC_MEDIA_TARGETS};
 pub use config::TelegramConfig;
 
 use std::path::PathBuf;

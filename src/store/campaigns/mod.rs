@@ -3,20 +3,21 @@
 //! `GET /v1/campaigns` lives in `list`.
 
 mod list;
+mod sync;
 
 pub use list::{list, DomainMode, ListFilter, Page, SortKey, OFFSET_DEPTH};
+pub use sync::{apply_counters, local_revs, stale_running, sync_states, Reported, SyncState};
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use rusqlite::types::Value as Sql;
-use rusqlite::{params, params_from_iter, Connection, Row, ToSql};
+use rusqlite::{params, params_from_iter, Connection, Row};
 use serde_json::Value;
 
 use super::StoreError;
 use super::{decline_columns, optional, parsed};
 use crate::db::json_column;
-use crate::domain::ad::{AdCounters, AdSnapshot, DeclineReason};
+use crate::domain::ad::{AdSnapshot, DeclineReason};
 use crate::domain::campaign::{LinkKind, Status, TargetType};
 use crate::domain::dates::Dates;
 use crate::domain::link::PromoteLink;
@@ -374,133 +375,6 @@ pub fn status_of(
             Ok((parsed(r, 0, "campaigns.status", Status::parse)?, r.get(1)?))
         });
     optional(found)
-}
-
-/// What the hourly sync needs of a stored copy.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SyncState {
-    /// The copy's local revision (see [`local_revs`]).
-    pub local_rev: i64,
-    pub status: Status,
-    pub tme_path: Option<String>,
-    /// The lifetime counters as of the last hourly sync: the baseline of the next hour's gain
-    /// (zeros for a copy never synced).
-    pub mark: Totals,
-}
-
-/// The [`SyncState`] of every stored copy of a cabinet, by `ad_id`: one read where the hourly
-/// sync would otherwise ask once per campaign.
-pub fn sync_states(conn: &Connection, account: i64) -> Result<HashMap<i64, SyncState>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT ad_id, status, tme_path, local_rev, mark_views, mark_opens, mark_clicks,
-            mark_actions, mark_spent_micros
-         FROM campaigns WHERE account_id = ?1",
-    )?;
-    let rows = stmt.query_map([account], |r| {
-        let state = SyncState {
-            status: parsed(r, 1, "campaigns.status", Status::parse)?,
-            tme_path: r.get(2)?,
-            local_rev: r.get(3)?,
-            mark: super::stats::totals_at(r, 4)?,
-        };
-        Ok((r.get(0)?, state))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// The local revision of every stored copy of a cabinet, by `ad_id`: read before the hourly
-/// sync asks for the platform's report, so the sync can tell which copies changed while the
-/// report was on its way (see [`Reported::CountersOnly`]).
-pub fn local_revs(conn: &Connection, account: i64) -> Result<HashMap<i64, i64>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT ad_id, local_rev FROM campaigns WHERE account_id = ?1")?;
-    let rows = stmt.query_map([account], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// How much of a report line [`apply_counters`] writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reported {
-    /// The switch, the budget, the decline reason and the counters; the status too when it
-    /// moved.
-    State { status_moved: bool },
-    /// The counters only: the copy changed after the report was read (a switch or a money move
-    /// adcab made meanwhile), so its switch, budget and status are newer than the report's.
-    CountersOnly,
-}
-
-/// Brings a copy's counters in line with the platform's report and moves its mark to the
-/// reported counters; with [`Reported::State`] also its switch, budget and decline reason, and
-/// its status and `status_changed_at` when the status moved. The ad's settings are not part of
-/// it, so `synced_at` stays. The status is written only when it moved, so the index over it is
-/// left alone otherwise; a row the report leaves as it is is not written at all.
-pub fn apply_counters(
-    conn: &Connection,
-    account: i64,
-    c: &AdCounters,
-    reported: Reported,
-) -> Result<(), StoreError> {
-    const COUNTERS: &str = "spent_micros = ?3, views = ?4, opens = ?5, clicks = ?6,
-        actions = ?7, mark_views = ?4, mark_opens = ?5, mark_clicks = ?6, mark_actions = ?7,
-        mark_spent_micros = ?3";
-    const STATE: &str = "active = ?8, budget_micros = ?9, decline_reason = ?10,
-        decline_description = ?11";
-    const WHERE: &str = "WHERE account_id = ?1 AND ad_id = ?2";
-    static SQL: OnceLock<[String; 3]> = OnceLock::new();
-    let [counters, state, moved] = SQL.get_or_init(|| {
-        [
-            format!("UPDATE campaigns SET {COUNTERS} {WHERE}"),
-            format!(
-                "UPDATE campaigns SET {COUNTERS}, {STATE} {WHERE}
-                   AND (spent_micros, views, opens, clicks, actions, mark_views, mark_opens,
-                        mark_clicks, mark_actions, mark_spent_micros, active, budget_micros,
-                        decline_reason, decline_description)
-                       IS NOT (?3, ?4, ?5, ?6, ?7, ?4, ?5, ?6, ?7, ?3, ?8, ?9, ?10, ?11)"
-            ),
-            format!(
-                "UPDATE campaigns SET {COUNTERS}, {STATE}, status = ?12, status_changed_at = ?13
-                 {WHERE}"
-            ),
-        ]
-    });
-    let (budget, spent, status) = (c.budget.micros(), c.spent.micros(), c.status.as_str());
-    let [reason, description] = decline_columns(c.status, c.decline_reason.as_ref());
-    let mut values: Vec<&dyn ToSql> = vec![
-        &account, &c.ad_id, &spent, &c.views, &c.opens, &c.clicks, &c.actions,
-    ];
-    let sql = match reported {
-        Reported::CountersOnly => counters,
-        Reported::State { status_moved } => {
-            values.extend([&c.active as &dyn ToSql, &budget, &reason, &description]);
-            if status_moved {
-                values.extend([&status as &dyn ToSql, &c.status_changed_at]);
-                moved
-            } else {
-                state
-            }
-        }
-    };
-    conn.prepare_cached(sql)?.execute(&*values)?;
-    Ok(())
-}
-
-/// Running campaigns (`Active`, `In Review`, `On Hold`) of a cabinet whose settings were last
-/// read from the platform before `cutoff`: the stalest first, at most a third of the running
-/// ones (rounded up).
-pub fn stale_running(
-    conn: &Connection,
-    account: i64,
-    cutoff: &str,
-) -> Result<Vec<i64>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT ad_id FROM campaigns WHERE account_id = ?1
-           AND status IN ('Active', 'In Review', 'On Hold') AND synced_at < ?2
-         ORDER BY synced_at, ad_id
-         LIMIT (SELECT (COUNT(*) + 2) / 3 FROM campaigns WHERE account_id = ?1
-                  AND status IN ('Active', 'In Review', 'On Hold'))",
-    )?;
-    let rows = stmt.query_map(params![account, cutoff], |r| r.get(0))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// How many of a cabinet's campaigns are in each status (deleted ones left out).

@@ -1,7 +1,7 @@
 //! Unit tests of the campaign copies: insert, refresh and read back.
 
 use super::*;
-use crate::domain::ad::{AdSpec, DeclineReason};
+use crate::domain::ad::{AdCounters, AdSpec, DeclineReason};
 use serde_json::json;
 
 /// Ad 3 of cabinet 7 as the platform reports it (the conversion tests use it too).

@@ -139,7 +139,12 @@ fn media_go_to_the_platform_and_their_id_onto_the_ad() {
         &ct,
         &body,
     );
-    refused.assert_error(400, "PLATFORM_REJECTED");
+    refused.assert_error(400, "UNSUPPORTED_MEDIA");
+    assert_eq!(
+        tg.fake.call_count("uploadAdPhoto"),
+        1,
+        "a GIF never reaches it"
+    );
 }
 
 #[test]

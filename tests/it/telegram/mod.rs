@@ -6,6 +6,7 @@
 mod connect;
 mod faults;
 mod lifecycle;
+mod limits;
 mod sync;
 mod tasks;
 mod unreachable;

@@ -18,13 +18,13 @@ use serde_json::{json, Map, Value};
 use super::super::format::time;
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
-use super::ops_error;
+use super::{ops_error, sentence};
 use crate::domain::fields::Body;
 use crate::domain::money::CabinetType;
 use crate::domain::rule::{ActionKind, Metric, Op};
 use crate::domain::ParseError;
 use crate::http::Reply;
-use crate::jobs::automation::preview;
+use crate::jobs::automation::{self, preview};
 use crate::ops::rule as rule_ops;
 use crate::ops::OpsError;
 use crate::primitives::unix_now;
@@ -470,7 +470,10 @@ fn lines_table(account: i64, lines: &[Value]) -> Markup {
                     };
                     span class={ "badge " (class) } { (outcome.replace('_', " ")) }
                 }
-                td { @if let Some(why) = l["reason"].as_str() { (why) } }
+                td {
+                    @if let Some(why) = l["reason"].as_str() { (why) }
+                    @if let Some(warning) = l["warning"].as_str() { span.warning { (sentence(warning)) } }
+                }
             } } }
         } }
     }
@@ -508,11 +511,18 @@ pub async fn log<'a>(
         .services
         .db
         .read(move |c| rules::log(c, id, None, LOG));
+    let reviews = visit
+        .state
+        .services
+        .platform
+        .capabilities()
+        .bid_edit_reviews;
     let lines: Vec<Value> = entries
         .await?
         .into_iter()
         .map(|e| {
             json!({ "at": e.at, "ad_id": e.ad_id, "matched": e.matched, "action": e.action,
+            "warning": automation::warning(&found.0, &e.outcome, reviews),
             "outcome": e.outcome, "reason": e.reason })
         })
         .collect();
@@ -569,6 +579,9 @@ pub async fn preview<'a>(
             "; its guards would have held back " strong { (skipped) } "."
         }
         p.muted { "Replayed hour by hour on the stored figures from the campaigns' state now. Nothing was changed." }
+        @if let Some(warning) = data["review_warning"].as_str() {
+            p.warning #review-warning role="note" { (sentence(warning)) }
+        }
         @if lines.is_empty() {
             div.empty { "The conditions held on no campaign in these seven days." }
         } @else {
