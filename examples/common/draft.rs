@@ -84,7 +84,9 @@ pub fn populate(
                 }
                 6 => {
                     review(true).expect("approve");
-                    s.platform.switch_ad(*account, ad, false).expect("pause");
+                    s.platform
+                        .switch_ad(*account, ad, false, Default::default())
+                        .expect("pause");
                 }
                 7 => {
                     review(false).expect("decline");

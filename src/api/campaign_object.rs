@@ -12,6 +12,7 @@ use crate::domain::ad::DeclineReason;
 use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::LinkKind;
 use crate::domain::conversion::render_amount;
+use crate::domain::dates;
 use crate::domain::money::{ratio, CabinetType};
 use crate::store::campaigns::CampaignRow;
 use crate::store::conversions::Summary;
@@ -136,6 +137,12 @@ pub struct Full<'a> {
     /// Why the platform declined it, while `Declined`: the short reason, then " — " and the
     /// platform's longer explanation when it gave one (`DeclineReason::shown`).
     decline_reason: Option<String>,
+    /// Where its ad shows; null only for a copy stored before placements were kept, until
+    /// its next sync.
+    placement: Option<&'a str>,
+    /// When it starts and ends (ISO 8601 UTC), as adcab keeps them through pauses.
+    starts_at: Option<String>,
+    ends_at: Option<String>,
 }
 
 impl<'a> Full<'a> {
@@ -164,6 +171,9 @@ impl<'a> Full<'a> {
             synced_at: &row.synced_at,
             invite_link: row.invite_link.as_deref(),
             decline_reason: row.decline_reason.as_ref().map(DeclineReason::shown),
+            placement: row.placement.as_deref(),
+            starts_at: row.dates.starts_at.and_then(dates::shown),
+            ends_at: row.dates.ends_at.and_then(dates::shown),
         }
     }
 

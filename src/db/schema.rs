@@ -50,6 +50,7 @@ const SERVICE: Ledger = Ledger {
             22,
             include_str!("../../sql/0022_cabinet_synced_through.sql"),
         ),
+        (23, include_str!("../../sql/0023_placement_and_dates.sql")),
     ],
 };
 
@@ -62,6 +63,7 @@ const SIMULATOR: Ledger = Ledger {
             2,
             include_str!("../../sql/sim/0002_decline_description.sql"),
         ),
+        (3, include_str!("../../sql/sim/0003_dates.sql")),
     ],
 };
 

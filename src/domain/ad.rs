@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::campaign::{Status, TargetType};
+use super::dates::Dates;
 use super::money::Money;
 use super::stats::Totals;
 
@@ -26,6 +27,10 @@ pub struct AdSpec {
     pub picture: bool,
     pub button: Option<String>,
     pub website_name: Option<String>,
+    /// Where the ad shows (`channel_post`, `video_banner`, ...); `None` takes the platform's
+    /// placement for `target_type`. Fixed once the ad is made.
+    #[serde(default)]
+    pub placement: Option<String>,
 }
 
 impl AdSpec {
@@ -49,6 +54,7 @@ impl AdSpec {
             picture: false,
             button: None,
             website_name: None,
+            placement: None,
         }
     }
 }
@@ -65,6 +71,9 @@ pub struct AdDraft {
     pub daily_budget: Option<Money>,
     pub active: bool,
     pub schedule: Option<Value>,
+    /// When it starts and ends; a platform is sent them only while the ad is switched on.
+    #[serde(default)]
+    pub dates: Dates,
 }
 
 impl AdDraft {
@@ -78,6 +87,7 @@ impl AdDraft {
             daily_budget: None,
             active: true,
             schedule: None,
+            dates: Dates::default(),
         }
     }
 }
@@ -95,6 +105,9 @@ pub struct AdSnapshot {
     pub spent: Money,
     pub daily_budget: Option<Money>,
     pub schedule: Option<Value>,
+    /// The dates the platform holds (a platform clears them on a pause; adcab's record keeps
+    /// its own).
+    pub dates: Dates,
     pub views: i64,
     pub opens: i64,
     pub clicks: i64,
@@ -217,6 +230,8 @@ pub struct AdEdit {
     pub picture: Option<bool>,
     pub button: Option<Option<String>>,
     pub website_name: Option<Option<String>>,
+    /// The dates the ad runs between from now on, both of them (an absent one removed).
+    pub dates: Option<Dates>,
 }
 
 impl AdEdit {

@@ -43,6 +43,7 @@ pub mod campaign;
 pub mod capabilities;
 pub mod conversion;
 pub mod countries;
+pub mod dates;
 pub mod delivery;
 pub mod fields;
 pub mod id;

@@ -231,9 +231,13 @@ fn create_item(
     };
     let mut draft = draft.clone();
     draft.client_ref = Some(format!("task:{}:{idx}", task.id));
+    let kept = draft.dates;
+    draft.dates = kept.to_send(s.db.read_blocking(clock::now)?.timestamp());
     let account = actor.cabinet().id;
     match s.platform.create_ad(account, &draft) {
-        Ok(snap) => {
+        Ok(mut snap) => {
+            // adcab's record keeps the dates asked for, sent or held while switched off.
+            snap.dates = kept;
             let balance = s.platform.balance(account).ok();
             s.db.write_blocking(|tx| {
                 if campaigns::get(tx, snap.account_id, snap.ad_id)?.is_none() {

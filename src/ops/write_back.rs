@@ -54,7 +54,10 @@ pub fn create_stored(
     source: Source,
 ) -> Result<Result<AdSnapshot, PlatformError>, StoreError> {
     let snap = match services.platform.create_ad(account, draft) {
-        Ok(snap) => snap,
+        Ok(snap) => AdSnapshot {
+            dates: draft.dates,
+            ..snap
+        },
         Err(e) => return Ok(Err(e)),
     };
     let params = &services.config.conversions.tracker_params;

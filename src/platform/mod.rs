@@ -24,6 +24,7 @@ pub use self::config::{PlatformConfig, PlatformKind, Sections};
 pub use self::reach::{Reach, Unreachable};
 pub use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec};
 pub use crate::domain::capabilities::Capabilities;
+pub use crate::domain::dates::Dates;
 use crate::domain::money::{CabinetType, Money};
 use crate::store::StoreError;
 
@@ -189,12 +190,14 @@ pub trait Platform: Send + Sync {
     /// Changes an ad's settings; review fields send it back to review.
     fn edit_ad(&self, account: i64, ad_id: i64, edit: &AdEdit)
         -> Result<AdSnapshot, PlatformError>;
-    /// Switches an ad on or off.
+    /// Switches an ad on or off. Switching off clears the ad's dates on the platform;
+    /// switching on sends `dates` (as adcab keeps them, a start already passed left out) again.
     fn switch_ad(
         &self,
         account: i64,
         ad_id: i64,
         active: bool,
+        dates: Dates,
     ) -> Result<(AdSnapshot, Switch), PlatformError>;
     /// Moves money between the ad and its own cabinet. `token` makes a repeat harmless: the
     /// same token moves nothing again and reports the first result.

@@ -220,7 +220,9 @@ fn events_waiting_at_a_restart_are_all_delivered() {
     let before = rx.received().len();
     let mut queued = String::new();
     let app = app.restart_after(|s| {
-        s.platform.switch_ad(cabinet, ad, false).unwrap();
+        s.platform
+            .switch_ad(cabinet, ad, false, Default::default())
+            .unwrap();
         adcab::ops::write_back::reread(s, cabinet, ad)
             .unwrap()
             .unwrap();
@@ -234,7 +236,9 @@ fn events_waiting_at_a_restart_are_all_delivered() {
                 )?)
             })
             .unwrap();
-        s.platform.switch_ad(cabinet, ad, true).unwrap();
+        s.platform
+            .switch_ad(cabinet, ad, true, Default::default())
+            .unwrap();
         adcab::ops::write_back::reread(s, cabinet, ad)
             .unwrap()
             .unwrap();

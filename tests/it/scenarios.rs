@@ -623,4 +623,5 @@ fn a_bid_rule_is_warned_of_review_where_bid_edits_are_reviewed(w: World) {
     assert_eq!(acted["warning"].is_string(), reviews, "{acted}");
 }
 
+mod dates;
 mod recreate;

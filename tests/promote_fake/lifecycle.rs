@@ -279,3 +279,45 @@ fn dates_schedule_decline_and_stars_precision() {
         (Some("in_review"), None)
     );
 }
+
+#[test]
+fn is_paused_clears_both_dates_and_dates_sent_with_a_resume_are_set_again() {
+    let f = FakePromote::start();
+    let a = f.add_account("EUR", "Dated", "100", false);
+    let minute = f.now() - f.now() % 60;
+    let (start, end) = (minute + 3600, minute + 7200);
+    let mut p = chan_ad("Dated", "10");
+    p["activate_date"] = json!(start);
+    p["deactivate_date"] = json!(end);
+    let id = ok(&f, &a.token, "createAd", p)["ad_id"].as_i64().unwrap();
+    f.approve(&a.account_id, id);
+    let dates = |ad: &Value| (ad["activate_date"].clone(), ad["deactivate_date"].clone());
+    let pause = json!({"ad_id": id, "is_paused": true});
+    let paused = ok(&f, &a.token, "editAd", pause);
+    assert_eq!(
+        dates(&paused),
+        (Value::Null, Value::Null),
+        "§9.2: a pause clears them"
+    );
+    assert_eq!(paused["status"], "on_hold");
+    let resume =
+        json!({"ad_id": id, "is_paused": false, "activate_date": start, "deactivate_date": end});
+    let resumed = ok(&f, &a.token, "editAd", resume);
+    assert_eq!(dates(&resumed), (json!(start), json!(end)));
+    assert_eq!(
+        (resumed["is_paused"].as_bool(), resumed["status"].as_str()),
+        (Some(false), Some("on_hold"))
+    );
+    let running = ok(
+        &f,
+        &a.token,
+        "editAd",
+        json!({"ad_id": id, "is_paused": false}),
+    );
+    assert_eq!(
+        dates(&running),
+        (Value::Null, Value::Null),
+        "a resume alone clears them too"
+    );
+    assert_eq!(running["status"], "active");
+}

@@ -3,9 +3,10 @@
 //! with the group they go to), a copy of a live campaign (1-100 copies, each field sent
 //! overriding the original's) and an edit (every field optional, `auto_cpm` among them). Each
 //! is read in the order its fields are: their shape, then what the cabinet decides (currency,
-//! minimum budget, button, targeting limits, schedule, media on its target type), then any
-//! field it does not take, each refusal with its exact `param`. A campaign's field is
-//! declared here once for each command.
+//! minimum budget, button, targeting limits, schedule, media on its target type, the
+//! placements of the target type), then any field it does not take, each refusal with its
+//! exact `param`. Dates are read to the minute here; whether they are ahead is checked by the
+//! operation, at the service time. A campaign's field is declared here once for each command.
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -16,6 +17,7 @@ use crate::domain::ad::{AdDraft, AdEdit, AdSpec};
 use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::TargetType;
 use crate::domain::capabilities::Capabilities;
+use crate::domain::dates::{Dates, Sent};
 use crate::domain::fields::wire::{
     present, Amount, Each, Entry, Flag, Id, Int, Later, List, Named, NonBlank, NonEmpty, Patch,
     Raw, Text, TextOrNull, TopLevelOnly, Whole, Word,
@@ -114,6 +116,11 @@ struct NewCampaign {
     active: Option<Flag>,
     #[serde(default)]
     schedule: Patch<Raw>,
+    placement: Option<Text>,
+    #[serde(default)]
+    starts_at: Patch<Text>,
+    #[serde(default)]
+    ends_at: Patch<Text>,
 }
 
 impl Named for NewCampaign {
@@ -146,11 +153,14 @@ struct CopyIn {
     new_group_name: Option<Text>,
 }
 
-/// A campaign to make: the draft, and an uploaded media token with the path it came under.
+/// A campaign to make: the draft, an uploaded media token with the path it came under, and
+/// the path its fields sit under (`campaigns[2]`), for the checks of its dates against the
+/// time it is queued at.
 #[derive(Debug, Clone)]
 pub(super) struct Draft {
     pub(super) ad: AdDraft,
     pub(super) media: Option<(String, String)>,
+    pub(super) at: String,
 }
 
 /// A checked create or copy, ready to queue.
@@ -257,14 +267,21 @@ impl Create {
                 picture: sent.picture.map_or(source.picture, |p| p.0),
                 button: source.button.clone(),
                 website_name: source.website_name.clone(),
+                placement: source.placement.clone(),
             },
             cpm: cpm.unwrap_or(source.cpm),
             budget: budget.unwrap_or(inherited),
             daily_budget: source.daily_budget,
             active: source.active,
             schedule: schedule.unwrap_or_else(|| source.schedule.clone()),
+            // A copy starts and ends when it is told to: the original's dates may be past.
+            dates: Dates::default(),
         };
-        let draft = Draft { ad, media };
+        let draft = Draft {
+            ad,
+            media,
+            at: String::new(),
+        };
         let copies = sent.copies.map_or(1, |c| c.0) as usize;
         Ok(Create {
             kind: TaskKind::Copy,
@@ -318,6 +335,7 @@ impl NewCampaign {
             similar: self.add_similar_channels,
         };
         let targeting = targets.read(at, target_type, caps)?;
+        let placement = campaign_fields::placement(self.placement, at, target_type, caps)?;
         let ad = AdDraft {
             client_ref: None,
             spec: AdSpec {
@@ -332,6 +350,7 @@ impl NewCampaign {
                 picture: self.picture.is_some_and(|p| p.0),
                 button: campaign_fields::button(self.button, at, cabinet, caps)?.flatten(),
                 website_name: self.website_name.map(|t| t.0),
+                placement: Some(placement.to_string()),
             },
             cpm,
             budget,
@@ -340,9 +359,17 @@ impl NewCampaign {
             schedule: campaign_fields::schedule_json(
                 campaign_fields::schedule(self.schedule, at, Some(target_type), caps)?.flatten(),
             ),
+            dates: Dates {
+                starts_at: campaign_fields::date(self.starts_at, at, "starts_at")?.flatten(),
+                ends_at: campaign_fields::date(self.ends_at, at, "ends_at")?.flatten(),
+            },
         };
         let media = media_on(self.media, at, target_type, caps)?;
-        Ok(Draft { ad, media })
+        Ok(Draft {
+            ad,
+            media,
+            at: at.to_string(),
+        })
     }
 }
 
@@ -481,6 +508,10 @@ struct EditIn {
     active: Option<Flag>,
     #[serde(default, deserialize_with = "present")]
     auto_cpm: Option<Raw>,
+    #[serde(default)]
+    starts_at: Patch<Text>,
+    #[serde(default)]
+    ends_at: Patch<Text>,
 }
 
 /// An edit of a campaign, as read.
@@ -494,6 +525,9 @@ pub struct Edit {
     pub active: Option<bool>,
     /// The Auto CPM settings to store.
     pub auto_cpm: Option<Settings>,
+    /// The campaign's dates after the edit, with which of them it sent; checked against the
+    /// time the edit is made.
+    pub dates: Option<(Dates, Sent)>,
     /// What was sent, for the campaign's history.
     pub details: Value,
 }
@@ -528,7 +562,21 @@ impl Edit {
             picture: sent.picture.map(|p| p.0),
             button: campaign_fields::button(sent.button, "", cabinet, caps)?,
             website_name: sent.website_name.into_option().map(|w| w.map(|t| t.0)),
+            dates: None,
         };
+        let starts_at = campaign_fields::date(sent.starts_at, "", "starts_at")?;
+        let ends_at = campaign_fields::date(sent.ends_at, "", "ends_at")?;
+        let dates = (starts_at.is_some() || ends_at.is_some()).then(|| {
+            let sent = Sent {
+                starts_at: starts_at.is_some(),
+                ends_at: ends_at.is_some(),
+            };
+            let dates = Dates {
+                starts_at: starts_at.unwrap_or(row.dates.starts_at),
+                ends_at: ends_at.unwrap_or(row.dates.ends_at),
+            };
+            (dates, sent)
+        });
         let auto_cpm = match sent.auto_cpm {
             Some(Raw(value)) => AutoCpmIn::read(&value, kind, stored)?,
             None => None,
@@ -540,6 +588,7 @@ impl Edit {
             media,
             active: sent.active.map(|a| a.0),
             auto_cpm,
+            dates,
             details,
         })
     }

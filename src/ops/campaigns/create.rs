@@ -10,6 +10,7 @@ use super::command::{Create, Draft, GroupChoice};
 use super::{media_of, OpsError};
 use crate::clock;
 use crate::domain::ad::AdDraft;
+use crate::domain::dates::Sent;
 use crate::domain::task::{Lane, Payload};
 use crate::domain::ParseError;
 use crate::ops::Actor;
@@ -20,15 +21,17 @@ use crate::store::tasks::{self, NewTask};
 pub const QUEUE_LIMIT: u32 = 5;
 const DEFAULT_GROUP_COLOR: &str = "#4A90D9";
 
-/// Queues `create` for `actor`'s cabinet as one task, in the caller's transaction: each media
+/// Queues `create` for `actor`'s cabinet as one task, in the caller's transaction: each
+/// campaign's dates must be ahead of the service time and within a year, each media
 /// token must be one uploaded to this cabinet, the cabinet may not have [`QUEUE_LIMIT`] tasks
 /// of the kind queued, and the group is one of the cabinet's (or made, or found by its name).
 /// Returns the task's id.
 pub fn queue(tx: &Connection, actor: &Actor, create: Create) -> Result<i64, OpsError> {
     let account = actor.cabinet().id;
     let mut campaigns = Vec::with_capacity(create.drafts.len());
+    let now = clock::now(tx)?.timestamp();
     for draft in create.drafts {
-        campaigns.push(with_media(tx, draft, account)?);
+        campaigns.push(checked(tx, draft, account, now)?);
     }
     has_room(tx, account)?;
     let group_id = group_of(tx, account, create.group)?;
@@ -46,12 +49,15 @@ pub fn queue(tx: &Connection, actor: &Actor, create: Create) -> Result<i64, OpsE
     Ok(tasks::insert(tx, &task, &clock::iso(clock::now(tx)?))?)
 }
 
-/// The draft with its uploaded media, which must be one uploaded to `account`.
-pub(super) fn with_media(
+/// The draft ready to queue: its dates checked against the service clock's `now` (unix
+/// seconds), with its uploaded media, which must be one uploaded to `account`.
+pub(super) fn checked(
     tx: &Connection,
-    Draft { mut ad, media }: Draft,
+    Draft { mut ad, media, at }: Draft,
     account: i64,
+    now: i64,
 ) -> Result<AdDraft, OpsError> {
+    ad.dates.check(Sent::BOTH, now, &at)?;
     if let Some((token, param)) = media {
         let (token, media_type) = media_of(tx, token, param, account)?;
         ad.spec.media_token = Some(token);

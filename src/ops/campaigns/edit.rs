@@ -42,9 +42,10 @@ pub struct Edited {
     pub switched: Option<Result<(Switch, Money), PlatformError>>,
 }
 
-/// Makes `edit` to `row` in the actor's cabinet: the Auto CPM lock and the media token are
-/// checked, the platform's fields sent, the campaign switched, the Auto CPM settings stored,
-/// and the change enters the history as `edit` with the actor's source.
+/// Makes `edit` to `row` in the actor's cabinet: the Auto CPM lock, the media token and the
+/// dates (against the service time) are checked, the platform's fields sent, the campaign
+/// switched, the Auto CPM settings and the dates stored, and the change enters the history
+/// as `edit` with the actor's source.
 pub fn edit(
     s: &Services,
     actor: &Actor,
@@ -57,6 +58,7 @@ pub fn edit(
         media,
         active,
         auto_cpm,
+        dates,
         details,
     } = edit;
     let releases = auto_cpm.is_some_and(|a| !a.enabled);
@@ -66,7 +68,21 @@ pub fn edit(
     if let Some((token, param)) = media {
         change.media = Some(s.db.read_blocking(|c| media_of(c, token, param, account))?);
     }
-    if change.is_empty() && active.is_none() && auto_cpm.is_none() {
+    let now = s.db.read_blocking(clock::now)?.timestamp();
+    let dates = match dates {
+        Some((dates, sent)) => {
+            dates.check(sent, now, "")?;
+            Some(dates)
+        }
+        None => None,
+    };
+    // The platform holds the dates only while the campaign is on: a running one is sent them
+    // with the edit, one switched on by it with the switch; a paused one keeps them in adcab.
+    if row.active && active.unwrap_or(true) {
+        change.dates = dates.map(|d| d.to_send(now));
+    }
+    let resent = dates.unwrap_or(row.dates).to_send(now);
+    if change.is_empty() && active.is_none() && auto_cpm.is_none() && dates.is_none() {
         return Err(OpsError::Invalid(ParseError::new(
             "body",
             "Send at least one field to change.",
@@ -79,7 +95,7 @@ pub fn edit(
     }
     let mut switched = None;
     if let Some(active) = active {
-        match s.platform.switch_ad(account, ad, active) {
+        match s.platform.switch_ad(account, ad, active, resent) {
             Ok((switched_snap, outcome)) => {
                 switched = Some(Ok((outcome, switched_snap.budget)));
                 snap = Some(switched_snap);
@@ -96,17 +112,22 @@ pub fn edit(
         if let Some(settings) = &auto_cpm {
             auto_cpm_store::set(tx, account, ad, settings, &clock::iso(clock::now(tx)?))?;
         }
+        if let Some(dates) = dates {
+            campaigns::set_dates(tx, account, ad, dates)?;
+        }
         write_back::record_history(tx, account, ad, source, "edit", &details)
     })?;
     Ok(Edited { switched })
 }
 
-/// Switches campaign `ad` of the actor's cabinet on (`active`) or off; the change enters the
-/// history as `resume` or `pause` with the actor's source.
+/// Switches campaign `ad` of the actor's cabinet on (`active`) or off, a resume sending the
+/// dates adcab keeps for it again; the change enters the history as `resume` or `pause` with
+/// the actor's source.
 pub fn switch(s: &Services, actor: &Actor, ad: i64, active: bool) -> Result<Switch, OpsError> {
     let account = actor.cabinet().id;
     live(s, account, ad)?;
-    let (snap, outcome) = s.platform.switch_ad(account, ad, active)?;
+    let dates = super::dates_to_send(s, account, ad)?;
+    let (snap, outcome) = s.platform.switch_ad(account, ad, active, dates)?;
     let made = Made {
         change: Change::Snapshot(Box::new(snap)),
         balance: None,

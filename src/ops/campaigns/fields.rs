@@ -3,7 +3,7 @@
 //! and a budget in the cabinet's currency (a budget 0 or at least the cabinet's minimum), the
 //! button the cabinet's form has (one of the platform's), a schedule (in one of the platform's
 //! time zones; each viewer's time only for users ads), a daily
-//! cap. `at` is where the campaign sits in the request (`campaigns[2]`, or empty at the top).
+//! cap, a placement the target type allows, a date read to the minute. `at` is where the campaign sits in the request (`campaigns[2]`, or empty at the top).
 
 use std::fmt;
 
@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::domain::campaign::TargetType;
 use crate::domain::capabilities::Capabilities;
+use crate::domain::dates;
 use crate::domain::fields::path;
 use crate::domain::fields::wire::{Amount, Choice, Patch, Raw, Text};
 use crate::domain::link::PromoteLink;
@@ -153,4 +154,41 @@ pub fn daily_budget(
             kind.scale(),
         )?)),
     })
+}
+
+/// The placement sent at `at` for ads of `target`, one the platform allows for it; the
+/// platform's own for `target` when none is sent.
+pub fn placement(
+    sent: Option<Text>,
+    at: &str,
+    target: TargetType,
+    caps: &Capabilities,
+) -> Result<&'static str, ParseError> {
+    let allowed = caps.placements(target);
+    let chosen = match &sent {
+        None => allowed.first(),
+        Some(Text(p)) => allowed.iter().find(|a| **a == p.as_str()),
+    };
+    chosen.copied().ok_or_else(|| {
+        let names: Vec<&str> = allowed.to_vec();
+        ParseError::new(
+            path(at, "placement"),
+            format!(
+                "placement must be {} for target_type {}.",
+                crate::domain::either(&names),
+                target.as_str()
+            ),
+        )
+    })
+}
+
+/// A date field `name` at `at` as sent: `None` left out, `Some(None)` removed (`null`),
+/// `Some(Some(t))` set, read to the minute. When it may be is checked when the change is made.
+pub fn date(sent: Patch<Text>, at: &str, name: &str) -> Result<Option<Option<i64>>, ParseError> {
+    sent.into_option()
+        .map(|d| {
+            d.map(|Text(text)| dates::parse(&text, &path(at, name)))
+                .transpose()
+        })
+        .transpose()
 }

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use crate::clock;
 use crate::domain::campaign::{Status, TargetType};
+use crate::domain::dates::Dates;
 use crate::domain::money::Money;
 use crate::domain::schedule::{Schedule, Zone};
 use crate::domain::task::BulkAction;
@@ -117,8 +118,16 @@ pub fn ask(
             .map(|m| Change::Snapshot(Box::new(m.ad)))
     };
     let change = match action {
-        BulkAction::Pause | BulkAction::Resume => platform
-            .switch_ad(account, ad, *action == BulkAction::Resume)
+        BulkAction::Pause => platform
+            .switch_ad(account, ad, false, Dates::default())
+            .map(|(snap, _)| Change::Snapshot(Box::new(snap))),
+        BulkAction::Resume => platform
+            .switch_ad(
+                account,
+                ad,
+                true,
+                dates_to_send(s, account, ad).map_err(PlatformError::store)?,
+            )
             .map(|(snap, _)| Change::Snapshot(Box::new(snap))),
         BulkAction::AddBudget(money) => budget(BudgetOp::Add(*money)),
         BulkAction::WithdrawBudget(money) => budget(BudgetOp::Withdraw(*money)),
@@ -140,6 +149,17 @@ pub fn ask(
         .then(|| platform.balance(account).ok())
         .flatten();
     Ok(Made { change, balance })
+}
+
+/// The dates adcab keeps for campaign `ad` as a resume sends them to the platform again (its
+/// pause cleared them there): [`Dates::to_send`] at the service time.
+pub fn dates_to_send(s: &Services, account: i64, ad: i64) -> Result<Dates, StoreError> {
+    s.db.read_blocking(|c| {
+        let now = clock::now(c)?.timestamp();
+        Ok(campaigns::get(c, account, ad)?
+            .map(|row| row.dates.to_send(now))
+            .unwrap_or_default())
+    })
 }
 
 /// What a stored change is, for the campaign's history (made by the actor, through its

@@ -12,13 +12,14 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::command::{media_on, Draft, GroupChoice, GroupIn, Targets};
-use super::create::{group_of, has_room, with_media};
+use super::create::{checked, group_of, has_room};
 use super::fields::{self as campaign_fields, Link};
 use super::{OpsError, Refusal};
 use crate::clock;
 use crate::domain::ad::{AdDraft, AdSpec};
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::capabilities::Capabilities;
+use crate::domain::dates::Dates;
 use crate::domain::fields;
 use crate::domain::fields::wire::{
     Amount, Flag, Id, Int, NonBlank, Patch, Raw, Text, TextOrNull, Word,
@@ -81,6 +82,11 @@ struct RecreateIn {
     schedule: Patch<Raw>,
     group_id: Option<Id>,
     new_group_name: Option<Text>,
+    placement: Option<Text>,
+    #[serde(default)]
+    starts_at: Patch<Text>,
+    #[serde(default)]
+    ends_at: Patch<Text>,
 }
 
 /// A checked recreate of one declined campaign, ready to queue.
@@ -135,6 +141,10 @@ impl Recreate {
                 .into());
             }
             ad.spec.targeting = targets.read("", target_type, caps)?;
+            if target_type != ad.spec.target_type {
+                // The old placement may not be one of the new target type's.
+                ad.spec.placement = None;
+            }
             ad.spec.target_type = target_type;
         }
         let spec = &mut ad.spec;
@@ -171,6 +181,15 @@ impl Recreate {
         if let Some(Flag(active)) = sent.active {
             ad.active = active;
         }
+        if sent.placement.is_some() || ad.spec.placement.is_none() {
+            let placement =
+                campaign_fields::placement(sent.placement, "", ad.spec.target_type, caps)?;
+            ad.spec.placement = Some(placement.to_string());
+        }
+        ad.dates = Dates {
+            starts_at: campaign_fields::date(sent.starts_at, "", "starts_at")?.flatten(),
+            ends_at: campaign_fields::date(sent.ends_at, "", "ends_at")?.flatten(),
+        };
         let target = Some(ad.spec.target_type);
         if let Some(schedule) = campaign_fields::schedule(sent.schedule, "", target, caps)? {
             ad.schedule = campaign_fields::schedule_json(schedule);
@@ -192,7 +211,11 @@ impl Recreate {
         }
         Ok(Recreate {
             from: source.ad_id,
-            draft: Draft { ad, media },
+            draft: Draft {
+                ad,
+                media,
+                at: String::new(),
+            },
             group,
         })
     }
@@ -220,12 +243,15 @@ pub fn unchanged(source: &CampaignRow, cabinet: &Cabinet) -> AdDraft {
             picture: source.picture,
             button: source.button.clone(),
             website_name: source.website_name.clone(),
+            placement: source.placement.clone(),
         },
         cpm: source.cpm,
         budget,
         daily_budget: source.daily_budget,
         active: source.active,
         schedule: source.schedule.clone(),
+        // As a copy: it starts and ends when it is told to, the declined one's dates may be past.
+        dates: Dates::default(),
     }
 }
 
@@ -266,7 +292,8 @@ pub fn check_declined(
 pub fn queue(tx: &Connection, actor: &Actor, recreate: Recreate) -> Result<i64, OpsError> {
     let account = actor.cabinet().id;
     check_declined(tx, account, recreate.from)??;
-    let campaign = with_media(tx, recreate.draft, account)?;
+    let now = clock::now(tx)?.timestamp();
+    let campaign = checked(tx, recreate.draft, account, now)?;
     has_room(tx, account)?;
     let group_id = group_of(tx, account, recreate.group)?;
     let items = vec![Recreation {

@@ -2,12 +2,15 @@
 //! span of service time: views accrue minute by minute while the ad is `Active`, inside its
 //! schedule (in the schedule's offset; `viewer` counts as UTC) and under its daily cap; each
 //! view costs `cpm / 1000`, exact in micro-units, capped by the budget; at a budget of 0 the ad
-//! turns `Stopped`. Opens, clicks and actions follow the lifetime views at seeded ratios.
+//! turns `Stopped`. An ad switched on and waiting `On Hold` for its start date turns `Active`
+//! at that minute; at its end date it turns `Stopped`. Opens, clicks and actions follow the
+//! lifetime views at seeded ratios.
 //! Catching up in one span or in many gives the same numbers.
 
 use chrono::{DateTime, Utc};
 
 use crate::domain::campaign::Status;
+use crate::domain::dates::Dates;
 use crate::domain::schedule::{Schedule, Zone};
 
 /// What delivery reads and changes of one ad.
@@ -27,6 +30,10 @@ pub struct Delivery {
     /// The day (days since the epoch, in the schedule's zone) `day_spent_micros` belongs to.
     pub day: i64,
     pub day_spent_micros: i64,
+    /// Whether it is switched on (an ad waiting for its start is `On Hold` but on).
+    pub switched_on: bool,
+    /// Its start and end dates, Unix seconds on whole minutes.
+    pub dates: Dates,
 }
 
 /// An ad's seeded delivery rates.
@@ -85,8 +92,8 @@ fn local(minute: i64, zone: Zone) -> (i64, usize, u8) {
     (day, weekday, hour)
 }
 
-/// Accrues delivery over the whole minutes in `[from, to)`; returns the minute the ad
-/// stopped (`Stopped`), if it did.
+/// Accrues delivery over the whole minutes in `[from, to)`; returns the minute the ad's
+/// status last changed (it started, or stopped), if it did.
 pub fn accrue(
     d: &mut Delivery,
     rates: &Rates,
@@ -94,9 +101,12 @@ pub fn accrue(
     to: DateTime<Utc>,
 ) -> Option<DateTime<Utc>> {
     let per_view = d.cpm_micros / 1000;
-    if d.status != Status::Active || per_view <= 0 {
+    let waiting = d.status == Status::OnHold && d.switched_on && d.dates.starts_at.is_some();
+    if !(d.status == Status::Active || waiting) || per_view <= 0 {
         return None;
     }
+    let at = |minute: i64| DateTime::<Utc>::from_timestamp(minute * 60, 0).unwrap_or(to);
+    let mut changed = None;
     let zone = d
         .schedule
         .as_ref()
@@ -105,6 +115,18 @@ pub fn accrue(
     let first = from.timestamp().div_euclid(60);
     let last = to.timestamp().div_euclid(60);
     for minute in first..last {
+        if d.dates.ends_at.is_some_and(|end| minute * 60 >= end) {
+            d.status = Status::Stopped;
+            return Some(at(minute));
+        }
+        if d.status == Status::OnHold {
+            if d.dates.starts_at.is_some_and(|start| minute * 60 >= start) {
+                d.status = Status::Active;
+                changed = Some(at(minute));
+            } else {
+                continue;
+            }
+        }
         let (day, weekday, hour) = local(minute, zone);
         if day != d.day {
             d.day = day;
@@ -134,10 +156,10 @@ pub fn accrue(
         d.actions = d.clicks * rates.action_ppm / 1_000_000;
         if d.budget_micros == 0 {
             d.status = Status::Stopped;
-            return Some(DateTime::<Utc>::from_timestamp((minute + 1) * 60, 0).unwrap_or(to));
+            return Some(at(minute + 1));
         }
     }
-    None
+    changed
 }
 
 #[cfg(test)]
@@ -182,6 +204,8 @@ mod tests {
             actions: 0,
             day: 0,
             day_spent_micros: 0,
+            switched_on: true,
+            dates: Dates::default(),
         }
     }
 
@@ -360,5 +384,61 @@ mod tests {
         assert!(high.views > low.views);
         assert_eq!(Rates::of(1, 1, 4), rates, "same seed, same rates");
         assert_ne!(Rates::of(2, 1, 4), rates);
+    }
+
+    #[test]
+    fn an_ad_waits_for_its_start_and_stops_at_its_end() {
+        let rates = Rates::of(1, 5_000_000_001, 2);
+        let mut d = active(1_000_000_000);
+        d.status = Status::OnHold;
+        d.dates = Dates {
+            starts_at: Some(t("2026-01-05T10:00:00Z").timestamp()),
+            ends_at: Some(t("2026-01-05T11:00:00Z").timestamp()),
+        };
+        let changed = accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T09:00:00Z"),
+            t("2026-01-05T10:00:00Z"),
+        );
+        assert_eq!((changed, d.views, d.status), (None, 0, Status::OnHold));
+        let changed = accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T10:00:00Z"),
+            t("2026-01-05T10:30:00Z"),
+        );
+        assert_eq!(changed, Some(t("2026-01-05T10:00:00Z")));
+        assert_eq!(d.status, Status::Active);
+        let half = d.views;
+        assert!(half > 0);
+        let changed = accrue(
+            &mut d,
+            &rates,
+            t("2026-01-05T10:30:00Z"),
+            t("2026-01-05T13:00:00Z"),
+        );
+        assert_eq!(changed, Some(t("2026-01-05T11:00:00Z")));
+        assert_eq!(d.status, Status::Stopped);
+        let after = d.views;
+        assert!(
+            after > half && after < half * 3,
+            "an hour's views, not three"
+        );
+        let mut off = active(1_000_000_000);
+        off.status = Status::OnHold;
+        off.switched_on = false;
+        off.dates = d.dates;
+        accrue(
+            &mut off,
+            &rates,
+            t("2026-01-05T09:00:00Z"),
+            t("2026-01-05T12:00:00Z"),
+        );
+        assert_eq!(
+            (off.views, off.status),
+            (0, Status::OnHold),
+            "switched off, it waits"
+        );
     }
 }

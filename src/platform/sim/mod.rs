@@ -22,7 +22,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 
 use super::{
-    AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, Platform,
+    AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, Dates, Platform,
     PlatformError, Switch,
 };
 use crate::clock;
@@ -221,6 +221,8 @@ impl Platform for Simulator {
                  WHERE id = ?1",
                 params![account, draft.budget.micros()],
             )?;
+            // Like the platform's, dates are taken only by an ad made switched on.
+            let dates = if draft.active { draft.dates } else { Dates::default() };
             let channel = PromoteLink::parse(&spec.promote_url)
                 .is_ok_and(|link| link.kind == LinkKind::Channel);
             let invite_link = channel.then(|| {
@@ -229,8 +231,8 @@ impl Platform for Simulator {
             tx.execute(
                 "INSERT INTO sim_ads (account_id, ad_id, spec, status, active, cpm_micros, budget_micros,
                     daily_budget_micros, schedule, review_requested_at, created_at, status_changed_at, client_ref,
-                    accrued_until, invite_link)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?12, ?10, ?13)",
+                    accrued_until, invite_link, starts_at, ends_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?12, ?10, ?13, ?14, ?15)",
                 params![
                     account,
                     ad_id,
@@ -245,6 +247,8 @@ impl Platform for Simulator {
                     now.timestamp(),
                     draft.client_ref,
                     invite_link,
+                    dates.starts_at,
+                    dates.ends_at,
                 ],
             )?;
             Ok(Ok(ad_id))
@@ -321,7 +325,10 @@ impl Platform for Simulator {
         edit: &AdEdit,
     ) -> Result<AdSnapshot, PlatformError> {
         let kind = self.kind_of(account)?;
-        let (ad, _) = self.mutate(account, ad_id, |_, ad| apply_edit(kind, ad, edit))?;
+        let (ad, _) = self.mutate(account, ad_id, |tx, ad| {
+            let now = clock::now(tx).map_err(PlatformError::store)?.timestamp();
+            apply_edit(kind, ad, edit, now)
+        })?;
         Ok(ad)
     }
 
@@ -330,8 +337,12 @@ impl Platform for Simulator {
         account: i64,
         ad_id: i64,
         active: bool,
+        dates: Dates,
     ) -> Result<(AdSnapshot, Switch), PlatformError> {
-        let (ad, outcome) = self.mutate(account, ad_id, |_, ad| Ok(switch(ad, active)))?;
+        let (ad, outcome) = self.mutate(account, ad_id, |tx, ad| {
+            let now = clock::now(tx).map_err(PlatformError::store)?.timestamp();
+            Ok(switch(ad, active, dates, now))
+        })?;
         Ok((ad, outcome.unwrap_or(Switch::IntentOnly)))
     }
 

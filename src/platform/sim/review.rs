@@ -15,6 +15,7 @@ use crate::clock;
 use crate::db::json_column;
 use crate::domain::ad::DeclineReason;
 use crate::domain::campaign::Status;
+use crate::domain::dates::Dates;
 use crate::domain::schedule::Schedule;
 use crate::store::{parsed, unreadable, StoreError};
 
@@ -40,7 +41,9 @@ impl Simulator {
                 });
             }
             let (status, reason) = if approve {
-                (approved_status(state.budget.micros(), state.active), None)
+                let now = clock::now(tx)?.timestamp();
+                let status = approved_status(state.budget.micros(), state.active, state.dates, now);
+                (status, None)
             } else {
                 let why = decline::for_operator(reason, self.config.seed, account, ad);
                 (Status::Declined, why)
@@ -87,8 +90,8 @@ impl Simulator {
         }
     }
 
-    /// Brings every ad of an account that can move (`Active`, `In Review`) up to `until`, read
-    /// in one scan.
+    /// Brings every ad of an account that can move (`Active`, `In Review`, switched on and
+    /// waiting for its start) up to `until`, read in one scan.
     pub(super) fn catch_up_moving(
         &self,
         conn: &Connection,
@@ -98,7 +101,8 @@ impl Simulator {
         let moving: Vec<Pace> = conn
             .prepare_cached(&format!(
                 "SELECT {PACE_COLUMNS} FROM sim_ads WHERE account_id = ?1
-                 AND status IN ('Active', 'In Review')"
+                 AND (status IN ('Active', 'In Review')
+                    OR (status = 'On Hold' AND active = 1 AND starts_at IS NOT NULL))"
             ))?
             .query_map([account], pace_from_row)?
             .collect::<rusqlite::Result<_>>()?;
@@ -149,7 +153,12 @@ impl Simulator {
                 )?
                 .query_row([account, ad], |r| r.get(0))?;
             delivery.status = match self.auto_review_declines(&text) {
-                None => approved_status(delivery.budget_micros, active),
+                None => approved_status(
+                    delivery.budget_micros,
+                    active,
+                    delivery.dates,
+                    due.timestamp(),
+                ),
                 Some(word) => {
                     set_reason(conn, account, ad, decline::for_decline_word(word).as_ref())?;
                     Status::Declined
@@ -218,7 +227,7 @@ fn set_reason(
 /// The columns of `sim_ads` that [`pace_from_row`] reads.
 const PACE_COLUMNS: &str = "ad_id, status, active, cpm_micros, budget_micros, spent_micros,
     daily_budget_micros, schedule, views, opens, clicks, actions, created_at, status_changed_at,
-    accrued_until, review_requested_at, day_index, day_spent_micros";
+    accrued_until, review_requested_at, day_index, day_spent_micros, starts_at, ends_at";
 
 /// An ad's delivery state and the times its catching up starts from.
 struct Pace {
@@ -251,6 +260,11 @@ fn pace_from_row(r: &rusqlite::Row) -> rusqlite::Result<Pace> {
             actions: r.get(11)?,
             day: r.get(16)?,
             day_spent_micros: r.get(17)?,
+            switched_on: r.get(2)?,
+            dates: Dates {
+                starts_at: r.get(18)?,
+                ends_at: r.get(19)?,
+            },
         },
         active: r.get(2)?,
         created: r.get(12)?,
@@ -260,14 +274,17 @@ fn pace_from_row(r: &rusqlite::Row) -> rusqlite::Result<Pace> {
     })
 }
 
-/// Where an approved ad goes: it runs when it has budget and `active`, waits `On Hold` when
-/// switched off, and is `Stopped` without budget.
-pub(super) fn approved_status(budget_micros: i64, active: bool) -> Status {
-    if budget_micros == 0 {
+/// Where an approved ad goes at `now` (Unix seconds), in the platform's order (§13): `Stopped`
+/// once its end date passed, `On Hold` when switched off or before its start date, `Stopped`
+/// without budget, else it runs.
+pub(super) fn approved_status(budget_micros: i64, active: bool, dates: Dates, now: i64) -> Status {
+    if dates.ends_at.is_some_and(|end| end <= now) {
         Status::Stopped
-    } else if active {
-        Status::Active
-    } else {
+    } else if !active || dates.starts_at.is_some_and(|start| start > now) {
         Status::OnHold
+    } else if budget_micros == 0 {
+        Status::Stopped
+    } else {
+        Status::Active
     }
 }

@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::db::json_column;
 use crate::domain::ad::{AdSnapshot, AdSpec, DeclineReason};
 use crate::domain::campaign::Status;
+use crate::domain::dates::Dates;
 use crate::domain::money::{CabinetType, Money, MAX_MICROS, MAX_UNITS};
 use crate::platform::PlatformError;
 use crate::store::{decline_reason, parsed, StoreError};
@@ -36,7 +37,7 @@ pub(super) fn save(
         "UPDATE sim_ads SET spec = ?3, status = ?4, active = ?5, cpm_micros = ?6, budget_micros = ?7,
             daily_budget_micros = ?8, schedule = ?9, status_changed_at = ?10,
             review_requested_at = COALESCE(?11, review_requested_at), decline_reason = ?12,
-            decline_description = ?13
+            decline_description = ?13, starts_at = ?14, ends_at = ?15
          WHERE account_id = ?1 AND ad_id = ?2",
         params![
             ad.account_id,
@@ -52,6 +53,8 @@ pub(super) fn save(
             review_from,
             reason.map(DeclineReason::text),
             reason.and_then(DeclineReason::description),
+            ad.dates.starts_at,
+            ad.dates.ends_at,
         ],
     )?;
     Ok(())
@@ -124,6 +127,10 @@ fn snapshot_from_row(r: &Row) -> rusqlite::Result<AdSnapshot> {
             .get::<_, Option<i64>>("daily_budget_micros")?
             .map(Money::from_micros),
         schedule: json_column(r.get("schedule")?)?,
+        dates: Dates {
+            starts_at: r.get("starts_at")?,
+            ends_at: r.get("ends_at")?,
+        },
         views: r.get("views")?,
         opens: r.get("opens")?,
         clicks: r.get("clicks")?,

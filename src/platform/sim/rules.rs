@@ -9,10 +9,13 @@ use serde_json::json;
 use crate::domain::ad::{AdDraft, AdEdit, AdSnapshot, AdSpec};
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::capabilities::Capabilities;
+use crate::domain::dates::Dates;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::targeting::{keyword_usable, target_username};
 use crate::platform::telegram;
 use crate::platform::{PlatformError, Switch};
+
+use super::review::approved_status;
 
 /// What the simulator can do: Telegram Ads', with the spec's media and keyword limits, and
 /// bids changed without a review (the spec: changing only `cpm`, `active` or `schedule` never
@@ -25,26 +28,34 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     ..telegram::CAPABILITIES
 };
 
-/// Switching on or off, as the platform decides it.
-pub(super) fn switch(ad: &mut AdSnapshot, active: bool) -> Switch {
+/// Switching on or off at `now` (Unix seconds), as the platform decides it: a pause clears
+/// the ad's dates, a resume takes `dates` (and waits `On Hold` for a start still ahead).
+pub(super) fn switch(ad: &mut AdSnapshot, active: bool, dates: Dates, now: i64) -> Switch {
     match (active, ad.status) {
         (false, Status::Active) => {
             ad.active = false;
+            ad.dates = Dates::default();
             ad.status = Status::OnHold;
+            Switch::Applied
+        }
+        (false, Status::OnHold) if ad.active => {
+            // Switched on and waiting for its start: the pause is what holds it now.
+            ad.active = false;
+            ad.dates = Dates::default();
             Switch::Applied
         }
         (false, Status::OnHold) | (true, Status::Active) => {
             ad.active = active;
             Switch::AlreadySet
         }
+        (true, Status::OnHold) if ad.active => Switch::AlreadySet,
         (true, Status::OnHold) => {
             ad.active = true;
-            if ad.budget.micros() > 0 {
-                ad.status = Status::Active;
-                Switch::Applied
-            } else {
-                ad.status = Status::Stopped;
-                Switch::IntentOnly
+            ad.dates = dates;
+            ad.status = approved_status(ad.budget.micros(), true, dates, now);
+            match ad.status {
+                Status::Active => Switch::Applied,
+                _ => Switch::IntentOnly,
             }
         }
         (_, _) => {
@@ -59,6 +70,7 @@ pub(super) fn apply_edit(
     kind: CabinetType,
     ad: &mut AdSnapshot,
     edit: &AdEdit,
+    now: i64,
 ) -> Result<(), PlatformError> {
     let mut spec = ad.spec.clone();
     if let Some(title) = &edit.title {
@@ -106,6 +118,12 @@ pub(super) fn apply_edit(
         ad.daily_budget = daily;
     }
     ad.spec = spec;
+    if let Some(dates) = edit.dates {
+        ad.dates = dates;
+        if matches!(ad.status, Status::Active | Status::OnHold | Status::Stopped) {
+            ad.status = approved_status(ad.budget.micros(), ad.active, dates, now);
+        }
+    }
     if edit.triggers_review() {
         ad.status = Status::InReview;
     }
@@ -189,6 +207,21 @@ pub(super) fn check_draft(kind: CabinetType, draft: &AdDraft) -> Result<AdSpec, 
     check_content(spec)?;
     check_cpm(kind, spec.target_type, draft.cpm)?;
     let mut resolved = spec.clone();
+    let allowed = CAPABILITIES.placements(spec.target_type);
+    let placement = match spec.placement.as_deref() {
+        None => allowed.first(),
+        Some(p) => allowed.iter().find(|a| **a == p),
+    }
+    .ok_or_else(|| {
+        rejected(
+            format!(
+                "Ads for {} cannot take this placement.",
+                spec.target_type.as_str()
+            ),
+            "placement",
+        )
+    })?;
+    resolved.placement = Some((*placement).to_string());
     let list = |field: &str| -> Vec<String> {
         spec.targeting[field]
             .as_array()

@@ -1,8 +1,8 @@
 //! Owns the translation between the Telegram Ads API's shapes and adcab's: status values,
 //! money (JSON numbers read from their text, sent at the currency's precision), targeting
 //! (the API's input and output target shapes), field names (`impression_frequency`,
-//! `show_userpic`, `daily_budget_limit`, ...), currencies and placements (read from the
-//! platform's capabilities), a declined ad's `decline_reason`. The schedule's week masks are
+//! `show_userpic`, `daily_budget_limit`, `activate_date`, ...), currencies and placements (the
+//! one asked for, else the platform's for the target type), a declined ad's `decline_reason`. The schedule's week masks are
 //! in `schedule`.
 
 use rust_decimal::prelude::ToPrimitive;
@@ -15,6 +15,7 @@ use super::html::plain_text;
 use super::schedule::{schedule_from, schedule_to};
 use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec, DeclineReason};
 use crate::domain::campaign::{Status, TargetType};
+use crate::domain::dates::Dates;
 use crate::domain::money::{CabinetType, Money, MONEY_SCALE};
 
 /// The platform's status as adcab's. `ready_for_review` (created or edited without budget,
@@ -140,6 +141,7 @@ pub fn snapshot(
                 .unwrap_or(false),
             button: text_of("button").filter(|b| !b.is_empty()),
             website_name: text_of("website_name"),
+            placement: text_of("placement"),
         },
         status: c.status,
         active: c.active,
@@ -151,6 +153,10 @@ pub fn snapshot(
             .and_then(money)
             .filter(|m| m.micros() > 0),
         schedule: ad.get("schedule").and_then(schedule_from),
+        dates: Dates {
+            starts_at: ad.get("activate_date").and_then(Value::as_i64),
+            ends_at: ad.get("deactivate_date").and_then(Value::as_i64),
+        },
         views: c.views,
         opens: c.opens,
         clicks: c.clicks,
@@ -326,8 +332,10 @@ pub fn create_params(
         "target".into(),
         input_target(spec.target_type, &spec.targeting, peers)?,
     );
-    let placement = CAPABILITIES
-        .placement(spec.target_type)
+    let placement = spec
+        .placement
+        .as_deref()
+        .or_else(|| CAPABILITIES.placement(spec.target_type))
         .ok_or_else(|| Unsendable {
             param: "target_type",
             reason: format!("The platform has no {} ads.", spec.target_type.as_str()),
@@ -340,7 +348,11 @@ pub fn create_params(
     if let Some(daily) = draft.daily_budget {
         p.insert("daily_budget_limit".into(), number(daily, scale));
     }
-    if !draft.active {
+    if draft.active {
+        put_dates(&mut p, draft.dates);
+    } else {
+        // A date would start it: the platform ignores is_paused beside one (§9.2), so a
+        // campaign made switched off keeps its dates in adcab until it is resumed.
         p.insert("is_paused".into(), json!(true));
     }
     if let Some(schedule) = &draft.schedule {
@@ -421,7 +433,21 @@ pub fn edit_params(
     if let Some(Some(name)) = &edit.website_name {
         put("website_name", json!(name));
     }
+    if let Some(dates) = edit.dates {
+        put_dates(&mut p, dates);
+    }
     Ok(p)
+}
+
+/// The dates as the platform takes them (`activate_date`, `deactivate_date`, Unix seconds),
+/// each one set.
+pub fn put_dates(p: &mut Map<String, Value>, dates: Dates) {
+    if let Some(start) = dates.starts_at {
+        p.insert("activate_date".into(), json!(start));
+    }
+    if let Some(end) = dates.ends_at {
+        p.insert("deactivate_date".into(), json!(end));
+    }
 }
 
 /// The create parameter of a media type: `photo_id` or `video_id`.
@@ -543,5 +569,39 @@ mod tests {
             Value::Object(p),
             json!({"cpm": 1, "daily_budget_limit": 0, "schedule": false, "button": ""})
         );
+    }
+
+    #[test]
+    fn dates_go_out_as_unix_seconds_and_a_switched_off_draft_keeps_them_back() {
+        let dates = Dates {
+            starts_at: Some(1_800_000_000),
+            ends_at: None,
+        };
+        let edit = AdEdit {
+            dates: Some(dates),
+            ..AdEdit::default()
+        };
+        let p = edit_params(CabinetType::Euro, &edit, None).unwrap();
+        assert_eq!(Value::Object(p), json!({"activate_date": 1_800_000_000}));
+        let spec = AdSpec::plain(
+            "T",
+            "Text",
+            "https://t.me/abcde",
+            TargetType::Channels,
+            json!({}),
+        );
+        let mut draft = AdDraft::running(spec, Money::from_micros(2_000_000), Money::ZERO);
+        draft.dates = dates;
+        let p = create_params(CabinetType::Euro, &draft, &["@abcde".into()], None).unwrap();
+        assert_eq!(p["activate_date"], 1_800_000_000);
+        assert_eq!(
+            p["placement"], "channel_post",
+            "the target type's own when none is asked"
+        );
+        draft.active = false;
+        draft.spec.placement = Some("video_banner".into());
+        let p = create_params(CabinetType::Euro, &draft, &["@abcde".into()], None).unwrap();
+        assert!(p.get("activate_date").is_none() && p["is_paused"] == true);
+        assert_eq!(p["placement"], "video_banner");
     }
 }

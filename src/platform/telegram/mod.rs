@@ -41,6 +41,7 @@ use super::{
 use crate::clock;
 use crate::db::Db;
 use crate::domain::campaign::TargetType;
+use crate::domain::dates::Dates;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::targeting::{keyword_usable, target_username};
 use crate::primitives::{random_hex, sha256_hex};
@@ -398,8 +399,20 @@ impl Platform for Telegram {
             media.as_ref().map(|(f, id)| (*f, id.as_str())),
         )
         .map_err(unsendable)?;
-        if params.is_empty() {
+        if params.is_empty() && edit.dates.is_none() {
             return self.get_ad(account.id, ad_id);
+        }
+        if edit
+            .dates
+            .is_some_and(|d| d.starts_at.is_none() || d.ends_at.is_none())
+        {
+            // The API has no way to remove one date; `is_paused` clears both (§9.2), and is
+            // sent only to a running campaign (adcab holds a paused one's dates itself).
+            let clear = account.scoped(map(json!({ "ad_id": ad_id, "is_paused": false })));
+            let cleared = self.call(&account, &Call::read("editAd", clear))?;
+            if params.is_empty() {
+                return self.to_snapshot(&account, &cleared);
+            }
         }
         params.insert("ad_id".into(), json!(ad_id));
         params.insert("return_target".into(), json!(true));
@@ -413,6 +426,7 @@ impl Platform for Telegram {
         account: i64,
         ad_id: i64,
         active: bool,
+        dates: Dates,
     ) -> Result<(AdSnapshot, Switch), PlatformError> {
         let account = self.account(account)?;
         let before = self.ad_by_id(&account, ad_id)?;
@@ -420,9 +434,14 @@ impl Platform for Telegram {
         if paused != active {
             return Ok((self.to_snapshot(&account, &before)?, Switch::AlreadySet));
         }
-        let params = account.scoped(map(json!({
+        let mut params = map(json!({
             "ad_id": ad_id, "is_paused": !active, "return_target": true
-        })));
+        }));
+        if active {
+            // The pause cleared the platform's dates; adcab sends its own again.
+            map::put_dates(&mut params, dates);
+        }
+        let params = account.scoped(params);
         let after = self.call(&account, &Call::read("editAd", params))?;
         let outcome = if after["status"] != before["status"] {
             Switch::Applied

@@ -19,6 +19,7 @@ use super::{decline_columns, optional, parsed};
 use crate::db::json_column;
 use crate::domain::ad::{AdSnapshot, DeclineReason};
 use crate::domain::campaign::{LinkKind, Status, TargetType};
+use crate::domain::dates::Dates;
 use crate::domain::link::PromoteLink;
 use crate::domain::money::Money;
 use crate::domain::rule::State;
@@ -62,6 +63,10 @@ pub struct CampaignRow {
     pub invite_link: Option<String>,
     /// Why the platform declined it, while it is `Declined`.
     pub decline_reason: Option<DeclineReason>,
+    /// Where its ad shows; `None` for a copy stored before placements were kept.
+    pub placement: Option<String>,
+    /// When it starts and ends, as adcab keeps them (a pause does not clear them).
+    pub dates: Dates,
     /// Whether a conversion was ever attributed to the campaign (it has running totals).
     pub converted: bool,
 }
@@ -72,6 +77,7 @@ const COLUMNS: &str = "account_id, ad_id, title, text, status, active, promote_u
     daily_budget_micros, views, opens, clicks, actions, views_per_user, schedule, media_token,
     media_type, picture, button, website_name, group_id, auto_cpm_enabled, created_at,
     synced_at, status_changed_at, invite_link, decline_reason, decline_description,
+    placement, starts_at, ends_at,
     EXISTS (SELECT 1 FROM conversion_totals t
         WHERE t.account_id = campaigns.account_id AND t.ad_id = campaigns.ad_id)";
 
@@ -133,7 +139,12 @@ fn from_row(r: &Row) -> rusqlite::Result<CampaignRow> {
         status_changed_at: r.get(30)?,
         invite_link: r.get(31)?,
         decline_reason: super::decline_reason(r, 32, 33)?,
-        converted: r.get(34)?,
+        placement: r.get(34)?,
+        dates: Dates {
+            starts_at: r.get(35)?,
+            ends_at: r.get(36)?,
+        },
+        converted: r.get(37)?,
     })
 }
 
@@ -145,7 +156,7 @@ fn link_of(url: &str) -> Result<PromoteLink, StoreError> {
 
 /// The columns a platform report sets, in the order of [`reported`]'s values. `status` is set
 /// apart: its change also moves `status_changed_at`.
-const REPORTED: [&str; 27] = [
+const REPORTED: [&str; 28] = [
     "title",
     "text",
     "active",
@@ -173,6 +184,7 @@ const REPORTED: [&str; 27] = [
     "invite_link",
     "decline_reason",
     "decline_description",
+    "placement",
 ];
 
 /// A snapshot's values of the [`REPORTED`] columns, in order.
@@ -209,6 +221,7 @@ fn reported(snap: &AdSnapshot) -> Result<[Sql; REPORTED.len()], StoreError> {
         snap.invite_link.clone().into(),
         decline_reason,
         decline_description,
+        spec.placement.clone().into(),
     ])
 }
 
@@ -221,11 +234,11 @@ pub fn insert(
 ) -> Result<(), StoreError> {
     static SQL: OnceLock<String> = OnceLock::new();
     let sql = SQL.get_or_init(|| {
-        let columns = REPORTED.len() + 8;
+        let columns = REPORTED.len() + 10;
         let places: Vec<String> = (1..=columns).map(|n| format!("?{n}")).collect();
         format!(
             "INSERT INTO campaigns (account_id, ad_id, {}, status, synced_at, status_changed_at,
-                created_at, group_id, target_type)
+                created_at, group_id, target_type, starts_at, ends_at)
              VALUES ({})",
             REPORTED.join(", "),
             places.join(", ")
@@ -241,6 +254,8 @@ pub fn insert(
             snap.created_at.into(),
             group_id.into(),
             snap.spec.target_type.as_str().to_string().into(),
+            snap.dates.starts_at.into(),
+            snap.dates.ends_at.into(),
         ]);
     conn.prepare_cached(sql)?
         .execute(params_from_iter(values))?;
@@ -491,3 +506,12 @@ pub fn remove(conn: &Connection, account: i64, ad: i64) -> Result<(), StoreError
 
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// Sets the dates adcab keeps for a campaign (the platform's own are not read back over them).
+pub fn set_dates(conn: &Connection, account: i64, ad: i64, dates: Dates) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "UPDATE campaigns SET starts_at = ?3, ends_at = ?4 WHERE account_id = ?1 AND ad_id = ?2",
+    )?
+    .execute(params![account, ad, dates.starts_at, dates.ends_at])?;
+    Ok(())
+}

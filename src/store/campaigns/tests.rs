@@ -21,6 +21,7 @@ pub(crate) fn snapshot() -> AdSnapshot {
             picture: true,
             button: Some("buy".into()),
             website_name: Some("Shop".into()),
+            placement: Some("video_banner".into()),
         },
         status: Status::Active,
         active: true,
@@ -29,6 +30,10 @@ pub(crate) fn snapshot() -> AdSnapshot {
         spent: Money::from_micros(1_500_000),
         daily_budget: Some(Money::from_micros(3_000_000)),
         schedule: Some(json!({ "timezone": "UTC" })),
+        dates: Dates {
+            starts_at: Some(1_800_000_000),
+            ends_at: None,
+        },
         views: 100,
         opens: 40,
         clicks: 9,
@@ -282,4 +287,32 @@ fn a_decline_reason_is_stored_while_declined_and_cleared_when_the_ad_leaves_it()
     .unwrap();
     let row = get(&conn, 7, 3).unwrap().unwrap();
     assert_eq!((row.status, row.decline_reason), (Status::Active, None));
+}
+
+#[test]
+fn the_placement_is_stored_and_the_dates_are_kept_over_a_report_without_them() {
+    let conn = crate::store::test_db();
+    let snap = snapshot();
+    insert(&conn, &snap, None, "2026-01-01T00:00:00Z").unwrap();
+    let row = get(&conn, 7, 3).unwrap().unwrap();
+    assert_eq!(row.placement.as_deref(), Some("video_banner"));
+    assert_eq!(row.dates, snap.dates);
+    let ends = Dates {
+        starts_at: None,
+        ends_at: Some(1_800_003_600),
+    };
+    set_dates(&conn, 7, 3, ends).unwrap();
+    let paused = AdSnapshot {
+        active: false,
+        status: Status::OnHold,
+        dates: Dates::default(),
+        ..snapshot()
+    };
+    refresh(&conn, &paused, "2026-01-01T01:00:00Z").unwrap();
+    let row = get(&conn, 7, 3).unwrap().unwrap();
+    assert_eq!(
+        row.dates, ends,
+        "a platform that cleared them on a pause does not clear adcab's"
+    );
+    assert!(!row.active);
 }
