@@ -108,6 +108,9 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, Failure> {
         }
         Admin::Cabinet(CabinetCmd::Sync { id }) => printed(ops::cabinet_sync(s, *id)),
         Admin::Cabinet(CabinetCmd::List { owner }) => printed(ops::cabinet_list(s, *owner)),
+        Admin::Cabinet(CabinetCmd::Reconcile { id, month, fix }) => {
+            printed(ops::cabinet_reconcile(s, *id, *month, *fix))
+        }
         Admin::Platform(PlatformCmd::Check { token_stdin }) => {
             let token = token_from_stdin(*token_stdin)?;
             printed(ops::platform_check(s, &token))

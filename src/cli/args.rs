@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::domain::access::Plan;
+use crate::domain::time::Month;
 use crate::ops::{CabinetChange, KeyChange, NewCabinet, NewKey, Subscription, TeamAccess};
 use crate::platform::sim::Fault;
 
@@ -183,6 +184,18 @@ pub enum CabinetCmd {
     List {
         #[arg(long)]
         owner: Option<i64>,
+    },
+    /// Compare adcab's stored spend, views and clicks per ad for a month with the platform's
+    /// account report; with --fix, correct adcab's rows so the month's totals match.
+    Reconcile {
+        #[arg(long)]
+        id: i64,
+        /// The month, YYYY-MM (UTC).
+        #[arg(long)]
+        month: Month,
+        /// Correct adcab's hourly and daily rows, recording it in each campaign's history.
+        #[arg(long)]
+        fix: bool,
     },
 }
 

@@ -51,6 +51,10 @@ const SERVICE: Ledger = Ledger {
             include_str!("../../sql/0022_cabinet_synced_through.sql"),
         ),
         (23, include_str!("../../sql/0023_placement_and_dates.sql")),
+        (
+            24,
+            include_str!("../../sql/0024_history_sources_in_code.sql"),
+        ),
     ],
 };
 

@@ -119,6 +119,8 @@ pub enum Source {
     Automation,
     /// The platform, as read by a sync or a re-read.
     Sync,
+    /// The operator at the command line (a month reconciled with the platform's report).
+    Operator,
 }
 
 impl Source {
@@ -129,6 +131,7 @@ impl Source {
             Source::Panel => "panel",
             Source::Automation => "automation",
             Source::Sync => "sync",
+            Source::Operator => "operator",
         }
     }
 
@@ -139,6 +142,7 @@ impl Source {
             Source::Panel,
             Source::Automation,
             Source::Sync,
+            Source::Operator,
         ]
         .into_iter()
         .find(|source| source.as_str() == s)

@@ -16,6 +16,7 @@ mod error;
 pub mod ingest;
 mod keys;
 pub mod media;
+mod reconcile;
 pub mod rule;
 mod rules;
 mod sim;
@@ -34,6 +35,7 @@ pub use keys::{
     key_create, key_list, key_of, key_ping, key_revoke, key_rotate_secret, key_set, tracker_rotate,
     webhook_log, webhook_resend, KeyChange, NewKey, Scope, WebhookUrl, MAX_ACTIVE_KEYS,
 };
+pub use reconcile::{cabinet_reconcile, Difference, Reconciled};
 pub use rules::{auto_cpm_log, rule_list, AutoCpmLog, RuleList};
 pub use sim::{sim_advance, sim_fail, sim_now, sim_review};
 pub use tasks::{task_cancel, task_resume};

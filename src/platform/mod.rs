@@ -26,6 +26,8 @@ pub use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec};
 pub use crate::domain::capabilities::Capabilities;
 pub use crate::domain::dates::Dates;
 use crate::domain::money::{CabinetType, Money};
+use crate::domain::stats::Totals;
+use crate::domain::time::Month;
 use crate::store::StoreError;
 
 /// What switching an ad on or off did.
@@ -186,6 +188,16 @@ pub trait Platform: Send + Sync {
         ends: &[DateTime<Utc>],
     ) -> Result<Vec<Vec<AdCounters>>, PlatformError> {
         ends.iter().map(|at| self.report(account, *at)).collect()
+    }
+    /// Each ad's delivery in `month` (UTC) as the platform's account report gives it (ads
+    /// deleted since included). A platform that keeps no such report (the simulator, whose
+    /// figures are adcab's own) has none.
+    fn month_report(
+        &self,
+        _account: i64,
+        _month: Month,
+    ) -> Result<Vec<(i64, Totals)>, PlatformError> {
+        Err(PlatformError::Unsupported("a monthly account report"))
     }
     /// Changes an ad's settings; review fields send it back to review.
     fn edit_ad(&self, account: i64, ad_id: i64, edit: &AdEdit)

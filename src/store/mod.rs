@@ -18,6 +18,7 @@ pub mod keys;
 pub mod media;
 pub mod moves;
 pub mod outbox;
+pub mod reconcile;
 pub mod refs;
 pub mod retention;
 pub mod rules;

@@ -265,3 +265,20 @@ fn a_schedule_limits_delivery_to_its_hours_in_its_offset() {
         );
     }
 }
+
+/// The simulator keeps no monthly account report (its figures are adcab's own): a
+/// reconciliation there says so instead of comparing adcab with itself.
+#[test]
+fn the_simulator_has_no_month_report_to_reconcile_with() {
+    let app = crate::helpers::spawn_app();
+    let (_, cabinet, _) = app.manager();
+    let month: adcab::domain::time::Month = app.now().format("%Y-%m").to_string().parse().unwrap();
+    let err = adcab::ops::cabinet_reconcile(&app.services, cabinet, month, false).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            adcab::ops::OpsError::Platform(adcab::platform::PlatformError::Unsupported(_))
+        ),
+        "{err:?}"
+    );
+}

@@ -43,7 +43,9 @@ use crate::db::Db;
 use crate::domain::campaign::TargetType;
 use crate::domain::dates::Dates;
 use crate::domain::money::{CabinetType, Money};
+use crate::domain::stats::Totals;
 use crate::domain::targeting::{keyword_usable, target_username};
+use crate::domain::time::Month;
 use crate::primitives::{random_hex, sha256_hex};
 use crate::secret::Secrets;
 use crate::store::{cabinets, media};
@@ -380,6 +382,15 @@ impl Platform for Telegram {
     ) -> Result<Vec<Vec<AdCounters>>, PlatformError> {
         let account = self.account(account)?;
         report::reports(self, &account, ends)
+    }
+
+    fn month_report(
+        &self,
+        account: i64,
+        month: Month,
+    ) -> Result<Vec<(i64, Totals)>, PlatformError> {
+        let account = self.account(account)?;
+        report::month_report(self, &account, month)
     }
 
     fn edit_ad(

@@ -14,6 +14,7 @@ use crate::clock;
 use crate::domain::ad::AdCounters;
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
+use crate::domain::time::Month;
 use crate::platform::PlatformError;
 
 /// The stats series' step: five minutes.
@@ -134,6 +135,24 @@ fn series_between(
         start = to;
     }
     Ok(series)
+}
+
+/// Each ad's delivery in `month` from `getAccountReport` (ads deleted since included).
+pub(super) fn month_report(
+    tg: &Telegram,
+    account: &Account,
+    month: Month,
+) -> Result<Vec<(i64, Totals)>, PlatformError> {
+    let params = account.scoped(super::map(
+        json!({ "year": month.year, "month": month.month }),
+    ));
+    let rows = tg.call(account, &Call::read("getAccountReport", params))?;
+    Ok(rows
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|row| Some((row.get("ad_id")?.as_i64()?, row_totals(row))))
+        .collect())
 }
 
 fn row_totals(row: &Value) -> Totals {

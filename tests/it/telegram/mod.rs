@@ -7,6 +7,7 @@ mod connect;
 mod faults;
 mod lifecycle;
 mod limits;
+mod reconcile;
 mod sync;
 mod tasks;
 mod unreachable;
