@@ -1,14 +1,18 @@
 //! Owns recording inbound conversions, the service's highest-volume write. Each event is
 //! attributed (its ref or invite link, to campaigns the sender reaches) and stored, or
-//! updated when its `txid` was seen. A request's events are one grouped write of the
-//! database's writer: the requests waiting for it share one transaction (each in a savepoint
-//! of its own) and are answered only after its commit, so every accepted event is committed
-//! before its answer and many requests share one commit. The writer's queue is bounded: when
-//! it is full, or a request is not started in time, the request is answered "busy" (503)
-//! instead of waiting without end.
+//! updated when its `txid` was seen. The requests that arrive while a write is under way wait
+//! for the next: one write of the database's writer records them all in one transaction and
+//! each is answered only after its commit, so every accepted event is committed before its
+//! answer and many requests share one commit. Should that write fail, each request is recorded
+//! again alone, so one request's failure fails no other. The waiting requests are bounded: past
+//! [`QUEUE`], or when the writer is busy, a request is answered "busy" (503) instead of
+//! waiting without end.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
+
+use parking_lot::Mutex;
+use tokio::sync::oneshot;
 
 use rusqlite::Transaction;
 
@@ -53,54 +57,186 @@ pub enum Refusal {
 /// What became of one event.
 pub type Outcome = Result<Recorded, Refusal>;
 
-/// Records conversions for requests: each request's events are one grouped write, sharing
-/// a transaction with the requests queued right behind it.
-pub struct Ingest {
+/// Requests that may wait to be recorded; one more is answered "busy" at once.
+const QUEUE: usize = 256;
+/// Events one write records at most; the requests past it wait for the next write.
+const GROUP_EVENTS: usize = 20_000;
+
+/// What a request's events became, once committed.
+type Answer = oneshot::Sender<Result<Vec<Outcome>, StoreError>>;
+
+/// A request waiting to be recorded.
+struct Waiting {
+    sender: Sender,
+    events: Vec<Event>,
+    answer: Answer,
+}
+
+/// The requests waiting, and whether a write of them is under way.
+#[derive(Default)]
+struct Pending {
+    queue: VecDeque<Waiting>,
+    writing: bool,
+}
+
+struct Shared {
     db: Db,
     metrics: Arc<Metrics>,
+    pending: Mutex<Pending>,
+}
+
+/// Records conversions for requests: the requests that arrive while a write is under way wait
+/// for the next one, which records them all in one transaction of the database's writer, so
+/// many requests share one commit and one reading of the refs and the totals.
+pub struct Ingest {
+    shared: Arc<Shared>,
 }
 
 impl Ingest {
     pub fn new(db: Db, metrics: Arc<Metrics>) -> Ingest {
-        Ingest { db, metrics }
+        Ingest {
+            shared: Arc::new(Shared {
+                db,
+                metrics,
+                pending: Mutex::new(Pending::default()),
+            }),
+        }
     }
 
     /// Records the events (already checked) once they are committed, one outcome per event
-    /// in order.
+    /// in order. `Busy` when [`QUEUE`] requests wait already, or the writer is busy.
     pub async fn record(
         &self,
         sender: Sender,
         events: Vec<Event>,
     ) -> Result<Vec<Outcome>, StoreError> {
-        let size = events.len();
-        let recorded = self
-            .db
-            .write_grouped(size, move |tx| record_all(tx, &sender, &events))
-            .await;
-        let outcome = if recorded.is_ok() {
+        let (answer, answered) = oneshot::channel();
+        let lead = {
+            let mut pending = self.shared.pending.lock();
+            if pending.queue.len() >= QUEUE {
+                return Err(StoreError::Busy);
+            }
+            pending.queue.push_back(Waiting {
+                sender,
+                events,
+                answer,
+            });
+            !std::mem::replace(&mut pending.writing, true)
+        };
+        if lead {
+            tokio::spawn(drain(self.shared.clone()));
+        }
+        answered
+            .await
+            .map_err(|_| StoreError::Failed("the conversion writer dropped a request".into()))?
+    }
+}
+
+/// Ends a drain however it ends: should a write panic, the requests still waiting are dropped
+/// (each answered "failed") and the next request starts a new drain.
+struct Draining(Arc<Shared>);
+
+impl Drop for Draining {
+    fn drop(&mut self) {
+        let stranded = {
+            let mut pending = self.0.pending.lock();
+            pending.writing = false;
+            std::mem::take(&mut pending.queue)
+        };
+        drop(stranded);
+    }
+}
+
+/// Records the waiting requests, a group of at most [`GROUP_EVENTS`] events at a time, until
+/// none waits.
+async fn drain(shared: Arc<Shared>) {
+    let guard = Draining(shared);
+    loop {
+        let group = {
+            let mut pending = guard.0.pending.lock();
+            let mut size = 0;
+            let mut group = Vec::new();
+            while let Some(next) = pending.queue.front() {
+                if !group.is_empty() && size + next.events.len() > GROUP_EVENTS {
+                    break;
+                }
+                size += next.events.len();
+                group.extend(pending.queue.pop_front());
+            }
+            if group.is_empty() {
+                pending.writing = false;
+                return;
+            }
+            group
+        };
+        write_group(&guard.0, group).await;
+    }
+}
+
+/// Records a group of requests in one write and answers each. Should the write fail for
+/// another reason than a busy writer, each request is recorded again alone, so one request's
+/// failure fails no other.
+async fn write_group(shared: &Shared, group: Vec<Waiting>) {
+    let (answers, work): (Vec<Answer>, Vec<(Sender, Vec<Event>)>) = group
+        .into_iter()
+        .map(|w| (w.answer, (w.sender, w.events)))
+        .unzip();
+    let work = Arc::new(work);
+    let all = work.clone();
+    let recorded = shared.db.write(move |tx| record_all(tx, &all)).await;
+    let answer = |i: usize, answer: Answer, outcome: Result<Vec<Outcome>, StoreError>| {
+        let name = if outcome.is_ok() {
             "recorded"
         } else {
             "failed"
         };
-        self.metrics.ingested(outcome, size as u64);
-        recorded
+        shared.metrics.ingested(name, work[i].1.len() as u64);
+        drop(answer.send(outcome));
+    };
+    match recorded {
+        Ok(outcomes) => {
+            for (i, (reply, outcome)) in answers.into_iter().zip(outcomes).enumerate() {
+                answer(i, reply, Ok(outcome));
+            }
+        }
+        Err(e) if matches!(e, StoreError::Busy) || answers.len() == 1 => {
+            for (i, reply) in answers.into_iter().enumerate() {
+                answer(i, reply, Err(e.shared()));
+            }
+        }
+        Err(_) => {
+            for (i, reply) in answers.into_iter().enumerate() {
+                let all = work.clone();
+                let alone = shared
+                    .db
+                    .write(move |tx| record_all(tx, &all[i..=i]))
+                    .await
+                    .map(|mut outcomes| outcomes.pop().unwrap_or_default());
+                answer(i, reply, alone);
+            }
+        }
     }
 }
 
-/// Attributes and stores one request's events.
+/// Attributes and stores the events of several requests in one transaction, one outcome list
+/// per request.
 fn record_all(
     tx: &Transaction,
-    sender: &Sender,
-    events: &[Event],
-) -> Result<Vec<Outcome>, StoreError> {
+    requests: &[(Sender, Vec<Event>)],
+) -> Result<Vec<Vec<Outcome>>, StoreError> {
     let now = clock::iso(clock::now(tx)?);
     let mut found = HashMap::new();
     let mut recorder = Recorder::new(tx)?;
-    let outcomes = events
+    let outcomes = requests
         .iter()
-        .map(|event| {
-            let campaigns = campaigns(tx, &mut found, &event.target)?;
-            record(&mut recorder, campaigns, sender, event, &now)
+        .map(|(sender, events)| {
+            events
+                .iter()
+                .map(|event| {
+                    let campaigns = campaigns(tx, &mut found, &event.target)?;
+                    record(&mut recorder, campaigns, sender, event, &now)
+                })
+                .collect::<Result<Vec<_>, StoreError>>()
         })
         .collect::<Result<Vec<_>, StoreError>>()?;
     recorder.finish()?;
@@ -154,4 +290,97 @@ fn record(
         event_type: event.event,
         deduped,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::{Db, Open};
+    use crate::domain::conversion::EventType;
+
+    fn purchase(txid: &str) -> Event {
+        Event {
+            target: Target::Ref("r".into()),
+            event: EventType::Purchase,
+            txid: txid.into(),
+            amount_micros: Some(1_000_000),
+            currency: Some("USD".into()),
+            status: None,
+            account_id: None,
+        }
+    }
+
+    /// A database with ad 5 of cabinet 7 carrying ref `r`, whose writer refuses to store an
+    /// event with the txid `poison`.
+    fn poisoned(dir: &std::path::Path) -> Db {
+        let db = Db::open(&dir.join("ingest.db"), Open::Create).unwrap();
+        db.write_blocking(|tx| {
+            tx.execute_batch(
+                "INSERT INTO users (id, email, plan, created_at) VALUES (1, 'a@example.com', 'pro', 't');
+                 INSERT INTO cabinets (id, owner_id, name, cabinet_type, balance_updated_at,
+                    min_budget, created_at) VALUES (7, 1, 'c', 'euro', 't', 1, 't');",
+            )?;
+            let ad = crate::domain::ad::AdSnapshot {
+                ad_id: 5,
+                ..crate::store::campaigns::tests::snapshot()
+            };
+            crate::store::campaigns::insert(tx, &ad, None, "2026-01-01T00:00:00Z")?;
+            refs::replace(tx, 7, 5, &[Target::Ref("r".into())])?;
+            tx.execute_batch(
+                "CREATE TEMP TRIGGER poison BEFORE INSERT ON conversions
+                 WHEN NEW.txid = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned'); END",
+            )?;
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+        db
+    }
+
+    #[test]
+    fn requests_share_one_write_and_one_failing_request_fails_no_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let shared = Shared {
+            db: poisoned(dir.path()),
+            metrics: Arc::new(Metrics::new()),
+            pending: Mutex::new(Pending::default()),
+        };
+        let sender = Sender {
+            holder: 1,
+            accounts: vec![7],
+        };
+        let mut answered = Vec::new();
+        let group: Vec<Waiting> = [vec!["a1", "a2"], vec!["poison"], vec!["b1"]]
+            .into_iter()
+            .map(|txids| {
+                let (answer, rx) = oneshot::channel();
+                answered.push(rx);
+                Waiting {
+                    sender: sender.clone(),
+                    events: txids.into_iter().map(purchase).collect(),
+                    answer,
+                }
+            })
+            .collect();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(write_group(&shared, group));
+        let answers: Vec<_> = answered
+            .into_iter()
+            .map(|rx| rx.blocking_recv().unwrap())
+            .collect();
+        assert!(matches!(&answers[0], Ok(o) if o.len() == 2 && o.iter().all(Result::is_ok)));
+        assert!(answers[1].is_err(), "{:?}", answers[1]);
+        assert!(matches!(&answers[2], Ok(o) if o.len() == 1 && o[0].is_ok()));
+        let stored: i64 = shared
+            .db
+            .read_blocking(|c| {
+                Ok::<_, StoreError>(
+                    c.query_row("SELECT COUNT(*) FROM conversions", [], |r| r.get(0))?,
+                )
+            })
+            .unwrap();
+        assert_eq!(stored, 3, "a1, a2 and b1, each once");
+    }
 }

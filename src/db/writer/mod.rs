@@ -1,10 +1,8 @@
 //! Owns the one writer: a thread that owns the write connection and runs, one at a time, the
 //! operations every caller sends it through one bounded queue, each answered on its own reply
 //! (awaited by async callers without taking a thread, waited for by blocking ones). Each
-//! operation runs in a transaction of its own, except grouped ones (conversion ingest):
-//! consecutive grouped operations share one transaction, each in a savepoint of its own so that
-//! one failure undoes nothing of the others, and all are answered after its commit. A full
-//! queue is answered "busy" at once; an operation not started within [`WAIT`] is withdrawn and
+//! operation runs in a transaction of its own (conversion ingest sends the requests waiting
+//! for it as one operation, `ops::ingest`). A full queue is answered "busy" at once; an operation not started within [`WAIT`] is withdrawn and
 //! answered "busy". A panic in an operation rolls it back and carries on in its caller; the
 //! writer lives on. A write asked for from inside a write (on the writer thread) would wait for
 //! itself: it panics instead.
@@ -33,9 +31,6 @@ pub(super) const QUEUE: usize = 256;
 /// How long an operation may wait for the writer to start it; then it is withdrawn and its
 /// caller told "busy".
 pub(super) const WAIT: Duration = Duration::from_secs(10);
-/// What grouped operations sharing one transaction weigh together at most (ingest weighs a
-/// request by its events); the next ones wait for the next transaction.
-const GROUP_WEIGHT: usize = 20_000;
 
 /// Said when a write is asked for on the writer thread, from inside a write.
 const NESTED: &str =
@@ -50,7 +45,7 @@ impl Db {
         E: From<StoreError> + Send + 'static,
         F: FnOnce(&Transaction) -> Result<T, E> + Send + 'static,
     {
-        self.inner.writer.run(None, move |tx, _| f(tx)).await
+        self.inner.writer.run(move |tx, _| f(tx)).await
     }
 
     /// [`Db::write`] for long background work: `f` also gets a [`Yield`] that tells it when
@@ -62,23 +57,7 @@ impl Db {
         E: From<StoreError> + Send + 'static,
         F: FnOnce(&Transaction, &Yield) -> Result<T, E> + Send + 'static,
     {
-        self.inner.writer.run(None, f).await
-    }
-
-    /// [`Db::write`] for many small writes (conversion ingest): `f` runs in a savepoint of a
-    /// transaction it shares with the grouped writes queued right behind it, up to a total
-    /// `weight` of [`GROUP_WEIGHT`], and is answered once that transaction is committed. An
-    /// error undoes its own writes alone.
-    pub async fn write_grouped<T, E, F>(&self, weight: usize, f: F) -> Result<T, E>
-    where
-        T: Send + 'static,
-        E: From<StoreError> + Send + 'static,
-        F: FnOnce(&Transaction) -> Result<T, E> + Send + 'static,
-    {
-        self.inner
-            .writer
-            .run(Some(weight), move |tx, _| f(tx))
-            .await
+        self.inner.writer.run(f).await
     }
 
     /// The blocking form of [`Db::write`], for code already on a blocking thread; `f` may
@@ -131,9 +110,9 @@ impl Writer {
         }
     }
 
-    /// Queues `work` (grouped when it has a weight) and awaits its answer without holding a
-    /// thread. A caller that goes away before its operation started takes it back.
-    async fn run<T, E, F>(&self, group: Option<usize>, work: F) -> Result<T, E>
+    /// Queues `work` and awaits its answer without holding a thread. A caller that goes away
+    /// before its operation started takes it back.
+    async fn run<T, E, F>(&self, work: F) -> Result<T, E>
     where
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
@@ -141,7 +120,7 @@ impl Writer {
     {
         let (job, outcome) = job(work);
         let (reply, mut answered) = oneshot::channel();
-        let place = self.queue.push(group, job, Reply::Async(reply))?;
+        let place = self.queue.push(job, Reply::Async(reply))?;
         let finished = match tokio::time::timeout(self.queue.wait, &mut answered).await {
             Ok(finished) => finished.ok(),
             Err(_) if place.withdraw() => return Err(StoreError::Busy.into()),
@@ -170,7 +149,7 @@ impl Writer {
         // on the writer thread.
         #[allow(unsafe_code)]
         let job = unsafe { std::mem::transmute::<Box<dyn Job + 'a>, Box<dyn Job>>(job) };
-        let place = self.queue.push(None, job, Reply::Blocking(reply))?;
+        let place = self.queue.push(job, Reply::Blocking(reply))?;
         let finished = match answered.recv_timeout(self.queue.wait) {
             Ok(finished) => Some(finished),
             Err(mpsc::RecvTimeoutError::Timeout) if place.withdraw() => {

@@ -1,6 +1,6 @@
 //! Owns the bounded queue between the writer's callers and its thread: the operations waiting,
-//! each with the reply its caller waits on, taken in turn (grouped ones together) or withdrawn
-//! by a caller that gave up.
+//! each with the reply its caller waits on, taken in turn or withdrawn by a caller that gave
+//! up.
 
 use std::collections::VecDeque;
 use std::sync::mpsc;
@@ -9,7 +9,7 @@ use std::time::Duration;
 use parking_lot::{Condvar, Mutex};
 use tokio::sync::oneshot;
 
-use super::{Finished, Job, GROUP_WEIGHT};
+use super::{Finished, Job};
 use crate::db::StoreError;
 
 /// How the writer answers a caller.
@@ -21,8 +21,6 @@ pub(super) enum Reply {
 /// An operation in the queue.
 pub(super) struct Queued {
     id: u64,
-    /// Its weight, when it may share a transaction with the grouped operations next to it.
-    group: Option<usize>,
     /// Declared before `reply`, so that it is dropped first (see [`super::Writer::run_blocking`]).
     pub(super) job: Box<dyn Job>,
     reply: Reply,
@@ -58,13 +56,6 @@ pub(super) struct State {
     closed: bool,
 }
 
-/// What the writer runs next: one operation in a transaction of its own, or grouped ones in
-/// a shared one.
-pub(super) enum Turn {
-    Alone(Queued),
-    Group(Vec<Queued>),
-}
-
 impl Queue {
     pub(super) fn new(capacity: usize, wait: Duration) -> Queue {
         Queue {
@@ -80,12 +71,7 @@ impl Queue {
     }
 
     /// Queues an operation, or refuses it at once: `Busy` when the queue is full.
-    pub(super) fn push(
-        &self,
-        group: Option<usize>,
-        job: Box<dyn Job>,
-        reply: Reply,
-    ) -> Result<Place<'_>, StoreError> {
+    pub(super) fn push(&self, job: Box<dyn Job>, reply: Reply) -> Result<Place<'_>, StoreError> {
         let mut state = self.state.lock();
         if state.closed || state.waiting.len() >= self.capacity {
             let refused = if state.closed {
@@ -98,35 +84,18 @@ impl Queue {
         }
         state.last_id += 1;
         let id = state.last_id;
-        state.waiting.push_back(Queued {
-            id,
-            group,
-            job,
-            reply,
-        });
+        state.waiting.push_back(Queued { id, job, reply });
         drop(state);
         self.arrived.notify_one();
         Ok(Place { queue: self, id })
     }
 
-    /// The next operation, and the grouped ones right behind a grouped one; `None` once the
-    /// queue is closed and empty.
-    pub(super) fn next(&self) -> Option<Turn> {
+    /// The next operation; `None` once the queue is closed and empty.
+    pub(super) fn next(&self) -> Option<Queued> {
         let mut state = self.state.lock();
         loop {
             if let Some(first) = state.waiting.pop_front() {
-                let Some(mut weight) = first.group else {
-                    return Some(Turn::Alone(first));
-                };
-                let mut group = vec![first];
-                while weight < GROUP_WEIGHT {
-                    match state.waiting.front().and_then(|next| next.group) {
-                        Some(more) => weight += more,
-                        None => break,
-                    }
-                    group.extend(state.waiting.pop_front());
-                }
-                return Some(Turn::Group(group));
+                return Some(first);
             }
             if state.closed {
                 return None;

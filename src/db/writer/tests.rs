@@ -93,7 +93,7 @@ fn an_async_write_not_started_in_time_is_withdrawn_and_answered_busy() {
     let ran = Arc::new(AtomicBool::new(false));
     let runs = ran.clone();
     let refused = while_held(&writer, || {
-        runtime().block_on(writer.run(None, move |tx, _| {
+        runtime().block_on(writer.run(move |tx, _| {
             runs.store(true, Ordering::SeqCst);
             insert(tx, 1)
         }))
@@ -139,7 +139,7 @@ fn a_panicking_write_is_rolled_back_its_caller_panics_and_the_writer_lives_on() 
     let (in_task, rt) = (writer.clone(), runtime());
     let task = rt.block_on(rt.spawn(async move {
         in_task
-            .run(None, |tx, _| -> Result<(), StoreError> {
+            .run(|tx, _| -> Result<(), StoreError> {
                 insert(tx, 2)?;
                 panic!("boom again")
             })
@@ -154,66 +154,6 @@ fn a_panicking_write_is_rolled_back_its_caller_panics_and_the_writer_lives_on() 
         [3],
         "both rolled back"
     );
-}
-
-#[test]
-fn grouped_writes_share_one_transaction_and_a_failure_undoes_its_own_writes_alone() {
-    let dir = tempfile::tempdir().unwrap();
-    let (writer, path) = writer(dir.path(), 8, Duration::from_secs(10));
-    let writer = Arc::new(writer);
-    let rt = runtime();
-    let tasks: Vec<_> = while_held(&writer, || {
-        (1..=4)
-            .map(|n| {
-                let (grouped, path) = (writer.clone(), path.clone());
-                let task = rt.spawn(async move {
-                    grouped
-                        .run(Some(1), move |tx, _| {
-                            insert(tx, n)?;
-                            match n {
-                                2 => Err(StoreError::Conflict),
-                                3 => panic!("boom"),
-                                // What another connection sees: nothing committed yet.
-                                _ => Ok(rows(&open_connection(&path).unwrap())),
-                            }
-                        })
-                        .await
-                });
-                while waiting(&writer) < n as usize {
-                    std::thread::yield_now();
-                }
-                task
-            })
-            .collect()
-    });
-    let answers: Vec<_> = rt.block_on(async {
-        let mut answers = Vec::new();
-        for task in tasks {
-            answers.push(task.await);
-        }
-        answers
-    });
-    assert!(
-        matches!(&answers[0], Ok(Ok(seen)) if seen.is_empty()),
-        "{:?}",
-        answers[0]
-    );
-    assert!(
-        matches!(&answers[1], Ok(Err(StoreError::Conflict))),
-        "{:?}",
-        answers[1]
-    );
-    assert!(
-        answers[2].as_ref().is_err_and(|e| e.is_panic()),
-        "{:?}",
-        answers[2]
-    );
-    assert!(
-        matches!(&answers[3], Ok(Ok(seen)) if seen.is_empty()),
-        "the last ran before the first was committed: {:?}",
-        answers[3]
-    );
-    assert_eq!(rows(&open_connection(&path).unwrap()), [1, 4]);
 }
 
 #[test]
