@@ -103,8 +103,9 @@ impl Db {
             path: path.to_path_buf(),
             reason,
         })?;
-        // The savepoint of each grouped write keeps the pages it first changes in a statement
-        // journal: in memory, rather than a temporary file once it passes 64 KiB.
+        // The writer's statement journals (a statement inside a longer transaction keeps the
+        // pages it first changes, to be undone alone) and temporary tables stay in memory,
+        // rather than in temporary files once they pass 64 KiB.
         conn.pragma_update(None, "temp_store", "MEMORY")
             .map_err(|source| OpenError::Connect {
                 path: path.to_path_buf(),
