@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::accrual::{self, Delivery, Rates};
 use super::decline;
 use super::rows::load_snapshot;
+use super::rules::approved_status;
 use super::{SimError, Simulator};
 use crate::clock;
 use crate::db::json_column;
@@ -272,19 +273,4 @@ fn pace_from_row(r: &rusqlite::Row) -> rusqlite::Result<Pace> {
         accrued: r.get(14)?,
         review: r.get(15)?,
     })
-}
-
-/// Where an approved ad goes at `now` (Unix seconds), in the platform's order (§13): `Stopped`
-/// once its end date passed, `On Hold` when switched off or before its start date, `Stopped`
-/// without budget, else it runs.
-pub(super) fn approved_status(budget_micros: i64, active: bool, dates: Dates, now: i64) -> Status {
-    if dates.ends_at.is_some_and(|end| end <= now) {
-        Status::Stopped
-    } else if !active || dates.starts_at.is_some_and(|start| start > now) {
-        Status::OnHold
-    } else if budget_micros == 0 {
-        Status::Stopped
-    } else {
-        Status::Active
-    }
 }

@@ -15,8 +15,6 @@ use crate::domain::targeting::{keyword_usable, target_username};
 use crate::platform::telegram;
 use crate::platform::{PlatformError, Switch};
 
-use super::review::approved_status;
-
 /// What the simulator can do: Telegram Ads', with the spec's media and keyword limits, and
 /// bids changed without a review (the spec: changing only `cpm`, `active` or `schedule` never
 /// triggers review).
@@ -258,6 +256,21 @@ pub(super) fn check_draft(kind: CabinetType, draft: &AdDraft) -> Result<AdSpec, 
         TargetType::Users => {}
     }
     Ok(resolved)
+}
+
+/// Where an approved ad goes at `now` (Unix seconds), in the platform's order (§13): `Stopped`
+/// once its end date passed, `On Hold` when switched off or before its start date, `Stopped`
+/// without budget, else it runs.
+pub(super) fn approved_status(budget_micros: i64, active: bool, dates: Dates, now: i64) -> Status {
+    if dates.ends_at.is_some_and(|end| end <= now) {
+        Status::Stopped
+    } else if !active || dates.starts_at.is_some_and(|start| start > now) {
+        Status::OnHold
+    } else if budget_micros == 0 {
+        Status::Stopped
+    } else {
+        Status::Active
+    }
 }
 
 #[cfg(test)]
