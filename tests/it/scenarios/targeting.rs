@@ -1,6 +1,6 @@
 //! Scenarios of full targeting, run on both platforms: a `users` campaign with cities (by
 //! name and by id), device, intersect_topics, exclude_channels and political_channels, read
-//! back and carried by a copy; a `channels` campaign leaving channels out; what the platform
+//! back and carried by a copy and a recreate; a `channels` campaign leaving channels out; what the platform
 //! received; the refusals with their exact `param`; and the cities look-up.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,6 +12,7 @@ use crate::helpers::campaign_body;
 
 on_both!(
     a_users_campaign_takes_full_targeting_and_a_copy_carries_it,
+    a_recreate_carries_full_targeting,
     a_channels_campaign_leaves_out_the_channels_it_excludes,
     targeting_out_of_bounds_is_refused_with_its_param,
     cities_are_looked_up_in_one_country,
@@ -89,6 +90,36 @@ fn a_users_campaign_takes_full_targeting_and_a_copy_carries_it(w: World) {
     assert_eq!(w.campaign(copy)["targeting"], t, "the copy carries it");
     if let Some(target) = w.platform_target(copy) {
         assert_eq!(target["device"], "ios", "{target}");
+        assert_eq!(target["locations"].as_array().unwrap().len(), 2);
+    }
+}
+
+fn a_recreate_carries_full_targeting(w: World) {
+    let old = w.create(full_users());
+    let before = w.campaign(old)["targeting"].clone();
+    w.advance(11 * 60, 0);
+    w.decline(old);
+    let body = json!({ "account_id": w.cabinet, "text": "An honest text" });
+    let headers = [("Idempotency-Key", "scenario-targeting-recreate")];
+    let r = w.app.send(
+        "POST",
+        &format!("/campaigns/{old}/recreate"),
+        &w.key,
+        Some(&body),
+        &headers,
+    );
+    assert_eq!(r.status, 202, "{}", r.body);
+    let done = w.task(r.body);
+    assert_eq!(done["succeeded"], 1, "{done}");
+    let new = done["ad_ids"][0].as_i64().unwrap();
+    assert_eq!(
+        w.campaign(new)["targeting"],
+        before,
+        "the new one carries it"
+    );
+    if let Some(target) = w.platform_target(new) {
+        assert_eq!(target["political_channels_only"], false, "{target}");
+        assert_eq!(target["exclude_political_channels"], true);
         assert_eq!(target["locations"].as_array().unwrap().len(), 2);
     }
 }
