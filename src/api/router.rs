@@ -119,7 +119,7 @@ const fn upload(method: Method, pattern: &'static str, budget: Budget, handler: 
 use Budget::{Conversions, Read, Write};
 
 /// The API: every route, in the order `Allow` lists them.
-pub static ROUTES: [Def; 28] = [
+pub static ROUTES: [Def; 29] = [
     def(
         Method::GET,
         "account/info",
@@ -131,6 +131,12 @@ pub static ROUTES: [Def; 28] = [
         "targeting",
         Read,
         plain!(|s, _c, _p| targeting::lists(s)),
+    ),
+    def(
+        Method::GET,
+        "targeting/cities",
+        Read,
+        plain!(|s, c, _p| targeting::cities(s, c).await),
     ),
     def(
         Method::GET,

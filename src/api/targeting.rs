@@ -1,9 +1,13 @@
-//! Owns `GET /v1/targeting`: countries, and the platform's languages, topics and buttons.
+//! Owns `GET /v1/targeting`: countries, and the platform's languages, topics and buttons; and
+//! `GET /v1/targeting/cities`, the platform's cities of one country by a part of their name.
 
 use serde_json::{json, Value};
 
 use super::error::ApiError;
+use super::Ctx;
+use crate::db::in_request;
 use crate::domain::countries::COUNTRIES;
+use crate::domain::money::CabinetType;
 use crate::http::{AppState, Reply};
 
 pub fn lists(state: &AppState) -> Result<Reply, ApiError> {
@@ -24,4 +28,41 @@ pub fn lists(state: &AppState) -> Result<Reply, ApiError> {
         "topics": topics,
         "buttons": caps.buttons,
     }))
+}
+
+/// `GET /v1/targeting/cities?country=DE&q=ber`: the cities of `country` whose name holds `q`,
+/// looked up with the first cabinet the key reaches (`account_id` picks another).
+pub async fn cities(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
+    let country = ctx
+        .query
+        .text("country")
+        .unwrap_or("")
+        .trim()
+        .to_ascii_uppercase();
+    if !COUNTRIES.iter().any(|(code, _)| *code == country) {
+        return Err(ApiError::validation(
+            "country",
+            "country must be a code of GET /v1/targeting countries.",
+        ));
+    }
+    let query = ctx.query.text("q").unwrap_or("").trim().to_string();
+    if query.is_empty() {
+        return Err(ApiError::validation(
+            "q",
+            "q is a part of a city's name; it must not be empty.",
+        ));
+    }
+    let scope = ctx.principal.scope(ctx.query.account_id()?)?;
+    let cabinet = scope
+        .first()
+        .map(|r| (r.cabinet.id, r.cabinet.cabinet_type));
+    let platform = state.services.platform.clone();
+    let account = cabinet.map(|(id, _)| id);
+    let found = in_request(move || platform.cities(account, &country, &query)).await;
+    // A look-up's refusal carries no bid, so the cabinet type only names no currency.
+    let kind = cabinet.map_or(CabinetType::Euro, |(_, kind)| kind);
+    match found {
+        Ok(list) => Reply::ok(json!(list)),
+        Err(e) => Err(ApiError::of_platform(e, kind)),
+    }
 }

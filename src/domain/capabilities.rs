@@ -38,6 +38,8 @@ pub struct Capabilities {
     /// delivery until approved (Auto CPM then waits out the review and a day of delivery
     /// between edits; rules that set a bid warn of it).
     pub bid_edit_reviews: bool,
+    /// It can widen a `channels` ad to channels like those listed (`add_similar_channels`).
+    pub similar_channels: bool,
 }
 
 /// One cabinet type as a platform has it.
@@ -194,6 +196,7 @@ impl Capabilities {
             "countries" => COUNTRIES.len(),
             "languages" => self.languages.len(),
             "topics" | "exclude_topics" => self.topics.len(),
+            "cities" => super::targeting::MAX_CITIES,
             "search_keywords" => self.keywords.max_count,
             _ => self.max_targets,
         }
@@ -255,6 +258,7 @@ pub(crate) mod tests {
         topics: &[(1, "Art"), (4, "Books")],
         time_zones: &[-150, 0, 60],
         bid_edit_reviews: false,
+        similar_channels: true,
     };
 
     #[test]

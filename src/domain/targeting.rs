@@ -12,7 +12,7 @@ use super::countries::COUNTRIES;
 use super::ParseError;
 
 /// Every targeting field, whatever the target type.
-pub const FIELDS: [&str; 9] = [
+pub const FIELDS: [&str; 14] = [
     "channels",
     "bots",
     "search_keywords",
@@ -22,7 +22,22 @@ pub const FIELDS: [&str; 9] = [
     "add_similar_channels",
     "countries",
     "audience_channels",
+    "cities",
+    "device",
+    "intersect_topics",
+    "exclude_channels",
+    "political_channels",
 ];
+
+/// The devices a `users` ad may be narrowed to.
+pub const DEVICES: [&str; 4] = ["ios", "android", "mobile", "desktop"];
+
+/// What a `users` ad does with political channels' audiences: leaves them out, or reaches
+/// only them.
+pub const POLITICAL: [&str; 2] = ["exclude", "only"];
+
+/// The most cities a `users` ad names.
+pub const MAX_CITIES: usize = 20;
 
 /// The targeting fields a target type takes.
 pub fn fields_of(t: TargetType) -> &'static [&'static str] {
@@ -33,6 +48,7 @@ pub fn fields_of(t: TargetType) -> &'static [&'static str] {
             "topics",
             "exclude_topics",
             "add_similar_channels",
+            "exclude_channels",
         ],
         TargetType::Bots => &["bots"],
         TargetType::Search => &["search_keywords"],
@@ -42,6 +58,11 @@ pub fn fields_of(t: TargetType) -> &'static [&'static str] {
             "topics",
             "exclude_topics",
             "audience_channels",
+            "cities",
+            "device",
+            "intersect_topics",
+            "exclude_channels",
+            "political_channels",
         ],
     }
 }
@@ -68,6 +89,33 @@ pub struct Targeting {
     pub exclude_topics: Option<Vec<i64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub add_similar_channels: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cities: Option<Vec<City>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intersect_topics: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exclude_channels: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub political_channels: Option<String>,
+}
+
+/// A city a platform's look-up found (`GET /v1/targeting/cities`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CityEntry {
+    pub id: i64,
+    pub name: String,
+    pub country: String,
+}
+
+/// A city as a `users` ad names it: the platform's id (from `GET /v1/targeting/cities`) or
+/// its name, which the platform resolves in the ad's one country.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum City {
+    Id(i64),
+    Name(String),
 }
 
 impl Targeting {
@@ -79,6 +127,7 @@ impl Targeting {
             ("channels", &self.channels),
             ("bots", &self.bots),
             ("audience_channels", &self.audience_channels),
+            ("exclude_channels", &self.exclude_channels),
         ] {
             if let Some(i) = list.iter().flatten().position(|n| !username_like(n)) {
                 return Err(ParseError::new(
@@ -131,6 +180,7 @@ impl Targeting {
                 ));
             }
         }
+        self.check_users(caps)?;
         let needed = match t {
             TargetType::Channels => Some(("channels", self.channels.is_some())),
             TargetType::Bots => Some(("bots", self.bots.is_some())),
@@ -150,6 +200,59 @@ impl Targeting {
             ));
         }
         Ok(())
+    }
+
+    /// The rules of the fields only some platforms or only `users` ads have: cities (at most
+    /// [`MAX_CITIES`], in the ad's one country), device, political channels, and similar
+    /// channels where the platform has them.
+    fn check_users(&self, caps: &Capabilities) -> Result<(), ParseError> {
+        if self.add_similar_channels == Some(true) && !caps.similar_channels {
+            return Err(ParseError::new(
+                "add_similar_channels",
+                "This platform cannot add similar channels; leave add_similar_channels out or list the channels.",
+            ));
+        }
+        if let Some(device) = self.device.as_deref().filter(|d| !DEVICES.contains(d)) {
+            return Err(ParseError::new(
+                "device",
+                format!("device must be ios, android, mobile or desktop, not {device}."),
+            ));
+        }
+        if self
+            .political_channels
+            .as_deref()
+            .is_some_and(|p| !POLITICAL.contains(&p))
+        {
+            return Err(ParseError::new(
+                "political_channels",
+                "political_channels must be exclude or only.",
+            ));
+        }
+        let Some(cities) = &self.cities else {
+            return Ok(());
+        };
+        if cities.len() > MAX_CITIES {
+            return Err(ParseError::new(
+                "cities",
+                format!("cities takes at most {MAX_CITIES} entries."),
+            ));
+        }
+        if let Some(i) = cities
+            .iter()
+            .position(|c| matches!(c, City::Name(n) if n.trim().is_empty()))
+        {
+            return Err(ParseError::new(
+                format!("cities[{i}]"),
+                "Each city is an id or a non-empty name.",
+            ));
+        }
+        match self.countries.as_deref() {
+            Some([_]) => Ok(()),
+            _ => Err(ParseError::new(
+                "countries",
+                "With cities, countries names exactly their one country.",
+            )),
+        }
     }
 
     /// The targeting as an ad carries it: the fields sent, and only those.
@@ -271,6 +374,60 @@ mod tests {
             search.check(TargetType::Search, &SMALL).unwrap_err().param,
             "search_keywords[1]"
         );
+    }
+
+    #[test]
+    fn users_fields_keep_to_their_rules() {
+        let berlin = Targeting {
+            countries: names(&["DE"]),
+            cities: Some(vec![City::Name("Berlin".into()), City::Id(302)]),
+            device: Some("ios".into()),
+            political_channels: Some("only".into()),
+            ..Targeting::default()
+        };
+        assert!(berlin.check(TargetType::Users, &SMALL).is_ok());
+        let bad = |t: Targeting| t.check(TargetType::Users, &SMALL).unwrap_err().param;
+        let two = Targeting {
+            countries: names(&["DE", "FR"]),
+            ..berlin.clone()
+        };
+        assert_eq!(bad(two), "countries", "cities name the only country");
+        let many = Targeting {
+            cities: Some((0..21).map(City::Id).collect()),
+            ..berlin.clone()
+        };
+        assert_eq!(bad(many), "cities");
+        let tablet = Targeting {
+            device: Some("tablet".into()),
+            ..berlin.clone()
+        };
+        assert_eq!(bad(tablet), "device");
+        let some = Targeting {
+            political_channels: Some("some".into()),
+            ..berlin.clone()
+        };
+        assert_eq!(bad(some), "political_channels");
+        assert_eq!(
+            berlin.to_json(),
+            serde_json::json!({"countries": ["DE"], "cities": ["Berlin", 302], "device": "ios",
+                               "political_channels": "only"})
+        );
+    }
+
+    #[test]
+    fn similar_channels_are_refused_where_the_platform_has_none() {
+        let similar = Targeting {
+            channels: names(&["@tech_daily"]),
+            add_similar_channels: Some(true),
+            ..Targeting::default()
+        };
+        assert!(similar.check(TargetType::Channels, &SMALL).is_ok());
+        let without = Capabilities {
+            similar_channels: false,
+            ..SMALL
+        };
+        let err = similar.check(TargetType::Channels, &without).unwrap_err();
+        assert_eq!(err.param, "add_similar_channels");
     }
 
     #[test]

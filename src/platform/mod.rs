@@ -27,6 +27,7 @@ pub use crate::domain::capabilities::Capabilities;
 pub use crate::domain::dates::Dates;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
+pub use crate::domain::targeting::CityEntry;
 use crate::domain::time::Month;
 use crate::store::StoreError;
 
@@ -152,6 +153,14 @@ pub trait Platform: Send + Sync {
             "connecting accounts by token (set platform.kind = \"telegram\")",
         ))
     }
+    /// The cities of `country` (ISO code) whose name holds `query`, as the platform numbers
+    /// them, looked up with `account`'s credentials where the platform needs them.
+    fn cities(
+        &self,
+        account: Option<i64>,
+        country: &str,
+        query: &str,
+    ) -> Result<Vec<CityEntry>, PlatformError>;
     /// Cabinets the hourly sync may read at once: a remote platform's calls mostly wait on
     /// the network (each token keeps its own pace); the simulator works in the database.
     fn parallel_reads(&self) -> usize {

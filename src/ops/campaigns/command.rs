@@ -13,18 +13,18 @@ use serde_json::{Map, Value};
 
 use super::auto_cpm::AutoCpmIn;
 use super::fields::{self as campaign_fields, Link};
+pub(super) use super::targets::Targets;
 use crate::domain::ad::{AdDraft, AdEdit, AdSpec};
 use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::TargetType;
 use crate::domain::capabilities::Capabilities;
 use crate::domain::dates::{Dates, Sent};
 use crate::domain::fields::wire::{
-    present, Amount, Each, Entry, Flag, Id, Int, Later, List, Named, NonBlank, NonEmpty, Patch,
-    Raw, Text, TextOrNull, TopLevelOnly, Whole, Word,
+    present, Amount, Flag, Id, Int, Later, List, Named, NonBlank, Patch, Raw, Text, TextOrNull,
+    TopLevelOnly, Word,
 };
 use crate::domain::fields::{self, path};
 use crate::domain::money::Money;
-use crate::domain::targeting::{self, Targeting};
 use crate::domain::task::TaskKind;
 use crate::domain::ParseError;
 use crate::store::cabinets::Cabinet;
@@ -105,6 +105,16 @@ struct NewCampaign {
     exclude_topics: Patch<Raw>,
     #[serde(default)]
     add_similar_channels: Patch<Raw>,
+    #[serde(default)]
+    cities: Patch<Raw>,
+    #[serde(default)]
+    device: Patch<Raw>,
+    #[serde(default)]
+    intersect_topics: Patch<Raw>,
+    #[serde(default)]
+    exclude_channels: Patch<Raw>,
+    #[serde(default)]
+    political_channels: Patch<Raw>,
     media: Option<Text>,
     views_per_user: Option<Int<1, 4>>,
     picture: Option<Flag>,
@@ -327,12 +337,21 @@ impl NewCampaign {
                 ("search_keywords", self.search_keywords),
                 ("countries", self.countries),
                 ("languages", self.languages),
+                ("exclude_channels", self.exclude_channels),
             ],
             ints: [
                 ("topics", self.topics),
                 ("exclude_topics", self.exclude_topics),
             ],
-            similar: self.add_similar_channels,
+            flags: [
+                ("add_similar_channels", self.add_similar_channels),
+                ("intersect_topics", self.intersect_topics),
+            ],
+            words: [
+                ("device", self.device),
+                ("political_channels", self.political_channels),
+            ],
+            cities: self.cities,
         };
         let targeting = targets.read(at, target_type, caps)?;
         let placement = campaign_fields::placement(self.placement, at, target_type, caps)?;
@@ -371,95 +390,6 @@ impl NewCampaign {
             at: at.to_string(),
         })
     }
-}
-
-/// A campaign's targeting fields as sent, in the order they are read, each read once its
-/// target type says it may be sent.
-pub(super) struct Targets {
-    pub(super) strings: [(&'static str, Patch<Raw>); 6],
-    pub(super) ints: [(&'static str, Patch<Raw>); 2],
-    pub(super) similar: Patch<Raw>,
-}
-
-impl Targets {
-    /// The targeting fields of `t`: a field of another target type is refused by name (`null`
-    /// included); each list is refused past its limit before any entry is read; every entry
-    /// is checked.
-    pub(super) fn read(
-        self,
-        at: &str,
-        t: TargetType,
-        caps: &Capabilities,
-    ) -> Result<Value, ParseError> {
-        let allowed = targeting::fields_of(t);
-        if let Some(wrong) = targeting::FIELDS
-            .iter()
-            .find(|f| self.sent(f) && !allowed.contains(f))
-        {
-            return Err(ParseError::new(
-                path(at, wrong),
-                format!("{wrong} is not a field of target_type {}.", t.as_str()),
-            ));
-        }
-        let [channels, bots, audience, keywords, countries, languages] = self.strings;
-        let [topics, exclude_topics] = self.ints;
-        // Read in the order the fields are listed.
-        let read = Targeting {
-            channels: list::<NonEmpty>(channels, at, caps)?,
-            bots: list::<NonEmpty>(bots, at, caps)?,
-            audience_channels: list::<NonEmpty>(audience, at, caps)?,
-            search_keywords: list::<NonEmpty>(keywords, at, caps)?,
-            countries: list::<NonEmpty>(countries, at, caps)?,
-            languages: list::<NonEmpty>(languages, at, caps)?,
-            topics: list::<Whole>(topics, at, caps)?,
-            exclude_topics: list::<Whole>(exclude_topics, at, caps)?,
-            add_similar_channels: match self.similar {
-                Patch::Set(Raw(v)) => {
-                    Some(fields::read_at::<Flag>(&v, &path(at, "add_similar_channels"))?.0)
-                }
-                Patch::Keep | Patch::Clear => None,
-            },
-        };
-        read.check(t, caps)
-            .map_err(|e| ParseError::new(path(at, &e.param), e.message))?;
-        Ok(read.to_json())
-    }
-
-    /// Whether field `name` was sent, `null` included.
-    pub(super) fn sent(&self, name: &str) -> bool {
-        let strings = self.strings.iter().map(|(n, l)| (*n, l.is_sent()));
-        let ints = self.ints.iter().map(|(n, l)| (*n, l.is_sent()));
-        let similar = [("add_similar_channels", self.similar.is_sent())];
-        strings
-            .chain(ints)
-            .chain(similar)
-            .any(|(n, sent)| n == name && sent)
-    }
-}
-
-/// A targeting list `name` (at `at`) as sent: within its limit, then each entry read.
-fn list<T>(
-    (name, sent): (&str, Patch<Raw>),
-    at: &str,
-    caps: &Capabilities,
-) -> Result<Option<Vec<T::Value>>, ParseError>
-where
-    T: serde::de::DeserializeOwned + Entry,
-{
-    let Patch::Set(Raw(value)) = sent else {
-        return Ok(None);
-    };
-    let param = path(at, name);
-    if value
-        .as_array()
-        .is_some_and(|l| l.len() > caps.max_entries(name))
-    {
-        return Err(ParseError::new(
-            param,
-            format!("{name} takes at most {} entries.", caps.max_entries(name)),
-        ));
-    }
-    Ok(Some(fields::read_at::<Each<T>>(&value, &param)?.values()))
 }
 
 /// A media token sent at `at` for an ad of `target`, with the path it came under; refused

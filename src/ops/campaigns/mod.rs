@@ -15,6 +15,7 @@ pub mod edit;
 pub mod fields;
 pub mod list;
 pub mod recreate;
+mod targets;
 
 use rusqlite::Connection;
 use serde_json::Value;

@@ -68,6 +68,16 @@ struct RecreateIn {
     exclude_topics: Patch<Raw>,
     #[serde(default)]
     add_similar_channels: Patch<Raw>,
+    #[serde(default)]
+    cities: Patch<Raw>,
+    #[serde(default)]
+    device: Patch<Raw>,
+    #[serde(default)]
+    intersect_topics: Patch<Raw>,
+    #[serde(default)]
+    exclude_channels: Patch<Raw>,
+    #[serde(default)]
+    political_channels: Patch<Raw>,
     media: Option<Text>,
     views_per_user: Option<Int<1, 4>>,
     picture: Option<Flag>,
@@ -121,12 +131,21 @@ impl Recreate {
                 ("search_keywords", sent.search_keywords),
                 ("countries", sent.countries),
                 ("languages", sent.languages),
+                ("exclude_channels", sent.exclude_channels),
             ],
             ints: [
                 ("topics", sent.topics),
                 ("exclude_topics", sent.exclude_topics),
             ],
-            similar: sent.add_similar_channels,
+            flags: [
+                ("add_similar_channels", sent.add_similar_channels),
+                ("intersect_topics", sent.intersect_topics),
+            ],
+            words: [
+                ("device", sent.device),
+                ("political_channels", sent.political_channels),
+            ],
+            cities: sent.cities,
         };
         let targeting_sent = crate::domain::targeting::FIELDS
             .iter()

@@ -4,6 +4,7 @@
 //! copy, as a real platform's would; its time is the service clock.
 
 pub mod accrual;
+mod cities;
 mod config;
 mod decline;
 mod faults;
@@ -22,8 +23,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 
 use super::{
-    AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, Dates, Platform,
-    PlatformError, Switch,
+    AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, CityEntry, Dates,
+    Platform, PlatformError, Switch,
 };
 use crate::clock;
 use crate::db::Db;
@@ -182,6 +183,15 @@ impl Platform for Simulator {
         micros
             .map(Money::from_micros)
             .ok_or(PlatformError::NotFound)
+    }
+
+    fn cities(
+        &self,
+        _account: Option<i64>,
+        country: &str,
+        query: &str,
+    ) -> Result<Vec<CityEntry>, PlatformError> {
+        Ok(cities::look_up(country, query))
     }
 
     fn create_ad(&self, account: i64, draft: &AdDraft) -> Result<AdSnapshot, PlatformError> {

@@ -23,6 +23,7 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     media_targets: telegram::SPEC_MEDIA_TARGETS,
     keywords: telegram::SPEC_KEYWORDS,
     bid_edit_reviews: false,
+    similar_channels: true,
     ..telegram::CAPABILITIES
 };
 
@@ -253,7 +254,24 @@ pub(super) fn check_draft(kind: CabinetType, draft: &AdDraft) -> Result<AdSpec, 
             }
             resolved.targeting["search_keywords"] = json!(found);
         }
-        TargetType::Users => {}
+        TargetType::Users => {
+            if let Some(asked) = spec.targeting["cities"].as_array() {
+                let country = spec.targeting["countries"][0].as_str().unwrap_or_default();
+                let mut ids = Vec::new();
+                for city in asked {
+                    let id = super::cities::find(country, city).ok_or_else(|| {
+                        rejected(
+                            format!(
+                                "{city} is not a city of {country}; look it up with GET /v1/targeting/cities?country={country}."
+                            ),
+                            "cities",
+                        )
+                    })?;
+                    ids.push(id);
+                }
+                resolved.targeting["cities"] = json!(ids);
+            }
+        }
     }
     Ok(resolved)
 }

@@ -73,6 +73,7 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     // promote-api.md, "Review rule": a funded ad that gets edited returns to moderation, a
     // CPM-only change among the examples.
     bid_edit_reviews: true,
+    similar_channels: false,
 };
 
 /// The lowest bid of each target type, in micro-units: one for channels, bots and search, and

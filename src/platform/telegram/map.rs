@@ -1,9 +1,8 @@
 //! Owns the translation between the Telegram Ads API's shapes and adcab's: status values,
-//! money (JSON numbers read from their text, sent at the currency's precision), targeting
-//! (the API's input and output target shapes), field names (`impression_frequency`,
+//! money (JSON numbers read from their text, sent at the currency's precision), field names (`impression_frequency`,
 //! `show_userpic`, `daily_budget_limit`, `activate_date`, ...), currencies and placements (the
 //! one asked for, else the platform's for the target type), a declined ad's `decline_reason`. The schedule's week masks are
-//! in `schedule`.
+//! in `schedule`, the target shapes in `target`.
 
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::{Decimal, RoundingStrategy};
@@ -13,6 +12,8 @@ use super::capabilities::CAPABILITIES;
 use super::errors::Unsendable;
 use super::html::plain_text;
 use super::schedule::{schedule_from, schedule_to};
+pub use super::target::Resolved;
+use super::target::{input_target, targeting_from};
 use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec, DeclineReason};
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::dates::Dates;
@@ -188,121 +189,6 @@ fn target_type(ad: &Value, target: &Value) -> Option<TargetType> {
     )
 }
 
-/// `@username` of a catalogue channel or bot, or its numeric id as text when it has none.
-fn peer_names(list: Option<&Value>, id_field: &str) -> Vec<String> {
-    list.and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|p| match p.get("username").and_then(Value::as_str) {
-                    Some(u) if !u.is_empty() => Some(format!("@{}", u.trim_start_matches('@'))),
-                    _ => p.get(id_field).map(|id| id.to_string()),
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn codes(list: Option<&Value>, field: &str) -> Vec<Value> {
-    list.and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(|i| i.get(field).cloned()).collect())
-        .unwrap_or_default()
-}
-
-/// A targeting field read from a list of catalogue objects: adcab's name, the platform's, and
-/// the id field of its objects.
-type CatalogueField = (&'static str, &'static str, &'static str);
-
-/// The platform's output target (catalogue objects with names) as adcab's targeting fields.
-fn targeting_from(t: TargetType, target: &Value) -> Value {
-    let channels = json!(peer_names(target.get("channels"), "channel_id"));
-    let audience = [
-        ("languages", "languages", "language_code"),
-        ("topics", "topics", "topic_id"),
-        ("exclude_topics", "exclude_topics", "topic_id"),
-    ];
-    let (peers, fields): (Option<(&str, Value)>, Vec<CatalogueField>) = match t {
-        TargetType::Channels => (Some(("channels", channels)), audience.to_vec()),
-        TargetType::Users => {
-            let mut fields = vec![("countries", "countries", "country_code")];
-            fields.extend(audience);
-            (Some(("audience_channels", channels)), fields)
-        }
-        TargetType::Bots => (
-            Some(("bots", json!(peer_names(target.get("bots"), "bot_id")))),
-            Vec::new(),
-        ),
-        TargetType::Search => (
-            Some((
-                "search_keywords",
-                target.get("search_queries").cloned().unwrap_or(json!([])),
-            )),
-            Vec::new(),
-        ),
-    };
-    let mut out = Map::new();
-    let listed = fields
-        .into_iter()
-        .map(|(ours, theirs, id)| (ours, json!(codes(target.get(theirs), id))))
-        .chain(peers);
-    for (name, v) in listed {
-        if v.as_array().is_some_and(|a| !a.is_empty()) {
-            out.insert(name.into(), v);
-        }
-    }
-    Value::Object(out)
-}
-
-/// adcab's targeting as the platform's input target, with channels and bots already narrowed
-/// to the ones that resolved. The platform targets channels by a list, or by languages and
-/// topics, never both, so a channels ad with a list sends only the list and its exclusions.
-pub fn input_target(
-    t: TargetType,
-    targeting: &Value,
-    peers: &[String],
-) -> Result<Value, Unsendable> {
-    let list = |name: &str| targeting.get(name).cloned().unwrap_or_else(|| json!([]));
-    let mut target = Map::new();
-    target.insert("type".into(), json!(t.as_str()));
-    match t {
-        TargetType::Channels => {
-            let has_audience = [list("languages"), list("topics")]
-                .iter()
-                .any(|l| l.as_array().is_some_and(|a| !a.is_empty()));
-            if has_audience {
-                return Err(Unsendable {
-                    param: "languages",
-                    reason: "The platform targets channels either by a list of channels or by languages and topics, not both; drop languages and topics, or use target_type users.".into(),
-                });
-            }
-            target.insert("channel_ids".into(), json!(peers));
-            insert_nonempty(&mut target, "exclude_topic_ids", list("exclude_topics"));
-        }
-        TargetType::Bots => {
-            target.insert("bot_ids".into(), json!(peers));
-        }
-        TargetType::Search => {
-            target.insert("search_queries".into(), list("search_keywords"));
-        }
-        TargetType::Users => {
-            target.insert("country_codes".into(), list("countries"));
-            insert_nonempty(&mut target, "language_codes", list("languages"));
-            insert_nonempty(&mut target, "topic_ids", list("topics"));
-            insert_nonempty(&mut target, "exclude_topic_ids", list("exclude_topics"));
-            if !peers.is_empty() {
-                target.insert("channel_ids".into(), json!(peers));
-            }
-        }
-    }
-    Ok(Value::Object(target))
-}
-
-fn insert_nonempty(map: &mut Map<String, Value>, name: &str, v: Value) {
-    if v.as_array().is_some_and(|a| !a.is_empty()) {
-        map.insert(name.into(), v);
-    }
-}
-
 /// The `https://t.me/...` link the platform takes for `@name`; other links are sent as given.
 pub fn promote_url(url: &str) -> String {
     match url.trim().strip_prefix('@') {
@@ -316,7 +202,7 @@ pub fn promote_url(url: &str) -> String {
 pub fn create_params(
     kind: CabinetType,
     draft: &AdDraft,
-    peers: &[String],
+    resolved: &Resolved,
     media: Option<(&str, &str)>,
 ) -> Result<Map<String, Value>, Unsendable> {
     let spec = &draft.spec;
@@ -330,7 +216,7 @@ pub fn create_params(
     p.insert("cpm".into(), number(draft.cpm, scale));
     p.insert(
         "target".into(),
-        input_target(spec.target_type, &spec.targeting, peers)?,
+        input_target(spec.target_type, &spec.targeting, resolved)?,
     );
     let placement = spec
         .placement
@@ -488,20 +374,11 @@ mod tests {
         assert_eq!(status("archived"), None);
     }
 
-    #[test]
-    fn targets_are_sent_in_the_platform_shapes() {
-        let users = json!({"countries": ["DE"], "languages": ["de"], "audience_channels": ["@a"]});
-        let t = input_target(TargetType::Users, &users, &["@abcde".into()]).unwrap();
-        assert_eq!(
-            t,
-            json!({"type": "users", "country_codes": ["DE"], "language_codes": ["de"], "channel_ids": ["@abcde"]})
-        );
-        let search = json!({"search_keywords": ["shoes"]});
-        let t = input_target(TargetType::Search, &search, &[]).unwrap();
-        assert_eq!(t, json!({"type": "search", "search_queries": ["shoes"]}));
-        let mixed = json!({"channels": ["@abcde"], "languages": ["en"]});
-        let err = input_target(TargetType::Channels, &mixed, &["@abcde".into()]).unwrap_err();
-        assert_eq!(err.param, "languages");
+    fn peers(names: &[&str]) -> Resolved {
+        Resolved {
+            peers: names.iter().map(|n| n.to_string()).collect(),
+            ..Resolved::default()
+        }
     }
 
     #[test]
@@ -592,7 +469,7 @@ mod tests {
         );
         let mut draft = AdDraft::running(spec, Money::from_micros(2_000_000), Money::ZERO);
         draft.dates = dates;
-        let p = create_params(CabinetType::Euro, &draft, &["@abcde".into()], None).unwrap();
+        let p = create_params(CabinetType::Euro, &draft, &peers(&["@abcde"]), None).unwrap();
         assert_eq!(p["activate_date"], 1_800_000_000);
         assert_eq!(
             p["placement"], "channel_post",
@@ -600,7 +477,7 @@ mod tests {
         );
         draft.active = false;
         draft.spec.placement = Some("video_banner".into());
-        let p = create_params(CabinetType::Euro, &draft, &["@abcde".into()], None).unwrap();
+        let p = create_params(CabinetType::Euro, &draft, &peers(&["@abcde"]), None).unwrap();
         assert!(p.get("activate_date").is_none() && p["is_paused"] == true);
         assert_eq!(p["placement"], "video_banner");
     }

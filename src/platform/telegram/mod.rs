@@ -4,7 +4,7 @@
 //! operation tokens; the platform's refusals become the spec's errors with a sentence saying
 //! what to do. The wire is in `wire`; why a call did not reach the platform in `transport`;
 //! the shapes in `map` and `schedule`; reads in `reads`; what a token opens in `connect`;
-//! error mapping in `errors`; the hourly report in `report`; the platform's HTML for people (a
+//! error mapping in `errors`; the hourly report in `report`; targets as the platform knows them in `resolve`; the platform's HTML for people (a
 //! decline's explanation) as plain text in `html`; the connector's own tables in `state`; what
 //! the platform can do in `capabilities`; its section of the configuration in `config`.
 
@@ -16,8 +16,10 @@ mod html;
 mod map;
 mod reads;
 mod report;
+mod resolve;
 mod schedule;
 mod state;
+mod target;
 mod transport;
 mod wire;
 
@@ -35,8 +37,8 @@ use serde_json::{json, Map, Value};
 use self::errors::{refusal, rejected, unsendable};
 use self::wire::{Call, Upload, Wire, WireError};
 use super::{
-    AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, Platform,
-    PlatformError, Reach, RemoteAccount, Switch,
+    AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, CityEntry,
+    Platform, PlatformError, Reach, RemoteAccount, Switch,
 };
 use crate::clock;
 use crate::db::Db;
@@ -44,7 +46,7 @@ use crate::domain::campaign::TargetType;
 use crate::domain::dates::Dates;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
-use crate::domain::targeting::{keyword_usable, target_username};
+use crate::domain::targeting::keyword_usable;
 use crate::domain::time::Month;
 use crate::primitives::{random_hex, sha256_hex};
 use crate::secret::Secrets;
@@ -214,34 +216,6 @@ impl Telegram {
         }
     }
 
-    /// The usernames the platform resolves for this account (`getTargetChannel`,
-    /// `getTargetBot`); the ones it does not know are skipped.
-    fn resolve_peers(
-        &self,
-        account: &Account,
-        target_type: TargetType,
-        targeting: &Value,
-    ) -> Result<Vec<String>, PlatformError> {
-        let (field, method, param) = match target_type {
-            TargetType::Channels => ("channels", "getTargetChannel", "channel_id"),
-            TargetType::Users => ("audience_channels", "getTargetChannel", "channel_id"),
-            TargetType::Bots => ("bots", "getTargetBot", "bot_id"),
-            TargetType::Search => return Ok(Vec::new()),
-        };
-        let mut found = Vec::new();
-        for name in targeting[field].as_array().into_iter().flatten() {
-            let Some(name) = name.as_str() else { continue };
-            let username = format!("@{}", target_username(name));
-            let params = map(json!({ param: username }));
-            match self.call(account, &Call::read(method, params)) {
-                Ok(_) => found.push(username),
-                Err(PlatformError::Rejected { .. }) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(found)
-    }
-
     /// Submits an unsubmitted ad that has budget, so that it reads `In Review`.
     fn submit_if_ready(&self, account: &Account, ad: Value) -> Result<Value, PlatformError> {
         let ready = ad["status"].as_str() == Some("ready_for_review")
@@ -296,10 +270,24 @@ impl Platform for Telegram {
         self.balance_of(&account)
     }
 
+    fn cities(
+        &self,
+        account: Option<i64>,
+        country: &str,
+        query: &str,
+    ) -> Result<Vec<CityEntry>, PlatformError> {
+        let account = account.ok_or(PlatformError::Unsupported(
+            "looking up cities without a cabinet; the key reaches none",
+        ))?;
+        let account = self.account(account)?;
+        self.look_up_cities(&account, country, query)
+    }
+
     fn create_ad(&self, account: i64, draft: &AdDraft) -> Result<AdSnapshot, PlatformError> {
         let account = self.account(account)?;
         let spec = &draft.spec;
-        let peers = self.resolve_peers(&account, spec.target_type, &spec.targeting)?;
+        let resolved = self.resolve(&account, spec.target_type, &spec.targeting)?;
+        let peers = &resolved.peers;
         let asked = |field: &str| {
             spec.targeting[field]
                 .as_array()
@@ -339,7 +327,7 @@ impl Platform for Telegram {
         let mut params = map::create_params(
             account.kind,
             &draft,
-            &peers,
+            &resolved,
             media.as_ref().map(|(f, id)| (*f, id.as_str())),
         )
         .map_err(unsendable)?;
