@@ -10,6 +10,9 @@ use super::campaign::TargetType;
 use super::countries::COUNTRIES;
 use super::money::{CabinetType, Money};
 
+/// The most cities a `users` ad names.
+pub const MAX_CITIES: usize = 20;
+
 /// What a platform can do: plain `'static` data, so it is handed out by reference (or copied)
 /// for nothing.
 #[derive(Debug, Clone, Copy)]
@@ -196,7 +199,7 @@ impl Capabilities {
             "countries" => COUNTRIES.len(),
             "languages" => self.languages.len(),
             "topics" | "exclude_topics" => self.topics.len(),
-            "cities" => super::targeting::MAX_CITIES,
+            "cities" => MAX_CITIES,
             "search_keywords" => self.keywords.max_count,
             _ => self.max_targets,
         }

@@ -36,9 +36,6 @@ pub const DEVICES: [&str; 4] = ["ios", "android", "mobile", "desktop"];
 /// only them.
 pub const POLITICAL: [&str; 2] = ["exclude", "only"];
 
-/// The most cities a `users` ad names.
-pub const MAX_CITIES: usize = 20;
-
 /// The targeting fields a target type takes.
 pub fn fields_of(t: TargetType) -> &'static [&'static str] {
     match t {
@@ -203,7 +200,7 @@ impl Targeting {
     }
 
     /// The rules of the fields only some platforms or only `users` ads have: cities (at most
-    /// [`MAX_CITIES`], in the ad's one country), device, political channels, and similar
+    /// [`MAX_CITIES`](super::capabilities::MAX_CITIES), in the ad's one country), device, political channels, and similar
     /// channels where the platform has them.
     fn check_users(&self, caps: &Capabilities) -> Result<(), ParseError> {
         if self.add_similar_channels == Some(true) && !caps.similar_channels {
@@ -231,10 +228,13 @@ impl Targeting {
         let Some(cities) = &self.cities else {
             return Ok(());
         };
-        if cities.len() > MAX_CITIES {
+        if cities.len() > super::capabilities::MAX_CITIES {
             return Err(ParseError::new(
                 "cities",
-                format!("cities takes at most {MAX_CITIES} entries."),
+                format!(
+                    "cities takes at most {} entries.",
+                    super::capabilities::MAX_CITIES
+                ),
             ));
         }
         if let Some(i) = cities

@@ -112,10 +112,13 @@ fn cities(sent: Patch<Raw>, at: &str) -> Result<Option<Vec<City>>, ParseError> {
             "cities must be an array of city ids or names.",
         ));
     };
-    if list.len() > targeting::MAX_CITIES {
+    if list.len() > crate::domain::capabilities::MAX_CITIES {
         return Err(ParseError::new(
             path(at, "cities"),
-            format!("cities takes at most {} entries.", targeting::MAX_CITIES),
+            format!(
+                "cities takes at most {} entries.",
+                crate::domain::capabilities::MAX_CITIES
+            ),
         ));
     }
     list.iter()
