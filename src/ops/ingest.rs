@@ -132,14 +132,20 @@ impl Ingest {
     }
 }
 
-/// Ends a drain however it ends: should a write panic, the requests still waiting are dropped
-/// (each answered "failed") and the next request starts a new drain.
-struct Draining(Arc<Shared>);
+/// A drain under way. Dropped before it ended (a write panicked), it drops the requests still
+/// waiting (each answered "failed") so that the next request starts a new drain.
+struct Draining {
+    shared: Arc<Shared>,
+    ended: bool,
+}
 
 impl Drop for Draining {
     fn drop(&mut self) {
+        if self.ended {
+            return;
+        }
         let stranded = {
-            let mut pending = self.0.pending.lock();
+            let mut pending = self.shared.pending.lock();
             pending.writing = false;
             std::mem::take(&mut pending.queue)
         };
@@ -148,12 +154,16 @@ impl Drop for Draining {
 }
 
 /// Records the waiting requests, a group of at most [`GROUP_EVENTS`] events at a time, until
-/// none waits.
+/// none waits. It ends under the same lock that finds none, so a request queued after that
+/// starts a drain of its own and is never left behind.
 async fn drain(shared: Arc<Shared>) {
-    let guard = Draining(shared);
+    let mut guard = Draining {
+        shared,
+        ended: false,
+    };
     loop {
         let group = {
-            let mut pending = guard.0.pending.lock();
+            let mut pending = guard.shared.pending.lock();
             let mut size = 0;
             let mut group = Vec::new();
             while let Some(next) = pending.queue.front() {
@@ -165,11 +175,12 @@ async fn drain(shared: Arc<Shared>) {
             }
             if group.is_empty() {
                 pending.writing = false;
+                guard.ended = true;
                 return;
             }
             group
         };
-        write_group(&guard.0, group).await;
+        write_group(&guard.shared, group).await;
     }
 }
 
@@ -334,6 +345,55 @@ mod tests {
         })
         .unwrap();
         db
+    }
+
+    /// Sixteen clients sending one event at a time: drains start and end under them, and every
+    /// request is answered with its event stored once.
+    #[test]
+    fn every_request_of_a_crowd_is_answered_with_its_events_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let ingest = Arc::new(Ingest::new(poisoned(dir.path()), Arc::new(Metrics::new())));
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(4)
+            .enable_all()
+            .build()
+            .unwrap();
+        let answered: Vec<bool> = rt.block_on(async {
+            let tasks: Vec<_> = (0..16)
+                .map(|client| {
+                    let ingest = ingest.clone();
+                    tokio::spawn(async move {
+                        let mut ok = Vec::new();
+                        for n in 0..60 {
+                            let sender = Sender {
+                                holder: 1,
+                                accounts: vec![7],
+                            };
+                            let event = purchase(&format!("{client}-{n}"));
+                            ok.push(ingest.record(sender, vec![event]).await.is_ok());
+                        }
+                        ok
+                    })
+                })
+                .collect();
+            let mut all = Vec::new();
+            for task in tasks {
+                all.extend(task.await.unwrap());
+            }
+            all
+        });
+        assert_eq!(answered.len(), 960);
+        assert!(answered.iter().all(|ok| *ok), "every request answered");
+        let stored: i64 = ingest
+            .shared
+            .db
+            .read_blocking(|c| {
+                Ok::<_, StoreError>(
+                    c.query_row("SELECT COUNT(*) FROM conversions", [], |r| r.get(0))?,
+                )
+            })
+            .unwrap();
+        assert_eq!(stored, 960);
     }
 
     #[test]
