@@ -4,6 +4,7 @@
 //! re-read of running campaigns spread over the hours. The scheduler runs it off the runtime.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -24,11 +25,12 @@ use crate::store::{cabinets, campaigns, stats};
 const FULL_READ_AFTER: Duration = Duration::minutes(150);
 
 /// A cabinet's report for the end of an hour as the platform gave it, with the local
-/// revision of each stored copy read just before it was asked for.
+/// revision of each stored copy read just before it was asked for (shared by the reports of
+/// one read, which may catch up many hours).
 pub struct Report {
     account: i64,
     hour: DateTime<Utc>,
-    revs: HashMap<i64, i64>,
+    revs: Arc<HashMap<i64, i64>>,
     lines: Vec<AdCounters>,
     balance: Option<Money>,
 }
@@ -71,20 +73,21 @@ pub fn read_reports(
         Ok(lines) => lines,
         Err(e) => return Ok(Err(e)),
     };
-    let mut balance = services.platform.balance(account).ok();
+    let revs = Arc::new(revs);
     let mut reports: Vec<Report> = starts
         .into_iter()
         .zip(lines)
-        .rev()
         .map(|(hour, lines)| Report {
             account,
             hour,
             revs: revs.clone(),
             lines,
-            balance: balance.take(),
+            balance: None,
         })
         .collect();
-    reports.reverse();
+    if let Some(last) = reports.last_mut() {
+        last.balance = services.platform.balance(account).ok();
+    }
     Ok(Ok(reports))
 }
 
