@@ -3,7 +3,7 @@
 //! that month, each difference listed; with `fix`, adcab's hourly and daily rows corrected so
 //! the month's sums are the platform's, each correction in the campaign's history.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use chrono::Duration;
 use serde::Serialize;
@@ -89,22 +89,16 @@ pub fn cabinet_reconcile(
     let (from, to) = (clock::iso(month.start()), clock::iso(month.end()));
     let stored =
         s.db.read_blocking(|c| reconcile::of_ads(c, account, &from, &to))?;
-    let ads: BTreeSet<i64> = platform
-        .iter()
-        .map(|(ad, _)| *ad)
-        .chain(stored.keys().copied())
-        .collect();
+    let mut theirs_by_ad: BTreeMap<i64, Totals> = BTreeMap::new();
+    for (ad, totals) in &platform {
+        theirs_by_ad.entry(*ad).or_default().add(totals);
+    }
+    for ad in stored.keys() {
+        theirs_by_ad.entry(*ad).or_default();
+    }
     let mut differences = Vec::new();
     let mut corrections = Vec::new();
-    for ad in ads {
-        let theirs =
-            platform
-                .iter()
-                .filter(|(a, _)| *a == ad)
-                .fold(Totals::default(), |mut sum, (_, t)| {
-                    sum.add(t);
-                    sum
-                });
+    for (ad, theirs) in theirs_by_ad {
         let ours = stored.get(&ad).cloned().unwrap_or_default();
         let (found, delta) = compared(ad, &ours, &theirs);
         if !found.is_empty() {
