@@ -211,7 +211,6 @@ pub fn key_of(conn: &rusqlite::Connection, by: By, id: i64) -> Result<KeyRow, Op
 }
 
 pub fn key_set(s: &Services, by: By, id: i64, change: &KeyChange) -> Result<Id, OpsError> {
-    s.db.read_blocking(|conn| key_of(conn, by, id))?;
     if let Some(WebhookUrl::Url(url)) = &change.webhook_url {
         check_webhook_url(s, url)?;
     }
