@@ -59,16 +59,13 @@ pub(super) fn reports(
             Some(s) => s.totals != lifetime || s.at > first,
             None => !lifetime.is_idle(),
         };
-        let series = if moved {
+        let mut series = if moved {
             series_between(tg, account, line.ad_id, first, now_unix)?
         } else {
             Vec::new()
         };
-        for (report, &end) in reports.iter_mut().zip(&ends) {
-            let mut after = Totals::default();
-            for (_, totals) in series.iter().filter(|(from, _)| *from >= end) {
-                after.add(totals);
-            }
+        series.sort_by_key(|(from, _)| *from);
+        for (report, after) in reports.iter_mut().zip(delivered_after(&series, &ends)) {
             report.push(back_to(line.clone(), &after));
         }
         seen_now.push((
@@ -87,6 +84,21 @@ pub(super) fn reports(
         })
         .map_err(PlatformError::store)?;
     Ok(reports)
+}
+
+/// What `series` (oldest interval first) delivered from each of `ends` (oldest first) on: one
+/// walk back from the newest interval, each end's sum growing from the next one's.
+fn delivered_after(series: &[(i64, Totals)], ends: &[i64]) -> Vec<Totals> {
+    let mut sums = vec![Totals::default(); ends.len()];
+    let mut rows = series.iter().rev().peekable();
+    let mut running = Totals::default();
+    for (sum, &end) in sums.iter_mut().zip(ends).rev() {
+        while let Some((_, totals)) = rows.next_if(|(from, _)| *from >= end) {
+            running.add(totals);
+        }
+        *sum = running;
+    }
+    sums
 }
 
 /// A line's counters less what was delivered after the hour: as they stood at its end. The
@@ -200,6 +212,25 @@ mod tests {
         assert_eq!((at.views, at.clicks, at.actions), (1_000, 100, 20));
         assert_eq!(at.spent, Money::from_micros(2_000_000));
         assert_eq!(at.budget, Money::from_micros(8_000_000));
+    }
+
+    #[test]
+    fn each_end_sums_what_was_delivered_from_it_on() {
+        let views = |n| Totals {
+            views: n,
+            ..Totals::default()
+        };
+        let series = [
+            (0, views(1)),
+            (300, views(2)),
+            (600, views(4)),
+            (900, views(8)),
+        ];
+        let after: Vec<i64> = delivered_after(&series, &[0, 300, 600, 1200])
+            .iter()
+            .map(|t| t.views)
+            .collect();
+        assert_eq!(after, [15, 14, 12, 0]);
     }
 
     #[test]
