@@ -12,6 +12,7 @@ pub mod config;
 pub mod db;
 pub mod domain;
 pub mod http;
+pub mod i18n;
 pub mod jobs;
 pub mod metrics;
 pub mod ops;

@@ -55,6 +55,7 @@ const SERVICE: Ledger = Ledger {
             24,
             include_str!("../../sql/0024_history_sources_in_code.sql"),
         ),
+        (25, include_str!("../../sql/0025_person_settings.sql")),
     ],
 };
 

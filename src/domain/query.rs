@@ -91,6 +91,14 @@ impl Query {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Every value of `name`, in order (a form's ticked boxes of one name).
+    pub fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.pairs
+            .iter()
+            .filter(move |(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// A non-empty value of `name`; an empty value counts as absent.
     pub fn text(&self, name: &str) -> Option<&str> {
         self.get(name).map(str::trim).filter(|v| !v.is_empty())

@@ -1,11 +1,74 @@
-//! Owns how the panel writes numbers, money and times: counters with thousands separators,
-//! money with its currency, ratios to two places, and times as UTC that the page's script
-//! shows in the browser's own time zone.
+//! Owns how the panel writes numbers, money and times in the page's language ([`Fmt`]):
+//! counters with thousands grouped, money with its currency, ratios to two places, and times
+//! in the person's time zone (or as UTC that the page's script shows in the browser's).
 
 use maud::{html, Markup};
 use rust_decimal::{Decimal, RoundingStrategy};
 
 use crate::domain::money::{CabinetType, Money};
+use crate::i18n::Lang;
+
+/// How one page writes figures: its language and the person's time zone.
+#[derive(Debug, Clone, Copy)]
+pub struct Fmt {
+    pub lang: Lang,
+    pub zone: Option<chrono_tz::Tz>,
+}
+
+impl Fmt {
+    /// A whole number, its thousands grouped as the language does.
+    pub fn count(self, n: i64) -> String {
+        self.lang.count(n)
+    }
+
+    /// An amount of a cabinet's currency at the currency's scale, with its code:
+    /// `1,234.50 EUR`, `1 234,50 EUR`.
+    pub fn money(self, kind: CabinetType, amount: Money) -> String {
+        let mut d = amount
+            .to_decimal()
+            .round_dp_with_strategy(kind.scale(), RoundingStrategy::MidpointAwayFromZero);
+        d.rescale(kind.scale());
+        format!("{}\u{a0}{}", self.lang.decimal(d), kind.currency())
+    }
+
+    /// A ratio to two places, or a dash when it has no denominator.
+    pub fn ratio(self, value: Decimal, defined: bool) -> String {
+        if defined {
+            let mut d = value.round_dp(2);
+            d.rescale(2);
+            self.lang.decimal(d)
+        } else {
+            "–".into()
+        }
+    }
+
+    /// A percentage to two places, or a dash when it has no denominator.
+    pub fn percent(self, value: Decimal, defined: bool) -> String {
+        if defined {
+            format!("{}%", self.ratio(value, true))
+        } else {
+            self.ratio(value, false)
+        }
+    }
+
+    /// A stored UTC time (`2026-11-23T04:30:00Z`) as a `<time>`: in the person's time zone
+    /// when they chose one (`28 Nov 2026, 05:30` / `28.11.2026, 05:30`), else as UTC that the
+    /// page's script rewrites into the browser's time zone.
+    pub fn time(self, iso: &str) -> Markup {
+        let parsed = chrono::DateTime::parse_from_rfc3339(iso).ok();
+        match (self.zone, parsed) {
+            (Some(zone), Some(at)) => {
+                let local = at.with_timezone(&zone);
+                let shown = match self.lang {
+                    Lang::En => local.format("%-d %b %Y, %H:%M").to_string(),
+                    Lang::Ru => local.format("%d.%m.%Y, %H:%M").to_string(),
+                };
+                html! { time datetime=(iso) data-zoned="" title=(zone.name()) { (shown) } }
+            }
+            _ => time(iso),
+        }
+    }
+}
 
 /// `1234567` as `1 234 567` (thin spaces group the thousands).
 pub fn count(n: i64) -> String {

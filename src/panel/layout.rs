@@ -9,15 +9,15 @@ use super::session::Session;
 use super::Visit;
 use crate::http::Reply;
 
-/// The sections of the navigation, by path.
+/// The sections of the navigation: path and catalogue key.
 const SECTIONS: [(&str, &str); 7] = [
-    ("/cabinets", "Cabinets"),
-    ("/campaigns", "Campaigns"),
-    ("/rules", "Rules"),
-    ("/tasks", "Tasks"),
-    ("/keys", "API & Webhooks"),
-    ("/team", "Team"),
-    ("/sim", "Simulator"),
+    ("/cabinets", "nav-cabinets"),
+    ("/campaigns", "nav-campaigns"),
+    ("/rules", "nav-rules"),
+    ("/tasks", "nav-tasks"),
+    ("/keys", "nav-keys"),
+    ("/team", "nav-team"),
+    ("/sim", "nav-sim"),
 ];
 
 fn head(title: &str) -> Markup {
@@ -40,26 +40,26 @@ pub fn page(visit: &Visit, session: &Session, section: &str, title: &str, body: 
     let team = session.person.is_agency_owner();
     let markup = html! {
         (DOCTYPE)
-        html lang="en" {
+        html lang=(visit.lang.code()) {
             (head(title))
             body {
-                nav.side aria-label="Sections" {
+                nav.side aria-label=(visit.t("nav-sections")) {
                     a.brand href="/campaigns" { "adcab" }
-                    @for (path, name) in SECTIONS {
+                    @for (path, key) in SECTIONS {
                         @if (path != "/sim" || sim) && (path != "/team" || team) {
-                            a href=(path) aria-current=[(path == section).then_some("page")] { (name) }
+                            a href=(path) aria-current=[(path == section).then_some("page")] { (visit.lang.t(key)) }
                         }
                     }
                     div.who {
                         (session.person.user.email)
                         form method="post" action="/logout" {
                             input type="hidden" name="csrf" value=(session.csrf);
-                            button.link type="submit" { "Sign out" }
+                            button.link type="submit" { (visit.t("nav-sign-out")) }
                         }
                         form method="post" action="/logout" {
                             input type="hidden" name="csrf" value=(session.csrf);
                             input type="hidden" name="everywhere" value="1";
-                            button.link type="submit" { "Sign out everywhere" }
+                            button.link type="submit" { (visit.t("nav-sign-out-everywhere")) }
                         }
                     }
                 }
@@ -71,10 +71,10 @@ pub fn page(visit: &Visit, session: &Session, section: &str, title: &str, body: 
 }
 
 /// A page outside the navigation (the login).
-pub fn bare(_visit: &Visit, title: &str, body: Markup) -> Reply {
+pub fn bare(visit: &Visit, title: &str, body: Markup) -> Reply {
     let markup = html! {
         (DOCTYPE)
-        html lang="en" {
+        html lang=(visit.lang.code()) {
             (head(title))
             body.bare { (body) }
         }
@@ -88,8 +88,8 @@ pub fn error(visit: &Visit, status: StatusCode, sentence: &str) -> Reply {
         main.login {
             h1 { (status.as_u16()) " " (status.canonical_reason().unwrap_or("")) }
             p { (sentence) }
-            p { a href="/campaigns" { "Back to the campaigns" } }
-            p.muted { "Request " code { (visit.request_id) } }
+            p { a href="/campaigns" { (visit.t("common-error-back")) } }
+            p.muted { (visit.t("common-request")) " " code { (visit.request_id) } }
         }
     };
     bare(visit, "Error", body).with_status(status)

@@ -7,12 +7,14 @@
 pub mod assets;
 mod chart;
 mod error;
+pub mod export;
 mod format;
 mod layout;
 pub mod login;
 mod pages;
 mod routes;
 pub mod session;
+pub mod week;
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -23,6 +25,7 @@ use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 
 use crate::http::{self, AppState, BodyError, Query, Reply};
+use crate::i18n::{Arg, Lang};
 use crate::primitives::unix_now;
 use crate::ratelimit::{Budget, Holder};
 use crate::store::sessions;
@@ -49,9 +52,32 @@ pub struct Visit<'a> {
     /// The session cookie gets `Secure`: `[panel] public_url` is https, or the proxy in front
     /// says the request came over TLS.
     secure: bool,
+    /// The language the page is written in: the person's setting, else the browser's.
+    pub lang: Lang,
+    /// The time zone times are shown in: the person's setting; `None` leaves them to the
+    /// browser's (the page's script rewrites UTC times).
+    pub zone: Option<chrono_tz::Tz>,
 }
 
 impl Visit<'_> {
+    /// The catalogue's message `key` in the page's language.
+    pub fn t(&self, key: &str) -> String {
+        self.lang.t(key)
+    }
+
+    /// How this page writes numbers, money and times.
+    pub fn fmt(&self) -> format::Fmt {
+        format::Fmt {
+            lang: self.lang,
+            zone: self.zone,
+        }
+    }
+
+    /// The catalogue's message `key` with its arguments, in the page's language.
+    pub fn ta(&self, key: &str, args: &[(&str, Arg)]) -> String {
+        self.lang.ta(key, args)
+    }
+
     /// The value of a cookie the browser sent.
     pub fn cookie(&self, name: &str) -> Option<&str> {
         session::cookie(&self.cookies, name)
@@ -81,7 +107,7 @@ pub async fn answer(
     route: &mut String,
 ) -> Reply {
     let path = parts.uri.path().to_string();
-    let visit = Visit {
+    let mut visit = Visit {
         state,
         query: Query::parse(parts.uri.query().unwrap_or("")).unwrap_or_default(),
         cookies: parts
@@ -108,8 +134,25 @@ pub async fn answer(
             .public_url
             .starts_with("https://")
             || header(&parts, "x-forwarded-proto") == Some("https"),
+        lang: Lang::from_accept_language(header(&parts, "accept-language").unwrap_or("")),
+        zone: None,
     };
-    match serve(&visit, &parts, body, &path, route).await {
+    let answered = if let Some(name) = path.strip_prefix(assets::PREFIX) {
+        *route = format!("{}{{name}}", assets::PREFIX);
+        assets::answer(name).ok_or(WebError::NotFound)
+    } else {
+        match current(&visit).await {
+            Ok(session) => {
+                if let Some(user) = session.as_ref().map(|s| &s.person.user) {
+                    visit.lang = user.language.unwrap_or(visit.lang);
+                    visit.zone = user.time_zone;
+                }
+                serve(&visit, &parts, body, &path, route, session).await
+            }
+            Err(e) => Err(e),
+        }
+    };
+    match answered {
         Ok(reply) => reply,
         Err(e) => {
             if let WebError::Store(detail) = &e {
@@ -135,13 +178,9 @@ async fn serve(
     body: Incoming,
     path: &str,
     route: &mut String,
+    session: Option<Session>,
 ) -> Result<Reply, WebError> {
     let method = &parts.method;
-    if let Some(name) = path.strip_prefix(assets::PREFIX) {
-        *route = format!("{}{{name}}", assets::PREFIX);
-        return assets::answer(name).ok_or(WebError::NotFound);
-    }
-    let session = current(visit).await?;
     match (method.clone(), path) {
         (Method::GET, "/") => {
             *route = "/".into();

@@ -5,6 +5,7 @@ use rusqlite::{params, Connection, Row};
 use super::optional;
 use super::StoreError;
 use crate::domain::access::Plan;
+use crate::i18n::Lang;
 
 #[derive(Debug, Clone)]
 pub struct User {
@@ -12,6 +13,13 @@ pub struct User {
     pub email: String,
     pub plan: Plan,
     pub subscription_active: bool,
+    /// The language the person chose for the panel; `None` follows the browser.
+    pub language: Option<Lang>,
+    /// The IANA time zone the person chose; `None` (or a name no longer known) follows the
+    /// browser.
+    pub time_zone: Option<chrono_tz::Tz>,
+    /// When the person last read the home page's "needs attention" list (unix seconds).
+    pub attention_seen_at: Option<i64>,
 }
 
 fn from_row(r: &Row) -> rusqlite::Result<User> {
@@ -22,6 +30,14 @@ fn from_row(r: &Row) -> rusqlite::Result<User> {
         email: r.get("email")?,
         plan: Plan::parse(&plan).unwrap_or(Plan::Free),
         subscription_active: subscription == "active",
+        language: r
+            .get::<_, Option<String>>("language")?
+            .as_deref()
+            .and_then(Lang::parse),
+        time_zone: r
+            .get::<_, Option<String>>("time_zone")?
+            .and_then(|name| name.parse().ok()),
+        attention_seen_at: r.get("attention_seen_at")?,
     })
 }
 

@@ -1,12 +1,13 @@
 // adcab panel: small progressive enhancements. Every page works without this file.
 (function () {
   "use strict";
-  // Stored times are UTC; show them in the browser's own time zone.
-  var fmt = new Intl.DateTimeFormat(undefined, {
+  // Stored times are UTC; show them in the browser's own time zone, in the page's language,
+  // unless the server already wrote them in the person's chosen zone (data-zoned).
+  var fmt = new Intl.DateTimeFormat(document.documentElement.lang || undefined, {
     year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit"
   });
   function localTimes(root) {
-    root.querySelectorAll("time[datetime]").forEach(function (t) {
+    root.querySelectorAll("time[datetime]:not([data-zoned])").forEach(function (t) {
       var d = new Date(t.getAttribute("datetime"));
       if (!isNaN(d)) { t.title = t.textContent; t.textContent = fmt.format(d); }
     });
