@@ -80,6 +80,23 @@ impl Lang {
     }
 }
 
+/// One sentence in every language of the catalogue, for what is stored once and read by people
+/// of either (an alert).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Texts([String; 2]);
+
+impl Texts {
+    /// The sentence `write` makes in each language.
+    pub fn build<E>(mut write: impl FnMut(Lang) -> Result<String, E>) -> Result<Texts, E> {
+        Ok(Texts([write(Lang::En)?, write(Lang::Ru)?]))
+    }
+
+    /// The sentence in `lang`.
+    pub fn get(&self, lang: Lang) -> &str {
+        &self.0[lang as usize]
+    }
+}
+
 /// A value given to a message: text, or a number (which picks the plural form).
 #[derive(Debug, Clone)]
 pub enum Arg<'a> {

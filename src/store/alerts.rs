@@ -8,6 +8,7 @@ use super::{optional, parsed, stats, StoreError};
 use crate::domain::ad::DeclineReason;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::Totals;
+use crate::i18n::{Lang, Texts};
 
 /// An alert to record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +19,8 @@ pub struct NewAlert<'a> {
     pub ad_id: Option<i64>,
     /// The person it is about when no cabinet is (their keys' webhooks failing).
     pub user_id: Option<i64>,
-    pub text: &'a str,
+    /// What it says, in each language.
+    pub text: &'a Texts,
     pub at: &'a str,
 }
 
@@ -93,9 +95,17 @@ fn recipients(
 /// `now` (wall time, unix seconds). Returns the alert's id.
 pub fn raise(conn: &Connection, a: &NewAlert, telegram: bool, now: i64) -> Result<i64, StoreError> {
     conn.execute(
-        "INSERT INTO alerts (kind, account_id, ad_id, user_id, text, at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![a.kind, a.account_id, a.ad_id, a.user_id, a.text, a.at],
+        "INSERT INTO alerts (kind, account_id, ad_id, user_id, text, text_ru, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            a.kind,
+            a.account_id,
+            a.ad_id,
+            a.user_id,
+            a.text.get(Lang::En),
+            a.text.get(Lang::Ru),
+            a.at
+        ],
     )?;
     let id = conn.last_insert_rowid();
     if telegram {
@@ -152,10 +162,19 @@ pub struct Due {
     pub attempts: i64,
 }
 
-/// Pending sends due by `now` (unix seconds), oldest first, at most `limit`.
+/// Pending sends due by `now` (unix seconds), oldest first, at most `limit`. Each is in the
+/// language of the person whose chat it is (for a cabinet's chat, the cabinet owner's):
+/// Russian when they chose it in the panel, else English.
 pub fn due(conn: &Connection, now: i64, limit: usize) -> Result<Vec<Due>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT s.id, s.chat_id, a.text, s.attempts FROM alert_sends s
+        "SELECT s.id, s.chat_id,
+                CASE WHEN a.text_ru IS NOT NULL AND 'ru' = (
+                    SELECT language FROM users WHERE id = CASE s.owner
+                        WHEN 'user' THEN s.owner_id
+                        ELSE (SELECT owner_id FROM cabinets WHERE id = s.owner_id) END)
+                THEN a.text_ru ELSE a.text END,
+                s.attempts
+         FROM alert_sends s
          JOIN alerts a ON a.id = s.alert_id
          WHERE s.state = 'pending' AND s.next_at <= ?1 ORDER BY s.id LIMIT ?2",
     )?;

@@ -365,3 +365,40 @@ fn the_declined_alert_says_the_platforms_reason() {
         "each campaign with its short reason"
     );
 }
+
+#[test]
+fn a_person_who_reads_russian_gets_alerts_in_russian_and_the_webhook_stays_english() {
+    let bot = FakeBot::start(TOKEN);
+    let app = app_with(&bot, 10);
+    let rx = Receiver::start(200);
+    let (user, cabinet, key, secret) = setup(&app, &bot, &rx);
+    app.services
+        .db
+        .write_blocking(move |tx| {
+            tx.execute("UPDATE users SET language = 'ru' WHERE id = ?1", [user])?;
+            Ok::<_, adcab::store::StoreError>(())
+        })
+        .unwrap();
+    let ad = app.active_campaign(cabinet);
+    notify_rule(&app, &key, cabinet, "Смотрите");
+    app.advance(HOUR);
+
+    let russian = format!("Смотрите (правило «Watch», кампания {ad})");
+    assert_eq!(messages(&bot, PERSON, 1)[0].text, russian);
+    assert_eq!(
+        messages(&bot, CABINET_CHAT, 1)[0].text,
+        russian,
+        "a cabinet's chat reads its owner's language"
+    );
+    let hook = rx
+        .received()
+        .iter()
+        .find(|r| r.event() == "alert")
+        .map(|r| r.verified(&secret))
+        .expect("the alert event");
+    assert_eq!(
+        hook["text"],
+        format!("Смотрите (rule “Watch”, campaign {ad})"),
+        "the webhook speaks the API's language"
+    );
+}

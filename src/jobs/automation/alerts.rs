@@ -13,6 +13,7 @@ use rusqlite::Connection;
 
 use crate::clock;
 use crate::config::NotifyConfig;
+use crate::i18n::{Arg, Lang, Texts};
 use crate::primitives::unix_now;
 use crate::services::Services;
 use crate::store::alerts::{self, Declined, NewAlert};
@@ -48,8 +49,9 @@ fn send(
 ) -> Result<(), StoreError> {
     alerts::raise(conn, alert, telegram, unix_now() as i64)?;
     if let Some(account) = alert.account_id {
+        // The `alert` event speaks the API's language, English.
         let (ad, kind, text, at) = (alert.ad_id, alert.kind, alert.text, alert.at);
-        events::queue_alert(conn, receivers, account, ad, kind, text, at)?;
+        events::queue_alert(conn, receivers, account, ad, kind, text.get(Lang::En), at)?;
     }
     Ok(())
 }
@@ -75,7 +77,7 @@ pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
         let at_iso = clock::iso(at);
         let hour_ago = clock::iso(at - Duration::hours(1));
         let day_ago = clock::iso(at - Duration::hours(24));
-        let tell = |tx: &Connection, kind: &'static str, about: About, text: String| {
+        let tell = |tx: &Connection, kind: &'static str, about: About, text: Texts| {
             let (account_id, ad_id, user_id) = match about {
                 About::Cabinet(a, ad) => (Some(a), ad, None),
                 About::Person(u) => (None, None, Some(u)),
@@ -99,8 +101,7 @@ pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
         }
         let low = fresh(tx, BUDGET_LOW, alerts::low_budgets(tx, percent)?, &at_iso)?;
         for (account, ads) in by_cabinet(low) {
-            let (about, text) =
-                campaigns(tx, account, &ads, ("is", "are", "running low on budget"))?;
+            let (about, text) = budget_low_text(tx, account, &ads)?;
             tell(tx, BUDGET_LOW, about, text)?;
         }
         for (account, _) in fresh(
@@ -109,22 +110,29 @@ pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
             alerts::low_balances(tx, &day_ago)?,
             &at_iso,
         )? {
-            let text = format!(
-                "{}'s balance does not cover another day of spending.",
-                cabinet(tx, account)?
-            );
+            let text = Texts::build(|lang| {
+                Ok::<_, StoreError>(lang.ta(
+                    "alert-balance-low",
+                    &[("cabinet", cabinet(tx, account, lang)?.into())],
+                ))
+            })?;
             tell(tx, BALANCE_LOW, About::Cabinet(account, None), text)?;
         }
         for (account, _) in fresh(tx, SESSION_EXPIRED, alerts::expired_sessions(tx)?, &at_iso)? {
-            let text = format!(
-                "{}'s platform session expired: changes fail until it is reconnected.",
-                cabinet(tx, account)?
-            );
+            let text = Texts::build(|lang| {
+                Ok::<_, StoreError>(lang.ta(
+                    "alert-session-expired",
+                    &[("cabinet", cabinet(tx, account, lang)?.into())],
+                ))
+            })?;
             tell(tx, SESSION_EXPIRED, About::Cabinet(account, None), text)?;
         }
         for (key, user) in fresh(tx, WEBHOOK_FAILING, alerts::failing_keys(tx)?, &at_iso)? {
-            let text =
-                format!("The webhook deliveries of API key {key} keep failing (the last three).");
+            let text = Texts::build(|lang| {
+                Ok::<_, StoreError>(
+                    lang.ta("alert-webhook-failing", &[("key", key.to_string().into())]),
+                )
+            })?;
             tell(tx, WEBHOOK_FAILING, About::Person(user), text)?;
         }
         Ok(())
@@ -144,13 +152,16 @@ pub fn note_held(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
         }
         let receivers = Receivers::load(tx)?;
         for (account, count) in held {
-            let text = format!(
-                "{}: {count} more alert{} of this hour {} held back (at most {cap} are sent an hour); \
-                 the rules' logs and the panel show every condition.",
-                cabinet(tx, account)?,
-                if count == 1 { "" } else { "s" },
-                if count == 1 { "was" } else { "were" },
-            );
+            let text = Texts::build(|lang| {
+                Ok::<_, StoreError>(lang.ta(
+                    "alert-held",
+                    &[
+                        ("cabinet", cabinet(tx, account, lang)?.into()),
+                        ("count", count.into()),
+                        ("cap", i64::from(cap).into()),
+                    ],
+                ))
+            })?;
             let note = NewAlert {
                 kind: HELD_BACK,
                 account_id: Some(account),
@@ -170,7 +181,7 @@ pub fn note_held(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
 pub struct Notice {
     /// The campaign, when it is one.
     pub ad_id: Option<i64>,
-    pub text: String,
+    pub text: Texts,
 }
 
 /// One notice for a rule's run over `ads` (at least one) of a cabinet: the rule's text, its
@@ -183,19 +194,36 @@ pub fn rule_notice(
     ads: &[i64],
 ) -> Result<Notice, StoreError> {
     if let [ad] = ads {
+        let said = Texts::build(|lang| {
+            Ok::<_, StoreError>(lang.ta(
+                "alert-rule-one",
+                &[
+                    ("text", text.into()),
+                    ("rule", rule.into()),
+                    ("ad", ad.to_string().into()),
+                ],
+            ))
+        })?;
         return Ok(Notice {
             ad_id: Some(*ad),
-            text: format!("{text} (rule “{rule}”, campaign {ad})"),
+            text: said,
         });
     }
+    let said = Texts::build(|lang| {
+        Ok::<_, StoreError>(lang.ta(
+            "alert-rule-many",
+            &[
+                ("text", text.into()),
+                ("rule", rule.into()),
+                ("count", ads.len().into()),
+                ("cabinet", cabinet(tx, account, lang)?.into()),
+                ("list", listed(tx, account, ads, lang)?.into()),
+            ],
+        ))
+    })?;
     Ok(Notice {
         ad_id: None,
-        text: format!(
-            "{text} (rule “{rule}”, {} campaigns of {}: {})",
-            ads.len(),
-            cabinet(tx, account)?,
-            listed(tx, account, ads)?
-        ),
+        text: said,
     })
 }
 
@@ -219,29 +247,7 @@ pub fn daily_digest(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
                 continue;
             }
             days.sort_by_key(|d| std::cmp::Reverse(d.totals.spent));
-            let mut lines: Vec<String> = days
-                .iter()
-                .take(DIGEST_CABINETS)
-                .map(|d| {
-                    let spent = d.cabinet_type.render(d.totals.spent);
-                    let told = match d.alerts {
-                        0 => String::new(),
-                        n => format!(", {n} alert{}", if n == 1 { "" } else { "s" }),
-                    };
-                    let currency = d.cabinet_type.currency();
-                    format!(
-                        "{}: {spent} {currency} spent, {} views, {} actions{told}",
-                        d.name, d.totals.views, d.totals.actions
-                    )
-                })
-                .collect();
-            if days.len() > DIGEST_CABINETS {
-                lines.push(format!(
-                    "and {} more cabinets",
-                    days.len() - DIGEST_CABINETS
-                ));
-            }
-            let text = format!("Your last 24 hours, to {to}:\n{}", lines.join("\n"));
+            let text = Texts::build(|lang| Ok::<_, StoreError>(digest_text(lang, &days, &to)))?;
             let digest = NewAlert {
                 kind: "daily_digest",
                 account_id: None,
@@ -254,6 +260,31 @@ pub fn daily_digest(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
         }
         Ok(())
     })
+}
+
+/// A person's day: a line per cabinet (the most spent first, at most [`DIGEST_CABINETS`]).
+fn digest_text(lang: Lang, days: &[alerts::CabinetDay], to: &str) -> String {
+    let mut lines = vec![lang.ta("alert-digest", &[("to", to.into())])];
+    for d in days.iter().take(DIGEST_CABINETS) {
+        let args = [
+            ("name", Arg::from(d.name.as_str())),
+            ("spent", d.cabinet_type.render(d.totals.spent).into()),
+            ("currency", d.cabinet_type.currency().into()),
+            ("views", d.totals.views.to_string().into()),
+            ("actions", d.totals.actions.to_string().into()),
+            ("count", d.alerts.into()),
+        ];
+        let key = match d.alerts {
+            0 => "alert-digest-line",
+            _ => "alert-digest-line-alerts",
+        };
+        lines.push(lang.ta(key, &args));
+    }
+    if days.len() > DIGEST_CABINETS {
+        let more = days.len() - DIGEST_CABINETS;
+        lines.push(lang.ta("alert-digest-more", &[("count", more.into())]));
+    }
+    lines.join("\n")
 }
 
 /// Who an alert is about: a cabinet (and one of its campaigns), or a person.
@@ -294,25 +325,32 @@ fn by_cabinet(pairs: Vec<(i64, i64)>) -> BTreeMap<i64, Vec<i64>> {
     out
 }
 
-/// One alert about `ads` of a cabinet that are (or were) `what`, with its verb for one
-/// campaign and for several: the campaign itself when it is one, else the cabinet, naming the
-/// first [`LISTED`].
-fn campaigns(
+/// One alert about `ads` of a cabinet running low on budget: the campaign itself when it is
+/// one, else the cabinet, naming the first [`LISTED`].
+fn budget_low_text(
     tx: &Connection,
     account: i64,
     ads: &[i64],
-    (one, several, what): (&str, &str, &str),
-) -> Result<(About, String), StoreError> {
+) -> Result<(About, Texts), StoreError> {
     if let [ad] = ads {
-        let text = format!("{} {one} {what}.", campaign(tx, account, *ad)?);
+        let text = Texts::build(|lang| {
+            Ok::<_, StoreError>(lang.ta(
+                "alert-budget-low-one",
+                &[("campaign", campaign(tx, account, *ad, lang)?.into())],
+            ))
+        })?;
         return Ok((About::Cabinet(account, Some(*ad)), text));
     }
-    let text = format!(
-        "{} campaigns of {} {several} {what}: {}.",
-        ads.len(),
-        cabinet(tx, account)?,
-        listed(tx, account, ads)?
-    );
+    let text = Texts::build(|lang| {
+        Ok::<_, StoreError>(lang.ta(
+            "alert-budget-low-many",
+            &[
+                ("count", ads.len().into()),
+                ("cabinet", cabinet(tx, account, lang)?.into()),
+                ("list", listed(tx, account, ads, lang)?.into()),
+            ],
+        ))
+    })?;
     Ok((About::Cabinet(account, None), text))
 }
 
@@ -323,31 +361,38 @@ fn declined_text(
     tx: &Connection,
     account: i64,
     ads: &[Declined],
-) -> Result<(About, String), StoreError> {
-    const WHAT: &str = "declined by the platform's review";
+) -> Result<(About, Texts), StoreError> {
     if let [one] = ads {
-        let campaign = campaign(tx, account, one.ad_id)?;
-        let text = match &one.reason {
-            Some(r) => sentence(format!("{campaign} was {WHAT}: {}", r.shown())),
-            None => format!("{campaign} was {WHAT}."),
-        };
+        let text = Texts::build(|lang| {
+            let campaign = campaign(tx, account, one.ad_id, lang)?;
+            Ok::<_, StoreError>(match &one.reason {
+                Some(r) => sentence(lang.ta(
+                    "alert-declined-one-reason",
+                    &[("campaign", campaign.into()), ("reason", r.shown().into())],
+                )),
+                None => lang.ta("alert-declined-one", &[("campaign", campaign.into())]),
+            })
+        })?;
         return Ok((About::Cabinet(account, Some(one.ad_id)), text));
     }
-    let mut named = Vec::new();
-    for d in ads.iter().take(LISTED) {
-        let name = named_campaign(tx, account, d.ad_id)?;
-        named.push(match &d.reason {
-            Some(r) => format!("{name} ({})", r.text()),
-            None => name,
-        });
-    }
-    let text = format!(
-        "{} campaigns of {} were {WHAT}: {}{}.",
-        ads.len(),
-        cabinet(tx, account)?,
-        named.join(", "),
-        more(ads.len())
-    );
+    let text = Texts::build(|lang| {
+        let mut named = Vec::new();
+        for d in ads.iter().take(LISTED) {
+            let name = named_campaign(tx, account, d.ad_id, lang)?;
+            named.push(match &d.reason {
+                Some(r) => format!("{name} ({})", r.text()),
+                None => name,
+            });
+        }
+        Ok::<_, StoreError>(lang.ta(
+            "alert-declined-many",
+            &[
+                ("count", ads.len().into()),
+                ("cabinet", cabinet(tx, account, lang)?.into()),
+                ("list", more(lang, named.join(", "), ads.len()).into()),
+            ],
+        ))
+    })?;
     Ok((About::Cabinet(account, None), text))
 }
 
@@ -362,44 +407,66 @@ fn sentence(text: String) -> String {
 }
 
 /// The first [`LISTED`] of a cabinet's `ads` with their titles, and how many more.
-fn listed(tx: &Connection, account: i64, ads: &[i64]) -> Result<String, StoreError> {
+fn listed(tx: &Connection, account: i64, ads: &[i64], lang: Lang) -> Result<String, StoreError> {
     let mut named = Vec::new();
     for ad in ads.iter().take(LISTED) {
-        named.push(named_campaign(tx, account, *ad)?);
+        named.push(named_campaign(tx, account, *ad, lang)?);
     }
-    Ok(format!("{}{}", named.join(", "), more(ads.len())))
+    Ok(more(lang, named.join(", "), ads.len()))
 }
 
-/// " and N more" for a list of `count` of which [`LISTED`] are named, or nothing.
-fn more(count: usize) -> String {
+/// `list` (the first [`LISTED`] of `count`) with "and N more" when some were left out.
+fn more(lang: Lang, list: String, count: usize) -> String {
     match count.saturating_sub(LISTED) {
-        0 => String::new(),
-        n => format!(" and {n} more"),
+        0 => list,
+        n => lang.ta(
+            "alert-and-more",
+            &[("list", list.into()), ("count", n.into())],
+        ),
     }
 }
 
 /// "12 “Title”" in a list of campaigns, or the id alone when the copy is gone.
-fn named_campaign(tx: &Connection, account: i64, ad: i64) -> Result<String, StoreError> {
+fn named_campaign(
+    tx: &Connection,
+    account: i64,
+    ad: i64,
+    lang: Lang,
+) -> Result<String, StoreError> {
     Ok(match campaigns::get(tx, account, ad)?.map(|r| r.title) {
-        Some(t) => format!("{ad} “{t}”"),
+        Some(t) => lang.ta(
+            "alert-named",
+            &[("ad", ad.to_string().into()), ("title", t.into())],
+        ),
         None => ad.to_string(),
     })
 }
 
 /// "Cabinet “Name”" for a sentence.
-fn cabinet(conn: &Connection, account: i64) -> Result<String, StoreError> {
+fn cabinet(conn: &Connection, account: i64, lang: Lang) -> Result<String, StoreError> {
     Ok(match cabinets::get(conn, account)? {
-        Some(c) => format!("Cabinet “{}”", c.name),
-        None => format!("Cabinet {account}"),
+        Some(c) => lang.ta("alert-cabinet", &[("name", c.name.into())]),
+        None => lang.ta("alert-cabinet-id", &[("id", account.to_string().into())]),
     })
 }
 
 /// "Campaign 12 “Title” (Cabinet “Name”)" for a sentence.
-fn campaign(conn: &Connection, account: i64, ad: i64) -> Result<String, StoreError> {
+fn campaign(conn: &Connection, account: i64, ad: i64, lang: Lang) -> Result<String, StoreError> {
     let title = campaigns::get(conn, account, ad)?.map(|r| r.title);
-    let cabinet = cabinet(conn, account)?;
+    let cabinet = cabinet(conn, account, lang)?;
+    let ad = ad.to_string();
     Ok(match title {
-        Some(t) => format!("Campaign {ad} “{t}” ({cabinet})"),
-        None => format!("Campaign {ad} ({cabinet})"),
+        Some(t) => lang.ta(
+            "alert-campaign",
+            &[
+                ("ad", ad.into()),
+                ("title", t.into()),
+                ("cabinet", cabinet.into()),
+            ],
+        ),
+        None => lang.ta(
+            "alert-campaign-id",
+            &[("ad", ad.into()), ("cabinet", cabinet.into())],
+        ),
     })
 }
