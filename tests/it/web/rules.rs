@@ -156,10 +156,10 @@ fn a_rule_made_in_the_form_is_stored_as_the_api_would_store_it_and_listed_in_wor
     let row = &row[..row.find("</tr>").unwrap()];
     for words in [
         "Stop expensive leads",
-        &format!("Campaigns {ad}"),
-        "CPA over 24 h &gt; 2.50 EUR",
+        &format!("Campaigns Running ({ad})"),
+        "CPA over 24 h &gt; 2.50\u{a0}EUR",
         "or </span>status = Active",
-        "Lower the bid by 10%, kept within 1.00 EUR – 4.00 EUR",
+        "Lower the bid by 10%, kept within 1.00\u{a0}EUR – 4.00\u{a0}EUR",
         "Cooldown 6 h · at most 3 runs a day",
         "enabled",
         "dry run",
@@ -397,9 +397,13 @@ fn the_log_lists_what_a_rule_did_after_the_sync_and_the_preview_counts_as_the_ap
         2,
         "the head and one entry: {body}"
     );
-    assert!(body.contains(&format!(r##"href="/campaigns/{cabinet}/{ad}">#{ad}</a>"##)));
+    let link = format!(r#"<a href="/campaigns/{cabinet}/{ad}">Running</a>"#);
+    assert!(body.contains(&link), "the campaign by its name: {body}");
     assert!(body.contains("views (1h) = "), "the matched value");
-    assert!(body.contains("alert “Check the bids”"));
+    assert!(
+        body.contains(&format!("Sent the alert “Check the bids” about {link}")),
+        "the change as a sentence"
+    );
     assert!(body.contains(r#"<span class="badge active">acted</span>"#));
     let at = entries[0]["at"].as_str().unwrap();
     assert!(body.contains(&format!(r#"datetime="{at}""#)), "its time");
