@@ -318,3 +318,42 @@ pub fn change_words(
     };
     splice(&sentence, &[campaign])
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn said(lang: Lang, action: Value, done: bool) -> String {
+        let campaign = html! { a href="/campaigns/1/7" { "Winter sale" } };
+        change_words(lang, CabinetType::Euro, &action, done, campaign).into_string()
+    }
+
+    #[test]
+    fn a_bid_change_reads_as_a_sentence_naming_the_campaign() {
+        let raised = json!({"type": "cpm", "from": "2.00", "to": "2.50"});
+        assert_eq!(
+            said(Lang::En, raised.clone(), true),
+            "Bid raised from 2.00 to 2.50\u{a0}EUR on <a href=\"/campaigns/1/7\">Winter sale</a>"
+        );
+        assert_eq!(
+            said(Lang::Ru, raised, true),
+            "<a href=\"/campaigns/1/7\">Winter sale</a>: ставка CPM поднята с 2,00 до 2,50\u{a0}EUR"
+        );
+        let lowered = json!({"type": "cpm", "from": "2.50", "to": "2.00"});
+        assert_eq!(
+            said(Lang::En, lowered, false),
+            "Lower the bid from 2.50 to 2.00\u{a0}EUR on <a href=\"/campaigns/1/7\">Winter sale</a>"
+        );
+    }
+
+    #[test]
+    fn the_sentence_is_escaped_and_only_the_slots_are_markup() {
+        let action = json!({"type": "notify", "text": "<b>&"});
+        assert_eq!(
+            said(Lang::En, action, true),
+            "Sent the alert “&lt;b&gt;&amp;” about <a href=\"/campaigns/1/7\">Winter sale</a>"
+        );
+    }
+}
