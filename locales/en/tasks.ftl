@@ -48,3 +48,7 @@ tasks-items = Outcome of each campaign ({ $done } of { $total })
 tasks-item-ok = done
 tasks-item-failed = failed: { $reason }
 tasks-item-waiting = not processed yet
+tasks-items-more = { $count ->
+    [one] { $count } more campaign is not listed.
+   *[other] { $count } more campaigns are not listed.
+}

@@ -48,3 +48,8 @@ tasks-items = Результат по каждой кампании ({ $done } �
 tasks-item-ok = готово
 tasks-item-failed = ошибка: { $reason }
 tasks-item-waiting = ещё не обработана
+tasks-items-more = { $count ->
+    [one] Ещё { $count } кампания не показана.
+    [few] Ещё { $count } кампании не показаны.
+   *[many] Ещё { $count } кампаний не показано.
+}

@@ -26,6 +26,8 @@ use crate::store::StoreError;
 
 /// Tasks the page lists.
 const RECENT: i64 = 50;
+/// Campaigns a task's outcome lists (its failures first); the rest are counted.
+const SHOWN_ITEMS: usize = 100;
 
 /// What the page reads: the tasks, their processed items and the titles of their campaigns.
 struct Found {
@@ -282,6 +284,9 @@ fn line(
         .get(&t.id)
         .map(Vec::as_slice)
         .unwrap_or_default();
+    let (failed, done): (Vec<&Item>, Vec<&Item>) = items.iter().partition(|i| i.error.is_some());
+    let shown = failed.into_iter().chain(done).take(SHOWN_ITEMS);
+    let unlisted = items.len().saturating_sub(SHOWN_ITEMS);
     let label = |key: &str| visit.t(key);
     html! {
         tr id={ "task-" (t.id) } {
@@ -292,7 +297,7 @@ fn line(
                     details.items {
                         summary { (visit.ta("tasks-items", &[("done", items.len().into()), ("total", t.total.into())])) }
                         ul {
-                            @for item in items {
+                            @for item in shown {
                                 @let idx = usize::try_from(item.idx).ok();
                                 @let name = match (item.ad_id, idx.and_then(|i| subjects.get(i))) {
                                     (_, Some(s)) => found.name(t, s),
@@ -312,6 +317,7 @@ fn line(
                                 }
                             }
                         }
+                        @if unlisted > 0 { p.muted { (visit.ta("tasks-items-more", &[("count", unlisted.into())])) } }
                     }
                 }
             }
