@@ -333,3 +333,53 @@ pub async fn preview<'a>(
     };
     Ok(rule_page(visit, session, &found, section))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(hour: u32, ad: i64, outcome: &str, reason: Option<&str>) -> Value {
+        json!({ "at": format!("2026-11-20T{hour:02}:00:00Z"), "ad_id": ad, "outcome": outcome, "reason": reason })
+    }
+
+    #[test]
+    fn each_campaigns_run_of_skips_for_one_reason_folds_into_one_line() {
+        // Newest first, two campaigns evaluated each hour.
+        let log = [
+            entry(9, 1, "skipped", Some("cooldown")),
+            entry(9, 2, "acted", None),
+            entry(8, 1, "skipped", Some("cooldown")),
+            entry(8, 2, "skipped", Some("cooldown")),
+            entry(7, 1, "skipped", Some("max_runs_per_day")),
+            entry(7, 2, "skipped", Some("cooldown")),
+            entry(6, 1, "skipped", Some("max_runs_per_day")),
+            entry(5, 1, "acted", None),
+            entry(4, 1, "skipped", Some("cooldown")),
+        ];
+        let lines = fold(&log);
+        let seen: Vec<(i64, &str, usize, &str, &str)> = lines
+            .iter()
+            .map(|l| {
+                let e = l.entry;
+                (
+                    e["ad_id"].as_i64().unwrap(),
+                    e["outcome"].as_str().unwrap(),
+                    l.count,
+                    &l.from[11..13],
+                    &l.to[11..13],
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (1, "skipped", 2, "08", "09"),
+                (2, "acted", 1, "09", "09"),
+                (2, "skipped", 2, "07", "08"),
+                (1, "skipped", 2, "06", "07"),
+                (1, "acted", 1, "05", "05"),
+                (1, "skipped", 1, "04", "04"),
+            ]
+        );
+    }
+}
