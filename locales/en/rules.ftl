@@ -59,7 +59,6 @@ rules-kind-set-cpm = Set the bid
 rules-kind-change-cpm = Change the bid by a percent
 rules-kind-add-budget = Add budget
 rules-kind-notify = Send an alert
-rules-page-crumb = cabinet { $cabinet }
 rules-log-empty = Nothing logged yet: after each hourly sync the log keeps what the rule did, would have done in a dry run, or what a guard held back.
 rules-log-lead = The last { $count } evaluations, newest first; repeated skips of one campaign for the same reason are folded into one line.
 rules-col-at = When

@@ -148,7 +148,7 @@ fn rule_page(visit: &Visit<'_>, session: &Session, found: &Reached, section: Mar
     let body = html! {
         p.muted {
             a href="/rules" { (visit.t("rules-title")) } " · #" (rule.id) " · "
-            (visit.ta("rules-page-crumb", &[("cabinet", found.cabinet.as_str().into())]))
+            (found.cabinet)
         }
         h1 { (rule.spec.name) " " (state_badges(lang, &rule.spec)) }
         div.card {
@@ -200,11 +200,14 @@ pub async fn log<'a>(
         return download(visit, &found, &titles, &lines).reply(format);
     }
     let section = html! {
-        h2 { (visit.t("rules-log")) " " @if !lines.is_empty() { (export::links(visit, &format!("/rules/{id}/log"))) } }
+        h2 { (visit.t("rules-log")) }
         @if lines.is_empty() {
             div.empty { (visit.t("rules-log-empty")) }
         } @else {
-            p.muted { (visit.ta("rules-log-lead", &[("count", lines.len().into())])) }
+            p.muted {
+                (visit.ta("rules-log-lead", &[("count", lines.len().into())])) " "
+                (export::links(visit, &format!("/rules/{id}/log")))
+            }
             (lines_table(visit, &found, &titles, &lines, LOG))
         }
     };
