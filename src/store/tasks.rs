@@ -248,3 +248,32 @@ pub fn resume(conn: &Connection, id: i64) -> Result<(), StoreError> {
     )?;
     Ok(())
 }
+
+/// One processed item of a task: its position, the campaign it made or changed, and the
+/// platform's refusal when it failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    pub idx: i64,
+    pub ad_id: Option<i64>,
+    pub error: Option<String>,
+}
+
+/// The processed items of the tasks `ids`, by task and position.
+pub fn items(conn: &Connection, ids: &[i64]) -> Result<Vec<(i64, Item)>, StoreError> {
+    let list = serde_json::to_string(ids).map_err(|e| StoreError::Failed(e.to_string()))?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT task_id, idx, ad_id, error FROM task_items
+         WHERE task_id IN (SELECT value FROM json_each(?1)) ORDER BY task_id, idx",
+    )?;
+    let rows = stmt.query_map([list], |r| {
+        Ok((
+            r.get(0)?,
+            Item {
+                idx: r.get(1)?,
+                ad_id: r.get(2)?,
+                error: r.get(3)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

@@ -515,3 +515,18 @@ pub fn set_dates(conn: &Connection, account: i64, ad: i64, dates: Dates) -> Resu
     .execute(params![account, ad, dates.starts_at, dates.ends_at])?;
     Ok(())
 }
+
+/// The titles of a cabinet's campaigns `ads` (deleted ones too), for pages that name them.
+pub fn titles(
+    conn: &Connection,
+    account: i64,
+    ads: &[i64],
+) -> Result<std::collections::HashMap<i64, String>, StoreError> {
+    let list = serde_json::to_string(ads).map_err(|e| StoreError::Failed(e.to_string()))?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, title FROM campaigns
+         WHERE account_id = ?1 AND ad_id IN (SELECT value FROM json_each(?2))",
+    )?;
+    let rows = stmt.query_map(params![account, list], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

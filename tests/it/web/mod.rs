@@ -6,6 +6,7 @@ mod keys;
 mod pages;
 mod rules;
 mod sessions;
+mod tasks;
 mod team;
 
 use adcab::ops;

@@ -156,10 +156,10 @@ fn a_rule_made_in_the_form_is_stored_as_the_api_would_store_it_and_listed_in_wor
     let row = &row[..row.find("</tr>").unwrap()];
     for words in [
         "Stop expensive leads",
-        &format!("Campaigns {ad}"),
-        "CPA over 24 h &gt; 2.50 EUR",
+        &format!("Campaigns Running ({ad})"),
+        "CPA over 24 h &gt; 2.50\u{a0}EUR",
         "or </span>status = Active",
-        "Lower the bid by 10%, kept within 1.00 EUR – 4.00 EUR",
+        "Lower the bid by 10%, kept within 1.00\u{a0}EUR – 4.00\u{a0}EUR",
         "Cooldown 6 h · at most 3 runs a day",
         "enabled",
         "dry run",
@@ -397,9 +397,13 @@ fn the_log_lists_what_a_rule_did_after_the_sync_and_the_preview_counts_as_the_ap
         2,
         "the head and one entry: {body}"
     );
-    assert!(body.contains(&format!(r##"href="/campaigns/{cabinet}/{ad}">#{ad}</a>"##)));
+    let link = format!(r#"<a href="/campaigns/{cabinet}/{ad}">Running</a>"#);
+    assert!(body.contains(&link), "the campaign by its name: {body}");
     assert!(body.contains("views (1h) = "), "the matched value");
-    assert!(body.contains("alert “Check the bids”"));
+    assert!(
+        body.contains(&format!("Sent the alert “Check the bids” about {link}")),
+        "the change as a sentence"
+    );
     assert!(body.contains(r#"<span class="badge active">acted</span>"#));
     let at = entries[0]["at"].as_str().unwrap();
     assert!(body.contains(&format!(r#"datetime="{at}""#)), "its time");
@@ -431,4 +435,129 @@ fn the_log_lists_what_a_rule_did_after_the_sync_and_the_preview_counts_as_the_ap
         1,
         "a preview changes nothing"
     );
+}
+
+#[test]
+fn a_rule_log_names_the_campaign_and_folds_five_cooldown_skips_into_one_line() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    app.align_hour();
+    let ad = app.approved(
+        cabinet,
+        crate::helpers::Camp::channel("Winter sale", "https://t.me/alpha_chan"),
+    );
+    let mut body = always(cabinet, json!({"type": "notify", "text": "Look"}));
+    body["cooldown_hours"] = json!(24);
+    let id = create(&app, &key, body)["id"].as_i64().unwrap();
+    for _ in 0..6 {
+        app.advance(3600);
+    }
+    let entries = app.get_ok(&format!("/rules/{id}/log"), &key)["data"].clone();
+    let outcomes: Vec<(&str, &str)> = entries
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["outcome"].as_str().unwrap(),
+                e["reason"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [vec![("skipped", "cooldown"); 5], vec![("acted", "")],].concat(),
+        "one run, then five hours held back by the cooldown"
+    );
+
+    let web = logged_in(&app, user);
+    let page = web.get(&format!("/rules/{id}/log"));
+    assert_eq!(page.status, 200);
+    let body = &page.body;
+    assert_eq!(
+        body.matches("<tr>").count(),
+        3,
+        "the head, the folded skips and the run: {body}"
+    );
+    assert_eq!(body.matches("×5").count(), 1, "{body}");
+    let link = format!(r#"<a href="/campaigns/{cabinet}/{ad}">Winter sale</a>"#);
+    assert!(
+        body.contains(&format!("Send the alert “Look” about {link}")),
+        "{body}"
+    );
+    assert!(body.contains(&format!("Sent the alert “Look” about {link}")));
+    assert!(!body.contains(&format!("#{ad}<")), "no bare number");
+    let (newest, oldest) = (&entries[0]["at"], &entries[4]["at"]);
+    let fold_at = body.find("×5").unwrap();
+    let folded = &body[body[..fold_at].rfind("<tr>").unwrap()..fold_at];
+    assert!(
+        folded.contains(&format!(r#"datetime={oldest}"#))
+            && folded.contains(&format!(r#"datetime={newest}"#)),
+        "the span of the skips: {folded}"
+    );
+    assert!(
+        body.contains("<td data-label=\"Reason\">cooldown</td>"),
+        "{body}"
+    );
+
+    let csv = web.get(&format!("/rules/{id}/log?format=csv"));
+    assert_eq!(csv.status, 200);
+    let rows: Vec<&str> = csv.body.split("\r\n").filter(|l| !l.is_empty()).collect();
+    assert_eq!(
+        rows[0],
+        "rule_id,id,at,ad_id,title,outcome,reason,change,matched,action"
+    );
+    assert_eq!(rows.len(), 7, "every entry, unfolded: {}", csv.body);
+    assert!(
+        rows[1].contains(&format!(
+            ",{ad},Winter sale,skipped,cooldown,Send the alert “Look” about Winter sale,"
+        )),
+        "{}",
+        rows[1]
+    );
+}
+
+#[test]
+fn a_rule_reads_as_russian_sentences_for_a_russian_speaker() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    let rule = create(
+        &app,
+        &key,
+        json!({
+            "name": "Дорогие лиды",
+            "account_id": cabinet,
+            "conditions": [
+                {"metric": "cpa", "op": ">", "value": "2.5", "window_hours": 24},
+                {"metric": "budget", "op": "<", "value": "5"}
+            ],
+            "action": {"type": "change_cpm", "percent": "-10", "min_cpm": "1", "max_cpm": "4"},
+            "cooldown_hours": 6,
+            "max_runs_per_day": 3,
+        }),
+    );
+    let web = logged_in(&app, user);
+    let page = web.get_with("/rules", &[("accept-language", "ru-RU,ru;q=0.9,en;q=0.5")]);
+    assert_eq!(page.status, 200);
+    let body = &page.body;
+    let row = &body[body
+        .find(&format!(r#"<tr id="rule-{}""#, rule["id"]))
+        .unwrap()..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    for words in [
+        "Весь кабинет",
+        "CPA за 24 ч &gt; 2,50\u{a0}EUR",
+        "и </span>бюджет &lt; 5,00\u{a0}EUR",
+        "Снизить ставку CPM на 10% в пределах 1,00\u{a0}EUR – 4,00\u{a0}EUR",
+        "Перерыв 6 ч · не больше 3 запусков в сутки",
+        "включено",
+        r#"data-label="Ограничения""#,
+    ] {
+        assert!(row.contains(words), "{words:?} missing from {row}");
+    }
+    assert!(
+        body.contains("Новое правило") && body.contains("Создать правило"),
+        "the form too"
+    );
+    assert!(!row.contains("Cooldown"), "no English left in the row");
 }

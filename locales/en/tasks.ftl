@@ -1,0 +1,54 @@
+# The tasks page: bulk changes and campaign creation, what each does and how each item went.
+tasks-title = Tasks
+tasks-lead = Bulk changes and campaign creation run as tasks, one campaign at a time. Your 50 most recent.
+tasks-empty = No tasks yet.
+tasks-empty-hint = Select campaigns on the campaign list and apply an action: it runs here.
+tasks-empty-link = Open the campaign list
+tasks-col-task = Task
+tasks-col-cabinet = Cabinet
+tasks-col-status = Status
+tasks-col-progress = Progress
+tasks-col-done = Done
+tasks-col-failed = Failed
+tasks-col-created = Created
+tasks-col-by = Started by
+tasks-col-actions = Actions
+tasks-cancel = Cancel
+tasks-resume = Resume
+tasks-status-pending = pending
+tasks-status-running = running
+tasks-status-paused = paused
+tasks-status-completed = completed
+tasks-status-failed = failed
+tasks-status-cancelled = cancelled
+tasks-by-api = You, through the API
+tasks-by-task = You, through an API task
+tasks-by-panel = You, in the panel
+tasks-by-automation = Automation
+tasks-by-sync = The platform
+tasks-by-operator = The operator
+tasks-names-one = { $first }
+tasks-names-two = { $first } and { $second }
+tasks-names-three = { $first }, { $second } and { $third }
+tasks-names-more = { $first }, { $second } and { $count } more
+tasks-do-pause = Pause { $names }
+tasks-do-resume = Resume { $names }
+tasks-do-add-budget = Add { $amount } to the budget of { $names }
+tasks-do-withdraw-budget = Withdraw { $amount } from the budget of { $names }
+tasks-do-withdraw-all = Withdraw the whole budget of { $names }
+tasks-do-set-cpm = Set the bid to { $amount } on { $names }
+tasks-do-set-schedule = Set the schedule of { $names }
+tasks-do-clear-schedule = Remove the schedule of { $names }
+tasks-do-delete = Delete { $names }
+tasks-do-create = Create { $names }
+tasks-do-copy = Create copies: { $names }
+tasks-do-recreate = Recreate { $names }
+tasks-do-unknown = Task of type { $kind }
+tasks-items = Outcome of each campaign ({ $done } of { $total })
+tasks-item-ok = done
+tasks-item-failed = failed: { $reason }
+tasks-item-waiting = not processed yet
+tasks-items-more = { $count ->
+    [one] { $count } more campaign is not listed.
+   *[other] { $count } more campaigns are not listed.
+}

@@ -1,0 +1,270 @@
+//! Owns the new-rule form of `/rules`: its fields in the page's language (named as the API's
+//! body names them), reading it into the API's body for [`rule_ops::read`] and storing it with
+//! [`rule_ops::create`], so its checks and messages are the API's, and placing a refusal
+//! beside the field it names.
+
+use maud::{html, Markup};
+use serde_json::{json, Map, Value};
+
+use super::super::super::session::Session;
+use super::super::super::{redirect, Form, Visit, WebError};
+use super::super::ops_error;
+use super::words::{action_label, metric_name};
+use crate::domain::rule::{ActionKind, Metric, Op};
+use crate::domain::ParseError;
+use crate::http::Reply;
+use crate::i18n::Lang;
+use crate::ops::rule as rule_ops;
+use crate::ops::OpsError;
+use crate::store::cabinets::Reachable;
+use crate::store::groups::Group;
+
+/// Condition rows the form offers.
+const ROWS: usize = 3;
+
+/// A new rule the API's checks refused: the form as sent, the place on the form the refusal
+/// belongs to, and the API's `param` and sentence.
+pub struct Refused<'f> {
+    pub sent: &'f Form,
+    pub slot: String,
+    pub param: String,
+    pub message: String,
+}
+
+/// The sentence of a refusal that belongs at `slot` on the form.
+fn error_at(refused: Option<&Refused>, slot: &str) -> Markup {
+    html! {
+        @if let Some(r) = refused.filter(|r| r.slot == slot) {
+            p.error role="alert" data-param=(r.param) { (r.message) }
+        }
+    }
+}
+
+pub fn new_form(
+    lang: Lang,
+    session: &Session,
+    writable: &[&Reachable],
+    groups: &[Group],
+    refused: Option<&Refused>,
+) -> Markup {
+    // What the form shows in a field: what was sent, else the default.
+    let sent = |name: &str, default: &str| {
+        let given = refused.map(|r| r.sent.get(name).unwrap_or(""));
+        given.unwrap_or(default).to_string()
+    };
+    let t = |key: &str| lang.t(key);
+    let scope = sent("scope", "cabinet");
+    let action = sent("action", "pause");
+    let text = |name: &str, label: &str, help: &str| {
+        html! { label { (t(label)) input type="text" name=(name) value=(sent(name, "")); small { (t(help)) } } }
+    };
+    html! {
+        form.card #new-rule method="post" action="/rules" {
+            input type="hidden" name="csrf" value=(session.csrf);
+            (error_at(refused, "form"))
+            label { (t("rules-form-cabinet"))
+                select name="account_id" { @for r in writable {
+                    @let id = r.cabinet.id.to_string();
+                    option value=(id) selected[sent("account_id", "") == id] { (r.cabinet.name) " · " (r.cabinet.cabinet_type.currency()) }
+                } }
+                small { (t("rules-form-cabinet-help")) }
+            }
+            (error_at(refused, "account_id"))
+            label { (t("rules-form-name")) input type="text" name="name" maxlength="100" value=(sent("name", ""));
+                small { (t("rules-form-name-help")) } }
+            (error_at(refused, "name"))
+            fieldset {
+                legend { (t("rules-form-scope")) }
+                label { span { input type="radio" name="scope" value="cabinet" checked[scope == "cabinet"]; " " (t("rules-form-scope-cabinet")) } }
+                label { span { input type="radio" name="scope" value="group" checked[scope == "group"]; " " (t("rules-form-scope-group")) }
+                    select name="group_id" {
+                        option value="" { "–" }
+                        @for g in groups { @let id = g.id.to_string();
+                            option value=(id) selected[sent("group_id", "") == id] {
+                                (lang.ta("rules-form-group-of", &[("name", g.name.as_str().into()), ("cabinet", g.account_id.to_string().into())]))
+                            } }
+                    } }
+                label { span { input type="radio" name="scope" value="ads" checked[scope == "ads"]; " " (t("rules-form-scope-ads")) }
+                    input type="text" name="ad_ids" placeholder="12, 14" value=(sent("ad_ids", "")); }
+                small.muted { (t("rules-form-scope-help")) }
+                (error_at(refused, "scope"))
+            }
+            label { (t("rules-form-match"))
+                select name="match" {
+                    option value="all" selected[sent("match", "all") == "all"] { (t("rules-form-match-all")) }
+                    option value="any" selected[sent("match", "all") == "any"] { (t("rules-form-match-any")) }
+                }
+                small { (t("rules-form-match-help")) } }
+            (error_at(refused, "match"))
+            fieldset {
+                legend { (t("rules-form-conditions")) }
+                @for i in 0..ROWS { (condition_row(lang, i, &sent)) (error_at(refused, &format!("row{i}"))) }
+                small.muted { (t("rules-form-conditions-help")) }
+                (error_at(refused, "conditions"))
+            }
+            fieldset {
+                legend { (t("rules-form-action")) }
+                label { (t("rules-form-do")) select name="action" {
+                    @for kind in ActionKind::ALL {
+                        option value=(kind.name()) selected[action == kind.name()] { (action_label(lang, kind)) }
+                    }
+                } small { (t("rules-form-do-help")) } }
+                div.filters { (text("cpm", "rules-form-cpm", "rules-form-cpm-help")) }
+                div.filters {
+                    (text("percent", "rules-form-percent", "rules-form-percent-help"))
+                    (text("min_cpm", "rules-form-min-cpm", "rules-form-min-cpm-help"))
+                    (text("max_cpm", "rules-form-max-cpm", "rules-form-max-cpm-help"))
+                }
+                div.filters {
+                    (text("amount", "rules-form-amount", "rules-form-amount-help"))
+                    (text("max_per_day", "rules-form-max-per-day", "rules-form-max-per-day-help"))
+                }
+                (text("text", "rules-form-text", "rules-form-text-help"))
+                (error_at(refused, "action"))
+            }
+            div.filters {
+                label { (t("rules-form-cooldown")) input type="text" inputmode="numeric" name="cooldown_hours" value=(sent("cooldown_hours", "24"));
+                    small { (t("rules-form-cooldown-help")) } }
+                label { (t("rules-form-runs")) input type="text" inputmode="numeric" name="max_runs_per_day" value=(sent("max_runs_per_day", "1"));
+                    small { (t("rules-form-runs-help")) } }
+            }
+            (error_at(refused, "cooldown_hours"))
+            (error_at(refused, "max_runs_per_day"))
+            label { span { input type="checkbox" name="dry_run" value="1" checked[sent("dry_run", "") == "1"]; " " (t("rules-form-dry-run")) }
+                small { (t("rules-form-dry-run-help")) } }
+            (error_at(refused, "dry_run"))
+            button.primary type="submit" { (t("rules-form-submit")) }
+        }
+    }
+}
+
+fn condition_row(lang: Lang, i: usize, sent: &dyn Fn(&str, &str) -> String) -> Markup {
+    let metric = sent(&format!("metric{i}"), "");
+    let op = sent(&format!("op{i}"), ">");
+    html! {
+        div.filters {
+            label { (lang.t("rules-form-metric")) select name={ "metric" (i) } {
+                option value="" { "–" }
+                @for m in Metric::ALL { option value=(m.as_str()) selected[metric == m.as_str()] { (metric_name(lang, m)) } }
+            } }
+            label { (lang.t("rules-form-op")) select name={ "op" (i) } {
+                @for o in Op::ALL { option value=(o.as_str()) selected[op == o.as_str()] { (o.as_str()) } }
+            } }
+            label { (lang.t("rules-form-value")) input type="text" name={ "value" (i) } value=(sent(&format!("value{i}"), "")); }
+            label { (lang.t("rules-form-window")) input type="text" inputmode="numeric" name={ "window" (i) } placeholder="24" value=(sent(&format!("window{i}"), "")); }
+        }
+    }
+}
+
+/// An object of the pairs whose value is not an empty string: a field left empty is not sent.
+pub fn object<'k>(pairs: impl IntoIterator<Item = (&'k str, Value)>) -> Map<String, Value> {
+    let given = pairs.into_iter().filter(|(_, v)| v != "");
+    given.map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// The form as the API's body for a new rule (without `account_id`), and for each condition
+/// of the body the form row it came from.
+fn body_of(form: &Form) -> (Map<String, Value>, Vec<usize>) {
+    let text = |name: &str| form.get(name).map(str::trim).unwrap_or("").to_string();
+    // A whole number as a JSON number; anything else as sent, for the API to name.
+    let number = |s: String| s.parse::<i64>().map_or(Value::from(s), Value::from);
+    let row = |i: usize| move |name: &str| text(&format!("{name}{i}"));
+    let filled = |i: &usize| ["metric", "value", "window"].map(row(*i)) != ["", "", ""];
+    let rows: Vec<usize> = (0..ROWS).filter(filled).collect();
+    let conditions: Vec<Value> = rows
+        .iter()
+        .map(|i| {
+            let f = row(*i);
+            Value::Object(object([
+                ("metric", f("metric").into()),
+                ("op", f("op").into()),
+                ("value", f("value").into()),
+                ("window_hours", number(f("window"))),
+            ]))
+        })
+        .collect();
+    let scope = match text("scope").as_str() {
+        "group" => json!({ "group_id": number(text("group_id")) }),
+        "ads" => {
+            let ids = text("ad_ids");
+            let ids = ids.split([',', ' ']).filter(|s| !s.is_empty());
+            json!({ "ad_ids": ids.map(|id| number(id.into())).collect::<Vec<_>>() })
+        }
+        _ => json!({}),
+    };
+    let kind = text("action");
+    let fields = ActionKind::parse(&kind).map_or(&[][..], ActionKind::fields);
+    let action = [("type", kind.into())]
+        .into_iter()
+        .chain(fields.iter().map(|f| (*f, Value::from(text(f)))));
+    let body = object([
+        ("name", text("name").into()),
+        ("scope", scope),
+        ("match", text("match").into()),
+        ("conditions", conditions.into()),
+        ("action", object(action).into()),
+        ("cooldown_hours", number(text("cooldown_hours"))),
+        ("max_runs_per_day", number(text("max_runs_per_day"))),
+        ("dry_run", (text("dry_run") == "1").into()),
+    ]);
+    (body, rows)
+}
+
+/// Where on the form a refusal naming `param` is shown.
+fn slot(param: &str, rows: &[usize]) -> String {
+    let row = param
+        .strip_prefix("conditions[")
+        .and_then(|rest| rest.split(']').next()?.parse::<usize>().ok())
+        .and_then(|j| rows.get(j));
+    if let Some(row) = row {
+        return format!("row{row}");
+    }
+    match param.split(['.', '[']).next().unwrap_or("") {
+        head @ ("account_id" | "name" | "scope" | "match" | "conditions" | "action"
+        | "cooldown_hours" | "max_runs_per_day" | "dry_run") => head.into(),
+        _ => "form".into(),
+    }
+}
+
+/// `POST /rules`: a new rule, read and checked as `POST /api/v1/rules` reads and checks it; a
+/// refusal is shown on the form beside the field it names.
+pub async fn create<'a>(
+    visit: &'a Visit<'a>,
+    session: &'a Session,
+    form: &'a Form,
+    _: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    let (body, rows) = body_of(form);
+    match add(visit, session, form, body).await {
+        Ok(id) => Ok(redirect(&format!("/rules#rule-{id}"))),
+        Err(OpsError::Invalid(e)) => {
+            let refused = Refused {
+                sent: form,
+                slot: slot(&e.param, &rows),
+                param: e.param,
+                message: e.message,
+            };
+            super::render(visit, session, Some(refused)).await
+        }
+        Err(e) => Err(ops_error(e)),
+    }
+}
+
+async fn add(
+    visit: &Visit<'_>,
+    session: &Session,
+    form: &Form,
+    body: Map<String, Value>,
+) -> Result<i64, OpsError> {
+    let account = form.get("account_id").and_then(|a| a.parse::<i64>().ok());
+    let actor = account
+        .ok_or_else(|| visit.t("rules-form-choose-cabinet"))
+        .and_then(|a| session.person.actor(a).map_err(|e| e.sentence()))
+        .map_err(|why| ParseError::new("account_id", why))?;
+    let spec = rule_ops::read(&Value::Object(body), actor.cabinet().cabinet_type, None)?;
+    let db = &visit.state.services.db;
+    Ok(db
+        .write(move |tx| rule_ops::create(tx, &actor, &spec))
+        .await?
+        .id)
+}
