@@ -4,10 +4,11 @@
 use chrono::Duration;
 use maud::html;
 
-use super::super::format::{count, money};
 use super::super::session::Session;
 use super::super::{layout, Visit, WebError};
+use super::status_name;
 use crate::clock;
+use crate::domain::access::Access;
 use crate::domain::campaign::Status;
 use crate::domain::stats::Totals;
 use crate::domain::time::iso;
@@ -59,52 +60,55 @@ pub async fn list<'a>(
                 .collect::<Result<Vec<_>, StoreError>>()
         })
         .await?;
+    let fmt = visit.fmt();
     let body = html! {
         header.page {
             div {
-                h1 { "Cabinets" }
-                p.muted { "Ad accounts you reach, with their money and campaigns. Spend is counted in UTC days of the service clock." }
+                h1 { (visit.t("cabinets-title")) }
+                p.muted { (visit.t("cabinets-lead")) }
             }
         }
         @if lines.is_empty() {
             div.empty {
-                p { "No cabinets yet." }
-                p { "Cabinets are connected by the operator (" code { "adcab admin cabinet add" } "), or shared with you by your agency." }
+                p { (visit.t("cabinets-none")) }
+                p { (visit.t("cabinets-none-how")) " " code { "adcab admin cabinet add" } }
             }
         } @else {
             div.table-wrap {
-                table {
+                table.cards {
                     thead { tr {
-                        th { "Cabinet" } th { "State" } th.num { "Balance" } th { "Campaigns" }
-                        th.num { "Spend today" } th.num { "Spend, 7 days" } th { "Your access" }
+                        th { (visit.t("cabinets-cabinet")) } th { (visit.t("cabinets-state")) }
+                        th.num { (visit.t("cabinets-balance")) } th { (visit.t("cabinets-campaigns")) }
+                        th.num { (visit.t("cabinets-spend-today")) } th.num { (visit.t("cabinets-spend-week")) }
+                        th { (visit.t("cabinets-access")) }
                     } }
                     tbody {
                         @for line in &lines {
                             @let c = &line.cabinet.cabinet;
                             tr {
-                                td {
+                                td data-label=(visit.t("cabinets-cabinet")) {
                                     a href={ "/campaigns?account_id=" (c.id) } { (c.name) }
                                     br; span.muted { (c.id) " · " (c.cabinet_type.currency()) }
                                 }
-                                td {
-                                    @if !c.is_active { span.badge { "Inactive" } }
-                                    @else if c.locked { span.badge.locked { "Locked" } }
-                                    @else if c.auth_expired { span.badge.expired { "Session expired" } }
-                                    @else { span.badge.active { "Active" } }
+                                td data-label=(visit.t("cabinets-state")) {
+                                    @if !c.is_active { span.badge { (visit.t("status-cabinet-inactive")) } }
+                                    @else if c.locked { span.badge.locked { (visit.t("status-cabinet-locked")) } }
+                                    @else if c.auth_expired { span.badge.expired { (visit.t("status-cabinet-expired")) } }
+                                    @else { span.badge.active { (visit.t("status-cabinet-active")) } }
                                 }
-                                td.num { (money(c.cabinet_type, c.balance)) }
-                                td {
-                                    @if line.by_status.is_empty() { span.muted { "none" } }
+                                td.num data-label=(visit.t("cabinets-balance")) { (fmt.money(c.cabinet_type, c.balance)) }
+                                td data-label=(visit.t("cabinets-campaigns")) {
+                                    @if line.by_status.is_empty() { span.muted { (visit.t("cabinets-no-campaigns")) } }
                                     @for (i, (status, n)) in line.by_status.iter().enumerate() {
                                         @if i > 0 { " · " }
                                         a href={ "/campaigns?account_id=" (c.id) "&status=" (status.as_str()) } {
-                                            (count(*n)) " " (status.as_str())
+                                            (fmt.count(*n)) " " (status_name(visit, *status))
                                         }
                                     }
                                 }
-                                td.num { (money(c.cabinet_type, line.today.spent)) }
-                                td.num { (money(c.cabinet_type, line.week.spent)) }
-                                td { (line.cabinet.access.as_str()) }
+                                td.num data-label=(visit.t("cabinets-spend-today")) { (fmt.money(c.cabinet_type, line.today.spent)) }
+                                td.num data-label=(visit.t("cabinets-spend-week")) { (fmt.money(c.cabinet_type, line.week.spent)) }
+                                td data-label=(visit.t("cabinets-access")) { (access_name(visit, line.cabinet.access)) }
                             }
                         }
                     }
@@ -112,5 +116,15 @@ pub async fn list<'a>(
             }
         }
     };
-    Ok(layout::page(visit, session, "/cabinets", "Cabinets", body))
+    let title = visit.t("cabinets-title");
+    Ok(layout::page(visit, session, "/cabinets", &title, body))
+}
+
+/// An access level's name in the page's language.
+fn access_name(visit: &Visit<'_>, access: Access) -> String {
+    match access {
+        Access::Owner => visit.t("status-access-owner"),
+        Access::Manager => visit.t("status-access-manager"),
+        Access::Viewer => visit.t("status-access-viewer"),
+    }
 }

@@ -6,6 +6,7 @@ mod keys;
 mod pages;
 mod rules;
 mod sessions;
+mod shell;
 mod team;
 
 use adcab::ops;
