@@ -1,15 +1,19 @@
 //! Owns `/cabinets`: every cabinet the person reaches, with its currency, balance and state,
-//! its campaigns by status, and its spend today and over the last 7 days.
+//! its campaigns by status, and its spend today and over the last 7 days; as a page, or as a
+//! download (`?format=csv|xlsx`).
 
 use chrono::Duration;
 use maud::html;
+use rust_decimal::RoundingStrategy;
 
+use super::super::export::{self, Cell, Table};
 use super::super::session::Session;
 use super::super::{layout, Visit, WebError};
 use super::status_name;
 use crate::clock;
 use crate::domain::access::Access;
 use crate::domain::campaign::Status;
+use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 use crate::domain::time::iso;
 use crate::http::Reply;
@@ -29,6 +33,7 @@ pub async fn list<'a>(
     session: &'a Session,
     _: &'a [&'a str],
 ) -> Result<Reply, WebError> {
+    let download = export::Format::requested(visit)?;
     let reach = session.person.reach.clone();
     let lines = visit
         .state
@@ -60,6 +65,9 @@ pub async fn list<'a>(
                 .collect::<Result<Vec<_>, StoreError>>()
         })
         .await?;
+    if let Some(format) = download {
+        return table(&lines).reply(format);
+    }
     let fmt = visit.fmt();
     let body = html! {
         header.page {
@@ -67,6 +75,7 @@ pub async fn list<'a>(
                 h1 { (visit.t("cabinets-title")) }
                 p.muted { (visit.t("cabinets-lead")) }
             }
+            @if !lines.is_empty() { (export::links(visit, "/cabinets")) }
         }
         @if lines.is_empty() {
             div.empty {
@@ -118,6 +127,70 @@ pub async fn list<'a>(
     };
     let title = visit.t("cabinets-title");
     Ok(layout::page(visit, session, "/cabinets", &title, body))
+}
+
+/// The list as a download: the API's cabinet fields, then the campaigns by status and the
+/// spend (money as plain decimals at the currency's scale).
+fn table(lines: &[Line]) -> Table {
+    let money = |kind: CabinetType, amount: Money| {
+        let mut d = amount
+            .to_decimal()
+            .round_dp_with_strategy(kind.scale(), RoundingStrategy::MidpointAwayFromZero);
+        d.rescale(kind.scale());
+        Cell::Decimal(d)
+    };
+    let mut columns = vec![
+        "id",
+        "name",
+        "cabinet_type",
+        "currency",
+        "is_active",
+        "access_level",
+        "balance",
+    ];
+    columns.extend(Status::ALL.map(status_column));
+    columns.extend(["spent_today", "spent_7d"]);
+    let rows = lines
+        .iter()
+        .take(export::MAX_ROWS)
+        .map(|line| {
+            let c = &line.cabinet.cabinet;
+            let mut row: Vec<Cell> = vec![
+                c.id.into(),
+                c.name.as_str().into(),
+                c.cabinet_type.as_str().into(),
+                c.cabinet_type.currency().into(),
+                (if c.is_active { "true" } else { "false" }).into(),
+                line.cabinet.access.as_str().into(),
+                money(c.cabinet_type, c.balance),
+            ];
+            row.extend(Status::ALL.map(|status| {
+                let n = line.by_status.iter().find(|(s, _)| *s == status);
+                Cell::Int(n.map_or(0, |(_, n)| *n))
+            }));
+            row.push(money(c.cabinet_type, line.today.spent));
+            row.push(money(c.cabinet_type, line.week.spent));
+            row
+        })
+        .collect();
+    Table {
+        name: "cabinets".into(),
+        columns,
+        rows,
+    }
+}
+
+/// A download's column of the campaigns in one status: `campaigns_active`, `campaigns_on_hold`.
+fn status_column(status: Status) -> &'static str {
+    match status {
+        Status::Active => "campaigns_active",
+        Status::InReview => "campaigns_in_review",
+        Status::Declined => "campaigns_declined",
+        Status::Paused => "campaigns_paused",
+        Status::Stopped => "campaigns_stopped",
+        Status::OnHold => "campaigns_on_hold",
+        Status::Deleted => "campaigns_deleted",
+    }
 }
 
 /// An access level's name in the page's language.

@@ -2,6 +2,7 @@
 //! person sees.
 
 mod actions;
+mod cabinets;
 mod keys;
 mod pages;
 mod rules;
