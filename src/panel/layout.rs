@@ -9,8 +9,9 @@ use super::session::Session;
 use super::Visit;
 use crate::http::Reply;
 
-/// The sections of the navigation: path and catalogue key.
-const SECTIONS: [(&str, &str); 7] = [
+/// The sections of the navigation: path and catalogue key. Home comes first.
+const SECTIONS: [(&str, &str); 8] = [
+    ("/", "nav-home"),
     ("/cabinets", "nav-cabinets"),
     ("/campaigns", "nav-campaigns"),
     ("/rules", "nav-rules"),
@@ -35,6 +36,10 @@ fn head(title: &str) -> Markup {
 }
 
 /// A page of the panel for a logged-in person: `section` is the navigation entry it belongs to.
+/// The navigation is a side column on wide screens and, on phones, a top bar with the brand
+/// and a menu button: a `<details>` whose state the style reads (`:has(details[open])`) to
+/// show the sections, so it opens without the script and the sections stay plain links
+/// outside it on a desktop.
 pub fn page(visit: &Visit, session: &Session, section: &str, title: &str, body: Markup) -> Reply {
     let sim = visit.state.services.sim.is_some();
     let team = session.person.is_agency_owner();
@@ -44,22 +49,26 @@ pub fn page(visit: &Visit, session: &Session, section: &str, title: &str, body: 
             (head(title))
             body {
                 nav.side aria-label=(visit.t("nav-sections")) {
-                    a.brand href="/campaigns" { "adcab" }
-                    @for (path, key) in SECTIONS {
-                        @if (path != "/sim" || sim) && (path != "/team" || team) {
-                            a href=(path) aria-current=[(path == section).then_some("page")] { (visit.lang.t(key)) }
+                    a.brand href="/" { "adcab" }
+                    details.menu { summary { (visit.t("nav-menu")) } }
+                    div.links {
+                        @for (path, key) in SECTIONS {
+                            @if (path != "/sim" || sim) && (path != "/team" || team) {
+                                a href=(path) aria-current=[(path == section).then_some("page")] { (visit.lang.t(key)) }
+                            }
                         }
-                    }
-                    div.who {
-                        (session.person.user.email)
-                        form method="post" action="/logout" {
-                            input type="hidden" name="csrf" value=(session.csrf);
-                            button.link type="submit" { (visit.t("nav-sign-out")) }
-                        }
-                        form method="post" action="/logout" {
-                            input type="hidden" name="csrf" value=(session.csrf);
-                            input type="hidden" name="everywhere" value="1";
-                            button.link type="submit" { (visit.t("nav-sign-out-everywhere")) }
+                        div.who {
+                            span.email { (session.person.user.email) }
+                            a href="/settings" aria-current=[("/settings" == section).then_some("page")] { (visit.t("nav-settings")) }
+                            form method="post" action="/logout" {
+                                input type="hidden" name="csrf" value=(session.csrf);
+                                button.link type="submit" { (visit.t("nav-sign-out")) }
+                            }
+                            form method="post" action="/logout" {
+                                input type="hidden" name="csrf" value=(session.csrf);
+                                input type="hidden" name="everywhere" value="1";
+                                button.link type="submit" { (visit.t("nav-sign-out-everywhere")) }
+                            }
                         }
                     }
                 }
@@ -82,15 +91,16 @@ pub fn bare(visit: &Visit, title: &str, body: Markup) -> Reply {
     Reply::html(markup.into_string())
 }
 
-/// An error page: the status and a sentence that says what to do.
-pub fn error(visit: &Visit, status: StatusCode, sentence: &str) -> Reply {
+/// An error page: the status, what kind of failure it is, and a sentence that says what to do,
+/// in the page's language.
+pub fn error(visit: &Visit, status: StatusCode, title: &str, sentence: &str) -> Reply {
     let body = html! {
         main.login {
-            h1 { (status.as_u16()) " " (status.canonical_reason().unwrap_or("")) }
+            h1 { (status.as_u16()) " " (title) }
             p { (sentence) }
             p { a href="/campaigns" { (visit.t("common-error-back")) } }
             p.muted { (visit.t("common-request")) " " code { (visit.request_id) } }
         }
     };
-    bare(visit, "Error", body).with_status(status)
+    bare(visit, &visit.t("error-page"), body).with_status(status)
 }

@@ -43,17 +43,17 @@ fn page(
     let body = html! {
         main.login {
             h1 { "adcab" }
-            p.muted { "Sign in to manage your cabinets and campaigns." }
+            p.muted { (visit.t("login-lead")) }
             form method="post" action="/login" {
                 input type="hidden" name="csrf" value=(csrf);
-                label { "Email" input type="email" name="email" value=(email) autocomplete="username" required autofocus; }
-                label { "Password" input type="password" name="password" autocomplete="current-password" required; }
+                label { (visit.t("login-email")) input type="email" name="email" value=(email) autocomplete="username" required autofocus; }
+                label { (visit.t("login-password")) input type="password" name="password" autocomplete="current-password" required; }
                 @if let Some(error) = error { p.error role="alert" { (error) } }
-                button.primary type="submit" { "Sign in" }
+                button.primary type="submit" { (visit.t("login-submit")) }
             }
         }
     };
-    layout::bare(visit, "Sign in", body).with_status(status)
+    layout::bare(visit, &visit.t("login-title"), body).with_status(status)
 }
 
 /// `POST /login`.
@@ -72,12 +72,11 @@ pub async fn submit(visit: &Visit<'_>, form: &Form) -> Result<Reply, WebError> {
     let now = unix_now();
     let limiter = &visit.state.logins;
     let Some(attempt) = limiter.reserve(limits, &email, visit.client, now) else {
-        let text = "Too many failed sign-ins. Wait 15 minutes and try again.";
         return Ok(page(
             visit,
             expected,
             &email,
-            Some(text),
+            Some(&visit.t("login-too-many")),
             hyper::StatusCode::TOO_MANY_REQUESTS,
         ));
     };
@@ -91,12 +90,11 @@ pub async fn submit(visit: &Visit<'_>, form: &Form) -> Result<Reply, WebError> {
         Ok(matched) => matched,
         Err(_) => {
             attempt.take_back();
-            let text = "Many sign-ins are being checked right now. Try again shortly.";
             let mut reply = page(
                 visit,
                 expected,
                 &email,
-                Some(text),
+                Some(&visit.t("login-busy")),
                 hyper::StatusCode::SERVICE_UNAVAILABLE,
             );
             reply.headers.push(("retry-after".into(), "2".into()));
@@ -113,7 +111,7 @@ pub async fn submit(visit: &Visit<'_>, form: &Form) -> Result<Reply, WebError> {
                 visit,
                 expected,
                 &email,
-                Some("Wrong email or password."),
+                Some(&visit.t("login-wrong")),
                 hyper::StatusCode::UNAUTHORIZED,
             ));
         }

@@ -32,7 +32,7 @@ use crate::store::sessions;
 use routes::{resolve, Handler};
 use session::Session;
 
-pub use error::WebError;
+pub use error::{WebError, Words};
 
 /// Largest form body a panel request may send.
 const MAX_FORM: usize = 64 * 1024;
@@ -158,7 +158,8 @@ pub async fn answer(
             if let WebError::Store(detail) = &e {
                 tracing::error!(request_id = %request_id, detail = %detail, "panel error");
             }
-            let mut page = layout::error(&visit, e.status(), &e.sentence());
+            let sentence = e.sentence(visit.lang);
+            let mut page = layout::error(&visit, e.status(), &e.title(visit.lang), &sentence);
             if let WebError::RateLimited { retry_after } = e {
                 page.headers
                     .push(("retry-after".into(), retry_after.to_string()));
@@ -301,14 +302,16 @@ async fn read_form(visit: &Visit<'_>, body: Incoming) -> Result<Form, WebError> 
         .await
         .map_err(|e| {
             WebError::BadRequest(match e {
-                BodyError::TooLarge => format!("The form is larger than {} KB.", MAX_FORM / 1024),
-                BodyError::Timeout => "The form did not arrive in time.".into(),
-                BodyError::Unreadable(why) => format!("The form could not be read: {why}."),
+                BodyError::TooLarge => {
+                    visit.ta("error-form-too-large", &[("kb", (MAX_FORM / 1024).into())])
+                }
+                BodyError::Timeout => visit.t("error-form-late"),
+                BodyError::Unreadable(_) => visit.t("error-form-unreadable"),
             })
         })?;
     let text = std::str::from_utf8(&bytes)
-        .map_err(|_| WebError::BadRequest("The form is not UTF-8 text.".into()))?;
-    Query::parse(text).map_err(|_| WebError::BadRequest("The form is badly encoded.".into()))
+        .map_err(|_| WebError::BadRequest(visit.t("error-form-not-utf8")))?;
+    Query::parse(text).map_err(|_| WebError::BadRequest(visit.t("error-form-encoding")))
 }
 
 /// `303 See Other` to `location`.

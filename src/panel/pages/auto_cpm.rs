@@ -5,11 +5,11 @@
 
 use maud::{html, Markup};
 use rusqlite::Connection;
+use rust_decimal::Decimal;
 use serde_json::{Map, Value};
 
-use super::super::format::{money, time};
 use super::super::session::Session;
-use super::super::Form;
+use super::super::{Form, Visit};
 use super::Refused;
 use crate::domain::auto_cpm::{CpaFrom, Goal, Settings};
 use crate::domain::money::CabinetType;
@@ -47,11 +47,18 @@ pub(super) fn load(
 }
 
 /// Minutes in review as the card says them: hours with one decimal.
-fn in_review(minutes: i64) -> String {
-    format!("{:.1} h in review", minutes as f64 / 60.0)
+fn in_review(visit: &Visit<'_>, minutes: i64) -> String {
+    let hours = Decimal::from(minutes) / Decimal::from(60);
+    let mut hours = hours.round_dp(1);
+    hours.rescale(1);
+    visit.ta(
+        "autocpm-in-review",
+        &[("hours", visit.lang.decimal(hours).into())],
+    )
 }
 
 pub(super) fn card(
+    visit: &Visit<'_>,
     session: &Session,
     row: &CampaignRow,
     kind: CabinetType,
@@ -59,6 +66,7 @@ pub(super) fn card(
     writable: bool,
     refused: Option<&Refused>,
 ) -> Markup {
+    let fmt = visit.fmt();
     let refused = refused.filter(|r| r.param.starts_with(PARAM));
     let sent = |field: &str, stored: String| {
         refused
@@ -84,41 +92,45 @@ pub(super) fn card(
         .iter()
         .find(|d| d.to.is_some())
         .and_then(|d| d.review_minutes);
+    let currency = kind.currency();
     html! {
         p.muted {
-            @if shown.reviews {
-                "Hourly, once the bid has delivered for 24 hours since its last edit came back from the platform's review (each bid edit sends the ad back to review) and there is enough data, Auto CPM moves it toward the goal by at most -20 % or +25 %, within the bounds, at most 4 times a day. It never edits a bid while the ad is in review."
-            } @else {
-                "Hourly, once the bid has rested 6 hours and there is enough data, Auto CPM moves it toward the goal by at most -20 % or +25 %, within the bounds, at most 4 times a day."
-            }
+            @if shown.reviews { (visit.t("autocpm-how-reviewed")) } @else { (visit.t("autocpm-how")) }
         }
         @match s {
             Some(s) => dl.fields {
-                dt { "State" } dd { @if row.auto_cpm_enabled { "on" } @else { "off" } }
-                dt { "Goal" } dd {
-                    @match s.goal {
-                        Goal::Cpa => { "CPA of " (money(kind, s.target)) " per " (if s.cpa_from == CpaFrom::Postbacks { "conversion (postbacks)" } else { "platform action" }) },
-                        Goal::Pace => { "spend of " (money(kind, s.target)) " a day" },
+                dt { (visit.t("autocpm-state")) } dd { @if row.auto_cpm_enabled { (visit.t("autocpm-on")) } @else { (visit.t("autocpm-off")) } }
+                dt { (visit.t("autocpm-goal")) } dd {
+                    @match (s.goal, s.cpa_from) {
+                        (Goal::Cpa, CpaFrom::Postbacks) => { (visit.ta("autocpm-goal-cpa-postbacks", &[("target", fmt.money(kind, s.target).into())])) },
+                        (Goal::Cpa, CpaFrom::Actions) => { (visit.ta("autocpm-goal-cpa-actions", &[("target", fmt.money(kind, s.target).into())])) },
+                        (Goal::Pace, _) => { (visit.ta("autocpm-goal-pace", &[("target", fmt.money(kind, s.target).into())])) },
                     }
                 }
-                dt { "Bounds" } dd { (money(kind, s.min_cpm)) " – " (money(kind, s.max_cpm)) }
+                dt { (visit.t("autocpm-bounds")) } dd { (fmt.money(kind, s.min_cpm)) " – " (fmt.money(kind, s.max_cpm)) }
                 @if let Some(minutes) = last_review {
-                    dt { "Last edit" } dd.review { (in_review(minutes)) }
+                    dt { (visit.t("autocpm-last-edit")) } dd.review { (in_review(visit, minutes)) }
                 }
             },
-            None => p { "Not set up." },
+            None => p { (visit.t("autocpm-not-set")) },
         }
         @if !shown.decisions.is_empty() {
-            table {
-                thead { tr { th { "Time" } th { "Read" } th { "Decision" } } }
+            table.cards {
+                thead { tr { th { (visit.t("autocpm-time")) } th { (visit.t("autocpm-read")) } th { (visit.t("autocpm-decision")) } } }
                 tbody {
                     @for d in &shown.decisions {
                         tr {
-                            td { (time(&d.at)) }
-                            td { (d.hours) " h: " (d.figures.views) " views, " (d.figures.actions) " actions, " (money(kind, d.figures.spent))
+                            td data-label=(visit.t("autocpm-time")) { (fmt.time(&d.at)) }
+                            td data-label=(visit.t("autocpm-read")) {
+                                (visit.ta("autocpm-read-figures", &[
+                                    ("hours", d.hours.into()),
+                                    ("views", fmt.count(d.figures.views).into()),
+                                    ("actions", fmt.count(d.figures.actions).into()),
+                                    ("spent", fmt.money(kind, d.figures.spent).into()),
+                                ]))
                                 @if let Some(o) = &d.observed { " → " (o) } }
-                            td { (d.reason) @if let Some(to) = d.to { ": " (money(kind, d.from)) " → " (money(kind, to)) }
-                                @if let Some(minutes) = d.review_minutes { " (" (in_review(minutes)) ")" } }
+                            td data-label=(visit.t("autocpm-decision")) { (d.reason) @if let Some(to) = d.to { ": " (fmt.money(kind, d.from)) " → " (fmt.money(kind, to)) }
+                                @if let Some(minutes) = d.review_minutes { " (" (in_review(visit, minutes)) ")" } }
                         }
                     }
                 }
@@ -127,29 +139,29 @@ pub(super) fn card(
         @if writable {
             form method="post" action={ "/campaigns/" (row.account_id) "/" (row.ad_id) "/auto-cpm" } {
                 input type="hidden" name="csrf" value=(session.csrf);
-                label { "Auto CPM"
+                label { (visit.t("autocpm-title"))
                     select name="enabled" {
-                        option value="on" selected[on == "on"] { "on" }
-                        option value="off" selected[on == "off"] { "off" }
+                        option value="on" selected[on == "on"] { (visit.t("autocpm-on")) }
+                        option value="off" selected[on == "off"] { (visit.t("autocpm-off")) }
                     }
                 }
-                label { "Goal"
+                label { (visit.t("autocpm-goal"))
                     select name="goal" {
-                        option value="cpa" selected[goal == "cpa"] { "cost per acquisition (CPA)" }
-                        option value="pace" selected[goal == "pace"] { "spend a day (pace)" }
+                        option value="cpa" selected[goal == "cpa"] { (visit.t("autocpm-goal-cpa")) }
+                        option value="pace" selected[goal == "pace"] { (visit.t("autocpm-goal-pace-option")) }
                     }
                 }
-                label { "A CPA counts"
+                label { (visit.t("autocpm-cpa-counts"))
                     select name="cpa_from" {
-                        option value="actions" selected[from == "actions"] { "the platform's actions" }
-                        option value="postbacks" selected[from == "postbacks"] { "conversions sent by postback" }
+                        option value="actions" selected[from == "actions"] { (visit.t("autocpm-from-actions")) }
+                        option value="postbacks" selected[from == "postbacks"] { (visit.t("autocpm-from-postbacks")) }
                     }
                 }
-                label { "Target (" (kind.currency()) ")" input type="text" name="target" value=(sent("target", stored_money(|s| s.target))); }
-                label { "Lowest bid (" (kind.currency()) ")" input type="text" name="min_cpm" value=(sent("min_cpm", stored_money(|s| s.min_cpm))); }
-                label { "Highest bid (" (kind.currency()) ")" input type="text" name="max_cpm" value=(sent("max_cpm", stored_money(|s| s.max_cpm))); }
+                label { (visit.ta("autocpm-target", &[("currency", currency.into())])) input type="text" name="target" inputmode="decimal" value=(sent("target", stored_money(|s| s.target))); }
+                label { (visit.ta("autocpm-min", &[("currency", currency.into())])) input type="text" name="min_cpm" inputmode="decimal" value=(sent("min_cpm", stored_money(|s| s.min_cpm))); }
+                label { (visit.ta("autocpm-max", &[("currency", currency.into())])) input type="text" name="max_cpm" inputmode="decimal" value=(sent("max_cpm", stored_money(|s| s.max_cpm))); }
                 @if let Some(r) = refused { p.error role="alert" data-param=(r.param) { (r.message) } }
-                button.primary type="submit" { "Save Auto CPM" }
+                button.primary type="submit" { (visit.t("autocpm-save")) }
             }
         }
     }

@@ -1,14 +1,19 @@
 //! Owns `/cabinets`: every cabinet the person reaches, with its currency, balance and state,
-//! its campaigns by status, and its spend today and over the last 7 days.
+//! its campaigns by status, and its spend today and over the last 7 days; as a page, or as a
+//! download (`?format=csv|xlsx`).
 
 use chrono::Duration;
 use maud::html;
+use rust_decimal::RoundingStrategy;
 
-use super::super::format::{count, money};
+use super::super::export::{self, Cell, Table};
 use super::super::session::Session;
 use super::super::{layout, Visit, WebError};
+use super::status_name;
 use crate::clock;
+use crate::domain::access::Access;
 use crate::domain::campaign::Status;
+use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 use crate::domain::time::iso;
 use crate::http::Reply;
@@ -28,6 +33,7 @@ pub async fn list<'a>(
     session: &'a Session,
     _: &'a [&'a str],
 ) -> Result<Reply, WebError> {
+    let download = export::Format::requested(visit)?;
     let reach = session.person.reach.clone();
     let lines = visit
         .state
@@ -59,52 +65,59 @@ pub async fn list<'a>(
                 .collect::<Result<Vec<_>, StoreError>>()
         })
         .await?;
+    if let Some(format) = download {
+        return table(&lines).reply(format);
+    }
+    let fmt = visit.fmt();
     let body = html! {
         header.page {
             div {
-                h1 { "Cabinets" }
-                p.muted { "Ad accounts you reach, with their money and campaigns. Spend is counted in UTC days of the service clock." }
+                h1 { (visit.t("cabinets-title")) }
+                p.muted { (visit.t("cabinets-lead")) }
             }
+            @if !lines.is_empty() { (export::links(visit, "/cabinets")) }
         }
         @if lines.is_empty() {
             div.empty {
-                p { "No cabinets yet." }
-                p { "Cabinets are connected by the operator (" code { "adcab admin cabinet add" } "), or shared with you by your agency." }
+                p { (visit.t("cabinets-none")) }
+                p { (visit.t("cabinets-none-how")) " " code { "adcab admin cabinet add" } }
             }
         } @else {
             div.table-wrap {
-                table {
+                table.cards {
                     thead { tr {
-                        th { "Cabinet" } th { "State" } th.num { "Balance" } th { "Campaigns" }
-                        th.num { "Spend today" } th.num { "Spend, 7 days" } th { "Your access" }
+                        th { (visit.t("cabinets-cabinet")) } th { (visit.t("cabinets-state")) }
+                        th.num { (visit.t("cabinets-balance")) } th { (visit.t("cabinets-campaigns")) }
+                        th.num { (visit.t("cabinets-spend-today")) } th.num { (visit.t("cabinets-spend-week")) }
+                        th { (visit.t("cabinets-access")) }
                     } }
                     tbody {
                         @for line in &lines {
                             @let c = &line.cabinet.cabinet;
                             tr {
-                                td {
+                                td data-label=(visit.t("cabinets-cabinet")) {
                                     a href={ "/campaigns?account_id=" (c.id) } { (c.name) }
                                     br; span.muted { (c.id) " · " (c.cabinet_type.currency()) }
                                 }
-                                td {
-                                    @if !c.is_active { span.badge { "Inactive" } }
-                                    @else if c.locked { span.badge.locked { "Locked" } }
-                                    @else if c.auth_expired { span.badge.expired { "Session expired" } }
-                                    @else { span.badge.active { "Active" } }
+                                td data-label=(visit.t("cabinets-state")) {
+                                    @if !c.is_active { span.badge { (visit.t("status-cabinet-inactive")) } }
+                                    @else if c.locked { span.badge.locked { (visit.t("status-cabinet-locked")) } }
+                                    @else if c.auth_expired { span.badge.expired { (visit.t("status-cabinet-expired")) } }
+                                    @else { span.badge.active { (visit.t("status-cabinet-active")) } }
                                 }
-                                td.num { (money(c.cabinet_type, c.balance)) }
-                                td {
-                                    @if line.by_status.is_empty() { span.muted { "none" } }
+                                td.num data-label=(visit.t("cabinets-balance")) { (fmt.money(c.cabinet_type, c.balance)) }
+                                td data-label=(visit.t("cabinets-campaigns")) {
+                                    @if line.by_status.is_empty() { span.muted { (visit.t("cabinets-no-campaigns")) } }
                                     @for (i, (status, n)) in line.by_status.iter().enumerate() {
                                         @if i > 0 { " · " }
                                         a href={ "/campaigns?account_id=" (c.id) "&status=" (status.as_str()) } {
-                                            (count(*n)) " " (status.as_str())
+                                            (fmt.count(*n)) " " (status_name(visit, *status))
                                         }
                                     }
                                 }
-                                td.num { (money(c.cabinet_type, line.today.spent)) }
-                                td.num { (money(c.cabinet_type, line.week.spent)) }
-                                td { (line.cabinet.access.as_str()) }
+                                td.num data-label=(visit.t("cabinets-spend-today")) { (fmt.money(c.cabinet_type, line.today.spent)) }
+                                td.num data-label=(visit.t("cabinets-spend-week")) { (fmt.money(c.cabinet_type, line.week.spent)) }
+                                td data-label=(visit.t("cabinets-access")) { (access_name(visit, line.cabinet.access)) }
                             }
                         }
                     }
@@ -112,5 +125,79 @@ pub async fn list<'a>(
             }
         }
     };
-    Ok(layout::page(visit, session, "/cabinets", "Cabinets", body))
+    let title = visit.t("cabinets-title");
+    Ok(layout::page(visit, session, "/cabinets", &title, body))
+}
+
+/// The list as a download: the API's cabinet fields, then the campaigns by status and the
+/// spend (money as plain decimals at the currency's scale).
+fn table(lines: &[Line]) -> Table {
+    let money = |kind: CabinetType, amount: Money| {
+        let mut d = amount
+            .to_decimal()
+            .round_dp_with_strategy(kind.scale(), RoundingStrategy::MidpointAwayFromZero);
+        d.rescale(kind.scale());
+        Cell::Decimal(d)
+    };
+    let mut columns = vec![
+        "id",
+        "name",
+        "cabinet_type",
+        "currency",
+        "is_active",
+        "access_level",
+        "balance",
+    ];
+    columns.extend(Status::ALL.map(status_column));
+    columns.extend(["spent_today", "spent_7d"]);
+    let rows = lines
+        .iter()
+        .take(export::MAX_ROWS)
+        .map(|line| {
+            let c = &line.cabinet.cabinet;
+            let mut row: Vec<Cell> = vec![
+                c.id.into(),
+                c.name.as_str().into(),
+                c.cabinet_type.as_str().into(),
+                c.cabinet_type.currency().into(),
+                (if c.is_active { "true" } else { "false" }).into(),
+                line.cabinet.access.as_str().into(),
+                money(c.cabinet_type, c.balance),
+            ];
+            row.extend(Status::ALL.map(|status| {
+                let n = line.by_status.iter().find(|(s, _)| *s == status);
+                Cell::Int(n.map_or(0, |(_, n)| *n))
+            }));
+            row.push(money(c.cabinet_type, line.today.spent));
+            row.push(money(c.cabinet_type, line.week.spent));
+            row
+        })
+        .collect();
+    Table {
+        name: "cabinets".into(),
+        columns,
+        rows,
+    }
+}
+
+/// A download's column of the campaigns in one status: `campaigns_active`, `campaigns_on_hold`.
+fn status_column(status: Status) -> &'static str {
+    match status {
+        Status::Active => "campaigns_active",
+        Status::InReview => "campaigns_in_review",
+        Status::Declined => "campaigns_declined",
+        Status::Paused => "campaigns_paused",
+        Status::Stopped => "campaigns_stopped",
+        Status::OnHold => "campaigns_on_hold",
+        Status::Deleted => "campaigns_deleted",
+    }
+}
+
+/// An access level's name in the page's language.
+fn access_name(visit: &Visit<'_>, access: Access) -> String {
+    match access {
+        Access::Owner => visit.t("status-access-owner"),
+        Access::Manager => visit.t("status-access-manager"),
+        Access::Viewer => visit.t("status-access-viewer"),
+    }
 }

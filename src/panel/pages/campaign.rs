@@ -135,7 +135,7 @@ async fn render(
         header.page {
             div {
                 p.muted { a href={ "/campaigns?account_id=" (account) } { (cabinet_name) } " · campaign #" (ad) }
-                h1 { (row.title) " " (status_badge(row.status)) }
+                h1 { (row.title) " " (status_badge(visit, row.status)) }
             }
         }
         @if let Some(reason) = &row.decline_reason {
@@ -152,7 +152,7 @@ async fn render(
             @if writable {
                 div.card { h2 { "Edit" } (edit_form(session, row, kind, refused.as_ref())) }
             }
-            div.card { h2 { "Auto CPM" } (auto_cpm::card(session, row, kind, &found.auto_cpm, writable, refused.as_ref())) }
+            div.card { h2 { "Auto CPM" } (auto_cpm::card(visit, session, row, kind, &found.auto_cpm, writable, refused.as_ref())) }
         }
         h2 { "Hourly" }
         nav.tabs aria-label="Period" {

@@ -111,7 +111,7 @@ async fn render(
                             tbody {
                                 @for (row, summary) in listed.rows.iter().zip(&listed.summaries) {
                                     @if let Some((_, kind, name)) = cabinet(row.account_id) {
-                                        (line(row, summary, *kind, name, person.writable(row.account_id).is_ok()))
+                                        (line(visit, row, summary, *kind, name, person.writable(row.account_id).is_ok()))
                                     }
                                 }
                             }
@@ -287,6 +287,7 @@ async fn read(visit: &Visit<'_>, request: ListRequest) -> Result<Listed, WebErro
 }
 
 fn line(
+    visit: &Visit<'_>,
     row: &CampaignRow,
     summary: &Summary,
     kind: CabinetType,
@@ -310,7 +311,7 @@ fn line(
             td { a href={ "/campaigns/" (row.account_id) "/" (row.ad_id) } { (row.title) } br; span.muted { "#" (row.ad_id) } }
             td { (cabinet) }
             td {
-                (status_badge(row.status))
+                (status_badge(visit, row.status))
                 @if let Some(reason) = &row.decline_reason {
                     br; span.muted.reason title=(reason.shown()) { (reason.text()) }
                 }

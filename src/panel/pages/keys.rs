@@ -7,7 +7,6 @@
 
 use maud::{html, Markup};
 
-use super::super::format::time;
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::{internal, ops_error, panel_op, sentence};
@@ -75,68 +74,73 @@ async fn page(visit: &Visit<'_>, session: &Session, notice: Notice) -> Result<Re
         Notice::Problem { param, message } => Some((param.as_str(), message.as_str())),
         _ => None,
     };
+    let fmt = visit.fmt();
     let body = html! {
         header.page { div {
-            h1 { "API & Webhooks" }
-            p.muted { "Keys for the API under " code { "/api/v1" } ", where each key's webhooks go, and your tracker URL for postbacks." }
+            h1 { (visit.t("keys-title")) }
+            p.muted { (visit.t("keys-lead")) " " code { "/api/v1" } }
         } }
         @if let Notice::Created(created) = &notice {
             div.card role="status" {
-                h2 { "Key #" (created.id) " created" }
-                p { strong { "Copy them now: they are shown once." } " adcab keeps only the key's SHA-256." }
+                h2 { (visit.ta("keys-created", &[("id", created.id.into())])) }
+                p { strong { (visit.t("keys-copy-now")) } " " (visit.t("keys-kept-hash")) }
                 dl.fields {
-                    dt { "API key" } dd { code.secret { (created.key) } }
-                    dt { "Webhook secret" } dd { code.secret { (created.webhook_secret) } }
+                    dt { (visit.t("keys-api-key")) } dd { code.secret { (created.key) } }
+                    dt { (visit.t("keys-webhook-secret")) } dd { code.secret { (created.webhook_secret) } }
                 }
             }
         }
-        h2 { "Keys" }
+        h2 { (visit.t("keys-keys")) }
         @if listed.is_empty() {
-            div.empty { "No keys yet. Create one below." }
+            div.empty { (visit.t("keys-none")) }
         } @else {
-            div.table-wrap { table {
-                thead { tr { th { "Key" } th { "Owner" } th { "Permissions" } th { "Cabinets" } th { "Webhook" } th { "Last used" } } }
+            div.table-wrap { table.cards {
+                thead { tr {
+                    th { (visit.t("keys-key")) } th { (visit.t("keys-owner")) } th { (visit.t("keys-permissions")) }
+                    th { (visit.t("keys-cabinets")) } th { (visit.t("keys-webhook")) } th { (visit.t("keys-last-used")) }
+                } }
                 tbody { @for l in &listed { tr id={ "key-" (l.key.id) } {
-                    td { @if l.key.user_id == me { a href={ "/keys/" (l.key.id) } { "#" (l.key.id) } } @else { "#" (l.key.id) } }
-                    td { (l.owner) }
-                    td {
-                        @if l.key.manage { span.badge.active { "Manage" } " " } @else { span.badge { "Read" } " " }
-                        @if l.key.postbacks { span.badge { "Postbacks" } " " }
-                        @if l.key.partner { span.badge { "Partner" } }
+                    td data-label=(visit.t("keys-key")) { @if l.key.user_id == me { a href={ "/keys/" (l.key.id) } { "#" (l.key.id) } } @else { "#" (l.key.id) } }
+                    td data-label=(visit.t("keys-owner")) { (l.owner) }
+                    td data-label=(visit.t("keys-permissions")) {
+                        @if l.key.manage { span.badge.active { (visit.t("keys-manage")) } " " } @else { span.badge { (visit.t("keys-read")) } " " }
+                        @if l.key.postbacks { span.badge { (visit.t("keys-postbacks")) } " " }
+                        @if l.key.partner { span.badge { (visit.t("keys-partner")) } }
                     }
-                    td { @if l.key.scope_all { "All" } @else { (l.cabinets.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")) } }
-                    td { @match &l.key.webhook_url { Some(url) => code { (url) }, None => span.muted { "none" } } }
-                    td { @match &l.key.last_used_at { Some(t) => (time(t)), None => span.muted { "never" } } }
+                    td data-label=(visit.t("keys-cabinets")) { @if l.key.scope_all { (visit.t("keys-all")) } @else { (l.cabinets.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")) } }
+                    td data-label=(visit.t("keys-webhook")) { @match &l.key.webhook_url { Some(url) => code { (url) }, None => span.muted { (visit.t("keys-no-webhook")) } } }
+                    td data-label=(visit.t("keys-last-used")) { @match &l.key.last_used_at { Some(t) => (fmt.time(t)), None => span.muted { (visit.t("keys-never")) } } }
                 } } }
             } }
         }
-        h2 { "New key" }
+        h2 { (visit.t("keys-new")) }
         form.card method="post" action="/keys" {
             input type="hidden" name="csrf" value=(session.csrf);
-            label { span { input type="checkbox" name="manage" value="1"; " Manage campaigns (writes)" } }
-            label { span { input type="checkbox" name="postbacks" value="1"; " Receive postbacks" } }
+            label.check { span { input type="checkbox" name="manage" value="1"; " " (visit.t("keys-new-manage")) } }
+            label.check { span { input type="checkbox" name="postbacks" value="1"; " " (visit.t("keys-new-postbacks")) } }
             fieldset {
-                legend { "Cabinets" }
-                label { span { input type="radio" name="scope" value="all" checked; " All, including cabinets added later" } }
-                label { span { input type="radio" name="scope" value="chosen"; " Only the ticked ones:" } }
+                legend { (visit.t("keys-cabinets")) }
+                label.check { span { input type="radio" name="scope" value="all" checked; " " (visit.t("keys-scope-all")) } }
+                label.check { span { input type="radio" name="scope" value="chosen"; " " (visit.t("keys-scope-chosen")) } }
                 @for r in session.person.active() {
-                    label.sub { span { input type="checkbox" name="cabinet" value=(r.cabinet.id); " " (r.cabinet.name) } }
+                    label.check.sub { span { input type="checkbox" name="cabinet" value=(r.cabinet.id); " " (r.cabinet.name) } }
                 }
                 (field_error(problem, "cabinets"))
             }
-            label { "Webhook URL (optional, public https)" input type="text" name="webhook_url" placeholder="https://example.com/adcab"; }
+            label { (visit.t("keys-new-webhook")) input type="text" name="webhook_url" placeholder="https://example.com/adcab"; }
             (field_error(problem, "webhook-url"))
             (field_error(problem, "user"))
-            button.primary type="submit" { "Create key" }
+            button.primary type="submit" { (visit.t("keys-create")) }
         }
-        h2 { "Tracker URL" }
+        h2 { (visit.t("keys-tracker")) }
         form.card method="post" action="/tracker/rotate" {
             input type="hidden" name="csrf" value=(session.csrf);
-            p.muted { "Postbacks from trackers go to a secret URL of yours. A new one replaces the old one at once." }
-            button type="submit" { "New tracker URL" }
+            p.muted { (visit.t("keys-tracker-lead")) }
+            button type="submit" { (visit.t("keys-tracker-new")) }
         }
     };
-    let reply = layout::page(visit, session, "/keys", "API & Webhooks", body);
+    let title = visit.t("keys-title");
+    let reply = layout::page(visit, session, "/keys", &title, body);
     Ok(match notice {
         Notice::Problem { .. } => reply.with_status(hyper::StatusCode::UNPROCESSABLE_ENTITY),
         _ => reply,
@@ -239,19 +243,24 @@ async fn key_page(
         .read(move |conn| deliveries::recent(conn, id, LOG))
         .await?;
     let csrf = &session.csrf;
+    let fmt = visit.fmt();
+    let title = visit.ta("keys-key-title", &[("id", id.into())]);
     let body = html! {
         header.page { div {
-            p.muted { a href="/keys" { "API & Webhooks" } }
-            h1 { "Key #" (id) }
+            p.muted { a href="/keys" { (visit.t("keys-title")) } }
+            h1 { (title) }
         } }
         @match &shown {
             Shown::Secret(secret) => div.card role="status" {
-                p { strong { "New webhook secret, shown once:" } } p { code.secret { (secret) } }
-                p.muted { "Webhooks are signed with it from now on." }
+                p { strong { (visit.t("keys-secret-new")) } } p { code.secret { (secret) } }
+                p.muted { (visit.t("keys-secret-signed")) }
             },
             Shown::Tested(p) => div.card role="status" {
-                p { "Test delivery " code { (p.delivery) } ": "
-                    @match p.status { Some(st) => { "answered " (st) }, None => "no answer" } }
+                p { (visit.t("keys-test-delivery")) " " code { (p.delivery) } ": "
+                    @match p.status {
+                        Some(st) => { (visit.ta("keys-test-answered", &[("status", i64::from(st).into())])) },
+                        None => { (visit.t("keys-test-no-answer")) },
+                    } }
             },
             Shown::Problem(message) => p.error role="alert" data-param="webhook-url" { (message) },
             Shown::None => {},
@@ -259,48 +268,48 @@ async fn key_page(
         div.grid {
             form.card method="post" action={ "/keys/" (id) "/webhook" } {
                 input type="hidden" name="csrf" value=(csrf);
-                label { "Webhook URL (empty: none)"
+                label { (visit.t("keys-webhook-url"))
                     input type="text" name="webhook_url" value=(key.webhook_url.clone().unwrap_or_default()); }
-                button.primary type="submit" { "Save" }
+                button.primary type="submit" { (visit.t("common-save")) }
             }
             div.card {
                 form method="post" action={ "/keys/" (id) "/test" } {
                     input type="hidden" name="csrf" value=(csrf);
-                    button type="submit" disabled[key.webhook_url.is_none()] { "Test (send a ping)" }
+                    button type="submit" disabled[key.webhook_url.is_none()] { (visit.t("keys-test")) }
                 }
                 form method="post" action={ "/keys/" (id) "/secret" } {
                     input type="hidden" name="csrf" value=(csrf);
-                    button type="submit" { "New webhook secret" }
+                    button type="submit" { (visit.t("keys-secret-rotate")) }
                 }
                 form method="post" action={ "/keys/" (id) "/revoke" } {
                     input type="hidden" name="csrf" value=(csrf);
-                    button type="submit" { "Revoke this key" }
+                    button type="submit" { (visit.t("keys-revoke")) }
                 }
             }
         }
-        h2 { "Deliveries" }
+        h2 { (visit.t("keys-deliveries")) }
         @if log.is_empty() {
-            div.empty { "Nothing sent to this key's webhook yet." }
+            div.empty { (visit.t("keys-deliveries-none")) }
         } @else {
-            div.table-wrap { table {
-                thead { tr { th { "When" } th { "Event" } th { "Delivery" } th.num { "Attempts" } th.num { "Status" } th.num { "ms" } th { "Error" } } }
+            div.table-wrap { table.cards {
+                thead { tr {
+                    th { (visit.t("keys-when")) } th { (visit.t("keys-event")) } th { (visit.t("keys-delivery")) }
+                    th.num { (visit.t("keys-attempts")) } th.num { (visit.t("keys-status")) } th.num { (visit.t("keys-ms")) }
+                    th { (visit.t("keys-error")) }
+                } }
                 tbody { @for d in &log { tr {
-                    td { (time(&d.at)) } td { (d.event) } td { code { (d.delivery) } }
-                    td.num { (d.attempts) }
-                    td.num { @match d.status { Some(st) => (st), None => "–" } }
-                    td.num { (d.duration_ms) }
-                    td { @if let Some(e) = &d.error { span.error { (e) } } }
+                    td data-label=(visit.t("keys-when")) { (fmt.time(&d.at)) }
+                    td data-label=(visit.t("keys-event")) { (d.event) }
+                    td data-label=(visit.t("keys-delivery")) { code { (d.delivery) } }
+                    td.num data-label=(visit.t("keys-attempts")) { (fmt.count(d.attempts)) }
+                    td.num data-label=(visit.t("keys-status")) { @match d.status { Some(st) => (st), None => "–" } }
+                    td.num data-label=(visit.t("keys-ms")) { (fmt.count(d.duration_ms)) }
+                    td data-label=(visit.t("keys-error")) { @if let Some(e) = &d.error { span.error { (e) } } }
                 } } }
             } }
         }
     };
-    Ok(layout::page(
-        visit,
-        session,
-        "/keys",
-        &format!("Key #{id}"),
-        body,
-    ))
+    Ok(layout::page(visit, session, "/keys", &title, body))
 }
 
 /// `POST /keys/{id}/webhook`: sets or removes the key's webhook URL.
@@ -389,11 +398,12 @@ pub async fn tracker<'a>(
         .await
         .map_err(internal)?;
     let body = html! {
-        header.page { div { p.muted { a href="/keys" { "API & Webhooks" } } h1 { "New tracker URL" } } }
+        header.page { div { p.muted { a href="/keys" { (visit.t("keys-title")) } } h1 { (visit.t("keys-tracker-new-title")) } } }
         div.card role="status" {
-            p { strong { "Copy it now: it is shown once." } " The previous URL no longer takes postbacks." }
+            p { strong { (visit.t("keys-tracker-copy")) } " " (visit.t("keys-tracker-old")) }
             p { code.secret { (tracker.path) } }
         }
     };
-    Ok(layout::page(visit, session, "/keys", "Tracker URL", body))
+    let title = visit.t("keys-tracker");
+    Ok(layout::page(visit, session, "/keys", &title, body))
 }

@@ -12,8 +12,11 @@ pub mod team;
 
 use maud::{html, Markup};
 
+use super::error::Words;
 use super::{Form, Visit, WebError};
 use crate::domain::campaign::Status;
+use crate::i18n::Lang;
+use crate::ops::campaigns::Refusal;
 use crate::ops::OpsError;
 use crate::platform::PlatformError;
 use crate::services::Services;
@@ -26,8 +29,21 @@ pub struct Refused<'f> {
     pub message: String,
 }
 
-/// A campaign status as a coloured badge.
-pub fn status_badge(status: Status) -> Markup {
+/// A campaign status's name in the page's language (`Active`, `Активна`).
+pub fn status_name(visit: &Visit<'_>, status: Status) -> String {
+    match status {
+        Status::Active => visit.t("status-active"),
+        Status::InReview => visit.t("status-in-review"),
+        Status::Declined => visit.t("status-declined"),
+        Status::Paused => visit.t("status-paused"),
+        Status::Stopped => visit.t("status-stopped"),
+        Status::OnHold => visit.t("status-on-hold"),
+        Status::Deleted => visit.t("status-deleted"),
+    }
+}
+
+/// A campaign status as a coloured badge, named in the page's language.
+pub fn status_badge(visit: &Visit<'_>, status: Status) -> Markup {
     let class = match status {
         Status::Active => "active",
         Status::InReview => "review",
@@ -36,7 +52,7 @@ pub fn status_badge(status: Status) -> Markup {
         Status::OnHold => "hold",
         Status::Stopped | Status::Deleted => "",
     };
-    html! { span class={ "badge " (class) } { (status.as_str()) } }
+    html! { span class={ "badge " (class) } data-status=(status.as_str()) { (status_name(visit, status)) } }
 }
 
 /// Runs a blocking operation (one `adcab admin` runs too) off the runtime, through the
@@ -49,8 +65,10 @@ pub async fn panel_op<T: Send + 'static>(
 }
 
 /// An operation's failure as a page: a store failure is the generic page (logged, never shown),
-/// a refusal says why.
+/// a refusal says why (in the page's language where the panel words it; a lower layer's own
+/// sentence, such as a field's validation or the platform's reason, as it was written).
 pub fn ops_error(e: OpsError) -> WebError {
+    let words = |f: fn(Lang) -> String| WebError::Refused(Words::new(f));
     match e {
         OpsError::NotFound | OpsError::RuleNotFound | OpsError::NotYours(_) => WebError::NotFound,
         OpsError::Store(e) => WebError::Store(e),
@@ -59,19 +77,54 @@ pub fn ops_error(e: OpsError) -> WebError {
             WebError::Store(StoreError::Failed(detail))
         }
         OpsError::Invalid(e) => WebError::BadRequest(sentence(&e.message)),
-        OpsError::Refused(r) => WebError::Conflict(sentence(r.sentence())),
+        OpsError::Refused(r) => match r {
+            Refusal::InsufficientAdBalance => words(|l| l.t("error-less-budget")),
+            Refusal::AutoCpmLocked => words(|l| l.t("error-auto-cpm-locked")),
+            Refusal::ViewerZoneNeedsUsers => words(|l| l.t("error-viewer-zone")),
+            Refusal::NotDeclined => words(|l| l.t("error-not-declined")),
+        },
         OpsError::Media(r) => WebError::BadRequest(sentence(&r.sentence())),
-        OpsError::UnknownAdIds(missing) => WebError::Conflict(format!(
-            "These are not live campaigns of the cabinet: {missing:?}."
-        )),
-        OpsError::QueueFull { limit } => WebError::Conflict(format!(
-            "The cabinet already has {limit} operations queued."
-        )),
-        OpsError::Internal(detail) => WebError::Store(StoreError::Failed(detail)),
-        OpsError::BudgetUnchanged => {
-            WebError::Conflict("The platform took the top-up but the budget did not move.".into())
+        OpsError::UnknownAdIds(missing) => {
+            let ids = missing
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            WebError::Refused(Words::new(move |l| {
+                l.ta("error-not-live", &[("ids", ids.as_str().into())])
+            }))
         }
-        OpsError::Platform(e) => WebError::Conflict(sentence(&e.to_string())),
+        OpsError::QueueFull { limit } => WebError::Refused(Words::new(move |l| {
+            l.ta("error-queue-full", &[("limit", i64::from(limit).into())])
+        })),
+        OpsError::Internal(detail) => WebError::Store(StoreError::Failed(detail)),
+        OpsError::BudgetUnchanged => words(|l| l.t("error-budget-unchanged")),
+        OpsError::Platform(e) => platform_error(e),
+    }
+}
+
+/// The platform's refusal: in the page's language where adcab words it, the platform's own
+/// reason as the platform gave it.
+fn platform_error(e: PlatformError) -> WebError {
+    let words = |f: fn(Lang) -> String| WebError::Refused(Words::new(f));
+    match e {
+        PlatformError::InsufficientBalance => words(|l| l.t("error-platform-balance")),
+        PlatformError::NotFound => words(|l| l.t("error-platform-not-found")),
+        PlatformError::AuthExpired => words(|l| l.t("error-platform-expired")),
+        PlatformError::Unreachable(_) => words(|l| l.t("error-platform-unreachable")),
+        PlatformError::Unsupported(_) => words(|l| l.t("error-platform-unsupported")),
+        PlatformError::RateLimited(wait) => {
+            let seconds = i64::try_from(wait.as_secs().max(1)).unwrap_or(i64::MAX);
+            WebError::Refused(Words::new(move |l| {
+                l.ta("error-platform-wait", &[("seconds", seconds.into())])
+            }))
+        }
+        PlatformError::Refused(why) => WebError::Refused(Words::new(move |l| {
+            l.ta("error-platform-refused", &[("why", sentence(&why).into())])
+        })),
+        PlatformError::Rejected { reason, .. } => WebError::Conflict(sentence(&reason)),
+        PlatformError::StorageFull => WebError::Store(StoreError::Full),
+        PlatformError::Internal(detail) => WebError::Store(StoreError::Failed(detail)),
     }
 }
 

@@ -5,7 +5,6 @@
 
 use maud::html;
 
-use super::super::format::time;
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::{internal, panel_op};
@@ -15,13 +14,22 @@ use crate::http::Reply;
 use crate::ops;
 use crate::store::campaigns::{self, ListFilter, Page, SortKey};
 
-/// The advance buttons: seconds and label.
-const STEPS: [(i64, &str); 4] = [
-    (3600, "+1 hour"),
-    (6 * 3600, "+6 hours"),
-    (86_400, "+1 day"),
-    (7 * 86_400, "+1 week"),
-];
+/// The advance buttons, in seconds.
+const STEPS: [i64; 4] = [3600, 6 * 3600, 86_400, 7 * 86_400];
+
+/// An advance button's label in the page's language: `+1 hour`, `+1 час`.
+fn step_label(visit: &Visit<'_>, seconds: i64) -> String {
+    if seconds % 86_400 == 0 && seconds >= 7 * 86_400 {
+        visit.ta(
+            "sim-step-weeks",
+            &[("count", (seconds / (7 * 86_400)).into())],
+        )
+    } else if seconds % 86_400 == 0 {
+        visit.ta("sim-step-days", &[("count", (seconds / 86_400).into())])
+    } else {
+        visit.ta("sim-step-hours", &[("count", (seconds / 3600).into())])
+    }
+}
 /// Campaigns in review the page lists.
 const IN_REVIEW: i64 = 100;
 
@@ -80,45 +88,50 @@ pub async fn show<'a>(
         .await?;
     let csrf = &session.csrf;
     let moves = moves_the_clock(session);
+    let fmt = visit.fmt();
     let body = html! {
         header.page { div {
-            h1 { "Simulator" }
-            p.muted { "This adcab runs on its built-in simulator: a trial. Move its clock on and decide reviews to watch campaigns deliver." }
+            h1 { (visit.t("sim-title")) }
+            p.muted { (visit.t("sim-lead")) }
         } }
         div.card {
-            h2 { "Service clock" }
-            p { "Now: " (time(&clock::iso(now))) }
+            h2 { (visit.t("sim-clock")) }
+            p { (visit.t("sim-now")) " " (fmt.time(&clock::iso(now))) }
             @if moves {
-                form.filters method="post" action="/sim/advance" {
+                form.filters.buttons method="post" action="/sim/advance" {
                     input type="hidden" name="csrf" value=(csrf);
-                    @for (seconds, label) in STEPS {
-                        button type="submit" name="seconds" value=(seconds) { (label) }
+                    @for seconds in STEPS {
+                        button type="submit" name="seconds" value=(seconds) { (step_label(visit, seconds)) }
                     }
                 }
             } @else {
-                p.muted { "The clock is shared by every cabinet; a person who may change one of their cabinets moves it." }
+                p.muted { (visit.t("sim-clock-shared")) }
             }
         }
-        h2 { "In review" }
+        h2 { (visit.t("sim-in-review")) }
         @if waiting.is_empty() {
-            div.empty { "Nothing waits for review in your cabinets." }
+            div.empty { (visit.t("sim-nothing-waits")) }
         } @else {
-            div.table-wrap { table {
-                thead { tr { th { "Campaign" } th { "Cabinet" } th { "Text" } th {} } }
+            div.table-wrap { table.cards {
+                thead { tr {
+                    th { (visit.t("sim-campaign")) } th { (visit.t("sim-cabinet")) }
+                    th { (visit.t("sim-text")) } th { (visit.t("sim-decision")) }
+                } }
                 tbody { @for c in &waiting { tr id={ "review-" (c.account_id) "-" (c.ad_id) } {
-                    td { a href={ "/campaigns/" (c.account_id) "/" (c.ad_id) } { (c.title) } }
-                    td { (session.person.cabinet(c.account_id).map(|r| r.cabinet.name.as_str()).unwrap_or("")) }
-                    td { (c.text) }
-                    td { form.filters method="post" action={ "/sim/review/" (c.account_id) "/" (c.ad_id) } {
+                    td data-label=(visit.t("sim-campaign")) { a href={ "/campaigns/" (c.account_id) "/" (c.ad_id) } { (c.title) } }
+                    td data-label=(visit.t("sim-cabinet")) { (session.person.cabinet(c.account_id).map(|r| r.cabinet.name.as_str()).unwrap_or("")) }
+                    td data-label=(visit.t("sim-text")) { (c.text) }
+                    td data-label=(visit.t("sim-decision")) { form.filters.buttons method="post" action={ "/sim/review/" (c.account_id) "/" (c.ad_id) } {
                         input type="hidden" name="csrf" value=(csrf);
-                        button.primary type="submit" name="decision" value="approve" { "Approve" }
-                        button type="submit" name="decision" value="decline" { "Decline" }
+                        button.primary type="submit" name="decision" value="approve" { (visit.t("sim-approve")) }
+                        button type="submit" name="decision" value="decline" { (visit.t("sim-decline")) }
                     } }
                 } } }
             } }
         }
     };
-    Ok(layout::page(visit, session, "/sim", "Simulator", body))
+    let title = visit.t("sim-title");
+    Ok(layout::page(visit, session, "/sim", &title, body))
 }
 
 /// `POST /sim/advance`: moves the service clock on by one of the offered steps, for a person
@@ -131,15 +144,13 @@ pub async fn advance<'a>(
 ) -> Result<Reply, WebError> {
     simulator(visit)?;
     if !moves_the_clock(session) {
-        return Err(WebError::Forbidden(
-            "The simulator's clock is shared by every cabinet: only a person who may change one of their cabinets moves it.".into(),
-        ));
+        return Err(WebError::Forbidden(visit.t("sim-clock-refused")));
     }
     let seconds = form
         .get("seconds")
         .and_then(|s| s.parse::<i64>().ok())
-        .filter(|s| STEPS.iter().any(|(step, _)| step == s))
-        .ok_or_else(|| WebError::BadRequest("Choose one of the offered steps.".into()))?;
+        .filter(|s| STEPS.contains(s))
+        .ok_or_else(|| WebError::BadRequest(visit.t("sim-step-unknown")))?;
     panel_op(visit, move |s| ops::sim_advance(s, seconds))
         .await
         .map_err(internal)?;
@@ -164,7 +175,7 @@ pub async fn review<'a>(
     let approve = match form.get("decision") {
         Some("approve") => true,
         Some("decline") => false,
-        _ => return Err(WebError::BadRequest("Approve or decline.".into())),
+        _ => return Err(WebError::BadRequest(visit.t("sim-decision-unknown"))),
     };
     match panel_op(visit, move |s| {
         ops::sim_review(s, account, ad, approve, None)

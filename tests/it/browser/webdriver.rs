@@ -222,9 +222,15 @@ impl Chrome {
         (size(0), size(1), size(2))
     }
 
+    /// Runs `script` (a function body; `return` gives its value) in the page.
+    pub fn script(&self, script: &str) -> Value {
+        let body = json!({ "script": script, "args": [] });
+        self.command("POST", "/execute/sync", Some(body))
+    }
+
     /// Sizes the window so that its viewport is `width` by `height`: what the window adds
     /// around the viewport differs in headless Chromium between the start and a resize.
-    fn set_viewport(&self, width: i64, height: i64) {
+    pub fn set_viewport(&self, width: i64, height: i64) {
         let window = self.command("GET", "/window/rect", None);
         let (now_width, now_height, _) = self.viewport();
         let outer = |key: &str| window[key].as_i64().unwrap_or_else(|| panic!("{window}"));

@@ -2,10 +2,12 @@
 //! person sees.
 
 mod actions;
+mod cabinets;
 mod keys;
 mod pages;
 mod rules;
 mod sessions;
+mod shell;
 mod tasks;
 mod team;
 

@@ -213,7 +213,8 @@ fn a_campaign_page_shows_its_chart_and_history_with_sources() {
         })
         .unwrap();
     assert!(spent > 0);
-    let shown = format!("{:.2} EUR", spent as f64 / 1e6);
+    // Money as the page's language writes it: a no-break space before the currency.
+    let shown = format!("{:.2}\u{a0}EUR", spent as f64 / 1e6);
     assert!(
         cabinets.contains(&shown),
         "today's spend {shown} in {cabinets}"
