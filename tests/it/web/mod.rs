@@ -4,6 +4,7 @@
 mod actions;
 mod keys;
 mod pages;
+mod people;
 mod rules;
 mod sessions;
 mod team;
