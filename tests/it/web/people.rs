@@ -6,6 +6,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::alerts::bot_fake;
+
 use super::{logged_in, with_login, PASSWORD};
 use crate::helpers::{spawn_app, spawn_app_with, Browser, Page, TestApp};
 use adcab::store::users;
@@ -222,6 +224,51 @@ fn user_by_email_of(app: &TestApp, id: i64) -> String {
         .unwrap()
         .unwrap()
         .email
+}
+
+#[test]
+fn an_invitation_link_goes_to_the_persons_telegram_chat_or_the_page_says_it_did_not() {
+    let bot = bot_fake::FakeBot::start("123456:test-token");
+    let url = bot.url.clone();
+    let app = spawn_app_with(move |c| {
+        c.notify.bot_api_url = url;
+        c.notify.bot_token = "123456:test-token".into();
+        c.panel.public_url = "https://ads.example".into();
+    });
+    let (_, cabinet, owner) = agency(&app);
+    let invite_with_chat = |chat: Option<i64>| {
+        let person = app.user("free");
+        if let Some(chat) = chat {
+            adcab::ops::user_set_chat(&app.services, person, &chat.to_string()).unwrap();
+        }
+        invite(&owner, &user_by_email_of(&app, person), cabinet, "viewer")
+    };
+    bot.add_chat(555);
+    let sent = invite_with_chat(Some(555));
+    assert!(
+        sent.body.contains("also sent to their Telegram chat"),
+        "{}",
+        sent.body
+    );
+    let path = shown_link(&sent).unwrap();
+    let told = bot.messages_to(555);
+    assert_eq!(told.len(), 1);
+    assert!(
+        told[0].text.contains(&format!("https://ads.example{path}")),
+        "{}",
+        told[0].text
+    );
+    bot.add_chat(777);
+    bot.block(777);
+    let blocked = invite_with_chat(Some(777));
+    assert!(
+        blocked.body.contains("could not be sent"),
+        "{}",
+        blocked.body
+    );
+    assert!(shown_link(&blocked).is_some(), "the link is still shown");
+    let no_chat = invite_with_chat(None);
+    assert!(no_chat.body.contains("no Telegram chat linked"));
 }
 
 #[test]
