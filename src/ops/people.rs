@@ -62,10 +62,10 @@ pub fn invite_link(s: &Services, agency: i64, member: i64) -> Result<Invited, Op
                     format!("user {member} is not in the team of user {agency}"),
                 )
             })?;
-        if sessions::password_of(tx, member)?.is_some() {
+        if !may_link(tx, member, agency, false)? {
             return Err(bad(
                 "member",
-                format!("user {member} has a password already"),
+                format!("user {member} has a password or was not invited by user {agency}"),
             ));
         }
         Ok(Invited {
@@ -140,11 +140,27 @@ fn new_link(
     Ok(token)
 }
 
+/// Whether `agency` may be given a link that sets `person`'s password: only for someone
+/// without a password whom this invitation created, or this agency invited before. Anyone
+/// else (a person with a password, an account the operator made) stays out of the owner's
+/// hands; the operator's reset link serves them.
+fn may_link(
+    conn: &Connection,
+    person: i64,
+    agency: i64,
+    created: bool,
+) -> Result<bool, StoreError> {
+    if sessions::password_of(conn, person)?.is_some() {
+        return Ok(false);
+    }
+    Ok(created || invites::invited_by(conn, person, agency)?)
+}
+
 /// An agency owner invites a person by email to some of their cabinets: the person is created
 /// if no one has the email, joins the team with the access given to each cabinet, and gets a
-/// one-time link to set their password when they have none. A person who already has a
-/// password gets no link (the owner would hold a key to their account): they sign in as
-/// before and find the cabinets.
+/// one-time link to set their password when [`may_link`] allows it. Anyone else gets no link
+/// (the owner would hold a key to their account): they sign in as before and find the
+/// cabinets.
 pub fn invite(s: &Services, agency: i64, invitation: &Invitation) -> Result<Invited, OpsError> {
     let email = invitation.email.trim().to_string();
     if !is_email(&email) {
@@ -191,9 +207,10 @@ pub fn invite(s: &Services, agency: i64, invitation: &Invitation) -> Result<Invi
         for cabinet in &invitation.cabinets {
             teams::share(tx, agency, person.id, *cabinet, access)?;
         }
-        let token = match sessions::password_of(tx, person.id)? {
-            Some(_) => None,
-            None => Some(new_link(tx, person.id, Kind::Invite, Some(agency))?),
+        let token = if may_link(tx, person.id, agency, created)? {
+            Some(new_link(tx, person.id, Kind::Invite, Some(agency))?)
+        } else {
+            None
         };
         Ok(Invited {
             user_id: person.id,

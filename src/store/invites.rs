@@ -94,6 +94,16 @@ pub fn get(conn: &Connection, token_hash: &str) -> Result<Option<Link>, StoreErr
     )
 }
 
+/// Whether `agency` ever invited `user` (a link of theirs is on record, spent or not).
+pub fn invited_by(conn: &Connection, user_id: i64, agency: i64) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM invitations
+             WHERE user_id = ?1 AND made_by = ?2 AND kind = 'invite')",
+        )?
+        .query_row(params![user_id, agency], |r| r.get(0))?)
+}
+
 /// Spends the link at `now` if it is still open then; returns whether it was.
 pub fn spend(conn: &Connection, token_hash: &str, now: i64) -> Result<bool, StoreError> {
     Ok(conn

@@ -16,13 +16,15 @@ use crate::ops::people::{self, Invitation, Invited};
 use crate::ops::{self, OpsError, TeamAccess};
 use crate::store::alerts::{Due, Outcome};
 use crate::store::users::{self, User};
-use crate::store::{sessions, teams, StoreError};
+use crate::store::{invites, sessions, teams, StoreError};
 
 /// One member and what the agency shares with them.
 struct Member {
     user: User,
     shares: Vec<(i64, Access)>,
     has_password: bool,
+    /// The owner may make a new invitation link for them (see `ops::people::invite_link`).
+    linkable: bool,
 }
 
 /// A refusal beside one of the page's fields, with the invitation form as it was sent.
@@ -88,10 +90,12 @@ async fn page(
                         .map(|(_, c, a)| (*c, *a))
                         .collect();
                     let has_password = sessions::password_of(conn, user.id)?.is_some();
+                    let linkable = !has_password && invites::invited_by(conn, user.id, agency)?;
                     Ok(Member {
                         user,
                         shares,
                         has_password,
+                        linkable,
                     })
                 })
                 .collect::<Result<Vec<_>, StoreError>>()
@@ -157,7 +161,7 @@ async fn page(
                         }
                     } }
                     td data-label=(visit.t("people-team-actions")) {
-                        @if !m.has_password {
+                        @if m.linkable {
                             form method="post" action={ "/team/" (m.user.id) "/link" } {
                                 input type="hidden" name="csrf" value=(csrf);
                                 button type="submit" { (visit.t("people-team-new-link")) }
@@ -225,7 +229,7 @@ fn made_box(visit: &Visit, made: &Made) -> Markup {
                     p.muted { (visit.t("people-invite-link-once")) }
                     p { (visit.t(sent)) }
                 }
-                None => p { (visit.t("people-invited-has-password")) },
+                None => p { (visit.t("people-invited-no-link")) },
             }
         }
     }

@@ -173,7 +173,7 @@ fn inviting_a_new_email_creates_the_person_with_a_link_shown_once_that_works_onc
 }
 
 #[test]
-fn inviting_an_existing_person_shares_the_cabinet_and_gives_a_link_only_to_one_without_a_password()
+fn inviting_an_existing_person_shares_the_cabinet_and_gives_a_link_only_to_one_this_owner_invited()
 {
     let app = spawn_app();
     let (_, cabinet, owner) = agency(&app);
@@ -181,11 +181,7 @@ fn inviting_an_existing_person_shares_the_cabinet_and_gives_a_link_only_to_one_w
     let known_email = with_login(&app, known);
     let made = invite(&owner, &known_email.to_uppercase(), cabinet, "viewer");
     assert_eq!(made.status, 200, "{}", made.body);
-    assert!(
-        made.body.contains("already have a password"),
-        "{}",
-        made.body
-    );
+    assert!(made.body.contains("No link was made"), "{}", made.body);
     assert_eq!(shown_link(&made), None, "no link to their account");
     assert_eq!(access(&app, known, cabinet).as_deref(), Some("viewer"));
     let users: i64 = app.scalar("SELECT COUNT(*) FROM users WHERE id > ?1", &[0]);
@@ -196,23 +192,43 @@ fn inviting_an_existing_person_shares_the_cabinet_and_gives_a_link_only_to_one_w
         .body
         .contains(&format!("account_id={cabinet}")));
 
-    let fresh = app.user("free");
-    let fresh_email = user_by_email_of(&app, fresh);
-    let made = invite(&owner, &fresh_email, cabinet, "manager");
+    // An account the operator made, without a password: the owner gets no key to it.
+    let operators = app.user("free");
+    let made = invite(
+        &owner,
+        &user_by_email_of(&app, operators),
+        cabinet,
+        "viewer",
+    );
+    assert_eq!(made.status, 200);
+    assert_eq!(shown_link(&made), None, "{}", made.body);
+    assert_eq!(access(&app, operators, cabinet).as_deref(), Some("viewer"));
+    assert!(!owner
+        .get("/team")
+        .body
+        .contains(&format!("/team/{operators}/link")));
+
+    // Someone this owner invited and who has not come yet: invited again, a new link.
+    let first = shown_link(&invite(&owner, "slow@example.com", cabinet, "viewer")).unwrap();
+    let fresh = user_by_email(&app, "slow@example.com").unwrap().id;
+    let made = invite(&owner, "slow@example.com", cabinet, "manager");
     assert!(
         made.body.contains("was added to your team"),
         "{}",
         made.body
     );
-    let first = shown_link(&made).expect("a link for a person without a password");
+    let second = shown_link(&made).expect("a new link for them");
+    assert_ne!(first, second);
+    assert_eq!(Browser::new(&app).get(&first).status, 404, "replaced");
     let csrf = owner.get("/team").csrf();
     let renewed = owner.post(&format!("/team/{fresh}/link"), &[("csrf", &csrf)]);
     assert_eq!(renewed.status, 200, "{}", renewed.body);
-    let second = shown_link(&renewed).expect("a new link");
-    assert_ne!(first, second);
-    assert_eq!(Browser::new(&app).get(&first).status, 404, "replaced");
-    let (done, _) = accept(&app, &second, NEW_PASSWORD, NEW_PASSWORD);
+    let third = shown_link(&renewed).expect("a new link from the member's row");
+    assert_eq!(Browser::new(&app).get(&second).status, 404, "replaced");
+    let (done, _) = accept(&app, &third, NEW_PASSWORD, NEW_PASSWORD);
     assert_eq!(done.status, 303);
+    let refused = owner.post(&format!("/team/{operators}/link"), &[("csrf", &csrf)]);
+    assert_eq!(refused.status, 422, "not invited by this owner");
     let refused = owner.post(&format!("/team/{fresh}/link"), &[("csrf", &csrf)]);
     assert_eq!(refused.status, 422, "they have a password now");
 }
@@ -236,12 +252,16 @@ fn an_invitation_link_goes_to_the_persons_telegram_chat_or_the_page_says_it_did_
         c.panel.public_url = "https://ads.example".into();
     });
     let (_, cabinet, owner) = agency(&app);
+    // Invited once (a new person has no chat yet), the chat linked, then invited again.
     let invite_with_chat = |chat: Option<i64>| {
-        let person = app.user("free");
+        let email = format!("chat{}@example.com", chat.unwrap_or(0));
+        let first = invite(&owner, &email, cabinet, "viewer");
+        assert!(first.body.contains("no Telegram chat linked"));
+        let person = user_by_email(&app, &email).unwrap().id;
         if let Some(chat) = chat {
             adcab::ops::user_set_chat(&app.services, person, &chat.to_string()).unwrap();
         }
-        invite(&owner, &user_by_email_of(&app, person), cabinet, "viewer")
+        invite(&owner, &email, cabinet, "viewer")
     };
     bot.add_chat(555);
     let sent = invite_with_chat(Some(555));
