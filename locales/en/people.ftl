@@ -7,7 +7,6 @@ people-team-empty = No one in your team yet. Invite a person below.
 people-team-person = Person
 people-team-access = Cabinets and access
 people-team-actions = Actions
-people-team-cabinet = Cabinet
 people-team-manager = Manager
 people-team-viewer = Viewer
 people-team-save = Save
@@ -54,7 +53,6 @@ people-link-limited = Too many attempts. Wait 15 minutes and try again.
 people-link-busy = Many passwords are being checked right now. Try again shortly.
 
 ## Passwords
-people-password = Password
 people-password-new = New password
 people-password-again = New password again
 people-password-current = Current password

@@ -7,7 +7,6 @@ people-team-empty = В команде пока никого нет. Пригла
 people-team-person = Человек
 people-team-access = Кабинеты и доступ
 people-team-actions = Действия
-people-team-cabinet = Кабинет
 people-team-manager = Менеджер
 people-team-viewer = Наблюдатель
 people-team-save = Сохранить
@@ -54,7 +53,6 @@ people-link-limited = Слишком много попыток. Подождит
 people-link-busy = Сейчас проверяется много паролей. Попробуйте чуть позже.
 
 ## Пароли
-people-password = Пароль
 people-password-new = Новый пароль
 people-password-again = Новый пароль ещё раз
 people-password-current = Текущий пароль
