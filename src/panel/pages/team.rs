@@ -338,12 +338,8 @@ async fn made(visit: &Visit<'_>, session: &Session, invited: Invited) -> Result<
         link,
         sent,
     };
-    let mut reply = page(visit, session, None, Some(made)).await?;
-    // The link is in this page only: no cache keeps it.
-    reply
-        .headers
-        .push(("cache-control".into(), "no-store".into()));
-    Ok(reply)
+    // The link is in this page only; no cache keeps a panel page (`Cache-Control: no-store`).
+    page(visit, session, None, Some(made)).await
 }
 
 /// `POST /team/invite`: `email`, one or more `cabinet`s of the owner's, `access`.
