@@ -33,6 +33,7 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, Failure> {
     match cmd {
         Admin::User(UserCmd::Add { email, plan }) => printed(ops::user_add(s, email, *plan)),
         Admin::User(UserCmd::List) => printed(ops::user_list(s)),
+        Admin::User(UserCmd::ResetLink { id }) => printed(ops::people::reset_link(s, *id)),
         Admin::User(UserCmd::Set {
             id,
             plan,

@@ -143,6 +143,12 @@ pub enum UserCmd {
     },
     /// Every person, with their plan and subscription.
     List,
+    /// A one-time link (valid 72 hours) for a person to set a new panel password, under
+    /// `[panel] public_url`; using it ends the person's other sessions.
+    ResetLink {
+        #[arg(long)]
+        id: i64,
+    },
 }
 
 #[derive(Subcommand, Debug)]

@@ -16,6 +16,7 @@ mod error;
 pub mod ingest;
 mod keys;
 pub mod media;
+pub mod people;
 mod reconcile;
 pub mod rule;
 mod rules;

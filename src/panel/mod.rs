@@ -9,6 +9,7 @@ mod chart;
 mod error;
 pub mod export;
 mod format;
+mod invite;
 mod layout;
 pub mod login;
 mod pages;
@@ -203,6 +204,18 @@ async fn serve(
         }
         (_, "/login") => return Err(WebError::MethodNotAllowed),
         _ => {}
+    }
+    if let Some(token) = invite::token_of(path) {
+        *route = "/invite/{token}".into();
+        return match method.clone() {
+            Method::GET => invite::form(visit, token).await,
+            Method::POST => {
+                same_site(visit, parts)?;
+                let form = read_form(visit, body).await?;
+                invite::submit(visit, token, &form).await
+            }
+            _ => Err(WebError::MethodNotAllowed),
+        };
     }
     let Some((def, args)) = resolve(method, path)? else {
         return Err(WebError::NotFound);

@@ -199,6 +199,26 @@ fn table() -> &'static [Def] {
                 handler: act!(pages::team::remove),
             },
             Def {
+                method: Method::POST,
+                pattern: "/team/{}/link",
+                handler: act!(pages::team::link),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/settings",
+                handler: view!(pages::settings::show),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/settings",
+                handler: act!(pages::settings::save),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/settings/password",
+                handler: act!(pages::settings::password),
+            },
+            Def {
                 method: Method::GET,
                 pattern: "/sim",
                 handler: view!(pages::sim::show),

@@ -14,6 +14,7 @@ pub mod events;
 pub mod groups;
 pub mod history;
 pub mod idempotency;
+pub mod invites;
 pub mod keys;
 pub mod media;
 pub mod moves;

@@ -66,6 +66,18 @@ pub fn delete_of_user(conn: &Connection, user_id: i64) -> Result<usize, StoreErr
         .execute([user_id])?)
 }
 
+/// Ends every session of a person but the one whose token hashes to `keep`; returns how
+/// many ended.
+pub fn delete_others_of_user(
+    conn: &Connection,
+    user_id: i64,
+    keep: &str,
+) -> Result<usize, StoreError> {
+    Ok(conn
+        .prepare_cached("DELETE FROM sessions WHERE user_id = ?1 AND token_hash <> ?2")?
+        .execute(params![user_id, keep])?)
+}
+
 /// Removes sessions last seen before `idle_before` or begun before `begun_before`.
 pub fn delete_expired(
     conn: &Connection,
@@ -86,6 +98,15 @@ pub fn login_of(
         conn.prepare_cached("SELECT id, password_hash FROM users WHERE email = ?1 COLLATE NOCASE")?
             .query_row([email], |r| Ok((r.get(0)?, r.get(1)?))),
     )
+}
+
+/// A person's stored password hash, by id; `None` when they have none (or no such person).
+pub fn password_of(conn: &Connection, user_id: i64) -> Result<Option<String>, StoreError> {
+    Ok(optional(
+        conn.prepare_cached("SELECT password_hash FROM users WHERE id = ?1")?
+            .query_row([user_id], |r| r.get::<_, Option<String>>(0)),
+    )?
+    .flatten())
 }
 
 pub fn set_password_hash(conn: &Connection, user_id: i64, hash: &str) -> Result<(), StoreError> {

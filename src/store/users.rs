@@ -64,6 +64,21 @@ pub fn by_email(conn: &Connection, email: &str) -> Result<Option<User>, StoreErr
     )
 }
 
+/// A person's own settings: the panel's language and the time zone times are shown in
+/// (`None`: the browser's).
+pub fn set_settings(
+    conn: &Connection,
+    id: i64,
+    language: Option<Lang>,
+    time_zone: Option<chrono_tz::Tz>,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE users SET language = ?2, time_zone = ?3 WHERE id = ?1",
+        params![id, language.map(Lang::code), time_zone.map(|z| z.name())],
+    )?;
+    Ok(())
+}
+
 /// Every person, by id.
 pub fn list(conn: &Connection) -> Result<Vec<User>, StoreError> {
     let mut stmt = conn.prepare("SELECT * FROM users ORDER BY id")?;

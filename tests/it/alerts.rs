@@ -5,7 +5,7 @@
 //! decline with the platform's reason.
 
 #[path = "../support/bot_fake/mod.rs"]
-mod bot_fake;
+pub mod bot_fake;
 
 use std::time::Duration;
 

@@ -282,6 +282,34 @@ fn failures_print_an_error_object_and_exit_non_zero() {
 }
 
 #[test]
+fn user_reset_link_prints_a_one_time_link_under_the_public_url() {
+    let cli = Cli::new();
+    let user = cli.ok(&["admin", "user", "add", "--email", "lost@example.com"]);
+    let id = user["id"].to_string();
+    assert!(cli
+        .fails(&["admin", "user", "reset-link", "--id", &id])
+        .contains("public_url"));
+    let config = std::fs::read_to_string(cli.config()).unwrap();
+    std::fs::write(
+        cli.config(),
+        config + "[panel]\npublic_url = \"https://ads.example/\"\n",
+    )
+    .unwrap();
+    let printed = cli.ok(&["admin", "user", "reset-link", "--id", &id]);
+    assert_eq!(printed.as_object().unwrap().len(), 1, "{printed}");
+    let link = printed["link"].as_str().unwrap();
+    let token = link
+        .strip_prefix("https://ads.example/invite/")
+        .unwrap_or_else(|| panic!("{link}"));
+    assert!(token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit()));
+    let again = cli.ok(&["admin", "user", "reset-link", "--id", &id]);
+    assert_ne!(again["link"], printed["link"], "a new token each time");
+    assert!(cli
+        .fails(&["admin", "user", "reset-link", "--id", "999"])
+        .contains("no user"));
+}
+
+#[test]
 fn an_unknown_config_key_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.toml");

@@ -6,6 +6,7 @@ pub mod campaign;
 pub mod campaigns;
 pub mod keys;
 pub mod rules;
+pub mod settings;
 pub mod sim;
 pub mod tasks;
 pub mod team;

@@ -4,6 +4,7 @@
 //! committed ones), so a test run leaves the working tree as it found it.
 
 mod logs;
+mod people;
 mod phones;
 mod webdriver;
 

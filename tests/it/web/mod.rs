@@ -5,6 +5,7 @@ mod actions;
 mod cabinets;
 mod keys;
 mod pages;
+mod people;
 mod rules;
 mod sessions;
 mod shell;
