@@ -68,6 +68,28 @@ fn table() -> &'static [Def] {
                 pattern: "/campaigns",
                 handler: view!(pages::campaigns::list),
             },
+            // The new-campaign form's lines come before `/campaigns/{}/{}`, which would take
+            // its look-ups' paths.
+            Def {
+                method: Method::GET,
+                pattern: "/campaigns/new",
+                handler: view!(pages::new_campaign::show),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/new",
+                handler: act!(pages::new_campaign::create),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/campaigns/new/lookup",
+                handler: view!(pages::new_campaign::peers),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/campaigns/new/link",
+                handler: view!(pages::new_campaign::link),
+            },
             Def {
                 method: Method::GET,
                 pattern: "/campaigns/{}/{}",
