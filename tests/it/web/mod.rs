@@ -2,6 +2,7 @@
 //! person sees.
 
 mod actions;
+mod create;
 mod keys;
 mod pages;
 mod rules;
