@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use hyper::body::Incoming;
 use hyper::Method;
 
 use super::session::Session;
@@ -20,6 +21,9 @@ pub(super) enum Handler {
     View(for<'a> fn(&'a Visit<'a>, &'a Session, &'a [&'a str]) -> Page<'a>),
     /// A form sent by a logged-in person, its CSRF token checked.
     Act(for<'a> fn(&'a Visit<'a>, &'a Session, &'a Form, &'a [&'a str]) -> Page<'a>),
+    /// A file sent by a logged-in person as the request's body, its CSRF token in the
+    /// `x-csrf-token` header; the handler reads the body.
+    Upload(for<'a> fn(&'a Visit<'a>, &'a Session, Incoming, &'a [&'a str]) -> Page<'a>),
 }
 
 /// One line of the page table.
@@ -50,6 +54,20 @@ macro_rules! act {
             Box::pin($f(v, s, form, args))
         }
         Handler::Act(handler)
+    }};
+}
+
+macro_rules! upload {
+    ($f:path) => {{
+        fn handler<'a>(
+            v: &'a Visit<'a>,
+            s: &'a Session,
+            body: Incoming,
+            args: &'a [&'a str],
+        ) -> Page<'a> {
+            Box::pin($f(v, s, body, args))
+        }
+        Handler::Upload(handler)
     }};
 }
 
@@ -89,6 +107,11 @@ fn table() -> &'static [Def] {
                 method: Method::GET,
                 pattern: "/campaigns/new/link",
                 handler: view!(pages::new_campaign::link),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/new/media",
+                handler: upload!(pages::new_campaign::upload),
             },
             Def {
                 method: Method::GET,

@@ -105,3 +105,39 @@
     byType(form); counter(form); filters(form); chips(form);
   });
 })();
+
+// New campaign: a chosen picture or video shows at once and is uploaded for the chosen
+// cabinet; the answer's token fills the form's media field.
+(function () {
+  "use strict";
+  document.addEventListener("change", function (e) {
+    var input = e.target;
+    if (!input.matches || !input.matches("#new-campaign input[type=file][data-upload]")) { return; }
+    var form = input.form, file = input.files && input.files[0];
+    var shown = document.getElementById("media-preview");
+    if (!file || !shown) { return; }
+    shown.textContent = "";
+    var media = document.createElement(file.type.indexOf("video/") === 0 ? "video" : "img");
+    media.src = URL.createObjectURL(file);
+    media.className = "media-shown";
+    if (media.tagName === "VIDEO") { media.muted = true; media.controls = true; }
+    shown.appendChild(media);
+    var status = document.createElement("p");
+    status.className = "muted";
+    status.textContent = input.dataset.sending;
+    shown.appendChild(status);
+    var account = form.querySelector("[name=account_id]").value;
+    var csrf = form.querySelector("input[name=csrf]").value;
+    fetch(input.dataset.upload + "?account_id=" + encodeURIComponent(account), {
+      method: "POST", body: file, credentials: "same-origin",
+      headers: { "x-csrf-token": csrf, "content-type": "application/octet-stream" }
+    }).then(function (r) { return r.text(); }).then(function (html) {
+      var answer = document.createElement("div");
+      answer.innerHTML = html;
+      var kept = answer.querySelector("[data-token]");
+      if (kept) { form.querySelector("input[name='" + input.dataset.tokenTo + "']").value = kept.dataset.token; }
+      status.className = kept ? "muted" : "error";
+      status.textContent = answer.textContent.trim();
+    });
+  });
+})();

@@ -21,6 +21,7 @@ struct Made {
     budget: i64,
     views_per_user: i64,
     daily_budget: Option<i64>,
+    media_type: Option<String>,
 }
 
 /// The campaign of `account` titled `title`, after the queued tasks ran.
@@ -32,7 +33,7 @@ fn made(app: &TestApp, account: i64, title: &str) -> Made {
         .read_blocking(move |c| {
             c.query_row(
                 "SELECT target_type, targeting, title, text, promote_url, cpm_micros,
-                        budget_micros, views_per_user, daily_budget_micros
+                        budget_micros, views_per_user, daily_budget_micros, media_type
                  FROM campaigns WHERE account_id = ?1 AND title = ?2",
                 rusqlite::params![account, wanted],
                 |r| {
@@ -47,6 +48,7 @@ fn made(app: &TestApp, account: i64, title: &str) -> Made {
                         budget: r.get(6)?,
                         views_per_user: r.get(7)?,
                         daily_budget: r.get(8)?,
+                        media_type: r.get(9)?,
                     })
                 },
             )
@@ -130,6 +132,24 @@ fn one_campaign_of_each_target_type_is_created_through_the_form_in_a_real_browse
     chrome
         .find("select[name=languages] option[value=en]")
         .click();
+    // A picture chosen shows in the form and is uploaded for the cabinet.
+    let picture = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("new-campaign.png");
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend_from_slice(&[0u8; 256]);
+    std::fs::write(&picture, &png).unwrap();
+    chrome
+        .find("input[type=file][data-upload]")
+        .send_keys(picture.to_str().unwrap());
+    // The token goes into `media` unseen: the ad made below carries the picture.
+    chrome.wait_for("the picture uploaded", |c| {
+        c.try_find("#media-preview p.muted")
+            .filter(|p| p.text().starts_with("Uploaded"))
+            .map(|_| ())
+    });
+    assert!(
+        chrome.try_find("#media-preview img.media-shown").is_some(),
+        "the picture shows"
+    );
     screenshot(&chrome, "new-campaign");
     create(&chrome);
     let m = made(&app, cabinet, "In channels");
@@ -141,6 +161,7 @@ fn one_campaign_of_each_target_type_is_created_through_the_form_in_a_real_browse
         m.targeting
     );
     assert_eq!(m.targeting["languages"], json!(["en"]));
+    assert_eq!(m.media_type.as_deref(), Some("image/png"));
 
     // Bots.
     let url = "https://t.me/shop_bot?start=ads";

@@ -462,3 +462,66 @@ fn the_lookup_finds_a_channel_on_the_platform_and_the_link_says_what_it_is() {
     );
     assert!(ru.body.contains("Сайт: example.com"), "{}", ru.body);
 }
+
+/// Sends `bytes` as the form's media upload for `account`, with `csrf` in its header; the
+/// status and body.
+fn upload(web: &Browser, account: i64, csrf: &str, bytes: &[u8], lang: &str) -> (u16, String) {
+    let session = web.cookie("adcab_session").expect("a session cookie");
+    let answer = ureq::post(&format!(
+        "{}/campaigns/new/media?account_id={account}",
+        web.root
+    ))
+    .set("cookie", &format!("adcab_session={session}"))
+    .set("x-csrf-token", csrf)
+    .set("accept-language", lang)
+    .send_bytes(bytes);
+    match answer {
+        Ok(r) => (r.status(), r.into_string().unwrap()),
+        Err(ureq::Error::Status(code, r)) => (code, r.into_string().unwrap()),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn a_picture_uploaded_from_the_form_is_kept_for_the_cabinet_and_carried_by_the_ad() {
+    let app = spawn_app();
+    let (cabinet, web, csrf) = manager_page(&app);
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend_from_slice(&[0u8; 200]);
+    let (status, body) = upload(&web, cabinet, &csrf, &png, "en");
+    assert_eq!(status, 200, "{body}");
+    let at = body.find(r#"data-token=""#).expect("a token") + r#"data-token=""#.len();
+    let token = body[at..at + body[at..].find('"').unwrap()].to_string();
+    let kept: i64 = app.scalar(
+        "SELECT COUNT(*) FROM media WHERE account_id = ?1",
+        &[cabinet],
+    );
+    assert_eq!(kept, 1, "kept for the cabinet");
+
+    let account = cabinet.to_string();
+    let sent = web.post(
+        "/campaigns/new",
+        &fields(
+            &account,
+            &csrf,
+            &[
+                ("target_type", "channels"),
+                ("channels", "@tech_daily"),
+                ("media", &token),
+            ],
+        ),
+    );
+    assert_eq!(sent.status, 303, "{}", sent.body);
+    app.run_tasks();
+    let carried: String = app.scalar(
+        "SELECT media_type FROM campaigns WHERE account_id = ?1",
+        &[cabinet],
+    );
+    assert_eq!(carried, "image/png");
+
+    let (status, body) = upload(&web, cabinet, &csrf, b"plain text, not a picture", "ru");
+    assert_eq!(status, 422);
+    assert!(body.contains("Платформа принимает только файлы"), "{body}");
+    let (status, _) = upload(&web, cabinet, "wrong", &png, "en");
+    assert_eq!(status, 403, "the CSRF token is checked");
+}

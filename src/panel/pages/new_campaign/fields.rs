@@ -25,7 +25,13 @@ pub const TEXTS: [&str; 6] = [
 ];
 
 /// Optional fields sent as written when not empty.
-const OPTIONAL_TEXTS: [&str; 4] = ["daily_budget", "website_name", "button", "placement"];
+const OPTIONAL_TEXTS: [&str; 5] = [
+    "daily_budget",
+    "website_name",
+    "button",
+    "placement",
+    "media",
+];
 
 /// Targeting lists typed as text (commas or new lines between entries).
 pub const LISTS: [&str; 6] = [

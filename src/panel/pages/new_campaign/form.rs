@@ -326,6 +326,13 @@ fn body(visit: &Visit, session: &Session, shown: &Shown) -> Markup {
             fieldset {
                 legend { (visit.t("new-section-creative")) }
                 label.check { input type="checkbox" name="picture" checked[ticked("picture")]; " " (label("picture")) }
+                label {
+                    (visit.t("new-media-upload"))
+                    input type="file" data-upload="/campaigns/new/media" data-token-to="media"
+                        data-sending=(visit.t("new-media-sending"))
+                        accept=(caps.media.iter().map(|m| m.media_type).collect::<Vec<_>>().join(","));
+                }
+                div.media-preview #media-preview aria-live="polite" {}
                 label { (label("media")) input type="text" name="media" value=(val("media")) autocomplete="off"; }
                 small.muted { (visit.t("new-media-help")) }
                 (refused("media"))

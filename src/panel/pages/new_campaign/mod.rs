@@ -10,10 +10,12 @@
 mod fields;
 mod form;
 mod lookup;
+mod media;
 mod preview;
 mod refusal;
 
 pub use lookup::{link, peers};
+pub use media::upload;
 
 use super::super::session::Session;
 use super::super::{redirect, Form, Visit, WebError};

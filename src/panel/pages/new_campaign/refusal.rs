@@ -38,7 +38,11 @@ pub fn translate(e: &ParseError, lang: Lang, known: &Known) -> Refusal {
     let field = field_of(&e.param);
     let m = e.message.as_str();
     let name = lang.t(&format!("new-field-{}", label_key(&field)));
-    let missing = [" is required.", " must not be empty.", " must not be blank."];
+    let missing = [
+        " is required.",
+        " must not be empty.",
+        " must not be blank.",
+    ];
     let message = if missing.iter().any(|end| m.ends_with(end)) {
         lang.ta("new-err-required", &[("field", name.into())])
     } else if m.ends_with(" must be greater than 0.") {
