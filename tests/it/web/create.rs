@@ -139,6 +139,10 @@ fn a_viewer_has_no_cabinet_to_create_in_and_is_refused_the_form_and_the_post() {
     assert_eq!(sent.status, 403, "{}", sent.body);
     let queued: i64 = app.scalar("SELECT COUNT(*) FROM tasks", &[]);
     assert_eq!(queued, 0);
+    let (status, _) = upload(&web, shared, &csrf, b"\x89PNG\r\n\x1a\n0000", "en");
+    assert_eq!(status, 403, "a viewer uploads no media");
+    let kept: i64 = app.scalar("SELECT COUNT(*) FROM media", &[]);
+    assert_eq!(kept, 0);
 }
 
 #[test]
@@ -524,4 +528,21 @@ fn a_picture_uploaded_from_the_form_is_kept_for_the_cabinet_and_carried_by_the_a
     assert!(body.contains("Платформа принимает только файлы"), "{body}");
     let (status, _) = upload(&web, cabinet, "wrong", &png, "en");
     assert_eq!(status, 403, "the CSRF token is checked");
+}
+
+#[test]
+fn on_telegram_the_lookup_shows_the_channels_title_from_the_platform() {
+    let tg = crate::telegram::connected(vec![]);
+    let web = logged_in(&tg.app, tg.user);
+    let found = web.get(&format!(
+        "/campaigns/new/lookup?target_type=channels&q=%40tech_daily&account_id={}",
+        tg.cabinet
+    ));
+    assert_eq!(found.status, 200, "{}", found.body);
+    assert!(
+        found.body.contains("<strong>Tech Daily</strong>")
+            && found.body.contains(r#"data-add="@tech_daily""#),
+        "{}",
+        found.body
+    );
 }
