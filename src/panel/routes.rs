@@ -109,6 +109,11 @@ fn table() -> &'static [Def] {
                 handler: view!(pages::new_campaign::link),
             },
             Def {
+                method: Method::GET,
+                pattern: "/campaigns/new/preview",
+                handler: view!(pages::new_campaign::preview),
+            },
+            Def {
                 method: Method::POST,
                 pattern: "/campaigns/new/media",
                 handler: upload!(pages::new_campaign::upload),

@@ -1,6 +1,7 @@
 //! Creating campaigns through the new-campaign form in a real browser: one of each target
 //! type, typed and clicked as a person would (the script shows the chosen type's fields,
-//! counts the text, adds a looked-up channel), each then found on the simulator with every
+//! counts the text, draws the preview as it is typed, adds a looked-up channel, uploads a
+//! picture), each then found on the simulator with every
 //! field as entered.
 
 use serde_json::{json, Value};
@@ -115,6 +116,11 @@ fn one_campaign_of_each_target_type_is_created_through_the_form_in_a_real_browse
         "Read us daily",
         url,
     );
+    chrome.wait_for("the preview drawn as the text is typed", |c| {
+        c.try_find("#preview p.tg-text")
+            .filter(|p| p.text() == "Read us daily")
+            .map(|_| ())
+    });
     assert!(
         !chrome.find("textarea[name=bots]").is_displayed(),
         "a bots field does not show for a channels ad"

@@ -334,6 +334,19 @@ fn preview_draws_the_ad_and_queues_nothing() {
     );
     let tasks: i64 = app.scalar("SELECT COUNT(*) FROM tasks", &[]);
     assert_eq!(tasks, 0);
+
+    let typed = web.get_with(
+        "/campaigns/new/preview?text=Hello&promote_url=https%3A%2F%2Ft.me%2Fshop_bot&picture=on",
+        &[("accept-language", "ru")],
+    );
+    assert_eq!(typed.status, 200);
+    assert!(
+        typed.body.contains(r#"<p class="tg-text">Hello</p>"#)
+            && typed.body.contains("Открыть бота")
+            && typed.body.contains("tg-avatar"),
+        "{}",
+        typed.body
+    );
 }
 
 #[test]

@@ -30,6 +30,17 @@ pub struct Shown<'a> {
     pub preview: Option<usize>,
 }
 
+/// The fields the preview draws, sent as the person types (never the CSRF token).
+const PREVIEWED: [&str; 7] = [
+    "title",
+    "text",
+    "promote_url",
+    "picture",
+    "media",
+    "button",
+    "website_name",
+];
+
 /// The fields the form has a place for a refusal beside.
 const PLACED: [&str; 31] = [
     "account_id",
@@ -398,9 +409,14 @@ fn body(visit: &Visit, session: &Session, shown: &Shown) -> Markup {
                 button.primary type="submit" { (visit.t("new-create")) }
             }
         }
-        @match (shown.preview, sent) {
-            (Some(ads), Some(form)) => (card(visit, form, ads)),
-            _ => section.preview #preview aria-live="polite" {},
+        section.preview #preview aria-live="polite"
+            hx-get="/campaigns/new/preview"
+            hx-trigger="input delay:500ms from:#new-campaign, change from:#new-campaign"
+            hx-include=(PREVIEWED.iter().map(|f| format!("#new-campaign [name='{f}']")).collect::<Vec<_>>().join(", "))
+        {
+            @if let (Some(ads), Some(form)) = (shown.preview, sent) {
+                (card(visit, form, ads))
+            }
         }
         }
     }

@@ -2,14 +2,15 @@
 //! types (htmx): `GET /campaigns/new/lookup?target_type=channels|bots&q=NAME&account_id=N`
 //! asks the platform for the channel or bot with that name (its title and picture where the
 //! platform gives them, and a button that adds it to the list), and `GET
-//! /campaigns/new/link?promote_url=URL` says what the link resolves to.
+//! /campaigns/new/link?promote_url=URL` says what the link resolves to, and `GET
+//! /campaigns/new/preview` draws the ad's preview from the fields typed so far.
 
 use maud::html;
 
 use super::super::super::session::Session;
 use super::super::super::{Visit, WebError};
 use super::super::panel_op;
-use super::preview::link_note;
+use super::preview::{card, link_note};
 use crate::domain::campaign::TargetType;
 use crate::http::Reply;
 use crate::ops::lookup::look_up_peer;
@@ -81,4 +82,13 @@ pub async fn link<'a>(
 ) -> Result<Reply, WebError> {
     let url = visit.query.get("promote_url").unwrap_or("");
     Ok(Reply::html(link_note(visit, url).into_string()))
+}
+
+/// `GET /campaigns/new/preview`: the preview card of the fields sent, as a fragment.
+pub async fn preview<'a>(
+    visit: &'a Visit<'a>,
+    _: &'a Session,
+    _: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    Ok(Reply::html(card(visit, &visit.query, 1).into_string()))
 }

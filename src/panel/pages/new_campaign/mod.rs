@@ -14,7 +14,7 @@ mod media;
 mod preview;
 mod refusal;
 
-pub use lookup::{link, peers};
+pub use lookup::{link, peers, preview};
 pub use media::upload;
 
 use super::super::session::Session;

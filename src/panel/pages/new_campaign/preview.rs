@@ -1,6 +1,6 @@
 //! Owns the new ad's preview: a card drawn on the server the way Telegram shows a sponsored
 //! message (the promoted name, the text, media or the channel's picture, the button), from
-//! the form as sent; and what the link in `promote_url` resolves to, for the form and its
+//! the form as sent (or, as the person types, its fields in `GET /campaigns/new/preview`); and what the link in `promote_url` resolves to, for the form and its
 //! `GET /campaigns/new/link` fragment.
 
 use maud::{html, Markup};
@@ -51,7 +51,8 @@ pub fn link_note(visit: &Visit, url: &str) -> Markup {
     }
 }
 
-/// The card as Telegram would show the ad sent in `form`, with how many ads the form makes.
+/// The card as Telegram would show the ad sent in `form`, with how many ads the form makes:
+/// the inside of the form's `#preview` (the `GET /campaigns/new/preview` fragment too).
 pub fn card(visit: &Visit, form: &Form, ads: usize) -> Markup {
     let text = form.get("text").unwrap_or("").trim();
     let url = form.get("promote_url").unwrap_or("").trim();
@@ -74,29 +75,27 @@ pub fn card(visit: &Visit, form: &Form, ads: usize) -> Markup {
     let button = form.text("button").map_or(button, str::to_string);
     let initial = name.chars().next().map(|c| c.to_uppercase().to_string());
     html! {
-        section.preview #preview aria-live="polite" {
-            h2 { (visit.t("new-preview-title")) }
-            div.tg-ad {
-                @if text.is_empty() {
-                    p.muted { (visit.t("new-preview-empty")) }
-                } @else {
-                    div.tg-head {
-                        @if form.get("picture").is_some() {
-                            span.tg-avatar aria-hidden="true" { (initial.unwrap_or_default()) }
-                        }
-                        strong.tg-name { (name) }
-                        span.tg-sponsored { (visit.t("new-preview-sponsored")) }
+        h2 { (visit.t("new-preview-title")) }
+        div.tg-ad {
+            @if text.is_empty() {
+                p.muted { (visit.t("new-preview-empty")) }
+            } @else {
+                div.tg-head {
+                    @if form.get("picture").is_some() {
+                        span.tg-avatar aria-hidden="true" { (initial.unwrap_or_default()) }
                     }
-                    @if form.text("media").is_some() {
-                        div.tg-media aria-hidden="true" { "▣" }
-                    }
-                    p.tg-text { (text) }
-                    span.tg-button { (button) }
+                    strong.tg-name { (name) }
+                    span.tg-sponsored { (visit.t("new-preview-sponsored")) }
                 }
+                @if form.text("media").is_some() {
+                    div.tg-media aria-hidden="true" { "▣" }
+                }
+                p.tg-text { (text) }
+                span.tg-button { (button) }
             }
-            @if ads > 1 {
-                p.muted { (visit.ta("new-preview-count", &[("count", ads.into())])) }
-            }
+        }
+        @if ads > 1 {
+            p.muted { (visit.ta("new-preview-count", &[("count", ads.into())])) }
         }
     }
 }
