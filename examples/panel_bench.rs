@@ -159,6 +159,7 @@ fn main() {
             format!("/campaigns/{}/{}?period=30d", measured.0, measured.1),
             Expect::Chart,
         ),
+        ("/campaigns/new".into(), Expect::Form),
     ];
     let cabinet_reads = plain_cabinets(&conn, all, n);
     let mut session = runs(n, BUDGET, MIN_RUNS, |_| {
@@ -197,6 +198,13 @@ fn main() {
             }
             Expect::Chart => {
                 assert!(body.contains("<svg"), "GET {path}: a chart");
+                String::new()
+            }
+            Expect::Form => {
+                assert!(
+                    body.contains(r#"id="new-campaign""#),
+                    "GET {path}: the form"
+                );
                 String::new()
             }
         };
@@ -320,6 +328,8 @@ enum Expect {
     Rows(Plain),
     /// A drawn chart.
     Chart,
+    /// The new-campaign form.
+    Form,
 }
 
 /// A plain SQLite median (ms) and the rows it read, as `(account_id, ad_id)`.

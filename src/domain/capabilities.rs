@@ -43,6 +43,8 @@ pub struct Capabilities {
     pub bid_edit_reviews: bool,
     /// It can widen a `channels` ad to channels like those listed (`add_similar_channels`).
     pub similar_channels: bool,
+    /// The most characters an ad's text may have.
+    pub text_chars: usize,
 }
 
 /// One cabinet type as a platform has it.
@@ -262,6 +264,7 @@ pub(crate) mod tests {
         time_zones: &[-150, 0, 60],
         bid_edit_reviews: false,
         similar_channels: true,
+        text_chars: 160,
     };
 
     #[test]

@@ -98,6 +98,15 @@ pub struct Targeting {
     pub political_channels: Option<String>,
 }
 
+/// A public channel or bot a platform's look-up found: its `@username`, and its title and
+/// picture where the platform gives them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PeerEntry {
+    pub username: String,
+    pub title: Option<String>,
+    pub photo_url: Option<String>,
+}
+
 /// A city a platform's look-up found (`GET /v1/targeting/cities`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CityEntry {

@@ -15,6 +15,7 @@ mod connect;
 mod error;
 pub mod ingest;
 mod keys;
+pub mod lookup;
 pub mod media;
 pub mod people;
 mod reconcile;

@@ -226,6 +226,14 @@ async fn serve(
     };
     match def.handler {
         Handler::View(page) => page(visit, &session, &args).await,
+        Handler::Upload(upload) => {
+            same_site(visit, parts)?;
+            if !session::same_secret(&session.csrf, header(parts, "x-csrf-token").unwrap_or("")) {
+                return Err(WebError::Csrf);
+            }
+            charge_write(visit, &session)?;
+            upload(visit, &session, body, &args).await
+        }
         Handler::Act(act) => {
             same_site(visit, parts)?;
             let form = read_form(visit, body).await?;

@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use hyper::body::Incoming;
 use hyper::Method;
 
 use super::session::Session;
@@ -20,6 +21,9 @@ pub(super) enum Handler {
     View(for<'a> fn(&'a Visit<'a>, &'a Session, &'a [&'a str]) -> Page<'a>),
     /// A form sent by a logged-in person, its CSRF token checked.
     Act(for<'a> fn(&'a Visit<'a>, &'a Session, &'a Form, &'a [&'a str]) -> Page<'a>),
+    /// A file sent by a logged-in person as the request's body, its CSRF token in the
+    /// `x-csrf-token` header; the handler reads the body.
+    Upload(for<'a> fn(&'a Visit<'a>, &'a Session, Incoming, &'a [&'a str]) -> Page<'a>),
 }
 
 /// One line of the page table.
@@ -53,6 +57,20 @@ macro_rules! act {
     }};
 }
 
+macro_rules! upload {
+    ($f:path) => {{
+        fn handler<'a>(
+            v: &'a Visit<'a>,
+            s: &'a Session,
+            body: Incoming,
+            args: &'a [&'a str],
+        ) -> Page<'a> {
+            Box::pin($f(v, s, body, args))
+        }
+        Handler::Upload(handler)
+    }};
+}
+
 /// Every page and form of the panel but the login, which has no session yet.
 fn table() -> &'static [Def] {
     static TABLE: std::sync::OnceLock<Vec<Def>> = std::sync::OnceLock::new();
@@ -67,6 +85,38 @@ fn table() -> &'static [Def] {
                 method: Method::GET,
                 pattern: "/campaigns",
                 handler: view!(pages::campaigns::list),
+            },
+            // The new-campaign form's lines come before `/campaigns/{}/{}`, which would take
+            // its look-ups' paths.
+            Def {
+                method: Method::GET,
+                pattern: "/campaigns/new",
+                handler: view!(pages::new_campaign::show),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/new",
+                handler: act!(pages::new_campaign::create),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/campaigns/new/lookup",
+                handler: view!(pages::new_campaign::peers),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/campaigns/new/link",
+                handler: view!(pages::new_campaign::link),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/campaigns/new/preview",
+                handler: view!(pages::new_campaign::preview),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/new/media",
+                handler: upload!(pages::new_campaign::upload),
             },
             Def {
                 method: Method::GET,

@@ -23,11 +23,12 @@ pub use self::build::{build, Built};
 pub use self::config::{PlatformConfig, PlatformKind, Sections};
 pub use self::reach::{Reach, Unreachable};
 pub use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec};
+use crate::domain::campaign::TargetType;
 pub use crate::domain::capabilities::Capabilities;
 pub use crate::domain::dates::Dates;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
-pub use crate::domain::targeting::CityEntry;
+pub use crate::domain::targeting::{CityEntry, PeerEntry};
 use crate::domain::time::Month;
 use crate::store::StoreError;
 
@@ -161,6 +162,15 @@ pub trait Platform: Send + Sync {
         country: &str,
         query: &str,
     ) -> Result<Vec<CityEntry>, PlatformError>;
+    /// The public channel (`target` channels) or bot (`target` bots) `query` names (`@name`,
+    /// `name` or a short link), looked up with `account`'s credentials; `None` when the
+    /// platform knows none by that name.
+    fn look_up_peer(
+        &self,
+        account: i64,
+        target: TargetType,
+        query: &str,
+    ) -> Result<Option<PeerEntry>, PlatformError>;
     /// Cabinets the hourly sync may read at once: a remote platform's calls mostly wait on
     /// the network (each token keeps its own pace); the simulator works in the database.
     fn parallel_reads(&self) -> usize {

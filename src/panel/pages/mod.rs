@@ -5,6 +5,7 @@ pub mod cabinets;
 pub mod campaign;
 pub mod campaigns;
 pub mod keys;
+pub mod new_campaign;
 pub mod rules;
 pub mod settings;
 pub mod sim;

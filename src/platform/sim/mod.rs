@@ -24,10 +24,11 @@ use serde_json::Value;
 
 use super::{
     AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, CityEntry, Dates,
-    Platform, PlatformError, Switch,
+    PeerEntry, Platform, PlatformError, Switch,
 };
 use crate::clock;
 use crate::db::Db;
+use crate::domain::campaign::TargetType;
 use crate::domain::campaign::{LinkKind, Status};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::{CabinetType, Money, MAX_UNITS};
@@ -192,6 +193,20 @@ impl Platform for Simulator {
         query: &str,
     ) -> Result<Vec<CityEntry>, PlatformError> {
         Ok(cities::look_up(country, query))
+    }
+
+    fn look_up_peer(
+        &self,
+        _account: i64,
+        _target: TargetType,
+        query: &str,
+    ) -> Result<Option<PeerEntry>, PlatformError> {
+        // The simulator knows every well-formed name (as its ads resolve them), by name only.
+        Ok(resolve_username(query).map(|name| PeerEntry {
+            username: format!("@{name}"),
+            title: None,
+            photo_url: None,
+        }))
     }
 
     fn create_ad(&self, account: i64, draft: &AdDraft) -> Result<AdSnapshot, PlatformError> {

@@ -24,6 +24,7 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     keywords: telegram::SPEC_KEYWORDS,
     bid_edit_reviews: false,
     similar_channels: true,
+    text_chars: 160,
     ..telegram::CAPABILITIES
 };
 
@@ -156,7 +157,7 @@ pub(super) fn check_content(spec: &AdSpec) -> Result<(), PlatformError> {
         return Err(rejected("Title must be 1-128 bytes.", "title"));
     }
     let text_len = spec.text.chars().count();
-    if text_len == 0 || text_len > 160 {
+    if text_len == 0 || text_len > CAPABILITIES.text_chars {
         return Err(rejected("Text must be 1-160 characters.", "text"));
     }
     if spec.promote_url.chars().count() > 256 {

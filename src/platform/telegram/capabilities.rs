@@ -74,6 +74,7 @@ pub const CAPABILITIES: Capabilities = Capabilities {
     // CPM-only change among the examples.
     bid_edit_reviews: true,
     similar_channels: false,
+    text_chars: 160,
 };
 
 /// The lowest bid of each target type, in micro-units: one for channels, bots and search, and

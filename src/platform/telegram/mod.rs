@@ -38,7 +38,7 @@ use self::errors::{refusal, rejected, unsendable};
 use self::wire::{Call, Upload, Wire, WireError};
 use super::{
     AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, CityEntry,
-    Platform, PlatformError, Reach, RemoteAccount, Switch,
+    PeerEntry, Platform, PlatformError, Reach, RemoteAccount, Switch,
 };
 use crate::clock;
 use crate::db::Db;
@@ -281,6 +281,16 @@ impl Platform for Telegram {
         ))?;
         let account = self.account(account)?;
         self.look_up_cities(&account, country, query)
+    }
+
+    fn look_up_peer(
+        &self,
+        account: i64,
+        target: TargetType,
+        query: &str,
+    ) -> Result<Option<PeerEntry>, PlatformError> {
+        let account = self.account(account)?;
+        self.look_up_peer_of(&account, target, query)
     }
 
     fn create_ad(&self, account: i64, draft: &AdDraft) -> Result<AdSnapshot, PlatformError> {

@@ -10,7 +10,7 @@ use super::map::Resolved;
 use super::wire::Call;
 use super::{map, Account, Telegram};
 use crate::domain::campaign::TargetType;
-use crate::domain::targeting::{target_username, CityEntry};
+use crate::domain::targeting::{target_username, CityEntry, PeerEntry};
 use crate::platform::PlatformError;
 
 impl Telegram {
@@ -70,6 +70,39 @@ impl Telegram {
                 })
             })
             .collect())
+    }
+
+    /// The channel or bot `query` names, as `getTargetChannel` / `getTargetBot` describe it.
+    pub(super) fn look_up_peer_of(
+        &self,
+        account: &Account,
+        target: TargetType,
+        query: &str,
+    ) -> Result<Option<PeerEntry>, PlatformError> {
+        let (method, param) = match target {
+            TargetType::Bots => ("getTargetBot", "bot_id"),
+            TargetType::Channels | TargetType::Users | TargetType::Search => {
+                ("getTargetChannel", "channel_id")
+            }
+        };
+        let name = target_username(query);
+        if name.is_empty() {
+            return Ok(None);
+        }
+        let username = format!("@{name}");
+        let params = json!({ param: username });
+        match self.call(account, &Call::read(method, map(params))) {
+            Ok(found) => {
+                let text = |field: &str| found[field].as_str().map(str::to_string);
+                Ok(Some(PeerEntry {
+                    username: text("username").map_or(username, |u| format!("@{u}")),
+                    title: text("title"),
+                    photo_url: text("photo_url"),
+                }))
+            }
+            Err(PlatformError::Rejected { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// The usernames of `list` the platform resolves for this account.

@@ -3,6 +3,7 @@
 
 mod actions;
 mod cabinets;
+mod create;
 mod keys;
 mod pages;
 mod people;
