@@ -2,6 +2,7 @@
 //! person sees.
 
 mod actions;
+mod campaign;
 mod keys;
 mod pages;
 mod rules;
