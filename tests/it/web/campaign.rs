@@ -479,3 +479,53 @@ fn the_hourly_stats_download_as_csv_for_the_charts_period() {
         "the page links its download"
     );
 }
+
+#[test]
+fn the_schedule_is_ticked_on_the_week_grid_with_a_zone_by_name_and_shown_as_the_grid() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let web = logged_in(&app, user);
+    let page = web.get(&page_of(cabinet, ad));
+    assert!(
+        page.body.contains(r#"name="schedule.days.mon" value="9""#),
+        "the grid's boxes in the edit form"
+    );
+    assert!(page.body.contains("Runs around the clock."));
+    let saved = web.post(
+        &format!("{}/edit", page_of(cabinet, ad)),
+        &[
+            ("csrf", &page.csrf()),
+            ("schedule.grid", "1"),
+            ("schedule.days.mon", "9"),
+            ("schedule.days.mon", "10"),
+            ("schedule.days.sat", "22"),
+            ("schedule.timezone", "UTC"),
+        ],
+    );
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let stored: String = app.scalar("SELECT schedule FROM campaigns WHERE ad_id = ?1", &[ad]);
+    let stored: serde_json::Value = serde_json::from_str(&stored).unwrap();
+    assert_eq!(stored["days"]["mon"], serde_json::json!([9, 10]));
+    assert_eq!(stored["days"]["sat"], serde_json::json!([22]));
+    assert_eq!(stored["timezone"], "+00:00");
+    let shown = web.get(&page_of(cabinet, ad)).body;
+    let grid = &shown[shown.find(r#"<table class="week-grid""#).unwrap()..];
+    assert_eq!(
+        grid[..grid.find("</table>").unwrap()]
+            .matches(r#"class="on""#)
+            .count(),
+        3,
+        "three hours on in the read-only grid"
+    );
+    assert!(
+        shown.contains(r#"name="schedule.days.mon" value="9" checked"#),
+        "and ticked in the form"
+    );
+    let entries = app
+        .services
+        .db
+        .read_blocking(move |c| history::list(c, cabinet, ad))
+        .unwrap();
+    assert!(entries.last().unwrap().details.as_ref().unwrap()["schedule"].is_object());
+}

@@ -209,7 +209,7 @@ pub(super) fn bar(
                 }
                 (error(of(Which::Cpm)))
             }
-            details.act open[of(Which::Budget).is_some()] {
+            details.act #act-budget open[of(Which::Budget).is_some()] {
                 summary { (visit.t("campaign-budget-move")) }
                 form #budget method="post" action=(url("budget")) {
                     (hidden(session, &back))
@@ -225,7 +225,7 @@ pub(super) fn bar(
                     (error(of(Which::Budget)))
                 }
             }
-            details.act open[of(Which::Copy).is_some()] {
+            details.act #act-copy open[of(Which::Copy).is_some()] {
                 summary { (visit.t("campaign-copy")) }
                 form #copy method="post" action=(url("copy")) {
                     (hidden(session, &back))
@@ -255,7 +255,7 @@ pub(super) fn bar(
             } @else {
                 (error(of(Which::Recreate)))
             }
-            details.act.danger open[of(Which::Delete).is_some()] {
+            details.act.danger #act-delete open[of(Which::Delete).is_some()] {
                 summary { (visit.t("campaign-delete")) }
                 form #delete method="post" action=(url("delete")) {
                     (hidden(session, &back))
@@ -503,6 +503,28 @@ pub async fn delete<'a>(
                 Err(e),
             )
             .await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_origin;
+
+    #[test]
+    fn only_a_path_of_this_site_is_a_place_to_return_to() {
+        for good in ["/campaigns", "/campaigns?status=Active&sortBy=title", "/"] {
+            assert!(same_origin(good), "{good}");
+        }
+        for bad in [
+            "https://evil.example/",
+            "//evil.example/",
+            "/\\evil.example",
+            "campaigns",
+            "/x\r\nSet-Cookie: a=b",
+            "",
+        ] {
+            assert!(!same_origin(bad), "{bad:?}");
         }
     }
 }
