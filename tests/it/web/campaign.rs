@@ -478,6 +478,67 @@ fn the_hourly_stats_download_as_csv_for_the_charts_period() {
             .contains(&format!("/campaigns/{cabinet}/{ad}?format=csv")),
         "the page links its download"
     );
+    let xlsx = web.get(&format!("{}?format=xlsx", page_of(cabinet, ad)));
+    assert_eq!(xlsx.status, 200);
+    assert!(xlsx
+        .header("content-type")
+        .unwrap()
+        .contains("spreadsheetml"));
+    assert!(xlsx
+        .header("content-disposition")
+        .unwrap()
+        .contains(&format!("campaign-{cabinet}-{ad}-24h.xlsx")));
+    assert_eq!(
+        web.get(&format!("{}?format=pdf", page_of(cabinet, ad)))
+            .status,
+        400,
+        "an unknown format is refused"
+    );
+}
+
+#[test]
+fn the_page_reads_in_russian_for_a_person_who_chose_it() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let ad = app.approved(
+        cabinet,
+        Camp {
+            targeting: serde_json::json!({ "countries": ["DE", "FR"], "languages": ["en"] }),
+            ..Camp::site("Shop", "https://shop.example.com/")
+        },
+    );
+    let web = logged_in(&app, user);
+    let english = web.get(&page_of(cabinet, ad)).body;
+    assert!(
+        english.contains("🇩🇪 DE Germany") && english.contains("🇫🇷 FR France"),
+        "countries as flag, code and name: {english}"
+    );
+    app.sql(&format!(
+        "UPDATE users SET language = 'ru' WHERE id = {user}"
+    ));
+    let page = web.get(&page_of(cabinet, ad));
+    assert_eq!(page.status, 200);
+    for russian in [
+        "Бюджет",
+        "Расход",
+        "Показы",
+        "Клики",
+        "Переходы",
+        "Ставка CPM",
+        "Настройки",
+        "История",
+        "Пополнить",
+        "Вывести",
+        "Копировать",
+        "Удалить?",
+        "Кампания создана: «Shop» — в панели",
+        "🇩🇪 DE",
+    ] {
+        assert!(page.body.contains(russian), "{russian} in {}", page.body);
+    }
+    for english in ["Delivery", "Settings", "History", "Withdraw", "Set bid"] {
+        assert!(!page.body.contains(english), "{english} left in English");
+    }
 }
 
 #[test]
