@@ -34,10 +34,16 @@ fn each_button_of_a_campaign_page_acts_on_it() {
         Some("Text formatting"),
     )
     .unwrap();
+    app.sql(&format!(
+        r#"UPDATE campaigns SET schedule = '{{"days":{{"mon":[9,10,11],"tue":[],"wed":[],"thu":[],"fri":[18],"sat":[],"sun":[]}},"timezone":"+01:00"}}' WHERE ad_id = {ad}"#
+    ));
     let chrome = Chrome::start();
     signed_in(&chrome, &app, user);
     let page = format!("{}/campaigns/{cabinet}/{ad}", root(&app));
     chrome.goto(&page);
+    let on = chrome.find_all("table.week-grid:not(.pick) td.on");
+    assert_eq!(on.len(), 4, "the schedule's hours on the grid");
+    assert!(on.iter().all(|td| td.size().0 > 0.0), "drawn");
     screenshot(&chrome, "campaign_actions");
 
     chrome.find("button.switch").click();
