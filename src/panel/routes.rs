@@ -135,6 +135,41 @@ fn table() -> &'static [Def] {
             },
             Def {
                 method: Method::POST,
+                pattern: "/campaigns/{}/{}/pause",
+                handler: act!(pages::campaign::pause),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/{}/{}/resume",
+                handler: act!(pages::campaign::resume),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/{}/{}/budget",
+                handler: act!(pages::campaign::budget),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/{}/{}/cpm",
+                handler: act!(pages::campaign::cpm),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/{}/{}/copy",
+                handler: act!(pages::campaign::copy),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/{}/{}/recreate",
+                handler: act!(pages::campaign::recreate),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/campaigns/{}/{}/delete",
+                handler: act!(pages::campaign::delete),
+            },
+            Def {
+                method: Method::POST,
                 pattern: "/campaigns/bulk",
                 handler: act!(pages::campaigns::bulk),
             },

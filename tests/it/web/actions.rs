@@ -358,9 +358,22 @@ fn the_edit_form_switches_off_caps_and_names_each_refused_field() {
         "{}",
         views.body
     );
-    let schedule = web.post(&path, &[("csrf", &csrf), ("schedule", "{not json")]);
+    let schedule = web.post(
+        &path,
+        &[
+            ("csrf", &csrf),
+            ("schedule.grid", "1"),
+            ("schedule.days.mon", "25"),
+        ],
+    );
     assert_eq!(schedule.status, 422);
-    assert!(schedule.body.contains("schedule is not a JSON object."));
+    assert!(
+        schedule
+            .body
+            .contains(r#"data-param="schedule.days.mon">Hours run from 0 to 23."#),
+        "{}",
+        schedule.body
+    );
 
     let off = web.post(&path, &[("csrf", &csrf), ("active", "off")]);
     assert_eq!(off.status, 303, "{}", off.body);

@@ -3,6 +3,7 @@
 
 mod actions;
 mod cabinets;
+mod campaign;
 mod create;
 mod keys;
 mod pages;

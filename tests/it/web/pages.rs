@@ -189,7 +189,7 @@ fn a_campaign_page_shows_its_chart_and_history_with_sources() {
     );
     assert!(page.contains("Views · peak") && page.contains("Spend · peak"));
     assert!(
-        page.contains("<td><span class=\"badge\">panel</span></td>"),
+        page.contains("<td data-label=\"Source\"><span class=\"badge\">panel</span></td>"),
         "the creation's source"
     );
     for period in ["24h", "7d", "30d"] {
