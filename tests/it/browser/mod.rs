@@ -1,7 +1,6 @@
 //! The web panel in a real browser: headless Chromium, driven through WebDriver, logs in,
-//! reads the pages and follows their links; each test saves screenshots of the pages (into
-//! the build's temporary folder, or with `ADCAB_SCREENSHOTS=1` into docs/screenshots/, the
-//! committed ones), so a test run leaves the working tree as it found it.
+//! reads the pages and follows their links; each test saves screenshots of the pages into the
+//! build's temporary folder, so a test run leaves the working tree as it found it.
 
 mod campaign;
 mod create;
@@ -22,19 +21,11 @@ fn root(app: &TestApp) -> String {
     app.base.trim_end_matches("/api/v1").to_string()
 }
 
-/// Saves the page as `{name}.png` and checks that a PNG was written: in `docs/screenshots/`
-/// when `ADCAB_SCREENSHOTS` is set (to renew the committed ones), else in the build's
-/// temporary folder.
+/// Saves the page as `{name}.png` in the build's temporary folder (the committed screenshots
+/// are written by `cargo run --example screenshots`, never by a test) and checks that a PNG was
+/// written.
 fn screenshot(chrome: &Chrome, name: &str) {
-    let folder: PathBuf = if std::env::var_os("ADCAB_SCREENSHOTS").is_some() {
-        [env!("CARGO_MANIFEST_DIR"), "docs", "screenshots"]
-            .iter()
-            .collect()
-    } else {
-        [env!("CARGO_TARGET_TMPDIR"), "screenshots"]
-            .iter()
-            .collect()
-    };
+    let folder: PathBuf = [env!("CARGO_TARGET_TMPDIR"), "screenshots"].iter().collect();
     let path = folder.join(name);
     let png = chrome.screenshot(&path.with_extension("png"));
     assert!(

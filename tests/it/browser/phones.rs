@@ -17,6 +17,7 @@ const PAGES: &[&str] = &[
     "/campaigns?account_id={account}",
     "/campaigns/{account}/{ad}",
     "/campaigns/{account}/{declined}",
+    "/campaigns/new",
     "/rules",
     "/rules/{rule}/log",
     "/tasks",
@@ -24,6 +25,7 @@ const PAGES: &[&str] = &[
     "/keys/{key}",
     "/team",
     "/sim",
+    "/settings",
 ];
 
 /// A phone's viewport and a desktop's.

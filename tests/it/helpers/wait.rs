@@ -5,21 +5,9 @@ use std::time::{Duration, Instant};
 
 use super::Resp;
 
-/// Polls `probe` every 20 ms until it gives a value and returns it, or `None` once `within`
-/// has passed: the one loop for waiting on what a test cannot drive itself (the server's
-/// background work, another process, a connection, the wall clock).
-pub fn poll<T>(within: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(found) = probe() {
-            return Some(found);
-        }
-        if Instant::now() >= deadline {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+#[path = "../../support/poll.rs"]
+mod shared;
+pub use shared::poll;
 
 /// [`poll`] that fails the test, naming `what` it waited for, when `within` passes first.
 #[track_caller]
