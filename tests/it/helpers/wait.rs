@@ -1,7 +1,7 @@
 //! Owns waiting on what a test cannot drive from its own thread: one polling loop with a
 //! deadline, and batches kept inside one rate-limit window.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::Resp;
 
