@@ -222,7 +222,7 @@ fn a_bulk_pause_from_the_list_runs_as_a_task_in_the_browser() {
     let chrome = Chrome::start();
     signed_in(&chrome, &app, user);
 
-    let rows = "form[action='/campaigns/bulk'] input[name=ad]";
+    let rows = "input[name=ad][form=bulk]";
     assert_eq!(ticked(&chrome, rows), [false, false]);
     let all = chrome.find("input[data-select-all]");
     all.click();

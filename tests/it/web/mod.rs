@@ -3,6 +3,7 @@
 
 mod actions;
 mod keys;
+mod list;
 mod pages;
 mod rules;
 mod sessions;
