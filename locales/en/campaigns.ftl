@@ -24,7 +24,6 @@ campaigns-status-deleted = Deleted
 campaigns-col-select-all = Select all
 campaigns-col-select = Select { $title }
 campaigns-col-campaign = Campaign
-campaigns-col-cabinet = Cabinet
 campaigns-col-status = Status
 campaigns-col-budget = Budget
 campaigns-col-bid = Bid (CPM)

@@ -24,7 +24,6 @@ campaigns-status-deleted = Удалено
 campaigns-col-select-all = Отметить все
 campaigns-col-select = Отметить «{ $title }»
 campaigns-col-campaign = Кампания
-campaigns-col-cabinet = Кабинет
 campaigns-col-status = Статус
 campaigns-col-budget = Бюджет
 campaigns-col-bid = Ставка CPM

@@ -206,6 +206,13 @@ impl Chrome {
         png
     }
 
+    /// Runs `script` (a function body) in the page and returns what it returns; a returned
+    /// promise is awaited.
+    pub fn run(&self, script: &str) -> Value {
+        let body = json!({ "script": script, "args": [] });
+        self.command("POST", "/execute/sync", Some(body))
+    }
+
     /// The viewport's width and height and the page's height, in CSS pixels.
     fn viewport(&self) -> (i64, i64, i64) {
         let script = json!({
@@ -224,7 +231,7 @@ impl Chrome {
 
     /// Sizes the window so that its viewport is `width` by `height`: what the window adds
     /// around the viewport differs in headless Chromium between the start and a resize.
-    fn set_viewport(&self, width: i64, height: i64) {
+    pub fn set_viewport(&self, width: i64, height: i64) {
         let window = self.command("GET", "/window/rect", None);
         let (now_width, now_height, _) = self.viewport();
         let outer = |key: &str| window[key].as_i64().unwrap_or_else(|| panic!("{window}"));

@@ -80,11 +80,7 @@ async fn render(
     };
     let cabinet = |account: i64| scope.iter().find(|s| s.0 == account);
     let back = q.to_url("/campaigns");
-    let cx = row::Context {
-        visit,
-        session,
-        back: &back,
-    };
+    let cx = row::Context::new(visit, session, &back);
     let may_create = person
         .active()
         .any(|r| person.writable(r.cabinet.id).is_ok());
@@ -112,7 +108,7 @@ async fn render(
                         thead { tr {
                             th.pick { input type="checkbox" data-select-all="ad" aria-label=(visit.t("campaigns-col-select-all")); }
                             @for (i, (key, sort)) in row::COLUMNS.iter().enumerate() {
-                                th class=[(i >= 3).then_some("num")] {
+                                th class=[(i >= 2).then_some("num")] {
                                     @match sort {
                                         Some(sort) => (sort_link(&q, sort, &visit.t(key))),
                                         None => (visit.t(key)),
@@ -127,7 +123,7 @@ async fn render(
                                 }
                             }
                         }
-                        tfoot { (row::totals(visit, &listed.sums)) }
+                        tfoot { (row::totals(&cx, &listed.sums)) }
                     }
                 }
                 (pager(visit, &q, listed))

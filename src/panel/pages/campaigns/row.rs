@@ -18,9 +18,8 @@ use crate::store::campaigns::{CampaignRow, Sums};
 use crate::store::conversions::Summary;
 
 /// The table's columns: catalogue key of the heading, and the sort it links to.
-pub const COLUMNS: [(&str, Option<&str>); 14] = [
+pub const COLUMNS: [(&str, Option<&str>); 13] = [
     ("campaigns-col-campaign", Some("title")),
-    ("campaigns-col-cabinet", None),
     ("campaigns-col-status", Some("status")),
     ("campaigns-col-budget", Some("budget")),
     ("campaigns-col-bid", Some("cpm")),
@@ -41,6 +40,19 @@ pub struct Context<'a> {
     pub visit: &'a Visit<'a>,
     pub session: &'a Session,
     pub back: &'a str,
+    /// The columns' headings, read from the catalogue once for every row.
+    pub labels: Vec<String>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(visit: &'a Visit<'a>, session: &'a Session, back: &'a str) -> Context<'a> {
+        Context {
+            visit,
+            session,
+            back,
+            labels: COLUMNS.iter().map(|(key, _)| visit.t(key)).collect(),
+        }
+    }
 }
 
 /// The row's id, the target its forms swap.
@@ -59,7 +71,7 @@ pub fn line(
 ) -> Markup {
     let visit = cx.visit;
     let fmt = visit.fmt();
-    let label = |i: usize| visit.t(COLUMNS[i].0);
+    let label = |i: usize| cx.labels[i].as_str();
     let conversions: i64 = summary.counts.values().sum();
     let live = writable && row.status != Status::Deleted;
     let id = row_id(row.account_id, row.ad_id);
@@ -70,24 +82,25 @@ pub fn line(
                 input type="checkbox" form=(FORM) name="ad" value={ (row.account_id) ":" (row.ad_id) }
                     disabled[!writable] aria-label=(visit.ta("campaigns-col-select", &[("title", row.title.as_str().into())]));
             }
-            td data-label=(label(0)) { a href=(base) { (row.title) } br; span.muted { "#" (row.ad_id) } }
-            td data-label=(label(1)) { (cabinet) }
-            td data-label=(label(2)) {
+            td data-label=(label(0)) {
+                div { a href=(base) { (row.title) } br; span.muted { "#" (row.ad_id) " · " (cabinet) } }
+            }
+            td data-label=(label(1)) {
                 (status_badge(row.status))
                 @if let Some(reason) = &row.decline_reason {
                     br; span.muted.reason title=(reason.shown()) { (reason.text()) }
                 }
                 @if live { (switch(cx, row, &id, &base)) }
             }
-            td.num data-label=(label(3)) {
+            td.num data-label=(label(2)) {
                 @if live { (budget_form(cx, row, kind, &id, &base)) }
                 @else { (fmt.money(kind, row.budget)) }
             }
-            td.num data-label=(label(4)) {
+            td.num data-label=(label(3)) {
                 @if live { (bid_form(cx, row, kind, &id, &base)) }
                 @else { (fmt.money(kind, row.cpm)) }
             }
-            (figures(fmt, kind, &Figures::of(row), conversions, &summary.revenue, label))
+            (figures(fmt, kind, &Figures::of(row), conversions, &summary.revenue, &cx.labels))
         }
     }
 }
@@ -118,8 +131,9 @@ fn figures(
     f: &Figures,
     conversions: i64,
     revenue: &std::collections::BTreeMap<String, i128>,
-    label: impl Fn(usize) -> String,
+    labels: &[String],
 ) -> Markup {
+    let label = |i: usize| labels[i].as_str();
     let totals = Totals {
         views: f.views,
         opens: 0,
@@ -128,15 +142,15 @@ fn figures(
         spent: f.spent,
     };
     html! {
-        td.num data-label=(label(5)) { (fmt.money(kind, f.spent)) }
-        td.num data-label=(label(6)) { (fmt.count(f.views)) }
-        td.num data-label=(label(7)) { (fmt.count(f.clicks)) }
-        td.num data-label=(label(8)) { (fmt.percent(totals.ctr(), f.views > 0)) }
-        td.num data-label=(label(9)) { (money_or_dash(fmt, kind, totals.cpm(), f.views > 0)) }
-        td.num data-label=(label(10)) { (fmt.count(f.actions)) }
-        td.num data-label=(label(11)) { (money_or_dash(fmt, kind, totals.cpa(), f.actions > 0)) }
-        td.num data-label=(label(12)) { (fmt.count(conversions)) }
-        td.num data-label=(label(13)) {
+        td.num data-label=(label(4)) { (fmt.money(kind, f.spent)) }
+        td.num data-label=(label(5)) { (fmt.count(f.views)) }
+        td.num data-label=(label(6)) { (fmt.count(f.clicks)) }
+        td.num data-label=(label(7)) { (fmt.percent(totals.ctr(), f.views > 0)) }
+        td.num data-label=(label(8)) { (money_or_dash(fmt, kind, totals.cpm(), f.views > 0)) }
+        td.num data-label=(label(9)) { (fmt.count(f.actions)) }
+        td.num data-label=(label(10)) { (money_or_dash(fmt, kind, totals.cpa(), f.actions > 0)) }
+        td.num data-label=(label(11)) { (fmt.count(conversions)) }
+        td.num data-label=(label(12)) {
             @if revenue.is_empty() { "–" }
             @for (currency, micros) in revenue {
                 div { (revenue_text(fmt, *micros)) "\u{a0}" (currency) }
@@ -147,9 +161,10 @@ fn figures(
 
 /// The totals of the matching campaigns, one line per currency (cabinets of one currency
 /// summed together, the amounts checked).
-pub fn totals(visit: &Visit, sums: &[(CabinetType, Sums)]) -> Markup {
+pub fn totals(cx: &Context, sums: &[(CabinetType, Sums)]) -> Markup {
+    let visit = cx.visit;
     let fmt = visit.fmt();
-    let label = |i: usize| visit.t(COLUMNS[i].0);
+    let label = |i: usize| cx.labels[i].as_str();
     let mut kinds: Vec<CabinetType> = Vec::new();
     for (kind, _) in sums {
         if !kinds.contains(kind) {
@@ -167,10 +182,10 @@ pub fn totals(visit: &Visit, sums: &[(CabinetType, Sums)]) -> Markup {
                         (visit.ta("campaigns-totals", &[("currency", kind.currency().into())]))
                         br; span.muted { (visit.ta("common-campaigns", &[("count", campaigns.into())])) }
                     }
-                    td {} td {}
-                    td.num data-label=(label(3)) { (fmt.money(kind, budget)) }
                     td {}
-                    (figures(fmt, kind, &f, conversions, &revenue, label))
+                    td.num data-label=(label(2)) { (fmt.money(kind, budget)) }
+                    td {}
+                    (figures(fmt, kind, &f, conversions, &revenue, &cx.labels))
                 }
             }
         }
