@@ -56,6 +56,7 @@ const SERVICE: Ledger = Ledger {
             include_str!("../../sql/0024_history_sources_in_code.sql"),
         ),
         (25, include_str!("../../sql/0025_person_settings.sql")),
+        (26, include_str!("../../sql/0026_campaign_totals_index.sql")),
     ],
 };
 

@@ -124,3 +124,34 @@ pub fn all(
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The totals of the default list (every status but deleted) read the covering index, not
+    /// the wide rows.
+    #[test]
+    fn the_sums_of_the_default_list_read_only_the_totals_index() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::db::schema::migrate(&mut conn).unwrap();
+        let (clauses, _) = conditions(&ListFilter::default());
+        let plan: Vec<String> = conn
+            .prepare(&format!(
+                "EXPLAIN QUERY PLAN SELECT COUNT(*), SUM(budget_micros), SUM(spent_micros),
+                    SUM(views), SUM(clicks), SUM(actions)
+                 FROM campaigns WHERE account_id = 1 AND {}",
+                clauses.join(" AND ")
+            ))
+            .unwrap()
+            .query_map([], |r| r.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            plan.iter()
+                .any(|step| step.contains("COVERING INDEX campaigns_totals")),
+            "{plan:?}"
+        );
+    }
+}
