@@ -209,7 +209,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
         s.db.write_blocking(|tx| {
             // Release 12's schema: the later migrations (13: rules, 14: Auto CPM, 15: alerts,
             // 16: marks in the campaign rows, 17: automation's ledger, 20: decline reasons,
-            // 23: placements and dates) undone.
+            // 23: placements and dates, 26: the campaigns' totals index) undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
@@ -235,6 +235,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  ALTER TABLE campaigns DROP COLUMN placement;
                  ALTER TABLE campaigns DROP COLUMN starts_at;
                  ALTER TABLE campaigns DROP COLUMN ends_at;
+                 DROP INDEX campaigns_totals;
                  DELETE FROM schema_migrations WHERE version > 12;",
             )?;
             Ok::<_, adcab::store::StoreError>(())
