@@ -543,14 +543,15 @@ fn set_cookie(response: &ureq::Response, name: &str) -> String {
         .to_string()
 }
 
-/// The campaigns a page links to (`/campaigns/{account_id}/{ad_id}`), in order.
+/// The campaigns a page links to (`/campaigns/{account_id}/{ad_id}`), in order; other links
+/// under `/campaigns/` (`/campaigns/new`) are not campaigns.
 fn links(html: &str) -> Vec<(i64, i64)> {
     html.split(r#"href="/campaigns/"#)
         .skip(1)
-        .map(|rest| {
+        .filter_map(|rest| {
             let (path, _) = rest.split_once('"').expect("a closed href");
-            let (account, ad) = path.split_once('/').expect("account/ad");
-            (account.parse().unwrap(), ad.parse().unwrap())
+            let (account, ad) = path.split_once('/')?;
+            Some((account.parse().ok()?, ad.parse().ok()?))
         })
         .collect()
 }

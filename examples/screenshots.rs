@@ -18,10 +18,10 @@ use std::time::Duration;
 use adcab::config::Config;
 use adcab::{app::demo, ops, Services};
 
-#[path = "../tests/support/server.rs"]
-mod server;
 #[path = "../tests/support/poll.rs"]
 mod poll;
+#[path = "../tests/support/server.rs"]
+mod server;
 /// What the browser driver of the tests imports from their helpers.
 mod helpers {
     pub use super::poll::poll;
@@ -53,7 +53,11 @@ const WIDTHS: [(&str, i64, i64); 2] = [("desktop", 1400, 900), ("phone", 390, 84
 
 fn main() {
     let folder: PathBuf = std::env::args().nth(1).map_or_else(
-        || [env!("CARGO_MANIFEST_DIR"), "docs", "screenshots"].iter().collect(),
+        || {
+            [env!("CARGO_MANIFEST_DIR"), "docs", "screenshots"]
+                .iter()
+                .collect()
+        },
         PathBuf::from,
     );
     let dir = tempfile::tempdir().expect("a temporary folder");
@@ -78,9 +82,13 @@ fn main() {
         written += 1;
     }
     chrome.find("input[name=email]").send_keys(workspace.email);
-    chrome.find("input[name=password]").send_keys(&workspace.password);
+    chrome
+        .find("input[name=password]")
+        .send_keys(&workspace.password);
     chrome.find("form button[type=submit]").click();
-    chrome.wait_for("signing in", |c| (!c.url().ends_with("/login")).then_some(()));
+    chrome.wait_for("signing in", |c| {
+        (!c.url().ends_with("/login")).then_some(())
+    });
     // The person's language is read on every request: no need to sign in again.
     for lang in ["en", "ru"] {
         set_language(&config, lang);
@@ -132,9 +140,14 @@ fn deliver(services: &Services, config: &Config) -> (i64, i64, i64) {
     .expect("declined");
     ops::sim_advance(services, 6 * 3600).expect("six hours");
     let settled = poll::poll(Duration::from_secs(60), || {
-        adcab::jobs::scheduler::idle(&conn).ok().filter(|idle| *idle)
+        adcab::jobs::scheduler::idle(&conn)
+            .ok()
+            .filter(|idle| *idle)
     });
-    assert!(settled.is_some(), "the hourly syncs did not finish in a minute");
+    assert!(
+        settled.is_some(),
+        "the hourly syncs did not finish in a minute"
+    );
     (first_account, ads[0].1, declined.1)
 }
 

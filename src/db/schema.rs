@@ -58,6 +58,7 @@ const SERVICE: Ledger = Ledger {
         (25, include_str!("../../sql/0025_person_settings.sql")),
         (26, include_str!("../../sql/0026_invitations.sql")),
         (27, include_str!("../../sql/0027_alert_texts.sql")),
+        (28, include_str!("../../sql/0028_campaign_totals_index.sql")),
     ],
 };
 

@@ -28,8 +28,23 @@ macro_rules! files {
 
 /// Every file of the catalogue. A new section adds its line here and its two files.
 const FILES: &[File] = files![
-    "alerts", "autocpm", "cabinets", "campaign", "common", "error", "keys", "login", "nav", "new",
-    "people", "rules", "sim", "status", "tasks", "week"
+    "alerts",
+    "autocpm",
+    "cabinets",
+    "campaign",
+    "campaigns",
+    "common",
+    "error",
+    "keys",
+    "login",
+    "nav",
+    "new",
+    "people",
+    "rules",
+    "sim",
+    "status",
+    "tasks",
+    "week"
 ];
 
 fn source(file: &File, lang: Lang) -> &'static str {

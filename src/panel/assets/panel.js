@@ -141,3 +141,15 @@
     });
   });
 })();
+// The campaigns list: a row's form (switch, budget, bid) swaps only its row when the action
+// succeeds; a refused or failed one shows the page the server answered in place of the list.
+document.addEventListener("htmx:beforeSwap", function (e) {
+  var form = e.detail.elt;
+  if (!form || !form.closest || !form.closest("table.campaign-list")) { return; }
+  if (e.detail.xhr.status >= 400) {
+    e.detail.shouldSwap = true;
+    e.detail.isError = false;
+    e.detail.target = document.querySelector("main");
+    e.detail.selectOverride = "main";
+  }
+});

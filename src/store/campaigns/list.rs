@@ -5,6 +5,7 @@
 //! asked for, never the number of campaigns.
 
 mod merge;
+mod whole;
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{params_from_iter, CachedStatement, Connection};
@@ -13,6 +14,7 @@ use super::{from_row, listed_columns, CampaignRow};
 use crate::domain::campaign::{LinkKind, Status};
 use crate::store::StoreError;
 use merge::{merged, Order};
+pub use whole::{all, sums, Sums};
 
 /// Offset pagination reaches at most this many campaigns of each cabinet.
 pub const OFFSET_DEPTH: i64 = 500;

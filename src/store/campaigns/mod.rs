@@ -5,7 +5,7 @@
 mod list;
 mod sync;
 
-pub use list::{list, DomainMode, ListFilter, Page, SortKey, OFFSET_DEPTH};
+pub use list::{all, list, sums, DomainMode, ListFilter, Page, SortKey, Sums, OFFSET_DEPTH};
 pub use sync::{apply_counters, local_revs, stale_running, sync_states, Reported, SyncState};
 
 use std::sync::OnceLock;

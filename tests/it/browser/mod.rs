@@ -4,6 +4,7 @@
 
 mod campaign;
 mod create;
+mod list;
 mod logs;
 mod people;
 mod phones;
@@ -25,7 +26,9 @@ fn root(app: &TestApp) -> String {
 /// are written by `cargo run --example screenshots`, never by a test) and checks that a PNG was
 /// written.
 fn screenshot(chrome: &Chrome, name: &str) {
-    let folder: PathBuf = [env!("CARGO_TARGET_TMPDIR"), "screenshots"].iter().collect();
+    let folder: PathBuf = [env!("CARGO_TARGET_TMPDIR"), "screenshots"]
+        .iter()
+        .collect();
     let path = folder.join(name);
     let png = chrome.screenshot(&path.with_extension("png"));
     assert!(
@@ -218,7 +221,7 @@ fn a_bulk_pause_from_the_list_runs_as_a_task_in_the_browser() {
     let chrome = Chrome::start();
     signed_in(&chrome, &app, user);
 
-    let rows = "form[action='/campaigns/bulk'] input[name=ad]";
+    let rows = "input[name=ad][form=bulk]";
     assert_eq!(ticked(&chrome, rows), [false, false]);
     let all = chrome.find("input[data-select-all]");
     all.click();

@@ -206,6 +206,13 @@ impl Chrome {
         png
     }
 
+    /// Runs `script` (a function body) in the page and returns what it returns; a returned
+    /// promise is awaited.
+    pub fn run(&self, script: &str) -> Value {
+        let body = json!({ "script": script, "args": [] });
+        self.command("POST", "/execute/sync", Some(body))
+    }
+
     /// The viewport's width and height and the page's height, in CSS pixels.
     fn viewport(&self) -> (i64, i64, i64) {
         let script = json!({

@@ -209,8 +209,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
         s.db.write_blocking(|tx| {
             // Release 12's schema: the later migrations (13: rules, 14: Auto CPM, 15: alerts,
             // 16: marks in the campaign rows, 17: automation's ledger, 20: decline reasons,
-            // 23: placements and dates, 25: a person's settings, 26: invitations; 27's column
-            // is in 15's alerts) undone.
+            // 23: placements and dates, 25: a person's settings, 26: invitations, 28: the
+            // campaigns' totals index; 27's column is in 15's alerts) undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
@@ -240,6 +240,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  ALTER TABLE users DROP COLUMN time_zone;
                  ALTER TABLE users DROP COLUMN attention_seen_at;
                  DROP TABLE invitations;
+                 DROP INDEX campaigns_totals;
                  DELETE FROM schema_migrations WHERE version > 12;",
             )?;
             Ok::<_, adcab::store::StoreError>(())

@@ -6,6 +6,7 @@ mod cabinets;
 mod campaign;
 mod create;
 mod keys;
+mod list;
 mod pages;
 mod people;
 mod rules;

@@ -1,0 +1,289 @@
+//! Owns `/campaigns`: the campaigns of the person's cabinets with the API list's filters,
+//! sorts and pages (the same parameters, read by the same code), status badges (a declined
+//! one with the platform's short reason, the full one as its tooltip), money in each
+//! cabinet's currency, the client's own conversions and revenue, a totals line per currency
+//! over every matching campaign, and the list as a download (`?format=csv|xlsx`). Lines are
+//! in `row`, bulk actions in `bulk`, the download in `download`.
+
+mod bulk;
+mod download;
+mod row;
+
+use hyper::StatusCode;
+use maud::{html, Markup};
+
+use super::super::export::{self, Format};
+use super::super::session::Session;
+use super::super::{layout, Visit, WebError};
+use crate::domain::campaign::Status;
+use crate::domain::money::CabinetType;
+use crate::domain::ParseError;
+use crate::http::{Query, Reply};
+use crate::ops::campaigns::list::{encode_cursor, list_request, ListRequest};
+use crate::store::campaigns::{self as repo, CampaignRow, Page, Sums};
+use crate::store::conversions::{self, Summary};
+use crate::store::StoreError;
+
+pub use bulk::bulk;
+
+/// Campaigns on a page unless `limit` says otherwise.
+const PAGE: &str = "50";
+
+/// A cabinet the list covers: id, currency and name.
+type Scope = (i64, CabinetType, String);
+
+pub async fn list<'a>(
+    visit: &'a Visit<'a>,
+    session: &'a Session,
+    _: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    match Format::requested(visit)? {
+        Some(format) => download::reply(visit, session, format).await,
+        None => render(visit, session, &visit.query, None).await,
+    }
+}
+
+/// The cabinets `q` lists: the one its `account_id` names, else every active one the person
+/// reaches.
+fn scope(session: &Session, q: &Query) -> Result<Vec<Scope>, WebError> {
+    let person = &session.person;
+    Ok(match q.get("account_id").filter(|v| !v.is_empty()) {
+        Some(text) => {
+            let id = text.parse::<i64>().map_err(|_| WebError::NotFound)?;
+            let r = person.cabinet(id).ok_or(WebError::NotFound)?;
+            vec![(id, r.cabinet.cabinet_type, r.cabinet.name.clone())]
+        }
+        None => person
+            .active()
+            .map(|r| (r.cabinet.id, r.cabinet.cabinet_type, r.cabinet.name.clone()))
+            .collect(),
+    })
+}
+
+/// The list for `q`, with a refused bulk action's message next to the action bar.
+async fn render(
+    visit: &Visit<'_>,
+    session: &Session,
+    q: &Query,
+    problem: Option<ParseError>,
+) -> Result<Reply, WebError> {
+    let person = &session.person;
+    let scope = scope(session, q)?;
+    let q = q.without(&["format"]);
+    let mut query = q.clone();
+    if query.get("limit").is_none() {
+        query = query.with("limit", PAGE);
+    }
+    let found = match list_request(&query, scope.iter().map(|s| s.0).collect()) {
+        Ok(request) => Ok(read(visit, request, &scope).await?),
+        Err(e) => Err((e.param, e.message)),
+    };
+    let cabinet = |account: i64| scope.iter().find(|s| s.0 == account);
+    let back = q.to_url("/campaigns");
+    let cx = row::Context::new(visit, session, &back);
+    let may_create = person
+        .active()
+        .any(|r| person.writable(r.cabinet.id).is_ok());
+    let body = html! {
+        header.page {
+            div {
+                h1 { (visit.t("campaigns-title")) }
+                p.muted { (visit.t("campaigns-intro")) }
+            }
+            @if may_create { a.button.primary href="/campaigns/new" { (visit.t("campaigns-new")) } }
+        }
+        (filters(visit, &q, person.active().map(|r| (r.cabinet.id, r.cabinet.name.as_str())).collect()))
+        @match &found {
+            Err((param, message)) => p.error role="alert" { (param) ": " (message) },
+            Ok(listed) if listed.rows.is_empty() => div.empty {
+                p { (visit.t("campaigns-empty")) }
+                @if scope.is_empty() { p { (visit.t("campaigns-empty-no-cabinet")) } }
+                @else { p { (visit.t("campaigns-empty-hint")) } }
+            },
+            Ok(listed) => {
+                (bulk::action_bar(visit, session, back.trim_start_matches("/campaigns").trim_start_matches('?'), problem.as_ref()))
+                p.downloads { (export::links(visit, "/campaigns")) }
+                div.table-wrap {
+                    table.cards.campaign-list {
+                        thead { tr {
+                            th.pick { input type="checkbox" data-select-all="ad" aria-label=(visit.t("campaigns-col-select-all")); }
+                            @for (i, (key, sort)) in row::COLUMNS.iter().enumerate() {
+                                th class=[(i >= 2).then_some("num")] {
+                                    @match sort {
+                                        Some(sort) => (sort_link(&q, sort, &visit.t(key))),
+                                        None => (visit.t(key)),
+                                    }
+                                }
+                            }
+                        } }
+                        tbody {
+                            @for (row, summary) in listed.rows.iter().zip(&listed.summaries) {
+                                @if let Some((_, kind, name)) = cabinet(row.account_id) {
+                                    (row::line(&cx, row, summary, *kind, name, person.writable(row.account_id).is_ok()))
+                                }
+                            }
+                        }
+                        tfoot { (row::totals(&cx, &listed.sums)) }
+                    }
+                }
+                (pager(visit, &q, listed))
+            }
+        }
+    };
+    let reply = layout::page(
+        visit,
+        session,
+        "/campaigns",
+        &visit.t("campaigns-title"),
+        body,
+    );
+    Ok(match problem {
+        Some(_) => reply.with_status(StatusCode::UNPROCESSABLE_ENTITY),
+        None => reply,
+    })
+}
+
+/// What one page of the list found, and the sums of every campaign its filters match.
+struct Listed {
+    rows: Vec<CampaignRow>,
+    summaries: Vec<Summary>,
+    sums: Vec<(CabinetType, Sums)>,
+    more: bool,
+    page: Page,
+}
+
+async fn read(
+    visit: &Visit<'_>,
+    request: ListRequest,
+    scope: &[Scope],
+) -> Result<Listed, WebError> {
+    let ListRequest { filter, page, .. } = request;
+    let kinds: Vec<(i64, CabinetType)> = scope.iter().map(|s| (s.0, s.1)).collect();
+    let listed = visit
+        .state
+        .services
+        .db
+        .read(move |conn| {
+            let (rows, more) = repo::list(conn, &filter, &page)?;
+            let summaries = conversions::summaries_of(conn, &rows)?;
+            let sums = repo::sums(conn, &filter)?
+                .into_iter()
+                .filter_map(|s| {
+                    let kind = kinds.iter().find(|(id, _)| *id == s.account_id)?.1;
+                    Some((kind, s))
+                })
+                .collect();
+            Ok::<_, StoreError>(Listed {
+                rows,
+                summaries,
+                sums,
+                more,
+                page,
+            })
+        })
+        .await?;
+    Ok(listed)
+}
+
+/// The catalogue key of a status's name.
+fn status_key(status: Status) -> &'static str {
+    match status {
+        Status::Active => "campaigns-status-active",
+        Status::InReview => "campaigns-status-in-review",
+        Status::Declined => "campaigns-status-declined",
+        Status::Paused => "campaigns-status-paused",
+        Status::Stopped => "campaigns-status-stopped",
+        Status::OnHold => "campaigns-status-on-hold",
+        Status::Deleted => "campaigns-status-deleted",
+    }
+}
+
+fn filters(visit: &Visit, q: &Query, cabinets: Vec<(i64, &str)>) -> Markup {
+    let value = |name: &str| q.get(name).unwrap_or("").to_string();
+    let kinds = [
+        ("channel", "campaigns-type-channel"),
+        ("bot", "campaigns-type-bot"),
+        ("site", "campaigns-type-site"),
+    ];
+    html! {
+        form.filters.stack method="get" action="/campaigns" {
+            label { (visit.t("campaigns-filter-cabinet"))
+                select name="account_id" {
+                    option value="" { (visit.t("campaigns-filter-all-cabinets")) }
+                    @for (id, name) in &cabinets {
+                        option value=(id) selected[value("account_id") == id.to_string()] { (name) }
+                    }
+                }
+            }
+            label { (visit.t("campaigns-filter-status"))
+                select name="status" {
+                    option value="" { (visit.t("campaigns-filter-any-status")) }
+                    @for status in Status::ALL {
+                        option value=(status.as_str()) selected[value("status") == status.as_str()] { (visit.t(status_key(status))) }
+                    }
+                }
+            }
+            label { (visit.t("campaigns-filter-title")) input type="text" name="title" value=(value("title")); }
+            label { (visit.t("campaigns-filter-type"))
+                select name="type" {
+                    option value="" { (visit.t("campaigns-filter-any-type")) }
+                    @for (v, key) in kinds {
+                        option value=(v) selected[value("type") == v] { (visit.t(key)) }
+                    }
+                }
+            }
+            @if let Some(sort) = q.get("sortBy") { input type="hidden" name="sortBy" value=(sort); }
+            @if let Some(order) = q.get("sortOrder") { input type="hidden" name="sortOrder" value=(order); }
+            button.primary type="submit" { (visit.t("campaigns-filter-apply")) }
+            a href="/campaigns" { (visit.t("campaigns-filter-clear")) }
+        }
+    }
+}
+
+/// A column heading that sorts by it, descending first, then flips.
+fn sort_link(q: &Query, key: &str, heading: &str) -> Markup {
+    let current = q.get("sortBy") == Some(key);
+    let descending = q.get("sortOrder") != Some("asc");
+    let order = if current && descending { "asc" } else { "desc" };
+    let href = q
+        .without(&["sortBy", "sortOrder", "offset", "cursor"])
+        .with("sortBy", key)
+        .with("sortOrder", order)
+        .to_url("/campaigns");
+    html! {
+        a href=(href) {
+            (heading)
+            @if current { @if descending { " ↓" } @else { " ↑" } }
+        }
+    }
+}
+
+fn pager(visit: &Visit, q: &Query, listed: &Listed) -> Markup {
+    let next = match (&listed.page, listed.more) {
+        (_, false) => None,
+        (Page::Offset { offset, limit, .. }, true) => Some(
+            q.without(&["offset"])
+                .with("offset", &(offset + limit).to_string())
+                .to_url("/campaigns"),
+        ),
+        (Page::Cursor { .. }, true) => listed.rows.last().map(|r| {
+            q.without(&["cursor"])
+                .with("cursor", &encode_cursor(r.account_id, r.ad_id))
+                .to_url("/campaigns")
+        }),
+    };
+    let previous = match &listed.page {
+        Page::Offset { offset, limit, .. } if *offset > 0 => Some(
+            q.without(&["offset"])
+                .with("offset", &(offset - limit).max(0).to_string())
+                .to_url("/campaigns"),
+        ),
+        _ => None,
+    };
+    html! {
+        div.pager {
+            @if let Some(href) = previous { a href=(href) { (visit.t("campaigns-previous")) } }
+            @if let Some(href) = next { a href=(href) { (visit.t("campaigns-next")) } }
+        }
+    }
+}
