@@ -11,3 +11,4 @@ cabinets-no-campaigns = none
 cabinets-spend-today = Spend today
 cabinets-spend-week = Spend, 7 days
 cabinets-access = Your access
+cabinets-new-campaign = New campaign

@@ -11,3 +11,4 @@ cabinets-no-campaigns = нет
 cabinets-spend-today = Расход сегодня
 cabinets-spend-week = Расход за 7 дней
 cabinets-access = Ваш доступ
+cabinets-new-campaign = Новая кампания

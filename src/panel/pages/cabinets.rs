@@ -98,6 +98,9 @@ pub async fn list<'a>(
                                 td data-label=(visit.t("cabinets-cabinet")) {
                                     a href={ "/campaigns?account_id=" (c.id) } { (c.name) }
                                     br; span.muted { (c.id) " · " (c.cabinet_type.currency()) }
+                                    @if session.person.writable(c.id).is_ok() {
+                                        br; a.new href={ "/campaigns/new?account_id=" (c.id) } { (visit.t("cabinets-new-campaign")) }
+                                    }
                                 }
                                 td data-label=(visit.t("cabinets-state")) {
                                     @if !c.is_active { span.badge { (visit.t("status-cabinet-inactive")) } }

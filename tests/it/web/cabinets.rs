@@ -2,6 +2,7 @@
 
 use super::logged_in;
 use crate::helpers::{spawn_app, Camp};
+use adcab::ops::{self, TeamAccess};
 
 #[test]
 fn the_cabinets_download_has_the_apis_balance_and_the_campaigns_by_status() {
@@ -53,4 +54,31 @@ fn the_cabinets_download_has_the_apis_balance_and_the_campaigns_by_status() {
         "a zip workbook"
     );
     assert_eq!(web.get("/cabinets?format=pdf").status, 400);
+}
+
+#[test]
+fn a_cabinet_offers_a_new_campaign_to_who_may_change_it_only() {
+    let app = spawn_app();
+    let agency = app.user("agency");
+    let own = app.cabinet(agency, "euro", "100");
+    let shared = app.cabinet(agency, "euro", "100");
+    let member = app.user("pro");
+    ops::member_add(&app.services, agency, member, shared, TeamAccess::Viewer).unwrap();
+
+    let owner_page = logged_in(&app, agency).get("/cabinets").body;
+    for cabinet in [own, shared] {
+        assert!(
+            owner_page.contains(&format!("href=\"/campaigns/new?account_id={cabinet}\"")),
+            "the owner may create in {cabinet}"
+        );
+    }
+    let viewer_page = logged_in(&app, member).get("/cabinets").body;
+    assert!(
+        viewer_page.contains(&format!("?account_id={shared}")),
+        "the viewer sees it"
+    );
+    assert!(
+        !viewer_page.contains("/campaigns/new"),
+        "but is offered no new campaign in it"
+    );
 }
