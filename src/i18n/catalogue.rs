@@ -27,7 +27,7 @@ macro_rules! files {
 }
 
 /// Every file of the catalogue. A new section adds its line here and its two files.
-const FILES: &[File] = files!["common", "nav", "week"];
+const FILES: &[File] = files!["common", "nav", "week", "home"];
 
 fn source(file: &File, lang: Lang) -> &'static str {
     match lang {

@@ -2,6 +2,7 @@
 //! person sees.
 
 mod actions;
+mod home;
 mod keys;
 mod pages;
 mod rules;
