@@ -3,6 +3,7 @@
 //! the build's temporary folder, or with `ADCAB_SCREENSHOTS=1` into docs/screenshots/, the
 //! committed ones), so a test run leaves the working tree as it found it.
 
+mod home;
 mod webdriver;
 
 use std::path::PathBuf;

@@ -1,6 +1,6 @@
 //! Owns the home page's "needs attention" list over the cabinets a person reaches: campaigns
-//! declined (with the platform's reason), in review for more than a day, stopped or about to
-//! stop for lack of budget, cabinets whose balance will not last a day or whose platform
+//! declined (with the platform's reason), in review for more than a day, stopped for lack of
+//! budget, cabinets whose balance will not last a day or whose platform
 //! session expired, the person's keys whose webhooks fail, and what automation did or proposes;
 //! each item links to where it is fixed and, where the person may change the cabinet, carries
 //! the campaign action's form. What changed after the person's last look is marked new.
@@ -38,7 +38,6 @@ pub struct Attention {
     pub declined: Found,
     pub in_review: Found,
     pub out_of_budget: Found,
-    pub running_out: Found,
     pub low_balance: Vec<LowBalance>,
     pub expired: Vec<i64>,
     pub failing: Vec<FailingKey>,
@@ -50,7 +49,6 @@ impl Attention {
         self.declined.total == 0
             && self.in_review.total == 0
             && self.out_of_budget.total == 0
-            && self.running_out.total == 0
             && self.low_balance.is_empty()
             && self.expired.is_empty()
             && self.failing.is_empty()
@@ -84,9 +82,6 @@ pub fn gather(
         found
             .out_of_budget
             .merge(attention::out_of_budget(conn, id, SHOWN)?, keep);
-        found
-            .running_out
-            .merge(attention::running_out(conn, id, &day_ago, SHOWN)?, keep);
         let spent = stats::of_cabinet(conn, id, &day_ago, &to)?.spent;
         if spent > Money::ZERO && r.cabinet.balance <= spent {
             found.low_balance.push(LowBalance {
@@ -145,11 +140,10 @@ pub fn render(visit: &Visit, session: &Session, found: &Attention, seen: Option<
     let cabinets = Cabinets { session };
     let seen = seen.and_then(|s| DateTime::from_timestamp(s, 0)).map(iso);
     let is_new = |at: &str| !at.is_empty() && seen.as_deref().is_none_or(|s| at > s);
-    let kinds: [(&Found, &str, &str); 4] = [
+    let kinds: [(&Found, &str, &str); 3] = [
         (&found.declined, "home-declined", "Declined"),
         (&found.in_review, "home-in-review", "In%20Review"),
         (&found.out_of_budget, "home-out-of-budget", "Stopped"),
-        (&found.running_out, "home-running-out", "Active"),
     ];
     html! {
         section.attention aria-labelledby="home-attention" {
@@ -259,12 +253,6 @@ fn campaign(
                     p.detail.muted { (visit.t("home-in-review-since")) " " (fmt.time(&f.at)) }
                 }
                 _ => {
-                    @if key == "home-running-out" {
-                        p.detail { (visit.ta("home-running-out-detail", &[
-                            ("left", fmt.money(kind, f.budget).into()),
-                            ("spent", fmt.money(kind, f.spent).into()),
-                        ])) }
-                    }
                     @if writable {
                         (action(visit, cabinets.session, &format!("{page}/budget"), html! {
                             input type="hidden" name="direction" value="add";
