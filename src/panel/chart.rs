@@ -36,7 +36,7 @@ pub fn bars(series: &[Series], first: &str, last: &str) -> Markup {
             *l = last.to_string();
         }
     }
-    with_axes(series, &labels, "Hourly chart", &|_, v| plain(v))
+    draw(series, &labels, "Hourly chart", "peak ", &|_, v| plain(v))
 }
 
 /// The series as stacked bar panels over buckets named by `labels` (one per bucket; an empty
@@ -46,6 +46,17 @@ pub fn with_axes(
     series: &[Series],
     labels: &[String],
     title: &str,
+    value: &dyn Fn(usize, f64) -> String,
+) -> Markup {
+    draw(series, labels, title, "", value)
+}
+
+/// The chart; `peak_word` comes before each series' peak beside its name.
+fn draw(
+    series: &[Series],
+    labels: &[String],
+    title: &str,
+    peak_word: &str,
     value: &dyn Fn(usize, f64) -> String,
 ) -> Markup {
     let height = (PANEL + GAP) * series.len() as f64 + 18.0;
@@ -64,7 +75,7 @@ pub fn with_axes(
             @for (i, s) in series.iter().enumerate() {
                 @let top = i as f64 * (PANEL + GAP) + GAP;
                 @let max = s.values.iter().cloned().fold(0.0, f64::max);
-                text x=(LEFT) y=(top - 8.0) { (s.name) " · " (s.peak) }
+                text x=(LEFT) y=(top - 8.0) { (s.name) " · " (peak_word) (s.peak) }
                 line.axis x1=(LEFT) x2=(WIDTH) y1=(top + PANEL) y2=(top + PANEL) {}
                 line.axis x1=(LEFT) x2=(LEFT) y1=(top) y2=(top + PANEL) {}
                 @for (frac, anchor) in [(0.0, "0"), (0.5, "half"), (1.0, "peak")] {
@@ -137,7 +148,7 @@ mod tests {
             svg.contains(&format!("height=\"{PANEL:.1}\"")),
             "the peak fills the panel: {svg}"
         );
-        assert!(svg.contains("Views · 10"), "{svg}");
+        assert!(svg.contains("Views · peak 10"), "{svg}");
     }
 
     #[test]
