@@ -10,7 +10,8 @@
 //!   `adcab_login` cookie, `POST /login` form-encoded, keeping the `adcab_session` cookie), then
 //!   times `GET /cabinets`, `/campaigns` (the default page: every cabinet, 50 newest first; by
 //!   views; one cabinet by title ascending; `limit=500`) and one campaign's page with its chart
-//!   over `24h`, `7d` and `30d`. Every answer must be 200 with the expected rows;
+//!   over `24h`, `7d` and `30d`, and the home page (`/`: what needs attention over every
+//!   cabinet, the totals per cabinet over 7 and 30 days with the periods before them). Every answer must be 200 with the expected rows;
 //! - times are round trips on one keep-alive loopback connection until the whole page
 //!   arrived, so they hold the server's whole work (session, reads, render) plus a fraction of a
 //!   millisecond of transport; a warm-up precedes each page; median, p90 and max in ms;
@@ -147,6 +148,8 @@ fn main() {
             "/campaigns?limit=500".into(),
             Expect::Rows(plain_list(&conn, all, by_date, 500, n)),
         ),
+        ("/".to_string(), Expect::Home(cabinets)),
+        ("/?period=30d".to_string(), Expect::Home(cabinets)),
         (
             format!("/campaigns/{}/{}?period=24h", measured.0, measured.1),
             Expect::Chart,
@@ -174,6 +177,8 @@ fn main() {
         cabinets,
         median(&mut session)
     );
+
+    home_reads(&conn, all, n);
 
     let mut medians = Vec::new();
     for (path, expect) in &pages {
@@ -204,6 +209,18 @@ fn main() {
                 assert!(
                     body.contains(r#"id="new-campaign""#),
                     "GET {path}: the form"
+                );
+                String::new()
+            }
+            Expect::Home(count) => {
+                assert!(
+                    body.contains("id=\"home-attention\"") && body.contains("<svg"),
+                    "GET {path}: the attention list and the spend chart"
+                );
+                assert_eq!(
+                    body.matches("<tr data-account=").count(),
+                    *count,
+                    "GET {path}: a totals line per cabinet"
                 );
                 String::new()
             }
@@ -330,6 +347,8 @@ enum Expect {
     Chart,
     /// The new-campaign form.
     Form,
+    /// The home page: its attention list, its chart and a totals line per cabinet.
+    Home(usize),
 }
 
 /// A plain SQLite median (ms) and the rows it read, as `(account_id, ad_id)`.
@@ -580,4 +599,81 @@ fn timed(agent: &ureq::Agent, url: &str, cookie: &str, n: usize) -> (Vec<f64>, S
         took
     });
     (took, last)
+}
+
+/// The home page's reads over every cabinet, each kind timed on its own, in-process on the
+/// bench's connection (median ms): where the page's time goes.
+fn home_reads(conn: &Connection, accounts: &[i64], n: usize) {
+    use adcab::store::{attention, stats, totals};
+    let now = clock::now(conn).unwrap();
+    let day_ago = clock::iso(now - chrono::Duration::hours(24));
+    let week_ago = clock::iso(now - chrono::Duration::days(7));
+    let to = clock::iso(now + chrono::Duration::hours(1));
+    let midnight = now.date_naive().and_hms_opt(0, 0, 0).unwrap().and_utc();
+    let bounds: Vec<String> = (0..=14)
+        .map(|i| clock::iso(midnight - chrono::Duration::days(13 - i)))
+        .collect();
+    type Read<'a> = Box<dyn Fn(i64) + 'a>;
+    let kinds: Vec<(&str, Read)> = vec![
+        (
+            "declined",
+            Box::new(|a| {
+                std::hint::black_box(attention::declined(conn, a, 5).unwrap());
+            }),
+        ),
+        (
+            "in review",
+            Box::new(|a| {
+                std::hint::black_box(attention::in_review_since(conn, a, &day_ago, 5).unwrap());
+            }),
+        ),
+        (
+            "out of budget",
+            Box::new(|a| {
+                std::hint::black_box(attention::out_of_budget(conn, a, 5).unwrap());
+            }),
+        ),
+        (
+            "day's spend",
+            Box::new(|a| {
+                std::hint::black_box(stats::of_cabinet(conn, a, &day_ago, &to).unwrap());
+            }),
+        ),
+        (
+            "automation",
+            Box::new(|a| {
+                std::hint::black_box(attention::automated(conn, a, &week_ago, 10).unwrap());
+            }),
+        ),
+        (
+            "days (7 + 7)",
+            Box::new(|a| {
+                std::hint::black_box(totals::days_of_cabinet(conn, a, &bounds).unwrap());
+            }),
+        ),
+        (
+            "conversions x2",
+            Box::new(|a| {
+                for _ in 0..2 {
+                    std::hint::black_box(
+                        totals::conversions_of_cabinet(conn, a, &bounds[0], &to).unwrap(),
+                    );
+                }
+            }),
+        ),
+    ];
+    let mut parts = Vec::new();
+    for (name, read) in &kinds {
+        let mut took = runs(n.min(20), BUDGET, 5, |_| {
+            let started = Instant::now();
+            accounts.iter().for_each(|a| read(*a));
+            started.elapsed().as_secs_f64() * 1000.0
+        });
+        parts.push(format!("{name} {:.2}", median(&mut took)));
+    }
+    println!(
+        "the home page's reads over {} cabinets, in-process, median ms: {}",
+        accounts.len(),
+        parts.join(", ")
+    );
 }

@@ -70,52 +70,9 @@ impl Fmt {
     }
 }
 
-/// `1234567` as `1 234 567` (thin spaces group the thousands).
-pub fn count(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
-    if n < 0 {
-        out.push('-');
-    }
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push('\u{2009}');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// An amount of a cabinet's currency at the currency's scale, with its code: `12.50 EUR`.
-pub fn money(kind: CabinetType, amount: Money) -> String {
-    let mut d = amount
-        .to_decimal()
-        .round_dp_with_strategy(kind.scale(), RoundingStrategy::MidpointAwayFromZero);
-    d.rescale(kind.scale());
-    format!("{d} {}", kind.currency())
-}
-
-/// A ratio to two places, or a dash when it has no denominator.
-pub fn ratio(value: Decimal, defined: bool) -> String {
-    if defined {
-        value.round_dp(2).to_string()
-    } else {
-        "–".into()
-    }
-}
-
-/// A percentage to two places, or a dash when it has no denominator.
-pub fn percent(value: Decimal, defined: bool) -> String {
-    if defined {
-        format!("{}%", ratio(value, true))
-    } else {
-        ratio(value, false)
-    }
-}
-
 /// A stored UTC time (`2026-11-23T04:30:00Z`) as a `<time>` the page's script rewrites into
 /// the browser's time zone; without the script it reads `2026-11-23 04:30 UTC`.
-pub fn time(iso: &str) -> Markup {
+fn time(iso: &str) -> Markup {
     let shown = match (iso.get(..10), iso.get(11..16)) {
         (Some(day), Some(hm)) => format!("{day} {hm} UTC"),
         _ => iso.to_string(),
@@ -127,34 +84,59 @@ pub fn time(iso: &str) -> Markup {
 mod tests {
     use super::*;
 
+    fn fmt(lang: Lang, zone: Option<chrono_tz::Tz>) -> Fmt {
+        Fmt { lang, zone }
+    }
+
     #[test]
-    fn counts_group_thousands() {
-        assert_eq!(count(0), "0");
-        assert_eq!(count(999), "999");
-        assert_eq!(count(1000), "1\u{2009}000");
-        assert_eq!(count(-1234567), "-1\u{2009}234\u{2009}567");
+    fn counts_group_thousands_the_languages_way() {
+        assert_eq!(fmt(Lang::En, None).count(0), "0");
+        assert_eq!(fmt(Lang::En, None).count(-1234567), "-1,234,567");
+        assert_eq!(fmt(Lang::Ru, None).count(1000), "1\u{a0}000");
     }
 
     #[test]
     fn money_carries_the_currency_at_its_scale() {
+        let en = fmt(Lang::En, None);
         assert_eq!(
-            money(CabinetType::Euro, Money::from_micros(12_500_000)),
-            "12.50 EUR"
+            en.money(CabinetType::Euro, Money::from_micros(12_500_000)),
+            "12.50\u{a0}EUR"
         );
         assert_eq!(
-            money(CabinetType::Stars, Money::from_micros(3_000_000)),
-            "3 STARS"
+            en.money(CabinetType::Stars, Money::from_micros(3_000_000)),
+            "3\u{a0}STARS"
         );
         assert_eq!(
-            money(CabinetType::Ton, Money::from_micros(1_234_567)),
-            "1.23 TON"
+            fmt(Lang::Ru, None).money(CabinetType::Ton, Money::from_micros(1_234_567_000)),
+            "1\u{a0}234,57\u{a0}TON"
         );
+        assert_eq!(
+            fmt(Lang::Ru, None).percent(Decimal::new(3675, 3), true),
+            "3,68%"
+        );
+        assert_eq!(fmt(Lang::En, None).ratio(Decimal::ONE, false), "–");
     }
 
     #[test]
-    fn times_read_as_utc_without_the_script() {
-        let t = time("2026-11-23T04:30:00Z").into_string();
-        assert!(t.contains(r#"datetime="2026-11-23T04:30:00Z""#), "{t}");
-        assert!(t.contains("2026-11-23 04:30 UTC"), "{t}");
+    fn times_read_in_the_persons_zone_or_as_utc_for_the_script() {
+        let utc = fmt(Lang::En, None)
+            .time("2026-11-23T04:30:00Z")
+            .into_string();
+        assert!(utc.contains(r#"datetime="2026-11-23T04:30:00Z""#), "{utc}");
+        assert!(
+            utc.contains("2026-11-23 04:30 UTC") && !utc.contains("data-zoned"),
+            "{utc}"
+        );
+        let berlin = fmt(Lang::Ru, Some(chrono_tz::Europe::Berlin))
+            .time("2026-11-23T04:30:00Z")
+            .into_string();
+        assert!(
+            berlin.contains("23.11.2026, 05:30") && berlin.contains("data-zoned"),
+            "{berlin}"
+        );
+        let tokyo = fmt(Lang::En, Some(chrono_tz::Asia::Tokyo))
+            .time("2026-11-23T04:30:00Z")
+            .into_string();
+        assert!(tokyo.contains("23 Nov 2026, 13:30"), "{tokyo}");
     }
 }

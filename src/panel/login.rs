@@ -15,10 +15,10 @@ use crate::store::{sessions, StoreError};
 
 /// The login form's own CSRF cookie.
 pub const LOGIN_COOKIE: &str = "adcab_login";
-/// `GET /login`: the form, or the campaigns for someone already logged in.
+/// `GET /login`: the form, or the home page for someone already logged in.
 pub fn form(visit: &Visit, session: Option<&Session>) -> Result<Reply, WebError> {
     if session.is_some() {
-        return Ok(super::redirect("/campaigns"));
+        return Ok(super::redirect("/"));
     }
     let token = visit
         .cookie(LOGIN_COOKIE)
@@ -120,7 +120,7 @@ pub async fn submit(visit: &Visit<'_>, form: &Form) -> Result<Reply, WebError> {
     let opened = db
         .write(move |tx| session::open(tx, &config, user, now as i64))
         .await?;
-    let mut reply = super::redirect("/campaigns");
+    let mut reply = super::redirect("/");
     let max_age = i64::from(visit.state.services.config.panel.session_max_days) * 86_400;
     reply.headers.push((
         "set-cookie".into(),

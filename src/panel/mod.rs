@@ -186,11 +186,10 @@ async fn serve(
     match (method.clone(), path) {
         (Method::GET, "/") => {
             *route = "/".into();
-            return Ok(redirect(if session.is_some() {
-                "/campaigns"
-            } else {
-                "/login"
-            }));
+            return match &session {
+                Some(session) => pages::home::show(visit, session, &[]).await,
+                None => Ok(redirect("/login")),
+            };
         }
         (Method::GET, "/login") => {
             *route = "/login".into();

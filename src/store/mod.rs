@@ -4,6 +4,7 @@
 //! `None` (`optional`). It knows nothing of HTTP.
 
 pub mod alerts;
+pub mod attention;
 pub mod auto_cpm;
 pub mod cabinets;
 pub mod campaigns;
@@ -28,6 +29,7 @@ pub mod sessions;
 pub mod stats;
 pub mod tasks;
 pub mod teams;
+pub mod totals;
 pub mod users;
 
 use rusqlite::{Row, RowIndex};

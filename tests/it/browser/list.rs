@@ -42,6 +42,7 @@ fn the_list_downloads_its_csv_with_the_apis_figures_and_fits_a_phone_as_cards() 
     delivered(&app, ton, third, 50, 0, 100_000);
     let chrome = Chrome::start();
     signed_in(&chrome, &app, user);
+    chrome.goto(&format!("{}/campaigns", root(&app)));
 
     let rows = chrome.find_all("table.campaign-list tbody tr");
     assert_eq!(rows.len(), 3);

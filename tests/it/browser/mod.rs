@@ -4,6 +4,7 @@
 
 mod campaign;
 mod create;
+mod home;
 mod list;
 mod logs;
 mod people;
@@ -60,13 +61,19 @@ fn sign_in(chrome: &Chrome, app: &TestApp, email: &str, password: &str) {
     chrome.find("form button[type=submit]").click();
 }
 
-/// Gives `user` the panel password, signs in as them and waits for the campaigns page.
+/// Waits for the home page, where signing in lands.
+fn landed_home(chrome: &Chrome, app: &TestApp) {
+    let home = format!("{}/", root(app));
+    chrome.wait_for("the home page after signing in", |c| {
+        (c.url() == home).then_some(())
+    });
+}
+
+/// Gives `user` the panel password, signs in as them and waits for the home page.
 fn signed_in(chrome: &Chrome, app: &TestApp, user: i64) -> String {
     let email = with_login(app, user);
     sign_in(chrome, app, &email, PASSWORD);
-    chrome.wait_for("the campaigns page after signing in", |c| {
-        c.url().ends_with("/campaigns").then_some(())
-    });
+    landed_home(chrome, app);
     email
 }
 
@@ -112,7 +119,9 @@ fn a_person_logs_in_and_reads_the_campaigns_in_a_real_browser() {
     screenshot(&chrome, "login");
 
     sign_in(&chrome, &app, &email, PASSWORD);
-    chrome.wait_for("the campaigns page after signing in", |c| {
+    landed_home(&chrome, &app);
+    chrome.link("Campaigns").click();
+    chrome.wait_for("the campaigns page", |c| {
         c.url().ends_with("/campaigns").then_some(())
     });
     let rows: Vec<String> = chrome
@@ -161,9 +170,7 @@ fn a_campaign_page_draws_its_chart_and_history() {
     let email = with_login(&app, user);
     let chrome = Chrome::start();
     sign_in(&chrome, &app, &email, PASSWORD);
-    chrome.wait_for("the campaigns page after signing in", |c| {
-        c.url().ends_with("/campaigns").then_some(())
-    });
+    landed_home(&chrome, &app);
 
     chrome.goto(&format!("{}/campaigns/{cabinet}/{ad}", root(&app)));
     let bars = drawn_bars(&chrome);
@@ -220,6 +227,7 @@ fn a_bulk_pause_from_the_list_runs_as_a_task_in_the_browser() {
     let ads = [app.active_campaign(cabinet), app.active_campaign(cabinet)];
     let chrome = Chrome::start();
     signed_in(&chrome, &app, user);
+    chrome.goto(&format!("{}/campaigns", root(&app)));
 
     let rows = "input[name=ad][form=bulk]";
     assert_eq!(ticked(&chrome, rows), [false, false]);

@@ -37,7 +37,7 @@ fn a_good_login_answers_303_with_a_hardened_session_cookie() {
 
     let good = b.login(&email.to_uppercase(), PASSWORD);
     assert_eq!(good.status, 303, "{}", good.body);
-    assert_eq!(good.location.as_deref(), Some("/campaigns"));
+    assert_eq!(good.location.as_deref(), Some("/"));
     let cookie = good
         .set_cookies
         .iter()
@@ -58,7 +58,7 @@ fn a_good_login_answers_303_with_a_hardened_session_cookie() {
     assert_ne!(kept, token);
     assert_eq!(kept, adcab::primitives::sha256_hex(&token));
     assert_eq!(b.get("/campaigns").status, 200);
-    assert_eq!(b.get("/login").location.as_deref(), Some("/campaigns"));
+    assert_eq!(b.get("/login").location.as_deref(), Some("/"));
 }
 
 #[test]

@@ -1,0 +1,80 @@
+//! Owns `/`, the home page of a logged-in person: what needs their attention over the cabinets
+//! they reach (`attention`), then the totals per client and currency for the period they pick
+//! (`totals`), `?format=csv|xlsx` downloading the totals. Viewing the page marks the list read
+//! (`users.attention_seen_at`): what happened after the previous look is marked new.
+
+mod attention;
+mod totals;
+
+use maud::html;
+
+use super::super::export::Format;
+use super::super::session::Session;
+use super::super::{layout, Visit, WebError};
+use crate::clock;
+use crate::http::Reply;
+use crate::store::attention as seen;
+
+pub async fn show<'a>(
+    visit: &'a Visit<'a>,
+    session: &'a Session,
+    _: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    let format = Format::requested(visit)?;
+    let reach = session.person.reach.clone();
+    let user = session.person.user.id;
+    let zone = visit.zone.unwrap_or(chrono_tz::Tz::UTC);
+    let q = |name: &str| visit.query.text(name).map(str::to_string);
+    let (period, from, to) = (q("period"), q("from"), q("to"));
+    let with_attention = format.is_none();
+    let (now, chosen, lines, found) = visit
+        .state
+        .services
+        .db
+        .read(move |conn| {
+            let now = clock::now(conn)?;
+            let chosen = totals::choose(
+                period.as_deref(),
+                from.as_deref(),
+                to.as_deref(),
+                totals::today(zone, now),
+            );
+            let lines = totals::gather(conn, &reach, &chosen, zone)?;
+            let found = if with_attention {
+                Some(attention::gather(conn, &reach, user, now)?)
+            } else {
+                None
+            };
+            Ok::<_, crate::store::StoreError>((now, chosen, lines, found))
+        })
+        .await?;
+    if let Some(format) = format {
+        return totals::table(&chosen, &lines).reply(format);
+    }
+    let previous = session.person.user.attention_seen_at;
+    let at = now.timestamp();
+    visit
+        .state
+        .services
+        .db
+        .write(move |tx| seen::mark_seen(tx, user, at))
+        .await?;
+    let title = visit.t("home-title");
+    let body = html! {
+        header.page {
+            div {
+                h1 { (title) }
+                p.muted { (visit.t("home-lead")) }
+            }
+        }
+        @if session.person.reach.is_empty() {
+            div.empty { p { (visit.t("home-no-cabinets")) } }
+        } @else {
+            @if let Some(found) = &found {
+                (attention::render(visit, session, found, previous))
+            }
+            (totals::render(visit, &chosen, &lines))
+        }
+    };
+    Ok(layout::page(visit, session, "/", &title, body))
+}

@@ -1,0 +1,609 @@
+//! Owns the home page's totals: the period the person picks (`?period=today|yesterday|7d|
+//! 30d|month|custom` with `from`/`to` dates, days in the person's time zone, else UTC), each
+//! cabinet's figures over it and over the period of the same length before it, the sums per
+//! currency, the spend per day as a chart with axes, and the same table as a download.
+
+use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
+use chrono_tz::Tz;
+use maud::{html, Markup};
+use rust_decimal::Decimal;
+
+use super::super::super::chart::{self, Series};
+use super::super::super::export::{self, Cell, Table};
+use super::super::super::format::Fmt;
+use super::super::super::Visit;
+use crate::domain::money::{CabinetType, Money};
+use crate::domain::stats::Totals;
+use crate::domain::time::iso;
+use crate::i18n::Lang;
+use crate::store::cabinets::Reachable;
+use crate::store::totals::{self, Converted};
+use crate::store::StoreError;
+
+/// The longest custom period, in days.
+const MAX_DAYS: i64 = 366;
+
+/// The periods the person picks from, by their `?period=` value and catalogue key.
+pub const PERIODS: [(&str, &str); 6] = [
+    ("today", "home-period-today"),
+    ("yesterday", "home-period-yesterday"),
+    ("7d", "home-period-7d"),
+    ("30d", "home-period-30d"),
+    ("month", "home-period-month"),
+    ("custom", "home-period-custom"),
+];
+
+/// The chosen period: its `?period=` value and its first and last day (inclusive).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chosen {
+    pub period: &'static str,
+    pub first: NaiveDate,
+    pub last: NaiveDate,
+    /// A custom period's dates could not be read (the 7 days are shown instead).
+    pub refused: bool,
+}
+
+impl Chosen {
+    /// Days in the period.
+    pub fn days(&self) -> i64 {
+        (self.last - self.first).num_days() + 1
+    }
+
+    /// The period of the same length just before this one.
+    pub fn before(&self) -> (NaiveDate, NaiveDate) {
+        let last = self.first - Duration::days(1);
+        (last - Duration::days(self.days() - 1), last)
+    }
+}
+
+/// The period `?period=` (and for `custom` `from`, `to`) names, counted in days of the
+/// person's calendar where today is `today`; anything unknown is the last 7 days.
+pub fn choose(
+    period: Option<&str>,
+    from: Option<&str>,
+    to: Option<&str>,
+    today: NaiveDate,
+) -> Chosen {
+    let span = |period, first, last| Chosen {
+        period,
+        first,
+        last,
+        refused: false,
+    };
+    let last_days = |n: i64| today - Duration::days(n - 1);
+    match period {
+        Some("today") => span("today", today, today),
+        Some("yesterday") => {
+            let day = today - Duration::days(1);
+            span("yesterday", day, day)
+        }
+        Some("30d") => span("30d", last_days(30), today),
+        Some("month") => span("month", today.with_day(1).unwrap_or(today), today),
+        Some("custom") => {
+            let day = |t: Option<&str>| {
+                t.and_then(|t| NaiveDate::parse_from_str(t.trim(), "%Y-%m-%d").ok())
+            };
+            match (day(from), day(to)) {
+                (Some(first), Some(last))
+                    if first <= last && (last - first).num_days() < MAX_DAYS =>
+                {
+                    span("custom", first, last)
+                }
+                _ => Chosen {
+                    refused: true,
+                    ..span("7d", last_days(7), today)
+                },
+            }
+        }
+        _ => span("7d", last_days(7), today),
+    }
+}
+
+/// Midnight of `day` in `zone`, as UTC (the first hour that exists, where a clock change
+/// skips midnight).
+fn midnight(zone: Tz, day: NaiveDate) -> DateTime<Utc> {
+    (0..3)
+        .find_map(|h| {
+            let local = day.and_hms_opt(h, 0, 0)?;
+            zone.from_local_datetime(&local).earliest()
+        })
+        .map(|t| t.with_timezone(&Utc))
+        .unwrap_or_else(|| day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())
+}
+
+/// Today's date in `zone` at `now`.
+pub fn today(zone: Tz, now: DateTime<Utc>) -> NaiveDate {
+    now.with_timezone(&zone).date_naive()
+}
+
+/// One cabinet's figures in a period.
+#[derive(Debug, Clone, Default)]
+pub struct Figures {
+    pub totals: Totals,
+    pub converted: Converted,
+}
+
+impl Figures {
+    fn add(&mut self, other: &Figures) {
+        self.totals.add(&other.totals);
+        self.converted.count = self.converted.count.saturating_add(other.converted.count);
+        for (currency, amount) in &other.converted.revenue {
+            match self
+                .converted
+                .revenue
+                .iter_mut()
+                .find(|(c, _)| c == currency)
+            {
+                Some((_, sum)) => *sum = sum.saturating_add(*amount),
+                None => self.converted.revenue.push((currency.clone(), *amount)),
+            }
+        }
+        self.converted.revenue.sort();
+    }
+}
+
+/// One line of the totals: a cabinet (or a currency's sum when `id` is `None`).
+#[derive(Debug, Clone)]
+pub struct Line {
+    pub id: Option<i64>,
+    pub name: String,
+    pub kind: CabinetType,
+    pub now: Figures,
+    pub before: Figures,
+    /// Spend per day of the period.
+    pub days: Vec<Totals>,
+}
+
+/// Each cabinet's figures over the chosen period and the one before it, read from its hours
+/// in one range (the two periods are adjacent) and its conversions.
+pub fn gather(
+    conn: &rusqlite::Connection,
+    reach: &[Reachable],
+    chosen: &Chosen,
+    zone: Tz,
+) -> Result<Vec<Line>, StoreError> {
+    let (before_first, _) = chosen.before();
+    let days = usize::try_from(chosen.days()).unwrap_or(0);
+    let bounds: Vec<String> = (0..=2 * chosen.days())
+        .map(|i| iso(midnight(zone, before_first + Duration::days(i))))
+        .collect();
+    let (start, middle, end) = (&bounds[0], &bounds[days], &bounds[2 * days]);
+    reach
+        .iter()
+        .map(|r| {
+            let c = &r.cabinet;
+            let per_day = totals::days_of_cabinet(conn, c.id, &bounds)?;
+            let sum = |days: &[Totals]| {
+                let mut t = Totals::default();
+                days.iter().for_each(|d| t.add(d));
+                t
+            };
+            Ok(Line {
+                id: Some(c.id),
+                name: c.name.clone(),
+                kind: c.cabinet_type,
+                now: Figures {
+                    totals: sum(&per_day[days..]),
+                    converted: totals::conversions_of_cabinet(conn, c.id, middle, end)?,
+                },
+                before: Figures {
+                    totals: sum(&per_day[..days]),
+                    converted: totals::conversions_of_cabinet(conn, c.id, start, middle)?,
+                },
+                days: per_day[days..].to_vec(),
+            })
+        })
+        .collect()
+}
+
+/// One line per currency summing its cabinets, in the order currencies first appear.
+pub fn per_currency(lines: &[Line]) -> Vec<Line> {
+    let mut sums: Vec<Line> = Vec::new();
+    for line in lines {
+        let sum = match sums.iter_mut().find(|s| s.kind == line.kind) {
+            Some(sum) => sum,
+            None => {
+                sums.push(Line {
+                    id: None,
+                    name: String::new(),
+                    kind: line.kind,
+                    now: Figures::default(),
+                    before: Figures::default(),
+                    days: vec![Totals::default(); line.days.len()],
+                });
+                let last = sums.len() - 1;
+                &mut sums[last]
+            }
+        };
+        sum.now.add(&line.now);
+        sum.before.add(&line.before);
+        for (d, day) in sum.days.iter_mut().zip(&line.days) {
+            d.add(day);
+        }
+    }
+    sums
+}
+
+/// The change from `before` to `now` in percent, one place; `None` without an earlier figure.
+pub fn change(now: Decimal, before: Decimal) -> Option<Decimal> {
+    if before.is_zero() {
+        return None;
+    }
+    ((now - before) * Decimal::ONE_HUNDRED)
+        .checked_div(before)
+        .map(|d| d.round_dp(1))
+}
+
+fn date(lang: Lang, d: NaiveDate) -> String {
+    match lang {
+        Lang::En => d.format("%-d %b %Y").to_string(),
+        Lang::Ru => d.format("%d.%m.%Y").to_string(),
+    }
+}
+
+fn short_date(lang: Lang, d: NaiveDate) -> String {
+    match lang {
+        Lang::En => d.format("%-d %b").to_string(),
+        Lang::Ru => d.format("%d.%m").to_string(),
+    }
+}
+
+fn revenue_text(fmt: Fmt, revenue: &[(String, i128)]) -> String {
+    let parts: Vec<String> = revenue
+        .iter()
+        .map(|(currency, micros)| {
+            let d = Decimal::try_from_i128_with_scale(*micros, 6)
+                .unwrap_or_default()
+                .round_dp(2);
+            let mut d = d;
+            d.rescale(2);
+            format!("{}\u{a0}{currency}", fmt.lang.decimal(d))
+        })
+        .collect();
+    if parts.is_empty() {
+        "–".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// A figure's change against the earlier period, as `+12.5%`, or nothing without one.
+fn delta(fmt: Fmt, now: Decimal, before: Decimal) -> Markup {
+    match change(now, before) {
+        Some(d) => {
+            let sign = if d > Decimal::ZERO { "+" } else { "" };
+            let class = if d > Decimal::ZERO {
+                "delta up"
+            } else if d < Decimal::ZERO {
+                "delta down"
+            } else {
+                "delta"
+            };
+            html! { br; span class=(class) { (sign) (fmt.percent(d, true)) } }
+        }
+        None => html! {},
+    }
+}
+
+/// The period picker, the table and the chart.
+pub fn render(visit: &Visit, chosen: &Chosen, lines: &[Line]) -> Markup {
+    let fmt = visit.fmt();
+    let lang = visit.lang;
+    let sums = per_currency(lines);
+    let (b_first, b_last) = chosen.before();
+    let zone = visit.zone.map_or("UTC", |z| z.name());
+    let labels: Vec<String> = (0..chosen.days())
+        .map(|i| short_date(lang, chosen.first + Duration::days(i)))
+        .collect();
+    let names: Vec<String> = sums
+        .iter()
+        .map(|s| {
+            visit.ta(
+                "home-trend-series",
+                &[("currency", s.kind.currency().into())],
+            )
+        })
+        .collect();
+    let series: Vec<Series> = sums
+        .iter()
+        .zip(&names)
+        .map(|(s, name)| Series {
+            name,
+            class: "s-spent",
+            values: s
+                .days
+                .iter()
+                .map(|d| {
+                    rust_decimal::prelude::ToPrimitive::to_f64(&d.spent.to_decimal()).unwrap_or(0.0)
+                })
+                .collect(),
+            peak: fmt.money(
+                s.kind,
+                s.days.iter().map(|d| d.spent).max().unwrap_or_default(),
+            ),
+        })
+        .collect();
+    let kinds: Vec<CabinetType> = sums.iter().map(|s| s.kind).collect();
+    let value = |i: usize, v: f64| {
+        let kind = kinds.get(i).copied().unwrap_or(CabinetType::Euro);
+        let micros = (v * 1_000_000.0).round() as i64;
+        fmt.money(kind, Money::from_micros(micros))
+    };
+    html! {
+        section.home-totals aria-labelledby="home-totals" {
+            h2 #home-totals { (visit.t("home-totals")) }
+            nav.tabs aria-label=(visit.t("home-period")) {
+                @for (value, key) in PERIODS {
+                    @if value != "custom" {
+                        a href={ "/?period=" (value) } aria-current=[(value == chosen.period).then_some("true")] { (visit.t(key)) }
+                    }
+                }
+            }
+            form.filters.period method="get" action="/" {
+                input type="hidden" name="period" value="custom";
+                label { span { (visit.t("home-from")) } input type="date" name="from" value=(chosen.first.format("%Y-%m-%d")) required; }
+                label { span { (visit.t("home-to")) } input type="date" name="to" value=(chosen.last.format("%Y-%m-%d")) required; }
+                button type="submit" aria-current=[(chosen.period == "custom").then_some("true")] { (visit.t("home-show")) }
+                @if chosen.refused {
+                    p.error role="alert" data-param="from" { (visit.t("home-period-bad")) }
+                }
+            }
+            p.muted {
+                (visit.ta("home-span", &[
+                    ("from", date(lang, chosen.first).into()),
+                    ("to", date(lang, chosen.last).into()),
+                    ("zone", zone.into()),
+                ]))
+                " · "
+                (visit.ta("home-versus", &[
+                    ("from", date(lang, b_first).into()),
+                    ("to", date(lang, b_last).into()),
+                ]))
+                " · "
+                (export::links(visit, "/"))
+            }
+            @if !series.is_empty() {
+                h3 { (visit.t("home-trend")) }
+                div.scroll-x {
+                    (chart::with_axes(&series, &labels, &visit.t("home-trend"), &value))
+                }
+            }
+            div.table-wrap {
+                table.cards.totals {
+                    thead { tr {
+                        th { (visit.t("home-col-client")) }
+                        th.num { (visit.t("home-col-spend")) }
+                        th.num { (visit.t("home-col-views")) }
+                        th.num { (visit.t("home-col-clicks")) }
+                        th.num { (visit.t("home-col-ctr")) }
+                        th.num { (visit.t("home-col-cpm")) }
+                        th.num { (visit.t("home-col-actions")) }
+                        th.num { (visit.t("home-col-conversions")) }
+                        th.num { (visit.t("home-col-revenue")) }
+                    } }
+                    tbody {
+                        @for line in lines.iter().chain(&sums) {
+                            (row(visit, fmt, line))
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Spend per 1,000 views, as money of the cabinet's currency.
+fn cpm(t: &Totals) -> Money {
+    let micros = i128::from(t.spent.micros()) * 1000 / i128::from(t.views.max(1));
+    Money::from_micros(i64::try_from(micros).unwrap_or(i64::MAX))
+}
+
+fn row(visit: &Visit, fmt: Fmt, line: &Line) -> Markup {
+    let (n, b) = (&line.now.totals, &line.before.totals);
+    let d = |x: i64| Decimal::from(x);
+    html! {
+        tr class=[line.id.is_none().then_some("sum")] data-account=[line.id] {
+            td data-label=(visit.t("home-col-client")) {
+                @match line.id {
+                    Some(id) => {
+                        a href={ "/campaigns?account_id=" (id) } { (line.name) }
+                        br; span.muted { (id) " · " (line.kind.currency()) }
+                    }
+                    None => strong { (visit.ta("home-total", &[("currency", line.kind.currency().into())])) },
+                }
+            }
+            td.num data-label=(visit.t("home-col-spend")) data-figure="spent" {
+                (fmt.money(line.kind, n.spent)) (delta(fmt, n.spent.to_decimal(), b.spent.to_decimal()))
+            }
+            td.num data-label=(visit.t("home-col-views")) data-figure="views" {
+                (fmt.count(n.views)) (delta(fmt, d(n.views), d(b.views)))
+            }
+            td.num data-label=(visit.t("home-col-clicks")) data-figure="clicks" {
+                (fmt.count(n.clicks)) (delta(fmt, d(n.clicks), d(b.clicks)))
+            }
+            td.num data-label=(visit.t("home-col-ctr")) { (fmt.percent(n.ctr(), n.views > 0)) }
+            td.num data-label=(visit.t("home-col-cpm")) {
+                @if n.views > 0 {
+                    (fmt.money(line.kind, cpm(n)))
+                } @else { "–" }
+            }
+            td.num data-label=(visit.t("home-col-actions")) data-figure="actions" {
+                (fmt.count(n.actions)) (delta(fmt, d(n.actions), d(b.actions)))
+            }
+            td.num data-label=(visit.t("home-col-conversions")) data-figure="conversions" {
+                (fmt.count(line.now.converted.count))
+                (delta(fmt, d(line.now.converted.count), d(line.before.converted.count)))
+            }
+            td.num data-label=(visit.t("home-col-revenue")) { (revenue_text(fmt, &line.now.converted.revenue)) }
+        }
+    }
+}
+
+/// The totals as a download: one row per cabinet, then one per currency (`account_id`
+/// empty), with the earlier period's figures beside them. Revenue is one decimal when the
+/// conversions reported one currency (`revenue_currency` names it); with several,
+/// `revenue` is empty and `revenue_currency` lists them as `USD 12.50; EUR 3.00`.
+pub fn table(chosen: &Chosen, lines: &[Line]) -> Table {
+    let sums = per_currency(lines);
+    let rows = lines
+        .iter()
+        .chain(&sums)
+        .map(|line| {
+            let (n, b) = (&line.now.totals, &line.before.totals);
+            let scale = line.kind.scale();
+            let money = |m: Money| {
+                let mut d = m.to_decimal().round_dp(scale);
+                d.rescale(scale);
+                Cell::Decimal(d)
+            };
+            let (revenue, revenue_currency) = match line.now.converted.revenue.as_slice() {
+                [] => (Cell::Empty, Cell::Empty),
+                [(currency, micros)] => (
+                    Cell::Decimal(
+                        Decimal::try_from_i128_with_scale(*micros, 6)
+                            .unwrap_or_default()
+                            .normalize(),
+                    ),
+                    Cell::from(currency.as_str()),
+                ),
+                several => (
+                    Cell::Empty,
+                    Cell::Text(
+                        several
+                            .iter()
+                            .map(|(c, m)| {
+                                let d = Decimal::try_from_i128_with_scale(*m, 6)
+                                    .unwrap_or_default()
+                                    .normalize();
+                                format!("{c} {d}")
+                            })
+                            .collect::<Vec<_>>()
+                            .join("; "),
+                    ),
+                ),
+            };
+            vec![
+                Cell::from(line.id),
+                Cell::from(line.name.as_str()),
+                Cell::from(line.kind.currency()),
+                Cell::from(chosen.first.format("%Y-%m-%d").to_string()),
+                Cell::from(chosen.last.format("%Y-%m-%d").to_string()),
+                money(n.spent),
+                Cell::Int(n.views),
+                Cell::Int(n.clicks),
+                Cell::Decimal(n.ctr()),
+                Cell::Decimal(n.cpm()),
+                Cell::Int(n.actions),
+                Cell::Int(line.now.converted.count),
+                revenue,
+                revenue_currency,
+                money(b.spent),
+                Cell::Int(b.views),
+                Cell::Int(b.clicks),
+                Cell::Int(b.actions),
+                Cell::Int(line.before.converted.count),
+            ]
+        })
+        .collect();
+    Table {
+        name: "totals".into(),
+        columns: vec![
+            "account_id",
+            "title",
+            "currency",
+            "from",
+            "to",
+            "spent",
+            "views",
+            "clicks",
+            "ctr",
+            "cpm",
+            "actions",
+            "conversions",
+            "revenue",
+            "revenue_currency",
+            "previous_spent",
+            "previous_views",
+            "previous_clicks",
+            "previous_actions",
+            "previous_conversions",
+        ],
+        rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    #[test]
+    fn periods_are_days_of_the_persons_calendar() {
+        let today = day("2026-11-28");
+        let c = choose(Some("today"), None, None, today);
+        assert_eq!((c.first, c.last, c.days()), (today, today, 1));
+        assert_eq!(c.before(), (day("2026-11-27"), day("2026-11-27")));
+        let c = choose(Some("yesterday"), None, None, today);
+        assert_eq!((c.first, c.last), (day("2026-11-27"), day("2026-11-27")));
+        let c = choose(None, None, None, today);
+        assert_eq!((c.period, c.first, c.days()), ("7d", day("2026-11-22"), 7));
+        assert_eq!(c.before(), (day("2026-11-15"), day("2026-11-21")));
+        let c = choose(Some("30d"), None, None, today);
+        assert_eq!((c.first, c.days()), (day("2026-10-30"), 30));
+        let c = choose(Some("month"), None, None, today);
+        assert_eq!((c.first, c.days()), (day("2026-11-01"), 28));
+        assert_eq!(c.before(), (day("2026-10-04"), day("2026-10-31")));
+    }
+
+    #[test]
+    fn a_custom_period_takes_its_dates_and_refuses_bad_ones() {
+        let today = day("2026-11-28");
+        let c = choose(
+            Some("custom"),
+            Some("2026-10-01"),
+            Some("2026-10-10"),
+            today,
+        );
+        assert_eq!(
+            (c.period, c.first, c.last, c.refused),
+            ("custom", day("2026-10-01"), day("2026-10-10"), false)
+        );
+        for (from, to) in [
+            (Some("2026-10-10"), Some("2026-10-01")),
+            (Some("yesterday"), Some("2026-10-01")),
+            (None, Some("2026-10-01")),
+            (Some("2020-01-01"), Some("2026-10-01")),
+        ] {
+            let c = choose(Some("custom"), from, to, today);
+            assert!(c.refused && c.period == "7d", "{from:?} {to:?}");
+        }
+    }
+
+    #[test]
+    fn days_start_at_the_zones_midnight() {
+        let berlin: Tz = "Europe/Berlin".parse().unwrap();
+        assert_eq!(
+            iso(midnight(berlin, day("2026-11-28"))),
+            "2026-11-27T23:00:00Z"
+        );
+        assert_eq!(
+            iso(midnight(berlin, day("2026-07-01"))),
+            "2026-06-30T22:00:00Z"
+        );
+        assert_eq!(
+            iso(midnight(Tz::UTC, day("2026-11-28"))),
+            "2026-11-28T00:00:00Z"
+        );
+    }
+
+    #[test]
+    fn change_is_a_percentage_of_the_earlier_figure() {
+        let d = |n: i64| Decimal::from(n);
+        assert_eq!(change(d(150), d(100)), Some(Decimal::new(500, 1)));
+        assert_eq!(change(d(50), d(200)), Some(Decimal::new(-750, 1)));
+        assert_eq!(change(d(5), d(0)), None);
+    }
+}

@@ -1,0 +1,131 @@
+//! Owns the reads behind the home page's totals: a cabinet's figures per day over a span
+//! of days whose bounds the caller gives (local midnights as UTC times, so a day is the
+//! person's day), read from `cabinet_hours` (one row per cabinet and hour, kept as long as
+//! the cabinet, the same sums `GET /v1/stats/total` adds up from the campaigns' hours), and the
+//! conversions a cabinet received over a span with their revenue per currency.
+
+use rusqlite::{params, Connection};
+
+use super::StoreError;
+use crate::domain::money::Money;
+use crate::domain::stats::Totals;
+
+/// A cabinet's sums per day: `bounds` are the days' starts followed by the last day's end
+/// (ISO times, ascending); the answer has one `Totals` per day (`bounds.len() - 1`). One
+/// range read of the cabinet's hours, each added to the day it starts in.
+pub fn days_of_cabinet(
+    conn: &Connection,
+    account: i64,
+    bounds: &[String],
+) -> Result<Vec<Totals>, StoreError> {
+    let days = bounds.len().saturating_sub(1);
+    let mut out = vec![Totals::default(); days];
+    let (Some(first), Some(last)) = (bounds.first(), bounds.last()) else {
+        return Ok(out);
+    };
+    let mut stmt = conn.prepare_cached(
+        "SELECT hour, views, clicks, actions, spent_micros FROM cabinet_hours
+         WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3 ORDER BY hour",
+    )?;
+    let mut rows = stmt.query(params![account, first, last])?;
+    let mut day = 0;
+    while let Some(r) = rows.next()? {
+        let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+        while day + 1 < days && hour >= bounds[day + 1].as_str() {
+            day += 1;
+        }
+        out[day].add(&Totals {
+            views: r.get(1)?,
+            opens: 0,
+            clicks: r.get(2)?,
+            actions: r.get(3)?,
+            spent: Money::from_micros(r.get(4)?),
+        });
+    }
+    Ok(out)
+}
+
+/// The conversions a cabinet received over a span: how many, and the revenue they reported
+/// per currency (micro-units, exact), currencies in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Converted {
+    pub count: i64,
+    pub revenue: Vec<(String, i128)>,
+}
+
+/// The conversions attributed to a cabinet received in `[from, to)` (ISO times).
+pub fn conversions_of_cabinet(
+    conn: &Connection,
+    account: i64,
+    from: &str,
+    to: &str,
+) -> Result<Converted, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT currency, COUNT(*), SUM(amount_micros) FROM conversions
+         WHERE account_id = ?1 AND received_at >= ?2 AND received_at < ?3
+         GROUP BY currency ORDER BY currency",
+    )?;
+    let mut rows = stmt.query(params![account, from, to])?;
+    let mut found = Converted::default();
+    while let Some(r) = rows.next()? {
+        let currency: Option<String> = r.get(0)?;
+        let count: i64 = r.get(1)?;
+        found.count = found.count.saturating_add(count);
+        // SUM of integers is exact in SQLite unless it overflows, which it reports as an error.
+        let amount: Option<i64> = r.get(2)?;
+        if let (Some(currency), Some(amount)) = (currency, amount) {
+            found.revenue.push((currency, i128::from(amount)));
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_db;
+
+    #[test]
+    fn hours_fall_into_the_day_they_start_in() {
+        let conn = test_db();
+        conn.execute_batch(
+            "INSERT INTO cabinet_hours VALUES (7, '2026-11-26T22:00:00Z', 1, 0, 0, 1000000);
+             INSERT INTO cabinet_hours VALUES (7, '2026-11-26T23:00:00Z', 2, 1, 0, 2000000);
+             INSERT INTO cabinet_hours VALUES (7, '2026-11-27T23:00:00Z', 4, 0, 1, 4000000);
+             INSERT INTO cabinet_hours VALUES (7, '2026-11-28T23:00:00Z', 8, 0, 0, 8000000);",
+        )
+        .unwrap();
+        // Days starting at 23:00 UTC (a zone one hour ahead).
+        let bounds: Vec<String> = [
+            "2026-11-26T23:00:00Z",
+            "2026-11-27T23:00:00Z",
+            "2026-11-28T23:00:00Z",
+        ]
+        .map(String::from)
+        .to_vec();
+        let days = days_of_cabinet(&conn, 7, &bounds).unwrap();
+        assert_eq!(days.len(), 2);
+        assert_eq!((days[0].views, days[0].clicks), (2, 1));
+        assert_eq!((days[1].views, days[1].actions), (4, 1));
+        assert_eq!(days[1].spent, Money::from_micros(4_000_000));
+    }
+
+    #[test]
+    fn conversions_count_and_sum_per_currency() {
+        let conn = test_db();
+        conn.execute_batch(
+            "INSERT INTO conversions (holder_id, txid, event_type, amount_micros, currency,
+                account_id, received_at, updated_at) VALUES
+                (1, 'a', 'purchase', 2500000, 'USD', 7, '2026-11-27T10:00:00Z', 'x'),
+                (1, 'b', 'purchase', 500000, 'USD', 7, '2026-11-27T11:00:00Z', 'x'),
+                (1, 'c', 'lead', NULL, NULL, 7, '2026-11-27T12:00:00Z', 'x'),
+                (1, 'd', 'lead', NULL, NULL, 7, '2026-11-29T12:00:00Z', 'x');",
+        )
+        .unwrap();
+        let found =
+            conversions_of_cabinet(&conn, 7, "2026-11-27T00:00:00Z", "2026-11-28T00:00:00Z")
+                .unwrap();
+        assert_eq!(found.count, 3);
+        assert_eq!(found.revenue, vec![("USD".to_string(), 3_000_000)]);
+    }
+}
