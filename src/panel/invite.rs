@@ -10,7 +10,7 @@ use maud::html;
 
 use super::login::LOGIN_COOKIE;
 use super::pages::{ops_error, panel_op};
-use super::session::{self, COOKIE};
+use super::session;
 use super::{layout, Form, Visit, WebError};
 use crate::auth::logins::Attempt;
 use crate::domain::password::{self, PasswordError};
@@ -135,25 +135,7 @@ pub async fn submit(visit: &Visit<'_>, token: &str, form: &Form) -> Result<Reply
         Err(OpsError::Invalid(e)) if e.param == "token" => return Ok(invalid(visit)),
         Err(e) => return Err(ops_error(e)),
     };
-    let config = visit.state.services.config.panel.clone();
-    let now = unix_now() as i64;
-    let opened = visit
-        .state
-        .services
-        .db
-        .write(move |tx| session::open(tx, &config, user_id, now))
-        .await?;
-    let mut reply = super::redirect("/");
-    let max_age = i64::from(visit.state.services.config.panel.session_max_days) * 86_400;
-    reply.headers.push((
-        "set-cookie".into(),
-        visit.cookie_header(COOKIE, &opened.token, Some(max_age)),
-    ));
-    reply.headers.push((
-        "set-cookie".into(),
-        visit.cookie_header(LOGIN_COOKIE, "", Some(0)),
-    ));
-    Ok(reply)
+    super::login::signed_in(visit, user_id, unix_now() as i64).await
 }
 
 /// A password the rules refuse, as the person reads it.

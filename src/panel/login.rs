@@ -116,9 +116,18 @@ pub async fn submit(visit: &Visit<'_>, form: &Form) -> Result<Reply, WebError> {
             ));
         }
     };
-    let config = config.clone();
-    let opened = db
-        .write(move |tx| session::open(tx, &config, user, now as i64))
+    signed_in(visit, user, now as i64).await
+}
+
+/// Opens a session for `user` at `now` (unix seconds) and sends the browser home with its
+/// cookie (and without the login form's).
+pub(super) async fn signed_in(visit: &Visit<'_>, user: i64, now: i64) -> Result<Reply, WebError> {
+    let config = visit.state.services.config.panel.clone();
+    let opened = visit
+        .state
+        .services
+        .db
+        .write(move |tx| session::open(tx, &config, user, now))
         .await?;
     let mut reply = super::redirect("/");
     let max_age = i64::from(visit.state.services.config.panel.session_max_days) * 86_400;

@@ -67,6 +67,21 @@ pub async fn panel_op<T: Send + 'static>(
     visit.state.panel_work(op).await?
 }
 
+/// Queues work for the task worker in one write (`f` puts the tasks in), then wakes the
+/// worker when they were queued.
+pub async fn queue_tasks<T, E, F>(visit: &Visit<'_>, f: F) -> Result<T, E>
+where
+    T: Send + 'static,
+    E: From<StoreError> + Send + 'static,
+    F: FnOnce(&rusqlite::Transaction) -> Result<T, E> + Send + 'static,
+{
+    let queued = visit.state.services.db.write(f).await;
+    if queued.is_ok() {
+        visit.state.wake.notify_one();
+    }
+    queued
+}
+
 /// An operation's failure as a page: a store failure is the generic page (logged, never shown),
 /// a refusal says why (in the page's language where the panel words it; a lower layer's own
 /// sentence, such as a field's validation or the platform's reason, as it was written).

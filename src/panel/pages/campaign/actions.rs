@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use super::super::super::session::Session;
 use super::super::super::{redirect, Form, Visit, WebError};
-use super::super::{ops_error, sentence, Refused};
+use super::super::{ops_error, queue_tasks, sentence, Refused};
 use super::{edit, ids, own_path, refuse, Shown, Which};
 use crate::domain::campaign::Status;
 use crate::domain::money::CabinetType;
@@ -422,15 +422,7 @@ pub async fn copy<'a>(
             return refuse(visit, session, at, Which::Copy, form, said).await;
         }
     };
-    let done = visit
-        .state
-        .services
-        .db
-        .write(move |tx| create::queue(tx, &actor, command))
-        .await;
-    if done.is_ok() {
-        visit.state.wake.notify_one();
-    }
+    let done = queue_tasks(visit, move |tx| create::queue(tx, &actor, command)).await;
     finish(visit, session, form, at, Which::Copy, kind, done).await
 }
 
@@ -451,15 +443,7 @@ pub async fn recreate<'a>(
             return finish::<()>(visit, session, form, at, Which::Recreate, kind, Err(e)).await
         }
     };
-    let done = visit
-        .state
-        .services
-        .db
-        .write(move |tx| recreate::queue(tx, &actor, command))
-        .await;
-    if done.is_ok() {
-        visit.state.wake.notify_one();
-    }
+    let done = queue_tasks(visit, move |tx| recreate::queue(tx, &actor, command)).await;
     finish(visit, session, form, at, Which::Recreate, kind, done).await
 }
 

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::super::super::session::Session;
 use super::super::super::{redirect, Form, Visit, WebError};
-use super::super::ops_error;
+use super::super::{ops_error, queue_tasks};
 use super::render;
 use crate::domain::capabilities::Capabilities;
 use crate::domain::task::BulkKind;
@@ -84,22 +84,15 @@ pub async fn bulk<'a>(
         visit.state.services.platform.capabilities(),
     ) {
         Ok(groups) => {
-            let queued = visit
-                .state
-                .services
-                .db
-                .write(move |tx| {
-                    for (actor, command) in groups {
-                        bulk::queue(tx, &actor, command)?;
-                    }
-                    Ok::<_, OpsError>(())
-                })
-                .await;
-            match queued {
-                Ok(()) => {
-                    visit.state.wake.notify_one();
-                    Ok(redirect("/tasks"))
+            let queued = queue_tasks(visit, move |tx| {
+                for (actor, command) in groups {
+                    bulk::queue(tx, &actor, command)?;
                 }
+                Ok::<_, OpsError>(())
+            })
+            .await;
+            match queued {
+                Ok(()) => Ok(redirect("/tasks")),
                 Err(OpsError::UnknownAdIds(_)) => {
                     let why = visit.t("campaigns-bulk-unknown");
                     render(visit, session, &back, Some(ParseError::new("ad_ids", why))).await

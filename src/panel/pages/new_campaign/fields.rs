@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 
 use super::super::super::{week, Form};
 use crate::domain::campaign::TargetType;
+use crate::domain::targeting::fields_of;
 use crate::domain::ParseError;
 
 /// Most campaigns one form creates (the create's own limit).
@@ -54,33 +55,9 @@ pub const TYPES: [TargetType; 4] = [
     TargetType::Search,
 ];
 
-/// The targeting fields `target` takes.
+/// The targeting fields `target` takes (the domain's list).
 pub fn takes(target: TargetType, field: &str) -> bool {
-    let fields: &[&str] = match target {
-        TargetType::Channels => &[
-            "channels",
-            "languages",
-            "topics",
-            "exclude_topics",
-            "add_similar_channels",
-            "exclude_channels",
-        ],
-        TargetType::Bots => &["bots"],
-        TargetType::Search => &["search_keywords"],
-        TargetType::Users => &[
-            "countries",
-            "languages",
-            "topics",
-            "exclude_topics",
-            "audience_channels",
-            "cities",
-            "device",
-            "intersect_topics",
-            "exclude_channels",
-            "political_channels",
-        ],
-    };
-    fields.contains(&field)
+    fields_of(target).contains(&field)
 }
 
 /// The target types that take `field`, as the page's `data-for` (`channels users`).

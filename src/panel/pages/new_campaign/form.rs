@@ -11,7 +11,7 @@ use super::super::super::session::Session;
 use super::super::super::{layout, week, Form, Visit};
 use super::fields::{split, types_of, TYPES};
 use super::preview::{card, link_note};
-use super::refusal::Refusal;
+use super::refusal::{Refusal, LABELLED};
 use crate::domain::countries::COUNTRIES;
 use crate::domain::money::CabinetType;
 use crate::http::Reply;
@@ -41,40 +41,8 @@ const PREVIEWED: [&str; 7] = [
     "website_name",
 ];
 
-/// The fields the form has a place for a refusal beside.
-const PLACED: [&str; 31] = [
-    "account_id",
-    "title",
-    "text",
-    "promote_url",
-    "target_type",
-    "channels",
-    "bots",
-    "audience_channels",
-    "exclude_channels",
-    "search_keywords",
-    "countries",
-    "languages",
-    "topics",
-    "exclude_topics",
-    "cities",
-    "device",
-    "political_channels",
-    "placement",
-    "starts_at",
-    "ends_at",
-    "button",
-    "website_name",
-    "media",
-    "cpm",
-    "budget",
-    "daily_budget",
-    "views_per_user",
-    "schedule",
-    "variants",
-    "new_group_name",
-    "add_similar_channels",
-];
+/// The fields the form has a place for a refusal beside: the labelled ones, and these.
+const PLACED_UNLABELLED: [&str; 3] = ["variants", "new_group_name", "add_similar_channels"];
 
 pub fn page(visit: &Visit, session: &Session, shown: &Shown) -> Reply {
     let title = visit.t("new-title");
@@ -200,7 +168,10 @@ fn body(visit: &Visit, session: &Session, shown: &Shown) -> Markup {
     let unplaced: Vec<&Refusal> = shown
         .refusals
         .iter()
-        .filter(|r| !PLACED.contains(&r.field.as_str()))
+        .filter(|r| {
+            let f = r.field.as_str();
+            !LABELLED.contains(&f) && !PLACED_UNLABELLED.contains(&f)
+        })
         .collect();
     let keywords = split(&val("search_keywords"));
     html! {

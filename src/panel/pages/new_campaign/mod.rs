@@ -19,7 +19,7 @@ pub use media::upload;
 
 use super::super::session::Session;
 use super::super::{redirect, Form, Visit, WebError};
-use super::ops_error;
+use super::{ops_error, queue_tasks};
 use crate::domain::campaign::TargetType;
 use crate::domain::money::Money;
 use crate::domain::ParseError;
@@ -125,17 +125,8 @@ pub async fn create<'a>(
     if let Some(refused) = platform_rules(visit, sent, &cabinet) {
         return Ok(again(&[refused], None));
     }
-    let queued = visit
-        .state
-        .services
-        .db
-        .write(move |tx| ops::queue(tx, &actor, command))
-        .await;
-    match queued {
-        Ok(_) => {
-            visit.state.wake.notify_one();
-            Ok(redirect("/tasks"))
-        }
+    match queue_tasks(visit, move |tx| ops::queue(tx, &actor, command)).await {
+        Ok(_) => Ok(redirect("/tasks")),
         Err(OpsError::Invalid(e)) => Ok(again(&refuse(&e), None)),
         Err(e) => Err(ops_error(e)),
     }

@@ -69,39 +69,41 @@ pub fn translate(e: &ParseError, lang: Lang, known: &Known) -> Refusal {
     Refusal { field, message }
 }
 
+/// The form fields the catalogue has a label for (`new-field-…`).
+pub const LABELLED: [&str; 28] = [
+    "account_id",
+    "title",
+    "text",
+    "promote_url",
+    "target_type",
+    "channels",
+    "bots",
+    "audience_channels",
+    "exclude_channels",
+    "search_keywords",
+    "countries",
+    "languages",
+    "topics",
+    "exclude_topics",
+    "cities",
+    "device",
+    "political_channels",
+    "placement",
+    "starts_at",
+    "ends_at",
+    "button",
+    "website_name",
+    "cpm",
+    "budget",
+    "daily_budget",
+    "views_per_user",
+    "schedule",
+    "media",
+];
+
 /// The catalogue's label of a form field (`new-field-…`); a field the catalogue has no label
 /// for is named by the form's summary label.
 fn label_key(field: &str) -> &str {
-    const LABELLED: [&str; 28] = [
-        "account_id",
-        "title",
-        "text",
-        "promote_url",
-        "target_type",
-        "channels",
-        "bots",
-        "audience_channels",
-        "exclude_channels",
-        "search_keywords",
-        "countries",
-        "languages",
-        "topics",
-        "exclude_topics",
-        "cities",
-        "device",
-        "political_channels",
-        "placement",
-        "starts_at",
-        "ends_at",
-        "button",
-        "website_name",
-        "cpm",
-        "budget",
-        "daily_budget",
-        "views_per_user",
-        "schedule",
-        "media",
-    ];
     if LABELLED.contains(&field) {
         field
     } else {
