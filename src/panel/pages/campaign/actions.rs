@@ -11,134 +11,17 @@ use serde_json::{json, Map, Value};
 
 use super::super::super::session::Session;
 use super::super::super::{redirect, Form, Visit, WebError};
-use super::super::{ops_error, queue_tasks, sentence, Refused};
+use super::super::{ops_error, queue_tasks, Refused};
+use super::answer::{back, invalid, refusal};
 use super::{edit, ids, own_path, refuse, Shown, Which};
 use crate::domain::campaign::Status;
 use crate::domain::money::CabinetType;
-use crate::domain::ParseError;
 use crate::http::Reply;
 use crate::ops::campaigns::command::Create;
 use crate::ops::campaigns::recreate::{self, Recreate};
-use crate::ops::campaigns::{budget as budget_ops, create, edit as ops, OpsError, Refusal};
-use crate::platform::PlatformError;
+use crate::ops::campaigns::{budget as budget_ops, create, edit as ops, OpsError};
 use crate::store::campaigns::CampaignRow;
 use crate::store::groups::Group;
-
-/// Where a form returns: its `back` field when that is a path of this site, else the
-/// campaign's page.
-pub(super) fn back(form: &Form, account: i64, ad: i64) -> String {
-    match form.get("back") {
-        Some(b) if same_origin(b) => b.to_string(),
-        _ => own_path(account, ad),
-    }
-}
-
-/// A path on this site: `/...`, not `//host` nor `/\host`, no control characters.
-fn same_origin(path: &str) -> bool {
-    path.starts_with('/')
-        && !path.starts_with("//")
-        && !path.starts_with("/\\")
-        && path.len() <= 2048
-        && !path.chars().any(|c| c.is_control())
-}
-
-/// The field a refusal's `param` names, in the person's language.
-fn field_name(visit: &Visit, param: &str) -> String {
-    let key = match param.split(['.', '[']).next().unwrap_or(param) {
-        "title" => "campaign-title",
-        "text" => "campaign-text",
-        "promote_url" => "campaign-link",
-        "website_name" => "campaign-website-name",
-        "cpm" => "campaign-bid",
-        "budget" => "campaign-budget",
-        "daily_budget" => "campaign-daily-budget",
-        "views_per_user" => "campaign-views-per-user",
-        "schedule" => "campaign-schedule",
-        "amount" => "campaign-amount",
-        "action" | "direction" => "campaign-direction",
-        "group_id" | "new_group_name" => "campaign-group",
-        "auto_cpm" => "campaign-auto-cpm",
-        _ => return param.to_string(),
-    };
-    visit.t(key)
-}
-
-/// A field refused while read: its `param` and the sentence, in the person's language (the
-/// field's name in it, with the check's own detail).
-pub(super) fn invalid(visit: &Visit, e: &ParseError) -> (String, String) {
-    let param = if e.param == "action" {
-        "direction".to_string()
-    } else {
-        e.param.clone()
-    };
-    let said = visit.ta(
-        "campaign-refused-invalid",
-        &[
-            ("field", field_name(visit, &e.param).into()),
-            ("detail", sentence(&e.message).into()),
-        ],
-    );
-    (param, said)
-}
-
-/// An operation's refusal as the field it names and its sentence in the person's language;
-/// `None` for a failure that is a page of its own (`ops_error`).
-pub(super) fn refusal(visit: &Visit, kind: CabinetType, e: &OpsError) -> Option<(String, String)> {
-    match e {
-        OpsError::Invalid(p) => Some(invalid(visit, p)),
-        OpsError::Refused(r) => Some(match r {
-            Refusal::InsufficientAdBalance => {
-                ("amount".into(), visit.t("campaign-refused-ad-balance"))
-            }
-            Refusal::AutoCpmLocked => ("cpm".into(), visit.t("campaign-refused-auto-cpm")),
-            Refusal::ViewerZoneNeedsUsers => {
-                ("schedule".into(), visit.t("campaign-refused-viewer-zone"))
-            }
-            Refusal::NotDeclined => ("recreate".into(), visit.t("campaign-refused-not-declined")),
-        }),
-        OpsError::BudgetUnchanged => Some(("amount".into(), visit.t("campaign-refused-unchanged"))),
-        OpsError::QueueFull { limit } => Some((
-            "queue".into(),
-            visit.ta(
-                "campaign-refused-queue",
-                &[("limit", i64::from(*limit).into())],
-            ),
-        )),
-        OpsError::Platform(p) => match p {
-            PlatformError::Rejected {
-                min_cpm: Some(min), ..
-            } => Some((
-                "cpm".into(),
-                visit.ta(
-                    "campaign-refused-min-cpm",
-                    &[("min", visit.fmt().money(kind, *min).into())],
-                ),
-            )),
-            PlatformError::Rejected { reason, param, .. } => {
-                let param = param.unwrap_or("body");
-                Some(invalid(visit, &ParseError::new(param, reason.clone())))
-            }
-            PlatformError::InsufficientBalance => {
-                Some(("amount".into(), visit.t("campaign-refused-balance")))
-            }
-            PlatformError::Unreachable(_)
-            | PlatformError::Refused(_)
-            | PlatformError::NotFound
-            | PlatformError::Unsupported(_)
-            | PlatformError::AuthExpired
-            | PlatformError::RateLimited(_)
-            | PlatformError::StorageFull
-            | PlatformError::Internal(_) => None,
-        },
-        OpsError::NotFound
-        | OpsError::RuleNotFound
-        | OpsError::NotYours(_)
-        | OpsError::Media(_)
-        | OpsError::UnknownAdIds(_)
-        | OpsError::Store(_)
-        | OpsError::Internal(_) => None,
-    }
-}
 
 /// The hidden fields every action form carries: the CSRF token and where to return.
 fn hidden(session: &Session, back: &str) -> Markup {
@@ -487,28 +370,6 @@ pub async fn delete<'a>(
                 Err(e),
             )
             .await
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::same_origin;
-
-    #[test]
-    fn only_a_path_of_this_site_is_a_place_to_return_to() {
-        for good in ["/campaigns", "/campaigns?status=Active&sortBy=title", "/"] {
-            assert!(same_origin(good), "{good}");
-        }
-        for bad in [
-            "https://evil.example/",
-            "//evil.example/",
-            "/\\evil.example",
-            "campaigns",
-            "/x\r\nSet-Cookie: a=b",
-            "",
-        ] {
-            assert!(!same_origin(bad), "{bad:?}");
         }
     }
 }

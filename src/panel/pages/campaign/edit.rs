@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::super::super::session::Session;
 use super::super::super::{redirect, week, Form, Visit, WebError};
 use super::super::{auto_cpm, ops_error, Refused};
-use super::{actions, refuse, Which};
+use super::{answer, refuse, Which};
 use crate::domain::money::CabinetType;
 use crate::domain::schedule::Schedule;
 use crate::domain::ParseError;
@@ -216,7 +216,7 @@ pub(super) async fn send<'a>(
     let body = match body(&row, kind) {
         Ok(body) => body,
         Err(e) => {
-            let said = actions::invalid(visit, &e);
+            let said = answer::invalid(visit, &e);
             return refuse(visit, session, at, which, form, said).await;
         }
     };
@@ -243,7 +243,7 @@ pub(super) async fn send<'a>(
     ) {
         Ok(command) => command,
         Err(e) => {
-            let said = actions::invalid(visit, &e);
+            let said = answer::invalid(visit, &e);
             return refuse(visit, session, at, which, form, said).await;
         }
     };
@@ -252,8 +252,8 @@ pub(super) async fn send<'a>(
         .panel_work(move |s| ops::edit(s, &actor, &row, command))
         .await?;
     match edited {
-        Ok(_) => Ok(redirect(&actions::back(form, account, ad))),
-        Err(e) => match actions::refusal(visit, kind, &e) {
+        Ok(_) => Ok(redirect(&answer::back(form, account, ad))),
+        Err(e) => match answer::refusal(visit, kind, &e) {
             Some(said) => refuse(visit, session, at, which, form, said).await,
             None => Err(ops_error(e)),
         },

@@ -6,6 +6,7 @@
 //! A refused form is the page again with the refusal beside its field.
 
 mod actions;
+mod answer;
 mod edit;
 mod history;
 mod hourly;
