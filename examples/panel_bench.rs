@@ -10,8 +10,11 @@
 //!   `adcab_login` cookie, `POST /login` form-encoded, keeping the `adcab_session` cookie), then
 //!   times `GET /cabinets`, `/campaigns` (the default page: every cabinet, 50 newest first; by
 //!   views; one cabinet by title ascending; `limit=500`) and one campaign's page with its chart
-//!   over `24h`, `7d` and `30d`, and the home page (`/`: what needs attention over every
-//!   cabinet, the totals per cabinet over 7 and 30 days with the periods before them). Every answer must be 200 with the expected rows;
+//!   over `24h`, `7d` and `30d`, the home page (`/`: what needs attention over every cabinet,
+//!   the totals per cabinet with the periods before them), the new-campaign form, and
+//!   `/tasks`, `/rules`, `/keys`, `/team`, `/settings` (empty of their own content here: the
+//!   shell, the session and the person's cabinets). Every answer must be 200 with the
+//!   expected rows;
 //! - times are round trips on one keep-alive loopback connection until the whole page
 //!   arrived, so they hold the server's whole work (session, reads, render) plus a fraction of a
 //!   millisecond of transport; a warm-up precedes each page; median, p90 and max in ms;
@@ -163,6 +166,11 @@ fn main() {
             Expect::Chart,
         ),
         ("/campaigns/new".into(), Expect::Form),
+        ("/tasks".into(), Expect::Shell("/tasks")),
+        ("/rules".into(), Expect::Shell("/rules")),
+        ("/keys".into(), Expect::Shell("/keys")),
+        ("/team".into(), Expect::Shell("/team")),
+        ("/settings".into(), Expect::Shell("/settings")),
     ];
     let cabinet_reads = plain_cabinets(&conn, all, n);
     let mut session = runs(n, BUDGET, MIN_RUNS, |_| {
@@ -203,6 +211,14 @@ fn main() {
             }
             Expect::Chart => {
                 assert!(body.contains("<svg"), "GET {path}: a chart");
+                String::new()
+            }
+            Expect::Shell(section) => {
+                assert!(
+                    body.contains(r#"<main id="main">"#)
+                        && body.contains(&format!(r#"href="{section}" aria-current="page""#)),
+                    "GET {path}: the page in its section"
+                );
                 String::new()
             }
             Expect::Form => {
@@ -349,6 +365,10 @@ enum Expect {
     Form,
     /// The home page: its attention list, its chart and a totals line per cabinet.
     Home(usize),
+    /// A page of a section (its navigation entry marked current), its content not counted:
+    /// the bench has no tasks, rules, keys or team of its own, so these time the shell, the
+    /// session and the person's cabinets.
+    Shell(&'static str),
 }
 
 /// A plain SQLite median (ms) and the rows it read, as `(account_id, ad_id)`.
@@ -546,7 +566,11 @@ fn login(agent: &ureq::Agent, root: &str) -> String {
         ])
         .expect("POST /login");
     assert_eq!(answer.status(), 303, "POST /login");
-    assert_eq!(answer.header("location"), Some("/campaigns"));
+    assert_eq!(
+        answer.header("location"),
+        Some("/"),
+        "signing in lands on the home page"
+    );
     format!("{COOKIE}={}", set_cookie(&answer, COOKIE))
 }
 
