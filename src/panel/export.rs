@@ -49,6 +49,25 @@ impl From<Decimal> for Cell {
     }
 }
 
+/// A field of an API object as a cell: text and whole numbers as themselves, other numbers
+/// as decimals, `true`/`false`, nothing for null, and an object or list as its JSON.
+impl From<&serde_json::Value> for Cell {
+    fn from(v: &serde_json::Value) -> Self {
+        use serde_json::Value;
+        match v {
+            Value::Null => Cell::Empty,
+            Value::String(s) => Cell::Text(s.clone()),
+            Value::Bool(b) => Cell::Text(b.to_string()),
+            Value::Number(n) => match (n.as_i64(), n.to_string().parse::<Decimal>()) {
+                (Some(i), _) => Cell::Int(i),
+                (None, Ok(d)) => Cell::Decimal(d),
+                (None, Err(_)) => Cell::Text(n.to_string()),
+            },
+            Value::Array(_) | Value::Object(_) => Cell::Text(v.to_string()),
+        }
+    }
+}
+
 impl<T: Into<Cell>> From<Option<T>> for Cell {
     fn from(v: Option<T>) -> Self {
         v.map_or(Cell::Empty, Into::into)
@@ -220,6 +239,19 @@ mod tests {
             table().csv(),
             "ad_id,title,spent\r\n7,\"Winter, \"\"sale\"\"\",12.50\r\n8,\"'=HYPERLINK(1)\",\r\n"
         );
+    }
+
+    #[test]
+    fn an_api_field_becomes_its_cell() {
+        let v =
+            serde_json::json!({"n": 3, "d": 2.5, "t": "x", "b": true, "o": {"a": 1}, "z": null});
+        assert_eq!(Cell::from(&v["n"]), Cell::Int(3));
+        assert_eq!(Cell::from(&v["d"]), Cell::Decimal("2.5".parse().unwrap()));
+        assert_eq!(Cell::from(&v["t"]), Cell::Text("x".into()));
+        assert_eq!(Cell::from(&v["b"]), Cell::Text("true".into()));
+        assert_eq!(Cell::from(&v["o"]), Cell::Text(r#"{"a":1}"#.into()));
+        assert_eq!(Cell::from(&v["z"]), Cell::Empty);
+        assert_eq!(Cell::from(&v["missing"]), Cell::Empty);
     }
 
     #[test]

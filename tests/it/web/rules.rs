@@ -561,3 +561,53 @@ fn a_rule_reads_as_russian_sentences_for_a_russian_speaker() {
     );
     assert!(!row.contains("Cooldown"), "no English left in the row");
 }
+
+#[test]
+fn the_rules_download_as_the_apis_rule_objects() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    create(
+        &app,
+        &key,
+        always(cabinet, json!({"type": "set_cpm", "cpm": "2.50"})),
+    );
+    create(
+        &app,
+        &key,
+        always(
+            cabinet,
+            json!({"type": "notify", "text": "Look, \"now\", here"}),
+        ),
+    );
+    let web = logged_in(&app, user);
+    assert!(
+        web.get("/rules").body.contains("/rules?format=csv"),
+        "the link"
+    );
+
+    let csv = web.get("/rules?format=csv");
+    assert_eq!(csv.status, 200, "{}", csv.body);
+    assert_eq!(csv.header("content-type"), Some("text/csv; charset=utf-8"));
+    let api = rules_of(&app, &key);
+    let lines: Vec<&str> = csv.body.lines().collect();
+    assert_eq!(lines.len(), api.len() + 1, "a header and a line per rule");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    assert_eq!(header[..3], ["id", "account_id", "name"]);
+    for rule in &api {
+        let line = lines
+            .iter()
+            .find(|l| l.starts_with(&format!("{},", rule["id"])))
+            .unwrap_or_else(|| panic!("rule {} in {lines:?}", rule["id"]));
+        let action = rule["action"].to_string().replace('"', "\"\"");
+        assert!(
+            line.contains(&format!("\"{action}\"")),
+            "{line} has {action}"
+        );
+        assert!(line.contains(&format!(",{cabinet},")), "{line}");
+        let enabled = rule["enabled"].as_bool().unwrap().to_string();
+        assert!(line.contains(&format!(",{enabled},")), "{line}");
+    }
+    let xlsx = web.get("/rules?format=xlsx");
+    assert_eq!(xlsx.status, 200);
+    assert!(xlsx.body.starts_with("PK"), "a zip workbook");
+}

@@ -14,8 +14,8 @@ use std::collections::HashMap;
 
 use maud::{html, Markup};
 
-use super::super::session::Session;
-use super::super::{layout, redirect, Form, Visit, WebError};
+use super::super::session::{Person, Session};
+use super::super::{export, layout, redirect, Form, Visit, WebError};
 use super::ops_error;
 use crate::domain::fields::Body;
 use crate::domain::money::CabinetType;
@@ -62,16 +62,22 @@ async fn render(
         Ok::<Listed, StoreError>((found, groups::list(c, &accounts)?, titles))
     });
     let (found, groups, titles) = found.await?;
+    if let Some(format) = export::Format::requested(visit)? {
+        return download(person, &found).reply(format);
+    }
     let writable: Vec<&Reachable> = person
         .active()
         .filter(|r| person.writable(r.cabinet.id).is_ok())
         .collect();
     let title = visit.t("rules-title");
     let body = html! {
-        header.page { div {
-            h1 { (title) }
-            p.muted { (visit.t("rules-lead")) }
-        } }
+        header.page {
+            div {
+                h1 { (title) }
+                p.muted { (visit.t("rules-lead")) }
+            }
+            @if !found.is_empty() { (export::links(visit, "/rules")) }
+        }
         @if person.active().next().is_none() {
             div.empty { (visit.t("rules-no-cabinets")) }
         }
@@ -99,6 +105,45 @@ async fn render(
         Some(_) => reply.with_status(hyper::StatusCode::UNPROCESSABLE_ENTITY),
         None => reply,
     })
+}
+
+/// The columns of the rules' download: the API's rule object, field by field.
+const COLUMNS: [&str; 13] = [
+    "id",
+    "account_id",
+    "name",
+    "enabled",
+    "dry_run",
+    "scope",
+    "match",
+    "conditions",
+    "action",
+    "cooldown_hours",
+    "max_runs_per_day",
+    "created_at",
+    "updated_at",
+];
+
+/// The rules as a download: each as the API's `GET /v1/rules` writes it.
+fn download(person: &Person, found: &[RuleRow]) -> export::Table {
+    let rows = found
+        .iter()
+        .filter_map(|r| {
+            let kind = person.cabinet(r.account_id)?.cabinet.cabinet_type;
+            let object = rule_ops::describe(r, kind);
+            Some(
+                COLUMNS
+                    .iter()
+                    .map(|c| export::Cell::from(&object[*c]))
+                    .collect(),
+            )
+        })
+        .collect();
+    export::Table {
+        name: "rules".into(),
+        columns: COLUMNS.to_vec(),
+        rows,
+    }
 }
 
 fn table(
