@@ -7,6 +7,7 @@
 
 use maud::{html, Markup};
 
+use super::super::export::{self, Cell, Table};
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::{internal, ops_error, panel_op, sentence};
@@ -39,12 +40,17 @@ pub async fn list<'a>(
     session: &'a Session,
     _: &'a [&'a str],
 ) -> Result<Reply, WebError> {
+    if let Some(format) = export::Format::requested(visit)? {
+        return download(&read(visit, session).await?).reply(format);
+    }
     page(visit, session, Notice::None).await
 }
 
-async fn page(visit: &Visit<'_>, session: &Session, notice: Notice) -> Result<Reply, WebError> {
+/// The person's keys (an agency owner's with the team's), each with its owner's email and the
+/// cabinets of its scope.
+async fn read(visit: &Visit<'_>, session: &Session) -> Result<Vec<Listed>, WebError> {
     let person = session.person.user.clone();
-    let listed = visit
+    visit
         .state
         .services
         .db
@@ -68,7 +74,59 @@ async fn page(visit: &Visit<'_>, session: &Session, notice: Notice) -> Result<Re
                 })
                 .collect::<Result<Vec<_>, StoreError>>()
         })
-        .await?;
+        .await
+        .map_err(WebError::from)
+}
+
+/// The columns of the keys' download; a secret is never among them.
+const COLUMNS: [&str; 8] = [
+    "id",
+    "owner",
+    "manage",
+    "postbacks",
+    "partner",
+    "account_ids",
+    "webhook_url",
+    "last_used_at",
+];
+
+/// The keys as a download: permissions, scope (`all`, or the cabinets' ids), webhook and last
+/// use.
+fn download(listed: &[Listed]) -> Table {
+    let flag = |b: bool| Cell::Text(b.to_string());
+    let rows = listed
+        .iter()
+        .map(|l| {
+            let scope = if l.key.scope_all {
+                "all".to_string()
+            } else {
+                l.cabinets
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            vec![
+                Cell::Int(l.key.id),
+                Cell::from(l.owner.as_str()),
+                flag(l.key.manage),
+                flag(l.key.postbacks),
+                flag(l.key.partner),
+                Cell::Text(scope),
+                Cell::from(l.key.webhook_url.clone()),
+                Cell::from(l.key.last_used_at.clone()),
+            ]
+        })
+        .collect();
+    Table {
+        name: "keys".into(),
+        columns: COLUMNS.to_vec(),
+        rows,
+    }
+}
+
+async fn page(visit: &Visit<'_>, session: &Session, notice: Notice) -> Result<Reply, WebError> {
+    let listed = read(visit, session).await?;
     let me = session.person.user.id;
     let problem = match &notice {
         Notice::Problem { param, message } => Some((param.as_str(), message.as_str())),
@@ -76,10 +134,13 @@ async fn page(visit: &Visit<'_>, session: &Session, notice: Notice) -> Result<Re
     };
     let fmt = visit.fmt();
     let body = html! {
-        header.page { div {
-            h1 { (visit.t("keys-title")) }
-            p.muted { (visit.t("keys-lead")) " " code { "/api/v1" } }
-        } }
+        header.page {
+            div {
+                h1 { (visit.t("keys-title")) }
+                p.muted { (visit.t("keys-lead")) " " code { "/api/v1" } }
+            }
+            @if !listed.is_empty() { (export::links(visit, "/keys")) }
+        }
         @if let Notice::Created(created) = &notice {
             div.card role="status" {
                 h2 { (visit.ta("keys-created", &[("id", created.id.into())])) }

@@ -190,3 +190,38 @@ fn a_new_tracker_url_is_shown_once_and_the_old_one_stops() {
         "{gone:?}"
     );
 }
+
+#[test]
+fn the_keys_download_with_their_permissions_and_webhook_but_never_a_secret() {
+    let app = spawn_app();
+    let user = app.user("pro");
+    app.cabinet(user, "euro", "100");
+    let rx = Receiver::start(200);
+    let (id, key, secret) = app.hook_key(user, &rx.url);
+    let web = logged_in(&app, user);
+    assert!(web.get("/keys").body.contains("/keys?format=csv"), "the link");
+
+    let csv = web.get("/keys?format=csv");
+    assert_eq!(csv.status, 200, "{}", csv.body);
+    let lines: Vec<&str> = csv.body.lines().collect();
+    assert_eq!(
+        lines[0],
+        "id,owner,manage,postbacks,partner,account_ids,webhook_url,last_used_at"
+    );
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let email = app
+        .services
+        .db
+        .read_blocking(move |c| adcab::store::users::get(c, user))
+        .unwrap()
+        .unwrap()
+        .email;
+    assert_eq!(
+        lines[1],
+        format!("{id},{email},true,false,false,all,{},", rx.url)
+    );
+    assert!(
+        !csv.body.contains(&secret) && !csv.body.contains(&key),
+        "no secret in a download"
+    );
+}
