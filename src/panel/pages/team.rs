@@ -6,6 +6,7 @@
 
 use maud::{html, Markup};
 
+use super::super::export::{self, Cell, Table};
 use super::super::session::Session;
 use super::super::{layout, redirect, Form, Visit, WebError};
 use super::{ops_error, panel_op};
@@ -63,17 +64,16 @@ pub async fn show<'a>(
     session: &'a Session,
     _: &'a [&'a str],
 ) -> Result<Reply, WebError> {
+    if let Some(format) = export::Format::requested(visit)? {
+        let agency = agency_only(visit, session)?;
+        return download(&members_of(visit, agency).await?).reply(format);
+    }
     page(visit, session, None, None).await
 }
 
-async fn page(
-    visit: &Visit<'_>,
-    session: &Session,
-    problem: Option<Problem<'_>>,
-    made: Option<Made>,
-) -> Result<Reply, WebError> {
-    let agency = agency_only(visit, session)?;
-    let members = visit
+/// The agency's members, each with their shares of its cabinets and whether a link may be made.
+async fn members_of(visit: &Visit<'_>, agency: i64) -> Result<Vec<Member>, WebError> {
+    visit
         .state
         .services
         .db
@@ -100,7 +100,44 @@ async fn page(
                 })
                 .collect::<Result<Vec<_>, StoreError>>()
         })
-        .await?;
+        .await
+        .map_err(WebError::from)
+}
+
+/// The team as a download: a line per member and cabinet shared with them (a member with none
+/// has one line without a cabinet).
+fn download(members: &[Member]) -> Table {
+    let mut rows = Vec::new();
+    for m in members {
+        let line = |share: Option<&(i64, Access)>| {
+            vec![
+                Cell::Int(m.user.id),
+                Cell::from(m.user.email.as_str()),
+                Cell::from(share.map(|(c, _)| *c)),
+                Cell::from(share.map(|(_, a)| a.as_str())),
+                Cell::Text(m.has_password.to_string()),
+            ]
+        };
+        if m.shares.is_empty() {
+            rows.push(line(None));
+        }
+        rows.extend(m.shares.iter().map(|s| line(Some(s))));
+    }
+    Table {
+        name: "team".into(),
+        columns: vec!["user_id", "email", "account_id", "access", "has_password"],
+        rows,
+    }
+}
+
+async fn page(
+    visit: &Visit<'_>,
+    session: &Session,
+    problem: Option<Problem<'_>>,
+    made: Option<Made>,
+) -> Result<Reply, WebError> {
+    let agency = agency_only(visit, session)?;
+    let members = members_of(visit, agency).await?;
     let own: Vec<(i64, String)> = session
         .person
         .reach
@@ -130,10 +167,13 @@ async fn page(
     let csrf = &session.csrf;
     let title = visit.t("people-team-title");
     let body = html! {
-        header.page { div {
-            h1 { (title) }
-            p.muted { (visit.t("people-team-lead")) }
-        } }
+        header.page {
+            div {
+                h1 { (title) }
+                p.muted { (visit.t("people-team-lead")) }
+            }
+            @if !members.is_empty() { (export::links(visit, "/team")) }
+        }
         @if let Some(made) = &made { (made_box(visit, made)) }
         @if let Some(p) = &problem { @if p.field == "member" || p.field == "team" { p.error role="alert" data-param=(p.field) { (p.message) } } }
         @if members.is_empty() {

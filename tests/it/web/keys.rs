@@ -199,7 +199,10 @@ fn the_keys_download_with_their_permissions_and_webhook_but_never_a_secret() {
     let rx = Receiver::start(200);
     let (id, key, secret) = app.hook_key(user, &rx.url);
     let web = logged_in(&app, user);
-    assert!(web.get("/keys").body.contains("/keys?format=csv"), "the link");
+    assert!(
+        web.get("/keys").body.contains("/keys?format=csv"),
+        "the link"
+    );
 
     let csv = web.get("/keys?format=csv");
     assert_eq!(csv.status, 200, "{}", csv.body);

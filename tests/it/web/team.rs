@@ -204,3 +204,41 @@ fn only_a_person_who_may_change_a_cabinet_moves_the_simulators_clock() {
     assert_eq!(moved.status, 303, "the owner moves it");
     app.settle();
 }
+
+#[test]
+fn the_team_downloads_a_line_per_member_and_shared_cabinet() {
+    use adcab::ops::{self, TeamAccess};
+    let app = spawn_app();
+    let agency = app.user("agency");
+    let first = app.cabinet(agency, "euro", "100");
+    let second = app.cabinet(agency, "ton", "100");
+    let member = app.user("pro");
+    let member_email = with_login(&app, member);
+    ops::member_add(&app.services, agency, member, first, TeamAccess::Manager).unwrap();
+    ops::member_add(&app.services, agency, member, second, TeamAccess::Viewer).unwrap();
+    let owner = logged_in(&app, agency);
+    assert!(
+        owner.get("/team").body.contains("/team?format=csv"),
+        "the link"
+    );
+
+    let csv = owner.get("/team?format=csv");
+    assert_eq!(csv.status, 200, "{}", csv.body);
+    let mut lines: Vec<&str> = csv.body.lines().collect();
+    assert_eq!(
+        lines.remove(0),
+        "user_id,email,account_id,access,has_password"
+    );
+    lines.sort_unstable();
+    let mut expected = vec![
+        format!("{member},{member_email},{first},manager,true"),
+        format!("{member},{member_email},{second},viewer,true"),
+    ];
+    expected.sort_unstable();
+    assert_eq!(lines, expected);
+    assert_eq!(
+        logged_in(&app, member).get("/team?format=csv").status,
+        403,
+        "only the agency's owner reads the team"
+    );
+}
