@@ -8,17 +8,17 @@
 use hyper::StatusCode;
 use maud::html;
 
-use super::login::LOGIN_COOKIE;
+use super::login::{form_token, sent_form_token, LOGIN_COOKIE};
 use super::pages::{ops_error, panel_op};
-use super::session;
 use super::{layout, Form, Visit, WebError};
 use crate::auth::logins::Attempt;
 use crate::domain::password::{self, PasswordError};
 use crate::http::Reply;
 use crate::i18n::Arg;
 use crate::ops::{self, OpsError};
-use crate::primitives::{random_hex, sha256_hex, unix_now};
-use crate::store::invites::Kind;
+use crate::primitives::{sha256_hex, unix_now};
+use crate::store::invites::{Kind, Link};
+use crate::store::users::User;
 
 /// The path's prefix; the token follows it.
 pub const PREFIX: &str = "/invite/";
@@ -51,18 +51,11 @@ fn reserve<'v>(visit: &'v Visit<'_>, token: &str) -> Option<Attempt<'v>> {
         .reserve(limits, &key, visit.client, unix_now())
 }
 
-fn csrf_token(visit: &Visit) -> String {
-    visit
-        .cookie(LOGIN_COOKIE)
-        .filter(|t| t.len() == 64)
-        .map(str::to_string)
-        .unwrap_or_else(|| random_hex(32))
-}
-
-/// `GET /invite/{token}`.
-pub async fn form(visit: &Visit<'_>, token: &str) -> Result<Reply, WebError> {
+/// The live link `token` names and its person, counted against the limits until it is found
+/// good; otherwise the page to answer with (limited, or the one page for every bad link).
+async fn open(visit: &Visit<'_>, token: &str) -> Result<Result<(Link, User), Reply>, WebError> {
     let Some(attempt) = reserve(visit, token) else {
-        return Ok(limited(visit));
+        return Ok(Err(limited(visit)));
     };
     let lookup = token.to_string();
     let found = visit
@@ -71,11 +64,21 @@ pub async fn form(visit: &Visit<'_>, token: &str) -> Result<Reply, WebError> {
         .db
         .read(move |conn| ops::people::open_link(conn, &lookup))
         .await?;
-    let Some((link, user)) = found else {
-        return Ok(invalid(visit));
+    let Some(found) = found else {
+        return Ok(Err(invalid(visit)));
     };
+    // The link is good: what follows is the person's typing, not a guess.
     attempt.take_back();
-    let csrf = csrf_token(visit);
+    Ok(Ok(found))
+}
+
+/// `GET /invite/{token}`.
+pub async fn form(visit: &Visit<'_>, token: &str) -> Result<Reply, WebError> {
+    let (link, user) = match open(visit, token).await? {
+        Ok(found) => found,
+        Err(page) => return Ok(page),
+    };
+    let csrf = form_token(visit);
     let mut reply = page(visit, &csrf, token, link.kind, &user.email, None);
     reply.headers.push((
         "set-cookie".into(),
@@ -86,25 +89,11 @@ pub async fn form(visit: &Visit<'_>, token: &str) -> Result<Reply, WebError> {
 
 /// `POST /invite/{token}`: `password` and `password_again`.
 pub async fn submit(visit: &Visit<'_>, token: &str, form: &Form) -> Result<Reply, WebError> {
-    let expected = visit.cookie(LOGIN_COOKIE).unwrap_or_default();
-    if expected.is_empty() || !session::same_secret(expected, form.get("csrf").unwrap_or("")) {
-        return Err(WebError::Csrf);
-    }
-    let Some(attempt) = reserve(visit, token) else {
-        return Ok(limited(visit));
+    let expected = sent_form_token(visit, form)?;
+    let (link, user) = match open(visit, token).await? {
+        Ok(found) => found,
+        Err(page) => return Ok(page),
     };
-    let lookup = token.to_string();
-    let found = visit
-        .state
-        .services
-        .db
-        .read(move |conn| ops::people::open_link(conn, &lookup))
-        .await?;
-    let Some((link, user)) = found else {
-        return Ok(invalid(visit));
-    };
-    // The link is good: what follows is the person's typing, not a guess.
-    attempt.take_back();
     let password = form.get("password").unwrap_or("").to_string();
     let refused = if let Err(why) = password::check(&password) {
         Some(Refused {

@@ -20,17 +20,32 @@ pub fn form(visit: &Visit, session: Option<&Session>) -> Result<Reply, WebError>
     if session.is_some() {
         return Ok(super::redirect("/"));
     }
-    let token = visit
-        .cookie(LOGIN_COOKIE)
-        .filter(|t| t.len() == 64)
-        .map(str::to_string)
-        .unwrap_or_else(|| random_hex(32));
+    let token = form_token(visit);
     let mut reply = page(visit, &token, "", None, hyper::StatusCode::OK);
     reply.headers.push((
         "set-cookie".into(),
         visit.cookie_header(LOGIN_COOKIE, &token, None),
     ));
     Ok(reply)
+}
+
+/// The CSRF token of a form shown before a session exists (the login, an invitation link):
+/// the one the browser's `adcab_login` cookie holds, else a new one.
+pub(super) fn form_token(visit: &Visit) -> String {
+    visit
+        .cookie(LOGIN_COOKIE)
+        .filter(|t| t.len() == 64)
+        .map(str::to_string)
+        .unwrap_or_else(|| random_hex(32))
+}
+
+/// The token a form sent before a session exists, when it matches the browser's cookie.
+pub(super) fn sent_form_token<'v>(visit: &'v Visit, form: &Form) -> Result<&'v str, WebError> {
+    let expected = visit.cookie(LOGIN_COOKIE).unwrap_or_default();
+    if expected.is_empty() || !session::same_secret(expected, form.get("csrf").unwrap_or("")) {
+        return Err(WebError::Csrf);
+    }
+    Ok(expected)
 }
 
 fn page(
@@ -58,10 +73,7 @@ fn page(
 
 /// `POST /login`.
 pub async fn submit(visit: &Visit<'_>, form: &Form) -> Result<Reply, WebError> {
-    let expected = visit.cookie(LOGIN_COOKIE).unwrap_or_default();
-    if expected.is_empty() || !session::same_secret(expected, form.get("csrf").unwrap_or("")) {
-        return Err(WebError::Csrf);
-    }
+    let expected = sent_form_token(visit, form)?;
     let email = form.get("email").unwrap_or("").trim().to_string();
     let password = form.get("password").unwrap_or("").to_string();
     let config = &visit.state.services.config.panel;
