@@ -106,14 +106,7 @@ pub fn list(
     filter: &ListFilter,
     page: &Page,
 ) -> Result<(Vec<CampaignRow>, bool), StoreError> {
-    let (clauses, args) = conditions(filter);
-    let query = CabinetQuery {
-        from: format!(
-            "FROM campaigns WHERE account_id = ? AND {}",
-            clauses.join(" AND ")
-        ),
-        args,
-    };
+    let query = CabinetQuery::of(filter);
     // One snapshot for the page's many statements: no write lands between them.
     let snapshot = conn.unchecked_transaction()?;
     let rows = match *page {
@@ -148,6 +141,18 @@ struct CabinetQuery {
 }
 
 impl CabinetQuery {
+    /// The campaigns of one cabinet that `filter` matches.
+    fn of(filter: &ListFilter) -> CabinetQuery {
+        let (clauses, args) = conditions(filter);
+        CabinetQuery {
+            from: format!(
+                "FROM campaigns WHERE account_id = ? AND {}",
+                clauses.join(" AND ")
+            ),
+            args,
+        }
+    }
+
     /// The rows of `stmt` (made of `from`) for one cabinet, each read by `read`.
     fn rows<T, C: FromIterator<T>>(
         &self,

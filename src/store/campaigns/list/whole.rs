@@ -33,14 +33,7 @@ pub struct Sums {
 /// The sums of the campaigns `filter` matches, one per cabinet that has any, in the order of
 /// `filter.accounts`.
 pub fn sums(conn: &Connection, filter: &ListFilter) -> Result<Vec<Sums>, StoreError> {
-    let (clauses, args) = conditions(filter);
-    let query = CabinetQuery {
-        from: format!(
-            "FROM campaigns WHERE account_id = ? AND {}",
-            clauses.join(" AND ")
-        ),
-        args,
-    };
+    let query = CabinetQuery::of(filter);
     let snapshot = conn.unchecked_transaction()?;
     let mut campaigns = conn.prepare_cached(&format!(
         "SELECT COUNT(*), SUM(budget_micros), SUM(spent_micros), SUM(views), SUM(clicks),
