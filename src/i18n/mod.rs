@@ -87,8 +87,8 @@ pub struct Texts([String; 2]);
 
 impl Texts {
     /// The sentence `write` makes in each language.
-    pub fn build<E>(mut write: impl FnMut(Lang) -> Result<String, E>) -> Result<Texts, E> {
-        Ok(Texts([write(Lang::En)?, write(Lang::Ru)?]))
+    pub fn build(mut write: impl FnMut(Lang) -> String) -> Texts {
+        Texts([write(Lang::En), write(Lang::Ru)])
     }
 
     /// The sentence in `lang`.

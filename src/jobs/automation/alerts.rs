@@ -110,29 +110,29 @@ pub fn check_hour(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
             alerts::low_balances(tx, &day_ago)?,
             &at_iso,
         )? {
+            let names = Names::read(tx, account, &[])?;
             let text = Texts::build(|lang| {
-                Ok::<_, StoreError>(lang.ta(
+                lang.ta(
                     "alert-balance-low",
-                    &[("cabinet", cabinet(tx, account, lang)?.into())],
-                ))
-            })?;
+                    &[("cabinet", names.cabinet(lang).into())],
+                )
+            });
             tell(tx, BALANCE_LOW, About::Cabinet(account, None), text)?;
         }
         for (account, _) in fresh(tx, SESSION_EXPIRED, alerts::expired_sessions(tx)?, &at_iso)? {
+            let names = Names::read(tx, account, &[])?;
             let text = Texts::build(|lang| {
-                Ok::<_, StoreError>(lang.ta(
+                lang.ta(
                     "alert-session-expired",
-                    &[("cabinet", cabinet(tx, account, lang)?.into())],
-                ))
-            })?;
+                    &[("cabinet", names.cabinet(lang).into())],
+                )
+            });
             tell(tx, SESSION_EXPIRED, About::Cabinet(account, None), text)?;
         }
         for (key, user) in fresh(tx, WEBHOOK_FAILING, alerts::failing_keys(tx)?, &at_iso)? {
             let text = Texts::build(|lang| {
-                Ok::<_, StoreError>(
-                    lang.ta("alert-webhook-failing", &[("key", key.to_string().into())]),
-                )
-            })?;
+                lang.ta("alert-webhook-failing", &[("key", key.to_string().into())])
+            });
             tell(tx, WEBHOOK_FAILING, About::Person(user), text)?;
         }
         Ok(())
@@ -152,16 +152,17 @@ pub fn note_held(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
         }
         let receivers = Receivers::load(tx)?;
         for (account, count) in held {
+            let names = Names::read(tx, account, &[])?;
             let text = Texts::build(|lang| {
-                Ok::<_, StoreError>(lang.ta(
+                lang.ta(
                     "alert-held",
                     &[
-                        ("cabinet", cabinet(tx, account, lang)?.into()),
+                        ("cabinet", names.cabinet(lang).into()),
                         ("count", count.into()),
                         ("cap", i64::from(cap).into()),
                     ],
-                ))
-            })?;
+                )
+            });
             let note = NewAlert {
                 kind: HELD_BACK,
                 account_id: Some(account),
@@ -195,32 +196,33 @@ pub fn rule_notice(
 ) -> Result<Notice, StoreError> {
     if let [ad] = ads {
         let said = Texts::build(|lang| {
-            Ok::<_, StoreError>(lang.ta(
+            lang.ta(
                 "alert-rule-one",
                 &[
                     ("text", text.into()),
                     ("rule", rule.into()),
                     ("ad", ad.to_string().into()),
                 ],
-            ))
-        })?;
+            )
+        });
         return Ok(Notice {
             ad_id: Some(*ad),
             text: said,
         });
     }
+    let names = Names::read(tx, account, ads)?;
     let said = Texts::build(|lang| {
-        Ok::<_, StoreError>(lang.ta(
+        lang.ta(
             "alert-rule-many",
             &[
                 ("text", text.into()),
                 ("rule", rule.into()),
                 ("count", ads.len().into()),
-                ("cabinet", cabinet(tx, account, lang)?.into()),
-                ("list", listed(tx, account, ads, lang)?.into()),
+                ("cabinet", names.cabinet(lang).into()),
+                ("list", names.listed(lang, ads).into()),
             ],
-        ))
-    })?;
+        )
+    });
     Ok(Notice {
         ad_id: None,
         text: said,
@@ -247,7 +249,7 @@ pub fn daily_digest(s: &Services, at: DateTime<Utc>) -> Result<(), StoreError> {
                 continue;
             }
             days.sort_by_key(|d| std::cmp::Reverse(d.totals.spent));
-            let text = Texts::build(|lang| Ok::<_, StoreError>(digest_text(lang, &days, &to)))?;
+            let text = Texts::build(|lang| digest_text(lang, &days, &to));
             let digest = NewAlert {
                 kind: "daily_digest",
                 account_id: None,
@@ -332,25 +334,26 @@ fn budget_low_text(
     account: i64,
     ads: &[i64],
 ) -> Result<(About, Texts), StoreError> {
+    let names = Names::read(tx, account, ads)?;
     if let [ad] = ads {
         let text = Texts::build(|lang| {
-            Ok::<_, StoreError>(lang.ta(
+            lang.ta(
                 "alert-budget-low-one",
-                &[("campaign", campaign(tx, account, *ad, lang)?.into())],
-            ))
-        })?;
+                &[("campaign", names.campaign(lang, *ad).into())],
+            )
+        });
         return Ok((About::Cabinet(account, Some(*ad)), text));
     }
     let text = Texts::build(|lang| {
-        Ok::<_, StoreError>(lang.ta(
+        lang.ta(
             "alert-budget-low-many",
             &[
                 ("count", ads.len().into()),
-                ("cabinet", cabinet(tx, account, lang)?.into()),
-                ("list", listed(tx, account, ads, lang)?.into()),
+                ("cabinet", names.cabinet(lang).into()),
+                ("list", names.listed(lang, ads).into()),
             ],
-        ))
-    })?;
+        )
+    });
     Ok((About::Cabinet(account, None), text))
 }
 
@@ -362,37 +365,42 @@ fn declined_text(
     account: i64,
     ads: &[Declined],
 ) -> Result<(About, Texts), StoreError> {
+    let ids: Vec<i64> = ads.iter().map(|d| d.ad_id).collect();
+    let names = Names::read(tx, account, &ids)?;
     if let [one] = ads {
         let text = Texts::build(|lang| {
-            let campaign = campaign(tx, account, one.ad_id, lang)?;
-            Ok::<_, StoreError>(match &one.reason {
+            let campaign = names.campaign(lang, one.ad_id);
+            match &one.reason {
                 Some(r) => sentence(lang.ta(
                     "alert-declined-one-reason",
                     &[("campaign", campaign.into()), ("reason", r.shown().into())],
                 )),
                 None => lang.ta("alert-declined-one", &[("campaign", campaign.into())]),
-            })
-        })?;
+            }
+        });
         return Ok((About::Cabinet(account, Some(one.ad_id)), text));
     }
     let text = Texts::build(|lang| {
-        let mut named = Vec::new();
-        for d in ads.iter().take(LISTED) {
-            let name = named_campaign(tx, account, d.ad_id, lang)?;
-            named.push(match &d.reason {
-                Some(r) => format!("{name} ({})", r.text()),
-                None => name,
-            });
-        }
-        Ok::<_, StoreError>(lang.ta(
+        let named: Vec<String> = ads
+            .iter()
+            .take(LISTED)
+            .map(|d| {
+                let name = names.named(lang, d.ad_id);
+                match &d.reason {
+                    Some(r) => format!("{name} ({})", r.text()),
+                    None => name,
+                }
+            })
+            .collect();
+        lang.ta(
             "alert-declined-many",
             &[
                 ("count", ads.len().into()),
-                ("cabinet", cabinet(tx, account, lang)?.into()),
+                ("cabinet", names.cabinet(lang).into()),
                 ("list", more(lang, named.join(", "), ads.len()).into()),
             ],
-        ))
-    })?;
+        )
+    });
     Ok((About::Cabinet(account, None), text))
 }
 
@@ -406,15 +414,6 @@ fn sentence(text: String) -> String {
     }
 }
 
-/// The first [`LISTED`] of a cabinet's `ads` with their titles, and how many more.
-fn listed(tx: &Connection, account: i64, ads: &[i64], lang: Lang) -> Result<String, StoreError> {
-    let mut named = Vec::new();
-    for ad in ads.iter().take(LISTED) {
-        named.push(named_campaign(tx, account, *ad, lang)?);
-    }
-    Ok(more(lang, named.join(", "), ads.len()))
-}
-
 /// `list` (the first [`LISTED`] of `count`) with "and N more" when some were left out.
 fn more(lang: Lang, list: String, count: usize) -> String {
     match count.saturating_sub(LISTED) {
@@ -426,47 +425,78 @@ fn more(lang: Lang, list: String, count: usize) -> String {
     }
 }
 
-/// "12 “Title”" in a list of campaigns, or the id alone when the copy is gone.
-fn named_campaign(
-    tx: &Connection,
+/// The names an alert about a cabinet (and some of its campaigns) writes, read once and
+/// written in each language: the cabinet's name and the titles of the first [`LISTED`]
+/// campaigns (a campaign whose copy is gone has none).
+struct Names {
     account: i64,
-    ad: i64,
-    lang: Lang,
-) -> Result<String, StoreError> {
-    Ok(match campaigns::get(tx, account, ad)?.map(|r| r.title) {
-        Some(t) => lang.ta(
-            "alert-named",
-            &[("ad", ad.to_string().into()), ("title", t.into())],
-        ),
-        None => ad.to_string(),
-    })
+    cabinet: Option<String>,
+    titles: BTreeMap<i64, String>,
 }
 
-/// "Cabinet “Name”" for a sentence.
-fn cabinet(conn: &Connection, account: i64, lang: Lang) -> Result<String, StoreError> {
-    Ok(match cabinets::get(conn, account)? {
-        Some(c) => lang.ta("alert-cabinet", &[("name", c.name.into())]),
-        None => lang.ta("alert-cabinet-id", &[("id", account.to_string().into())]),
-    })
-}
+impl Names {
+    fn read(conn: &Connection, account: i64, ads: &[i64]) -> Result<Names, StoreError> {
+        let mut titles = BTreeMap::new();
+        for ad in ads.iter().take(LISTED) {
+            if let Some(row) = campaigns::get(conn, account, *ad)? {
+                titles.insert(*ad, row.title);
+            }
+        }
+        Ok(Names {
+            account,
+            cabinet: cabinets::get(conn, account)?.map(|c| c.name),
+            titles,
+        })
+    }
 
-/// "Campaign 12 “Title” (Cabinet “Name”)" for a sentence.
-fn campaign(conn: &Connection, account: i64, ad: i64, lang: Lang) -> Result<String, StoreError> {
-    let title = campaigns::get(conn, account, ad)?.map(|r| r.title);
-    let cabinet = cabinet(conn, account, lang)?;
-    let ad = ad.to_string();
-    Ok(match title {
-        Some(t) => lang.ta(
-            "alert-campaign",
-            &[
-                ("ad", ad.into()),
-                ("title", t.into()),
-                ("cabinet", cabinet.into()),
-            ],
-        ),
-        None => lang.ta(
-            "alert-campaign-id",
-            &[("ad", ad.into()), ("cabinet", cabinet.into())],
-        ),
-    })
+    /// "Cabinet “Name”" for a sentence.
+    fn cabinet(&self, lang: Lang) -> String {
+        match &self.cabinet {
+            Some(name) => lang.ta("alert-cabinet", &[("name", name.as_str().into())]),
+            None => lang.ta(
+                "alert-cabinet-id",
+                &[("id", self.account.to_string().into())],
+            ),
+        }
+    }
+
+    /// "Campaign 12 “Title” (Cabinet “Name”)" for a sentence.
+    fn campaign(&self, lang: Lang, ad: i64) -> String {
+        let (ad_text, cabinet) = (ad.to_string(), self.cabinet(lang));
+        match self.titles.get(&ad) {
+            Some(t) => lang.ta(
+                "alert-campaign",
+                &[
+                    ("ad", ad_text.into()),
+                    ("title", t.as_str().into()),
+                    ("cabinet", cabinet.into()),
+                ],
+            ),
+            None => lang.ta(
+                "alert-campaign-id",
+                &[("ad", ad_text.into()), ("cabinet", cabinet.into())],
+            ),
+        }
+    }
+
+    /// "12 “Title”" in a list of campaigns, or the id alone when the copy is gone.
+    fn named(&self, lang: Lang, ad: i64) -> String {
+        match self.titles.get(&ad) {
+            Some(t) => lang.ta(
+                "alert-named",
+                &[("ad", ad.to_string().into()), ("title", t.as_str().into())],
+            ),
+            None => ad.to_string(),
+        }
+    }
+
+    /// The first [`LISTED`] of `ads` with their titles, and how many more.
+    fn listed(&self, lang: Lang, ads: &[i64]) -> String {
+        let named: Vec<String> = ads
+            .iter()
+            .take(LISTED)
+            .map(|ad| self.named(lang, *ad))
+            .collect();
+        more(lang, named.join(", "), ads.len())
+    }
 }
