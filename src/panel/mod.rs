@@ -184,13 +184,6 @@ async fn serve(
 ) -> Result<Reply, WebError> {
     let method = &parts.method;
     match (method.clone(), path) {
-        (Method::GET, "/") => {
-            *route = "/".into();
-            return match &session {
-                Some(session) => pages::home::show(visit, session, &[]).await,
-                None => Ok(redirect("/login")),
-            };
-        }
         (Method::GET, "/login") => {
             *route = "/login".into();
             return login::form(visit, session.as_ref());

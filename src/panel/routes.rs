@@ -78,6 +78,11 @@ fn table() -> &'static [Def] {
         vec![
             Def {
                 method: Method::GET,
+                pattern: "/",
+                handler: view!(pages::home::show),
+            },
+            Def {
+                method: Method::GET,
                 pattern: "/cabinets",
                 handler: view!(pages::cabinets::list),
             },
@@ -345,7 +350,7 @@ pub(super) fn resolve<'p>(
     let segments: Vec<&str> = path.trim_end_matches('/').split('/').collect();
     let mut known = false;
     for def in table() {
-        let parts: Vec<&str> = def.pattern.split('/').collect();
+        let parts: Vec<&str> = def.pattern.trim_end_matches('/').split('/').collect();
         if parts.len() != segments.len() {
             continue;
         }
