@@ -63,8 +63,11 @@ fn an_invited_person_accepts_the_invitation_lands_signed_in_and_switches_to_russ
         .find("select[name=time_zone] option[value='Europe/Moscow']")
         .click();
     chrome.find("form#profile button[type=submit]").click();
+    // Read in one script: an element found before the new page loads would be stale by the
+    // time its text is asked for.
     chrome.wait_for("the settings page in Russian", |c| {
-        c.find("h1").text().contains("Настройки").then_some(())
+        let h1 = c.script("return document.querySelector('h1')?.textContent ?? '';");
+        h1.as_str()?.contains("Настройки").then_some(())
     });
     screenshot(&chrome, "settings-ru");
     let zone: Option<String> = app.scalar(
