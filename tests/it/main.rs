@@ -30,6 +30,7 @@ mod operator;
 mod postback;
 mod process;
 mod ratelimit;
+mod readme;
 mod scenarios;
 mod stats;
 mod targeting;
