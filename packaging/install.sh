@@ -290,13 +290,12 @@ adcab is installed: $version
   listens   ${listen:-see $config}
 
 Next steps:
-  1. Create the agency's owner and give them a web panel password (typed on the next line),
-     then sign in to the panel through your TLS proxy; a key for scripts comes last:
-       sudo -u adcab $bin --config $config admin user add --email you@example.com --plan agency
-       sudo -u adcab $bin --config $config admin user set --id 1 --password-stdin
-       sudo -u adcab $bin --config $config admin key create --user 1 --manage
-     The config starts on the simulator; to run real campaigns, connect Telegram Ads
-     (README, "Connecting a real Telegram Ads account").
+  1. Run the guided setup: the owner's panel password, the public address, and a Telegram Ads
+     token checked and connected (or the simulator kept), then restart the service:
+       sudo $bin --config $config setup
+       sudo systemctl restart adcab
+     By hand instead (as adcab): admin user add, admin user set --password-stdin, and
+     admin cabinet connect --token-stdin (README, "Connecting a real Telegram Ads account").
   2. Put TLS in front with Caddy or nginx: packaging/Caddyfile.example, packaging/nginx.conf.example
      (README, "Install on a VPS"). Keep /metrics off the public side.
   3. Follow it: journalctl -u adcab -f; readiness: curl -s http://${listen:-127.0.0.1:8080}/readyz

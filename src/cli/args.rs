@@ -54,6 +54,34 @@ pub enum Command {
         #[arg(long)]
         from: PathBuf,
     },
+    /// Guided production setup: the config file, the owner with a panel password, the public
+    /// address, and a Telegram Ads token checked and connected (or the simulator kept). Asks
+    /// on a terminal; otherwise takes --email and --password-stdin.
+    Setup(SetupArgs),
+}
+
+/// `adcab setup`'s flags: each answers one of its questions.
+#[derive(clap::Args, Debug)]
+pub struct SetupArgs {
+    /// The owner's email (found when that person exists, else created on the agency plan).
+    #[arg(long)]
+    pub email: Option<String>,
+    /// Read the owner's panel password from the first line of stdin.
+    #[arg(long)]
+    pub password_stdin: bool,
+    /// The address people open the panel at, e.g. https://ads.agency.example (`panel.public_url`).
+    #[arg(long)]
+    pub public_url: Option<String>,
+    /// The address adcab listens on (`server.listen`).
+    #[arg(long)]
+    pub listen: Option<String>,
+    /// The database file (`storage.path`).
+    #[arg(long)]
+    pub database: Option<String>,
+    /// Read a Telegram Ads API token from stdin's next line, check it and connect its accounts
+    /// (`platform.kind` becomes `telegram`).
+    #[arg(long)]
+    pub token_stdin: bool,
 }
 
 #[derive(Subcommand, Debug)]

@@ -11,6 +11,7 @@ mod admin;
 mod args;
 mod files;
 mod serve;
+mod setup;
 
 use std::fmt;
 use std::process::ExitCode;
@@ -18,8 +19,8 @@ use std::process::ExitCode;
 use clap::Parser;
 use serde_json::{json, Value};
 
-use crate::config::Config;
-use crate::db::Open;
+use crate::config::{Config, ConfigError};
+use crate::db::{Open, OpenError};
 use crate::ops::{OpsError, Owned};
 use crate::platform::PlatformError;
 use crate::services::Services;
@@ -35,6 +36,20 @@ pub enum Failure {
     Ops(OpsError),
     /// The operation's answer did not become JSON.
     Answer(serde_json::Error),
+    /// A file could not be read or written, or the terminal's answers read.
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    /// The configuration (as a command would write it) does not load.
+    Config(Box<ConfigError>),
+    /// The config file's text could not be edited.
+    Edit {
+        file: std::path::PathBuf,
+        error: Box<toml_edit::TomlError>,
+    },
+    /// The database could not be opened or created.
+    Open(Box<OpenError>),
 }
 
 impl From<OpsError> for Failure {
@@ -72,6 +87,12 @@ impl fmt::Display for Failure {
             Failure::Ops(OpsError::Store(e)) => write!(f, "internal error: {e}"),
             Failure::Ops(OpsError::Internal(e)) => write!(f, "internal error: {e}"),
             Failure::Answer(e) => write!(f, "internal error: {e}"),
+            Failure::Io { what, source } => write!(f, "cannot read or write {what}: {source}"),
+            Failure::Config(e) => write!(f, "{e}"),
+            Failure::Edit { file, error } => {
+                write!(f, "config file {}: {error}", file.display())
+            }
+            Failure::Open(e) => write!(f, "{e}"),
         }
     }
 }
@@ -121,6 +142,9 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Command::Setup(args) = &cli.command {
+        return emit(setup::setup(cli.config.as_deref(), args));
+    }
     let config = match Config::load(cli.config.as_deref()) {
         Ok(config) => config,
         Err(e) => return fail(e.to_string()),
@@ -130,6 +154,7 @@ pub fn main() -> ExitCode {
         Command::Check => return files::check(&config),
         Command::Backup { to } => return files::backup(&config, &to),
         Command::Restore { from } => return files::restore(&config, &from),
+        Command::Setup(_) => unreachable!("answered before the config is loaded"),
         Command::Serve | Command::Init => Open::Create,
         Command::Admin(_) | Command::Sim(_) => Open::Existing,
     };
@@ -145,8 +170,10 @@ pub fn main() -> ExitCode {
         }))),
         Command::Admin(cmd) => emit(admin::admin(&services, cmd)),
         Command::Sim(cmd) => emit(admin::sim(&services, cmd)),
-        Command::Config(_) | Command::Check | Command::Backup { .. } | Command::Restore { .. } => {
-            unreachable!("answered before the database is opened")
-        }
+        Command::Config(_)
+        | Command::Check
+        | Command::Backup { .. }
+        | Command::Restore { .. }
+        | Command::Setup(_) => unreachable!("answered before the database is opened"),
     }
 }

@@ -4,6 +4,7 @@
 //! wrong values are refused here as a `ConfigError`, by file, key and line; relative paths in a
 //! file are read from the file's folder.
 
+mod edit;
 mod error;
 mod layers;
 mod sections;
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use self::edit::{edited, Setting};
 pub use self::error::ConfigError;
 use self::layers::{env_overlay, line_of, mask, merge, unknown_key};
 pub use self::sections::*;
@@ -77,14 +79,27 @@ impl Config {
                 }
             },
         };
+        match file {
+            Some(file) => Config::of_file(file, &text),
+            None => Config::from_sources(&text, |name| std::env::var(name).ok()).map_err(|error| {
+                ConfigError::InFile {
+                    file: default_file.to_path_buf(),
+                    error: Box::new(error),
+                }
+            }),
+        }
+    }
+
+    /// The configuration `text` would give as the contents of `file` (a file still to be
+    /// written, as `adcab setup` checks its edit): errors name `file`, a relative
+    /// `storage.path` is read from its folder, and the environment applies last.
+    pub fn of_file(file: &Path, text: &str) -> Result<Config, ConfigError> {
         let var = |name: &str| std::env::var(name).ok();
-        let mut config = Config::from_sources(&text, var).map_err(|error| ConfigError::InFile {
-            file: file.unwrap_or(default_file).to_path_buf(),
+        let mut config = Config::from_sources(text, var).map_err(|error| ConfigError::InFile {
+            file: file.to_path_buf(),
             error: Box::new(error),
         })?;
-        if let Some(file) = file {
-            config.resolve_paths(file, var(STORAGE_PATH_ENV).is_none());
-        }
+        config.resolve_paths(file, var(STORAGE_PATH_ENV).is_none());
         Ok(config)
     }
 

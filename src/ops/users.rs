@@ -55,6 +55,12 @@ pub fn user_list(s: &Services) -> Result<UserList, OpsError> {
     })
 }
 
+/// The person with this email, if there is one (`adcab setup` run again finds its owner).
+pub fn user_find(s: &Services, email: &str) -> Result<Option<Id>, OpsError> {
+    let found = s.db.read_blocking(|c| users::by_email(c, email.trim()))?;
+    Ok(found.map(|u| Id { id: u.id }))
+}
+
 pub fn user_add(s: &Services, email: &str, plan: Plan) -> Result<Id, OpsError> {
     let email = email.trim();
     if !email.contains('@') {

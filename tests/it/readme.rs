@@ -102,7 +102,11 @@ fn the_readme_has_the_trials_blocks_in_order() {
     assert_eq!(found.background.len(), 2, "the server and the receiver");
     assert!(found.background[0].contains("serve"));
     assert!(found.background[1].contains("receiver.py"));
-    assert!(found.script.len() >= 6, "{} trial blocks", found.script.len());
+    assert!(
+        found.script.len() >= 6,
+        "{} trial blocks",
+        found.script.len()
+    );
     assert!(found.script[0].contains("readyz"), "the script first waits");
 }
 

@@ -8,6 +8,7 @@ mod crash;
 mod modes;
 mod operations;
 mod panel;
+mod setup;
 mod startup;
 mod stress;
 
