@@ -10,6 +10,7 @@
 mod admin;
 mod args;
 mod files;
+mod print;
 mod serve;
 
 use std::fmt;
@@ -85,15 +86,15 @@ fn emit(result: Result<Value, Failure>) -> ExitCode {
 }
 
 fn emit_value(value: Value) -> ExitCode {
-    println!("{value}");
+    print::out(value);
     ExitCode::SUCCESS
 }
 
 /// Prints a failure: `{"error": sentence}` on stdout, the sentence on stderr; exit 1.
 fn fail(sentence: impl fmt::Display) -> ExitCode {
     let sentence = sentence.to_string();
-    println!("{}", json!({ "error": sentence }));
-    eprintln!("adcab: {sentence}");
+    print::out(json!({ "error": sentence }));
+    print::err(format_args!("adcab: {sentence}"));
     ExitCode::FAILURE
 }
 
@@ -116,11 +117,14 @@ pub fn main() -> ExitCode {
                 .join(" ")
                 .trim_start_matches("error: ")
                 .to_string();
-            println!("{}", json!({ "error": sentence }));
-            eprint!("{text}");
+            print::out(json!({ "error": sentence }));
+            print::err(text.trim_end());
             return ExitCode::from(2);
         }
     };
+    for warning in crate::config::env_warnings() {
+        print::err(format_args!("adcab: warning: {warning}"));
+    }
     let config = match Config::load(cli.config.as_deref()) {
         Ok(config) => config,
         Err(e) => return fail(e.to_string()),
@@ -130,7 +134,8 @@ pub fn main() -> ExitCode {
         Command::Check => return files::check(&config),
         Command::Backup { to } => return files::backup(&config, &to),
         Command::Restore { from } => return files::restore(&config, &from),
-        Command::Serve | Command::Init => Open::Create,
+        Command::Serve => return serve::serve(config),
+        Command::Init => Open::Create,
         Command::Admin(_) | Command::Sim(_) => Open::Existing,
     };
     let services = match Services::open(config, how) {
@@ -138,14 +143,17 @@ pub fn main() -> ExitCode {
         Err(e) => return fail(e.to_string()),
     };
     match &cli.command {
-        Command::Serve => serve::serve(services),
         Command::Init => emit(Ok(json!({
             "database": services.db.path().display().to_string(),
             "schema": crate::db::schema::version(),
         }))),
         Command::Admin(cmd) => emit(admin::admin(&services, cmd)),
         Command::Sim(cmd) => emit(admin::sim(&services, cmd)),
-        Command::Config(_) | Command::Check | Command::Backup { .. } | Command::Restore { .. } => {
+        Command::Serve
+        | Command::Config(_)
+        | Command::Check
+        | Command::Backup { .. }
+        | Command::Restore { .. } => {
             unreachable!("answered before the database is opened")
         }
     }

@@ -58,6 +58,16 @@ fn refused(started: Instant, error: String) -> Outcome {
     }
 }
 
+/// `adcab/<version>`, followed by `(+<contact_url>)` when the operator set `[webhooks]
+/// contact_url`, so a receiver can tell whose adcab is calling.
+pub fn user_agent(config: &WebhookConfig) -> String {
+    let name = concat!("adcab/", env!("CARGO_PKG_VERSION"));
+    match config.contact_url.trim() {
+        "" => name.to_string(),
+        url => format!("{name} (+{url})"),
+    }
+}
+
 /// An agent that resolves through the guard (connecting only to checked addresses), waits at
 /// most ten seconds, and follows no redirect.
 fn agent(target: &Target, allow_private: bool) -> ureq::Agent {
@@ -85,10 +95,7 @@ fn attempt(
     let result = agent
         .post(url)
         .set("Content-Type", "application/json")
-        .set(
-            "User-Agent",
-            &format!("Service-Webhook/1.0 ({})", config.contact_url),
-        )
+        .set("User-Agent", &user_agent(config))
         .set("X-Service-Event", event)
         .set("X-Service-Delivery", delivery_id)
         .set("X-Service-Timestamp", &timestamp.to_string())
@@ -112,5 +119,22 @@ fn attempt(
             }
             (None, Some(why))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_user_agent_names_adcab_and_its_version_and_a_contact_only_when_set() {
+        let mut config = crate::config::Config::default().webhooks;
+        let version = env!("CARGO_PKG_VERSION");
+        assert_eq!(user_agent(&config), format!("adcab/{version}"));
+        config.contact_url = "https://agency.example/hooks".into();
+        assert_eq!(
+            user_agent(&config),
+            format!("adcab/{version} (+https://agency.example/hooks)")
+        );
     }
 }
