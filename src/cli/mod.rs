@@ -1,11 +1,12 @@
 //! Owns the command line: `serve`, `init`, the `admin` panel and the `sim` controls, exactly as
 //! the operator document names them (the grammar in `args.rs`, the `admin` and `sim` commands
 //! in `admin.rs`, `serve` in `serve.rs`, the commands on the data folder's files in
-//! `files.rs`). Each admin/sim command prints one JSON object on stdout; failures (usage
-//! errors included) print `{"error": ...}` on stdout and a sentence on stderr, and exit
-//! non-zero. An operation's error becomes its sentence here ([`Failure`]), through one
-//! exhaustive match; sentences say what is wrong (file, key, line), never "internal error" for
-//! an operator's mistake.
+//! `files.rs`, writing lines in `print.rs`). Each admin/sim command prints one JSON object on
+//! stdout; failures (usage errors included) print `{"error": ...}` on stdout and a sentence on
+//! stderr, and exit non-zero; a closed stdout ends a command quietly with exit code 141. An
+//! operation's error becomes its sentence here ([`Failure`]), through one exhaustive match;
+//! sentences say what is wrong (file, key, line), never "internal error" for an operator's
+//! mistake.
 
 mod admin;
 mod args;

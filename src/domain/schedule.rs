@@ -34,8 +34,9 @@ pub struct Schedule {
 impl Schedule {
     /// Parses a schedule object; `param` is where it sits in the request (`schedule`,
     /// `campaigns[1].schedule`). An offset must be one of the platform's time zones; a zone
-    /// name becomes its offset now (which must be one of them too); `target_type` is checked
-    /// against `viewer` when known.
+    /// name becomes its offset now, by the wall clock, as the write is made (which must be one
+    /// of them too): the platform keeps offsets, not names; `target_type` is checked against
+    /// `viewer` when known.
     pub fn parse(
         value: &Value,
         param: &str,
