@@ -88,12 +88,17 @@ pub async fn handle(
         method = %method,
         route = %route,
         status,
-        duration_ms = elapsed.as_secs_f64() * 1000.0,
+        duration_ms = millis(elapsed),
         request_id = %request_id,
         key_id,
         "request"
     );
     response
+}
+
+/// A duration in milliseconds rounded to hundredths (`5.17`), as the request log prints it.
+fn millis(elapsed: std::time::Duration) -> f64 {
+    (elapsed.as_secs_f64() * 100_000.0).round() / 100.0
 }
 
 fn header(value: &str) -> HeaderValue {

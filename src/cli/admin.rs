@@ -31,7 +31,19 @@ fn read_password() -> Result<String, OpsError> {
 /// Runs one admin command.
 pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, Failure> {
     match cmd {
-        Admin::User(UserCmd::Add { email, plan }) => printed(ops::user_add(s, email, *plan)),
+        Admin::User(UserCmd::Add {
+            email,
+            plan,
+            password_stdin: false,
+        }) => printed(ops::user_add(s, email, *plan)),
+        Admin::User(UserCmd::Add {
+            email,
+            plan,
+            password_stdin: true,
+        }) => {
+            let password = read_password()?;
+            printed(ops::user_add_with_password(s, email, *plan, &password))
+        }
         Admin::User(UserCmd::List) => printed(ops::user_list(s)),
         Admin::User(UserCmd::ResetLink { id }) => printed(ops::people::reset_link(s, *id)),
         Admin::User(UserCmd::Set {

@@ -152,6 +152,10 @@ pub enum UserCmd {
         email: String,
         #[arg(long, value_enum, default_value_t = Plan::Pro)]
         plan: Plan,
+        /// Set the web panel login password in the same step, read from the first line of
+        /// stdin (never from the command line).
+        #[arg(long)]
+        password_stdin: bool,
     },
     /// Change a person's plan or subscription.
     Set {

@@ -6,9 +6,10 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use super::{emit_value, fail};
+use super::{emit_value, fail, print};
 use crate::config::Config;
 use crate::db::backup;
+use crate::db::schema::SchemaError;
 use crate::db::{Db, Open};
 
 /// `adcab check`: the config loaded (or `main` already refused it); the database is read
@@ -18,6 +19,12 @@ pub fn check(config: &Config) -> ExitCode {
     let path = &config.storage.path;
     let found = match crate::db::schema::inspect(path) {
         Ok(found) => found,
+        Err(SchemaError::Missing(path)) => {
+            return fail(format!(
+                "there is no database at {}; check [storage] path in the config (relative paths are read from the config file's folder), or create it with `adcab init`",
+                path.display()
+            ))
+        }
         Err(e) => return fail(e),
     };
     let mut answer = json!({
@@ -29,13 +36,13 @@ pub fn check(config: &Config) -> ExitCode {
         },
     });
     let Some(problem) = found.refused else {
-        println!("{answer}");
+        print::out(answer);
         return ExitCode::SUCCESS;
     };
     let sentence = format!("the database at {}: {problem}", path.display());
     answer["error"] = json!(sentence);
-    println!("{answer}");
-    eprintln!("adcab: {sentence}");
+    print::out(answer);
+    print::err(format_args!("adcab: {sentence}"));
     ExitCode::FAILURE
 }
 

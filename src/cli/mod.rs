@@ -1,15 +1,17 @@
 //! Owns the command line: `serve`, `init`, the `admin` panel and the `sim` controls, exactly as
 //! the operator document names them (the grammar in `args.rs`, the `admin` and `sim` commands
 //! in `admin.rs`, `serve` in `serve.rs`, the commands on the data folder's files in
-//! `files.rs`). Each admin/sim command prints one JSON object on stdout; failures (usage
-//! errors included) print `{"error": ...}` on stdout and a sentence on stderr, and exit
-//! non-zero. An operation's error becomes its sentence here ([`Failure`]), through one
-//! exhaustive match; sentences say what is wrong (file, key, line), never "internal error" for
-//! an operator's mistake.
+//! `files.rs`, writing lines in `print.rs`). Each admin/sim command prints one JSON object on
+//! stdout; failures (usage errors included) print `{"error": ...}` on stdout and a sentence on
+//! stderr, and exit non-zero; a closed stdout ends a command quietly with exit code 141. An
+//! operation's error becomes its sentence here ([`Failure`]), through one exhaustive match;
+//! sentences say what is wrong (file, key, line), never "internal error" for an operator's
+//! mistake.
 
 mod admin;
 mod args;
 mod files;
+mod print;
 mod serve;
 mod setup;
 
@@ -106,15 +108,15 @@ fn emit(result: Result<Value, Failure>) -> ExitCode {
 }
 
 fn emit_value(value: Value) -> ExitCode {
-    println!("{value}");
+    print::out(value);
     ExitCode::SUCCESS
 }
 
 /// Prints a failure: `{"error": sentence}` on stdout, the sentence on stderr; exit 1.
 fn fail(sentence: impl fmt::Display) -> ExitCode {
     let sentence = sentence.to_string();
-    println!("{}", json!({ "error": sentence }));
-    eprintln!("adcab: {sentence}");
+    print::out(json!({ "error": sentence }));
+    print::err(format_args!("adcab: {sentence}"));
     ExitCode::FAILURE
 }
 
@@ -137,11 +139,14 @@ pub fn main() -> ExitCode {
                 .join(" ")
                 .trim_start_matches("error: ")
                 .to_string();
-            println!("{}", json!({ "error": sentence }));
-            eprint!("{text}");
+            print::out(json!({ "error": sentence }));
+            print::err(text.trim_end());
             return ExitCode::from(2);
         }
     };
+    for warning in crate::config::env_warnings() {
+        print::err(format_args!("adcab: warning: {warning}"));
+    }
     if let Command::Setup(args) = &cli.command {
         return emit(setup::setup(cli.config.as_deref(), args));
     }
@@ -155,7 +160,8 @@ pub fn main() -> ExitCode {
         Command::Backup { to } => return files::backup(&config, &to),
         Command::Restore { from } => return files::restore(&config, &from),
         Command::Setup(_) => unreachable!("answered before the config is loaded"),
-        Command::Serve | Command::Init => Open::Create,
+        Command::Serve => return serve::serve(config),
+        Command::Init => Open::Create,
         Command::Admin(_) | Command::Sim(_) => Open::Existing,
     };
     let services = match Services::open(config, how) {
@@ -163,14 +169,14 @@ pub fn main() -> ExitCode {
         Err(e) => return fail(e.to_string()),
     };
     match &cli.command {
-        Command::Serve => serve::serve(services),
         Command::Init => emit(Ok(json!({
             "database": services.db.path().display().to_string(),
             "schema": crate::db::schema::version(),
         }))),
         Command::Admin(cmd) => emit(admin::admin(&services, cmd)),
         Command::Sim(cmd) => emit(admin::sim(&services, cmd)),
-        Command::Config(_)
+        Command::Serve
+        | Command::Config(_)
         | Command::Check
         | Command::Backup { .. }
         | Command::Restore { .. }

@@ -4,8 +4,9 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use super::{fail, Failure};
-use crate::config::{LogConfig, LogFormat};
+use super::{fail, print, Failure};
+use crate::config::{Config, LogConfig, LogFormat};
+use crate::db::Open;
 use crate::services::Services;
 
 /// Logs to standard output: JSON lines or text (colour only on a terminal), at `[log] level`
@@ -28,16 +29,10 @@ fn init_logging(log: &LogConfig) {
 /// ceiling keeps any slip in that reckoning from growing threads without end.
 const BLOCKING_THREADS: usize = 128;
 
-/// `adcab serve`: logging as `[log]` says, then the API until SIGTERM or SIGINT. A database
-/// with a damaged page is refused before `serve` writes to it.
-pub fn serve(services: Services) -> ExitCode {
-    init_logging(&services.config.log);
-    if let Err(e) = services.db.check_integrity() {
-        return fail(e.to_string());
-    }
-    if let Err(e) = services.db.check_writable() {
-        return fail(e.to_string());
-    }
+/// `adcab serve`: the listener first (a taken address is refused before the database is
+/// created or migrated), then the database, logging as `[log]` says, and the API until SIGTERM
+/// or SIGINT. A database with a damaged page is refused before `serve` writes to it.
+pub fn serve(config: Config) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .max_blocking_threads(BLOCKING_THREADS)
@@ -46,12 +41,23 @@ pub fn serve(services: Services) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fail(format!("cannot start the runtime: {e}")),
     };
+    let listen = config.server.listen.clone();
+    let listener = match runtime.block_on(tokio::net::TcpListener::bind(&listen)) {
+        Ok(l) => l,
+        Err(e) => return fail(cannot_listen(&listen, &e)),
+    };
+    let services = match Services::open(config, Open::Create) {
+        Ok(services) => services,
+        Err(e) => return fail(e.to_string()),
+    };
+    init_logging(&services.config.log);
+    if let Err(e) = services.db.check_integrity() {
+        return fail(e.to_string());
+    }
+    if let Err(e) = services.db.check_writable() {
+        return fail(e.to_string());
+    }
     runtime.block_on(async move {
-        let listen = services.config.server.listen.clone();
-        let listener = match tokio::net::TcpListener::bind(&listen).await {
-            Ok(l) => l,
-            Err(e) => return fail(format!("cannot listen on {listen}: {e}")),
-        };
         let addr = listener
             .local_addr()
             .map(|a| a.to_string())
@@ -69,22 +75,39 @@ pub fn serve(services: Services) -> ExitCode {
     })
 }
 
+/// Why `serve` cannot listen on `listen`, naming the setting and its variable, and what to do
+/// when the address is taken.
+fn cannot_listen(listen: &str, e: &std::io::Error) -> String {
+    let what = format!(
+        "cannot listen on {listen} (server.listen in the config file, or ADCAB_SERVER_LISTEN)"
+    );
+    match e.kind() {
+        std::io::ErrorKind::AddrInUse => format!(
+            "{what}: the address is already in use, by another adcab or another program; stop it, or set another address in server.listen or ADCAB_SERVER_LISTEN"
+        ),
+        _ => format!("{what}: {e}"),
+    }
+}
+
 fn print_demo(addr: &str, ws: &crate::app::demo::Workspace) {
-    println!(
+    print::out_or_drop(format_args!(
         "adcab: created the demo workspace ({} cabinets).",
         ws.cabinets.len()
-    );
-    println!("API key (shown once, keep it): {}", ws.key);
-    println!("Webhook secret (shown once): {}", ws.webhook_secret);
-    println!(
+    ));
+    print::out_or_drop(format_args!("API key (shown once, keep it): {}", ws.key));
+    print::out_or_drop(format_args!(
+        "Webhook secret (shown once): {}",
+        ws.webhook_secret
+    ));
+    print::out_or_drop(format_args!(
         "Web panel: http://{addr}/login as {} with password {} (shown once; change it with `adcab admin user set --id N --password-stdin`)",
         ws.email, ws.password
-    );
-    println!("Try it:");
-    println!(
+    ));
+    print::out_or_drop("Try it:");
+    print::out_or_drop(format_args!(
         "  curl -s -H 'X-API-Key: {}' http://{addr}/api/v1/account/info",
         ws.key
-    );
+    ));
 }
 
 /// Resolves on SIGTERM or SIGINT (Ctrl-C). The handlers are installed when this is called,

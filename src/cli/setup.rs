@@ -48,8 +48,9 @@ struct Terminal;
 
 impl Questions for Terminal {
     fn line(&mut self, prompt: &str, default: &str) -> io::Result<String> {
-        eprint!("{prompt} [{default}]: ");
-        io::stderr().flush()?;
+        let mut stderr = io::stderr();
+        write!(stderr, "{prompt} [{default}]: ")?;
+        stderr.flush()?;
         let answer = read_line(&mut io::stdin().lock())?;
         Ok(if answer.trim().is_empty() {
             default.to_string()
@@ -92,7 +93,7 @@ pub fn setup(config: Option<&Path>, args: &SetupArgs) -> Result<Value, Failure> 
     };
     let done = apply(&answers)?;
     for line in next_steps(&done) {
-        eprintln!("{line}");
+        super::print::err(line);
     }
     Ok(done)
 }

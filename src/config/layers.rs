@@ -121,3 +121,54 @@ pub(super) fn mask(value: &mut serde_json::Value, key: &str) {
         _ => {}
     }
 }
+
+/// The environment variable that sets each key of `defaults`: `ADCAB_<SECTION>_<KEY>`.
+pub(super) fn env_names(defaults: &toml::Table) -> Vec<String> {
+    let mut names = Vec::new();
+    for (section, keys) in defaults {
+        let Some(keys) = keys.as_table() else {
+            continue;
+        };
+        for key in keys.keys() {
+            names.push(format!(
+                "ADCAB_{}_{}",
+                section.to_ascii_uppercase(),
+                key.to_ascii_uppercase()
+            ));
+        }
+    }
+    names
+}
+
+/// The name of `known` nearest to `name` by edit distance, when it is near enough to be a slip
+/// of the keyboard (at most 3 edits, and fewer than a third of the name).
+pub(super) fn nearest<'k>(name: &str, known: &'k [String]) -> Option<&'k str> {
+    let limit = 3.min(name.len() / 3);
+    known
+        .iter()
+        .map(|k| (edit_distance(name, k), k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k.as_str())
+}
+
+/// Levenshtein distance: the fewest single-character insertions, deletions and substitutions
+/// that turn `a` into `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                diagonal
+            } else {
+                1 + diagonal.min(above).min(row[j])
+            };
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 pub use self::edit::{edited, Setting};
 pub use self::error::ConfigError;
-use self::layers::{env_overlay, line_of, mask, merge, unknown_key};
+use self::layers::{env_names, env_overlay, line_of, mask, merge, nearest, unknown_key};
 pub use self::sections::*;
 use crate::platform::config::{PlatformConfig, Sections, SimConfig, TelegramConfig};
 
@@ -27,6 +27,42 @@ pub const DEFAULT_CONFIG: &str = include_str!("../../config.example.toml");
 /// The variable that sets `storage.path`; a relative path in it is read from the working
 /// directory, not from the config file's folder.
 const STORAGE_PATH_ENV: &str = "ADCAB_STORAGE_PATH";
+
+/// The `ADCAB_*` variables read outside the configuration's sections: the secret key, and the
+/// commit a build records.
+const OTHER_ENV: [&str; 2] = [crate::secret::KEY_ENV, "ADCAB_COMMIT"];
+
+/// A warning for each `ADCAB_*` variable of this process's environment that adcab does not
+/// read, naming the nearest one it does: a misspelt setting is otherwise ignored without a word.
+pub fn env_warnings() -> Vec<String> {
+    let names: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .collect();
+    unknown_env(names.iter().map(String::as_str))
+}
+
+/// [`env_warnings`] of the variable names `names`.
+pub fn unknown_env<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let defaults: toml::Table = DEFAULT_CONFIG
+        .parse()
+        .expect("the compiled-in default configuration is valid");
+    let mut known = env_names(&defaults);
+    known.extend(OTHER_ENV.iter().map(|name| name.to_string()));
+    let mut unknown: Vec<&str> = names
+        .into_iter()
+        .filter(|name| name.starts_with("ADCAB_") && !known.iter().any(|k| k == name))
+        .collect();
+    unknown.sort_unstable();
+    unknown
+        .into_iter()
+        .map(|name| match nearest(name, &known) {
+            Some(near) => format!("{name} is not a setting adcab reads (ignored); did you mean {near}?"),
+            None => format!(
+                "{name} is not a setting adcab reads (ignored); settings are ADCAB_<SECTION>_<KEY>, as `adcab config show` names them"
+            ),
+        })
+        .collect()
+}
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

@@ -181,3 +181,34 @@ fn the_platforms_sections_are_read_and_refused_like_the_others() {
     );
     assert_eq!(sections.sim.seed, 1);
 }
+
+#[test]
+fn a_misspelt_environment_variable_is_named_with_the_nearest_setting() {
+    let warnings = super::unknown_env([
+        "ADCAB_SERVER_LISSEN",
+        "ADCAB_SERVER_LISTEN",
+        "ADCAB_SECRET_KEY",
+        "ADCAB_TELEGRAM_TIMOUT_MS",
+        "ADCAB_SOMETHING_ELSE_ENTIRELY",
+        "PATH",
+    ]);
+    assert_eq!(warnings.len(), 3, "{warnings:?}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("ADCAB_SERVER_LISSEN ")
+                && w.ends_with("did you mean ADCAB_SERVER_LISTEN?")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("did you mean ADCAB_TELEGRAM_TIMEOUT_MS?")),
+        "{warnings:?}"
+    );
+    let far = warnings
+        .iter()
+        .find(|w| w.starts_with("ADCAB_SOMETHING_ELSE_ENTIRELY"))
+        .unwrap();
+    assert!(!far.contains("did you mean"), "{far}");
+}

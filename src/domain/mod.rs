@@ -59,3 +59,4 @@ pub mod stats;
 pub mod targeting;
 pub mod task;
 pub mod time;
+pub mod zone;

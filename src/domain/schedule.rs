@@ -1,11 +1,14 @@
 //! Owns the schedule object: parsing client input (days of hour lists, a UTC offset among the
-//! platform's time zones, or `viewer`) with `param` naming the exact field, and the normalised
-//! form the campaign object returns (all seven days, sorted hours, offsets as `+HH:MM`).
+//! platform's time zones, an IANA zone name turned into its offset now, or `viewer`) with
+//! `param` naming the exact field, and the normalised form the campaign object returns (all
+//! seven days, sorted hours, offsets as `+HH:MM`).
 
+use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
 use super::campaign::TargetType;
 use super::capabilities::Capabilities;
+use super::zone::{offset_text, Written};
 use super::ParseError;
 
 pub const DAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
@@ -30,30 +33,33 @@ pub struct Schedule {
 
 impl Schedule {
     /// Parses a schedule object; `param` is where it sits in the request (`schedule`,
-    /// `campaigns[1].schedule`). An offset must be one of the platform's time zones;
-    /// `target_type` is checked against `viewer` when known.
+    /// `campaigns[1].schedule`). An offset must be one of the platform's time zones; a zone
+    /// name becomes its offset now, by the wall clock, as the write is made (which must be one
+    /// of them too): the platform keeps offsets, not names; `target_type` is checked against
+    /// `viewer` when known.
     pub fn parse(
         value: &Value,
         param: &str,
         target_type: Option<TargetType>,
         caps: &Capabilities,
     ) -> Result<Schedule, ParseError> {
-        Schedule::read(value, param, target_type, |minutes| {
-            caps.takes_zone(minutes)
-        })
+        Schedule::read(value, param, target_type, Some(caps.time_zones), Utc::now())
     }
 
     /// Reads a schedule this service stored (its offset was checked against the platform when
     /// it was sent), taking any well-written offset.
     pub fn stored(value: &Value) -> Result<Schedule, ParseError> {
-        Schedule::read(value, "schedule", None, |_| true)
+        Schedule::read(value, "schedule", None, None, Utc::now())
     }
 
+    /// Reads a schedule; `zones` are the offsets the platform takes (`None`: any), `now` the
+    /// instant a zone name's offset is taken at.
     fn read(
         value: &Value,
         param: &str,
         target_type: Option<TargetType>,
-        takes_zone: impl Fn(i32) -> bool,
+        zones: Option<&[i32]>,
+        now: DateTime<Utc>,
     ) -> Result<Schedule, ParseError> {
         let obj = value
             .as_object()
@@ -107,11 +113,10 @@ impl Schedule {
         let tz = obj.get("timezone").and_then(Value::as_str).ok_or_else(|| {
             ParseError::new(
                 &tz_param,
-                "timezone is required: a UTC offset such as +03:00, or viewer.",
+                format!("timezone is required. {}", accepted(zones)),
             )
         })?;
-        let zone = read_zone(tz, takes_zone)
-            .ok_or_else(|| ParseError::new(&tz_param, format!("Unsupported timezone '{tz}'.")))?;
+        let zone = read_zone(tz, zones, now).map_err(|why| ParseError::new(&tz_param, why))?;
         if zone == Zone::Viewer && target_type.is_some_and(|t| t != TargetType::Users) {
             return Err(ParseError::new(
                 &tz_param,
@@ -134,54 +139,52 @@ impl Schedule {
 fn zone_text(zone: Zone) -> String {
     match zone {
         Zone::Viewer => "viewer".into(),
-        Zone::Offset(m) => {
-            let sign = if m < 0 { '-' } else { '+' };
-            format!("{sign}{:02}:{:02}", m.abs() / 60, m.abs() % 60)
-        }
+        Zone::Offset(m) => offset_text(m),
     }
 }
 
-/// `viewer`, or an offset `takes_zone` takes.
-fn read_zone(text: &str, takes_zone: impl Fn(i32) -> bool) -> Option<Zone> {
-    parse_zone(text).filter(|zone| match zone {
-        Zone::Viewer => true,
-        Zone::Offset(minutes) => takes_zone(*minutes),
+/// `viewer`, an offset among `zones`, or a zone name whose offset at `now` is among them (any
+/// offset when `zones` is `None`); else the sentence saying what is accepted.
+fn read_zone(text: &str, zones: Option<&[i32]>, now: DateTime<Utc>) -> Result<Zone, String> {
+    if text.trim().eq_ignore_ascii_case("viewer") {
+        return Ok(Zone::Viewer);
+    }
+    let Some(written) = Written::parse(text) else {
+        return Err(format!(
+            "Unsupported timezone '{text}'. {}",
+            accepted(zones)
+        ));
+    };
+    let minutes = written.offset_at(now);
+    if zones.is_none_or(|zones| zones.contains(&minutes)) {
+        return Ok(Zone::Offset(minutes));
+    }
+    let at = offset_text(minutes);
+    Err(match written {
+        Written::Named(_) => format!(
+            "'{text}' is at UTC{at} now, which is not one of the platform's time zones. {}",
+            accepted(zones)
+        ),
+        Written::Offset(_) => format!(
+            "Unsupported timezone '{text}': UTC{at} is not one of the platform's time zones. {}",
+            accepted(zones)
+        ),
     })
 }
 
-/// Reads `viewer`, `+03:00`, `-05:30`, `UTC+3`, `+3`, `UTC` as written, whatever the offset.
-fn parse_zone(text: &str) -> Option<Zone> {
-    let t = text.trim();
-    if t.eq_ignore_ascii_case("viewer") {
-        return Some(Zone::Viewer);
-    }
-    let rest = match t.get(..3) {
-        Some(prefix) if prefix.eq_ignore_ascii_case("utc") => &t[3..],
-        _ => t,
+/// What a schedule's `timezone` takes, for a refusal: names, the platform's offsets, `viewer`.
+fn accepted(zones: Option<&[i32]>) -> String {
+    let offsets = match zones {
+        Some(zones) => zones
+            .iter()
+            .map(|m| offset_text(*m))
+            .collect::<Vec<_>>()
+            .join(", "),
+        None => "+HH:MM".into(),
     };
-    if rest.is_empty() {
-        return (t.len() == 3).then_some(Zone::Offset(0));
-    }
-    let (sign, digits) = match rest.as_bytes()[0] {
-        b'+' => (1, &rest[1..]),
-        b'-' => (-1, &rest[1..]),
-        _ => return None,
-    };
-    let (h, m) = match digits.split_once(':') {
-        Some((h, m)) if m.len() == 2 => (h, m),
-        Some(_) => return None,
-        None => (digits, "00"),
-    };
-    if h.is_empty()
-        || h.len() > 2
-        || !h.bytes().all(|b| b.is_ascii_digit())
-        || !m.bytes().all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    Some(Zone::Offset(
-        sign * (h.parse::<i32>().ok()? * 60 + m.parse::<i32>().ok()?),
-    ))
+    format!(
+        "Use an IANA zone name such as Europe/Berlin (sent as its UTC offset at the time of the write), a UTC offset the platform takes ({offsets}), or viewer (each viewer's own time, users ads only)."
+    )
 }
 
 #[cfg(test)]
@@ -237,7 +240,8 @@ mod tests {
             ("+12:45", "+12:45"),
         ] {
             assert_eq!(
-                read_zone(input, |m| ZONES.takes_zone(m))
+                read_zone(input, Some(ZONES.time_zones), Utc::now())
+                    .ok()
                     .map(zone_text)
                     .as_deref(),
                 Some(out),
@@ -248,16 +252,19 @@ mod tests {
             "+15:00", "-13:00", "+05:15", "3", "+3:3", "GMT+1", "+03:00x", "", "+", "é€", "ué",
             "UTé", "€+3", "+é", "+3:é0", "utc+٣",
         ] {
-            assert_eq!(read_zone(bad, |m| ZONES.takes_zone(m)), None, "{bad}");
+            assert!(
+                read_zone(bad, Some(ZONES.time_zones), Utc::now()).is_err(),
+                "{bad}"
+            );
         }
         assert_eq!(
-            read_zone("+01:00", |m| ZONES.takes_zone(m)),
+            read_zone("+01:00", Some(ZONES.time_zones), Utc::now()).ok(),
             None,
             "well written, but not a zone of the platform"
         );
         assert_eq!(
-            read_zone("viewer", |m| ZONES.takes_zone(m)),
-            Some(Zone::Viewer)
+            read_zone("viewer", Some(ZONES.time_zones), Utc::now()),
+            Ok(Zone::Viewer)
         );
         let odd = json!({ "days": { "mon": [1] }, "timezone": "+01:00" });
         assert_eq!(
@@ -327,5 +334,36 @@ mod tests {
             &ZONES
         )
         .is_ok());
+    }
+
+    #[test]
+    fn a_zone_name_becomes_its_offset_at_the_time_and_a_refusal_lists_what_is_accepted() {
+        use chrono::TimeZone;
+        let winter = Utc.with_ymd_and_hms(2026, 1, 15, 12, 0, 0).unwrap();
+        let summer = Utc.with_ymd_and_hms(2026, 7, 15, 12, 0, 0).unwrap();
+        let value = json!({ "days": { "mon": [9] }, "timezone": "America/New_York" });
+        let zones = Some(ZONES.time_zones);
+        let read = |at| Schedule::read(&value, "schedule", None, zones, at).map(|s| s.zone);
+        assert_eq!(read(winter), Ok(Zone::Offset(-300)));
+        assert_eq!(
+            read(summer).unwrap_err().message,
+            format!(
+                "'America/New_York' is at UTC-04:00 now, which is not one of the platform's time zones. {}",
+                accepted(zones)
+            ),
+            "-04:00 is not among these tests' zones"
+        );
+        assert_eq!(
+            read_zone("Asia/Kolkata", zones, summer),
+            Ok(Zone::Offset(330))
+        );
+        let refused = read_zone("Europe/Atlantis", zones, summer).unwrap_err();
+        assert!(
+            refused.starts_with("Unsupported timezone 'Europe/Atlantis'."),
+            "{refused}"
+        );
+        for names in ["Europe/Berlin", "-09:30", "+14:00", "viewer"] {
+            assert!(refused.contains(names), "{names} in {refused}");
+        }
     }
 }

@@ -42,8 +42,8 @@ pub use rules::{auto_cpm_log, rule_list, AutoCpmLog, RuleList};
 pub use sim::{sim_advance, sim_fail, sim_now, sim_review};
 pub use tasks::{task_cancel, task_resume};
 pub use users::{
-    member_add, member_remove, user_add, user_find, user_list, user_set, user_set_chat,
-    Subscription, TeamAccess, UserList,
+    member_add, member_remove, user_add, user_add_with_password, user_find, user_list, user_set,
+    user_set_chat, Subscription, TeamAccess, UserList,
 };
 
 use serde::Serialize;

@@ -62,19 +62,39 @@ pub fn user_find(s: &Services, email: &str) -> Result<Option<Id>, OpsError> {
 }
 
 pub fn user_add(s: &Services, email: &str, plan: Plan) -> Result<Id, OpsError> {
+    add_user(s, email, plan, None)
+}
+
+/// `admin user add --password-stdin`: a person with their panel login password, in one step
+/// (a password the rules refuse adds no one).
+pub fn user_add_with_password(
+    s: &Services,
+    email: &str,
+    plan: Plan,
+    password: &str,
+) -> Result<Id, OpsError> {
+    password::check(password).map_err(|why| bad("password", why.to_string()))?;
+    add_user(s, email, plan, Some(password::hash(password)))
+}
+
+fn add_user(s: &Services, email: &str, plan: Plan, hash: Option<String>) -> Result<Id, OpsError> {
     let email = email.trim();
     if !email.contains('@') {
         return Err(bad("email", format!("'{email}' is not an email address")));
     }
     s.db.write_blocking(|tx| {
         let now = now_iso(tx)?;
-        match users::insert(tx, email, plan, &now) {
-            Ok(id) => Ok(Id { id }),
+        let id = match users::insert(tx, email, plan, &now) {
+            Ok(id) => id,
             Err(StoreError::Conflict) => {
-                Err(bad("email", format!("a user with email {email} exists")))
+                return Err(bad("email", format!("a user with email {email} exists")))
             }
-            Err(e) => Err(e.into()),
+            Err(e) => return Err(e.into()),
+        };
+        if let Some(hash) = &hash {
+            sessions::set_password_hash(tx, id, hash)?;
         }
+        Ok(Id { id })
     })
 }
 

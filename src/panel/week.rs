@@ -3,13 +3,15 @@
 //! chosen by name (`Europe/Berlin`, shown with its offset now) and turned into the offset the
 //! API takes.
 
-use chrono::{Offset, Utc};
-use chrono_tz::{Tz, TZ_VARIANTS};
+use chrono::Utc;
+use chrono_tz::TZ_VARIANTS;
 use maud::{html, Markup};
 use serde_json::{json, Map, Value};
 
 use super::{Form, Visit};
 use crate::domain::schedule::{Schedule, Zone, DAYS};
+pub use crate::domain::zone::offset_text;
+use crate::domain::zone::{offset_at, Written};
 use crate::domain::ParseError;
 
 /// The grid's form field for a day's hours: `schedule.days.mon`, as the API names it.
@@ -19,22 +21,6 @@ fn day_field(day: &str) -> String {
 
 /// The form field for the time zone: a zone name, an offset (`+03:00`) or `viewer`.
 pub const ZONE_FIELD: &str = "schedule.timezone";
-
-/// A zone's offset from UTC now, in minutes.
-fn offset_now(zone: Tz) -> i32 {
-    Utc::now()
-        .with_timezone(&zone)
-        .offset()
-        .fix()
-        .local_minus_utc()
-        / 60
-}
-
-/// `+05:30` for 330 minutes.
-pub fn offset_text(minutes: i32) -> String {
-    let sign = if minutes < 0 { '-' } else { '+' };
-    format!("{sign}{:02}:{:02}", minutes.abs() / 60, minutes.abs() % 60)
-}
 
 fn zone_label(visit: &Visit, zone: Zone) -> String {
     match zone {
@@ -129,7 +115,7 @@ pub fn input(visit: &Visit, schedule: Option<&Schedule>, sent: Option<&Form>) ->
             datalist id="adcab-zones" {
                 option value="viewer" { (visit.t("week-zone-viewer")) }
                 @for zone in TZ_VARIANTS.iter() {
-                    option value=(zone.name()) { (zone.name()) " (UTC" (offset_text(offset_now(*zone))) ")" }
+                    option value=(zone.name()) { (zone.name()) " (UTC" (offset_text(offset_at(*zone, Utc::now()))) ")" }
                 }
             }
         }
@@ -160,9 +146,9 @@ pub fn from_form(form: &Form) -> Result<Option<Value>, ParseError> {
         return Ok(None);
     }
     let zone = form.text(ZONE_FIELD).unwrap_or("+00:00");
-    let timezone = match zone.parse::<Tz>() {
-        Ok(tz) => offset_text(offset_now(tz)),
-        Err(_) => zone.to_string(),
+    let timezone = match Written::parse(zone) {
+        Some(named @ Written::Named(_)) => offset_text(named.offset_at(Utc::now())),
+        Some(Written::Offset(_)) | None => zone.to_string(),
     };
     Ok(Some(json!({ "days": days, "timezone": timezone })))
 }

@@ -58,6 +58,17 @@ fn refused(started: Instant, error: String) -> Outcome {
     }
 }
 
+/// The spec's `Service-Webhook/1.0`, then the operator's `[webhooks] contact_url` in
+/// parentheses when one is set (no placeholder address otherwise), then `adcab/<version>`,
+/// so a receiver can tell whose adcab is calling and which release.
+pub fn user_agent(config: &WebhookConfig) -> String {
+    let product = concat!("adcab/", env!("CARGO_PKG_VERSION"));
+    match config.contact_url.trim() {
+        "" => format!("Service-Webhook/1.0 {product}"),
+        url => format!("Service-Webhook/1.0 ({url}) {product}"),
+    }
+}
+
 /// An agent that resolves through the guard (connecting only to checked addresses), waits at
 /// most ten seconds, and follows no redirect.
 fn agent(target: &Target, allow_private: bool) -> ureq::Agent {
@@ -85,10 +96,7 @@ fn attempt(
     let result = agent
         .post(url)
         .set("Content-Type", "application/json")
-        .set(
-            "User-Agent",
-            &format!("Service-Webhook/1.0 ({})", config.contact_url),
-        )
+        .set("User-Agent", &user_agent(config))
         .set("X-Service-Event", event)
         .set("X-Service-Delivery", delivery_id)
         .set("X-Service-Timestamp", &timestamp.to_string())
@@ -112,5 +120,25 @@ fn attempt(
             }
             (None, Some(why))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_user_agent_keeps_the_specs_name_adds_a_contact_only_when_set_and_the_version() {
+        let mut config = crate::config::Config::default().webhooks;
+        let version = env!("CARGO_PKG_VERSION");
+        assert_eq!(
+            user_agent(&config),
+            format!("Service-Webhook/1.0 adcab/{version}")
+        );
+        config.contact_url = "https://agency.example/hooks".into();
+        assert_eq!(
+            user_agent(&config),
+            format!("Service-Webhook/1.0 (https://agency.example/hooks) adcab/{version}")
+        );
     }
 }

@@ -32,7 +32,11 @@ fn ping_is_signed_over_the_exact_body_with_the_keys_secret() {
     assert_eq!(got.len(), 1);
     let h = &got[0].headers;
     assert_eq!(h["content-type"], "application/json");
-    assert!(h["user-agent"].starts_with("Service-Webhook/1.0 (") && h["user-agent"].ends_with(')'));
+    assert_eq!(
+        h["user-agent"],
+        concat!("Service-Webhook/1.0 adcab/", env!("CARGO_PKG_VERSION")),
+        "the spec's name and the release, no placeholder address"
+    );
     assert_eq!(h["x-service-event"], "ping");
     assert_eq!(h["x-service-delivery"], out["delivery"].as_str().unwrap());
     assert!(uuid::Uuid::parse_str(&h["x-service-delivery"]).is_ok());

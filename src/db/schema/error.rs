@@ -100,7 +100,7 @@ impl fmt::Display for SchemaError {
                 "its {what} version {version} is newer than this adcab knows (up to {known}); run the adcab that wrote it, or restore a backup made for this version"
             ),
             SchemaError::NoSchema => f.write_str(
-                "it holds no adcab schema (an empty file, or another program's database)",
+                "it is not an adcab database: it holds no adcab schema (an empty file, or another program's SQLite database); point [storage] path at adcab's database, or at a new path for `adcab init` to create",
             ),
             SchemaError::TableMissing(table) => write!(
                 f,

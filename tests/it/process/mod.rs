@@ -5,6 +5,7 @@
 //! figures, and a plain API client.
 
 mod crash;
+mod first_hour;
 mod modes;
 mod operations;
 mod panel;

@@ -186,3 +186,37 @@ fn patch_validates_every_field_with_its_param() {
     malformed.assert_error(400, "VALIDATION_ERROR");
     assert_eq!(malformed.body["param"], "body");
 }
+
+#[test]
+fn a_schedule_takes_an_iana_zone_name_as_its_offset_now_and_a_refusal_lists_what_is_accepted() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let path = format!("/campaigns/{ad}");
+    let berlin = chrono::Utc::now()
+        .with_timezone(&chrono_tz::Europe::Berlin)
+        .format("%:z")
+        .to_string();
+    let sched = json!({ "schedule": { "days": { "mon": [9] }, "timezone": "Europe/Berlin" } });
+    let named = app.write_ok("PATCH", &path, &key, Some(&sched), 200);
+    assert_eq!(named["data"]["schedule"]["timezone"], berlin.as_str());
+    assert_eq!(
+        campaign(&app, cabinet, ad, &key)["schedule"]["timezone"],
+        berlin.as_str(),
+        "the platform was sent the offset"
+    );
+    let unknown = json!({ "schedule": { "days": { "mon": [9] }, "timezone": "Mars/Olympus" } });
+    let err = app.write_err(
+        "PATCH",
+        &path,
+        &key,
+        Some(&unknown),
+        400,
+        "VALIDATION_ERROR",
+    );
+    assert_eq!(err["param"], "schedule.timezone");
+    let message = err["error"].as_str().unwrap();
+    for accepted in ["Europe/Berlin", "+03:00", "viewer"] {
+        assert!(message.contains(accepted), "{accepted} in {message}");
+    }
+}
