@@ -317,7 +317,8 @@ fn recreate_item(
             };
             let stored = (actor.author(), &s.config.conversions.tracker_params[..]);
             s.db.write_blocking(|tx| {
-                recreate::store_new(tx, &snap, item.group_id, item.from, &token, stored)
+                recreate::store_new(tx, &snap, item.group_id, item.from, &token, stored)?;
+                lookup::keep(tx, s, &snap.peers)
             })?;
             snap.ad_id
         }
