@@ -127,7 +127,7 @@ fn setup(services: &Services) -> String {
             Money::from_micros(2_000_000),
             Money::from_micros(10_000_000),
         );
-        write_back::create_stored(services, cabinet, &draft, None, Source::Panel)
+        write_back::create_stored(services, cabinet, &draft, None, Source::Panel.into())
             .expect("stored")
             .expect("created");
     }

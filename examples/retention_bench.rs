@@ -398,7 +398,7 @@ fn setup(s: &Services, campaigns: usize) -> Install {
     let accounts = common::euro_cabinets(s, user, CABINETS.min(campaigns));
     for i in 0..campaigns {
         let account = accounts[i % accounts.len()];
-        write_back::create_stored(s, account, &running::draft(i), None, Source::Panel)
+        write_back::create_stored(s, account, &running::draft(i), None, Source::Panel.into())
             .expect("stored")
             .expect("created");
     }

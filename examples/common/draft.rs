@@ -73,7 +73,7 @@ pub fn populate(
     for account in accounts {
         for _ in 0..per_cabinet {
             let n = ads.len();
-            let ad = write_back::create_stored(s, *account, &draft(n), None, Source::Panel)
+            let ad = write_back::create_stored(s, *account, &draft(n), None, Source::Panel.into())
                 .expect("stored")
                 .expect("created")
                 .ad_id;

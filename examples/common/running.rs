@@ -30,7 +30,7 @@ pub fn draft(i: usize) -> AdDraft {
 pub fn fill(s: &Services, accounts: &[i64], per_cabinet: usize) {
     for account in accounts {
         for i in 0..per_cabinet {
-            write_back::create_stored(s, *account, &draft(i), None, Source::Panel)
+            write_back::create_stored(s, *account, &draft(i), None, Source::Panel.into())
                 .expect("stored")
                 .expect("created");
         }

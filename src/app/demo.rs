@@ -117,6 +117,6 @@ fn create_campaign(
         )
     };
     let draft = AdDraft::running(spec, Money::from_micros(2_000_000), budget);
-    write_back::create_stored(s, cabinet, &draft, Some(group), Source::Panel)??;
+    write_back::create_stored(s, cabinet, &draft, Some(group), Source::Panel.into())??;
     Ok(())
 }

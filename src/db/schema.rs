@@ -59,6 +59,8 @@ const SERVICE: Ledger = Ledger {
         (26, include_str!("../../sql/0026_invitations.sql")),
         (27, include_str!("../../sql/0027_alert_texts.sql")),
         (28, include_str!("../../sql/0028_campaign_totals_index.sql")),
+        (29, include_str!("../../sql/0029_history_authors.sql")),
+        (30, include_str!("../../sql/0030_peer_titles.sql")),
     ],
 };
 

@@ -120,6 +120,9 @@ pub struct AdSnapshot {
     pub invite_link: Option<String>,
     /// Why the platform's review declined the ad; `None` unless `status` is `Declined`.
     pub decline_reason: Option<DeclineReason>,
+    /// The channels and bots its targeting names, as the platform described them (titles and
+    /// pictures where it gives them); empty when it describes none.
+    pub peers: Vec<crate::domain::targeting::PeerEntry>,
 }
 
 /// One ad's line in the platform's account-wide report: status and lifetime counters.

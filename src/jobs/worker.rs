@@ -17,8 +17,8 @@ use crate::domain::campaign::Status;
 use crate::domain::task::{BulkAction, Payload, Recreation, TaskStatus};
 use crate::ops::campaigns::recreate::{self, Unfit};
 use crate::ops::campaigns::{self as campaign_ops, Entry, Refusal};
-use crate::ops::write_back;
 use crate::ops::Actor;
+use crate::ops::{lookup, write_back};
 use crate::platform::{AdDraft, PlatformError};
 use crate::services::Services;
 use crate::store::tasks::{self, Task};
@@ -245,10 +245,11 @@ fn create_item(
                         tx,
                         &snap,
                         group,
-                        actor.source(),
+                        actor.author(),
                         &s.config.conversions.tracker_params,
                     )?;
                 }
+                lookup::keep(tx, s, &snap.peers)?;
                 tasks::record_item(tx, task, idx, Some(snap.ad_id), None)?;
                 write_back::store_balance(tx, account, balance)
             })?;
@@ -314,9 +315,10 @@ fn recreate_item(
                     }
                 }
             };
-            let stored = (actor.source(), &s.config.conversions.tracker_params[..]);
+            let stored = (actor.author(), &s.config.conversions.tracker_params[..]);
             s.db.write_blocking(|tx| {
-                recreate::store_new(tx, &snap, item.group_id, item.from, &token, stored)
+                recreate::store_new(tx, &snap, item.group_id, item.from, &token, stored)?;
+                lookup::keep(tx, s, &snap.peers)
             })?;
             snap.ad_id
         }
@@ -342,8 +344,8 @@ fn recreate_item(
     };
     let balance = s.platform.balance(account).ok();
     s.db.write_blocking(|tx| {
-        let source = actor.source();
-        recreate::store_old(tx, account, item.from, new, deleted.is_ok(), source)?;
+        let by = actor.author();
+        recreate::store_old(tx, account, item.from, new, deleted.is_ok(), by)?;
         tasks::record_item(
             tx,
             task,
@@ -396,6 +398,7 @@ fn bulk_item(
             let entry = Entry {
                 action: &format!("bulk_{}", action.name()),
                 details: &details,
+                rule: None,
             };
             s.db.write_blocking(|tx| {
                 campaign_ops::store(tx, s, actor, ad, &made, &entry)?;

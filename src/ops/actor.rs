@@ -8,6 +8,7 @@
 use crate::auth::{self, AuthError};
 use crate::domain::campaign::Source;
 use crate::store::cabinets::{Cabinet, Reachable};
+use crate::store::history::Author;
 use crate::store::tasks::Task;
 
 /// Someone allowed to change one cabinet.
@@ -61,6 +62,17 @@ impl Actor {
     /// Where the change came from, for the history and the tasks.
     pub fn source(&self) -> Source {
         self.source
+    }
+
+    /// Who the history names for the actor's changes: its source and its person, except for
+    /// automation, which acts on its own (the rule that acted is named by the change).
+    pub fn author(&self) -> Author {
+        match self.source {
+            Source::Automation => Author::from(self.source),
+            Source::Api | Source::Task | Source::Panel | Source::Sync | Source::Operator => {
+                Author::person(self.source, self.user)
+            }
+        }
     }
 
     /// The person the change is made for (a task's owner).

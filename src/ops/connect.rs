@@ -189,7 +189,7 @@ pub fn cabinet_connect(
     s.db.write_blocking(|tx| {
         for snaps in &ads {
             for snap in snaps {
-                store_created(tx, snap, None, Source::Panel, params)?;
+                store_created(tx, snap, None, Source::Panel.into(), params)?;
             }
         }
         Ok::<_, OpsError>(())
@@ -270,7 +270,7 @@ pub fn cabinet_sync(s: &Services, id: i64) -> Result<Synced, OpsError> {
         for snap in &snaps {
             let new = campaigns::get(tx, id, snap.ad_id)?.is_none();
             if new {
-                store_created(tx, snap, None, Source::Panel, params)?;
+                store_created(tx, snap, None, Source::Panel.into(), params)?;
             }
             if new || write_back::apply(tx, snap, Source::Sync, params)? {
                 changed += 1;

@@ -121,7 +121,7 @@ pub fn cabinet_reconcile(
                     tx,
                     account,
                     *ad,
-                    Source::Operator,
+                    Source::Operator.into(),
                     "reconcile",
                     &details,
                 )?;

@@ -16,18 +16,18 @@ use crate::domain::money::Money;
 use crate::platform::{AdDraft, AdSnapshot, PlatformError};
 use crate::services::Services;
 use crate::store::events::{self, StatusChange};
-use crate::store::history::{self, Source};
+use crate::store::history::{self, Author, Source};
 use crate::store::StoreError;
 use crate::store::{cabinets, campaigns, refs};
 
 /// Stores the copy of a newly created ad, with the values postbacks can name it by
 /// (`tracker_params` are the website link parameters that carry a ref), and records its
-/// creation in the history.
+/// creation in the history as made by `by`.
 pub fn store_created(
     conn: &Connection,
     snap: &AdSnapshot,
     group: Option<i64>,
-    source: Source,
+    by: Author,
     tracker_params: &[String],
 ) -> Result<(), StoreError> {
     let now = clock::iso(clock::now(conn)?);
@@ -38,7 +38,7 @@ pub fn store_created(
         snap.account_id,
         snap.ad_id,
         &now,
-        source,
+        by,
         "create",
         &json!({ "title": snap.spec.title, "status": snap.status.as_str() }),
     )
@@ -51,7 +51,7 @@ pub fn create_stored(
     account: i64,
     draft: &AdDraft,
     group: Option<i64>,
-    source: Source,
+    by: Author,
 ) -> Result<Result<AdSnapshot, PlatformError>, StoreError> {
     let snap = match services.platform.create_ad(account, draft) {
         Ok(snap) => AdSnapshot {
@@ -61,9 +61,10 @@ pub fn create_stored(
         Err(e) => return Ok(Err(e)),
     };
     let params = &services.config.conversions.tracker_params;
-    services
-        .db
-        .write_blocking(|tx| store_created(tx, &snap, group, source, params))?;
+    services.db.write_blocking(|tx| {
+        store_created(tx, &snap, group, by, params)?;
+        super::lookup::keep(tx, services, &snap.peers)
+    })?;
     Ok(Ok(snap))
 }
 
@@ -153,17 +154,17 @@ pub fn record_change(
     )
 }
 
-/// Records a change made to a campaign in its history.
+/// Records a change made to a campaign by `by` in its history.
 pub fn record_history(
     conn: &Connection,
     account: i64,
     ad: i64,
-    source: Source,
+    by: Author,
     action: &str,
     details: &Value,
 ) -> Result<(), StoreError> {
     let now = clock::iso(clock::now(conn)?);
-    history::record(conn, account, ad, &now, source, action, details)
+    history::record(conn, account, ad, &now, by, action, details)
 }
 
 /// Re-reads one ad from the platform into the stored copy. The outer error is the service's;

@@ -20,6 +20,7 @@ pub mod keys;
 pub mod media;
 pub mod moves;
 pub mod outbox;
+pub mod peers;
 pub mod reconcile;
 pub mod refs;
 pub mod retention;

@@ -293,6 +293,11 @@ fn a_pause_rule_acts_after_the_sync_with_history_webhook_and_log() {
         ("automation", "rule")
     );
     assert_eq!(last.details.as_ref().unwrap()["rule"], rule["id"]);
+    assert_eq!(
+        (last.rule_id, last.user_id),
+        (rule["id"].as_i64(), None),
+        "the rule is kept beside the change, and no person: automation acts on its own"
+    );
 
     let changes: Vec<Value> = rx.received()[before..]
         .iter()

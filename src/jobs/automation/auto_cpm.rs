@@ -118,6 +118,7 @@ fn decide_one(
                     let entry = Entry {
                         action: "auto_cpm",
                         details: &details,
+                        rule: None,
                     };
                     return s.db.write_blocking(|tx| {
                         campaign_ops::store(tx, s, &actor, ad, &made, &entry)?;

@@ -312,6 +312,7 @@ fn finish(
     let entry = Entry {
         action: "rule",
         details,
+        rule: details.get("rule").and_then(Value::as_i64),
     };
     let stored = s.db.write_blocking(|tx| {
         if let Some((token, log_id)) = settled {

@@ -116,7 +116,7 @@ pub fn move_budget(
         cabinets::set_balance(tx, account, moved.balance, &now)?;
         write_back::apply(tx, &moved.ad, source, params)?;
         if !unchanged {
-            write_back::record_history(tx, account, ad, source, "budget", &details)?;
+            write_back::record_history(tx, account, ad, actor.author(), "budget", &details)?;
         }
         Ok::<_, OpsError>(())
     })?;

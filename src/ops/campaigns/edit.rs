@@ -13,8 +13,8 @@ use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::Status;
 use crate::domain::money::Money;
 use crate::domain::ParseError;
-use crate::ops::write_back;
 use crate::ops::Actor;
+use crate::ops::{lookup, write_back};
 use crate::platform::{PlatformError, Switch};
 use crate::services::Services;
 use crate::store::auto_cpm as auto_cpm_store;
@@ -108,6 +108,7 @@ pub fn edit(
     s.db.write_blocking(|tx| {
         if let Some(snap) = &snap {
             write_back::apply(tx, snap, source, params)?;
+            lookup::keep(tx, s, &snap.peers)?;
         }
         if let Some(settings) = &auto_cpm {
             auto_cpm_store::set(tx, account, ad, settings, &clock::iso(clock::now(tx)?))?;
@@ -115,7 +116,7 @@ pub fn edit(
         if let Some(dates) = dates {
             campaigns::set_dates(tx, account, ad, dates)?;
         }
-        write_back::record_history(tx, account, ad, source, "edit", &details)
+        write_back::record_history(tx, account, ad, actor.author(), "edit", &details)
     })?;
     Ok(Edited { switched })
 }
@@ -136,6 +137,7 @@ pub fn switch(s: &Services, actor: &Actor, ad: i64, active: bool) -> Result<Swit
     let entry = Entry {
         action: if active { "resume" } else { "pause" },
         details: &details,
+        rule: None,
     };
     s.db.write_blocking(|tx| store(tx, s, actor, ad, &made, &entry))?;
     Ok(outcome)
@@ -162,6 +164,7 @@ pub fn delete(
     let entry = Entry {
         action: "delete",
         details: &details,
+        rule: None,
     };
     s.db.write_blocking(|tx| store(tx, s, actor, ad, &made, &entry))?;
     Ok(removed)

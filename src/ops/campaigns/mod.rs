@@ -169,6 +169,8 @@ pub struct Entry<'a> {
     /// The history's action (`edit`, `bulk_pause`, `rule`, …).
     pub action: &'a str,
     pub details: &'a Value,
+    /// The automation rule that made the change, when one did.
+    pub rule: Option<i64>,
 }
 
 /// Stores what the platform made of the actor's change to campaign `ad`, in the caller's
@@ -199,7 +201,8 @@ pub fn store(
             }
         }
     }
-    write_back::record_history(tx, account, ad, source, entry.action, entry.details)?;
+    let by = actor.author().with_rule(entry.rule);
+    write_back::record_history(tx, account, ad, by, entry.action, entry.details)?;
     write_back::store_balance(tx, account, made.balance)
 }
 

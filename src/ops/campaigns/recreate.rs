@@ -32,7 +32,7 @@ use crate::ops::Actor;
 use crate::platform::AdSnapshot;
 use crate::store::cabinets::Cabinet;
 use crate::store::campaigns::{self, CampaignRow};
-use crate::store::history::{self, Source};
+use crate::store::history::{self, Author};
 use crate::store::tasks::{self, NewTask};
 use crate::store::StoreError;
 
@@ -354,17 +354,17 @@ pub fn store_new(
     group: Option<i64>,
     from: i64,
     token: &str,
-    (source, tracker_params): (Source, &[String]),
+    (by, tracker_params): (Author, &[String]),
 ) -> Result<(), StoreError> {
     if campaigns::get(tx, snap.account_id, snap.ad_id)?.is_none() {
-        write_back::store_created(tx, snap, group, source, tracker_params)?;
+        write_back::store_created(tx, snap, group, by, tracker_params)?;
     }
     let details = json!({ "ad_id": from, "token": token });
     write_back::record_history(
         tx,
         snap.account_id,
         snap.ad_id,
-        source,
+        by,
         RECREATED_FROM,
         &details,
     )
@@ -379,17 +379,17 @@ pub fn store_old(
     from: i64,
     new: i64,
     deleted: bool,
-    source: Source,
+    by: Author,
 ) -> Result<(), StoreError> {
     if deleted {
         let now = clock::iso(clock::now(tx)?);
         if let Some(before) = campaigns::get(tx, account, from)? {
             if before.status != Status::Deleted {
-                write_back::record_change(tx, &before, Status::Deleted, source, &now)?;
+                write_back::record_change(tx, &before, Status::Deleted, by.source, &now)?;
                 campaigns::mark_deleted(tx, account, from, &now)?;
             }
         }
     }
     let details = json!({ "ad_id": new, "deleted": deleted });
-    write_back::record_history(tx, account, from, source, RECREATED_AS, &details)
+    write_back::record_history(tx, account, from, by, RECREATED_AS, &details)
 }

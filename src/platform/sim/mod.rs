@@ -201,10 +201,11 @@ impl Platform for Simulator {
         _target: TargetType,
         query: &str,
     ) -> Result<Option<PeerEntry>, PlatformError> {
-        // The simulator knows every well-formed name (as its ads resolve them), by name only.
+        // The simulator knows every well-formed name (as its ads resolve them), titled by its
+        // words ("daily_news" is "Daily News"); it has no pictures.
         Ok(resolve_username(query).map(|name| PeerEntry {
+            title: Some(rules::title_of(&name)),
             username: format!("@{name}"),
-            title: None,
             photo_url: None,
         }))
     }

@@ -114,6 +114,7 @@ fn snapshot_from_row(r: &Row) -> rusqlite::Result<AdSnapshot> {
     let spec: AdSpec = json_column(r.get("spec")?)?.ok_or_else(|| {
         rusqlite::Error::InvalidColumnType(0, "spec".into(), rusqlite::types::Type::Null)
     })?;
+    let peers = super::rules::peers_of(&spec.targeting);
     Ok(AdSnapshot {
         account_id: r.get("account_id")?,
         ad_id: r.get("ad_id")?,
@@ -139,5 +140,6 @@ fn snapshot_from_row(r: &Row) -> rusqlite::Result<AdSnapshot> {
         status_changed_at: r.get("status_changed_at")?,
         invite_link: r.get("invite_link")?,
         decline_reason: decline_reason(r, "decline_reason", "decline_description")?,
+        peers,
     })
 }

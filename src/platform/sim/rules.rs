@@ -4,14 +4,14 @@
 //! lengths, the minimum bids of its capabilities, username and keyword resolution, what
 //! switching on or off does, and which edit fields send an ad back to review.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::domain::ad::{AdDraft, AdEdit, AdSnapshot, AdSpec};
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::capabilities::Capabilities;
 use crate::domain::dates::Dates;
 use crate::domain::money::{CabinetType, Money};
-use crate::domain::targeting::{keyword_usable, target_username};
+use crate::domain::targeting::{keyword_usable, target_username, PeerEntry};
 use crate::platform::telegram;
 use crate::platform::{PlatformError, Switch};
 
@@ -141,6 +141,37 @@ pub fn resolve_username(input: &str) -> Option<String> {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         && !name.starts_with("missing");
     valid.then_some(name)
+}
+
+/// The channels and bots `targeting` names, titled as the simulator titles them.
+pub(super) fn peers_of(targeting: &Value) -> Vec<PeerEntry> {
+    ["channels", "bots", "audience_channels", "exclude_channels"]
+        .iter()
+        .filter_map(|f| targeting.get(f).and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter_map(resolve_username)
+        .map(|name| PeerEntry {
+            title: Some(title_of(&name)),
+            username: format!("@{name}"),
+            photo_url: None,
+        })
+        .collect()
+}
+
+/// The title the simulator gives a channel or bot: its username's words, capitalised.
+pub(super) fn title_of(name: &str) -> String {
+    let words: Vec<String> = name
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|first| first.to_uppercase().chain(c).collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    words.join(" ")
 }
 
 pub(super) fn rejected(reason: impl Into<String>, param: &'static str) -> PlatformError {

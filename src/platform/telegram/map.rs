@@ -13,7 +13,7 @@ use super::errors::Unsendable;
 use super::html::plain_text;
 use super::schedule::{schedule_from, schedule_to};
 pub use super::target::Resolved;
-use super::target::{input_target, targeting_from};
+use super::target::{input_target, peers_of, targeting_from};
 use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec, DeclineReason};
 use crate::domain::campaign::{Status, TargetType};
 use crate::domain::dates::Dates;
@@ -166,6 +166,7 @@ pub fn snapshot(
         status_changed_at: c.status_changed_at,
         invite_link: None,
         decline_reason: c.decline_reason,
+        peers: peers_of(&target),
     })
 }
 

@@ -7,6 +7,27 @@ use serde_json::{json, Map, Value};
 
 use super::errors::Unsendable;
 use crate::domain::campaign::TargetType;
+use crate::domain::targeting::PeerEntry;
+
+/// The channels and bots of an output target that have a username, with the title and
+/// picture its catalogue objects (`TargetChannel`, `TargetBot`) give.
+pub(super) fn peers_of(target: &Value) -> Vec<PeerEntry> {
+    ["channels", "exclude_channels", "bots"]
+        .iter()
+        .filter_map(|f| target.get(f).and_then(Value::as_array))
+        .flatten()
+        .filter_map(|p| {
+            let name = p.get("username").and_then(Value::as_str)?;
+            let name = name.trim_start_matches('@');
+            let text = |f: &str| p.get(f).and_then(Value::as_str).map(str::to_string);
+            (!name.is_empty()).then(|| PeerEntry {
+                username: format!("@{name}"),
+                title: text("title"),
+                photo_url: text("photo_url"),
+            })
+        })
+        .collect()
+}
 
 /// `@username` of a catalogue channel or bot, or its numeric id as text when it has none.
 fn peer_names(list: Option<&Value>, id_field: &str) -> Vec<String> {

@@ -42,6 +42,7 @@ pub(crate) fn snapshot() -> AdSnapshot {
         status_changed_at: "2026-01-01T00:00:00Z".into(),
         invite_link: Some("t.me/+AbCd".into()),
         decline_reason: None,
+        peers: Vec::new(),
     }
 }
 

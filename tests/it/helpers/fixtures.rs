@@ -196,10 +196,16 @@ impl TestApp {
             Money::from_micros(c.cpm_micros),
             Money::from_micros(c.budget_micros),
         );
-        write_back::create_stored(&self.services, account, &draft, c.group, Source::Panel)
-            .expect("stored")
-            .expect("created on the platform")
-            .ad_id
+        write_back::create_stored(
+            &self.services,
+            account,
+            &draft,
+            c.group,
+            Source::Panel.into(),
+        )
+        .expect("stored")
+        .expect("created on the platform")
+        .ad_id
     }
 }
 

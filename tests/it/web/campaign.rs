@@ -232,7 +232,7 @@ fn history_reads_as_sentences_with_the_bid_before_and_after_and_the_actor() {
                 cabinet,
                 ad,
                 "2026-01-01T00:00:00Z",
-                history::Source::Automation,
+                history::Source::Automation.into(),
                 "rule",
                 &details,
             )
@@ -240,8 +240,11 @@ fn history_reads_as_sentences_with_the_bid_before_and_after_and_the_actor() {
         .unwrap();
 
     let page = web.get(&page_of(cabinet, ad)).body;
+    let email: String = app.scalar("SELECT email FROM users WHERE id = ?1", &[user]);
     assert!(
-        page.contains("Bid changed from 2.00 to 2.50 EUR in the panel"),
+        page.contains(&format!(
+            "Bid changed from 2.00 to 2.50 EUR by {email} (panel)"
+        )),
         "{page}"
     );
     assert!(page.contains("Bid changed from 2.50 to 3.00 EUR by automation, rule Scale winners"));

@@ -5,6 +5,7 @@ mod actions;
 mod cabinets;
 mod campaign;
 mod create;
+mod history;
 mod home;
 mod keys;
 mod list;

@@ -90,15 +90,45 @@ pub(super) fn sentence(visit: &Visit, e: &Entry, kind: CabinetType) -> String {
             None => other.to_string(),
         },
     };
-    let who = match (Source::parse(&e.source), e.action.as_str()) {
-        (Some(Source::Automation), "auto_cpm") => visit.t("campaign-by-auto-cpm"),
-        (Some(Source::Automation), _) if d.get("name").and_then(Value::as_str).is_some() => {
-            visit.ta("campaign-by-rule", &[("rule", text("name").into())])
-        }
-        (Some(s), _) => visit.t(&format!("campaign-by-{}", s.as_str())),
-        (None, _) => e.source.clone(),
-    };
+    let who = author(visit, e, d);
     format!("{what} {who}")
+}
+
+/// Who made the change: Auto CPM; an automation rule by its name of now (or, deleted, by the
+/// name it had then or its number); the person by their email with the face they used (or a
+/// person no longer there); else the face alone, as rows from before persons were kept read.
+fn author(visit: &Visit, e: &Entry, d: &Value) -> String {
+    let source = Source::parse(&e.source);
+    let then = d.get("name").and_then(Value::as_str);
+    match (source, e.action.as_str()) {
+        (Some(Source::Automation), "auto_cpm") => visit.t("campaign-by-auto-cpm"),
+        (Some(Source::Automation), _) => match (&e.rule_name, e.rule_id, then) {
+            (Some(now), _, _) => visit.ta("campaign-by-rule", &[("rule", now.as_str().into())]),
+            (None, Some(_), Some(then)) => {
+                visit.ta("campaign-by-rule-deleted", &[("rule", then.into())])
+            }
+            (None, Some(id), None) => {
+                visit.ta("campaign-by-rule-gone", &[("id", id.to_string().into())])
+            }
+            (None, None, Some(then)) => visit.ta("campaign-by-rule", &[("rule", then.into())]),
+            (None, None, None) => visit.t("campaign-by-automation"),
+        },
+        (Some(s), _) => match (e.user_id, &e.user_email) {
+            (Some(_), Some(email)) => visit.ta(
+                "campaign-by-person",
+                &[
+                    ("person", email.as_str().into()),
+                    ("source", source_name(visit, s.as_str()).into()),
+                ],
+            ),
+            (Some(_), None) => visit.ta(
+                "campaign-by-person-gone",
+                &[("source", source_name(visit, s.as_str()).into())],
+            ),
+            (None, _) => visit.t(&format!("campaign-by-{}", s.as_str())),
+        },
+        (None, _) => e.source.clone(),
+    }
 }
 
 fn id(d: &Value) -> Arg<'static> {

@@ -12,6 +12,8 @@ mod history;
 mod hourly;
 mod targeting;
 
+use std::collections::HashMap;
+
 use maud::{html, Markup};
 
 use super::super::session::Session;
@@ -22,11 +24,12 @@ use crate::domain::campaign::Status;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::Totals;
 use crate::http::Reply;
+use crate::ops::lookup;
 use crate::store::campaigns::{self, CampaignRow};
 use crate::store::conversions::{self, Summary};
 use crate::store::groups::{self, Group};
 use crate::store::history::{self as history_store, Entry};
-use crate::store::StoreError;
+use crate::store::{peers, StoreError};
 
 pub use actions::{budget, copy, cpm, delete, pause, recreate, resume};
 pub use edit::{edit, set_auto_cpm};
@@ -46,6 +49,8 @@ struct Found {
     auto_cpm: auto_cpm::Shown,
     /// The cabinet's groups, for the copy form.
     groups: Vec<Group>,
+    /// The titles kept for the channels and bots its targeting names, by `peers::key`.
+    titles: HashMap<String, String>,
 }
 
 /// Which of the page's forms a refusal answers: only that form shows it.
@@ -128,6 +133,7 @@ async fn load(
         .platform
         .capabilities()
         .bid_edit_reviews;
+    let platform = lookup::platform_key(&visit.state.services);
     visit
         .state
         .services
@@ -144,6 +150,7 @@ async fn load(
                 recent: conversions::recent_of_campaign(conn, account, ad, RECENT)?,
                 auto_cpm: auto_cpm::load(conn, account, ad, reviews)?,
                 groups: groups::list(conn, &[account])?,
+                titles: peers::titles(conn, platform, &targeting::peer_names(&row.targeting))?,
                 row,
             }))
         })
@@ -198,7 +205,7 @@ async fn render(
         }
         div.grid {
             div.card { h2 { (visit.t("campaign-delivery")) } (figures(visit, row, kind, &found.summary)) }
-            div.card { h2 { (visit.t("campaign-settings")) } (targeting::settings(visit, row, kind, &found.groups)) }
+            div.card { h2 { (visit.t("campaign-settings")) } (targeting::settings(visit, row, kind, &found.groups, &found.titles)) }
             @if writable {
                 div.card.wide { h2 { (visit.t("campaign-edit")) } (edit::form(visit, session, row, kind, edit_refused)) }
             }

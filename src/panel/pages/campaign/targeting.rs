@@ -1,7 +1,10 @@
 //! Owns a campaign's settings as a person reads them: text, link, bid, switch, the target type
-//! and its targeting as names (channels and bots as links to their `t.me` pages, countries as
+//! and its targeting as names (channels and bots as links to their `t.me` pages, by their
+//! titles where kept: "Title (@username)"; countries as
 //! flag, code and name, languages and topics by the platform's names, keywords as chips), the
 //! schedule as the week grid, the group by name, and when it changed and was synced.
+
+use std::collections::HashMap;
 
 use maud::{html, Markup};
 use serde_json::Value;
@@ -13,6 +16,7 @@ use crate::domain::money::CabinetType;
 use crate::domain::schedule::Schedule;
 use crate::store::campaigns::CampaignRow;
 use crate::store::groups::Group;
+use crate::store::peers;
 
 /// The settings card of the page.
 pub(super) fn settings(
@@ -20,6 +24,7 @@ pub(super) fn settings(
     row: &CampaignRow,
     kind: CabinetType,
     groups: &[Group],
+    titles: &HashMap<String, String>,
 ) -> Markup {
     let f = visit.fmt();
     let schedule = row.schedule.as_ref().and_then(|s| Schedule::stored(s).ok());
@@ -32,7 +37,7 @@ pub(super) fn settings(
             dt { (visit.t("campaign-bid")) } dd { (f.money(kind, row.cpm)) @if row.auto_cpm_enabled { " · Auto CPM" } }
             dt { (visit.t("campaign-switched")) } dd { (visit.t(if row.active { "campaign-on" } else { "campaign-off" })) }
             dt { (visit.t("campaign-targets")) } dd { (visit.t(target_key(row.target_type))) }
-            (targeting(visit, &row.targeting))
+            (targeting(visit, &row.targeting, titles))
             dt { (visit.t("campaign-views-per-user")) } dd { (row.views_per_user) }
             @if let Some(group) = row.group_id {
                 dt { (visit.t("campaign-group")) }
@@ -58,7 +63,7 @@ fn target_key(t: TargetType) -> &'static str {
 }
 
 /// The targeting's fields the campaign has, each as a `dt`/`dd` pair of names.
-fn targeting(visit: &Visit, targeting: &Value) -> Markup {
+fn targeting(visit: &Visit, targeting: &Value, titles: &HashMap<String, String>) -> Markup {
     let Some(fields) = targeting.as_object() else {
         return html! {};
     };
@@ -82,7 +87,7 @@ fn targeting(visit: &Visit, targeting: &Value) -> Markup {
                 dd {
                     @match name.as_str() {
                         "channels" | "bots" | "audience_channels" | "exclude_channels" => {
-                            ul.names { @for c in strings(value) { li { a href=(t_me(&c)) rel="noopener" { (c) } } } }
+                            ul.names { @for c in strings(value) { li { (peer(&c, titles)) } } }
                         },
                         "countries" => {
                             ul.names { @for c in strings(value) { li { (country(visit, &c)) } } }
@@ -140,13 +145,46 @@ fn field_key(name: &str) -> &'static str {
     }
 }
 
-/// A channel or bot as a link to its `t.me` page.
-fn t_me(target: &str) -> String {
-    let name = target
+/// The targeting fields that name channels or bots.
+const PEER_FIELDS: [&str; 4] = ["channels", "bots", "audience_channels", "exclude_channels"];
+
+/// Every channel and bot `targeting` names, as it names them.
+pub(super) fn peer_names(targeting: &Value) -> Vec<String> {
+    PEER_FIELDS
+        .iter()
+        .filter_map(|f| targeting.get(f).and_then(Value::as_array))
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect()
+}
+
+/// A channel or bot as a link to its `t.me` page: "Title (@username)" when its title is
+/// kept, else as the targeting names it.
+fn peer(target: &str, titles: &HashMap<String, String>) -> Markup {
+    let key = peers::key(target);
+    let title = key.as_ref().and_then(|k| titles.get(k));
+    let name = match key {
+        Some(_) => format!("@{}", bare(target)),
+        None => target.to_string(),
+    };
+    html! {
+        a href=(t_me(target)) rel="noopener" {
+            @if let Some(title) = title { (title) " " span.muted { "(" (name) ")" } } @else { (name) }
+        }
+    }
+}
+
+/// A channel's or bot's name without `@` or a `t.me` link around it.
+fn bare(target: &str) -> &str {
+    target
         .trim_start_matches("https://")
         .trim_start_matches("t.me/")
-        .trim_start_matches('@');
-    format!("https://t.me/{name}")
+        .trim_start_matches('@')
+}
+
+/// A channel or bot as a link to its `t.me` page.
+fn t_me(target: &str) -> String {
+    format!("https://t.me/{}", bare(target))
 }
 
 /// A country as its flag, its code and (in English) its name.
