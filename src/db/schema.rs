@@ -59,6 +59,10 @@ const SERVICE: Ledger = Ledger {
         (26, include_str!("../../sql/0026_invitations.sql")),
         (27, include_str!("../../sql/0027_alert_texts.sql")),
         (28, include_str!("../../sql/0028_campaign_totals_index.sql")),
+        (
+            31,
+            include_str!("../../sql/0031_pace_and_invite_language.sql"),
+        ),
     ],
 };
 
