@@ -416,9 +416,7 @@ fn a_refused_row_action_shows_in_its_row_of_the_list_in_the_persons_language() {
             "only in the row it came from"
         );
         assert!(
-            line.contains(&format!(
-                r#"name="back" value="/campaigns?sortBy=title&amp;sortOrder=asc""#
-            )),
+            line.contains(r#"name="back" value="/campaigns?sortBy=title&amp;sortOrder=asc""#),
             "the forms still come back to the list: {line}"
         );
     }
