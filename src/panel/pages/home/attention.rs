@@ -1,9 +1,10 @@
 //! Owns the home page's "needs attention" list over the cabinets a person reaches: campaigns
 //! declined (with the platform's reason), in review for more than a day, stopped for lack of
 //! budget or about to stop at the pace of their last 24 hours of stats, cabinets whose balance
-//! will not last a day at the same pace or whose platform session expired, the person's keys whose webhooks fail, and what automation did or proposes;
-//! each item links to where it is fixed and, where the person may change the cabinet, carries
-//! the campaign action's form. What changed after the person's last look is marked new.
+//! will not last a day at the same pace or whose platform session expired, the person's keys
+//! whose webhooks fail, and what automation did or proposes; each item links to where it is
+//! fixed and, where the person may change the cabinet, carries the campaign action's form.
+//! What changed after the person's last look is marked new.
 
 use chrono::{DateTime, Duration, Utc};
 use maud::{html, Markup};
