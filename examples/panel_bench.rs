@@ -349,6 +349,22 @@ fn write_stats(
         [clock::iso(synced)],
     )
     .unwrap();
+    // Each campaign's kept day's spend, as the hourly sync keeps it after storing an hour:
+    // timed per cabinet, the cost it adds to a cabinet's sync.
+    let last = synced - chrono::Duration::hours(1);
+    let mut took: Vec<f64> = ws
+        .accounts
+        .iter()
+        .map(|&account| {
+            let started = Instant::now();
+            adcab::store::stats::keep_day_spend(&tx, account, last).unwrap();
+            started.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    println!(
+        "keeping the day's spend of a cabinet's {per_cabinet} campaigns (the hourly sync's added write), median ms: {:.2}",
+        median(&mut took)
+    );
     tx.commit().unwrap();
     written
 }
@@ -655,6 +671,12 @@ fn home_reads(conn: &Connection, accounts: &[i64], n: usize) {
             "out of budget",
             Box::new(|a| {
                 std::hint::black_box(attention::out_of_budget(conn, a, 5).unwrap());
+            }),
+        ),
+        (
+            "about to stop",
+            Box::new(|a| {
+                std::hint::black_box(attention::about_to_stop(conn, a, 5).unwrap());
             }),
         ),
         (

@@ -14,6 +14,12 @@ home-recreate = Recreate
 home-in-review = In review for more than 24 hours
 home-in-review-since = In review since
 home-out-of-budget = Stopped: the budget ran out
+home-about-to-stop = About to stop: the budget will not last a day at the current pace
+home-about-to-stop-detail = Budget left { $budget }, spent in the last 24 hours { $spent }: { $hours ->
+    [0] runs out within the hour
+    [one] about { $hours } hour left
+   *[other] about { $hours } hours left
+}
 home-amount = Amount
 home-add-budget = Add budget
 home-low-balance = Cabinet balance will not last a day

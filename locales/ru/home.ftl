@@ -14,6 +14,13 @@ home-recreate = Пересоздать
 home-in-review = На модерации больше 24 часов
 home-in-review-since = На модерации с
 home-out-of-budget = Остановлено: закончился бюджет
+home-about-to-stop = Скоро остановится: при текущем расходе бюджета не хватит на сутки
+home-about-to-stop-detail = Остаток бюджета { $budget }, расход за последние 24 часа { $spent }: { $hours ->
+    [0] закончится в течение часа
+    [one] хватит примерно на { $hours } час
+    [few] хватит примерно на { $hours } часа
+   *[many] хватит примерно на { $hours } часов
+}
 home-amount = Сумма
 home-add-budget = Пополнить бюджет
 home-low-balance = Баланса кабинета не хватит на сутки

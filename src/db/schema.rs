@@ -61,6 +61,10 @@ const SERVICE: Ledger = Ledger {
         (28, include_str!("../../sql/0028_campaign_totals_index.sql")),
         (29, include_str!("../../sql/0029_history_authors.sql")),
         (30, include_str!("../../sql/0030_peer_titles.sql")),
+        (
+            31,
+            include_str!("../../sql/0031_pace_and_invite_language.sql"),
+        ),
     ],
 };
 

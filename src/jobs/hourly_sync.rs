@@ -135,6 +135,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
             }
         }
         stats::total_cabinet_hour(tx, account, &hour)?;
+        stats::keep_day_spend(tx, account, report.hour)?;
         store_balance(tx, account, report.balance.filter(|_| !newer_balance))?;
         cabinets::set_synced_through(tx, account, &clock::iso(report.hour + Duration::hours(1)))?;
         Ok::<_, StoreError>(now)

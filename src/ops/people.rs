@@ -30,6 +30,8 @@ pub struct Invitation {
     pub email: String,
     pub cabinets: Vec<i64>,
     pub access: TeamAccess,
+    /// The language the invitation page and message speak to the person until they choose one.
+    pub language: Lang,
 }
 
 /// What an invitation did.
@@ -43,7 +45,8 @@ pub struct Invited {
     pub token: Option<String>,
     /// The person's Telegram chat, where the link may be sent.
     pub chat: Option<i64>,
-    /// The language the person chose, for what is sent to them.
+    /// The language for what is sent to them: their own setting, else the one chosen for the
+    /// invitation.
     pub language: Option<Lang>,
 }
 
@@ -68,13 +71,15 @@ pub fn invite_link(s: &Services, agency: i64, member: i64) -> Result<Invited, Op
                 format!("user {member} has a password or was not invited by user {agency}"),
             ));
         }
+        // The new link speaks the language chosen for the person's last invitation.
+        let language = invites::last_language(tx, member)?;
         Ok(Invited {
             user_id: member,
             email: person.email,
             created: false,
-            token: Some(new_link(tx, member, Kind::Invite, Some(agency))?),
+            token: Some(new_link(tx, member, Kind::Invite, Some(agency), language)?),
             chat: alerts::user_chat(tx, member)?,
-            language: person.language,
+            language: person.language.or(language),
         })
     })
 }
@@ -116,12 +121,14 @@ fn unix_now(conn: &Connection) -> Result<i64, StoreError> {
     Ok(clock::now(conn)?.timestamp())
 }
 
-/// Makes a new link for `user`, replacing any open one; returns its token.
+/// Makes a new link for `user`, replacing any open one, speaking `language` to a person who
+/// has none set; returns its token.
 fn new_link(
     conn: &Connection,
     user: i64,
     kind: Kind,
     made_by: Option<i64>,
+    language: Option<Lang>,
 ) -> Result<String, StoreError> {
     let now = unix_now(conn)?;
     let token = random_hex(32);
@@ -135,6 +142,7 @@ fn new_link(
             made_by,
             created_at: now,
             expires_at: now + LINK_HOURS * 3600,
+            language,
         },
     )?;
     Ok(token)
@@ -208,7 +216,13 @@ pub fn invite(s: &Services, agency: i64, invitation: &Invitation) -> Result<Invi
             teams::share(tx, agency, person.id, *cabinet, access)?;
         }
         let token = if may_link(tx, person.id, agency, created)? {
-            Some(new_link(tx, person.id, Kind::Invite, Some(agency))?)
+            Some(new_link(
+                tx,
+                person.id,
+                Kind::Invite,
+                Some(agency),
+                Some(invitation.language),
+            )?)
         } else {
             None
         };
@@ -218,7 +232,7 @@ pub fn invite(s: &Services, agency: i64, invitation: &Invitation) -> Result<Invi
             created,
             token,
             chat: alerts::user_chat(tx, person.id)?,
-            language: person.language,
+            language: person.language.or(Some(invitation.language)),
         })
     })
 }
@@ -235,7 +249,7 @@ pub fn reset_link(s: &Services, id: i64) -> Result<ResetLink, OpsError> {
     }
     let token = s.db.write_blocking(|tx| {
         require_user(tx, id)?;
-        Ok::<_, OpsError>(new_link(tx, id, Kind::Reset, None)?)
+        Ok::<_, OpsError>(new_link(tx, id, Kind::Reset, None, None)?)
     })?;
     let link = link_url(&public, &token).unwrap_or_default();
     Ok(ResetLink { link })

@@ -16,7 +16,7 @@ use crate::domain::time::Month;
 use crate::services::Services;
 use crate::store::history::Source;
 use crate::store::reconcile::{self, Delta};
-use crate::store::stats;
+use crate::store::{cabinets, stats};
 
 /// What `admin cabinet reconcile` prints.
 #[derive(Debug, Clone, Serialize)]
@@ -125,6 +125,11 @@ pub fn cabinet_reconcile(
                     "reconcile",
                     &details,
                 )?;
+            }
+            // The corrected hours may lie in the last day the campaigns' kept pace sums.
+            let synced = cabinets::synced_through(tx, account)?.and_then(|t| clock::parse_iso(&t));
+            if let Some(end) = synced {
+                stats::keep_day_spend(tx, account, end - Duration::hours(1))?;
             }
             Ok::<_, OpsError>(())
         })?;

@@ -3,7 +3,8 @@
 //! the link is spent, the person signed in and sent to `/`. A link unknown, spent or expired
 //! gets one page that does not say which. Every attempt counts against the login's limits per
 //! link and per client address (taken back when the link was good), and the form's CSRF token
-//! is the login's cookie.
+//! is the login's cookie. The page speaks the invited person's language: their own setting,
+//! else the one the inviter chose for the invitation, else the browser's.
 
 use hyper::StatusCode;
 use maud::html;
@@ -14,7 +15,7 @@ use super::{layout, Form, Visit, WebError};
 use crate::auth::logins::Attempt;
 use crate::domain::password::{self, PasswordError};
 use crate::http::Reply;
-use crate::i18n::Arg;
+use crate::i18n::{Arg, Lang};
 use crate::ops::{self, OpsError};
 use crate::primitives::{sha256_hex, unix_now};
 use crate::store::invites::{Kind, Link};
@@ -72,12 +73,19 @@ async fn open(visit: &Visit<'_>, token: &str) -> Result<Result<(Link, User), Rep
     Ok(Ok(found))
 }
 
+/// The language the page speaks to the link's person: theirs, else the invitation's, else
+/// the visit's (the browser's).
+fn language(visit: &Visit, link: &Link, user: &User) -> Lang {
+    user.language.or(link.language).unwrap_or(visit.lang)
+}
+
 /// `GET /invite/{token}`.
 pub async fn form(visit: &Visit<'_>, token: &str) -> Result<Reply, WebError> {
     let (link, user) = match open(visit, token).await? {
         Ok(found) => found,
         Err(page) => return Ok(page),
     };
+    let visit = &visit.speaking(language(visit, &link, &user));
     let csrf = form_token(visit);
     let mut reply = page(visit, &csrf, token, link.kind, &user.email, None);
     reply.headers.push((
@@ -94,6 +102,7 @@ pub async fn submit(visit: &Visit<'_>, token: &str, form: &Form) -> Result<Reply
         Ok(found) => found,
         Err(page) => return Ok(page),
     };
+    let visit = &visit.speaking(language(visit, &link, &user));
     let password = form.get("password").unwrap_or("").to_string();
     let refused = if let Err(why) = password::check(&password) {
         Some(Refused {

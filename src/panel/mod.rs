@@ -60,7 +60,7 @@ pub struct Visit<'a> {
     pub zone: Option<chrono_tz::Tz>,
 }
 
-impl Visit<'_> {
+impl<'a> Visit<'a> {
     /// The catalogue's message `key` in the page's language.
     pub fn t(&self, key: &str) -> String {
         self.lang.t(key)
@@ -77,6 +77,21 @@ impl Visit<'_> {
     /// The catalogue's message `key` with its arguments, in the page's language.
     pub fn ta(&self, key: &str, args: &[(&str, Arg)]) -> String {
         self.lang.ta(key, args)
+    }
+
+    /// The same request written in `lang`: a page for someone other than whoever the visit's
+    /// language follows, such as the invited person on their link's page.
+    pub fn speaking(&self, lang: Lang) -> Visit<'a> {
+        Visit {
+            state: self.state,
+            query: self.query.clone(),
+            cookies: self.cookies.clone(),
+            client: self.client,
+            request_id: self.request_id.clone(),
+            secure: self.secure,
+            lang,
+            zone: self.zone,
+        }
     }
 
     /// The value of a cookie the browser sent.

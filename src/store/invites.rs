@@ -1,10 +1,12 @@
 //! Owns the `invitations` table: one-time links that let a person set their panel password
 //! (an agency owner's invitation or the operator's reset link), by the SHA-256 of their token,
-//! with their expiry and whether they were spent. It does not decide what a link may do.
+//! with their expiry, whether they were spent, and the language the inviter chose for the
+//! person. It does not decide what a link may do.
 
 use rusqlite::{params, Connection};
 
 use super::{optional, parsed, StoreError};
+use crate::i18n::Lang;
 
 /// What a link was made for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +43,8 @@ pub struct Link {
     pub made_by: Option<i64>,
     pub expires_at: i64,
     pub used_at: Option<i64>,
+    /// The language the inviter chose for the person (invitations only).
+    pub language: Option<Lang>,
 }
 
 impl Link {
@@ -58,12 +62,14 @@ pub struct NewLink<'a> {
     pub made_by: Option<i64>,
     pub created_at: i64,
     pub expires_at: i64,
+    pub language: Option<Lang>,
 }
 
 pub fn insert(conn: &Connection, link: &NewLink) -> Result<(), StoreError> {
     conn.prepare_cached(
-        "INSERT INTO invitations (token_hash, user_id, kind, made_by, created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO invitations (token_hash, user_id, kind, made_by, created_at, expires_at,
+            language)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?
     .execute(params![
         link.token_hash,
@@ -71,7 +77,8 @@ pub fn insert(conn: &Connection, link: &NewLink) -> Result<(), StoreError> {
         link.kind.as_str(),
         link.made_by,
         link.created_at,
-        link.expires_at
+        link.expires_at,
+        link.language.map(Lang::code)
     ])?;
     Ok(())
 }
@@ -79,7 +86,7 @@ pub fn insert(conn: &Connection, link: &NewLink) -> Result<(), StoreError> {
 pub fn get(conn: &Connection, token_hash: &str) -> Result<Option<Link>, StoreError> {
     optional(
         conn.prepare_cached(
-            "SELECT user_id, kind, made_by, expires_at, used_at FROM invitations
+            "SELECT user_id, kind, made_by, expires_at, used_at, language FROM invitations
              WHERE token_hash = ?1",
         )?
         .query_row([token_hash], |r| {
@@ -89,6 +96,10 @@ pub fn get(conn: &Connection, token_hash: &str) -> Result<Option<Link>, StoreErr
                 made_by: r.get(2)?,
                 expires_at: r.get(3)?,
                 used_at: r.get(4)?,
+                language: r
+                    .get::<_, Option<String>>(5)?
+                    .as_deref()
+                    .and_then(Lang::parse),
             })
         }),
     )
@@ -102,6 +113,19 @@ pub fn invited_by(conn: &Connection, user_id: i64, agency: i64) -> Result<bool, 
              WHERE user_id = ?1 AND made_by = ?2 AND kind = 'invite')",
         )?
         .query_row(params![user_id, agency], |r| r.get(0))?)
+}
+
+/// The language chosen for `user`'s newest invitation that has one, for a new link of theirs.
+pub fn last_language(conn: &Connection, user_id: i64) -> Result<Option<Lang>, StoreError> {
+    let code: Option<String> = optional(
+        conn.prepare_cached(
+            "SELECT language FROM invitations
+             WHERE user_id = ?1 AND kind = 'invite' AND language IS NOT NULL
+             ORDER BY created_at DESC LIMIT 1",
+        )?
+        .query_row([user_id], |r| r.get(0)),
+    )?;
+    Ok(code.as_deref().and_then(Lang::parse))
 }
 
 /// Spends the link at `now` if it is still open then; returns whether it was.
@@ -137,6 +161,7 @@ mod tests {
             made_by: None,
             created_at: 100,
             expires_at,
+            language: None,
         };
         insert(&conn, &link("a", 200)).unwrap();
         insert(&conn, &link("b", 200)).unwrap();
@@ -148,5 +173,23 @@ mod tests {
         assert_eq!(drop_open_of_user(&conn, 1).unwrap(), 1, "only b was open");
         assert_eq!(get(&conn, "b").unwrap(), None);
         assert_eq!(get(&conn, "c").unwrap(), None);
+    }
+
+    #[test]
+    fn an_invitation_keeps_the_language_chosen_for_the_person() {
+        let conn = crate::store::test_db();
+        let link = NewLink {
+            token_hash: "r",
+            user_id: 1,
+            kind: Kind::Invite,
+            made_by: None,
+            created_at: 100,
+            expires_at: 200,
+            language: Some(Lang::Ru),
+        };
+        insert(&conn, &link).unwrap();
+        assert_eq!(get(&conn, "r").unwrap().unwrap().language, Some(Lang::Ru));
+        assert_eq!(last_language(&conn, 1).unwrap(), Some(Lang::Ru));
+        assert_eq!(last_language(&conn, 2).unwrap(), None);
     }
 }

@@ -1,13 +1,16 @@
 //! Owns `hourly_stats` (what each campaign gained in each hour; the baseline of the gain is
 //! the campaign's mark, kept in its row by `campaigns`), `daily_stats` (the same by day, for
-//! hours older than retention keeps hourly), and the sums the stats endpoints and digests
-//! read from them.
+//! hours older than retention keeps hourly), the sums the stats endpoints and digests
+//! read from them, and each campaign's spend of the last 24 hours kept in its row
+//! (`campaigns.day_spend_micros`, the home page's pace) wherever an hour's stats are written.
 
+use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, Connection, Row};
 
 use super::StoreError;
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
+use crate::domain::time::iso;
 
 /// The five totals read from consecutive columns starting at `first` (views, opens, clicks,
 /// actions, spent micros).
@@ -64,6 +67,32 @@ pub fn total_cabinet_hour(conn: &Connection, account: i64, hour: &str) -> Result
             spent_micros = excluded.spent_micros",
     )?
     .execute(params![account, hour])?;
+    Ok(())
+}
+
+/// Keeps each campaign of a cabinet's spend over the 24 hours of stats ending with the hour
+/// starting at `last` (that hour and the 23 before it) in its row, writing only the rows whose
+/// figure moved: one range of the campaign index per campaign, run where the hours are written
+/// so the home page reads the pace instead of summing it.
+pub fn keep_day_spend(
+    conn: &Connection,
+    account: i64,
+    last: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    let first = iso(last - Duration::hours(23));
+    let last = iso(last);
+    conn.prepare_cached(
+        "UPDATE campaigns SET day_spend_micros = d.spent
+         FROM (SELECT c.ad_id AS ad_id,
+                (SELECT COALESCE(SUM(h.spent_micros), 0)
+                 FROM hourly_stats h INDEXED BY hourly_stats_ad
+                 WHERE h.account_id = ?1 AND h.ad_id = c.ad_id
+                    AND h.hour >= ?2 AND h.hour <= ?3) AS spent
+               FROM campaigns c WHERE c.account_id = ?1) d
+         WHERE campaigns.account_id = ?1 AND campaigns.ad_id = d.ad_id
+            AND campaigns.day_spend_micros <> d.spent",
+    )?
+    .execute(params![account, first, last])?;
     Ok(())
 }
 

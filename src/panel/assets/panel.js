@@ -142,10 +142,20 @@
   });
 })();
 // The campaigns list: a row's form (switch, budget, bid) swaps only its row when the action
-// succeeds; a refused or failed one shows the page the server answered in place of the list.
+// succeeds or is refused (the refusal in the row); a failed one shows the page the server
+// answered in place of the list.
 document.addEventListener("htmx:beforeSwap", function (e) {
   var form = e.detail.elt;
   if (!form || !form.closest || !form.closest("table.campaign-list")) { return; }
+  // A refusal of the row's own form comes back as the list with the sentence in that row:
+  // swap the row alone, as on success.
+  var row = form.closest("tr");
+  if (e.detail.xhr.status === 422 && row && row.id &&
+      e.detail.serverResponse.indexOf('id="' + row.id + '"') >= 0) {
+    e.detail.shouldSwap = true;
+    e.detail.isError = false;
+    return;
+  }
   if (e.detail.xhr.status >= 400) {
     e.detail.shouldSwap = true;
     e.detail.isError = false;

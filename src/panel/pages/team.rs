@@ -1,7 +1,8 @@
 //! Owns `/team` (agency owners): the members of the person's team with their access to each
 //! shared cabinet; inviting a person by email (created when new, given a one-time link shown
 //! once on the page and sent to their Telegram chat when they have one); a new link for a
-//! member who has not set a password yet; changing a member's access and taking a cabinet, or
+//! member who has not set a password yet (the invitation in the language the owner chose for
+//! the person, their own by default); changing a member's access and taking a cabinet, or
 //! the whole team place, away. Team access is changed here, never on the command line.
 
 use maud::{html, Markup};
@@ -12,7 +13,7 @@ use super::super::{layout, redirect, Form, Visit, WebError};
 use super::{ops_error, panel_op};
 use crate::domain::access::Access;
 use crate::http::Reply;
-use crate::i18n::Arg;
+use crate::i18n::{Arg, Lang};
 use crate::ops::people::{self, Invitation, Invited};
 use crate::ops::{self, OpsError, TeamAccess};
 use crate::store::alerts::{Due, Outcome};
@@ -164,6 +165,10 @@ async fn page(
         Some("manager") => Access::Manager,
         _ => Access::Viewer,
     };
+    let sent_language = sent
+        .and_then(|f| f.get("language"))
+        .and_then(Lang::parse)
+        .unwrap_or(visit.lang);
     let csrf = &session.csrf;
     let title = visit.t("people-team-title");
     let body = html! {
@@ -231,6 +236,15 @@ async fn page(
             (beside("cabinet"))
             label { (visit.t("people-invite-access")) (access_select(visit, sent_access)) }
             (beside("access"))
+            label { (visit.t("people-invite-language"))
+                select name="language" {
+                    @for lang in Lang::ALL {
+                        option value=(lang.code()) selected[lang == sent_language] { (visit.t(language_key(lang))) }
+                    }
+                }
+            }
+            p.muted { (visit.t("people-invite-language-help")) }
+            (beside("language"))
             button.primary type="submit" { (visit.t("people-invite-submit")) }
         }
     };
@@ -289,6 +303,24 @@ fn access_of(visit: &Visit, form: &Form) -> Result<TeamAccess, (&'static str, St
         Some("manager") => Ok(TeamAccess::Manager),
         Some("viewer") => Ok(TeamAccess::Viewer),
         _ => Err(("access", visit.t("people-team-pick-access"))),
+    }
+}
+
+/// The language chosen for the invitation; left out, the inviter's own.
+fn language_of(visit: &Visit, form: &Form) -> Result<Lang, (&'static str, String)> {
+    match form.get("language").filter(|l| !l.is_empty()) {
+        None => Ok(visit.lang),
+        Some(code) => {
+            Lang::parse(code).ok_or_else(|| ("language", visit.t("people-settings-language-bad")))
+        }
+    }
+}
+
+/// The catalogue key of a language's own name.
+fn language_key(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "people-settings-language-en",
+        Lang::Ru => "people-settings-language-ru",
     }
 }
 
@@ -410,10 +442,10 @@ pub async fn invite<'a>(
     };
     let read = match refused {
         Some(problem) => Err(problem),
-        None => access_of(visit, form),
+        None => access_of(visit, form).and_then(|a| Ok((a, language_of(visit, form)?))),
     };
-    let access = match read {
-        Ok(access) => access,
+    let (access, language) = match read {
+        Ok(read) => read,
         Err((field, message)) => {
             let problem = Problem {
                 field,
@@ -427,6 +459,7 @@ pub async fn invite<'a>(
         email,
         cabinets,
         access,
+        language,
     };
     match panel_op(visit, move |s| people::invite(s, agency, &invitation)).await {
         Ok(invited) => made(visit, session, invited).await,

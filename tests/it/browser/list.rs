@@ -1,6 +1,7 @@
 //! The campaigns list in a real browser: the CSV its own link downloads holds the API's
-//! figures for every campaign, a row's budget opens into its form in place, and on a phone
-//! (390 × 844) the list is cards no wider than the screen, in English and in Russian.
+//! figures for every campaign, a row's budget opens into its form in place and a refusal of
+//! it shows in that row, and on a phone (390 × 844) the list is cards no wider than the
+//! screen, in English and in Russian.
 
 use serde_json::Value;
 
@@ -87,6 +88,36 @@ fn the_list_downloads_its_csv_with_the_apis_figures_and_fits_a_phone_as_cards() 
     let amount = format!("#c-{euro}-{second} form[action$='/budget'] input[name=amount]");
     assert!(chrome.find(&amount).is_displayed());
     screenshot(&chrome, "campaigns_list");
+
+    // Withdrawing more than it holds is refused in that row, the list staying as it was (a
+    // mark left on another row survives: only the refused row was swapped).
+    chrome.run(&format!(
+        "document.querySelector('#c-{euro}-{first}').dataset.kept = 'yes';"
+    ));
+    chrome.find(&amount).send_keys("50");
+    chrome
+        .find(&format!(
+            "#c-{euro}-{second} form[action$='/budget'] button[value=withdraw]"
+        ))
+        .click();
+    let refused = chrome.wait_for("the refusal in the row", |c| {
+        c.try_find(&format!("#c-{euro}-{second} p.error[data-param=amount]"))
+    });
+    assert!(!refused.text().is_empty());
+    assert_eq!(
+        chrome.url(),
+        format!("{}/campaigns", root(&app)),
+        "no new page"
+    );
+    assert_eq!(chrome.find_all("table.campaign-list tbody tr").len(), 3);
+    assert_eq!(chrome.find_all("p.error").len(), 1, "in that row only");
+    assert_eq!(
+        chrome.run(&format!(
+            "return document.querySelector('#c-{euro}-{first}').dataset.kept ?? '';"
+        )),
+        "yes",
+        "the other rows were left in place"
+    );
 
     // A phone: cards, no sideways scroll, in both languages.
     chrome.set_viewport(390, 844);

@@ -130,6 +130,92 @@ fn a_campaign_stopped_for_lack_of_budget_shows_with_an_add_budget_form() {
 }
 
 #[test]
+fn a_campaign_whose_budget_will_not_last_a_day_at_its_pace_shows_and_one_that_will_does_not() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let short = app.approved(
+        cabinet,
+        Camp::channel("Running short", "https://t.me/alpha_chan"),
+    );
+    let lasting = app.approved(cabinet, Camp::channel("Lasting", "https://t.me/alpha_chan"));
+    // Both hold 10 EUR; one spent 12 EUR over its last 24 hours of stats, the other 9.
+    for (ad, day) in [(short, 12_000_000), (lasting, 9_000_000)] {
+        app.sql(&format!(
+            "UPDATE campaigns SET day_spend_micros = {day}, budget_micros = 10000000
+             WHERE account_id = {cabinet} AND ad_id = {ad}"
+        ));
+    }
+    let b = logged_in(&app, user);
+
+    let page = b.get("/").body;
+    let soon = section(&page, "home-about-to-stop").expect("an about-to-stop section");
+    assert!(soon.contains("Running short"), "{soon}");
+    assert!(
+        soon.contains("about 20 hours left"),
+        "10 EUR at 12 EUR a day: {soon}"
+    );
+    assert!(
+        soon.contains(&format!(r#"action="/campaigns/{cabinet}/{short}/budget""#))
+            && soon.contains(r#"name="direction" value="add""#),
+        "a form to add budget: {soon}"
+    );
+    assert!(
+        soon.contains(&format!(r#"href="/campaigns/{cabinet}/{short}""#)),
+        "a link to the campaign: {soon}"
+    );
+    assert!(
+        !page.contains("Lasting"),
+        "9 EUR a day against 10 EUR lasts a day"
+    );
+}
+
+#[test]
+fn the_kept_day_spend_follows_the_hourly_stats_the_sync_stores() {
+    let app = spawn_app();
+    let (_, cabinet, _) = app.manager();
+    app.align_hour();
+    let ad = app.funded(cabinet, 1_000_000_000);
+    let kept = |app: &TestApp| -> (i64, i64) {
+        let kept: i64 = app.scalar(
+            "SELECT day_spend_micros FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+            &[cabinet, ad],
+        );
+        let summed: i64 = app.scalar(
+            "SELECT COALESCE(SUM(spent_micros), 0) FROM hourly_stats
+             WHERE account_id = ?1 AND ad_id = ?2",
+            &[cabinet, ad],
+        );
+        (kept, summed)
+    };
+    assert_eq!(kept(&app).0, 0, "no stats yet");
+    app.advance(2 * 3600);
+    let (first, summed) = kept(&app);
+    assert!(first > 0, "the sync kept what it stored");
+    assert_eq!(first, summed, "the last day's hours, all of them");
+    app.advance(3600);
+    let (second, summed) = kept(&app);
+    assert!(
+        second > first,
+        "the next hour's stats moved it: {first} then {second}"
+    );
+    assert_eq!(second, summed);
+    app.advance(30 * 3600);
+    let in_last_day: i64 = app.scalar(
+        "SELECT COALESCE(SUM(spent_micros), 0) FROM hourly_stats
+         WHERE account_id = ?1 AND ad_id = ?2 AND hour >= (
+            SELECT strftime('%Y-%m-%dT%H:%M:%SZ', synced_through, '-24 hours')
+            FROM cabinets WHERE id = ?1)",
+        &[cabinet, ad],
+    );
+    let (later, summed) = kept(&app);
+    assert_eq!(later, in_last_day, "only the last 24 hours count");
+    assert!(
+        later < summed,
+        "the first hours slid out: {later} of {summed}"
+    );
+}
+
+#[test]
 fn a_cabinet_whose_balance_lasts_a_day_or_less_shows() {
     let app = spawn_app();
     let user = app.user("agency");

@@ -367,3 +367,76 @@ fn the_list_reads_in_russian_with_figures_written_the_russian_way() {
     );
     assert!(line.contains("24,69\u{a0}EUR"), "a decimal comma: {line}");
 }
+
+#[test]
+fn a_refused_row_action_shows_in_its_row_of_the_list_in_the_persons_language() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    let ad = app.active_campaign(cabinet);
+    let other = app.active_campaign(cabinet);
+    app.sql(&format!(
+        "UPDATE users SET language = 'ru' WHERE id = {user}"
+    ));
+    let web = logged_in(&app, user);
+    let list = "/campaigns?sortBy=title&sortOrder=asc";
+    let csrf = web.get(list).csrf();
+    let id = format!("c-{cabinet}-{ad}");
+    let base = format!("/campaigns/{cabinet}/{ad}");
+
+    for (action, fields, param) in [
+        (
+            "budget",
+            vec![("amount", "12,3,4"), ("direction", "add")],
+            "amount",
+        ),
+        ("cpm", vec![("cpm", "two")], "cpm"),
+    ] {
+        let mut sent = vec![("csrf", csrf.as_str()), ("back", list)];
+        sent.extend(fields.iter().copied());
+        let answer = web.post(&format!("{base}/{action}"), &sent);
+        assert_eq!(answer.status, 422, "{}", answer.body);
+        assert!(answer.body.contains(r#"<html lang="ru""#), "Russian");
+        assert!(
+            answer.body.contains("campaign-list"),
+            "the list again, not the campaign's page: {}",
+            answer.body
+        );
+        let line = row(&answer.body, &id);
+        assert!(
+            line.contains(&format!(r#"role="alert" data-param="{param}""#)),
+            "{action}: the refusal in its row: {line}"
+        );
+        assert!(line.contains("не принято"), "{action}, in Russian: {line}");
+        assert!(
+            line.contains("<details class=\"inline\" open"),
+            "opened: {line}"
+        );
+        assert!(
+            !row(&answer.body, &format!("c-{cabinet}-{other}")).contains("role=\"alert\""),
+            "only in the row it came from"
+        );
+        assert!(
+            line.contains(r#"name="back" value="/campaigns?sortBy=title&amp;sortOrder=asc""#),
+            "the forms still come back to the list: {line}"
+        );
+    }
+    let budget: i64 = app.scalar(
+        "SELECT budget_micros FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+        &[cabinet, ad],
+    );
+    assert_eq!(budget, 10_000_000, "nothing moved");
+
+    // From the campaign's own page the refusal stays on that page.
+    let own = web.post(
+        &format!("{base}/budget"),
+        &[
+            ("csrf", &csrf),
+            ("back", &base),
+            ("amount", "12,3,4"),
+            ("direction", "add"),
+        ],
+    );
+    assert_eq!(own.status, 422);
+    assert!(!own.body.contains("campaign-list"), "the campaign's page");
+    assert!(own.body.contains(r#"data-param="amount""#));
+}

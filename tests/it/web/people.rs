@@ -570,3 +570,70 @@ fn a_password_change_needs_the_current_one_and_the_new_one_twice_and_ends_other_
     assert_eq!(Browser::new(&app).login(&email, PASSWORD).status, 401);
     assert_eq!(Browser::new(&app).login(&email, NEW_PASSWORD).status, 303);
 }
+
+#[test]
+fn the_invitation_page_speaks_the_language_chosen_for_the_person_not_the_browsers() {
+    let app = spawn_app();
+    let (_, cabinet, owner) = agency(&app);
+    let form = owner.get("/team");
+    assert!(
+        form.body.contains(r#"<option value="en" selected>"#),
+        "the owner's own language by default: {}",
+        form.body
+    );
+    let csrf = form.csrf();
+    let made = owner.post(
+        "/team/invite",
+        &[
+            ("csrf", &csrf),
+            ("email", "olga@agency.example"),
+            ("cabinet", &cabinet.to_string()),
+            ("access", "manager"),
+            ("language", "ru"),
+        ],
+    );
+    assert_eq!(made.status, 200, "{}", made.body);
+    let path = shown_link(&made).expect("a link");
+    let english = [("accept-language", "en-GB,en;q=0.9")];
+
+    let web = Browser::new(&app);
+    let page = web.get_with(&path, &english);
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains(r#"<html lang="ru""#), "{}", page.body);
+    let csrf = page.csrf();
+    let refused = web.post_with(
+        &path,
+        &[
+            ("csrf", &csrf),
+            ("password", "short"),
+            ("password_again", "short"),
+        ],
+        &english,
+    );
+    assert_eq!(refused.status, 422);
+    assert!(
+        refused.body.contains(r#"<html lang="ru""#),
+        "the refusal too"
+    );
+
+    // The person's own setting, once they have one, wins over the invitation's.
+    let person = user_by_email(&app, "olga@agency.example").unwrap();
+    app.sql(&format!(
+        "UPDATE users SET language = 'en' WHERE id = {}",
+        person.id
+    ));
+    let page = Browser::new(&app).get_with(&path, &[("accept-language", "ru")]);
+    assert!(page.body.contains(r#"<html lang="en""#), "{}", page.body);
+
+    // A link with no language chosen (a reset link, an invitation older than the choice)
+    // follows the browser.
+    app.sql(&format!(
+        "UPDATE users SET language = NULL WHERE id = {0};
+         UPDATE invitations SET language = NULL WHERE user_id = {0}",
+        person.id
+    ));
+    let page = Browser::new(&app).get_with(&path, &[("accept-language", "ru")]);
+    assert!(page.body.contains(r#"<html lang="ru""#));
+    let page = Browser::new(&app).get_with(&path, &english);
+    assert!(page.body.contains(r#"<html lang="en""#));
+}

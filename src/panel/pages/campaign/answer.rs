@@ -1,11 +1,14 @@
 //! Owns what a campaign's forms share when they answer: where a form returns (`back`, a path
-//! of this site only) and a refusal said beside its field in the person's language.
+//! of this site only), a refusal said beside its field in the person's language, and whether
+//! the form was a row of the campaigns list (its `back` is the list), whose refusal shows in
+//! that row of the list instead of on the campaign's page.
 
 use super::super::super::{Form, Visit};
 use super::super::sentence;
 use super::own_path;
 use crate::domain::money::CabinetType;
 use crate::domain::ParseError;
+use crate::http::Query;
 use crate::ops::campaigns::{OpsError, Refusal};
 use crate::platform::PlatformError;
 
@@ -16,6 +19,16 @@ pub(super) fn back(form: &Form, account: i64, ad: i64) -> String {
         Some(b) if same_origin(b) => b.to_string(),
         _ => own_path(account, ad),
     }
+}
+
+/// The list's query when the form came from a row of `/campaigns` (its `back` is that list),
+/// so a refusal answers there, in the row.
+pub(super) fn list_query(form: &Form) -> Option<Query> {
+    let back = form.get("back").filter(|b| same_origin(b))?;
+    let (path, query) = back.split_once('?').unwrap_or((back, ""));
+    (path == "/campaigns")
+        .then(|| Query::parse(query).ok())
+        .flatten()
 }
 
 /// A path on this site: `/...`, not `//host` nor `/\host`, no control characters.
@@ -127,7 +140,26 @@ pub(super) fn refusal(visit: &Visit, kind: CabinetType, e: &OpsError) -> Option<
 
 #[cfg(test)]
 mod tests {
-    use super::same_origin;
+    use super::{list_query, same_origin};
+    use crate::http::Query as Form;
+
+    #[test]
+    fn only_a_back_to_the_list_is_a_row_of_it() {
+        let form = |back: &str| {
+            Form::parse(&format!("back={}", crate::primitives::form_encode(back))).unwrap()
+        };
+        let q = list_query(&form("/campaigns?status=Active&sortBy=title")).expect("the list");
+        assert_eq!(q.get("sortBy"), Some("title"));
+        assert!(list_query(&form("/campaigns")).is_some());
+        for not in [
+            "/campaigns/7/1",
+            "/",
+            "//evil.example/campaigns",
+            "/campaigns/new",
+        ] {
+            assert!(list_query(&form(not)).is_none(), "{not}");
+        }
+    }
 
     #[test]
     fn only_a_path_of_this_site_is_a_place_to_return_to() {

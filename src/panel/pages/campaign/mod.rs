@@ -18,6 +18,7 @@ use maud::{html, Markup};
 
 use super::super::session::Session;
 use super::super::{export, layout, Form, Visit, WebError};
+use super::campaigns::{RowForm, RowRefusal};
 use super::{auto_cpm, status_badge, Refused};
 use crate::clock;
 use crate::domain::campaign::Status;
@@ -223,7 +224,8 @@ async fn render(
     })
 }
 
-/// Renders the page again with `message` beside field `param` of form `which`.
+/// Renders the page again with `message` beside field `param` of form `which`; a row form of
+/// the campaigns list (switch, budget, bid) gets the list again with it in that row.
 async fn refuse(
     visit: &Visit<'_>,
     session: &Session,
@@ -232,6 +234,23 @@ async fn refuse(
     sent: &Form,
     (param, message): (String, String),
 ) -> Result<Reply, WebError> {
+    let row_form = match which {
+        Which::Switch => Some((RowForm::Switch, "")),
+        Which::Budget => Some((RowForm::Budget, "amount")),
+        Which::Cpm => Some((RowForm::Bid, "cpm")),
+        Which::Edit | Which::Copy | Which::Recreate | Which::Delete => None,
+    };
+    if let (Some((form, field)), Some(list)) = (row_form, answer::list_query(sent)) {
+        let refused = RowRefusal {
+            account,
+            ad,
+            form,
+            param,
+            message,
+            sent: sent.get(field).unwrap_or("").to_string(),
+        };
+        return super::campaigns::refuse_row(visit, session, &list, &refused).await;
+    }
     let refused = Refused {
         sent,
         param,

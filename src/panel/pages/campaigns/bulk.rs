@@ -95,12 +95,19 @@ pub async fn bulk<'a>(
                 Ok(()) => Ok(redirect("/tasks")),
                 Err(OpsError::UnknownAdIds(_)) => {
                     let why = visit.t("campaigns-bulk-unknown");
-                    render(visit, session, &back, Some(ParseError::new("ad_ids", why))).await
+                    render(
+                        visit,
+                        session,
+                        &back,
+                        Some(ParseError::new("ad_ids", why)),
+                        None,
+                    )
+                    .await
                 }
                 Err(e) => Err(ops_error(e)),
             }
         }
-        Err(problem) => render(visit, session, &back, Some(problem)).await,
+        Err(problem) => render(visit, session, &back, Some(problem), None).await,
     }
 }
 

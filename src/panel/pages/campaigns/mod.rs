@@ -2,7 +2,8 @@
 //! sorts and pages (the same parameters, read by the same code), status badges (a declined
 //! one with the platform's short reason, the full one as its tooltip), money in each
 //! cabinet's currency, the client's own conversions and revenue, a totals line per currency
-//! over every matching campaign, and the list as a download (`?format=csv|xlsx`). Lines are
+//! over every matching campaign, and the list as a download (`?format=csv|xlsx`); a row
+//! action's refusal (`refuse_row`) is the list again with the sentence in that row. Lines are
 //! in `row`, bulk actions in `bulk`, the download in `download`.
 
 mod bulk;
@@ -25,6 +26,7 @@ use crate::store::conversions::{self, Summary};
 use crate::store::StoreError;
 
 pub use bulk::bulk;
+pub use row::{RowForm, RowRefusal};
 
 /// Campaigns on a page unless `limit` says otherwise.
 const PAGE: &str = "50";
@@ -39,8 +41,20 @@ pub async fn list<'a>(
 ) -> Result<Reply, WebError> {
     match Format::requested(visit)? {
         Some(format) => download::reply(visit, session, format).await,
-        None => render(visit, session, &visit.query, None).await,
+        None => render(visit, session, &visit.query, None, None).await,
     }
+}
+
+/// A row action's refusal: the list of `back` (the row's list and its query) again, answered
+/// `422`, with the sentence beside the row's field and what was sent kept in it. Where the row
+/// is no longer on that page, the sentence stands above the table instead.
+pub async fn refuse_row(
+    visit: &Visit<'_>,
+    session: &Session,
+    back: &Query,
+    refused: &RowRefusal,
+) -> Result<Reply, WebError> {
+    render(visit, session, back, None, Some(refused)).await
 }
 
 /// The cabinets `q` lists: the one its `account_id` names, else every active one the person
@@ -60,12 +74,14 @@ fn scope(session: &Session, q: &Query) -> Result<Vec<Scope>, WebError> {
     })
 }
 
-/// The list for `q`, with a refused bulk action's message next to the action bar.
+/// The list for `q`, with a refused bulk action's message next to the action bar, or a refused
+/// row action's in its row.
 async fn render(
     visit: &Visit<'_>,
     session: &Session,
     q: &Query,
     problem: Option<ParseError>,
+    refused: Option<&RowRefusal>,
 ) -> Result<Reply, WebError> {
     let person = &session.person;
     let scope = scope(session, q)?;
@@ -80,7 +96,8 @@ async fn render(
     };
     let cabinet = |account: i64| scope.iter().find(|s| s.0 == account);
     let back = q.to_url("/campaigns");
-    let cx = row::Context::new(visit, session, &back);
+    let mut cx = row::Context::new(visit, session, &back);
+    cx.refused = refused;
     let may_create = person
         .active()
         .any(|r| person.writable(r.cabinet.id).is_ok());
@@ -101,6 +118,9 @@ async fn render(
                 @else { p { (visit.t("campaigns-empty-hint")) } }
             },
             Ok(listed) => {
+                @if let Some(r) = refused.filter(|r| !listed.rows.iter().any(|row| (row.account_id, row.ad_id) == (r.account, r.ad))) {
+                    p.error role="alert" data-param=(r.param) data-ad=(r.ad) { (r.message) }
+                }
                 (bulk::action_bar(visit, session, back.trim_start_matches("/campaigns").trim_start_matches('?'), problem.as_ref()))
                 p.downloads { (export::links(visit, "/campaigns")) }
                 div.table-wrap {
@@ -137,9 +157,10 @@ async fn render(
         &visit.t("campaigns-title"),
         body,
     );
-    Ok(match problem {
-        Some(_) => reply.with_status(StatusCode::UNPROCESSABLE_ENTITY),
-        None => reply,
+    Ok(if problem.is_some() || refused.is_some() {
+        reply.with_status(StatusCode::UNPROCESSABLE_ENTITY)
+    } else {
+        reply
     })
 }
 

@@ -1,7 +1,8 @@
 //! Owns one line of the campaigns table: the campaign's figures in the page's language, and
 //! for a person who may change its cabinet the on/off switch and the budget and bid edited in
 //! place (small forms posting to the campaign's own actions, coming back to the list; with
-//! htmx only the row is swapped); and the totals lines, one per currency.
+//! htmx only the row is swapped), a refusal of one of them beside its field in the row; and
+//! the totals lines, one per currency.
 
 use maud::{html, Markup};
 use rust_decimal::Decimal;
@@ -34,6 +35,26 @@ pub const COLUMNS: [(&str, Option<&str>); 13] = [
     ("campaigns-col-revenue", None),
 ];
 
+/// Which of a row's forms a refusal answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowForm {
+    Switch,
+    Budget,
+    Bid,
+}
+
+/// A row action's refusal, shown in the row it came from: the campaign, the form, the field the
+/// refusal names, its sentence in the person's language, and the value sent (amount or bid).
+#[derive(Debug, Clone)]
+pub struct RowRefusal {
+    pub account: i64,
+    pub ad: i64,
+    pub form: RowForm,
+    pub param: String,
+    pub message: String,
+    pub sent: String,
+}
+
 /// What every row needs: the page, the person (for the forms' `csrf`), and the list's URL
 /// with its query, where the forms come back to.
 pub struct Context<'a> {
@@ -42,6 +63,25 @@ pub struct Context<'a> {
     pub back: &'a str,
     /// The columns' headings, read from the catalogue once for every row.
     pub labels: Vec<String>,
+    /// A row action's refusal, shown in its row.
+    pub refused: Option<&'a RowRefusal>,
+}
+
+impl Context<'_> {
+    /// The refusal of `form` in the row of `row`, if that is what was refused.
+    fn refused(&self, row: &CampaignRow, form: RowForm) -> Option<&RowRefusal> {
+        self.refused
+            .filter(|r| (r.account, r.ad, r.form) == (row.account_id, row.ad_id, form))
+    }
+}
+
+/// A refusal's sentence under its form.
+fn error(refused: Option<&RowRefusal>) -> Markup {
+    html! {
+        @if let Some(r) = refused {
+            p.error role="alert" data-param=(r.param) { (r.message) }
+        }
+    }
 }
 
 impl<'a> Context<'a> {
@@ -51,6 +91,7 @@ impl<'a> Context<'a> {
             session,
             back,
             labels: COLUMNS.iter().map(|(key, _)| visit.t(key)).collect(),
+            refused: None,
         }
     }
 }
@@ -253,6 +294,7 @@ fn switch(cx: &Context, row: &CampaignRow, id: &str, base: &str) -> Markup {
                 aria-label=(visit.ta(key, &[("title", row.title.as_str().into())])) {
                 span.knob {} (visit.t(if on { "campaigns-switch-on" } else { "campaigns-switch-off" }))
             }
+            (error(cx.refused(row, RowForm::Switch)))
         }
     }
 }
@@ -262,8 +304,9 @@ fn budget_form(cx: &Context, row: &CampaignRow, kind: CabinetType, id: &str, bas
     let visit = cx.visit;
     let (target, select) = swap_attrs(id);
     let step = step(kind);
+    let refused = cx.refused(row, RowForm::Budget);
     html! {
-        details.inline {
+        details.inline open[refused.is_some()] {
             summary title=(visit.ta("campaigns-budget-change", &[("title", row.title.as_str().into())])) {
                 (visit.fmt().money(kind, row.budget))
             }
@@ -272,9 +315,12 @@ fn budget_form(cx: &Context, row: &CampaignRow, kind: CabinetType, id: &str, bas
                 input type="hidden" name="csrf" value=(cx.session.csrf);
                 input type="hidden" name="back" value=(cx.back);
                 input type="number" name="amount" min="0" step=(step) required
+                    value=[refused.map(|r| r.sent.as_str())]
+                    aria-invalid=[refused.map(|_| "true")]
                     aria-label=(visit.t("campaigns-budget-amount")) placeholder=(visit.t("campaigns-budget-amount"));
                 button type="submit" name="direction" value="add" { (visit.t("campaigns-budget-add")) }
                 button type="submit" name="direction" value="withdraw" { (visit.t("campaigns-budget-withdraw")) }
+                (error(refused))
             }
         }
     }
@@ -284,8 +330,10 @@ fn budget_form(cx: &Context, row: &CampaignRow, kind: CabinetType, id: &str, bas
 fn bid_form(cx: &Context, row: &CampaignRow, kind: CabinetType, id: &str, base: &str) -> Markup {
     let visit = cx.visit;
     let (target, select) = swap_attrs(id);
+    let refused = cx.refused(row, RowForm::Bid);
+    let value = refused.map_or_else(|| kind.render(row.cpm), |r| r.sent.clone());
     html! {
-        details.inline {
+        details.inline open[refused.is_some()] {
             summary title=(visit.ta("campaigns-bid-change", &[("title", row.title.as_str().into())])) {
                 (visit.fmt().money(kind, row.cpm))
             }
@@ -293,9 +341,11 @@ fn bid_form(cx: &Context, row: &CampaignRow, kind: CabinetType, id: &str, base: 
                 hx-post={ (base) "/cpm" } hx-target=(target) hx-select=(select) hx-swap="outerHTML" {
                 input type="hidden" name="csrf" value=(cx.session.csrf);
                 input type="hidden" name="back" value=(cx.back);
-                input type="number" name="cpm" min="0" step=(step(kind)) required value=(kind.render(row.cpm))
+                input type="number" name="cpm" min="0" step=(step(kind)) required value=(value)
+                    aria-invalid=[refused.map(|_| "true")]
                     aria-label=(visit.t("campaigns-bid"));
                 button type="submit" { (visit.t("common-save")) }
+                (error(refused))
             }
         }
     }

@@ -1,9 +1,10 @@
 //! Owns the home page's "needs attention" list over the cabinets a person reaches: campaigns
 //! declined (with the platform's reason), in review for more than a day, stopped for lack of
-//! budget, cabinets whose balance will not last a day or whose platform
-//! session expired, the person's keys whose webhooks fail, and what automation did or proposes;
-//! each item links to where it is fixed and, where the person may change the cabinet, carries
-//! the campaign action's form. What changed after the person's last look is marked new.
+//! budget or about to stop at the pace of their last 24 hours of stats, cabinets whose balance
+//! will not last a day at the same pace or whose platform session expired, the person's keys
+//! whose webhooks fail, and what automation did or proposes; each item links to where it is
+//! fixed and, where the person may change the cabinet, carries the campaign action's form.
+//! What changed after the person's last look is marked new.
 
 use chrono::{DateTime, Duration, Utc};
 use maud::{html, Markup};
@@ -12,9 +13,9 @@ use super::super::super::format::Fmt;
 use super::super::super::session::Session;
 use super::super::super::Visit;
 use crate::domain::money::{CabinetType, Money};
-use crate::domain::time::iso;
+use crate::domain::time::{hour_start, iso, parse_iso};
 use crate::store::attention::{self, Automated, FailingKey, Flagged, Found};
-use crate::store::cabinets::Reachable;
+use crate::store::cabinets::{self, Reachable};
 use crate::store::{stats, StoreError};
 
 /// Items of one kind shown; the rest are counted, with a link to the list.
@@ -24,7 +25,7 @@ const REVIEW_HOURS: i64 = 24;
 /// How far back automation's actions are listed.
 const AUTOMATION_DAYS: i64 = 7;
 
-/// A cabinet whose balance will not last a day at the last day's spend.
+/// A cabinet whose balance will not last a day at the spend of its last 24 hours of stats.
 #[derive(Debug, Clone)]
 pub struct LowBalance {
     pub account: i64,
@@ -38,6 +39,7 @@ pub struct Attention {
     pub declined: Found,
     pub in_review: Found,
     pub out_of_budget: Found,
+    pub about_to_stop: Found,
     pub low_balance: Vec<LowBalance>,
     pub expired: Vec<i64>,
     pub failing: Vec<FailingKey>,
@@ -49,6 +51,7 @@ impl Attention {
         self.declined.total == 0
             && self.in_review.total == 0
             && self.out_of_budget.total == 0
+            && self.about_to_stop.total == 0
             && self.low_balance.is_empty()
             && self.expired.is_empty()
             && self.failing.is_empty()
@@ -66,10 +69,9 @@ pub fn gather(
 ) -> Result<Attention, StoreError> {
     let mut found = Attention::default();
     let keep = usize::try_from(SHOWN).unwrap_or(5);
-    let day_ago = iso(now - Duration::hours(24));
     let review_since = iso(now - Duration::hours(REVIEW_HOURS));
     let automation_since = iso(now - Duration::days(AUTOMATION_DAYS));
-    let to = iso(now + Duration::hours(1));
+    let unsynced_end = hour_start(now) + Duration::hours(1);
     for r in reach.iter().filter(|r| r.cabinet.is_active) {
         let id = r.cabinet.id;
         found
@@ -82,7 +84,17 @@ pub fn gather(
         found
             .out_of_budget
             .merge(attention::out_of_budget(conn, id, SHOWN)?, keep);
-        let spent = stats::of_cabinet(conn, id, &day_ago, &to)?.spent;
+        found
+            .about_to_stop
+            .merge_soonest(attention::about_to_stop(conn, id, SHOWN)?, keep);
+        // The same pace as the campaigns' kept figure: the 24 hours of stats ending with the
+        // last hour the sync stored (up to now for a cabinet never synced).
+        let end = cabinets::synced_through(conn, id)?
+            .as_deref()
+            .and_then(parse_iso)
+            .unwrap_or(unsynced_end);
+        let (from, to) = (iso(end - Duration::hours(24)), iso(end));
+        let spent = stats::of_cabinet(conn, id, &from, &to)?.spent;
         if spent > Money::ZERO && r.cabinet.balance <= spent {
             found.low_balance.push(LowBalance {
                 account: id,
@@ -140,10 +152,15 @@ pub fn render(visit: &Visit, session: &Session, found: &Attention, seen: Option<
     let cabinets = Cabinets { session };
     let seen = seen.and_then(|s| DateTime::from_timestamp(s, 0)).map(iso);
     let is_new = |at: &str| !at.is_empty() && seen.as_deref().is_none_or(|s| at > s);
-    let kinds: [(&Found, &str, &str); 3] = [
-        (&found.declined, "home-declined", "Declined"),
-        (&found.in_review, "home-in-review", "In%20Review"),
-        (&found.out_of_budget, "home-out-of-budget", "Stopped"),
+    let kinds: [(&Found, &str, &str); 4] = [
+        (&found.declined, "home-declined", "status=Declined"),
+        (&found.in_review, "home-in-review", "status=In%20Review"),
+        (&found.out_of_budget, "home-out-of-budget", "status=Stopped"),
+        (
+            &found.about_to_stop,
+            "home-about-to-stop",
+            "status=Active&sortBy=budget&sortOrder=asc",
+        ),
     ];
     html! {
         section.attention aria-labelledby="home-attention" {
@@ -162,7 +179,7 @@ pub fn render(visit: &Visit, session: &Session, found: &Attention, seen: Option<
                     @if kind.total > SHOWN {
                         p.more {
                             (visit.ta("home-more", &[("count", (kind.total - SHOWN).into())])) " · "
-                            a href={ "/campaigns?status=" (status) } { (visit.t("home-show-all")) }
+                            a href={ "/campaigns?" (status) } { (visit.t("home-show-all")) }
                         }
                     }
                 }
@@ -253,6 +270,13 @@ fn campaign(
                     p.detail.muted { (visit.t("home-in-review-since")) " " (fmt.time(&f.at)) }
                 }
                 _ => {
+                    @if let Some(hours) = f.hours_left() {
+                        p.detail.pace { (visit.ta("home-about-to-stop-detail", &[
+                            ("budget", fmt.money(kind, f.budget).into()),
+                            ("spent", fmt.money(kind, f.spent).into()),
+                            ("hours", hours.into()),
+                        ])) }
+                    }
                     @if writable {
                         (action(visit, cabinets.session, &format!("{page}/budget"), html! {
                             input type="hidden" name="direction" value="add";
