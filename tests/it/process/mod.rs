@@ -8,6 +8,7 @@ mod crash;
 mod modes;
 mod operations;
 mod panel;
+mod reference;
 mod startup;
 mod stress;
 
