@@ -32,7 +32,7 @@ h4{margin:1em 0 .3em;font-size:14px;text-transform:uppercase;letter-spacing:.04e
 .verb{display:inline-block;min-width:4.2em;text-align:center;border-radius:4px;padding:0 .4em;margin-right:.4em;color:#fff;font-size:13px;background:#5a6472}
 .verb.get,.verb.head{background:#1f7a4d}.verb.post{background:#1456b8}.verb.patch{background:#9a5b00}.verb.delete{background:#b3261e}
 table{border-collapse:collapse;width:100%;font-size:14px;margin:.3em 0 .8em}
-th,td{text-align:left;vertical-align:top;padding:.3em .5em;border-bottom:1px solid #eceef2}
+th,td{text-align:left;vertical-align:top;padding:.3em .5em;border-bottom:1px solid #eceef2;overflow-wrap:anywhere}
 th{color:#5a6472;font-weight:600}
 td p{margin:0 0 .3em}
 .req{color:#b3261e;font-size:12px}
@@ -438,7 +438,7 @@ pub fn render(doc: &Value, origin: &str) -> String {
                             a href="/api/v1/openapi.json" { code { "/api/v1/openapi.json" } } "." }
                         (description(info))
                         h4 { "Before the examples" }
-                        p { "Every example below reads these shell variables; " code { "uuidgen" } " makes a fresh " code { "Idempotency-Key" } " for each write. With a key that reaches several cabinets, add " code { "account_id" } " (query or body) to name one." }
+                        p { "Every example below reads these shell variables; " code { "uuidgen" } " makes a fresh " code { "Idempotency-Key" } " for each write (where it is missing, " code { "uuidgen() { cat /proc/sys/kernel/random/uuid; }" } " stands in on Linux). With a key that reaches several cabinets, add " code { "account_id" } " (query or body) to name one." }
                         pre { code { (setup) } }
                         @for Group { tag, about, ops } in &groups {
                             section id={ "tag-" (tag) } {
