@@ -9,6 +9,7 @@ nav-keys = API & Webhooks
 nav-team = Team
 nav-sim = Simulator
 nav-settings = Settings
+nav-api-docs = API reference
 nav-menu = Menu
 nav-sign-out = Sign out
 nav-sign-out-everywhere = Sign out everywhere

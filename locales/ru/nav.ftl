@@ -9,6 +9,7 @@ nav-keys = API и вебхуки
 nav-team = Команда
 nav-sim = Симулятор
 nav-settings = Настройки
+nav-api-docs = Документация API
 nav-menu = Меню
 nav-sign-out = Выйти
 nav-sign-out-everywhere = Выйти на всех устройствах

@@ -10,6 +10,7 @@ pub mod campaign_edit;
 pub mod campaign_object;
 pub mod campaigns;
 pub mod conversions;
+pub mod docs;
 pub mod error;
 pub mod groups;
 pub mod health;
@@ -95,6 +96,10 @@ pub async fn answer(
         Endpoint::Unkeyed(Unkeyed::Probe(probe)) => {
             seen.route = parts.uri.path().to_string();
             return health::answer(state, probe).await;
+        }
+        Endpoint::Unkeyed(Unkeyed::Docs) => {
+            seen.route = docs::DOCS_PATH.into();
+            return Ok(docs::answer(state, &parts.headers));
         }
         Endpoint::Unkeyed(Unkeyed::OpenApi) => {
             seen.route = router::OPENAPI_PATH.into();

@@ -321,6 +321,8 @@ pub enum Unkeyed {
     Metrics,
     /// `/api/v1/openapi.json`.
     OpenApi,
+    /// `/api/docs`, the reference page.
+    Docs,
 }
 
 /// The path of the OpenAPI document.
@@ -359,6 +361,7 @@ pub fn resolve(method: &Method, path: &str) -> Result<Endpoint, ApiError> {
         "/readyz" => Some(Unkeyed::Probe(Probe::Ready)),
         "/metrics" => Some(Unkeyed::Metrics),
         OPENAPI_PATH => Some(Unkeyed::OpenApi),
+        super::docs::DOCS_PATH => Some(Unkeyed::Docs),
         _ => None,
     };
     if let Some(unkeyed) = unkeyed {

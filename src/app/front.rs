@@ -106,11 +106,12 @@ fn header(value: &str) -> HeaderValue {
 }
 
 /// Whether a path is the web panel's (when `[panel] enabled`): every absolute path outside the
-/// API, the probes and the metrics.
+/// API (its reference included), the probes and the metrics.
 fn panel_owns(path: &str) -> bool {
     path.starts_with('/')
         && !(path.starts_with(crate::api::router::PREFIX)
             || path == "/api/v1"
+            || path == crate::api::docs::DOCS_PATH
             || matches!(path, "/healthz" | "/readyz" | "/metrics"))
 }
 

@@ -87,7 +87,12 @@ pub async fn run(
         .local_addr()
         .map(|a| a.to_string())
         .unwrap_or_default();
-    tracing::info!(%addr, db = %services.db.path().display(), "adcab serving /api/v1");
+    tracing::info!(
+        %addr,
+        db = %services.db.path().display(),
+        reference = %format!("http://{addr}{}", crate::api::docs::DOCS_PATH),
+        "adcab serving /api/v1"
+    );
     let wake = Arc::new(tokio::sync::Notify::new());
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let outbox = Arc::new(tokio::sync::Notify::new());

@@ -103,6 +103,10 @@ fn print_demo(addr: &str, ws: &crate::app::demo::Workspace) {
         "Web panel: http://{addr}/login as {} with password {} (shown once; change it with `adcab admin user set --id N --password-stdin`)",
         ws.email, ws.password
     ));
+    print::out_or_drop(format_args!(
+        "API reference: http://{addr}{}",
+        crate::api::docs::DOCS_PATH
+    ));
     print::out_or_drop("Try it:");
     print::out_or_drop(format_args!(
         "  curl -s -H 'X-API-Key: {}' http://{addr}/api/v1/account/info",

@@ -60,6 +60,7 @@ pub fn page(visit: &Visit, session: &Session, section: &str, title: &str, body: 
                         div.who {
                             span.email { (session.person.user.email) }
                             a href="/settings" aria-current=[("/settings" == section).then_some("page")] { (visit.t("nav-settings")) }
+                            a href="/api/docs" { (visit.t("nav-api-docs")) }
                             form method="post" action="/logout" {
                                 input type="hidden" name="csrf" value=(session.csrf);
                                 button.link type="submit" { (visit.t("nav-sign-out")) }

@@ -16,6 +16,7 @@ mod campaigns;
 mod cli;
 mod delivery;
 mod demo;
+mod docs;
 mod errors;
 mod events;
 mod fuzz;

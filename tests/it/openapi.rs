@@ -20,7 +20,7 @@ use hyper::Method;
 use serde_json::{json, Value};
 
 /// The routes outside `ROUTES`: answered without a key.
-const UNKEYED: [(&str, &str); 10] = [
+const UNKEYED: [(&str, &str); 12] = [
     ("get", "/healthz"),
     ("head", "/healthz"),
     ("get", "/readyz"),
@@ -29,6 +29,8 @@ const UNKEYED: [(&str, &str); 10] = [
     ("head", "/metrics"),
     ("get", "/api/v1/openapi.json"),
     ("head", "/api/v1/openapi.json"),
+    ("get", "/api/docs"),
+    ("head", "/api/docs"),
     ("get", "/api/v1/ingest/{token}"),
     ("post", "/api/v1/ingest/{token}"),
 ];

@@ -9,6 +9,7 @@ mod first_hour;
 mod modes;
 mod operations;
 mod panel;
+mod reference;
 mod setup;
 mod startup;
 mod stress;
