@@ -553,8 +553,9 @@ booted systemctl stop adcab || true
 same "a stop ends with success (SIGTERM, exit 0)" "success 0" "$(property Result) $(property ExecMainStatus)"
 
 echo "== booted: the Debian package in place of install.sh's install: started, upgraded, removed"
-cp "$deb1" "$broot/tmp/adcab-1.deb"
-cp "$deb2" "$broot/tmp/adcab-2.deb"
+# Beside install.sh (the booted system's /tmp is a tmpfs of its own).
+cp "$deb1" "$broot$release/adcab-1.deb"
+cp "$deb2" "$broot$release/adcab-2.deb"
 booted bash "$release/uninstall.sh" --purge >"$log" 2>&1 || true
 # booted_dpkg NAME ARGS...: dpkg inside the running system, asking nothing.
 booted_dpkg() {
@@ -568,13 +569,13 @@ booted_dpkg() {
         fail "$name" "exit code non-zero"
     fi
 }
-booted_dpkg "dpkg -i starts adcab" -i /tmp/adcab-1.deb
+booted_dpkg "dpkg -i starts adcab" -i "$release/adcab-1.deb"
 same "the package's adcab is active" active "$(property ActiveState)"
 same "the package's adcab is enabled" enabled "$(booted systemctl is-enabled adcab 2>/dev/null || true)"
 check "it runs /usr/bin/adcab" sh -c "printf '%s' \"\$1\" | grep -q 'path=/usr/bin/adcab '" _ "$(property ExecStart)"
 same "GET /readyz from the package's adcab" "HTTP/1.1 200 OK" "$(http 8080 /readyz)"
 pid=$(property MainPID)
-booted_dpkg "dpkg -i of the newer package upgrades the running service" -i /tmp/adcab-2.deb
+booted_dpkg "dpkg -i of the newer package upgrades the running service" -i "$release/adcab-2.deb"
 check "the upgrade took a backup first" grep -q "^adcab: backed up .* into /var/lib/adcab/backups/pre-upgrade-" "$log"
 same "adcab is active after the package upgrade" active "$(property ActiveState)"
 check "the package upgrade restarted adcab" test "$(property MainPID)" != "$pid"
