@@ -414,6 +414,8 @@ else
 fi
 check "preinst says the backup failed" grep -q "the backup before the upgrade failed" "$log"
 same "the installed package is unchanged" "install ok installed $version-2" "$(status)"
+dpkg_run "SKIP_ADCAB_BACKUP=1 lets the upgrade go ahead without it" env SKIP_ADCAB_BACKUP=1 dpkg -i /tmp/adcab-2.deb
+check "preinst says it skipped the backup" grep -q "SKIP_ADCAB_BACKUP is set: no backup" "$log"
 rm "$root/var/lib/adcab/backups"
 mv "$root/var/lib/adcab/backups.kept" "$root/var/lib/adcab/backups"
 
