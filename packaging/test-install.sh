@@ -2,9 +2,14 @@
 # Tests the install scripts. First shellcheck on packaging/*.sh; then, as root with debootstrap
 # (installed through apt-get when missing), a fresh Debian chroot in which install.sh runs as
 # a first install, an upgrade, a refused upgrade, with other folders, and uninstall.sh runs
-# with and without --purge; each result is checked from inside the chroot. With --boot, the
+# with and without --purge; each result is checked from inside the chroot. Then the Debian
+# package, built from the same binary by build-packages.sh --binary (cargo-deb), is installed
+# with dpkg -i into a fresh copy of the chroot, upgraded (a backup first), refused an upgrade
+# whose backup fails, removed, purged and installed again over the kept data. With --boot, the
 # same system is then booted by systemd-nspawn and install.sh starts the real unit: readiness
-# (Type=notify), the sandbox, /readyz, a restart by upgrade, the watchdog and a clean stop.
+# (Type=notify), the sandbox, /readyz, a restart by upgrade, the watchdog and a clean stop;
+# then the package replaces that install: started by dpkg -i, restarted by its upgrade,
+# stopped by dpkg -r.
 #
 #   packaging/test-install.sh [--config FILE] [--workdir DIR] [--suite NAME] [--mirror URL]
 #                             [--boot] [--keep] [BINARY]
@@ -13,8 +18,10 @@
 # instead of packaging/adcab.toml (for a binary older than the packaged config). The
 # debootstrapped base is kept in WORKDIR (default /var/tmp/adcab-test-install) and reused;
 # each run copies it afresh. --boot takes about two minutes more (the watchdog check waits
-# for WatchdogSec) and needs systemd-nspawn (package systemd-container). Prints PASS/FAIL
-# lines, then "N passed, N failed"; exits non-zero when one failed.
+# for WatchdogSec) and needs systemd-nspawn (package systemd-container). The package part
+# needs cargo-deb (cargo install cargo-deb --version 3.8.0 --locked) and dpkg-deb, and always
+# holds packaging/adcab.toml (--config is for install.sh). Prints PASS/FAIL lines, then
+# "N passed, N failed"; exits non-zero when one failed.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -41,7 +48,7 @@ while [ $# -gt 0 ]; do
             ;;
         --keep) keep=1; shift ;;
         --boot) boot=1; shift ;;
-        -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "unknown option $1" >&2; exit 2 ;;
         *) binary=$1; shift ;;
     esac
@@ -80,9 +87,26 @@ if command -v shellcheck >/dev/null; then
         printf '%s\n' "$out"
         fail "shellcheck packaging/*.sh"
     fi
+    # The Debian package's maintainer scripts run under dpkg's /bin/sh.
+    if out=$(shellcheck -s sh "$here"/deb/preinst "$here"/deb/postinst "$here"/deb/prerm "$here"/deb/postrm 2>&1); then
+        pass "shellcheck packaging/deb/ maintainer scripts"
+    else
+        printf '%s\n' "$out"
+        fail "shellcheck packaging/deb/ maintainer scripts"
+    fi
 else
     fail "shellcheck packaging/*.sh" "shellcheck is not installed (apt-get install shellcheck)"
 fi
+
+# The package's unit is packaging/adcab.service with its own opening comment and /usr/bin.
+if diff <(sed '1,/^$/d' "$here/adcab.service" | sed 's#^ExecStart=/usr/local/bin/adcab #ExecStart=/usr/bin/adcab #') \
+    <(sed '1,/^$/d' "$here/deb/adcab.service") >"${TMPDIR:-/tmp}/adcab-unit.diff.$$"; then
+    pass "packaging/deb/adcab.service is packaging/adcab.service with /usr/bin/adcab"
+else
+    sed 's/^/    | /' "${TMPDIR:-/tmp}/adcab-unit.diff.$$"
+    fail "packaging/deb/adcab.service is packaging/adcab.service with /usr/bin/adcab" "they differ (above)"
+fi
+rm -f "${TMPDIR:-/tmp}/adcab-unit.diff.$$"
 
 # --- the chroot ------------------------------------------------------------------------------
 
@@ -285,6 +309,138 @@ else
     fail "systemd-analyze verify the rewritten unit"
 fi
 
+# --- the Debian package -------------------------------------------------------------------------
+
+echo "== the Debian package: built from the same binary by build-packages.sh --binary (cargo deb)"
+version=$(sed -n 's/^version = "\([^"]*\)"$/\1/p' "$repo/Cargo.toml" | head -n 1)
+debs=$workdir/debs
+rm -rf "$debs"
+deb_built=1
+for revision in 1 2; do
+    if ! bash "$here/build-packages.sh" --binary "$binary" --deb-version "$version-$revision" --fast \
+        --out "$debs/$revision" >"$log" 2>&1; then
+        sed 's/^/    | /' "$log"
+        deb_built=0
+    fi
+done
+if [ "$deb_built" -eq 1 ]; then
+    pass "build-packages.sh --binary makes the .deb ($version-1 and $version-2)"
+else
+    fail "build-packages.sh --binary makes the .deb" "see above (cargo-deb: cargo install cargo-deb --version 3.8.0 --locked)"
+    finish
+fi
+deb1=$(ls "$debs"/1/*.deb)
+deb2=$(ls "$debs"/2/*.deb)
+same "the package is named adcab" adcab "$(dpkg-deb -f "$deb1" Package)"
+same "the package's version" "$version-1" "$(dpkg-deb -f "$deb1" Version)"
+same "the package holds the binary, the unit, the config and the docs" \
+    "./etc/adcab/adcab.toml ./usr/bin/adcab ./usr/lib/systemd/system/adcab.service ./usr/share/doc/adcab/README.md" \
+    "$(dpkg-deb -c "$deb1" | awk '{print $6}' | grep -E '^\./(usr/bin/adcab|etc/adcab/adcab\.toml|usr/lib/systemd/system/adcab\.service|usr/share/doc/adcab/README\.md)$' | sort | tr '\n' ' ' | sed 's/ $//')"
+
+# A fresh copy of the base system: nothing of the install.sh runs above is left.
+umount "$root/proc"
+rm -rf --one-file-system "$root"
+cp -a "$base" "$root"
+mount -t proc proc "$root/proc"
+cp "$deb1" "$root/tmp/adcab-1.deb"
+cp "$deb2" "$root/tmp/adcab-2.deb"
+# dpkg_run NAME ARGS...: dpkg inside, asking nothing; its output is in $log.
+dpkg_run() {
+    local name=$1
+    shift
+    if inside env DEBIAN_FRONTEND=noninteractive "$@" </dev/null >"$log" 2>&1; then
+        pass "$name"
+    else
+        sed 's/^/    | /' "$log"
+        fail "$name" "exit code non-zero"
+    fi
+}
+# shellcheck disable=SC2016 # dpkg-query's own ${Field} syntax
+status() { inside dpkg-query -W -f='${Status} ${Version}' adcab 2>/dev/null || true; }
+
+echo "== dpkg -i adcab $version-1 into a fresh $suite chroot (systemd not running)"
+dpkg_run "dpkg -i exits 0" dpkg -i /tmp/adcab-1.deb
+same "installed" "install ok installed $version-1" "$(status)"
+IFS=: read -r _ _ uid gid _ home shell < <(inside getent passwd adcab || true) || true
+if [ -n "${uid:-}" ] && [ "$uid" -lt 1000 ]; then pass "adcab is a system user (uid $uid)"; else fail "adcab is a system user" "uid '${uid:-}'"; fi
+same "adcab's primary group is adcab" "adcab" "$(inside getent group "${gid:-x}" | cut -d: -f1)"
+same "adcab's home is /var/lib/adcab" /var/lib/adcab "${home:-}"
+same "adcab cannot log in" /usr/sbin/nologin "${shell:-}"
+same "binary /usr/bin/adcab" "755 root:root" "$(mode_owner /usr/bin/adcab)"
+same "adcab --version inside" "$("$binary" --version)" "$(inside /usr/bin/adcab --version 2>&1)"
+check "unit installed as packaging/deb/adcab.service" cmp "$here/deb/adcab.service" "$root/usr/lib/systemd/system/adcab.service"
+check "unit enabled for the next boot" test -L "$root/etc/systemd/system/multi-user.target.wants/adcab.service"
+if inside systemd-analyze verify adcab.service >"$workdir/verify.log" 2>&1 && [ ! -s "$workdir/verify.log" ]; then
+    pass "systemd-analyze verify the package's unit"
+else
+    sed 's/^/    | /' "$workdir/verify.log"
+    fail "systemd-analyze verify the package's unit"
+fi
+check "the config is a conffile" sh -c "chroot '$root' dpkg-query -W -f='\${Conffiles}' adcab | grep -q '^ /etc/adcab/adcab.toml '"
+check "config installed as packaged" cmp "$here/adcab.toml" "$root/etc/adcab/adcab.toml"
+same "config mode" "640 root:adcab" "$(mode_owner /etc/adcab/adcab.toml)"
+same "config dir mode" "750 root:adcab" "$(mode_owner /etc/adcab)"
+same "state dir mode" "750 adcab:adcab" "$(mode_owner /var/lib/adcab)"
+same "database created by adcab, private" "600 adcab:adcab" "$(mode_owner /var/lib/adcab/adcab.db)"
+check "postinst ran adcab check" grep -q '^adcab: adcab check: {"config":"ok"' "$log"
+check "postinst names the next step" grep -q "admin user add" "$log"
+check "adcab check as adcab" as_adcab adcab --config /etc/adcab/adcab.toml check
+created=$(as_adcab adcab --config /etc/adcab/adcab.toml admin user add --email ops@example.com 2>&1 || true)
+same "admin user add as adcab" '{"id":1}' "$created"
+
+echo "== upgrade to $version-2 with dpkg -i, the operator's config edited"
+printf '\n# changed by the operator\n' >>"$root/etc/adcab/adcab.toml"
+dpkg_run "dpkg -i of the newer package exits 0" dpkg -i /tmp/adcab-2.deb
+same "upgraded" "install ok installed $version-2" "$(status)"
+check "preinst said it backs up" grep -q "backing up /var/lib/adcab/adcab.db into /var/lib/adcab/backups/pre-upgrade-$version-1-" "$log"
+backup=$(cd "$root" && find var/lib/adcab/backups -maxdepth 1 -name "pre-upgrade-$version-1-*" | head -n 1)
+check "a backup named for the old version is left" test -n "$backup"
+same "the backup belongs to adcab" "700 adcab:adcab" "$(mode_owner "/${backup:-none}")"
+check "preinst reports the backup's rows (one person)" grep -q '^adcab: backed up [0-9]* bytes (people: 1, cabinets: 0, campaigns: 0) into /var/lib/adcab/backups/pre-upgrade-' "$log"
+check "the backup is a sound database (adcab check on it)" \
+    inside runuser -u adcab -- env ADCAB_STORAGE_PATH="/${backup:-none}/adcab.db" adcab --config /etc/adcab/adcab.toml check
+check "the operator's config is kept" grep -q "changed by the operator" "$root/etc/adcab/adcab.toml"
+same "config mode after the upgrade" "640 root:adcab" "$(mode_owner /etc/adcab/adcab.toml)"
+check "the data is kept" sh -c "chroot '$root' runuser -u adcab -- adcab --config /etc/adcab/adcab.toml admin user list | grep -q ops@example.com"
+same "one user adcab" 1 "$(grep -c '^adcab:' "$root/etc/passwd")"
+
+echo "== an upgrade whose backup fails is refused"
+mv "$root/var/lib/adcab/backups" "$root/var/lib/adcab/backups.kept"
+touch "$root/var/lib/adcab/backups" # a file where the backup folder should be
+if inside env DEBIAN_FRONTEND=noninteractive dpkg -i /tmp/adcab-2.deb </dev/null >"$log" 2>&1; then
+    fail "dpkg -i fails when the backup fails"
+else
+    pass "dpkg -i fails when the backup fails"
+fi
+check "preinst says the backup failed" grep -q "the backup before the upgrade failed" "$log"
+same "the installed package is unchanged" "install ok installed $version-2" "$(status)"
+dpkg_run "SKIP_ADCAB_BACKUP=1 lets the upgrade go ahead without it" env SKIP_ADCAB_BACKUP=1 dpkg -i /tmp/adcab-2.deb
+check "preinst says it skipped the backup" grep -q "SKIP_ADCAB_BACKUP is set: no backup" "$log"
+rm "$root/var/lib/adcab/backups"
+mv "$root/var/lib/adcab/backups.kept" "$root/var/lib/adcab/backups"
+
+echo "== dpkg -r, dpkg -P, then dpkg -i again"
+dpkg_run "dpkg -r exits 0" dpkg -r adcab
+same "removed, config kept" "deinstall ok config-files $version-2" "$(status)"
+check "binary removed" test ! -e "$root/usr/bin/adcab"
+check "unit removed" test ! -e "$root/usr/lib/systemd/system/adcab.service"
+check "config kept on remove" test -f "$root/etc/adcab/adcab.toml"
+check "data kept on remove" test -f "$root/var/lib/adcab/adcab.db"
+check "user kept on remove" inside getent passwd adcab
+dpkg_run "dpkg -P exits 0, asking nothing" dpkg -P adcab
+same "purged" "" "$(status | sed 's/^unknown ok not-installed.*//')"
+check "config deleted on purge" test ! -e "$root/etc/adcab"
+check "no owner overrides left" test -z "$(inside dpkg-statoverride --list | grep adcab || true)"
+check "unit no longer enabled" test ! -e "$root/etc/systemd/system/multi-user.target.wants/adcab.service"
+check "no mask left" test ! -e "$root/etc/systemd/system/adcab.service"
+check "data kept on purge" test -f "$root/var/lib/adcab/adcab.db"
+check "backups kept on purge" test -n "$(cd "$root" && find var/lib/adcab/backups -maxdepth 1 -name 'pre-upgrade-*')"
+check "user kept on purge" inside getent passwd adcab
+check "postrm says what it kept" grep -q "kept /var/lib/adcab" "$log"
+dpkg_run "dpkg -i after the purge exits 0" dpkg -i /tmp/adcab-1.deb
+check "it finds the kept data" sh -c "chroot '$root' runuser -u adcab -- adcab --config /etc/adcab/adcab.toml admin user list | grep -q ops@example.com"
+same "config mode after reinstall" "640 root:adcab" "$(mode_owner /etc/adcab/adcab.toml)"
+
 if [ "$boot" -eq 0 ]; then
     finish
 fi
@@ -397,5 +553,38 @@ same "GET /readyz after the watchdog restart" "HTTP/1.1 200 OK" "$(http 8080 /re
 
 booted systemctl stop adcab || true
 same "a stop ends with success (SIGTERM, exit 0)" "success 0" "$(property Result) $(property ExecMainStatus)"
+
+echo "== booted: the Debian package in place of install.sh's install: started, upgraded, removed"
+# Beside install.sh (the booted system's /tmp is a tmpfs of its own).
+cp "$deb1" "$broot$release/adcab-1.deb"
+cp "$deb2" "$broot$release/adcab-2.deb"
+booted bash "$release/uninstall.sh" --purge >"$log" 2>&1 || true
+# booted_dpkg NAME ARGS...: dpkg inside the running system, asking nothing.
+booted_dpkg() {
+    local name=$1
+    shift
+    if booted env DEBIAN_FRONTEND=noninteractive timeout 180 dpkg "$@" </dev/null >"$log" 2>&1; then
+        pass "$name"
+    else
+        sed 's/^/    | /' "$log"
+        journal
+        fail "$name" "exit code non-zero"
+    fi
+}
+booted_dpkg "dpkg -i starts adcab" -i "$release/adcab-1.deb"
+same "the package's adcab is active" active "$(property ActiveState)"
+same "the package's adcab is enabled" enabled "$(booted systemctl is-enabled adcab 2>/dev/null || true)"
+check "it runs /usr/bin/adcab" sh -c "printf '%s' \"\$1\" | grep -q 'path=/usr/bin/adcab '" _ "$(property ExecStart)"
+same "GET /readyz from the package's adcab" "HTTP/1.1 200 OK" "$(http 8080 /readyz)"
+pid=$(property MainPID)
+booted_dpkg "dpkg -i of the newer package upgrades the running service" -i "$release/adcab-2.deb"
+check "the upgrade took a backup first" grep -q "^adcab: backed up .* into /var/lib/adcab/backups/pre-upgrade-" "$log"
+same "adcab is active after the package upgrade" active "$(property ActiveState)"
+check "the package upgrade restarted adcab" test "$(property MainPID)" != "$pid"
+same "GET /readyz after the package upgrade" "HTTP/1.1 200 OK" "$(http 8080 /readyz)"
+booted_dpkg "dpkg -r stops adcab" -r adcab
+same "adcab is stopped after the removal" inactive "$(property ActiveState)"
+booted_dpkg "dpkg -P exits 0" -P adcab
+check "the data outlives the purge" booted test -f /var/lib/adcab/adcab.db
 
 finish
