@@ -15,6 +15,7 @@ mod sessions;
 mod shell;
 mod tasks;
 mod team;
+mod words;
 
 use adcab::ops;
 use adcab::store::users;

@@ -2,10 +2,10 @@
 //! of this site only) and a refusal said beside its field in the person's language.
 
 use super::super::super::{Form, Visit};
-use super::super::sentence;
+use super::super::{sentence, why};
 use super::own_path;
 use crate::domain::money::CabinetType;
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 use crate::ops::campaigns::{OpsError, Refusal};
 use crate::platform::PlatformError;
 
@@ -56,13 +56,17 @@ pub(super) fn invalid(visit: &Visit, e: &ParseError) -> (String, String) {
     } else {
         e.param.clone()
     };
-    let said = visit.ta(
-        "campaign-refused-invalid",
-        &[
-            ("field", field_name(visit, &e.param).into()),
-            ("detail", sentence(&e.message).into()),
-        ],
-    );
+    let field = field_name(visit, &e.param);
+    let said = match e.why {
+        Why::Other => visit.ta(
+            "campaign-refused-invalid",
+            &[
+                ("field", field.as_str().into()),
+                ("detail", sentence(&e.message).into()),
+            ],
+        ),
+        _ => why::reason(visit.lang, e, &field),
+    };
     (param, said)
 }
 
