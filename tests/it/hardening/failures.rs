@@ -57,7 +57,11 @@ fn an_unreadable_row_is_an_internal_error_never_a_default() {
     for id in [71, 72] {
         let (status, error, succeeded) = stored(id);
         assert_eq!(status, "failed");
-        assert_eq!(error.as_deref(), Some("adcab:unreadable"), "stored as a code");
+        assert_eq!(
+            error.as_deref(),
+            Some("adcab:unreadable"),
+            "stored as a code"
+        );
         assert_eq!(succeeded, 0, "nothing ran on made-up values");
     }
     let failed = app.get_ok("/tasks/71", &key)["data"].clone();
