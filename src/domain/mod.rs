@@ -58,10 +58,14 @@ pub enum Why {
     Username,
     /// Not a code or id of the platform's targeting lists.
     Unknown,
+    /// Cities without exactly one country chosen.
+    OneCountry,
     /// A field this kind of ad (or this command) does not take.
     NotHere,
-    /// A schedule without any hour, or an hour not 0-23.
+    /// An hour not 0-23 (or a day of more hours than it has).
     Hours,
+    /// A schedule without any hour.
+    NoHours,
     /// A time zone adcab does not know, or one the ad's type does not take.
     Zone,
     /// Media on ads the platform shows without media.

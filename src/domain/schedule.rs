@@ -76,8 +76,11 @@ impl Schedule {
         for (name, hours) in days_obj {
             let day_param = format!("{days_param}.{name}");
             let index = DAYS.iter().position(|d| d == name).ok_or_else(|| {
-                ParseError::new(&day_param, format!("Unknown day '{name}'; use mon..sun."))
-                    .because(Why::Hours)
+                ParseError::new(&day_param, format!("Unknown day '{name}'; use mon..sun.")).because(
+                    Why::NotOneOf {
+                        allowed: super::words(&DAYS),
+                    },
+                )
             })?;
             let list = hours
                 .as_array()
@@ -104,7 +107,7 @@ impl Schedule {
         if days.iter().all(Vec::is_empty) {
             return Err(
                 ParseError::new(&days_param, "A schedule needs at least one hour.")
-                    .because(Why::Hours),
+                    .because(Why::NoHours),
             );
         }
         let tz_param = format!("{param}.timezone");

@@ -277,7 +277,8 @@ impl Targeting {
             _ => Err(ParseError::new(
                 "countries",
                 "With cities, countries names exactly their one country.",
-            )),
+            )
+            .because(Why::OneCountry)),
         }
     }
 
