@@ -52,3 +52,64 @@ error-platform-unreachable = The platform did not answer. Try again in a few min
 error-platform-wait = The platform asks to wait { $seconds } seconds before the next change.
 error-platform-unsupported = The platform does not support this.
 error-platform-refused = The platform refused: { $why }
+# A field's refusal, worded from its typed reason ($field is the field's label).
+error-why-required = Fill in “{ $field }”.
+error-why-kind = “{ $field }” has a value of the wrong kind.
+error-why-number = “{ $field }” takes a number, such as 2.50.
+error-why-decimals = { $scale ->
+    [0] “{ $field }” takes a whole number.
+    [one] “{ $field }” takes at most { $scale } decimal.
+   *[other] “{ $field }” takes at most { $scale } decimals.
+}
+error-why-negative = “{ $field }” cannot be negative.
+error-why-positive = “{ $field }” must be greater than 0.
+error-why-too-large = “{ $field }” can be at most { $max }.
+error-why-length = “{ $field }” takes { $min } to { $max } characters.
+error-why-too-long = { $max ->
+    [one] An entry of “{ $field }” has at most { $max } character.
+   *[other] An entry of “{ $field }” has at most { $max } characters.
+}
+error-why-range = “{ $field }” takes a whole number from { $min } to { $max }.
+error-why-one-of = “{ $field }” takes one of: { $allowed }.
+error-why-too-many = { $max ->
+    [one] “{ $field }” takes at most { $max } entry.
+   *[other] “{ $field }” takes at most { $max } entries.
+}
+error-why-below-floor = A budget is 0 or at least { $min } { $currency }.
+error-why-time = Choose a date and time for “{ $field }”.
+error-why-past = “{ $field }” must be in the future.
+error-why-too-far = { $days ->
+    [one] “{ $field }” can be at most { $days } day ahead.
+   *[other] “{ $field }” can be at most { $days } days ahead.
+}
+error-why-order = “{ $field }” must come after the value it is paired with.
+error-why-link = This is not a link to a channel or bot, an @username or a website address.
+error-why-username = An entry of “{ $field }” is not a public @username or t.me link.
+error-why-unknown = “{ $field }” names something the platform does not know.
+error-why-not-here = “{ $field }” does not apply here; leave it out.
+error-why-hours = Hours run from 0 to 23.
+error-why-no-hours = Choose at least one hour of the week.
+error-why-zone = Choose a time zone the platform takes for this ad.
+error-why-no-media = The platform shows media only on some target types; remove the media or change the target type.
+error-why-email = This is not an email address.
+error-why-taken = This is taken already; choose another.
+error-why-password-short = { $min ->
+    [one] A password has at least { $min } character.
+   *[other] A password has at least { $min } characters.
+}
+error-why-password-long = A password has at most { $max } bytes.
+# Labels of fields outside the create form, for a refusal that names one.
+error-field-value = Value
+error-field-name = Name
+error-field-percent = Percent
+error-field-min_cpm = Lowest CPM bid
+error-field-max_cpm = Highest CPM bid
+error-field-max_per_day = At most a day
+error-field-cooldown_hours = Pause between runs
+error-field-window_hours = Window
+error-field-ad_ids = Campaigns
+error-field-target = Target
+error-field-goal = Goal
+error-field-metric = Metric
+error-field-op = Comparison
+error-why-one-country = With cities, choose exactly one country: the cities’ own.

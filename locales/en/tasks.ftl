@@ -52,3 +52,15 @@ tasks-items-more = { $count ->
     [one] { $count } more campaign is not listed.
    *[other] { $count } more campaigns are not listed.
 }
+# A task's outcome (why it stopped or paused, or why an item failed).
+tasks-outcome-cabinet-gone = The cabinet no longer exists.
+tasks-outcome-cabinet-inactive = The cabinet is deactivated.
+tasks-outcome-session-expired = The cabinet's platform session expired; reconnect it in the panel.
+tasks-outcome-platform-silent = The platform did not answer; the task stopped.
+tasks-outcome-unreadable = The task's stored data cannot be read, so it was stopped; queue the operation again.
+tasks-outcome-out-of-balance = The cabinet balance ran out at item { $item }; top up the cabinet and resume the task.
+tasks-outcome-no-such-campaign = No such campaign in this cabinet, or it is deleted.
+tasks-outcome-not-declined = Only a declined campaign can be recreated.
+tasks-outcome-ad-balance = The campaign has less budget than the amount.
+tasks-outcome-auto-cpm-locked = Auto CPM manages this campaign's bid; switch it off to set one.
+tasks-outcome-viewer-zone = Each viewer's time zone applies only to campaigns that target an audience (users).

@@ -64,3 +64,66 @@ error-platform-wait = { $seconds ->
 }
 error-platform-unsupported = Платформа этого не поддерживает.
 error-platform-refused = Платформа отказала: { $why }
+# Отказ по полю, сформулированный по типу причины ($field — подпись поля).
+error-why-required = Заполните поле «{ $field }».
+error-why-kind = В поле «{ $field }» значение неверного типа.
+error-why-number = В поле «{ $field }» нужно число, например 2.50.
+error-why-decimals = { $scale ->
+    [0] В поле «{ $field }» нужно целое число.
+    [one] В поле «{ $field }» не больше { $scale } знака после запятой.
+    [few] В поле «{ $field }» не больше { $scale } знаков после запятой.
+   *[many] В поле «{ $field }» не больше { $scale } знаков после запятой.
+}
+error-why-negative = Значение поля «{ $field }» не может быть отрицательным.
+error-why-positive = Значение поля «{ $field }» должно быть больше 0.
+error-why-too-large = Значение поля «{ $field }» — не больше { $max }.
+error-why-length = В поле «{ $field }» от { $min } до { $max } символов.
+error-why-too-long = { $max ->
+    [one] Значение в поле «{ $field }» — не длиннее { $max } символа.
+   *[other] Значение в поле «{ $field }» — не длиннее { $max } символов.
+}
+error-why-range = В поле «{ $field }» нужно целое число от { $min } до { $max }.
+error-why-one-of = В поле «{ $field }» допустимо одно из значений: { $allowed }.
+error-why-too-many = { $max ->
+    [one] В поле «{ $field }» не больше { $max } значения.
+   *[other] В поле «{ $field }» не больше { $max } значений.
+}
+error-why-below-floor = Бюджет — 0 или не меньше { $min } { $currency }.
+error-why-time = Выберите дату и время в поле «{ $field }».
+error-why-past = Значение поля «{ $field }» должно быть в будущем.
+error-why-too-far = { $days ->
+    [one] Поле «{ $field }» — не дальше чем через { $days } день.
+    [few] Поле «{ $field }» — не дальше чем через { $days } дня.
+   *[many] Поле «{ $field }» — не дальше чем через { $days } дней.
+}
+error-why-order = Значение поля «{ $field }» должно быть позже (или больше) парного значения.
+error-why-link = Это не ссылка на канал или бота, не @имя и не адрес сайта.
+error-why-username = В поле «{ $field }» есть значение, которое не является публичным @именем или ссылкой t.me.
+error-why-unknown = В поле «{ $field }» указано то, чего нет на платформе.
+error-why-not-here = Поле «{ $field }» здесь не используется; оставьте его пустым.
+error-why-hours = Часы — от 0 до 23.
+error-why-no-hours = Выберите хотя бы один час недели.
+error-why-zone = Выберите часовой пояс, который платформа принимает для этого объявления.
+error-why-no-media = Платформа показывает медиа только при некоторых типах таргетинга; уберите медиа или смените тип таргетинга.
+error-why-email = Это не адрес электронной почты.
+error-why-taken = Это значение уже занято; выберите другое.
+error-why-password-short = { $min ->
+    [one] В пароле должно быть не меньше { $min } символа.
+   *[other] В пароле должно быть не меньше { $min } символов.
+}
+error-why-password-long = Пароль — не больше { $max } байт.
+# Подписи полей вне формы создания кампании, для отказа, который называет поле.
+error-field-value = Значение
+error-field-name = Название
+error-field-percent = Процент
+error-field-min_cpm = Минимальная ставка CPM
+error-field-max_cpm = Максимальная ставка CPM
+error-field-max_per_day = Не больше в сутки
+error-field-cooldown_hours = Перерыв между срабатываниями
+error-field-window_hours = Период
+error-field-ad_ids = Кампании
+error-field-target = Цель
+error-field-goal = Цель
+error-field-metric = Показатель
+error-field-op = Сравнение
+error-why-one-country = При выборе городов укажите ровно одну страну — страну этих городов.

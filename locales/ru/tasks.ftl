@@ -53,3 +53,15 @@ tasks-items-more = { $count ->
     [few] Ещё { $count } кампании не показаны.
    *[many] Ещё { $count } кампаний не показано.
 }
+# Итог задачи (почему остановлена или на паузе, почему не выполнен элемент).
+tasks-outcome-cabinet-gone = Кабинет больше не существует.
+tasks-outcome-cabinet-inactive = Кабинет отключён.
+tasks-outcome-session-expired = Сессия кабинета на платформе истекла; подключите его заново в панели.
+tasks-outcome-platform-silent = Платформа не ответила; задача остановлена.
+tasks-outcome-unreadable = Сохранённые данные задачи не читаются, поэтому она остановлена; запустите операцию ещё раз.
+tasks-outcome-out-of-balance = Баланс кабинета закончился на элементе { $item }; пополните кабинет и возобновите задачу.
+tasks-outcome-no-such-campaign = В кабинете нет такой кампании, или она удалена.
+tasks-outcome-not-declined = Пересоздать можно только отклонённую кампанию.
+tasks-outcome-ad-balance = Бюджет кампании меньше этой суммы.
+tasks-outcome-auto-cpm-locked = Ставкой этой кампании управляет Auto CPM; выключите его, чтобы задать ставку.
+tasks-outcome-viewer-zone = Часовой пояс зрителя подходит только для кампаний с таргетингом на аудиторию (users).

@@ -10,9 +10,10 @@ use super::error::ApiError;
 use super::idempotency::Claim;
 use super::Ctx;
 use crate::domain::money::CabinetType;
+use crate::domain::task::ItemError;
 use crate::http::AppState;
 use crate::http::Reply;
-use crate::ops::OpsError;
+use crate::ops::{outcome_sentence, OpsError};
 use crate::store::tasks::{self, Task};
 
 /// Runs `queue`, an operation that queues a task (in a cabinet of `kind`), in the transaction
@@ -69,9 +70,12 @@ fn task_json(task: &Task) -> Value {
         "succeeded": task.succeeded,
         "failed": task.failed,
         "ad_ids": task.ad_ids,
-        "errors": task.errors,
-        "paused_reason": task.paused_reason,
-        "error": task.error,
+        "errors": task.errors.iter().map(|e| ItemError {
+            error: outcome_sentence(&e.error),
+            ..e.clone()
+        }).collect::<Vec<_>>(),
+        "paused_reason": task.paused_reason.as_deref().map(outcome_sentence),
+        "error": task.error.as_deref().map(outcome_sentence),
         "created_at": task.created_at,
         "started_at": task.started_at,
         "completed_at": task.completed_at,

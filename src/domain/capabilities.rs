@@ -121,6 +121,14 @@ impl Capabilities {
     }
 
     /// The target types served, as a refusal names them: `channels, bots, search or users`.
+    /// The target types served, as words ([`super::Why::NotOneOf`]).
+    pub fn target_words(&self) -> Vec<String> {
+        self.targets
+            .iter()
+            .map(|t| t.target.as_str().to_string())
+            .collect()
+    }
+
     pub fn target_names(&self) -> String {
         let names: Vec<&str> = self.targets.iter().map(|t| t.target.as_str()).collect();
         super::either(&names)

@@ -7,7 +7,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::time::iso;
-use super::ParseError;
+use super::{ParseError, Why};
 
 /// How far ahead a date may be set.
 pub const MAX_DAYS_AHEAD: i64 = 365;
@@ -45,6 +45,7 @@ pub fn parse(text: &str, param: &str) -> Result<i64, ParseError> {
                 "{param} must be an ISO 8601 UTC time to the minute, like 2026-12-01T09:30:00Z."
             ),
         )
+        .because(Why::Time)
     };
     let t = text.trim();
     let local = t
@@ -61,7 +62,8 @@ pub fn parse(text: &str, param: &str) -> Result<i64, ParseError> {
         return Err(ParseError::new(
             param,
             format!("{param} is kept to the minute: its seconds must be 00."),
-        ));
+        )
+        .because(Why::Time));
     }
     Ok(at)
 }
@@ -92,16 +94,19 @@ impl Dates {
             };
             let param = super::fields::path(at, name);
             if value <= now {
-                return Err(ParseError::new(
-                    param,
-                    format!("{name} must be in the future."),
-                ));
+                return Err(
+                    ParseError::new(param, format!("{name} must be in the future."))
+                        .because(Why::Past),
+                );
             }
             if value > latest {
                 return Err(ParseError::new(
                     param,
                     format!("{name} may be at most {MAX_DAYS_AHEAD} days ahead."),
-                ));
+                )
+                .because(Why::TooFar {
+                    days: MAX_DAYS_AHEAD,
+                }));
             }
         }
         if let (Some(start), Some(end)) = (self.starts_at, self.ends_at) {
@@ -114,7 +119,8 @@ impl Dates {
                 return Err(ParseError::new(
                     super::fields::path(at, name),
                     "ends_at must be after starts_at.",
-                ));
+                )
+                .because(Why::Order));
             }
         }
         Ok(())

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::ParseError;
+use super::{ParseError, Why};
 
 /// The largest id: ids are 64-bit signed integers from 1.
 pub const MAX: i64 = i64::MAX;
@@ -16,10 +16,9 @@ pub fn parse(name: &str, text: &str) -> Result<i64, ParseError> {
     match text.parse::<i64>() {
         Ok(n) if digits && n > 0 => Ok(n),
         Err(_) if digits && text.bytes().any(|b| b != b'0') => Err(too_large(name)),
-        _ => Err(ParseError::new(
-            name,
-            format!("{name} must be a positive integer."),
-        )),
+        _ => Err(
+            ParseError::new(name, format!("{name} must be a positive integer.")).because(Why::Kind),
+        ),
     }
 }
 
@@ -27,10 +26,9 @@ pub fn parse(name: &str, text: &str) -> Result<i64, ParseError> {
 pub fn from_json(name: &str, value: &Value) -> Result<i64, ParseError> {
     match value {
         Value::Number(n) => parse(name, &n.to_string()),
-        _ => Err(ParseError::new(
-            name,
-            format!("{name} must be a positive integer."),
-        )),
+        _ => Err(
+            ParseError::new(name, format!("{name} must be a positive integer.")).because(Why::Kind),
+        ),
     }
 }
 
@@ -39,6 +37,7 @@ fn too_large(name: &str) -> ParseError {
         name,
         format!("{name} is too large: ids are positive integers up to {MAX}."),
     )
+    .because(Why::Kind)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use super::campaign::TargetType;
 use super::capabilities::Capabilities;
 use super::zone::{offset_text, Written};
-use super::ParseError;
+use super::{ParseError, Why};
 
 pub const DAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 /// Entries a day's list may hold (the 24 hours, with room for repeats), checked before any is
@@ -61,14 +61,14 @@ impl Schedule {
         zones: Option<&[i32]>,
         now: DateTime<Utc>,
     ) -> Result<Schedule, ParseError> {
-        let obj = value
-            .as_object()
-            .ok_or_else(|| ParseError::new(param, "schedule must be an object or null."))?;
+        let obj = value.as_object().ok_or_else(|| {
+            ParseError::new(param, "schedule must be an object or null.").because(Why::Kind)
+        })?;
         if let Some(unknown) = obj.keys().find(|k| *k != "days" && *k != "timezone") {
-            return Err(ParseError::new(
-                format!("{param}.{unknown}"),
-                "Unknown schedule field.",
-            ));
+            return Err(
+                ParseError::new(format!("{param}.{unknown}"), "Unknown schedule field.")
+                    .because(Why::NotHere),
+            );
         }
         let days_param = format!("{param}.days");
         let days_obj = obj.get("days").and_then(Value::as_object).ok_or_else(|| {
@@ -76,12 +76,17 @@ impl Schedule {
                 &days_param,
                 "days must be an object of day names to hour lists.",
             )
+            .because(Why::Kind)
         })?;
         let mut days: [Vec<u8>; 7] = Default::default();
         for (name, hours) in days_obj {
             let day_param = format!("{days_param}.{name}");
             let index = DAYS.iter().position(|d| d == name).ok_or_else(|| {
-                ParseError::new(&day_param, format!("Unknown day '{name}'; use mon..sun."))
+                ParseError::new(&day_param, format!("Unknown day '{name}'; use mon..sun.")).because(
+                    Why::NotOneOf {
+                        allowed: super::words(&DAYS),
+                    },
+                )
             })?;
             let list = hours
                 .as_array()
@@ -91,11 +96,13 @@ impl Schedule {
                         &day_param,
                         format!("A day is an array of at most {MAX_HOURS} hours 0-23."),
                     )
+                    .because(Why::Hours)
                 })?;
             let mut parsed = Vec::with_capacity(list.len());
             for hour in list {
                 let h = hour.as_u64().filter(|h| *h <= 23).ok_or_else(|| {
                     ParseError::new(&day_param, format!("Hours are integers 0-23; got {hour}."))
+                        .because(Why::Hours)
                 })?;
                 parsed.push(h as u8);
             }
@@ -104,10 +111,10 @@ impl Schedule {
             days[index] = parsed;
         }
         if days.iter().all(Vec::is_empty) {
-            return Err(ParseError::new(
-                &days_param,
-                "A schedule needs at least one hour.",
-            ));
+            return Err(
+                ParseError::new(&days_param, "A schedule needs at least one hour.")
+                    .because(Why::NoHours),
+            );
         }
         let tz_param = format!("{param}.timezone");
         let tz = obj.get("timezone").and_then(Value::as_str).ok_or_else(|| {
@@ -115,13 +122,16 @@ impl Schedule {
                 &tz_param,
                 format!("timezone is required. {}", accepted(zones)),
             )
+            .because(Why::Required)
         })?;
-        let zone = read_zone(tz, zones, now).map_err(|why| ParseError::new(&tz_param, why))?;
+        let zone = read_zone(tz, zones, now)
+            .map_err(|why| ParseError::new(&tz_param, why).because(Why::Zone))?;
         if zone == Zone::Viewer && target_type.is_some_and(|t| t != TargetType::Users) {
             return Err(ParseError::new(
                 &tz_param,
                 "timezone viewer is allowed only for users ads.",
-            ));
+            )
+            .because(Why::Zone));
         }
         Ok(Schedule { days, zone })
     }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::campaign::TargetType;
 use super::capabilities::Capabilities;
 use super::countries::COUNTRIES;
-use super::ParseError;
+use super::{words, ParseError, Why};
 
 /// Every targeting field, whatever the target type.
 pub const FIELDS: [&str; 14] = [
@@ -139,7 +139,8 @@ impl Targeting {
                 return Err(ParseError::new(
                     format!("{name}[{i}]"),
                     "Not a public @username or short link.",
-                ));
+                )
+                .because(Why::Username));
             }
         }
         if let Some(i) = self
@@ -154,7 +155,10 @@ impl Targeting {
                     "A keyword is at most {} characters.",
                     caps.keywords.max_chars
                 ),
-            ));
+            )
+            .because(Why::TooLong {
+                max: caps.keywords.max_chars,
+            }));
         }
         for (name, list, known) in [
             ("countries", &self.countries, COUNTRIES),
@@ -168,7 +172,8 @@ impl Targeting {
                 return Err(ParseError::new(
                     format!("{name}[{i}]"),
                     format!("Unknown code; see GET /v1/targeting {name}."),
-                ));
+                )
+                .because(Why::Unknown));
             }
         }
         for (name, list) in [
@@ -183,7 +188,8 @@ impl Targeting {
                 return Err(ParseError::new(
                     format!("{name}[{i}]"),
                     "Unknown topic id; see GET /v1/targeting topics.",
-                ));
+                )
+                .because(Why::Unknown));
             }
         }
         self.check_users(caps)?;
@@ -197,13 +203,14 @@ impl Targeting {
             return Err(ParseError::new(
                 field,
                 format!("{field} is required for target_type {}.", t.as_str()),
-            ));
+            )
+            .because(Why::Required));
         }
         if t == TargetType::Users && *self == Targeting::default() {
             return Err(ParseError::new(
                 "countries",
                 "users ads need at least one of countries, languages, topics, exclude_topics, audience_channels.",
-            ));
+            ).because(Why::Required));
         }
         Ok(())
     }
@@ -216,13 +223,16 @@ impl Targeting {
             return Err(ParseError::new(
                 "add_similar_channels",
                 "This platform cannot add similar channels; leave add_similar_channels out or list the channels.",
-            ));
+            ).because(Why::NotHere));
         }
         if let Some(device) = self.device.as_deref().filter(|d| !DEVICES.contains(d)) {
             return Err(ParseError::new(
                 "device",
                 format!("device must be ios, android, mobile or desktop, not {device}."),
-            ));
+            )
+            .because(Why::NotOneOf {
+                allowed: words(&DEVICES),
+            }));
         }
         if self
             .political_channels
@@ -232,7 +242,10 @@ impl Targeting {
             return Err(ParseError::new(
                 "political_channels",
                 "political_channels must be exclude or only.",
-            ));
+            )
+            .because(Why::NotOneOf {
+                allowed: words(&POLITICAL),
+            }));
         }
         let Some(cities) = &self.cities else {
             return Ok(());
@@ -244,7 +257,10 @@ impl Targeting {
                     "cities takes at most {} entries.",
                     super::capabilities::MAX_CITIES
                 ),
-            ));
+            )
+            .because(Why::TooMany {
+                max: super::capabilities::MAX_CITIES,
+            }));
         }
         if let Some(i) = cities
             .iter()
@@ -253,14 +269,16 @@ impl Targeting {
             return Err(ParseError::new(
                 format!("cities[{i}]"),
                 "Each city is an id or a non-empty name.",
-            ));
+            )
+            .because(Why::Required));
         }
         match self.countries.as_deref() {
             Some([_]) => Ok(()),
             _ => Err(ParseError::new(
                 "countries",
                 "With cities, countries names exactly their one country.",
-            )),
+            )
+            .because(Why::OneCountry)),
         }
     }
 

@@ -15,7 +15,90 @@ use super::money::Money;
 use super::schedule::Schedule;
 use super::ParseError;
 
-/// One failed item of a task, as the task's `errors` keeps it.
+/// Why a task stopped or paused, or why one of its items failed, as the task stores it: a code
+/// adcab words in each face (`adcab:cabinet_gone`, `adcab:out_of_balance:3`), the API in the
+/// English sentences it has always answered and the panel in the person's language; or a text
+/// kept as it was said (the platform's own reason, or a row stored before the codes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The task's cabinet was deleted.
+    CabinetGone,
+    /// The task's cabinet was deactivated.
+    CabinetInactive,
+    /// The cabinet's platform session expired.
+    SessionExpired,
+    /// The platform did not answer, time after time.
+    PlatformSilent,
+    /// The task's stored data cannot be read.
+    Unreadable,
+    /// The cabinet's balance ran out at item `item` (the task is paused).
+    OutOfBalance { item: i64 },
+    /// The item's campaign is not (or no longer) in the cabinet.
+    NoSuchCampaign,
+    /// A recreate of a campaign that is not declined.
+    NotDeclined,
+    /// A withdrawal of more than the campaign's budget.
+    AdBalance,
+    /// A bid set on a campaign Auto CPM manages.
+    AutoCpmLocked,
+    /// A schedule in each viewer's time on a campaign that does not target users.
+    ViewerZone,
+    /// Said as it is.
+    Said(String),
+}
+
+/// What a stored code starts with.
+const CODE: &str = "adcab:";
+
+impl Outcome {
+    /// The text a task stores.
+    pub fn stored(&self) -> String {
+        let code = match self {
+            Outcome::CabinetGone => "cabinet_gone",
+            Outcome::CabinetInactive => "cabinet_inactive",
+            Outcome::SessionExpired => "session_expired",
+            Outcome::PlatformSilent => "platform_silent",
+            Outcome::Unreadable => "unreadable",
+            Outcome::OutOfBalance { item } => return format!("{CODE}out_of_balance:{item}"),
+            Outcome::NoSuchCampaign => "no_such_campaign",
+            Outcome::NotDeclined => "not_declined",
+            Outcome::AdBalance => "ad_balance",
+            Outcome::AutoCpmLocked => "auto_cpm_locked",
+            Outcome::ViewerZone => "viewer_zone",
+            Outcome::Said(text) => return text.clone(),
+        };
+        format!("{CODE}{code}")
+    }
+
+    /// A stored text read back: a code, or else what was said.
+    pub fn read(stored: &str) -> Outcome {
+        let Some(code) = stored.strip_prefix(CODE) else {
+            return Outcome::Said(stored.to_string());
+        };
+        match code {
+            "cabinet_gone" => Outcome::CabinetGone,
+            "cabinet_inactive" => Outcome::CabinetInactive,
+            "session_expired" => Outcome::SessionExpired,
+            "platform_silent" => Outcome::PlatformSilent,
+            "unreadable" => Outcome::Unreadable,
+            "no_such_campaign" => Outcome::NoSuchCampaign,
+            "not_declined" => Outcome::NotDeclined,
+            "ad_balance" => Outcome::AdBalance,
+            "auto_cpm_locked" => Outcome::AutoCpmLocked,
+            "viewer_zone" => Outcome::ViewerZone,
+            _ => match code
+                .strip_prefix("out_of_balance:")
+                .and_then(|i| i.parse().ok())
+            {
+                Some(item) => Outcome::OutOfBalance { item },
+                None => Outcome::Said(stored.to_string()),
+            },
+        }
+    }
+}
+
+/// One failed item of a task, as the task's `errors` keeps it (`error` as
+/// [`Outcome::stored`] writes it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ItemError {
     pub ad_id: Option<i64>,
@@ -336,6 +419,24 @@ impl std::error::Error for PayloadError {}
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_outcome_is_stored_as_a_code_and_read_back() {
+        for o in [
+            Outcome::CabinetGone,
+            Outcome::SessionExpired,
+            Outcome::OutOfBalance { item: 3 },
+            Outcome::NotDeclined,
+            Outcome::Said("the platform said no".into()),
+        ] {
+            assert_eq!(Outcome::read(&o.stored()), o);
+        }
+        assert_eq!(Outcome::SessionExpired.stored(), "adcab:session_expired");
+        assert_eq!(
+            Outcome::read("adcab:what"),
+            Outcome::Said("adcab:what".into())
+        );
+    }
+
     use super::*;
 
     #[test]

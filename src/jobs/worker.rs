@@ -14,7 +14,7 @@ use tokio::sync::{watch, Notify};
 use crate::clock;
 use crate::db;
 use crate::domain::campaign::Status;
-use crate::domain::task::{BulkAction, Payload, Recreation, TaskStatus};
+use crate::domain::task::{BulkAction, Outcome as Ended, Payload, Recreation, TaskStatus};
 use crate::ops::campaigns::recreate::{self, Unfit};
 use crate::ops::campaigns::{self as campaign_ops, Entry, Refusal};
 use crate::ops::Actor;
@@ -99,7 +99,7 @@ pub fn run_one(s: &Services) -> Result<Step, StoreError> {
     let actor = match Actor::for_task(&task, cabinet) {
         Ok(actor) => actor,
         Err(reason) => {
-            finish(s, &task, Some(reason))?;
+            finish(s, &task, Some(&reason))?;
             return Ok(Step::Ran);
         }
     };
@@ -119,9 +119,7 @@ pub fn run_one(s: &Services) -> Result<Step, StoreError> {
             }
         }
         Outcome::OutOfBalance => {
-            let reason = format!(
-                "The cabinet balance ran out at item {idx}; top up the cabinet and resume the task from the panel."
-            );
+            let reason = Ended::OutOfBalance { item: idx }.stored();
             s.db.write_blocking(|tx| tasks::pause(tx, task.id, &reason))?;
         }
         Outcome::Again => {}
@@ -133,11 +131,7 @@ pub fn run_one(s: &Services) -> Result<Step, StoreError> {
             let count =
                 s.db.write_blocking(|tx| tasks::count_timeout(tx, task.id))?;
             if count >= MAX_TIMEOUTS {
-                finish(
-                    s,
-                    &task,
-                    Some("The platform did not answer; the task stopped."),
-                )?;
+                finish(s, &task, Some(&Ended::PlatformSilent))?;
             }
         }
     }
@@ -180,10 +174,6 @@ enum Outcome {
     Unreadable(String),
 }
 
-/// The sentence a task that cannot be read fails with.
-const UNREADABLE: &str =
-    "The task's stored data cannot be read, so it was stopped; queue the operation again.";
-
 /// Fails a task whose stored data cannot be read, and says what was wrong in the log.
 fn unreadable(s: &Services, task: &Task, what: &str) -> Result<(), StoreError> {
     tracing::error!(
@@ -191,7 +181,7 @@ fn unreadable(s: &Services, task: &Task, what: &str) -> Result<(), StoreError> {
         what,
         "a stored task cannot be read; failing it"
     );
-    finish(s, task, Some(UNREADABLE))
+    finish(s, task, Some(&Ended::Unreadable))
 }
 
 /// Fails the next runnable task when its very row cannot be read (an unknown type or status),
@@ -201,18 +191,19 @@ fn fail_unreadable(s: &Services, what: &str) -> Result<Step, StoreError> {
         let Some(id) = tasks::next_runnable(tx)? else {
             return Ok(None);
         };
-        tasks::fail(tx, id, UNREADABLE, &clock::iso(clock::now(tx)?))?;
+        let error = Ended::Unreadable.stored();
+        tasks::fail(tx, id, &error, &clock::iso(clock::now(tx)?))?;
         Ok::<_, StoreError>(Some(id))
     })?;
     tracing::error!(task = ?failed, what, "a stored task cannot be read; failing it");
     Ok(Step::Ran)
 }
 
-fn finish(s: &Services, task: &Task, failure: Option<&str>) -> Result<(), StoreError> {
+fn finish(s: &Services, task: &Task, failure: Option<&Ended>) -> Result<(), StoreError> {
     s.db.write_blocking(|tx| {
         let now = clock::iso(clock::now(tx)?);
         match failure {
-            Some(error) => tasks::fail(tx, task.id, error, &now),
+            Some(error) => tasks::fail(tx, task.id, &error.stored(), &now),
             None => tasks::complete(tx, task.id, &now),
         }
     })
@@ -293,13 +284,8 @@ fn recreate_item(
                 s.db.read_blocking(|c| recreate::check_declined(c, account, item.from))?;
             let error = match checked {
                 Ok(()) => None,
-                Err(Unfit::NotDeclined) => Some(format!(
-                    "CAMPAIGN_NOT_DECLINED: {}.",
-                    Refusal::NotDeclined.sentence()
-                )),
-                Err(Unfit::Gone) => {
-                    Some("No such campaign in this cabinet, or it is deleted.".to_string())
-                }
+                Err(Unfit::NotDeclined) => Some(Ended::NotDeclined.stored()),
+                Err(Unfit::Gone) => Some(Ended::NoSuchCampaign.stored()),
             };
             if let Some(error) = error {
                 return record_refusal(s, task, idx, item.from, &error);
@@ -374,22 +360,16 @@ fn bulk_item(
         s.db.read_blocking(|c| campaigns::get(c, account, ad))?
             .filter(|r| r.status != Status::Deleted);
     let Some(row) = row else {
-        return record_refusal(
-            s,
-            task,
-            idx,
-            ad,
-            "No such campaign in this cabinet, or it is deleted.",
-        );
+        return record_refusal(s, task, idx, ad, &Ended::NoSuchCampaign.stored());
     };
     if let Some(refusal) = campaign_ops::refusal(&row, action) {
-        let code = match refusal {
-            Refusal::InsufficientAdBalance => "INSUFFICIENT_AD_BALANCE: ",
-            Refusal::AutoCpmLocked => "CABINET_LOCKED: ",
-            Refusal::ViewerZoneNeedsUsers => "",
-            Refusal::NotDeclined => "CAMPAIGN_NOT_DECLINED: ",
+        let ended = match refusal {
+            Refusal::InsufficientAdBalance => Ended::AdBalance,
+            Refusal::AutoCpmLocked => Ended::AutoCpmLocked,
+            Refusal::ViewerZoneNeedsUsers => Ended::ViewerZone,
+            Refusal::NotDeclined => Ended::NotDeclined,
         };
-        return record_refusal(s, task, idx, ad, &format!("{code}{}.", refusal.sentence()));
+        return record_refusal(s, task, idx, ad, &ended.stored());
     }
     let token = format!("task:{}:{idx}", task.id);
     match campaign_ops::ask(s, actor, ad, action, &token) {

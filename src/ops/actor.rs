@@ -7,6 +7,7 @@
 
 use crate::auth::{self, AuthError};
 use crate::domain::campaign::Source;
+use crate::domain::task::Outcome;
 use crate::store::cabinets::{Cabinet, Reachable};
 use crate::store::history::Author;
 use crate::store::tasks::Task;
@@ -35,13 +36,11 @@ impl Actor {
     /// The worker carrying out `task` on its cabinet, for the person and through the face that
     /// queued it (their write access was checked then). Refused, with the sentence the task
     /// fails with, when the cabinet is gone, deactivated or its platform session expired.
-    pub fn for_task(task: &Task, cabinet: Option<Cabinet>) -> Result<Actor, &'static str> {
+    pub fn for_task(task: &Task, cabinet: Option<Cabinet>) -> Result<Actor, Outcome> {
         match cabinet {
-            None => Err("The cabinet no longer exists."),
-            Some(c) if !c.is_active => Err("The cabinet is deactivated."),
-            Some(c) if c.auth_expired => {
-                Err("The cabinet's platform session expired; reconnect it in the panel.")
-            }
+            None => Err(Outcome::CabinetGone),
+            Some(c) if !c.is_active => Err(Outcome::CabinetInactive),
+            Some(c) if c.auth_expired => Err(Outcome::SessionExpired),
             Some(cabinet) => Ok(Actor {
                 source: task.source,
                 user: task.owner_id,

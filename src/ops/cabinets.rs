@@ -1,8 +1,9 @@
 //! Owns the operator's cabinets (`adcab admin cabinet`, `group`, `history`): adding one (an
 //! account on the platform), changing it, its groups, and a campaign's change history.
 
-use super::{bad, now_iso, require_cabinet, require_user, History, Id, OpsError};
+use super::{bad, now_iso, refused, require_cabinet, require_user, History, Id, OpsError};
 use crate::domain::money::{CabinetType, Money, MAX_UNITS, MONEY_SCALE};
+use crate::domain::Why;
 use crate::services::Services;
 use crate::store::cabinets::{self, Cabinet};
 use crate::store::{alerts, campaigns, groups, history, rules, StoreError};
@@ -177,19 +178,24 @@ pub fn group_add(
         && color.starts_with('#')
         && color[1..].chars().all(|c| c.is_ascii_hexdigit());
     if !valid {
-        return Err(bad("color", format!("'{color}' is not a #RRGGBB color")));
+        return Err(refused(
+            "color",
+            format!("'{color}' is not a #RRGGBB color"),
+            Why::Other,
+        ));
     }
     let name = name.trim();
     if name.is_empty() {
-        return Err(bad("name", "the group needs a name"));
+        return Err(refused("name", "the group needs a name", Why::Required));
     }
     s.db.write_blocking(|tx| {
         require_cabinet(tx, cabinet)?;
         match groups::insert(tx, cabinet, name, color) {
             Ok(id) => Ok(Id { id }),
-            Err(StoreError::Conflict) => Err(bad(
+            Err(StoreError::Conflict) => Err(refused(
                 "name",
                 format!("cabinet {cabinet} already has a group named '{name}'"),
+                Why::Taken,
             )),
             Err(e) => Err(e.into()),
         }

@@ -2,7 +2,7 @@
 //! panel's pages, the command line's sentences) through one exhaustive match, never showing a
 //! store failure's text.
 
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 use crate::ops::campaigns::Refusal;
 use crate::ops::media::MediaRefusal;
 use crate::platform::sim::SimError;
@@ -61,9 +61,14 @@ impl OpsError {
     }
 }
 
-/// An input error naming `param`.
+/// An input error naming `param`, its reason not typed ([`Why::Other`]).
 pub fn bad(param: &str, message: impl Into<String>) -> OpsError {
     OpsError::Invalid(ParseError::new(param, message))
+}
+
+/// An input error naming `param`, its reason typed `why`.
+pub fn refused(param: &str, message: impl Into<String>, why: Why) -> OpsError {
+    OpsError::Invalid(ParseError::new(param, message).because(why))
 }
 
 impl From<ParseError> for OpsError {

@@ -1,14 +1,16 @@
 //! Owns looking things up on the platform for a person filling in a campaign: a public
 //! channel or bot by its name, with its title and picture where the platform gives them,
 //! which are kept (`store::peers`, filed under the platform's kind) so targeting reads by title
-//! later. The face decides who may look up with which cabinet. Blocking.
+//! later; and the cities of a country by a part of their name. The face decides who may look
+//! up with which cabinet. Blocking.
 
 use rusqlite::Connection;
 
 use super::OpsError;
 use crate::clock;
 use crate::domain::campaign::TargetType;
-use crate::domain::targeting::PeerEntry;
+use crate::domain::countries::COUNTRIES;
+use crate::domain::targeting::{CityEntry, PeerEntry};
 use crate::platform::PlatformKind;
 use crate::services::Services;
 use crate::store::{peers, StoreError};
@@ -59,4 +61,22 @@ pub fn platform_key(s: &Services) -> &'static str {
         PlatformKind::Sim => "sim",
         PlatformKind::Telegram => "telegram",
     }
+}
+
+/// The cities of `country` (a code of [`crate::domain::countries::COUNTRIES`]) whose name
+/// holds `query`, looked up with cabinet `account`'s credentials; none for an unknown
+/// country or an empty or overlong query.
+pub fn look_up_cities(
+    s: &Services,
+    account: i64,
+    country: &str,
+    query: &str,
+) -> Result<Vec<CityEntry>, OpsError> {
+    let country = country.trim().to_ascii_uppercase();
+    let query = query.trim();
+    let known = COUNTRIES.iter().any(|(code, _)| *code == country);
+    if !known || query.is_empty() || query.chars().count() > MAX_QUERY {
+        return Ok(Vec::new());
+    }
+    Ok(s.platform.cities(Some(account), &country, query)?)
 }

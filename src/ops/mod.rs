@@ -32,7 +32,7 @@ pub use connect::{
     cabinet_connect, cabinet_list, cabinet_reconnect, cabinet_sync, platform_check, read_token,
     CabinetList, Checked, Connected, Synced, MAX_TOKEN,
 };
-pub use error::{bad, OpsError, Owned};
+pub use error::{bad, refused, OpsError, Owned};
 pub use keys::{
     key_create, key_list, key_of, key_ping, key_revoke, key_rotate_secret, key_set, tracker_rotate,
     webhook_log, webhook_resend, KeyChange, NewKey, Scope, WebhookUrl, MAX_ACTIVE_KEYS,
@@ -40,7 +40,7 @@ pub use keys::{
 pub use reconcile::{cabinet_reconcile, Difference, Reconciled};
 pub use rules::{auto_cpm_log, rule_list, AutoCpmLog, RuleList};
 pub use sim::{sim_advance, sim_fail, sim_now, sim_review};
-pub use tasks::{task_cancel, task_resume};
+pub use tasks::{outcome_sentence, task_cancel, task_resume};
 pub use users::{
     member_add, member_remove, user_add, user_add_with_password, user_find, user_list, user_set,
     user_set_chat, Subscription, TeamAccess, UserList,

@@ -7,10 +7,11 @@
 
 use rusqlite::Connection;
 
-use super::{bad, now_iso, require_cabinet, require_user, Done, OpsError, TeamAccess};
+use super::{bad, now_iso, refused, require_cabinet, require_user, Done, OpsError, TeamAccess};
 use crate::clock;
 use crate::domain::access::{Access, Plan};
 use crate::domain::password;
+use crate::domain::Why;
 use crate::i18n::Lang;
 use crate::primitives::{random_hex, sha256_hex};
 use crate::services::Services;
@@ -172,10 +173,18 @@ fn may_link(
 pub fn invite(s: &Services, agency: i64, invitation: &Invitation) -> Result<Invited, OpsError> {
     let email = invitation.email.trim().to_string();
     if !is_email(&email) {
-        return Err(bad("email", format!("'{email}' is not an email address")));
+        return Err(refused(
+            "email",
+            format!("'{email}' is not an email address"),
+            Why::Email,
+        ));
     }
     if invitation.cabinets.is_empty() {
-        return Err(bad("cabinet", "choose at least one cabinet"));
+        return Err(refused(
+            "cabinet",
+            "choose at least one cabinet",
+            Why::Required,
+        ));
     }
     let access = match invitation.access {
         TeamAccess::Manager => Access::Manager,
@@ -270,7 +279,8 @@ pub fn open_link(conn: &Connection, token: &str) -> Result<Option<(Link, User)>,
 /// ends, and their other open links go. Returns the person's id; `token` names the refusal of
 /// a link unknown, spent or expired, `password` a password the rules refuse.
 pub fn redeem(s: &Services, token: &str, password: &str) -> Result<i64, OpsError> {
-    password::check(password).map_err(|why| bad("password", why.to_string()))?;
+    password::check(password)
+        .map_err(|why| refused("password", why.to_string(), Why::from(why)))?;
     let hash = password::hash(password);
     let token_hash = sha256_hex(token);
     s.db.write_blocking(|tx| {
@@ -297,7 +307,8 @@ pub fn password_change(
     password: &str,
     keep: &str,
 ) -> Result<Done, OpsError> {
-    password::check(password).map_err(|why| bad("password", why.to_string()))?;
+    password::check(password)
+        .map_err(|why| refused("password", why.to_string(), Why::from(why)))?;
     let hash = password::hash(password);
     s.db.write_blocking(|tx| {
         require_user(tx, user)?;

@@ -2,7 +2,7 @@
 //! resuming a paused one after a top-up.
 
 use super::{bad, now_iso, By, OpsError, Owned, TaskState};
-use crate::domain::task::TaskStatus;
+use crate::domain::task::{Outcome, TaskStatus};
 use crate::services::Services;
 use crate::store::tasks;
 
@@ -50,4 +50,32 @@ pub fn task_resume(s: &Services, by: By, id: i64) -> Result<TaskState, OpsError>
             status: TaskStatus::Pending.as_str(),
         })
     })
+}
+
+/// A task's stored outcome (its `error`, `paused_reason` or an item's error) as the API and
+/// the command line answer it: the English sentence the service has always given.
+pub fn outcome_sentence(stored: &str) -> String {
+    use crate::ops::campaigns::Refusal;
+    let refused = |code: &str, r: Refusal| format!("{code}{}.", r.sentence());
+    match Outcome::read(stored) {
+        Outcome::CabinetGone => "The cabinet no longer exists.".into(),
+        Outcome::CabinetInactive => "The cabinet is deactivated.".into(),
+        Outcome::SessionExpired => {
+            "The cabinet's platform session expired; reconnect it in the panel.".into()
+        }
+        Outcome::PlatformSilent => "The platform did not answer; the task stopped.".into(),
+        Outcome::Unreadable => {
+            "The task's stored data cannot be read, so it was stopped; queue the operation again."
+                .into()
+        }
+        Outcome::OutOfBalance { item } => format!(
+            "The cabinet balance ran out at item {item}; top up the cabinet and resume the task from the panel."
+        ),
+        Outcome::NoSuchCampaign => "No such campaign in this cabinet, or it is deleted.".into(),
+        Outcome::NotDeclined => refused("CAMPAIGN_NOT_DECLINED: ", Refusal::NotDeclined),
+        Outcome::AdBalance => refused("INSUFFICIENT_AD_BALANCE: ", Refusal::InsufficientAdBalance),
+        Outcome::AutoCpmLocked => refused("CABINET_LOCKED: ", Refusal::AutoCpmLocked),
+        Outcome::ViewerZone => refused("", Refusal::ViewerZoneNeedsUsers),
+        Outcome::Said(text) => text,
+    }
 }

@@ -1,9 +1,10 @@
 //! Owns people (`adcab admin user`, `member`, and the web panel's team page): adding them, their
 //! plans and subscriptions, and agency teams (members and the cabinets shared with them).
 
-use super::{bad, now_iso, require_cabinet, require_user, Done, Id, OpsError};
+use super::{bad, now_iso, refused, require_cabinet, require_user, Done, Id, OpsError};
 use crate::domain::access::{Access, Plan};
 use crate::domain::password;
+use crate::domain::Why;
 use crate::services::Services;
 use crate::store::{alerts, sessions, teams, users, StoreError};
 
@@ -73,21 +74,30 @@ pub fn user_add_with_password(
     plan: Plan,
     password: &str,
 ) -> Result<Id, OpsError> {
-    password::check(password).map_err(|why| bad("password", why.to_string()))?;
+    password::check(password)
+        .map_err(|why| refused("password", why.to_string(), Why::from(why)))?;
     add_user(s, email, plan, Some(password::hash(password)))
 }
 
 fn add_user(s: &Services, email: &str, plan: Plan, hash: Option<String>) -> Result<Id, OpsError> {
     let email = email.trim();
     if !email.contains('@') {
-        return Err(bad("email", format!("'{email}' is not an email address")));
+        return Err(refused(
+            "email",
+            format!("'{email}' is not an email address"),
+            Why::Email,
+        ));
     }
     s.db.write_blocking(|tx| {
         let now = now_iso(tx)?;
         let id = match users::insert(tx, email, plan, &now) {
             Ok(id) => id,
             Err(StoreError::Conflict) => {
-                return Err(bad("email", format!("a user with email {email} exists")))
+                return Err(refused(
+                    "email",
+                    format!("a user with email {email} exists"),
+                    Why::Taken,
+                ))
             }
             Err(e) => return Err(e.into()),
         };
@@ -108,7 +118,8 @@ pub fn user_set(
     let active = subscription.map(|v| v == Subscription::Active);
     let hash = password
         .map(|p| {
-            password::check(p).map_err(|why| bad("password", why.to_string()))?;
+            password::check(p)
+                .map_err(|why| refused("password", why.to_string(), Why::from(why)))?;
             Ok::<_, OpsError>(password::hash(p))
         })
         .transpose()?;

@@ -24,6 +24,9 @@ pub enum WebError {
     /// A state-changing request sent from another site.
     CrossSite,
     BadRequest(String),
+    /// As `BadRequest`, with a sentence the catalogue words when the page is drawn (a field
+    /// refused by a lower layer).
+    Invalid(Words),
     /// The change cannot be made in the state things are in; the sentence says why.
     Conflict(String),
     /// As `Conflict`, with a sentence the catalogue words when the page is drawn.
@@ -77,7 +80,7 @@ impl WebError {
             WebError::Forbidden(_) | WebError::Denied(_) | WebError::Csrf | WebError::CrossSite => {
                 StatusCode::FORBIDDEN
             }
-            WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            WebError::BadRequest(_) | WebError::Invalid(_) => StatusCode::BAD_REQUEST,
             WebError::Conflict(_) | WebError::Refused(_) => StatusCode::CONFLICT,
             WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             WebError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -108,7 +111,7 @@ impl WebError {
                 why.clone()
             }
             WebError::Denied(e) => denied(lang, *e),
-            WebError::Refused(words) => words.in_lang(lang),
+            WebError::Refused(words) | WebError::Invalid(words) => words.in_lang(lang),
             WebError::Csrf => lang.t("error-csrf"),
             WebError::CrossSite => lang.t("error-cross-site"),
             WebError::MethodNotAllowed => lang.t("error-method"),

@@ -110,6 +110,11 @@ fn table() -> &'static [Def] {
             },
             Def {
                 method: Method::GET,
+                pattern: "/campaigns/new/cities",
+                handler: view!(pages::new_campaign::cities),
+            },
+            Def {
+                method: Method::GET,
                 pattern: "/campaigns/new/link",
                 handler: view!(pages::new_campaign::link),
             },

@@ -12,7 +12,7 @@ use super::{Form, Visit};
 use crate::domain::schedule::{Schedule, Zone, DAYS};
 pub use crate::domain::zone::offset_text;
 use crate::domain::zone::{offset_at, Written};
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 
 /// The grid's form field for a day's hours: `schedule.days.mon`, as the API names it.
 fn day_field(day: &str) -> String {
@@ -132,11 +132,9 @@ pub fn from_form(form: &Form) -> Result<Option<Value>, ParseError> {
         let field = day_field(day);
         let mut hours = Vec::new();
         for h in form.all(&field).take(24) {
-            let hour: u8 = h
-                .parse()
-                .ok()
-                .filter(|h| *h < 24)
-                .ok_or_else(|| ParseError::new(&field, "hours run from 0 to 23."))?;
+            let hour: u8 = h.parse().ok().filter(|h| *h < 24).ok_or_else(|| {
+                ParseError::new(&field, "hours run from 0 to 23.").because(Why::Hours)
+            })?;
             hours.push(hour);
         }
         any |= !hours.is_empty();

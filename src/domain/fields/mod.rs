@@ -15,7 +15,7 @@ use serde::de::{Deserialize, DeserializeOwned, Deserializer, MapAccess, Visitor}
 use serde_json::{Map, Value};
 use serde_path_to_error::Segment;
 
-use super::{id, ParseError};
+use super::{id, ParseError, Why};
 use reader::{Reader, NAME};
 use wire::Lenient;
 
@@ -127,7 +127,7 @@ pub fn read_at<T: DeserializeOwned>(value: &Value, at: &str) -> Result<T, ParseE
             }
             None => e.sentence,
         };
-        ParseError::new(param, sentence)
+        ParseError::new(param, sentence).because(e.why)
     })
 }
 
@@ -143,7 +143,7 @@ pub fn read_open<T: DeserializeOwned>(
     let first = value
         .as_object()
         .and_then(|map| map.keys().find(|k| !declared.contains(&k.as_str())))
-        .map(|k| ParseError::new(path(at, k), format!("Unknown field {k}.")));
+        .map(|k| ParseError::new(path(at, k), format!("Unknown field {k}.")).because(Why::NotHere));
     Ok((read, Undeclared(first)))
 }
 

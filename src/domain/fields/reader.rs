@@ -12,6 +12,8 @@ use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess
 use serde::de::{Unexpected, Visitor};
 use serde_json::{Map, Value};
 
+use crate::domain::Why;
+
 /// Where the name of the field a sentence is about goes (`"{NAME} must be a string."`); the
 /// reader puts the field's name there, with the index of an entry (`ad_ids[3]`).
 pub const NAME: &str = "\u{0}";
@@ -36,11 +38,14 @@ pub struct ReadError {
     /// The sentence waits for the name of the value it is about; the indices passed so far on
     /// the way out (`[3]`) follow that name.
     pub(super) unnamed: Option<String>,
+    /// The reason typed, for a face that words it itself.
+    pub(super) why: Why,
 }
 
 impl ReadError {
     fn plain(sentence: String) -> ReadError {
         ReadError {
+            why: why_of(&sentence),
             sentence,
             unnamed: None,
         }
@@ -68,7 +73,12 @@ impl de::Error for ReadError {
     fn custom<T: fmt::Display>(msg: T) -> Self {
         let sentence = msg.to_string();
         let unnamed = sentence.starts_with(NAME).then(String::new);
-        ReadError { sentence, unnamed }
+        let why = why_of(&sentence);
+        ReadError {
+            sentence,
+            unnamed,
+            why,
+        }
     }
 
     /// A value of the wrong kind: the sentence is what the type expects (its `expecting`).
@@ -83,6 +93,87 @@ impl de::Error for ReadError {
     fn invalid_length(_: usize, expected: &dyn de::Expected) -> Self {
         Self::custom(expected)
     }
+}
+
+/// The reason a wire type's sentence gives, typed: the types reach the reader through serde's
+/// one channel for an error, `custom`, which carries text only, so the templates of
+/// [`super::wire`] (and a link's refusal, which quotes the link) are read back here, next to
+/// the reader that names them. A sentence not listed is [`Why::Other`].
+fn why_of(sentence: &str) -> Why {
+    let rest = sentence.strip_prefix(NAME).unwrap_or(sentence).trim_start();
+    let numbers = |text: &str| -> Vec<i64> {
+        text.split(|c: char| !c.is_ascii_digit() && c != '-')
+            .filter_map(|n| n.parse().ok())
+            .collect()
+    };
+    let size = |n: i64| usize::try_from(n).unwrap_or(0);
+    let words = |list: &str| -> Vec<String> {
+        list.trim_end_matches('.')
+            .split(", ")
+            .flat_map(|w| w.split(" or "))
+            .map(str::to_string)
+            .collect()
+    };
+    if matches!(
+        rest,
+        "is required." | "must not be empty." | "must be sent with a value"
+    ) || rest.starts_with("Each entry must be a non-empty")
+    {
+        return Why::Required;
+    }
+    if rest == "must be a number." {
+        return Why::NotANumber;
+    }
+    if rest.starts_with("Unknown field") || rest == "is top level only." {
+        return Why::NotHere;
+    }
+    if rest.starts_with('\'') {
+        return Why::Link;
+    }
+    if let Some(range) = rest
+        .strip_prefix("is ")
+        .filter(|r| r.ends_with(" characters."))
+    {
+        if let [min, max] = numbers(range)[..] {
+            return Why::Length {
+                min: size(min),
+                max: size(max),
+            };
+        }
+    }
+    if let Some(range) = rest.strip_prefix("must be an integer from ") {
+        if let [min, max] = numbers(range)[..] {
+            return Why::Range { min, max };
+        }
+    }
+    if let Some(most) = rest.strip_prefix("takes at most ") {
+        if let [max] = numbers(most)[..] {
+            return Why::TooMany { max: size(max) };
+        }
+    }
+    let kinds = [
+        "must be a string",
+        "must be an array",
+        "must be a positive integer",
+        "must be true or false",
+        "must be an object",
+        "must be sent with a value, or null",
+        "Each entry must be",
+        "is too large",
+    ];
+    if kinds.iter().any(|k| rest.starts_with(k)) {
+        return Why::Kind;
+    }
+    if let Some(list) = rest.strip_prefix("must be one of ").or_else(|| {
+        rest.strip_prefix("must be ")
+            .or_else(|| rest.strip_prefix("is "))
+            .filter(|list| list.contains(" or "))
+    }) {
+        return Why::NotOneOf {
+            allowed: words(list),
+        };
+    }
+    Why::Other
 }
 
 impl fmt::Display for ReadError {

@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::reader::{EXACT, LENIENT, NAME, PATCH, PRESENT, RAW};
 use crate::domain::id;
 use crate::domain::money::{parse_amount, Money, MONEY_SCALE};
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 
 /// The refusal of a required field sent as `null`.
 fn required<E: de::Error>() -> E {
@@ -184,7 +184,8 @@ impl Amount {
     /// Money of at most `scale` decimals, not negative, in the one grammar of
     /// [`crate::domain::money::parse_amount`]; a refusal names `param` and says it of `name`.
     pub fn money(&self, param: &str, name: &str, scale: u32) -> Result<Money, ParseError> {
-        Money::parse(&self.0, scale).map_err(|e| ParseError::new(param, format!("{name} {e}.")))
+        Money::parse(&self.0, scale)
+            .map_err(|e| ParseError::new(param, format!("{name} {e}.")).because(Why::from(&e)))
     }
 
     /// Money as [`Amount::money`] reads it, greater than zero.
@@ -193,7 +194,8 @@ impl Amount {
             m if m.micros() == 0 => Err(ParseError::new(
                 param,
                 format!("{name} must be greater than 0."),
-            )),
+            )
+            .because(Why::NotPositive)),
             m => Ok(m),
         }
     }
@@ -203,7 +205,7 @@ impl Amount {
     pub fn signed(&self, param: &str, name: &str) -> Result<Decimal, ParseError> {
         parse_amount(&self.0, MONEY_SCALE, true)
             .map(|m| Decimal::new(m, MONEY_SCALE).normalize())
-            .map_err(|e| ParseError::new(param, format!("{name} {e}.")))
+            .map_err(|e| ParseError::new(param, format!("{name} {e}.")).because(Why::from(&e)))
     }
 }
 

@@ -9,7 +9,7 @@ use crate::domain::auto_cpm::{CpaFrom, Goal, Settings};
 use crate::domain::fields;
 use crate::domain::fields::wire::{Amount, Choice, Flag, Word};
 use crate::domain::money::{CabinetType, Money};
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 
 /// `auto_cpm` as sent.
 #[derive(Deserialize)]
@@ -69,6 +69,7 @@ impl AutoCpmIn {
                     format!("auto_cpm.{name}"),
                     format!("{name} is required to switch Auto CPM on."),
                 )
+                .because(Why::Required)
             })
         };
         let settings = match (enabled, stored) {
@@ -83,6 +84,7 @@ impl AutoCpmIn {
                 enabled,
                 goal: goal.or(stored.map(|s| s.goal)).ok_or_else(|| {
                     ParseError::new("auto_cpm.goal", "goal is required to switch Auto CPM on.")
+                        .because(Why::Required)
                 })?,
                 cpa_from: cpa_from
                     .or(stored.map(|s| s.cpa_from))
@@ -93,10 +95,10 @@ impl AutoCpmIn {
             },
         };
         if settings.min_cpm > settings.max_cpm {
-            return Err(ParseError::new(
-                "auto_cpm.max_cpm",
-                "max_cpm must be at least min_cpm.",
-            ));
+            return Err(
+                ParseError::new("auto_cpm.max_cpm", "max_cpm must be at least min_cpm.")
+                    .because(Why::Order),
+            );
         }
         Ok(Some(settings))
     }

@@ -13,7 +13,7 @@ use crate::clock;
 use crate::domain::fields;
 use crate::domain::fields::wire::{Amount, Text};
 use crate::domain::money::{CabinetType, Money, MAX_UNITS};
-use crate::domain::ParseError;
+use crate::domain::{words, ParseError, Why};
 use crate::ops::write_back;
 use crate::ops::Actor;
 use crate::platform::BudgetOp;
@@ -39,19 +39,23 @@ pub fn read(body: &Value, kind: CabinetType) -> Result<BudgetOp, ParseError> {
     let amount = || {
         asked.filter(|a| a.micros() > 0).ok_or_else(|| {
             ParseError::new("amount", "amount is required and must be greater than 0.")
+                .because(Why::NotPositive)
         })
     };
     match sent.action.0.as_str() {
         "add" => Ok(BudgetOp::Add(amount()?)),
         "withdraw" => Ok(BudgetOp::Withdraw(amount()?)),
         "withdraw_all" if asked.is_some() => {
-            Err(ParseError::new("amount", "withdraw_all takes no amount."))
+            Err(ParseError::new("amount", "withdraw_all takes no amount.").because(Why::NotHere))
         }
         "withdraw_all" => Ok(BudgetOp::WithdrawAll),
-        _ => Err(ParseError::new(
-            "action",
-            "action must be add, withdraw or withdraw_all.",
-        )),
+        _ => Err(
+            ParseError::new("action", "action must be add, withdraw or withdraw_all.").because(
+                Why::NotOneOf {
+                    allowed: words(&["add", "withdraw", "withdraw_all"]),
+                },
+            ),
+        ),
     }
 }
 
@@ -77,22 +81,34 @@ pub fn move_budget(
 ) -> Result<Moved, OpsError> {
     let (source, cabinet) = (actor.source(), actor.cabinet());
     let kind = cabinet.cabinet_type;
-    let invalid = |m: String| OpsError::Invalid(ParseError::new("amount", m));
+    let invalid =
+        |m: String, why: Why| OpsError::Invalid(ParseError::new("amount", m).because(why));
+    let floor = Why::BelowFloor {
+        min: cabinet.min_budget,
+        currency: kind.currency(),
+    };
     match op {
         BudgetOp::Add(a) => {
             let after = row.budget.checked_add(a).ok_or_else(|| {
-                invalid(format!("The campaign's budget would exceed {MAX_UNITS}."))
+                invalid(
+                    format!("The campaign's budget would exceed {MAX_UNITS}."),
+                    Why::TooLarge { max: MAX_UNITS },
+                )
             })?;
             campaign_fields::check_budget_floor(after, cabinet)
-                .map_err(|e| invalid(e.to_string()))?;
+                .map_err(|e| invalid(e.to_string(), floor.clone()))?;
         }
         BudgetOp::Withdraw(a) => {
             let after = row
                 .budget
                 .checked_sub(a)
                 .ok_or(OpsError::Refused(Refusal::InsufficientAdBalance))?;
-            campaign_fields::check_budget_floor(after, cabinet)
-                .map_err(|e| invalid(format!("{e} Withdraw less, or use withdraw_all.")))?;
+            campaign_fields::check_budget_floor(after, cabinet).map_err(|e| {
+                invalid(
+                    format!("{e} Withdraw less, or use withdraw_all."),
+                    floor.clone(),
+                )
+            })?;
         }
         BudgetOp::WithdrawAll => {}
     }

@@ -22,7 +22,7 @@ use crate::domain::fields;
 use crate::domain::fields::wire::{present, Amount, Choice, Ids, Patch, Raw, Word};
 use crate::domain::money::CabinetType;
 use crate::domain::task::{BulkAction, BulkKind, Extra, ExtraValue, Payload, Recreation};
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 use crate::ops::Actor;
 use crate::store::campaigns;
 use crate::store::tasks::{self, NewTask};
@@ -84,10 +84,10 @@ pub fn read(body: &Value, kind: CabinetType, caps: &Capabilities) -> Result<Bulk
         .filter(|id| seen.insert(*id))
         .collect();
     if ad_ids.is_empty() {
-        return Err(ParseError::new(
-            "ad_ids",
-            format!("ad_ids takes 1 to {MAX_IDS} ids."),
-        ));
+        return Err(
+            ParseError::new("ad_ids", format!("ad_ids takes 1 to {MAX_IDS} ids."))
+                .because(Why::Required),
+        );
     }
     let fields = [
         ("amount", sent.amount),
@@ -98,10 +98,10 @@ pub fn read(body: &Value, kind: CabinetType, caps: &Capabilities) -> Result<Bulk
         .iter()
         .find(|(field, value)| value.is_some() && extra.field() != Some(field))
     {
-        return Err(ParseError::new(
-            *field,
-            format!("{field} is not used with action {name}."),
-        ));
+        return Err(
+            ParseError::new(*field, format!("{field} is not used with action {name}."))
+                .because(Why::NotHere),
+        );
     }
     let [amount, cpm, schedule] = fields.map(|(_, value)| value.map(|Raw(v)| v));
     let amount_of = |value: Option<Value>, name: &str| {
@@ -119,13 +119,14 @@ pub fn read(body: &Value, kind: CabinetType, caps: &Capabilities) -> Result<Bulk
                 .filter(|a| a.micros() > 0)
                 .ok_or_else(|| {
                     ParseError::new("amount", "amount is required and must be greater than 0.")
+                        .because(Why::NotPositive)
                 })?,
         ),
         Extra::Cpm => ExtraValue::Money(
             amount_of(cpm, "cpm")?
                 .map(|a| campaign_fields::cpm(&a, "", kind))
                 .transpose()?
-                .ok_or_else(|| ParseError::new("cpm", "cpm is required."))?,
+                .ok_or_else(|| ParseError::new("cpm", "cpm is required.").because(Why::Required))?,
         ),
         Extra::Schedule => {
             let sent = match schedule {
@@ -139,6 +140,7 @@ pub fn read(body: &Value, kind: CabinetType, caps: &Capabilities) -> Result<Bulk
                         "schedule",
                         "schedule is required: an object, or null to remove it.",
                     )
+                    .because(Why::Required)
                 },
             )?)
         }
@@ -149,6 +151,7 @@ pub fn read(body: &Value, kind: CabinetType, caps: &Capabilities) -> Result<Bulk
     } else {
         BulkChange::Action(BulkAction::from_parts(action_kind, value).ok_or_else(|| {
             ParseError::new("action", format!("action {name} takes no such field."))
+                .because(Why::NotHere)
         })?)
     };
     Ok(Bulk { change, ad_ids })

@@ -26,7 +26,7 @@ use crate::domain::fields::wire::{
 use crate::domain::fields::{self, path};
 use crate::domain::money::Money;
 use crate::domain::task::TaskKind;
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 use crate::store::cabinets::Cabinet;
 use crate::store::campaigns::CampaignRow;
 
@@ -57,12 +57,14 @@ impl GroupIn {
             (Some(_), Some(_)) => Err(ParseError::new(
                 "new_group_name",
                 "Send group_id or new_group_name, not both.",
-            )),
+            )
+            .because(Why::Other)),
             (Some(Id(id)), None) => Ok(GroupChoice::Existing(id)),
             (None, Some(name)) if name.is_empty() => Err(ParseError::new(
                 "new_group_name",
                 "new_group_name must not be empty.",
-            )),
+            )
+            .because(Why::Required)),
             (None, Some(name)) => Ok(GroupChoice::New(name)),
             (None, None) => Ok(GroupChoice::None),
         }
@@ -327,7 +329,10 @@ impl NewCampaign {
             return Err(ParseError::new(
                 path(at, "target_type"),
                 format!("target_type must be {}.", caps.target_names()),
-            ));
+            )
+            .because(Why::NotOneOf {
+                allowed: caps.target_words(),
+            }));
         }
         let targets = Targets {
             strings: [
@@ -412,7 +417,8 @@ pub(super) fn media_on(
                 caps.media_target_names(),
                 target.as_str()
             ),
-        ));
+        )
+        .because(Why::NoMedia));
     }
     Ok(Some((token, param)))
 }

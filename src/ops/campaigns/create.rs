@@ -12,7 +12,7 @@ use crate::clock;
 use crate::domain::ad::AdDraft;
 use crate::domain::dates::Sent;
 use crate::domain::task::{Lane, Payload};
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 use crate::ops::Actor;
 use crate::store::groups;
 use crate::store::tasks::{self, NewTask};
@@ -85,7 +85,10 @@ pub(super) fn group_of(
         GroupChoice::Existing(id) => Some(
             groups::get(tx, id)?
                 .filter(|g| g.account_id == account)
-                .ok_or_else(|| ParseError::new("group_id", "No such group in this cabinet."))?
+                .ok_or_else(|| {
+                    ParseError::new("group_id", "No such group in this cabinet.")
+                        .because(Why::Unknown)
+                })?
                 .id,
         ),
         GroupChoice::New(name) => Some(match groups::find_by_name(tx, account, &name)? {

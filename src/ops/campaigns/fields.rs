@@ -18,7 +18,7 @@ use crate::domain::fields::wire::{Amount, Choice, Patch, Raw, Text};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::{CabinetType, Money, MAX_MICROS};
 use crate::domain::schedule::Schedule;
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 use crate::store::cabinets::Cabinet;
 
 /// A promote link ([`PromoteLink`]), kept trimmed.
@@ -52,7 +52,12 @@ pub fn cpm(sent: &Amount, at: &str, kind: CabinetType) -> Result<Money, ParseErr
 pub fn budget(sent: &Amount, at: &str, cabinet: &Cabinet) -> Result<Money, ParseError> {
     let param = path(at, "budget");
     let budget = sent.money(&param, "budget", cabinet.cabinet_type.scale())?;
-    check_budget_floor(budget, cabinet).map_err(|e| ParseError::new(param, e.to_string()))?;
+    check_budget_floor(budget, cabinet).map_err(|e| {
+        ParseError::new(param, e.to_string()).because(Why::BelowFloor {
+            min: cabinet.min_budget,
+            currency: cabinet.cabinet_type.currency(),
+        })
+    })?;
     Ok(budget)
 }
 
@@ -102,17 +107,19 @@ pub fn button(
     };
     let param = path(at, "button");
     if !cabinet.ad_button {
-        return Err(ParseError::new(
-            param,
-            "This cabinet's ad form has no button.",
-        ));
+        return Err(
+            ParseError::new(param, "This cabinet's ad form has no button.").because(Why::NotHere),
+        );
     }
     match value.as_str().filter(|b| caps.has_button(b)) {
         Some(b) => Ok(Some(Some(b.to_string()))),
         None => Err(ParseError::new(
             param,
             format!("button must be one of {}.", caps.buttons.join(", ")),
-        )),
+        )
+        .because(Why::NotOneOf {
+            allowed: caps.buttons.iter().map(|b| (*b).to_string()).collect(),
+        })),
     }
 }
 
@@ -179,6 +186,9 @@ pub fn placement(
                 target.as_str()
             ),
         )
+        .because(Why::NotOneOf {
+            allowed: crate::domain::words(&names),
+        })
     })
 }
 

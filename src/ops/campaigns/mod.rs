@@ -26,7 +26,7 @@ use crate::domain::dates::Dates;
 use crate::domain::money::Money;
 use crate::domain::schedule::{Schedule, Zone};
 use crate::domain::task::BulkAction;
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 use crate::platform::{AdEdit, AdSnapshot, BudgetOp, PlatformError};
 use crate::store::campaigns::{self, CampaignRow};
 use crate::store::{media, StoreError};
@@ -216,9 +216,13 @@ pub fn media_of(
 ) -> Result<(String, String), OpsError> {
     match media::get(conn, &token)? {
         Some(m) if m.account_id == account => Ok((token, m.media_type)),
-        Some(_) => {
-            Err(ParseError::new(param, "This media token belongs to another cabinet.").into())
-        }
-        None => Err(ParseError::new(param, "Unknown media token.").into()),
+        Some(_) => Err(
+            ParseError::new(param, "This media token belongs to another cabinet.")
+                .because(Why::Unknown)
+                .into(),
+        ),
+        None => Err(ParseError::new(param, "Unknown media token.")
+            .because(Why::Unknown)
+            .into()),
     }
 }

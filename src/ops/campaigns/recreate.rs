@@ -26,7 +26,7 @@ use crate::domain::fields::wire::{
 };
 use crate::domain::money::Money;
 use crate::domain::task::{Payload, Recreation, TaskKind};
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 use crate::ops::write_back;
 use crate::ops::Actor;
 use crate::platform::AdSnapshot;
@@ -157,6 +157,9 @@ impl Recreate {
                     "target_type",
                     format!("target_type must be {}.", caps.target_names()),
                 )
+                .because(Why::NotOneOf {
+                    allowed: caps.target_words(),
+                })
                 .into());
             }
             ad.spec.targeting = targets.read("", target_type, caps)?;

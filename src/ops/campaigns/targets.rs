@@ -10,7 +10,7 @@ use crate::domain::capabilities::Capabilities;
 use crate::domain::fields::wire::{Each, Entry, Flag, NonEmpty, Patch, Raw, Text, Whole};
 use crate::domain::fields::{self, path};
 use crate::domain::targeting::{self, City, Targeting};
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 
 /// A campaign's targeting fields as sent, in the order they are read, each read once its
 /// target type says it may be sent.
@@ -40,7 +40,8 @@ impl Targets {
             return Err(ParseError::new(
                 path(at, wrong),
                 format!("{wrong} is not a field of target_type {}.", t.as_str()),
-            ));
+            )
+            .because(Why::NotHere));
         }
         let [channels, bots, audience, keywords, countries, languages, exclude_channels] =
             self.strings;
@@ -64,8 +65,10 @@ impl Targets {
             exclude_channels: list::<NonEmpty>(exclude_channels, at, caps)?,
             political_channels: word(political, at)?,
         };
-        read.check(t, caps)
-            .map_err(|e| ParseError::new(path(at, &e.param), e.message))?;
+        read.check(t, caps).map_err(|e| ParseError {
+            param: path(at, &e.param),
+            ..e
+        })?;
         Ok(read.to_json())
     }
 
@@ -110,7 +113,8 @@ fn cities(sent: Patch<Raw>, at: &str) -> Result<Option<Vec<City>>, ParseError> {
         return Err(ParseError::new(
             path(at, "cities"),
             "cities must be an array of city ids or names.",
-        ));
+        )
+        .because(Why::Kind));
     };
     if list.len() > crate::domain::capabilities::MAX_CITIES {
         return Err(ParseError::new(
@@ -119,7 +123,10 @@ fn cities(sent: Patch<Raw>, at: &str) -> Result<Option<Vec<City>>, ParseError> {
                 "cities takes at most {} entries.",
                 crate::domain::capabilities::MAX_CITIES
             ),
-        ));
+        )
+        .because(Why::TooMany {
+            max: crate::domain::capabilities::MAX_CITIES,
+        }));
     }
     list.iter()
         .enumerate()
@@ -133,7 +140,8 @@ fn cities(sent: Patch<Raw>, at: &str) -> Result<Option<Vec<City>>, ParseError> {
             _ => Err(ParseError::new(
                 path(at, &format!("cities[{i}]")),
                 "Each city is an id from GET /v1/targeting/cities or a non-empty name.",
-            )),
+            )
+            .because(Why::Required)),
         })
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
@@ -159,7 +167,10 @@ where
         return Err(ParseError::new(
             param,
             format!("{name} takes at most {} entries.", caps.max_entries(name)),
-        ));
+        )
+        .because(Why::TooMany {
+            max: caps.max_entries(name),
+        }));
     }
     Ok(Some(fields::read_at::<Each<T>>(&value, &param)?.values()))
 }

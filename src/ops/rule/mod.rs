@@ -13,7 +13,7 @@ use super::{Actor, OpsError};
 use crate::clock;
 use crate::domain::money::CabinetType;
 use crate::domain::rule::{RuleSpec, Scope, MAX_RULES_PER_CABINET};
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 use crate::store::rules::{self, RuleRow};
 use crate::store::{campaigns, groups};
 
@@ -23,7 +23,11 @@ fn check_scope(conn: &Connection, account: i64, scope: &Scope) -> Result<(), Ops
         Scope::Cabinet => Ok(()),
         Scope::Group(g) => match groups::get(conn, *g)? {
             Some(group) if group.account_id == account => Ok(()),
-            _ => Err(ParseError::new("scope.group_id", "No such group in this cabinet.").into()),
+            _ => Err(
+                ParseError::new("scope.group_id", "No such group in this cabinet.")
+                    .because(Why::Unknown)
+                    .into(),
+            ),
         },
         Scope::Ads(ads) => {
             let live = campaigns::live_ids(conn, account)?;
@@ -49,6 +53,9 @@ pub fn create(tx: &Connection, actor: &Actor, spec: &RuleSpec) -> Result<RuleRow
             "account_id",
             format!("A cabinet holds at most {MAX_RULES_PER_CABINET} rules."),
         )
+        .because(Why::TooMany {
+            max: MAX_RULES_PER_CABINET,
+        })
         .into());
     }
     let id = rules::save(tx, None, account, spec, &clock::iso(clock::now(tx)?))?;

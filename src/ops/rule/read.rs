@@ -18,7 +18,7 @@ use crate::domain::rule::{
     Action, ActionKind, Condition, Metric, Op, RuleSpec, Scope, Threshold, MAX_CONDITIONS,
     MAX_SCOPE_ADS, MAX_WINDOW_HOURS,
 };
-use crate::domain::ParseError;
+use crate::domain::{words, ParseError, Why};
 use crate::store::rules::RuleRow;
 
 /// A rule's fields as sent; each is optional (a change sends some, a new rule needs most).
@@ -162,7 +162,8 @@ impl ScopeIn {
             (None, Some(Ids(ads))) if ads.is_empty() => Err(ParseError::new(
                 "scope.ad_ids",
                 "ad_ids lists at least one campaign.",
-            )),
+            )
+            .because(Why::Required)),
             (None, Some(Ids(ads))) => Ok(Scope::Ads(ads)),
             (Some(_), Some(_)) => Err(ParseError::new(
                 "scope",
@@ -190,7 +191,8 @@ impl ConditionIn {
             return Err(ParseError::new(
                 path(at, "window_hours"),
                 "budget and status are read as they are at the sync; they take no window_hours.",
-            ));
+            )
+            .because(Why::NotHere));
         }
         let currency = match self.currency.map(|t| t.0) {
             None => None,
@@ -198,7 +200,8 @@ impl ConditionIn {
                 return Err(ParseError::new(
                     path(at, "currency"),
                     "currency applies to the revenue metric only.",
-                ))
+                )
+                .because(Why::NotHere))
             }
             Some(cur) if cur.len() == 3 && cur.chars().all(|ch| ch.is_ascii_alphabetic()) => {
                 Some(cur.to_ascii_uppercase())
@@ -207,7 +210,8 @@ impl ConditionIn {
                 return Err(ParseError::new(
                     path(at, "currency"),
                     "currency is a three-letter ISO 4217 code.",
-                ))
+                )
+                .because(Why::Unknown))
             }
         };
         Ok(Condition {
@@ -233,23 +237,28 @@ fn threshold(
     op: Op,
 ) -> Result<Threshold, ParseError> {
     let param = path(at, "value");
-    let value = value.ok_or_else(|| ParseError::new(&param, "value is required."))?;
+    let value = value
+        .ok_or_else(|| ParseError::new(&param, "value is required.").because(Why::Required))?;
     if metric == Metric::Status {
         let Text(text) = fields::read_at(&value, &param)?;
-        let status = Status::parse(&text)
-            .ok_or_else(|| ParseError::new(&param, "value must be a campaign status."))?;
+        let status = Status::parse(&text).ok_or_else(|| {
+            ParseError::new(&param, "value must be a campaign status.").because(Why::Unknown)
+        })?;
         if !matches!(op, Op::Eq | Op::Ne) {
-            return Err(ParseError::new(
-                path(at, "op"),
-                "A status is compared with = or != only.",
-            ));
+            return Err(
+                ParseError::new(path(at, "op"), "A status is compared with = or != only.").because(
+                    Why::NotOneOf {
+                        allowed: words(&["=", "!="]),
+                    },
+                ),
+            );
         }
         return Ok(Threshold::Status(status));
     }
     let amount: Amount = fields::read_at(&value, &param)?;
     let value = amount.signed(&param, "value")?;
     if value.is_sign_negative() && metric != Metric::Revenue {
-        return Err(ParseError::new(param, "value must not be negative."));
+        return Err(ParseError::new(param, "value must not be negative.").because(Why::Negative));
     }
     let counter = matches!(
         metric,
@@ -262,7 +271,8 @@ fn threshold(
                 "{} is a count: value must be a whole number.",
                 metric.as_str()
             ),
-        ));
+        )
+        .because(Why::Decimals { scale: 0 }));
     }
     Ok(Threshold::Number(value.normalize()))
 }
@@ -277,13 +287,14 @@ fn positive(sent: Option<Amount>, name: &str, kind: CabinetType) -> Result<Money
                 param,
                 format!("{name} is required and must be greater than 0."),
             )
+            .because(Why::NotPositive)
         })
 }
 
 /// The rule's `action`: its `type`, then the fields that type takes (any other refused).
 fn action(value: &Value, kind: CabinetType) -> Result<Action, ParseError> {
     if !value.is_object() {
-        return Err(ParseError::new("action", "action must be an object."));
+        return Err(ParseError::new("action", "action must be an object.").because(Why::Kind));
     }
     let Lenient(ActionHead { kind: Word(which) }) = fields::read_at(value, "action")?;
     Ok(match which {
@@ -314,6 +325,7 @@ fn action(value: &Value, kind: CabinetType) -> Result<Action, ParseError> {
                         &param,
                         "percent is required: from -90 to 500, not 0 (negative lowers the bid).",
                     )
+                    .because(Why::Range { min: -90, max: 500 })
                 })?;
             let (min_cpm, max_cpm) = (
                 positive(sent.min_cpm, "min_cpm", kind)?,
@@ -321,10 +333,10 @@ fn action(value: &Value, kind: CabinetType) -> Result<Action, ParseError> {
             );
             undeclared.refuse()?;
             if min_cpm > max_cpm {
-                return Err(ParseError::new(
-                    "action.max_cpm",
-                    "max_cpm must be at least min_cpm.",
-                ));
+                return Err(
+                    ParseError::new("action.max_cpm", "max_cpm must be at least min_cpm.")
+                        .because(Why::Order),
+                );
             }
             Action::ChangeCpm {
                 percent: percent.normalize(),
@@ -341,7 +353,8 @@ fn action(value: &Value, kind: CabinetType) -> Result<Action, ParseError> {
                 return Err(ParseError::new(
                     "action.max_per_day",
                     "max_per_day must be at least amount.",
-                ));
+                )
+                .because(Why::Order));
             }
             Action::AddBudget {
                 amount,
@@ -363,7 +376,8 @@ pub fn read(
     base: Option<&RuleSpec>,
 ) -> Result<RuleSpec, ParseError> {
     let (sent, undeclared): (RuleIn, _) = fields::read_open(body, "")?;
-    let missing = |name: &str| ParseError::new(name, format!("{name} is required."));
+    let missing =
+        |name: &str| ParseError::new(name, format!("{name} is required.")).because(Why::Required);
     let name = match sent.name {
         Some(Trimmed(n)) => n,
         None => base
@@ -445,7 +459,8 @@ pub fn read_change(
         return Err(ParseError::new(
             "account_id",
             "A rule stays in its cabinet; create a new one for another.",
-        ));
+        )
+        .because(Why::Other));
     }
     Ok(RuleChange {
         spec: read(&body.fields(), kind, Some(&rule.spec))?,

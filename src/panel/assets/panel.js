@@ -89,6 +89,22 @@
       });
     });
   }
+  // The hints that follow the cabinet (its currency, the minimum bid and budget, whether its
+  // ads have a button) are carried by each cabinet's option; choosing another swaps them.
+  function cabinetHints(form) {
+    var select = form.querySelector("select[data-cabinet]");
+    if (!select) { return; }
+    select.addEventListener("change", function () {
+      var o = select.options[select.selectedIndex];
+      if (!o) { return; }
+      form.querySelectorAll(".currency").forEach(function (c) { c.textContent = o.dataset.currency; });
+      var min = form.querySelector("#cpm-min");
+      if (min) { min.textContent = o.dataset.cpmMin; min.hidden = !o.dataset.cpmMin; }
+      var budget = form.querySelector("#budget-help");
+      if (budget) { budget.textContent = o.dataset.budgetHelp; }
+      form.querySelectorAll(".button-field").forEach(function (b) { b.hidden = o.dataset.button !== "true"; });
+    });
+  }
   document.addEventListener("click", function (e) {
     var button = e.target.closest && e.target.closest("button[data-add]");
     if (!button) { return; }
@@ -102,7 +118,7 @@
   document.addEventListener("DOMContentLoaded", function () {
     var form = document.getElementById("new-campaign");
     if (!form) { return; }
-    byType(form); counter(form); filters(form); chips(form);
+    byType(form); counter(form); filters(form); chips(form); cabinetHints(form);
   });
 })();
 

@@ -12,6 +12,7 @@ pub mod settings;
 pub mod sim;
 pub mod tasks;
 pub mod team;
+pub mod why;
 
 use maud::{html, Markup};
 
@@ -83,8 +84,8 @@ where
 }
 
 /// An operation's failure as a page: a store failure is the generic page (logged, never shown),
-/// a refusal says why (in the page's language where the panel words it; a lower layer's own
-/// sentence, such as a field's validation or the platform's reason, as it was written).
+/// a refusal says why (in the page's language where the panel words it, a field's refusal from
+/// its typed reason ([`why`]); the platform's own reason as it was written).
 pub fn ops_error(e: OpsError) -> WebError {
     let words = |f: fn(Lang) -> String| WebError::Refused(Words::new(f));
     match e {
@@ -94,7 +95,7 @@ pub fn ops_error(e: OpsError) -> WebError {
         OpsError::Platform(PlatformError::Internal(detail)) => {
             WebError::Store(StoreError::Failed(detail))
         }
-        OpsError::Invalid(e) => WebError::BadRequest(sentence(&e.message)),
+        OpsError::Invalid(e) => WebError::Invalid(Words::new(move |l| why::worded(l, &e))),
         OpsError::Refused(r) => match r {
             Refusal::InsufficientAdBalance => words(|l| l.t("error-less-budget")),
             Refusal::AutoCpmLocked => words(|l| l.t("error-auto-cpm-locked")),
@@ -163,7 +164,7 @@ pub fn sentence(message: &str) -> String {
 /// error is a conflict with its sentence, anything else the page [`ops_error`] makes of it.
 pub fn internal(e: OpsError) -> WebError {
     match e {
-        OpsError::Invalid(e) => WebError::Conflict(sentence(&e.message)),
+        OpsError::Invalid(e) => WebError::Refused(Words::new(move |l| why::worded(l, &e))),
         OpsError::NotFound
         | OpsError::RuleNotFound
         | OpsError::NotYours(_)

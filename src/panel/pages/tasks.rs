@@ -15,7 +15,7 @@ use super::super::{layout, redirect, Form, Visit, WebError};
 use super::{internal, panel_op};
 use crate::domain::campaign::Source;
 use crate::domain::money::{CabinetType, Money};
-use crate::domain::task::{BulkAction, Payload, TaskStatus};
+use crate::domain::task::{BulkAction, Outcome, Payload, TaskStatus};
 use crate::http::Reply;
 use crate::i18n::Lang;
 use crate::ops::{self, By, OpsError};
@@ -312,7 +312,7 @@ fn line(
                                     ": "
                                     @match &item.error {
                                         None => span.ok { (visit.t("tasks-item-ok")) },
-                                        Some(why) => span.error { (visit.ta("tasks-item-failed", &[("reason", why.as_str().into())])) },
+                                        Some(why) => span.error { (visit.ta("tasks-item-failed", &[("reason", outcome(visit, why).into())])) },
                                     }
                                 }
                             }
@@ -324,8 +324,8 @@ fn line(
             td data-label=(label("tasks-col-cabinet")) { (cabinet) }
             td data-label=(label("tasks-col-status")) {
                 span class={ "badge " (class) } { (visit.t(status_key(t.status))) }
-                @if let Some(why) = &t.paused_reason { br; span.muted { (why) } }
-                @if let Some(error) = &t.error { br; span.error { (error) } }
+                @if let Some(why) = &t.paused_reason { br; span.muted { (outcome(visit, why)) } }
+                @if let Some(error) = &t.error { br; span.error.outcome { (outcome(visit, error)) } }
             }
             td.num data-label=(label("tasks-col-progress")) {
                 progress value=(t.progress) max=(t.total.max(1)) {} " " (t.progress) "/" (t.total)
@@ -425,7 +425,29 @@ async fn change(
     let by = By::Person(session.person.user.id);
     match panel_op(visit, move |services| act(services, by, id)).await {
         Ok(_) => Ok(redirect("/tasks")),
-        Err(OpsError::Invalid(e)) => Err(WebError::Conflict(e.message)),
+        Err(OpsError::Invalid(e)) => Err(WebError::Conflict(super::why::worded(visit.lang, &e))),
         Err(e) => Err(internal(e)),
+    }
+}
+
+/// A task's stored outcome (its error, why it paused, an item's error) in the person's
+/// language; a text the task kept as it was said (the platform's reason) as it is.
+fn outcome(visit: &Visit, stored: &str) -> String {
+    match Outcome::read(stored) {
+        Outcome::CabinetGone => visit.t("tasks-outcome-cabinet-gone"),
+        Outcome::CabinetInactive => visit.t("tasks-outcome-cabinet-inactive"),
+        Outcome::SessionExpired => visit.t("tasks-outcome-session-expired"),
+        Outcome::PlatformSilent => visit.t("tasks-outcome-platform-silent"),
+        Outcome::Unreadable => visit.t("tasks-outcome-unreadable"),
+        Outcome::OutOfBalance { item } => visit.ta(
+            "tasks-outcome-out-of-balance",
+            &[("item", item.saturating_add(1).into())],
+        ),
+        Outcome::NoSuchCampaign => visit.t("tasks-outcome-no-such-campaign"),
+        Outcome::NotDeclined => visit.t("tasks-outcome-not-declined"),
+        Outcome::AdBalance => visit.t("tasks-outcome-ad-balance"),
+        Outcome::AutoCpmLocked => visit.t("tasks-outcome-auto-cpm-locked"),
+        Outcome::ViewerZone => visit.t("tasks-outcome-viewer-zone"),
+        Outcome::Said(text) => text,
     }
 }

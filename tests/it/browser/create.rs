@@ -228,3 +228,38 @@ fn one_campaign_of_each_target_type_is_created_through_the_form_in_a_real_browse
     );
     chrome.quit().unwrap();
 }
+
+#[test]
+fn the_hints_follow_the_cabinet_chosen_and_a_city_is_picked_from_the_platforms_list() {
+    let app = spawn_app();
+    let (user, euro, _) = app.manager();
+    let ton = app.cabinet(user, "ton", "100");
+    let chrome = Chrome::start();
+    signed_in(&chrome, &app, user);
+    chrome.goto(&format!("{}/campaigns/new?account_id={euro}", root(&app)));
+    let help = |c: &Chrome| c.find("#budget-help").text();
+    assert!(help(&chrome).contains("EUR"), "{}", help(&chrome));
+    chrome
+        .find(&format!("select[name=account_id] option[value='{ton}']"))
+        .click();
+    chrome.wait_for("the budget's hint in the chosen cabinet's currency", |c| {
+        help(c).contains("TON").then_some(())
+    });
+    assert_eq!(chrome.find("span.currency").text(), "TON");
+
+    // A users ad in Germany: a city found by a part of its name is added by its id.
+    chrome
+        .find("select[name=target_type] option[value=users]")
+        .click();
+    chrome
+        .find("select[name=countries] option[value=DE]")
+        .click();
+    chrome.find("input[name=city]").send_keys("berl");
+    chrome.wait_for("Berlin found on the platform", |c| {
+        c.try_find("#lookup-cities button[data-add='301']")
+            .map(|_| ())
+    });
+    chrome.find("#lookup-cities button[data-add='301']").click();
+    let cities = chrome.script("return document.querySelector('textarea[name=cities]').value");
+    assert_eq!(cities, json!("301"));
+}

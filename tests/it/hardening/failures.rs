@@ -57,11 +57,20 @@ fn an_unreadable_row_is_an_internal_error_never_a_default() {
     for id in [71, 72] {
         let (status, error, succeeded) = stored(id);
         assert_eq!(status, "failed");
-        assert!(error.unwrap_or_default().contains("cannot be read"));
+        assert_eq!(
+            error.as_deref(),
+            Some("adcab:unreadable"),
+            "stored as a code"
+        );
         assert_eq!(succeeded, 0, "nothing ran on made-up values");
     }
     let failed = app.get_ok("/tasks/71", &key)["data"].clone();
     assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(
+        failed["error"],
+        "The task's stored data cannot be read, so it was stopped; queue the operation again.",
+        "the API answers the sentence"
+    );
     app.get_err("/tasks/72", &key, 500, "INTERNAL_ERROR");
     assert_eq!(campaign(&app, cabinet, ad, &key)["status"], "Active");
 }

@@ -16,6 +16,7 @@ mod sessions;
 mod shell;
 mod tasks;
 mod team;
+mod words;
 
 use adcab::ops;
 use adcab::store::users;

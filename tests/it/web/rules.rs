@@ -172,7 +172,7 @@ fn a_rule_made_in_the_form_is_stored_as_the_api_would_store_it_and_listed_in_wor
 }
 
 #[test]
-fn a_bad_value_is_shown_beside_its_field_with_the_api_message_and_nothing_is_stored() {
+fn a_bad_value_is_shown_beside_its_field_in_the_persons_words_and_nothing_is_stored() {
     let app = spawn_app();
     let (user, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
@@ -199,10 +199,25 @@ fn a_bad_value_is_shown_beside_its_field_with_the_api_message_and_nothing_is_sto
     );
     let mut body = always(cabinet, json!({"type": "pause"}));
     body["conditions"][0]["value"] = json!("1.5");
-    let message = api_message(body);
+    assert_eq!(
+        api_message(body),
+        "views is a count: value must be a whole number.",
+        "the API's own sentence is unchanged"
+    );
     assert!(
-        counted.body.contains(&message),
-        "the API's own sentence: {message}"
+        counted.body.contains("“Value” takes a whole number."),
+        "the panel words the reason: {}",
+        counted.body
+    );
+    let ru = web.post_with(
+        "/rules",
+        &form(&csrf, &account, &[("metric0", "views"), ("value0", "1.5")]),
+        &[("accept-language", "ru")],
+    );
+    assert!(
+        ru.body.contains("В поле «Значение» нужно целое число."),
+        "in Russian: {}",
+        ru.body
     );
     assert!(
         counted

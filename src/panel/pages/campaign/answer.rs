@@ -4,10 +4,10 @@
 //! that row of the list instead of on the campaign's page.
 
 use super::super::super::{Form, Visit};
-use super::super::sentence;
+use super::super::{sentence, why};
 use super::own_path;
 use crate::domain::money::CabinetType;
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 use crate::http::Query;
 use crate::ops::campaigns::{OpsError, Refusal};
 use crate::platform::PlatformError;
@@ -69,13 +69,17 @@ pub(super) fn invalid(visit: &Visit, e: &ParseError) -> (String, String) {
     } else {
         e.param.clone()
     };
-    let said = visit.ta(
-        "campaign-refused-invalid",
-        &[
-            ("field", field_name(visit, &e.param).into()),
-            ("detail", sentence(&e.message).into()),
-        ],
-    );
+    let field = field_name(visit, &e.param);
+    let said = match e.why {
+        Why::Other => visit.ta(
+            "campaign-refused-invalid",
+            &[
+                ("field", field.as_str().into()),
+                ("detail", sentence(&e.message).into()),
+            ],
+        ),
+        _ => why::reason(visit.lang, e, &field),
+    };
     (param, said)
 }
 

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::super::super::{week, Form};
 use crate::domain::campaign::TargetType;
 use crate::domain::targeting::fields_of;
-use crate::domain::ParseError;
+use crate::domain::{ParseError, Why};
 
 /// Most campaigns one form creates (the create's own limit).
 pub const MAX_BULK: usize = 100;
@@ -223,10 +223,10 @@ pub fn create(form: &Form, zone: Option<chrono_tz::Tz>) -> Result<(Value, usize)
         }
     }
     if many.len() > MAX_BULK {
-        return Err(ParseError::new(
-            "variants",
-            format!("At most {MAX_BULK} campaigns at once."),
-        ));
+        return Err(
+            ParseError::new("variants", format!("At most {MAX_BULK} campaigns at once."))
+                .because(Why::TooMany { max: MAX_BULK }),
+        );
     }
     let group = form.text("new_group_name").map(str::trim);
     let count = many.len();

@@ -9,9 +9,10 @@ use maud::{html, Markup};
 
 use super::super::super::session::Session;
 use super::super::super::{layout, week, Form, Visit};
+use super::super::why::LABELLED;
 use super::fields::{split, types_of, TYPES};
 use super::preview::{card, link_note};
-use super::refusal::{Refusal, LABELLED};
+use super::refusal::Refusal;
 use crate::domain::countries::COUNTRIES;
 use crate::domain::money::CabinetType;
 use crate::http::Reply;
@@ -82,17 +83,7 @@ fn body(visit: &Visit, session: &Session, shown: &Shown) -> Markup {
     let label = |field: &str| visit.t(&format!("new-field-{field}"));
     let text = val("text");
     let limit = caps.text_chars;
-    let mins: Vec<String> = TYPES
-        .iter()
-        .filter_map(|t| {
-            let min = caps.min_cpm(kind, *t)?;
-            Some(format!(
-                "{} {}",
-                visit.t(&format!("new-type-{}", t.as_str())),
-                kind.render(min)
-            ))
-        })
-        .collect();
+    let now = cabinet.map(|c| hints(visit, c)).unwrap_or_default();
     let zone = visit
         .zone
         .map_or_else(|| "UTC".to_string(), |z| z.name().to_string());
@@ -187,13 +178,19 @@ fn body(visit: &Visit, session: &Session, shown: &Shown) -> Markup {
                 legend { (visit.t("new-section-ad")) }
                 label {
                     (label("account_id"))
-                    select name="account_id" {
+                    select name="account_id" data-cabinet {
                         @for r in shown.cabinets {
-                            option value=(r.cabinet.id) selected[Some(r.cabinet.id) == shown.chosen] {
+                            @let h = hints(visit, &r.cabinet);
+                            option value=(r.cabinet.id) selected[Some(r.cabinet.id) == cabinet.map(|c| c.id)]
+                                data-currency=(h.currency) data-cpm-min=(h.cpm_min)
+                                data-budget-help=(h.budget_help) data-button=(h.button) {
                                 (r.cabinet.name) " (" (r.cabinet.cabinet_type.currency()) ")"
                             }
                         }
                     }
+                }
+                noscript {
+                    button.small type="submit" name="switch_cabinet" value="1" formnovalidate { (visit.t("new-switch-cabinet")) }
                 }
                 (refused("account_id"))
                 label { (label("title")) input type="text" name="title" value=(val("title")) required; }
@@ -260,8 +257,18 @@ fn body(visit: &Visit, session: &Session, shown: &Shown) -> Markup {
                 (list("audience_channels", 2))
                 (list("exclude_channels", 2))
                 div.for-type data-for=(types_of("cities")) {
-                    label { (label("cities")) input type="text" name="cities" value=(val("cities")); }
+                    label { (label("cities")) textarea name="cities" rows="2" { (val("cities")) } }
                     small.muted { (visit.t("new-cities-help")) }
+                    label.lookup {
+                        (visit.t("new-cities-find"))
+                        input type="search" name="city" autocomplete="off"
+                            placeholder=(visit.t("new-cities-placeholder"))
+                            hx-get="/campaigns/new/cities"
+                            hx-trigger="input changed delay:400ms, search"
+                            hx-target="#lookup-cities"
+                            hx-include="[name='account_id'], [name='countries']";
+                    }
+                    div #lookup-cities aria-live="polite" {}
                     (refused("cities"))
                 }
                 div.for-type data-for=(types_of("device")) {
@@ -319,7 +326,7 @@ fn body(visit: &Visit, session: &Session, shown: &Shown) -> Markup {
                 small.muted { (visit.t("new-media-help")) }
                 (refused("media"))
                 @if shown.cabinets.iter().any(|r| r.cabinet.ad_button) {
-                    label {
+                    label.button-field hidden[!cabinet.is_some_and(|c| c.ad_button)] {
                         (label("button"))
                         select name="button" {
                             option value="" { (visit.t("new-button-none")) }
@@ -335,15 +342,13 @@ fn body(visit: &Visit, session: &Session, shown: &Shown) -> Markup {
             }
             fieldset {
                 legend { (visit.t("new-section-money")) }
-                label { (label("cpm")) " (" (kind.currency()) ")" input type="text" inputmode="decimal" name="cpm" value=(val("cpm")) required; }
-                @if !mins.is_empty() {
-                    small.muted { (visit.ta("new-cpm-min", &[("currency", kind.currency().into()), ("mins", mins.join(" · ").into())])) }
-                }
+                label { (label("cpm")) " (" span.currency { (kind.currency()) } ")" input type="text" inputmode="decimal" name="cpm" value=(val("cpm")) required; }
+                small.muted #cpm-min hidden[now.cpm_min.is_empty()] { (now.cpm_min) }
                 (refused("cpm"))
-                label { (label("budget")) " (" (kind.currency()) ")" input type="text" inputmode="decimal" name="budget" value=(val("budget")) required; }
-                small.muted { (visit.ta("new-budget-help", &[("min", cabinet.map_or(0, |c| c.min_budget).into()), ("currency", kind.currency().into())])) }
+                label { (label("budget")) " (" span.currency { (kind.currency()) } ")" input type="text" inputmode="decimal" name="budget" value=(val("budget")) required; }
+                small.muted #budget-help { (now.budget_help) }
                 (refused("budget"))
-                label { (label("daily_budget")) " (" (kind.currency()) ")" input type="text" inputmode="decimal" name="daily_budget" value=(val("daily_budget")); }
+                label { (label("daily_budget")) " (" span.currency { (kind.currency()) } ")" input type="text" inputmode="decimal" name="daily_budget" value=(val("daily_budget")); }
                 (refused("daily_budget"))
                 label {
                     (label("views_per_user"))
@@ -390,5 +395,59 @@ fn body(visit: &Visit, session: &Session, shown: &Shown) -> Markup {
             }
         }
         }
+    }
+}
+
+/// What the form says of one cabinet, carried by its choice in the cabinet list so the page's
+/// script can swap the hints when another is chosen (without the script, "Apply" draws the
+/// form again for the chosen cabinet, keeping what was entered).
+#[derive(Default)]
+struct Hints {
+    currency: &'static str,
+    /// The platform's minimum bid of each target type in the cabinet's currency; empty when
+    /// the platform names none.
+    cpm_min: String,
+    /// The cabinet's minimum budget.
+    budget_help: String,
+    /// Whether the cabinet's ad form has a button (`true`/`false`).
+    button: &'static str,
+}
+
+fn hints(visit: &Visit, cabinet: &crate::store::cabinets::Cabinet) -> Hints {
+    let caps = visit.state.services.platform.capabilities();
+    let kind = cabinet.cabinet_type;
+    let mins: Vec<String> = TYPES
+        .iter()
+        .filter_map(|t| {
+            let min = caps.min_cpm(kind, *t)?;
+            Some(format!(
+                "{} {}",
+                visit.t(&format!("new-type-{}", t.as_str())),
+                kind.render(min)
+            ))
+        })
+        .collect();
+    let cpm_min = if mins.is_empty() {
+        String::new()
+    } else {
+        visit.ta(
+            "new-cpm-min",
+            &[
+                ("currency", kind.currency().into()),
+                ("mins", mins.join(" · ").into()),
+            ],
+        )
+    };
+    Hints {
+        currency: kind.currency(),
+        cpm_min,
+        budget_help: visit.ta(
+            "new-budget-help",
+            &[
+                ("min", cabinet.min_budget.into()),
+                ("currency", kind.currency().into()),
+            ],
+        ),
+        button: if cabinet.ad_button { "true" } else { "false" },
     }
 }

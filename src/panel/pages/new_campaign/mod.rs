@@ -14,7 +14,7 @@ mod media;
 mod preview;
 mod refusal;
 
-pub use lookup::{link, peers, preview};
+pub use lookup::{cities, link, peers, preview};
 pub use media::upload;
 
 use super::super::session::Session;
@@ -29,7 +29,7 @@ use crate::ops::campaigns::create as ops;
 use crate::ops::OpsError;
 use crate::store::cabinets::Reachable;
 use form::Shown;
-use refusal::{Known, Refusal};
+use refusal::Refusal;
 
 /// The cabinets the person may create campaigns in.
 fn writable(session: &Session) -> Vec<&Reachable> {
@@ -102,14 +102,14 @@ pub async fn create<'a>(
         };
         return Ok(again(&[refused], None));
     };
+    // Another cabinet chosen without the page's script: the form again, for that cabinet.
+    if sent.get("switch_cabinet").is_some() {
+        return Ok(again(&[], None));
+    }
     // A viewer (or a cabinet that cannot be changed now) is refused with the API's reason.
     let actor = session.person.actor(account)?;
     let cabinet = actor.cabinet().clone();
-    let known = Known {
-        currency: cabinet.cabinet_type.currency(),
-        min_budget: cabinet.min_budget,
-    };
-    let refuse = |e: &ParseError| vec![refusal::translate(e, visit.lang, &known)];
+    let refuse = |e: &ParseError| vec![refusal::translate(e, visit.lang)];
     let (body, count) = match fields::create(sent, visit.zone) {
         Ok(read) => read,
         Err(e) => return Ok(again(&refuse(&e), None)),

@@ -241,8 +241,8 @@ pub async fn create<'a>(
             let refused = Refused {
                 sent: form,
                 slot: slot(&e.param, &rows),
+                message: super::super::why::worded(visit.lang, &e),
                 param: e.param,
-                message: e.message,
             };
             super::render(visit, session, Some(refused)).await
         }
