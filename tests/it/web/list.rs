@@ -406,7 +406,10 @@ fn a_refused_row_action_shows_in_its_row_of_the_list_in_the_persons_language() {
             line.contains(&format!(r#"role="alert" data-param="{param}""#)),
             "{action}: the refusal in its row: {line}"
         );
-        assert!(line.contains("не принято"), "{action}, in Russian: {line}");
+        assert!(
+            line.contains("нужно число"),
+            "{action}, why in Russian: {line}"
+        );
         assert!(
             line.contains("<details class=\"inline\" open"),
             "opened: {line}"
