@@ -66,11 +66,14 @@ fn insert_sql(rows: usize) -> String {
             format!("({})", place.join(", "))
         })
         .collect();
+    // OR IGNORE rather than ON CONFLICT DO NOTHING: the same for the one constraint an event
+    // can meet (every other column is bound from checked values), and, as no row can abort
+    // it, SQLite keeps no statement journal (a copy of each page before the statement
+    // changed it) for this statement of many rows. A row it ignored is updated after it.
     format!(
-        "INSERT INTO conversions (holder_id, txid, event_type, ref, invite_link,
+        "INSERT OR IGNORE INTO conversions (holder_id, txid, event_type, ref, invite_link,
             amount_micros, currency, status, account_id, received_at, updated_at)
          VALUES {}
-         ON CONFLICT (holder_id, txid) DO NOTHING
          RETURNING id, holder_id, txid",
         values.join(", ")
     )
