@@ -20,7 +20,7 @@ use crate::clock;
 use crate::db::Db;
 use crate::domain::conversion::{Event, EventType, Target};
 use crate::metrics::Metrics;
-use crate::store::conversions::Recorder;
+use crate::store::conversions::{Item, Recorder};
 use crate::store::refs;
 use crate::store::StoreError;
 
@@ -230,27 +230,66 @@ async fn write_group(shared: &Shared, group: Vec<Waiting>) {
 }
 
 /// Attributes and stores the events of several requests in one transaction, one outcome list
-/// per request.
+/// per request: every event is attributed first, then the attributed ones are stored
+/// together, in order.
 fn record_all(
     tx: &Transaction,
     requests: &[(Sender, Vec<Event>)],
 ) -> Result<Vec<Vec<Outcome>>, StoreError> {
     let now = clock::iso(clock::now(tx)?);
     let mut found = HashMap::new();
-    let mut recorder = Recorder::new(tx)?;
-    let outcomes = requests
+    let mut attributed = Vec::with_capacity(requests.len());
+    for (sender, events) in requests {
+        let mut of_request = Vec::with_capacity(events.len());
+        for event in events {
+            let campaigns = campaigns(tx, &mut found, &event.target)?;
+            of_request.push(attribute(campaigns, sender, event));
+        }
+        attributed.push(of_request);
+    }
+    let items: Vec<Item> = requests
         .iter()
-        .map(|(sender, events)| {
+        .zip(&attributed)
+        .flat_map(|((sender, events), attributed)| {
             events
                 .iter()
-                .map(|event| {
-                    let campaigns = campaigns(tx, &mut found, &event.target)?;
-                    record(&mut recorder, campaigns, sender, event, &now)
-                })
-                .collect::<Result<Vec<_>, StoreError>>()
+                .zip(attributed)
+                .filter_map(move |(event, a)| a.as_ref().ok().map(|a| (sender, event, a)))
         })
-        .collect::<Result<Vec<_>, StoreError>>()?;
+        .map(|(sender, event, (account, ads))| Item {
+            holder: sender.holder,
+            event,
+            account: *account,
+            ads,
+        })
+        .collect();
+    let mut recorder = Recorder::new(tx)?;
+    let mut stored = recorder.record(&items, &now)?.into_iter();
     recorder.finish()?;
+    drop(items);
+    let outcomes = requests
+        .iter()
+        .zip(attributed)
+        .map(|((_, events), attributed)| {
+            events
+                .iter()
+                .zip(attributed)
+                .map(|(event, a)| {
+                    let (account_id, ad_ids) = a?;
+                    let (id, deduped) = stored
+                        .next()
+                        .expect("the recorder answers every event it was given");
+                    Ok(Recorded {
+                        id,
+                        account_id,
+                        ad_ids,
+                        event_type: event.event,
+                        deduped,
+                    })
+                })
+                .collect()
+        })
+        .collect();
     Ok(outcomes)
 }
 
@@ -266,41 +305,32 @@ fn campaigns<'f>(
     Ok(&found[target])
 }
 
-/// Attributes one event among the `campaigns` carrying its ref and stores it. Attribution
-/// failures are the event's outcome; store failures abort the transaction.
-fn record(
-    recorder: &mut Recorder,
+/// Attributes one event among the `campaigns` carrying its ref: the cabinet and the ads it
+/// counts for, or why it is refused.
+fn attribute(
     campaigns: &[(i64, i64)],
     sender: &Sender,
     event: &Event,
-    now: &str,
-) -> Result<Outcome, StoreError> {
+) -> Result<(i64, Vec<i64>), Refusal> {
     if let Some(account) = event.account_id {
         if !sender.accounts.contains(&account) {
-            return Ok(Err(Refusal::AccountNotFound));
+            return Err(Refusal::AccountNotFound);
         }
     }
     let mut reached = campaigns.iter().filter(|(account, _)| {
         sender.accounts.contains(account) && event.account_id.is_none_or(|a| a == *account)
     });
     let Some(&(account, first)) = reached.next() else {
-        return Ok(Err(Refusal::RefNotFound));
+        return Err(Refusal::RefNotFound);
     };
     let mut ads = vec![first];
     for &(other, ad) in reached {
         if other != account {
-            return Ok(Err(Refusal::AmbiguousRef));
+            return Err(Refusal::AmbiguousRef);
         }
         ads.push(ad);
     }
-    let (id, deduped) = recorder.upsert(sender.holder, event, account, &ads, now)?;
-    Ok(Ok(Recorded {
-        id,
-        account_id: account,
-        ad_ids: ads,
-        event_type: event.event,
-        deduped,
-    }))
+    Ok((account, ads))
 }
 
 #[cfg(test)]
