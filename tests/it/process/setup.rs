@@ -5,7 +5,7 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use serde_json::Value;
 
@@ -14,11 +14,7 @@ use crate::telegram::FakePromote;
 const PASSWORD: &str = "a long panel password";
 
 fn setup(config: &Path, flags: &[&str], stdin: &str) -> (Output, Value) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_adcab"))
-        .arg("--config")
-        .arg(config)
-        .arg("setup")
-        .args(flags)
+    let mut child = super::adcab(config, &[&["setup"], flags].concat())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
