@@ -24,8 +24,17 @@ const LEFT: f64 = 64.0;
 const MAX_TICKS: usize = 8;
 
 /// The series as stacked bar panels over the same buckets, labelled under the last panel by
-/// the first and last bucket's names; a bar's value is written as a plain number.
-pub fn bars(series: &[Series], first: &str, last: &str) -> Markup {
+/// the first and last bucket's names; `title` names the chart for screen readers,
+/// `peak_word` comes before each series' peak, and a value is written by
+/// `value(series index, value)` (in the reader's language).
+pub fn bars(
+    series: &[Series],
+    first: &str,
+    last: &str,
+    title: &str,
+    peak_word: &str,
+    value: &dyn Fn(usize, f64) -> String,
+) -> Markup {
     let buckets = series.iter().map(|s| s.values.len()).max().unwrap_or(0);
     let mut labels = vec![String::new(); buckets];
     if let Some(l) = labels.first_mut() {
@@ -36,7 +45,7 @@ pub fn bars(series: &[Series], first: &str, last: &str) -> Markup {
             *l = last.to_string();
         }
     }
-    draw(series, &labels, "Hourly chart", "peak ", &|_, v| plain(v))
+    draw(series, &labels, title, peak_word, value)
 }
 
 /// The series as stacked bar panels over buckets named by `labels` (one per bucket; an empty
@@ -118,18 +127,18 @@ fn bucket_title(label: Option<&String>, name: &str, value: &str) -> String {
     }
 }
 
-/// A value as a plain number: whole numbers as such, others to two places.
-fn plain(v: f64) -> String {
-    if v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.2}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A value as a plain number: whole numbers as such, others to two places.
+    fn plain(v: f64) -> String {
+        if v.fract() == 0.0 {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.2}")
+        }
+    }
 
     fn views() -> Vec<Series<'static>> {
         vec![Series {
@@ -142,7 +151,7 @@ mod tests {
 
     #[test]
     fn each_nonzero_bucket_is_a_bar_scaled_to_its_series_peak() {
-        let svg = bars(&views(), "a", "b").into_string();
+        let svg = bars(&views(), "a", "b", "Chart", "peak ", &|_, v| plain(v)).into_string();
         assert_eq!(svg.matches("<rect").count(), 2, "{svg}");
         assert!(
             svg.contains(&format!("height=\"{PANEL:.1}\"")),

@@ -192,6 +192,18 @@ fn a_campaign_page_shows_its_chart_and_history_with_sources() {
         page.contains("<td data-label=\"Source\"><span class=\"badge\">panel</span></td>"),
         "the creation's source"
     );
+    app.sql(&format!(
+        "UPDATE users SET language = 'ru' WHERE id = {user}"
+    ));
+    let russian = b.get(&format!("/campaigns/{cabinet}/{ad}")).body;
+    assert!(
+        russian.contains("Показы · макс.") && russian.contains("Почасовой график"),
+        "the chart's words in Russian: {russian}"
+    );
+    assert!(!russian.contains("· peak"), "no English left in the chart");
+    app.sql(&format!(
+        "UPDATE users SET language = 'en' WHERE id = {user}"
+    ));
     for period in ["24h", "7d", "30d"] {
         let p = b.get(&format!("/campaigns/{cabinet}/{ad}?period={period}"));
         assert_eq!(p.status, 200, "{period}");

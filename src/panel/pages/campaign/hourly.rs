@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use super::super::super::chart::{self, Series};
 use super::super::super::export::{Cell, Table};
 use super::super::super::Visit;
-use crate::domain::money::CabinetType;
+use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 use crate::domain::time::{hour_start, iso, parse_iso};
 use crate::store::conversions;
@@ -172,6 +172,11 @@ pub(super) fn chart(visit: &Visit, b: &[(String, Totals, i64)], kind: CabinetTyp
             values: conv,
         },
     ];
+    // The scale in the reader's figures: spend (the third series) as money, the rest counts.
+    let value = |i: usize, v: f64| match i {
+        2 => f.money(kind, Money::from_micros((v * 1e6).round() as i64)),
+        _ => f.count(v.round() as i64),
+    };
     let label = |i: usize| match (b.get(i), visit.zone) {
         (Some(x), Some(zone)) => hour_of(&x.0)
             .map(|t| t.with_timezone(&zone).format("%Y-%m-%d %H:%M").to_string())
@@ -183,7 +188,16 @@ pub(super) fn chart(visit: &Visit, b: &[(String, Totals, i64)], kind: CabinetTyp
         @if b.iter().all(|x| x.1.is_idle() && x.2 == 0) {
             div.empty { (visit.t("campaign-chart-empty")) }
         } @else {
-            div.scroll-x { (chart::bars(&series, &label(0), &label(b.len().saturating_sub(1)))) }
+            div.scroll-x {
+                (chart::bars(
+                    &series,
+                    &label(0),
+                    &label(b.len().saturating_sub(1)),
+                    &visit.t("campaign-chart-title"),
+                    &format!("{} ", visit.t("campaign-chart-peak")),
+                    &value,
+                ))
+            }
         }
     }
 }
