@@ -276,7 +276,8 @@ pub fn open_link(conn: &Connection, token: &str) -> Result<Option<(Link, User)>,
 }
 
 /// Spends the link `token`: the person's password becomes `password`, every session they had
-/// ends, and their other open links go. Returns the person's id; `token` names the refusal of
+/// ends, their other open links go, and a person who chose no language takes the one the
+/// inviter chose for them. Returns the person's id; `token` names the refusal of
 /// a link unknown, spent or expired, `password` a password the rules refuse.
 pub fn redeem(s: &Services, token: &str, password: &str) -> Result<i64, OpsError> {
     password::check(password)
@@ -292,6 +293,9 @@ pub fn redeem(s: &Services, token: &str, password: &str) -> Result<i64, OpsError
             return Err(bad("token", "the link is unknown, spent or expired"));
         }
         require_user(tx, link.user_id)?;
+        if let Some(language) = link.language {
+            users::set_language_if_unset(tx, link.user_id, language)?;
+        }
         sessions::set_password_hash(tx, link.user_id, &hash)?;
         sessions::delete_of_user(tx, link.user_id)?;
         invites::drop_open_of_user(tx, link.user_id)?;

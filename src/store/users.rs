@@ -79,6 +79,16 @@ pub fn set_settings(
     Ok(())
 }
 
+/// Sets `id`'s language to `language` when they have chosen none (an accepted invitation
+/// passes on the language the inviter chose for them).
+pub fn set_language_if_unset(conn: &Connection, id: i64, language: Lang) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE users SET language = ?2 WHERE id = ?1 AND language IS NULL",
+        params![id, language.code()],
+    )?;
+    Ok(())
+}
+
 /// Every person, by id.
 pub fn list(conn: &Connection) -> Result<Vec<User>, StoreError> {
     let mut stmt = conn.prepare("SELECT * FROM users ORDER BY id")?;

@@ -637,3 +637,41 @@ fn the_invitation_page_speaks_the_language_chosen_for_the_person_not_the_browser
     let page = Browser::new(&app).get_with(&path, &english);
     assert!(page.body.contains(r#"<html lang="en""#));
 }
+
+#[test]
+fn an_accepted_invitation_leaves_the_chosen_language_as_the_persons_setting() {
+    let app = spawn_app();
+    let (_, cabinet, owner) = agency(&app);
+    let csrf = owner.get("/team").csrf();
+    let made = owner.post(
+        "/team/invite",
+        &[
+            ("csrf", &csrf),
+            ("email", "olga@agency.example"),
+            ("cabinet", &cabinet.to_string()),
+            ("access", "manager"),
+            ("language", "ru"),
+        ],
+    );
+    let path = shown_link(&made).expect("a link");
+    let english = [("accept-language", "en-GB,en;q=0.9")];
+    let web = Browser::new(&app);
+    let csrf = web.get_with(&path, &english).csrf();
+    let accepted = web.post_with(
+        &path,
+        &[
+            ("csrf", &csrf),
+            ("password", "a long enough password"),
+            ("password_again", "a long enough password"),
+        ],
+        &english,
+    );
+    assert_eq!(accepted.status, 303, "{}", accepted.body);
+    let person = user_by_email(&app, "olga@agency.example").unwrap();
+    assert_eq!(person.language, Some(adcab::i18n::Lang::Ru));
+    let home = web.get_with("/", &english);
+    assert!(
+        home.body.contains(r#"<html lang="ru""#),
+        "the panel after the invitation speaks Russian to an English browser"
+    );
+}
