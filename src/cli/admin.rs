@@ -18,14 +18,10 @@ fn printed<T: Serialize>(answer: Result<T, OpsError>) -> Result<Value, Failure> 
     serde_json::to_value(answer?).map_err(Failure::Answer)
 }
 
-/// The first line of stdin, without its line ending: a password piped in, never on the
-/// command line (where `ps` would show it).
+/// The first line of stdin: a password piped in, never on the command line (where `ps` would
+/// show it).
 fn read_password() -> Result<String, OpsError> {
-    let mut line = String::new();
-    std::io::stdin()
-        .read_line(&mut line)
-        .map_err(|e| ops::bad("password", format!("cannot read stdin: {e}")))?;
-    Ok(line.trim_end_matches(['\n', '\r']).to_string())
+    super::stdin_line(&mut std::io::stdin().lock(), "password")
 }
 
 /// Runs one admin command.

@@ -99,6 +99,16 @@ impl fmt::Display for Failure {
     }
 }
 
+/// The next line of `input` (stdin, where passwords and tokens are piped in), without its line
+/// ending; a failure to read names `param`, the flag that asked for it.
+fn stdin_line(input: &mut impl std::io::BufRead, param: &str) -> Result<String, OpsError> {
+    let mut line = String::new();
+    input
+        .read_line(&mut line)
+        .map_err(|e| crate::ops::bad(param, format!("cannot read stdin: {e}")))?;
+    Ok(line.trim_end_matches(['\n', '\r']).to_string())
+}
+
 /// Prints a command's answer as the operator document fixes it and returns the exit code.
 fn emit(result: Result<Value, Failure>) -> ExitCode {
     match result {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::args::SetupArgs;
-use super::Failure;
+use super::{stdin_line, Failure};
 use crate::config::{edited, Config, Setting};
 use crate::db::Open;
 use crate::domain::access::Plan;
@@ -201,16 +201,9 @@ fn from_flags(
         )
         .into());
     }
-    let read = |stdin: &mut dyn BufRead, param: &str| {
-        let mut line = String::new();
-        stdin
-            .read_line(&mut line)
-            .map_err(|e| ops::bad(param, format!("cannot read stdin: {e}")))?;
-        Ok::<_, OpsError>(line.trim_end_matches(['\n', '\r']).to_string())
-    };
-    let password = read(stdin, "password-stdin")?;
+    let password = stdin_line(stdin, "password-stdin")?;
     let token = if args.token_stdin {
-        Some(ops::read_token(&read(stdin, "token-stdin")?)?)
+        Some(ops::read_token(&stdin_line(stdin, "token-stdin")?)?)
     } else {
         None
     };
@@ -316,11 +309,7 @@ struct Created {
 impl Created {
     fn before(database: &Path) -> Created {
         let mut files = vec![database.to_path_buf()];
-        for suffix in ["-wal", "-shm"] {
-            let mut name = database.as_os_str().to_owned();
-            name.push(suffix);
-            files.push(PathBuf::from(name));
-        }
+        files.extend(crate::db::log_files(database));
         files.push(crate::secret::key_path(database));
         let existed = files.iter().map(|f| f.exists()).collect();
         Created { files, existed }

@@ -206,6 +206,16 @@ pub fn media_folder(db_path: &Path) -> PathBuf {
     db_path.parent().unwrap_or(Path::new(".")).join("media")
 }
 
+/// The files SQLite keeps beside the database at `db_path` in WAL mode: its write-ahead log
+/// and that log's shared-memory index.
+pub fn log_files(db_path: &Path) -> [PathBuf; 2] {
+    ["-wal", "-shm"].map(|suffix| {
+        let mut name = db_path.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    })
+}
+
 /// Creates the database file at `path` when it is missing, and its folder when that is missing
 /// too, private to their owner whatever the umask (SQLite gives the file's write-ahead log
 /// and shared memory the file's own mode).

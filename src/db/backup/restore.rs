@@ -98,8 +98,8 @@ fn take_over(db_path: &Path) -> Result<Connection, BackupError> {
     if mode != "delete" {
         return Err(BackupError::LogKept(mode));
     }
-    for suffix in ["-wal", "-shm"] {
-        let _ = fs::remove_file(sibling(db_path, suffix));
+    for log in crate::db::log_files(db_path) {
+        let _ = fs::remove_file(log);
     }
     Ok(conn)
 }
