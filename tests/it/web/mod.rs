@@ -38,6 +38,23 @@ pub fn with_login(app: &TestApp, user: i64) -> String {
 }
 
 /// A browser logged in as `user` (given the password [`PASSWORD`]).
+/// The access `member` holds on `cabinet` through their agency's team, if any.
+pub fn access(app: &TestApp, member: i64, cabinet: i64) -> Option<String> {
+    app.services
+        .db
+        .read_blocking(move |c| {
+            Ok::<_, adcab::store::StoreError>(
+                c.query_row(
+                    "SELECT access FROM cabinet_shares WHERE member_id = ?1 AND cabinet_id = ?2",
+                    [member, cabinet],
+                    |r| r.get(0),
+                )
+                .ok(),
+            )
+        })
+        .unwrap()
+}
+
 pub fn logged_in(app: &TestApp, user: i64) -> Browser {
     let email = with_login(app, user);
     let b = Browser::new(app);

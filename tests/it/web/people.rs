@@ -8,7 +8,7 @@ use std::process::Command;
 
 use crate::alerts::bot_fake;
 
-use super::{logged_in, with_login, PASSWORD};
+use super::{access, logged_in, with_login, PASSWORD};
 use crate::helpers::{spawn_app, spawn_app_with, Browser, Page, TestApp};
 use adcab::store::users;
 
@@ -26,22 +26,6 @@ fn user_by_email(app: &TestApp, email: &str) -> Option<users::User> {
     app.services
         .db
         .read_blocking(move |c| users::by_email(c, &email))
-        .unwrap()
-}
-
-fn access(app: &TestApp, member: i64, cabinet: i64) -> Option<String> {
-    app.services
-        .db
-        .read_blocking(move |c| {
-            Ok::<_, adcab::store::StoreError>(
-                c.query_row(
-                    "SELECT access FROM cabinet_shares WHERE member_id = ?1 AND cabinet_id = ?2",
-                    [member, cabinet],
-                    |r| r.get(0),
-                )
-                .ok(),
-            )
-        })
         .unwrap()
 }
 

@@ -1,24 +1,8 @@
 //! The team and simulator pages: an agency owner adds, changes and removes members (and only
 //! an agency owner has a team); the simulator's clock and reviews in a trial.
 
-use super::{logged_in, with_login};
-use crate::helpers::{spawn_app, Camp, TestApp};
-
-fn access(app: &TestApp, member: i64, cabinet: i64) -> Option<String> {
-    app.services
-        .db
-        .read_blocking(move |c| {
-            Ok::<_, adcab::store::StoreError>(
-                c.query_row(
-                    "SELECT access FROM cabinet_shares WHERE member_id = ?1 AND cabinet_id = ?2",
-                    [member, cabinet],
-                    |r| r.get(0),
-                )
-                .ok(),
-            )
-        })
-        .unwrap()
-}
+use super::{access, logged_in, with_login};
+use crate::helpers::{spawn_app, Camp};
 
 #[test]
 fn an_agency_owner_adds_changes_and_removes_members_who_then_reach_the_cabinet_or_not() {
