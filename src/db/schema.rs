@@ -65,6 +65,10 @@ const SERVICE: Ledger = Ledger {
             31,
             include_str!("../../sql/0031_pace_and_invite_language.sql"),
         ),
+        (
+            32,
+            include_str!("../../sql/0032_agency_terms_and_rates.sql"),
+        ),
     ],
 };
 

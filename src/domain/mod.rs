@@ -155,6 +155,7 @@ pub fn either(names: &[&str]) -> String {
 
 pub mod access;
 pub mod ad;
+pub mod agency;
 pub mod auto_cpm;
 pub mod campaign;
 pub mod capabilities;

@@ -2,6 +2,7 @@
 //! account on the platform), changing it, its groups, and a campaign's change history.
 
 use super::{bad, now_iso, refused, require_cabinet, require_user, History, Id, OpsError};
+use crate::domain::agency::{FeePercent, ReportSchedule};
 use crate::domain::money::{CabinetType, Money, MAX_UNITS, MONEY_SCALE};
 use crate::domain::Why;
 use crate::services::Services;
@@ -120,6 +121,17 @@ pub struct CabinetChange {
     /// The Telegram chat the cabinet's alerts go to (a chat id), or `none`.
     #[arg(long, allow_hyphen_values = true)]
     pub telegram_chat: Option<String>,
+    /// The most money that may be moved into the cabinet in one calendar month (UTC), a
+    /// decimal in its currency, or `none`.
+    #[arg(long)]
+    pub monthly_topup_cap: Option<String>,
+    /// The agency's fee on the cabinet's spend in its client reports, a percent (0-100, two
+    /// decimals at most), or `none`.
+    #[arg(long)]
+    pub fee_percent: Option<String>,
+    /// How often the cabinet's client report is sent: `weekly`, `monthly` or `none`.
+    #[arg(long)]
+    pub report: Option<String>,
 }
 
 pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, OpsError> {
@@ -132,6 +144,36 @@ pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, 
             Money::parse(text, cabinet.cabinet_type.scale())
                 .map_err(|e| bad("automation-daily-cap", format!("automation-daily-cap {e}")))?,
         )),
+    };
+    let topup_cap = match change.monthly_topup_cap.as_deref() {
+        None => None,
+        Some("none") => Some(None),
+        Some(text) => Some(Some(
+            Money::parse(text, cabinet.cabinet_type.scale())
+                .map_err(|e| bad("monthly-topup-cap", format!("monthly-topup-cap {e}")))?,
+        )),
+    };
+    let fee = match change.fee_percent.as_deref() {
+        None => None,
+        Some("none") => Some(None),
+        Some(text) => Some(Some(FeePercent::parse(text).ok_or_else(|| {
+            bad(
+                "fee-percent",
+                format!(
+                    "fee-percent '{text}' is not a percent from 0 to 100 with at most two decimals"
+                ),
+            )
+        })?)),
+    };
+    let report = match change.report.as_deref() {
+        None => None,
+        Some("none") => Some(None),
+        Some(text) => Some(Some(ReportSchedule::parse(text).ok_or_else(|| {
+            bad(
+                "report",
+                format!("report '{text}' is not weekly, monthly or none"),
+            )
+        })?)),
     };
     if let Some(balance) = balance {
         s.platform
@@ -162,6 +204,15 @@ pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, 
         }
         if let Some(cap) = cap {
             rules::set_cabinet_cap(tx, id, cap)?;
+        }
+        if let Some(cap) = topup_cap {
+            cabinets::set_monthly_topup_cap(tx, id, cap)?;
+        }
+        if let Some(fee) = fee {
+            cabinets::set_fee(tx, id, fee)?;
+        }
+        if let Some(report) = report {
+            cabinets::set_report_schedule(tx, id, report)?;
         }
         Ok(Id { id })
     })

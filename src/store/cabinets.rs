@@ -6,6 +6,7 @@ use rusqlite::{params, Connection, Row};
 use super::StoreError;
 use super::{optional, parsed, unreadable};
 use crate::domain::access::Access;
+use crate::domain::agency::{FeePercent, ReportSchedule};
 use crate::domain::money::{CabinetType, Money};
 
 #[derive(Debug, Clone)]
@@ -280,6 +281,69 @@ pub fn set_locked(conn: &Connection, id: i64, locked: bool) -> Result<(), StoreE
     conn.execute(
         "UPDATE cabinets SET locked = ?2 WHERE id = ?1",
         params![id, locked],
+    )?;
+    Ok(())
+}
+
+/// An agency's terms with a client cabinet (migration 32); `None` fields are not set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Terms {
+    pub monthly_topup_cap: Option<Money>,
+    pub fee: Option<FeePercent>,
+    pub report: Option<ReportSchedule>,
+}
+
+pub fn terms(conn: &Connection, id: i64) -> Result<Option<Terms>, StoreError> {
+    optional(conn.query_row(
+        "SELECT monthly_topup_cap_micros, fee_percent, report_schedule FROM cabinets
+         WHERE id = ?1",
+        [id],
+        |r| {
+            let fee: Option<String> = r.get(1)?;
+            let report: Option<String> = r.get(2)?;
+            Ok(Terms {
+                monthly_topup_cap: r.get::<_, Option<i64>>(0)?.map(Money::from_micros),
+                fee: fee
+                    .map(|t| FeePercent::parse(&t).ok_or_else(|| unreadable("fee_percent", &t)))
+                    .transpose()?,
+                report: report
+                    .map(|t| {
+                        ReportSchedule::parse(&t).ok_or_else(|| unreadable("report_schedule", &t))
+                    })
+                    .transpose()?,
+            })
+        },
+    ))
+}
+
+pub fn set_monthly_topup_cap(
+    conn: &Connection,
+    id: i64,
+    cap: Option<Money>,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE cabinets SET monthly_topup_cap_micros = ?2 WHERE id = ?1",
+        params![id, cap.map(Money::micros)],
+    )?;
+    Ok(())
+}
+
+pub fn set_fee(conn: &Connection, id: i64, fee: Option<FeePercent>) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE cabinets SET fee_percent = ?2 WHERE id = ?1",
+        params![id, fee.map(|f| f.to_string())],
+    )?;
+    Ok(())
+}
+
+pub fn set_report_schedule(
+    conn: &Connection,
+    id: i64,
+    report: Option<ReportSchedule>,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE cabinets SET report_schedule = ?2 WHERE id = ?1",
+        params![id, report.map(ReportSchedule::as_str)],
     )?;
     Ok(())
 }

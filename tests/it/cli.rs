@@ -517,3 +517,63 @@ fn rule_list_chats_and_the_automation_cap_are_set_from_the_command_line() {
         .unwrap();
     assert_eq!((user_chat, cabinet_chat, cap), (4242, -100, 25_500_000));
 }
+
+#[test]
+fn an_agencys_terms_with_a_cabinet_are_set_and_cleared_from_the_command_line() {
+    let cli = Cli::new();
+    let user = cli.ok(&["admin", "user", "add", "--email", "a@example.com"])["id"].to_string();
+    let cabinet = cli.ok(&[
+        "admin", "cabinet", "add", "--owner", &user, "--name", "Client", "--type", "euro",
+    ])["id"]
+        .to_string();
+    let set = |args: &[&str]| {
+        let mut all = vec!["admin", "cabinet", "set", "--id", &cabinet];
+        all.extend_from_slice(args);
+        all.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let terms = || -> (Option<i64>, Option<String>, Option<String>) {
+        let db = rusqlite::Connection::open(cli.dir.path().join("cli.db")).unwrap();
+        db.query_row(
+            "SELECT monthly_topup_cap_micros, fee_percent, report_schedule FROM cabinets",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap()
+    };
+    let args = set(&[
+        "--monthly-topup-cap",
+        "500",
+        "--fee-percent",
+        "12.50",
+        "--report",
+        "weekly",
+    ]);
+    cli.ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        terms(),
+        (
+            Some(500_000_000),
+            Some("12.5".into()),
+            Some("weekly".into())
+        )
+    );
+    for (flag, value) in [
+        ("--fee-percent", "101"),
+        ("--report", "daily"),
+        ("--monthly-topup-cap", "1.234"),
+    ] {
+        let args = set(&[flag, value]);
+        let out = cli.fails(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(out.contains(&flag[2..]), "{flag}: {out}");
+    }
+    let args = set(&[
+        "--monthly-topup-cap",
+        "none",
+        "--fee-percent",
+        "none",
+        "--report",
+        "none",
+    ]);
+    cli.ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(terms(), (None, None, None));
+}

@@ -1,0 +1,109 @@
+//! Owns an agency's terms with a client cabinet as values: how often its report is sent, the
+//! agency's fee on its spend, and the currency codes that exchange rates are kept between.
+
+use rust_decimal::{Decimal, RoundingStrategy};
+
+/// How often a cabinet's client report is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportSchedule {
+    Weekly,
+    Monthly,
+}
+
+impl ReportSchedule {
+    pub fn parse(text: &str) -> Option<ReportSchedule> {
+        match text {
+            "weekly" => Some(ReportSchedule::Weekly),
+            "monthly" => Some(ReportSchedule::Monthly),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReportSchedule::Weekly => "weekly",
+            ReportSchedule::Monthly => "monthly",
+        }
+    }
+}
+
+/// The agency's fee on a cabinet's spend, in percent: 0 to 100 with at most 2 decimals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FeePercent(Decimal);
+
+impl FeePercent {
+    pub fn parse(text: &str) -> Option<FeePercent> {
+        let d: Decimal = text.trim().parse().ok()?;
+        let fits = d >= Decimal::ZERO && d <= Decimal::ONE_HUNDRED && d.scale() <= 2;
+        fits.then(|| FeePercent(d.normalize()))
+    }
+
+    pub fn percent(self) -> Decimal {
+        self.0
+    }
+
+    /// The fee on `spend`, rounded to `dp` decimals (half away from zero).
+    pub fn of(self, spend: Decimal, dp: u32) -> Decimal {
+        (spend * self.0 / Decimal::ONE_HUNDRED)
+            .round_dp_with_strategy(dp, RoundingStrategy::MidpointAwayFromZero)
+    }
+}
+
+impl std::fmt::Display for FeePercent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A currency code as rates are kept: 3 to 5 capital letters (`EUR`, `USD`, `TON`, `STARS`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CurrencyCode(String);
+
+impl CurrencyCode {
+    pub fn parse(text: &str) -> Option<CurrencyCode> {
+        let t = text.trim().to_ascii_uppercase();
+        let fits = (3..=5).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_uppercase());
+        fits.then_some(CurrencyCode(t))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for CurrencyCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fee_is_a_percent_of_at_most_two_decimals() {
+        assert_eq!(FeePercent::parse("12.5").unwrap().to_string(), "12.5");
+        assert!(FeePercent::parse("100.01").is_none());
+        assert!(FeePercent::parse("-1").is_none());
+        assert!(FeePercent::parse("1.234").is_none());
+        let fee = FeePercent::parse("10").unwrap();
+        assert_eq!(fee.of(Decimal::new(12345, 2), 2), Decimal::new(1235, 2));
+    }
+
+    #[test]
+    fn currency_codes_are_capital_letters() {
+        assert_eq!(CurrencyCode::parse("usd").unwrap().as_str(), "USD");
+        assert_eq!(CurrencyCode::parse("STARS").unwrap().as_str(), "STARS");
+        assert!(CurrencyCode::parse("EU").is_none());
+        assert!(CurrencyCode::parse("E1R").is_none());
+    }
+
+    #[test]
+    fn report_schedules_read_back() {
+        for s in [ReportSchedule::Weekly, ReportSchedule::Monthly] {
+            assert_eq!(ReportSchedule::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(ReportSchedule::parse("daily"), None);
+    }
+}

@@ -1,0 +1,142 @@
+//! Owns the kept exchange rates (migration 32): one rate per currency pair and day, and the
+//! look-up that finds the rate a figure of a given day converts at.
+
+use chrono::NaiveDate;
+use rusqlite::{params, Connection, OptionalExtension};
+use rust_decimal::Decimal;
+
+use super::{parsed, StoreError};
+use crate::domain::agency::CurrencyCode;
+
+/// One kept rate: one unit of `base` costs `rate` units of `quote` on `day`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rate {
+    pub base: CurrencyCode,
+    pub quote: CurrencyCode,
+    pub day: NaiveDate,
+    pub rate: Decimal,
+    pub source: String,
+}
+
+/// Keeps a rate, replacing the pair's rate of that day.
+pub fn set(conn: &Connection, rate: &Rate, now: &str) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO rates (base, quote, day, rate, source, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (base, quote, day) DO UPDATE SET
+            rate = excluded.rate, source = excluded.source, updated_at = excluded.updated_at",
+        params![
+            rate.base.as_str(),
+            rate.quote.as_str(),
+            rate.day.to_string(),
+            rate.rate.to_string(),
+            rate.source,
+            now
+        ],
+    )?;
+    Ok(())
+}
+
+/// The kept rates, newest day first, at most `limit`.
+pub fn list(conn: &Connection, limit: usize) -> Result<Vec<Rate>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT base, quote, day, rate, source FROM rates
+         ORDER BY day DESC, base, quote LIMIT ?1",
+    )?;
+    let rows = stmt.query_map([limit as i64], read)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The newest rate of the pair on `day` or up to `days_back` days before it (rates are not
+/// published on every day), as kept: `base → quote` only, no inverse or cross rate.
+pub fn find(
+    conn: &Connection,
+    base: &CurrencyCode,
+    quote: &CurrencyCode,
+    day: NaiveDate,
+    days_back: u32,
+) -> Result<Option<Rate>, StoreError> {
+    let earliest = day - chrono::Days::new(u64::from(days_back));
+    let mut stmt = conn.prepare_cached(
+        "SELECT base, quote, day, rate, source FROM rates
+         WHERE base = ?1 AND quote = ?2 AND day <= ?3 AND day >= ?4
+         ORDER BY day DESC LIMIT 1",
+    )?;
+    Ok(stmt
+        .query_row(
+            params![
+                base.as_str(),
+                quote.as_str(),
+                day.to_string(),
+                earliest.to_string()
+            ],
+            read,
+        )
+        .optional()?)
+}
+
+fn read(r: &rusqlite::Row) -> rusqlite::Result<Rate> {
+    Ok(Rate {
+        base: parsed(r, 0, "rates.base", CurrencyCode::parse)?,
+        quote: parsed(r, 1, "rates.quote", CurrencyCode::parse)?,
+        day: parsed(r, 2, "rates.day", |t| t.parse().ok())?,
+        rate: parsed(r, 3, "rates.rate", |t| t.parse().ok())?,
+        source: r.get(4)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(c: &str) -> CurrencyCode {
+        CurrencyCode::parse(c).unwrap()
+    }
+
+    fn rate(day: &str, value: &str, source: &str) -> Rate {
+        Rate {
+            base: code("EUR"),
+            quote: code("USD"),
+            day: day.parse().unwrap(),
+            rate: value.parse().unwrap(),
+            source: source.into(),
+        }
+    }
+
+    #[test]
+    fn a_day_finds_its_own_rate_or_the_newest_before_it_within_reach() {
+        let conn = crate::store::test_db();
+        set(&conn, &rate("2026-11-20", "1.05", "ecb"), "t").unwrap();
+        set(&conn, &rate("2026-11-23", "1.06", "ecb"), "t").unwrap();
+        let (eur, usd) = (code("EUR"), code("USD"));
+        let on = |d: &str, back| {
+            find(&conn, &eur, &usd, d.parse().unwrap(), back)
+                .unwrap()
+                .map(|r| r.rate.to_string())
+        };
+        assert_eq!(on("2026-11-23", 0).as_deref(), Some("1.06"));
+        assert_eq!(
+            on("2026-11-22", 3).as_deref(),
+            Some("1.05"),
+            "the Friday's rate"
+        );
+        assert_eq!(on("2026-11-22", 1), None, "nothing within a day");
+        assert_eq!(on("2026-11-19", 7), None, "nothing before the first");
+        assert!(find(&conn, &usd, &eur, "2026-11-23".parse().unwrap(), 0)
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn a_rate_set_again_replaces_the_days_rate() {
+        let conn = crate::store::test_db();
+        set(&conn, &rate("2026-11-20", "1.05", "ecb"), "t").unwrap();
+        set(&conn, &rate("2026-11-20", "1.07", "manual"), "t").unwrap();
+        let all = list(&conn, 10).unwrap();
+        assert_eq!(all.len(), 1);
+        assert_eq!(
+            (all[0].rate.to_string(), all[0].source.as_str()),
+            ("1.07".into(), "manual")
+        );
+    }
+}
