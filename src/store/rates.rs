@@ -75,6 +75,84 @@ pub fn find(
         .optional()?)
 }
 
+/// An amount converted at a kept rate: the figure, the rate used (`from → to`) and its day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Converted {
+    pub amount: Decimal,
+    pub rate: Decimal,
+    pub day: NaiveDate,
+}
+
+/// How many days before a figure's day a rate may be from (weekends and holidays publish
+/// none): a week.
+pub const DAYS_BACK: u32 = 7;
+
+/// Converts `amount` of `from` into `to` at the rate of `day` (or the newest within
+/// [`DAYS_BACK`] before it): the pair as kept, else its inverse, else across EUR (the
+/// reference rates' base). `None` when no rate is known: the figure stays native, never
+/// guessed. The result keeps 6 decimals.
+pub fn convert(
+    conn: &Connection,
+    amount: Decimal,
+    from: &CurrencyCode,
+    to: &CurrencyCode,
+    day: NaiveDate,
+) -> Result<Option<Converted>, StoreError> {
+    let Some((rate, rate_day)) = rate_between(conn, from, to, day)? else {
+        return Ok(None);
+    };
+    Ok(amount.checked_mul(rate).map(|a| Converted {
+        amount: a.round_dp(6),
+        rate: rate.round_dp(8),
+        day: rate_day,
+    }))
+}
+
+/// The rate `from → to` on `day` and the day it is of (the older of two for a cross rate).
+fn rate_between(
+    conn: &Connection,
+    from: &CurrencyCode,
+    to: &CurrencyCode,
+    day: NaiveDate,
+) -> Result<Option<(Decimal, NaiveDate)>, StoreError> {
+    if from == to {
+        return Ok(Some((Decimal::ONE, day)));
+    }
+    if let Some(r) = find(conn, from, to, day, DAYS_BACK)? {
+        return Ok(Some((r.rate, r.day)));
+    }
+    if let Some(r) = find(conn, to, from, day, DAYS_BACK)? {
+        return Ok(inverse(r.rate).map(|x| (x, r.day)));
+    }
+    let eur = CurrencyCode::parse("EUR").expect("EUR is a code");
+    if *from == eur || *to == eur {
+        return Ok(None);
+    }
+    let (Some((a, a_day)), Some((b, b_day))) = (
+        direct_or_inverse(conn, from, &eur, day)?,
+        direct_or_inverse(conn, &eur, to, day)?,
+    ) else {
+        return Ok(None);
+    };
+    Ok(a.checked_mul(b).map(|x| (x, a_day.min(b_day))))
+}
+
+fn direct_or_inverse(
+    conn: &Connection,
+    from: &CurrencyCode,
+    to: &CurrencyCode,
+    day: NaiveDate,
+) -> Result<Option<(Decimal, NaiveDate)>, StoreError> {
+    if let Some(r) = find(conn, from, to, day, DAYS_BACK)? {
+        return Ok(Some((r.rate, r.day)));
+    }
+    Ok(find(conn, to, from, day, DAYS_BACK)?.and_then(|r| inverse(r.rate).map(|x| (x, r.day))))
+}
+
+fn inverse(rate: Decimal) -> Option<Decimal> {
+    Decimal::ONE.checked_div(rate)
+}
+
 fn read(r: &rusqlite::Row) -> rusqlite::Result<Rate> {
     Ok(Rate {
         base: parsed(r, 0, "rates.base", CurrencyCode::parse)?,
@@ -125,6 +203,44 @@ mod tests {
         assert!(find(&conn, &usd, &eur, "2026-11-23".parse().unwrap(), 0)
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn amounts_convert_directly_inversely_and_across_eur_or_not_at_all() {
+        let conn = crate::store::test_db();
+        set(&conn, &rate("2026-11-20", "1.25", "ecb"), "t").unwrap();
+        let ton = Rate {
+            base: code("TON"),
+            quote: code("EUR"),
+            day: "2026-11-19".parse().unwrap(),
+            rate: "4".parse().unwrap(),
+            source: "url".into(),
+        };
+        set(&conn, &ton, "t").unwrap();
+        let day: NaiveDate = "2026-11-21".parse().unwrap();
+        let conv = |amount: &str, from: &str, to: &str| {
+            convert(&conn, amount.parse().unwrap(), &code(from), &code(to), day)
+                .unwrap()
+                .map(|c| (c.amount.normalize().to_string(), c.day.to_string()))
+        };
+        assert_eq!(
+            conv("10", "EUR", "USD"),
+            Some(("12.5".into(), "2026-11-20".into()))
+        );
+        assert_eq!(
+            conv("12.5", "USD", "EUR"),
+            Some(("10".into(), "2026-11-20".into()))
+        );
+        assert_eq!(
+            conv("2", "TON", "USD"),
+            Some(("10".into(), "2026-11-19".into())),
+            "across EUR, dated by the older rate"
+        );
+        assert_eq!(conv("2", "STARS", "USD"), None, "no rate: never guessed");
+        assert_eq!(
+            conv("3", "USD", "USD"),
+            Some(("3".into(), "2026-11-21".into()))
+        );
     }
 
     #[test]
