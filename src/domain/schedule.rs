@@ -190,6 +190,16 @@ impl Schedule {
         self.named.map(|zone| zone.name())
     }
 
+    /// Whether the offset it holds is one its zone takes in the year around `at` (summer or
+    /// winter time); not so when the schedule was changed on the platform itself to another
+    /// offset, which then no longer follows the zone. True for a schedule given by no name.
+    pub fn holds_its_zones_offset(&self, at: DateTime<Utc>) -> bool {
+        match (self.named, self.zone) {
+            (Some(zone), Zone::Offset(held)) => takes_this_year(zone, held, at),
+            _ => true,
+        }
+    }
+
     /// The schedule moved to its zone's offset at `at` (summer or winter time), when it was
     /// given by name and that offset differs from the one it holds.
     pub fn shifted_at(&self, at: DateTime<Utc>) -> Option<Schedule> {
@@ -219,11 +229,14 @@ fn echoed_name(sent: &Value, zone: Zone, now: DateTime<Utc>) -> Result<Option<Tz
     let Zone::Offset(held) = zone else {
         return Ok(None);
     };
-    let half_year = Duration::days(183);
-    let takes = [now - half_year, now, now + half_year]
-        .into_iter()
-        .any(|at| offset_at(named, at) == held);
-    Ok(takes.then_some(named))
+    Ok(takes_this_year(named, held, now).then_some(named))
+}
+
+/// Whether `zone` is at `held` minutes east of UTC some time within a year of `now` (its
+/// summer or its winter time), looked at every 15 days, which catches an offset held for a
+/// month (Morocco's during Ramadan).
+fn takes_this_year(zone: Tz, held: i32, now: DateTime<Utc>) -> bool {
+    (-24..=24).any(|step| offset_at(zone, now + Duration::days(15 * step)) == held)
 }
 
 fn zone_text(zone: Zone) -> String {
@@ -482,6 +495,7 @@ mod tests {
         let answered = berlin.to_json_named();
         assert_eq!(answered["timezone_name"], "Europe/Berlin");
         assert_eq!(berlin.shifted_at(winter), None, "winter time is held");
+        assert!(berlin.holds_its_zones_offset(summer));
         let moved = berlin.shifted_at(summer).unwrap();
         assert_eq!(
             (moved.zone, moved.zone_name()),
@@ -515,6 +529,12 @@ mod tests {
             fixed.clone().named_as(Some("Europe/Berlin")).zone_name(),
             Some("Europe/Berlin")
         );
-        assert_eq!(fixed.named_as(Some("nowhere")).named, None);
+        assert_eq!(fixed.clone().named_as(Some("nowhere")).named, None);
+        assert!(
+            !fixed
+                .named_as(Some("Europe/Berlin"))
+                .holds_its_zones_offset(winter),
+            "+03:00 is never Berlin's"
+        );
     }
 }

@@ -60,6 +60,13 @@ pub fn run(s: &Services) -> Result<Pass, StoreError> {
                 tracing::warn!(account, ad, %offset, "schedule could not follow its zone");
                 pass.refused += 1;
             }
+            Ok(Followed::Dropped) => {
+                tracing::info!(
+                    account,
+                    ad,
+                    "schedule changed on the platform no longer follows its zone"
+                );
+            }
             Ok(Followed::Unchanged) => {}
             Err(e) => {
                 tracing::warn!(account, ad, error = ?e, "schedule not moved with its zone; next pass retries");

@@ -144,7 +144,7 @@ fn a_schedule_given_by_name_in_january_holds_the_summer_offset_after_the_last_su
     assert!(page.contains("Europe/Berlin (UTC+02:00)"), "{page}");
     assert!(
         page.contains(
-            "Schedule moved to UTC+02:00 (was UTC+01:00): the clocks in Europe/Berlin changed by adcab itself"
+            "The clocks in Europe/Berlin changed: schedule moved from UTC+01:00 to UTC+02:00 by adcab itself"
         ),
         "{page}"
     );
@@ -201,4 +201,67 @@ fn a_schedule_set_by_name_keeps_the_name_until_an_offset_replaces_it() {
         &[cabinet, ad],
     );
     assert_eq!(zone, None);
+}
+
+#[test]
+fn a_bulk_schedule_and_a_copy_keep_the_zone_and_a_schedule_changed_on_the_platform_stops_following_it(
+) {
+    let app = crate::helpers::spawn_app();
+    let (_, cabinet, key) = app.manager();
+    let ads = [app.active_campaign(cabinet), app.active_campaign(cabinet)];
+    let queued = app.write_ok(
+        "POST",
+        "/campaigns/bulk",
+        &key,
+        Some(&json!({
+            "account_id": cabinet, "action": "set_schedule", "ad_ids": ads,
+            "schedule": office_hours("America/New_York"),
+        })),
+        202,
+    );
+    let done = app.finish_task(&queued, &key);
+    assert_eq!(done["status"], "completed", "{done}");
+    let read = |ad: i64| {
+        app.get_ok(&format!("/campaigns/{ad}?account_id={cabinet}"), &key)["data"].clone()
+    };
+    for ad in ads {
+        assert_eq!(read(ad)["schedule"]["timezone_name"], "America/New_York");
+    }
+    let queued = app.write_ok(
+        "POST",
+        &format!("/campaigns/{}/copy", ads[0]),
+        &key,
+        Some(&json!({ "account_id": cabinet })),
+        202,
+    );
+    let copy = app.finish_task(&queued, &key)["ad_ids"][0]
+        .as_i64()
+        .unwrap();
+    assert_eq!(
+        read(copy)["schedule"]["timezone_name"],
+        "America/New_York",
+        "a copy keeps its original's zone"
+    );
+
+    // The platform itself now holds an offset New York never takes: the schedule follows
+    // that offset, not the zone, and is not moved back.
+    app.sql(&format!(
+        "UPDATE campaigns SET schedule = json_set(schedule, '$.timezone', '+03:00')
+         WHERE account_id = {cabinet} AND ad_id = {}",
+        ads[1]
+    ));
+    let pass = adcab::jobs::zones::run(&app.services).unwrap();
+    assert_eq!(pass.moved, 0, "{pass:?}");
+    let changed = read(ads[1])["schedule"].clone();
+    assert_eq!(
+        (
+            changed["timezone"].as_str(),
+            changed["timezone_name"].as_str()
+        ),
+        (Some("+03:00"), None)
+    );
+    assert_eq!(
+        read(ads[0])["schedule"]["timezone_name"],
+        "America/New_York"
+    );
 }

@@ -3,7 +3,8 @@
 //! (history source `system`) with the zone and both offsets in its history. An offset the
 //! platform does not take, or a move the platform refuses, is recorded once instead: in the
 //! history (`zone_refused`) and beside the campaign, so it is not asked again until the
-//! zone's offset changes once more. Blocking.
+//! zone's offset changes once more. A schedule changed on the platform itself to an offset
+//! its zone never takes stops following the zone. Blocking.
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
@@ -28,6 +29,9 @@ pub enum Followed {
     Refused { offset: String },
     /// The schedule holds the zone's offset already, or follows no zone.
     Unchanged,
+    /// The schedule was changed on the platform itself to an offset its zone never takes:
+    /// it no longer follows the zone (its name is dropped), and is left as it is.
+    Dropped,
 }
 
 /// Moves `row`'s schedule to its zone's offset at `at` when that differs from the one the
@@ -51,6 +55,13 @@ pub fn follow(
             ))
         })?
         .named_as(row.schedule_zone.as_deref());
+    let (account, ad) = (row.account_id, row.ad_id);
+    if !schedule.holds_its_zones_offset(at) {
+        // Changed on the platform itself to an offset the zone never takes: it follows that
+        // offset now, not the zone.
+        s.db.write_blocking(|tx| campaigns::set_schedule_zone(tx, account, ad, None))?;
+        return Ok(Followed::Dropped);
+    }
     let (Some(moved), Some(name)) = (schedule.shifted_at(at), schedule.zone_name()) else {
         return Ok(Followed::Unchanged);
     };
@@ -58,7 +69,6 @@ pub fn follow(
         return Ok(Followed::Unchanged);
     };
     let (from, to) = (offset_text(held), offset_text(minutes));
-    let (account, ad) = (row.account_id, row.ad_id);
     let refused = |reason: Option<String>| -> Result<Followed, OpsError> {
         let details = json!({ "zone": name, "offset": to, "held": from, "reason": reason });
         s.db.write_blocking(|tx| {

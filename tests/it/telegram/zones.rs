@@ -126,6 +126,25 @@ fn a_move_the_platform_refuses_is_recorded_once_and_the_schedule_keeps_its_offse
         (Some("Europe/Berlin"), Some("+02:00"), Some("+01:00"))
     );
 
+    // The campaign's page says so, in English and in Russian.
+    let web = crate::web::logged_in(&tg.app, tg.user);
+    let page = web.get(&format!("/campaigns/{cabinet}/{ad}")).body;
+    assert!(
+        page.contains(
+            "The clocks in Europe/Berlin changed to UTC+02:00, which the platform does not take: schedule left at UTC+01:00 by adcab itself"
+        ),
+        "{page}"
+    );
+    tg.app.sql(&format!(
+        "UPDATE users SET language = 'ru' WHERE id = {}",
+        tg.user
+    ));
+    let ru = web.get(&format!("/campaigns/{cabinet}/{ad}")).body;
+    assert!(
+        ru.contains("В зоне Europe/Berlin перевели часы на UTC+02:00"),
+        "{ru}"
+    );
+
     // The next passes do not ask again for the same offset.
     tg.fake.reset_calls();
     let pass = adcab::jobs::zones::run(services).unwrap();
