@@ -27,6 +27,7 @@ tasks-by-panel = You, in the panel
 tasks-by-automation = Automation
 tasks-by-sync = The platform
 tasks-by-operator = The operator
+tasks-by-system = adcab itself
 tasks-names-one = { $first }
 tasks-names-two = { $first } and { $second }
 tasks-names-three = { $first }, { $second } and { $third }

@@ -27,6 +27,7 @@ tasks-by-panel = Вы, в панели
 tasks-by-automation = Автоматизация
 tasks-by-sync = Платформа
 tasks-by-operator = Оператор
+tasks-by-system = Сам adcab
 tasks-names-one = { $first }
 tasks-names-two = { $first } и { $second }
 tasks-names-three = { $first }, { $second } и { $third }

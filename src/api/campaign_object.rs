@@ -121,7 +121,8 @@ pub struct Full<'a> {
     targeting: &'a Value,
     daily_budget: Option<String>,
     views_per_user: i64,
-    schedule: Option<&'a Value>,
+    /// The schedule the platform holds, with the zone it was given in (`timezone_name`).
+    schedule: Option<Value>,
     has_media: bool,
     media_type: Option<&'a str>,
     picture: bool,
@@ -159,7 +160,7 @@ impl<'a> Full<'a> {
             targeting: &row.targeting,
             daily_budget: row.daily_budget.map(|m| kind.render(m)),
             views_per_user: row.views_per_user,
-            schedule: row.schedule.as_ref(),
+            schedule: row.schedule.as_ref().map(|s| schedule(s, row)),
             has_media: row.media_token.is_some(),
             media_type: row.media_type.as_deref(),
             picture: row.picture,
@@ -188,4 +189,18 @@ impl<'a> Full<'a> {
         self.reduced = self.reduced.with_conversions(summary);
         self
     }
+}
+
+/// A stored schedule as the campaign object answers it: with `timezone_name`, the IANA zone
+/// it was given in (whose offset `timezone` follows), or null.
+fn schedule(stored: &Value, row: &CampaignRow) -> Value {
+    let mut answered = stored.clone();
+    if let Some(object) = answered.as_object_mut() {
+        let name = row
+            .schedule_zone
+            .as_deref()
+            .filter(|_| object.get("timezone").and_then(Value::as_str) != Some("viewer"));
+        object.insert("timezone_name".into(), name.into());
+    }
+    answered
 }

@@ -74,6 +74,10 @@ pub struct AdDraft {
     /// When it starts and ends; a platform is sent them only while the ad is switched on.
     #[serde(default)]
     pub dates: Dates,
+    /// The IANA zone `schedule` was given in, which adcab keeps beside the ad (a platform is
+    /// sent only the offset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_zone: Option<String>,
 }
 
 impl AdDraft {
@@ -88,6 +92,7 @@ impl AdDraft {
             active: true,
             schedule: None,
             dates: Dates::default(),
+            schedule_zone: None,
         }
     }
 }

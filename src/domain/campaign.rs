@@ -121,6 +121,8 @@ pub enum Source {
     Sync,
     /// The operator at the command line (a month reconciled with the platform's report).
     Operator,
+    /// adcab itself, on its own clock (a schedule moved with its zone's daylight saving).
+    System,
 }
 
 impl Source {
@@ -132,6 +134,7 @@ impl Source {
             Source::Automation => "automation",
             Source::Sync => "sync",
             Source::Operator => "operator",
+            Source::System => "system",
         }
     }
 
@@ -143,6 +146,7 @@ impl Source {
             Source::Automation,
             Source::Sync,
             Source::Operator,
+            Source::System,
         ]
         .into_iter()
         .find(|source| source.as_str() == s)

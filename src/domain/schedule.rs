@@ -1,14 +1,16 @@
 //! Owns the schedule object: parsing client input (days of hour lists, a UTC offset among the
-//! platform's time zones, an IANA zone name turned into its offset now, or `viewer`) with
-//! `param` naming the exact field, and the normalised form the campaign object returns (all
-//! seven days, sorted hours, offsets as `+HH:MM`).
+//! platform's time zones, an IANA zone name turned into its offset now and kept beside it, or
+//! `viewer`) with `param` naming the exact field, and the normalised form the platform is sent
+//! and the campaign object returns (all seven days, sorted hours, offsets as `+HH:MM`, the
+//! zone's name apart as `timezone_name`).
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
+use chrono_tz::Tz;
 use serde_json::{json, Map, Value};
 
 use super::campaign::TargetType;
 use super::capabilities::Capabilities;
-use super::zone::{offset_text, Written};
+use super::zone::{offset_at, offset_text, Written};
 use super::{ParseError, Why};
 
 pub const DAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
@@ -29,6 +31,9 @@ pub struct Schedule {
     /// Hours 0-23 per day, Monday first, sorted and unique.
     pub days: [Vec<u8>; 7],
     pub zone: Zone,
+    /// The IANA zone the schedule was given in, whose offset `zone` holds; adcab keeps it
+    /// (the platform keeps only the offset) and moves the offset when the zone's changes.
+    pub named: Option<Tz>,
 }
 
 impl Schedule {
@@ -64,7 +69,10 @@ impl Schedule {
         let obj = value.as_object().ok_or_else(|| {
             ParseError::new(param, "schedule must be an object or null.").because(Why::Kind)
         })?;
-        if let Some(unknown) = obj.keys().find(|k| *k != "days" && *k != "timezone") {
+        if let Some(unknown) = obj
+            .keys()
+            .find(|k| !["days", "timezone", "timezone_name"].contains(&k.as_str()))
+        {
             return Err(
                 ParseError::new(format!("{param}.{unknown}"), "Unknown schedule field.")
                     .because(Why::NotHere),
@@ -126,6 +134,17 @@ impl Schedule {
         })?;
         let zone = read_zone(tz, zones, now)
             .map_err(|why| ParseError::new(&tz_param, why).because(Why::Zone))?;
+        let named = match Written::parse(tz) {
+            Some(Written::Named(name)) => Some(name),
+            Some(Written::Offset(_)) | None => {
+                let name_param = format!("{param}.timezone_name");
+                match obj.get("timezone_name") {
+                    None | Some(Value::Null) => None,
+                    Some(sent) => echoed_name(sent, zone, now)
+                        .map_err(|why| ParseError::new(&name_param, why).because(Why::Zone))?,
+                }
+            }
+        };
         if zone == Zone::Viewer && target_type.is_some_and(|t| t != TargetType::Users) {
             return Err(ParseError::new(
                 &tz_param,
@@ -133,10 +152,11 @@ impl Schedule {
             )
             .because(Why::Zone));
         }
-        Ok(Schedule { days, zone })
+        Ok(Schedule { days, zone, named })
     }
 
-    /// The normalised object: all seven days and `+HH:MM` (or `viewer`).
+    /// The normalised object the platform is sent: all seven days and `+HH:MM` (or
+    /// `viewer`), without the zone's name (the platform keeps offsets).
     pub fn to_json(&self) -> Value {
         let mut days = Map::new();
         for (name, hours) in DAYS.iter().zip(&self.days) {
@@ -144,6 +164,79 @@ impl Schedule {
         }
         json!({ "days": days, "timezone": zone_text(self.zone) })
     }
+
+    /// The normalised object with the zone's name as `timezone_name` when it was given by
+    /// name: as adcab keeps and answers it.
+    pub fn to_json_named(&self) -> Value {
+        let mut value = self.to_json();
+        if let Some(name) = self.zone_name() {
+            value["timezone_name"] = name.into();
+        }
+        value
+    }
+
+    /// The same schedule given in the zone named `name` (as stored beside it; an unknown
+    /// name, which only a damaged row holds, is left out), for an offset only.
+    pub fn named_as(self, name: Option<&str>) -> Schedule {
+        let named = match (self.zone, name.and_then(Written::parse)) {
+            (Zone::Offset(_), Some(Written::Named(zone))) => Some(zone),
+            _ => None,
+        };
+        Schedule { named, ..self }
+    }
+
+    /// The zone's name as the tz database spells it, when the schedule was given by name.
+    pub fn zone_name(&self) -> Option<&'static str> {
+        self.named.map(|zone| zone.name())
+    }
+
+    /// Whether the offset it holds is one its zone takes in the year around `at` (summer or
+    /// winter time); not so when the schedule was changed on the platform itself to another
+    /// offset, which then no longer follows the zone. True for a schedule given by no name.
+    pub fn holds_its_zones_offset(&self, at: DateTime<Utc>) -> bool {
+        match (self.named, self.zone) {
+            (Some(zone), Zone::Offset(held)) => takes_this_year(zone, held, at),
+            _ => true,
+        }
+    }
+
+    /// The schedule moved to its zone's offset at `at` (summer or winter time), when it was
+    /// given by name and that offset differs from the one it holds.
+    pub fn shifted_at(&self, at: DateTime<Utc>) -> Option<Schedule> {
+        let (Some(zone), Zone::Offset(held)) = (self.named, self.zone) else {
+            return None;
+        };
+        let minutes = offset_at(zone, at);
+        (minutes != held).then(|| Schedule {
+            zone: Zone::Offset(minutes),
+            ..self.clone()
+        })
+    }
+}
+
+/// A client's `timezone_name` sent back beside an offset (the campaign object as read): kept
+/// when the offset is one the zone takes this year (its summer or winter time), dropped when
+/// it is not (the client changed the offset, so the name no longer applies).
+fn echoed_name(sent: &Value, zone: Zone, now: DateTime<Utc>) -> Result<Option<Tz>, String> {
+    let named = match sent.as_str().and_then(Written::parse) {
+        Some(Written::Named(name)) => name,
+        Some(Written::Offset(_)) | None => {
+            return Err(format!(
+                "timezone_name is an IANA zone name such as Europe/Berlin; got {sent}."
+            ))
+        }
+    };
+    let Zone::Offset(held) = zone else {
+        return Ok(None);
+    };
+    Ok(takes_this_year(named, held, now).then_some(named))
+}
+
+/// Whether `zone` is at `held` minutes east of UTC some time within a year of `now` (its
+/// summer or its winter time), looked at every 15 days, which catches an offset held for a
+/// month (Morocco's during Ramadan).
+fn takes_this_year(zone: Tz, held: i32, now: DateTime<Utc>) -> bool {
+    (-24..=24).any(|step| offset_at(zone, now + Duration::days(15 * step)) == held)
 }
 
 fn zone_text(zone: Zone) -> String {
@@ -193,7 +286,7 @@ fn accepted(zones: Option<&[i32]>) -> String {
         None => "+HH:MM".into(),
     };
     format!(
-        "Use an IANA zone name such as Europe/Berlin (sent as its UTC offset at the time of the write), a UTC offset the platform takes ({offsets}), or viewer (each viewer's own time, users ads only)."
+        "Use an IANA zone name such as Europe/Berlin (sent as its UTC offset, moved when its clocks change), a UTC offset the platform takes ({offsets}), or viewer (each viewer's own time, users ads only)."
     )
 }
 
@@ -375,5 +468,73 @@ mod tests {
         for names in ["Europe/Berlin", "-09:30", "+14:00", "viewer"] {
             assert!(refused.contains(names), "{names} in {refused}");
         }
+    }
+
+    #[test]
+    fn a_name_is_kept_beside_its_offset_moves_with_its_clocks_and_is_read_back_as_answered() {
+        use chrono::TimeZone;
+        let winter = Utc.with_ymd_and_hms(2027, 1, 15, 12, 0, 0).unwrap();
+        let summer = Utc.with_ymd_and_hms(2027, 3, 29, 12, 0, 0).unwrap();
+        let zones = Some(&[60, 120, 180][..]);
+        let read = |v: Value, at| Schedule::read(&v, "schedule", None, zones, at);
+        let berlin = read(
+            json!({ "days": { "mon": [9] }, "timezone": "europe/berlin" }),
+            winter,
+        )
+        .unwrap();
+        assert_eq!(
+            (berlin.zone, berlin.zone_name()),
+            (Zone::Offset(60), Some("Europe/Berlin"))
+        );
+        assert_eq!(berlin.to_json()["timezone"], "+01:00");
+        assert_eq!(
+            berlin.to_json().get("timezone_name"),
+            None,
+            "the platform's shape"
+        );
+        let answered = berlin.to_json_named();
+        assert_eq!(answered["timezone_name"], "Europe/Berlin");
+        assert_eq!(berlin.shifted_at(winter), None, "winter time is held");
+        assert!(berlin.holds_its_zones_offset(summer));
+        let moved = berlin.shifted_at(summer).unwrap();
+        assert_eq!(
+            (moved.zone, moved.zone_name()),
+            (Zone::Offset(120), Some("Europe/Berlin"))
+        );
+        assert_eq!(moved.days, berlin.days);
+        // Sent back as read, in winter or in summer, the name is kept.
+        assert_eq!(read(answered.clone(), winter).unwrap(), berlin);
+        assert_eq!(read(moved.to_json_named(), winter).unwrap(), moved);
+        // With another offset than the zone ever takes, the offset wins and the name goes.
+        let mut other = answered.clone();
+        other["timezone"] = "+03:00".into();
+        assert_eq!(read(other, winter).unwrap().named, None);
+        let mut odd = answered;
+        odd["timezone_name"] = "Europe/Atlantis".into();
+        assert_eq!(
+            read(odd, winter).unwrap_err().param,
+            "schedule.timezone_name"
+        );
+        let fixed = read(
+            json!({ "days": { "mon": [9] }, "timezone": "+03:00" }),
+            winter,
+        )
+        .unwrap();
+        assert_eq!(
+            (fixed.named, fixed.shifted_at(summer)),
+            (None, None),
+            "an offset stays"
+        );
+        assert_eq!(
+            fixed.clone().named_as(Some("Europe/Berlin")).zone_name(),
+            Some("Europe/Berlin")
+        );
+        assert_eq!(fixed.clone().named_as(Some("nowhere")).named, None);
+        assert!(
+            !fixed
+                .named_as(Some("Europe/Berlin"))
+                .holds_its_zones_offset(winter),
+            "+03:00 is never Berlin's"
+        );
     }
 }

@@ -284,7 +284,7 @@ impl Payload {
                     }
                     BulkAction::SetCpm(m) => value["cpm"] = json!(m.micros()),
                     BulkAction::SetSchedule(s) => {
-                        value["schedule"] = s.as_ref().map_or(Value::Null, Schedule::to_json)
+                        value["schedule"] = s.as_ref().map_or(Value::Null, Schedule::to_json_named)
                     }
                     BulkAction::Pause
                     | BulkAction::Resume

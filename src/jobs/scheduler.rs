@@ -1,5 +1,6 @@
 //! Owns the service's clockwork over the service clock: every closed hour is synced (all
-//! cabinets, hour by hour, in order) and the automation rules run on it; its digests are
+//! cabinets, hour by hour, in order), the automation rules run on it and schedules given by
+//! zone name move with their zone's clocks; its digests are
 //! queued at five past the next hour, and status changes recorded anywhere (API, panel, tasks,
 //! sync, automation) become `status_change` webhooks within a tick. A jump of the clock
 //! (`adcab sim advance`) is caught up within about a tick. Where it stands is kept in the
@@ -13,7 +14,7 @@ use tokio::sync::{watch, Notify};
 
 use crate::clock;
 use crate::db;
-use crate::jobs::{automation, hourly_sync};
+use crate::jobs::{automation, hourly_sync, zones};
 use crate::services::Services;
 use crate::store::StoreError;
 use crate::store::{events as status_events, outbox, scheduler};
@@ -139,6 +140,9 @@ pub fn step(s: &Services) -> Result<Step, StoreError> {
         let latest = at.now < hour + HOUR + HOUR;
         hourly_sync::sync_hour(s, hour, latest)?;
         automation::run_hour(s, hour);
+        if let Err(e) = zones::run(s) {
+            tracing::error!(error = %e, "following the schedules' zones failed");
+        }
         s.db.write_blocking(|tx| {
             events::queue_status_changes(tx)?;
             scheduler::set(tx, &clock::iso(hour + HOUR), &clock::iso(at.next_digest))

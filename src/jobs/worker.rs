@@ -14,6 +14,7 @@ use tokio::sync::{watch, Notify};
 use crate::clock;
 use crate::db;
 use crate::domain::campaign::Status;
+use crate::domain::schedule::Schedule;
 use crate::domain::task::{BulkAction, Outcome as Ended, Payload, Recreation, TaskStatus};
 use crate::ops::campaigns::recreate::{self, Unfit};
 use crate::ops::campaigns::{self as campaign_ops, Entry, Refusal};
@@ -239,6 +240,8 @@ fn create_item(
                         actor.author(),
                         &s.config.conversions.tracker_params,
                     )?;
+                    let zone = draft.schedule_zone.as_deref();
+                    campaigns::set_schedule_zone(tx, snap.account_id, snap.ad_id, zone)?;
                 }
                 lookup::keep(tx, s, &snap.peers)?;
                 tasks::record_item(tx, task, idx, Some(snap.ad_id), None)?;
@@ -304,6 +307,8 @@ fn recreate_item(
             let stored = (actor.author(), &s.config.conversions.tracker_params[..]);
             s.db.write_blocking(|tx| {
                 recreate::store_new(tx, &snap, item.group_id, item.from, &token, stored)?;
+                let zone = draft.schedule_zone.as_deref();
+                campaigns::set_schedule_zone(tx, snap.account_id, snap.ad_id, zone)?;
                 lookup::keep(tx, s, &snap.peers)
             })?;
             snap.ad_id
@@ -382,6 +387,10 @@ fn bulk_item(
             };
             s.db.write_blocking(|tx| {
                 campaign_ops::store(tx, s, actor, ad, &made, &entry)?;
+                if let BulkAction::SetSchedule(schedule) = action {
+                    let zone = schedule.as_ref().and_then(Schedule::zone_name);
+                    campaigns::set_schedule_zone(tx, account, ad, zone)?;
+                }
                 tasks::record_item(tx, task, idx, Some(ad), None)
             })?;
             Ok(Outcome::Done { stop: false })

@@ -58,16 +58,27 @@ impl Actor {
         }
     }
 
+    /// adcab itself acting on `cabinet` on its own clock (a schedule following its zone), for
+    /// the cabinet's owner.
+    pub fn system(cabinet: Cabinet) -> Actor {
+        Actor {
+            source: Source::System,
+            user: cabinet.owner_id,
+            cabinet,
+        }
+    }
+
     /// Where the change came from, for the history and the tasks.
     pub fn source(&self) -> Source {
         self.source
     }
 
     /// Who the history names for the actor's changes: its source and its person, except for
-    /// automation, which acts on its own (the rule that acted is named by the change).
+    /// automation, which acts on its own (the rule that acted is named by the change), and
+    /// adcab itself.
     pub fn author(&self) -> Author {
         match self.source {
-            Source::Automation => Author::from(self.source),
+            Source::Automation | Source::System => Author::from(self.source),
             Source::Api | Source::Task | Source::Panel | Source::Sync | Source::Operator => {
                 Author::person(self.source, self.user)
             }

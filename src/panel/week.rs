@@ -1,7 +1,7 @@
 //! Owns the schedule as people see it: a week grid of hours (days down, hours across), shown
 //! read-only on a campaign's page and as boxes to tick in its forms, with the time zone
-//! chosen by name (`Europe/Berlin`, shown with its offset now) and turned into the offset the
-//! API takes.
+//! chosen by name (`Europe/Berlin`, shown with its offset now), sent by name so the schedule
+//! follows the zone's clocks, and shown back by name.
 
 use chrono::Utc;
 use chrono_tz::TZ_VARIANTS;
@@ -10,8 +10,8 @@ use serde_json::{json, Map, Value};
 
 use super::{Form, Visit};
 use crate::domain::schedule::{Schedule, Zone, DAYS};
+use crate::domain::zone::offset_at;
 pub use crate::domain::zone::offset_text;
-use crate::domain::zone::{offset_at, Written};
 use crate::domain::{ParseError, Why};
 
 /// The grid's form field for a day's hours: `schedule.days.mon`, as the API names it.
@@ -22,10 +22,11 @@ fn day_field(day: &str) -> String {
 /// The form field for the time zone: a zone name, an offset (`+03:00`) or `viewer`.
 pub const ZONE_FIELD: &str = "schedule.timezone";
 
-fn zone_label(visit: &Visit, zone: Zone) -> String {
-    match zone {
-        Zone::Viewer => visit.t("week-zone-viewer"),
-        Zone::Offset(m) => format!("UTC{}", offset_text(m)),
+fn zone_label(visit: &Visit, schedule: &Schedule) -> String {
+    match (schedule.zone, schedule.zone_name()) {
+        (Zone::Viewer, _) => visit.t("week-zone-viewer"),
+        (Zone::Offset(m), Some(name)) => format!("{name} (UTC{})", offset_text(m)),
+        (Zone::Offset(m), None) => format!("UTC{}", offset_text(m)),
     }
 }
 
@@ -52,7 +53,7 @@ pub fn view(visit: &Visit, schedule: Option<&Schedule>) -> Markup {
                     }
                 }
             }
-            p.muted { (visit.t("week-zone")) ": " (zone_label(visit, schedule.zone)) }
+            p.muted { (visit.t("week-zone")) ": " (zone_label(visit, schedule)) }
         }
     }
 }
@@ -79,9 +80,10 @@ pub fn input(visit: &Visit, schedule: Option<&Schedule>, sent: Option<&Form>) ->
     };
     let zone = match sent {
         Some(form) => form.get(ZONE_FIELD).unwrap_or("").to_string(),
-        None => schedule.map_or_else(String::new, |s| match s.zone {
-            Zone::Viewer => "viewer".into(),
-            Zone::Offset(m) => offset_text(m),
+        None => schedule.map_or_else(String::new, |s| match (s.zone, s.zone_name()) {
+            (Zone::Viewer, _) => "viewer".into(),
+            (Zone::Offset(_), Some(name)) => name.into(),
+            (Zone::Offset(m), None) => offset_text(m),
         }),
     };
     html! {
@@ -123,8 +125,9 @@ pub fn input(visit: &Visit, schedule: Option<&Schedule>, sent: Option<&Form>) ->
 }
 
 /// The schedule the grid sent, as the API's object: `None` when no box is ticked (around the
-/// clock). The zone may be a name (its offset now is sent), an offset or `viewer`; the API's
-/// own checks (offsets the platform takes, `viewer` only for `users`) follow.
+/// clock). The zone may be a name (sent as written: the API's parse turns it into its offset
+/// now and keeps it, so the schedule follows the zone), an offset or `viewer`; the API's own
+/// checks (offsets the platform takes, `viewer` only for `users`) follow.
 pub fn from_form(form: &Form) -> Result<Option<Value>, ParseError> {
     let mut days = Map::new();
     let mut any = false;
@@ -144,11 +147,7 @@ pub fn from_form(form: &Form) -> Result<Option<Value>, ParseError> {
         return Ok(None);
     }
     let zone = form.text(ZONE_FIELD).unwrap_or("+00:00");
-    let timezone = match Written::parse(zone) {
-        Some(named @ Written::Named(_)) => offset_text(named.offset_at(Utc::now())),
-        Some(Written::Offset(_)) | None => zone.to_string(),
-    };
-    Ok(Some(json!({ "days": days, "timezone": timezone })))
+    Ok(Some(json!({ "days": days, "timezone": zone.trim() })))
 }
 
 #[cfg(test)]
@@ -157,7 +156,7 @@ mod tests {
     use crate::domain::query::Query;
 
     #[test]
-    fn ticked_boxes_become_the_apis_schedule_with_the_zones_offset() {
+    fn ticked_boxes_become_the_apis_schedule_with_the_zone_by_name() {
         let form = Query::parse(
             "schedule.days.mon=9&schedule.days.mon=10&schedule.days.sun=23&schedule.timezone=Asia%2FKolkata",
         )
@@ -166,7 +165,15 @@ mod tests {
         assert_eq!(value["days"]["mon"], json!([9, 10]));
         assert_eq!(value["days"]["sun"], json!([23]));
         assert_eq!(value["days"]["tue"], json!([]));
-        assert_eq!(value["timezone"], "+05:30");
+        assert_eq!(
+            value["timezone"], "Asia/Kolkata",
+            "the name, for the schedule to follow"
+        );
+        let read = Schedule::stored(&value).unwrap();
+        assert_eq!(
+            (read.zone, read.zone_name()),
+            (Zone::Offset(330), Some("Asia/Kolkata"))
+        );
     }
 
     #[test]

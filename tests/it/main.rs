@@ -40,3 +40,4 @@ mod telegram;
 mod web;
 mod webhooks;
 mod writes;
+mod zones;

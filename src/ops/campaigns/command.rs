@@ -246,8 +246,12 @@ impl Create {
             .map(|a| campaign_fields::budget(&a, "", cabinet))
             .transpose()?;
         let schedule =
-            campaign_fields::schedule(sent.schedule, "", Some(source.target_type), caps)?
-                .map(campaign_fields::schedule_json);
+            campaign_fields::schedule(sent.schedule, "", Some(source.target_type), caps)?;
+        let schedule_zone = match &schedule {
+            Some(chosen) => campaign_fields::schedule_zone(chosen.as_ref()),
+            None => source.schedule_zone.clone(),
+        };
+        let schedule = schedule.map(campaign_fields::schedule_json);
         let media = media_on(sent.media, "", source.target_type, caps)?;
         let mut group = GroupIn {
             group_id: sent.group_id,
@@ -288,6 +292,7 @@ impl Create {
             schedule: schedule.unwrap_or_else(|| source.schedule.clone()),
             // A copy starts and ends when it is told to: the original's dates may be past.
             dates: Dates::default(),
+            schedule_zone,
         };
         let draft = Draft {
             ad,
@@ -360,6 +365,8 @@ impl NewCampaign {
         };
         let targeting = targets.read(at, target_type, caps)?;
         let placement = campaign_fields::placement(self.placement, at, target_type, caps)?;
+        let schedule =
+            campaign_fields::schedule(self.schedule, at, Some(target_type), caps)?.flatten();
         let ad = AdDraft {
             client_ref: None,
             spec: AdSpec {
@@ -380,9 +387,8 @@ impl NewCampaign {
             budget,
             daily_budget: campaign_fields::daily_budget(self.daily_budget, at, kind)?.flatten(),
             active: self.active.is_none_or(|a| a.0),
-            schedule: campaign_fields::schedule_json(
-                campaign_fields::schedule(self.schedule, at, Some(target_type), caps)?.flatten(),
-            ),
+            schedule_zone: campaign_fields::schedule_zone(schedule.as_ref()),
+            schedule: campaign_fields::schedule_json(schedule),
             dates: Dates {
                 starts_at: campaign_fields::date(self.starts_at, at, "starts_at")?.flatten(),
                 ends_at: campaign_fields::date(self.ends_at, at, "ends_at")?.flatten(),
@@ -466,6 +472,9 @@ pub struct Edit {
     pub dates: Option<(Dates, Sent)>,
     /// What was sent, for the campaign's history.
     pub details: Value,
+    /// The zone the schedule follows after the edit, when it sets or removes one (`None`
+    /// inside: given as an offset or `viewer`, or removed).
+    pub schedule_zone: Option<Option<String>>,
 }
 
 impl Edit {
@@ -482,6 +491,10 @@ impl Edit {
     ) -> Result<Edit, ParseError> {
         let (sent, undeclared): (EditIn, _) = fields::read_open(body, "")?;
         let kind = cabinet.cabinet_type;
+        let schedule = campaign_fields::schedule(sent.schedule, "", Some(row.target_type), caps)?;
+        let schedule_zone = schedule
+            .as_ref()
+            .map(|chosen| campaign_fields::schedule_zone(chosen.as_ref()));
         let ad = AdEdit {
             title: sent.title.map(|t| t.0),
             text: sent.text.map(|t| t.0),
@@ -492,8 +505,7 @@ impl Edit {
                 .transpose()?,
             daily_budget: campaign_fields::daily_budget(sent.daily_budget, "", kind)?,
             views_per_user: sent.views_per_user.map(|v| v.0),
-            schedule: campaign_fields::schedule(sent.schedule, "", Some(row.target_type), caps)?
-                .map(campaign_fields::schedule_json),
+            schedule: schedule.map(campaign_fields::schedule_json),
             media: None,
             picture: sent.picture.map(|p| p.0),
             button: campaign_fields::button(sent.button, "", cabinet, caps)?,
@@ -526,6 +538,7 @@ impl Edit {
             auto_cpm,
             dates,
             details,
+            schedule_zone,
         })
     }
 }

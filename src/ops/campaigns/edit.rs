@@ -60,6 +60,7 @@ pub fn edit(
         auto_cpm,
         dates,
         details,
+        schedule_zone,
     } = edit;
     let releases = auto_cpm.is_some_and(|a| !a.enabled);
     if row.auto_cpm_enabled && change.cpm.is_some() && !releases {
@@ -115,6 +116,9 @@ pub fn edit(
         }
         if let Some(dates) = dates {
             campaigns::set_dates(tx, account, ad, dates)?;
+        }
+        if let Some(zone) = &schedule_zone {
+            campaigns::set_schedule_zone(tx, account, ad, zone.as_deref())?;
         }
         write_back::record_history(tx, account, ad, actor.author(), "edit", &details)
     })?;

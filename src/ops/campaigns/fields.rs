@@ -145,6 +145,11 @@ pub fn schedule_json(schedule: Option<Schedule>) -> Option<Value> {
     schedule.as_ref().map(Schedule::to_json)
 }
 
+/// The zone a schedule choice was given in by name, which adcab keeps beside it.
+pub fn schedule_zone(schedule: Option<&Schedule>) -> Option<String> {
+    schedule.and_then(Schedule::zone_name).map(str::to_string)
+}
+
 /// `daily_budget`: an amount greater than zero, or `null` to remove the cap.
 pub fn daily_budget(
     sent: Patch<Amount>,

@@ -4,7 +4,8 @@
 //! copy or its removal, the status change for the webhooks, the history entry with who made it,
 //! the cabinet balance after money moved) inside the caller's transaction, so the caller's own
 //! records (a task's progress, a rule's ledger) commit with it; and the check of an uploaded
-//! media token a create or an edit names. Blocking.
+//! media token a create or an edit names (a schedule following its zone's clocks in `zone`).
+//! Blocking.
 
 pub mod auto_cpm;
 pub mod budget;
@@ -16,6 +17,7 @@ pub mod fields;
 pub mod list;
 pub mod recreate;
 mod targets;
+pub mod zone;
 
 use rusqlite::Connection;
 use serde_json::Value;

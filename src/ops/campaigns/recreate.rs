@@ -214,6 +214,7 @@ impl Recreate {
         };
         let target = Some(ad.spec.target_type);
         if let Some(schedule) = campaign_fields::schedule(sent.schedule, "", target, caps)? {
+            ad.schedule_zone = campaign_fields::schedule_zone(schedule.as_ref());
             ad.schedule = campaign_fields::schedule_json(schedule);
         }
         let media = media_on(sent.media, "", ad.spec.target_type, caps)?;
@@ -274,6 +275,7 @@ pub fn unchanged(source: &CampaignRow, cabinet: &Cabinet) -> AdDraft {
         schedule: source.schedule.clone(),
         // As a copy: it starts and ends when it is told to, the declined one's dates may be past.
         dates: Dates::default(),
+        schedule_zone: source.schedule_zone.clone(),
     }
 }
 

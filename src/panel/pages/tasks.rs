@@ -202,6 +202,7 @@ fn source_key(s: Source) -> &'static str {
         Source::Automation => "tasks-by-automation",
         Source::Sync => "tasks-by-sync",
         Source::Operator => "tasks-by-operator",
+        Source::System => "tasks-by-system",
     }
 }
 

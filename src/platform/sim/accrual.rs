@@ -313,6 +313,7 @@ mod tests {
         d.schedule = Some(Schedule {
             days,
             zone: Zone::Offset(180),
+            named: None,
         });
         accrue(
             &mut d,

@@ -4,9 +4,11 @@
 
 mod list;
 mod sync;
+mod zones;
 
 pub use list::{all, list, sums, DomainMode, ListFilter, Page, SortKey, Sums, OFFSET_DEPTH};
 pub use sync::{apply_counters, local_revs, stale_running, sync_states, Reported, SyncState};
+pub use zones::{set_schedule_zone, set_zone_refused, zone_shifted, zones_followed};
 
 use std::sync::OnceLock;
 
@@ -69,6 +71,8 @@ pub struct CampaignRow {
     pub dates: Dates,
     /// Whether a conversion was ever attributed to the campaign (it has running totals).
     pub converted: bool,
+    /// The IANA zone its schedule was given in (`Europe/Berlin`), whose offset it follows.
+    pub schedule_zone: Option<String>,
 }
 
 /// The columns `from_row` reads, in its order (read by position: a list page reads hundreds).
@@ -79,7 +83,8 @@ const COLUMNS: &str = "account_id, ad_id, title, text, status, active, promote_u
     synced_at, status_changed_at, invite_link, decline_reason, decline_description,
     placement, starts_at, ends_at,
     EXISTS (SELECT 1 FROM conversion_totals t
-        WHERE t.account_id = campaigns.account_id AND t.ad_id = campaigns.ad_id)";
+        WHERE t.account_id = campaigns.account_id AND t.ad_id = campaigns.ad_id),
+    schedule_zone";
 
 /// The columns of `COLUMNS` a list page does not show, and what it reads in their place:
 /// parsing and copying them was half of a page's cost. A listed row carries the reduced
@@ -145,6 +150,7 @@ fn from_row(r: &Row) -> rusqlite::Result<CampaignRow> {
             ends_at: r.get(36)?,
         },
         converted: r.get(37)?,
+        schedule_zone: r.get(38)?,
     })
 }
 

@@ -12,6 +12,7 @@ mod sync;
 mod tasks;
 mod unreachable;
 mod writes;
+mod zones;
 
 use adcab::ops::{self, NewKey};
 use adcab::platform::PlatformKind;

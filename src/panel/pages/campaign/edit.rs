@@ -106,7 +106,11 @@ pub(super) fn form(
             .map(str::to_string)
             .unwrap_or_else(|| current(row, kind, field))
     };
-    let schedule = row.schedule.as_ref().and_then(|s| Schedule::stored(s).ok());
+    let schedule = row
+        .schedule
+        .as_ref()
+        .and_then(|s| Schedule::stored(s).ok())
+        .map(|s| s.named_as(row.schedule_zone.as_deref()));
     let names_field =
         |r: &&Refused, field: &str| r.param == field || r.param.starts_with(&format!("{field}."));
     html! {
@@ -176,7 +180,11 @@ pub async fn edit<'a>(
         }
         if form.get(GRID).is_some() {
             let sent = week::from_form(form)?;
-            let stored = row.schedule.as_ref().and_then(|s| Schedule::stored(s).ok());
+            let stored = row
+                .schedule
+                .as_ref()
+                .and_then(|s| Schedule::stored(s).ok())
+                .map(|s| s.named_as(row.schedule_zone.as_deref()));
             let now = sent.as_ref().and_then(|s| Schedule::stored(s).ok());
             if sent.is_some() != stored.is_some() || now != stored {
                 body.insert("schedule".into(), sent.unwrap_or(Value::Null));

@@ -79,6 +79,14 @@ pub(super) fn sentence(visit: &Visit, e: &Entry, kind: CabinetType) -> String {
         "rule" => rule_change(visit, &d["change"], cur),
         "auto_cpm" => bid(visit, d.get("from"), &d["to"], cur),
         "reconcile" => visit.ta("campaign-h-reconcile", &[("month", text("month").into())]),
+        "zone_refused" => visit.ta(
+            "campaign-h-zone-refused",
+            &[
+                ("zone", text("zone").into()),
+                ("offset", text("offset").into()),
+                ("held", text("held").into()),
+            ],
+        ),
         other => match other.strip_prefix("bulk_").and_then(BulkKind::parse) {
             Some(k) => visit.ta(
                 "campaign-h-bulk",
@@ -188,9 +196,11 @@ fn edited(visit: &Visit, d: &Value, cur: &str) -> String {
         return visit.t("campaign-h-edit");
     };
     let was = d.get("was");
+    // A schedule moved with its zone's clocks is said as that, not as a schedule edited.
+    let moved = d.get("zone").is_some();
     let clauses: Vec<String> = fields
         .iter()
-        .filter(|(k, _)| k.as_str() != "was")
+        .filter(|(k, _)| k.as_str() != "was" && !(moved && k.as_str() == "schedule"))
         .map(|(k, v)| match k.as_str() {
             "cpm" => bid(visit, was.and_then(|w| w.get("cpm")), v, cur),
             "title" => visit.ta(
@@ -214,6 +224,17 @@ fn edited(visit: &Visit, d: &Value, cur: &str) -> String {
                 "campaign-h-pause"
             }),
             "schedule" if v.is_null() => visit.t("campaign-h-schedule-none"),
+            "zone" => {
+                let part = |key: &str| v[key].as_str().unwrap_or("").to_string();
+                visit.ta(
+                    "campaign-h-zone-moved",
+                    &[
+                        ("zone", part("name").into()),
+                        ("from", part("from").into()),
+                        ("to", part("to").into()),
+                    ],
+                )
+            }
             field => visit.ta(
                 "campaign-h-field",
                 &[("field", visit.t(&field_key(field)).into())],

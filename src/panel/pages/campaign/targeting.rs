@@ -27,7 +27,11 @@ pub(super) fn settings(
     titles: &HashMap<String, String>,
 ) -> Markup {
     let f = visit.fmt();
-    let schedule = row.schedule.as_ref().and_then(|s| Schedule::stored(s).ok());
+    let schedule = row
+        .schedule
+        .as_ref()
+        .and_then(|s| Schedule::stored(s).ok())
+        .map(|s| s.named_as(row.schedule_zone.as_deref()));
     html! {
         dl.fields {
             dt { (visit.t("campaign-text")) } dd { (row.text) }
