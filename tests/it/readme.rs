@@ -6,6 +6,7 @@
 //! and API blocks; `packaging/test-install.sh`: the install blocks).
 
 mod blocks;
+mod reference;
 
 use std::net::TcpListener;
 use std::path::Path;
