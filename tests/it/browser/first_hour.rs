@@ -24,6 +24,27 @@ fn printed_login(log: &str) -> Option<(String, String, String)> {
 
 #[test]
 fn a_newcomer_creates_a_campaign_in_the_panel_by_the_readme() {
+    follow_the_readme(None);
+}
+
+#[test]
+fn a_newcomer_creates_a_campaign_in_the_panel_by_the_readme_on_a_phone() {
+    follow_the_readme(Some((390, 844)));
+}
+
+/// Opens a section of the navigation by its name, through **Menu** on a phone.
+fn open_section(chrome: &Chrome, phone: bool, name: &str) {
+    if phone {
+        chrome.find("nav.side summary").click();
+    }
+    chrome.link(name).click();
+}
+
+/// The README's panel steps, in a browser window of `viewport` (the default desktop one
+/// when none).
+fn follow_the_readme(viewport: Option<(i64, i64)>) {
+    let phone = viewport.is_some();
+    let shot = |name: &str| format!("{name}-{}", if phone { "phone" } else { "desktop" });
     let readme = include_str!("../../../README.md");
     assert!(
         readme.contains("To create a campaign in the panel"),
@@ -55,6 +76,9 @@ fn a_newcomer_creates_a_campaign_in_the_panel_by_the_readme() {
 
     // "Open http://127.0.0.1:8080/ and sign in with the printed email and password."
     let chrome = Chrome::start();
+    if let Some((width, height)) = viewport {
+        chrome.set_viewport(width, height);
+    }
     chrome.goto(&format!("{root}/"));
     chrome.wait_for("the login form", |c| {
         c.try_find("input[name=password]").map(drop)
@@ -66,8 +90,8 @@ fn a_newcomer_creates_a_campaign_in_the_panel_by_the_readme() {
         (c.url() == format!("{root}/")).then_some(())
     });
 
-    // 1. Campaigns, then New campaign.
-    chrome.link("Campaigns").click();
+    // 1. Campaigns (under Menu on a phone), then New campaign.
+    open_section(&chrome, phone, "Campaigns");
     chrome.wait_for("the campaign list", |c| {
         c.url().ends_with("/campaigns").then_some(())
     });
@@ -100,7 +124,7 @@ fn a_newcomer_creates_a_campaign_in_the_panel_by_the_readme() {
     // 4. The bid and the budget; Create.
     chrome.find("input[name=cpm]").send_keys("2.50");
     chrome.find("input[name=budget]").send_keys("20");
-    screenshot(&chrome, "first-hour-form");
+    screenshot(&chrome, &shot("first-hour-form"));
     chrome
         .find("#new-campaign button.primary[type=submit]")
         .click();
@@ -109,7 +133,7 @@ fn a_newcomer_creates_a_campaign_in_the_panel_by_the_readme() {
         c.url().ends_with("/tasks").then_some(())
     });
     let listed = poll(Duration::from_secs(20), || {
-        chrome.link("Campaigns").click();
+        open_section(&chrome, phone, "Campaigns");
         let row = chrome
             .find_all("table tr")
             .into_iter()
@@ -117,7 +141,7 @@ fn a_newcomer_creates_a_campaign_in_the_panel_by_the_readme() {
             .find(|t| t.contains("Spring sale"))?;
         row.contains("In Review").then_some(row)
     });
-    screenshot(&chrome, "first-hour-list");
+    screenshot(&chrome, &shot("first-hour-list"));
     let listed = listed.unwrap_or_else(|| {
         panic!(
             "Spring sale is not in the list, in review:\n{}",
