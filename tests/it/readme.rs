@@ -7,6 +7,7 @@
 
 mod blocks;
 mod reference;
+mod terminal;
 
 use std::net::TcpListener;
 use std::path::Path;

@@ -44,12 +44,12 @@ const KNOWN: &[(&str, &str)] = &[
         "not run: it compiles adcab (minutes); timed by hand in docs/development.md",
     ),
     (
-        "sh unrun-terminal",
-        "not run: it asks on a terminal; its flags form (sh telegram) is run",
+        "sh terminal",
+        "readme::terminal, in a pseudo-terminal answering each question",
     ),
     (
         "sh unrun-service",
-        "not run: it watches the service under systemd (test-install.sh --boot checks /readyz)",
+        "not run: it restarts or watches the service under systemd (test-install.sh --boot checks both)",
     ),
     (
         "caddyfile",
@@ -134,7 +134,7 @@ fn run(dir: &Path, script: &str, env: &[(&str, &str)]) -> Vec<Value> {
 }
 
 /// The fake with a main (agency) EUR account that manages one TON client account.
-fn agency_on_the_fake() -> (FakePromote, String, String) {
+pub(super) fn agency_on_the_fake() -> (FakePromote, String, String) {
     let fake = FakePromote::start();
     let main = fake.add_account("EUR", "Agency", "1000", true);
     fake.add_related(&main.account_id, "TON", "Client", "50");
