@@ -1,9 +1,12 @@
 //! The README's command reference against the binary: every command its table names exists,
-//! takes every flag the row shows (its `--help` lists them), and the two examples written
-//! inline in the section run as written.
+//! takes every flag the row shows (its `--help` lists them), the two examples written inline
+//! in the section run as written, and the operations commands (backup, restore, check, config
+//! show) answer on a fresh data folder as the README says.
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use serde_json::Value;
 
 use super::{bash, finish};
 
@@ -169,4 +172,49 @@ fn the_inline_examples_of_the_reference_run_as_written() {
     let out = run(&add);
     assert!(out.status.success(), "{out:?}");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), r#"{"id":1}"#);
+}
+
+#[test]
+fn the_operations_commands_run_on_a_fresh_data_folder_as_the_readme_says() {
+    let readme = include_str!("../../../README.md");
+    for written in [
+        "`adcab backup --to PATH`",
+        "`adcab restore --from PATH`",
+        "`adcab check`",
+        "`adcab config show`",
+    ] {
+        assert!(readme.contains(written), "{written}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let database = dir.path().join("data/adcab.db").display().to_string();
+    let run = |script: &str| -> Value {
+        let child = bash(dir.path(), &format!("set -euo pipefail\n{script}"))
+            .env("ADCAB_STORAGE_PATH", &database)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = finish(child, Duration::from_secs(30));
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{script}: {printed} {out:?}");
+        serde_json::from_str(printed.trim()).unwrap_or_else(|e| panic!("{e}: {printed}"))
+    };
+    run("adcab init");
+    run("adcab admin user add --email you@example.com --plan agency");
+    // PATH, the reader's own: a new folder.
+    let backup = run("adcab backup --to ./before-upgrade");
+    assert_eq!(backup["path"], "./before-upgrade", "{backup}");
+    assert_eq!(backup["tables"]["users"], 1, "{backup}");
+    assert!(backup["bytes"].as_i64().is_some_and(|b| b > 0), "{backup}");
+    run("adcab admin user add --email later@example.com");
+    let restored = run("adcab restore --from ./before-upgrade");
+    assert_eq!(restored["restored"], "./before-upgrade", "{restored}");
+    let users = run("adcab admin user list");
+    assert_eq!(users["users"].as_array().map(Vec::len), Some(1), "{users}");
+    let check = run("adcab check");
+    assert_eq!(check["config"], "ok", "{check}");
+    assert_eq!(check["database"]["integrity"], "ok", "{check}");
+    let shown = run("adcab config show");
+    assert_eq!(shown["storage"]["path"], database.as_str(), "{shown}");
 }
