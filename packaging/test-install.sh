@@ -5,7 +5,9 @@
 # with and without --purge; each result is checked from inside the chroot. Then the Debian
 # package, built from the same binary by build-packages.sh --binary (cargo-deb), is installed
 # with dpkg -i into a fresh copy of the chroot, upgraded (a backup first), refused an upgrade
-# whose backup fails, removed, purged and installed again over the kept data. With --boot, the
+# whose backup fails, removed, purged and installed again over the kept data. Then every
+# ```sh install block of README.md runs as written in a fresh chroot (the build lines taken as
+# done, sudo as root; see that section). With --boot, the
 # same system is then booted by systemd-nspawn and install.sh starts the real unit: readiness
 # (Type=notify), the sandbox, /readyz, a restart by upgrade, the watchdog and a clean stop;
 # then the package replaces that install: started by dpkg -i, restarted by its upgrade,
@@ -48,7 +50,7 @@ while [ $# -gt 0 ]; do
             ;;
         --keep) keep=1; shift ;;
         --boot) boot=1; shift ;;
-        -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "unknown option $1" >&2; exit 2 ;;
         *) binary=$1; shift ;;
     esac
@@ -440,6 +442,64 @@ check "postrm says what it kept" grep -q "kept /var/lib/adcab" "$log"
 dpkg_run "dpkg -i after the purge exits 0" dpkg -i /tmp/adcab-1.deb
 check "it finds the kept data" sh -c "chroot '$root' runuser -u adcab -- adcab --config /etc/adcab/adcab.toml admin user list | grep -q ops@example.com"
 same "config mode after reinstall" "640 root:adcab" "$(mode_owner /etc/adcab/adcab.toml)"
+
+# --- the README's install blocks --------------------------------------------------------------
+
+# Every ```sh install block of README.md runs here as written, from a copy of this repository
+# at /root/adcab (packaging/, the binary under test as target/dist/adcab, the package beside
+# them as build-packages.sh names it), with the substitutions a reader's machine makes: the
+# build lines (`cargo build`, `packaging/build-packages.sh`) are already done (the binary and
+# package above), and `sudo` is root (the chroot has no sudo; `sudo -u USER` is runuser). A
+# block that installs (install.sh, `apt install`) starts on a fresh machine: they are two ways
+# to the same install; the blocks after it run on the machine it left.
+echo "== the README's install blocks, as written"
+blocks=$workdir/readme-blocks
+rm -rf "$blocks"
+mkdir -p "$blocks"
+awk -v dir="$blocks" '
+    /^```/ {
+        if (open) { open = 0; if (out != "") { close(out); out = "" }; next }
+        open = 1
+        if ($0 == "```sh install") { n++; out = sprintf("%s/%02d.sh", dir, n); printf "" > out }
+        next
+    }
+    open && out != "" { print > out }
+' "$repo/README.md"
+count=$(find "$blocks" -name '*.sh' | wc -l)
+if [ "$count" -ge 3 ]; then pass "README.md has its install blocks ($count)"; else fail "README.md has its install blocks" "found $count"; fi
+fresh_machine() {
+    umount "$root/proc"
+    rm -rf --one-file-system "$root"
+    cp -a "$base" "$root"
+    mount -t proc proc "$root/proc"
+    mkdir -p "$root/root/adcab/target/dist"
+    cp -a "$here" "$root/root/adcab/packaging"
+    cp "$binary" "$root/root/adcab/target/dist/adcab"
+    cp "$deb1" "$root/root/adcab/"
+}
+for block in "$blocks"/*.sh; do
+    name="README install block $(basename "$block" .sh): $(grep -Ev '^(cargo build|packaging/build-packages)' "$block" | head -n 1 | cut -c 1-60)"
+    if grep -Eq '(^|[[:space:]])(packaging/install\.sh|apt install)' "$block"; then fresh_machine; fi
+    {
+        echo 'set -euo pipefail'
+        # shellcheck disable=SC2016 # written into the script, expanded there
+        echo 'sudo() { if [ "${1:-}" = -u ]; then local user=$2; shift 2; runuser -u "$user" -- "$@"; else "$@"; fi; }'
+        echo 'cd /root/adcab'
+        sed -E 's#^(cargo build|packaging/build-packages\.sh)#: built beforehand: \1#' "$block"
+    } >"$root/root/readme-block.sh"
+    if inside env DEBIAN_FRONTEND=noninteractive bash /root/readme-block.sh </dev/null >"$log" 2>&1; then
+        pass "$name"
+    else
+        sed 's/^/    | /' "$log"
+        fail "$name" "exit code non-zero"
+    fi
+    if grep -q 'apt install' "$block"; then
+        same "the README's apt install leaves the package installed" "install ok installed $version-1" "$(status)"
+    fi
+done
+check "after the README's blocks, adcab check passes as adcab" as_adcab adcab --config /etc/adcab/adcab.toml check
+check "after the README's blocks, the person they added is there" \
+    sh -c "chroot '$root' runuser -u adcab -- adcab --config /etc/adcab/adcab.toml admin user list | grep -q you@example.com"
 
 if [ "$boot" -eq 0 ]; then
     finish

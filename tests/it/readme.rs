@@ -2,11 +2,57 @@
 //! (the server, the webhook receiver: "a terminal of its own") as background processes, and
 //! its `sh trial` blocks, in order, as one bash script with `set -euo pipefail`, in a fresh
 //! folder, against the binary the tests built, on two free ports instead of 8080 and 9000.
+//! Every other fenced block is tagged with where it runs (`blocks`: the tags, the Telegram
+//! and API blocks; `packaging/test-install.sh`: the install blocks).
+
+mod blocks;
+mod reference;
+mod terminal;
 
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+/// One fenced block of a Markdown file: its info string (```` ```sh trial ```` gives
+/// `sh trial`), its body, and the line of its opening fence (from 1).
+#[derive(Debug)]
+struct Block {
+    info: String,
+    body: String,
+    line: usize,
+}
+
+/// Every fenced block of `text`, in order.
+fn fenced(text: &str) -> Vec<Block> {
+    let mut found = Vec::new();
+    let mut lines = text.lines().enumerate();
+    while let Some((n, line)) = lines.next() {
+        let Some(info) = line.strip_prefix("```") else {
+            continue;
+        };
+        let body: Vec<&str> = lines
+            .by_ref()
+            .map(|(_, l)| l)
+            .take_while(|l| *l != "```")
+            .collect();
+        found.push(Block {
+            info: info.trim().to_string(),
+            body: body.join("\n"),
+            line: n + 1,
+        });
+    }
+    found
+}
+
+/// The bodies of the README's blocks tagged `info`, in order.
+pub(crate) fn tagged(readme: &str, info: &str) -> Vec<String> {
+    fenced(readme)
+        .into_iter()
+        .filter(|b| b.info == info)
+        .map(|b| b.body)
+        .collect()
+}
 
 /// The README's runnable shell blocks, in the order they appear.
 #[derive(Debug, Default)]
@@ -17,22 +63,14 @@ struct Trial {
 
 /// Collects the fenced blocks whose info string is `sh trial` or `sh trial-background`.
 fn trial(readme: &str) -> Trial {
-    let mut found = Trial::default();
-    let mut lines = readme.lines();
-    while let Some(line) = lines.next() {
-        let into = match line.trim_end() {
-            "```sh trial" => &mut found.script,
-            "```sh trial-background" => &mut found.background,
-            _ => continue,
-        };
-        let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
-        into.push(body.join("\n"));
+    Trial {
+        background: tagged(readme, "sh trial-background"),
+        script: tagged(readme, "sh trial"),
     }
-    found
 }
 
 /// A port nobody listens on now (the trial's processes bind it a moment later).
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -41,7 +79,7 @@ fn free_port() -> u16 {
 }
 
 /// The block with the README's ports replaced by this run's.
-fn on_ports(block: &str, api: u16, hooks: u16) -> String {
+pub(crate) fn on_ports(block: &str, api: u16, hooks: u16) -> String {
     block
         .replace("8080", &api.to_string())
         .replace("9000", &hooks.to_string())
@@ -49,7 +87,7 @@ fn on_ports(block: &str, api: u16, hooks: u16) -> String {
 
 /// `bash -c script` in `dir`, finding the tests' `adcab` first on the `PATH`, in a process
 /// group of its own so that everything it started can be stopped together.
-fn bash(dir: &Path, script: &str) -> Command {
+pub(crate) fn bash(dir: &Path, script: &str) -> Command {
     use std::os::unix::process::CommandExt;
     let bin = Path::new(env!("CARGO_BIN_EXE_adcab")).parent().unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
@@ -63,7 +101,7 @@ fn bash(dir: &Path, script: &str) -> Command {
 }
 
 /// Background processes, stopped with their whole group when the test ends, pass or fail.
-struct Group(Vec<Child>);
+pub(crate) struct Group(pub(crate) Vec<Child>);
 
 impl Drop for Group {
     fn drop(&mut self) {

@@ -4,6 +4,7 @@
 
 mod campaign;
 mod create;
+mod first_hour;
 mod home;
 mod list;
 mod logs;
