@@ -3,8 +3,8 @@
 -- how often its client report is sent ('weekly' or 'monthly'). NULL means none.
 ALTER TABLE cabinets ADD COLUMN monthly_topup_cap_micros INTEGER;
 ALTER TABLE cabinets ADD COLUMN fee_percent TEXT;
-ALTER TABLE cabinets ADD COLUMN report_schedule TEXT
-    CHECK (report_schedule IS NULL OR report_schedule IN ('weekly', 'monthly'));
+-- The schedule's values are the code's to check (as the cabinet types since migration 18).
+ALTER TABLE cabinets ADD COLUMN report_schedule TEXT;
 
 -- Exchange rates per day: one unit of `base` costs `rate` units of `quote` on `day`
 -- (YYYY-MM-DD), as a decimal text. `source` says where it came from ('ecb', 'url', 'fixed',
