@@ -69,6 +69,7 @@ const SERVICE: Ledger = Ledger {
             32,
             include_str!("../../sql/0032_agency_terms_and_rates.sql"),
         ),
+        (38, include_str!("../../sql/0038_report_sends.sql")),
     ],
 };
 

@@ -351,8 +351,8 @@ fn send_document_uploads_the_file_and_reads_refusals_like_send_message() {
     use adcab::jobs::notify::{send_document, Document};
     use adcab::store::alerts::Outcome;
 
-    let bot = bot_with_chat(-100_5);
-    bot.block(-100_6);
+    let bot = bot_with_chat(-1005);
+    bot.block(-1006);
     let config = adcab::config::NotifyConfig {
         bot_api_url: bot.url.clone(),
         bot_token: TOKEN.into(),
@@ -368,21 +368,21 @@ fn send_document_uploads_the_file_and_reads_refusals_like_send_message() {
         caption: "Кабинет: отчёт за неделю",
         bytes: &bytes,
     };
-    assert_eq!(send_document(&config, &doc(-100_5), 0), Outcome::Sent);
+    assert_eq!(send_document(&config, &doc(-1005), 0), Outcome::Sent);
     let got = bot.documents();
     assert_eq!(got.len(), 1);
-    assert_eq!(got[0].chat_id, -100_5);
+    assert_eq!(got[0].chat_id, -1005);
     assert_eq!(got[0].filename, "report-2026-11-16.pdf");
     assert_eq!(got[0].content_type.as_deref(), Some("application/pdf"));
     assert_eq!(got[0].caption, "Кабинет: отчёт за неделю");
     assert_eq!(got[0].bytes, bytes);
 
-    for chat in [-100_6, -100_7] {
+    for chat in [-1006, -1007] {
         let outcome = send_document(&config, &doc(chat), 0);
         assert!(matches!(outcome, Outcome::Undeliverable(_)), "{outcome:?}");
     }
     bot.fail_next(1, BotFault::ServerError);
-    let outcome = send_document(&config, &doc(-100_5), 0);
+    let outcome = send_document(&config, &doc(-1005), 0);
     assert!(matches!(outcome, Outcome::Retry { .. }), "{outcome:?}");
     assert_eq!(bot.documents().len(), 1);
 }

@@ -212,7 +212,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // 23: placements and dates, 25: a person's settings, 26: invitations, 28: the
             // campaigns' totals index, 29: the history's person and rule, 30: channel titles,
             // 31: the kept day's spend (its invitations column goes with 26's table), 32: an
-            // agency's terms and the rates; 27's column is in 15's alerts) undone.
+            // agency's terms and the rates, 38: the scheduled reports sent; 27's column is in 15's alerts) undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
@@ -252,6 +252,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  DROP TABLE peer_titles;
                  DROP INDEX campaigns_short_of_budget;
                  ALTER TABLE campaigns DROP COLUMN day_spend_micros;
+                 DROP TABLE report_sends;
                  DELETE FROM schema_migrations WHERE version > 12;",
             )?;
             Ok::<_, adcab::store::StoreError>(())
