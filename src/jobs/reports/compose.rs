@@ -342,9 +342,10 @@ mod tests {
         let f = sample(3);
         let en = pdf::render(&document(&f, Lang::En)).unwrap();
         let ru = pdf::render(&document(&f, Lang::Ru)).unwrap();
+        // `ADCAB_SAMPLE_DIR=docs/samples cargo test --lib compose` rewrites the samples.
         if let Ok(dir) = std::env::var("ADCAB_SAMPLE_DIR") {
-            std::fs::write(format!("{dir}/report-en.pdf"), &en).unwrap();
-            std::fs::write(format!("{dir}/report-ru.pdf"), &ru).unwrap();
+            std::fs::write(format!("{dir}/scheduled-report-en.pdf"), &en).unwrap();
+            std::fs::write(format!("{dir}/scheduled-report-ru.pdf"), &ru).unwrap();
         }
         let en_text = text(&en);
         for want in [
