@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod ops;
 pub mod outbound;
 pub mod panel;
+pub mod pdf;
 pub mod platform;
 pub mod primitives;
 pub mod ratelimit;

@@ -42,6 +42,7 @@ const FILES: &[File] = files![
     "new",
     "people",
     "rules",
+    "scheduled",
     "sim",
     "status",
     "tasks",

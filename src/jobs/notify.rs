@@ -1,8 +1,9 @@
-//! Owns sending alerts to Telegram chats through the Bot API (`sendMessage`): the pending
-//! sends are taken in order, each call waits at most `notify.timeout_ms`; a chat that blocked
-//! the bot or does not exist is logged as undeliverable and its link switched off, flood
-//! control is waited out as the API asks, and other failures are tried again a few times
-//! with growing pauses. The bot token never reaches a log.
+//! Owns sending to Telegram chats through the Bot API: alerts (`sendMessage`; the pending
+//! sends taken in order) and files such as scheduled reports (`sendDocument`). Each call
+//! waits at most `notify.timeout_ms`; a chat that blocked the bot or does not exist is logged
+//! as undeliverable and its link switched off, flood control is waited out as the API asks,
+//! and other failures are tried again a few times with growing pauses. The bot token never
+//! reaches a log.
 
 use std::time::Duration;
 
@@ -55,21 +56,95 @@ pub async fn run(services: Services, mut stop: watch::Receiver<bool>) {
 
 /// One `sendMessage` call and what it means for the send. Blocking.
 pub fn send(config: &NotifyConfig, d: &Due) -> Outcome {
-    let agent = ureq::AgentBuilder::new()
-        .timeout(Duration::from_millis(config.timeout_ms))
-        .redirects(0)
-        .build();
     let url = format!("{}/bot{}/sendMessage", config.bot_api_url, config.bot_token);
     let body = json!({ "chat_id": d.chat_id, "text": d.text, "disable_web_page_preview": true });
-    let answer = agent
+    let answer = agent(config)
         .post(&url)
         .set("Content-Type", "application/json")
         .send_string(&body.to_string());
+    outcome(answer, d.attempts)
+}
+
+/// A file for `sendDocument`.
+pub struct Document<'a> {
+    pub chat_id: i64,
+    /// The name the chat shows, such as `report-2026-11-16.pdf`.
+    pub filename: &'a str,
+    pub content_type: &'a str,
+    /// At most 1024 characters (longer is cut).
+    pub caption: &'a str,
+    pub bytes: &'a [u8],
+}
+
+/// One `sendDocument` call (multipart, the file uploaded) and what it means for the send, by
+/// the same rules as `sendMessage`: `attempts` made before this one. Blocking.
+pub fn send_document(config: &NotifyConfig, doc: &Document, attempts: i64) -> Outcome {
+    let url = format!(
+        "{}/bot{}/sendDocument",
+        config.bot_api_url, config.bot_token
+    );
+    let boundary = format!("adcab-{}", uuid::Uuid::new_v4().simple());
+    let caption: String = doc.caption.chars().take(1024).collect();
+    let answer = agent(config)
+        .post(&url)
+        .set(
+            "Content-Type",
+            &format!("multipart/form-data; boundary={boundary}"),
+        )
+        .send_bytes(&multipart(&boundary, doc, &caption));
+    outcome(answer, attempts)
+}
+
+/// The `multipart/form-data` body of a `sendDocument` call. The file name is kept to safe
+/// characters, so it never breaks out of its quotes.
+fn multipart(boundary: &str, doc: &Document, caption: &str) -> Vec<u8> {
+    let filename: String = doc
+        .filename
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' => c,
+            _ => '_',
+        })
+        .collect();
+    let mut body = Vec::with_capacity(doc.bytes.len() + 512);
+    for (name, value) in [
+        ("chat_id", doc.chat_id.to_string()),
+        ("caption", caption.into()),
+    ] {
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"
+            )
+            .as_bytes(),
+        );
+    }
+    body.extend_from_slice(
+        format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"document\"; filename=\"{filename}\"\r\nContent-Type: {}\r\n\r\n",
+            doc.content_type
+        )
+        .as_bytes(),
+    );
+    body.extend_from_slice(doc.bytes);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    body
+}
+
+/// An agent whose every call waits at most `notify.timeout_ms` and follows no redirect.
+fn agent(config: &NotifyConfig) -> ureq::Agent {
+    ureq::AgentBuilder::new()
+        .timeout(Duration::from_millis(config.timeout_ms))
+        .redirects(0)
+        .build()
+}
+
+/// What a Bot API answer means for a send that had `attempts` before this one.
+fn outcome(answer: Result<ureq::Response, ureq::Error>, attempts: i64) -> Outcome {
     let retry = |why: String| {
-        if d.attempts + 1 >= ATTEMPTS {
+        if attempts + 1 >= ATTEMPTS {
             Outcome::Failed(why)
         } else {
-            let pause = 5 * 2_i64.pow(d.attempts as u32);
+            let pause = 5 * 2_i64.pow(attempts as u32);
             Outcome::Retry {
                 next_at: unix_now() as i64 + pause,
                 why,

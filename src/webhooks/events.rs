@@ -1,9 +1,9 @@
 //! Owns turning what happened into webhook events in the outbox: `status_change` (every
 //! unsent status change, one event per cabinet and receiving key; a change to `Declined`
 //! carries the platform's `decline_reason`, others `null`), `hourly_digest` (a
-//! cabinet's closed hour: top campaigns by spend, totals over all) and `alert` (a rule's
-//! notice). Only keys whose holder reaches the cabinet receive its events. Runs inside the
-//! caller's write transaction.
+//! cabinet's closed hour: top campaigns by spend, totals over all), `alert` (a rule's
+//! notice) and `report` (a cabinet's scheduled client report, its figures). Only keys whose
+//! holder reaches the cabinet receive its events. Runs inside the caller's write transaction.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -225,4 +225,27 @@ fn digest_line(
         "cpm": row.as_ref().map(|r| kind.render(r.cpm)),
         "budget": row.as_ref().map(|r| kind.render(r.budget)),
     }))
+}
+
+/// Queues a `report` event (a scheduled client report: `figures` with `event` and
+/// `account_id` added) for every key receiving the cabinet's events. Returns how many.
+pub fn queue_report(conn: &Connection, account: i64, figures: &Value) -> Result<usize, StoreError> {
+    let mut payload = Map::new();
+    payload.insert("event".into(), json!("report"));
+    payload.insert("account_id".into(), json!(account));
+    if let Value::Object(fields) = figures {
+        for (k, v) in fields {
+            payload.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    let receivers = Receivers::load(conn)?;
+    let now = clock::iso(clock::now(conn)?);
+    queue(
+        conn,
+        &receivers,
+        account,
+        "report",
+        &Value::Object(payload),
+        &now,
+    )
 }

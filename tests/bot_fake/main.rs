@@ -343,3 +343,46 @@ fn server_stops_when_dropped() {
         "still answering after drop"
     );
 }
+
+/// The service's `sendDocument` against the fake: the file arrives byte for byte with its name,
+/// type and caption; a blocked or unknown chat is undeliverable; a 500 is tried again later.
+#[test]
+fn send_document_uploads_the_file_and_reads_refusals_like_send_message() {
+    use adcab::jobs::notify::{send_document, Document};
+    use adcab::store::alerts::Outcome;
+
+    let bot = bot_with_chat(-1005);
+    bot.block(-1006);
+    let config = adcab::config::NotifyConfig {
+        bot_api_url: bot.url.clone(),
+        bot_token: TOKEN.into(),
+        ..adcab::config::Config::default().notify
+    };
+    // Every byte value, CR LF and a would-be boundary line included.
+    let mut bytes: Vec<u8> = (0..=255u8).collect();
+    bytes.extend_from_slice(b"\r\n--adcab-x\r\n%PDF-1.7");
+    let doc = |chat_id| Document {
+        chat_id,
+        filename: "report-2026-11-16.pdf",
+        content_type: "application/pdf",
+        caption: "Кабинет: отчёт за неделю",
+        bytes: &bytes,
+    };
+    assert_eq!(send_document(&config, &doc(-1005), 0), Outcome::Sent);
+    let got = bot.documents();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].chat_id, -1005);
+    assert_eq!(got[0].filename, "report-2026-11-16.pdf");
+    assert_eq!(got[0].content_type.as_deref(), Some("application/pdf"));
+    assert_eq!(got[0].caption, "Кабинет: отчёт за неделю");
+    assert_eq!(got[0].bytes, bytes);
+
+    for chat in [-1006, -1007] {
+        let outcome = send_document(&config, &doc(chat), 0);
+        assert!(matches!(outcome, Outcome::Undeliverable(_)), "{outcome:?}");
+    }
+    bot.fail_next(1, BotFault::ServerError);
+    let outcome = send_document(&config, &doc(-1005), 0);
+    assert!(matches!(outcome, Outcome::Retry { .. }), "{outcome:?}");
+    assert_eq!(bot.documents().len(), 1);
+}

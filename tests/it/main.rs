@@ -33,6 +33,7 @@ mod process;
 mod ratelimit;
 mod readme;
 mod scenarios;
+mod scheduled_reports;
 mod stats;
 mod targeting;
 mod tasks;

@@ -1,5 +1,6 @@
 //! The HTTP side (served by `fake_server`): routing `/bot<token>/<method>`, reading
-//! parameters (query, JSON or form body), faults, and `sendMessage`'s checks and answers.
+//! parameters (query, JSON, form or multipart body), faults, and `sendMessage`'s and
+//! `sendDocument`'s checks and answers.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -11,13 +12,15 @@ use hyper::Request;
 use parking_lot::Mutex;
 use serde_json::{json, Map, Value};
 
-use super::{BotFault, SentMessage, State};
+use super::{BotFault, SentDocument, SentMessage, State};
 
 pub type Shared = Arc<Mutex<State>>;
 pub use crate::fake_server::{respond, Resp};
 
 /// `sendMessage`'s limit on the text, counted here in chars.
 const MAX_TEXT: usize = 4096;
+/// `sendDocument`'s limit on the caption.
+const MAX_CAPTION: usize = 1024;
 
 fn ok(result: Value) -> Resp {
     respond(
@@ -42,7 +45,8 @@ pub async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, Infa
         return Ok(error(401, "Unauthorized"));
     }
     // Method names are case-insensitive on the real API.
-    if !method.eq_ignore_ascii_case("sendMessage") {
+    let document = method.eq_ignore_ascii_case("sendDocument");
+    if !document && !method.eq_ignore_ascii_case("sendMessage") {
         return Ok(error(404, "Not Found"));
     }
     // The bot's user id is the token's part before ':'.
@@ -59,6 +63,20 @@ pub async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, Infa
         }
     } else if content_type.starts_with("application/x-www-form-urlencoded") {
         params.extend(parse_form(&String::from_utf8_lossy(&body)));
+    }
+    let mut file = None;
+    if content_type.starts_with("multipart/form-data") {
+        let boundary = content_type.split("boundary=").nth(1).unwrap_or("");
+        let boundary = boundary.trim_matches('"');
+        for part in parse_multipart(&body, boundary) {
+            match part.filename {
+                Some(name) => file = Some((part.name, name, part.content_type, part.data)),
+                None => {
+                    let text = String::from_utf8_lossy(&part.data).into_owned();
+                    params.insert(part.name, Value::String(text));
+                }
+            }
+        }
     }
 
     let fault = shared.lock().faults.pop_front();
@@ -80,6 +98,13 @@ pub async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, Infa
         }
         Some(BotFault::Hang) => std::future::pending::<()>().await,
         Some(BotFault::Delay(d)) => tokio::time::sleep(d).await,
+    }
+    if document {
+        let sent = send_document(&mut shared.lock(), &params, file, bot_id.unwrap_or(1));
+        return Ok(match sent {
+            Ok(result) => ok(result),
+            Err((code, description)) => error(code, &description),
+        });
     }
     Ok(
         match send_message(&mut shared.lock(), &params, bot_id.unwrap_or(1)) {
@@ -166,6 +191,125 @@ fn send_message(
         at: Instant::now(),
     });
     Ok(result)
+}
+
+/// An uploaded file: its field name, file name, content type and bytes.
+type File = (String, String, Option<String>, Vec<u8>);
+
+/// The checks of `sendDocument`: chat_id given, a file uploaded as `document`, caption not
+/// too long, chat known and not blocked; then the document is recorded.
+fn send_document(
+    st: &mut State,
+    p: &Map<String, Value>,
+    file: Option<File>,
+    bot_id: i64,
+) -> Result<Value, (u16, String)> {
+    let bad = |d: &str| Err((400, format!("Bad Request: {d}")));
+    let chat = p.get("chat_id").and_then(Value::as_str).map(str::trim);
+    let Some(chat) = chat.filter(|c| !c.is_empty()) else {
+        return bad("chat_id is empty");
+    };
+    let Some((field, filename, content_type, bytes)) = file else {
+        return bad("there is no document in the request");
+    };
+    if field != "document" || bytes.is_empty() {
+        return bad("there is no document in the request");
+    }
+    let caption = p.get("caption").and_then(Value::as_str).unwrap_or("");
+    if caption.chars().count() > MAX_CAPTION {
+        return bad("message caption is too long");
+    }
+    let chat_id = chat.parse::<i64>().ok();
+    let Some((chat_id, c)) = chat_id.and_then(|id| Some((id, st.chats.get_mut(&id)?))) else {
+        return bad("chat not found");
+    };
+    if c.blocked {
+        return Err((403, "Forbidden: bot was kicked from the group chat".into()));
+    }
+    c.last_message_id += 1;
+    let result = json!({
+        "message_id": c.last_message_id,
+        "from": {"id": bot_id, "is_bot": true, "first_name": "Fake bot", "username": "fake_bot"},
+        "chat": {"id": chat_id, "type": chat_type(chat_id)},
+        "document": {"file_name": filename, "file_size": bytes.len()},
+        "caption": caption,
+    });
+    st.documents.push(SentDocument {
+        chat_id,
+        filename,
+        content_type,
+        caption: caption.to_string(),
+        bytes,
+        at: Instant::now(),
+    });
+    Ok(result)
+}
+
+struct Part {
+    name: String,
+    filename: Option<String>,
+    content_type: Option<String>,
+    data: Vec<u8>,
+}
+
+/// The parts of a `multipart/form-data` body (RFC 7578), read strictly enough for tests: each
+/// part's headers, then its bytes up to the next `\r\n--boundary`.
+fn parse_multipart(body: &[u8], boundary: &str) -> Vec<Part> {
+    let delimiter = format!("--{boundary}");
+    let find = |hay: &[u8], needle: &[u8], from: usize| {
+        hay.get(from..)?
+            .windows(needle.len())
+            .position(|w| w == needle)
+            .map(|i| i + from)
+    };
+    let mut parts = Vec::new();
+    let Some(mut at) = find(body, delimiter.as_bytes(), 0) else {
+        return parts;
+    };
+    loop {
+        at += delimiter.len();
+        if body.get(at..at + 2) != Some(b"\r\n".as_slice()) {
+            return parts; // "--" closes the body
+        }
+        at += 2;
+        let Some(head_end) = find(body, b"\r\n\r\n", at) else {
+            return parts;
+        };
+        let head = String::from_utf8_lossy(&body[at..head_end]).into_owned();
+        let data_start = head_end + 4;
+        let closing = format!("\r\n{delimiter}");
+        let Some(data_end) = find(body, closing.as_bytes(), data_start) else {
+            return parts;
+        };
+        let mut part = Part {
+            name: String::new(),
+            filename: None,
+            content_type: None,
+            data: body[data_start..data_end].to_vec(),
+        };
+        for line in head.split("\r\n") {
+            let Some((header, value)) = line.split_once(':') else {
+                continue;
+            };
+            if header.eq_ignore_ascii_case("content-type") {
+                part.content_type = Some(value.trim().to_string());
+            }
+            if header.eq_ignore_ascii_case("content-disposition") {
+                for param in value.split(';').skip(1) {
+                    if let Some((k, v)) = param.trim().split_once('=') {
+                        let v = v.trim_matches('"').to_string();
+                        match k {
+                            "name" => part.name = v,
+                            "filename" => part.filename = Some(v),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        parts.push(part);
+        at = data_end + 2;
+    }
 }
 
 /// Decodes `a=1&b=x+y%21` into string values.

@@ -1,5 +1,6 @@
-//! A fake of the Telegram Bot API's `sendMessage` for tests; this file owns its
-//! public handle (`FakeBot`), the chats it knows, injected faults and the record of messages.
+//! A fake of the Telegram Bot API's `sendMessage` and `sendDocument` for tests; this file owns
+//! its public handle (`FakeBot`), the chats it knows, injected faults and the record of
+//! messages and documents.
 //! Included with `#[path]` by test targets; the server itself is in `http.rs`.
 #![allow(dead_code)]
 
@@ -19,7 +20,7 @@ pub struct FakeBot {
     server: crate::fake_server::FakeServer,
 }
 
-/// What the next `sendMessage` calls (with a valid token) answer instead of running normally.
+/// What the next `sendMessage` or `sendDocument` calls (with a valid token) answer instead of running normally.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BotFault {
     /// HTTP 429 `Too Many Requests: retry after N` with `parameters.retry_after`.
@@ -44,6 +45,17 @@ pub struct SentMessage {
     pub at: Instant,
 }
 
+/// One document the fake accepted, its file as uploaded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SentDocument {
+    pub chat_id: i64,
+    pub filename: String,
+    pub content_type: Option<String>,
+    pub caption: String,
+    pub bytes: Vec<u8>,
+    pub at: Instant,
+}
+
 #[derive(Default)]
 struct Chat {
     blocked: bool,
@@ -55,6 +67,7 @@ pub struct State {
     chats: HashMap<i64, Chat>,
     faults: VecDeque<BotFault>,
     messages: Vec<SentMessage>,
+    documents: Vec<SentDocument>,
     calls: usize,
 }
 
@@ -66,6 +79,7 @@ impl FakeBot {
             chats: HashMap::new(),
             faults: VecDeque::new(),
             messages: Vec::new(),
+            documents: Vec::new(),
             calls: 0,
         };
         let shared = Arc::new(Mutex::new(state));
@@ -91,8 +105,8 @@ impl FakeBot {
         self.shared.lock().chats.entry(chat_id).or_default().blocked = true;
     }
 
-    /// The next `n` sendMessage calls with a valid token answer with `fault`, then the fake
-    /// recovers. Queued after faults already pending.
+    /// The next `n` sendMessage or sendDocument calls with a valid token answer with `fault`,
+    /// then the fake recovers. Queued after faults already pending.
     pub fn fail_next(&self, n: usize, fault: BotFault) {
         let mut st = self.shared.lock();
         st.faults.extend(std::iter::repeat_n(fault, n));
@@ -107,6 +121,11 @@ impl FakeBot {
         let st = self.shared.lock();
         let to_chat = st.messages.iter().filter(|m| m.chat_id == chat_id);
         to_chat.cloned().collect()
+    }
+
+    /// Every document accepted, in order.
+    pub fn documents(&self) -> Vec<SentDocument> {
+        self.shared.lock().documents.clone()
     }
 
     /// Every request received, accepted or not (bad token, unknown method, faults included).
