@@ -69,6 +69,7 @@ const SERVICE: Ledger = Ledger {
             32,
             include_str!("../../sql/0032_agency_terms_and_rates.sql"),
         ),
+        (37, include_str!("../../sql/0037_client_reports.sql")),
     ],
 };
 

@@ -24,6 +24,7 @@ pub mod peers;
 pub mod rates;
 pub mod reconcile;
 pub mod refs;
+pub mod reports;
 pub mod retention;
 pub mod rules;
 pub mod scheduler;
