@@ -224,6 +224,10 @@ async fn serve(
             _ => Err(WebError::MethodNotAllowed),
         };
     }
+    if let Some(token) = pages::reports::shared::token_of(path) {
+        *route = "/r/{token}".into();
+        return Ok(pages::reports::shared::answer(visit, method, token).await);
+    }
     let Some((def, args)) = resolve(method, path)? else {
         return Err(WebError::NotFound);
     };

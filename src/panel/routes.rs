@@ -315,6 +315,31 @@ fn table() -> &'static [Def] {
             },
             Def {
                 method: Method::GET,
+                pattern: "/reports",
+                handler: view!(pages::reports::index),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/reports/{}",
+                handler: view!(pages::reports::show),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/reports/{}/logo",
+                handler: view!(pages::reports::logo),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/reports/{}/share",
+                handler: act!(pages::reports::share),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/reports/{}/share/{}/revoke",
+                handler: act!(pages::reports::revoke),
+            },
+            Def {
+                method: Method::GET,
                 pattern: "/sim",
                 handler: view!(pages::sim::show),
             },

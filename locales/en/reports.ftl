@@ -1,0 +1,67 @@
+# Client reports: /reports, /reports/{account_id} and a share link's /r/{token}.
+reports-index-title = Client reports
+reports-index-lead = A report per cabinet for any span of days: totals, the change against the period before, a daily chart, each campaign and the conversions. Share it with the client as a link that needs no login, or download it.
+reports-title = Report
+reports-span = { $from } – { $to } (UTC days)
+reports-previous = Changes are against { $from } – { $to }, the period of the same length before.
+reports-group = Group
+reports-group-all = All campaigns
+reports-totals = Totals
+reports-change-title = Change against the previous period
+reports-change-none = Nothing to compare with in the previous period
+reports-spent = Spend
+reports-views = Views
+reports-clicks = Clicks
+reports-ctr = CTR
+reports-cpm = CPM
+reports-actions = Actions
+reports-conversions = Conversions
+reports-revenue = Revenue
+reports-cpa = CPA
+reports-roas = ROAS
+reports-fee-title = Spend with the agency's fee
+reports-fee-platform = Platform spend
+reports-fee-line = Agency fee ({ $percent }%)
+reports-fee-client = Total to the client
+reports-daily = By day
+reports-campaigns = Campaigns
+reports-campaign = Campaign
+reports-no-stats = No campaign had any delivery in these days.
+reports-all = All campaigns
+reports-events = Conversions by event
+reports-no-events = No conversions were reported in these days.
+reports-event = Event
+reports-count = Count
+reports-revenue-native = Revenue as reported
+reports-event-lead = Lead
+reports-event-conversion = Conversion
+reports-event-purchase = Purchase
+reports-rate = Revenue in { $currency } is converted at 1 { $currency } = { $rate } { $into }, the rate of { $day }.
+reports-no-rate = No exchange rate from { $currency } is known for these days: its revenue ({ $amount } { $currency }) is left out of the converted figures and ROAS.
+reports-note = Figures come from the platform's hourly statistics as adcab stored them; CPA is spend per action, ROAS is revenue per unit of spend.
+reports-from = From
+reports-to = To
+reports-show = Show
+reports-bad-span = Those dates do not make a span of at most 366 days (from on or before to); the last 7 days are shown.
+reports-bad-group = The group is not a number.
+reports-share-title = Share with the client
+reports-share-lead = A link that shows this report without a login, read-only. Anyone holding it can open it until it expires or you revoke it.
+reports-share-span = Shows
+reports-share-fixed-days = { $from } – { $to }, fixed
+reports-share-last7 = The last 7 days, always current
+reports-share-last30 = The last 30 days, always current
+reports-share-expires = Works for
+reports-share-days = { $days ->
+    [one] { $days } day
+   *[other] { $days } days
+}
+reports-share-create = Create link
+reports-share-created = The link is made. Copy it now: it is shown only once.
+reports-share-none = No live links.
+reports-share-made = Made
+reports-share-until = Works until
+reports-share-revoke = Revoke
+reports-share-now = Now:
+reports-shared-gone = This report link does not work: it may have expired or been revoked. Ask whoever sent it for a new one.
+reports-shared-limited = Too many tries from your address. Wait a while and try again.
+reports-shared-failed = The report could not be shown just now. Try again in a minute.
