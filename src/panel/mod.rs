@@ -12,6 +12,7 @@ mod format;
 mod invite;
 mod layout;
 pub mod login;
+mod multipart;
 mod pages;
 mod routes;
 pub mod session;
@@ -244,6 +245,19 @@ async fn serve(
             }
             charge_write(visit, &session)?;
             upload(visit, &session, body, &args).await
+        }
+        Handler::Multipart(limit, act) => {
+            same_site(visit, parts)?;
+            let Some(sent) = multipart::read(visit, parts, body, limit).await? else {
+                return Err(WebError::BadRequest(
+                    visit.ta("error-form-too-large", &[("kb", (limit / 1024).into())]),
+                ));
+            };
+            if !session::same_secret(&session.csrf, sent.form.get("csrf").unwrap_or("")) {
+                return Err(WebError::Csrf);
+            }
+            charge_write(visit, &session)?;
+            act(visit, &session, &sent, &args).await
         }
         Handler::Act(act) => {
             same_site(visit, parts)?;

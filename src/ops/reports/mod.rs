@@ -6,6 +6,7 @@
 //! from the stored hours and the days retention rolled them into. Reading one takes a
 //! [`Reader`]: someone who reaches the cabinet, or a live share link (`links`).
 
+pub mod agency;
 mod figures;
 pub mod links;
 
@@ -314,14 +315,17 @@ fn conversions(c: &rows::Converted) -> Sum {
     line
 }
 
-/// The rate of each revenue currency into the cabinet's on `day`, the rates as used, and the
-/// currencies without one.
+/// The rate of each revenue currency into the cabinet's, the rates as used, and the currencies
+/// without one.
+type Rates = (BTreeMap<String, Decimal>, Vec<RateUsed>, Vec<String>);
+
+/// The [`Rates`] of the currencies of `revenue` into the cabinet's on `day`.
 fn rates_at(
     conn: &Connection,
     revenue: &BTreeMap<String, i128>,
     into: &CurrencyCode,
     day: NaiveDate,
-) -> Result<(BTreeMap<String, Decimal>, Vec<RateUsed>, Vec<String>), OpsError> {
+) -> Result<Rates, OpsError> {
     let mut found = BTreeMap::new();
     let mut used = Vec::new();
     let mut missing = Vec::new();

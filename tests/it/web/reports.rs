@@ -447,3 +447,92 @@ fn share_links_are_guessed_no_faster_than_passwords() {
     assert!(limited.header("retry-after").is_some());
     assert!(!limited.body.contains("<a "), "no way out from it either");
 }
+
+/// Sends `bytes` as the `logo` file of the settings' multipart form; returns (status,
+/// location, body).
+fn upload_logo(web: &Browser, bytes: &[u8]) -> (u16, Option<String>, String) {
+    let csrf = web.get("/settings").csrf();
+    let boundary = "----adcabtestboundary";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n\
+         --{boundary}\r\nContent-Disposition: form-data; name=\"logo\"; filename=\"logo.png\"\r\n\
+         Content-Type: application/octet-stream\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let agent = ureq::AgentBuilder::new().redirects(0).build();
+    let cookie = format!(
+        "adcab_session={}",
+        web.cookie("adcab_session").expect("signed in")
+    );
+    let answer = agent
+        .post(&format!("{}/settings/logo", web.root))
+        .set("cookie", &cookie)
+        .set(
+            "content-type",
+            &format!("multipart/form-data; boundary={boundary}"),
+        )
+        .send_bytes(&body);
+    let response = match answer {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{e}"),
+    };
+    (
+        response.status(),
+        response.header("location").map(str::to_string),
+        response.into_string().unwrap_or_default(),
+    )
+}
+
+/// A PNG's signature and a little more: what the logo's check reads.
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0";
+
+#[test]
+fn the_agency_name_and_logo_set_on_settings_head_the_report_and_its_share_link() {
+    let app = spawn_app();
+    let owner = app.user("agency");
+    let cabinet = app.cabinet(owner, "euro", "100");
+    let web = logged_in(&app, owner);
+    let page = web.get("/settings");
+    let saved = web.post(
+        "/settings/agency",
+        &[("csrf", &page.csrf()), ("agency_name", "Northwind Ads")],
+    );
+    assert_eq!(saved.status, 303, "{}", saved.body);
+
+    let (status, _, body) = upload_logo(&web, b"GIF89a not a logo");
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("PNG"), "{body}");
+    let (status, _, body) = upload_logo(&web, &vec![0x89; 300 * 1024]);
+    assert_eq!(status, 400, "too large: {body}");
+    let (status, location, body) = upload_logo(&web, PNG);
+    assert_eq!(status, 303, "{body}");
+    assert_eq!(location.as_deref(), Some("/settings?saved=agency#agency"));
+
+    let report = web.get(&format!("/reports/{cabinet}")).body;
+    assert!(report.contains("Northwind Ads"));
+    assert!(report.contains(&format!("src=\"/reports/{cabinet}/logo\"")));
+    let logo = web.get(&format!("/reports/{cabinet}/logo"));
+    assert_eq!(logo.header("content-type"), Some("image/png"));
+
+    let path = share(&web, cabinet, &[]);
+    let shared = Browser::new(&app).get(&path).body;
+    assert!(shared.contains("Northwind Ads"));
+    assert!(
+        shared.contains("src=\"data:image/png;base64,iVBORw0KGgo"),
+        "{shared}"
+    );
+
+    // Someone who does not reach the cabinet sees neither.
+    let stranger = logged_in(&app, app.user("pro"));
+    assert_eq!(
+        stranger.get(&format!("/reports/{cabinet}/logo")).status,
+        404
+    );
+    assert!(
+        !stranger.get("/settings").body.contains("agency_name"),
+        "no cabinet of their own"
+    );
+}
