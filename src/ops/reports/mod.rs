@@ -404,11 +404,23 @@ mod tests {
         assert_eq!(report.totals.spent, Decimal::new(10_004_000, 6));
         assert_eq!(report.previous.views, 500, "the day before, rolled up");
         assert_eq!(report.change.views, Some(Decimal::new(300, 0)));
-        let fee = report.fee.unwrap();
+        let fee = report.fee.clone().unwrap();
         assert_eq!(fee.platform_spend, Decimal::new(1000, 2));
         assert_eq!(fee.fee, Decimal::new(100, 2));
         assert_eq!(fee.client_spend, Decimal::new(1100, 2));
         assert_eq!(report.campaigns.len(), 1);
         assert_eq!(report.daily.len(), 1);
+
+        // As another face (a webhook's figures, a PDF) reads it.
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["totals"]["spent"], "10.004000");
+        assert_eq!(json["daily"][0]["day"], "2026-11-27");
+        assert_eq!(
+            json["daily"][0]["views"], 2000,
+            "a day's figures beside its date"
+        );
+        assert_eq!(json["campaigns"][0]["title"], "One");
+        assert_eq!(json["fee"]["client_spend"], "11.00");
+        assert_eq!(json["currency"], "EUR");
     }
 }
