@@ -13,8 +13,9 @@ CREATE TABLE agency_profiles (
 
 -- A share link of a cabinet's report: only the SHA-256 of its token is kept. `span` is
 -- 'fixed' (the days `from_day`..`to_day`) or 'last7' / 'last30' (rolling, ending today);
--- `group_id` narrows it to one group of campaigns. A link past `expires_at` or revoked
--- answers like an unknown one.
+-- `group_id` narrows it to one group of campaigns; `language` ('en', 'ru') is the one its page
+-- speaks, NULL the reader's browser's. A link past `expires_at` or revoked answers like an
+-- unknown one.
 CREATE TABLE report_links (
     id          INTEGER PRIMARY KEY,
     token_hash  TEXT NOT NULL UNIQUE,
@@ -23,6 +24,7 @@ CREATE TABLE report_links (
     span        TEXT NOT NULL CHECK (span IN ('fixed', 'last7', 'last30')),
     from_day    TEXT,
     to_day      TEXT,
+    language    TEXT CHECK (language IS NULL OR language IN ('en', 'ru')),
     created_by  INTEGER NOT NULL,
     created_at  TEXT NOT NULL,
     expires_at  TEXT NOT NULL,

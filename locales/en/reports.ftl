@@ -78,3 +78,5 @@ settings-agency-logo-remove = Remove logo
 settings-agency-logo-missing = Choose a PNG or JPEG file.
 settings-agency-logo-type = The file is not a PNG or JPEG image.
 settings-agency-logo-large = The logo may be at most { $kb } KB.
+reports-share-language = Language
+reports-share-language-browser = The reader's browser's

@@ -79,3 +79,5 @@ settings-agency-logo-remove = Удалить логотип
 settings-agency-logo-missing = Выберите файл PNG или JPEG.
 settings-agency-logo-type = Файл не является изображением PNG или JPEG.
 settings-agency-logo-large = Логотип — не больше { $kb } КБ.
+reports-share-language = Язык
+reports-share-language-browser = Как в браузере читателя

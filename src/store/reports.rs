@@ -6,8 +6,9 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
-use super::{ids_json, optional, parsed, StoreError};
+use super::{ids_json, optional, parsed, unreadable, StoreError};
 use crate::domain::stats::Totals;
+use crate::i18n::Lang;
 
 /// One campaign's figures on one UTC day (`YYYY-MM-DD`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -239,13 +240,15 @@ pub struct Link {
     pub span: LinkSpan,
     pub from_day: Option<String>,
     pub to_day: Option<String>,
+    /// The language its page speaks; `None` the reader's browser's.
+    pub language: Option<Lang>,
     pub created_by: i64,
     pub created_at: String,
     pub expires_at: String,
 }
 
-const LINK_COLUMNS: &str =
-    "id, account_id, group_id, span, from_day, to_day, created_by, created_at, expires_at";
+const LINK_COLUMNS: &str = "id, account_id, group_id, span, from_day, to_day, created_by,
+    created_at, expires_at, language";
 
 fn link_row(r: &Row) -> rusqlite::Result<Link> {
     Ok(Link {
@@ -258,6 +261,12 @@ fn link_row(r: &Row) -> rusqlite::Result<Link> {
         created_by: r.get(6)?,
         created_at: r.get(7)?,
         expires_at: r.get(8)?,
+        language: r
+            .get::<_, Option<String>>(9)?
+            .map(|code| {
+                Lang::parse(&code).ok_or_else(|| unreadable("report_links.language", &code))
+            })
+            .transpose()?,
     })
 }
 
@@ -265,8 +274,8 @@ fn link_row(r: &Row) -> rusqlite::Result<Link> {
 pub fn insert_link(conn: &Connection, token_hash: &str, link: &Link) -> Result<i64, StoreError> {
     conn.execute(
         "INSERT INTO report_links (token_hash, account_id, group_id, span, from_day, to_day,
-            created_by, created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            created_by, created_at, expires_at, language)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             token_hash,
             link.account_id,
@@ -276,7 +285,8 @@ pub fn insert_link(conn: &Connection, token_hash: &str, link: &Link) -> Result<i
             link.to_day,
             link.created_by,
             link.created_at,
-            link.expires_at
+            link.expires_at,
+            link.language.map(Lang::code)
         ],
     )?;
     Ok(conn.last_insert_rowid())
@@ -359,14 +369,14 @@ mod tests {
             span: LinkSpan::Last7,
             from_day: None,
             to_day: None,
+            language: Some(Lang::Ru),
             created_by: 1,
             created_at: "2026-11-01T00:00:00Z".into(),
             expires_at: "2026-12-01T00:00:00Z".into(),
         };
         let id = insert_link(&conn, "h", &link).unwrap();
-        assert!(live_link(&conn, "h", "2026-11-30T00:00:00Z")
-            .unwrap()
-            .is_some());
+        let found = live_link(&conn, "h", "2026-11-30T00:00:00Z").unwrap();
+        assert_eq!(found.map(|l| l.language), Some(Some(Lang::Ru)));
         assert!(live_link(&conn, "h", "2026-12-01T00:00:00Z")
             .unwrap()
             .is_none());

@@ -9,6 +9,7 @@ use rusqlite::Connection;
 
 use super::{Reader, Span};
 use crate::domain::time::iso;
+use crate::i18n::Lang;
 use crate::ops::{bad, OpsError};
 use crate::primitives::{random_hex, sha256_hex};
 use crate::store::cabinets as cabinet_rows;
@@ -28,19 +29,23 @@ pub struct NewLink {
     pub fixed: Option<Span>,
     pub group: Option<i64>,
     pub expires_days: u32,
+    /// The language the link's page speaks; `None` the reader's browser's.
+    pub language: Option<Lang>,
 }
 
 impl NewLink {
     /// Reads the form's `span` (`fixed|last7|last30`, default `last7`), `from`/`to` for a fixed
-    /// one, `group_id` and `expires_days` (one of [`EXPIRY_DAYS`], default 30).
-    pub fn read(
-        span: Option<&str>,
-        from: Option<&str>,
-        to: Option<&str>,
-        group: Option<&str>,
-        expires: Option<&str>,
-        today: NaiveDate,
-    ) -> Result<NewLink, OpsError> {
+    /// one, `group_id`, `expires_days` (one of [`EXPIRY_DAYS`], default 30) and `language`
+    /// (`en`, `ru`, or empty for the reader's browser's).
+    pub fn read(sent: &Sent<'_>, today: NaiveDate) -> Result<NewLink, OpsError> {
+        let Sent {
+            span,
+            from,
+            to,
+            group,
+            expires,
+            language,
+        } = *sent;
         let span = match span.map(str::trim).filter(|s| !s.is_empty()) {
             None => LinkSpan::Last7,
             Some(s) => LinkSpan::parse(s)
@@ -70,13 +75,32 @@ impl NewLink {
                     )
                 })?,
         };
+        let language = match language.map(str::trim).filter(|l| !l.is_empty()) {
+            None => None,
+            Some(code) => Some(
+                Lang::parse(code)
+                    .ok_or_else(|| bad("language", format!("'{code}' is not en or ru")))?,
+            ),
+        };
         Ok(NewLink {
             span,
             fixed,
             group,
             expires_days,
+            language,
         })
     }
+}
+
+/// A share form's fields as sent.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sent<'a> {
+    pub span: Option<&'a str>,
+    pub from: Option<&'a str>,
+    pub to: Option<&'a str>,
+    pub group: Option<&'a str>,
+    pub expires: Option<&'a str>,
+    pub language: Option<&'a str>,
 }
 
 /// A link just made: its id and the token, shown once.
@@ -112,6 +136,7 @@ pub fn create(
         span: new.span,
         from_day: new.fixed.map(|s| s.from().to_string()),
         to_day: new.fixed.map(|s| s.to().to_string()),
+        language: new.language,
         created_by: user,
         created_at: iso(now),
         expires_at: iso(now + Duration::days(i64::from(new.expires_days))),

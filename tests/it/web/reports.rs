@@ -413,8 +413,18 @@ fn a_rolling_share_link_follows_the_days_and_expires() {
     let owner = app.user("agency");
     let cabinet = app.cabinet(owner, "euro", "100");
     let web = logged_in(&app, owner);
-    let path = share(&web, cabinet, &[("span", "last7"), ("expires_days", "7")]);
+    let path = share(
+        &web,
+        cabinet,
+        &[("span", "last7"), ("expires_days", "7"), ("language", "ru")],
+    );
     let client = Browser::new(&app);
+    let shown = client.get_with(&path, &[("accept-language", "en-US")]);
+    assert!(
+        shown.body.contains("<html lang=\"ru\""),
+        "the language chosen for it"
+    );
+    assert!(shown.body.contains("Отчёт"));
     let today = app.now().date_naive();
     let rows = csv_rows(&client.get(&format!("{path}?format=csv")).body);
     assert_eq!(

@@ -18,6 +18,7 @@ use super::super::{layout, redirect, Form, Visit, WebError};
 use super::ops_error;
 use crate::clock;
 use crate::http::Reply;
+use crate::i18n::Lang;
 use crate::ops::reports::links::{self, NewLink, SharedLink, SharedSpan, EXPIRY_DAYS};
 use crate::ops::reports::{self, Reader, Report, Span};
 use crate::ops::OpsError;
@@ -237,6 +238,13 @@ fn share_section(visit: &Visit, session: &Session, read: &Read, extra: &Extra) -
                             }
                         }
                     }
+                    label { (visit.t("reports-share-language"))
+                        select name="language" {
+                            option value="" { (visit.t("reports-share-language-browser")) }
+                            option value="en" selected[visit.lang == Lang::En] { "English" }
+                            option value="ru" selected[visit.lang == Lang::Ru] { "Русский" }
+                        }
+                    }
                     button.primary type="submit" { (visit.t("reports-share-create")) }
                 }
             }
@@ -282,12 +290,13 @@ pub async fn share<'a>(
     let reader = reader(session, args)?;
     let user = session.person.user.id;
     let field = |name: &str| form.get(name).map(str::to_string);
-    let (span, from, to, group, expires) = (
+    let (span, from, to, group, expires, language) = (
         field("span"),
         field("from"),
         field("to"),
         field("group_id"),
         field("expires_days"),
+        field("language"),
     );
     let writer = reader.clone();
     let made = visit
@@ -296,14 +305,15 @@ pub async fn share<'a>(
         .db
         .write(move |tx| {
             let now = clock::now(tx)?;
-            let new = NewLink::read(
-                span.as_deref(),
-                from.as_deref(),
-                to.as_deref(),
-                group.as_deref(),
-                expires.as_deref(),
-                now.date_naive(),
-            )?;
+            let sent = links::Sent {
+                span: span.as_deref(),
+                from: from.as_deref(),
+                to: to.as_deref(),
+                group: group.as_deref(),
+                expires: expires.as_deref(),
+                language: language.as_deref(),
+            };
+            let new = NewLink::read(&sent, now.date_naive())?;
             let created = links::create(tx, &writer, user, &new, now)?;
             Ok::<_, OpsError>((created, new))
         })

@@ -144,12 +144,14 @@ async fn serve(visit: &Visit<'_>, token: &str) -> Result<Reply, Failure> {
             } else {
                 None
             };
-            Ok(Some((report, logo)))
+            Ok(Some((report, logo, opened.link.language)))
         })
         .await?;
-    let Some((report, logo)) = found else {
+    let Some((report, logo, language)) = found else {
         return Err(Failure::Gone);
     };
+    let speaking = language.map(|lang| visit.speaking(lang));
+    let visit = speaking.as_ref().unwrap_or(visit);
     // The link is good: what follows is the client reading, not a guess.
     attempt.take_back();
     if let Some(format) = download {
