@@ -212,7 +212,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // 23: placements and dates, 25: a person's settings, 26: invitations, 28: the
             // campaigns' totals index, 29: the history's person and rule, 30: channel titles,
             // 31: the kept day's spend (its invitations column goes with 26's table), 32: an
-            // agency's terms and the rates, 37: client reports' agency profiles and share links; 27's column is in 15's alerts) undone.
+            // agency's terms and the rates; 27's column is in 15's alerts) undone.
+            // 37: client reports' agency profiles and share links.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
