@@ -13,3 +13,4 @@ nav-api-docs = API reference
 nav-menu = Menu
 nav-sign-out = Sign out
 nav-sign-out-everywhere = Sign out everywhere
+nav-reports = Reports

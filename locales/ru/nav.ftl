@@ -13,3 +13,4 @@ nav-api-docs = Документация API
 nav-menu = Меню
 nav-sign-out = Выйти
 nav-sign-out-everywhere = Выйти на всех устройствах
+nav-reports = Отчёты

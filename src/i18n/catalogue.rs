@@ -41,6 +41,7 @@ const FILES: &[File] = files![
     "nav",
     "new",
     "people",
+    "reports",
     "rules",
     "scheduled",
     "sim",

@@ -19,6 +19,7 @@ pub mod lookup;
 pub mod media;
 pub mod people;
 mod reconcile;
+pub mod reports;
 pub mod rule;
 mod rules;
 mod sim;

@@ -10,10 +10,11 @@ use super::Visit;
 use crate::http::Reply;
 
 /// The sections of the navigation: path and catalogue key. Home comes first.
-const SECTIONS: [(&str, &str); 8] = [
+const SECTIONS: [(&str, &str); 9] = [
     ("/", "nav-home"),
     ("/cabinets", "nav-cabinets"),
     ("/campaigns", "nav-campaigns"),
+    ("/reports", "nav-reports"),
     ("/rules", "nav-rules"),
     ("/tasks", "nav-tasks"),
     ("/keys", "nav-keys"),

@@ -12,6 +12,7 @@ mod format;
 mod invite;
 mod layout;
 pub mod login;
+mod multipart;
 mod pages;
 mod routes;
 pub mod session;
@@ -224,6 +225,10 @@ async fn serve(
             _ => Err(WebError::MethodNotAllowed),
         };
     }
+    if let Some(token) = pages::reports::shared::token_of(path) {
+        *route = "/r/{token}".into();
+        return Ok(pages::reports::shared::answer(visit, method, token).await);
+    }
     let Some((def, args)) = resolve(method, path)? else {
         return Err(WebError::NotFound);
     };
@@ -240,6 +245,19 @@ async fn serve(
             }
             charge_write(visit, &session)?;
             upload(visit, &session, body, &args).await
+        }
+        Handler::Multipart(limit, act) => {
+            same_site(visit, parts)?;
+            let Some(sent) = multipart::read(visit, parts, body, limit).await? else {
+                return Err(WebError::BadRequest(
+                    visit.ta("error-form-too-large", &[("kb", (limit / 1024).into())]),
+                ));
+            };
+            if !session::same_secret(&session.csrf, sent.form.get("csrf").unwrap_or("")) {
+                return Err(WebError::Csrf);
+            }
+            charge_write(visit, &session)?;
+            act(visit, &session, &sent, &args).await
         }
         Handler::Act(act) => {
             same_site(visit, parts)?;

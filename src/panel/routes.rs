@@ -8,6 +8,7 @@ use std::pin::Pin;
 use hyper::body::Incoming;
 use hyper::Method;
 
+use super::multipart::Sent;
 use super::session::Session;
 use super::{login, pages, Form, Visit, WebError};
 use crate::http::Reply;
@@ -24,6 +25,12 @@ pub(super) enum Handler {
     /// A file sent by a logged-in person as the request's body, its CSRF token in the
     /// `x-csrf-token` header; the handler reads the body.
     Upload(for<'a> fn(&'a Visit<'a>, &'a Session, Incoming, &'a [&'a str]) -> Page<'a>),
+    /// A `multipart/form-data` form sent by a logged-in person (a file picked without the
+    /// script), read whole up to the limit in bytes, its CSRF token checked among its fields.
+    Multipart(
+        usize,
+        for<'a> fn(&'a Visit<'a>, &'a Session, &'a Sent, &'a [&'a str]) -> Page<'a>,
+    ),
 }
 
 /// One line of the page table.
@@ -68,6 +75,20 @@ macro_rules! upload {
             Box::pin($f(v, s, body, args))
         }
         Handler::Upload(handler)
+    }};
+}
+
+macro_rules! multipart {
+    ($limit:expr, $f:path) => {{
+        fn handler<'a>(
+            v: &'a Visit<'a>,
+            s: &'a Session,
+            sent: &'a Sent,
+            args: &'a [&'a str],
+        ) -> Page<'a> {
+            Box::pin($f(v, s, sent, args))
+        }
+        Handler::Multipart($limit, handler)
     }};
 }
 
@@ -312,6 +333,51 @@ fn table() -> &'static [Def] {
                 method: Method::POST,
                 pattern: "/settings/password",
                 handler: act!(pages::settings::password),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/reports",
+                handler: view!(pages::reports::index),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/reports/{}",
+                handler: view!(pages::reports::show),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/reports/{}/logo",
+                handler: view!(pages::reports::logo),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/reports/{}/share",
+                handler: act!(pages::reports::share),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/reports/{}/share/{}/revoke",
+                handler: act!(pages::reports::revoke),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/settings/agency",
+                handler: act!(pages::settings::agency),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/settings/logo",
+                handler: multipart!(pages::settings::LOGO_LIMIT, pages::settings::logo),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/settings/logo/remove",
+                handler: act!(pages::settings::remove_logo),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/settings/logo",
+                handler: view!(pages::settings::show_logo),
             },
             Def {
                 method: Method::GET,

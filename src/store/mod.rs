@@ -25,6 +25,7 @@ pub mod rates;
 pub mod reconcile;
 pub mod refs;
 pub mod report_sends;
+pub mod reports;
 pub mod retention;
 pub mod rules;
 pub mod scheduler;

@@ -98,6 +98,7 @@ pub async fn list<'a>(
                                 td data-label=(visit.t("cabinets-cabinet")) {
                                     a href={ "/campaigns?account_id=" (c.id) } { (c.name) }
                                     br; span.muted { (c.id) " · " (c.cabinet_type.currency()) }
+                                    br; a.report href={ "/reports/" (c.id) } { (visit.t("cabinets-report")) }
                                     @if session.person.writable(c.id).is_ok() {
                                         br; a.new href={ "/campaigns/new?account_id=" (c.id) } { (visit.t("cabinets-new-campaign")) }
                                     }

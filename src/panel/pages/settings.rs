@@ -9,14 +9,18 @@ use chrono_tz::{Tz, TZ_VARIANTS};
 use maud::{html, Markup};
 
 use super::super::invite::password_refusal;
+use super::super::multipart::Sent;
 use super::super::session::Session;
 use super::super::{layout, redirect, week, Form, Visit, WebError};
 use super::{ops_error, panel_op};
+use crate::domain::access::Access;
 use crate::domain::password;
 use crate::http::Reply;
 use crate::i18n::Lang;
 use crate::ops::people::{self, Settings};
+use crate::ops::reports::agency::{self, LogoRefusal};
 use crate::primitives::unix_now;
+use crate::store::reports as report_rows;
 use crate::store::{alerts, sessions};
 
 /// The form's value for "as my browser" (no language or zone of one's own).
@@ -78,7 +82,20 @@ async fn page(visit: &Visit<'_>, session: &Session, shown: Shown<'_>) -> Result<
     });
     let chat =
         sent("telegram_chat").unwrap_or_else(|| chat.map(|c| c.to_string()).unwrap_or_default());
+    let agency = if owns_cabinets(session) {
+        Some(
+            visit
+                .state
+                .services
+                .db
+                .read(move |conn| report_rows::profile(conn, id))
+                .await?,
+        )
+    } else {
+        None
+    };
     let saved = match visit.query.get("saved") {
+        Some("agency") => Some(visit.t("settings-agency-saved")),
         Some("profile") => Some(visit.t("people-settings-saved")),
         Some("password") => Some(visit.t("people-settings-password-saved")),
         _ => None,
@@ -116,6 +133,37 @@ async fn page(visit: &Visit<'_>, session: &Session, shown: Shown<'_>) -> Result<
             }
             (shown.beside("telegram_chat"))
             button.primary type="submit" { (visit.t("people-settings-save")) }
+        }
+        @if let Some(agency) = &agency {
+            section.card id="agency" {
+                h2 { (visit.t("settings-agency")) }
+                p.muted { (visit.t("settings-agency-lead")) }
+                form method="post" action="/settings/agency" {
+                    input type="hidden" name="csrf" value=(csrf);
+                    label { (visit.t("settings-agency-name"))
+                        input type="text" name="agency_name" maxlength=(agency::MAX_NAME)
+                            value=(sent("agency_name").unwrap_or_else(|| agency.name.clone().unwrap_or_default()));
+                    }
+                    (shown.beside("agency_name"))
+                    button.primary type="submit" { (visit.t("settings-agency-save")) }
+                }
+                @if agency.logo_type.is_some() {
+                    p { img.agency-logo src="/settings/logo" alt=(visit.t("settings-agency-logo")); }
+                    form method="post" action="/settings/logo/remove" {
+                        input type="hidden" name="csrf" value=(csrf);
+                        button type="submit" { (visit.t("settings-agency-logo-remove")) }
+                    }
+                }
+                form method="post" action="/settings/logo" enctype="multipart/form-data" {
+                    input type="hidden" name="csrf" value=(csrf);
+                    label { (visit.t("settings-agency-logo"))
+                        input type="file" name="logo" accept="image/png,image/jpeg" required;
+                        span.muted { (visit.ta("settings-agency-logo-help", &[("kb", (agency::MAX_LOGO / 1024).into())])) }
+                    }
+                    (shown.beside("logo"))
+                    button.primary type="submit" { (visit.t("settings-agency-logo-save")) }
+                }
+            }
         }
         form.card id="password" method="post" action="/settings/password" {
             h2 { (visit.t("people-settings-password")) }
@@ -263,4 +311,135 @@ pub async fn password<'a>(
         .await
         .map_err(ops_error)?;
     Ok(redirect("/settings?saved=password"))
+}
+
+/// Whether the person owns a cabinet, and so has an agency's name and logo to set for its
+/// client reports.
+fn owns_cabinets(session: &Session) -> bool {
+    session
+        .person
+        .reach
+        .iter()
+        .any(|r| r.access == Access::Owner && r.cabinet.owner_id == session.person.user.id)
+}
+
+/// The largest body `POST /settings/logo` reads: the logo and its form.
+pub const LOGO_LIMIT: usize = agency::MAX_LOGO;
+
+/// A refusal of the agency's form, on the settings page.
+async fn refuse_agency<'a>(
+    visit: &'a Visit<'a>,
+    session: &'a Session,
+    field: &'static str,
+    message: String,
+    sent: Option<&'a Form>,
+) -> Result<Reply, WebError> {
+    let shown = Shown {
+        refused: vec![(field, message)],
+        sent,
+    };
+    page(visit, session, shown).await
+}
+
+/// `POST /settings/agency`: `agency_name` (empty removes it).
+pub async fn agency<'a>(
+    visit: &'a Visit<'a>,
+    session: &'a Session,
+    form: &'a Form,
+    _: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    if !owns_cabinets(session) {
+        return Err(WebError::NotFound);
+    }
+    let owner = session.person.user.id;
+    let name = form.get("agency_name").unwrap_or("").to_string();
+    let saved = visit
+        .state
+        .services
+        .db
+        .write(move |tx| agency::set_name(tx, owner, &name))
+        .await;
+    match saved {
+        Ok(()) => Ok(redirect("/settings?saved=agency#agency")),
+        Err(crate::ops::OpsError::Invalid(_)) => {
+            let message = visit.ta(
+                "settings-agency-name-long",
+                &[("max", agency::MAX_NAME.into())],
+            );
+            refuse_agency(visit, session, "agency_name", message, Some(form)).await
+        }
+        Err(e) => Err(ops_error(e)),
+    }
+}
+
+/// `POST /settings/logo`: the file field `logo`, a PNG or JPEG.
+pub async fn logo<'a>(
+    visit: &'a Visit<'a>,
+    session: &'a Session,
+    sent: &'a Sent,
+    _: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    if !owns_cabinets(session) {
+        return Err(WebError::NotFound);
+    }
+    let Some(bytes) = sent.file("logo").cloned() else {
+        let message = visit.t("settings-agency-logo-missing");
+        return refuse_agency(visit, session, "logo", message, None).await;
+    };
+    let owner = session.person.user.id;
+    let kept = visit
+        .state
+        .services
+        .db
+        .write(move |tx| agency::set_logo(tx, owner, &bytes))
+        .await
+        .map_err(ops_error)?;
+    match kept {
+        Ok(()) => Ok(redirect("/settings?saved=agency#agency")),
+        Err(why) => {
+            let message = match why {
+                LogoRefusal::NotAnImage => visit.t("settings-agency-logo-type"),
+                LogoRefusal::TooLarge => visit.ta(
+                    "settings-agency-logo-large",
+                    &[("kb", (agency::MAX_LOGO / 1024).into())],
+                ),
+            };
+            refuse_agency(visit, session, "logo", message, None).await
+        }
+    }
+}
+
+/// `POST /settings/logo/remove`.
+pub async fn remove_logo<'a>(
+    visit: &'a Visit<'a>,
+    session: &'a Session,
+    _: &'a Form,
+    _: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    let owner = session.person.user.id;
+    visit
+        .state
+        .services
+        .db
+        .write(move |tx| agency::remove_logo(tx, owner))
+        .await
+        .map_err(ops_error)?;
+    Ok(redirect("/settings?saved=agency#agency"))
+}
+
+/// `GET /settings/logo`: the person's own agency logo.
+pub async fn show_logo<'a>(
+    visit: &'a Visit<'a>,
+    session: &'a Session,
+    _: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    let owner = session.person.user.id;
+    let found = visit
+        .state
+        .services
+        .db
+        .read(move |conn| report_rows::logo(conn, owner))
+        .await?;
+    let (kind, bytes) = found.ok_or(WebError::NotFound)?;
+    Ok(super::reports::image(kind, bytes))
 }

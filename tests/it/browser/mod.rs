@@ -10,6 +10,7 @@ mod list;
 mod logs;
 mod people;
 mod phones;
+mod reports;
 mod webdriver;
 
 use std::path::PathBuf;

@@ -26,6 +26,8 @@ const PAGES: &[&str] = &[
     "/team",
     "/sim",
     "/settings",
+    "/reports",
+    "/reports/{account}",
 ];
 
 /// A phone's viewport and a desktop's.

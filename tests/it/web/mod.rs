@@ -11,6 +11,7 @@ mod keys;
 mod list;
 mod pages;
 mod people;
+mod reports;
 mod rules;
 mod sessions;
 mod shell;

@@ -1,0 +1,426 @@
+//! Owns the client report, built once for every face: for a cabinet (or a group of its
+//! campaigns) and a span of whole UTC days, the totals and their change against the period of
+//! the same length before, a daily series, a line per campaign, conversions by event, revenue
+//! converted into the cabinet's currency at the kept rate of the span's last day (a currency
+//! without a rate stays native, never guessed), and the agency's fee as its own line. Read
+//! from the stored hours and the days retention rolled them into. Reading one takes a
+//! [`Reader`]: someone who reaches the cabinet, or a live share link (`links`).
+
+pub mod agency;
+mod figures;
+pub mod links;
+
+use std::collections::BTreeMap;
+
+use chrono::{Days, NaiveDate};
+use rusqlite::Connection;
+use rust_decimal::{Decimal, RoundingStrategy};
+
+use figures::Sum;
+pub use figures::{
+    Agency, Amount, CampaignLine, Change, Day, EventLine, Fee, Figures, GroupRef, RateUsed, Report,
+    Revenue,
+};
+
+use super::{bad, OpsError};
+use crate::domain::agency::CurrencyCode;
+use crate::store::cabinets::{self as cabinet_rows, Cabinet, Reachable};
+use crate::store::{groups, rates, reports as rows};
+
+/// The longest span a report covers, in days.
+pub const MAX_DAYS: u64 = 366;
+/// The span a report covers when none is asked for: the last 7 days, today included.
+pub const DEFAULT_DAYS: u64 = 7;
+
+/// Someone allowed to read a cabinet's report: a person or key that reaches it (any access
+/// level), or a live share link of it.
+#[derive(Debug, Clone)]
+pub struct Reader {
+    cabinet: Cabinet,
+}
+
+impl Reader {
+    /// The reader of `account` among the cabinets `reach` holds; `None` when it is not there.
+    pub fn of(reach: &[Reachable], account: i64) -> Option<Reader> {
+        reach
+            .iter()
+            .find(|r| r.cabinet.id == account)
+            .map(|r| Reader {
+                cabinet: r.cabinet.clone(),
+            })
+    }
+
+    pub fn cabinet(&self) -> &Cabinet {
+        &self.cabinet
+    }
+}
+
+/// Whole UTC days `from..=to`, at most [`MAX_DAYS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    from: NaiveDate,
+    to: NaiveDate,
+}
+
+impl Span {
+    /// The `n` days ending with `today`.
+    pub fn last(n: u64, today: NaiveDate) -> Span {
+        let n = n.clamp(1, MAX_DAYS);
+        Span {
+            from: today - Days::new(n - 1),
+            to: today,
+        }
+    }
+
+    /// The span `from` and `to` (`YYYY-MM-DD`, both included) name; a missing one defaults to
+    /// the last [`DEFAULT_DAYS`] days ending today (or ending `to`, or starting `from`).
+    pub fn parse(from: Option<&str>, to: Option<&str>, today: NaiveDate) -> Result<Span, OpsError> {
+        let day = |param: &str, text: &str| {
+            NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
+                .map_err(|_| bad(param, format!("'{text}' is not a date (YYYY-MM-DD)")))
+        };
+        let from = from.filter(|t| !t.trim().is_empty());
+        let to = to.filter(|t| !t.trim().is_empty());
+        let back = Days::new(DEFAULT_DAYS - 1);
+        let (from, to) = match (from, to) {
+            (Some(f), Some(t)) => (day("from", f)?, day("to", t)?),
+            (Some(f), None) => {
+                let f = day("from", f)?;
+                (f, (f + back).min(today).max(f))
+            }
+            (None, Some(t)) => {
+                let t = day("to", t)?;
+                (t - back, t)
+            }
+            (None, None) => (today - back, today),
+        };
+        Span::new(from, to)
+    }
+
+    /// `from..=to`, refused when `from` comes after `to` or the span is longer than
+    /// [`MAX_DAYS`].
+    pub fn new(from: NaiveDate, to: NaiveDate) -> Result<Span, OpsError> {
+        if from > to {
+            return Err(bad("from", "'from' comes after 'to'"));
+        }
+        if (to - from).num_days() + 1 > MAX_DAYS as i64 {
+            return Err(bad(
+                "to",
+                format!("a report covers at most {MAX_DAYS} days"),
+            ));
+        }
+        Ok(Span { from, to })
+    }
+
+    pub fn from(self) -> NaiveDate {
+        self.from
+    }
+
+    pub fn to(self) -> NaiveDate {
+        self.to
+    }
+
+    /// How many days it covers.
+    pub fn days(self) -> u64 {
+        (self.to - self.from).num_days().unsigned_abs() + 1
+    }
+
+    /// The span of the same length just before.
+    pub fn previous(self) -> Span {
+        let n = Days::new(self.days());
+        Span {
+            from: self.from - n,
+            to: self.to - n,
+        }
+    }
+
+    /// The day after its last, where a `[from, end)` read stops.
+    fn end(self) -> NaiveDate {
+        self.to + Days::new(1)
+    }
+}
+
+/// The report of the reader's cabinet over `span`, narrowed to the campaigns of `group` when
+/// one is named (it must be the cabinet's). Blocking: one read.
+pub fn build(
+    conn: &Connection,
+    reader: &Reader,
+    span: Span,
+    group: Option<i64>,
+) -> Result<Report, OpsError> {
+    let cabinet = &reader.cabinet;
+    let account = cabinet.id;
+    let group = match group {
+        None => None,
+        Some(id) => match groups::get(conn, id)? {
+            Some(g) if g.account_id == account => Some(GroupRef {
+                id: g.id,
+                name: g.name,
+            }),
+            Some(_) | None => {
+                return Err(bad("group_id", format!("no group {id} in this cabinet")))
+            }
+        },
+    };
+    let campaigns: Vec<(i64, String)> = rows::campaigns(conn, account)?
+        .into_iter()
+        .filter(|(_, _, g)| group.as_ref().is_none_or(|want| *g == Some(want.id)))
+        .map(|(ad, title, _)| (ad, title))
+        .collect();
+    let ads: Vec<i64> = campaigns.iter().map(|(ad, _)| *ad).collect();
+    let previous = span.previous();
+
+    let now = read_span(conn, account, &ads, span)?;
+    let before = read_span(conn, account, &ads, previous)?;
+
+    let currency = CurrencyCode::parse(cabinet.cabinet_type.currency()).expect("a cabinet's code");
+    let (now_rates, used, unconverted) = rates_at(conn, &now.total.revenue, &currency, span.to)?;
+    let (before_rates, _, _) = rates_at(conn, &before.total.revenue, &currency, previous.to)?;
+
+    let totals = now.total.figures(&now_rates);
+    let previous_figures = before.total.figures(&before_rates);
+    let mut daily = Vec::with_capacity(span.days() as usize);
+    let mut day = span.from;
+    while day <= span.to {
+        let figures = now
+            .days
+            .get(&day.to_string())
+            .map(|s| s.figures(&now_rates))
+            .unwrap_or_default();
+        daily.push(Day { day, figures });
+        day = day + Days::new(1);
+    }
+    let titles: BTreeMap<i64, String> = campaigns.into_iter().collect();
+    let mut lines: Vec<CampaignLine> = now
+        .campaigns
+        .iter()
+        .map(|(ad, sum)| CampaignLine {
+            ad_id: *ad,
+            title: titles.get(ad).cloned().unwrap_or_default(),
+            figures: sum.figures(&now_rates),
+        })
+        .collect();
+    lines.sort_by(|a, b| {
+        b.figures
+            .spent
+            .cmp(&a.figures.spent)
+            .then(a.ad_id.cmp(&b.ad_id))
+    });
+    let events = now
+        .events
+        .into_iter()
+        .map(|(event_type, (count, revenue))| EventLine {
+            event_type,
+            count,
+            revenue: amounts(&revenue),
+        })
+        .collect();
+    let scale = cabinet.cabinet_type.scale();
+    let fee = cabinet_rows::terms(conn, account)?
+        .and_then(|t| t.fee)
+        .map(|fee| {
+            let spend = totals
+                .spent
+                .round_dp_with_strategy(scale, RoundingStrategy::MidpointAwayFromZero);
+            let charged = fee.of(spend, scale);
+            Fee {
+                percent: fee.percent(),
+                platform_spend: spend,
+                fee: charged,
+                client_spend: spend.checked_add(charged).unwrap_or(spend),
+            }
+        });
+    let profile = rows::profile(conn, cabinet.owner_id)?;
+    Ok(Report {
+        account_id: account,
+        cabinet_name: cabinet.name.clone(),
+        currency: cabinet.cabinet_type.currency(),
+        scale,
+        group,
+        agency: Agency {
+            owner_id: cabinet.owner_id,
+            name: profile.name,
+            has_logo: profile.logo_type.is_some(),
+        },
+        from: span.from,
+        to: span.to,
+        previous_from: previous.from,
+        previous_to: previous.to,
+        change: Change::between(&totals, &previous_figures),
+        totals,
+        previous: previous_figures,
+        daily,
+        campaigns: lines,
+        events,
+        revenue: Revenue {
+            native: amounts(&now.total.revenue),
+            rates: used,
+            unconverted,
+        },
+        fee,
+    })
+}
+
+/// What one span sums to: in all, per day, per campaign, and conversions per event.
+#[derive(Default)]
+struct Read {
+    total: Sum,
+    days: BTreeMap<String, Sum>,
+    campaigns: BTreeMap<i64, Sum>,
+    events: BTreeMap<String, (i64, BTreeMap<String, i128>)>,
+}
+
+fn read_span(conn: &Connection, account: i64, ads: &[i64], span: Span) -> Result<Read, OpsError> {
+    let mut read = Read::default();
+    let (from, end) = (span.from.to_string(), span.end().to_string());
+    for row in rows::days(conn, account, &from, &end)? {
+        if ads.binary_search(&row.ad_id).is_err() {
+            continue;
+        }
+        let line = Sum {
+            totals: row.totals,
+            ..Sum::default()
+        };
+        read.total.add(&line);
+        read.days.entry(row.day).or_default().add(&line);
+        read.campaigns.entry(row.ad_id).or_default().add(&line);
+    }
+    let (from_at, end_at) = (format!("{from}T00:00:00Z"), format!("{end}T00:00:00Z"));
+    for (ad, c) in rows::conversions_per_campaign(conn, account, ads, &from_at, &end_at)? {
+        let line = conversions(&c);
+        read.campaigns.entry(ad).or_default().add(&line);
+    }
+    for (day, c) in rows::conversions_per_day(conn, account, ads, &from_at, &end_at)? {
+        let line = conversions(&c);
+        read.total.add(&line);
+        read.days.entry(day).or_default().add(&line);
+        let event = read.events.entry(c.event_type.clone()).or_default();
+        event.0 = event.0.saturating_add(c.count);
+        for (currency, amount) in line.revenue {
+            let sum = event.1.entry(currency).or_default();
+            *sum = sum.saturating_add(amount);
+        }
+    }
+    Ok(read)
+}
+
+fn conversions(c: &rows::Converted) -> Sum {
+    let mut line = Sum {
+        conversions: c.count,
+        ..Sum::default()
+    };
+    if let Some(currency) = &c.currency {
+        line.revenue.insert(currency.clone(), c.amount_micros);
+    }
+    line
+}
+
+/// The rate of each revenue currency into the cabinet's, the rates as used, and the currencies
+/// without one.
+type Rates = (BTreeMap<String, Decimal>, Vec<RateUsed>, Vec<String>);
+
+/// The [`Rates`] of the currencies of `revenue` into the cabinet's on `day`.
+fn rates_at(
+    conn: &Connection,
+    revenue: &BTreeMap<String, i128>,
+    into: &CurrencyCode,
+    day: NaiveDate,
+) -> Result<Rates, OpsError> {
+    let mut found = BTreeMap::new();
+    let mut used = Vec::new();
+    let mut missing = Vec::new();
+    for currency in revenue.keys() {
+        let converted = match CurrencyCode::parse(currency) {
+            Some(code) => rates::convert(conn, Decimal::ONE, &code, into, day)?,
+            None => None,
+        };
+        match converted {
+            Some(c) => {
+                found.insert(currency.clone(), c.rate);
+                used.push(RateUsed {
+                    currency: currency.clone(),
+                    rate: c.rate,
+                    day: c.day,
+                });
+            }
+            None => missing.push(currency.clone()),
+        }
+    }
+    Ok((found, used, missing))
+}
+
+fn amounts(revenue: &BTreeMap<String, i128>) -> Vec<Amount> {
+    revenue
+        .iter()
+        .map(|(currency, micros)| Amount {
+            currency: currency.clone(),
+            amount: Decimal::from_i128_with_scale(*micros, 6),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(text: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap()
+    }
+
+    #[test]
+    fn a_span_defaults_to_the_last_seven_days_and_is_bounded() {
+        let today = d("2026-11-28");
+        let span = Span::parse(None, None, today).unwrap();
+        assert_eq!((span.from(), span.to()), (d("2026-11-22"), today));
+        assert_eq!(span.previous().from(), d("2026-11-15"));
+        assert_eq!(span.previous().to(), d("2026-11-21"));
+        assert!(Span::parse(Some("2026-11-29"), Some("2026-11-28"), today).is_err());
+        assert!(Span::parse(Some("2025-01-01"), Some("2026-11-28"), today).is_err());
+        assert!(Span::parse(Some("2025-11-28"), Some("2026-11-28"), today).is_ok());
+        assert!(Span::parse(Some("28.11.2026"), None, today).is_err());
+    }
+
+    #[test]
+    fn a_report_sums_the_stored_days_of_its_campaigns_and_adds_the_fee() {
+        let conn = crate::store::test_db();
+        conn.execute_batch(
+            "INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url,
+                link_kind, target_type, targeting, cpm_micros, budget_micros, views_per_user,
+                created_at, synced_at, status_changed_at)
+             VALUES (7, 1, 'One', 't', 'active', 1, 'https://t.me/a', 'channel', 'channels',
+                '{}', 1, 1, 1, 0, 't', 't');
+             UPDATE cabinets SET fee_percent = '10' WHERE id = 7;
+             INSERT INTO hourly_stats VALUES (7, 1, '2026-11-27T10:00:00Z', 1000, 0, 10, 2, 5004000);
+             INSERT INTO hourly_stats VALUES (7, 1, '2026-11-27T11:00:00Z', 1000, 0, 10, 2, 5000000);
+             INSERT INTO hourly_stats VALUES (7, 2, '2026-11-27T11:00:00Z', 9, 0, 9, 9, 9000000);
+             INSERT INTO daily_stats VALUES (7, 1, '2026-11-26', 500, 0, 5, 1, 1000000);",
+        )
+        .unwrap();
+        let cabinet = cabinet_rows::get(&conn, 7).unwrap().unwrap();
+        let reader = Reader { cabinet };
+        let span = Span::new(d("2026-11-27"), d("2026-11-27")).unwrap();
+        let report = build(&conn, &reader, span, None).unwrap();
+        assert_eq!(report.totals.views, 2000, "campaign 2 is not the cabinet's");
+        assert_eq!(report.totals.spent, Decimal::new(10_004_000, 6));
+        assert_eq!(report.previous.views, 500, "the day before, rolled up");
+        assert_eq!(report.change.views, Some(Decimal::new(300, 0)));
+        let fee = report.fee.clone().unwrap();
+        assert_eq!(fee.platform_spend, Decimal::new(1000, 2));
+        assert_eq!(fee.fee, Decimal::new(100, 2));
+        assert_eq!(fee.client_spend, Decimal::new(1100, 2));
+        assert_eq!(report.campaigns.len(), 1);
+        assert_eq!(report.daily.len(), 1);
+
+        // As another face (a webhook's figures, a PDF) reads it.
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["totals"]["spent"], "10.004000");
+        assert_eq!(json["daily"][0]["day"], "2026-11-27");
+        assert_eq!(
+            json["daily"][0]["views"], 2000,
+            "a day's figures beside its date"
+        );
+        assert_eq!(json["campaigns"][0]["title"], "One");
+        assert_eq!(json["fee"]["client_spend"], "11.00");
+        assert_eq!(json["currency"], "EUR");
+    }
+}

@@ -1,0 +1,389 @@
+//! Owns what client reports read and keep (migration 37): a cabinet's stats per campaign and
+//! UTC day over a span (the hourly rows, and the daily rows retention rolled them into), the
+//! conversions received over a span per campaign, event and currency, an agency owner's name
+//! and logo, and the share links of reports (only their tokens' hashes). Knows nothing of
+//! who may read them.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+use super::{ids_json, optional, parsed, unreadable, StoreError};
+use crate::domain::stats::Totals;
+use crate::i18n::Lang;
+
+/// One campaign's figures on one UTC day (`YYYY-MM-DD`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayRow {
+    pub ad_id: i64,
+    pub day: String,
+    pub totals: Totals,
+}
+
+/// Each campaign's figures per UTC day over the days `[from, to)` (`YYYY-MM-DD`): its hourly
+/// rows summed by the day they start in, and the daily rows retention left (the two never hold
+/// the same hour). Days without figures are absent.
+pub fn days(
+    conn: &Connection,
+    account: i64,
+    from: &str,
+    to: &str,
+) -> Result<Vec<DayRow>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, substr(hour, 1, 10) AS day, SUM(views), SUM(opens), SUM(clicks),
+            SUM(actions), SUM(spent_micros)
+         FROM hourly_stats WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3
+         GROUP BY ad_id, day
+         UNION ALL
+         SELECT ad_id, day, views, opens, clicks, actions, spent_micros FROM daily_stats
+         WHERE account_id = ?1 AND day >= ?4 AND day < ?5",
+    )?;
+    let rows = stmt.query_map(
+        params![
+            account,
+            format!("{from}T00:00:00Z"),
+            format!("{to}T00:00:00Z"),
+            from,
+            to
+        ],
+        |r| {
+            Ok(DayRow {
+                ad_id: r.get(0)?,
+                day: r.get(1)?,
+                totals: super::stats::totals_at(r, 2)?,
+            })
+        },
+    )?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Conversions of one kind: how many, and their revenue in micro-units of `currency` (none
+/// when they sent no amount).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Converted {
+    pub event_type: String,
+    pub currency: Option<String>,
+    pub count: i64,
+    pub amount_micros: i128,
+}
+
+/// The conversions received in `[from, to)` (ISO times) attributed to each of the campaigns
+/// `ads`, per campaign, event and currency.
+pub fn conversions_per_campaign(
+    conn: &Connection,
+    account: i64,
+    ads: &[i64],
+    from: &str,
+    to: &str,
+) -> Result<Vec<(i64, Converted)>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT cc.ad_id, c.event_type, c.currency, COUNT(*), COALESCE(SUM(c.amount_micros), 0)
+         FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id
+         WHERE cc.account_id = ?1 AND cc.ad_id IN (SELECT value FROM json_each(?2))
+            AND c.received_at >= ?3 AND c.received_at < ?4
+         GROUP BY cc.ad_id, c.event_type, c.currency",
+    )?;
+    let rows = stmt.query_map(params![account, ids_json(ads), from, to], |r| {
+        Ok((r.get(0)?, converted_at(r, 1)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The conversions received in `[from, to)` attributed to any of the campaigns `ads`, each
+/// counted once however many of them it names, per UTC day, event and currency.
+pub fn conversions_per_day(
+    conn: &Connection,
+    account: i64,
+    ads: &[i64],
+    from: &str,
+    to: &str,
+) -> Result<Vec<(String, Converted)>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT substr(c.received_at, 1, 10) AS day, c.event_type, c.currency, COUNT(*),
+            COALESCE(SUM(c.amount_micros), 0)
+         FROM conversions c
+         WHERE c.account_id = ?1 AND c.received_at >= ?3 AND c.received_at < ?4
+            AND EXISTS (SELECT 1 FROM conversion_campaigns cc
+                WHERE cc.conversion_id = c.id
+                    AND cc.ad_id IN (SELECT value FROM json_each(?2)))
+         GROUP BY day, c.event_type, c.currency",
+    )?;
+    let rows = stmt.query_map(params![account, ids_json(ads), from, to], |r| {
+        Ok((r.get(0)?, converted_at(r, 1)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+fn converted_at(r: &Row, first: usize) -> rusqlite::Result<Converted> {
+    let amount: i64 = r.get(first + 3)?;
+    Ok(Converted {
+        event_type: r.get(first)?,
+        currency: r.get(first + 1)?,
+        count: r.get(first + 2)?,
+        amount_micros: i128::from(amount),
+    })
+}
+
+/// A cabinet's campaigns as a report names them: id, title, group.
+pub fn campaigns(
+    conn: &Connection,
+    account: i64,
+) -> Result<Vec<(i64, String, Option<i64>)>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, title, group_id FROM campaigns WHERE account_id = ?1 ORDER BY ad_id",
+    )?;
+    let rows = stmt.query_map([account], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// An agency owner's name and whether a logo is kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Profile {
+    pub name: Option<String>,
+    pub logo_type: Option<String>,
+}
+
+pub fn profile(conn: &Connection, owner: i64) -> Result<Profile, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT name, logo_type FROM agency_profiles WHERE owner_id = ?1",
+            [owner],
+            |r| {
+                Ok(Profile {
+                    name: r.get(0)?,
+                    logo_type: r.get(1)?,
+                })
+            },
+        )
+        .optional()?
+        .unwrap_or_default())
+}
+
+/// The owner's logo: its media type and bytes.
+pub fn logo(conn: &Connection, owner: i64) -> Result<Option<(String, Vec<u8>)>, StoreError> {
+    let found = optional(conn.query_row(
+        "SELECT logo_type, logo FROM agency_profiles
+         WHERE owner_id = ?1 AND logo IS NOT NULL AND logo_type IS NOT NULL",
+        [owner],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    ))?;
+    Ok(found)
+}
+
+pub fn set_name(
+    conn: &Connection,
+    owner: i64,
+    name: Option<&str>,
+    now: &str,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO agency_profiles (owner_id, name, updated_at) VALUES (?1, ?2, ?3)
+         ON CONFLICT (owner_id) DO UPDATE SET name = excluded.name,
+            updated_at = excluded.updated_at",
+        params![owner, name, now],
+    )?;
+    Ok(())
+}
+
+/// Keeps the owner's logo (`None` removes it).
+pub fn set_logo(
+    conn: &Connection,
+    owner: i64,
+    logo: Option<(&str, &[u8])>,
+    now: &str,
+) -> Result<(), StoreError> {
+    let (kind, bytes) = logo.unzip();
+    conn.execute(
+        "INSERT INTO agency_profiles (owner_id, logo_type, logo, updated_at)
+         VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (owner_id) DO UPDATE SET logo_type = excluded.logo_type,
+            logo = excluded.logo, updated_at = excluded.updated_at",
+        params![owner, kind, bytes, now],
+    )?;
+    Ok(())
+}
+
+/// What span of days a share link shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkSpan {
+    /// The days it was made for.
+    Fixed,
+    /// The last 7 days, ending on the day it is opened.
+    Last7,
+    /// The last 30 days, ending on the day it is opened.
+    Last30,
+}
+
+impl LinkSpan {
+    pub fn parse(text: &str) -> Option<LinkSpan> {
+        match text {
+            "fixed" => Some(LinkSpan::Fixed),
+            "last7" => Some(LinkSpan::Last7),
+            "last30" => Some(LinkSpan::Last30),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkSpan::Fixed => "fixed",
+            LinkSpan::Last7 => "last7",
+            LinkSpan::Last30 => "last30",
+        }
+    }
+}
+
+/// A share link as kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub id: i64,
+    pub account_id: i64,
+    pub group_id: Option<i64>,
+    pub span: LinkSpan,
+    pub from_day: Option<String>,
+    pub to_day: Option<String>,
+    /// The language its page speaks; `None` the reader's browser's.
+    pub language: Option<Lang>,
+    pub created_by: i64,
+    pub created_at: String,
+    pub expires_at: String,
+}
+
+const LINK_COLUMNS: &str = "id, account_id, group_id, span, from_day, to_day, created_by,
+    created_at, expires_at, language";
+
+fn link_row(r: &Row) -> rusqlite::Result<Link> {
+    Ok(Link {
+        id: r.get(0)?,
+        account_id: r.get(1)?,
+        group_id: r.get(2)?,
+        span: parsed(r, 3, "report_links.span", LinkSpan::parse)?,
+        from_day: r.get(4)?,
+        to_day: r.get(5)?,
+        created_by: r.get(6)?,
+        created_at: r.get(7)?,
+        expires_at: r.get(8)?,
+        language: r
+            .get::<_, Option<String>>(9)?
+            .map(|code| {
+                Lang::parse(&code).ok_or_else(|| unreadable("report_links.language", &code))
+            })
+            .transpose()?,
+    })
+}
+
+/// Keeps a new link under its token's hash; returns its id.
+pub fn insert_link(conn: &Connection, token_hash: &str, link: &Link) -> Result<i64, StoreError> {
+    conn.execute(
+        "INSERT INTO report_links (token_hash, account_id, group_id, span, from_day, to_day,
+            created_by, created_at, expires_at, language)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            token_hash,
+            link.account_id,
+            link.group_id,
+            link.span.as_str(),
+            link.from_day,
+            link.to_day,
+            link.created_by,
+            link.created_at,
+            link.expires_at,
+            link.language.map(Lang::code)
+        ],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// The live link (not revoked, not expired at `now`) whose token hashes to `token_hash`.
+pub fn live_link(
+    conn: &Connection,
+    token_hash: &str,
+    now: &str,
+) -> Result<Option<Link>, StoreError> {
+    optional(conn.query_row(
+        &format!(
+            "SELECT {LINK_COLUMNS} FROM report_links
+             WHERE token_hash = ?1 AND revoked_at IS NULL AND expires_at > ?2"
+        ),
+        params![token_hash, now],
+        link_row,
+    ))
+}
+
+/// A cabinet's live links at `now`, newest first (at most 100).
+pub fn live_links(conn: &Connection, account: i64, now: &str) -> Result<Vec<Link>, StoreError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {LINK_COLUMNS} FROM report_links
+         WHERE account_id = ?1 AND revoked_at IS NULL AND expires_at > ?2
+         ORDER BY id DESC LIMIT 100"
+    ))?;
+    let rows = stmt.query_map(params![account, now], link_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Revokes a cabinet's link; whether there was a live one to revoke.
+pub fn revoke_link(
+    conn: &Connection,
+    account: i64,
+    id: i64,
+    now: &str,
+) -> Result<bool, StoreError> {
+    let n = conn.execute(
+        "UPDATE report_links SET revoked_at = ?3
+         WHERE id = ?2 AND account_id = ?1 AND revoked_at IS NULL",
+        params![account, id, now],
+    )?;
+    Ok(n > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::money::Money;
+    use crate::store::test_db;
+
+    #[test]
+    fn days_join_the_hours_and_the_rolled_up_days() {
+        let conn = test_db();
+        conn.execute_batch(
+            "INSERT INTO hourly_stats VALUES (7, 1, '2026-11-27T10:00:00Z', 10, 0, 1, 0, 1000000);
+             INSERT INTO hourly_stats VALUES (7, 1, '2026-11-27T11:00:00Z', 5, 0, 0, 1, 500000);
+             INSERT INTO hourly_stats VALUES (7, 1, '2026-11-29T00:00:00Z', 7, 0, 0, 0, 1);
+             INSERT INTO daily_stats VALUES (7, 2, '2026-11-26', 100, 0, 3, 0, 9000000);
+             INSERT INTO daily_stats VALUES (7, 2, '2026-11-25', 100, 0, 3, 0, 9000000);",
+        )
+        .unwrap();
+        let mut rows = days(&conn, 7, "2026-11-26", "2026-11-29").unwrap();
+        rows.sort_by(|a, b| a.day.cmp(&b.day));
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert_eq!((rows[0].ad_id, rows[0].totals.views), (2, 100));
+        assert_eq!((rows[1].ad_id, rows[1].totals.views), (1, 15));
+        assert_eq!(rows[1].totals.spent, Money::from_micros(1_500_000));
+    }
+
+    #[test]
+    fn a_link_is_found_by_its_hash_only_while_live() {
+        let conn = test_db();
+        let link = Link {
+            id: 0,
+            account_id: 7,
+            group_id: None,
+            span: LinkSpan::Last7,
+            from_day: None,
+            to_day: None,
+            language: Some(Lang::Ru),
+            created_by: 1,
+            created_at: "2026-11-01T00:00:00Z".into(),
+            expires_at: "2026-12-01T00:00:00Z".into(),
+        };
+        let id = insert_link(&conn, "h", &link).unwrap();
+        let found = live_link(&conn, "h", "2026-11-30T00:00:00Z").unwrap();
+        assert_eq!(found.map(|l| l.language), Some(Some(Lang::Ru)));
+        assert!(live_link(&conn, "h", "2026-12-01T00:00:00Z")
+            .unwrap()
+            .is_none());
+        assert!(revoke_link(&conn, 7, id, "2026-11-02T00:00:00Z").unwrap());
+        assert!(live_link(&conn, "h", "2026-11-03T00:00:00Z")
+            .unwrap()
+            .is_none());
+        assert!(!revoke_link(&conn, 7, id, "2026-11-02T00:00:00Z").unwrap());
+    }
+}

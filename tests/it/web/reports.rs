@@ -1,0 +1,548 @@
+//! Client reports in the panel: the figures against the stored hours (made by the simulator's
+//! clock), the change against the previous period, the fee line, the downloads, who may read
+//! one, and share links: what they show, that they lead nowhere else and take no writes, and
+//! that they stop working when revoked or expired, answering like an unknown token.
+
+use super::logged_in;
+use crate::helpers::{spawn_app, spawn_app_with, Browser, Camp, TestApp};
+use adcab::ops::NewKey;
+use chrono::{Duration, NaiveDate};
+use serde_json::json;
+
+/// An owner with a euro cabinet, a site campaign delivering for two whole UTC days and a key
+/// that sends postbacks: (user, cabinet, ad, key, the two days).
+fn delivered(app: &TestApp) -> (i64, i64, i64, String, [NaiveDate; 2]) {
+    let user = app.user("agency");
+    let cabinet = app.cabinet(user, "euro", "1000");
+    let key = app.key_with(NewKey {
+        user,
+        manage: true,
+        postbacks: true,
+        ..NewKey::default()
+    });
+    // Start at the next UTC midnight, so the two days are whole.
+    let now = app.now();
+    let midnight = (now + Duration::days(1))
+        .date_naive()
+        .and_hms_opt(0, 2, 0)
+        .unwrap()
+        .and_utc();
+    app.advance((midnight - now).num_seconds());
+    let ad = app.approved(
+        cabinet,
+        Camp {
+            budget_micros: 900_000_000,
+            ..Camp::site("Shop", "https://shop.example.com/?subid=s-1")
+        },
+    );
+    let first = app.now().date_naive();
+    for _ in 0..4 {
+        app.advance(12 * 3600);
+    }
+    (user, cabinet, ad, key, [first, first + Duration::days(1)])
+}
+
+/// The stored hours' sums of a cabinet over whole UTC days `from..=to`: (views, clicks,
+/// actions, spent micros).
+fn stored(app: &TestApp, cabinet: i64, from: NaiveDate, to: NaiveDate) -> (i64, i64, i64, i64) {
+    let end = to + Duration::days(1);
+    let sum = |column: &str| -> i64 {
+        app.scalar(
+            &format!(
+                "SELECT COALESCE(SUM({column}), 0) FROM hourly_stats WHERE account_id = ?1
+                 AND hour >= '{from}T00:00:00Z' AND hour < '{end}T00:00:00Z'"
+            ),
+            &[cabinet],
+        )
+    };
+    (
+        sum("views"),
+        sum("clicks"),
+        sum("actions"),
+        sum("spent_micros"),
+    )
+}
+
+/// A CSV download as rows of cells by column name.
+fn csv_rows(body: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let mut lines = body.lines();
+    let header: Vec<String> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .cloned()
+                .zip(l.split(',').map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+fn row<'a>(
+    rows: &'a [std::collections::HashMap<String, String>],
+    section: &str,
+) -> &'a std::collections::HashMap<String, String> {
+    rows.iter()
+        .find(|r| r["section"] == section)
+        .unwrap_or_else(|| panic!("no {section} row: {rows:?}"))
+}
+
+fn micros(decimal: &str) -> i64 {
+    let d: rust_decimal::Decimal = decimal.parse().unwrap();
+    (d * rust_decimal::Decimal::from(1_000_000))
+        .try_into()
+        .unwrap()
+}
+
+#[test]
+fn a_report_has_the_stored_hours_figures_and_their_change_against_the_day_before() {
+    let app = spawn_app();
+    let (user, cabinet, ad, _, [first, second]) = delivered(&app);
+    let web = logged_in(&app, user);
+    let path = format!("/reports/{cabinet}?from={second}&to={second}");
+
+    let csv = web.get(&format!("{path}&format=csv"));
+    assert_eq!(csv.status, 200, "{}", csv.body);
+    assert_eq!(csv.header("content-type"), Some("text/csv; charset=utf-8"));
+    let rows = csv_rows(&csv.body);
+    let (views, clicks, actions, spent) = stored(&app, cabinet, second, second);
+    assert!(views > 0 && spent > 0, "the campaign delivered");
+    let total = row(&rows, "total");
+    assert_eq!(total["views"], views.to_string());
+    assert_eq!(total["clicks"], clicks.to_string());
+    assert_eq!(total["actions"], actions.to_string());
+    assert_eq!(micros(&total["spent"]), spent);
+    assert_eq!(total["currency"], "EUR");
+    let campaign = row(&rows, "campaign");
+    assert_eq!(campaign["ad_id"], ad.to_string());
+    assert_eq!(
+        campaign["views"],
+        views.to_string(),
+        "one campaign: all of it"
+    );
+    let day = row(&rows, "day");
+    assert_eq!(day["day"], second.to_string());
+
+    let (before_views, _, _, _) = stored(&app, cabinet, first, first);
+    let previous = row(&rows, "previous");
+    assert_eq!(previous["views"], before_views.to_string());
+    assert_eq!(previous["day"], format!("{first}..{first}"));
+
+    // The page shows the same, and the change against the day before.
+    let page = web.get(&path);
+    assert_eq!(page.status, 200, "{}", page.body);
+    let change = rust_decimal::Decimal::from(views - before_views)
+        * rust_decimal::Decimal::ONE_HUNDRED
+        / rust_decimal::Decimal::from(before_views);
+    let change = change.round_dp(2);
+    let shown = format!(
+        "{}{:.2}%",
+        if change > rust_decimal::Decimal::ZERO {
+            "+"
+        } else {
+            ""
+        },
+        change
+    );
+    let views_tile = page
+        .body
+        .split("data-figure=\"views\"")
+        .nth(1)
+        .expect("the views tile");
+    let views_tile = &views_tile[..views_tile.find("</div>").unwrap()];
+    assert!(views_tile.contains(&shown), "{shown} in {views_tile}");
+    assert!(
+        page.body.contains("<svg class=\"chart\""),
+        "the daily chart"
+    );
+
+    // Two days: the daily rows are the stored days.
+    let both = csv_rows(
+        &web.get(&format!(
+            "/reports/{cabinet}?from={first}&to={second}&format=csv"
+        ))
+        .body,
+    );
+    let days: Vec<_> = both.iter().filter(|r| r["section"] == "day").collect();
+    assert_eq!(days.len(), 2);
+    assert_eq!(days[0]["views"], before_views.to_string());
+    assert_eq!(days[1]["views"], views.to_string());
+
+    let xlsx = web.get(&format!("{path}&format=xlsx"));
+    assert_eq!(xlsx.status, 200);
+    assert_eq!(
+        xlsx.body.as_bytes().get(..2),
+        Some(&b"PK"[..]),
+        "a zip workbook"
+    );
+    assert_eq!(
+        web.get(&format!("{path}&format=pdf")).status,
+        404,
+        "not served yet"
+    );
+}
+
+#[test]
+fn the_fee_is_a_line_of_its_own_and_revenue_converts_at_the_kept_rate() {
+    let app = spawn_app();
+    let (user, cabinet, _, key, [_, second]) = delivered(&app);
+    app.sql(&format!(
+        "UPDATE cabinets SET fee_percent = '12.5' WHERE id = {cabinet};
+         INSERT INTO rates VALUES ('EUR', 'USD', '{second}', '1.25', 'manual', 'x');"
+    ));
+    let sent = app.send(
+        "POST",
+        "/postback",
+        &key,
+        Some(&json!({"clickid": "s-1", "goal": "sale", "order_id": 1, "payout": "50", "currency": "USD"})),
+        &[],
+    );
+    assert_eq!(sent.status, 200, "{}", sent.body);
+    let sent = app.send(
+        "POST",
+        "/postback",
+        &key,
+        Some(&json!({"clickid": "s-1", "goal": "sale", "order_id": 2, "payout": "7", "currency": "XAU"})),
+        &[],
+    );
+    assert_eq!(sent.status, 200, "{}", sent.body);
+    let today = app.now().date_naive();
+    app.sql(&format!(
+        "INSERT INTO rates VALUES ('EUR', 'USD', '{today}', '1.25', 'manual', 'x');"
+    ));
+    let web = logged_in(&app, user);
+
+    let rows = csv_rows(
+        &web.get(&format!(
+            "/reports/{cabinet}?from={second}&to={today}&format=csv"
+        ))
+        .body,
+    );
+    let total = row(&rows, "total");
+    let spent: rust_decimal::Decimal = total["spent"].parse().unwrap();
+    let platform =
+        spent.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero);
+    let fee = (platform * rust_decimal::Decimal::new(125, 3))
+        .round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero);
+    let fee_row = row(&rows, "fee");
+    assert_eq!(
+        fee_row["spent"].parse::<rust_decimal::Decimal>().unwrap(),
+        fee
+    );
+    assert_eq!(fee_row["title"], "12.5%");
+    let client = row(&rows, "client_spend");
+    assert_eq!(
+        client["spent"].parse::<rust_decimal::Decimal>().unwrap(),
+        platform + fee
+    );
+    assert_eq!(total["conversions"], "2");
+    assert_eq!(
+        total["revenue"].parse::<rust_decimal::Decimal>().unwrap(),
+        rust_decimal::Decimal::from(40),
+        "50 USD at 1.25 USD per EUR; the XAU without a rate is left out"
+    );
+    let event = row(&rows, "event");
+    assert_eq!(
+        (event["title"].as_str(), event["conversions"].as_str()),
+        ("purchase", "2")
+    );
+
+    let page = web.get_with(
+        &format!("/reports/{cabinet}?from={second}&to={today}"),
+        &[("accept-language", "ru")],
+    );
+    assert!(page.body.contains("data-figure=\"fee\""), "{}", page.body);
+    assert!(page.body.contains("Итого для клиента"));
+    assert!(
+        page.body.contains("Курса XAU"),
+        "the currency without a rate is named"
+    );
+}
+
+#[test]
+fn a_report_is_only_for_who_reaches_the_cabinet_and_its_span_is_bounded() {
+    let app = spawn_app();
+    let owner = app.user("agency");
+    let cabinet = app.cabinet(owner, "euro", "100");
+    let stranger = app.user("pro");
+    let web = logged_in(&app, stranger);
+    assert_eq!(web.get(&format!("/reports/{cabinet}")).status, 404);
+    assert_eq!(
+        web.get(&format!("/reports/{cabinet}?format=csv")).status,
+        404
+    );
+    assert_eq!(web.get("/reports/not-a-number").status, 404);
+
+    let web = logged_in(&app, owner);
+    let page = web.get(&format!("/reports/{cabinet}?from=2020-01-01&to=2026-01-01"));
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body.contains("role=\"alert\""),
+        "a span too long is said"
+    );
+    let cabinets = web.get("/cabinets").body;
+    assert!(
+        cabinets.contains(&format!("href=\"/reports/{cabinet}\"")),
+        "linked from the cabinets"
+    );
+    assert!(cabinets.contains("href=\"/reports\""), "and the navigation");
+}
+
+/// Makes a share link from the report page; returns its path (`/r/{token}`).
+fn share(web: &Browser, cabinet: i64, fields: &[(&str, &str)]) -> String {
+    let page = web.get(&format!("/reports/{cabinet}"));
+    let csrf = page.csrf();
+    let mut form = vec![("csrf", csrf.as_str())];
+    form.extend_from_slice(fields);
+    let made = web.post(&format!("/reports/{cabinet}/share"), &form);
+    assert_eq!(made.status, 200, "{}", made.body);
+    let at = made
+        .body
+        .find("data-share-url=\"\">")
+        .expect("the new link");
+    let rest = &made.body[at + "data-share-url=\"\">".len()..];
+    let url = &rest[..rest.find('<').unwrap()];
+    let path = &url[url.find("/r/").expect("a share path")..];
+    assert_eq!(path.len(), "/r/".len() + 64, "a 256-bit token");
+    path.to_string()
+}
+
+#[test]
+fn a_share_link_shows_the_report_alone_and_stops_when_revoked() {
+    let app = spawn_app();
+    let (user, cabinet, _, _, [first, second]) = delivered(&app);
+    let web = logged_in(&app, user);
+    let from = first.to_string();
+    let to = second.to_string();
+    let path = share(
+        &web,
+        cabinet,
+        &[
+            ("span", "fixed"),
+            ("from", &from),
+            ("to", &to),
+            ("expires_days", "30"),
+        ],
+    );
+    let hash: String = app.scalar(
+        "SELECT token_hash FROM report_links WHERE account_id = ?1",
+        &[cabinet],
+    );
+    assert!(
+        !path.contains(&hash) && hash.len() == 64,
+        "only the hash is kept"
+    );
+
+    let client = Browser::new(&app);
+    let shown = client.get(&path);
+    assert_eq!(shown.status, 200, "{}", shown.body);
+    assert_eq!(shown.header("x-robots-tag"), Some("noindex, nofollow"));
+    assert!(shown
+        .body
+        .contains("<meta name=\"robots\" content=\"noindex, nofollow\">"));
+    for tag in ["<a ", "<form", "<nav", "<script", "<button", "<input"] {
+        assert!(
+            !shown.body.contains(tag),
+            "{tag} on a share link: {}",
+            shown.body
+        );
+    }
+    for href in shown.body.split("href=\"").skip(1) {
+        assert!(href.starts_with("/assets/"), "only the stylesheet: {href}");
+    }
+    for src in shown.body.split("src=\"").skip(1) {
+        assert!(src.starts_with("data:"), "no other path: {src}");
+    }
+    let (views, _, _, _) = stored(&app, cabinet, first, second);
+    let rows = csv_rows(&client.get(&format!("{path}?format=csv")).body);
+    assert_eq!(row(&rows, "total")["views"], views.to_string());
+    // The link's days and nothing else: a query asking for others is not heard.
+    let other = csv_rows(
+        &client
+            .get(&format!("{path}?from=2020-01-01&to={to}&format=csv"))
+            .body,
+    );
+    assert_eq!(row(&other, "total")["day"], format!("{from}..{to}"));
+    // No writes through it, and no way from it to the panel.
+    assert_eq!(client.post(&path, &[("span", "last30")]).status, 405);
+    assert_eq!(
+        client.get(&format!("{path}/../../cabinets")).status,
+        303,
+        "the panel wants a login"
+    );
+    assert_eq!(client.get(&format!("/reports/{cabinet}")).status, 303);
+
+    let unknown = client.get(&format!("/r/{}", "0".repeat(64)));
+    assert_eq!(unknown.status, 404);
+
+    let page = web.get(&format!("/reports/{cabinet}"));
+    let link_id: i64 = app.scalar(
+        "SELECT id FROM report_links WHERE account_id = ?1",
+        &[cabinet],
+    );
+    assert!(
+        page.body.contains(&format!("data-link=\"{link_id}\"")),
+        "listed while live"
+    );
+    let revoked = web.post(
+        &format!("/reports/{cabinet}/share/{link_id}/revoke"),
+        &[("csrf", &page.csrf())],
+    );
+    assert_eq!(revoked.status, 303);
+    let gone = client.get(&path);
+    assert_eq!(gone.status, 404);
+    assert_eq!(
+        gone.body, unknown.body,
+        "the same answer as an unknown token"
+    );
+    assert_eq!(client.get(&format!("{path}?format=csv")).status, 404);
+    assert!(!web
+        .get(&format!("/reports/{cabinet}"))
+        .body
+        .contains(&format!("data-link=\"{link_id}\"")));
+}
+
+#[test]
+fn a_rolling_share_link_follows_the_days_and_expires() {
+    let app = spawn_app();
+    let owner = app.user("agency");
+    let cabinet = app.cabinet(owner, "euro", "100");
+    let web = logged_in(&app, owner);
+    let path = share(
+        &web,
+        cabinet,
+        &[("span", "last7"), ("expires_days", "7"), ("language", "ru")],
+    );
+    let client = Browser::new(&app);
+    let shown = client.get_with(&path, &[("accept-language", "en-US")]);
+    assert!(
+        shown.body.contains("<html lang=\"ru\""),
+        "the language chosen for it"
+    );
+    assert!(shown.body.contains("Отчёт"));
+    let today = app.now().date_naive();
+    let rows = csv_rows(&client.get(&format!("{path}?format=csv")).body);
+    assert_eq!(
+        row(&rows, "total")["day"],
+        format!("{}..{today}", today - Duration::days(6))
+    );
+
+    app.advance(6 * 24 * 3600);
+    let later = app.now().date_naive();
+    let rows = csv_rows(&client.get(&format!("{path}?format=csv")).body);
+    assert_eq!(
+        row(&rows, "total")["day"],
+        format!("{}..{later}", later - Duration::days(6)),
+        "rolling"
+    );
+
+    app.advance(24 * 3600 + 60);
+    assert_eq!(client.get(&path).status, 404, "expired after 7 days");
+}
+
+#[test]
+fn share_links_are_guessed_no_faster_than_passwords() {
+    let app = spawn_app_with(|c| c.panel.login_failures_per_address = 3);
+    let client = Browser::new(&app);
+    for i in 0..3 {
+        assert_eq!(client.get(&format!("/r/{i:064}")).status, 404);
+    }
+    let limited = client.get(&format!("/r/{:064}", 9));
+    assert_eq!(limited.status, 429);
+    assert!(limited.header("retry-after").is_some());
+    assert!(!limited.body.contains("<a "), "no way out from it either");
+}
+
+/// Sends `bytes` as the `logo` file of the settings' multipart form; returns (status,
+/// location, body).
+fn upload_logo(web: &Browser, bytes: &[u8]) -> (u16, Option<String>, String) {
+    let csrf = web.get("/settings").csrf();
+    let boundary = "----adcabtestboundary";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n\
+         --{boundary}\r\nContent-Disposition: form-data; name=\"logo\"; filename=\"logo.png\"\r\n\
+         Content-Type: application/octet-stream\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let agent = ureq::AgentBuilder::new().redirects(0).build();
+    let cookie = format!(
+        "adcab_session={}",
+        web.cookie("adcab_session").expect("signed in")
+    );
+    let answer = agent
+        .post(&format!("{}/settings/logo", web.root))
+        .set("cookie", &cookie)
+        .set(
+            "content-type",
+            &format!("multipart/form-data; boundary={boundary}"),
+        )
+        .send_bytes(&body);
+    let response = match answer {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{e}"),
+    };
+    (
+        response.status(),
+        response.header("location").map(str::to_string),
+        response.into_string().unwrap_or_default(),
+    )
+}
+
+/// A PNG's signature and a little more: what the logo's check reads.
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0";
+
+#[test]
+fn the_agency_name_and_logo_set_on_settings_head_the_report_and_its_share_link() {
+    let app = spawn_app();
+    let owner = app.user("agency");
+    let cabinet = app.cabinet(owner, "euro", "100");
+    let web = logged_in(&app, owner);
+    let page = web.get("/settings");
+    let saved = web.post(
+        "/settings/agency",
+        &[("csrf", &page.csrf()), ("agency_name", "Northwind Ads")],
+    );
+    assert_eq!(saved.status, 303, "{}", saved.body);
+
+    let (status, _, body) = upload_logo(&web, b"GIF89a not a logo");
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("PNG"), "{body}");
+    let (status, _, body) = upload_logo(&web, &vec![0x89; 300 * 1024]);
+    assert_eq!(status, 400, "too large: {body}");
+    let (status, location, body) = upload_logo(&web, PNG);
+    assert_eq!(status, 303, "{body}");
+    assert_eq!(location.as_deref(), Some("/settings?saved=agency#agency"));
+
+    let report = web.get(&format!("/reports/{cabinet}")).body;
+    assert!(report.contains("Northwind Ads"));
+    assert!(report.contains(&format!("src=\"/reports/{cabinet}/logo\"")));
+    let logo = web.get(&format!("/reports/{cabinet}/logo"));
+    assert_eq!(logo.header("content-type"), Some("image/png"));
+
+    let path = share(&web, cabinet, &[]);
+    let shared = Browser::new(&app).get(&path).body;
+    assert!(shared.contains("Northwind Ads"));
+    assert!(
+        shared.contains("src=\"data:image/png;base64,iVBORw0KGgo"),
+        "{shared}"
+    );
+
+    // Someone who does not reach the cabinet sees neither.
+    let stranger = logged_in(&app, app.user("pro"));
+    assert_eq!(
+        stranger.get(&format!("/reports/{cabinet}/logo")).status,
+        404
+    );
+    assert!(
+        !stranger.get("/settings").body.contains("agency_name"),
+        "no cabinet of their own"
+    );
+}
