@@ -37,6 +37,37 @@ pub fn set(conn: &Connection, rate: &Rate, now: &str) -> Result<(), StoreError> 
     Ok(())
 }
 
+/// Keeps a fetched rate (`ecb`, `url`, `fixed`) unless a rate set by hand is kept for the
+/// pair and day: the operator's word wins over a fetch. True when it was kept.
+pub fn set_fetched(conn: &Connection, rate: &Rate, now: &str) -> Result<bool, StoreError> {
+    let changed = conn.execute(
+        "INSERT INTO rates (base, quote, day, rate, source, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (base, quote, day) DO UPDATE SET
+            rate = excluded.rate, source = excluded.source, updated_at = excluded.updated_at
+         WHERE rates.source <> 'manual'",
+        params![
+            rate.base.as_str(),
+            rate.quote.as_str(),
+            rate.day.to_string(),
+            rate.rate.to_string(),
+            rate.source,
+            now
+        ],
+    )?;
+    Ok(changed > 0)
+}
+
+/// True when a fetch from `source` kept a rate at a time of `day` (UTC, `updated_at`), so
+/// that source's fetch of the day is done.
+pub fn fetched_on(conn: &Connection, source: &str, day: NaiveDate) -> Result<bool, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM rates
+         WHERE source = ?1 AND substr(updated_at, 1, 10) = ?2)",
+    )?;
+    Ok(stmt.query_row(params![source, day.to_string()], |r| r.get(0))?)
+}
+
 /// The kept rates, newest day first, at most `limit`.
 pub fn list(conn: &Connection, limit: usize) -> Result<Vec<Rate>, StoreError> {
     let mut stmt = conn.prepare_cached(
@@ -253,6 +284,37 @@ mod tests {
         assert_eq!(
             (all[0].rate.to_string(), all[0].source.as_str()),
             ("1.07".into(), "manual")
+        );
+    }
+
+    #[test]
+    fn a_fetch_does_not_replace_a_rate_set_by_hand_but_replaces_its_own() {
+        let conn = crate::store::test_db();
+        assert!(set_fetched(
+            &conn,
+            &rate("2026-11-20", "1.05", "ecb"),
+            "2026-11-20T16:00:00Z"
+        )
+        .unwrap());
+        assert!(set_fetched(
+            &conn,
+            &rate("2026-11-20", "1.06", "ecb"),
+            "2026-11-21T08:00:00Z"
+        )
+        .unwrap());
+        assert!(fetched_on(&conn, "ecb", "2026-11-21".parse().unwrap()).unwrap());
+        assert!(!fetched_on(&conn, "ecb", "2026-11-22".parse().unwrap()).unwrap());
+        set(&conn, &rate("2026-11-20", "1.10", "manual"), "t").unwrap();
+        assert!(!set_fetched(
+            &conn,
+            &rate("2026-11-20", "1.07", "ecb"),
+            "2026-11-22T08:00:00Z"
+        )
+        .unwrap());
+        let all = list(&conn, 10).unwrap();
+        assert_eq!(
+            (all[0].rate.to_string(), all[0].source.as_str()),
+            ("1.10".into(), "manual")
         );
     }
 }
