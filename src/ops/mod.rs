@@ -20,6 +20,7 @@ pub mod media;
 pub mod people;
 mod rates;
 mod reconcile;
+pub mod returns;
 pub mod rule;
 mod rules;
 mod sim;

@@ -6,6 +6,7 @@
 #[path = "../../support/rates_fake/mod.rs"]
 pub mod rates_fake;
 
+mod api;
 mod panel;
 
 use std::time::Duration;
