@@ -120,7 +120,7 @@ pub const DAYS_BACK: u32 = 7;
 
 /// Converts `amount` of `from` into `to` at the rate of `day` (or the newest within
 /// [`DAYS_BACK`] before it): the pair as kept, else its inverse, else across EUR (the
-/// reference rates' base). `None` when no rate is known: the figure stays native, never
+/// reference rates' base) or USD. `None` when no rate is known: the figure stays native, never
 /// guessed. The result keeps 6 decimals.
 pub fn convert(
     conn: &Connection,
@@ -155,18 +155,25 @@ fn rate_between(
     if let Some(r) = find(conn, to, from, day, DAYS_BACK)? {
         return Ok(inverse(r.rate).map(|x| (x, r.day)));
     }
-    let eur = CurrencyCode::parse("EUR").expect("EUR is a code");
-    if *from == eur || *to == eur {
-        return Ok(None);
+    // Across a currency both have a rate with: EUR (the reference rates' base), else USD (a
+    // fixed Stars rate is often given in it).
+    for pivot in PIVOTS {
+        let pivot = CurrencyCode::parse(pivot).expect("a pivot is a code");
+        if pivot == *from || pivot == *to {
+            continue;
+        }
+        if let (Some((a, a_day)), Some((b, b_day))) = (
+            direct_or_inverse(conn, from, &pivot, day)?,
+            direct_or_inverse(conn, &pivot, to, day)?,
+        ) {
+            return Ok(a.checked_mul(b).map(|x| (x, a_day.min(b_day))));
+        }
     }
-    let (Some((a, a_day)), Some((b, b_day))) = (
-        direct_or_inverse(conn, from, &eur, day)?,
-        direct_or_inverse(conn, &eur, to, day)?,
-    ) else {
-        return Ok(None);
-    };
-    Ok(a.checked_mul(b).map(|x| (x, a_day.min(b_day))))
+    Ok(None)
 }
+
+/// The currencies a cross rate may go across, in order.
+const PIVOTS: [&str; 2] = ["EUR", "USD"];
 
 fn direct_or_inverse(
     conn: &Connection,
@@ -268,6 +275,19 @@ mod tests {
             "across EUR, dated by the older rate"
         );
         assert_eq!(conv("2", "STARS", "USD"), None, "no rate: never guessed");
+        let stars = Rate {
+            base: code("STARS"),
+            quote: code("USD"),
+            day: "2026-11-21".parse().unwrap(),
+            rate: "0.015".parse().unwrap(),
+            source: "fixed".into(),
+        };
+        set(&conn, &stars, "t").unwrap();
+        assert_eq!(
+            conv("1000", "STARS", "EUR"),
+            Some(("12".into(), "2026-11-20".into())),
+            "across USD when one side is EUR"
+        );
         assert_eq!(
             conv("3", "USD", "USD"),
             Some(("3".into(), "2026-11-21".into()))
