@@ -12,3 +12,4 @@ cabinets-spend-today = Spend today
 cabinets-spend-week = Spend, 7 days
 cabinets-access = Your access
 cabinets-new-campaign = New campaign
+cabinets-across = All cabinets in { $currency }

@@ -12,3 +12,4 @@ cabinets-spend-today = Расход сегодня
 cabinets-spend-week = Расход за 7 дней
 cabinets-access = Ваш доступ
 cabinets-new-campaign = Новая кампания
+cabinets-across = Все кабинеты в { $currency }

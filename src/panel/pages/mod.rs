@@ -7,6 +7,7 @@ pub mod campaigns;
 pub mod home;
 pub mod keys;
 pub mod new_campaign;
+pub mod rate_notes;
 pub mod rules;
 pub mod settings;
 pub mod sim;

@@ -132,3 +132,32 @@ fn totals_across_currencies_are_converted_with_each_rate_and_its_date_or_left_na
     let header = csv.lines().next().unwrap();
     assert!(header.ends_with(",roas,profit"), "{header}");
 }
+
+#[test]
+fn the_cabinets_page_sums_balances_in_the_reporting_currency_naming_each_rate() {
+    let fake = FakeRates::start();
+    fake.publish_ton(&[("EUR", "4")]);
+    let app = app_with_rates(&fake);
+    wait_for(Duration::from_secs(10), "the start's fetch", || {
+        (kept(&app).len() == 2).then_some(())
+    });
+    let (user, _, _) = app.manager();
+    app.cabinet(user, "ton", "1000");
+    app.cabinet(user, "stars", "100000");
+    let b = logged_in(&app, user);
+    let page = b.get("/cabinets").body;
+    let foot = part(&page, "<tfoot>", "</tfoot>");
+    assert!(foot.contains("All cabinets in EUR"), "{foot}");
+    let balance = part(foot, r#"data-figure="balance""#, "</td>");
+    assert!(
+        balance.contains("5,000.00\u{a0}EUR"),
+        "1000 EUR + 1000 TON at 4, Stars left out: {balance}"
+    );
+    let notes = part(&page, r#"data-figure="rates""#, "</ul>");
+    let today = app.now().date_naive().format("%-d %b").to_string();
+    assert!(
+        notes.contains(&format!("at 1 TON = 4 EUR, {today}")),
+        "{notes}"
+    );
+    assert!(notes.contains("STARS: no rate known"), "{notes}");
+}

@@ -10,6 +10,7 @@ use rust_decimal::Decimal;
 
 use super::super::super::format::Fmt;
 use super::super::super::Visit;
+use super::super::rate_notes;
 use super::totals::{per_currency, Line};
 use crate::domain::agency::CurrencyCode;
 use crate::ops::returns::{self, Returns, Summed, Used};
@@ -103,35 +104,9 @@ fn amount(fmt: Fmt, d: Decimal, currency: &CurrencyCode) -> String {
     format!("{}\u{a0}{currency}", fmt.lang.decimal(d))
 }
 
-fn short_date(visit: &Visit, d: NaiveDate) -> String {
-    match visit.lang {
-        crate::i18n::Lang::En => d.format("%-d %b").to_string(),
-        crate::i18n::Lang::Ru => d.format("%d.%m").to_string(),
-    }
-}
-
-/// "1 TON = 4.7 EUR, 27 Nov": a rate used and its date.
-pub fn rate_note(visit: &Visit, u: &Used) -> String {
-    visit.ta(
-        "home-rate",
-        &[
-            ("from", u.from.to_string().into()),
-            ("to", u.to.to_string().into()),
-            ("rate", visit.lang.decimal(u.rate.normalize()).into()),
-            ("date", short_date(visit, u.day).into()),
-        ],
-    )
-}
-
 /// The notes of a figure: each rate it was converted at, and each currency left native.
 fn notes(visit: &Visit, used: &[Used], missing: &[String]) -> Vec<String> {
-    let mut all: Vec<String> = used.iter().map(|u| rate_note(visit, u)).collect();
-    all.extend(
-        missing
-            .iter()
-            .map(|c| visit.ta("home-rate-missing", &[("currency", c.as_str().into())])),
-    );
-    all
+    rate_notes::notes(visit, used, missing)
 }
 
 /// A line's ROAS and profit cells, in its currency, with the rates as a small note.
@@ -191,7 +166,7 @@ pub fn render(visit: &Visit, r: &Reporting) -> Markup {
     html! {
         section.home-across aria-labelledby="home-across" data-currency=(currency) {
             h3 #home-across { (visit.ta("home-across", &[("currency", currency.as_str().into())])) }
-            p.muted { (visit.ta("home-across-lead", &[("date", short_date(visit, r.day).into())])) }
+            p.muted { (visit.ta("home-across-lead", &[("date", rate_notes::short_date(visit.lang, r.day).into())])) }
             dl.figures {
                 (figure("spend", spend, &r.spend.used, &r.spend.missing))
                 (figure("revenue", revenue, &r.revenue.used, &r.revenue.missing))
