@@ -169,3 +169,4 @@ campaign-bulk-set-cpm = Bid set
 campaign-bulk-set-schedule = Schedule set
 campaign-bulk-delete = Deleted
 campaign-bulk-recreate = Recreated
+campaign-profit = Profit

@@ -1,7 +1,8 @@
 //! The panel's totals across cabinets of different currencies, converted into the reporting
 //! currency at the kept rates from the fake rates server, with each rate and its date beside
 //! the figure: a day without a rate uses the newest of the week before and says its date; a
-//! currency with no rate stays native with a note; a rate set by hand is used at once.
+//! currency with no rate stays native with a note; a rate set by hand is used at once; a
+//! campaign's page shows its ROAS and profit with the rates.
 
 use std::time::Duration;
 
@@ -48,10 +49,13 @@ fn totals_across_currencies_are_converted_with_each_rate_and_its_date_or_left_na
     spend_today(&app, euro, 10_000_000);
     spend_today(&app, ton, 5_000_000);
     spend_today(&app, stars, 1_000_000_000);
-    app.campaign(
+    let ad = app.campaign(
         euro,
         Camp::site("Shop", "https://shop.example.com/?subid=s-1"),
     );
+    app.sql(&format!(
+        "UPDATE campaigns SET spent_micros = 10000000 WHERE ad_id = {ad}"
+    ));
     for (txid, amount, cur) in [("a", "25", "USD"), ("b", "5", "GBP")] {
         let body = json!({ "clickid": "s-1", "goal": "sale", "order_id": txid, "payout": amount, "cur": cur });
         let r = app.send("POST", "/postback", &key, Some(&body), &[]);
@@ -127,6 +131,16 @@ fn totals_across_currencies_are_converted_with_each_rate_and_its_date_or_left_na
     );
     let roas = part(across, r#"data-figure="roas""#, "</div>");
     assert!(roas.contains("0.74"), "{roas}");
+
+    let campaign = b.get(&format!("/campaigns/{euro}/{ad}")).body;
+    let roas = part(&campaign, r#"data-figure="roas""#, "</dd>");
+    assert!(roas.contains("3.00"), "the campaign's page: {roas}");
+    let profit = part(&campaign, r#"data-figure="profit""#, "</dd>");
+    assert!(profit.contains("20.00 EUR"), "{profit}");
+    assert!(
+        profit.contains(&format!("at 1 USD = 0.8 EUR, {}", day(yesterday))),
+        "{profit}"
+    );
 
     let csv = b.get("/?period=today&format=csv").body;
     let header = csv.lines().next().unwrap();
