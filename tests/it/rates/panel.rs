@@ -2,7 +2,7 @@
 //! currency at the kept rates from the fake rates server, with each rate and its date beside
 //! the figure: a day without a rate uses the newest of the week before and says its date; a
 //! currency with no rate stays native with a note; a rate set by hand is used at once; a
-//! campaign's page shows its ROAS and profit with the rates.
+//! campaign's page and its row in the list show its ROAS and profit with the rates.
 
 use std::time::Duration;
 
@@ -141,6 +141,11 @@ fn totals_across_currencies_are_converted_with_each_rate_and_its_date_or_left_na
         profit.contains(&format!("at 1 USD = 0.8 EUR, {}", day(yesterday))),
         "{profit}"
     );
+
+    let list = b.get(&format!("/campaigns?account_id={euro}")).body;
+    let returns = part(&list, r#"data-figure="returns""#, "</div>");
+    assert!(returns.contains("ROAS 3.00"), "the list's row: {returns}");
+    assert!(returns.contains("20.00\u{a0}EUR"), "{returns}");
 
     let csv = b.get("/?period=today&format=csv").body;
     let header = csv.lines().next().unwrap();
