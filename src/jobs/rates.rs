@@ -121,7 +121,7 @@ pub fn pass_if_due(s: &Services) -> Result<Pass, StoreError> {
     let (day, _) = today(s)?;
     let config = &s.config.rates;
     let stars_code = CurrencyCode::parse("STARS").expect("STARS is a code");
-    let due = |source: &'static str| s.db.read_blocking(|c| rates::fetched_on(c, source, day));
+    let fetched = |source: &'static str| s.db.read_blocking(|c| rates::fetched_on(c, source, day));
     let stars_due = match &config.stars_rate.0 {
         Some((_, quote)) => {
             s.db.read_blocking(|c| rates::find(c, &stars_code, quote, day, 0))?
@@ -129,8 +129,8 @@ pub fn pass_if_due(s: &Services) -> Result<Pass, StoreError> {
         }
         None => false,
     };
-    let ecb_due = config.source == RatesSource::Ecb && !due("ecb")?;
-    let ton_due = !config.ton_url.is_empty() && !due("url")?;
+    let ecb_due = config.source == RatesSource::Ecb && !fetched("ecb")?;
+    let ton_due = !config.ton_url.is_empty() && !fetched("url")?;
     Ok(pass(s, ecb_due, ton_due, stars_due))
 }
 
