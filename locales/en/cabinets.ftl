@@ -13,3 +13,4 @@ cabinets-spend-week = Spend, 7 days
 cabinets-access = Your access
 cabinets-new-campaign = New campaign
 cabinets-report = Client report
+cabinets-across = All cabinets in { $currency }

@@ -173,3 +173,4 @@ campaign-bulk-set-cpm = Bid set
 campaign-bulk-set-schedule = Schedule set
 campaign-bulk-delete = Deleted
 campaign-bulk-recreate = Recreated
+campaign-profit = Profit

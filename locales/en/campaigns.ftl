@@ -70,3 +70,4 @@ campaigns-bulk-none = Select at least one campaign.
 campaigns-bulk-not-campaign = '{ $value }' is not a campaign.
 campaigns-bulk-unknown = Some ad_ids are not live campaigns of this cabinet; nothing was queued.
 campaigns-bulk-schedule = The schedule is not a JSON object.
+campaigns-profit = Profit

@@ -64,3 +64,13 @@ home-no-change = no earlier figures
 home-trend = Spend per day
 home-trend-series = Spend, { $currency }
 home-no-cabinets = No cabinets yet. Cabinets are connected by the operator or shared with you by your agency.
+home-col-roas = ROAS
+home-col-profit = Profit
+home-across = All clients in { $currency }
+home-across-lead = Figures in other currencies converted at the rate of { $date } (or the newest of the week before it); each rate is named beside its figure.
+home-across-spend = Spend
+home-across-revenue = Revenue
+home-across-roas = ROAS
+home-across-profit = Profit
+home-rate = at 1 { $from } = { $rate } { $to }, { $date }
+home-rate-missing = { $currency }: no rate known, left out here and shown unconverted

@@ -13,3 +13,4 @@ cabinets-spend-week = Расход за 7 дней
 cabinets-access = Ваш доступ
 cabinets-new-campaign = Новая кампания
 cabinets-report = Отчёт для клиента
+cabinets-across = Все кабинеты в { $currency }

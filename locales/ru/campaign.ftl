@@ -173,3 +173,4 @@ campaign-bulk-set-cpm = Ставка изменена
 campaign-bulk-set-schedule = Расписание изменено
 campaign-bulk-delete = Удалена
 campaign-bulk-recreate = Пересоздана
+campaign-profit = Прибыль

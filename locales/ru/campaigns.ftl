@@ -70,3 +70,4 @@ campaigns-bulk-none = Отметьте хотя бы одну кампанию.
 campaigns-bulk-not-campaign = «{ $value }» — не кампания.
 campaigns-bulk-unknown = Некоторые ad_ids не относятся к действующим кампаниям этого кабинета; ничего не поставлено в очередь.
 campaigns-bulk-schedule = Расписание — не объект JSON.
+campaigns-profit = Прибыль

@@ -65,3 +65,13 @@ home-no-change = нет данных за прошлый период
 home-trend = Расход по дням
 home-trend-series = Расход, { $currency }
 home-no-cabinets = Кабинетов пока нет. Их подключает оператор или открывает вам агентство.
+home-col-roas = ROAS
+home-col-profit = Прибыль
+home-across = Все клиенты в { $currency }
+home-across-lead = Суммы в других валютах пересчитаны по курсу на { $date } (или по последнему курсу за неделю до этой даты); курс указан рядом с каждой суммой.
+home-across-spend = Расход
+home-across-revenue = Доход
+home-across-roas = ROAS
+home-across-profit = Прибыль
+home-rate = по курсу 1 { $from } = { $rate } { $to }, { $date }
+home-rate-missing = { $currency }: курс неизвестен, здесь не учтено, показано без пересчёта

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::campaign_object::Full;
+use super::campaign_object::{returns_of, Full};
 use super::error::ApiError;
 use super::request;
 use super::write::{self, run, Target};
@@ -26,19 +26,21 @@ async fn answer(
     (account, ad): (i64, i64),
     meta: Map<String, Value>,
 ) -> Result<Reply, ApiError> {
-    let (row, summary, auto) = state
+    let (row, summary, returns, auto) = state
         .services
         .db
         .read(move |c| {
             let row = campaigns::get(c, account, ad)?.ok_or(ApiError::CampaignNotFound)?;
             let summary = conversions::summary_of(c, &row)?;
+            let day = crate::clock::now(c)?.date_naive();
+            let returns = returns_of(c, &row, kind, &summary, day)?;
             let auto = auto_cpm_store::get(c, account, ad)?.map(|m| m.settings);
-            Ok::<_, ApiError>((row, summary, auto))
+            Ok::<_, ApiError>((row, summary, returns, auto))
         })
         .await?;
     Reply::ok_meta(
         Full::of(&row, kind)
-            .with_conversions(&summary)
+            .with_conversions(&summary, &returns)
             .with_auto_cpm(auto.as_ref(), kind),
         Value::Object(meta),
     )

@@ -9,11 +9,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::domain::ad::DeclineReason;
+use crate::domain::agency::CurrencyCode;
 use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::LinkKind;
 use crate::domain::conversion::render_amount;
 use crate::domain::dates;
 use crate::domain::money::{ratio, CabinetType};
+use crate::ops::returns::{self, Returns};
 use crate::store::campaigns::CampaignRow;
 use crate::store::conversions::Summary;
 
@@ -47,11 +49,50 @@ pub struct Reduced<'a> {
 }
 
 /// The client's own conversions: `conversions: {lead, conversion, purchase}` (counts, zeros
-/// included) and `revenue: {"USD": "12.50", ...}` (decimal strings, one per currency).
+/// included) and `revenue: {"USD": "12.50", ...}` (decimal strings, one per currency), with
+/// ROAS and profit against the spend, revenue converted into the cabinet's currency.
 #[derive(Serialize)]
 struct Conversions {
     conversions: Counts,
     revenue: BTreeMap<String, String>,
+    /// Revenue per unit spent (`"2.10"`); null without spend, revenue, or a rate.
+    roas: Option<String>,
+    /// Revenue minus spend in the cabinet's currency (six decimals, as `spent`); null without
+    /// revenue or a rate.
+    profit: Option<String>,
+    /// The rates revenue was converted at, each with its date.
+    revenue_rates: Vec<RateUsed>,
+    /// Revenue currencies with no rate known: ROAS and profit are then null, never guessed.
+    revenue_unconverted: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct RateUsed {
+    from: String,
+    to: String,
+    rate: String,
+    date: String,
+}
+
+/// ROAS and profit of a campaign, in its cabinet's currency at the rates of `day` (today on
+/// the service clock: the totals are lifetime ones).
+pub fn returns_of(
+    conn: &rusqlite::Connection,
+    row: &CampaignRow,
+    kind: CabinetType,
+    summary: &Summary,
+    day: chrono::NaiveDate,
+) -> Result<Returns, crate::store::StoreError> {
+    let currency = CurrencyCode::parse(kind.currency()).expect("a cabinet's currency is a code");
+    let revenue = returns::revenue_amounts(&summary.revenue);
+    returns::returns(
+        conn,
+        row.spent.to_decimal(),
+        &currency,
+        &revenue,
+        &currency,
+        day,
+    )
 }
 
 #[derive(Serialize)]
@@ -91,7 +132,7 @@ impl<'a> Reduced<'a> {
         }
     }
 
-    pub fn with_conversions(mut self, summary: &Summary) -> Reduced<'a> {
+    pub fn with_conversions(mut self, summary: &Summary, returns: &Returns) -> Reduced<'a> {
         let count = |event: &str| summary.counts.get(event).copied().unwrap_or(0);
         self.conversions = Some(Conversions {
             conversions: Counts {
@@ -104,6 +145,27 @@ impl<'a> Reduced<'a> {
                 .iter()
                 .map(|(currency, micros)| (currency.clone(), render_amount(*micros)))
                 .collect(),
+            roas: returns.roas.map(|r| {
+                let mut r = r;
+                r.rescale(2);
+                r.to_string()
+            }),
+            profit: returns.profit.map(|p| {
+                let mut p = p.round_dp(6);
+                p.rescale(6);
+                p.to_string()
+            }),
+            revenue_rates: returns
+                .used
+                .iter()
+                .map(|u| RateUsed {
+                    from: u.from.to_string(),
+                    to: u.to.to_string(),
+                    rate: u.rate.normalize().to_string(),
+                    date: u.day.to_string(),
+                })
+                .collect(),
+            revenue_unconverted: returns.missing.clone(),
         });
         self
     }
@@ -185,8 +247,8 @@ impl<'a> Full<'a> {
     }
 
     /// The object with the campaign's conversion summary.
-    pub fn with_conversions(mut self, summary: &Summary) -> Full<'a> {
-        self.reduced = self.reduced.with_conversions(summary);
+    pub fn with_conversions(mut self, summary: &Summary, returns: &Returns) -> Full<'a> {
+        self.reduced = self.reduced.with_conversions(summary, returns);
         self
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::campaign_object::{Full, Reduced};
+use super::campaign_object::{returns_of, Full, Reduced};
 use super::error::ApiError;
 use super::request;
 use super::Ctx;
@@ -37,26 +37,38 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         page,
         limit,
     } = list_request(q, kinds.iter().map(|(id, _)| *id).collect())?;
-    let (rows, more, summaries) = state
-        .services
-        .db
-        .read(move |conn| {
-            let (rows, more) = repo::list(conn, &filter, &page)?;
-            let summaries = conversion_store::summaries_of(conn, &rows)?;
-            Ok::<_, ApiError>((rows, more, summaries))
-        })
-        .await?;
-    let currency = |account: i64| {
-        kinds
-            .iter()
+    let kinds = std::sync::Arc::new(kinds);
+    let of = kinds.clone();
+    let currency = move |account: i64| {
+        of.iter()
             .find(|(id, _)| *id == account)
             .map(|(_, k)| *k)
             .unwrap_or(CabinetType::Euro)
     };
+    let (rows, more, summaries, returns) = state
+        .services
+        .db
+        .read({
+            let currency = currency.clone();
+            move |conn| {
+                let (rows, more) = repo::list(conn, &filter, &page)?;
+                let summaries = conversion_store::summaries_of(conn, &rows)?;
+                let day = crate::clock::now(conn)?.date_naive();
+                let returns = rows
+                    .iter()
+                    .zip(&summaries)
+                    .map(|(row, s)| returns_of(conn, row, currency(row.account_id), s, day))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok::<_, ApiError>((rows, more, summaries, returns))
+            }
+        })
+        .await?;
     let data: Vec<Reduced> = rows
         .iter()
-        .zip(&summaries)
-        .map(|(row, summary)| Reduced::of(row, currency(row.account_id)).with_conversions(summary))
+        .zip(summaries.iter().zip(&returns))
+        .map(|(row, (summary, returns))| {
+            Reduced::of(row, currency(row.account_id)).with_conversions(summary, returns)
+        })
         .collect();
     let meta = match page {
         Page::Cursor { .. } => json!({
@@ -86,18 +98,20 @@ pub async fn get(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErro
         .await?
         .ok_or(ApiError::CampaignNotFound)?;
     let row = fresh(state, row).await?;
-    let (row, summary, auto) = state
+    let (row, summary, returns, auto) = state
         .services
         .db
         .read(move |c| {
             let summary = conversion_store::summary_of(c, &row)?;
+            let day = crate::clock::now(c)?.date_naive();
+            let returns = returns_of(c, &row, kind, &summary, day)?;
             let auto = auto_cpm::get(c, account, ad)?.map(|m| m.settings);
-            Ok::<_, ApiError>((row, summary, auto))
+            Ok::<_, ApiError>((row, summary, returns, auto))
         })
         .await?;
     Reply::ok(
         Full::of(&row, kind)
-            .with_conversions(&summary)
+            .with_conversions(&summary, &returns)
             .with_auto_cpm(auto.as_ref(), kind),
     )
 }

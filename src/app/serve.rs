@@ -12,7 +12,7 @@ use tokio::net::TcpListener;
 use super::conn;
 use crate::db::backup::{BackupError, ServeLock};
 use crate::http::{AppState, Surface};
-use crate::jobs::{notify, reports, scheduler, systemd, upkeep, worker};
+use crate::jobs::{notify, rates, reports, scheduler, systemd, upkeep, worker};
 use crate::ops::write_back;
 use crate::services::Services;
 use crate::store::StoreError;
@@ -110,6 +110,7 @@ pub async fn run(
         )),
         tokio::spawn(notify::run(services.clone(), stopped.clone())),
         tokio::spawn(reports::run(services.clone(), stopped.clone())),
+        tokio::spawn(rates::run(services.clone(), stopped.clone())),
         tokio::spawn(upkeep::run(services.clone(), stopped.clone())),
         tokio::spawn(db::checkpoints(services.db.clone(), stopped.clone())),
         tokio::spawn(systemd::watchdog(services.clone(), stopped)),

@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::args::{
-    Admin, AutoCpmCmd, CabinetCmd, GroupCmd, KeyCmd, MemberCmd, PlatformCmd, RuleCmd, Sim, TaskCmd,
-    TrackerCmd, UserCmd, WebhookCmd,
+    Admin, AutoCpmCmd, CabinetCmd, GroupCmd, KeyCmd, MemberCmd, PlatformCmd, RatesCmd, RuleCmd,
+    Sim, TaskCmd, TrackerCmd, UserCmd, WebhookCmd,
 };
 use super::Failure;
 use crate::ops::{self, By, OpsError};
@@ -120,6 +120,13 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, Failure> {
         Admin::Cabinet(CabinetCmd::Reconcile { id, month, fix }) => {
             printed(ops::cabinet_reconcile(s, *id, *month, *fix))
         }
+        Admin::Rates(RatesCmd::Set {
+            from,
+            to,
+            rate,
+            date,
+        }) => printed(ops::rate_set(s, from, to, *rate, *date)),
+        Admin::Rates(RatesCmd::List) => printed(ops::rate_list(s)),
         Admin::Platform(PlatformCmd::Check { token_stdin }) => {
             let token = token_from_stdin(*token_stdin)?;
             printed(ops::platform_check(s, &token))

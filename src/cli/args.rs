@@ -132,6 +132,29 @@ pub enum Admin {
     /// The real ad platform's side of a token.
     #[command(subcommand)]
     Platform(PlatformCmd),
+    /// Exchange rates, kept per day, that totals across currencies convert at.
+    #[command(subcommand)]
+    Rates(RatesCmd),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RatesCmd {
+    /// Keep a rate by hand: one FROM costs RATE of TO on the day (a fetch never replaces it).
+    Set {
+        /// A currency code: EUR, USD, TON, STARS...
+        #[arg(long)]
+        from: crate::domain::agency::CurrencyCode,
+        #[arg(long)]
+        to: crate::domain::agency::CurrencyCode,
+        /// A positive decimal, such as 1.0512.
+        #[arg(long)]
+        rate: rust_decimal::Decimal,
+        /// The day, YYYY-MM-DD (default: today on the service clock, UTC).
+        #[arg(long)]
+        date: Option<chrono::NaiveDate>,
+    },
+    /// The reporting currency, the source, and the kept rates, newest day first.
+    List,
 }
 
 #[derive(Subcommand, Debug)]

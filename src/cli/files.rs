@@ -27,8 +27,15 @@ pub fn check(config: &Config) -> ExitCode {
         }
         Err(e) => return fail(e),
     };
+    let rates = &config.rates;
     let mut answer = json!({
         "config": "ok",
+        "rates": {
+            "reporting_currency": rates.reporting_currency,
+            "source": rates.source,
+            "ton_url": !rates.ton_url.is_empty(),
+            "stars_rate": rates.stars_rate,
+        },
         "database": {
             "path": path.display().to_string(),
             "schema": found.schema,

@@ -7,6 +7,7 @@
 mod edit;
 mod error;
 mod layers;
+mod rates;
 mod sections;
 #[cfg(test)]
 mod tests;
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 pub use self::edit::{edited, Setting};
 pub use self::error::ConfigError;
 use self::layers::{env_names, env_overlay, line_of, mask, merge, nearest, unknown_key};
+pub use self::rates::{RatesConfig, RatesSource, StarsRate};
 pub use self::sections::*;
 use crate::platform::config::{PlatformConfig, Sections, SimConfig, TelegramConfig};
 
@@ -82,6 +84,7 @@ pub struct Config {
     pub retention: RetentionConfig,
     pub panel: PanelConfig,
     pub notify: NotifyConfig,
+    pub rates: RatesConfig,
 }
 
 impl Default for Config {
@@ -229,6 +232,20 @@ impl Config {
                 "panel.session_idle_minutes",
                 "session_idle_minutes and session_max_days must be at least 1",
             ));
+        }
+        if self.rates.timeout_ms == 0 {
+            return Err(ConfigError::value("rates.timeout_ms", "must be at least 1"));
+        }
+        for (key, url) in [
+            ("rates.ecb_url", &self.rates.ecb_url),
+            ("rates.ton_url", &self.rates.ton_url),
+        ] {
+            if !(url.is_empty() || url.starts_with("https://") || url.starts_with("http://")) {
+                return Err(ConfigError::value(
+                    key,
+                    "must be empty or start with https:// (or http://)",
+                ));
+            }
         }
         if self.backup.keep == 0 {
             return Err(ConfigError::value("backup.keep", "must be at least 1"));

@@ -212,3 +212,30 @@ fn a_misspelt_environment_variable_is_named_with_the_nearest_setting() {
         .unwrap();
     assert!(!far.contains("did you mean"), "{far}");
 }
+
+#[test]
+fn rates_default_to_euro_and_the_ecb_and_refuse_bad_values_by_key() {
+    let c = Config::default();
+    assert_eq!(c.rates.reporting_currency.as_str(), "EUR");
+    assert_eq!(c.rates.source, RatesSource::Ecb);
+    assert!(c.rates.ecb_url.ends_with("eurofxref-daily.xml"));
+    assert_eq!(c.rates.stars_rate, StarsRate(None));
+    let c = Config::from_sources("[rates]\nstars_rate = \"0.013 USD\"\n", |name| {
+        (name == "ADCAB_RATES_REPORTING_CURRENCY").then(|| "usd".to_string())
+    })
+    .unwrap();
+    assert_eq!(c.rates.reporting_currency.as_str(), "USD");
+    assert_eq!(String::from(c.rates.stars_rate), "0.013 USD");
+    for (text, key) in [
+        (
+            "[rates]\nreporting_currency = \"euro!\"\n",
+            "rates.reporting_currency",
+        ),
+        ("[rates]\nsource = \"fed\"\n", "rates.source"),
+        ("[rates]\nstars_rate = \"cheap\"\n", "rates.stars_rate"),
+        ("[rates]\nton_url = \"ftp://x\"\n", "rates.ton_url"),
+    ] {
+        let err = Config::from_toml_str(text).unwrap_err().to_string();
+        assert!(err.contains(key), "{text}: {err}");
+    }
+}

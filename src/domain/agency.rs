@@ -2,6 +2,7 @@
 //! agency's fee on its spend, and the currency codes that exchange rates are kept between.
 
 use rust_decimal::{Decimal, RoundingStrategy};
+use serde::{Deserialize, Serialize};
 
 /// How often a cabinet's client report is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,8 +57,32 @@ impl std::fmt::Display for FeePercent {
 }
 
 /// A currency code as rates are kept: 3 to 5 capital letters (`EUR`, `USD`, `TON`, `STARS`).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct CurrencyCode(String);
+
+impl TryFrom<String> for CurrencyCode {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<CurrencyCode, String> {
+        CurrencyCode::parse(&text)
+            .ok_or_else(|| format!("{text:?} is not a currency code such as EUR, USD, TON"))
+    }
+}
+
+impl std::str::FromStr for CurrencyCode {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<CurrencyCode, String> {
+        CurrencyCode::try_from(text.to_string())
+    }
+}
+
+impl From<CurrencyCode> for String {
+    fn from(c: CurrencyCode) -> String {
+        c.0
+    }
+}
 
 impl CurrencyCode {
     pub fn parse(text: &str) -> Option<CurrencyCode> {

@@ -18,8 +18,10 @@ mod keys;
 pub mod lookup;
 pub mod media;
 pub mod people;
+mod rates;
 mod reconcile;
 pub mod reports;
+pub mod returns;
 pub mod rule;
 mod rules;
 mod sim;
@@ -38,6 +40,7 @@ pub use keys::{
     key_create, key_list, key_of, key_ping, key_revoke, key_rotate_secret, key_set, tracker_rotate,
     webhook_log, webhook_resend, KeyChange, NewKey, Scope, WebhookUrl, MAX_ACTIVE_KEYS,
 };
+pub use rates::{rate_list, rate_set, RateList, RateShown};
 pub use reconcile::{cabinet_reconcile, Difference, Reconciled};
 pub use rules::{auto_cpm_log, rule_list, AutoCpmLog, RuleList};
 pub use sim::{sim_advance, sim_fail, sim_now, sim_review};

@@ -37,6 +37,37 @@ pub fn set(conn: &Connection, rate: &Rate, now: &str) -> Result<(), StoreError> 
     Ok(())
 }
 
+/// Keeps a fetched rate (`ecb`, `url`, `fixed`) unless a rate set by hand is kept for the
+/// pair and day: the operator's word wins over a fetch. True when it was kept.
+pub fn set_fetched(conn: &Connection, rate: &Rate, now: &str) -> Result<bool, StoreError> {
+    let changed = conn.execute(
+        "INSERT INTO rates (base, quote, day, rate, source, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (base, quote, day) DO UPDATE SET
+            rate = excluded.rate, source = excluded.source, updated_at = excluded.updated_at
+         WHERE rates.source <> 'manual'",
+        params![
+            rate.base.as_str(),
+            rate.quote.as_str(),
+            rate.day.to_string(),
+            rate.rate.to_string(),
+            rate.source,
+            now
+        ],
+    )?;
+    Ok(changed > 0)
+}
+
+/// True when a fetch from `source` kept a rate at a time of `day` (UTC, `updated_at`), so
+/// that source's fetch of the day is done.
+pub fn fetched_on(conn: &Connection, source: &str, day: NaiveDate) -> Result<bool, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM rates
+         WHERE source = ?1 AND substr(updated_at, 1, 10) = ?2)",
+    )?;
+    Ok(stmt.query_row(params![source, day.to_string()], |r| r.get(0))?)
+}
+
 /// The kept rates, newest day first, at most `limit`.
 pub fn list(conn: &Connection, limit: usize) -> Result<Vec<Rate>, StoreError> {
     let mut stmt = conn.prepare_cached(
@@ -89,7 +120,7 @@ pub const DAYS_BACK: u32 = 7;
 
 /// Converts `amount` of `from` into `to` at the rate of `day` (or the newest within
 /// [`DAYS_BACK`] before it): the pair as kept, else its inverse, else across EUR (the
-/// reference rates' base). `None` when no rate is known: the figure stays native, never
+/// reference rates' base) or USD. `None` when no rate is known: the figure stays native, never
 /// guessed. The result keeps 6 decimals.
 pub fn convert(
     conn: &Connection,
@@ -124,18 +155,25 @@ fn rate_between(
     if let Some(r) = find(conn, to, from, day, DAYS_BACK)? {
         return Ok(inverse(r.rate).map(|x| (x, r.day)));
     }
-    let eur = CurrencyCode::parse("EUR").expect("EUR is a code");
-    if *from == eur || *to == eur {
-        return Ok(None);
+    // Across a currency both have a rate with: EUR (the reference rates' base), else USD (a
+    // fixed Stars rate is often given in it).
+    for pivot in PIVOTS {
+        let pivot = CurrencyCode::parse(pivot).expect("a pivot is a code");
+        if pivot == *from || pivot == *to {
+            continue;
+        }
+        if let (Some((a, a_day)), Some((b, b_day))) = (
+            direct_or_inverse(conn, from, &pivot, day)?,
+            direct_or_inverse(conn, &pivot, to, day)?,
+        ) {
+            return Ok(a.checked_mul(b).map(|x| (x, a_day.min(b_day))));
+        }
     }
-    let (Some((a, a_day)), Some((b, b_day))) = (
-        direct_or_inverse(conn, from, &eur, day)?,
-        direct_or_inverse(conn, &eur, to, day)?,
-    ) else {
-        return Ok(None);
-    };
-    Ok(a.checked_mul(b).map(|x| (x, a_day.min(b_day))))
+    Ok(None)
 }
+
+/// The currencies a cross rate may go across, in order.
+const PIVOTS: [&str; 2] = ["EUR", "USD"];
 
 fn direct_or_inverse(
     conn: &Connection,
@@ -237,6 +275,19 @@ mod tests {
             "across EUR, dated by the older rate"
         );
         assert_eq!(conv("2", "STARS", "USD"), None, "no rate: never guessed");
+        let stars = Rate {
+            base: code("STARS"),
+            quote: code("USD"),
+            day: "2026-11-21".parse().unwrap(),
+            rate: "0.015".parse().unwrap(),
+            source: "fixed".into(),
+        };
+        set(&conn, &stars, "t").unwrap();
+        assert_eq!(
+            conv("1000", "STARS", "EUR"),
+            Some(("12".into(), "2026-11-20".into())),
+            "across USD when one side is EUR"
+        );
         assert_eq!(
             conv("3", "USD", "USD"),
             Some(("3".into(), "2026-11-21".into()))
@@ -253,6 +304,37 @@ mod tests {
         assert_eq!(
             (all[0].rate.to_string(), all[0].source.as_str()),
             ("1.07".into(), "manual")
+        );
+    }
+
+    #[test]
+    fn a_fetch_does_not_replace_a_rate_set_by_hand_but_replaces_its_own() {
+        let conn = crate::store::test_db();
+        assert!(set_fetched(
+            &conn,
+            &rate("2026-11-20", "1.05", "ecb"),
+            "2026-11-20T16:00:00Z"
+        )
+        .unwrap());
+        assert!(set_fetched(
+            &conn,
+            &rate("2026-11-20", "1.06", "ecb"),
+            "2026-11-21T08:00:00Z"
+        )
+        .unwrap());
+        assert!(fetched_on(&conn, "ecb", "2026-11-21".parse().unwrap()).unwrap());
+        assert!(!fetched_on(&conn, "ecb", "2026-11-22".parse().unwrap()).unwrap());
+        set(&conn, &rate("2026-11-20", "1.10", "manual"), "t").unwrap();
+        assert!(!set_fetched(
+            &conn,
+            &rate("2026-11-20", "1.07", "ecb"),
+            "2026-11-22T08:00:00Z"
+        )
+        .unwrap());
+        let all = list(&conn, 10).unwrap();
+        assert_eq!(
+            (all[0].rate.to_string(), all[0].source.as_str()),
+            ("1.10".into(), "manual")
         );
     }
 }

@@ -577,3 +577,40 @@ fn an_agencys_terms_with_a_cabinet_are_set_and_cleared_from_the_command_line() {
     cli.ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(terms(), (None, None, None));
 }
+
+#[test]
+fn admin_rates_set_keeps_a_manual_rate_and_list_shows_it() {
+    let cli = Cli::new();
+    let set = cli.ok(&[
+        "admin",
+        "rates",
+        "set",
+        "--from",
+        "eur",
+        "--to",
+        "USD",
+        "--rate",
+        "1.0512",
+        "--date",
+        "2026-11-27",
+    ]);
+    assert_eq!(set["from"], "EUR");
+    assert_eq!(set["date"], "2026-11-27");
+    assert_eq!(set["source"], "manual");
+    let today = cli.ok(&[
+        "admin", "rates", "set", "--from", "TON", "--to", "EUR", "--rate", "4.7",
+    ]);
+    assert!(today["date"].as_str().unwrap().len() == 10, "{today}");
+    let list = cli.ok(&["admin", "rates", "list"]);
+    assert_eq!(list["reporting_currency"], "EUR");
+    assert_eq!(list["source"], "ecb");
+    let rates = list["rates"].as_array().unwrap();
+    assert_eq!(rates.len(), 2);
+    assert!(rates
+        .iter()
+        .any(|r| r["from"] == "EUR" && r["rate"] == "1.0512"));
+    let refused = cli.fails(&[
+        "admin", "rates", "set", "--from", "EUR", "--to", "EUR", "--rate", "1",
+    ]);
+    assert!(refused.contains("different currencies"), "{refused}");
+}

@@ -31,6 +31,7 @@ mod operator;
 mod postback;
 mod process;
 mod ratelimit;
+mod rates;
 mod readme;
 mod scenarios;
 mod scheduled_reports;

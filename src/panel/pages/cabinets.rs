@@ -1,6 +1,7 @@
 //! Owns `/cabinets`: every cabinet the person reaches, with its currency, balance and state,
-//! its campaigns by status, and its spend today and over the last 7 days; as a page, or as a
-//! download (`?format=csv|xlsx`).
+//! its campaigns by status, and its spend today and over the last 7 days, with the balances and
+//! spend of cabinets in several currencies summed in the reporting currency (each rate and its
+//! date named); as a page, or as a download (`?format=csv|xlsx`).
 
 use chrono::Duration;
 use maud::html;
@@ -9,14 +10,17 @@ use rust_decimal::RoundingStrategy;
 use super::super::export::{self, Cell, Table};
 use super::super::session::Session;
 use super::super::{layout, Visit, WebError};
+use super::rate_notes;
 use super::status_name;
 use crate::clock;
 use crate::domain::access::Access;
+use crate::domain::agency::CurrencyCode;
 use crate::domain::campaign::Status;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 use crate::domain::time::iso;
 use crate::http::Reply;
+use crate::ops::returns::{self, Summed};
 use crate::store::cabinets::Reachable;
 use crate::store::{campaigns, stats, StoreError};
 
@@ -35,7 +39,8 @@ pub async fn list<'a>(
 ) -> Result<Reply, WebError> {
     let download = export::Format::requested(visit)?;
     let reach = session.person.reach.clone();
-    let lines = visit
+    let currency = visit.state.services.config.rates.reporting_currency.clone();
+    let (lines, across) = visit
         .state
         .services
         .db
@@ -51,7 +56,7 @@ pub async fn list<'a>(
                 iso(now - Duration::days(7)),
                 iso(now + Duration::hours(1)),
             );
-            reach
+            let lines = reach
                 .into_iter()
                 .map(|cabinet| {
                     let id = cabinet.cabinet.id;
@@ -62,7 +67,9 @@ pub async fn list<'a>(
                         cabinet,
                     })
                 })
-                .collect::<Result<Vec<_>, StoreError>>()
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            let across = across(conn, &lines, &currency, now.date_naive())?;
+            Ok::<_, StoreError>((lines, across))
         })
         .await?;
     if let Some(format) = download {
@@ -125,12 +132,87 @@ pub async fn list<'a>(
                             }
                         }
                     }
+                    @if let Some(a) = &across {
+                        @let said = notes(visit, a);
+                        @let title = said.join("; ");
+                        @let shown = |s: &Summed| amount(fmt, s);
+                        tfoot { tr.sum data-currency=(a.balance.currency) {
+                            td data-label=(visit.t("cabinets-cabinet")) {
+                                strong { (visit.ta("cabinets-across", &[("currency", a.balance.currency.as_str().into())])) }
+                            }
+                            td {}
+                            td.num data-label=(visit.t("cabinets-balance")) data-figure="balance" title=(title) { (shown(&a.balance)) }
+                            td {}
+                            td.num data-label=(visit.t("cabinets-spend-today")) data-figure="today" title=(title) { (shown(&a.today)) }
+                            td.num data-label=(visit.t("cabinets-spend-week")) data-figure="week" title=(title) { (shown(&a.week)) }
+                            td {}
+                        } }
+                    }
+                }
+            }
+            @if let Some(a) = &across {
+                ul.muted.rate-notes data-figure="rates" {
+                    @for note in notes(visit, a) { li { (note) } }
                 }
             }
         }
     };
     let title = visit.t("cabinets-title");
     Ok(layout::page(visit, session, "/cabinets", &title, body))
+}
+
+/// The cabinets' balance and spend summed in the reporting currency, at the kept rates of
+/// `day`; `None` when every cabinet is already in it.
+struct Across {
+    balance: Summed,
+    today: Summed,
+    week: Summed,
+}
+
+fn across(
+    conn: &rusqlite::Connection,
+    lines: &[Line],
+    currency: &CurrencyCode,
+    day: chrono::NaiveDate,
+) -> Result<Option<Across>, StoreError> {
+    if lines
+        .iter()
+        .all(|l| l.cabinet.cabinet.cabinet_type.currency() == currency.as_str())
+    {
+        return Ok(None);
+    }
+    let sum = |of: &dyn Fn(&Line) -> Money| {
+        let amounts: Vec<(String, rust_decimal::Decimal)> = lines
+            .iter()
+            .map(|l| {
+                let kind = l.cabinet.cabinet.cabinet_type;
+                (kind.currency().to_string(), of(l).to_decimal())
+            })
+            .collect();
+        returns::sum_in(conn, &amounts, currency, day)
+    };
+    Ok(Some(Across {
+        balance: sum(&|l| l.cabinet.cabinet.balance)?,
+        today: sum(&|l| l.today.spent)?,
+        week: sum(&|l| l.week.spent)?,
+    }))
+}
+
+/// A sum in the reporting currency to two places.
+fn amount(fmt: super::super::format::Fmt, s: &Summed) -> String {
+    let mut d = s.amount.round_dp(2);
+    d.rescale(2);
+    format!("{}\u{a0}{}", fmt.lang.decimal(d), s.currency)
+}
+
+/// Each rate the sums were converted at with its date, then each currency left out.
+fn notes(visit: &Visit<'_>, a: &Across) -> Vec<String> {
+    let sums = [&a.balance, &a.today, &a.week];
+    rate_notes::notes(
+        visit,
+        sums.iter().flat_map(|s| &s.used),
+        sums.iter().flat_map(|s| &s.missing),
+    )
 }
 
 /// The list as a download: the API's cabinet fields, then the campaigns by status and the

@@ -8,6 +8,7 @@ pub mod home;
 pub mod keys;
 pub mod new_campaign;
 pub mod reports;
+pub mod rate_notes;
 pub mod rules;
 pub mod settings;
 pub mod sim;

@@ -31,6 +31,8 @@ fn test_config(dir: &TempDir) -> Config {
     config.demo.bootstrap = false;
     // Reviews are decided by the tests (`sim review`) unless a test turns auto review on.
     config.sim.auto_review_seconds = 0;
+    // Rates are fetched only where a test points them at the fake rates server.
+    config.rates.source = adcab::config::RatesSource::Manual;
     config
 }
 

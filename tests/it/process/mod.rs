@@ -155,7 +155,8 @@ fn config(dir: &Path, server: &str) -> PathBuf {
     let path = dir.join("adcab.toml");
     let text = format!(
         "[server]\nlisten = \"127.0.0.1:0\"\n{server}\n[storage]\npath = \"{}\"\n\
-         [limits]\nreads_per_minute = 100000\nwrites_per_minute = 100000\n",
+         [limits]\nreads_per_minute = 100000\nwrites_per_minute = 100000\n\
+         [rates]\nsource = \"manual\"\n",
         dir.join("adcab.db").display()
     );
     std::fs::write(&path, text).unwrap();

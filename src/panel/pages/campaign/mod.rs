@@ -1,7 +1,7 @@
 //! Owns `/campaigns/{account_id}/{ad_id}`: one campaign's page, read in one go (`load`) and
 //! laid out with its action bar first (`actions`), then its hourly chart over 24 hours, 7 days
 //! or 30 days and its download (`hourly`), why the platform declined it while it is declined,
-//! its figures and settings with the targeting as names (`targeting`), the edit form (`edit`),
+//! its figures (ROAS and profit with the rates revenue was converted at) and settings with the targeting as names (`targeting`), the edit form (`edit`),
 //! its Auto CPM card (`auto_cpm`), its conversions and its history as sentences (`history`).
 //! A refused form is the page again with the refusal beside its field.
 
@@ -19,13 +19,16 @@ use maud::{html, Markup};
 use super::super::session::Session;
 use super::super::{export, layout, Form, Visit, WebError};
 use super::campaigns::{RowForm, RowRefusal};
+use super::rate_notes;
 use super::{auto_cpm, status_badge, Refused};
 use crate::clock;
+use crate::domain::agency::CurrencyCode;
 use crate::domain::campaign::Status;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::Totals;
 use crate::http::Reply;
 use crate::ops::lookup;
+use crate::ops::returns::{self, Returns};
 use crate::store::campaigns::{self, CampaignRow};
 use crate::store::conversions::{self, Summary};
 use crate::store::groups::{self, Group};
@@ -42,6 +45,8 @@ const RECENT: i64 = 20;
 struct Found {
     row: CampaignRow,
     summary: Summary,
+    /// ROAS and profit, revenue converted into the cabinet's currency.
+    returns: Returns,
     /// The most recent conversions attributed to it.
     recent: Vec<conversions::Recent>,
     history: Vec<Entry>,
@@ -126,6 +131,7 @@ async fn load(
     visit: &Visit<'_>,
     account: i64,
     ad: i64,
+    kind: CabinetType,
     period: hourly::Period,
 ) -> Result<Found, WebError> {
     let reviews = visit
@@ -144,9 +150,15 @@ async fn load(
                 return Ok(None);
             };
             let now = clock::now(conn)?;
+            let summary = conversions::summary_of(conn, &row)?;
+            let currency = CurrencyCode::parse(kind.currency()).expect("a currency is a code");
+            let revenue = returns::revenue_amounts(&summary.revenue);
+            let spent = row.spent.to_decimal();
+            let day = now.date_naive();
             Ok::<_, StoreError>(Some(Found {
                 buckets: hourly::buckets(conn, account, ad, now, period)?,
-                summary: conversions::summary_of(conn, &row)?,
+                returns: returns::returns(conn, spent, &currency, &revenue, &currency, day)?,
+                summary,
                 history: history_store::list(conn, account, ad)?,
                 recent: conversions::recent_of_campaign(conn, account, ad, RECENT)?,
                 auto_cpm: auto_cpm::load(conn, account, ad, reviews)?,
@@ -170,7 +182,7 @@ async fn render(
     let kind = reach.cabinet.cabinet_type;
     let cabinet_name = reach.cabinet.name.clone();
     let period = hourly::period(visit);
-    let found = load(visit, account, ad, period).await?;
+    let found = load(visit, account, ad, kind, period).await?;
     let row = &found.row;
     let shown = shown.as_ref();
     let writable = session.person.writable(account).is_ok() && row.status != Status::Deleted;
@@ -205,7 +217,7 @@ async fn render(
             }
         }
         div.grid {
-            div.card { h2 { (visit.t("campaign-delivery")) } (figures(visit, row, kind, &found.summary)) }
+            div.card { h2 { (visit.t("campaign-delivery")) } (figures(visit, row, kind, &found.summary, &found.returns)) }
             div.card { h2 { (visit.t("campaign-settings")) } (targeting::settings(visit, row, kind, &found.groups, &found.titles)) }
             @if writable {
                 div.card.wide { h2 { (visit.t("campaign-edit")) } (edit::form(visit, session, row, kind, edit_refused)) }
@@ -259,7 +271,14 @@ async fn refuse(
     render(visit, session, account, ad, Some(Shown { which, refused })).await
 }
 
-fn figures(visit: &Visit, row: &CampaignRow, kind: CabinetType, summary: &Summary) -> Markup {
+fn figures(
+    visit: &Visit,
+    row: &CampaignRow,
+    kind: CabinetType,
+    summary: &Summary,
+    returns: &Returns,
+) -> Markup {
+    let said = rate_notes::notes(visit, &returns.used, &returns.missing);
     let f = visit.fmt();
     let t = Totals {
         views: row.views,
@@ -295,6 +314,18 @@ fn figures(visit: &Visit, row: &CampaignRow, kind: CabinetType, summary: &Summar
                 @if summary.revenue.is_empty() { "–" }
                 @for (currency, micros) in &summary.revenue {
                     (f.ratio(rust_decimal::Decimal::from_i128_with_scale(*micros, 6), true)) " " (currency) " "
+                }
+            }
+            @if !summary.revenue.is_empty() {
+                dt { "ROAS" } dd data-figure="roas" {
+                    @match returns.roas { Some(r) => (f.ratio(r, true)), None => "–" }
+                }
+                dt { (visit.t("campaign-profit")) } dd data-figure="profit" {
+                    @match returns.profit {
+                        Some(p) => { (f.ratio(p, true)) (currency(true)) }
+                        None => "–",
+                    }
+                    @for note in &said { br; small.muted.rate-note { (note) } }
                 }
             }
         }

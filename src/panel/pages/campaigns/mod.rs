@@ -16,11 +16,13 @@ use maud::{html, Markup};
 use super::super::export::{self, Format};
 use super::super::session::Session;
 use super::super::{layout, Visit, WebError};
+use crate::domain::agency::CurrencyCode;
 use crate::domain::campaign::Status;
 use crate::domain::money::CabinetType;
 use crate::domain::ParseError;
 use crate::http::{Query, Reply};
 use crate::ops::campaigns::list::{encode_cursor, list_request, ListRequest};
+use crate::ops::returns::{self, Returns};
 use crate::store::campaigns::{self as repo, CampaignRow, Page, Sums};
 use crate::store::conversions::{self, Summary};
 use crate::store::StoreError;
@@ -137,9 +139,9 @@ async fn render(
                             }
                         } }
                         tbody {
-                            @for (row, summary) in listed.rows.iter().zip(&listed.summaries) {
+                            @for ((row, summary), returns) in listed.rows.iter().zip(&listed.summaries).zip(&listed.returns) {
                                 @if let Some((_, kind, name)) = cabinet(row.account_id) {
-                                    (row::line(&cx, row, summary, *kind, name, person.writable(row.account_id).is_ok()))
+                                    (row::line(&cx, row, (summary, returns), *kind, name, person.writable(row.account_id).is_ok()))
                                 }
                             }
                         }
@@ -168,6 +170,8 @@ async fn render(
 struct Listed {
     rows: Vec<CampaignRow>,
     summaries: Vec<Summary>,
+    /// Each row's ROAS and profit in its cabinet's currency.
+    returns: Vec<Returns>,
     sums: Vec<(CabinetType, Sums)>,
     more: bool,
     page: Page,
@@ -187,6 +191,18 @@ async fn read(
         .read(move |conn| {
             let (rows, more) = repo::list(conn, &filter, &page)?;
             let summaries = conversions::summaries_of(conn, &rows)?;
+            let day = crate::clock::now(conn)?.date_naive();
+            let returns = rows
+                .iter()
+                .zip(&summaries)
+                .map(|(row, summary)| {
+                    let kind = kinds.iter().find(|(id, _)| *id == row.account_id);
+                    let kind = kind.map_or(CabinetType::Euro, |k| k.1);
+                    let code = CurrencyCode::parse(kind.currency()).expect("a currency is a code");
+                    let revenue = returns::revenue_amounts(&summary.revenue);
+                    returns::returns(conn, row.spent.to_decimal(), &code, &revenue, &code, day)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
             let sums = repo::sums(conn, &filter)?
                 .into_iter()
                 .filter_map(|s| {
@@ -197,6 +213,7 @@ async fn read(
             Ok::<_, StoreError>(Listed {
                 rows,
                 summaries,
+                returns,
                 sums,
                 more,
                 page,

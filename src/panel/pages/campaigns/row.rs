@@ -10,11 +10,13 @@ use rust_decimal::Decimal;
 use super::super::super::format::Fmt;
 use super::super::super::session::Session;
 use super::super::super::Visit;
+use super::super::rate_notes;
 use super::super::status_badge;
 use super::bulk::FORM;
 use crate::domain::campaign::Status;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
+use crate::ops::returns::Returns;
 use crate::store::campaigns::{CampaignRow, Sums};
 use crate::store::conversions::Summary;
 
@@ -105,7 +107,7 @@ pub fn row_id(account: i64, ad: i64) -> String {
 pub fn line(
     cx: &Context,
     row: &CampaignRow,
-    summary: &Summary,
+    (summary, returns): (&Summary, &Returns),
     kind: CabinetType,
     cabinet: &str,
     writable: bool,
@@ -141,7 +143,30 @@ pub fn line(
                 @if live { (bid_form(cx, row, kind, &id, &base)) }
                 @else { (fmt.money(kind, row.cpm)) }
             }
-            (figures(fmt, kind, &Figures::of(row), conversions, &summary.revenue, &cx.labels))
+            (figures(fmt, kind, &Figures::of(row), conversions, &summary.revenue, &cx.labels, returns_of(cx, summary, returns)))
+        }
+    }
+}
+
+/// ROAS and profit under a row's revenue, in the cabinet's currency, each rate the revenue was
+/// converted at named with its date, or a note naming a currency with no rate.
+fn returns_of(cx: &Context, summary: &Summary, r: &Returns) -> Markup {
+    if summary.revenue.is_empty() {
+        return html! {};
+    }
+    let visit = cx.visit;
+    let fmt = visit.fmt();
+    let said = rate_notes::notes(visit, &r.used, &r.missing).join("; ");
+    let profit = r.profit.map(|p| {
+        let mut p = p.round_dp(2);
+        p.rescale(2);
+        format!("{}\u{a0}{}", fmt.lang.decimal(p), r.currency)
+    });
+    html! {
+        div.muted data-figure="returns" title=[(!said.is_empty()).then_some(&said)] {
+            "ROAS " (r.roas.map_or("–".to_string(), |x| fmt.ratio(x, true)))
+            br; (visit.t("campaigns-profit")) " " (profit.unwrap_or_else(|| "–".into()))
+            @if !said.is_empty() { br; small.rate-note { (said) } }
         }
     }
 }
@@ -173,6 +198,7 @@ fn figures(
     conversions: i64,
     revenue: &std::collections::BTreeMap<String, i128>,
     labels: &[String],
+    returns: Markup,
 ) -> Markup {
     let label = |i: usize| labels[i].as_str();
     let totals = Totals {
@@ -196,6 +222,7 @@ fn figures(
             @for (currency, micros) in revenue {
                 div { (revenue_text(fmt, *micros)) "\u{a0}" (currency) }
             }
+            (returns)
         }
     }
 }
@@ -226,7 +253,7 @@ pub fn totals(cx: &Context, sums: &[(CabinetType, Sums)]) -> Markup {
                     td {}
                     td.num data-label=(label(2)) { (fmt.money(kind, budget)) }
                     td {}
-                    (figures(fmt, kind, &f, conversions, &revenue, &cx.labels))
+                    (figures(fmt, kind, &f, conversions, &revenue, &cx.labels, html! {}))
                 }
             }
         }

@@ -1,9 +1,12 @@
 //! Owns `/`, the home page of a logged-in person: what needs their attention over the cabinets
 //! they reach (`attention`), then the totals per client and currency for the period they pick
-//! (`totals`), `?format=csv|xlsx` downloading the totals. Viewing the page marks the list read
+//! (`totals`), with ROAS, profit and a total in the reporting currency (`reporting`),
+//! `?format=csv|xlsx` downloading the totals (`download`). Viewing the page marks the list read
 //! (`users.attention_seen_at`): what happened after the previous look is marked new.
 
 mod attention;
+mod download;
+mod reporting;
 mod totals;
 
 use maud::html;
@@ -27,7 +30,8 @@ pub async fn show<'a>(
     let q = |name: &str| visit.query.text(name).map(str::to_string);
     let (period, from, to) = (q("period"), q("from"), q("to"));
     let with_attention = format.is_none();
-    let (now, chosen, lines, found) = visit
+    let currency = visit.state.services.config.rates.reporting_currency.clone();
+    let (now, chosen, lines, across, found) = visit
         .state
         .services
         .db
@@ -40,16 +44,17 @@ pub async fn show<'a>(
                 totals::today(zone, now),
             );
             let lines = totals::gather(conn, &reach, &chosen, zone)?;
+            let across = reporting::gather(conn, &lines, &currency, chosen.last)?;
             let found = if with_attention {
                 Some(attention::gather(conn, &reach, user, now)?)
             } else {
                 None
             };
-            Ok::<_, crate::store::StoreError>((now, chosen, lines, found))
+            Ok::<_, crate::store::StoreError>((now, chosen, lines, across, found))
         })
         .await?;
     if let Some(format) = format {
-        return totals::table(&chosen, &lines).reply(format);
+        return download::table(&chosen, &lines, &across).reply(format);
     }
     let previous = session.person.user.attention_seen_at;
     let at = now.timestamp();
@@ -73,7 +78,7 @@ pub async fn show<'a>(
             @if let Some(found) = &found {
                 (attention::render(visit, session, found, previous))
             }
-            (totals::render(visit, &chosen, &lines))
+            (totals::render(visit, &chosen, &lines, &across))
         }
     };
     Ok(layout::page(visit, session, "/", &title, body))

@@ -1,7 +1,8 @@
 //! Owns the home page's totals: the period the person picks (`?period=today|yesterday|7d|
 //! 30d|month|custom` with `from`/`to` dates, days in the person's time zone, else UTC), each
 //! cabinet's figures over it and over the period of the same length before it, the sums per
-//! currency, the spend per day as a chart with axes, and the same table as a download.
+//! currency with ROAS and profit (`reporting`), the spend per day as a chart with axes; the
+//! same table as a download is `download`.
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
@@ -9,15 +10,18 @@ use maud::{html, Markup};
 use rust_decimal::Decimal;
 
 use super::super::super::chart::{self, Series};
-use super::super::super::export::{self, Cell, Table};
+use super::super::super::export;
 use super::super::super::format::Fmt;
 use super::super::super::Visit;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 use crate::domain::time::iso;
 use crate::i18n::Lang;
+use crate::ops::returns::Returns;
 use crate::store::cabinets::Reachable;
 use crate::store::totals::{self, Converted};
+
+use super::reporting::{self, Reporting};
 use crate::store::StoreError;
 
 /// The longest custom period, in days.
@@ -286,8 +290,13 @@ fn delta(fmt: Fmt, now: Decimal, before: Decimal) -> Markup {
 }
 
 /// The period picker, the table and the chart.
-pub fn render(visit: &Visit, chosen: &Chosen, lines: &[Line]) -> Markup {
+pub fn render(visit: &Visit, chosen: &Chosen, lines: &[Line], reporting: &Reporting) -> Markup {
     let fmt = visit.fmt();
+    let returns: Vec<&Returns> = reporting
+        .per_line
+        .iter()
+        .chain(&reporting.per_sum)
+        .collect();
     let lang = visit.lang;
     let sums = per_currency(lines);
     let (b_first, b_last) = chosen.before();
@@ -380,13 +389,18 @@ pub fn render(visit: &Visit, chosen: &Chosen, lines: &[Line]) -> Markup {
                         th.num { (visit.t("home-col-actions")) }
                         th.num { (visit.t("home-col-conversions")) }
                         th.num { (visit.t("home-col-revenue")) }
+                        th.num { (visit.t("home-col-roas")) }
+                        th.num { (visit.t("home-col-profit")) }
                     } }
                     tbody {
-                        @for line in lines.iter().chain(&sums) {
-                            (row(visit, fmt, line))
+                        @for (i, line) in lines.iter().chain(&sums).enumerate() {
+                            (row(visit, fmt, line, returns.get(i).copied()))
                         }
                     }
                 }
+            }
+            @if reporting::worth_showing(lines, reporting) {
+                (reporting::render(visit, reporting))
             }
         }
     }
@@ -398,7 +412,7 @@ fn cpm(t: &Totals) -> Money {
     Money::from_micros(i64::try_from(micros).unwrap_or(i64::MAX))
 }
 
-fn row(visit: &Visit, fmt: Fmt, line: &Line) -> Markup {
+fn row(visit: &Visit, fmt: Fmt, line: &Line, returns: Option<&Returns>) -> Markup {
     let (n, b) = (&line.now.totals, &line.before.totals);
     let d = |x: i64| Decimal::from(x);
     html! {
@@ -435,100 +449,8 @@ fn row(visit: &Visit, fmt: Fmt, line: &Line) -> Markup {
                 (delta(fmt, d(line.now.converted.count), d(line.before.converted.count)))
             }
             td.num data-label=(visit.t("home-col-revenue")) { (revenue_text(fmt, &line.now.converted.revenue)) }
+            (reporting::cells(visit, fmt, returns))
         }
-    }
-}
-
-/// The totals as a download: one row per cabinet, then one per currency (`account_id`
-/// empty), with the earlier period's figures beside them. Revenue is one decimal when the
-/// conversions reported one currency (`revenue_currency` names it); with several,
-/// `revenue` is empty and `revenue_currency` lists them as `USD 12.50; EUR 3.00`.
-pub fn table(chosen: &Chosen, lines: &[Line]) -> Table {
-    let sums = per_currency(lines);
-    let rows = lines
-        .iter()
-        .chain(&sums)
-        .map(|line| {
-            let (n, b) = (&line.now.totals, &line.before.totals);
-            let scale = line.kind.scale();
-            let money = |m: Money| {
-                let mut d = m.to_decimal().round_dp(scale);
-                d.rescale(scale);
-                Cell::Decimal(d)
-            };
-            let (revenue, revenue_currency) = match line.now.converted.revenue.as_slice() {
-                [] => (Cell::Empty, Cell::Empty),
-                [(currency, micros)] => (
-                    Cell::Decimal(
-                        Decimal::try_from_i128_with_scale(*micros, 6)
-                            .unwrap_or_default()
-                            .normalize(),
-                    ),
-                    Cell::from(currency.as_str()),
-                ),
-                several => (
-                    Cell::Empty,
-                    Cell::Text(
-                        several
-                            .iter()
-                            .map(|(c, m)| {
-                                let d = Decimal::try_from_i128_with_scale(*m, 6)
-                                    .unwrap_or_default()
-                                    .normalize();
-                                format!("{c} {d}")
-                            })
-                            .collect::<Vec<_>>()
-                            .join("; "),
-                    ),
-                ),
-            };
-            vec![
-                Cell::from(line.id),
-                Cell::from(line.name.as_str()),
-                Cell::from(line.kind.currency()),
-                Cell::from(chosen.first.format("%Y-%m-%d").to_string()),
-                Cell::from(chosen.last.format("%Y-%m-%d").to_string()),
-                money(n.spent),
-                Cell::Int(n.views),
-                Cell::Int(n.clicks),
-                Cell::Decimal(n.ctr()),
-                Cell::Decimal(n.cpm()),
-                Cell::Int(n.actions),
-                Cell::Int(line.now.converted.count),
-                revenue,
-                revenue_currency,
-                money(b.spent),
-                Cell::Int(b.views),
-                Cell::Int(b.clicks),
-                Cell::Int(b.actions),
-                Cell::Int(line.before.converted.count),
-            ]
-        })
-        .collect();
-    Table {
-        name: "totals".into(),
-        columns: vec![
-            "account_id",
-            "title",
-            "currency",
-            "from",
-            "to",
-            "spent",
-            "views",
-            "clicks",
-            "ctr",
-            "cpm",
-            "actions",
-            "conversions",
-            "revenue",
-            "revenue_currency",
-            "previous_spent",
-            "previous_views",
-            "previous_clicks",
-            "previous_actions",
-            "previous_conversions",
-        ],
-        rows,
     }
 }
 

@@ -1,0 +1,94 @@
+//! Owns the operator's exchange rates: `admin rates set` (a rate by hand, for a day or the
+//! service clock's today, replacing a fetched one of that day) and `admin rates list`.
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use serde::Serialize;
+
+use super::{bad, OpsError};
+use crate::clock;
+use crate::domain::agency::CurrencyCode;
+use crate::services::Services;
+use crate::store::rates::{self, Rate};
+
+/// The most rates `admin rates list` prints.
+const LISTED: usize = 500;
+
+/// One kept rate as printed: one `from` costs `rate` of `to` on `date`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RateShown {
+    pub from: String,
+    pub to: String,
+    pub date: String,
+    pub rate: String,
+    pub source: String,
+}
+
+impl From<Rate> for RateShown {
+    fn from(r: Rate) -> RateShown {
+        RateShown {
+            from: r.base.to_string(),
+            to: r.quote.to_string(),
+            date: r.day.to_string(),
+            rate: r.rate.normalize().to_string(),
+            source: r.source,
+        }
+    }
+}
+
+/// `admin rates list`: the configured reporting currency and source, and the kept rates,
+/// newest day first.
+#[derive(Debug, Clone, Serialize)]
+pub struct RateList {
+    pub reporting_currency: String,
+    pub source: &'static str,
+    pub rates: Vec<RateShown>,
+}
+
+/// `admin rates set --from CUR --to CUR --rate DEC [--date YYYY-MM-DD]`: keeps the rate by
+/// hand (source `manual`) for `date`, else the service clock's day (UTC); a later fetch does
+/// not replace it.
+pub fn rate_set(
+    s: &Services,
+    from: &CurrencyCode,
+    to: &CurrencyCode,
+    rate: Decimal,
+    date: Option<NaiveDate>,
+) -> Result<RateShown, OpsError> {
+    if from == to {
+        return Err(bad("to", "a rate is between two different currencies"));
+    }
+    if rate <= Decimal::ZERO || rate.scale() > 12 {
+        return Err(bad(
+            "rate",
+            "must be a positive decimal with at most 12 decimals",
+        ));
+    }
+    let kept = s.db.write_blocking(|tx| {
+        let now = clock::now(tx)?;
+        let rate = Rate {
+            base: from.clone(),
+            quote: to.clone(),
+            day: date.unwrap_or(now.date_naive()),
+            rate: rate.normalize(),
+            source: "manual".into(),
+        };
+        rates::set(tx, &rate, &clock::iso(now))?;
+        Ok::<_, OpsError>(rate)
+    })?;
+    Ok(kept.into())
+}
+
+/// `admin rates list`.
+pub fn rate_list(s: &Services) -> Result<RateList, OpsError> {
+    let rows = s.db.read_blocking(|c| rates::list(c, LISTED))?;
+    let config = &s.config.rates;
+    Ok(RateList {
+        reporting_currency: config.reporting_currency.to_string(),
+        source: match config.source {
+            crate::config::RatesSource::Ecb => "ecb",
+            crate::config::RatesSource::Manual => "manual",
+        },
+        rates: rows.into_iter().map(RateShown::from).collect(),
+    })
+}
