@@ -65,6 +65,7 @@ const SERVICE: Ledger = Ledger {
             31,
             include_str!("../../sql/0031_pace_and_invite_language.sql"),
         ),
+        (34, include_str!("../../sql/0034_conversion_campaign.sql")),
     ],
 };
 

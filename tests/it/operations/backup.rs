@@ -211,7 +211,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // 16: marks in the campaign rows, 17: automation's ledger, 20: decline reasons,
             // 23: placements and dates, 25: a person's settings, 26: invitations, 28: the
             // campaigns' totals index, 29: the history's person and rule, 30: channel titles,
-            // 31: the kept day's spend (its invitations column goes with 26's table); 27's
+            // 31: the kept day's spend (its invitations column goes with 26's table); 34: an
+            // event's one campaign in its own row, moved back to `conversion_campaigns`; 27's
             // column is in 15's alerts) undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
@@ -248,6 +249,10 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  DROP TABLE peer_titles;
                  DROP INDEX campaigns_short_of_budget;
                  ALTER TABLE campaigns DROP COLUMN day_spend_micros;
+                 INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id)
+                    SELECT id, account_id, ad_id FROM conversions WHERE ad_id IS NOT NULL;
+                 DROP INDEX conversions_ad;
+                 ALTER TABLE conversions DROP COLUMN ad_id;
                  DELETE FROM schema_migrations WHERE version > 12;",
             )?;
             Ok::<_, adcab::store::StoreError>(())
