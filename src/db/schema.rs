@@ -70,6 +70,7 @@ const SERVICE: Ledger = Ledger {
             include_str!("../../sql/0032_agency_terms_and_rates.sql"),
         ),
         (33, include_str!("../../sql/0033_schedule_zone.sql")),
+        (34, include_str!("../../sql/0034_conversion_campaign.sql")),
         (37, include_str!("../../sql/0037_client_reports.sql")),
         (38, include_str!("../../sql/0038_report_sends.sql")),
     ],

@@ -359,7 +359,11 @@ pub fn converted_hours(
     to: &str,
 ) -> Result<HashMap<i64, Vec<ConvertedHour>>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT cc.ad_id, c.received_at, c.currency, c.amount_micros
+        "SELECT c.ad_id, c.received_at, c.currency, c.amount_micros FROM conversions c
+         WHERE c.account_id = ?1 AND c.ad_id IS NOT NULL
+            AND c.received_at >= ?2 AND c.received_at < ?3
+         UNION ALL
+         SELECT cc.ad_id, c.received_at, c.currency, c.amount_micros
          FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id
          WHERE cc.account_id = ?1 AND c.received_at >= ?2 AND c.received_at < ?3",
     )?;

@@ -1,6 +1,7 @@
-//! Owns `conversions` (one reported event per sender and `txid`) and `conversion_campaigns`
-//! (the campaigns each is attributed to), and the reads behind `GET /v1/conversions` and the
-//! conversion fields of campaign reads.
+//! Owns `conversions` (one reported event per sender and `txid`, with its campaign in `ad_id`
+//! when it is attributed to one) and `conversion_campaigns` (the campaigns of an event
+//! attributed to several, whose `ad_id` is NULL), and the reads behind `GET /v1/conversions`
+//! and the conversion fields of campaign reads.
 
 use std::collections::BTreeMap;
 
@@ -67,7 +68,9 @@ pub fn list(
     let mut sql = String::from(
         "SELECT c.id, c.account_id, c.event_type, c.txid, c.ref, c.invite_link, c.amount_micros,
             c.currency, c.status, c.received_at, c.updated_at,
-            (SELECT json_group_array(ad_id) FROM conversion_campaigns WHERE conversion_id = c.id)
+            CASE WHEN c.ad_id IS NOT NULL THEN json_array(c.ad_id) ELSE
+                (SELECT json_group_array(ad_id) FROM conversion_campaigns WHERE conversion_id = c.id)
+            END
          FROM conversions c
          WHERE c.account_id IN (SELECT value FROM json_each(?1)) AND c.id > ?2",
     );
@@ -75,7 +78,8 @@ pub fn list(
     if let Some(ad) = f.ad_id {
         args.push(Sql::Integer(ad));
         sql += &format!(
-            " AND EXISTS (SELECT 1 FROM conversion_campaigns a WHERE a.conversion_id = c.id AND a.ad_id = ?{})",
+            " AND (c.ad_id = ?{0} OR (c.ad_id IS NULL AND EXISTS
+                (SELECT 1 FROM conversion_campaigns a WHERE a.conversion_id = c.id AND a.ad_id = ?{0})))",
             args.len()
         );
     }
@@ -126,9 +130,17 @@ pub fn recent_of_campaign(
     limit: i64,
 ) -> Result<Vec<Recent>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT c.event_type, c.amount_micros, c.currency, c.ref, c.received_at
-         FROM conversion_campaigns a JOIN conversions c ON c.id = a.conversion_id
-         WHERE a.account_id = ?1 AND a.ad_id = ?2 ORDER BY c.id DESC LIMIT ?3",
+        "SELECT event_type, amount_micros, currency, ref, received_at FROM (
+            SELECT * FROM (SELECT c.id, c.event_type, c.amount_micros, c.currency, c.ref,
+                    c.received_at
+                FROM conversions c WHERE c.account_id = ?1 AND c.ad_id = ?2
+                ORDER BY c.id DESC LIMIT ?3)
+            UNION ALL
+            SELECT * FROM (SELECT c.id, c.event_type, c.amount_micros, c.currency, c.ref,
+                    c.received_at
+                FROM conversion_campaigns a JOIN conversions c ON c.id = a.conversion_id
+                WHERE a.account_id = ?1 AND a.ad_id = ?2 ORDER BY c.id DESC LIMIT ?3))
+         ORDER BY id DESC LIMIT ?3",
     )?;
     let rows = stmt.query_map(params![account, ad, limit], |r| {
         Ok(Recent {
@@ -162,9 +174,15 @@ pub fn hours_of_campaign(
     to: &str,
 ) -> Result<Vec<(String, i64)>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT substr(c.received_at, 1, 13) AS h, COUNT(*)
-         FROM conversion_campaigns a JOIN conversions c ON c.id = a.conversion_id
-         WHERE a.account_id = ?1 AND a.ad_id = ?2 AND c.received_at >= ?3 AND c.received_at < ?4
+        "SELECT h, COUNT(*) FROM (
+            SELECT substr(c.received_at, 1, 13) AS h FROM conversions c
+            WHERE c.account_id = ?1 AND c.ad_id = ?2
+                AND c.received_at >= ?3 AND c.received_at < ?4
+            UNION ALL
+            SELECT substr(c.received_at, 1, 13)
+            FROM conversion_campaigns a JOIN conversions c ON c.id = a.conversion_id
+            WHERE a.account_id = ?1 AND a.ad_id = ?2
+                AND c.received_at >= ?3 AND c.received_at < ?4)
          GROUP BY h ORDER BY h",
     )?;
     let rows = stmt.query_map(params![account, ad, from, to], |r| {
@@ -216,4 +234,72 @@ pub fn summary_of(conn: &Connection, row: &CampaignRow) -> Result<Summary, Store
 /// The conversion summaries of a list page's rows, in their order.
 pub fn summaries_of(conn: &Connection, rows: &[CampaignRow]) -> Result<Vec<Summary>, StoreError> {
     rows.iter().map(|row| summary_of(conn, row)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ad 5 of cabinet 7 with four conversions, each kept as one release or another keeps
+    /// it: 1 as a row of `conversion_campaigns` (stored before migration 34), 2 in its own
+    /// row (`ad_id`), 3 attributed to ads 5 and 6, 4 to ad 6 alone.
+    fn stored() -> Connection {
+        let conn = crate::store::test_db();
+        conn.execute_batch(
+            "INSERT INTO conversions (id, holder_id, txid, event_type, account_id, ad_id,
+                received_at, updated_at) VALUES
+                (1, 1, 'a', 'lead', 7, NULL, '2026-01-01T10:00:00Z', 'x'),
+                (2, 1, 'b', 'lead', 7, 5, '2026-01-01T10:30:00Z', 'x'),
+                (3, 1, 'c', 'lead', 7, NULL, '2026-01-01T11:00:00Z', 'x'),
+                (4, 1, 'd', 'lead', 7, 6, '2026-01-01T11:00:00Z', 'x');
+             INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id) VALUES
+                (1, 7, 5), (3, 7, 5), (3, 7, 6);",
+        )
+        .unwrap();
+        conn
+    }
+
+    #[test]
+    fn every_read_finds_a_campaign_in_the_event_row_and_in_the_attribution_rows() {
+        let conn = stored();
+        let filter = ListFilter {
+            accounts: vec![7],
+            ..ListFilter::default()
+        };
+        let (all, _) = list(&conn, &filter, 10).unwrap();
+        let ads: Vec<Vec<i64>> = all.iter().map(|c| c.ad_ids.clone()).collect();
+        assert_eq!(ads, vec![vec![5], vec![5], vec![5, 6], vec![6]]);
+        let of_five = ListFilter {
+            ad_id: Some(5),
+            ..filter
+        };
+        let (five, _) = list(&conn, &of_five, 10).unwrap();
+        let ids: Vec<i64> = five.iter().map(|c| c.id).collect();
+        assert_eq!(ids, vec![1, 2, 3]);
+
+        let recent = recent_of_campaign(&conn, 7, 5, 2).unwrap();
+        let at: Vec<&str> = recent.iter().map(|r| r.received_at.as_str()).collect();
+        assert_eq!(at, vec!["2026-01-01T11:00:00Z", "2026-01-01T10:30:00Z"]);
+        assert_eq!(recent_of_campaign(&conn, 7, 6, 10).unwrap().len(), 2);
+
+        let hours =
+            hours_of_campaign(&conn, 7, 5, "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z").unwrap();
+        assert_eq!(
+            hours,
+            vec![
+                ("2026-01-01T10".to_string(), 2),
+                ("2026-01-01T11".to_string(), 1)
+            ]
+        );
+
+        let converted = crate::store::rules::converted_hours(
+            &conn,
+            7,
+            "2026-01-01T00:00:00Z",
+            "2026-01-02T00:00:00Z",
+        )
+        .unwrap();
+        let count = |ad: i64| converted[&ad].iter().map(|h| h.count).sum::<i64>();
+        assert_eq!((count(5), count(6)), (3, 2));
+    }
 }

@@ -1,7 +1,8 @@
 //! Owns storing conversion events in bulk: new rows of `conversions` inserted [`CHUNK`] to a
-//! statement, an event whose `txid` was seen updating its row, the `conversion_campaigns`
-//! attributions written [`CHUNK`] to a statement, and what they change in `conversion_totals`
-//! written once per campaign, event type and currency.
+//! statement, an event whose `txid` was seen updating its row, its campaign kept in its row
+//! when it is attributed to one (`ad_id`), else its `conversion_campaigns` attributions written
+//! [`CHUNK`] to a statement, and what they change in `conversion_totals` written once per
+//! campaign, event type and currency.
 
 use std::collections::HashMap;
 
@@ -52,7 +53,7 @@ struct Change {
 }
 
 /// Values an inserted row binds besides `now` (`?1`, its `received_at` and `updated_at`).
-const INSERT_VALUES: usize = 9;
+const INSERT_VALUES: usize = 10;
 
 /// The statement inserting `rows` new events, each skipped when its sender sent its `txid`
 /// before, returning the rows it inserted.
@@ -72,7 +73,7 @@ fn insert_sql(rows: usize) -> String {
     // changed it) for this statement of many rows. A row it ignored is updated after it.
     format!(
         "INSERT OR IGNORE INTO conversions (holder_id, txid, event_type, ref, invite_link,
-            amount_micros, currency, status, account_id, received_at, updated_at)
+            amount_micros, currency, status, account_id, ad_id, received_at, updated_at)
          VALUES {}
          RETURNING id, holder_id, txid",
         values.join(", ")
@@ -95,13 +96,13 @@ impl<'c> Recorder<'c> {
             insert_many: conn.prepare_cached(&insert_sql(CHUNK))?,
             insert_one: conn.prepare_cached(&insert_sql(1))?,
             previous: conn.prepare_cached(
-                "SELECT id, event_type, amount_micros, currency FROM conversions
-                 WHERE holder_id = ?1 AND txid = ?2",
+                "SELECT id, event_type, amount_micros, currency, account_id, ad_id
+                 FROM conversions WHERE holder_id = ?1 AND txid = ?2",
             )?,
             update: conn.prepare_cached(
                 "UPDATE conversions SET event_type = ?3, ref = ?4, invite_link = ?5,
                     amount_micros = ?6, currency = ?7, status = ?8, account_id = ?9,
-                    updated_at = ?10
+                    ad_id = ?10, updated_at = ?11
                  WHERE holder_id = ?1 AND txid = ?2",
             )?,
             detach: conn.prepare_cached(
@@ -153,7 +154,9 @@ impl<'c> Recorder<'c> {
         };
         let currency = item.event.currency.as_deref();
         for &ad in item.ads {
-            self.attributions.push((id, item.account, ad));
+            if single(item.ads).is_none() {
+                self.attributions.push((id, item.account, ad));
+            }
             let event = item.event.event.as_str();
             self.add(
                 (item.account, ad),
@@ -168,17 +171,20 @@ impl<'c> Recorder<'c> {
     }
 
     /// Updates the row the event's sender stored under its `txid` and takes its attribution
-    /// back (written first, so none is left behind); returns its id.
+    /// back (the one campaign in its row, or its `conversion_campaigns` rows, written first so
+    /// none is left behind); returns its id.
     fn replace(&mut self, item: &Item, now: &str) -> Result<i64, StoreError> {
         self.write_attributions(true)?;
         let (holder, event) = (item.holder, item.event);
-        let (id, old_event, old_amount, old_currency) =
+        let (id, old_event, old_amount, old_currency, old_account, old_ad) =
             self.previous.query_row(params![holder, event.txid], |r| {
                 Ok((
                     r.get::<_, i64>(0)?,
                     r.get::<_, String>(1)?,
                     r.get::<_, Option<i64>>(2)?,
                     r.get::<_, Option<String>>(3)?,
+                    r.get::<_, i64>(4)?,
+                    r.get::<_, Option<i64>>(5)?,
                 ))
             })?;
         let (reference, invite) = target(event);
@@ -192,12 +198,16 @@ impl<'c> Recorder<'c> {
             event.currency,
             event.status,
             item.account,
+            single(item.ads),
             now
         ])?;
-        let detached = self
-            .detach
-            .query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let detached = match old_ad {
+            Some(ad) => vec![(old_account, ad)],
+            None => self
+                .detach
+                .query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?
+                .collect::<rusqlite::Result<Vec<_>>>()?,
+        };
         for campaign in detached {
             self.add(
                 campaign,
@@ -309,6 +319,15 @@ impl<'c> Recorder<'c> {
     }
 }
 
+/// The `ad_id` column of an event attributed to `ads`: the campaign when it is one, else none
+/// (its attributions are rows of `conversion_campaigns`).
+fn single(ads: &[i64]) -> Option<i64> {
+    match ads {
+        [ad] => Some(*ad),
+        _ => None,
+    }
+}
+
 /// The event's `ref` and `invite_link` columns.
 fn target(event: &Event) -> (Option<&str>, Option<&str>) {
     match &event.target {
@@ -338,6 +357,7 @@ fn insert(
         statement.raw_bind_parameter(at + 6, &event.currency)?;
         statement.raw_bind_parameter(at + 7, &event.status)?;
         statement.raw_bind_parameter(at + 8, item.account)?;
+        statement.raw_bind_parameter(at + 9, single(item.ads))?;
     }
     let mut inserted = HashMap::with_capacity(items.len());
     let mut rows = statement.raw_query();
@@ -423,15 +443,18 @@ mod tests {
             stored.iter().filter(|(_, updated)| !updated).count(),
             CHUNK * 2 + 4
         );
-        let attributed: i64 = conn
-            .query_row("SELECT COUNT(*) FROM conversion_campaigns", [], |r| {
-                r.get(0)
-            })
+        let attributed: (i64, i64) = conn
+            .query_row(
+                "SELECT (SELECT COUNT(*) FROM conversions WHERE ad_id = 5),
+                    (SELECT COUNT(*) FROM conversion_campaigns)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .unwrap();
         assert_eq!(
             attributed,
-            (CHUNK * 2 + 4) as i64,
-            "one attribution per row"
+            ((CHUNK * 2 + 4) as i64, 0),
+            "each row attributed to its one campaign in itself"
         );
         let summary = read_back(&conn);
         assert_eq!(summary.counts["purchase"], (CHUNK * 2 + 4) as i64);
@@ -444,6 +467,86 @@ mod tests {
             "every one sent before"
         );
         assert_eq!(read_back(&conn).counts["purchase"], (CHUNK * 2 + 4) as i64);
+    }
+
+    /// Stores `event` from sender 1 attributed to `ads` of cabinet 7 in one transaction.
+    fn store_for(conn: &mut Connection, event: &Event, ads: &[i64]) -> (i64, bool) {
+        let tx = conn.transaction().unwrap();
+        let mut recorder = Recorder::new(&tx).unwrap();
+        let items = [Item {
+            holder: 1,
+            event,
+            account: 7,
+            ads,
+        }];
+        let stored = recorder.record(&items, "2026-01-01T00:00:00Z").unwrap();
+        recorder.finish().unwrap();
+        tx.commit().unwrap();
+        stored[0]
+    }
+
+    /// Where an event's campaigns are kept: its `ad_id` and its `conversion_campaigns` rows.
+    fn kept(conn: &Connection, id: i64) -> (Option<i64>, Vec<i64>) {
+        let ad = conn
+            .query_row("SELECT ad_id FROM conversions WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        let rows = conn
+            .prepare(
+                "SELECT ad_id FROM conversion_campaigns WHERE conversion_id = ?1 ORDER BY ad_id",
+            )
+            .unwrap()
+            .query_map([id], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        (ad, rows)
+    }
+
+    /// An event of several campaigns keeps them as rows of `conversion_campaigns`, one of one
+    /// campaign in its own row; re-sent with the other attribution, it moves, and each
+    /// campaign's totals count it only while it is attributed there.
+    #[test]
+    fn an_event_moves_between_one_campaign_in_its_row_and_several_in_rows_of_their_own() {
+        let mut conn = campaign();
+        let ad = crate::domain::ad::AdSnapshot {
+            ad_id: 6,
+            ..crate::store::campaigns::tests::snapshot()
+        };
+        crate::store::campaigns::insert(&conn, &ad, None, "2026-01-01T00:00:00Z").unwrap();
+        let count = |conn: &Connection, ad: i64| -> i64 {
+            conn.query_row(
+                "SELECT COALESCE(SUM(count), 0) FROM conversion_totals WHERE account_id = 7 AND ad_id = ?1",
+                [ad],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        let (id, _) = store_for(&mut conn, &purchase("t", 1, "USD"), &[5, 6]);
+        assert_eq!(kept(&conn, id), (None, vec![5, 6]));
+        assert_eq!((count(&conn, 5), count(&conn, 6)), (1, 1));
+
+        assert_eq!(
+            store_for(&mut conn, &purchase("t", 2, "USD"), &[6]),
+            (id, true)
+        );
+        assert_eq!(kept(&conn, id), (Some(6), vec![]));
+        assert_eq!((count(&conn, 5), count(&conn, 6)), (0, 1));
+
+        assert_eq!(
+            store_for(&mut conn, &purchase("t", 3, "USD"), &[5]),
+            (id, true)
+        );
+        assert_eq!(kept(&conn, id), (Some(5), vec![]));
+        assert_eq!((count(&conn, 5), count(&conn, 6)), (1, 0));
+
+        assert_eq!(
+            store_for(&mut conn, &purchase("t", 4, "USD"), &[5, 6]),
+            (id, true)
+        );
+        assert_eq!(kept(&conn, id), (None, vec![5, 6]));
+        assert_eq!((count(&conn, 5), count(&conn, 6)), (1, 1));
     }
 
     #[test]

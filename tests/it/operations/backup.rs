@@ -212,9 +212,10 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // 23: placements and dates, 25: a person's settings, 26: invitations, 28: the
             // campaigns' totals index, 29: the history's person and rule, 30: channel titles,
             // 31: the kept day's spend (its invitations column goes with 26's table), 32: an
-            // agency's terms and the rates, 33: a schedule's zone name, 37: client reports'
-            // agency profiles and share links, 38: the scheduled reports sent; 27's column is
-            // in 15's alerts) undone.
+            // agency's terms and the rates, 33: a schedule's zone name, 34: an event's one
+            // campaign in its own row, moved back to `conversion_campaigns`, 37: client
+            // reports' agency profiles and share links, 38: the scheduled reports sent; 27's
+            // column is in 15's alerts) undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
@@ -259,6 +260,10 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  ALTER TABLE campaigns DROP COLUMN schedule_zone;
                  ALTER TABLE campaigns DROP COLUMN schedule_zone_refused;
                  DROP TABLE report_sends;
+                 INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id)
+                    SELECT id, account_id, ad_id FROM conversions WHERE ad_id IS NOT NULL;
+                 DROP INDEX conversions_ad;
+                 ALTER TABLE conversions DROP COLUMN ad_id;
                  DELETE FROM schema_migrations WHERE version > 12;",
             )?;
             Ok::<_, adcab::store::StoreError>(())

@@ -210,9 +210,15 @@ fn an_upgrade_adds_the_kept_conversions_to_the_totals_retention_left() {
         )
     );
     // As the previous release left it: totals hold only what retention removed (one purchase
-    // of 100 USD and a lead), the kept events are counted nowhere yet.
+    // of 100 USD and a lead), the kept events are counted nowhere yet, and each event's
+    // campaign is a row of `conversion_campaigns` (as before migration 34).
     let app = app.restart_after(|s| {
         s.db.write_blocking(|tx| {
+            tx.execute_batch(
+                "INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id)
+                    SELECT id, account_id, ad_id FROM conversions WHERE ad_id IS NOT NULL;
+                 UPDATE conversions SET ad_id = NULL;",
+            )?;
             tx.execute("DELETE FROM conversion_totals WHERE ad_id = ?1", [ad])?;
             tx.execute(
                 "INSERT INTO conversion_totals VALUES (?1, ?2, 'purchase', 'USD', 1, 0, 100000000),
