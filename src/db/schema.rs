@@ -69,6 +69,7 @@ const SERVICE: Ledger = Ledger {
             32,
             include_str!("../../sql/0032_agency_terms_and_rates.sql"),
         ),
+        (35, include_str!("../../sql/0035_agency_money.sql")),
     ],
 };
 

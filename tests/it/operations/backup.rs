@@ -212,7 +212,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // 23: placements and dates, 25: a person's settings, 26: invitations, 28: the
             // campaigns' totals index, 29: the history's person and rule, 30: channel titles,
             // 31: the kept day's spend (its invitations column goes with 26's table), 32: an
-            // agency's terms and the rates; 27's column is in 15's alerts) undone.
+            // agency's terms and the rates, 35: agency money; 27's column is in 15's alerts) undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
@@ -223,6 +223,13 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  ALTER TABLE cabinets DROP COLUMN fee_percent;
                  ALTER TABLE cabinets DROP COLUMN report_schedule;
                  DROP TABLE rates;
+                 DROP TABLE transfers; DROP TABLE sim_transfers; DROP TABLE sim_transactions;
+                 ALTER TABLE cabinets DROP COLUMN is_main;
+                 ALTER TABLE cabinets DROP COLUMN main_account_id;
+                 DROP INDEX sim_accounts_open_key;
+                 ALTER TABLE sim_accounts DROP COLUMN main_id;
+                 ALTER TABLE sim_accounts DROP COLUMN open_key;
+                 ALTER TABLE sim_accounts DROP COLUMN title;
                  ALTER TABLE cabinets DROP COLUMN telegram_chat;
                  ALTER TABLE users DROP COLUMN telegram_chat;
                  CREATE TABLE stat_marks (account_id INTEGER NOT NULL, ad_id INTEGER NOT NULL,
