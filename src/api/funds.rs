@@ -77,22 +77,17 @@ pub async fn create(state: &AppState, ctx: &Ctx, _claim: Claim) -> Result<(Reply
         funds::open_related(s, by, main, &info, &token)
     })
     .await?;
-    let main_id = main;
     let reach = Reachable {
         cabinet,
         access: Access::Owner,
         owner_subscription_active: true,
     };
-    let mut data = cabinet_json(
+    let data = cabinet_json(
         &reach,
         ctx.principal.key.partner,
         state.services.platform.capabilities(),
     );
-    data["main_account_id"] = json!(main_id);
-    Ok((
-        Reply::ok_status::<ApiError>(hyper::StatusCode::CREATED, data)?,
-        false,
-    ))
+    Ok((Reply::ok::<ApiError>(data)?, false))
 }
 
 /// `POST /v1/cabinets/{account_id}/funds`.

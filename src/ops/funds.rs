@@ -173,9 +173,8 @@ pub fn open_related(
         history::record(tx, id, 0, &now, author, "cabinet_opened", &details)?;
         Ok(id)
     })?;
-    Ok(s.db
-        .read_blocking(|c| cabinets::get(c, id))?
-        .ok_or(OpsError::NotFound)?)
+    s.db.read_blocking(|c| cabinets::get(c, id))?
+        .ok_or(OpsError::NotFound)
 }
 
 /// Moves money between the actor's cabinet (a client cabinet) and its main account; `token`
@@ -218,7 +217,9 @@ pub fn move_funds(
     }
     let author = actor.author();
     let id = s.db.write_blocking(|tx| -> Result<i64, OpsError> {
-        let now = now_iso(tx)?;
+        let at = clock::now(tx)?;
+        let now = clock::iso(at);
+        let check_at = clock::iso(at + chrono::Duration::seconds(CHECK_AGAIN_SECONDS));
         let new = NewTransfer {
             account_id: cabinet.id,
             main_account_id: main,
@@ -228,7 +229,7 @@ pub fn move_funds(
             source: author.source.as_str(),
             user_id: author.user,
         };
-        Ok(transfers::insert(tx, &new, &now)?)
+        Ok(transfers::insert(tx, &new, &now, &check_at)?)
     })?;
     let report = match s
         .platform
@@ -332,6 +333,12 @@ fn record(
             let iso = clock::iso(now);
             let next = (report.state == TransferState::InProgress)
                 .then(|| clock::iso(now + chrono::Duration::seconds(CHECK_AGAIN_SECONDS)));
+            let before =
+                transfers::get(tx, id)?.ok_or(StoreError::Corrupt(format!("transfer {id}")))?;
+            if before.status != TransferState::InProgress {
+                // Settled already (by the settling step meanwhile): recorded once.
+                return Ok(before);
+            }
             transfers::set_status(
                 tx,
                 id,
@@ -458,7 +465,15 @@ pub fn transactions(
     cursor: Option<&str>,
     limit: usize,
 ) -> Result<TransactionPage, OpsError> {
-    Ok(s.platform.transactions(account, cursor, limit)?)
+    match s.platform.transactions(account, cursor, limit) {
+        Ok(page) => Ok(page),
+        Err(PlatformError::Rejected {
+            param: Some("cursor"),
+            reason,
+            ..
+        }) => Err(super::bad("cursor", reason)),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The cabinet's transfers, newest first.

@@ -60,12 +60,18 @@ fn from_row(r: &Row) -> rusqlite::Result<TransferRow> {
 }
 
 /// Records a transfer before the platform is asked (status `in_progress`, no platform id
-/// yet): a crash between the call and its answer leaves a row that is checked again.
-pub fn insert(conn: &Connection, t: &NewTransfer, now: &str) -> Result<i64, StoreError> {
+/// yet): a crash between the call and its answer leaves a row that is checked again at
+/// `check_at`.
+pub fn insert(
+    conn: &Connection,
+    t: &NewTransfer,
+    now: &str,
+    check_at: &str,
+) -> Result<i64, StoreError> {
     conn.execute(
         "INSERT INTO transfers (account_id, main_account_id, direction, amount_micros, status,
             idempotency_key, source, user_id, requested_at, next_check_at)
-         VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6, ?7, ?8, ?8)",
+         VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6, ?7, ?8, ?9)",
         params![
             t.account_id,
             t.main_account_id,
@@ -74,7 +80,8 @@ pub fn insert(conn: &Connection, t: &NewTransfer, now: &str) -> Result<i64, Stor
             t.idempotency_key,
             t.source,
             t.user_id,
-            now
+            now,
+            check_at
         ],
     )?;
     Ok(conn.last_insert_rowid())
