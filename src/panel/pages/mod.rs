@@ -4,6 +4,7 @@ pub mod auto_cpm;
 pub mod cabinets;
 pub mod campaign;
 pub mod campaigns;
+pub mod funds;
 pub mod home;
 pub mod keys;
 pub mod new_campaign;

@@ -7,6 +7,7 @@ mod create;
 mod home;
 mod list;
 mod logs;
+mod money;
 mod people;
 mod phones;
 mod webdriver;
