@@ -8,8 +8,9 @@ use chrono::{TimeZone, Utc};
 use serde_json::{json, Value};
 
 use super::errors::rejected;
+use super::keys::operation_key;
 use super::wire::Call;
-use super::{map, operation_key, Account, Credential, Telegram};
+use super::{map, Account, Credential, Telegram};
 use crate::domain::funds::{transfer_scale, Direction, RelatedInfo, TransferState};
 use crate::domain::money::Money;
 use crate::platform::{
