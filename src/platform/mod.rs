@@ -141,6 +141,8 @@ pub struct RemoteAccount {
     pub credential: String,
     /// Ads the account has on the platform now.
     pub ads: i64,
+    /// A related account of the token's own (main) account.
+    pub related: bool,
 }
 
 /// A client (related) account opened under a main account.

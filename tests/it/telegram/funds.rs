@@ -346,3 +346,39 @@ fn the_transactions_come_in_cursor_pages() {
     assert_eq!(main["data"][0]["peer"]["title"], "Client Ltd");
     assert_eq!(main["data"][0]["amount"], "1.50");
 }
+
+#[test]
+fn a_token_connected_with_its_related_accounts_marks_the_main_and_its_clients() {
+    let fake = FakePromote::start();
+    let main = fake.add_account("EUR", "Agency main", "500", true);
+    let related = fake.add_related(&main.account_id, "EUR", "Existing client", "0");
+    let app = spawn_on(&fake);
+    let user = app.user("agency");
+    let connected = printed(ops::cabinet_connect(&app.services, user, &main.token, true).unwrap());
+    let ids: Vec<i64> = connected["cabinets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_i64().unwrap())
+        .collect();
+    let is_main: i64 = app.scalar("SELECT is_main FROM cabinets WHERE id = ?1", &[ids[0]]);
+    assert_eq!(is_main, 1);
+    let client: i64 = app.scalar(
+        "SELECT id FROM cabinets WHERE main_account_id = ?1",
+        &[ids[0]],
+    );
+    let key = app.key_with(NewKey {
+        user,
+        manage: true,
+        ..NewKey::default()
+    });
+    let moved = app.write_ok(
+        "POST",
+        &format!("/cabinets/{client}/funds"),
+        &key,
+        Some(&json!({"amount": "12", "direction": "in"})),
+        200,
+    );
+    assert_eq!(moved["data"]["balance"], "12.00");
+    assert_eq!(fake.balance(&related), "12");
+}
