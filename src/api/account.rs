@@ -22,7 +22,7 @@ pub fn info(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
 }
 
 /// A cabinet object on a platform of `caps`; partner keys see `balance: null`.
-fn cabinet_json(r: &Reachable, partner: bool, caps: &Capabilities) -> Value {
+pub(super) fn cabinet_json(r: &Reachable, partner: bool, caps: &Capabilities) -> Value {
     let c = &r.cabinet;
     json!({
         "id": c.id,

@@ -10,6 +10,7 @@ use crate::domain::media::{label, size_words};
 use crate::domain::money::CabinetType;
 use crate::domain::ParseError;
 use crate::ops::campaigns::Refusal;
+use crate::ops::funds::FundsRefusal;
 use crate::ops::media::MediaRefusal;
 use crate::ops::{OpsError, Owned};
 use crate::platform::PlatformError;
@@ -62,6 +63,8 @@ pub enum ApiError {
     },
     BudgetUnchanged,
     InsufficientAdBalance,
+    /// A move of money or a client cabinet refused (`funds_error` words it).
+    Funds(FundsRefusal),
     /// Auto CPM manages the campaign's bid: a manual `cpm` is refused (`CABINET_LOCKED`).
     AutoCpmLocked,
     /// Only a declined campaign is recreated (`CAMPAIGN_NOT_DECLINED`).
@@ -141,6 +144,7 @@ impl ApiError {
             OpsError::BudgetUnchanged => ApiError::BudgetUnchanged,
             OpsError::UnknownAdIds(missing) => ApiError::UnknownAdIds { missing },
             OpsError::QueueFull { limit } => ApiError::QueueFull { limit },
+            OpsError::Funds(r) => ApiError::Funds(r),
             OpsError::Platform(e) => ApiError::of_platform(e, kind),
             OpsError::Store(e) => e.into(),
             OpsError::Internal(detail) => ApiError::Internal(detail),
@@ -219,6 +223,7 @@ impl ApiError {
                 AuthError::CabinetAuthExpired | AuthError::CabinetLocked => StatusCode::CONFLICT,
             },
             ApiError::IngestDisabled => StatusCode::FORBIDDEN,
+            ApiError::Funds(r) => super::funds_error::status(*r),
             ApiError::Validation { .. }
             | ApiError::UnknownAdIds { .. }
             | ApiError::UnsupportedMedia { .. }
@@ -270,6 +275,7 @@ impl ApiError {
             ApiError::PlatformUnavailable { .. } => "PLATFORM_UNAVAILABLE",
             ApiError::BudgetUnchanged => "BUDGET_UNCHANGED",
             ApiError::InsufficientAdBalance => "INSUFFICIENT_AD_BALANCE",
+            ApiError::Funds(r) => super::funds_error::code(*r),
             ApiError::AutoCpmLocked => "CABINET_LOCKED",
             ApiError::CampaignNotDeclined => "CAMPAIGN_NOT_DECLINED",
             ApiError::QueueFull { .. } => "QUEUE_FULL",
@@ -327,6 +333,7 @@ impl ApiError {
                 size_words(*limit)
             ),
             ApiError::PlatformRejected { reason, .. } => reason.clone(),
+            ApiError::Funds(r) => r.sentence(),
             ApiError::PlatformUnavailable { what } => {
                 format!("The ad platform {what}; read the campaign, then retry.")
             }
@@ -459,6 +466,7 @@ impl ApiError {
             | ApiError::PlatformUnavailable { .. }
             | ApiError::BudgetUnchanged
             | ApiError::InsufficientAdBalance
+            | ApiError::Funds(_)
             | ApiError::AutoCpmLocked
             | ApiError::CampaignNotDeclined
             | ApiError::IdempotencyKeyReused

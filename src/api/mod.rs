@@ -12,6 +12,8 @@ pub mod campaigns;
 pub mod conversions;
 pub mod docs;
 pub mod error;
+pub mod funds;
+mod funds_error;
 pub mod groups;
 pub mod health;
 pub mod idempotency;

@@ -13,8 +13,8 @@ use super::health::Probe;
 use super::idempotency::{self, Claim};
 use super::media::MULTIPART_OVERHEAD;
 use super::{
-    account, bulk, campaign_create, campaign_edit, campaigns, conversions, groups, media, postback,
-    rules, stats, targeting, tasks, AppState, Ctx,
+    account, bulk, campaign_create, campaign_edit, campaigns, conversions, funds, groups, media,
+    postback, rules, stats, targeting, tasks, AppState, Ctx,
 };
 use crate::http::Reply;
 use crate::ratelimit::Budget;
@@ -119,7 +119,7 @@ const fn upload(method: Method, pattern: &'static str, budget: Budget, handler: 
 use Budget::{Conversions, Read, Write};
 
 /// The API: every route, in the order `Allow` lists them.
-pub static ROUTES: [Def; 29] = [
+pub static ROUTES: [Def; 32] = [
     def(
         Method::GET,
         "account/info",
@@ -293,6 +293,24 @@ pub static ROUTES: [Def; 29] = [
         "rules/{id}/preview",
         Read,
         plain!(|s, c, p| rules::preview(s, c, p).await),
+    ),
+    def(
+        Method::POST,
+        "cabinets",
+        Write,
+        idempotent!(|s, c, _p, claim| funds::create(s, c, claim).await),
+    ),
+    def(
+        Method::POST,
+        "cabinets/{account_id}/funds",
+        Write,
+        idempotent!(|s, c, p, claim| funds::move_funds(s, c, p, claim).await),
+    ),
+    def(
+        Method::GET,
+        "cabinets/{account_id}/transactions",
+        Read,
+        plain!(|s, c, p| funds::transactions(s, c, p).await),
     ),
 ];
 
@@ -543,6 +561,8 @@ mod tests {
                     "campaigns/{ad}/budget",
                     "campaigns/{ad}/copy",
                     "campaigns/{ad}/recreate",
+                    "cabinets",
+                    "cabinets/{account_id}/funds",
                 ]
                 .contains(&d.pattern);
             assert_eq!(idempotent, expected, "{} {}", d.method, d.pattern);

@@ -1,13 +1,17 @@
 //! Owns the first-run demo workspace: on an empty database with the simulator (and
 //! `demo.bootstrap` on), one agency-plan owner, a cabinet of each type with some balance, a few
-//! campaigns, and a key with Manage campaigns and Receive postbacks, created through the panel.
+//! campaigns, the euro cabinet as the agency's main account with three funded client cabinets,
+//! and a key with Manage campaigns and Receive postbacks, created through the panel.
 
 use serde_json::json;
 
 use crate::domain::access::Plan;
 use crate::domain::campaign::TargetType;
+use crate::domain::funds::{Direction, FundsMove, RelatedInfo};
 use crate::domain::money::{CabinetType, Money};
+use crate::ops::funds::{self, Opener};
 use crate::ops::write_back;
+use crate::ops::Actor;
 use crate::ops::{self, NewCabinet, NewKey, OpsError};
 use crate::platform::{AdDraft, AdSpec};
 use crate::primitives::random_hex;
@@ -27,6 +31,48 @@ pub struct Workspace {
     /// The key's webhook secret, to verify the webhooks it receives.
     pub webhook_secret: String,
     pub cabinets: Vec<i64>,
+}
+
+/// The agency's money: `main` becomes its main account, with three client cabinets opened
+/// under it, each given some of its money.
+fn clients(s: &Services, main: i64) -> Result<Vec<i64>, OpsError> {
+    ops::cabinet_set(
+        s,
+        main,
+        &ops::CabinetChange {
+            main_account: Some(true),
+            ..Default::default()
+        },
+    )?;
+    let by = Opener {
+        source: Source::Operator,
+        user: None,
+    };
+    let mut opened = Vec::new();
+    for (title, person, city, amount) in [
+        ("Client: Nordic Coffee", "Anna Berg", "Oslo", 80_000_000),
+        ("Client: Lumen Apps", "Marc Duval", "Lyon", 60_000_000),
+        ("Client: Riga Books", "Ilze Ozola", "Riga", 40_000_000),
+    ] {
+        let info = RelatedInfo {
+            title: title.into(),
+            full_name: person.into(),
+            email: "client@example.com".into(),
+            phone_number: "+371 2000 0000".into(),
+            country: "EU".into(),
+            city: city.into(),
+            legal_name: None,
+        };
+        let cabinet = funds::open_related(s, by, main, &info, &format!("demo:{title}"))?;
+        let id = cabinet.id;
+        let mv = FundsMove {
+            amount: Money::from_micros(amount),
+            direction: Direction::In,
+        };
+        funds::move_funds(s, &Actor::operator(cabinet), mv, &format!("demo:{id}"))?;
+        opened.push(id);
+    }
+    Ok(opened)
 }
 
 /// Creates the demo workspace when the database is empty, the simulator runs and the config
@@ -66,6 +112,7 @@ pub fn bootstrap_if_empty(s: &Services) -> Result<Option<Workspace>, OpsError> {
         }
         cabinets.push(cabinet);
     }
+    cabinets.extend(clients(s, cabinets[0])?);
     let created = ops::key_create(
         s,
         &NewKey {

@@ -62,6 +62,9 @@ pub fn admin(s: &Services, cmd: &Admin) -> Result<Value, Failure> {
             ))
         }
         Admin::Cabinet(CabinetCmd::Add(new)) => printed(ops::cabinet_add(s, new)),
+        Admin::Cabinet(CabinetCmd::CreateRelated(new)) => {
+            printed(ops::funds::create_related(s, new))
+        }
         Admin::Cabinet(CabinetCmd::Set { id, change }) => printed(ops::cabinet_set(s, *id, change)),
         Admin::Member(MemberCmd::Add {
             agency,

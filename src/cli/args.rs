@@ -210,6 +210,8 @@ pub enum UserCmd {
 pub enum CabinetCmd {
     /// Add a cabinet (opens an account on the platform).
     Add(NewCabinet),
+    /// Open a client cabinet: a related account under the agency's main account.
+    CreateRelated(crate::ops::funds::NewRelated),
     /// Change a cabinet.
     Set {
         #[arg(long)]

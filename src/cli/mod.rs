@@ -69,6 +69,7 @@ impl fmt::Display for Failure {
             Failure::Ops(OpsError::NotYours(Owned::Key)) => f.write_str("no such key"),
             Failure::Ops(OpsError::NotYours(Owned::Task)) => f.write_str("no such task"),
             Failure::Ops(OpsError::Refused(r)) => f.write_str(r.sentence()),
+            Failure::Ops(OpsError::Funds(r)) => f.write_str(&r.sentence()),
             Failure::Ops(OpsError::Media(r)) => f.write_str(&r.sentence()),
             Failure::Ops(OpsError::BudgetUnchanged) => {
                 f.write_str("the platform took the top-up but the budget did not move")

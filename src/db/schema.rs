@@ -71,6 +71,7 @@ const SERVICE: Ledger = Ledger {
         ),
         (33, include_str!("../../sql/0033_schedule_zone.sql")),
         (34, include_str!("../../sql/0034_conversion_campaign.sql")),
+        (35, include_str!("../../sql/0035_agency_money.sql")),
         (37, include_str!("../../sql/0037_client_reports.sql")),
         (38, include_str!("../../sql/0038_report_sends.sql")),
     ],

@@ -164,6 +164,7 @@ pub mod countries;
 pub mod dates;
 pub mod delivery;
 pub mod fields;
+pub mod funds;
 pub mod id;
 pub mod link;
 pub mod media;

@@ -12,7 +12,7 @@ pub const MONEY_SCALE: u32 = 6;
 /// The largest amount accepted or held anywhere: one billion units of a currency. Sums of a
 /// few such amounts stay far inside `i64` micro-units.
 pub const MAX_UNITS: i64 = 1_000_000_000;
-const MICROS_PER_UNIT: i64 = 1_000_000;
+pub const MICROS_PER_UNIT: i64 = 1_000_000;
 pub const MAX_MICROS: i64 = MAX_UNITS * MICROS_PER_UNIT;
 
 /// Why a text is not an acceptable amount; `Display` completes the sentence "<field> ...".

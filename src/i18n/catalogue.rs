@@ -35,6 +35,7 @@ const FILES: &[File] = files![
     "campaigns",
     "common",
     "error",
+    "funds",
     "home",
     "keys",
     "login",

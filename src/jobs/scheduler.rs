@@ -2,7 +2,8 @@
 //! cabinets, hour by hour, in order), the automation rules run on it and schedules given by
 //! zone name move with their zone's clocks; its digests are
 //! queued at five past the next hour, and status changes recorded anywhere (API, panel, tasks,
-//! sync, automation) become `status_change` webhooks within a tick. A jump of the clock
+//! sync, automation) become `status_change` webhooks within a tick; a client cabinet's transfer
+//! the platform left in progress is checked again every 30 seconds of the clock until it settles. A jump of the clock
 //! (`adcab sim advance`) is caught up within about a tick. Where it stands is kept in the
 //! database, so a restart resumes at the first hour not done.
 
@@ -34,6 +35,8 @@ pub enum Step {
     Digested(DateTime<Utc>),
     /// Status changes were queued as webhooks.
     Notified,
+    /// Client cabinets' transfers left in progress were checked (`ops::funds`).
+    Transfers,
     /// Nothing was due.
     Idle,
 }
@@ -102,6 +105,7 @@ pub fn idle(conn: &rusqlite::Connection) -> Result<bool, StoreError> {
     Ok(!at.sync_due()
         && !at.digest_due()
         && !status_events::any_unsent(conn)?
+        && !crate::ops::funds::pending_due(conn)?
         && outbox::is_empty(conn)?)
 }
 
@@ -148,6 +152,10 @@ pub fn step(s: &Services) -> Result<Step, StoreError> {
             scheduler::set(tx, &clock::iso(hour + HOUR), &clock::iso(at.next_digest))
         })?;
         return Ok(Step::Synced(hour));
+    }
+    if s.db.read_blocking(crate::ops::funds::pending_due)? {
+        crate::ops::funds::settle_pending(s)?;
+        return Ok(Step::Transfers);
     }
     if s.db.read_blocking(status_events::any_unsent)? {
         s.db.write_blocking(|tx| events::queue_status_changes(tx))?;

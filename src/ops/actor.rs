@@ -68,6 +68,15 @@ impl Actor {
         }
     }
 
+    /// The operator at the command line acting on `cabinet` for its owner.
+    pub fn operator(cabinet: Cabinet) -> Actor {
+        Actor {
+            source: Source::Operator,
+            user: cabinet.owner_id,
+            cabinet,
+        }
+    }
+
     /// Where the change came from, for the history and the tasks.
     pub fn source(&self) -> Source {
         self.source

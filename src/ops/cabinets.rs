@@ -40,7 +40,7 @@ pub struct NewCabinet {
 
 /// The smallest non-zero budget of a new cabinet when none is given: the platform's for the
 /// cabinet type; refused when the platform has no such cabinets.
-pub(super) fn default_min_budget(s: &Services, kind: CabinetType) -> Result<i64, OpsError> {
+pub(crate) fn default_min_budget(s: &Services, kind: CabinetType) -> Result<i64, OpsError> {
     s.platform
         .capabilities()
         .cabinet(kind)
@@ -132,6 +132,10 @@ pub struct CabinetChange {
     /// How often the cabinet's client report is sent: `weekly`, `monthly` or `none`.
     #[arg(long)]
     pub report: Option<String>,
+    /// The cabinet is the agency's main account, from which client cabinets are opened and
+    /// funded (`adcab admin cabinet create-related --main`).
+    #[arg(long)]
+    pub main_account: Option<bool>,
 }
 
 pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, OpsError> {
@@ -195,6 +199,9 @@ pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, 
         }
         if let Some(active) = change.active {
             cabinets::set_active(tx, id, active)?;
+        }
+        if let Some(main) = change.main_account {
+            cabinets::set_main(tx, id, main)?;
         }
         if let Some(expired) = change.auth_expired {
             cabinets::set_auth_expired(tx, id, expired)?;

@@ -115,6 +115,34 @@ pub fn read_token(text: &str) -> Result<String, OpsError> {
     Ok(token.to_string())
 }
 
+/// A token that opened related accounts is an agency's main account's: its cabinet is marked
+/// the main account and theirs its client cabinets (`ops::funds`).
+fn mark_agency(
+    s: &Services,
+    known: &[RemoteAccount],
+    new: &[RemoteAccount],
+) -> Result<(), OpsError> {
+    let all = || known.iter().chain(new);
+    let Some(main) = all().find(|a| !a.related) else {
+        return Ok(());
+    };
+    if !all().any(|a| a.related) {
+        return Ok(());
+    }
+    s.db.write_blocking(|tx| {
+        let Some(main_id) = cabinets::by_platform_id(tx, &main.platform_id)? else {
+            return Ok::<_, OpsError>(());
+        };
+        cabinets::set_main(tx, main_id, true)?;
+        for account in all().filter(|a| a.related) {
+            if let Some(id) = cabinets::by_platform_id(tx, &account.platform_id)? {
+                cabinets::set_main_account(tx, id, main_id)?;
+            }
+        }
+        Ok(())
+    })
+}
+
 pub fn cabinet_connect(
     s: &Services,
     owner: i64,
@@ -172,6 +200,7 @@ pub fn cabinet_connect(
         }
         Ok::<_, OpsError>(ids)
     })?;
+    mark_agency(s, &known, &new)?;
     let mut ads = Vec::with_capacity(ids.len());
     for id in &ids {
         match s.platform.list_ads(*id) {

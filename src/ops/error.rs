@@ -4,6 +4,7 @@
 
 use crate::domain::{ParseError, Why};
 use crate::ops::campaigns::Refusal;
+use crate::ops::funds::FundsRefusal;
 use crate::ops::media::MediaRefusal;
 use crate::platform::sim::SimError;
 use crate::platform::PlatformError;
@@ -35,6 +36,8 @@ pub enum OpsError {
     QueueFull {
         limit: u32,
     },
+    /// A move of money or a client cabinet refused before the platform was asked.
+    Funds(FundsRefusal),
     /// The platform refused, or did not answer.
     Platform(PlatformError),
     Store(StoreError),

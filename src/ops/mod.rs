@@ -13,6 +13,7 @@ mod cabinets;
 pub mod campaigns;
 mod connect;
 mod error;
+pub mod funds;
 pub mod ingest;
 mod keys;
 pub mod lookup;

@@ -108,6 +108,26 @@ fn table() -> &'static [Def] {
                 handler: view!(pages::cabinets::list),
             },
             Def {
+                method: Method::POST,
+                pattern: "/cabinets/clients",
+                handler: act!(pages::funds::open),
+            },
+            Def {
+                method: Method::GET,
+                pattern: "/cabinets/{}/money",
+                handler: view!(pages::funds::page),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/cabinets/{}/money/confirm",
+                handler: act!(pages::funds::confirm),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/cabinets/{}/money",
+                handler: act!(pages::funds::move_money),
+            },
+            Def {
                 method: Method::GET,
                 pattern: "/campaigns",
                 handler: view!(pages::campaigns::list),

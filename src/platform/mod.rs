@@ -26,6 +26,7 @@ pub use crate::domain::ad::{AdCounters, AdDraft, AdEdit, AdSnapshot, AdSpec};
 use crate::domain::campaign::TargetType;
 pub use crate::domain::capabilities::Capabilities;
 pub use crate::domain::dates::Dates;
+use crate::domain::funds::{Direction, RelatedInfo, TransferState};
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 pub use crate::domain::targeting::{CityEntry, PeerEntry};
@@ -140,6 +141,66 @@ pub struct RemoteAccount {
     pub credential: String,
     /// Ads the account has on the platform now.
     pub ads: i64,
+    /// A related account of the token's own (main) account.
+    pub related: bool,
+}
+
+/// A client (related) account opened under a main account.
+#[derive(Debug, Clone)]
+pub struct OpenedRelated {
+    /// The cabinet id the account has: the simulator numbers accounts as cabinets; a real
+    /// platform's account takes the next free cabinet id (`None`).
+    pub account: Option<i64>,
+    /// Where it lives on a real platform: its id and the sealed credential (the main
+    /// account's token, acting on it by `account_id`).
+    pub link: Option<(String, String)>,
+    pub kind: CabinetType,
+    pub name: String,
+}
+
+/// A transfer between a main account and a related one, as the platform reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransferReport {
+    /// The platform's id of the transfer.
+    pub id: String,
+    pub state: TransferState,
+    /// The main account's free balance as of this report.
+    pub main_balance: Money,
+    /// The related account's free balance as of this report.
+    pub balance: Money,
+    /// Why it failed, in the platform's words (`NOT_ENOUGH_BUDGET`).
+    pub error: Option<String>,
+}
+
+/// Who or what is on the other side of an account's transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransactionPeer {
+    /// Money from outside the platform (a top-up), with its comment.
+    External(Option<String>),
+    /// The account's main account.
+    MainAccount,
+    /// One of a main account's related accounts (its platform id and title).
+    Related { account: String, title: String },
+    /// One of the account's ads.
+    Ad { ad_id: i64, title: String },
+    /// A kind of peer adcab does not know yet, by the platform's name for it.
+    Other(String),
+}
+
+/// One of an account's transactions: negative amounts left the account.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transaction {
+    pub at: DateTime<Utc>,
+    pub amount: Money,
+    pub peer: TransactionPeer,
+}
+
+/// A page of an account's transactions, newest first, with the cursor of the next page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransactionPage {
+    pub total: i64,
+    pub items: Vec<Transaction>,
+    pub next: Option<String>,
 }
 
 /// Everything the service asks of the ad platform.
@@ -217,6 +278,42 @@ pub trait Platform: Send + Sync {
         _month: Month,
     ) -> Result<Vec<(i64, Totals)>, PlatformError> {
         Err(PlatformError::Unsupported("a monthly account report"))
+    }
+    /// Opens a client (related) account under the main account `main`, with `info`. `key`
+    /// makes a repeat harmless: the same key opens nothing again and reports the first account.
+    fn open_related(
+        &self,
+        _main: i64,
+        _info: &RelatedInfo,
+        _key: &str,
+    ) -> Result<OpenedRelated, PlatformError> {
+        Err(PlatformError::Unsupported("client accounts"))
+    }
+    /// Moves `amount` between the related account `related` and its main account (`In`: into
+    /// the related one). `key` makes a repeat harmless: the same key moves nothing again and
+    /// reports the first transfer. The transfer may still be in progress.
+    fn transfer(
+        &self,
+        _related: i64,
+        _direction: Direction,
+        _amount: Money,
+        _key: &str,
+    ) -> Result<TransferReport, PlatformError> {
+        Err(PlatformError::Unsupported("moving money between accounts"))
+    }
+    /// Where the transfer `id` of the related account `related` stands now.
+    fn transfer_status(&self, _related: i64, _id: &str) -> Result<TransferReport, PlatformError> {
+        Err(PlatformError::Unsupported("moving money between accounts"))
+    }
+    /// A page of the account's transactions (top-ups, transfers, refunds), newest first:
+    /// from the start, or from the platform's `cursor`; at most `limit`.
+    fn transactions(
+        &self,
+        _account: i64,
+        _cursor: Option<&str>,
+        _limit: usize,
+    ) -> Result<TransactionPage, PlatformError> {
+        Err(PlatformError::Unsupported("an account's transactions"))
     }
     /// Changes an ad's settings; review fields send it back to review.
     fn edit_ad(&self, account: i64, ad_id: i64, edit: &AdEdit)

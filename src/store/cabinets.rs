@@ -347,3 +347,62 @@ pub fn set_report_schedule(
     )?;
     Ok(())
 }
+
+/// Where a cabinet stands in an agency's money (migration 35): the agency's main account, or a
+/// client cabinet related to the main account `main`, or neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgencyRole {
+    Main,
+    Related { main: i64 },
+    Neither,
+}
+
+pub fn agency_role(conn: &Connection, id: i64) -> Result<Option<AgencyRole>, StoreError> {
+    optional(conn.query_row(
+        "SELECT is_main, main_account_id FROM cabinets WHERE id = ?1",
+        [id],
+        |r| {
+            let main: bool = r.get(0)?;
+            let related: Option<i64> = r.get(1)?;
+            Ok(match (main, related) {
+                (true, _) => AgencyRole::Main,
+                (false, Some(main)) => AgencyRole::Related { main },
+                (false, None) => AgencyRole::Neither,
+            })
+        },
+    ))
+}
+
+/// Marks a cabinet as an agency's main account (or not).
+pub fn set_main(conn: &Connection, id: i64, main: bool) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE cabinets SET is_main = ?2 WHERE id = ?1",
+        params![id, main],
+    )?;
+    Ok(())
+}
+
+/// Records that a cabinet is a client cabinet related to the main account `main`.
+pub fn set_main_account(conn: &Connection, id: i64, main: i64) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE cabinets SET main_account_id = ?2 WHERE id = ?1",
+        params![id, main],
+    )?;
+    Ok(())
+}
+
+/// The main accounts of one owner, by id.
+pub fn mains_of(conn: &Connection, owner: i64) -> Result<Vec<i64>, StoreError> {
+    let mut stmt =
+        conn.prepare("SELECT id FROM cabinets WHERE owner_id = ?1 AND is_main = 1 ORDER BY id")?;
+    let rows = stmt.query_map([owner], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The client cabinets related to the main account `main`, by id.
+pub fn related_to(conn: &Connection, main: i64) -> Result<Vec<i64>, StoreError> {
+    let mut stmt =
+        conn.prepare("SELECT id FROM cabinets WHERE main_account_id = ?1 ORDER BY id")?;
+    let rows = stmt.query_map([main], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

@@ -34,6 +34,7 @@ pub mod stats;
 pub mod tasks;
 pub mod teams;
 pub mod totals;
+pub mod transfers;
 pub mod users;
 
 use rusqlite::{Row, RowIndex};

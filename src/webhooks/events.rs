@@ -1,9 +1,10 @@
 //! Owns turning what happened into webhook events in the outbox: `status_change` (every
 //! unsent status change, one event per cabinet and receiving key; a change to `Declined`
-//! carries the platform's `decline_reason`, others `null`), `hourly_digest` (a
-//! cabinet's closed hour: top campaigns by spend, totals over all), `alert` (a rule's
-//! notice) and `report` (a cabinet's scheduled client report, its figures). Only keys whose
-//! holder reaches the cabinet receive its events. Runs inside the caller's write transaction.
+//! carries the platform's `decline_reason`, others `null`), `cabinet_funds` (a client
+//! cabinet's transfer settled), `hourly_digest` (a cabinet's closed hour: top campaigns by
+//! spend, totals over all), `alert` (a rule's notice) and `report` (a cabinet's scheduled
+//! client report, its figures). Only keys whose holder reaches the cabinet receive its events.
+//! Runs inside the caller's write transaction.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -130,6 +131,14 @@ pub fn queue_alert(
     });
     let now = clock::iso(clock::now(conn)?);
     queue(conn, receivers, account, "alert", &payload, &now)
+}
+
+/// Queues a `cabinet_funds` event (a transfer between a client cabinet and its main account
+/// that settled, or failed) for every key receiving the cabinet's events.
+pub fn queue_funds(conn: &Connection, account: i64, payload: &Value) -> Result<usize, StoreError> {
+    let receivers = Receivers::load(conn)?;
+    let now = clock::iso(clock::now(conn)?);
+    queue(conn, &receivers, account, "cabinet_funds", payload, &now)
 }
 
 /// Queues the `hourly_digest` of the hour starting at `hour` for every cabinet some key

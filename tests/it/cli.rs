@@ -614,3 +614,71 @@ fn admin_rates_set_keeps_a_manual_rate_and_list_shows_it() {
     ]);
     assert!(refused.contains("different currencies"), "{refused}");
 }
+
+#[test]
+fn create_related_opens_a_client_cabinet_under_the_main_account_once() {
+    let cli = Cli::new();
+    let uid = cli.ok(&[
+        "admin",
+        "user",
+        "add",
+        "--email",
+        "a@example.com",
+        "--plan",
+        "agency",
+    ])["id"]
+        .to_string();
+    let main = cli.ok(&[
+        "admin",
+        "cabinet",
+        "add",
+        "--owner",
+        &uid,
+        "--name",
+        "Main",
+        "--type",
+        "euro",
+        "--balance",
+        "100",
+    ])["id"]
+        .to_string();
+    let args = [
+        "admin",
+        "cabinet",
+        "create-related",
+        "--main",
+        &main,
+        "--title",
+        "Client",
+        "--full-name",
+        "Ann Lee",
+        "--email",
+        "ann@example.com",
+        "--phone",
+        "+44 20 7946 0000",
+        "--country",
+        "GB",
+        "--city",
+        "London",
+    ];
+    assert!(cli.fails(&args).contains("not the agency's main account"));
+    cli.ok(&[
+        "admin",
+        "cabinet",
+        "set",
+        "--id",
+        &main,
+        "--main-account",
+        "true",
+    ]);
+    let opened = cli.ok(&args);
+    assert_eq!(opened["main_account_id"].to_string(), main);
+    assert_eq!(opened["name"], "Client");
+    assert_eq!(
+        cli.ok(&args)["id"],
+        opened["id"],
+        "the same command opens nothing new"
+    );
+    let list = cli.ok(&["admin", "cabinet", "list", "--owner", &uid]);
+    assert_eq!(list["cabinets"].as_array().unwrap().len(), 2);
+}

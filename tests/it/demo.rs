@@ -26,7 +26,21 @@ fn the_demo_workspace_is_created_once_and_its_key_works() {
         .map(|c| c["cabinet_type"].as_str().unwrap())
         .collect();
     types.sort();
-    assert_eq!(types, ["euro", "stars", "ton"]);
+    assert_eq!(
+        types,
+        ["euro", "euro", "euro", "euro", "stars", "ton"],
+        "a cabinet of each type, and three client cabinets under the euro one"
+    );
+    let main = ws.cabinets[0];
+    for client in &ws.cabinets[3..] {
+        let moved = app.get_ok(&format!("/cabinets/{client}/transactions"), &ws.key);
+        assert_eq!(moved["data"][0]["peer"]["type"], "main_account");
+    }
+    let main_info = cabinets.iter().find(|c| c["id"] == main).unwrap();
+    assert_eq!(
+        main_info["balance"], "780.00",
+        "1000 less its campaigns' 40, and 80, 60 and 40 to the clients"
+    );
     assert!(cabinets
         .iter()
         .all(|c| c["balance"].as_str().unwrap() != "0.00" && c["access_level"] == "owner"));
@@ -109,7 +123,7 @@ fn serve_prints_the_key_and_a_curl_line_then_stops_on_sigterm() {
         .into_string()
         .unwrap();
     let body: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(body["data"].as_array().unwrap().len(), 3);
+    assert_eq!(body["data"].as_array().unwrap().len(), 6);
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use crate::helpers::openapi::{self, document};
-use crate::helpers::{spawn_app, Camp, Receiver, TestApp};
+use crate::helpers::{printed, spawn_app, Camp, Receiver, TestApp};
 use crate::media::{multipart, PNG};
 use adcab::api::docs::curl::{self, Example};
 use adcab::ops::{self, NewKey};
@@ -253,8 +253,12 @@ fn send(app: &TestApp, key: &str, e: &Example, ids: &HashMap<&str, String>) -> (
 #[test]
 fn every_write_example_is_accepted_by_the_server() {
     let app = spawn_app();
-    let user = app.user("pro");
+    let user = app.user("agency");
     let cabinet = app.cabinet(user, "euro", "1000");
+    // The agency's main account, and a client cabinet under it for the money examples.
+    app.sql(&format!(
+        "UPDATE cabinets SET is_main = 1 WHERE id = {cabinet}"
+    ));
     let key = app.key_with(NewKey {
         user,
         manage: true,
@@ -281,6 +285,29 @@ fn every_write_example_is_accepted_by_the_server() {
         cabinet,
         Camp::channel("Bot", "https://t.me/shop_bot?start=u42"),
     );
+    // A client cabinet for the money examples, opened once the examples that expect the key's
+    // one cabinet are done.
+    let open_client = || {
+        printed(
+            ops::funds::create_related(
+                &app.services,
+                &ops::funds::NewRelated {
+                    main: cabinet,
+                    title: "Client".into(),
+                    full_name: "Ann Lee".into(),
+                    email: "ann@example.com".into(),
+                    phone: "+44 20 7946 0000".into(),
+                    country: "GB".into(),
+                    city: "London".into(),
+                    legal_name: None,
+                },
+            )
+            .unwrap(),
+        )["id"]
+            .as_i64()
+            .unwrap()
+    };
+    let mut client: Option<i64> = None;
     let doc = document();
     let rule = curl::operation(doc, "/api/v1/rules", "post").unwrap();
     let (status, created) = send(&app, &key, &rule, &HashMap::new());
@@ -288,23 +315,28 @@ fn every_write_example_is_accepted_by_the_server() {
     let rule_id = created["data"]["id"].to_string();
 
     let mut writes = 0;
-    // Deletions last, so every other write finds its campaign and rule.
+    // Deletions last, so every other write finds its campaign and rule; the client cabinets'
+    // after all, so the others find the key's one cabinet.
     let mut examples: Vec<Example> = curl::operations(doc)
         .into_iter()
         .filter(|e| !matches!(e.method.as_str(), "GET" | "HEAD"))
         .collect();
-    examples.sort_by_key(|e| e.method == "DELETE");
+    examples.sort_by_key(|e| (e.path.starts_with("/api/v1/cabinets"), e.method == "DELETE"));
     for e in examples {
         let on = if e.path.ends_with("/recreate") {
             declined
         } else {
             ad
         };
+        if e.path.starts_with("/api/v1/cabinets") && client.is_none() {
+            client = Some(open_client());
+        }
         let ids = HashMap::from([
             ("ad", on.to_string()),
             ("ad2", ad2.to_string()),
             ("id", rule_id.clone()),
             ("token", token.clone()),
+            ("account_id", client.unwrap_or(0).to_string()),
         ]);
         let (status, body) = send(&app, &key, &e, &ids);
         assert!(

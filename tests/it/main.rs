@@ -19,6 +19,7 @@ mod demo;
 mod docs;
 mod errors;
 mod events;
+mod funds;
 mod fuzz;
 mod groups;
 mod hardening;

@@ -287,7 +287,8 @@ fn every_error_code_of_the_spec_is_documented_with_its_status() {
             | "FEATURE_NOT_AVAILABLE"
             | "SUBSCRIPTION_REQUIRED"
             | "ACCOUNT_INACTIVE"
-            | "INGEST_DISABLED" => "403",
+            | "INGEST_DISABLED"
+            | "OWNER_ONLY" => "403",
             "ACCOUNT_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "RULE_NOT_FOUND" | "TASK_NOT_FOUND"
             | "NOT_FOUND" | "REF_NOT_FOUND" | "ROUTE_NOT_FOUND" => "404",
             "FILE_TOO_LARGE" | "BODY_TOO_LARGE" => "413",
@@ -295,7 +296,10 @@ fn every_error_code_of_the_spec_is_documented_with_its_status() {
             | "CABINET_LOCKED"
             | "CAMPAIGN_NOT_DECLINED"
             | "IDEMPOTENCY_IN_PROGRESS"
-            | "AMBIGUOUS_REF" => "409",
+            | "AMBIGUOUS_REF"
+            | "NOT_A_MAIN_ACCOUNT"
+            | "NOT_A_CLIENT_CABINET"
+            | "MONTHLY_TOPUP_CAP" => "409",
             "RATE_LIMITED" | "QUEUE_FULL" => "429",
             "IDEMPOTENCY_KEY_REUSED" => "422",
             "IDEMPOTENCY_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "PLATFORM_UNAVAILABLE" => "503",

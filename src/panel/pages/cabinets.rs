@@ -1,7 +1,8 @@
 //! Owns `/cabinets`: every cabinet the person reaches, with its currency, balance and state,
 //! its campaigns by status, and its spend today and over the last 7 days, with the balances and
 //! spend of cabinets in several currencies summed in the reporting currency (each rate and its
-//! date named); as a page, or as a download (`?format=csv|xlsx`).
+//! date named); as a page, or as a download (`?format=csv|xlsx`); for an agency, the form
+//! opening a client cabinet and each client cabinet's link to its money page (`funds`).
 
 use chrono::Duration;
 use maud::html;
@@ -21,7 +22,7 @@ use crate::domain::stats::Totals;
 use crate::domain::time::iso;
 use crate::http::Reply;
 use crate::ops::returns::{self, Summed};
-use crate::store::cabinets::Reachable;
+use crate::store::cabinets::{self, AgencyRole, Reachable};
 use crate::store::{campaigns, stats, StoreError};
 
 /// One cabinet's line.
@@ -30,6 +31,8 @@ struct Line {
     by_status: Vec<(Status, i64)>,
     today: Totals,
     week: Totals,
+    /// A client cabinet of an agency's main account (it has a money page).
+    client: bool,
 }
 
 pub async fn list<'a>(
@@ -40,7 +43,8 @@ pub async fn list<'a>(
     let download = export::Format::requested(visit)?;
     let reach = session.person.reach.clone();
     let currency = visit.state.services.config.rates.reporting_currency.clone();
-    let (lines, across) = visit
+    let me = session.person.user.id;
+    let (lines, across, mains) = visit
         .state
         .services
         .db
@@ -61,6 +65,10 @@ pub async fn list<'a>(
                 .map(|cabinet| {
                     let id = cabinet.cabinet.id;
                     Ok(Line {
+                        client: matches!(
+                            cabinets::agency_role(conn, id)?,
+                            Some(AgencyRole::Related { .. })
+                        ),
                         by_status: campaigns::count_by_status(conn, id)?,
                         today: stats::of_cabinet(conn, id, &today, &to)?,
                         week: stats::of_cabinet(conn, id, &week, &to)?,
@@ -69,7 +77,16 @@ pub async fn list<'a>(
                 })
                 .collect::<Result<Vec<_>, StoreError>>()?;
             let across = across(conn, &lines, &currency, now.date_naive())?;
-            Ok::<_, StoreError>((lines, across))
+            let mains = cabinets::mains_of(conn, me)?
+                .into_iter()
+                .filter_map(|id| {
+                    lines
+                        .iter()
+                        .find(|l| l.cabinet.cabinet.id == id)
+                        .map(|l| (id, l.cabinet.cabinet.name.clone()))
+                })
+                .collect::<Vec<_>>();
+            Ok::<_, StoreError>((lines, across, mains))
         })
         .await?;
     if let Some(format) = download {
@@ -84,6 +101,7 @@ pub async fn list<'a>(
             }
             @if !lines.is_empty() { (export::links(visit, "/cabinets")) }
         }
+        @if !mains.is_empty() { (super::funds::open_form(visit, session, &mains)) }
         @if lines.is_empty() {
             div.empty {
                 p { (visit.t("cabinets-none")) }
@@ -108,6 +126,9 @@ pub async fn list<'a>(
                                     br; a.report href={ "/reports/" (c.id) } { (visit.t("cabinets-report")) }
                                     @if session.person.writable(c.id).is_ok() {
                                         br; a.new href={ "/campaigns/new?account_id=" (c.id) } { (visit.t("cabinets-new-campaign")) }
+                                    }
+                                    @if line.client {
+                                        br; a.money href={ "/cabinets/" (c.id) "/money" } { (visit.t("cabinets-move-money")) }
                                     }
                                 }
                                 td data-label=(visit.t("cabinets-state")) {

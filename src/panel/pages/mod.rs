@@ -4,6 +4,7 @@ pub mod auto_cpm;
 pub mod cabinets;
 pub mod campaign;
 pub mod campaigns;
+pub mod funds;
 pub mod home;
 pub mod keys;
 pub mod new_campaign;
@@ -23,6 +24,7 @@ use super::{Form, Visit, WebError};
 use crate::domain::campaign::Status;
 use crate::i18n::Lang;
 use crate::ops::campaigns::Refusal;
+use crate::ops::funds::FundsRefusal;
 use crate::ops::OpsError;
 use crate::platform::PlatformError;
 use crate::services::Services;
@@ -120,7 +122,30 @@ pub fn ops_error(e: OpsError) -> WebError {
         })),
         OpsError::Internal(detail) => WebError::Store(StoreError::Failed(detail)),
         OpsError::BudgetUnchanged => words(|l| l.t("error-budget-unchanged")),
+        OpsError::Funds(r) => funds_error(r),
         OpsError::Platform(e) => platform_error(e),
+    }
+}
+
+/// A refusal of agency money, in the page's language.
+fn funds_error(r: FundsRefusal) -> WebError {
+    let words = |f: fn(Lang) -> String| WebError::Refused(Words::new(f));
+    match r {
+        FundsRefusal::NotAgency => words(|l| l.t("error-funds-not-agency")),
+        FundsRefusal::NotMain => words(|l| l.t("error-funds-not-main")),
+        FundsRefusal::NotClientCabinet => words(|l| l.t("error-funds-not-client")),
+        FundsRefusal::OwnerOnly => words(|l| l.t("error-funds-owner-only")),
+        FundsRefusal::NotEnoughMoney => words(|l| l.t("error-funds-not-enough")),
+        FundsRefusal::MonthlyCap { cap, left, kind } => {
+            let cap = format!("{} {}", kind.render(cap), kind.currency());
+            let left = format!("{} {}", kind.render(left), kind.currency());
+            WebError::Refused(Words::new(move |l| {
+                l.ta(
+                    "error-funds-cap",
+                    &[("cap", cap.as_str().into()), ("left", left.as_str().into())],
+                )
+            }))
+        }
     }
 }
 
@@ -175,6 +200,7 @@ pub fn internal(e: OpsError) -> WebError {
         | OpsError::BudgetUnchanged
         | OpsError::UnknownAdIds(_)
         | OpsError::QueueFull { .. }
+        | OpsError::Funds(_)
         | OpsError::Platform(_)
         | OpsError::Store(_)
         | OpsError::Internal(_) => ops_error(e),

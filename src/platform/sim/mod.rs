@@ -8,6 +8,7 @@ mod cities;
 mod config;
 mod decline;
 mod faults;
+mod funds;
 mod review;
 mod rows;
 mod rules;
@@ -24,12 +25,13 @@ use serde_json::Value;
 
 use super::{
     AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, CityEntry, Dates,
-    PeerEntry, Platform, PlatformError, Switch,
+    OpenedRelated, PeerEntry, Platform, PlatformError, Switch, TransactionPage, TransferReport,
 };
 use crate::clock;
 use crate::db::Db;
 use crate::domain::campaign::TargetType;
 use crate::domain::campaign::{LinkKind, Status};
+use crate::domain::funds::{Direction, RelatedInfo};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::{CabinetType, Money, MAX_UNITS};
 use crate::store::{decline_reason, parsed, StoreError};
@@ -38,7 +40,7 @@ use crate::store::{decline_reason, parsed, StoreError};
 const OP_TOKEN_HOURS: i64 = 24;
 
 /// Account ids are large integers, as on the real platform.
-const FIRST_ACCOUNT_ID: i64 = 5_000_000_001;
+pub(crate) const FIRST_ACCOUNT_ID: i64 = 5_000_000_001;
 
 pub struct Simulator {
     db: Db,
@@ -146,9 +148,44 @@ impl Platform for Simulator {
                     "INSERT INTO sim_accounts (id, cabinet_type, balance_micros) VALUES (?1, ?2, ?3)",
                     params![next, kind.as_str(), balance.micros()],
                 )?;
+                if balance.micros() > 0 {
+                    funds::book(tx, next, balance.micros(), "external", None)?;
+                }
                 Ok(next)
             })
             .map_err(PlatformError::store)
+    }
+
+    fn open_related(
+        &self,
+        main: i64,
+        info: &RelatedInfo,
+        key: &str,
+    ) -> Result<OpenedRelated, PlatformError> {
+        self.sim_open_related(main, info, key)
+    }
+
+    fn transfer(
+        &self,
+        related: i64,
+        direction: Direction,
+        amount: Money,
+        key: &str,
+    ) -> Result<TransferReport, PlatformError> {
+        self.sim_transfer(related, direction, amount, key)
+    }
+
+    fn transfer_status(&self, related: i64, id: &str) -> Result<TransferReport, PlatformError> {
+        self.sim_transfer_status(related, id)
+    }
+
+    fn transactions(
+        &self,
+        account: i64,
+        cursor: Option<&str>,
+        limit: usize,
+    ) -> Result<TransactionPage, PlatformError> {
+        self.sim_transactions(account, cursor, limit)
     }
 
     fn set_balance(&self, account: i64, balance: Money) -> Result<(), PlatformError> {

@@ -79,6 +79,7 @@ impl Telegram {
                     balance: map::money(&info["remaining_budget"]).unwrap_or(Money::ZERO),
                     credential: secrets.seal(&credential),
                     ads: count["total_count"].as_i64().unwrap_or(0),
+                    related: via_main,
                 })
             })
             .collect()

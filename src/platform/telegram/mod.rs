@@ -4,7 +4,7 @@
 //! operation tokens; the platform's refusals become the spec's errors with a sentence saying
 //! what to do. The wire is in `wire`; why a call did not reach the platform in `transport`;
 //! the shapes in `map` and `schedule`; reads in `reads`; what a token opens in `connect`;
-//! error mapping in `errors`; the hourly report in `report`; targets as the platform knows them in `resolve`; the platform's HTML for people (a
+//! error mapping in `errors`; agency money in `funds`; idempotency keys in `keys`; the hourly report in `report`; targets as the platform knows them in `resolve`; the platform's HTML for people (a
 //! decline's explanation) as plain text in `html`; the connector's own tables in `state`; what
 //! the platform can do in `capabilities`; its section of the configuration in `config`.
 
@@ -12,7 +12,9 @@ mod capabilities;
 mod config;
 mod connect;
 mod errors;
+mod funds;
 mod html;
+mod keys;
 mod map;
 mod reads;
 mod report;
@@ -35,20 +37,23 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use self::errors::{refusal, rejected, unsendable};
+use self::keys::operation_key;
 use self::wire::{Call, Upload, Wire, WireError};
 use super::{
     AdCounters, AdDraft, AdEdit, AdSnapshot, BudgetMoved, BudgetOp, Capabilities, CityEntry,
-    PeerEntry, Platform, PlatformError, Reach, RemoteAccount, Switch,
+    OpenedRelated, PeerEntry, Platform, PlatformError, Reach, RemoteAccount, Switch,
+    TransactionPage, TransferReport,
 };
 use crate::clock;
 use crate::db::Db;
 use crate::domain::campaign::TargetType;
 use crate::domain::dates::Dates;
+use crate::domain::funds::{Direction, RelatedInfo};
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 use crate::domain::targeting::keyword_usable;
 use crate::domain::time::Month;
-use crate::primitives::{random_hex, sha256_hex};
+use crate::primitives::random_hex;
 use crate::secret::Secrets;
 use crate::store::{cabinets, media};
 
@@ -257,6 +262,38 @@ impl Platform for Telegram {
         Err(PlatformError::Unsupported(
             "adding cabinets by hand; connect an account with `adcab admin cabinet connect`",
         ))
+    }
+
+    fn open_related(
+        &self,
+        main: i64,
+        info: &RelatedInfo,
+        key: &str,
+    ) -> Result<OpenedRelated, PlatformError> {
+        self.open_related_of(main, info, key)
+    }
+
+    fn transfer(
+        &self,
+        related: i64,
+        direction: Direction,
+        amount: Money,
+        key: &str,
+    ) -> Result<TransferReport, PlatformError> {
+        self.transfer_of(related, direction, amount, key)
+    }
+
+    fn transfer_status(&self, related: i64, id: &str) -> Result<TransferReport, PlatformError> {
+        self.transfer_status_of(related, id)
+    }
+
+    fn transactions(
+        &self,
+        account: i64,
+        cursor: Option<&str>,
+        limit: usize,
+    ) -> Result<TransactionPage, PlatformError> {
+        self.transactions_of(account, cursor, limit)
     }
 
     fn set_balance(&self, _account: i64, _balance: Money) -> Result<(), PlatformError> {
@@ -573,15 +610,6 @@ impl Platform for Telegram {
     }
 }
 
-/// The idempotency key of one of adcab's operations on one cabinet: the same operation
-/// (a task item, a budget call's key) always sends the same key, so a retry replays.
-fn operation_key(kind: &str, account: i64, token: &str) -> String {
-    format!(
-        "{kind}-{}",
-        &sha256_hex(&format!("{account}:{token}"))[..40]
-    )
-}
-
 fn map(v: Value) -> Map<String, Value> {
     match v {
         Value::Object(m) => m,
@@ -591,18 +619,4 @@ fn map(v: Value) -> Map<String, Value> {
 
 fn truncate(text: &str) -> String {
     text.chars().take(200).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn operation_keys_are_stable_per_cabinet_and_operation() {
-        let a = operation_key("budget", 5, "task:7:0");
-        assert_eq!(a, operation_key("budget", 5, "task:7:0"));
-        assert_ne!(a, operation_key("budget", 6, "task:7:0"));
-        assert_ne!(a, operation_key("budget", 5, "task:7:1"));
-        assert!(a.starts_with("budget-") && a.len() <= 128);
-    }
 }

@@ -8,6 +8,7 @@ mod first_hour;
 mod home;
 mod list;
 mod logs;
+mod money;
 mod people;
 mod phones;
 mod reports;

@@ -9,10 +9,11 @@ use crate::helpers::{spawn_app, Camp, TestApp};
 
 /// Every page of the panel a signed-in person opens, with the ids the fixture fills in:
 /// `{account}` a cabinet, `{ad}` a delivering campaign, `{declined}` a declined one, `{key}` a
-/// key with a delivery, `{rule}` a rule.
+/// key with a delivery, `{rule}` a rule, `{client}` a client cabinet of the first.
 const PAGES: &[&str] = &[
     "/",
     "/cabinets",
+    "/cabinets/{client}/money",
     "/campaigns",
     "/campaigns?account_id={account}",
     "/campaigns/{account}/{ad}",
@@ -96,9 +97,45 @@ fn fixture(app: &TestApp) -> Fixture {
          'the endpoint answered 502 Bad Gateway twice; the delivery was given up', \
          '2026-11-23T04:30:00Z')"
     ));
+    // The cabinet as an agency's main account, with a client cabinet it funded.
+    app.sql(&format!(
+        "UPDATE cabinets SET is_main = 1 WHERE id = {account}"
+    ));
+    let client = adcab::ops::funds::create_related(
+        &app.services,
+        &adcab::ops::funds::NewRelated {
+            main: account,
+            title: "Client with a long name: Nordic Coffee Roasters".into(),
+            full_name: "Anna Berg".into(),
+            email: "anna@example.com".into(),
+            phone: "+47 2000 0000".into(),
+            country: "NO".into(),
+            city: "Oslo".into(),
+            legal_name: None,
+        },
+    )
+    .unwrap()
+    .id;
+    let cabinet = app
+        .services
+        .db
+        .read_blocking(|c| adcab::store::cabinets::get(c, client))
+        .unwrap()
+        .unwrap();
+    adcab::ops::funds::move_funds(
+        &app.services,
+        &adcab::ops::Actor::operator(cabinet),
+        adcab::domain::funds::FundsMove {
+            amount: adcab::domain::money::Money::from_micros(25_000_000),
+            direction: adcab::domain::funds::Direction::In,
+        },
+        "phones",
+    )
+    .unwrap();
     Fixture {
         user,
         ids: vec![
+            ("{client}", client.to_string()),
             ("{account}", account.to_string()),
             ("{ad}", ad.to_string()),
             ("{declined}", declined.to_string()),

@@ -213,9 +213,9 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // campaigns' totals index, 29: the history's person and rule, 30: channel titles,
             // 31: the kept day's spend (its invitations column goes with 26's table), 32: an
             // agency's terms and the rates, 33: a schedule's zone name, 34: an event's one
-            // campaign in its own row, moved back to `conversion_campaigns`, 37: client
-            // reports' agency profiles and share links, 38: the scheduled reports sent; 27's
-            // column is in 15's alerts) undone.
+            // campaign in its own row, moved back to `conversion_campaigns`, 35: agency money,
+            // 37: client reports' agency profiles and share links, 38: the scheduled reports
+            // sent; 27's column is in 15's alerts) undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
@@ -227,6 +227,13 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  ALTER TABLE cabinets DROP COLUMN report_schedule;
                  DROP TABLE rates;
                  DROP TABLE agency_profiles; DROP TABLE report_links;
+                 DROP TABLE transfers; DROP TABLE sim_transfers; DROP TABLE sim_transactions;
+                 ALTER TABLE cabinets DROP COLUMN is_main;
+                 ALTER TABLE cabinets DROP COLUMN main_account_id;
+                 DROP INDEX sim_accounts_open_key;
+                 ALTER TABLE sim_accounts DROP COLUMN main_id;
+                 ALTER TABLE sim_accounts DROP COLUMN open_key;
+                 ALTER TABLE sim_accounts DROP COLUMN title;
                  ALTER TABLE cabinets DROP COLUMN telegram_chat;
                  ALTER TABLE users DROP COLUMN telegram_chat;
                  CREATE TABLE stat_marks (account_id INTEGER NOT NULL, ad_id INTEGER NOT NULL,

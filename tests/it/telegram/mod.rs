@@ -5,6 +5,7 @@
 
 mod connect;
 mod faults;
+mod funds;
 mod lifecycle;
 mod limits;
 mod reconcile;

@@ -1,5 +1,6 @@
 //! Account methods (§9.1): the current account, related accounts of a main account,
-//! AccountInfo, main ↔ related transfers with TransactionStatus; and the uploads (§9.3).
+//! AccountInfo, main ↔ related transfers with TransactionStatus (settling at once, or after
+//! the fake's transfer delay); and the uploads (§9.3).
 
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
@@ -132,18 +133,80 @@ pub fn edit_info(st: &mut State, acting: &str, p: &Params) -> ApiResult {
 
 fn transfer_json(st: &State, id: &str) -> Value {
     let t = &st.transfers[id];
-    json!({
+    let mut v = json!({
         "transaction_id": id,
-        "status": "completed",
+        "status": t.status,
         "currency": st.acct(&t.related).cur.code(),
         "amount": money(t.amount),
         "main_account": st.account_json(&t.main),
         "related_account": st.account_json(&t.related),
-    })
+    });
+    if let Some(e) = t.error {
+        v["error"] = json!(e);
+    }
+    v
 }
 
-/// increase/decreaseAccountBudget: completes at once. The amount is in the related account's
-/// currency and moves as the same number (the sources know no conversion).
+/// Moves a transfer's money (as seen by the related account: `signed` > 0 is main → related)
+/// and books it on both accounts.
+fn move_money(st: &mut State, main: &str, related: &str, signed: Decimal) {
+    let (seq, date) = (st.next_seq(), st.now);
+    let m = st.acct_mut(main);
+    m.remaining -= signed;
+    m.money_moves += 1;
+    m.txs.push(AcctTx {
+        seq,
+        date,
+        amount: -signed,
+        peer: AcctPeer::Related(related.to_string()),
+    });
+    let rel = st.acct_mut(related);
+    rel.remaining += signed;
+    rel.money_moves += 1;
+    rel.txs.push(AcctTx {
+        seq,
+        date,
+        amount: signed,
+        peer: AcctPeer::MainAccount,
+    });
+}
+
+/// Settles every in-progress transfer whose time has come: the money moves, or, when the
+/// source no longer has it, the transfer fails with `NOT_ENOUGH_BUDGET`.
+pub fn settle_transfers(st: &mut State) {
+    let now = st.now;
+    let mut due: Vec<String> = st
+        .transfers
+        .iter()
+        .filter(|(_, t)| t.status == "in_progress" && t.settles_at <= now)
+        .map(|(id, _)| id.clone())
+        .collect();
+    due.sort();
+    for id in due {
+        let (main, related, signed) = {
+            let t = &st.transfers[&id];
+            (t.main.clone(), t.related.clone(), t.amount)
+        };
+        let from = if signed > Decimal::ZERO {
+            &main
+        } else {
+            &related
+        };
+        let short = st.acct(from).remaining < signed.abs();
+        let t = st.transfers.get_mut(&id).expect("a due transfer");
+        if short {
+            t.status = "failed";
+            t.error = Some("NOT_ENOUGH_BUDGET");
+        } else {
+            t.status = "completed";
+            move_money(st, &main, &related, signed);
+        }
+    }
+}
+
+/// increase/decreaseAccountBudget: completes at once, or stays `in_progress` for the fake's
+/// transfer delay. The amount is in the related account's currency and moves as the same
+/// number (the sources know no conversion).
 pub fn transfer(st: &mut State, me: &str, p: &Params, to_related: bool) -> ApiResult {
     let related = p
         .str("account_id", "ACCOUNT_ID_INVALID")?
@@ -167,27 +230,14 @@ pub fn transfer(st: &mut State, me: &str, p: &Params, to_related: bool) -> ApiRe
     if st.acct(from).remaining < amount {
         return err("NOT_ENOUGH_BUDGET");
     }
-    let (seq, date) = (st.next_seq(), st.now);
     let signed = if to_related { amount } else { -amount };
-    let main = st.acct_mut(me);
-    main.remaining -= signed;
-    main.money_moves += 1;
-    let peer = AcctPeer::Related(related.clone());
-    main.txs.push(AcctTx {
-        seq,
-        date,
-        amount: -signed,
-        peer,
-    });
-    let rel = st.acct_mut(&related);
-    rel.remaining += signed;
-    rel.money_moves += 1;
-    rel.txs.push(AcctTx {
-        seq,
-        date,
-        amount: signed,
-        peer: AcctPeer::MainAccount,
-    });
+    let delay = st.opts.transfer_delay;
+    let status = if delay > 0 {
+        "in_progress"
+    } else {
+        move_money(st, me, &related, signed);
+        "completed"
+    };
     let id = st.new_id("tx");
     st.transfers.insert(
         id.clone(),
@@ -195,6 +245,9 @@ pub fn transfer(st: &mut State, me: &str, p: &Params, to_related: bool) -> ApiRe
             main: me.to_string(),
             related,
             amount: signed,
+            status,
+            settles_at: st.now + delay,
+            error: None,
         },
     );
     Ok(transfer_json(st, &id))

@@ -152,6 +152,7 @@ pub fn deliver(st: &mut State, account: &str, ad_id: i64, views: i64) -> Result<
 pub fn set_now(st: &mut State, unix: i64) {
     st.now = unix;
     st.settle_all();
+    super::accounts::settle_transfers(st);
 }
 
 pub fn ad(st: &mut State, account: &str, ad_id: i64) -> Option<Value> {
@@ -268,6 +269,10 @@ pub fn dispatch(st: &mut State, name: &str, args: &Value) -> Result<Value, Strin
             }
             sd.views = i("views").unwrap_or(0);
             json!({"ad_id": seed(st, &s("account_id")?, &sd)?})
+        }
+        "delay_transfers" => {
+            st.opts.transfer_delay = i("seconds")?.max(0);
+            json!(true)
         }
         "revoke_token" => json!(st.tokens.remove(&s("token")?).is_some()),
         "new_token" => {

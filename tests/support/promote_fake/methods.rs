@@ -146,6 +146,7 @@ pub fn run(
     let (me, acting) = (ctx.me.as_str(), ctx.acting.as_str());
     st.settle_account(me);
     st.settle_account(acting);
+    accounts::settle_transfers(st);
     if let Some(r) = catalog::call(st, me, method, p) {
         return r;
     }

@@ -158,6 +158,7 @@ impl FakePromote {
             calls_per_second: opts.calls_per_second,
             min_cpm,
             delete_refunds: opts.delete_with_budget_refunds,
+            transfer_delay: 0,
         };
         let now = chrono::Utc::now().timestamp();
         let shared = Arc::new(Mutex::new(State::new(now, options)));
@@ -267,6 +268,13 @@ impl FakePromote {
         if count > 0 {
             self.shared.lock().faults.push(rule);
         }
+    }
+
+    /// From now on, transfers between a main and a related account stay `in_progress` for
+    /// `seconds` of the fake's clock (0: they settle at once). The money moves when one settles;
+    /// if the source no longer has it then, the transfer fails with `NOT_ENOUGH_BUDGET`.
+    pub fn delay_transfers(&self, seconds: i64) {
+        self.shared.lock().opts.transfer_delay = seconds.max(0);
     }
 
     /// Drops every fault still waiting (`fail_next` with a count that has not run out): the

@@ -291,6 +291,12 @@ pub struct Transfer {
     pub related: String,
     /// As seen by the related account: negative when money left it.
     pub amount: Decimal,
+    /// "in_progress", "completed" or "failed".
+    pub status: &'static str,
+    /// When an in-progress transfer settles (fake clock, unix seconds).
+    pub settles_at: i64,
+    /// Why it failed (`NOT_ENOUGH_BUDGET`).
+    pub error: Option<&'static str>,
 }
 
 pub struct IdemEntry {
@@ -317,6 +323,9 @@ pub struct Options {
     pub calls_per_second: Option<u32>,
     pub min_cpm: Vec<(Cur, Decimal)>,
     pub delete_refunds: bool,
+    /// Transfers between a main and a related account stay `in_progress` this long (fake
+    /// clock seconds); 0 settles them at once.
+    pub transfer_delay: i64,
 }
 
 pub struct State {

@@ -99,6 +99,7 @@ pub(super) fn refusal(visit: &Visit, kind: CabinetType, e: &OpsError) -> Option<
             Refusal::NotDeclined => ("recreate".into(), visit.t("campaign-refused-not-declined")),
         }),
         OpsError::BudgetUnchanged => Some(("amount".into(), visit.t("campaign-refused-unchanged"))),
+        OpsError::Funds(_) => None,
         OpsError::QueueFull { limit } => Some((
             "queue".into(),
             visit.ta(

@@ -107,6 +107,7 @@ impl From<OpsError> for Failure {
             | OpsError::BudgetUnchanged
             | OpsError::UnknownAdIds(_)
             | OpsError::QueueFull { .. }
+            | OpsError::Funds(_)
             | OpsError::Platform(_) => Failure::Gone,
         }
     }
