@@ -66,7 +66,8 @@ pub struct Converted {
 }
 
 /// The conversions received in `[from, to)` (ISO times) attributed to each of the campaigns
-/// `ads`, per campaign, event and currency.
+/// `ads` (in the event's own row when it names one campaign, else in `conversion_campaigns`),
+/// per campaign, event and currency.
 pub fn conversions_per_campaign(
     conn: &Connection,
     account: i64,
@@ -75,11 +76,16 @@ pub fn conversions_per_campaign(
     to: &str,
 ) -> Result<Vec<(i64, Converted)>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT cc.ad_id, c.event_type, c.currency, COUNT(*), COALESCE(SUM(c.amount_micros), 0)
-         FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id
-         WHERE cc.account_id = ?1 AND cc.ad_id IN (SELECT value FROM json_each(?2))
-            AND c.received_at >= ?3 AND c.received_at < ?4
-         GROUP BY cc.ad_id, c.event_type, c.currency",
+        "SELECT ad, event_type, currency, COUNT(*), COALESCE(SUM(amount_micros), 0) FROM (
+            SELECT c.ad_id AS ad, c.event_type, c.currency, c.amount_micros FROM conversions c
+            WHERE c.account_id = ?1 AND c.ad_id IN (SELECT value FROM json_each(?2))
+                AND c.received_at >= ?3 AND c.received_at < ?4
+            UNION ALL
+            SELECT cc.ad_id, c.event_type, c.currency, c.amount_micros
+            FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id
+            WHERE cc.account_id = ?1 AND cc.ad_id IN (SELECT value FROM json_each(?2))
+                AND c.received_at >= ?3 AND c.received_at < ?4)
+         GROUP BY ad, event_type, currency",
     )?;
     let rows = stmt.query_map(params![account, ids_json(ads), from, to], |r| {
         Ok((r.get(0)?, converted_at(r, 1)?))
@@ -101,9 +107,10 @@ pub fn conversions_per_day(
             COALESCE(SUM(c.amount_micros), 0)
          FROM conversions c
          WHERE c.account_id = ?1 AND c.received_at >= ?3 AND c.received_at < ?4
-            AND EXISTS (SELECT 1 FROM conversion_campaigns cc
-                WHERE cc.conversion_id = c.id
-                    AND cc.ad_id IN (SELECT value FROM json_each(?2)))
+            AND (c.ad_id IN (SELECT value FROM json_each(?2))
+                OR (c.ad_id IS NULL AND EXISTS (SELECT 1 FROM conversion_campaigns cc
+                    WHERE cc.conversion_id = c.id
+                        AND cc.ad_id IN (SELECT value FROM json_each(?2)))))
          GROUP BY day, c.event_type, c.currency",
     )?;
     let rows = stmt.query_map(params![account, ids_json(ads), from, to], |r| {

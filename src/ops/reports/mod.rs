@@ -9,6 +9,7 @@
 pub mod agency;
 mod figures;
 pub mod links;
+pub mod pdf;
 
 use std::collections::BTreeMap;
 

@@ -13,6 +13,8 @@ use super::TestApp;
 pub struct Page {
     pub status: u16,
     pub body: String,
+    /// The body as sent (a download's bytes; `body` reads them as UTF-8, lossily).
+    pub bytes: Vec<u8>,
     pub location: Option<String>,
     pub set_cookies: Vec<String>,
     pub headers: Vec<(String, String)>,
@@ -154,12 +156,23 @@ impl Browser {
             .iter()
             .map(|n| (n.clone(), response.header(n).unwrap_or("").to_string()))
             .collect();
+        let (status, location) = (
+            response.status(),
+            response.header("location").map(str::to_string),
+        );
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(response.into_reader(), 10 << 20),
+            &mut bytes,
+        )
+        .expect("the panel's body");
         Page {
-            status: response.status(),
-            location: response.header("location").map(str::to_string),
+            status,
+            location,
             set_cookies,
             headers,
-            body: response.into_string().unwrap_or_default(),
+            body: String::from_utf8_lossy(&bytes).into_owned(),
+            bytes,
         }
     }
 }

@@ -180,11 +180,9 @@ fn a_report_has_the_stored_hours_figures_and_their_change_against_the_day_before
         Some(&b"PK"[..]),
         "a zip workbook"
     );
-    assert_eq!(
-        web.get(&format!("{path}&format=pdf")).status,
-        404,
-        "not served yet"
-    );
+    let pdf = web.get(&format!("{path}&format=pdf"));
+    assert_eq!(pdf.status, 200);
+    assert_eq!(pdf.bytes.get(..5), Some(&b"%PDF-"[..]), "a PDF");
 }
 
 #[test]
@@ -545,4 +543,74 @@ fn the_agency_name_and_logo_set_on_settings_head_the_report_and_its_share_link()
         !stranger.get("/settings").body.contains("agency_name"),
         "no cabinet of their own"
     );
+}
+
+/// The text of a PDF, all pages.
+fn pdf_text(bytes: &[u8]) -> String {
+    let doc = lopdf::Document::load_mem(bytes).expect("a PDF");
+    let pages: Vec<u32> = doc.get_pages().keys().copied().collect();
+    doc.extract_text(&pages).expect("its text")
+}
+
+#[test]
+fn a_report_downloads_as_a_pdf_with_its_figures_in_the_readers_language_and_through_its_share_link()
+{
+    let app = spawn_app();
+    let (user, cabinet, _, _, [first, second]) = delivered(&app);
+    let web = logged_in(&app, user);
+    let path = format!("/reports/{cabinet}?from={first}&to={second}");
+    let pdf = web.get(&format!("{path}&format=pdf"));
+    assert_eq!(pdf.status, 200, "{}", pdf.body);
+    assert_eq!(pdf.header("content-type"), Some("application/pdf"));
+    assert_eq!(
+        pdf.header("content-disposition"),
+        Some(format!("attachment; filename=\"report-{cabinet}-{first}-{second}.pdf\"").as_str())
+    );
+    let text = pdf_text(&pdf.bytes);
+    let (views, clicks, _, _) = stored(&app, cabinet, first, second);
+    assert!(views > 1000, "enough views to be written with a separator");
+    let en = |n: i64| {
+        let s = n.to_string();
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    for want in [
+        "Shop".to_string(),
+        "Views".into(),
+        "Conversions by event".into(),
+        en(views),
+        en(clicks),
+        first.to_string(),
+    ] {
+        assert!(text.contains(&want), "{want:?} missing from {text}");
+    }
+
+    // The same report in Russian, through a share link made in Russian.
+    let from = first.to_string();
+    let to = second.to_string();
+    let shared = share(
+        &web,
+        cabinet,
+        &[
+            ("span", "fixed"),
+            ("from", &from),
+            ("to", &to),
+            ("expires_days", "30"),
+            ("language", "ru"),
+        ],
+    );
+    let client = Browser::new(&app);
+    let ru = client.get(&format!("{shared}?format=pdf"));
+    assert_eq!(ru.status, 200, "{}", ru.body);
+    let text = pdf_text(&ru.bytes);
+    for want in ["Показы", "Кампании", &first.format("%d.%m.%Y").to_string()] {
+        assert!(text.contains(want), "{want:?} missing from {text}");
+    }
+    assert!(!text.contains("Views"), "{text}");
 }

@@ -1,10 +1,11 @@
 //! Owns `/reports` (the cabinets a person may report on) and `/reports/{account_id}`: a
 //! cabinet's client report over `from`..`to` (whole UTC days, the last 7 by default) and an
-//! optional `group_id`, as a page with its pickers, or as a download (`?format=csv|xlsx`;
-//! `pdf` is not served here yet); its share links, made by a form (`POST .../share`) and
+//! optional `group_id`, as a page with its pickers, or as a download (`?format=csv|xlsx|pdf`);
+//! its share links, made by a form (`POST .../share`) and
 //! revoked from the list (`POST .../share/{id}/revoke`); and the agency's logo that heads it
 //! (`GET .../logo`). Anyone who reaches the cabinet may read, share and revoke.
 
+mod pdf;
 pub mod shared;
 mod table;
 pub mod view;
@@ -126,19 +127,37 @@ fn group_of(visit: &Visit) -> Result<Option<i64>, WebError> {
     }
 }
 
-/// `GET /reports/{account_id}?from=&to=&group_id=[&format=csv|xlsx]`.
+/// `GET /reports/{account_id}?from=&to=&group_id=[&format=csv|xlsx|pdf]`.
 pub async fn show<'a>(
     visit: &'a Visit<'a>,
     session: &'a Session,
     args: &'a [&'a str],
 ) -> Result<Reply, WebError> {
-    if visit.query.text("format") == Some("pdf") {
-        return Err(WebError::NotFound);
-    }
-    let download = Format::requested(visit)?;
+    let as_pdf = visit.query.text("format") == Some("pdf");
+    let download = if as_pdf {
+        None
+    } else {
+        Format::requested(visit)?
+    };
     let reader = reader(session, args)?;
     let group = group_of(visit)?;
     let (read, bad_span) = read(visit, reader, None, group).await?;
+    if as_pdf {
+        let owner = read.report.agency.owner_id;
+        let has_logo = read.report.agency.has_logo;
+        let logo = visit
+            .state
+            .services
+            .db
+            .read(move |conn| match has_logo {
+                true => report_rows::logo(conn, owner),
+                false => Ok(None),
+            })
+            .await?;
+        return pdf::reply(read.report, visit.lang, logo.map(|(_, bytes)| bytes))
+            .await
+            .map_err(ops_error);
+    }
     if let Some(format) = download {
         return table::of(&read.report).reply(format);
     }

@@ -1,5 +1,5 @@
 //! Owns `/r/{token}`, a client report's share link, served without a session: the report
-//! read-only over the span the link fixes (`?format=csv|xlsx` for its download), on a bare
+//! read-only over the span the link fixes (`?format=csv|xlsx|pdf` for its download), on a bare
 //! page with no navigation, no link, no form and no script, marked `noindex` in its head and
 //! in `X-Robots-Tag`, the agency's logo inside the page itself. A token unknown, revoked or
 //! expired gets one `404` that does not say which; every request counts against the login's
@@ -114,10 +114,12 @@ impl From<OpsError> for Failure {
 }
 
 async fn serve(visit: &Visit<'_>, token: &str) -> Result<Reply, Failure> {
-    if visit.query.text("format") == Some("pdf") {
-        return Err(Failure::Gone);
-    }
-    let download = Format::requested(visit)?;
+    let as_pdf = visit.query.text("format") == Some("pdf");
+    let download = if as_pdf {
+        None
+    } else {
+        Format::requested(visit)?
+    };
     let config = &visit.state.services.config.panel;
     let limits = (
         config.login_failures_per_account,
@@ -155,6 +157,9 @@ async fn serve(visit: &Visit<'_>, token: &str) -> Result<Reply, Failure> {
     let visit = speaking.as_ref().unwrap_or(visit);
     // The link is good: what follows is the client reading, not a guess.
     attempt.take_back();
+    if as_pdf {
+        return Ok(super::pdf::reply(report, visit.lang, logo.map(|(_, bytes)| bytes)).await?);
+    }
     if let Some(format) = download {
         return Ok(table::of(&report).reply(format)?);
     }
