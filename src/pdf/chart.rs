@@ -3,7 +3,7 @@
 //! series as a line with a dot per day or as bars.
 
 use super::fonts::{self, Weight};
-use super::layout::{Op, Pages, ACCENT, CONTENT_W, INK, MARGIN, MUTED, RULE};
+use super::page::{Op, Pages, ACCENT, CONTENT_W, INK, MARGIN, MUTED, RULE};
 use super::{Chart, ChartKind};
 
 const HEIGHT: f32 = 190.0;

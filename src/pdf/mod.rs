@@ -8,6 +8,7 @@
 mod chart;
 mod fonts;
 mod layout;
+mod page;
 mod paint;
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use krilla::paint::{Fill, LineCap, LineJoin, Stroke};
 use krilla::text::{Font, TextDirection};
 
 use super::fonts::Weight;
-use super::layout::{Op, Rgb, PAGE_H, PAGE_W};
+use super::page::{Op, Rgb, PAGE_H, PAGE_W};
 use super::PdfError;
 
 fn paint((r, g, b): Rgb) -> krilla::paint::Paint {

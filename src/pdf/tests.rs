@@ -121,7 +121,7 @@ fn numbers_are_right_aligned_and_a_bad_logo_is_left_out() {
     let ends: Vec<f32> = ops[0]
         .iter()
         .filter_map(|op| match op {
-            layout::Op::Text {
+            page::Op::Text {
                 x,
                 size,
                 weight,
@@ -152,9 +152,7 @@ fn a_png_logo_is_drawn() {
         h.logo = Some(png);
     }
     let ops = layout::pages(&doc);
-    assert!(ops[0]
-        .iter()
-        .any(|op| matches!(op, layout::Op::Image { .. })));
+    assert!(ops[0].iter().any(|op| matches!(op, page::Op::Image { .. })));
     let pdf = render(&doc).unwrap();
     let parsed = lopdf::Document::load_mem(&pdf).unwrap();
     let images = parsed.objects.values().filter(|o| {

@@ -4,8 +4,9 @@
 use rust_decimal::Decimal;
 
 use super::super::super::export::{Cell, Table};
+use super::lines::{per_currency, Line};
 use super::reporting::Reporting;
-use super::totals::{per_currency, Chosen, Line};
+use super::totals::Chosen;
 use crate::domain::money::Money;
 
 /// The totals as a download: one row per cabinet, then one per currency (`account_id`

@@ -6,6 +6,7 @@
 
 mod attention;
 mod download;
+mod lines;
 mod reporting;
 mod totals;
 

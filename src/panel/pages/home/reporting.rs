@@ -11,7 +11,7 @@ use rust_decimal::Decimal;
 use super::super::super::format::Fmt;
 use super::super::super::Visit;
 use super::super::rate_notes;
-use super::totals::{per_currency, Line};
+use super::lines::{per_currency, Line};
 use crate::domain::agency::CurrencyCode;
 use crate::ops::returns::{self, Returns, Summed, Used};
 use crate::store::StoreError;
