@@ -15,7 +15,7 @@ use super::{bash, finish, tagged};
 /// `ANSWERS` (JSON pairs of a prompt's words and the line typed) shows, types its answer.
 /// Prints everything the terminal showed and exits as the command did.
 const DRIVER: &str = r#"
-import json, os, pty, select, sys
+import json, os, pty, select, sys, time
 answers = json.loads(os.environ["ANSWERS"])
 pid, fd = pty.fork()
 if pid == 0:
@@ -38,6 +38,9 @@ while True:
         if found < 0:
             break
         at = found + len(answers[asked][0])
+        # As a person would: read the question before typing, so a secret's prompt has
+        # turned the echo off by the time its answer comes.
+        time.sleep(0.3)
         os.write(fd, (answers[asked][1] + "\n").encode())
         asked += 1
 _, status = os.waitpid(pid, 0)
