@@ -338,6 +338,9 @@ same "the package's version" "$version-1" "$(dpkg-deb -f "$deb1" Version)"
 same "the package holds the binary, the unit, the config and the docs" \
     "./etc/adcab/adcab.toml ./usr/bin/adcab ./usr/lib/systemd/system/adcab.service ./usr/share/doc/adcab/README.md" \
     "$(dpkg-deb -c "$deb1" | awk '{print $6}' | grep -E '^\./(usr/bin/adcab|etc/adcab/adcab\.toml|usr/lib/systemd/system/adcab\.service|usr/share/doc/adcab/README\.md)$' | sort | tr '\n' ' ' | sed 's/ $//')"
+same "the package carries the licence of the font its PDFs embed" \
+    "./usr/share/doc/adcab/fonts-dejavu.LICENSE" \
+    "$(dpkg-deb -c "$deb1" | awk '{print $6}' | grep -F fonts-dejavu)"
 
 # A fresh copy of the base system: nothing of the install.sh runs above is left.
 umount "$root/proc"
