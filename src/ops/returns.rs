@@ -93,6 +93,20 @@ pub struct Returns {
     pub missing: Vec<String>,
 }
 
+impl Returns {
+    /// Nothing to show in `currency`: no revenue, hence no ROAS or profit and no rate.
+    pub fn none(currency: &CurrencyCode) -> Returns {
+        Returns {
+            currency: currency.clone(),
+            revenue: None,
+            roas: None,
+            profit: None,
+            used: Vec::new(),
+            missing: Vec::new(),
+        }
+    }
+}
+
 /// Micro-units of revenue per reported currency, as the conversion totals keep them.
 pub fn revenue_amounts<'a>(
     revenue: impl IntoIterator<Item = (&'a String, &'a i128)>,
@@ -117,29 +131,33 @@ pub fn returns(
     currency: &CurrencyCode,
     day: NaiveDate,
 ) -> Result<Returns, StoreError> {
-    let mut answer = Returns {
-        currency: currency.clone(),
-        revenue: None,
-        roas: None,
-        profit: None,
-        used: Vec::new(),
-        missing: Vec::new(),
-    };
     if revenue.is_empty() {
-        return Ok(answer);
+        return Ok(Returns::none(currency));
     }
     let income = sum_in(conn, revenue, currency, day)?;
     let cost = sum_in(conn, &[(spend_currency.to_string(), spend)], currency, day)?;
-    answer.used = income.used.clone();
+    Ok(between(&income, &cost))
+}
+
+/// ROAS and profit of `cost` against `income`, both summed in one currency, with the rates
+/// either used and the currencies either lacked; `None`s unless both sums are whole.
+pub fn between(income: &Summed, cost: &Summed) -> Returns {
+    let mut answer = Returns {
+        currency: income.currency.clone(),
+        revenue: None,
+        roas: None,
+        profit: None,
+        used: income.used.clone(),
+        missing: income.missing.clone(),
+    };
     for u in &cost.used {
         if !answer.used.contains(u) {
             answer.used.push(u.clone());
         }
     }
-    answer.missing = income.missing.clone();
     answer.missing.extend(cost.missing.iter().cloned());
     let (Some(income), Some(cost)) = (income.whole(), cost.whole()) else {
-        return Ok(answer);
+        return answer;
     };
     answer.revenue = Some(income);
     answer.profit = income.checked_sub(cost).map(|p| p.round_dp(6));
@@ -147,7 +165,7 @@ pub fn returns(
         .then(|| income.checked_div(cost))
         .flatten()
         .map(|r| r.round_dp(2));
-    Ok(answer)
+    answer
 }
 
 #[cfg(test)]

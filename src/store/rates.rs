@@ -20,42 +20,39 @@ pub struct Rate {
 
 /// Keeps a rate, replacing the pair's rate of that day.
 pub fn set(conn: &Connection, rate: &Rate, now: &str) -> Result<(), StoreError> {
-    conn.execute(
-        "INSERT INTO rates (base, quote, day, rate, source, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-         ON CONFLICT (base, quote, day) DO UPDATE SET
-            rate = excluded.rate, source = excluded.source, updated_at = excluded.updated_at",
-        params![
-            rate.base.as_str(),
-            rate.quote.as_str(),
-            rate.day.to_string(),
-            rate.rate.to_string(),
-            rate.source,
-            now
-        ],
-    )?;
+    upsert(conn, rate, now, "")?;
     Ok(())
 }
 
 /// Keeps a fetched rate (`ecb`, `url`, `fixed`) unless a rate set by hand is kept for the
 /// pair and day: the operator's word wins over a fetch. True when it was kept.
 pub fn set_fetched(conn: &Connection, rate: &Rate, now: &str) -> Result<bool, StoreError> {
-    let changed = conn.execute(
+    Ok(upsert(conn, rate, now, "WHERE rates.source <> 'manual'")? > 0)
+}
+
+/// Inserts `rate` or replaces the pair's rate of its day where `replace_where` (a fixed SQL
+/// condition, or empty for always) holds; the rows changed.
+fn upsert(
+    conn: &Connection,
+    rate: &Rate,
+    now: &str,
+    replace_where: &str,
+) -> Result<usize, StoreError> {
+    let mut stmt = conn.prepare_cached(&format!(
         "INSERT INTO rates (base, quote, day, rate, source, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (base, quote, day) DO UPDATE SET
             rate = excluded.rate, source = excluded.source, updated_at = excluded.updated_at
-         WHERE rates.source <> 'manual'",
-        params![
-            rate.base.as_str(),
-            rate.quote.as_str(),
-            rate.day.to_string(),
-            rate.rate.to_string(),
-            rate.source,
-            now
-        ],
-    )?;
-    Ok(changed > 0)
+         {replace_where}"
+    ))?;
+    Ok(stmt.execute(params![
+        rate.base.as_str(),
+        rate.quote.as_str(),
+        rate.day.to_string(),
+        rate.rate.to_string(),
+        rate.source,
+        now
+    ])?)
 }
 
 /// True when a fetch from `source` kept a rate at a time of `day` (UTC, `updated_at`), so

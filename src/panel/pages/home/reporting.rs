@@ -71,22 +71,11 @@ pub fn gather(
     let income: Vec<(String, Decimal)> = sums.iter().flat_map(revenue_of).collect();
     let spend = returns::sum_in(conn, &spent, currency, day)?;
     let revenue = returns::sum_in(conn, &income, currency, day)?;
-    let mut all = Returns {
-        currency: currency.clone(),
-        revenue: None,
-        roas: None,
-        profit: None,
-        used: Vec::new(),
-        missing: Vec::new(),
+    let all = if income.is_empty() {
+        Returns::none(currency)
+    } else {
+        returns::between(&revenue, &spend)
     };
-    if let (Some(cost), Some(income), false) = (spend.whole(), revenue.whole(), income.is_empty()) {
-        all.revenue = Some(income);
-        all.profit = income.checked_sub(cost);
-        all.roas = (!cost.is_zero())
-            .then(|| income.checked_div(cost))
-            .flatten()
-            .map(|r| r.round_dp(2));
-    }
     Ok(Reporting {
         per_line,
         per_sum,
