@@ -1,7 +1,12 @@
 //! Owns the simulator's agency money: client accounts opened under a main account (by key, so
 //! a repeat opens nothing again), transfers between them (by key; an amount of 100 or more
 //! settles only after two minutes of the service clock, so a trial sees a transfer in
-//! progress), and each account's transactions, paged newest first with opaque cursors.
+//! progress), and each account's transactions, paged newest first with opaque cursors. The
+//! ledger is complete (as the platform's is, promote-api §8.3): every move of an account's free
+//! balance is booked, transfers here, money into and back from ads' budgets (`ad`, the ad's id
+//! in `peer_account`) and outside money (`external`: an account's opening balance, an
+//! operator's `set_balance`) in `mod.rs`, so the balance now less the later items is the
+//! balance at any past moment.
 
 use chrono::Duration;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -270,10 +275,17 @@ impl Simulator {
                     [account],
                     |r| r.get(0),
                 )?;
+                // `peer_account` holds the other account's id, or for an `ad` the ad's id in
+                // this account (its title while the simulator still has the ad).
                 let mut stmt = tx.prepare(
                     "SELECT t.id, t.at, t.amount_micros, t.peer_type, t.peer_account,
-                            COALESCE(a.title, '')
-                     FROM sim_transactions t LEFT JOIN sim_accounts a ON a.id = t.peer_account
+                            CASE WHEN t.peer_type = 'ad'
+                                 THEN COALESCE(json_extract(d.spec, '$.title'), '')
+                                 ELSE COALESCE(a.title, '') END
+                     FROM sim_transactions t
+                     LEFT JOIN sim_accounts a ON a.id = t.peer_account AND t.peer_type <> 'ad'
+                     LEFT JOIN sim_ads d ON d.account_id = t.account_id AND d.ad_id = t.peer_account
+                        AND t.peer_type = 'ad'
                      WHERE t.account_id = ?1 AND t.id < ?2 ORDER BY t.id DESC LIMIT ?3",
                 )?;
                 let rows: Vec<(i64, String, i64, String, Option<i64>, String)> = stmt
@@ -302,6 +314,7 @@ impl Simulator {
                             title,
                         },
                         ("external", _) => TransactionPeer::External(None),
+                        ("ad", Some(ad_id)) => TransactionPeer::Ad { ad_id, title },
                         (other, _) => TransactionPeer::Other(other.to_string()),
                     };
                     items.push(Transaction {

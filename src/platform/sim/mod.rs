@@ -193,13 +193,29 @@ impl Platform for Simulator {
         let changed = self
             .db
             .write_blocking(|tx| {
-                Ok(tx.execute(
+                let before: Option<i64> = tx
+                    .query_row(
+                        "SELECT balance_micros FROM sim_accounts WHERE id = ?1",
+                        [account],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                let Some(before) = before else {
+                    return Ok(false);
+                };
+                tx.execute(
                     "UPDATE sim_accounts SET balance_micros = ?2 WHERE id = ?1",
                     params![account, balance.micros()],
-                )?)
+                )?;
+                // An operator's adjustment is money from (or back to) outside the platform.
+                let delta = balance.micros() - before;
+                if delta != 0 {
+                    funds::book(tx, account, delta, "external", None)?;
+                }
+                Ok(true)
             })
             .map_err(PlatformError::store)?;
-        if changed == 0 {
+        if !changed {
             return Err(PlatformError::NotFound);
         }
         Ok(())
@@ -284,6 +300,9 @@ impl Platform for Simulator {
                  WHERE id = ?1",
                 params![account, draft.budget.micros()],
             )?;
+            if draft.budget.micros() > 0 {
+                funds::book(tx, account, -draft.budget.micros(), "ad", Some(ad_id))?;
+            }
             // Like the platform's, dates are taken only by an ad made switched on.
             let dates = if draft.active { draft.dates } else { Dates::default() };
             let channel = PromoteLink::parse(&spec.promote_url)
@@ -453,6 +472,10 @@ impl Platform for Simulator {
                 )
             })?;
             add_balance(conn, account, to_balance)?;
+            if to_balance != 0 {
+                funds::book(conn, account, to_balance, "ad", Some(ad.ad_id))
+                    .map_err(PlatformError::store)?;
+            }
             if ad.status == Status::Stopped && ad.active && ad.budget.micros() > 0 {
                 ad.status = Status::Active;
             }
@@ -512,6 +535,10 @@ impl Platform for Simulator {
         }
         let (_, removed) = self.mutate(account, ad_id, |conn, ad| {
             add_balance(conn, account, ad.budget.micros())?;
+            if ad.budget.micros() > 0 {
+                funds::book(conn, account, ad.budget.micros(), "ad", Some(ad_id))
+                    .map_err(PlatformError::store)?;
+            }
             ad.budget = Money::ZERO;
             ad.status = Status::Deleted;
             let removed = ad.views == 0;
