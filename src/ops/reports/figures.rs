@@ -7,9 +7,10 @@
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
-use rust_decimal::Decimal;
+use rust_decimal::{Decimal, RoundingStrategy};
 use serde::Serialize;
 
+use crate::domain::agency::FeePercent;
 use crate::domain::money::{ratio, Money};
 use crate::domain::stats::Totals;
 
@@ -185,6 +186,21 @@ pub struct Fee {
     pub platform_spend: Decimal,
     pub fee: Decimal,
     pub client_spend: Decimal,
+}
+
+impl Fee {
+    /// The agency's `fee` on `spend` (the platform's spend, rounded to the currency's `scale`
+    /// first), and what the client pays: the one fee arithmetic of reports and statements.
+    pub fn on(spend: Decimal, fee: FeePercent, scale: u32) -> Fee {
+        let spend = spend.round_dp_with_strategy(scale, RoundingStrategy::MidpointAwayFromZero);
+        let charged = fee.of(spend, scale);
+        Fee {
+            percent: fee.percent(),
+            platform_spend: spend,
+            fee: charged,
+            client_spend: spend.checked_add(charged).unwrap_or(spend),
+        }
+    }
 }
 
 /// The group of campaigns a report is narrowed to.

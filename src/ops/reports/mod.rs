@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use chrono::{Days, NaiveDate};
 use rusqlite::Connection;
-use rust_decimal::{Decimal, RoundingStrategy};
+use rust_decimal::Decimal;
 
 use figures::Sum;
 pub use figures::{
@@ -219,18 +219,7 @@ pub fn build(
     let scale = cabinet.cabinet_type.scale();
     let fee = cabinet_rows::terms(conn, account)?
         .and_then(|t| t.fee)
-        .map(|fee| {
-            let spend = totals
-                .spent
-                .round_dp_with_strategy(scale, RoundingStrategy::MidpointAwayFromZero);
-            let charged = fee.of(spend, scale);
-            Fee {
-                percent: fee.percent(),
-                platform_spend: spend,
-                fee: charged,
-                client_spend: spend.checked_add(charged).unwrap_or(spend),
-            }
-        });
+        .map(|fee| Fee::on(totals.spent, fee, scale));
     let profile = rows::profile(conn, cabinet.owner_id)?;
     Ok(Report {
         account_id: account,
