@@ -24,6 +24,7 @@ pub mod request;
 pub mod response;
 pub mod router;
 pub mod rules;
+pub mod statement;
 pub mod stats;
 pub mod targeting;
 pub mod tasks;

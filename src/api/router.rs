@@ -14,7 +14,7 @@ use super::idempotency::{self, Claim};
 use super::media::MULTIPART_OVERHEAD;
 use super::{
     account, bulk, campaign_create, campaign_edit, campaigns, conversions, funds, groups, media,
-    postback, rules, stats, targeting, tasks, AppState, Ctx,
+    postback, rules, statement, stats, targeting, tasks, AppState, Ctx,
 };
 use crate::http::Reply;
 use crate::ratelimit::Budget;
@@ -119,7 +119,7 @@ const fn upload(method: Method, pattern: &'static str, budget: Budget, handler: 
 use Budget::{Conversions, Read, Write};
 
 /// The API: every route, in the order `Allow` lists them.
-pub static ROUTES: [Def; 32] = [
+pub static ROUTES: [Def; 33] = [
     def(
         Method::GET,
         "account/info",
@@ -311,6 +311,12 @@ pub static ROUTES: [Def; 32] = [
         "cabinets/{account_id}/transactions",
         Read,
         plain!(|s, c, p| funds::transactions(s, c, p).await),
+    ),
+    def(
+        Method::GET,
+        "cabinets/{account_id}/statement",
+        Read,
+        plain!(|s, c, p| statement::show(s, c, p).await),
     ),
 ];
 

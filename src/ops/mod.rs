@@ -26,6 +26,7 @@ pub mod returns;
 pub mod rule;
 mod rules;
 mod sim;
+pub mod statement;
 mod tasks;
 mod users;
 pub mod write_back;

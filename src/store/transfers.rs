@@ -165,3 +165,22 @@ pub fn moved_in_between(
     )?;
     Ok(Money::from_micros(micros))
 }
+
+/// The completed transfers that touch `account` (as the client cabinet or as its main account)
+/// and settled in `[from, to)` (ISO times), oldest first: what a statement lists where the
+/// platform keeps no ledger of its own.
+pub fn settled_between(
+    conn: &Connection,
+    account: i64,
+    from: &str,
+    to: &str,
+) -> Result<Vec<TransferRow>, StoreError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM transfers
+         WHERE (account_id = ?1 OR main_account_id = ?1) AND status = 'completed'
+           AND COALESCE(settled_at, requested_at) >= ?2 AND COALESCE(settled_at, requested_at) < ?3
+         ORDER BY COALESCE(settled_at, requested_at), id"
+    ))?;
+    let rows = stmt.query_map(params![account, from, to], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
