@@ -46,6 +46,7 @@ const FILES: &[File] = files![
     "rules",
     "scheduled",
     "sim",
+    "statement",
     "status",
     "tasks",
     "week"

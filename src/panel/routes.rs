@@ -370,6 +370,11 @@ fn table() -> &'static [Def] {
                 handler: view!(pages::reports::logo),
             },
             Def {
+                method: Method::GET,
+                pattern: "/reports/{}/statement",
+                handler: view!(pages::reports::statement::show),
+            },
+            Def {
                 method: Method::POST,
                 pattern: "/reports/{}/share",
                 handler: act!(pages::reports::share),

@@ -158,6 +158,7 @@ pub async fn page<'a>(
             p.muted { a href="/cabinets" { (visit.t("cabinets-title")) } }
             h1 { (c.name) }
             p.muted { (visit.t("funds-lead")) }
+            p { a #statement-link href={ "/reports/" (id) "/statement" } { (visit.t("statement-link")) } }
         } }
         div.card {
             p { (visit.t("funds-main-balance")) " (" (main.name) "): " strong { (fmt.money(kind, main.balance)) } }

@@ -3,10 +3,12 @@
 //! optional `group_id`, as a page with its pickers, or as a download (`?format=csv|xlsx|pdf`);
 //! its share links, made by a form (`POST .../share`) and
 //! revoked from the list (`POST .../share/{id}/revoke`); and the agency's logo that heads it
-//! (`GET .../logo`). Anyone who reaches the cabinet may read, share and revoke.
+//! (`GET .../logo`). Anyone who reaches the cabinet may read, share and revoke. The cabinet's
+//! monthly statement (`.../statement`) is `statement.rs`'s.
 
 mod pdf;
 pub mod shared;
+pub mod statement;
 mod table;
 pub mod view;
 
@@ -179,7 +181,8 @@ fn page(visit: &Visit, session: &Session, read: &Read, extra: Extra) -> Reply {
     let group = report.group.as_ref().map(|g| g.id);
     let body = html! {
         header.page {
-            div { p.muted { a href="/reports" { (visit.t("reports-index-title")) } } }
+            div { p.muted { a href="/reports" { (visit.t("reports-index-title")) }
+                " · " a #statement-link href={ (path) "/statement" } { (visit.t("statement-link")) } } }
             (export::links(visit, &path))
         }
         form.filters.report-filters method="get" action=(path) {
