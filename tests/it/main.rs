@@ -36,6 +36,7 @@ mod rates;
 mod readme;
 mod scenarios;
 mod scheduled_reports;
+mod statement;
 mod stats;
 mod targeting;
 mod tasks;

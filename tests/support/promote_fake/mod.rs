@@ -231,6 +231,17 @@ impl FakePromote {
         self.with(|st| control::deliver(st, account, ad_id, views));
     }
 
+    /// Money from outside the platform into `account` at the fake's now (an invoice paid in
+    /// the UI), booked as an `external` transaction with `comment`.
+    pub fn top_up(&self, account: &str, amount: &str, comment: &str) {
+        self.with(|st| {
+            control::account(st, account)?;
+            let amount = state::dec_arg(amount);
+            st.top_up(account, amount, comment);
+            Ok(())
+        })
+    }
+
     /// Moves the virtual clock forward (unix seconds).
     pub fn advance(&self, seconds: i64) {
         let mut st = self.shared.lock();
