@@ -207,8 +207,20 @@ fn overflow() -> OpsError {
     OpsError::Internal("a statement's sum passed the money range".into())
 }
 
+// Ledger sums are signed (money out is negative), so they are checked on the micro-units
+// rather than through `Money`'s own, which keeps to 0..=MAX.
 fn add(a: Money, b: Money) -> Result<Money, OpsError> {
-    a.checked_add(b).ok_or_else(overflow)
+    a.micros()
+        .checked_add(b.micros())
+        .map(Money::from_micros)
+        .ok_or_else(overflow)
+}
+
+fn sub(a: Money, b: Money) -> Result<Money, OpsError> {
+    a.micros()
+        .checked_sub(b.micros())
+        .map(Money::from_micros)
+        .ok_or_else(overflow)
 }
 
 /// The reader's cabinet's statement of `month`. Blocking: it asks the platform.
@@ -245,7 +257,10 @@ pub fn statement(s: &Services, reader: &Reader, month: Month) -> Result<Statemen
                 .collect();
             (w.source, lines)
         }
-        None => (Source::TransfersOnly, own_transfers(s, account, from, to)?),
+        None => (
+            Source::TransfersOnly,
+            own_transfers(s, account, month.start(), month.end())?,
+        ),
     };
     let mut totals = Vec::with_capacity(LineKind::ALL.len());
     for kind in LineKind::ALL {
@@ -348,12 +363,12 @@ fn walk(s: &Services, account: i64, month: Month) -> Result<Option<Walk>, OpsErr
         match page.next {
             Some(next) if !past_start => cursor = Some(next),
             Some(_) | None => {
-                let closing = now.checked_sub(after).ok_or_else(overflow)?;
+                let closing = sub(now, after)?;
                 let mut moved = Money::ZERO;
                 for t in &inside {
                     moved = add(moved, t.amount)?;
                 }
-                let opening = closing.checked_sub(moved).ok_or_else(overflow)?;
+                let opening = sub(closing, moved)?;
                 return Ok(Some(Walk {
                     inside,
                     source: Source::Ledger { opening, closing },
@@ -420,7 +435,7 @@ fn own_transfers(
         let into = (row.direction == Direction::In) == (row.account_id == account);
         let amount = match into {
             true => row.amount,
-            false => Money::ZERO.checked_sub(row.amount).ok_or_else(overflow)?,
+            false => sub(Money::ZERO, row.amount)?,
         };
         let at = row
             .settled_at

@@ -103,3 +103,22 @@ fn a_failing_account_report_leaves_the_statement_not_reconciled() {
     balances(&st);
     tg.fake.clear_faults();
 }
+
+#[test]
+fn a_ledger_too_long_to_walk_back_is_refused_plainly() {
+    let tg = connected(vec![]);
+    // One more than 100 pages of 100, all after last month: its start is never reached.
+    for i in 0..10_001 {
+        tg.fake.top_up(tg.id(), "0.01", &format!("invoice {i}"));
+    }
+    let last = month_of(tg.app.now() - chrono::Duration::days(32)).to_string();
+    let e = tg.app.get_err(
+        &format!("/cabinets/{}/statement?month={last}", tg.cabinet),
+        &tg.key,
+        400,
+        "VALIDATION_ERROR",
+    );
+    assert_eq!(e["param"], "month");
+    assert!(e["error"].as_str().unwrap().contains("10000"), "{e}");
+    assert_eq!(tg.fake.call_count("getAccountTransactionsList"), 100);
+}

@@ -6,6 +6,7 @@
 //! languages and as CSV.
 
 mod fake;
+mod no_ledger;
 mod panel;
 mod sim;
 
