@@ -3,8 +3,8 @@
 //! the same length before, a daily series, a line per campaign, conversions by event, revenue
 //! converted into the cabinet's currency at the kept rate of the span's last day (a currency
 //! without a rate stays native, never guessed), and the agency's fee as its own line. Read
-//! from the stored hours and the days retention rolled them into, a few queries per span
-//! whatever its length (`read`). Reading one takes a [`Reader`]: someone who reaches the
+//! from the stored hours and the days retention rolled them into: the span and the period
+//! before it in three queries whatever their length (`read`). Reading one takes a [`Reader`]: someone who reaches the
 //! cabinet, a live share link (`links`), or the cabinet's report schedule.
 
 pub mod agency;
@@ -90,15 +90,14 @@ pub fn build(
     let ads: Vec<i64> = campaigns.iter().map(|(ad, _)| *ad).collect();
     let previous = span.previous();
 
-    let now = read::span(conn, account, &ads, span)?;
-    let before = read::span(conn, account, &ads, previous)?;
+    let (now, before) = read::span(conn, account, &ads, span)?;
 
     let currency = CurrencyCode::parse(cabinet.cabinet_type.currency()).expect("a cabinet's code");
     let (now_rates, used, unconverted) = rates_at(conn, &now.total.revenue, &currency, span.to())?;
-    let (before_rates, _, _) = rates_at(conn, &before.total.revenue, &currency, previous.to())?;
+    let (before_rates, _, _) = rates_at(conn, &before.revenue, &currency, previous.to())?;
 
     let totals = now.total.figures(&now_rates);
-    let previous_figures = before.total.figures(&before_rates);
+    let previous_figures = before.figures(&before_rates);
     let mut daily = Vec::with_capacity(span.days() as usize);
     let mut day = span.from();
     while day <= span.to() {

@@ -1,7 +1,8 @@
-//! Owns what one span of a client report sums to, read in three queries whatever its length:
-//! the campaigns' stats (per UTC day where the span's days are UTC days, else per stored hour,
-//! each sorted into the local day it starts in, and a day retention rolled up into the local
-//! day holding its noon), their conversions per campaign, and per day and event.
+//! Owns what a client report's span and the period before it sum to, both read in one range
+//! in three queries whatever their length: the campaigns' stats (per UTC day where the days
+//! are UTC days, else per stored hour, each sorted into the local day it starts in, and a day
+//! retention rolled up into the local day holding its noon), their conversions per day and
+//! event, and the span's conversions per campaign.
 
 use std::collections::BTreeMap;
 
@@ -13,7 +14,7 @@ use super::span::{day_of, Span};
 use crate::ops::OpsError;
 use crate::store::reports as rows;
 
-/// What one span sums to: in all, per day, per campaign, and conversions per event.
+/// What the span sums to: in all, per day, per campaign, and conversions per event.
 #[derive(Default)]
 pub(super) struct Read {
     pub total: Sum,
@@ -22,20 +23,26 @@ pub(super) struct Read {
     pub events: BTreeMap<String, (i64, BTreeMap<String, i128>)>,
 }
 
-/// The sums of the campaigns `ads` (in order) of `account` over `span`.
+/// The sums of the campaigns `ads` (in order) of `account` over `span`, and the total of the
+/// period of the same length before it.
 pub(super) fn span(
     conn: &Connection,
     account: i64,
     ads: &[i64],
     span: Span,
-) -> Result<Read, OpsError> {
-    let bounds = span.bounds();
-    let (Some(start), Some(end)) = (bounds.first(), bounds.last()) else {
-        return Ok(Read::default());
+) -> Result<(Read, Sum), OpsError> {
+    let whole = span.with_previous();
+    let bounds = whole.bounds();
+    let before_days = span.previous().days() as usize;
+    let (Some(start), Some(middle), Some(end)) =
+        (bounds.first(), bounds.get(before_days), bounds.last())
+    else {
+        return Ok((Read::default(), Sum::default()));
     };
-    let utc_days = span.on_utc_days();
-    let day = |at: &str| day_of(&bounds, span.from(), at);
+    let utc_days = whole.on_utc_days();
+    let day = |at: &str| day_of(&bounds, whole.from(), at);
     let mut read = Read::default();
+    let mut before = Sum::default();
     let stats = if utc_days {
         rows::days(conn, account, &start[..10], &end[..10])?
     } else {
@@ -52,11 +59,15 @@ pub(super) fn span(
             totals: row.totals,
             ..Sum::default()
         };
+        if on < span.from() {
+            before.add(&line);
+            continue;
+        }
         read.total.add(&line);
         read.days.entry(on).or_default().add(&line);
         read.campaigns.entry(row.ad_id).or_default().add(&line);
     }
-    for (ad, c) in rows::conversions_per_campaign(conn, account, ads, start, end)? {
+    for (ad, c) in rows::conversions_per_campaign(conn, account, ads, middle, end)? {
         let line = conversions(&c);
         read.campaigns.entry(ad).or_default().add(&line);
     }
@@ -67,10 +78,15 @@ pub(super) fn span(
     };
     for (at, c) in converted {
         let line = conversions(&c);
-        read.total.add(&line);
-        if let Some(on) = day(&at) {
-            read.days.entry(on).or_default().add(&line);
+        let Some(on) = day(&at) else {
+            continue;
+        };
+        if on < span.from() {
+            before.add(&line);
+            continue;
         }
+        read.total.add(&line);
+        read.days.entry(on).or_default().add(&line);
         let event = read.events.entry(c.event_type.clone()).or_default();
         event.0 = event.0.saturating_add(c.count);
         for (currency, amount) in line.revenue {
@@ -78,7 +94,7 @@ pub(super) fn span(
             *sum = sum.saturating_add(amount);
         }
     }
-    Ok(read)
+    Ok((read, before))
 }
 
 fn conversions(c: &rows::Converted) -> Sum {
@@ -118,16 +134,17 @@ mod tests {
         let span = Span::new(d("2026-11-27"), d("2026-11-28"))
             .unwrap()
             .in_zone(moscow);
-        let read = super::span(&conn, 7, &[1], span).unwrap();
+        let (read, before) = super::span(&conn, 7, &[1], span).unwrap();
         assert_eq!(
             read.total.totals.views, 60,
             "20:00 UTC is the 26th in Moscow"
         );
+        assert_eq!(before.totals.views, 10, "the days before, in Moscow");
         assert_eq!(read.days[&d("2026-11-27")].totals.views, 20);
         assert_eq!(read.days[&d("2026-11-28")].totals.views, 40);
         assert_eq!(read.days[&d("2026-11-28")].conversions, 1);
         // In UTC the same hours are other days'.
-        let utc = super::span(&conn, 7, &[1], span.in_zone(Tz::UTC)).unwrap();
+        let (utc, _) = super::span(&conn, 7, &[1], span.in_zone(Tz::UTC)).unwrap();
         assert_eq!(utc.days[&d("2026-11-27")].totals.views, 40);
         assert_eq!(utc.days[&d("2026-11-27")].conversions, 1);
         assert!(!utc.days.contains_key(&d("2026-11-28")));
@@ -135,7 +152,7 @@ mod tests {
         let week = Span::new(d("2026-11-20"), d("2026-11-20"))
             .unwrap()
             .in_zone(moscow);
-        let rolled = super::span(&conn, 7, &[1], week).unwrap();
+        let (rolled, _) = super::span(&conn, 7, &[1], week).unwrap();
         assert_eq!(rolled.total.totals.views, 500);
     }
 }

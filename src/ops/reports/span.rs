@@ -109,6 +109,15 @@ impl Span {
         }
     }
 
+    /// The period before and this one as one span (longer than [`MAX_DAYS`] when this one is
+    /// long: read as one range, never shown).
+    pub(super) fn with_previous(self) -> Span {
+        Span {
+            from: self.previous().from,
+            ..self
+        }
+    }
+
     /// The UTC instant each day starts, then the instant after the last ends: `days() + 1`
     /// ISO times in order, so day `i` is `[bounds[i], bounds[i + 1])`.
     pub fn bounds(self) -> Vec<String> {
