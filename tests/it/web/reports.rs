@@ -1,7 +1,8 @@
 //! Client reports in the panel: the figures against the stored hours (made by the simulator's
 //! clock), the change against the previous period, the fee line, the downloads, who may read
 //! one, and share links: what they show, that they lead nowhere else and take no writes, and
-//! that they stop working when revoked or expired, answering like an unknown token.
+//! that they stop working when revoked or expired, answering like an unknown token; a
+//! person's time zone moves the days of their report and of the links they make.
 
 use super::logged_in;
 use crate::helpers::{spawn_app, spawn_app_with, Browser, Camp, TestApp};
@@ -613,4 +614,50 @@ fn a_report_downloads_as_a_pdf_with_its_figures_in_the_readers_language_and_thro
         assert!(text.contains(want), "{want:?} missing from {text}");
     }
     assert!(!text.contains("Views"), "{text}");
+}
+
+#[test]
+fn a_persons_time_zone_moves_the_days_of_their_report_and_of_the_links_they_make() {
+    let app = spawn_app();
+    let (user, cabinet, _, _, [first, second]) = delivered(&app);
+    app.sql(&format!(
+        "UPDATE users SET time_zone = 'Asia/Tokyo' WHERE id = {user}"
+    ));
+    let web = logged_in(&app, user);
+    // `second` in Tokyo (UTC+9) runs from 15:00 UTC of `first` to 15:00 UTC of `second`.
+    let tokyo: i64 = app.scalar(
+        &format!(
+            "SELECT COALESCE(SUM(views), 0) FROM hourly_stats WHERE account_id = ?1
+             AND hour >= '{first}T15:00:00Z' AND hour < '{second}T15:00:00Z'"
+        ),
+        &[cabinet],
+    );
+    let (utc, _, _, _) = stored(&app, cabinet, second, second);
+    assert_ne!(
+        tokyo, utc,
+        "the two days differ, so the test can tell them apart"
+    );
+
+    let path = format!("/reports/{cabinet}?from={second}&to={second}");
+    let rows = csv_rows(&web.get(&format!("{path}&format=csv")).body);
+    assert_eq!(row(&rows, "total")["views"], tokyo.to_string());
+    assert_eq!(row(&rows, "day")["views"], tokyo.to_string());
+    let page = web.get(&path);
+    assert!(page.body.contains("days in Asia/Tokyo"), "{}", page.body);
+
+    // A link they make shows the days of their zone to a client without one.
+    let day = second.to_string();
+    let link = share(
+        &web,
+        cabinet,
+        &[
+            ("span", "fixed"),
+            ("from", &day),
+            ("to", &day),
+            ("expires_days", "30"),
+        ],
+    );
+    let client = Browser::new(&app);
+    let shared = csv_rows(&client.get(&format!("{link}?format=csv")).body);
+    assert_eq!(row(&shared, "total")["views"], tokyo.to_string());
 }
