@@ -2,7 +2,7 @@
 reports-index-title = Client reports
 reports-index-lead = A report per cabinet for any span of days: totals, the change against the period before, a daily chart, each campaign and the conversions. Share it with the client as a link that needs no login, or download it.
 reports-title = Report
-reports-span = { $from } – { $to } (UTC days)
+reports-span = { $from } – { $to } (days in { $zone })
 reports-previous = Changes are against { $from } – { $to }, the period of the same length before.
 reports-group = Group
 reports-group-all = All campaigns

@@ -1,19 +1,2 @@
-# Scheduled client reports: the PDF sent to a cabinet's Telegram chat.
-scheduled-title-weekly = Weekly report: { $cabinet }
-scheduled-title-monthly = Monthly report: { $cabinet }
-scheduled-period = { $first } – { $last }, time zone { $zone }
+# Scheduled client reports: the caption of the PDF sent to a cabinet's Telegram chat.
 scheduled-caption = { $cabinet }: report for { $first } – { $last }
-scheduled-spend = Spend
-scheduled-views = Views
-scheduled-clicks = Clicks
-scheduled-actions = Actions
-scheduled-ctr = CTR
-scheduled-cpm = CPM
-scheduled-campaign = Campaign
-scheduled-total = Total
-scheduled-campaigns = Campaigns
-scheduled-spend-by-day = Spend by day, { $currency }
-scheduled-views-by-day = Views by day
-scheduled-no-campaigns = No campaign was shown in this period.
-scheduled-untitled = Campaign { $ad }
-scheduled-footer = Figures as adcab stored them from the platform's hourly statistics.

@@ -1,19 +1,2 @@
-# Отчёты клиентам по расписанию: PDF, который уходит в Telegram-чат кабинета.
-scheduled-title-weekly = Отчёт за неделю: { $cabinet }
-scheduled-title-monthly = Отчёт за месяц: { $cabinet }
-scheduled-period = { $first } – { $last }, часовой пояс { $zone }
+# Отчёты клиентам по расписанию: подпись к PDF, который уходит в Telegram-чат кабинета.
 scheduled-caption = { $cabinet }: отчёт за { $first } – { $last }
-scheduled-spend = Расход
-scheduled-views = Показы
-scheduled-clicks = Клики
-scheduled-actions = Действия
-scheduled-ctr = CTR
-scheduled-cpm = CPM
-scheduled-campaign = Кампания
-scheduled-total = Итого
-scheduled-campaigns = Кампании
-scheduled-spend-by-day = Расход по дням, { $currency }
-scheduled-views-by-day = Показы по дням
-scheduled-no-campaigns = За этот период кампании не показывались.
-scheduled-untitled = Кампания { $ad }
-scheduled-footer = Цифры по почасовой статистике площадки, которую собрал adcab.

@@ -3,28 +3,33 @@
 //! days in the owner's time zone, UTC when none is kept), recording it once per period with
 //! the signed `report` webhook event and its figures, and sending its PDF (in the owner's
 //! language) to the cabinet's Telegram chat with `sendDocument`: a failed send is tried again
-//! at a later tick, a sent one never again, across restarts. Content comes from [`compose`].
-
-mod compose;
+//! at a later tick, a sent one never again, across restarts. The report is the client report
+//! of `ops::reports` over the period's days in that zone: the event's figures are its figures
+//! and the PDF is its PDF, as the panel's `?format=pdf` gives it for the same days.
 
 use std::time::Duration;
 
-use chrono::{DateTime, Datelike, Days, NaiveDate, TimeZone, Utc};
+use chrono::{DateTime, Datelike, Days, NaiveDate, Utc};
 use chrono_tz::Tz;
+use rusqlite::Connection;
+use rust_decimal::Decimal;
+use serde_json::{json, Value};
 use tokio::sync::watch;
-
-pub use compose::{caption, compose, document, figures, Composed, Figures};
 
 use crate::clock;
 use crate::db::{self, Panicked};
 use crate::domain::agency::ReportSchedule;
-use crate::i18n::Lang;
+use crate::domain::stats::number;
+use crate::i18n::{Arg, Lang};
 use crate::jobs::notify;
+use crate::ops::reports::{self as client, midnight, Figures, Reader, Report, Span};
+use crate::ops::OpsError;
 use crate::pdf::PdfError;
 use crate::primitives::unix_now;
 use crate::services::Services;
 use crate::store::alerts::Outcome as BotOutcome;
 use crate::store::report_sends::{self, New, Outcome, Send};
+use crate::store::reports as report_rows;
 use crate::store::StoreError;
 use crate::webhooks::events;
 
@@ -76,39 +81,19 @@ impl Period {
         Period::last_before(schedule, zone, now.with_timezone(&zone).date_naive())
     }
 
-    /// Every day of the period, in order.
-    pub fn days(&self) -> impl Iterator<Item = NaiveDate> + '_ {
-        self.first.iter_days().take_while(|d| *d <= self.last)
+    /// The period's days in its zone, as the client report reads them.
+    pub fn days(&self) -> Result<Span, ReportError> {
+        Ok(Span::new(self.first, self.last)
+            .map_err(ReportError::Report)?
+            .in_zone(self.zone))
     }
 
-    /// The UTC instant `day` starts in the zone (a midnight skipped by a clock change: the
-    /// first hour that exists).
-    fn midnight(&self, day: NaiveDate) -> DateTime<Utc> {
-        let local = day.and_hms_opt(0, 0, 0).unwrap_or_default();
-        let start = (0..3)
-            .filter_map(|h| {
-                let at = local + chrono::Duration::hours(h);
-                self.zone.from_local_datetime(&at).earliest()
-            })
-            .next();
-        start.map_or_else(|| local.and_utc(), |t| t.with_timezone(&Utc))
-    }
-
-    /// The stored hours of `day`: `[from, to)` as stats are kept.
-    pub fn day_span(&self, day: NaiveDate) -> (String, String) {
-        let next = day + Days::new(1);
-        (
-            clock::iso(self.midnight(day)),
-            clock::iso(self.midnight(next)),
-        )
-    }
-
-    /// The stored hours of the whole period.
+    /// Where the period starts and ends in UTC: `[start, end)` as stats are kept.
     pub fn span(&self) -> (String, String) {
         let next = self.last + Days::new(1);
         (
-            clock::iso(self.midnight(self.first)),
-            clock::iso(self.midnight(next)),
+            clock::iso(midnight(self.zone, self.first)),
+            clock::iso(midnight(self.zone, next)),
         )
     }
 
@@ -126,6 +111,8 @@ impl Period {
 #[derive(Debug)]
 pub enum ReportError {
     Store(StoreError),
+    /// The client report could not be built.
+    Report(OpsError),
     Pdf(PdfError),
     Panicked(Panicked),
     UnknownCabinet(i64),
@@ -135,6 +122,7 @@ impl std::fmt::Display for ReportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReportError::Store(e) => write!(f, "{e}"),
+            ReportError::Report(e) => write!(f, "the client report: {e:?}"),
             ReportError::Pdf(e) => write!(f, "{e}"),
             ReportError::Panicked(e) => write!(f, "{e}"),
             ReportError::UnknownCabinet(id) => write!(f, "cabinet {id} is not known"),
@@ -215,8 +203,8 @@ pub async fn tick(s: &Services) -> Result<Ticked, ReportError> {
                 if !report_sends::insert_new(tx, &new, &clock::iso(now))? {
                     return Ok(false);
                 }
-                let f = figures(tx, cab.account_id, &period)?;
-                events::queue_report(tx, cab.account_id, &f.json())?;
+                let report = content(tx, cab.account_id, &period)?;
+                events::queue_report(tx, cab.account_id, &event(&report, &period))?;
                 Ok::<_, ReportError>(true)
             })
             .await?;
@@ -270,7 +258,8 @@ fn deliver(s: &Services, send: &Send, now: DateTime<Utc>) -> Result<(), ReportEr
     Ok(s.db.write_blocking(|tx| report_sends::record(tx, id, &outcome, &at))?)
 }
 
-/// Composes and sends; what the Bot API's answer means for the send.
+/// Builds the report, renders its PDF and sends it; what the Bot API's answer means for the
+/// send.
 fn attempt(s: &Services, send: &Send, now: DateTime<Utc>) -> Result<Outcome, ReportError> {
     let config = &s.config.notify;
     let Some(chat) = send.chat_id else {
@@ -287,13 +276,26 @@ fn attempt(s: &Services, send: &Send, now: DateTime<Utc>) -> Result<Outcome, Rep
         last,
         zone: send.time_zone,
     };
-    let composed = compose(s, send.account_id, &period, send.language)?;
+    let account = send.account_id;
+    let read = period.clone();
+    let (report, logo) = s.db.read_blocking(move |c| {
+        let report = content(c, account, &read)?;
+        let logo = match report.agency.has_logo {
+            true => report_rows::logo(c, report.agency.owner_id)?,
+            false => None,
+        };
+        Ok::<_, ReportError>((report, logo))
+    })?;
+    let lang = send.language;
+    let pdf = client::pdf::render(&report, lang, logo.map(|(_, bytes)| bytes))
+        .map_err(ReportError::Pdf)?;
+    let caption = caption(&report, lang);
     let doc = notify::Document {
         chat_id: chat,
         filename: &period.filename(),
         content_type: "application/pdf",
-        caption: &composed.caption,
-        bytes: &composed.pdf,
+        caption: &caption,
+        bytes: &pdf,
     };
     Ok(match notify::send_document(config, &doc, send.attempts) {
         BotOutcome::Sent => Outcome::Sent,
@@ -309,6 +311,87 @@ fn attempt(s: &Services, send: &Send, now: DateTime<Utc>) -> Result<Outcome, Rep
         }
         BotOutcome::Failed(why) => Outcome::Failed(why),
     })
+}
+
+/// The client report of the cabinet over `period`, read for its owner.
+pub fn content(conn: &Connection, account: i64, period: &Period) -> Result<Report, ReportError> {
+    let reader = Reader::scheduled(conn, account)
+        .map_err(ReportError::Report)?
+        .ok_or(ReportError::UnknownCabinet(account))?;
+    client::build(conn, &reader, period.days()?, None).map_err(ReportError::Report)
+}
+
+/// The `report` event's figures: the report's, money as numbers in the cabinet's currency
+/// (like `hourly_digest`), CTR and CPM at two decimals (0 without views).
+pub fn event(report: &Report, period: &Period) -> Value {
+    let two = |d: Option<Decimal>| number(d.unwrap_or_default().round_dp(2));
+    let maybe = |d: Option<Decimal>| d.map_or(Value::Null, number);
+    let line = |f: &Figures| {
+        json!({
+            "spent": number(f.spent),
+            "views": f.views,
+            "clicks": f.clicks,
+            "actions": f.actions,
+            "ctr": two(f.ctr),
+            "cpm": two(f.cpm),
+            "conversions": f.conversions,
+            "revenue": maybe(f.revenue),
+            "roas": maybe(f.roas),
+        })
+    };
+    let (start, end) = period.span();
+    json!({
+        "schedule": period.schedule.as_str(),
+        "period": {
+            "first_day": period.first.to_string(),
+            "last_day": period.last.to_string(),
+            "time_zone": period.zone.name(),
+            "start": start,
+            "end": end,
+        },
+        "currency": report.currency,
+        "totals": line(&report.totals),
+        "days": report.daily.iter().map(|d| json!({
+            "day": d.day.to_string(),
+            "spent": number(d.figures.spent),
+            "views": d.figures.views,
+            "clicks": d.figures.clicks,
+            "actions": d.figures.actions,
+            "conversions": d.figures.conversions,
+        })).collect::<Vec<_>>(),
+        "campaigns": report.campaigns.iter().map(|c| {
+            let mut v = line(&c.figures);
+            v["ad_id"] = json!(c.ad_id);
+            v["title"] = json!(c.title);
+            v
+        }).collect::<Vec<_>>(),
+        "fee": report.fee.as_ref().map(|fee| json!({
+            "percent": number(fee.percent),
+            "platform_spend": number(fee.platform_spend),
+            "fee": number(fee.fee),
+            "client_spend": number(fee.client_spend),
+        })),
+    })
+}
+
+/// A day as each language writes it: `2026-11-16`, `16.11.2026`.
+fn day(lang: Lang, d: NaiveDate) -> String {
+    match lang {
+        Lang::En => d.format("%Y-%m-%d").to_string(),
+        Lang::Ru => d.format("%d.%m.%Y").to_string(),
+    }
+}
+
+/// The PDF's caption in the chat.
+pub fn caption(report: &Report, lang: Lang) -> String {
+    lang.ta(
+        "scheduled-caption",
+        &[
+            ("cabinet", Arg::from(report.cabinet_name.as_str())),
+            ("first", day(lang, report.from).into()),
+            ("last", day(lang, report.to).into()),
+        ],
+    )
 }
 
 fn parse_day(text: &str) -> Result<NaiveDate, ReportError> {
@@ -344,7 +427,7 @@ mod tests {
         assert_eq!((p.first, p.last), (d("2026-02-01"), d("2026-02-28")));
         let p = month("2027-01-15");
         assert_eq!((p.first, p.last), (d("2026-12-01"), d("2026-12-31")));
-        assert_eq!(p.days().count(), 31);
+        assert_eq!(p.days().unwrap().days(), 31);
         assert_eq!(p.filename(), "report-2026-12.pdf");
         assert_eq!(week("2026-11-23").filename(), "report-2026-11-16.pdf");
     }

@@ -1,6 +1,7 @@
 //! Owns what client reports read and keep (migration 37): a cabinet's stats per campaign and
-//! UTC day over a span (the hourly rows, and the daily rows retention rolled them into), the
-//! conversions received over a span per campaign, event and currency, an agency owner's name
+//! UTC day over a span (the hourly rows, and the daily rows retention rolled them into), or
+//! per hour for days that are not UTC's, the conversions received over a span per campaign,
+//! event and currency (per day or minute), an agency owner's name
 //! and logo, and the share links of reports (only their tokens' hashes). Knows nothing of
 //! who may read them.
 
@@ -10,7 +11,8 @@ use super::{ids_json, optional, parsed, unreadable, StoreError};
 use crate::domain::stats::Totals;
 use crate::i18n::Lang;
 
-/// One campaign's figures on one UTC day (`YYYY-MM-DD`).
+/// One campaign's figures on one UTC day (`YYYY-MM-DD`), or in one hour (its ISO start) as
+/// [`hours`] reads them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DayRow {
     pub ad_id: i64,
@@ -55,6 +57,33 @@ pub fn days(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Each campaign's stored hours in `[from, to)` (ISO times) as kept, `day` holding the hour's
+/// start, and the daily rows retention left of the UTC days whose noon falls in that range
+/// (`day` holding the day): what a report in a zone whose midnights are not UTC's reads.
+pub fn hours(
+    conn: &Connection,
+    account: i64,
+    from: &str,
+    to: &str,
+) -> Result<Vec<DayRow>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, hour, views, opens, clicks, actions, spent_micros
+         FROM hourly_stats WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3
+         UNION ALL
+         SELECT ad_id, day, views, opens, clicks, actions, spent_micros FROM daily_stats
+         WHERE account_id = ?1 AND day >= substr(?2, 1, 10) AND day <= substr(?3, 1, 10)
+            AND day || 'T12:00:00Z' >= ?2 AND day || 'T12:00:00Z' < ?3",
+    )?;
+    let rows = stmt.query_map(params![account, from, to], |r| {
+        Ok(DayRow {
+            ad_id: r.get(0)?,
+            day: r.get(1)?,
+            totals: super::stats::totals_at(r, 2)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Conversions of one kind: how many, and their revenue in micro-units of `currency` (none
 /// when they sent no amount).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,7 +123,7 @@ pub fn conversions_per_campaign(
 }
 
 /// The conversions received in `[from, to)` attributed to any of the campaigns `ads`, each
-/// counted once however many of them it names, per UTC day, event and currency.
+/// counted once however many of them it names, per UTC day (`YYYY-MM-DD`), event and currency.
 pub fn conversions_per_day(
     conn: &Connection,
     account: i64,
@@ -102,8 +131,31 @@ pub fn conversions_per_day(
     from: &str,
     to: &str,
 ) -> Result<Vec<(String, Converted)>, StoreError> {
+    conversions_per(conn, account, ads, (from, to), 10)
+}
+
+/// As [`conversions_per_day`], per UTC minute (`YYYY-MM-DDTHH:MM`): what a report in a zone
+/// whose midnights are not UTC's sorts into its days.
+pub fn conversions_per_minute(
+    conn: &Connection,
+    account: i64,
+    ads: &[i64],
+    from: &str,
+    to: &str,
+) -> Result<Vec<(String, Converted)>, StoreError> {
+    conversions_per(conn, account, ads, (from, to), 16)
+}
+
+/// The conversions of `[from, to)` per the first `width` characters of their time.
+fn conversions_per(
+    conn: &Connection,
+    account: i64,
+    ads: &[i64],
+    (from, to): (&str, &str),
+    width: i64,
+) -> Result<Vec<(String, Converted)>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT substr(c.received_at, 1, 10) AS day, c.event_type, c.currency, COUNT(*),
+        "SELECT substr(c.received_at, 1, ?5) AS day, c.event_type, c.currency, COUNT(*),
             COALESCE(SUM(c.amount_micros), 0)
          FROM conversions c
          WHERE c.account_id = ?1 AND c.received_at >= ?3 AND c.received_at < ?4
@@ -113,7 +165,7 @@ pub fn conversions_per_day(
                         AND cc.ad_id IN (SELECT value FROM json_each(?2)))))
          GROUP BY day, c.event_type, c.currency",
     )?;
-    let rows = stmt.query_map(params![account, ids_json(ads), from, to], |r| {
+    let rows = stmt.query_map(params![account, ids_json(ads), from, to, width], |r| {
         Ok((r.get(0)?, converted_at(r, 1)?))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

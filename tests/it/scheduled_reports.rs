@@ -2,7 +2,9 @@
 //! weekly report reaches its chat as a PDF once per period (across restarts, a failed send
 //! retried when the fake recovers), the PDF reads back with the period's figures in the
 //! owner's language, the `report` webhook event is signed and carries them, a monthly report
-//! covers the calendar month, and `--report none` stops them.
+//! covers the calendar month, and `--report none` stops them. The report is the client
+//! report: an owner east of UTC gets the hours of their own days, and the PDF sent is the one
+//! the panel's `?format=pdf` gives for the same days.
 
 use std::time::Duration;
 
@@ -19,6 +21,7 @@ const TOKEN: &str = "123456:test-token";
 const CHAT: i64 = -100_333;
 const DAY: i64 = 24 * 3600;
 const AD: i64 = 4242;
+const TITLE: &str = "Autumn sale";
 
 fn app_with(bot: &FakeBot) -> TestApp {
     let url = bot.url.clone();
@@ -52,11 +55,19 @@ fn schedule(app: &TestApp, cabinet: i64, report: &str) {
 
 /// An agency with a euro cabinet whose chat is `CHAT` and a manage key whose webhooks go to
 /// `rx`; the clock on a Monday at 00:30: (user, cabinet, webhook secret). Its stats are
-/// stored by the tests for a campaign adcab does not list (`AD`), so no sync adds to them.
+/// stored by the tests for a campaign the platform no longer has (`AD`, kept as deleted), so
+/// no sync adds to them.
 fn setup(app: &TestApp, bot: &FakeBot, rx: &Receiver) -> (i64, i64, String) {
     bot.add_chat(CHAT);
     let user = app.user("agency");
     let cabinet = app.cabinet(user, "euro", "1000");
+    app.sql(&format!(
+        "INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url,
+            link_kind, target_type, targeting, cpm_micros, budget_micros, views_per_user,
+            created_at, synced_at, status_changed_at)
+         VALUES ({cabinet}, {AD}, '{TITLE}', 't', 'Deleted', 0, 'https://t.me/a', 'channel',
+            'channels', '{{}}', 1, 1, 1, 0, 't', 't')"
+    ));
     let chat = CabinetChange {
         telegram_chat: Some(CHAT.to_string()),
         ..CabinetChange::default()
@@ -70,8 +81,13 @@ fn setup(app: &TestApp, bot: &FakeBot, rx: &Receiver) -> (i64, i64, String) {
 /// Stores an hour of stats for the campaign, `days_ago` days before the service clock's day,
 /// at 10:00 UTC.
 fn stats(app: &TestApp, cabinet: i64, days_ago: i64, views: i64, spent_micros: i64) {
+    stats_at(app, cabinet, days_ago, 10, views, spent_micros);
+}
+
+/// Stores the hour starting at `hour`:00 UTC, `days_ago` days before the service clock's day.
+fn stats_at(app: &TestApp, cabinet: i64, days_ago: i64, hour: u32, views: i64, spent_micros: i64) {
     let day = app.now().date_naive() - chrono::Days::new(days_ago as u64);
-    let hour = format!("{day}T10:00:00Z");
+    let hour = format!("{day}T{hour:02}:00:00Z");
     app.sql(&format!(
         "INSERT OR REPLACE INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks,
             actions, spent_micros) VALUES ({cabinet}, {AD}, '{hour}', {views}, 0, 7, 2,
@@ -161,11 +177,11 @@ fn a_weekly_report_reaches_the_chat_once_per_week_and_the_webhook_signed() {
     );
     let text = pdf_text(&sent[0].bytes);
     let wanted = [
-        "Weekly report: euro cabinet",
+        "euro cabinet",
         "11.25 EUR",
         "3,500",
-        "Spend by day",
-        "Campaign 4242",
+        "Spend, EUR · By day",
+        TITLE,
     ];
     for want in wanted {
         assert!(text.contains(want), "{want:?} missing from {text}");
@@ -184,7 +200,7 @@ fn a_weekly_report_reaches_the_chat_once_per_week_and_the_webhook_signed() {
     assert_eq!(e["totals"]["clicks"], 14);
     assert_eq!(e["days"].as_array().unwrap().len(), 7);
     assert_eq!(e["campaigns"][0]["ad_id"], json!(AD));
-    assert_eq!(e["campaigns"][0]["title"], Value::Null);
+    assert_eq!(e["campaigns"][0]["title"], TITLE);
     let schema = &openapi::document()["webhooks"]["report"]["post"]["requestBody"]["content"]
         ["application/json"]["schema"];
     let problems: Vec<String> = openapi::compile(schema)
@@ -264,7 +280,7 @@ fn a_russian_owner_gets_a_russian_monthly_report_and_none_stops_them() {
     );
     let text = pdf_text(&sent[0].bytes);
     for want in [
-        "Отчёт за месяц",
+        "euro cabinet",
         "Расход",
         "Показы",
         "7,50 EUR",
@@ -279,4 +295,81 @@ fn a_russian_owner_gets_a_russian_monthly_report_and_none_stops_them() {
     tick(&app);
     assert_eq!(bot.documents().len(), 1, "no report after --report none");
     assert_eq!(sends(&app, cabinet).len(), 1);
+}
+
+#[test]
+fn an_owner_east_of_utc_gets_the_hours_of_their_own_days() {
+    let bot = FakeBot::start(TOKEN);
+    let app = app_with(&bot);
+    let rx = Receiver::start(200);
+    let (user, cabinet, secret) = setup(&app, &bot, &rx);
+    app.sql(&format!(
+        "UPDATE users SET time_zone = 'Europe/Moscow' WHERE id = {user}"
+    ));
+    // The Sunday before last, 23:00 to 24:00 UTC (a spend at 23:30): Monday 02:00 in
+    // Moscow, the first hours of last week there.
+    stats_at(&app, cabinet, 8, 23, 4000, 3_000_000);
+    // Last Sunday at 10:00 UTC: Sunday in both.
+    stats(&app, cabinet, 1, 1500, 1_500_000);
+    // Last Sunday at 22:00 UTC: already this Monday in Moscow, not last week's.
+    stats_at(&app, cabinet, 1, 22, 777, 7_000_000);
+    schedule(&app, cabinet, "weekly");
+
+    let sent = documents(&bot, 1);
+    let week = app.now().date_naive() - chrono::Days::new(7);
+    let e = &report_events(&rx, &secret, 1)[0];
+    assert_eq!(e["period"]["time_zone"], "Europe/Moscow");
+    assert_eq!(e["period"]["first_day"], week.to_string());
+    let start = format!("{}T21:00:00Z", week - chrono::Days::new(1));
+    assert_eq!(e["period"]["start"], start);
+    assert_eq!(e["totals"]["views"], 5500, "{e}");
+    assert_eq!(e["totals"]["spent"].as_f64(), Some(4.5));
+    let days = e["days"].as_array().unwrap();
+    assert_eq!(days.len(), 7);
+    assert_eq!(days[0]["day"], week.to_string());
+    assert_eq!(
+        days[0]["views"], 4000,
+        "23:30 UTC is the next day in Moscow"
+    );
+    assert_eq!(days[6]["views"], 1500);
+
+    let text = pdf_text(&sent[0].bytes);
+    for want in ["5,500", "4.50 EUR", "days in Europe/Moscow"] {
+        assert!(text.contains(want), "{want:?} missing from {text}");
+    }
+    assert!(
+        !text.contains("6,277"),
+        "this week's hour is not in it: {text}"
+    );
+}
+
+#[test]
+fn the_pdf_sent_has_the_figures_of_the_panels_pdf_for_the_same_days() {
+    let bot = FakeBot::start(TOKEN);
+    let app = app_with(&bot);
+    let rx = Receiver::start(200);
+    let (user, cabinet, _) = setup(&app, &bot, &rx);
+    app.sql(&format!(
+        "UPDATE users SET time_zone = 'Europe/Moscow' WHERE id = {user};
+         UPDATE cabinets SET fee_percent = '10' WHERE id = {cabinet};"
+    ));
+    stats_at(&app, cabinet, 8, 23, 4000, 3_000_000);
+    stats(&app, cabinet, 3, 2000, 4_000_000);
+    // The week before, for the change against it.
+    stats(&app, cabinet, 10, 1000, 2_000_000);
+    schedule(&app, cabinet, "weekly");
+
+    let sent = documents(&bot, 1);
+    let first = app.now().date_naive() - chrono::Days::new(7);
+    let last = first + chrono::Days::new(6);
+    let web = crate::web::logged_in(&app, user);
+    let panel = web.get(&format!(
+        "/reports/{cabinet}?from={first}&to={last}&format=pdf"
+    ));
+    assert_eq!(panel.status, 200, "{}", panel.body);
+    let panel = pdf_text(&panel.bytes);
+    for want in ["6,000", "7.00 EUR", "0.70 EUR", "7.70 EUR", TITLE] {
+        assert!(panel.contains(want), "{want:?} missing from {panel}");
+    }
+    assert_eq!(pdf_text(&sent[0].bytes), panel, "the same report");
 }

@@ -218,7 +218,7 @@ pub struct Agency {
     pub has_logo: bool,
 }
 
-/// A client report: one cabinet (or a group of its campaigns) over whole UTC days.
+/// A client report: one cabinet (or a group of its campaigns) over whole days of a zone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
     pub account_id: i64,
@@ -232,6 +232,8 @@ pub struct Report {
     /// First and last day of the span, both included.
     pub from: NaiveDate,
     pub to: NaiveDate,
+    /// The IANA zone its days are in (`UTC` unless the reader keeps one).
+    pub time_zone: &'static str,
     /// The period of the same length just before.
     pub previous_from: NaiveDate,
     pub previous_to: NaiveDate,

@@ -2,9 +2,10 @@
 //! its SHA-256 is kept), listing and revoking a cabinet's live ones, and opening one: a link
 //! unknown, revoked, expired, or whose maker no longer reaches the cabinet opens nothing,
 //! all alike. A link shows the days it was made for, or the last 7 or 30 days rolling, and
-//! never any other span.
+//! never any other span; its days are those of its maker's time zone.
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono_tz::Tz;
 use rusqlite::Connection;
 
 use super::{Reader, Span};
@@ -14,6 +15,7 @@ use crate::ops::{bad, OpsError};
 use crate::primitives::{random_hex, sha256_hex};
 use crate::store::cabinets as cabinet_rows;
 use crate::store::reports::{self as rows, Link, LinkSpan};
+use crate::store::users;
 
 pub use crate::store::reports::{Link as SharedLink, LinkSpan as SharedSpan};
 
@@ -173,7 +175,8 @@ pub struct Opened {
     pub link: Link,
 }
 
-/// The live link `token` names at `now`, with the span it shows today; `None` for a token
+/// The live link `token` names at `now`, with the span it shows today, its days in the zone
+/// of the link's maker (UTC when they keep none); `None` for a token
 /// unknown, revoked or expired, or when the link's maker no longer reaches the cabinet.
 pub fn open(
     conn: &Connection,
@@ -187,7 +190,10 @@ pub fn open(
     let Some(reader) = Reader::of(&reach, link.account_id) else {
         return Ok(None);
     };
-    let today = now.date_naive();
+    let zone = users::get(conn, link.created_by)?
+        .and_then(|maker| maker.time_zone)
+        .unwrap_or(Tz::UTC);
+    let today = now.with_timezone(&zone).date_naive();
     let span = match link.span {
         LinkSpan::Last7 => Span::last(7, today),
         LinkSpan::Last30 => Span::last(30, today),
@@ -201,7 +207,8 @@ pub fn open(
                 _ => return Ok(None),
             }
         }
-    };
+    }
+    .in_zone(zone);
     Ok(Some(Opened {
         reader,
         span,

@@ -1,15 +1,18 @@
 //! Owns the client report, built once for every face: for a cabinet (or a group of its
-//! campaigns) and a span of whole UTC days, the totals and their change against the period of
+//! campaigns) and a span of whole days in a time zone (UTC unless given), the totals and their change against the period of
 //! the same length before, a daily series, a line per campaign, conversions by event, revenue
 //! converted into the cabinet's currency at the kept rate of the span's last day (a currency
 //! without a rate stays native, never guessed), and the agency's fee as its own line. Read
-//! from the stored hours and the days retention rolled them into. Reading one takes a
-//! [`Reader`]: someone who reaches the cabinet, or a live share link (`links`).
+//! from the stored hours and the days retention rolled them into: the span and the period
+//! before it in three queries whatever their length (`read`). Reading one takes a [`Reader`]: someone who reaches the
+//! cabinet, a live share link (`links`), or the cabinet's report schedule.
 
 pub mod agency;
 mod figures;
 pub mod links;
 pub mod pdf;
+mod read;
+mod span;
 
 use std::collections::BTreeMap;
 
@@ -17,24 +20,19 @@ use chrono::{Days, NaiveDate};
 use rusqlite::Connection;
 use rust_decimal::Decimal;
 
-use figures::Sum;
 pub use figures::{
     Agency, Amount, CampaignLine, Change, Day, EventLine, Fee, Figures, GroupRef, RateUsed, Report,
     Revenue,
 };
+pub use span::{midnight, Span, DEFAULT_DAYS, MAX_DAYS};
 
 use super::{bad, OpsError};
 use crate::domain::agency::CurrencyCode;
 use crate::store::cabinets::{self as cabinet_rows, Cabinet, Reachable};
 use crate::store::{groups, rates, reports as rows};
 
-/// The longest span a report covers, in days.
-pub const MAX_DAYS: u64 = 366;
-/// The span a report covers when none is asked for: the last 7 days, today included.
-pub const DEFAULT_DAYS: u64 = 7;
-
 /// Someone allowed to read a cabinet's report: a person or key that reaches it (any access
-/// level), or a live share link of it.
+/// level), a live share link of it, or its report schedule.
 #[derive(Debug, Clone)]
 pub struct Reader {
     cabinet: Cabinet,
@@ -51,98 +49,19 @@ impl Reader {
             })
     }
 
+    /// The reader of a cabinet's scheduled report: the cabinet itself, for its owner; `None`
+    /// for a cabinet that is not kept.
+    pub fn scheduled(conn: &Connection, account: i64) -> Result<Option<Reader>, OpsError> {
+        Ok(cabinet_rows::get(conn, account)?.map(|cabinet| Reader { cabinet }))
+    }
+
     pub fn cabinet(&self) -> &Cabinet {
         &self.cabinet
     }
 }
 
-/// Whole UTC days `from..=to`, at most [`MAX_DAYS`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Span {
-    from: NaiveDate,
-    to: NaiveDate,
-}
-
-impl Span {
-    /// The `n` days ending with `today`.
-    pub fn last(n: u64, today: NaiveDate) -> Span {
-        let n = n.clamp(1, MAX_DAYS);
-        Span {
-            from: today - Days::new(n - 1),
-            to: today,
-        }
-    }
-
-    /// The span `from` and `to` (`YYYY-MM-DD`, both included) name; a missing one defaults to
-    /// the last [`DEFAULT_DAYS`] days ending today (or ending `to`, or starting `from`).
-    pub fn parse(from: Option<&str>, to: Option<&str>, today: NaiveDate) -> Result<Span, OpsError> {
-        let day = |param: &str, text: &str| {
-            NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
-                .map_err(|_| bad(param, format!("'{text}' is not a date (YYYY-MM-DD)")))
-        };
-        let from = from.filter(|t| !t.trim().is_empty());
-        let to = to.filter(|t| !t.trim().is_empty());
-        let back = Days::new(DEFAULT_DAYS - 1);
-        let (from, to) = match (from, to) {
-            (Some(f), Some(t)) => (day("from", f)?, day("to", t)?),
-            (Some(f), None) => {
-                let f = day("from", f)?;
-                (f, (f + back).min(today).max(f))
-            }
-            (None, Some(t)) => {
-                let t = day("to", t)?;
-                (t - back, t)
-            }
-            (None, None) => (today - back, today),
-        };
-        Span::new(from, to)
-    }
-
-    /// `from..=to`, refused when `from` comes after `to` or the span is longer than
-    /// [`MAX_DAYS`].
-    pub fn new(from: NaiveDate, to: NaiveDate) -> Result<Span, OpsError> {
-        if from > to {
-            return Err(bad("from", "'from' comes after 'to'"));
-        }
-        if (to - from).num_days() + 1 > MAX_DAYS as i64 {
-            return Err(bad(
-                "to",
-                format!("a report covers at most {MAX_DAYS} days"),
-            ));
-        }
-        Ok(Span { from, to })
-    }
-
-    pub fn from(self) -> NaiveDate {
-        self.from
-    }
-
-    pub fn to(self) -> NaiveDate {
-        self.to
-    }
-
-    /// How many days it covers.
-    pub fn days(self) -> u64 {
-        (self.to - self.from).num_days().unsigned_abs() + 1
-    }
-
-    /// The span of the same length just before.
-    pub fn previous(self) -> Span {
-        let n = Days::new(self.days());
-        Span {
-            from: self.from - n,
-            to: self.to - n,
-        }
-    }
-
-    /// The day after its last, where a `[from, end)` read stops.
-    fn end(self) -> NaiveDate {
-        self.to + Days::new(1)
-    }
-}
-
-/// The report of the reader's cabinet over `span`, narrowed to the campaigns of `group` when
-/// one is named (it must be the cabinet's). Blocking: one read.
+/// The report of the reader's cabinet over `span` (its days in its zone), narrowed to the
+/// campaigns of `group` when one is named (it must be the cabinet's). Blocking: one read.
 pub fn build(
     conn: &Connection,
     reader: &Reader,
@@ -171,21 +90,20 @@ pub fn build(
     let ads: Vec<i64> = campaigns.iter().map(|(ad, _)| *ad).collect();
     let previous = span.previous();
 
-    let now = read_span(conn, account, &ads, span)?;
-    let before = read_span(conn, account, &ads, previous)?;
+    let (now, before) = read::span(conn, account, &ads, span)?;
 
     let currency = CurrencyCode::parse(cabinet.cabinet_type.currency()).expect("a cabinet's code");
-    let (now_rates, used, unconverted) = rates_at(conn, &now.total.revenue, &currency, span.to)?;
-    let (before_rates, _, _) = rates_at(conn, &before.total.revenue, &currency, previous.to)?;
+    let (now_rates, used, unconverted) = rates_at(conn, &now.total.revenue, &currency, span.to())?;
+    let (before_rates, _, _) = rates_at(conn, &before.revenue, &currency, previous.to())?;
 
     let totals = now.total.figures(&now_rates);
-    let previous_figures = before.total.figures(&before_rates);
+    let previous_figures = before.figures(&before_rates);
     let mut daily = Vec::with_capacity(span.days() as usize);
-    let mut day = span.from;
-    while day <= span.to {
+    let mut day = span.from();
+    while day <= span.to() {
         let figures = now
             .days
-            .get(&day.to_string())
+            .get(&day)
             .map(|s| s.figures(&now_rates))
             .unwrap_or_default();
         daily.push(Day { day, figures });
@@ -232,10 +150,11 @@ pub fn build(
             name: profile.name,
             has_logo: profile.logo_type.is_some(),
         },
-        from: span.from,
-        to: span.to,
-        previous_from: previous.from,
-        previous_to: previous.to,
+        from: span.from(),
+        to: span.to(),
+        time_zone: span.zone().name(),
+        previous_from: previous.from(),
+        previous_to: previous.to(),
         change: Change::between(&totals, &previous_figures),
         totals,
         previous: previous_figures,
@@ -249,60 +168,6 @@ pub fn build(
         },
         fee,
     })
-}
-
-/// What one span sums to: in all, per day, per campaign, and conversions per event.
-#[derive(Default)]
-struct Read {
-    total: Sum,
-    days: BTreeMap<String, Sum>,
-    campaigns: BTreeMap<i64, Sum>,
-    events: BTreeMap<String, (i64, BTreeMap<String, i128>)>,
-}
-
-fn read_span(conn: &Connection, account: i64, ads: &[i64], span: Span) -> Result<Read, OpsError> {
-    let mut read = Read::default();
-    let (from, end) = (span.from.to_string(), span.end().to_string());
-    for row in rows::days(conn, account, &from, &end)? {
-        if ads.binary_search(&row.ad_id).is_err() {
-            continue;
-        }
-        let line = Sum {
-            totals: row.totals,
-            ..Sum::default()
-        };
-        read.total.add(&line);
-        read.days.entry(row.day).or_default().add(&line);
-        read.campaigns.entry(row.ad_id).or_default().add(&line);
-    }
-    let (from_at, end_at) = (format!("{from}T00:00:00Z"), format!("{end}T00:00:00Z"));
-    for (ad, c) in rows::conversions_per_campaign(conn, account, ads, &from_at, &end_at)? {
-        let line = conversions(&c);
-        read.campaigns.entry(ad).or_default().add(&line);
-    }
-    for (day, c) in rows::conversions_per_day(conn, account, ads, &from_at, &end_at)? {
-        let line = conversions(&c);
-        read.total.add(&line);
-        read.days.entry(day).or_default().add(&line);
-        let event = read.events.entry(c.event_type.clone()).or_default();
-        event.0 = event.0.saturating_add(c.count);
-        for (currency, amount) in line.revenue {
-            let sum = event.1.entry(currency).or_default();
-            *sum = sum.saturating_add(amount);
-        }
-    }
-    Ok(read)
-}
-
-fn conversions(c: &rows::Converted) -> Sum {
-    let mut line = Sum {
-        conversions: c.count,
-        ..Sum::default()
-    };
-    if let Some(currency) = &c.currency {
-        line.revenue.insert(currency.clone(), c.amount_micros);
-    }
-    line
 }
 
 /// The rate of each revenue currency into the cabinet's, the rates as used, and the currencies
@@ -355,19 +220,6 @@ mod tests {
 
     fn d(text: &str) -> NaiveDate {
         NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap()
-    }
-
-    #[test]
-    fn a_span_defaults_to_the_last_seven_days_and_is_bounded() {
-        let today = d("2026-11-28");
-        let span = Span::parse(None, None, today).unwrap();
-        assert_eq!((span.from(), span.to()), (d("2026-11-22"), today));
-        assert_eq!(span.previous().from(), d("2026-11-15"));
-        assert_eq!(span.previous().to(), d("2026-11-21"));
-        assert!(Span::parse(Some("2026-11-29"), Some("2026-11-28"), today).is_err());
-        assert!(Span::parse(Some("2025-01-01"), Some("2026-11-28"), today).is_err());
-        assert!(Span::parse(Some("2025-11-28"), Some("2026-11-28"), today).is_ok());
-        assert!(Span::parse(Some("28.11.2026"), None, today).is_err());
     }
 
     #[test]

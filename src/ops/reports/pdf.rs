@@ -47,6 +47,7 @@ pub fn document(report: &Report, lang: Lang, logo: Option<Vec<u8>>) -> pdf::Docu
         &[
             ("from", day(lang, report.from).into()),
             ("to", day(lang, report.to).into()),
+            ("zone", report.time_zone.into()),
         ],
     );
     if let Some(group) = &report.group {
@@ -253,4 +254,134 @@ pub fn document(report: &Report, lang: Lang, logo: Option<Vec<u8>>) -> pdf::Docu
     }
     blocks.push(pdf::Block::Paragraph(lang.t("reports-note")));
     pdf::Document { title, blocks }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::reports::{Agency, CampaignLine, Change, Day, EventLine, Fee, Revenue};
+    use chrono::Days;
+
+    fn figures(views: i64, cents: i64) -> Figures {
+        let spent = Decimal::new(cents, 2);
+        Figures {
+            views,
+            clicks: views / 80,
+            actions: views / 1000,
+            spent,
+            ctr: Some(Decimal::new(125, 2)),
+            cpm: Some(Decimal::new(250, 2)),
+            conversions: views / 2000,
+            revenue: None,
+            cpa: None,
+            roas: None,
+        }
+    }
+
+    /// A week of a Russian agency's cabinet with `campaigns` campaigns.
+    fn sample(campaigns: usize) -> Report {
+        let from = NaiveDate::from_ymd_opt(2026, 11, 16).unwrap();
+        let totals = figures(123_456, 4251);
+        Report {
+            account_id: 7,
+            cabinet_name: "Кофейня «Зерно»".into(),
+            currency: "EUR",
+            scale: 2,
+            group: None,
+            agency: Agency {
+                owner_id: 1,
+                name: Some("Агентство Север".into()),
+                has_logo: false,
+            },
+            from,
+            to: from + Days::new(6),
+            time_zone: "Europe/Moscow",
+            previous_from: from - Days::new(7),
+            previous_to: from - Days::new(1),
+            previous: figures(100_000, 4000),
+            change: Change {
+                views: Some(Decimal::new(2346, 2)),
+                ..Change::default()
+            },
+            totals,
+            daily: (0..7)
+                .map(|i| Day {
+                    day: from + Days::new(i),
+                    figures: figures(1000 + 300 * i as i64, 200 + 65 * i as i64),
+                })
+                .collect(),
+            campaigns: (0..campaigns)
+                .map(|i| CampaignLine {
+                    ad_id: 100 + i as i64,
+                    title: format!("Осенняя кампания {i}"),
+                    figures: figures(5000 - i as i64, 123),
+                })
+                .collect(),
+            events: vec![EventLine {
+                event_type: "purchase".into(),
+                count: 61,
+                revenue: vec![],
+            }],
+            revenue: Revenue::default(),
+            fee: Some(Fee {
+                percent: Decimal::new(10, 0),
+                platform_spend: Decimal::new(4251, 2),
+                fee: Decimal::new(425, 2),
+                client_spend: Decimal::new(4676, 2),
+            }),
+        }
+    }
+
+    fn text(pdf: &[u8]) -> String {
+        let doc = lopdf::Document::load_mem(pdf).unwrap();
+        let pages: Vec<u32> = doc.get_pages().keys().copied().collect();
+        doc.extract_text(&pages).unwrap()
+    }
+
+    #[test]
+    fn the_report_reads_back_in_each_language_with_its_figures() {
+        let report = sample(3);
+        let en = render(&report, Lang::En, None).unwrap();
+        let ru = render(&report, Lang::Ru, None).unwrap();
+        // `ADCAB_SAMPLE_DIR=docs/samples cargo test --lib reports::pdf` rewrites the samples.
+        if let Ok(dir) = std::env::var("ADCAB_SAMPLE_DIR") {
+            std::fs::write(format!("{dir}/client-report-en.pdf"), &en).unwrap();
+            std::fs::write(format!("{dir}/client-report-ru.pdf"), &ru).unwrap();
+        }
+        let en_text = text(&en);
+        for want in [
+            "Агентство Север · Кофейня «Зерно»",
+            "2026-11-16 – 2026-11-22 (days in Europe/Moscow)",
+            "42.51 EUR",
+            "123,456",
+            "+23.46 %",
+            "Agency fee (10%)",
+            "46.76 EUR",
+            "Spend, EUR · By day",
+            "Осенняя кампания 2",
+            "Purchase",
+        ] {
+            assert!(en_text.contains(want), "{want:?} missing from {en_text}");
+        }
+        let ru_text = text(&ru);
+        for want in [
+            "16.11.2026 – 22.11.2026 (сутки по Europe/Moscow)",
+            "42,51 EUR",
+            "123\u{a0}456",
+            "Расход",
+        ] {
+            assert!(ru_text.contains(want), "{want:?} missing from {ru_text}");
+        }
+        // The font is embedded as a subset: a report stays small.
+        assert!(en.len() < 120_000, "{} bytes", en.len());
+    }
+
+    #[test]
+    fn a_cabinet_with_many_campaigns_gets_more_pages() {
+        let pdf = render(&sample(90), Lang::En, None).unwrap();
+        let doc = lopdf::Document::load_mem(&pdf).unwrap();
+        assert!(doc.get_pages().len() >= 3);
+        let all = text(&pdf);
+        assert!(all.contains("Осенняя кампания 88"), "{all}");
+    }
 }

@@ -12,6 +12,7 @@ mod list;
 mod pages;
 mod people;
 mod reports;
+mod reports_share;
 mod rules;
 mod sessions;
 mod shell;

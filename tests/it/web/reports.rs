@@ -1,17 +1,17 @@
 //! Client reports in the panel: the figures against the stored hours (made by the simulator's
 //! clock), the change against the previous period, the fee line, the downloads, who may read
-//! one, and share links: what they show, that they lead nowhere else and take no writes, and
-//! that they stop working when revoked or expired, answering like an unknown token.
+//! one, the agency's name and logo, and a person's time zone moving the days of their report
+//! and of the links they make. Share links themselves: `reports_share`.
 
 use super::logged_in;
-use crate::helpers::{spawn_app, spawn_app_with, Browser, Camp, TestApp};
+use crate::helpers::{spawn_app, Browser, Camp, TestApp};
 use adcab::ops::NewKey;
 use chrono::{Duration, NaiveDate};
 use serde_json::json;
 
 /// An owner with a euro cabinet, a site campaign delivering for two whole UTC days and a key
 /// that sends postbacks: (user, cabinet, ad, key, the two days).
-fn delivered(app: &TestApp) -> (i64, i64, i64, String, [NaiveDate; 2]) {
+pub(super) fn delivered(app: &TestApp) -> (i64, i64, i64, String, [NaiveDate; 2]) {
     let user = app.user("agency");
     let cabinet = app.cabinet(user, "euro", "1000");
     let key = app.key_with(NewKey {
@@ -44,7 +44,12 @@ fn delivered(app: &TestApp) -> (i64, i64, i64, String, [NaiveDate; 2]) {
 
 /// The stored hours' sums of a cabinet over whole UTC days `from..=to`: (views, clicks,
 /// actions, spent micros).
-fn stored(app: &TestApp, cabinet: i64, from: NaiveDate, to: NaiveDate) -> (i64, i64, i64, i64) {
+pub(super) fn stored(
+    app: &TestApp,
+    cabinet: i64,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> (i64, i64, i64, i64) {
     let end = to + Duration::days(1);
     let sum = |column: &str| -> i64 {
         app.scalar(
@@ -64,7 +69,7 @@ fn stored(app: &TestApp, cabinet: i64, from: NaiveDate, to: NaiveDate) -> (i64, 
 }
 
 /// A CSV download as rows of cells by column name.
-fn csv_rows(body: &str) -> Vec<std::collections::HashMap<String, String>> {
+pub(super) fn csv_rows(body: &str) -> Vec<std::collections::HashMap<String, String>> {
     let mut lines = body.lines();
     let header: Vec<String> = lines
         .next()
@@ -83,7 +88,7 @@ fn csv_rows(body: &str) -> Vec<std::collections::HashMap<String, String>> {
         .collect()
 }
 
-fn row<'a>(
+pub(super) fn row<'a>(
     rows: &'a [std::collections::HashMap<String, String>],
     section: &str,
 ) -> &'a std::collections::HashMap<String, String> {
@@ -292,7 +297,7 @@ fn a_report_is_only_for_who_reaches_the_cabinet_and_its_span_is_bounded() {
 }
 
 /// Makes a share link from the report page; returns its path (`/r/{token}`).
-fn share(web: &Browser, cabinet: i64, fields: &[(&str, &str)]) -> String {
+pub(super) fn share(web: &Browser, cabinet: i64, fields: &[(&str, &str)]) -> String {
     let page = web.get(&format!("/reports/{cabinet}"));
     let csrf = page.csrf();
     let mut form = vec![("csrf", csrf.as_str())];
@@ -308,152 +313,6 @@ fn share(web: &Browser, cabinet: i64, fields: &[(&str, &str)]) -> String {
     let path = &url[url.find("/r/").expect("a share path")..];
     assert_eq!(path.len(), "/r/".len() + 64, "a 256-bit token");
     path.to_string()
-}
-
-#[test]
-fn a_share_link_shows_the_report_alone_and_stops_when_revoked() {
-    let app = spawn_app();
-    let (user, cabinet, _, _, [first, second]) = delivered(&app);
-    let web = logged_in(&app, user);
-    let from = first.to_string();
-    let to = second.to_string();
-    let path = share(
-        &web,
-        cabinet,
-        &[
-            ("span", "fixed"),
-            ("from", &from),
-            ("to", &to),
-            ("expires_days", "30"),
-        ],
-    );
-    let hash: String = app.scalar(
-        "SELECT token_hash FROM report_links WHERE account_id = ?1",
-        &[cabinet],
-    );
-    assert!(
-        !path.contains(&hash) && hash.len() == 64,
-        "only the hash is kept"
-    );
-
-    let client = Browser::new(&app);
-    let shown = client.get(&path);
-    assert_eq!(shown.status, 200, "{}", shown.body);
-    assert_eq!(shown.header("x-robots-tag"), Some("noindex, nofollow"));
-    assert!(shown
-        .body
-        .contains("<meta name=\"robots\" content=\"noindex, nofollow\">"));
-    for tag in ["<a ", "<form", "<nav", "<script", "<button", "<input"] {
-        assert!(
-            !shown.body.contains(tag),
-            "{tag} on a share link: {}",
-            shown.body
-        );
-    }
-    for href in shown.body.split("href=\"").skip(1) {
-        assert!(href.starts_with("/assets/"), "only the stylesheet: {href}");
-    }
-    for src in shown.body.split("src=\"").skip(1) {
-        assert!(src.starts_with("data:"), "no other path: {src}");
-    }
-    let (views, _, _, _) = stored(&app, cabinet, first, second);
-    let rows = csv_rows(&client.get(&format!("{path}?format=csv")).body);
-    assert_eq!(row(&rows, "total")["views"], views.to_string());
-    // The link's days and nothing else: a query asking for others is not heard.
-    let other = csv_rows(
-        &client
-            .get(&format!("{path}?from=2020-01-01&to={to}&format=csv"))
-            .body,
-    );
-    assert_eq!(row(&other, "total")["day"], format!("{from}..{to}"));
-    // No writes through it, and no way from it to the panel.
-    assert_eq!(client.post(&path, &[("span", "last30")]).status, 405);
-    assert_eq!(
-        client.get(&format!("{path}/../../cabinets")).status,
-        303,
-        "the panel wants a login"
-    );
-    assert_eq!(client.get(&format!("/reports/{cabinet}")).status, 303);
-
-    let unknown = client.get(&format!("/r/{}", "0".repeat(64)));
-    assert_eq!(unknown.status, 404);
-
-    let page = web.get(&format!("/reports/{cabinet}"));
-    let link_id: i64 = app.scalar(
-        "SELECT id FROM report_links WHERE account_id = ?1",
-        &[cabinet],
-    );
-    assert!(
-        page.body.contains(&format!("data-link=\"{link_id}\"")),
-        "listed while live"
-    );
-    let revoked = web.post(
-        &format!("/reports/{cabinet}/share/{link_id}/revoke"),
-        &[("csrf", &page.csrf())],
-    );
-    assert_eq!(revoked.status, 303);
-    let gone = client.get(&path);
-    assert_eq!(gone.status, 404);
-    assert_eq!(
-        gone.body, unknown.body,
-        "the same answer as an unknown token"
-    );
-    assert_eq!(client.get(&format!("{path}?format=csv")).status, 404);
-    assert!(!web
-        .get(&format!("/reports/{cabinet}"))
-        .body
-        .contains(&format!("data-link=\"{link_id}\"")));
-}
-
-#[test]
-fn a_rolling_share_link_follows_the_days_and_expires() {
-    let app = spawn_app();
-    let owner = app.user("agency");
-    let cabinet = app.cabinet(owner, "euro", "100");
-    let web = logged_in(&app, owner);
-    let path = share(
-        &web,
-        cabinet,
-        &[("span", "last7"), ("expires_days", "7"), ("language", "ru")],
-    );
-    let client = Browser::new(&app);
-    let shown = client.get_with(&path, &[("accept-language", "en-US")]);
-    assert!(
-        shown.body.contains("<html lang=\"ru\""),
-        "the language chosen for it"
-    );
-    assert!(shown.body.contains("Отчёт"));
-    let today = app.now().date_naive();
-    let rows = csv_rows(&client.get(&format!("{path}?format=csv")).body);
-    assert_eq!(
-        row(&rows, "total")["day"],
-        format!("{}..{today}", today - Duration::days(6))
-    );
-
-    app.advance(6 * 24 * 3600);
-    let later = app.now().date_naive();
-    let rows = csv_rows(&client.get(&format!("{path}?format=csv")).body);
-    assert_eq!(
-        row(&rows, "total")["day"],
-        format!("{}..{later}", later - Duration::days(6)),
-        "rolling"
-    );
-
-    app.advance(24 * 3600 + 60);
-    assert_eq!(client.get(&path).status, 404, "expired after 7 days");
-}
-
-#[test]
-fn share_links_are_guessed_no_faster_than_passwords() {
-    let app = spawn_app_with(|c| c.panel.login_failures_per_address = 3);
-    let client = Browser::new(&app);
-    for i in 0..3 {
-        assert_eq!(client.get(&format!("/r/{i:064}")).status, 404);
-    }
-    let limited = client.get(&format!("/r/{:064}", 9));
-    assert_eq!(limited.status, 429);
-    assert!(limited.header("retry-after").is_some());
-    assert!(!limited.body.contains("<a "), "no way out from it either");
 }
 
 /// Sends `bytes` as the `logo` file of the settings' multipart form; returns (status,
@@ -613,4 +472,50 @@ fn a_report_downloads_as_a_pdf_with_its_figures_in_the_readers_language_and_thro
         assert!(text.contains(want), "{want:?} missing from {text}");
     }
     assert!(!text.contains("Views"), "{text}");
+}
+
+#[test]
+fn a_persons_time_zone_moves_the_days_of_their_report_and_of_the_links_they_make() {
+    let app = spawn_app();
+    let (user, cabinet, _, _, [first, second]) = delivered(&app);
+    app.sql(&format!(
+        "UPDATE users SET time_zone = 'Asia/Tokyo' WHERE id = {user}"
+    ));
+    let web = logged_in(&app, user);
+    // `second` in Tokyo (UTC+9) runs from 15:00 UTC of `first` to 15:00 UTC of `second`.
+    let tokyo: i64 = app.scalar(
+        &format!(
+            "SELECT COALESCE(SUM(views), 0) FROM hourly_stats WHERE account_id = ?1
+             AND hour >= '{first}T15:00:00Z' AND hour < '{second}T15:00:00Z'"
+        ),
+        &[cabinet],
+    );
+    let (utc, _, _, _) = stored(&app, cabinet, second, second);
+    assert_ne!(
+        tokyo, utc,
+        "the two days differ, so the test can tell them apart"
+    );
+
+    let path = format!("/reports/{cabinet}?from={second}&to={second}");
+    let rows = csv_rows(&web.get(&format!("{path}&format=csv")).body);
+    assert_eq!(row(&rows, "total")["views"], tokyo.to_string());
+    assert_eq!(row(&rows, "day")["views"], tokyo.to_string());
+    let page = web.get(&path);
+    assert!(page.body.contains("days in Asia/Tokyo"), "{}", page.body);
+
+    // A link they make shows the days of their zone to a client without one.
+    let day = second.to_string();
+    let link = share(
+        &web,
+        cabinet,
+        &[
+            ("span", "fixed"),
+            ("from", &day),
+            ("to", &day),
+            ("expires_days", "30"),
+        ],
+    );
+    let client = Browser::new(&app);
+    let shared = csv_rows(&client.get(&format!("{link}?format=csv")).body);
+    assert_eq!(row(&shared, "total")["views"], tokyo.to_string());
 }

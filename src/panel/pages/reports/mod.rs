@@ -1,5 +1,6 @@
 //! Owns `/reports` (the cabinets a person may report on) and `/reports/{account_id}`: a
-//! cabinet's client report over `from`..`to` (whole UTC days, the last 7 by default) and an
+//! cabinet's client report over `from`..`to` (whole days in the person's time zone, UTC when
+//! they keep none; the last 7 by default) and an
 //! optional `group_id`, as a page with its pickers, or as a download (`?format=csv|xlsx|pdf`);
 //! its share links, made by a form (`POST .../share`) and
 //! revoked from the list (`POST .../share/{id}/revoke`); and the agency's logo that heads it
@@ -13,6 +14,7 @@ mod table;
 pub mod view;
 
 use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
 use maud::{html, Markup};
 
 use super::super::export::{self, Format};
@@ -88,13 +90,14 @@ async fn read(
 ) -> Result<(Read, bool), WebError> {
     let from = visit.query.text("from").map(str::to_string);
     let to = visit.query.text("to").map(str::to_string);
+    let zone = visit.zone.unwrap_or(Tz::UTC);
     visit
         .state
         .services
         .db
         .read(move |conn| {
             let now = clock::now(conn)?;
-            let today = now.date_naive();
+            let today = now.with_timezone(&zone).date_naive();
             let (span, bad_span) = match span {
                 Some(s) => (s, false),
                 None => match Span::parse(from.as_deref(), to.as_deref(), today) {
@@ -102,6 +105,7 @@ async fn read(
                     Err(_) => (Span::last(reports::DEFAULT_DAYS, today), true),
                 },
             };
+            let span = span.in_zone(zone);
             let account = reader.cabinet().id;
             let report = reports::build(conn, &reader, span, group)?;
             Ok::<_, OpsError>((
@@ -321,6 +325,7 @@ pub async fn share<'a>(
         field("language"),
     );
     let writer = reader.clone();
+    let zone = visit.zone.unwrap_or(Tz::UTC);
     let made = visit
         .state
         .services
@@ -335,7 +340,7 @@ pub async fn share<'a>(
                 expires: expires.as_deref(),
                 language: language.as_deref(),
             };
-            let new = NewLink::read(&sent, now.date_naive())?;
+            let new = NewLink::read(&sent, now.with_timezone(&zone).date_naive())?;
             let created = links::create(tx, &writer, user, &new, now)?;
             Ok::<_, OpsError>((created, new))
         })

@@ -83,6 +83,7 @@ pub fn body(visit: &Visit, report: &Report, logo: Option<&str>) -> Markup {
         &[
             ("from", day(lang, report.from).into()),
             ("to", day(lang, report.to).into()),
+            ("zone", report.time_zone.into()),
         ],
     );
     let previous = visit.ta(
