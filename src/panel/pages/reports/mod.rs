@@ -7,7 +7,7 @@
 
 mod pdf;
 pub mod shared;
-mod table;
+pub mod table;
 pub mod view;
 
 use chrono::{DateTime, Utc};
