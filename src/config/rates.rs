@@ -10,7 +10,7 @@ use crate::domain::agency::CurrencyCode;
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RatesConfig {
-    /// The currency totals across cabinets are shown in (a person may choose another).
+    /// The currency totals across cabinets are shown in when their owner chose none.
     pub reporting_currency: CurrencyCode,
     /// Where fiat rates come from: the ECB's daily reference rates, or only `admin rates set`.
     pub source: RatesSource,

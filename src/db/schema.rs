@@ -74,6 +74,7 @@ const SERVICE: Ledger = Ledger {
         (35, include_str!("../../sql/0035_agency_money.sql")),
         (37, include_str!("../../sql/0037_client_reports.sql")),
         (38, include_str!("../../sql/0038_report_sends.sql")),
+        (39, include_str!("../../sql/0039_reporting_currency.sql")),
     ],
 };
 

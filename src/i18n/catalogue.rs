@@ -34,6 +34,7 @@ const FILES: &[File] = files![
     "campaign",
     "campaigns",
     "common",
+    "currency",
     "error",
     "funds",
     "home",

@@ -43,6 +43,7 @@ pub use keys::{
     webhook_log, webhook_resend, KeyChange, NewKey, Scope, WebhookUrl, MAX_ACTIVE_KEYS,
 };
 pub use rates::{rate_list, rate_set, RateList, RateShown};
+pub use rates::{reporting_currencies, reporting_currency, reporting_currency_set};
 pub use reconcile::{cabinet_reconcile, Difference, Reconciled};
 pub use rules::{auto_cpm_log, rule_list, AutoCpmLog, RuleList};
 pub use sim::{sim_advance, sim_fail, sim_now, sim_review};

@@ -1,15 +1,19 @@
 //! Owns the operator's exchange rates: `admin rates set` (a rate by hand, for a day or the
-//! service clock's today, replacing a fetched one of that day) and `admin rates list`.
+//! service clock's today, replacing a fetched one of that day) and `admin rates list`; and the
+//! reporting currency: the one an owner chooses on `/settings` among those adcab converts, and
+//! which one a page of totals converts into (its cabinets' owner's, else the operator's).
 
 use chrono::NaiveDate;
+use rusqlite::Connection;
 use rust_decimal::Decimal;
 use serde::Serialize;
 
-use super::{bad, OpsError};
+use super::{bad, now_iso, OpsError};
 use crate::clock;
 use crate::domain::agency::CurrencyCode;
 use crate::services::Services;
 use crate::store::rates::{self, Rate};
+use crate::store::StoreError;
 
 /// The most rates `admin rates list` prints.
 const LISTED: usize = 500;
@@ -91,4 +95,64 @@ pub fn rate_list(s: &Services) -> Result<RateList, OpsError> {
         },
         rates: rows.into_iter().map(RateShown::from).collect(),
     })
+}
+
+/// The currencies an owner may report in, first in this order: the euro, the US dollar most
+/// trackers report revenue in, TON and Telegram Stars (`STARS`, the platform's `XTR`).
+pub const OFFERED: [&str; 4] = ["EUR", "USD", "TON", "STARS"];
+
+/// The reporting currencies an owner may choose: [`OFFERED`], then the operator's `default`
+/// and every other currency a kept rate names (the ECB's), each once.
+pub fn reporting_currencies(
+    conn: &Connection,
+    default: &CurrencyCode,
+) -> Result<Vec<CurrencyCode>, StoreError> {
+    let mut all: Vec<CurrencyCode> = OFFERED
+        .iter()
+        .map(|c| CurrencyCode::parse(c).expect("an offered currency is a code"))
+        .collect();
+    for code in std::iter::once(default.clone()).chain(rates::currencies(conn)?) {
+        if !all.contains(&code) {
+            all.push(code);
+        }
+    }
+    Ok(all)
+}
+
+/// `/settings`: keeps the reporting currency `owner` chose, one of [`reporting_currencies`]; `None` leaves
+/// it to the operator's `default`.
+pub fn reporting_currency_set(
+    conn: &Connection,
+    owner: i64,
+    choice: Option<&CurrencyCode>,
+    default: &CurrencyCode,
+) -> Result<(), OpsError> {
+    if let Some(code) = choice {
+        if !reporting_currencies(conn, default)?.contains(code) {
+            return Err(bad(
+                "reporting_currency",
+                format!("{code} is not a currency adcab converts"),
+            ));
+        }
+    }
+    rates::set_owner_currency(conn, owner, choice, &now_iso(conn)?)?;
+    Ok(())
+}
+
+/// The currency a page of totals over cabinets of `owners` converts into: their owner's
+/// choice when they are all one owner's, else (cabinets of several owners, or no choice) the
+/// operator's `default`.
+pub fn reporting_currency(
+    conn: &Connection,
+    default: &CurrencyCode,
+    owners: impl IntoIterator<Item = i64>,
+) -> Result<CurrencyCode, StoreError> {
+    let mut owners = owners.into_iter();
+    let Some(first) = owners.next() else {
+        return Ok(default.clone());
+    };
+    if owners.any(|o| o != first) {
+        return Ok(default.clone());
+    }
+    Ok(rates::owner_currency(conn, first)?.unwrap_or_else(|| default.clone()))
 }

@@ -148,7 +148,8 @@ impl Table {
         out
     }
 
-    fn xlsx(&self) -> Result<Vec<u8>, WebError> {
+    /// The table as an XLSX workbook of one sheet named by the table.
+    pub fn xlsx(&self) -> Result<Vec<u8>, WebError> {
         let failed = |e: rust_xlsxwriter::XlsxError| {
             WebError::Store(crate::store::StoreError::Failed(format!("xlsx: {e}")))
         };

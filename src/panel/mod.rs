@@ -35,6 +35,9 @@ use routes::{resolve, Handler};
 use session::Session;
 
 pub use error::{WebError, Words};
+/// A client report as the table its `?format=csv|xlsx` downloads, for the committed samples'
+/// generator (`examples/sample_report.rs`).
+pub use pages::reports::table::of as report_table;
 
 /// Largest form body a panel request may send.
 const MAX_FORM: usize = 64 * 1024;

@@ -400,6 +400,11 @@ fn table() -> &'static [Def] {
                 handler: act!(pages::settings::remove_logo),
             },
             Def {
+                method: Method::POST,
+                pattern: "/settings/currency",
+                handler: act!(pages::settings::currency),
+            },
+            Def {
                 method: Method::GET,
                 pattern: "/settings/logo",
                 handler: view!(pages::settings::show_logo),

@@ -1,5 +1,6 @@
 //! Owns the kept exchange rates (migration 32): one rate per currency pair and day, and the
-//! look-up that finds the rate a figure of a given day converts at.
+//! look-up that finds the rate a figure of a given day converts at; and the reporting currency
+//! an owner chose (migration 39, a column of `agency_profiles`).
 
 use chrono::NaiveDate;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -188,6 +189,49 @@ fn inverse(rate: Decimal) -> Option<Decimal> {
     Decimal::ONE.checked_div(rate)
 }
 
+/// Every currency a kept rate names, either side, sorted.
+pub fn currencies(conn: &Connection) -> Result<Vec<CurrencyCode>, StoreError> {
+    let mut stmt =
+        conn.prepare_cached("SELECT base FROM rates UNION SELECT quote FROM rates ORDER BY 1")?;
+    let rows = stmt.query_map([], |r| parsed(r, 0, "rates.base", CurrencyCode::parse))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The reporting currency `owner` chose; `None` when they chose none.
+pub fn owner_currency(conn: &Connection, owner: i64) -> Result<Option<CurrencyCode>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT reporting_currency FROM agency_profiles
+         WHERE owner_id = ?1 AND reporting_currency IS NOT NULL",
+    )?;
+    Ok(stmt
+        .query_row([owner], |r| {
+            parsed(
+                r,
+                0,
+                "agency_profiles.reporting_currency",
+                CurrencyCode::parse,
+            )
+        })
+        .optional()?)
+}
+
+/// Keeps the reporting currency `owner` chose (`None`: the operator's default).
+pub fn set_owner_currency(
+    conn: &Connection,
+    owner: i64,
+    currency: Option<&CurrencyCode>,
+    now: &str,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO agency_profiles (owner_id, reporting_currency, updated_at)
+         VALUES (?1, ?2, ?3)
+         ON CONFLICT (owner_id) DO UPDATE SET reporting_currency = excluded.reporting_currency,
+            updated_at = excluded.updated_at",
+        params![owner, currency.map(CurrencyCode::as_str), now],
+    )?;
+    Ok(())
+}
+
 fn read(r: &rusqlite::Row) -> rusqlite::Result<Rate> {
     Ok(Rate {
         base: parsed(r, 0, "rates.base", CurrencyCode::parse)?,
@@ -289,6 +333,22 @@ mod tests {
             conv("3", "USD", "USD"),
             Some(("3".into(), "2026-11-21".into()))
         );
+    }
+
+    #[test]
+    fn an_owners_currency_is_kept_beside_their_agency_name_and_can_be_unset() {
+        let conn = crate::store::test_db();
+        assert_eq!(owner_currency(&conn, 1).unwrap(), None);
+        crate::store::reports::set_name(&conn, 1, Some("Agency"), "t").unwrap();
+        set_owner_currency(&conn, 1, Some(&code("USD")), "t").unwrap();
+        assert_eq!(owner_currency(&conn, 1).unwrap(), Some(code("USD")));
+        assert_eq!(owner_currency(&conn, 2).unwrap(), None, "another owner's");
+        let name = crate::store::reports::profile(&conn, 1).unwrap().name;
+        assert_eq!(name.as_deref(), Some("Agency"), "the name stays");
+        set_owner_currency(&conn, 1, None, "t").unwrap();
+        assert_eq!(owner_currency(&conn, 1).unwrap(), None);
+        set(&conn, &rate("2026-11-20", "1.05", "ecb"), "t").unwrap();
+        assert_eq!(currencies(&conn).unwrap(), [code("EUR"), code("USD")]);
     }
 
     #[test]

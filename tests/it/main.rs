@@ -34,6 +34,7 @@ mod process;
 mod ratelimit;
 mod rates;
 mod readme;
+mod samples;
 mod scenarios;
 mod scheduled_reports;
 mod statement;

@@ -1,7 +1,8 @@
 //! Owns `/cabinets`: every cabinet the person reaches, with its currency, balance and state,
 //! its campaigns by status, and its spend today and over the last 7 days, with the balances and
-//! spend of cabinets in several currencies summed in the reporting currency (each rate and its
-//! date named); as a page, or as a download (`?format=csv|xlsx`); for an agency, the form
+//! spend of cabinets in several currencies summed in the reporting currency (the cabinets'
+//! owner's choice, or the operator's when they are several owners'; each rate and its date
+//! named); as a page, or as a download (`?format=csv|xlsx`); for an agency, the form
 //! opening a client cabinet and each client cabinet's link to its money page (`funds`).
 
 use chrono::Duration;
@@ -42,7 +43,15 @@ pub async fn list<'a>(
 ) -> Result<Reply, WebError> {
     let download = export::Format::requested(visit)?;
     let reach = session.person.reach.clone();
-    let currency = visit.state.services.config.rates.reporting_currency.clone();
+    // The owner's reporting currency when every cabinet shown is one owner's, else the
+    // operator's.
+    let default = visit.state.services.config.rates.reporting_currency.clone();
+    let owners: Vec<i64> = session
+        .person
+        .reach
+        .iter()
+        .map(|r| r.cabinet.owner_id)
+        .collect();
     let me = session.person.user.id;
     let (lines, across, mains) = visit
         .state
@@ -76,6 +85,7 @@ pub async fn list<'a>(
                     })
                 })
                 .collect::<Result<Vec<_>, StoreError>>()?;
+            let currency = crate::ops::reporting_currency(conn, &default, owners)?;
             let across = across(conn, &lines, &currency, now.date_naive())?;
             let mains = cabinets::mains_of(conn, me)?
                 .into_iter()

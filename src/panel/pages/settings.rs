@@ -1,8 +1,10 @@
 //! Owns `/settings`, a person's own account: their language (`en`, `ru` or the browser's),
 //! time zone (an IANA name picked from a list with its offset now, or the browser's) and
 //! Telegram chat, saved together; and their password (the current one checked under the
-//! login's limits, the new one twice), which ends their other sessions. Each refusal is shown
-//! beside its field; the page answers in a newly chosen language at once.
+//! login's limits, the new one twice), which ends their other sessions; for an owner, the
+//! agency's name and logo and the reporting currency their totals across cabinets convert into
+//! (`POST /settings/currency`). Each refusal is shown beside its field; the page answers in a
+//! newly chosen language at once.
 
 use chrono::{Offset, Utc};
 use chrono_tz::{Tz, TZ_VARIANTS};
@@ -14,12 +16,14 @@ use super::super::session::Session;
 use super::super::{layout, redirect, week, Form, Visit, WebError};
 use super::{ops_error, panel_op};
 use crate::domain::access::Access;
+use crate::domain::agency::CurrencyCode;
 use crate::domain::password;
 use crate::http::Reply;
 use crate::i18n::Lang;
 use crate::ops::people::{self, Settings};
 use crate::ops::reports::agency::{self, LogoRefusal};
 use crate::primitives::unix_now;
+use crate::store::rates as rate_rows;
 use crate::store::reports as report_rows;
 use crate::store::{alerts, sessions};
 
@@ -82,13 +86,21 @@ async fn page(visit: &Visit<'_>, session: &Session, shown: Shown<'_>) -> Result<
     });
     let chat =
         sent("telegram_chat").unwrap_or_else(|| chat.map(|c| c.to_string()).unwrap_or_default());
+    let default = visit.state.services.config.rates.reporting_currency.clone();
     let agency = if owns_cabinets(session) {
+        let default = default.clone();
         Some(
             visit
                 .state
                 .services
                 .db
-                .read(move |conn| report_rows::profile(conn, id))
+                .read(move |conn| {
+                    Ok::<_, crate::store::StoreError>((
+                        report_rows::profile(conn, id)?,
+                        rate_rows::owner_currency(conn, id)?,
+                        crate::ops::reporting_currencies(conn, &default)?,
+                    ))
+                })
                 .await?,
         )
     } else {
@@ -96,6 +108,7 @@ async fn page(visit: &Visit<'_>, session: &Session, shown: Shown<'_>) -> Result<
     };
     let saved = match visit.query.get("saved") {
         Some("agency") => Some(visit.t("settings-agency-saved")),
+        Some("currency") => Some(visit.t("settings-currency-saved")),
         Some("profile") => Some(visit.t("people-settings-saved")),
         Some("password") => Some(visit.t("people-settings-password-saved")),
         _ => None,
@@ -134,7 +147,9 @@ async fn page(visit: &Visit<'_>, session: &Session, shown: Shown<'_>) -> Result<
             (shown.beside("telegram_chat"))
             button.primary type="submit" { (visit.t("people-settings-save")) }
         }
-        @if let Some(agency) = &agency {
+        @if let Some((agency, chosen, offered)) = &agency {
+            @let chosen = sent("reporting_currency")
+                .unwrap_or_else(|| chosen.as_ref().map(ToString::to_string).unwrap_or_default());
             section.card id="agency" {
                 h2 { (visit.t("settings-agency")) }
                 p.muted { (visit.t("settings-agency-lead")) }
@@ -162,6 +177,22 @@ async fn page(visit: &Visit<'_>, session: &Session, shown: Shown<'_>) -> Result<
                     }
                     (shown.beside("logo"))
                     button.primary type="submit" { (visit.t("settings-agency-logo-save")) }
+                }
+                form id="currency" method="post" action="/settings/currency" {
+                    input type="hidden" name="csrf" value=(csrf);
+                    label { (visit.t("settings-currency"))
+                        select name="reporting_currency" {
+                            option value="" selected[chosen.is_empty()] {
+                                (visit.ta("settings-currency-default", &[("currency", default.as_str().into())]))
+                            }
+                            @for code in offered {
+                                option value=(code) selected[chosen == code.as_str()] { (currency_name(visit, code)) }
+                            }
+                        }
+                        span.muted { (visit.t("settings-currency-help")) }
+                    }
+                    (shown.beside("reporting_currency"))
+                    button.primary type="submit" { (visit.t("settings-currency-save")) }
                 }
             }
         }
@@ -425,6 +456,51 @@ pub async fn remove_logo<'a>(
         .await
         .map_err(ops_error)?;
     Ok(redirect("/settings?saved=agency#agency"))
+}
+
+/// A currency as the reporting currency's list names it: its code, and Stars by name.
+fn currency_name(visit: &Visit, code: &CurrencyCode) -> String {
+    match code.as_str() {
+        "STARS" => visit.t("settings-currency-stars"),
+        other => other.to_string(),
+    }
+}
+
+/// `POST /settings/currency`: `reporting_currency`, a code of the list or empty for the
+/// operator's default.
+pub async fn currency<'a>(
+    visit: &'a Visit<'a>,
+    session: &'a Session,
+    form: &'a Form,
+    _: &'a [&'a str],
+) -> Result<Reply, WebError> {
+    if !owns_cabinets(session) {
+        return Err(WebError::NotFound);
+    }
+    let refuse = || async {
+        let message = visit.t("settings-currency-bad");
+        refuse_agency(visit, session, "reporting_currency", message, Some(form)).await
+    };
+    let choice = match form.get("reporting_currency").map(str::trim).unwrap_or("") {
+        "" => None,
+        text => match CurrencyCode::parse(text) {
+            Some(code) => Some(code),
+            None => return refuse().await,
+        },
+    };
+    let owner = session.person.user.id;
+    let default = visit.state.services.config.rates.reporting_currency.clone();
+    let saved = visit
+        .state
+        .services
+        .db
+        .write(move |tx| crate::ops::reporting_currency_set(tx, owner, choice.as_ref(), &default))
+        .await;
+    match saved {
+        Ok(()) => Ok(redirect("/settings?saved=currency#currency")),
+        Err(crate::ops::OpsError::Invalid(_)) => refuse().await,
+        Err(e) => Err(ops_error(e)),
+    }
 }
 
 /// `GET /settings/logo`: the person's own agency logo.

@@ -215,7 +215,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // agency's terms and the rates, 33: a schedule's zone name, 34: an event's one
             // campaign in its own row, moved back to `conversion_campaigns`, 35: agency money,
             // 37: client reports' agency profiles and share links, 38: the scheduled reports
-            // sent; 27's column is in 15's alerts) undone.
+            // sent, 39: an owner's reporting currency (its column goes with 37's
+            // agency_profiles); 27's column is in 15's alerts) undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;

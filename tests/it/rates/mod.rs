@@ -7,6 +7,7 @@
 pub mod rates_fake;
 
 mod api;
+mod currency;
 mod panel;
 
 use std::time::Duration;

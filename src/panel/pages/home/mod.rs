@@ -1,6 +1,7 @@
 //! Owns `/`, the home page of a logged-in person: what needs their attention over the cabinets
 //! they reach (`attention`), then the totals per client and currency for the period they pick
-//! (`totals`), with ROAS, profit and a total in the reporting currency (`reporting`),
+//! (`totals`), with ROAS, profit and a total in the reporting currency (`reporting`; the
+//! cabinets' owner's choice, or the operator's when they are several owners'),
 //! `?format=csv|xlsx` downloading the totals (`download`). Viewing the page marks the list read
 //! (`users.attention_seen_at`): what happened after the previous look is marked new.
 
@@ -31,7 +32,15 @@ pub async fn show<'a>(
     let q = |name: &str| visit.query.text(name).map(str::to_string);
     let (period, from, to) = (q("period"), q("from"), q("to"));
     let with_attention = format.is_none();
-    let currency = visit.state.services.config.rates.reporting_currency.clone();
+    // The owner's reporting currency when every cabinet shown is one owner's, else the
+    // operator's.
+    let default = visit.state.services.config.rates.reporting_currency.clone();
+    let owners: Vec<i64> = session
+        .person
+        .reach
+        .iter()
+        .map(|r| r.cabinet.owner_id)
+        .collect();
     let (now, chosen, lines, across, found) = visit
         .state
         .services
@@ -45,6 +54,7 @@ pub async fn show<'a>(
                 totals::today(zone, now),
             );
             let lines = totals::gather(conn, &reach, &chosen, zone)?;
+            let currency = crate::ops::reporting_currency(conn, &default, owners)?;
             let across = reporting::gather(conn, &lines, &currency, chosen.last)?;
             let found = if with_attention {
                 Some(attention::gather(conn, &reach, user, now)?)

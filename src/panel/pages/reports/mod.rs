@@ -10,7 +10,7 @@
 mod pdf;
 pub mod shared;
 pub mod statement;
-mod table;
+pub mod table;
 pub mod view;
 
 use chrono::{DateTime, Utc};
