@@ -1,5 +1,5 @@
-//! Renews the committed sample client report in `docs/samples/` (`client-report.pdf` and
-//! `client-report.xlsx`) from the demo workspace on a fixed service clock; a test
+//! Renews the committed sample client report in `docs/samples/` (`client-report.pdf`,
+//! `client-report-ru.pdf` and `client-report.xlsx`) from the demo workspace on a fixed service clock; a test
 //! (`tests/it/samples.rs`) regenerates them and fails when the committed ones differ.
 //!
 //! Run: `cargo run --example sample_report -- docs/samples` (the argument is the folder).
@@ -20,5 +20,6 @@ fn main() {
     );
     let written = sample_report::write(&folder);
     println!("{}", written.pdf.display());
+    println!("{}", written.pdf_ru.display());
     println!("{}", written.xlsx.display());
 }

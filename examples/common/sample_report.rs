@@ -55,6 +55,8 @@ const LEADS: [usize; 7] = [3, 1, 4, 2, 5, 2, 3];
 /// The two files written.
 pub struct Written {
     pub pdf: PathBuf,
+    /// The same report in Russian.
+    pub pdf_ru: PathBuf,
     pub xlsx: PathBuf,
 }
 
@@ -103,10 +105,13 @@ pub fn write(folder: &Path) -> Written {
     std::fs::create_dir_all(folder).expect("the folder");
     let written = Written {
         pdf: folder.join("client-report.pdf"),
+        pdf_ru: folder.join("client-report-ru.pdf"),
         xlsx: folder.join("client-report.xlsx"),
     };
     let pdf = reports::pdf::render(&report, Lang::En, None).expect("the PDF");
     std::fs::write(&written.pdf, pdf).expect("the PDF written");
+    let pdf_ru = reports::pdf::render(&report, Lang::Ru, None).expect("the Russian PDF");
+    std::fs::write(&written.pdf_ru, pdf_ru).expect("the Russian PDF written");
     let xlsx = adcab::panel::report_table(&report)
         .xlsx()
         .expect("the workbook");

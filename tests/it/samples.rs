@@ -1,4 +1,5 @@
-//! The committed sample client report (`docs/samples/client-report.pdf` and `.xlsx`) is what
+//! The committed sample client report (`docs/samples/client-report.pdf`, its
+//! Russian `client-report-ru.pdf` and `client-report.xlsx`) is what
 //! its generator (`examples/sample_report.rs`) writes today: both are written again into a
 //! temporary folder and compared, the PDF by its extracted text (its bytes carry the time it
 //! was written) and the workbook by its cells.
@@ -59,6 +60,16 @@ fn the_committed_sample_report_pdf_and_xlsx_are_what_the_generator_writes_now() 
     assert_eq!(
         pdf_text(&committed.join("client-report.pdf")),
         text,
+        "{AGAIN}"
+    );
+
+    let text_ru = pdf_text(&fresh.pdf_ru);
+    for expected in ["Northwind Media", "Кампании", "Покупка"] {
+        assert!(text_ru.contains(expected), "{expected} in the Russian PDF: {text_ru}");
+    }
+    assert_eq!(
+        pdf_text(&committed.join("client-report-ru.pdf")),
+        text_ru,
         "{AGAIN}"
     );
 

@@ -190,6 +190,10 @@ fn rates_at(
             None => None,
         };
         match converted {
+            // Revenue already in the cabinet's currency needs no rate beside it.
+            Some(c) if currency == into.as_str() => {
+                found.insert(currency.clone(), c.rate);
+            }
             Some(c) => {
                 found.insert(currency.clone(), c.rate);
                 used.push(RateUsed {

@@ -38,6 +38,10 @@ pub fn document(report: &Report, lang: Lang, logo: Option<Vec<u8>>) -> pdf::Docu
     };
     let percent = |d: Decimal| format!("{} %", lang.decimal(d));
     let plain = |d: Decimal| lang.decimal(d);
+    // CPM, revenue and CPA at the currency's decimals, ROAS at two: the stored six are noise
+    // on paper.
+    let priced = |d: Decimal| lang.decimal(d.round_dp(report.scale));
+    let ratio = |d: Decimal| lang.decimal(d.round_dp(2));
     let title = match &report.agency.name {
         Some(agency) => format!("{agency} · {}", report.cabinet_name),
         None => report.cabinet_name.clone(),
@@ -156,12 +160,12 @@ pub fn document(report: &Report, lang: Lang, logo: Option<Vec<u8>>) -> pdf::Docu
                 lang.count(f.views),
                 lang.count(f.clicks),
                 optional(f.ctr, &plain),
-                optional(f.cpm, &plain),
+                optional(f.cpm, &priced),
                 lang.count(f.actions),
                 lang.count(f.conversions),
-                optional(f.revenue, &plain),
-                optional(f.cpa, &plain),
-                optional(f.roas, &plain),
+                optional(f.revenue, &priced),
+                optional(f.cpa, &priced),
+                optional(f.roas, &ratio),
             ]
         };
         blocks.push(pdf::Block::Table(pdf::Table {
@@ -343,11 +347,6 @@ mod tests {
         let report = sample(3);
         let en = render(&report, Lang::En, None).unwrap();
         let ru = render(&report, Lang::Ru, None).unwrap();
-        // `ADCAB_SAMPLE_DIR=docs/samples cargo test --lib reports::pdf` rewrites the samples.
-        if let Ok(dir) = std::env::var("ADCAB_SAMPLE_DIR") {
-            std::fs::write(format!("{dir}/client-report-en.pdf"), &en).unwrap();
-            std::fs::write(format!("{dir}/client-report-ru.pdf"), &ru).unwrap();
-        }
         let en_text = text(&en);
         for want in [
             "Агентство Север · Кофейня «Зерно»",
