@@ -22,17 +22,20 @@ fn init_logging(log: &LogConfig) {
     }
 }
 
-/// The most threads blocking work may take (tokio's default is 512). Each kind is admitted
-/// through a bound of its own well under it (database readers 8 and the writer, platform calls
-/// for requests 16, panel operations 16, password checks 2, webhook deliveries 8, webhook Tests
-/// 4, and the background loops one each), so none can take the threads another needs; the
-/// ceiling keeps any slip in that reckoning from growing threads without end.
-const BLOCKING_THREADS: usize = 128;
+/// The most threads tokio's blocking pool may start (tokio's default is 512). The pool starts
+/// a thread whenever none is counted idle, and a thread that has just finished a piece of work
+/// (and given its gate's place to the next) is not counted idle until it is scheduled again:
+/// on a loaded machine a burst starts threads well beyond what its gate admits, so only this
+/// ceiling bounds the pool. It is what the gates admit at once, plus a margin: platform calls
+/// for requests 16, panel operations 16, webhook deliveries 8, webhook Tests 4, password
+/// checks 2 and the background loops one each (about 50), and the margin for short work that
+/// no gate counts (a file of an upload, a PDF, the health check). Work beyond it waits in the
+/// pool's queue for the next thread that finishes. The database has threads of its own (the
+/// writer and the readers, `db`), outside the pool.
+const BLOCKING_THREADS: usize = 64;
 
 /// How long an idle blocking thread is kept for the next piece of work (tokio's default is
-/// 10 s). A gate's place passes from one piece of work to the next before the thread that
-/// ran the first counts as idle, so a burst of short reads starts threads beyond the gate's
-/// bound; a short keep-alive lets them go soon after instead of holding them for 10 s.
+/// 10 s), so threads a burst started go soon after it.
 const BLOCKING_KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// `adcab serve`: the listener first (a taken address is refused before the database is
