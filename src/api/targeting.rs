@@ -1,14 +1,16 @@
 //! Owns `GET /v1/targeting`: countries, and the platform's languages, topics and buttons; and
 //! `GET /v1/targeting/cities`, the platform's cities of one country by a part of their name.
 
+use std::time::Duration;
+
 use serde_json::{json, Value};
 
 use super::error::ApiError;
 use super::Ctx;
-use crate::db::in_request;
 use crate::domain::countries::COUNTRIES;
 use crate::domain::money::CabinetType;
 use crate::http::{AppState, Reply};
+use crate::platform::{PlatformError, Unreachable};
 
 pub fn lists(state: &AppState) -> Result<Reply, ApiError> {
     let caps = state.services.platform.capabilities();
@@ -56,9 +58,13 @@ pub async fn cities(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
     let cabinet = scope
         .first()
         .map(|r| (r.cabinet.id, r.cabinet.cabinet_type));
-    let platform = state.services.platform.clone();
     let account = cabinet.map(|(id, _)| id);
-    let found = in_request(move || platform.cities(account, &country, &query)).await;
+    // Through the platform gate, within the read deadline, like every other platform read.
+    let wait = Duration::from_millis(state.services.config.platform.read_timeout_ms);
+    let found = state
+        .platform_call(wait, move |s| s.platform.cities(account, &country, &query))
+        .await?
+        .unwrap_or(Err(PlatformError::Unreachable(Unreachable::Timeout)));
     // A look-up's refusal carries no bid, so the cabinet type only names no currency.
     let kind = cabinet.map_or(CabinetType::Euro, |(_, kind)| kind);
     match found {
