@@ -65,7 +65,10 @@ fn the_committed_sample_report_pdf_and_xlsx_are_what_the_generator_writes_now() 
 
     let text_ru = pdf_text(&fresh.pdf_ru);
     for expected in ["Northwind Media", "Кампании", "Покупка"] {
-        assert!(text_ru.contains(expected), "{expected} in the Russian PDF: {text_ru}");
+        assert!(
+            text_ru.contains(expected),
+            "{expected} in the Russian PDF: {text_ru}"
+        );
     }
     assert_eq!(
         pdf_text(&committed.join("client-report-ru.pdf")),
