@@ -2,6 +2,8 @@
 //! task (other cabinets' tasks run meanwhile) instead of failing it; gateway errors are retried where safe, then answered 503;
 //! calls are paced per token so that a sync does not trip the platform's flood control.
 
+use std::time::{Duration, Instant};
+
 use serde_json::json;
 
 use super::promote_fake::FakeOptions;
@@ -134,4 +136,29 @@ fn a_sync_paced_below_the_platforms_limit_never_meets_a_flood_wait() {
         &[cabinet],
     );
     assert_eq!(views, 3_000);
+}
+
+#[test]
+fn a_city_look_up_waits_no_longer_than_the_read_deadline() {
+    let tg = connected(vec![]);
+    let path = format!(
+        "/targeting/cities?account_id={}&country=DE&q=Ber",
+        tg.cabinet
+    );
+    let found = tg.app.get(&path, &tg.key);
+    assert_eq!(found.status, 200, "{}", found.body);
+    // The platform answers after 2.9 s; the read deadline (`read_timeout_ms`) is 2 s.
+    tg.fake.fail_next(
+        Fault::Delay(Duration::from_millis(2900)),
+        Some("getTargetLocationsList"),
+        1,
+    );
+    let asked = Instant::now();
+    let late = tg.app.get(&path, &tg.key);
+    let waited = asked.elapsed();
+    late.assert_error(503, "PLATFORM_UNAVAILABLE");
+    assert!(
+        waited < Duration::from_millis(2800),
+        "answered after {waited:?}, not at the deadline"
+    );
 }
