@@ -12,6 +12,7 @@ use super::{bad, now_iso, OpsError};
 use crate::clock;
 use crate::domain::agency::CurrencyCode;
 use crate::services::Services;
+use crate::store::cabinets::Reachable;
 use crate::store::rates::{self, Rate};
 use crate::store::StoreError;
 
@@ -139,15 +140,15 @@ pub fn reporting_currency_set(
     Ok(())
 }
 
-/// The currency a page of totals over cabinets of `owners` converts into: their owner's
-/// choice when they are all one owner's, else (cabinets of several owners, or no choice) the
+/// The currency a page of totals over the cabinets `reach` converts into: their owner's choice
+/// when they are all one owner's, else (cabinets of several owners, or no choice) the
 /// operator's `default`.
 pub fn reporting_currency(
     conn: &Connection,
     default: &CurrencyCode,
-    owners: impl IntoIterator<Item = i64>,
+    reach: &[Reachable],
 ) -> Result<CurrencyCode, StoreError> {
-    let mut owners = owners.into_iter();
+    let mut owners = reach.iter().map(|r| r.cabinet.owner_id);
     let Some(first) = owners.next() else {
         return Ok(default.clone());
     };

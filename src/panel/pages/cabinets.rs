@@ -43,21 +43,15 @@ pub async fn list<'a>(
 ) -> Result<Reply, WebError> {
     let download = export::Format::requested(visit)?;
     let reach = session.person.reach.clone();
-    // The owner's reporting currency when every cabinet shown is one owner's, else the
-    // operator's.
+    // The owner's reporting currency when every cabinet shown is one owner's.
     let default = visit.state.services.config.rates.reporting_currency.clone();
-    let owners: Vec<i64> = session
-        .person
-        .reach
-        .iter()
-        .map(|r| r.cabinet.owner_id)
-        .collect();
     let me = session.person.user.id;
     let (lines, across, mains) = visit
         .state
         .services
         .db
         .read(move |conn| {
+            let currency = crate::ops::reporting_currency(conn, &default, &reach)?;
             let now = clock::now(conn)?;
             let day = now
                 .date_naive()
@@ -85,7 +79,6 @@ pub async fn list<'a>(
                     })
                 })
                 .collect::<Result<Vec<_>, StoreError>>()?;
-            let currency = crate::ops::reporting_currency(conn, &default, owners)?;
             let across = across(conn, &lines, &currency, now.date_naive())?;
             let mains = cabinets::mains_of(conn, me)?
                 .into_iter()

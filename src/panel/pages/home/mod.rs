@@ -32,15 +32,8 @@ pub async fn show<'a>(
     let q = |name: &str| visit.query.text(name).map(str::to_string);
     let (period, from, to) = (q("period"), q("from"), q("to"));
     let with_attention = format.is_none();
-    // The owner's reporting currency when every cabinet shown is one owner's, else the
-    // operator's.
+    // The owner's reporting currency when every cabinet shown is one owner's.
     let default = visit.state.services.config.rates.reporting_currency.clone();
-    let owners: Vec<i64> = session
-        .person
-        .reach
-        .iter()
-        .map(|r| r.cabinet.owner_id)
-        .collect();
     let (now, chosen, lines, across, found) = visit
         .state
         .services
@@ -54,7 +47,7 @@ pub async fn show<'a>(
                 totals::today(zone, now),
             );
             let lines = totals::gather(conn, &reach, &chosen, zone)?;
-            let currency = crate::ops::reporting_currency(conn, &default, owners)?;
+            let currency = crate::ops::reporting_currency(conn, &default, &reach)?;
             let across = reporting::gather(conn, &lines, &currency, chosen.last)?;
             let found = if with_attention {
                 Some(attention::gather(conn, &reach, user, now)?)
