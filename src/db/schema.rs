@@ -75,6 +75,7 @@ const SERVICE: Ledger = Ledger {
         (37, include_str!("../../sql/0037_client_reports.sql")),
         (38, include_str!("../../sql/0038_report_sends.sql")),
         (39, include_str!("../../sql/0039_reporting_currency.sql")),
+        (40, include_str!("../../sql/0040_report_language.sql")),
     ],
 };
 

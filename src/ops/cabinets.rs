@@ -5,6 +5,7 @@ use super::{bad, now_iso, refused, require_cabinet, require_user, History, Id, O
 use crate::domain::agency::{FeePercent, ReportSchedule};
 use crate::domain::money::{CabinetType, Money, MAX_UNITS, MONEY_SCALE};
 use crate::domain::Why;
+use crate::i18n::Lang;
 use crate::services::Services;
 use crate::store::cabinets::{self, Cabinet};
 use crate::store::{alerts, campaigns, groups, history, rules, StoreError};
@@ -136,6 +137,9 @@ pub struct CabinetChange {
     /// funded (`adcab admin cabinet create-related --main`).
     #[arg(long)]
     pub main_account: Option<bool>,
+    /// The language the client reads its reports in: `en`, `ru`, or `none` for the owner's.
+    #[arg(long)]
+    pub report_language: Option<String>,
 }
 
 pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, OpsError> {
@@ -176,6 +180,16 @@ pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, 
             bad(
                 "report",
                 format!("report '{text}' is not weekly, monthly or none"),
+            )
+        })?)),
+    };
+    let report_language = match change.report_language.as_deref() {
+        None => None,
+        Some("none") => Some(None),
+        Some(text) => Some(Some(Lang::parse(text).ok_or_else(|| {
+            bad(
+                "report-language",
+                format!("report-language '{text}' is not en, ru or none"),
             )
         })?)),
     };
@@ -220,6 +234,9 @@ pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, 
         }
         if let Some(report) = report {
             cabinets::set_report_schedule(tx, id, report)?;
+        }
+        if let Some(language) = report_language {
+            cabinets::set_report_language(tx, id, language)?;
         }
         Ok(Id { id })
     })

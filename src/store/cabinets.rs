@@ -8,6 +8,7 @@ use super::{optional, parsed, unreadable};
 use crate::domain::access::Access;
 use crate::domain::agency::{FeePercent, ReportSchedule};
 use crate::domain::money::{CabinetType, Money};
+use crate::i18n::Lang;
 
 #[derive(Debug, Clone)]
 pub struct Cabinet {
@@ -346,6 +347,29 @@ pub fn set_report_schedule(
         params![id, report.map(ReportSchedule::as_str)],
     )?;
     Ok(())
+}
+
+/// Sets (or with `None` clears) the language of the cabinet's client reports (migration 40).
+pub fn set_report_language(
+    conn: &Connection,
+    id: i64,
+    language: Option<Lang>,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE cabinets SET report_language = ?2 WHERE id = ?1",
+        params![id, language.map(Lang::code)],
+    )?;
+    Ok(())
+}
+
+/// The language of the cabinet's client reports, when one is set.
+pub fn report_language(conn: &Connection, id: i64) -> Result<Option<Lang>, StoreError> {
+    let code: Option<Option<String>> = optional(conn.query_row(
+        "SELECT report_language FROM cabinets WHERE id = ?1",
+        [id],
+        |r| r.get(0),
+    ))?;
+    Ok(code.flatten().as_deref().and_then(Lang::parse))
 }
 
 /// Where a cabinet stands in an agency's money (migration 35): the agency's main account, or a

@@ -15,7 +15,7 @@ pub struct Scheduled {
     pub account_id: i64,
     pub schedule: ReportSchedule,
     pub telegram_chat: Option<i64>,
-    /// The owner's language; `None`: English.
+    /// The cabinet's report language, else the owner's; `None`: English.
     pub language: Option<Lang>,
     /// The owner's time zone; `None` (or a name no longer known): UTC.
     pub time_zone: Option<chrono_tz::Tz>,
@@ -24,7 +24,8 @@ pub struct Scheduled {
 /// Active cabinets with a report schedule, in order.
 pub fn scheduled(conn: &Connection) -> Result<Vec<Scheduled>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT c.id, c.report_schedule, c.telegram_chat, u.language, u.time_zone
+        "SELECT c.id, c.report_schedule, c.telegram_chat,
+                COALESCE(c.report_language, u.language), u.time_zone
          FROM cabinets c JOIN users u ON u.id = c.owner_id
          WHERE c.report_schedule IS NOT NULL AND c.is_active = 1 ORDER BY c.id",
     )?;

@@ -298,6 +298,52 @@ fn a_russian_owner_gets_a_russian_monthly_report_and_none_stops_them() {
 }
 
 #[test]
+fn a_cabinets_report_language_outranks_its_owners_and_none_gives_it_back() {
+    let bot = FakeBot::start(TOKEN);
+    let app = app_with(&bot);
+    let rx = Receiver::start(200);
+    let (user, cabinet, _) = setup(&app, &bot, &rx);
+    app.sql(&format!(
+        "UPDATE users SET language = 'ru' WHERE id = {user}"
+    ));
+    let bad = ops::cabinet_set(
+        &app.services,
+        cabinet,
+        &CabinetChange {
+            report_language: Some("de".into()),
+            ..CabinetChange::default()
+        },
+    )
+    .unwrap_err();
+    assert!(format!("{bad:?}").contains("report-language"), "{bad:?}");
+    let english = CabinetChange {
+        report_language: Some("en".into()),
+        ..CabinetChange::default()
+    };
+    set(&app, cabinet, english);
+    stats(&app, cabinet, 3, 1_000, 2_500_000);
+    schedule(&app, cabinet, "weekly");
+
+    let sent = documents(&bot, 1);
+    let text = pdf_text(&sent[0].bytes);
+    assert!(text.contains("Spend, EUR · By day"), "{text}");
+    assert!(!text.contains("Расход"), "{text}");
+    assert_eq!(sends(&app, cabinet)[0].language.code(), "en");
+
+    // `none`: the owner's language again, from the next period on.
+    let owners = CabinetChange {
+        report_language: Some("none".into()),
+        ..CabinetChange::default()
+    };
+    set(&app, cabinet, owners);
+    app.advance(7 * DAY);
+    tick(&app);
+    let sent = documents(&bot, 2);
+    let text = pdf_text(&sent[1].bytes);
+    assert!(text.contains("Расход"), "{text}");
+}
+
+#[test]
 fn an_owner_east_of_utc_gets_the_hours_of_their_own_days() {
     let bot = FakeBot::start(TOKEN);
     let app = app_with(&bot);

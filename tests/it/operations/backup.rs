@@ -216,7 +216,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // campaign in its own row, moved back to `conversion_campaigns`, 35: agency money,
             // 37: client reports' agency profiles and share links, 38: the scheduled reports
             // sent, 39: an owner's reporting currency (its column goes with 37's
-            // agency_profiles); 27's column is in 15's alerts) undone.
+            // agency_profiles), 40: a cabinet's report language; 27's column is in 15's
+            // alerts) undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
@@ -226,6 +227,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  ALTER TABLE cabinets DROP COLUMN monthly_topup_cap_micros;
                  ALTER TABLE cabinets DROP COLUMN fee_percent;
                  ALTER TABLE cabinets DROP COLUMN report_schedule;
+                 ALTER TABLE cabinets DROP COLUMN report_language;
                  DROP TABLE rates;
                  DROP TABLE agency_profiles; DROP TABLE report_links;
                  DROP TABLE transfers; DROP TABLE sim_transfers; DROP TABLE sim_transactions;

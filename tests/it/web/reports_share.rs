@@ -152,3 +152,33 @@ fn share_links_are_guessed_no_faster_than_passwords() {
     assert!(limited.header("retry-after").is_some());
     assert!(!limited.body.contains("<a "), "no way out from it either");
 }
+
+#[test]
+fn the_share_form_speaks_the_clients_report_language_by_default() {
+    let app = spawn_app();
+    let (user, cabinet, _, _, _) = delivered(&app);
+    let web = logged_in(&app, user);
+    let selected = |body: &str| {
+        ["en", "ru"]
+            .into_iter()
+            .filter(|code| body.contains(&format!("<option value=\"{code}\" selected>")))
+            .collect::<Vec<_>>()
+    };
+    let page = web.get(&format!("/reports/{cabinet}"));
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert_eq!(
+        selected(&page.body),
+        ["en"],
+        "the page's language by default"
+    );
+
+    app.sql(&format!(
+        "UPDATE cabinets SET report_language = 'ru' WHERE id = {cabinet}"
+    ));
+    let page = web.get(&format!("/reports/{cabinet}"));
+    assert_eq!(
+        selected(&page.body),
+        ["ru"],
+        "the client's language once set"
+    );
+}

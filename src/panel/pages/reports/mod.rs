@@ -27,6 +27,7 @@ use crate::i18n::Lang;
 use crate::ops::reports::links::{self, NewLink, SharedLink, SharedSpan, EXPIRY_DAYS};
 use crate::ops::reports::{self, Reader, Report, Span};
 use crate::ops::OpsError;
+use crate::store::cabinets;
 use crate::store::groups::{self, Group};
 use crate::store::reports as report_rows;
 
@@ -79,6 +80,8 @@ struct Read {
     report: Report,
     groups: Vec<Group>,
     links: Vec<SharedLink>,
+    /// The language the cabinet's client reads its reports in, when one is set.
+    client_language: Option<Lang>,
     now: DateTime<Utc>,
 }
 
@@ -113,6 +116,7 @@ async fn read(
                     report,
                     groups: groups::list(conn, &[account])?,
                     links: links::list(conn, &reader, now)?,
+                    client_language: cabinets::report_language(conn, account)?,
                     now,
                 },
                 bad_span,
@@ -228,6 +232,8 @@ fn span_name(visit: &Visit, link: &SharedLink) -> String {
 
 fn share_section(visit: &Visit, session: &Session, read: &Read, extra: &Extra) -> Markup {
     let report = &read.report;
+    // A link speaks the client's language when the cabinet names one, else the page's.
+    let share_language = read.client_language.unwrap_or(visit.lang);
     let account = report.account_id;
     let fmt = visit.fmt();
     let group_name = |id: Option<i64>| {
@@ -267,8 +273,8 @@ fn share_section(visit: &Visit, session: &Session, read: &Read, extra: &Extra) -
                     label { (visit.t("reports-share-language"))
                         select name="language" {
                             option value="" { (visit.t("reports-share-language-browser")) }
-                            option value="en" selected[visit.lang == Lang::En] { "English" }
-                            option value="ru" selected[visit.lang == Lang::Ru] { "Русский" }
+                            option value="en" selected[share_language == Lang::En] { "English" }
+                            option value="ru" selected[share_language == Lang::Ru] { "Русский" }
                         }
                     }
                     button.primary type="submit" { (visit.t("reports-share-create")) }
