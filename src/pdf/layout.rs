@@ -143,7 +143,11 @@ fn columns(t: &Table) -> (f32, Vec<f32>) {
                     let text = r.get(i).map(String::as_str).unwrap_or("");
                     fonts::width(Weight::Bold, size, text)
                 });
-                cells.fold(head, f32::max) + 2.0 * CELL_PAD
+                // A hair over the widest text, so that the padding taken off again in `row`
+                // (a float sum and difference) never leaves it a rounding short of fitting.
+                // A hair over the widest text, so that the padding taken off again in `row`
+                // (a float sum and difference) never leaves it a rounding short of fitting.
+                cells.fold(head, f32::max) + 2.0 * CELL_PAD + 0.01
             })
             .collect()
     };
@@ -232,4 +236,65 @@ fn table(p: &mut Pages, t: &Table) {
         rule(p, &widths);
     }
     p.y += 12.0;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pdf::Column;
+
+    /// The client report's campaign table in Russian, its figures varied so that the font
+    /// size it is shrunk to runs through many values.
+    fn campaigns(spend: u32) -> Table {
+        let number = |title: &str| Column {
+            title: title.into(),
+            align: Align::Right,
+        };
+        let mut columns = vec![Column {
+            title: "Кампания".into(),
+            align: Align::Left,
+        }];
+        columns.extend(
+            [
+                "Расход",
+                "Показы",
+                "Клики",
+                "CTR",
+                "CPM",
+                "Действия",
+                "Конверсии",
+                "Выручка",
+                "CPA",
+                "ROAS",
+            ]
+            .map(number),
+        );
+        let cells = |name: &str| {
+            let mut row = vec![name.to_string(), format!("{spend},24 EUR")];
+            row.extend(
+                [
+                    "178 118", "6 817", "3,83", "2,00", "1 557", "31", "322,00", "0,23", "0,90",
+                ]
+                .map(String::from),
+            );
+            row
+        };
+        Table {
+            columns,
+            rows: vec![cells("Demo: channel launch"), cells("Demo: shop website")],
+            total: Some(cells("Все кампании")),
+        }
+    }
+
+    #[test]
+    fn a_column_whose_title_is_its_widest_text_shows_the_title_whole() {
+        for spend in (1..2_000_000).step_by(997) {
+            let t = campaigns(spend);
+            let (size, widths) = columns(&t);
+            for (column, w) in t.columns.iter().zip(&widths).skip(1) {
+                let shown = fonts::fit(Weight::Bold, size, &column.title, w - 2.0 * CELL_PAD);
+                assert_eq!(shown, column.title, "at {size} pt in {w} pt");
+            }
+        }
+    }
 }

@@ -42,6 +42,14 @@ pub fn document(report: &Report, lang: Lang, logo: Option<Vec<u8>>) -> pdf::Docu
     // on paper.
     let priced = |d: Decimal| lang.decimal(d.round_dp(report.scale));
     let ratio = |d: Decimal| lang.decimal(d.round_dp(2));
+    // Revenue in the tracker's own currency: its digits as reported, at least two decimals.
+    let reported = |d: Decimal| {
+        let mut shown = d.normalize();
+        if shown.scale() < 2 {
+            shown.rescale(2);
+        }
+        lang.decimal(shown)
+    };
     let title = match &report.agency.name {
         Some(agency) => format!("{agency} · {}", report.cabinet_name),
         None => report.cabinet_name.clone(),
@@ -93,7 +101,7 @@ pub fn document(report: &Report, lang: Lang, logo: Option<Vec<u8>>) -> pdf::Docu
                 optional(t.revenue, &money),
                 change(c.revenue),
             ),
-            figure("reports-roas", optional(t.roas, &plain), None),
+            figure("reports-roas", optional(t.roas, &ratio), None),
         ]),
         pdf::Block::Paragraph(lang.ta(
             "reports-previous",
@@ -216,7 +224,7 @@ pub fn document(report: &Report, lang: Lang, logo: Option<Vec<u8>>) -> pdf::Docu
                     let revenue = e
                         .revenue
                         .iter()
-                        .map(|a| format!("{} {}", lang.decimal(a.amount), a.currency))
+                        .map(|a| format!("{} {}", reported(a.amount), a.currency))
                         .collect::<Vec<_>>()
                         .join(", ");
                     vec![
@@ -246,7 +254,7 @@ pub fn document(report: &Report, lang: Lang, logo: Option<Vec<u8>>) -> pdf::Docu
             .native
             .iter()
             .find(|a| &a.currency == missing)
-            .map(|a| lang.decimal(a.amount))
+            .map(|a| reported(a.amount))
             .unwrap_or_default();
         blocks.push(pdf::Block::Paragraph(lang.ta(
             "reports-no-rate",
