@@ -13,7 +13,9 @@ use std::time::Instant;
 
 use adcab::domain::access::Plan;
 use adcab::domain::campaign::Status;
-use adcab::domain::rule::{Action, Condition, Metric, Op, RuleSpec, Scope, Threshold};
+use adcab::domain::rule::{
+    Action, Against, Condition, Group, Metric, Op, RuleSpec, Scope, Threshold,
+};
 use adcab::store::{rules, StoreError};
 use adcab::{clock, jobs::automation, ops, Services};
 
@@ -70,23 +72,26 @@ fn main() {
     let rule = |n: usize| RuleSpec {
         name: format!("Rule {n}"),
         scope: Scope::Cabinet,
-        match_all: true,
-        conditions: vec![
-            Condition {
-                metric: Metric::Cpa,
-                op: Op::Gt,
-                value: Threshold::Number(1000.into()),
-                window_hours: window,
-                currency: None,
-            },
-            Condition {
-                metric: Metric::Status,
-                op: Op::Eq,
-                value: Threshold::Status(Status::Active),
-                window_hours: 1,
-                currency: None,
-            },
-        ],
+        flat: true,
+        conditions: Group::flat(
+            true,
+            vec![
+                Condition {
+                    metric: Metric::Cpa,
+                    op: Op::Gt,
+                    against: Against::Value(Threshold::Number(1000.into())),
+                    window_hours: window,
+                    currency: None,
+                },
+                Condition {
+                    metric: Metric::Status,
+                    op: Op::Eq,
+                    against: Against::Value(Threshold::Status(Status::Active)),
+                    window_hours: 1,
+                    currency: None,
+                },
+            ],
+        ),
         action: Action::Pause,
         cooldown_hours: 24,
         max_runs_per_day: 1,
