@@ -163,7 +163,8 @@ fn each_compare_form_acts_on_the_stored_hours_and_an_earlier_period_with_none_do
 fn all_and_any_nested_decide_together_and_a_missing_reading_is_logged_as_null() {
     let app = crate::helpers::spawn_app();
     let (cabinet, ad, key) = history(&app, false);
-    let spent = |op: &str, v: &str| json!({"metric": "spent", "op": op, "value": v, "window_hours": 2});
+    let spent =
+        |op: &str, v: &str| json!({"metric": "spent", "op": op, "value": v, "window_hours": 2});
     let holds = create(
         &app,
         &key,
@@ -250,9 +251,7 @@ fn the_new_metrics_read_daily_budget_budget_left_roas_and_profit_in_the_cabinets
         .unwrap()
         .parse()
         .unwrap();
-    let condition = |metric: &str, op: &str, value: &str| {
-        json!({"metric": metric, "op": op, "value": value, "window_hours": 2})
-    };
+    let condition = |metric: &str, op: &str, value: &str| json!({"metric": metric, "op": op, "value": value, "window_hours": 2});
     let tree = json!({"all": [
         {"metric": "daily_budget", "op": "=", "value": "5"},
         condition("budget_left_hours", ">", "0"),
@@ -312,13 +311,19 @@ fn the_new_metrics_read_daily_budget_budget_left_roas_and_profit_in_the_cabinets
     assert_eq!(m["daily_budget"], "5");
     let left = (budget / Decimal::TWO).round_dp(2).normalize().to_string();
     assert_eq!(m["budget_left_hours (2h)"], left, "budget ÷ 2 EUR an hour");
-    assert_eq!(m["roas (2h)"], "2.36", "10.50 USD × 0.9 = 9.45 EUR over 4 EUR");
+    assert_eq!(
+        m["roas (2h)"], "2.36",
+        "10.50 USD × 0.9 = 9.45 EUR over 4 EUR"
+    );
     assert_eq!(m["profit (2h)"], "5.45");
     assert_eq!(
         log(&app, &key, &half)[0]["matched"],
         json!({"spent (2h)": "4", "0.5 × daily_budget": "2.5"})
     );
-    assert!(!log(&app, &key, &no_rate).is_empty(), "read once a rate is kept");
+    assert!(
+        !log(&app, &key, &no_rate).is_empty(),
+        "read once a rate is kept"
+    );
 }
 
 #[test]
@@ -390,7 +395,10 @@ fn a_tree_is_answered_as_sent_and_a_flat_rule_keeps_its_shape() {
         200,
     )["data"]
         .clone();
-    assert_eq!(renamed["conditions"], rule["conditions"], "kept by a change");
+    assert_eq!(
+        renamed["conditions"], rule["conditions"],
+        "kept by a change"
+    );
 
     let flat = json!([{"metric": "views", "op": ">=", "value": 0, "window_hours": 1}]);
     let mut body = notify(cabinet, ad, "flat", flat.clone());
@@ -455,10 +463,7 @@ fn a_bad_tree_is_refused_naming_the_path() {
         json!({"all": [c(), {"any": [{"all": [{"any": [c()]}]}]}]}),
         "conditions.all[1].any[0].all[0].any",
     );
-    assert!(
-        deep.to_string().contains("3 levels"),
-        "{deep}"
-    );
+    assert!(deep.to_string().contains("3 levels"), "{deep}");
     let many: Vec<Value> = (0..21).map(|_| c()).collect();
     refused(
         json!({"all": [{"any": many[..10]}, {"all": many[10..]}]}),
@@ -469,7 +474,13 @@ fn a_bad_tree_is_refused_naming_the_path() {
             {"metric": "cpa", "op": ">", "compare_to": {"window_hours": 168, "factor": f}}
         ]}]})
     };
-    for bad in [json!(0), json!("-1"), json!(101), json!("1.00001"), json!("x")] {
+    for bad in [
+        json!(0),
+        json!("-1"),
+        json!(101),
+        json!("1.00001"),
+        json!("x"),
+    ] {
         refused(factor(bad), "conditions.all[1].any[0].compare_to.factor");
     }
     refused(
@@ -547,7 +558,11 @@ fn on_the_telegram_fake_a_spend_jump_over_the_previous_hour_pauses_the_campaign(
     assert_eq!(tg.campaign(ad)["active"], true, "no hour before: no value");
     tg.fake.deliver(tg.id(), ad, 1000);
     tg.advance(HOUR);
-    assert_eq!(tg.campaign(ad)["active"], true, "1 EUR is not over 2 × 1 EUR");
+    assert_eq!(
+        tg.campaign(ad)["active"],
+        true,
+        "1 EUR is not over 2 × 1 EUR"
+    );
     tg.fake.deliver(tg.id(), ad, 3000);
     tg.advance(HOUR);
     let entries = log(&tg.app, &tg.key, &rule);

@@ -408,4 +408,124 @@ mod tests {
         let (any, _) = spec(conds, false, Action::Pause).evaluate(&state(), &f);
         assert!(any);
     }
+
+    /// Figures whose windows differ by offset (spend 4 now, 2 a period back, none before),
+    /// counting the reads.
+    struct Periods(std::cell::Cell<u32>);
+
+    impl Figures for Periods {
+        fn totals(&self, window: u32, offset: u32) -> Option<Totals> {
+            self.0.set(self.0.get() + 1);
+            let spent = match offset {
+                0 => "4",
+                o if o <= window => "2",
+                _ => return None,
+            };
+            Some(figures(1000, 10, 2, spent).0)
+        }
+        fn converted(&self, _: u32, offset: u32) -> Converted {
+            if offset > 0 {
+                return Converted::default();
+            }
+            Converted {
+                count: 2,
+                revenue: vec![
+                    ("USD".into(), "3".parse().unwrap()),
+                    ("EUR".into(), "1".parse().unwrap()),
+                ],
+            }
+        }
+        fn rate(&self, currency: &str) -> Option<Decimal> {
+            (currency != "XTS").then(|| {
+                if currency == "EUR" {
+                    Decimal::ONE
+                } else {
+                    "0.5".parse().unwrap()
+                }
+            })
+        }
+    }
+
+    fn compare(metric: Metric, op: Op, to: super::super::CompareTo) -> Condition {
+        Condition {
+            against: Against::Compare(to),
+            ..cond(metric, op, "0")
+        }
+    }
+
+    fn to(metric: Metric, offset: u32, factor: &str) -> super::super::CompareTo {
+        super::super::CompareTo {
+            metric,
+            window_hours: 24,
+            offset_hours: offset,
+            factor: factor.parse().unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_comparison_reads_the_earlier_period_times_its_factor_and_each_window_once() {
+        let f = Periods(std::cell::Cell::new(0));
+        let conds = vec![
+            compare(Metric::Spent, Op::Gt, to(Metric::Spent, 24, "1.5")),
+            compare(Metric::Cpa, Op::Gt, to(Metric::Cpa, 24, "1.5")),
+            compare(Metric::Spent, Op::Ge, to(Metric::DailyBudget, 0, "1")),
+            cond(Metric::Views, Op::Gt, "1"),
+        ];
+        let (hit, matched) = spec(conds, true, Action::Pause).evaluate(&state(), &f);
+        assert!(hit, "{matched}");
+        assert_eq!(
+            matched,
+            json!({
+                "spent (24h)": "4",
+                "1.5 × spent (24h, 24h earlier)": "3",
+                "cpa (24h)": "2",
+                "1.5 × cpa (24h, 24h earlier)": "1.5",
+                "daily_budget": "4",
+                "views (24h)": "1000"
+            })
+        );
+        assert_eq!(f.0.get(), 2, "two windows read, whatever the conditions");
+        let before = compare(Metric::Spent, Op::Gt, to(Metric::Spent, 240, "1"));
+        let (hit, matched) = spec(vec![before], true, Action::Pause).evaluate(&state(), &f);
+        assert!(!hit, "no hour stored then: no value, so false");
+        assert_eq!(matched["spent (24h, 240h earlier)"], Value::Null);
+    }
+
+    #[test]
+    fn the_new_metrics_read_the_budget_its_pace_and_revenue_at_the_kept_rates() {
+        let f = Periods(std::cell::Cell::new(0));
+        let mut s = state();
+        let read = |m, s: &State| cond(m, Op::Gt, "0").read(s, &f);
+        let n = |v: &str| Reading::Number(v.parse().unwrap());
+        assert_eq!(read(Metric::DailyBudget, &s), n("4"));
+        assert_eq!(
+            read(Metric::BudgetLeftHours, &s),
+            n("60"),
+            "10 left at 4 spent per 24 h"
+        );
+        assert_eq!(
+            read(Metric::Roas, &s),
+            n("0.62"),
+            "(3 USD × 0.5 + 1 EUR) / 4, to even as ops::returns rounds"
+        );
+        assert_eq!(read(Metric::Profit, &s), n("-1.5"));
+        s.daily_budget = None;
+        assert_eq!(read(Metric::DailyBudget, &s), Reading::Undefined);
+        let idle = figures(0, 0, 0, "0");
+        assert_eq!(
+            cond(Metric::BudgetLeftHours, Op::Gt, "0").read(&s, &idle),
+            Reading::Undefined
+        );
+        assert_eq!(
+            cond(Metric::Roas, Op::Gt, "0").read(&s, &idle),
+            Reading::Undefined
+        );
+        let mut unpriced = figures(1, 1, 1, "1");
+        unpriced.1.revenue.push(("XTS".into(), Decimal::ONE));
+        assert_eq!(
+            cond(Metric::Profit, Op::Gt, "0").read(&s, &unpriced),
+            Reading::Undefined,
+            "no rate, no guess"
+        );
+    }
 }
