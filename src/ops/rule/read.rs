@@ -213,7 +213,7 @@ impl ConditionIn {
         if window.is_some() && !metric.windowed() {
             return Err(ParseError::new(
                 path(at, "window_hours"),
-                "budget and status are read as they are at the sync; they take no window_hours.",
+                "budget, daily_budget and status are read as they are at the sync; they take no window_hours.",
             )
             .because(Why::NotHere));
         }
