@@ -7,15 +7,20 @@
 //! least any evaluation must read.
 //!
 //! Run: `cargo run --release --example rules_bench` (optional arguments: cabinets, campaigns
-//! per cabinet, rules per cabinet, window hours; defaults 100, 1000, 5, 24).
+//! per cabinet, rules per cabinet, window hours, tree; defaults 100, 1000, 5, 24, 0). With
+//! `tree` 1 each rule is a tree that also compares CPA and spend with the previous period
+//! (twice the window of stats is stored, and read).
 
 use std::time::Instant;
 
 use adcab::domain::access::Plan;
 use adcab::domain::campaign::Status;
-use adcab::domain::rule::{Action, Condition, Metric, Op, RuleSpec, Scope, Threshold};
+use adcab::domain::rule::{
+    Action, Against, CompareTo, Condition, Group, Metric, Node, Op, RuleSpec, Scope, Threshold,
+};
 use adcab::store::{rules, StoreError};
 use adcab::{clock, jobs::automation, ops, Services};
+use rust_decimal::Decimal;
 
 // The benchmarks' shared cabinets; the server start is not used here (automation is called
 // directly), nor are the percentiles.
@@ -39,6 +44,9 @@ fn main() {
     let per_cabinet = args.get(1).copied().unwrap_or(1000) as usize;
     let rules_each = args.get(2).copied().unwrap_or(5) as usize;
     let window = args.get(3).copied().unwrap_or(24);
+    let tree = args.get(4).copied().unwrap_or(0) == 1;
+    // A tree's comparisons read the period before the window too.
+    let stored = if tree { 2 * window } else { window };
 
     let dir = tempfile::tempdir().expect("temp dir");
     let mut config = adcab::config::Config::default();
@@ -53,9 +61,9 @@ fn main() {
     running::fill(&services, &accounts, per_cabinet);
     let now = services.db.read_blocking(clock::now).unwrap();
     let hour = clock::hour_start(now) - chrono::Duration::hours(1);
-    let first = clock::iso(hour - chrono::Duration::hours(i64::from(window) - 1));
+    let first = clock::iso(hour - chrono::Duration::hours(i64::from(stored) - 1));
     let stats = format!(
-        "WITH RECURSIVE h(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM h WHERE n + 1 < {window})
+        "WITH RECURSIVE h(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM h WHERE n + 1 < {stored})
          INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
          SELECT c.account_id, c.ad_id,
                 strftime('%Y-%m-%dT%H:00:00Z', '{first}', '+' || h.n || ' hours'),
@@ -67,26 +75,55 @@ fn main() {
         .db
         .write_blocking(|tx| Ok::<_, StoreError>(tx.execute_batch(&stats)?))
         .expect("hourly stats");
+    let cpa_over = || Condition {
+        metric: Metric::Cpa,
+        op: Op::Gt,
+        against: Against::Value(Threshold::Number(1000.into())),
+        window_hours: window,
+        currency: None,
+    };
+    let active = || Condition {
+        metric: Metric::Status,
+        op: Op::Eq,
+        against: Against::Value(Threshold::Status(Status::Active)),
+        window_hours: 1,
+        currency: None,
+    };
+    let previous = |metric: Metric, factor: Decimal| Condition {
+        metric,
+        op: Op::Gt,
+        against: Against::Compare(CompareTo {
+            metric,
+            window_hours: window,
+            offset_hours: window,
+            factor,
+        }),
+        window_hours: window,
+        currency: None,
+    };
+    let conditions = if tree {
+        Group {
+            all: true,
+            nodes: vec![
+                Node::Condition(active()),
+                Node::Group(Group {
+                    all: false,
+                    nodes: vec![
+                        Node::Condition(cpa_over()),
+                        Node::Condition(previous(Metric::Cpa, "1.3".parse().unwrap())),
+                        Node::Condition(previous(Metric::Spent, Decimal::TWO)),
+                    ],
+                }),
+            ],
+        }
+    } else {
+        Group::flat(true, vec![cpa_over(), active()])
+    };
     let rule = |n: usize| RuleSpec {
         name: format!("Rule {n}"),
         scope: Scope::Cabinet,
-        match_all: true,
-        conditions: vec![
-            Condition {
-                metric: Metric::Cpa,
-                op: Op::Gt,
-                value: Threshold::Number(1000.into()),
-                window_hours: window,
-                currency: None,
-            },
-            Condition {
-                metric: Metric::Status,
-                op: Op::Eq,
-                value: Threshold::Status(Status::Active),
-                window_hours: 1,
-                currency: None,
-            },
-        ],
+        flat: !tree,
+        conditions: conditions.clone(),
         action: Action::Pause,
         cooldown_hours: 24,
         max_runs_per_day: 1,
@@ -106,8 +143,9 @@ fn main() {
         })
         .expect("rules");
     println!(
-        "setup: {cabinets} cabinets x {per_cabinet} campaigns, {window} hours of stats each, \
-         {rules_each} rules per cabinet, in {:.1} s",
+        "setup: {cabinets} cabinets x {per_cabinet} campaigns, {stored} hours of stats each, \
+         {rules_each} {} rules per cabinet, in {:.1} s",
+        if tree { "tree" } else { "flat" },
         started.elapsed().as_secs_f64()
     );
 
@@ -163,7 +201,7 @@ fn main() {
         measure::median(&mut timed)
     );
     println!(
-        "baseline, plain SQLite summing each campaign's {window} hours, median of {RUNS}: {:.2} s",
+        "baseline, plain SQLite summing each campaign's {stored} hours, median of {RUNS}: {:.2} s",
         measure::median(&mut baseline)
     );
 }

@@ -5,6 +5,7 @@
 
 mod guards;
 mod reading;
+mod tree;
 
 use chrono::Duration;
 use rust_decimal::Decimal;
@@ -16,10 +17,15 @@ use super::money::{CabinetType, Money};
 
 pub use guards::{Guards, Move, Run, Skip};
 pub use reading::{Converted, Figures, Reading};
+pub use tree::{
+    Against, CompareTo, Group, Node, MAX_DEPTH, MAX_OFFSET_HOURS, MAX_REACH_HOURS,
+    MAX_TREE_CONDITIONS,
+};
 
 /// The longest look-back window, and the span a preview replays.
 pub const MAX_WINDOW_HOURS: u32 = 168;
-/// Conditions per rule.
+/// Conditions of a flat list (`match` + `conditions: [...]`); a tree holds up to
+/// [`MAX_TREE_CONDITIONS`].
 pub const MAX_CONDITIONS: usize = 10;
 /// Rules per cabinet.
 pub const MAX_RULES_PER_CABINET: usize = 100;
@@ -70,10 +76,14 @@ pub enum Metric {
     Revenue,
     Budget,
     Status,
+    DailyBudget,
+    BudgetLeftHours,
+    Roas,
+    Profit,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 12] = [
+    pub const ALL: [Metric; 16] = [
         Metric::Views,
         Metric::Clicks,
         Metric::Actions,
@@ -86,6 +96,10 @@ impl Metric {
         Metric::Revenue,
         Metric::Budget,
         Metric::Status,
+        Metric::DailyBudget,
+        Metric::BudgetLeftHours,
+        Metric::Roas,
+        Metric::Profit,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -102,6 +116,10 @@ impl Metric {
             Metric::Revenue => "revenue",
             Metric::Budget => "budget",
             Metric::Status => "status",
+            Metric::DailyBudget => "daily_budget",
+            Metric::BudgetLeftHours => "budget_left_hours",
+            Metric::Roas => "roas",
+            Metric::Profit => "profit",
         }
     }
 
@@ -111,12 +129,25 @@ impl Metric {
 
     /// Read over a look-back window (the others are the campaign's state at the sync).
     pub fn windowed(self) -> bool {
-        !matches!(self, Metric::Budget | Metric::Status)
+        !matches!(self, Metric::Budget | Metric::Status | Metric::DailyBudget)
     }
 
-    /// Counted from postbacks rather than the platform.
+    /// Counted from postbacks rather than the platform (ROAS and profit in part).
     pub fn from_postbacks(self) -> bool {
-        matches!(self, Metric::Conversions | Metric::Revenue)
+        matches!(
+            self,
+            Metric::Conversions | Metric::Revenue | Metric::Roas | Metric::Profit
+        )
+    }
+
+    /// Read from revenue converted into the cabinet's currency at the kept rates.
+    pub fn converted(self) -> bool {
+        matches!(self, Metric::Roas | Metric::Profit)
+    }
+
+    /// Its value may be below zero.
+    pub fn signed(self) -> bool {
+        matches!(self, Metric::Revenue | Metric::Profit)
     }
 }
 
@@ -184,11 +215,13 @@ impl Threshold {
     }
 }
 
+/// A metric over a window compared with a number or with another reading ([`Against`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "tree::StoredCondition", into = "tree::StoredCondition")]
 pub struct Condition {
     pub metric: Metric,
     pub op: Op,
-    pub value: Threshold,
+    pub against: Against,
     /// Hours looked back from the end of the synced hour (1-168); 1 for state metrics.
     pub window_hours: u32,
     /// The revenue currency (ISO 4217); only for `revenue`.
@@ -200,9 +233,12 @@ impl Condition {
         let mut c = json!({
             "metric": self.metric.as_str(),
             "op": self.op.as_str(),
-            "value": self.value.to_json(),
             "window_hours": self.window_hours,
         });
+        match &self.against {
+            Against::Value(v) => c["value"] = v.to_json(),
+            Against::Compare(cmp) => c["compare_to"] = cmp.to_json(),
+        }
         if let Some(cur) = &self.currency {
             c["currency"] = json!(cur);
         }
@@ -404,8 +440,10 @@ impl Planned {
 pub struct RuleSpec {
     pub name: String,
     pub scope: Scope,
-    pub match_all: bool,
-    pub conditions: Vec<Condition>,
+    /// The conditions: the flat form is one group of conditions (`flat`).
+    pub conditions: Group,
+    /// Sent as `match` + a list, and answered so.
+    pub flat: bool,
     pub action: Action,
     pub cooldown_hours: u32,
     pub max_runs_per_day: u32,
@@ -422,6 +460,8 @@ pub struct State {
     pub active: bool,
     pub cpm: Money,
     pub budget: Money,
+    /// The daily budget limit, where the platform has one.
+    pub daily_budget: Option<Money>,
 }
 
 #[cfg(test)]
@@ -474,6 +514,7 @@ mod tests {
             active: true,
             cpm: Money::parse("2.00", 2).unwrap(),
             budget: Money::parse("10", 2).unwrap(),
+            daily_budget: Some(Money::parse("4", 2).unwrap()),
         }
     }
 
@@ -481,7 +522,7 @@ mod tests {
         Condition {
             metric,
             op,
-            value: Threshold::Number(value.parse().unwrap()),
+            against: Against::Value(Threshold::Number(value.parse().unwrap())),
             window_hours: 24,
             currency: None,
         }
@@ -491,8 +532,8 @@ mod tests {
         RuleSpec {
             name: "r".into(),
             scope: Scope::Cabinet,
-            match_all,
-            conditions,
+            conditions: Group::flat(match_all, conditions),
+            flat: true,
             action,
             cooldown_hours: 6,
             max_runs_per_day: 2,

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{optional, StoreError};
 use crate::domain::money::Money;
-use crate::domain::rule::{Action, Condition, Move, RuleSpec, Run, Scope};
+use crate::domain::rule::{Action, Condition, Group, Move, RuleSpec, Run, Scope};
 use crate::domain::stats::Totals;
 use crate::domain::time;
 
@@ -32,15 +32,38 @@ fn decode<T: serde::de::DeserializeOwned>(r: &Row, i: usize, what: &str) -> rusq
     serde_json::from_str(&text).map_err(|_| super::unreadable(what, &text))
 }
 
+/// The stored `conditions`: a list (the flat form, joined by `match_all`) or a tree's group.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum Stored {
+    Flat(Vec<Condition>),
+    Tree(Group),
+}
+
+/// The `conditions` column as stored: the flat form's list as it always was, a tree as its
+/// outer group (`match_all` then repeats that group's `all`).
+fn conditions_json(spec: &RuleSpec) -> String {
+    if spec.flat {
+        json(&spec.conditions.conditions())
+    } else {
+        json(&spec.conditions)
+    }
+}
+
 fn row(r: &Row) -> rusqlite::Result<RuleRow> {
+    let match_all: bool = r.get(4)?;
+    let (conditions, flat) = match decode::<Stored>(r, 5, "rules.conditions")? {
+        Stored::Flat(list) => (Group::flat(match_all, list), true),
+        Stored::Tree(group) => (group, false),
+    };
     Ok(RuleRow {
         id: r.get(0)?,
         account_id: r.get(1)?,
         spec: RuleSpec {
             name: r.get(2)?,
             scope: decode::<Scope>(r, 3, "rules.scope")?,
-            match_all: r.get(4)?,
-            conditions: decode::<Vec<Condition>>(r, 5, "rules.conditions")?,
+            conditions,
+            flat,
             action: decode::<Action>(r, 6, "rules.action")?,
             cooldown_hours: r.get(7)?,
             max_runs_per_day: r.get(8)?,
@@ -95,8 +118,8 @@ pub fn save(
             account,
             spec.name,
             json(&spec.scope),
-            spec.match_all,
-            json(&spec.conditions),
+            spec.conditions.all,
+            conditions_json(spec),
             json(&spec.action),
             spec.cooldown_hours,
             spec.max_runs_per_day,

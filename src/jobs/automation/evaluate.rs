@@ -1,17 +1,23 @@
 //! Owns one pass of one rule over a cabinet's campaigns, shared by the live run and the
-//! preview: the hour series its windows read, the conditions, the action's plan, the guards,
-//! and the decision for each campaign in scope.
+//! preview: the hour series its windows read (earlier windows of comparisons included, read in
+//! the same one query), the kept rates ROAS and profit convert revenue with, the conditions,
+//! the action's plan, the guards, and the decision for each campaign in scope.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::Connection;
+use rust_decimal::Decimal;
 use serde_json::Value;
 
+use crate::domain::agency::CurrencyCode;
 use crate::domain::money::{CabinetType, Money};
-use crate::domain::rule::{Converted, Figures, Guards, Planned, RuleSpec, Run, Skip, State};
+use crate::domain::rule::{
+    Against, Condition, Converted, Figures, Guards, Metric, Planned, RuleSpec, Run, Skip, State,
+};
 use crate::domain::stats::Totals;
 use crate::domain::time;
+use crate::ops::returns;
 use crate::store::rules::{self, ConvertedHour, Hour, RuleRow};
 use crate::store::StoreError;
 
@@ -19,35 +25,71 @@ use crate::store::StoreError;
 pub struct Series {
     hours: HashMap<i64, Vec<(Hour, Totals)>>,
     converted: HashMap<i64, Vec<ConvertedHour>>,
+    /// Per revenue currency, one unit's worth in the cabinet's currency (`None`: no rate).
+    rates: Vec<(String, Option<Decimal>)>,
 }
 
 impl Series {
     /// Reads what `rules` evaluated at hour ends from `first` to `last` need: the hours of
-    /// their widest window before `first` up to `last`, and conversions only when a condition
-    /// reads postbacks.
+    /// the furthest any condition reaches back (its window, or a comparison's window and
+    /// offset) before `first` up to `last`, conversions only when a condition reads postbacks,
+    /// and the kept rate of `last`'s day of each revenue currency into the cabinet's (`kind`)
+    /// only when a condition reads ROAS or profit, as `ops::returns` converts them.
     pub fn for_rules<'r>(
         conn: &Connection,
         account: i64,
+        kind: CabinetType,
         rules: impl Iterator<Item = &'r RuleSpec> + Clone,
         first: DateTime<Utc>,
         last: DateTime<Utc>,
     ) -> Result<Series, StoreError> {
-        let conditions = rules.flat_map(|r| &r.conditions);
+        let conditions: Vec<&Condition> = rules.flat_map(|r| r.conditions.conditions()).collect();
+        let metrics = || {
+            conditions.iter().flat_map(|c| match &c.against {
+                Against::Value(_) => [Some(c.metric), None],
+                Against::Compare(cmp) => [Some(c.metric), Some(cmp.metric)],
+            })
+        };
         let widest = conditions
-            .clone()
-            .map(|c| c.window_hours)
+            .iter()
+            .map(|c| match &c.against {
+                Against::Value(_) => c.window_hours,
+                Against::Compare(cmp) => c.window_hours.max(cmp.reach()),
+            })
             .max()
             .unwrap_or(1);
-        let conversions = conditions.clone().any(|c| c.metric.from_postbacks());
+        let conversions = metrics().flatten().any(Metric::from_postbacks);
         let from = time::iso(first - Duration::hours(i64::from(widest)));
         let to = time::iso(last);
+        let converted = if conversions {
+            rules::converted_hours(conn, account, &from, &to)?
+        } else {
+            HashMap::new()
+        };
+        let mut rates: Vec<(String, Option<Decimal>)> = Vec::new();
+        if metrics().flatten().any(Metric::converted) {
+            let to = CurrencyCode::parse(kind.currency()).expect("a cabinet's currency is a code");
+            for cur in converted
+                .values()
+                .flatten()
+                .filter_map(|c| c.currency.as_ref())
+            {
+                if rates.iter().any(|(c, _)| c == cur) {
+                    continue;
+                }
+                let one = [(cur.clone(), Decimal::ONE)];
+                let summed = returns::sum_in(conn, &one, &to, last.date_naive())?;
+                let rate = match summed.used.first() {
+                    Some(used) => Some(used.rate),
+                    None => summed.whole(),
+                };
+                rates.push((cur.clone(), rate));
+            }
+        }
         Ok(Series {
             hours: rules::hours(conn, account, &from, &to)?,
-            converted: if conversions {
-                rules::converted_hours(conn, account, &from, &to)?
-            } else {
-                HashMap::new()
-            },
+            converted,
+            rates,
         })
     }
 
@@ -56,6 +98,7 @@ impl Series {
         Window {
             hours: self.hours.get(&ad).map_or(&[], Vec::as_slice),
             converted: self.converted.get(&ad).map_or(&[], Vec::as_slice),
+            rates: &self.rates,
             end,
         }
     }
@@ -64,33 +107,39 @@ impl Series {
 pub struct Window<'a> {
     hours: &'a [(Hour, Totals)],
     converted: &'a [ConvertedHour],
+    rates: &'a [(String, Option<Decimal>)],
     end: Hour,
 }
 
 impl Window<'_> {
-    fn within(&self, hour: Hour, window_hours: u32) -> bool {
-        hour < self.end && hour >= self.end - i64::from(window_hours)
+    fn within(&self, hour: Hour, window_hours: u32, offset_hours: u32) -> bool {
+        let end = self.end - i64::from(offset_hours);
+        hour < end && hour >= end - i64::from(window_hours)
     }
 }
 
 impl Figures for Window<'_> {
-    fn totals(&self, window_hours: u32) -> Totals {
-        let mut sum = Totals::default();
+    fn totals(&self, window_hours: u32, offset_hours: u32) -> Option<Totals> {
+        let mut sum = None;
         for (hour, t) in self.hours {
-            if self.within(*hour, window_hours) {
-                sum.add(t);
+            if self.within(*hour, window_hours, offset_hours) {
+                sum.get_or_insert_with(Totals::default).add(t);
             }
         }
         sum
     }
 
-    fn converted(&self, window_hours: u32) -> Converted {
+    fn rate(&self, currency: &str) -> Option<Decimal> {
+        self.rates.iter().find(|(c, _)| c == currency)?.1
+    }
+
+    fn converted(&self, window_hours: u32, offset_hours: u32) -> Converted {
         let mut out = Converted::default();
         let mut revenue: Vec<(String, i128)> = Vec::new();
         for c in self
             .converted
             .iter()
-            .filter(|c| self.within(c.hour, window_hours))
+            .filter(|c| self.within(c.hour, window_hours, offset_hours))
         {
             out.count = out.count.saturating_add(c.count);
             if let Some(cur) = &c.currency {
@@ -103,7 +152,7 @@ impl Figures for Window<'_> {
         out.revenue = revenue
             .into_iter()
             .filter_map(|(cur, micros)| {
-                rust_decimal::Decimal::try_from_i128_with_scale(micros, 6)
+                Decimal::try_from_i128_with_scale(micros, 6)
                     .ok()
                     .map(|d| (cur, d))
             })

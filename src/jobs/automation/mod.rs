@@ -114,7 +114,7 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
         let (runs, mut money) = rules::runs_since(c, account, &since)?;
         money.extend(moves::since(c, account, &since)?);
         let guards = Guards::new(runs, money, rules::cabinet_cap(c, account)?);
-        let series = Series::for_rules(c, account, list.iter().map(|r| &r.spec), at, at)?;
+        let series = Series::for_rules(c, account, kind, list.iter().map(|r| &r.spec), at, at)?;
         Ok::<_, StoreError>((list, guards, series, Receivers::load(c)?))
     })?;
     let (list, mut guards, series, receivers) = loaded;

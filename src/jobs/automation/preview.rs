@@ -126,7 +126,14 @@ pub fn preview(
     let last = clock::hour_start(now);
     let span = Duration::hours(i64::from(MAX_WINDOW_HOURS));
     let first = last - span + Duration::hours(1);
-    let series = Series::for_rules(conn, rule.account_id, [&rule.spec].into_iter(), first, last)?;
+    let series = Series::for_rules(
+        conn,
+        rule.account_id,
+        kind,
+        [&rule.spec].into_iter(),
+        first,
+        last,
+    )?;
     let mut states = campaigns::rule_states(conn, rule.account_id)?;
     let mut guards = Guards::new(
         Vec::new(),

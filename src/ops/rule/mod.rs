@@ -3,6 +3,7 @@
 //! the cabinet's limit on rules, in the caller's transaction; and a rule as every face shows it.
 
 mod read;
+mod tree;
 
 pub use read::{read, read_change, RuleChange};
 
@@ -105,8 +106,13 @@ pub fn describe(rule: &RuleRow, kind: CabinetType) -> Value {
         "account_id": rule.account_id,
         "name": spec.name,
         "scope": spec.scope.to_json(),
-        "match": if spec.match_all { "all" } else { "any" },
-        "conditions": spec.conditions.iter().map(|c| c.to_json()).collect::<Vec<_>>(),
+        "match": spec.conditions.word(),
+        "conditions": if spec.flat {
+            let list = spec.conditions.conditions();
+            Value::Array(list.iter().map(|c| c.to_json()).collect())
+        } else {
+            spec.conditions.to_json()
+        },
         "action": spec.action.to_json(kind),
         "cooldown_hours": spec.cooldown_hours,
         "max_runs_per_day": spec.max_runs_per_day,

@@ -1,6 +1,7 @@
 //! Owns reading a rule as every face sends it: its fields (all of them for a new rule, the
 //! ones sent over the stored ones for a change) into the domain's types, each wrong field named
-//! by its path (`conditions[1].value`, `action.max_cpm`), in the order they are read.
+//! by its path (`conditions[1].value`, `conditions.all[1].any[0].compare_to.factor`,
+//! `action.max_cpm`), in the order they are read. The conditions' tree is `tree`.
 
 use rust_decimal::Decimal;
 use serde::de::IgnoredAny;
@@ -15,8 +16,8 @@ use crate::domain::fields::wire::{
 use crate::domain::fields::{self, path, Body};
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::rule::{
-    Action, ActionKind, Condition, Metric, Op, RuleSpec, Scope, Threshold, MAX_CONDITIONS,
-    MAX_SCOPE_ADS, MAX_WINDOW_HOURS,
+    Action, ActionKind, Against, Condition, Group, Metric, Op, RuleSpec, Scope, Threshold,
+    MAX_CONDITIONS, MAX_SCOPE_ADS, MAX_WINDOW_HOURS,
 };
 use crate::domain::{words, ParseError, Why};
 use crate::store::rules::RuleRow;
@@ -30,7 +31,7 @@ struct RuleIn {
     #[serde(rename = "match")]
     match_all: Option<Word<Match>>,
     #[serde(default, deserialize_with = "present")]
-    conditions: Option<List<Later<ConditionIn>, MAX_CONDITIONS>>,
+    conditions: Option<Raw>,
     #[serde(default, deserialize_with = "present")]
     action: Option<Raw>,
     cooldown_hours: Option<Int<0, 168>>,
@@ -65,10 +66,12 @@ struct ScopeIn {
 
 #[derive(Deserialize)]
 #[serde(expecting = "A condition is an object.")]
-struct ConditionIn {
+pub(super) struct ConditionIn {
     metric: Word<Metric>,
     op: Word<Op>,
     value: Option<Raw>,
+    #[serde(default, deserialize_with = "present")]
+    compare_to: Option<Raw>,
     window_hours: Option<Int<1, { MAX_WINDOW_HOURS as i64 }>>,
     currency: Option<Text>,
 }
@@ -176,7 +179,7 @@ impl ScopeIn {
 impl ConditionIn {
     /// Reads the condition at `at` (`conditions[1]`): its fields, how its value reads for its
     /// metric, then any field it does not take.
-    fn read(value: &Value, at: &str) -> Result<Condition, ParseError> {
+    pub(super) fn read(value: &Value, at: &str) -> Result<Condition, ParseError> {
         let (sent, undeclared): (ConditionIn, _) = fields::read_open(value, at)?;
         let condition = sent.condition(at)?;
         undeclared.refuse()?;
@@ -185,18 +188,42 @@ impl ConditionIn {
 
     fn condition(self, at: &str) -> Result<Condition, ParseError> {
         let (Word(metric), Word(op)) = (self.metric, self.op);
-        let value = threshold(self.value.map(|r| r.0), at, metric, op)?;
         let window = self.window_hours.map(|w| w.0);
+        let own_window = match window {
+            Some(w) => w as u32,
+            None if metric.windowed() => 24,
+            None => 1,
+        };
+        let against = match (self.value, self.compare_to) {
+            (Some(_), Some(_)) => {
+                return Err(ParseError::new(
+                    path(at, "compare_to"),
+                    "A condition compares with value or with compare_to, not both.",
+                )
+                .because(Why::NotHere))
+            }
+            (None, Some(Raw(cmp))) => Against::Compare(super::tree::compare_to(
+                &cmp,
+                &path(at, "compare_to"),
+                metric,
+                own_window,
+            )?),
+            (value, None) => Against::Value(threshold(value.map(|r| r.0), at, metric, op)?),
+        };
         if window.is_some() && !metric.windowed() {
             return Err(ParseError::new(
                 path(at, "window_hours"),
-                "budget and status are read as they are at the sync; they take no window_hours.",
+                "budget, daily_budget and status are read as they are at the sync; they take no window_hours.",
             )
             .because(Why::NotHere));
         }
+        let compared = match &against {
+            Against::Compare(c) => Some(c.metric),
+            Against::Value(_) => None,
+        };
         let currency = match self.currency.map(|t| t.0) {
             None => None,
-            Some(_) if metric != Metric::Revenue => {
+            Some(_) if metric != Metric::Revenue && compared != Some(Metric::Revenue) => {
                 return Err(ParseError::new(
                     path(at, "currency"),
                     "currency applies to the revenue metric only.",
@@ -217,12 +244,8 @@ impl ConditionIn {
         Ok(Condition {
             metric,
             op,
-            value,
-            window_hours: match window {
-                Some(w) => w as u32,
-                None if metric.windowed() => 24,
-                None => 1,
-            },
+            against,
+            window_hours: own_window,
             currency,
         })
     }
@@ -257,7 +280,7 @@ fn threshold(
     }
     let amount: Amount = fields::read_at(&value, &param)?;
     let value = amount.signed(&param, "value")?;
-    if value.is_sign_negative() && metric != Metric::Revenue {
+    if value.is_sign_negative() && !metric.signed() {
         return Err(ParseError::new(param, "value must not be negative.").because(Why::Negative));
     }
     let counter = matches!(
@@ -388,19 +411,45 @@ pub fn read(
         Some(s) => s.scope()?,
         None => base.map_or(Scope::Cabinet, |b| b.scope.clone()),
     };
-    let match_all = match sent.match_all {
-        Some(Word(Match(all))) => all,
-        None => base.is_none_or(|b| b.match_all),
-    };
-    let conditions = match sent.conditions {
-        Some(List(list)) => list
-            .into_iter()
-            .enumerate()
-            .map(|(i, Later(c, _))| ConditionIn::read(&c, &format!("conditions[{i}]")))
-            .collect::<Result<Vec<_>, _>>()?,
-        None => base
-            .map(|b| b.conditions.clone())
-            .ok_or_else(|| missing("conditions"))?,
+    let match_sent = sent.match_all.map(|Word(Match(all))| all);
+    let (conditions, flat) = match sent.conditions {
+        Some(Raw(value)) if value.is_object() => {
+            if match_sent.is_some() {
+                return Err(ParseError::new(
+                    "match",
+                    "A tree of conditions says all or any in its groups; it takes no match.",
+                )
+                .because(Why::NotHere));
+            }
+            (super::tree::read(&value)?, false)
+        }
+        Some(Raw(value)) => {
+            let List(list) =
+                fields::read_at::<List<Later<ConditionIn>, MAX_CONDITIONS>>(&value, "conditions")?;
+            let list = list
+                .into_iter()
+                .enumerate()
+                .map(|(i, Later(c, _))| ConditionIn::read(&c, &format!("conditions[{i}]")))
+                .collect::<Result<Vec<_>, _>>()?;
+            let all = match_sent.or(base.filter(|b| b.flat).map(|b| b.conditions.all));
+            (Group::flat(all.unwrap_or(true), list), true)
+        }
+        None => {
+            match base {
+                Some(b) if b.flat => {
+                    let mut group = b.conditions.clone();
+                    group.all = match_sent.unwrap_or(group.all);
+                    (group, true)
+                }
+                Some(_) if match_sent.is_some() => return Err(ParseError::new(
+                    "match",
+                    "This rule's conditions are a tree: send conditions to change how they join.",
+                )
+                .because(Why::NotHere)),
+                Some(b) => (b.conditions.clone(), false),
+                None => return Err(missing("conditions")),
+            }
+        }
     };
     let action = match sent.action {
         Some(Raw(value)) => action(&value, kind)?,
@@ -415,8 +464,8 @@ pub fn read(
     Ok(RuleSpec {
         name,
         scope,
-        match_all,
         conditions,
+        flat,
         action,
         cooldown_hours: int(
             sent.cooldown_hours.map(|v| v.0),

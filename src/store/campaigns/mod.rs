@@ -480,8 +480,8 @@ pub fn live_ids(conn: &Connection, account: i64) -> Result<Vec<i64>, StoreError>
 /// The state of a cabinet's live copies as automation reads it, by `ad_id`.
 pub fn rule_states(conn: &Connection, account: i64) -> Result<Vec<State>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT ad_id, group_id, status, active, cpm_micros, budget_micros FROM campaigns
-         WHERE account_id = ?1 AND status <> 'Deleted' ORDER BY ad_id",
+        "SELECT ad_id, group_id, status, active, cpm_micros, budget_micros, daily_budget_micros
+         FROM campaigns WHERE account_id = ?1 AND status <> 'Deleted' ORDER BY ad_id",
     )?;
     let rows = stmt.query_map([account], |r| {
         Ok(State {
@@ -491,6 +491,7 @@ pub fn rule_states(conn: &Connection, account: i64) -> Result<Vec<State>, StoreE
             active: r.get(3)?,
             cpm: Money::from_micros(r.get(4)?),
             budget: Money::from_micros(r.get(5)?),
+            daily_budget: r.get::<_, Option<i64>>(6)?.map(Money::from_micros),
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

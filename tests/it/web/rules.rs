@@ -626,3 +626,62 @@ fn the_rules_download_as_the_apis_rule_objects() {
     assert_eq!(xlsx.status, 200);
     assert!(xlsx.body.starts_with("PK"), "a zip workbook");
 }
+
+#[test]
+fn a_tree_of_conditions_reads_as_nested_lists_in_english_and_russian() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    let rule = create(
+        &app,
+        &key,
+        json!({
+            "name": "Tree",
+            "account_id": cabinet,
+            "conditions": {"all": [
+                {"metric": "spent", "op": ">", "window_hours": 24,
+                 "compare_to": {"metric": "daily_budget", "factor": "0.5"}},
+                {"any": [
+                    {"metric": "cpa", "op": ">", "window_hours": 24,
+                     "compare_to": {"window_hours": 168, "factor": "1.3"}},
+                    {"metric": "ctr", "op": "<", "window_hours": 24,
+                     "compare_to": {"offset_hours": 24}},
+                    {"metric": "roas", "op": "<", "value": "1", "window_hours": 72}
+                ]}
+            ]},
+            "action": {"type": "pause"},
+        }),
+    );
+    let web = logged_in(&app, user);
+    let row_of = |body: &str| {
+        let row = &body[body
+            .find(&format!(r#"<tr id="rule-{}""#, rule["id"]))
+            .unwrap()..];
+        row[..row.find("</tr>").unwrap()].to_string()
+    };
+    let en = row_of(&web.get("/rules").body);
+    for words in [
+        "All of these hold:",
+        "<li>spend over 24 h &gt; 0.5 × daily budget</li>",
+        "At least one of these holds:",
+        "CPA over 24 h &gt; 1.3 × CPA over 168 h",
+        "CTR over 24 h &lt; CTR over 24 h, 24 h earlier",
+        "ROAS over 72 h &lt; 1",
+    ] {
+        assert!(en.contains(words), "{words:?} missing from {en}");
+    }
+    assert_eq!(
+        en.matches("<ul>").count(),
+        2,
+        "two groups, one inside the other: {en}"
+    );
+    let ru = row_of(&web.get_with("/rules", &[("accept-language", "ru")]).body);
+    for words in [
+        "Выполняются все условия:",
+        "расход за 24 ч &gt; 0,5 × дневной бюджет",
+        "Выполняется хотя бы одно:",
+        "CPA за 24 ч &gt; 1,3 × CPA за 168 ч",
+        "CTR за 24 ч &lt; CTR за 24 ч, 24 ч назад",
+    ] {
+        assert!(ru.contains(words), "{words:?} missing from {ru}");
+    }
+}

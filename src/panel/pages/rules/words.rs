@@ -8,7 +8,10 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 
 use crate::domain::money::CabinetType;
-use crate::domain::rule::{Action, ActionKind, Condition, Metric, RuleSpec, Scope, Threshold};
+use crate::domain::rule::{
+    Action, ActionKind, Against, CompareTo, Condition, Group as Conditions, Metric, Node, RuleSpec,
+    Scope, Threshold,
+};
 use crate::i18n::Lang;
 use crate::panel::format::Fmt;
 use crate::store::groups::Group;
@@ -44,6 +47,10 @@ fn metric_key(m: Metric) -> &'static str {
         Metric::Revenue => "rules-metric-revenue",
         Metric::Budget => "rules-metric-budget",
         Metric::Status => "rules-metric-status",
+        Metric::DailyBudget => "rules-metric-daily-budget",
+        Metric::BudgetLeftHours => "rules-metric-budget-left-hours",
+        Metric::Roas => "rules-metric-roas",
+        Metric::Profit => "rules-metric-profit",
     }
 }
 
@@ -59,18 +66,20 @@ fn amount(lang: Lang, kind: CabinetType, d: Decimal) -> String {
     format!("{}\u{a0}{}", lang.decimal(d), kind.currency())
 }
 
-/// A condition in a sentence: `CPA over 24 h > 2.50 EUR`.
-pub fn condition_words(lang: Lang, c: &Condition, kind: CabinetType) -> String {
-    let mut metric = metric_name(lang, c.metric);
-    if let Some(currency) = &c.currency {
-        metric = format!("{metric} ({currency})");
-    }
-    let value = match (&c.value, c.metric) {
+/// A threshold of `metric` in words: money with the currency, CTR in percent.
+fn value_words(lang: Lang, kind: CabinetType, metric: Metric, value: &Threshold) -> String {
+    match (value, metric) {
         (Threshold::Status(s), _) => s.as_str().to_string(),
         (Threshold::Number(d), Metric::Ctr) => format!("{}%", lang.decimal(*d)),
         (
             Threshold::Number(d),
-            Metric::Spent | Metric::Cpm | Metric::Cpc | Metric::Cpa | Metric::Budget,
+            Metric::Spent
+            | Metric::Cpm
+            | Metric::Cpc
+            | Metric::Cpa
+            | Metric::Budget
+            | Metric::DailyBudget
+            | Metric::Profit,
         ) => amount(lang, kind, *d),
         (
             Threshold::Number(d),
@@ -79,8 +88,58 @@ pub fn condition_words(lang: Lang, c: &Condition, kind: CabinetType) -> String {
             | Metric::Actions
             | Metric::Conversions
             | Metric::Revenue
-            | Metric::Status,
+            | Metric::Status
+            | Metric::BudgetLeftHours
+            | Metric::Roas,
         ) => lang.decimal(*d),
+    }
+}
+
+/// The reading a condition compares with: `1.3 × CPA over 168 h`, `spend over 24 h, 24 h
+/// earlier`.
+fn compare_words(lang: Lang, cmp: &CompareTo) -> String {
+    let metric = metric_name(lang, cmp.metric);
+    let side = match (cmp.metric.windowed(), cmp.offset_hours) {
+        (false, _) => metric,
+        (true, 0) => lang.ta(
+            "rules-compare-window",
+            &[
+                ("metric", metric.into()),
+                ("hours", i64::from(cmp.window_hours).into()),
+            ],
+        ),
+        (true, offset) => lang.ta(
+            "rules-compare-earlier",
+            &[
+                ("metric", metric.into()),
+                ("hours", i64::from(cmp.window_hours).into()),
+                ("offset", i64::from(offset).into()),
+            ],
+        ),
+    };
+    if cmp.factor == Decimal::ONE {
+        side
+    } else {
+        lang.ta(
+            "rules-compare-factor",
+            &[
+                ("factor", lang.decimal(cmp.factor).into()),
+                ("side", side.into()),
+            ],
+        )
+    }
+}
+
+/// A condition in a sentence: `CPA over 24 h > 2.50 EUR`, `CPA over 24 h > 1.3 × CPA over
+/// 168 h`.
+pub fn condition_words(lang: Lang, c: &Condition, kind: CabinetType) -> String {
+    let mut metric = metric_name(lang, c.metric);
+    if let Some(currency) = &c.currency {
+        metric = format!("{metric} ({currency})");
+    }
+    let value = match &c.against {
+        Against::Value(v) => value_words(lang, kind, c.metric, v),
+        Against::Compare(cmp) => compare_words(lang, cmp),
     };
     let args = [
         ("metric", metric.into()),
@@ -95,15 +154,43 @@ pub fn condition_words(lang: Lang, c: &Condition, kind: CabinetType) -> String {
     }
 }
 
+/// A rule's conditions: the flat form as a line per condition joined by "and" / "or", a tree
+/// as nested lists under "all of these" / "one of these".
 pub fn conditions_words(lang: Lang, spec: &RuleSpec, kind: CabinetType) -> Markup {
-    let join = lang.t(if spec.match_all {
+    if !spec.flat {
+        return tree_words(lang, &spec.conditions, kind);
+    }
+    let join = lang.t(if spec.conditions.all {
         "rules-and"
     } else {
         "rules-or"
     });
     html! {
-        @for (i, c) in spec.conditions.iter().enumerate() {
+        @for (i, c) in spec.conditions.conditions().into_iter().enumerate() {
             div { @if i > 0 { span.muted { (join) " " } } (condition_words(lang, c, kind)) }
+        }
+    }
+}
+
+fn tree_words(lang: Lang, group: &Conditions, kind: CabinetType) -> Markup {
+    let head = lang.t(if group.all {
+        "rules-tree-all"
+    } else {
+        "rules-tree-any"
+    });
+    html! {
+        div.rule-tree {
+            span.muted { (head) }
+            ul {
+                @for node in &group.nodes {
+                    li {
+                        @match node {
+                            Node::Condition(c) => (condition_words(lang, c, kind)),
+                            Node::Group(g) => (tree_words(lang, g, kind)),
+                        }
+                    }
+                }
+            }
         }
     }
 }
