@@ -25,6 +25,7 @@ mod groups;
 mod hardening;
 mod health;
 mod idempotency;
+mod mcp;
 pub mod media;
 mod openapi;
 mod operations;
