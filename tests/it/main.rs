@@ -26,6 +26,7 @@ mod hardening;
 mod health;
 mod idempotency;
 mod mcp;
+mod mcp_http;
 pub mod media;
 mod openapi;
 mod operations;
