@@ -27,6 +27,7 @@ mod health;
 mod idempotency;
 mod mcp;
 mod mcp_http;
+mod mcp_python;
 pub mod media;
 mod openapi;
 mod operations;
