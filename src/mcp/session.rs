@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::error::ToolError;
-use super::tools;
+use super::{reads, tools};
 use crate::auth::Principal;
 use crate::domain::money::Money;
 use crate::services::Services;
@@ -132,7 +132,7 @@ impl Session {
         json!({
             "protocolVersion": version,
             "capabilities": { "tools": { "listChanged": false } },
-            "serverInfo": { "name": "adcab", "title": "adcab", "version": crate::cli::VERSION },
+            "serverInfo": { "name": "adcab", "title": "adcab", "version": env!("CARGO_PKG_VERSION") },
             "instructions": self.instructions(),
         })
     }
@@ -177,7 +177,7 @@ impl Session {
             return Err((INVALID_PARAMS, "params.arguments must be an object.".into()));
         }
         if !writes {
-            return Ok(result(tools::read(s, principal, name, &arguments)));
+            return Ok(result(reads::read(s, principal, name, &arguments)));
         }
         let call = format!("{}:{name}", id_text(id));
         if let Some((_, answered)) = self.done.iter().find(|(c, _)| *c == call) {
