@@ -14,6 +14,7 @@ pub mod domain;
 pub mod http;
 pub mod i18n;
 pub mod jobs;
+pub mod mcp;
 pub mod metrics;
 pub mod ops;
 pub mod outbound;

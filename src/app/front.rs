@@ -126,6 +126,10 @@ async fn face(
     seen: &mut Seen,
 ) -> Result<Reply, ApiError> {
     let (parts, body) = req.into_parts();
+    if surface == Surface::Main && parts.uri.path() == crate::mcp::http::PATH {
+        seen.route = crate::mcp::http::PATH.into();
+        return Ok(crate::mcp::http::answer(state, parts, body, &mut seen.key_id).await);
+    }
     if surface == Surface::Main
         && state.services.config.panel.enabled
         && panel_owns(parts.uri.path())

@@ -58,6 +58,8 @@ pub enum Command {
     /// address, and a Telegram Ads token checked and connected (or the simulator kept). Asks
     /// on a terminal; otherwise takes --email and --password-stdin.
     Setup(SetupArgs),
+    /// Serve AI assistants over the Model Context Protocol on stdin/stdout (`--key-stdin`).
+    Mcp(super::mcp::McpArgs),
 }
 
 /// `adcab setup`'s flags: each answers one of its questions.

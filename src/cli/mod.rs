@@ -11,6 +11,7 @@
 mod admin;
 mod args;
 mod files;
+mod mcp;
 mod print;
 mod serve;
 mod setup;
@@ -172,6 +173,7 @@ pub fn main() -> ExitCode {
         Command::Restore { from } => return files::restore(&config, &from),
         Command::Setup(_) => unreachable!("answered before the config is loaded"),
         Command::Serve => return serve::serve(config),
+        Command::Mcp(args) => return mcp::mcp(config, &args),
         Command::Init => Open::Create,
         Command::Admin(_) | Command::Sim(_) => Open::Existing,
     };
@@ -187,6 +189,7 @@ pub fn main() -> ExitCode {
         Command::Admin(cmd) => emit(admin::admin(&services, cmd)),
         Command::Sim(cmd) => emit(admin::sim(&services, cmd)),
         Command::Serve
+        | Command::Mcp(_)
         | Command::Config(_)
         | Command::Check
         | Command::Backup { .. }

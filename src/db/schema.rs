@@ -76,6 +76,7 @@ const SERVICE: Ledger = Ledger {
         (38, include_str!("../../sql/0038_report_sends.sql")),
         (39, include_str!("../../sql/0039_reporting_currency.sql")),
         (40, include_str!("../../sql/0040_report_language.sql")),
+        (41, include_str!("../../sql/0041_history_client.sql")),
     ],
 };
 

@@ -2,8 +2,11 @@
 //! through (what the history records), the person it is done for, and the cabinet. A key or a
 //! person holds one only once the write rules they share (`auth::check_write_cabinet`) let
 //! them change it; the task worker holds one for a task's owner while the cabinet can still
-//! take the task; automation holds one for the cabinet's owner. An operation that takes an
-//! `Actor` needs no access check of its own.
+//! take the task; automation holds one for the cabinet's owner, and an AI assistant (an MCP
+//! client) one for its key's holder, under the same write rules, named in the history by the
+//! client's name. An operation that takes an `Actor` needs no access check of its own.
+
+use std::sync::Arc;
 
 use crate::auth::{self, AuthError};
 use crate::domain::campaign::Source;
@@ -18,6 +21,8 @@ pub struct Actor {
     source: Source,
     user: i64,
     cabinet: Cabinet,
+    /// The assistant (an MCP client, by the name it gave) acting through a key.
+    client: Option<Arc<str>>,
 }
 
 impl Actor {
@@ -30,6 +35,18 @@ impl Actor {
             source,
             user,
             cabinet: reach.cabinet.clone(),
+            client: None,
+        })
+    }
+
+    /// An AI assistant, the MCP client named `client`, acting with the key of `user` on the
+    /// cabinet `reach` finds: automation under the write rules of a person (as
+    /// [`Actor::writer`]); the history names the source `automation`, the person and the client.
+    pub fn assistant(user: i64, reach: &Reachable, client: Arc<str>) -> Result<Actor, AuthError> {
+        let actor = Actor::writer(Source::Automation, user, reach)?;
+        Ok(Actor {
+            client: Some(client),
+            ..actor
         })
     }
 
@@ -45,6 +62,7 @@ impl Actor {
                 source: task.source,
                 user: task.owner_id,
                 cabinet,
+                client: None,
             }),
         }
     }
@@ -55,6 +73,7 @@ impl Actor {
             source: Source::Automation,
             user: cabinet.owner_id,
             cabinet,
+            client: None,
         }
     }
 
@@ -65,6 +84,7 @@ impl Actor {
             source: Source::System,
             user: cabinet.owner_id,
             cabinet,
+            client: None,
         }
     }
 
@@ -74,6 +94,7 @@ impl Actor {
             source: Source::Operator,
             user: cabinet.owner_id,
             cabinet,
+            client: None,
         }
     }
 
@@ -84,14 +105,16 @@ impl Actor {
 
     /// Who the history names for the actor's changes: its source and its person, except for
     /// automation, which acts on its own (the rule that acted is named by the change), and
-    /// adcab itself.
+    /// adcab itself; an assistant is named with the person whose key it holds.
     pub fn author(&self) -> Author {
-        match self.source {
-            Source::Automation | Source::System => Author::from(self.source),
-            Source::Api | Source::Task | Source::Panel | Source::Sync | Source::Operator => {
+        let author = match (self.source, &self.client) {
+            (Source::Automation, Some(_)) => Author::person(self.source, self.user),
+            (Source::Automation | Source::System, _) => Author::from(self.source),
+            (Source::Api | Source::Task | Source::Panel | Source::Sync | Source::Operator, _) => {
                 Author::person(self.source, self.user)
             }
-        }
+        };
+        author.with_client(self.client.clone())
     }
 
     /// The person the change is made for (a task's owner).

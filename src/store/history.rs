@@ -1,6 +1,9 @@
 //! Owns `campaign_history`: each change to a campaign with who made it: its source (`api`,
 //! `panel`, `automation`, ...), the person the face acted for and the automation rule that
-//! made it, where known; read back with the person's email and the rule's name of now.
+//! made it, where known, and the assistant (an MCP client's name) a change came through; read
+//! back with the person's email and the rule's name of now.
+
+use std::sync::Arc;
 
 use rusqlite::{params, Connection};
 use serde::Serialize;
@@ -11,12 +14,13 @@ pub use crate::domain::campaign::Source;
 
 /// Who made a change: the face it came through, the person it was made for (none for the
 /// platform's own changes and for automation, which acts on its own) and the automation rule
-/// that made it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// that made it, and the assistant (an MCP client, by the name it gave) it came through.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Author {
     pub source: Source,
     pub user: Option<i64>,
     pub rule: Option<i64>,
+    pub client: Option<Arc<str>>,
 }
 
 impl Author {
@@ -26,6 +30,15 @@ impl Author {
             source,
             user: Some(user),
             rule: None,
+            client: None,
+        }
+    }
+
+    /// The same author, the change made through the assistant `client` when there is one.
+    pub fn with_client(self, client: Option<Arc<str>>) -> Author {
+        Author {
+            client: client.or(self.client),
+            ..self
         }
     }
 
@@ -45,6 +58,7 @@ impl From<Source> for Author {
             source,
             user: None,
             rule: None,
+            client: None,
         }
     }
 }
@@ -64,6 +78,9 @@ pub struct Entry {
     pub rule_id: Option<i64>,
     /// That rule's name now; none when it was deleted.
     pub rule_name: Option<String>,
+    /// The assistant (an MCP client's name) the change came through, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
 }
 
 pub fn record(
@@ -77,8 +94,8 @@ pub fn record(
 ) -> Result<(), StoreError> {
     conn.execute(
         "INSERT INTO campaign_history
-            (account_id, ad_id, at, source, action, details, user_id, rule_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            (account_id, ad_id, at, source, action, details, user_id, rule_id, client)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         params![
             account,
             ad,
@@ -87,7 +104,8 @@ pub fn record(
             action,
             details.to_string(),
             by.user,
-            by.rule
+            by.rule,
+            by.client.as_deref()
         ],
     )?;
     Ok(())
@@ -96,7 +114,8 @@ pub fn record(
 /// The campaign's history, oldest first.
 pub fn list(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Entry>, StoreError> {
     let mut stmt = conn.prepare(
-        "SELECT h.at, h.source, h.action, h.details, h.user_id, u.email, h.rule_id, r.name
+        "SELECT h.at, h.source, h.action, h.details, h.user_id, u.email, h.rule_id, r.name,
+            h.client
          FROM campaign_history h
          LEFT JOIN users u ON u.id = h.user_id
          LEFT JOIN rules r ON r.id = h.rule_id
@@ -112,6 +131,7 @@ pub fn list(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Entry>, Stor
             user_email: r.get(5)?,
             rule_id: r.get(6)?,
             rule_name: r.get(7)?,
+            client: r.get(8)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -152,7 +172,7 @@ mod tests {
         let panel = Author::person(Source::Panel, 1);
         record(&conn, 7, 3, "t1", panel, "pause", &d).unwrap();
         let rule = Author::from(Source::Automation).with_rule(Some(4));
-        record(&conn, 7, 3, "t2", rule, "rule", &d).unwrap();
+        record(&conn, 7, 3, "t2", rule.clone(), "rule", &d).unwrap();
         record(
             &conn,
             7,

@@ -362,7 +362,7 @@ pub fn store_new(
     (by, tracker_params): (Author, &[String]),
 ) -> Result<(), StoreError> {
     if campaigns::get(tx, snap.account_id, snap.ad_id)?.is_none() {
-        write_back::store_created(tx, snap, group, by, tracker_params)?;
+        write_back::store_created(tx, snap, group, by.clone(), tracker_params)?;
     }
     let details = json!({ "ad_id": from, "token": token });
     write_back::record_history(

@@ -216,7 +216,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // campaign in its own row, moved back to `conversion_campaigns`, 35: agency money,
             // 37: client reports' agency profiles and share links, 38: the scheduled reports
             // sent, 39: an owner's reporting currency (its column goes with 37's
-            // agency_profiles), 40: a cabinet's report language; 27's column is in 15's
+            // agency_profiles), 40: a cabinet's report language, 41: the
+            // assistant of a history entry; 27's column is in 15's
             // alerts) undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
@@ -263,6 +264,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  DROP INDEX campaigns_totals;
                  ALTER TABLE campaign_history DROP COLUMN user_id;
                  ALTER TABLE campaign_history DROP COLUMN rule_id;
+                 ALTER TABLE campaign_history DROP COLUMN client;
                  DROP TABLE peer_titles;
                  DROP INDEX campaigns_short_of_budget;
                  ALTER TABLE campaigns DROP COLUMN day_spend_micros;
