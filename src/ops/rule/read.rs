@@ -1,25 +1,24 @@
 //! Owns reading a rule as every face sends it: its fields (all of them for a new rule, the
 //! ones sent over the stored ones for a change) into the domain's types, each wrong field named
 //! by its path (`conditions[1].value`, `conditions.all[1].any[0].compare_to.factor`,
-//! `action.max_cpm`), in the order they are read. The conditions' tree is `tree`.
+//! `action.max_cpm`), in the order they are read. A condition is `condition`'s, the
+//! conditions' tree `tree`'s.
 
 use rust_decimal::Decimal;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::domain::campaign::Status;
+use super::condition::ConditionIn;
 use crate::domain::fields::wire::{
-    present, Amount, Choice, Flag, Id, Ids, Int, Later, Lenient, List, Named, Raw, Text, Trimmed,
-    Word,
+    present, Amount, Choice, Flag, Id, Ids, Int, Later, Lenient, List, Raw, Trimmed, Word,
 };
 use crate::domain::fields::{self, path, Body};
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::rule::{
-    Action, ActionKind, Against, Condition, Group, Metric, Op, RuleSpec, Scope, Threshold,
-    MAX_CONDITIONS, MAX_SCOPE_ADS, MAX_WINDOW_HOURS,
+    Action, ActionKind, Group, RuleSpec, Scope, MAX_CONDITIONS, MAX_SCOPE_ADS,
 };
-use crate::domain::{words, ParseError, Why};
+use crate::domain::{ParseError, Why};
 use crate::store::rules::RuleRow;
 
 /// A rule's fields as sent; each is optional (a change sends some, a new rule needs most).
@@ -62,43 +61,6 @@ impl Choice for Match {
 struct ScopeIn {
     group_id: Option<Id>,
     ad_ids: Option<Ids<MAX_SCOPE_ADS>>,
-}
-
-#[derive(Deserialize)]
-#[serde(expecting = "A condition is an object.")]
-pub(super) struct ConditionIn {
-    metric: Word<Metric>,
-    op: Word<Op>,
-    value: Option<Raw>,
-    #[serde(default, deserialize_with = "present")]
-    compare_to: Option<Raw>,
-    window_hours: Option<Int<1, { MAX_WINDOW_HOURS as i64 }>>,
-    currency: Option<Text>,
-}
-
-impl Named for ConditionIn {
-    const PLURAL: &'static str = "conditions";
-}
-
-impl Choice for Metric {
-    fn parse(word: &str) -> Option<Metric> {
-        Metric::parse(word)
-    }
-
-    fn refusal() -> String {
-        let all: Vec<_> = Metric::ALL.iter().map(|m| m.as_str()).collect();
-        format!("must be one of {}.", all.join(", "))
-    }
-}
-
-impl Choice for Op {
-    fn parse(word: &str) -> Option<Op> {
-        Op::parse(word)
-    }
-
-    fn refusal() -> String {
-        "must be one of >, >=, <, <=, =, !=.".into()
-    }
 }
 
 /// An action's `type`, read before the fields that type takes.
@@ -174,130 +136,6 @@ impl ScopeIn {
             )),
         }
     }
-}
-
-impl ConditionIn {
-    /// Reads the condition at `at` (`conditions[1]`): its fields, how its value reads for its
-    /// metric, then any field it does not take.
-    pub(super) fn read(value: &Value, at: &str) -> Result<Condition, ParseError> {
-        let (sent, undeclared): (ConditionIn, _) = fields::read_open(value, at)?;
-        let condition = sent.condition(at)?;
-        undeclared.refuse()?;
-        Ok(condition)
-    }
-
-    fn condition(self, at: &str) -> Result<Condition, ParseError> {
-        let (Word(metric), Word(op)) = (self.metric, self.op);
-        let window = self.window_hours.map(|w| w.0);
-        let own_window = match window {
-            Some(w) => w as u32,
-            None if metric.windowed() => 24,
-            None => 1,
-        };
-        let against = match (self.value, self.compare_to) {
-            (Some(_), Some(_)) => {
-                return Err(ParseError::new(
-                    path(at, "compare_to"),
-                    "A condition compares with value or with compare_to, not both.",
-                )
-                .because(Why::NotHere))
-            }
-            (None, Some(Raw(cmp))) => Against::Compare(super::tree::compare_to(
-                &cmp,
-                &path(at, "compare_to"),
-                metric,
-                own_window,
-            )?),
-            (value, None) => Against::Value(threshold(value.map(|r| r.0), at, metric, op)?),
-        };
-        if window.is_some() && !metric.windowed() {
-            return Err(ParseError::new(
-                path(at, "window_hours"),
-                "budget, daily_budget and status are read as they are at the sync; they take no window_hours.",
-            )
-            .because(Why::NotHere));
-        }
-        let compared = match &against {
-            Against::Compare(c) => Some(c.metric),
-            Against::Value(_) => None,
-        };
-        let currency = match self.currency.map(|t| t.0) {
-            None => None,
-            Some(_) if metric != Metric::Revenue && compared != Some(Metric::Revenue) => {
-                return Err(ParseError::new(
-                    path(at, "currency"),
-                    "currency applies to the revenue metric only.",
-                )
-                .because(Why::NotHere))
-            }
-            Some(cur) if cur.len() == 3 && cur.chars().all(|ch| ch.is_ascii_alphabetic()) => {
-                Some(cur.to_ascii_uppercase())
-            }
-            Some(_) => {
-                return Err(ParseError::new(
-                    path(at, "currency"),
-                    "currency is a three-letter ISO 4217 code.",
-                )
-                .because(Why::Unknown))
-            }
-        };
-        Ok(Condition {
-            metric,
-            op,
-            against,
-            window_hours: own_window,
-            currency,
-        })
-    }
-}
-
-/// A condition's `value`: a campaign status for the status metric (compared with = or !=
-/// only), else a number (negative only for revenue, whole for counts).
-fn threshold(
-    value: Option<Value>,
-    at: &str,
-    metric: Metric,
-    op: Op,
-) -> Result<Threshold, ParseError> {
-    let param = path(at, "value");
-    let value = value
-        .ok_or_else(|| ParseError::new(&param, "value is required.").because(Why::Required))?;
-    if metric == Metric::Status {
-        let Text(text) = fields::read_at(&value, &param)?;
-        let status = Status::parse(&text).ok_or_else(|| {
-            ParseError::new(&param, "value must be a campaign status.").because(Why::Unknown)
-        })?;
-        if !matches!(op, Op::Eq | Op::Ne) {
-            return Err(
-                ParseError::new(path(at, "op"), "A status is compared with = or != only.").because(
-                    Why::NotOneOf {
-                        allowed: words(&["=", "!="]),
-                    },
-                ),
-            );
-        }
-        return Ok(Threshold::Status(status));
-    }
-    let amount: Amount = fields::read_at(&value, &param)?;
-    let value = amount.signed(&param, "value")?;
-    if value.is_sign_negative() && !metric.signed() {
-        return Err(ParseError::new(param, "value must not be negative.").because(Why::Negative));
-    }
-    let counter = matches!(
-        metric,
-        Metric::Views | Metric::Clicks | Metric::Actions | Metric::Conversions
-    );
-    if counter && value.normalize().scale() > 0 {
-        return Err(ParseError::new(
-            param,
-            format!(
-                "{} is a count: value must be a whole number.",
-                metric.as_str()
-            ),
-        )
-        .because(Why::Decimals { scale: 0 }));
-    }
-    Ok(Threshold::Number(value.normalize()))
 }
 
 /// A required amount of an action greater than zero, at the cabinet currency's scale.
