@@ -1,7 +1,7 @@
 //! The official Python `mcp` package's stdio client drives `adcab mcp` (`tests/mcp/client.py`):
 //! initialize, list tools, read campaigns, pause one (checked through the API), a write refused
 //! in read-only mode and one past the money cap. The package lives in a virtual environment
-//! outside the tree (`.ci/run` makes it: `ADCAB_MCP_PYTHON`, else
+//! outside the tree (`.ci/run` makes it: `MCP_CLIENT_PYTHON`, else
 //! `~/.cache/adcab-mcp-venv/bin/python`); without it the test says so and passes, except in CI
 //! (`CI=true`), where it fails.
 
@@ -11,7 +11,7 @@ use std::process::Command;
 use crate::helpers::spawn_app;
 
 fn python() -> Option<PathBuf> {
-    let path = std::env::var_os("ADCAB_MCP_PYTHON")
+    let path = std::env::var_os("MCP_CLIENT_PYTHON")
         .map(PathBuf::from)
         .or_else(|| {
             std::env::var_os("HOME")
