@@ -95,7 +95,7 @@ fn error_code(result: &Value) -> Value {
 #[test]
 fn post_mcp_pauses_a_campaign_in_a_session_named_by_its_header() {
     let app = spawn_app();
-    let (_, cabinet, key) = app.manager();
+    let (user, cabinet, key) = app.manager();
     let ad = app.active_campaign(cabinet);
     let session = initialize(&app, &key, &[]);
     let listed = post(
@@ -122,6 +122,15 @@ fn post_mcp_pauses_a_campaign_in_a_session_named_by_its_header() {
     assert_eq!(
         history.last().unwrap().client.as_deref(),
         Some("http-assistant")
+    );
+    // The panel's history names the assistant and the person whose key it used.
+    let page = crate::web::logged_in(&app, user).get(&format!("/campaigns/{cabinet}/{ad}"));
+    let email = history.last().unwrap().user_email.clone().unwrap();
+    assert!(
+        page.body
+            .contains(&format!("by the AI assistant http-assistant for {email}")),
+        "{}",
+        page.body
     );
 
     let without = post(

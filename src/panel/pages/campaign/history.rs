@@ -102,12 +102,27 @@ pub(super) fn sentence(visit: &Visit, e: &Entry, kind: CabinetType) -> String {
     format!("{what} {who}")
 }
 
-/// Who made the change: Auto CPM; an automation rule by its name of now (or, deleted, by the
-/// name it had then or its number); the person by their email with the face they used (or a
-/// person no longer there); else the face alone, as rows from before persons were kept read.
+/// Who made the change: an AI assistant by its name, for the person whose key it used; Auto
+/// CPM; an automation rule by its name of now (or, deleted, by the name it had then or its
+/// number); the person by their email with the face they used (or a person no longer there);
+/// else the face alone, as rows from before persons were kept read.
 fn author(visit: &Visit, e: &Entry, d: &Value) -> String {
     let source = Source::parse(&e.source);
     let then = d.get("name").and_then(Value::as_str);
+    if let Some(client) = &e.client {
+        // An AI assistant's change through MCP, made with a person's key.
+        let person = e
+            .user_email
+            .clone()
+            .unwrap_or_else(|| visit.t("campaign-by-client-someone"));
+        return visit.ta(
+            "campaign-by-client",
+            &[
+                ("client", client.as_str().into()),
+                ("person", person.into()),
+            ],
+        );
+    }
     match (source, e.action.as_str()) {
         (Some(Source::Automation), "auto_cpm") => visit.t("campaign-by-auto-cpm"),
         (Some(Source::Automation), _) => match (&e.rule_name, e.rule_id, then) {
