@@ -18,10 +18,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::time::Sleep;
 
-use super::front::handle;
+use super::front::{handle, Faces};
 use crate::api::error::ApiError;
 use crate::api::response;
-use crate::http::{self, AppState, Surface};
+use crate::http::{self, Surface};
 
 /// How long in-flight requests may take to finish after shutdown starts.
 const DRAIN: Duration = Duration::from_secs(10);
@@ -43,11 +43,11 @@ const LINGER: Duration = Duration::from_secs(2);
 /// finish (for at most [`DRAIN`]).
 pub async fn serve(
     listener: TcpListener,
-    state: Arc<AppState>,
+    faces: Arc<Faces>,
     surface: Surface,
     shutdown: impl Future<Output = ()>,
 ) {
-    let server = &state.services.config.server;
+    let server = &faces.state.services.config.server;
     let slots = Arc::new(Semaphore::new(server.max_connections.max(1)));
     let refusals = Arc::new(Semaphore::new(REFUSALS));
     let mut builder = hyper::server::conn::http1::Builder::new();
@@ -82,10 +82,10 @@ pub async fn serve(
             refuse(stream, &refusals);
             continue;
         };
-        let state = state.clone();
+        let faces = faces.clone();
         let service = service_fn(move |req| {
-            let state = state.clone();
-            async move { Ok::<_, std::convert::Infallible>(handle(state, req, surface, peer).await) }
+            let faces = faces.clone();
+            async move { Ok::<_, std::convert::Infallible>(handle(faces, req, surface, peer).await) }
         });
         // Answers go out whole at once; Nagle's delay would only hold back their last segment.
         if let Err(e) = stream.set_nodelay(true) {

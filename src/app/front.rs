@@ -17,13 +17,29 @@ use crate::api::error::ApiError;
 use crate::api::response;
 use crate::http::{AppState, Reply, Seen, Surface};
 
+/// What the faces answer with: the state they share, and what only one face keeps (the MCP
+/// face's open sessions), held here, above the faces, so that the shared layer knows none.
+pub struct Faces {
+    pub state: Arc<AppState>,
+    pub mcp: crate::mcp::http::Sessions,
+}
+
+impl Faces {
+    pub fn new(state: AppState) -> Faces {
+        Faces {
+            state: Arc::new(state),
+            mcp: Default::default(),
+        }
+    }
+}
+
 /// Answers one request. The request runs in a task of its own: once it started it runs to
 /// its end and records its outcome even when the client hangs up (hyper then drops this
 /// future, never the task), and a panic inside it becomes `500 INTERNAL_ERROR`, logged with
 /// the request id, while the service goes on serving. Every request ends with one log line
 /// and its metrics.
 pub async fn handle(
-    state: Arc<AppState>,
+    faces: Arc<Faces>,
     req: Request<Incoming>,
     surface: Surface,
     peer: IpAddr,
@@ -32,7 +48,7 @@ pub async fn handle(
     let method = req.method().clone();
     let request_id = crate::http::request_id();
     let id = request_id.clone();
-    let inner = state.clone();
+    let inner = faces.clone();
     let task = tokio::spawn(async move {
         let mut seen = Seen::default();
         let result = face(&inner, req, &id, surface, peer, &mut seen).await;
@@ -78,7 +94,7 @@ pub async fn handle(
     }
     let status = response.status().as_u16();
     let elapsed = started.elapsed();
-    let metrics = &state.services.metrics;
+    let metrics = &faces.state.services.metrics;
     metrics.request(method.as_str(), &route, status, elapsed.as_secs_f64());
     if let (true, Some(budget)) = (limited, budget) {
         metrics.rate_limited(budget.name());
@@ -118,17 +134,19 @@ fn panel_owns(path: &str) -> bool {
 /// The face that answers: the web panel for its paths (on the main listener, when enabled),
 /// else the API.
 async fn face(
-    state: &AppState,
+    faces: &Faces,
     req: Request<Incoming>,
     request_id: &str,
     surface: Surface,
     peer: IpAddr,
     seen: &mut Seen,
 ) -> Result<Reply, ApiError> {
+    let state = &*faces.state;
     let (parts, body) = req.into_parts();
     if surface == Surface::Main && parts.uri.path() == crate::mcp::http::PATH {
         seen.route = crate::mcp::http::PATH.into();
-        return Ok(crate::mcp::http::answer(state, parts, body, &mut seen.key_id).await);
+        let mcp = &faces.mcp;
+        return Ok(crate::mcp::http::answer(state, mcp, parts, body, &mut seen.key_id).await);
     }
     if surface == Surface::Main
         && state.services.config.panel.enabled

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 use super::conn;
+use super::front::Faces;
 use crate::db::backup::{BackupError, ServeLock};
 use crate::http::{AppState, Surface};
 use crate::jobs::{notify, rates, reports, scheduler, systemd, upkeep, worker};
@@ -115,12 +116,12 @@ pub async fn run(
         tokio::spawn(db::checkpoints(services.db.clone(), stopped.clone())),
         tokio::spawn(systemd::watchdog(services.clone(), stopped)),
     ];
-    let state = Arc::new(AppState::new(services, wake));
+    let faces = Arc::new(Faces::new(AppState::new(services, wake)));
     let metrics_server = metrics_listener.map(|listener| {
         let mut stopped = stop.subscribe();
         tokio::spawn(conn::serve(
             listener,
-            state.clone(),
+            faces.clone(),
             Surface::Metrics,
             async move {
                 let _ = stopped.changed().await;
@@ -132,7 +133,7 @@ pub async fn run(
         shutdown.await;
         systemd::notify("STOPPING=1");
     };
-    conn::serve(listener, state, Surface::Main, shutdown).await;
+    conn::serve(listener, faces, Surface::Main, shutdown).await;
     let _ = stop.send(true);
     for task in background.into_iter().chain(metrics_server) {
         if let Err(e) = task.await {

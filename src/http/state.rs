@@ -43,8 +43,6 @@ pub struct AppState {
     pub previews: Previews,
     /// When each key's use was last recorded.
     pub touched: Mutex<HashMap<i64, Instant>>,
-    /// The open MCP sessions of `/mcp`.
-    pub mcp: crate::mcp::http::Sessions,
 }
 
 impl AppState {
@@ -61,7 +59,6 @@ impl AppState {
             logins: Default::default(),
             previews: Previews::default(),
             touched: Mutex::new(HashMap::new()),
-            mcp: Default::default(),
         }
     }
 

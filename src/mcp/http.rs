@@ -162,6 +162,7 @@ fn guards(parts: &Parts) -> Result<Guards, Reply> {
 /// Answers a request to `/mcp`.
 pub async fn answer(
     state: &AppState,
+    sessions: &Sessions,
     parts: Parts,
     body: Incoming,
     seen_key: &mut Option<i64>,
@@ -200,7 +201,7 @@ pub async fn answer(
         Method::DELETE => {
             // Ending a session this key does not have leaves nothing open either.
             if let Some(id) = named {
-                state.mcp.end(&id, key);
+                sessions.end(&id, key);
             }
             return Reply::raw("", "application/json").with_status(StatusCode::NO_CONTENT);
         }
@@ -251,9 +252,9 @@ pub async fn answer(
                 Err(reply) => return reply,
             };
             let id = uuid::Uuid::new_v4().to_string();
-            state.mcp.keep(key, Session::new(id, guards))
+            sessions.keep(key, Session::new(id, guards))
         }
-        (false, Some(id)) => match state.mcp.find(&id, key) {
+        (false, Some(id)) => match sessions.find(&id, key) {
             Some(s) => s,
             None => return refused(StatusCode::NOT_FOUND, "NOT_FOUND", "No such MCP session."),
         },
