@@ -142,57 +142,60 @@ pub struct CabinetChange {
     pub report_language: Option<String>,
 }
 
+/// An `admin cabinet set` option that sets a value or, as `none`, clears it: `None` when not
+/// given, `Some(None)` for `none`, else the value `parse` reads.
+fn clearable<T>(
+    sent: Option<&str>,
+    parse: impl FnOnce(&str) -> Result<T, OpsError>,
+) -> Result<Option<Option<T>>, OpsError> {
+    match sent {
+        None => Ok(None),
+        Some("none") => Ok(Some(None)),
+        Some(text) => parse(text).map(|v| Some(Some(v))),
+    }
+}
+
 pub fn cabinet_set(s: &Services, id: i64, change: &CabinetChange) -> Result<Id, OpsError> {
     let balance = change.balance.as_deref().map(parse_balance).transpose()?;
     let cabinet = s.db.read_blocking(|conn| require_cabinet(conn, id))?;
-    let cap = match change.automation_daily_cap.as_deref() {
-        None => None,
-        Some("none") => Some(None),
-        Some(text) => Some(Some(
-            Money::parse(text, cabinet.cabinet_type.scale())
-                .map_err(|e| bad("automation-daily-cap", format!("automation-daily-cap {e}")))?,
-        )),
+    let scale = cabinet.cabinet_type.scale();
+    let money = |param: &'static str| {
+        move |text: &str| Money::parse(text, scale).map_err(|e| bad(param, format!("{param} {e}")))
     };
-    let topup_cap = match change.monthly_topup_cap.as_deref() {
-        None => None,
-        Some("none") => Some(None),
-        Some(text) => Some(Some(
-            Money::parse(text, cabinet.cabinet_type.scale())
-                .map_err(|e| bad("monthly-topup-cap", format!("monthly-topup-cap {e}")))?,
-        )),
-    };
-    let fee = match change.fee_percent.as_deref() {
-        None => None,
-        Some("none") => Some(None),
-        Some(text) => Some(Some(FeePercent::parse(text).ok_or_else(|| {
+    let cap = clearable(
+        change.automation_daily_cap.as_deref(),
+        money("automation-daily-cap"),
+    )?;
+    let topup_cap = clearable(
+        change.monthly_topup_cap.as_deref(),
+        money("monthly-topup-cap"),
+    )?;
+    let fee = clearable(change.fee_percent.as_deref(), |text| {
+        FeePercent::parse(text).ok_or_else(|| {
             bad(
                 "fee-percent",
                 format!(
                     "fee-percent '{text}' is not a percent from 0 to 100 with at most two decimals"
                 ),
             )
-        })?)),
-    };
-    let report = match change.report.as_deref() {
-        None => None,
-        Some("none") => Some(None),
-        Some(text) => Some(Some(ReportSchedule::parse(text).ok_or_else(|| {
+        })
+    })?;
+    let report = clearable(change.report.as_deref(), |text| {
+        ReportSchedule::parse(text).ok_or_else(|| {
             bad(
                 "report",
                 format!("report '{text}' is not weekly, monthly or none"),
             )
-        })?)),
-    };
-    let report_language = match change.report_language.as_deref() {
-        None => None,
-        Some("none") => Some(None),
-        Some(text) => Some(Some(Lang::parse(text).ok_or_else(|| {
+        })
+    })?;
+    let report_language = clearable(change.report_language.as_deref(), |text| {
+        Lang::parse(text).ok_or_else(|| {
             bad(
                 "report-language",
                 format!("report-language '{text}' is not en, ru or none"),
             )
-        })?)),
-    };
+        })
+    })?;
     if let Some(balance) = balance {
         s.platform
             .set_balance(id, balance)
