@@ -2,7 +2,7 @@
 //! decimal point (`1,234.56`); Russian groups with a no-break space and uses a decimal comma
 //! (`1 234,56`).
 
-use rust_decimal::Decimal;
+use rust_decimal::{Decimal, RoundingStrategy};
 
 use super::Lang;
 
@@ -29,6 +29,13 @@ impl Lang {
     /// A decimal as written (its scale kept), grouped, with the language's decimal mark.
     pub fn decimal(self, d: Decimal) -> String {
         grouped(&d.to_string(), self.group(), self.point())
+    }
+
+    /// A decimal to exactly `dp` places (half away from zero), as [`Lang::decimal`] writes it.
+    pub fn fixed(self, d: Decimal, dp: u32) -> String {
+        let mut d = d.round_dp_with_strategy(dp, RoundingStrategy::MidpointAwayFromZero);
+        d.rescale(dp);
+        self.decimal(d)
     }
 }
 

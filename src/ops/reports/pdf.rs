@@ -38,18 +38,10 @@ pub fn document(report: &Report, lang: Lang, logo: Option<Vec<u8>>) -> pdf::Docu
     };
     let percent = |d: Decimal| format!("{} %", lang.decimal(d));
     let plain = |d: Decimal| lang.decimal(d);
-    // CPM, revenue and CPA at the currency's decimals, ROAS at two: the stored six are noise
-    // on paper.
-    let priced = |d: Decimal| lang.decimal(d.round_dp(report.scale));
-    let ratio = |d: Decimal| lang.decimal(d.round_dp(2));
-    // Revenue in the tracker's own currency: its digits as reported, at least two decimals.
-    let reported = |d: Decimal| {
-        let mut shown = d.normalize();
-        if shown.scale() < 2 {
-            shown.rescale(2);
-        }
-        lang.decimal(shown)
-    };
+    // CPM, revenue and CPA at the currency's decimals, ROAS and revenue as reported at two, as
+    // the report page shows them: the stored six are noise on paper.
+    let priced = |d: Decimal| lang.fixed(d, report.scale);
+    let ratio = |d: Decimal| lang.fixed(d, 2);
     let title = match &report.agency.name {
         Some(agency) => format!("{agency} · {}", report.cabinet_name),
         None => report.cabinet_name.clone(),
@@ -224,7 +216,7 @@ pub fn document(report: &Report, lang: Lang, logo: Option<Vec<u8>>) -> pdf::Docu
                     let revenue = e
                         .revenue
                         .iter()
-                        .map(|a| format!("{} {}", reported(a.amount), a.currency))
+                        .map(|a| format!("{} {}", ratio(a.amount), a.currency))
                         .collect::<Vec<_>>()
                         .join(", ");
                     vec![
@@ -254,7 +246,7 @@ pub fn document(report: &Report, lang: Lang, logo: Option<Vec<u8>>) -> pdf::Docu
             .native
             .iter()
             .find(|a| &a.currency == missing)
-            .map(|a| reported(a.amount))
+            .map(|a| ratio(a.amount))
             .unwrap_or_default();
         blocks.push(pdf::Block::Paragraph(lang.ta(
             "reports-no-rate",

@@ -22,11 +22,7 @@ pub fn money(lang: Lang, report: &Report, amount: Decimal) -> String {
 /// A plain decimal to `dp` places in the page's language, or a dash.
 fn number(lang: Lang, value: Option<Decimal>, dp: u32) -> String {
     match value {
-        Some(v) => {
-            let mut d = v.round_dp_with_strategy(dp, RoundingStrategy::MidpointAwayFromZero);
-            d.rescale(dp);
-            lang.decimal(d)
-        }
+        Some(v) => lang.fixed(v, dp),
         None => "–".into(),
     }
 }
