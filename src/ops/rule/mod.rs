@@ -2,6 +2,7 @@
 //! change and delete one in the actor's cabinet, with its scope checked against the cabinet and
 //! the cabinet's limit on rules, in the caller's transaction; and a rule as every face shows it.
 
+pub mod act;
 mod condition;
 mod read;
 mod tree;

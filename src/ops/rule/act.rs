@@ -1,0 +1,201 @@
+//! Owns doing what a rule decided on one campaign, for every caller that runs an automation
+//! change (the hourly and fast runs, an approved proposal): the platform change as a bulk
+//! task makes it, stored with its history entry; a move of money recorded with its
+//! idempotency token before the platform is asked, and asked again after a crash or a timeout
+//! (`settle`), so that it moves once.
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+
+use crate::clock;
+use crate::domain::rule::{Planned, State};
+use crate::domain::task::BulkAction;
+use crate::ops::campaigns::{self as campaign_ops, Entry, Made};
+use crate::ops::Actor;
+use crate::platform::PlatformError;
+use crate::services::Services;
+use crate::store::moves::{self, NewMove};
+use crate::store::rules::{self, LogEntry, RuleRow};
+use crate::store::StoreError;
+
+/// Why an automation change was not made; `Display` is the sentence its log entry keeps.
+#[derive(Debug)]
+pub enum ActError {
+    /// The move of money could not be recorded first, so it was not asked of the platform.
+    NotRecorded(StoreError),
+    /// The platform refused the change, or did not answer.
+    Platform(PlatformError),
+}
+
+impl std::fmt::Display for ActError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ActError::NotRecorded(e) => {
+                write!(f, "the move could not be recorded, so it was not made: {e}")
+            }
+            ActError::Platform(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ActError {}
+
+/// Does what a rule decided on one campaign: a platform change, as a bulk task makes it,
+/// stored with its history entry (a notice is raised after the pass, one for all the
+/// campaigns). A move of money is first logged and recorded with its idempotency token, in
+/// one transaction, so a crash after that never lets it be forgotten or paid twice.
+pub fn perform(
+    s: &Services,
+    actor: &Actor,
+    rule: &RuleRow,
+    state: &State,
+    planned: &Planned,
+    matched: &Value,
+    at: DateTime<Utc>,
+) -> Result<(), ActError> {
+    let (account, ad) = (actor.cabinet().id, state.ad_id);
+    let kind = actor.cabinet().cabinet_type;
+    let change = planned.to_json(state, kind);
+    let action = match planned {
+        Planned::Switch(true) => BulkAction::Resume,
+        Planned::Switch(false) => BulkAction::Pause,
+        Planned::Cpm(cpm) => BulkAction::SetCpm(*cpm),
+        Planned::AddBudget(amount) => BulkAction::AddBudget(*amount),
+        Planned::Notify(_) => return Ok(()),
+    };
+    let at_iso = clock::iso(at);
+    let token = format!("rule:{}:{ad}:{at_iso}", rule.id);
+    let moving = planned.moves();
+    let logged = if moving.micros() > 0 {
+        let entry = LogEntry {
+            rule_id: rule.id,
+            account_id: account,
+            ad_id: ad,
+            at: at_iso.clone(),
+            outcome: "acted",
+            reason: None,
+            matched: matched.clone(),
+            action: change.clone(),
+            moved: moving,
+        };
+        let log_id =
+            s.db.write_blocking(|tx| {
+                let log_id = rules::record(tx, &entry)?;
+                moves::plan(
+                    tx,
+                    &NewMove {
+                        token: &token,
+                        account_id: account,
+                        rule_id: rule.id,
+                        ad_id: ad,
+                        at: &at_iso,
+                        moved: moving,
+                        log_id,
+                    },
+                )?;
+                Ok::<_, StoreError>(log_id)
+            })
+            .map_err(ActError::NotRecorded)?;
+        Some(log_id)
+    } else {
+        None
+    };
+    let details = json!({ "rule": rule.id, "name": rule.spec.name, "change": change });
+    let answer = campaign_ops::ask(s, actor, ad, &action, &token);
+    let settled = logged.map(|log_id| (token.as_str(), Some(log_id)));
+    finish(s, actor, ad, &details, settled, answer)
+}
+
+/// Asks the platform again for each move of money of the cabinet still unsettled (a crash cut
+/// its run short, or the platform did not answer), with its own token: a move the platform
+/// made reports its first result, one it never saw is made now. Either way it moves once.
+pub fn settle(s: &Services, actor: &Actor) -> Result<(), StoreError> {
+    let (account, kind) = (actor.cabinet().id, actor.cabinet().cabinet_type);
+    for m in s.db.read_blocking(|c| moves::unsettled(c, account))? {
+        let details = json!({
+            "rule": m.rule_id,
+            "change": {"type": "add_budget", "amount": kind.render(m.moved)},
+            "settled": "asked again after an interrupted run",
+        });
+        let answer =
+            campaign_ops::ask(s, actor, m.ad_id, &BulkAction::AddBudget(m.moved), &m.token);
+        if let Err(why) = finish(
+            s,
+            actor,
+            m.ad_id,
+            &details,
+            Some((&m.token, m.log_id)),
+            answer,
+        ) {
+            let why = why.to_string();
+            tracing::warn!(account, ad = m.ad_id, token = %m.token, why, "an automation move is still unsettled");
+        }
+    }
+    Ok(())
+}
+
+/// Stores what the platform answered to an automation change, as every change of a campaign
+/// is stored ([`campaign_ops::store`]); a move's record and log entry are settled with it. A
+/// refusal settles a move as failed (it counts for nothing); no answer leaves it unsettled (it
+/// counts, and is asked again on the next run).
+fn finish(
+    s: &Services,
+    actor: &Actor,
+    ad: i64,
+    details: &Value,
+    settled: Option<(&str, Option<i64>)>,
+    answer: Result<Made, PlatformError>,
+) -> Result<(), ActError> {
+    let account = actor.cabinet().id;
+    let made = match answer {
+        Ok(made) => made,
+        Err(e) => {
+            let why = e.to_string();
+            let known = !matches!(
+                e,
+                PlatformError::Unreachable(_)
+                    | PlatformError::StorageFull
+                    | PlatformError::Internal(_)
+            );
+            if let Some((token, log_id)) = settled {
+                let reason = if known {
+                    why.clone()
+                } else {
+                    format!("{why}; it is asked again on the next run")
+                };
+                let stored = s.db.write_blocking(|tx| {
+                    if known {
+                        moves::settle(tx, token, false)?;
+                    }
+                    if let Some(id) = log_id {
+                        rules::set_outcome(tx, id, "failed", Some(&reason))?;
+                    }
+                    Ok::<_, StoreError>(())
+                });
+                if let Err(e) = stored {
+                    tracing::error!(account, ad, error = %e, "an automation refusal not stored");
+                }
+            }
+            return Err(ActError::Platform(e));
+        }
+    };
+    let entry = Entry {
+        action: "rule",
+        details,
+        rule: details.get("rule").and_then(Value::as_i64),
+    };
+    let stored = s.db.write_blocking(|tx| {
+        if let Some((token, log_id)) = settled {
+            moves::settle(tx, token, true)?;
+            if let Some(id) = log_id {
+                rules::set_outcome(tx, id, "acted", None)?;
+            }
+        }
+        campaign_ops::store(tx, s, actor, ad, &made, &entry)
+    });
+    if let Err(e) = stored {
+        // The platform made the change: it counts as done, and the next sync stores it.
+        tracing::error!(account, ad, error = %e, "automation change not stored");
+    }
+    Ok(())
+}
