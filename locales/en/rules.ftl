@@ -40,6 +40,7 @@ rules-metric-daily-budget = daily budget
 rules-metric-budget-left-hours = hours of budget left
 rules-metric-roas = ROAS
 rules-metric-profit = profit
+rules-metric-hour = hour of the day
 rules-compare-window = { $metric } over { $hours } h
 rules-compare-earlier = { $metric } over { $hours } h, { $offset } h earlier
 rules-compare-factor = { $factor } × { $side }

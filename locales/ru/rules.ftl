@@ -40,6 +40,7 @@ rules-metric-daily-budget = дневной бюджет
 rules-metric-budget-left-hours = запас бюджета в часах
 rules-metric-roas = ROAS
 rules-metric-profit = прибыль
+rules-metric-hour = час суток
 rules-compare-window = { $metric } за { $hours } ч
 rules-compare-earlier = { $metric } за { $hours } ч, { $offset } ч назад
 rules-compare-factor = { $factor } × { $side }

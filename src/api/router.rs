@@ -119,7 +119,7 @@ const fn upload(method: Method, pattern: &'static str, budget: Budget, handler: 
 use Budget::{Conversions, Read, Write};
 
 /// The API: every route, in the order `Allow` lists them.
-pub static ROUTES: [Def; 33] = [
+pub static ROUTES: [Def; 34] = [
     def(
         Method::GET,
         "account/info",
@@ -293,6 +293,12 @@ pub static ROUTES: [Def; 33] = [
         "rules/{id}/preview",
         Read,
         plain!(|s, c, p| rules::preview(s, c, p).await),
+    ),
+    def(
+        Method::GET,
+        "rule-templates",
+        Read,
+        plain!(|s, c, _p| rules::templates(s, c).await),
     ),
     def(
         Method::POST,

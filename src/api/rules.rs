@@ -1,5 +1,6 @@
-//! Owns the automation rules over HTTP: `GET/POST /v1/rules`, `GET/PATCH/DELETE
-//! /v1/rules/{id}`, `GET /v1/rules/{id}/log` and `POST /v1/rules/{id}/preview`. A rule's body
+//! Owns the automation rules over HTTP: `GET/POST /v1/rules` (a rule, or one from a template
+//! of `GET /v1/rule-templates`), `GET/PATCH/DELETE /v1/rules/{id}`, `GET /v1/rules/{id}/log`
+//! and `POST /v1/rules/{id}/preview`. A rule's body
 //! is read, and the rule created, changed or deleted, by `ops::rule`, as the panel's forms are.
 
 use serde_json::{json, Value};
@@ -9,6 +10,7 @@ use super::write::{self, Target};
 use super::Ctx;
 use crate::domain::fields::Body;
 use crate::domain::money::CabinetType;
+use crate::domain::rule::templates::TEMPLATES;
 use crate::http::{AppState, Reply};
 use crate::jobs::automation::{self, preview};
 use crate::ops::rule as rule_ops;
@@ -70,7 +72,12 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
 pub async fn create(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
     let Target { body, actor, .. } = Target::cabinet(ctx)?;
     let kind = actor.cabinet().cabinet_type;
-    let spec = rule_ops::read(&body.fields(), kind, None)?;
+    let fields = body.fields();
+    let spec = if rule_ops::template::asks(&fields) {
+        rule_ops::template::read(&fields, kind)?
+    } else {
+        rule_ops::read(&fields, kind, None)?
+    };
     let rule = state
         .services
         .db
@@ -78,6 +85,12 @@ pub async fn create(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         .await
         .map_err(|e| ApiError::of_ops(e, kind))?;
     Reply::ok(rule_ops::describe(&rule, kind))
+}
+
+/// `GET /v1/rule-templates`: the built-in library, the same for every key.
+pub async fn templates(_state: &AppState, _ctx: &Ctx) -> Result<Reply, ApiError> {
+    let list = TEMPLATES.iter().map(|t| t.to_json()).collect();
+    Reply::ok(Value::Array(list))
 }
 
 pub async fn get(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {

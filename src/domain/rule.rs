@@ -5,6 +5,7 @@
 
 mod guards;
 mod reading;
+pub mod templates;
 mod tree;
 
 use chrono::Duration;
@@ -80,10 +81,12 @@ pub enum Metric {
     BudgetLeftHours,
     Roas,
     Profit,
+    /// The hour of the day (0-23) evaluated, in the cabinet owner's time zone.
+    Hour,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 16] = [
+    pub const ALL: [Metric; 17] = [
         Metric::Views,
         Metric::Clicks,
         Metric::Actions,
@@ -100,6 +103,7 @@ impl Metric {
         Metric::BudgetLeftHours,
         Metric::Roas,
         Metric::Profit,
+        Metric::Hour,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -120,6 +124,7 @@ impl Metric {
             Metric::BudgetLeftHours => "budget_left_hours",
             Metric::Roas => "roas",
             Metric::Profit => "profit",
+            Metric::Hour => "hour",
         }
     }
 
@@ -129,7 +134,10 @@ impl Metric {
 
     /// Read over a look-back window (the others are the campaign's state at the sync).
     pub fn windowed(self) -> bool {
-        !matches!(self, Metric::Budget | Metric::Status | Metric::DailyBudget)
+        !matches!(
+            self,
+            Metric::Budget | Metric::Status | Metric::DailyBudget | Metric::Hour
+        )
     }
 
     /// Counted from postbacks rather than the platform (ROAS and profit in part).

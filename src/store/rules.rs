@@ -326,6 +326,17 @@ pub fn set_cabinet_cap(
     Ok(())
 }
 
+/// The time zone the cabinet's owner chose; `None` without one (or a name no longer known).
+pub fn owner_zone(conn: &Connection, account: i64) -> Result<Option<chrono_tz::Tz>, StoreError> {
+    let zone: Option<String> = optional(conn.query_row(
+        "SELECT u.time_zone FROM cabinets c JOIN users u ON u.id = c.owner_id WHERE c.id = ?1",
+        params![account],
+        |r| r.get(0),
+    ))?
+    .flatten();
+    Ok(zone.and_then(|z| z.parse().ok()))
+}
+
 /// An hour, counted in hours since the epoch ([`time::hour_number`]).
 pub type Hour = i64;
 

@@ -46,6 +46,7 @@ mod stats;
 mod targeting;
 mod tasks;
 mod telegram;
+mod templates;
 mod web;
 mod webhooks;
 mod writes;

@@ -29,6 +29,11 @@ pub trait Figures {
     /// What one unit of `currency` is worth in the cabinet's currency at the kept rate of the
     /// day; `None` without a rate.
     fn rate(&self, currency: &str) -> Option<Decimal>;
+    /// The hour of the day (0-23) evaluated, in the cabinet owner's time zone; `None` where
+    /// the figures know no clock.
+    fn hour_of_day(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// A metric's value; `Undefined` when it has none (a rate whose denominator is zero, ROAS
@@ -188,6 +193,10 @@ impl Side<'_> {
                 .revenue_converted(&memo.converted(key))
                 .and_then(|r| r.checked_sub(spent))
                 .map_or(Reading::Undefined, |p| Reading::Number(p.round_dp(6))),
+            Metric::Hour => memo
+                .figures
+                .hour_of_day()
+                .map_or(Reading::Undefined, |h| Reading::Number(h.into())),
         }
     }
 }

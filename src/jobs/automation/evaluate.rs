@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, Timelike, Utc};
 use rusqlite::Connection;
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -27,6 +27,8 @@ pub struct Series {
     converted: HashMap<i64, Vec<ConvertedHour>>,
     /// Per revenue currency, one unit's worth in the cabinet's currency (`None`: no rate).
     rates: Vec<(String, Option<Decimal>)>,
+    /// The cabinet owner's zone, read only when a condition reads the hour of the day.
+    zone: Option<chrono_tz::Tz>,
 }
 
 impl Series {
@@ -86,10 +88,16 @@ impl Series {
                 rates.push((cur.clone(), rate));
             }
         }
+        let zone = if metrics().flatten().any(|m| m == Metric::Hour) {
+            rules::owner_zone(conn, account)?
+        } else {
+            None
+        };
         Ok(Series {
             hours: rules::hours(conn, account, &from, &to)?,
             converted,
             rates,
+            zone,
         })
     }
 
@@ -99,6 +107,7 @@ impl Series {
             hours: self.hours.get(&ad).map_or(&[], Vec::as_slice),
             converted: self.converted.get(&ad).map_or(&[], Vec::as_slice),
             rates: &self.rates,
+            zone: self.zone,
             end,
         }
     }
@@ -108,6 +117,7 @@ pub struct Window<'a> {
     hours: &'a [(Hour, Totals)],
     converted: &'a [ConvertedHour],
     rates: &'a [(String, Option<Decimal>)],
+    zone: Option<chrono_tz::Tz>,
     end: Hour,
 }
 
@@ -131,6 +141,14 @@ impl Figures for Window<'_> {
 
     fn rate(&self, currency: &str) -> Option<Decimal> {
         self.rates.iter().find(|(c, _)| c == currency)?.1
+    }
+
+    fn hour_of_day(&self) -> Option<u32> {
+        let at = DateTime::<Utc>::from_timestamp(self.end.checked_mul(3600)?, 0)?;
+        Some(match self.zone {
+            Some(zone) => at.with_timezone(&zone).hour(),
+            None => at.hour(),
+        })
     }
 
     fn converted(&self, window_hours: u32, offset_hours: u32) -> Converted {

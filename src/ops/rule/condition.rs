@@ -96,7 +96,7 @@ impl ConditionIn {
         if window.is_some() && !metric.windowed() {
             return Err(ParseError::new(
                 path(at, "window_hours"),
-                "budget, daily_budget and status are read as they are at the sync; they take no window_hours.",
+                "budget, daily_budget, status and hour are read as they are at the sync; they take no window_hours.",
             )
             .because(Why::NotHere));
         }
@@ -168,7 +168,7 @@ fn threshold(
     }
     let counter = matches!(
         metric,
-        Metric::Views | Metric::Clicks | Metric::Actions | Metric::Conversions
+        Metric::Views | Metric::Clicks | Metric::Actions | Metric::Conversions | Metric::Hour
     );
     if counter && value.normalize().scale() > 0 {
         return Err(ParseError::new(

@@ -5,6 +5,7 @@
 pub mod act;
 mod condition;
 mod read;
+pub mod template;
 mod tree;
 
 pub use read::{read, read_change, RuleChange};

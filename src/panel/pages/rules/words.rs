@@ -51,6 +51,7 @@ fn metric_key(m: Metric) -> &'static str {
         Metric::BudgetLeftHours => "rules-metric-budget-left-hours",
         Metric::Roas => "rules-metric-roas",
         Metric::Profit => "rules-metric-profit",
+        Metric::Hour => "rules-metric-hour",
     }
 }
 
@@ -90,7 +91,8 @@ fn value_words(lang: Lang, kind: CabinetType, metric: Metric, value: &Threshold)
             | Metric::Revenue
             | Metric::Status
             | Metric::BudgetLeftHours
-            | Metric::Roas,
+            | Metric::Roas
+            | Metric::Hour,
         ) => lang.decimal(*d),
     }
 }
