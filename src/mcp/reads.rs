@@ -13,6 +13,7 @@ use crate::clock;
 use crate::domain::campaign::Status;
 use crate::domain::money::CabinetType;
 use crate::domain::query::Query;
+use crate::domain::rule::templates::TEMPLATES;
 use crate::domain::stats::{stats_span, Totals};
 use crate::ops;
 use crate::ops::campaigns::list::list_request;
@@ -56,6 +57,11 @@ pub fn read(
             let skip = events.len().saturating_sub(HISTORY_MAX);
             events.drain(..skip);
             Ok(json!({ "account_id": row.account_id, "ad_id": row.ad_id, "events": events }))
+        }
+        "list_rule_templates" => {
+            args::<Empty>(arguments)?;
+            let list: Vec<Value> = TEMPLATES.iter().map(|t| t.to_json()).collect();
+            Ok(json!({ "templates": list }))
         }
         _ => needs_attention(s, principal, args(arguments)?),
     }

@@ -15,8 +15,11 @@ use super::error::ToolError;
 use super::shape::{self, args, CampaignArgs};
 use crate::auth::Principal;
 use crate::domain::money::Money;
+use crate::domain::rule::Action;
+use crate::domain::rule::RuleSpec;
 use crate::ops::campaigns::command::Edit;
 use crate::ops::campaigns::{budget, edit};
+use crate::ops::rule as rule_ops;
 use crate::ops::{self, Actor};
 use crate::platform::{BudgetOp, Switch};
 use crate::services::Services;
@@ -175,6 +178,37 @@ const TOOLS: &[Tool] = &[
             })
         },
     },
+    Tool {
+        name: "list_rule_templates",
+        title: "Rule templates",
+        description: "The built-in automation rule templates (stop-loss, scale winners, pause low CTR, refill budget, bid down on high CPA, night pause and morning resume): each one's id, name, description and params (name, kind, default, required).",
+        read: true,
+        destructive: false,
+        input: || json!({"type": "object", "properties": {}, "additionalProperties": false}),
+    },
+    Tool {
+        name: "create_rule_from_template",
+        title: "Create a rule from a template",
+        description: "Creates an automation rule in a cabinet from a template of list_rule_templates, filled with params (a refusal names params.<name>); name, scope, enabled and dry_run as for any rule. A rule that adds budget counts its max_per_day against the session's money cap.",
+        read: false,
+        destructive: false,
+        input: || {
+            json!({
+                "type": "object",
+                "properties": {
+                    "account_id": account_prop(),
+                    "template": {"type": "string", "description": "A template's id."},
+                    "params": {"type": "object", "additionalProperties": {"type": ["string", "number"]}},
+                    "name": {"type": "string"},
+                    "scope": {"type": "object", "description": "{} (the cabinet), {\"group_id\": N} or {\"ad_ids\": [...]}."},
+                    "enabled": {"type": "boolean"},
+                    "dry_run": {"type": "boolean", "description": "Log what it would do and change nothing."}
+                },
+                "required": ["template"],
+                "additionalProperties": false
+            })
+        },
+    },
 ];
 
 /// Whether `name` is a tool, and whether it writes.
@@ -210,8 +244,7 @@ pub fn list(may_write: bool) -> Value {
 /// session's guards decide on it and the platform is asked.
 pub struct Write {
     actor: Actor,
-    row: CampaignRow,
-    change: Change,
+    target: Target,
     /// The money it would move, as the session's cap counts it.
     pub moves: Money,
 }
@@ -220,6 +253,12 @@ enum Change {
     Switch(bool),
     Bid(Box<Edit>),
     Budget(BudgetOp),
+}
+
+/// What a write changes: a campaign as stored, or a new rule.
+enum Target {
+    Campaign(Box<CampaignRow>, Change),
+    Rule(Box<RuleSpec>),
 }
 
 #[derive(Deserialize)]
@@ -249,6 +288,9 @@ pub fn prepare(
     arguments: &Value,
 ) -> Result<Write, ToolError> {
     principal.check_write_key()?;
+    if name == "create_rule_from_template" {
+        return rule_from_template(principal, client, arguments);
+    }
     let (account, ad, change_args) = match name {
         "pause_campaign" | "resume_campaign" => {
             let a: CampaignArgs = args(arguments)?;
@@ -305,8 +347,45 @@ pub fn prepare(
     };
     Ok(Write {
         actor,
-        row,
-        change,
+        target: Target::Campaign(Box::new(row), change),
+        moves,
+    })
+}
+
+/// A new rule from a template, read as the API reads one (`ops::rule::template`); what it may
+/// add to budgets in a day is what the session's cap counts.
+fn rule_from_template(
+    principal: &Principal,
+    client: Arc<str>,
+    arguments: &Value,
+) -> Result<Write, ToolError> {
+    let mut fields = match arguments {
+        Value::Object(m) => m.clone(),
+        _ => serde_json::Map::new(),
+    };
+    let account = match fields.remove("account_id") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_i64()
+                .ok_or_else(|| ToolError::invalid("account_id", "account_id is an integer."))?,
+        ),
+    };
+    let reach = principal.single(account)?;
+    let actor = Actor::assistant(principal.user.id, reach, client)?;
+    let kind = actor.cabinet().cabinet_type;
+    let spec = rule_ops::template::read(&Value::Object(fields), kind)
+        .map_err(|e| ToolError::invalid(&e.param, e.message))?;
+    let moves = match &spec.action {
+        Action::AddBudget { max_per_day, .. } => *max_per_day,
+        Action::Pause
+        | Action::Resume
+        | Action::SetCpm { .. }
+        | Action::ChangeCpm { .. }
+        | Action::Notify { .. } => Money::ZERO,
+    };
+    Ok(Write {
+        actor,
+        target: Target::Rule(Box::new(spec)),
         moves,
     })
 }
@@ -314,10 +393,17 @@ pub fn prepare(
 /// Makes a prepared write through its operation; `token` makes a repeat of a money move
 /// harmless on the platform. Answers the campaign as stored after it.
 pub fn make(s: &Services, write: Write, token: &str) -> Result<Value, ToolError> {
-    let Write {
-        actor, row, change, ..
-    } = write;
+    let Write { actor, target, .. } = write;
     let kind = actor.cabinet().cabinet_type;
+    let (row, change) = match target {
+        Target::Campaign(row, change) => (*row, change),
+        Target::Rule(spec) => {
+            let rule =
+                s.db.write_blocking(|tx| rule_ops::create(tx, &actor, &spec))
+                    .map_err(|e| ToolError::of_ops(e, kind))?;
+            return Ok(json!({ "rule": rule_ops::describe(&rule, kind) }));
+        }
+    };
     let (account, ad) = (row.account_id, row.ad_id);
     let failed = |e| ToolError::of_ops(e, kind);
     let mut note = json!({});

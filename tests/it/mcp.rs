@@ -299,3 +299,56 @@ fn stdio_answers_jsonrpc_errors_for_unknown_methods_tools_and_unparsable_lines()
     assert_eq!(bad["error"]["code"], "VALIDATION_ERROR");
     mcp.finish();
 }
+
+#[test]
+fn stdio_creates_a_rule_from_a_template_within_the_session_guards() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    let mut mcp = Mcp::session(&app, &key, &["--max-money", "50"]);
+    let (failed, listed) = mcp.call("list_rule_templates", json!({}));
+    assert!(!failed, "{listed}");
+    assert_eq!(listed["templates"][0]["id"], "stop_loss");
+    let (failed, made) = mcp.call(
+        "create_rule_from_template",
+        json!({"template": "stop_loss", "params": {"spend": "8"}, "dry_run": true}),
+    );
+    assert!(!failed, "{made}");
+    assert_eq!(made["rule"]["account_id"], cabinet);
+    assert_eq!(made["rule"]["dry_run"], true);
+    assert_eq!(made["rule"]["conditions"]["all"][0]["value"], "8");
+    let rules = app.get_ok("/rules", &key)["data"].clone();
+    assert_eq!(rules.as_array().unwrap().len(), 1, "{rules}");
+    let (failed, refused) = mcp.call(
+        "create_rule_from_template",
+        json!({"template": "scale_winners", "params": {}}),
+    );
+    assert!(failed);
+    assert_eq!(refused["error"]["code"], "VALIDATION_ERROR");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("params.max_cpa"), "{message}");
+    let (failed, capped) = mcp.call(
+        "create_rule_from_template",
+        json!({"template": "refill_budget", "params": {"max_per_day": "60"}}),
+    );
+    assert!(
+        failed,
+        "a refill of 60 a day is past the cap of 50: {capped}"
+    );
+    assert_eq!(capped["error"]["code"], "MONEY_CAP_REACHED");
+    mcp.finish();
+
+    let mut mcp = Mcp::session(&app, &key, &["--read-only"]);
+    let (failed, answer) = mcp.call(
+        "create_rule_from_template",
+        json!({"template": "stop_loss"}),
+    );
+    assert!(failed);
+    assert_eq!(answer["error"]["code"], "READ_ONLY_SESSION", "{answer}");
+    mcp.finish();
+    let rules = app.get_ok("/rules", &key)["data"].clone();
+    assert_eq!(
+        rules.as_array().unwrap().len(),
+        1,
+        "nothing more made: {rules}"
+    );
+}
