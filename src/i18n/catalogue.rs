@@ -50,6 +50,7 @@ const FILES: &[File] = files![
     "statement",
     "status",
     "tasks",
+    "templates",
     "week"
 ];
 

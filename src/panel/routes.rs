@@ -235,6 +235,16 @@ fn table() -> &'static [Def] {
                 handler: act!(pages::rules::create),
             },
             Def {
+                method: Method::GET,
+                pattern: "/rules/templates",
+                handler: view!(pages::rules::templates),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/rules/templates",
+                handler: act!(pages::rules::create_from_template),
+            },
+            Def {
                 method: Method::POST,
                 pattern: "/rules/{}/enable",
                 handler: act!(pages::rules::enable),

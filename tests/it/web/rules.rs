@@ -685,3 +685,77 @@ fn a_tree_of_conditions_reads_as_nested_lists_in_english_and_russian() {
         assert!(ru.contains(words), "{words:?} missing from {ru}");
     }
 }
+
+#[test]
+fn a_rule_from_a_template_is_made_in_the_panel_and_a_refusal_names_its_parameter() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    let web = logged_in(&app, user);
+    let rules = web.get("/rules");
+    assert!(rules
+        .body
+        .contains(r#"<a href="/rules/templates">New rule from a template</a>"#));
+    let page = web.get("/rules/templates");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("Stop-loss on spend without actions"));
+    assert!(page.body.contains(r#"name="p_spend""#));
+    assert!(page.body.contains("Empty: 5 EUR, 2 TON or 250 Stars"));
+    let ru = web.get_with("/rules/templates", &[("accept-language", "ru")]);
+    assert!(
+        ru.body.contains("Стоп-лосс: расход без действий"),
+        "{}",
+        ru.body
+    );
+    assert!(ru.body.contains("Ночная пауза"));
+    let (csrf, account) = (page.csrf(), cabinet.to_string());
+
+    let refused = web.post(
+        "/rules/templates",
+        &[
+            ("csrf", &csrf),
+            ("template", "scale_winners"),
+            ("account_id", &account),
+            ("p_max_cpa", ""),
+            ("p_percent", "15"),
+        ],
+    );
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert!(
+        refused.body.contains(r#"data-param="params.max_cpa""#),
+        "{}",
+        refused.body
+    );
+    assert!(
+        refused.body.contains(r#"name="p_percent" value="15""#),
+        "kept as sent"
+    );
+    assert!(rules_of(&app, &key).is_empty());
+
+    let made = web.post(
+        "/rules/templates",
+        &[
+            ("csrf", &csrf),
+            ("template", "stop_loss"),
+            ("account_id", &account),
+            ("p_spend", "12"),
+            ("p_window_hours", ""),
+            ("name", ""),
+            ("dry_run", "1"),
+        ],
+    );
+    assert_eq!(made.status, 303, "{}", made.body);
+    let stored = rules_of(&app, &key);
+    assert_eq!(stored.len(), 1);
+    let rule = &stored[0];
+    assert_eq!(
+        made.location.as_deref(),
+        Some(format!("/rules#rule-{}", rule["id"]).as_str())
+    );
+    assert_eq!(rule["name"], "Stop-loss on spend without actions");
+    assert_eq!(rule["dry_run"], true);
+    assert_eq!(rule["conditions"]["all"][0]["value"], "12");
+    assert_eq!(
+        rule["conditions"]["all"][0]["window_hours"], 24,
+        "the default"
+    );
+}

@@ -1,14 +1,17 @@
 //! Owns `/rules`: the automation rules of the cabinets a person reaches, each in sentences of
 //! the page's language (scope, conditions, action, guards, state), and for owners and managers
 //! the buttons that switch a rule on or off and delete it. `form` holds the new rule's form,
-//! `log` a rule's log and preview, `words` the sentences.
+//! `templates` the template library's forms, `log` a rule's log and preview, `words` the
+//! sentences.
 
 mod form;
 mod log;
+mod templates;
 mod words;
 
 pub use form::create;
 pub use log::{log, preview};
+pub use templates::{create as create_from_template, templates};
 
 use std::collections::HashMap;
 
@@ -92,6 +95,7 @@ async fn render(
             }
         }
         h2 { (visit.t("rules-new")) }
+        p { a href="/rules/templates" { (visit.t("templates-link")) } }
         @if writable.is_empty() {
             div.empty { (visit.t("rules-new-refused")) " "
                 @if let Some(Err(why)) = person.active().next().map(|r| person.writable(r.cabinet.id)) { (why.sentence()) } }
