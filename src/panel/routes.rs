@@ -236,6 +236,16 @@ fn table() -> &'static [Def] {
             },
             Def {
                 method: Method::GET,
+                pattern: "/rules/{}/edit",
+                handler: view!(pages::rules::edit),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/rules/{}/edit",
+                handler: act!(pages::rules::save),
+            },
+            Def {
+                method: Method::GET,
                 pattern: "/rules/templates",
                 handler: view!(pages::rules::templates),
             },

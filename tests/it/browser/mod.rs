@@ -12,6 +12,7 @@ mod money;
 mod people;
 mod phones;
 mod reports;
+mod rules;
 mod webdriver;
 
 use std::path::PathBuf;

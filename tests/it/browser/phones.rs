@@ -21,6 +21,8 @@ const PAGES: &[&str] = &[
     "/campaigns/new",
     "/rules",
     "/rules/{rule}/log",
+    "/rules/{rule}/edit",
+    "/rules/templates",
     "/tasks",
     "/keys",
     "/keys/{key}",

@@ -9,8 +9,9 @@ use serde_json::{json, Map, Value};
 use super::super::super::session::Session;
 use super::super::super::{redirect, Form, Visit, WebError};
 use super::super::ops_error;
-use super::words::{action_label, metric_name};
-use crate::domain::rule::{ActionKind, Metric, Op};
+use super::tree_form::Rows;
+use super::words::action_label;
+use crate::domain::rule::ActionKind;
 use crate::domain::ParseError;
 use crate::http::Reply;
 use crate::i18n::Lang;
@@ -19,11 +20,9 @@ use crate::ops::OpsError;
 use crate::store::cabinets::Reachable;
 use crate::store::groups::Group;
 
-/// Condition rows the form offers.
-const ROWS: usize = 3;
-
-/// A new rule the API's checks refused: the form as sent, the place on the form the refusal
-/// belongs to, and the API's `param` and sentence.
+/// A rule the API's checks refused, or a form posted back by one of its buttons (no `message`):
+/// the form as sent, the place on the form the refusal belongs to, and the API's `param` and
+/// sentence.
 pub struct Refused<'f> {
     pub sent: &'f Form,
     pub slot: String,
@@ -31,21 +30,43 @@ pub struct Refused<'f> {
     pub message: String,
 }
 
+impl<'f> Refused<'f> {
+    /// The form as sent, refused for nothing (a row's button posted it back).
+    pub fn kept(sent: &'f Form) -> Refused<'f> {
+        Refused {
+            sent,
+            slot: String::new(),
+            param: String::new(),
+            message: String::new(),
+        }
+    }
+}
+
 /// The sentence of a refusal that belongs at `slot` on the form.
 fn error_at(refused: Option<&Refused>, slot: &str) -> Markup {
     html! {
-        @if let Some(r) = refused.filter(|r| r.slot == slot) {
+        @if let Some(r) = refused.filter(|r| r.slot == slot && !r.message.is_empty()) {
             p.error role="alert" data-param=(r.param) { (r.message) }
         }
     }
 }
 
-pub fn new_form(
+/// Where a rule form posts and what its button says: a new rule, or rule `id` changed.
+#[derive(Clone, Copy)]
+pub enum Target {
+    New,
+    Edit(i64),
+}
+
+/// The rule form with its conditions as `rows`, posting to `target`.
+pub fn rule_form(
     lang: Lang,
     session: &Session,
     writable: &[&Reachable],
     groups: &[Group],
     refused: Option<&Refused>,
+    rows: &Rows,
+    target: Target,
 ) -> Markup {
     // What the form shows in a field: what was sent, else the default.
     let sent = |name: &str, default: &str| {
@@ -59,7 +80,9 @@ pub fn new_form(
         html! { label { (t(label)) input type="text" name=(name) value=(sent(name, "")); small { (t(help)) } } }
     };
     html! {
-        form.card #new-rule method="post" action="/rules" {
+        form.card #new-rule method="post" action=(match target { Target::New => "/rules".to_string(), Target::Edit(id) => format!("/rules/{id}/edit") }) {
+            // The first submit button is the one Enter presses: saving, not a row's button.
+            button.primary hidden type="submit" { (t("rules-form-submit")) }
             input type="hidden" name="csrf" value=(session.csrf);
             (error_at(refused, "form"))
             label { (t("rules-form-cabinet"))
@@ -89,16 +112,9 @@ pub fn new_form(
                 small.muted { (t("rules-form-scope-help")) }
                 (error_at(refused, "scope"))
             }
-            label { (t("rules-form-match"))
-                select name="match" {
-                    option value="all" selected[sent("match", "all") == "all"] { (t("rules-form-match-all")) }
-                    option value="any" selected[sent("match", "all") == "any"] { (t("rules-form-match-any")) }
-                }
-                small { (t("rules-form-match-help")) } }
-            (error_at(refused, "match"))
-            fieldset {
+            fieldset.tree {
                 legend { (t("rules-form-conditions")) }
-                @for i in 0..ROWS { (condition_row(lang, i, &sent)) (error_at(refused, &format!("row{i}"))) }
+                (super::tree_form::draw(lang, rows, &|slot| error_at(refused, slot)))
                 small.muted { (t("rules-form-conditions-help")) }
                 (error_at(refused, "conditions"))
             }
@@ -133,25 +149,7 @@ pub fn new_form(
             label { span { input type="checkbox" name="dry_run" value="1" checked[sent("dry_run", "") == "1"]; " " (t("rules-form-dry-run")) }
                 small { (t("rules-form-dry-run-help")) } }
             (error_at(refused, "dry_run"))
-            button.primary type="submit" { (t("rules-form-submit")) }
-        }
-    }
-}
-
-fn condition_row(lang: Lang, i: usize, sent: &dyn Fn(&str, &str) -> String) -> Markup {
-    let metric = sent(&format!("metric{i}"), "");
-    let op = sent(&format!("op{i}"), ">");
-    html! {
-        div.filters {
-            label { (lang.t("rules-form-metric")) select name={ "metric" (i) } {
-                option value="" { "–" }
-                @for m in Metric::ALL { option value=(m.as_str()) selected[metric == m.as_str()] { (metric_name(lang, m)) } }
-            } }
-            label { (lang.t("rules-form-op")) select name={ "op" (i) } {
-                @for o in Op::ALL { option value=(o.as_str()) selected[op == o.as_str()] { (o.as_str()) } }
-            } }
-            label { (lang.t("rules-form-value")) input type="text" name={ "value" (i) } value=(sent(&format!("value{i}"), "")); }
-            label { (lang.t("rules-form-window")) input type="text" inputmode="numeric" name={ "window" (i) } placeholder="24" value=(sent(&format!("window{i}"), "")); }
+            button.primary type="submit" { (t(match target { Target::New => "rules-form-submit", Target::Edit(_) => "rules-form-save" })) }
         }
     }
 }
@@ -162,27 +160,13 @@ pub fn object<'k>(pairs: impl IntoIterator<Item = (&'k str, Value)>) -> Map<Stri
     given.map(|(k, v)| (k.to_string(), v)).collect()
 }
 
-/// The form as the API's body for a new rule (without `account_id`), and for each condition
-/// of the body the form row it came from.
-fn body_of(form: &Form) -> (Map<String, Value>, Vec<usize>) {
+/// The form as the API's body of a rule (without `account_id`), its conditions as `rows`
+/// write them, and for each body path of a condition the form row it came from.
+pub fn body_of(form: &Form, rows: &Rows) -> (Map<String, Value>, Vec<(String, usize)>) {
     let text = |name: &str| form.get(name).map(str::trim).unwrap_or("").to_string();
     // A whole number as a JSON number; anything else as sent, for the API to name.
     let number = |s: String| s.parse::<i64>().map_or(Value::from(s), Value::from);
-    let row = |i: usize| move |name: &str| text(&format!("{name}{i}"));
-    let filled = |i: &usize| ["metric", "value", "window"].map(row(*i)) != ["", "", ""];
-    let rows: Vec<usize> = (0..ROWS).filter(filled).collect();
-    let conditions: Vec<Value> = rows
-        .iter()
-        .map(|i| {
-            let f = row(*i);
-            Value::Object(object([
-                ("metric", f("metric").into()),
-                ("op", f("op").into()),
-                ("value", f("value").into()),
-                ("window_hours", number(f("window"))),
-            ]))
-        })
-        .collect();
+    let (conditions, paths) = rows.to_body();
     let scope = match text("scope").as_str() {
         "group" => json!({ "group_id": number(text("group_id")) }),
         "ads" => {
@@ -197,26 +181,30 @@ fn body_of(form: &Form) -> (Map<String, Value>, Vec<usize>) {
     let action = [("type", kind.into())]
         .into_iter()
         .chain(fields.iter().map(|f| (*f, Value::from(text(f)))));
-    let body = object([
+    let mut body = object([
         ("name", text("name").into()),
         ("scope", scope),
-        ("match", text("match").into()),
-        ("conditions", conditions.into()),
         ("action", object(action).into()),
         ("cooldown_hours", number(text("cooldown_hours"))),
         ("max_runs_per_day", number(text("max_runs_per_day"))),
         ("dry_run", (text("dry_run") == "1").into()),
     ]);
-    (body, rows)
+    body.extend(conditions);
+    (body, paths)
 }
 
-/// Where on the form a refusal naming `param` is shown.
-fn slot(param: &str, rows: &[usize]) -> String {
-    let row = param
-        .strip_prefix("conditions[")
-        .and_then(|rest| rest.split(']').next()?.parse::<usize>().ok())
-        .and_then(|j| rows.get(j));
-    if let Some(row) = row {
+/// Where on the form a refusal naming `param` is shown: the row of the longest condition path
+/// it starts with, else the field it names.
+pub fn slot(param: &str, paths: &[(String, usize)]) -> String {
+    let row = paths
+        .iter()
+        .filter(|(at, _)| {
+            param
+                .strip_prefix(at.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+        })
+        .max_by_key(|(at, _)| at.len());
+    if let Some((_, row)) = row {
         return format!("row{row}");
     }
     match param.split(['.', '[']).next().unwrap_or("") {
@@ -227,20 +215,27 @@ fn slot(param: &str, rows: &[usize]) -> String {
 }
 
 /// `POST /rules`: a new rule, read and checked as `POST /api/v1/rules` reads and checks it; a
-/// refusal is shown on the form beside the field it names.
+/// refusal is shown on the form beside the field it names. A row's button (`edit`) posts the
+/// form back changed, storing nothing.
 pub async fn create<'a>(
     visit: &'a Visit<'a>,
     session: &'a Session,
     form: &'a Form,
     _: &'a [&'a str],
 ) -> Result<Reply, WebError> {
-    let (body, rows) = body_of(form);
+    if let Some(edit) = form.get("edit") {
+        let mut rows = Rows::of_form(form);
+        rows.edit(edit);
+        return super::render_with(visit, session, form, rows).await;
+    }
+    let rows = Rows::of_form(form);
+    let (body, paths) = body_of(form, &rows);
     match add(visit, session, form, body).await {
         Ok(id) => Ok(redirect(&format!("/rules#rule-{id}"))),
         Err(OpsError::Invalid(e)) => {
             let refused = Refused {
                 sent: form,
-                slot: slot(&e.param, &rows),
+                slot: slot(&e.param, &paths),
                 message: super::super::why::worded(visit.lang, &e),
                 param: e.param,
             };

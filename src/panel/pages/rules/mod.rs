@@ -4,11 +4,14 @@
 //! `templates` the template library's forms, `log` a rule's log and preview, `words` the
 //! sentences.
 
+mod edit;
 mod form;
 mod log;
 mod templates;
+mod tree_form;
 mod words;
 
+pub use edit::{edit, save};
 pub use form::create;
 pub use log::{log, preview};
 pub use templates::{create as create_from_template, templates};
@@ -30,7 +33,8 @@ use crate::store::cabinets::Reachable;
 use crate::store::groups::{self, Group};
 use crate::store::rules::{self, RuleRow};
 use crate::store::{campaigns, StoreError};
-use form::{new_form, object, Refused};
+use form::{object, rule_form, Refused, Target};
+use tree_form::Rows;
 use words::{action_words, conditions_words, guards_words, scope_words, state_badges};
 
 pub async fn list<'a>(
@@ -48,6 +52,28 @@ async fn render(
     visit: &Visit<'_>,
     session: &Session,
     refused: Option<Refused<'_>>,
+) -> Result<Reply, WebError> {
+    let rows = refused
+        .as_ref()
+        .map_or_else(Rows::new, |r| Rows::of_form(r.sent));
+    render_rows(visit, session, refused, rows).await
+}
+
+/// The page with the form as sent and its rows changed by a row's button.
+async fn render_with(
+    visit: &Visit<'_>,
+    session: &Session,
+    form: &Form,
+    rows: Rows,
+) -> Result<Reply, WebError> {
+    render_rows(visit, session, Some(Refused::kept(form)), rows).await
+}
+
+async fn render_rows(
+    visit: &Visit<'_>,
+    session: &Session,
+    refused: Option<Refused<'_>>,
+    rows: Rows,
 ) -> Result<Reply, WebError> {
     let person = &session.person;
     let lang = visit.lang;
@@ -101,13 +127,15 @@ async fn render(
                 @if let Some(Err(why)) = person.active().next().map(|r| person.writable(r.cabinet.id)) { (why.sentence()) } }
             @if let Some(r) = &refused { p.error role="alert" data-param=(r.param) { (r.message) } }
         } @else {
-            (new_form(lang, session, &writable, &groups, refused.as_ref()))
+            (rule_form(lang, session, &writable, &groups, refused.as_ref(), &rows, Target::New))
         }
     };
     let reply = layout::page(visit, session, "/rules", &title, body);
     Ok(match refused {
-        Some(_) => reply.with_status(hyper::StatusCode::UNPROCESSABLE_ENTITY),
-        None => reply,
+        Some(r) if !r.message.is_empty() => {
+            reply.with_status(hyper::StatusCode::UNPROCESSABLE_ENTITY)
+        }
+        Some(_) | None => reply,
     })
 }
 
@@ -179,6 +207,7 @@ fn table(
                 td data-label=(label("rules-col-state")) { (state_badges(lang, &r.spec)) }
                 td data-label=(label("rules-col-actions")) {
                     a href={ "/rules/" (r.id) "/log" } { (label("rules-log")) }
+                    @if can_write { " " a href={ "/rules/" (r.id) "/edit" } { (label("rules-edit")) } }
                     form method="get" action={ "/rules/" (r.id) "/preview" } {
                         button type="submit" { (label("rules-preview")) }
                     }
