@@ -299,13 +299,16 @@ fn refill_budget_adds_to_an_active_campaign_whose_budget_ran_low() {
 }
 
 #[test]
-fn night_pause_pauses_in_its_hours_and_morning_resume_brings_campaigns_back() {
+fn night_pause_pauses_in_its_hours_of_the_owners_zone_and_morning_resume_brings_campaigns_back() {
     let app = crate::helpers::spawn_app();
-    let (_, cabinet, key) = app.manager();
+    let (user, cabinet, key) = app.manager();
+    app.sql(&format!(
+        "UPDATE users SET time_zone = 'Asia/Tokyo' WHERE id = {user}"
+    ));
     app.align_hour();
     let ad = app.active_campaign(cabinet);
-    // The owner has no zone: hours of the day are UTC. The next run is at `hour`.
-    let hour = next_end(&app).hour();
+    // Hours of the day are the owner's (Tokyo, UTC+9). The next run is at `hour` there.
+    let hour = (next_end(&app) + Duration::hours(9)).hour();
     let later = (hour + 2) % 24;
     let night = from_template(
         &app,

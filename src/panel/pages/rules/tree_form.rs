@@ -46,14 +46,14 @@ pub enum Kind {
         all: bool,
     },
     /// The fields of [`COND_FIELDS`], in that order.
-    Cond([String; 9]),
+    Cond(Box<[String; 9]>),
 }
 
 impl Row {
     fn empty(depth: usize) -> Row {
         Row {
             depth,
-            kind: Kind::Cond(Default::default()),
+            kind: Kind::Cond(Box::default()),
         }
     }
 
@@ -104,7 +104,7 @@ impl Rows {
                 Some("group") => Kind::Group {
                     all: text(&format!("join{n}")) != "any",
                 },
-                _ => Kind::Cond(COND_FIELDS.map(|f| text(&format!("{f}{n}")))),
+                _ => Kind::Cond(Box::new(COND_FIELDS.map(|f| text(&format!("{f}{n}"))))),
             };
             rows.push(Row { depth, kind });
         }
@@ -192,8 +192,8 @@ impl Rows {
     pub fn to_body(&self) -> (Map<String, Value>, Vec<(String, usize)>) {
         let mut body = Map::new();
         let mut paths = Vec::new();
-        let mut stack: Vec<(bool, usize, Vec<(usize, Value)>)> = vec![(self.all, 0, Vec::new())];
-        let close = |stack: &mut Vec<(bool, usize, Vec<(usize, Value)>)>| {
+        let mut stack: Vec<Open> = vec![(self.all, 0, Vec::new())];
+        let close = |stack: &mut Vec<Open>| {
             if let Some((all, row, items)) = stack.pop() {
                 if let (false, Some(parent)) = (items.is_empty(), stack.last_mut()) {
                     parent.2.push((row, group_value(all, items)));
@@ -242,6 +242,9 @@ impl Rows {
         (body, paths)
     }
 }
+
+/// A group being filled: its join, its form row, and its nodes with theirs.
+type Open = (bool, usize, Vec<(usize, Value)>);
 
 /// A group on its way to the body: its nodes keep their form rows (under `_row`) until the
 /// paths are noted.
@@ -363,7 +366,7 @@ fn push_group(group: &Group, depth: usize, rows: &mut Vec<Row>) {
                 f[8] = c.currency.clone().unwrap_or_default();
                 rows.push(Row {
                     depth,
-                    kind: Kind::Cond(f),
+                    kind: Kind::Cond(Box::new(f)),
                 });
             }
         }
@@ -472,7 +475,7 @@ mod tests {
         f[2] = value.into();
         Row {
             depth,
-            kind: Kind::Cond(f),
+            kind: Kind::Cond(Box::new(f)),
         }
     }
 
