@@ -759,3 +759,78 @@ fn a_rule_from_a_template_is_made_in_the_panel_and_a_refusal_names_its_parameter
         "the default"
     );
 }
+
+#[test]
+fn a_refusal_in_a_nested_group_lands_on_its_row_of_the_edit_form_and_nothing_changes() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    let tree = json!({"all": [
+        {"metric": "spent", "op": ">", "value": "5", "window_hours": 24},
+        {"any": [{"metric": "ctr", "op": "<", "value": "1", "window_hours": 24}]}
+    ]});
+    let mut body = always(cabinet, json!({"type": "pause"}));
+    body["conditions"] = tree.clone();
+    let rule = create(&app, &key, body);
+    let web = logged_in(&app, user);
+    let path = format!("/rules/{}/edit", rule["id"]);
+    let page = web.get(&path);
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body.contains(r#"name="kind1" value="group""#),
+        "{}",
+        page.body
+    );
+    let (csrf, account) = (page.csrf(), cabinet.to_string());
+    let mut fields = vec![
+        ("csrf", csrf.as_str()),
+        ("account_id", account.as_str()),
+        ("name", "Always on"),
+        ("scope", "cabinet"),
+        ("shape", "tree"),
+        ("match", "all"),
+        ("kind0", "cond"),
+        ("depth0", "1"),
+        ("metric0", "spent"),
+        ("op0", ">"),
+        ("value0", "5"),
+        ("kind1", "group"),
+        ("depth1", "1"),
+        ("join1", "any"),
+        ("kind2", "cond"),
+        ("depth2", "2"),
+        ("metric2", "ctr"),
+        ("op2", "<"),
+        ("value2", "lots"),
+        ("action", "pause"),
+        ("cooldown_hours", "0"),
+        ("max_runs_per_day", "24"),
+    ];
+    let refused = web.post(&path, &fields);
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    let error = refused
+        .body
+        .find(r#"data-param="conditions.all[1].any[0].value""#)
+        .expect("the refusal names the nested path");
+    let row = refused.body.find(r#"name="value2""#).unwrap();
+    assert!(error > row, "the refusal is shown on the row it names");
+    assert_eq!(
+        rules_of(&app, &key)[0]["conditions"],
+        tree,
+        "nothing changed"
+    );
+
+    fields.retain(|(k, _)| *k != "value2");
+    fields.push(("value2", "2"));
+    fields.push(("edit", "cond:1"));
+    let grown = web.post(&path, &fields);
+    assert_eq!(grown.status, 200, "a row's button posts the form back");
+    assert!(
+        grown.body.contains(r#"name="depth3" value="2""#),
+        "a row added in the group"
+    );
+    assert_eq!(
+        rules_of(&app, &key)[0]["conditions"],
+        tree,
+        "nothing stored yet"
+    );
+}

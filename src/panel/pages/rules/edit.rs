@@ -72,9 +72,6 @@ async fn page(
             p.muted { (found.cabinet) " · #" (found.rule.id) }
             p { a href="/rules" { (visit.t("templates-back")) } }
         } }
-        @if !refused.message.is_empty() && refused.slot == "form" {
-            p.error role="alert" data-param=(refused.param) { (refused.message) }
-        }
         (rule_form(visit.lang, session, &[reach], &listed, Some(&refused), rows, Target::Edit(found.rule.id)))
     };
     let reply = layout::page(visit, session, "/rules", &title, body);
