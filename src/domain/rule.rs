@@ -268,6 +268,20 @@ pub enum Action {
     Notify {
         text: String,
     },
+    /// Copies the campaign (as the API's copy does), with a new bid and/or budget when given;
+    /// the copy's budget comes from the cabinet balance, at most `max_per_day` in 24 hours per
+    /// rule when set.
+    Duplicate {
+        cpm: Option<Money>,
+        budget: Option<Money>,
+        max_per_day: Option<Money>,
+    },
+    /// Sets the campaign's daily budget limit.
+    SetDailyBudget {
+        amount: Money,
+    },
+    /// One signed `rule_fired` webhook event per run, naming every campaign that matched.
+    Webhook,
 }
 
 /// The kinds of [`Action`], for every face that lists them or reads one by its name: a new
@@ -280,17 +294,23 @@ pub enum ActionKind {
     ChangeCpm,
     AddBudget,
     Notify,
+    Duplicate,
+    SetDailyBudget,
+    Webhook,
 }
 
 impl ActionKind {
     /// Every kind, in the order forms and refusals list them.
-    pub const ALL: [ActionKind; 6] = [
+    pub const ALL: [ActionKind; 9] = [
         ActionKind::Pause,
         ActionKind::Resume,
         ActionKind::SetCpm,
         ActionKind::ChangeCpm,
         ActionKind::AddBudget,
         ActionKind::Notify,
+        ActionKind::Duplicate,
+        ActionKind::SetDailyBudget,
+        ActionKind::Webhook,
     ];
 
     /// Its `type` on the wire.
@@ -302,6 +322,9 @@ impl ActionKind {
             ActionKind::ChangeCpm => "change_cpm",
             ActionKind::AddBudget => "add_budget",
             ActionKind::Notify => "notify",
+            ActionKind::Duplicate => "duplicate",
+            ActionKind::SetDailyBudget => "set_daily_budget",
+            ActionKind::Webhook => "webhook",
         }
     }
 
@@ -313,11 +336,13 @@ impl ActionKind {
     /// The fields an action of this kind takes besides its `type`.
     pub fn fields(self) -> &'static [&'static str] {
         match self {
-            ActionKind::Pause | ActionKind::Resume => &[],
+            ActionKind::Pause | ActionKind::Resume | ActionKind::Webhook => &[],
             ActionKind::SetCpm => &["cpm"],
             ActionKind::ChangeCpm => &["percent", "min_cpm", "max_cpm"],
             ActionKind::AddBudget => &["amount", "max_per_day"],
             ActionKind::Notify => &["text"],
+            ActionKind::Duplicate => &["cpm", "budget", "max_per_day"],
+            ActionKind::SetDailyBudget => &["amount"],
         }
     }
 }
@@ -327,9 +352,13 @@ impl Action {
     pub fn edits_bid(&self) -> bool {
         match self.kind() {
             ActionKind::SetCpm | ActionKind::ChangeCpm => true,
-            ActionKind::Pause | ActionKind::Resume | ActionKind::AddBudget | ActionKind::Notify => {
-                false
-            }
+            ActionKind::Pause
+            | ActionKind::Resume
+            | ActionKind::AddBudget
+            | ActionKind::Notify
+            | ActionKind::Duplicate
+            | ActionKind::SetDailyBudget
+            | ActionKind::Webhook => false,
         }
     }
 
@@ -341,6 +370,9 @@ impl Action {
             Action::ChangeCpm { .. } => ActionKind::ChangeCpm,
             Action::AddBudget { .. } => ActionKind::AddBudget,
             Action::Notify { .. } => ActionKind::Notify,
+            Action::Duplicate { .. } => ActionKind::Duplicate,
+            Action::SetDailyBudget { .. } => ActionKind::SetDailyBudget,
+            Action::Webhook => ActionKind::Webhook,
         }
     }
 
@@ -351,7 +383,7 @@ impl Action {
     pub fn to_json(&self, kind: CabinetType) -> Value {
         let mut a = json!({ "type": self.name() });
         match self {
-            Action::Pause | Action::Resume => {}
+            Action::Pause | Action::Resume | Action::Webhook => {}
             Action::SetCpm { cpm } => a["cpm"] = json!(kind.render(*cpm)),
             Action::ChangeCpm {
                 percent,
@@ -370,6 +402,17 @@ impl Action {
                 a["max_per_day"] = json!(kind.render(*max_per_day));
             }
             Action::Notify { text } => a["text"] = json!(text),
+            Action::Duplicate {
+                cpm,
+                budget,
+                max_per_day,
+            } => {
+                let shown = |m: &Option<Money>| m.map(|m| kind.render(m));
+                a["cpm"] = json!(shown(cpm));
+                a["budget"] = json!(shown(budget));
+                a["max_per_day"] = json!(shown(max_per_day));
+            }
+            Action::SetDailyBudget { amount } => a["amount"] = json!(kind.render(*amount)),
         }
         a
     }
@@ -400,6 +443,31 @@ impl Action {
                 .checked_add(*amount)
                 .map(|_| Planned::AddBudget(*amount)),
             Action::Notify { text } => Some(Planned::Notify(text.clone())),
+            // The copy's budget: the one given, else what is left on the original (the most
+            // the copy takes from the balance; the copy keeps 0 where that is below the floor).
+            Action::Duplicate { cpm, budget, .. } => Some(Planned::Duplicate {
+                cpm: *cpm,
+                budget: *budget,
+                moves: budget.unwrap_or(state.budget),
+            }),
+            Action::SetDailyBudget { amount } => (state.daily_budget != Some(*amount))
+                .then_some(Planned::DailyBudget(*amount)),
+            Action::Webhook => Some(Planned::Webhook),
+        }
+    }
+
+    /// The most money it may move into one campaign's copies or budget in 24 hours, if capped.
+    pub fn max_per_day(&self) -> Option<Money> {
+        match self {
+            Action::AddBudget { max_per_day, .. } => Some(*max_per_day),
+            Action::Duplicate { max_per_day, .. } => *max_per_day,
+            Action::Pause
+            | Action::Resume
+            | Action::SetCpm { .. }
+            | Action::ChangeCpm { .. }
+            | Action::Notify { .. }
+            | Action::SetDailyBudget { .. }
+            | Action::Webhook => None,
         }
     }
 }
@@ -411,6 +479,15 @@ pub enum Planned {
     Cpm(Money),
     AddBudget(Money),
     Notify(String),
+    /// A copy of the campaign with the bid and budget given (else the original's); `moves`
+    /// is the budget it takes from the balance.
+    Duplicate {
+        cpm: Option<Money>,
+        budget: Option<Money>,
+        moves: Money,
+    },
+    DailyBudget(Money),
+    Webhook,
 }
 
 impl Planned {
@@ -418,7 +495,26 @@ impl Planned {
     pub fn moves(&self) -> Money {
         match self {
             Planned::AddBudget(m) => *m,
-            Planned::Switch(_) | Planned::Cpm(_) | Planned::Notify(_) => Money::ZERO,
+            Planned::Duplicate { moves, .. } => *moves,
+            Planned::Switch(_)
+            | Planned::Cpm(_)
+            | Planned::Notify(_)
+            | Planned::DailyBudget(_)
+            | Planned::Webhook => Money::ZERO,
+        }
+    }
+
+    /// Its log entry is written by the act itself (with the move of money, or the copy's
+    /// task), not after the pass: a move asked of the platform, or a copy queued.
+    pub fn logged_by_act(&self, acted: bool, failed: bool) -> bool {
+        match self {
+            Planned::Duplicate { .. } => acted,
+            Planned::Switch(_)
+            | Planned::Cpm(_)
+            | Planned::AddBudget(_)
+            | Planned::Notify(_)
+            | Planned::DailyBudget(_)
+            | Planned::Webhook => self.moves().micros() > 0 && (acted || failed),
         }
     }
 
@@ -431,6 +527,17 @@ impl Planned {
             }),
             Planned::AddBudget(m) => json!({ "type": "add_budget", "amount": kind.render(*m) }),
             Planned::Notify(text) => json!({ "type": "notify", "text": text }),
+            Planned::Duplicate { cpm, budget, moves } => json!({
+                "type": "duplicate",
+                "cpm": kind.render(cpm.unwrap_or(state.cpm)),
+                "budget": kind.render(budget.unwrap_or(*moves)),
+            }),
+            Planned::DailyBudget(m) => json!({
+                "type": "daily_budget",
+                "from": state.daily_budget.map(|d| kind.render(d)),
+                "to": kind.render(*m),
+            }),
+            Planned::Webhook => json!({ "type": "webhook" }),
         }
     }
 }
@@ -485,6 +592,13 @@ mod tests {
                 max_per_day: m,
             },
             Action::Notify { text: "x".into() },
+            Action::Duplicate {
+                cpm: Some(m),
+                budget: None,
+                max_per_day: None,
+            },
+            Action::SetDailyBudget { amount: m },
+            Action::Webhook,
         ];
         let kinds: Vec<ActionKind> = actions.iter().map(Action::kind).collect();
         assert_eq!(kinds, ActionKind::ALL);

@@ -303,6 +303,19 @@ pub fn runs_since(
     Ok((runs, dry))
 }
 
+/// The campaigns rule `id`'s `duplicate` action made: the new campaigns of the copy tasks its
+/// log names (a rule does not copy its own copies).
+pub fn copies_made(conn: &Connection, id: i64) -> Result<Vec<i64>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT i.ad_id FROM rule_log l
+         JOIN task_items i ON i.task_id = json_extract(l.action, '$.task_id')
+         WHERE l.rule_id = ?1 AND json_extract(l.action, '$.type') = 'duplicate'
+            AND i.ad_id IS NOT NULL",
+    )?;
+    let ids = stmt.query_map([id], |r| r.get(0))?;
+    Ok(ids.collect::<rusqlite::Result<_>>()?)
+}
+
 /// The cabinet's cap on money automation moves in a day, if the operator set one.
 pub fn cabinet_cap(conn: &Connection, account: i64) -> Result<Option<Money>, StoreError> {
     Ok(optional(conn.query_row(

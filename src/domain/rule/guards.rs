@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::{Action, Planned, RuleSpec, DAY};
+use super::{Planned, RuleSpec, DAY};
 use crate::domain::money::{Money, MAX_MICROS};
 
 /// One earlier run of a rule on a campaign (acted, or would have in a dry run).
@@ -116,7 +116,7 @@ impl Guards {
                 })
                 .min(MAX_MICROS + 1)
         };
-        if let Action::AddBudget { max_per_day, .. } = spec.action {
+        if let Some(max_per_day) = spec.action.max_per_day() {
             if moved(Some(id)) > max_per_day.micros() {
                 return Err(Skip::RuleMoneyCap);
             }
@@ -146,6 +146,7 @@ impl Guards {
 #[cfg(test)]
 mod tests {
     use super::super::tests::spec;
+    use super::super::Action;
     use super::*;
 
     #[test]

@@ -8,6 +8,7 @@
 pub mod alerts;
 pub mod auto_cpm;
 pub mod evaluate;
+mod fired;
 pub mod preview;
 
 use chrono::{DateTime, Duration, Utc};
@@ -97,6 +98,10 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
     let telegram = !s.config.notify.bot_token.is_empty();
     for rule in &list {
         let mut states = s.db.read_blocking(|c| campaigns::rule_states(c, account))?;
+        if let Action::Duplicate { .. } = rule.spec.action {
+            let copies = s.db.read_blocking(|c| rules::copies_made(c, rule.id))?;
+            states.retain(|st| !copies.contains(&st.ad_id));
+        }
         let mut act = |state: &State, planned: &Planned, matched: &Value| {
             act::perform(s, &actor, rule, state, planned, matched, at)
         };
@@ -125,6 +130,9 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
                     at: &at_iso,
                 };
                 alerts::raise(tx, &s.config.notify, &receivers, telegram, &alert)?;
+            }
+            if let Action::Webhook = rule.spec.action {
+                fired::queue(tx, &receivers, rule, &decisions, &at_iso)?;
             }
             Ok::<_, StoreError>(())
         })?;

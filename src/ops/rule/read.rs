@@ -113,6 +113,22 @@ struct AddBudgetIn {
 }
 
 #[derive(Deserialize)]
+struct DuplicateIn {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    cpm: Option<Amount>,
+    budget: Option<Amount>,
+    max_per_day: Option<Amount>,
+}
+
+#[derive(Deserialize)]
+struct DailyBudgetIn {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    amount: Option<Amount>,
+}
+
+#[derive(Deserialize)]
 struct NotifyIn {
     #[serde(rename = "type")]
     _kind: IgnoredAny,
@@ -150,6 +166,13 @@ fn positive(sent: Option<Amount>, name: &str, kind: CabinetType) -> Result<Money
             )
             .because(Why::NotPositive)
         })
+}
+
+/// An optional amount of an action greater than zero, at the cabinet currency's scale.
+fn optional(sent: Option<Amount>, name: &str, kind: CabinetType) -> Result<Option<Money>, ParseError> {
+    let param = path("action", name);
+    sent.map(|a| a.positive(&param, name, kind.scale()))
+        .transpose()
 }
 
 /// The rule's `action`: its `type`, then the fields that type takes (any other refused).
@@ -225,6 +248,37 @@ fn action(value: &Value, kind: CabinetType) -> Result<Action, ParseError> {
         ActionKind::Notify => {
             let sent: NotifyIn = fields::read_at(value, "action")?;
             Action::Notify { text: sent.text.0 }
+        }
+        ActionKind::Duplicate => {
+            let (sent, undeclared): (DuplicateIn, _) = fields::read_open(value, "action")?;
+            let cpm = optional(sent.cpm, "cpm", kind)?;
+            let budget = optional(sent.budget, "budget", kind)?;
+            let max_per_day = optional(sent.max_per_day, "max_per_day", kind)?;
+            undeclared.refuse()?;
+            if let (Some(max), Some(budget)) = (max_per_day, budget) {
+                if max < budget {
+                    return Err(ParseError::new(
+                        "action.max_per_day",
+                        "max_per_day must be at least budget.",
+                    )
+                    .because(Why::Order));
+                }
+            }
+            Action::Duplicate {
+                cpm,
+                budget,
+                max_per_day,
+            }
+        }
+        ActionKind::SetDailyBudget => {
+            let (sent, undeclared): (DailyBudgetIn, _) = fields::read_open(value, "action")?;
+            let amount = positive(sent.amount, "amount", kind)?;
+            undeclared.refuse()?;
+            Action::SetDailyBudget { amount }
+        }
+        ActionKind::Webhook => {
+            fields::read_at::<Bare>(value, "action")?;
+            Action::Webhook
         }
     })
 }

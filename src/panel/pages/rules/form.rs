@@ -120,6 +120,7 @@ pub fn new_form(
                     (text("max_per_day", "rules-form-max-per-day", "rules-form-max-per-day-help"))
                 }
                 (text("text", "rules-form-text", "rules-form-text-help"))
+                (text("budget", "rules-form-budget", "rules-form-budget-help"))
                 (error_at(refused, "action"))
             }
             div.filters {
