@@ -450,8 +450,9 @@ impl Action {
                 budget: *budget,
                 moves: budget.unwrap_or(state.budget),
             }),
-            Action::SetDailyBudget { amount } => (state.daily_budget != Some(*amount))
-                .then_some(Planned::DailyBudget(*amount)),
+            Action::SetDailyBudget { amount } => {
+                (state.daily_budget != Some(*amount)).then_some(Planned::DailyBudget(*amount))
+            }
             Action::Webhook => Some(Planned::Webhook),
         }
     }

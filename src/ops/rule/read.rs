@@ -169,7 +169,11 @@ fn positive(sent: Option<Amount>, name: &str, kind: CabinetType) -> Result<Money
 }
 
 /// An optional amount of an action greater than zero, at the cabinet currency's scale.
-fn optional(sent: Option<Amount>, name: &str, kind: CabinetType) -> Result<Option<Money>, ParseError> {
+fn optional(
+    sent: Option<Amount>,
+    name: &str,
+    kind: CabinetType,
+) -> Result<Option<Money>, ParseError> {
     let param = path("action", name);
     sent.map(|a| a.positive(&param, name, kind.scale()))
         .transpose()

@@ -247,11 +247,17 @@ pub fn action_words(fmt: Fmt, a: &Action, kind: CabinetType) -> String {
             };
             let copy = lang.ta(
                 "rules-action-duplicate",
-                &[("cpm", or_same(cpm).into()), ("budget", or_same(budget).into())],
+                &[
+                    ("cpm", or_same(cpm).into()),
+                    ("budget", or_same(budget).into()),
+                ],
             );
             match max_per_day {
                 Some(max) => {
-                    let cap = lang.ta("rules-action-at-most", &[("max", fmt.money(kind, *max).into())]);
+                    let cap = lang.ta(
+                        "rules-action-at-most",
+                        &[("max", fmt.money(kind, *max).into())],
+                    );
                     format!("{copy}{cap}")
                 }
                 None => copy,
