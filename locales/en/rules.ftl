@@ -93,6 +93,7 @@ rules-skip-cooldown = cooldown
 rules-skip-max_runs_per_day = its runs a day are used up
 rules-skip-max_per_day = its amount a day is reached
 rules-skip-cabinet_daily_cap = the cabinet's automation cap a day is reached
+rules-skip-max_total_per_day = the rule's cap a day over all its cabinets is reached
 rules-did-pause = Paused { $campaign }
 rules-did-resume = Resumed { $campaign }
 rules-did-raise = Bid raised from { $from } to { $to } on { $campaign }

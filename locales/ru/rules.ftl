@@ -93,6 +93,7 @@ rules-skip-cooldown = перерыв между запусками
 rules-skip-max_runs_per_day = исчерпан лимит запусков в сутки
 rules-skip-max_per_day = достигнут дневной лимит суммы правила
 rules-skip-cabinet_daily_cap = достигнут дневной лимит автоматизации кабинета
+rules-skip-max_total_per_day = достигнут дневной лимит правила по всем его кабинетам
 rules-did-pause = { $campaign }: кампания поставлена на паузу
 rules-did-resume = { $campaign }: кампания возобновлена
 rules-did-raise = { $campaign }: ставка CPM поднята с { $from } до { $to }

@@ -31,6 +31,9 @@ pub const MAX_CONDITIONS: usize = 10;
 pub const MAX_RULES_PER_CABINET: usize = 100;
 /// Campaigns a rule may list in its scope.
 pub const MAX_SCOPE_ADS: usize = 1000;
+/// Cabinets a rule across cabinets covers, at least and at most.
+pub const MIN_SCOPE_CABINETS: usize = 2;
+pub const MAX_SCOPE_CABINETS: usize = 50;
 /// The span over which runs and money are counted "per day".
 pub const DAY: Duration = Duration::hours(24);
 
@@ -557,6 +560,10 @@ pub struct RuleSpec {
     pub max_runs_per_day: u32,
     pub enabled: bool,
     pub dry_run: bool,
+    /// The cabinets a rule across cabinets covers, its home cabinet first; empty: its own only.
+    pub cabinets: Vec<i64>,
+    /// Across cabinets: the most money the rule moves over all of them in 24 hours.
+    pub max_total_per_day: Option<Money>,
 }
 
 /// A campaign's state at the sync, as conditions on state and actions read it.
@@ -654,6 +661,8 @@ mod tests {
             max_runs_per_day: 2,
             enabled: true,
             dry_run: false,
+            cabinets: Vec::new(),
+            max_total_per_day: None,
         }
     }
 

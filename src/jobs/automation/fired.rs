@@ -12,12 +12,14 @@ use crate::store::rules::RuleRow;
 use crate::store::StoreError;
 use crate::webhooks::events::{self, Receivers};
 
-/// Queues the run's `rule_fired` event when the rule acted on any campaign (a dry run or a
+/// Queues the run's `rule_fired` event for the campaigns of cabinet `account` (a rule across
+/// cabinets sends one per cabinet, to the keys receiving that cabinet's events) when the rule acted on any campaign (a dry run or a
 /// guard's hold sends nothing). Returns how many events were queued.
 pub fn queue(
     tx: &Connection,
     receivers: &Receivers,
     rule: &RuleRow,
+    account: i64,
     decisions: &[Decision],
     at: &str,
 ) -> Result<usize, StoreError> {
@@ -31,10 +33,10 @@ pub fn queue(
     }
     let payload = json!({
         "event": "rule_fired",
-        "account_id": rule.account_id,
+        "account_id": account,
         "rule": { "id": rule.id, "name": rule.spec.name },
         "at": at,
         "campaigns": campaigns,
     });
-    events::queue_event(tx, receivers, rule.account_id, "rule_fired", &payload)
+    events::queue_event(tx, receivers, account, "rule_fired", &payload)
 }

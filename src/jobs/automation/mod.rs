@@ -90,7 +90,8 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
         let since = clock::iso(at - GUARD_SPAN);
         let (runs, mut money) = rules::runs_since(c, account, &since)?;
         money.extend(moves::since(c, account, &since)?);
-        let guards = Guards::new(runs, money, rules::cabinet_cap(c, account)?);
+        let guards = Guards::new(runs, money, rules::cabinet_cap(c, account)?)
+            .with_elsewhere(rules::moved_elsewhere(c, account, &since)?);
         let series = Series::for_rules(c, account, kind, list.iter().map(|r| &r.spec), at, at)?;
         Ok::<_, StoreError>((list, guards, series, Receivers::load(c)?))
     })?;
@@ -117,7 +118,7 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
         s.db.write_blocking(|tx| {
             let at_iso = clock::iso(at);
             for d in decisions.iter().filter(|d| !d.logged_by_act()) {
-                rules::record(tx, &log_entry(rule, d, &at_iso))?;
+                rules::record(tx, &log_entry(rule, account, d, &at_iso))?;
             }
             if let (false, Action::Notify { text }) = (noticed.is_empty(), &rule.spec.action) {
                 let notice = alerts::rule_notice(tx, account, &rule.spec.name, text, &noticed)?;
@@ -132,7 +133,7 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
                 alerts::raise(tx, &s.config.notify, &receivers, telegram, &alert)?;
             }
             if let Action::Webhook = rule.spec.action {
-                fired::queue(tx, &receivers, rule, &decisions, &at_iso)?;
+                fired::queue(tx, &receivers, rule, account, &decisions, &at_iso)?;
             }
             Ok::<_, StoreError>(())
         })?;
@@ -140,10 +141,12 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
     Ok(())
 }
 
-fn log_entry(rule: &RuleRow, d: &Decision, at: &str) -> LogEntry {
+/// The log entry of decision `d` of `rule` on a campaign of cabinet `account` (a rule across
+/// cabinets logs each in its cabinet).
+fn log_entry(rule: &RuleRow, account: i64, d: &Decision, at: &str) -> LogEntry {
     LogEntry {
         rule_id: rule.id,
-        account_id: rule.account_id,
+        account_id: account,
         ad_id: d.ad_id,
         at: at.to_string(),
         outcome: d.outcome.name(),

@@ -16,7 +16,7 @@ use crate::domain::fields::wire::{
 use crate::domain::fields::{self, path, Body};
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::rule::{
-    Action, ActionKind, Group, RuleSpec, Scope, MAX_CONDITIONS, MAX_SCOPE_ADS,
+    Action, ActionKind, Group, RuleSpec, Scope, MAX_CONDITIONS, MAX_SCOPE_ADS, MAX_SCOPE_CABINETS,
 };
 use crate::domain::{ParseError, Why};
 use crate::store::rules::RuleRow;
@@ -37,6 +37,7 @@ struct RuleIn {
     max_runs_per_day: Option<Int<1, 24>>,
     enabled: Option<Flag>,
     dry_run: Option<Flag>,
+    max_total_per_day: Option<Amount>,
 }
 
 /// `match`: every condition (`all`) or one of them (`any`).
@@ -61,6 +62,7 @@ impl Choice for Match {
 struct ScopeIn {
     group_id: Option<Id>,
     ad_ids: Option<Ids<MAX_SCOPE_ADS>>,
+    account_ids: Option<Ids<MAX_SCOPE_CABINETS>>,
 }
 
 /// An action's `type`, read before the fields that type takes.
@@ -137,6 +139,12 @@ struct NotifyIn {
 
 impl ScopeIn {
     fn scope(self) -> Result<Scope, ParseError> {
+        if self.account_ids.is_some() && (self.group_id.is_some() || self.ad_ids.is_some()) {
+            return Err(ParseError::new(
+                "scope",
+                "A rule across cabinets (account_ids) watches each cabinet whole: send no group_id or ad_ids with it.",
+            ));
+        }
         match (self.group_id, self.ad_ids) {
             (None, None) => Ok(Scope::Cabinet),
             (Some(Id(g)), None) => Ok(Scope::Group(g)),
@@ -303,6 +311,10 @@ pub fn read(
             .map(|b| b.name.clone())
             .ok_or_else(|| missing("name"))?,
     };
+    let cabinets = match &sent.scope {
+        Some(s) => super::across::cabinets(s.account_ids.as_ref().map(|Ids(ids)| ids.as_slice()))?,
+        None => base.map_or_else(Vec::new, |b| b.cabinets.clone()),
+    };
     let scope = match sent.scope {
         Some(s) => s.scope()?,
         None => base.map_or(Scope::Cabinet, |b| b.scope.clone()),
@@ -354,6 +366,8 @@ pub fn read(
             .ok_or_else(|| missing("action"))?,
     };
     undeclared.refuse()?;
+    let max_total_per_day =
+        super::across::max_total(sent.max_total_per_day, &cabinets, kind, base)?;
     let int = |sent: Option<i64>, old: Option<u32>, default: u32| {
         sent.map(|v| v as u32).or(old).unwrap_or(default)
     };
@@ -383,6 +397,8 @@ pub fn read(
             .map(|f| f.0)
             .or(base.map(|b| b.dry_run))
             .unwrap_or(false),
+        cabinets,
+        max_total_per_day,
     })
 }
 

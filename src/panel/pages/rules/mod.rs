@@ -61,7 +61,9 @@ async fn render(
         }
         Ok::<Listed, StoreError>((found, groups::list(c, &accounts)?, titles))
     });
-    let (found, groups, titles) = found.await?;
+    let (mut found, groups, titles) = found.await?;
+    // A rule across cabinets shows where the person reaches every cabinet it covers, under each.
+    found.retain(|r| r.spec.cabinets.iter().all(|c| person.cabinet(*c).is_some()));
     if let Some(format) = export::Format::requested(visit)? {
         return download(person, &found).reply(format);
     }
@@ -83,7 +85,7 @@ async fn render(
         }
         @for reach in person.active() {
             @let id = reach.cabinet.id;
-            @let mine: Vec<&RuleRow> = found.iter().filter(|r| r.account_id == id).collect();
+            @let mine: Vec<&RuleRow> = found.iter().filter(|r| r.account_id == id || r.spec.cabinets.contains(&id)).collect();
             h2 { (reach.cabinet.name) " " span.muted { "· " (id) } }
             @if mine.is_empty() {
                 div.empty { (visit.t("rules-none")) }
@@ -213,6 +215,14 @@ async fn reachable(
     let rule = rule.await?.ok_or(WebError::NotFound)?;
     let reach = session.person.cabinet(rule.account_id);
     let reach = reach.ok_or(WebError::NotFound)?;
+    if !rule
+        .spec
+        .cabinets
+        .iter()
+        .all(|c| session.person.cabinet(*c).is_some())
+    {
+        return Err(WebError::NotFound);
+    }
     Ok(Reached {
         rule,
         kind: reach.cabinet.cabinet_type,
@@ -261,6 +271,10 @@ async fn change(
     let found = reachable(visit, session, segment).await?;
     let (rule, kind) = (found.rule, found.kind);
     let actor = session.person.actor(rule.account_id)?;
+    // A rule across cabinets is changed only by one who may write to each of them.
+    for covered in &rule.spec.cabinets {
+        session.person.actor(*covered)?;
+    }
     let (id, db) = (rule.id, &visit.state.services.db);
     let Some(on) = enabled else {
         db.write(move |tx| rule_ops::delete(tx, &actor, id))

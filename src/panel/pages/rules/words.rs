@@ -370,6 +370,7 @@ pub fn reason_words(lang: Lang, reason: &str) -> String {
         "max_runs_per_day" => lang.t("rules-skip-max_runs_per_day"),
         "max_per_day" => lang.t("rules-skip-max_per_day"),
         "cabinet_daily_cap" => lang.t("rules-skip-cabinet_daily_cap"),
+        "max_total_per_day" => lang.t("rules-skip-max_total_per_day"),
         other => other.to_string(),
     }
 }
