@@ -87,6 +87,19 @@ pub fn new_form(
                 label { span { input type="radio" name="scope" value="ads" checked[scope == "ads"]; " " (t("rules-form-scope-ads")) }
                     input type="text" name="ad_ids" placeholder="12, 14" value=(sent("ad_ids", "")); }
                 small.muted { (t("rules-form-scope-help")) }
+                @if writable.len() > 1 {
+                    fieldset.across {
+                        legend { (t("rules-form-across")) }
+                        @for r in writable {
+                            @let id = r.cabinet.id.to_string();
+                            @let checked = refused.is_some_and(|f| f.sent.all("account_ids").any(|a| a == id));
+                            label { span { input type="checkbox" name="account_ids" value=(id) checked[checked]; " " (r.cabinet.name) " · " (r.cabinet.cabinet_type.currency()) } }
+                        }
+                        (text("max_total_per_day", "rules-form-max-total", "rules-form-max-total-help"))
+                        small.muted { (t("rules-form-across-help")) }
+                    }
+                    (error_at(refused, "max_total_per_day"))
+                }
                 (error_at(refused, "scope"))
             }
             label { (t("rules-form-match"))
@@ -193,6 +206,18 @@ fn body_of(form: &Form) -> (Map<String, Value>, Vec<usize>) {
         }
         _ => json!({}),
     };
+    // Cabinets ticked make a rule across them, whatever the campaigns' choice above.
+    let cabinets: Vec<Value> = form
+        .all("account_ids")
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+        .map(|id| number(id.into()))
+        .collect();
+    let scope = if cabinets.is_empty() {
+        scope
+    } else {
+        json!({ "account_ids": cabinets })
+    };
     let kind = text("action");
     let fields = ActionKind::parse(&kind).map_or(&[][..], ActionKind::fields);
     let action = [("type", kind.into())]
@@ -207,6 +232,7 @@ fn body_of(form: &Form) -> (Map<String, Value>, Vec<usize>) {
         ("cooldown_hours", number(text("cooldown_hours"))),
         ("max_runs_per_day", number(text("max_runs_per_day"))),
         ("dry_run", (text("dry_run") == "1").into()),
+        ("max_total_per_day", text("max_total_per_day").into()),
     ]);
     (body, rows)
 }
@@ -222,7 +248,7 @@ fn slot(param: &str, rows: &[usize]) -> String {
     }
     match param.split(['.', '[']).next().unwrap_or("") {
         head @ ("account_id" | "name" | "scope" | "match" | "conditions" | "action"
-        | "cooldown_hours" | "max_runs_per_day" | "dry_run") => head.into(),
+        | "cooldown_hours" | "max_runs_per_day" | "dry_run" | "max_total_per_day") => head.into(),
         _ => "form".into(),
     }
 }
@@ -257,12 +283,32 @@ async fn add(
     form: &Form,
     body: Map<String, Value>,
 ) -> Result<i64, OpsError> {
+    let body = Value::Object(body);
+    if let Some(cabinets) = rule_ops::listed(&body)? {
+        // A rule across cabinets: the person must be allowed to write to each.
+        let actors = cabinets
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                session
+                    .person
+                    .actor(*id)
+                    .map_err(|e| ParseError::new(format!("scope.account_ids[{i}]"), e.sentence()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let spec = rule_ops::read(&body, actors[0].cabinet().cabinet_type, None)?;
+        let db = &visit.state.services.db;
+        return Ok(db
+            .write(move |tx| rule_ops::create_across(tx, &actors, &spec))
+            .await?
+            .id);
+    }
     let account = form.get("account_id").and_then(|a| a.parse::<i64>().ok());
     let actor = account
         .ok_or_else(|| visit.t("rules-form-choose-cabinet"))
         .and_then(|a| session.person.actor(a).map_err(|e| e.sentence()))
         .map_err(|why| ParseError::new("account_id", why))?;
-    let spec = rule_ops::read(&Value::Object(body), actor.cabinet().cabinet_type, None)?;
+    let spec = rule_ops::read(&body, actor.cabinet().cabinet_type, None)?;
     let db = &visit.state.services.db;
     Ok(db
         .write(move |tx| rule_ops::create(tx, &actor, &spec))

@@ -28,7 +28,9 @@ use crate::store::groups::{self, Group};
 use crate::store::rules::{self, RuleRow};
 use crate::store::{campaigns, StoreError};
 use form::{new_form, object, Refused};
-use words::{action_words, conditions_words, guards_words, scope_words, state_badges};
+use words::{
+    across_words, action_words, conditions_words, guards_words, scope_words, state_badges,
+};
 
 pub async fn list<'a>(
     visit: &'a Visit<'a>,
@@ -170,7 +172,10 @@ fn table(
             } }
             tbody { @for r in list { tr id={ "rule-" (r.id) } {
                 td data-label=(label("rules-col-rule")) { strong { (r.spec.name) } br; span.muted { "#" (r.id) } }
-                td data-label=(label("rules-col-scope")) { (scope_words(lang, &r.spec.scope, groups, &title)) }
+                td data-label=(label("rules-col-scope")) {
+                    @if r.spec.cabinets.is_empty() { (scope_words(lang, &r.spec.scope, groups, &title)) }
+                    @else { (across_words(fmt, &r.spec, kind)) }
+                }
                 td data-label=(label("rules-col-when")) { (conditions_words(lang, &r.spec, kind)) }
                 td data-label=(label("rules-col-then")) { (action_words(fmt, &r.spec.action, kind)) }
                 td data-label=(label("rules-col-guards")) { (guards_words(lang, &r.spec)) }

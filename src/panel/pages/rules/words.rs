@@ -271,6 +271,28 @@ pub fn action_words(fmt: Fmt, a: &Action, kind: CabinetType) -> String {
     }
 }
 
+/// The cabinets a rule across cabinets watches, with its cap over all of them.
+pub fn across_words(fmt: Fmt, spec: &RuleSpec, kind: CabinetType) -> String {
+    let lang = fmt.lang;
+    let list = spec
+        .cabinets
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let words = lang.ta("rules-scope-across", &[("list", list.into())]);
+    match spec.max_total_per_day {
+        Some(max) => {
+            let cap = lang.ta(
+                "rules-scope-across-cap",
+                &[("max", fmt.money(kind, max).into())],
+            );
+            format!("{words}{cap}")
+        }
+        None => words,
+    }
+}
+
 /// The campaigns a rule watches; a campaign by its title where `title` knows it.
 pub fn scope_words(
     lang: Lang,
