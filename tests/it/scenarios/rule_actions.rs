@@ -292,3 +292,45 @@ fn a_copys_budget_counts_against_the_rules_money_cap_and_bad_fields_are_named() 
         assert_eq!(err["param"], param, "{action}: {err}");
     }
 }
+
+/// The act of a copy asked twice for the same rule, campaign and run time (a retry, or a run
+/// resumed after a crash) queues one copy: the second finds the first's token.
+#[test]
+fn a_duplicate_asked_again_for_the_same_run_queues_no_second_copy() {
+    use adcab::domain::rule::Planned;
+    use adcab::ops::rule::act;
+    use adcab::ops::Actor;
+    use adcab::store::{cabinets, campaigns, rules, StoreError};
+
+    let w = World::sim();
+    let ad = w.delivered();
+    let copy_rule = rule(
+        &w,
+        json!({"ad_ids": [ad]}),
+        json!({"type": "duplicate", "budget": "7"}),
+        false,
+    );
+    let (id, cabinet) = (copy_rule["id"].as_i64().unwrap(), w.cabinet);
+    let s = &w.app.services;
+    let (row, cab, states) =
+        s.db.read_blocking(|c| {
+            Ok::<_, StoreError>((
+                rules::get(c, id)?.unwrap(),
+                cabinets::get(c, cabinet)?.unwrap(),
+                campaigns::rule_states(c, cabinet)?,
+            ))
+        })
+        .unwrap();
+    let kind = cab.cabinet_type;
+    let actor = Actor::automation(cab);
+    let state = states.iter().find(|st| st.ad_id == ad).unwrap();
+    let planned = row.spec.action.plan(state, kind).unwrap();
+    assert!(matches!(planned, Planned::Duplicate { .. }));
+    let at = w.app.now();
+    act::perform(s, &actor, &row, state, &planned, &json!({}), at).unwrap();
+    let again = act::perform(s, &actor, &row, state, &planned, &json!({}), at);
+    assert!(again.is_err(), "the second ask of the same run is refused");
+    w.app.run_tasks();
+    assert_eq!(w.ads().len(), 2, "one copy");
+    assert_eq!(with_outcome(&log(&w, &copy_rule), "acted").len(), 1);
+}
