@@ -119,6 +119,45 @@ fn a_rule_over_two_cabinets_acts_in_both_and_is_listed_read_and_deleted_from_eit
 }
 
 #[test]
+fn a_change_may_widen_the_list_but_keeps_its_home_first() {
+    let app = crate::helpers::spawn_app();
+    let (owner, first, second, key) = two_cabinets(&app);
+    let third = app.cabinet(owner, "euro", "1000");
+    let rule = app.write_ok(
+        "POST",
+        "/rules",
+        &key,
+        Some(&across(&[first, second], json!({"type": "pause"}))),
+        200,
+    )["data"]
+        .clone();
+    let path = format!("/rules/{}", rule["id"]);
+    let wider = json!({"scope": {"account_ids": [first, second, third]}});
+    let changed = app.write_ok("PATCH", &path, &key, Some(&wider), 200)["data"].clone();
+    assert_eq!(
+        changed["scope"],
+        json!({"account_ids": [first, second, third]})
+    );
+    assert_eq!(
+        listed(&app, &key, third),
+        vec![rule["id"].as_i64().unwrap()]
+    );
+
+    let moved = json!({"scope": {"account_ids": [second, first]}});
+    let err = app.write_err("PATCH", &path, &key, Some(&moved), 400, "VALIDATION_ERROR");
+    assert_eq!(err["param"], "scope.account_ids[0]", "{err}");
+
+    let one = json!({"scope": {}});
+    let single = app.write_ok("PATCH", &path, &key, Some(&one), 200)["data"].clone();
+    assert_eq!(single["scope"], json!({}));
+    assert_eq!(single["account_id"], first);
+    assert!(
+        listed(&app, &key, third).is_empty(),
+        "back to its home cabinet only"
+    );
+}
+
+#[test]
 fn the_rules_cap_holds_per_cabinet_and_its_total_cap_over_all_of_them() {
     let app = crate::helpers::spawn_app();
     let (_, first, second, key) = two_cabinets(&app);
