@@ -129,6 +129,8 @@ fn main() {
         max_runs_per_day: 1,
         enabled: true,
         dry_run: false,
+        cabinets: Vec::new(),
+        max_total_per_day: None,
     };
     services
         .db

@@ -20,6 +20,12 @@ use crate::store::StoreError;
 pub enum ApiError {
     /// An access rule refused the request (its code and sentence are the access rules' own).
     Auth(AuthError),
+    /// An access rule refused one of several cabinets a request names: `param` is where it
+    /// names it (`scope.account_ids[1]`).
+    AuthAt {
+        error: AuthError,
+        param: String,
+    },
     CampaignNotFound,
     TaskNotFound,
     /// No such automation rule in the key's cabinets.
@@ -206,6 +212,7 @@ impl ApiError {
 
     pub fn status(&self) -> StatusCode {
         match self {
+            ApiError::AuthAt { error, .. } => ApiError::Auth(*error).status(),
             ApiError::Auth(e) => match e {
                 AuthError::ApiKeyMissing
                 | AuthError::ApiKeyInvalid
@@ -261,7 +268,7 @@ impl ApiError {
 
     pub fn code(&self) -> &'static str {
         match self {
-            ApiError::Auth(e) => e.code(),
+            ApiError::Auth(e) | ApiError::AuthAt { error: e, .. } => e.code(),
             ApiError::CampaignNotFound => "CAMPAIGN_NOT_FOUND",
             ApiError::TaskNotFound => "TASK_NOT_FOUND",
             ApiError::RuleNotFound => "RULE_NOT_FOUND",
@@ -302,7 +309,7 @@ impl ApiError {
     /// The sentence shown to the client.
     pub fn message(&self) -> String {
         match self {
-            ApiError::Auth(e) => e.sentence(),
+            ApiError::Auth(e) | ApiError::AuthAt { error: e, .. } => e.sentence(),
             ApiError::CampaignNotFound => "No such campaign in this key's cabinets.".into(),
             ApiError::TaskNotFound => "No such task for this key's owner.".into(),
             ApiError::RuleNotFound => "No such rule in the cabinets this key reaches.".into(),
@@ -401,7 +408,7 @@ impl ApiError {
         body.insert("error".into(), json!(self.message()));
         body.insert("code".into(), json!(self.code()));
         match self {
-            ApiError::Validation { param, .. } => {
+            ApiError::Validation { param, .. } | ApiError::AuthAt { param, .. } => {
                 body.insert("param".into(), json!(param));
             }
             ApiError::Auth(AuthError::AccountIdRequired { .. }) => {

@@ -14,6 +14,7 @@ use crate::domain::rule::templates::TEMPLATES;
 use crate::http::{AppState, Reply};
 use crate::jobs::automation::{self, preview};
 use crate::ops::rule as rule_ops;
+use crate::ops::Actor;
 use crate::primitives::unix_now;
 use crate::ratelimit::Holder;
 use crate::store::rules::{self, RuleRow};
@@ -44,7 +45,62 @@ async fn reachable(
         .cabinet(rule.account_id)
         .map_err(|_| ApiError::RuleNotFound)?;
     let kind = reach.cabinet.cabinet_type;
+    // A rule across cabinets is the caller's to read only where it reaches every one of them.
+    if !reaches_all(ctx, &rule) {
+        return Err(ApiError::RuleNotFound);
+    }
     Ok((rule, kind))
+}
+
+/// Whether the caller reaches every cabinet `rule` covers.
+fn reaches_all(ctx: &Ctx, rule: &RuleRow) -> bool {
+    rule.spec
+        .cabinets
+        .iter()
+        .all(|id| ctx.principal.cabinet(*id).is_ok())
+}
+
+/// The caller's write actors on `cabinets` (a rule across cabinets, its home first), each
+/// refusal naming where the body lists the cabinet.
+fn writers(ctx: &Ctx, cabinets: &[i64]) -> Result<Vec<Actor>, ApiError> {
+    cabinets
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            write::actor(ctx, Some(*id)).map_err(|e| match e {
+                ApiError::Auth(error) => ApiError::AuthAt {
+                    error,
+                    param: format!("scope.account_ids[{i}]"),
+                },
+                other => other,
+            })
+        })
+        .collect()
+}
+
+/// The writers a change of `rule` needs: on every cabinet it covers now and after `body`
+/// (one cabinet's rule: its own).
+fn writers_of(ctx: &Ctx, rule: &RuleRow, body: &Body) -> Result<Vec<Actor>, ApiError> {
+    let after = match rule_ops::listed(&body.fields())? {
+        Some(list) => list,
+        None if body.has("scope") => Vec::new(),
+        None => rule.spec.cabinets.clone(),
+    };
+    for (i, id) in rule.spec.cabinets.iter().enumerate() {
+        if !after.contains(id) {
+            writers(ctx, &[*id]).map_err(|e| match e {
+                ApiError::AuthAt { error, .. } => ApiError::AuthAt {
+                    error,
+                    param: format!("rule.scope.account_ids[{i}]"),
+                },
+                other => other,
+            })?;
+        }
+    }
+    if after.is_empty() {
+        return Ok(vec![write::actor(ctx, Some(rule.account_id))?]);
+    }
+    writers(ctx, &after)
 }
 
 pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
@@ -61,8 +117,19 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
         .await?;
     let data: Vec<Value> = list
         .iter()
+        .filter(|r| reaches_all(ctx, r))
         .filter_map(|r| {
-            let kind = kinds.iter().find(|(id, _)| *id == r.account_id)?.1;
+            // A rule across cabinets listed under one of them: in its home cabinet's currency.
+            let kind = match kinds.iter().find(|(id, _)| *id == r.account_id) {
+                Some((_, kind)) => *kind,
+                None => {
+                    ctx.principal
+                        .cabinet(r.account_id)
+                        .ok()?
+                        .cabinet
+                        .cabinet_type
+                }
+            };
             Some(rule_ops::describe(r, kind))
         })
         .collect();
@@ -70,6 +137,25 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
 }
 
 pub async fn create(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
+    let body = Body::parse(&ctx.body)?;
+    if let Some(cabinets) = rule_ops::listed(&body.fields())? {
+        if body.account_id()?.is_some() {
+            return Err(ApiError::validation(
+                "account_id",
+                "A rule across cabinets names them in scope.account_ids, without account_id.",
+            ));
+        }
+        let actors = writers(ctx, &cabinets)?;
+        let kind = actors[0].cabinet().cabinet_type;
+        let spec = rule_ops::read(&body.fields(), kind, None)?;
+        let rule = state
+            .services
+            .db
+            .write(move |tx| rule_ops::create_across(tx, &actors, &spec))
+            .await
+            .map_err(|e| ApiError::of_ops(e, kind))?;
+        return Reply::ok(rule_ops::describe(&rule, kind));
+    }
     let Target { body, actor, .. } = Target::cabinet(ctx)?;
     let kind = actor.cabinet().cabinet_type;
     let fields = body.fields();
@@ -100,13 +186,14 @@ pub async fn get(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErro
 
 pub async fn edit(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {
     let (rule, kind) = reachable(state, ctx, id).await?;
-    let actor = write::actor(ctx, Some(rule.account_id))?;
-    let change = rule_ops::read_change(&Body::parse(&ctx.body)?, kind, &rule)?;
+    let body = Body::parse(&ctx.body)?;
+    let actors = writers_of(ctx, &rule, &body)?;
+    let change = rule_ops::read_change(&body, kind, &rule)?;
     let id = rule.id;
     let rule = state
         .services
         .db
-        .write(move |tx| rule_ops::update(tx, &actor, id, change))
+        .write(move |tx| rule_ops::update_across(tx, &actors, id, change))
         .await
         .map_err(|e| ApiError::of_ops(e, kind))?;
     Reply::ok(rule_ops::describe(&rule, kind))
@@ -115,6 +202,7 @@ pub async fn edit(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiErr
 pub async fn delete(state: &AppState, ctx: &Ctx, id: &str) -> Result<Reply, ApiError> {
     let (rule, kind) = reachable(state, ctx, id).await?;
     let actor = write::actor(ctx, Some(rule.account_id))?;
+    writers(ctx, &rule.spec.cabinets)?;
     let id = rule.id;
     state
         .services

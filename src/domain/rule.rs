@@ -1,8 +1,10 @@
 //! Owns an automation rule as the service understands it: its scope, conditions over metrics
 //! with a look-back window, its action, and what an action would change. How a condition reads
-//! a campaign's figures is `reading`; the guards (cooldown, runs a day, money a day) that may
-//! hold an action back are `guards`. Pure: the caller brings the figures and the past runs.
+//! a campaign's figures is `reading`; the action and what it would change are `action`; the
+//! guards (cooldown, runs a day, money a day) that may hold an action back are `guards`. Pure:
+//! the caller brings the figures and the past runs.
 
+mod action;
 mod guards;
 mod reading;
 pub mod templates;
@@ -14,8 +16,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::campaign::Status;
-use super::money::{CabinetType, Money};
+use super::money::Money;
 
+pub use action::{Action, ActionKind, Planned};
 pub use guards::{Guards, Move, Run, Skip};
 pub use reading::{Converted, Figures, Reading};
 pub use tree::{
@@ -32,6 +35,9 @@ pub const MAX_CONDITIONS: usize = 10;
 pub const MAX_RULES_PER_CABINET: usize = 100;
 /// Campaigns a rule may list in its scope.
 pub const MAX_SCOPE_ADS: usize = 1000;
+/// Cabinets a rule across cabinets covers, at least and at most.
+pub const MIN_SCOPE_CABINETS: usize = 2;
+pub const MAX_SCOPE_CABINETS: usize = 50;
 /// The span over which runs and money are counted "per day".
 pub const DAY: Duration = Duration::hours(24);
 
@@ -254,195 +260,6 @@ impl Condition {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "type")]
-pub enum Action {
-    Pause,
-    Resume,
-    SetCpm {
-        cpm: Money,
-    },
-    /// Moves the bid by `percent` (negative lowers it), kept within `[min_cpm, max_cpm]`.
-    ChangeCpm {
-        percent: Decimal,
-        min_cpm: Money,
-        max_cpm: Money,
-    },
-    /// Adds `amount` from the cabinet balance, at most `max_per_day` in 24 hours per rule.
-    AddBudget {
-        amount: Money,
-        max_per_day: Money,
-    },
-    Notify {
-        text: String,
-    },
-}
-
-/// The kinds of [`Action`], for every face that lists them or reads one by its name: a new
-/// action is a new variant here, and the compiler points at every list and form it joins.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ActionKind {
-    Pause,
-    Resume,
-    SetCpm,
-    ChangeCpm,
-    AddBudget,
-    Notify,
-}
-
-impl ActionKind {
-    /// Every kind, in the order forms and refusals list them.
-    pub const ALL: [ActionKind; 6] = [
-        ActionKind::Pause,
-        ActionKind::Resume,
-        ActionKind::SetCpm,
-        ActionKind::ChangeCpm,
-        ActionKind::AddBudget,
-        ActionKind::Notify,
-    ];
-
-    /// Its `type` on the wire.
-    pub fn name(self) -> &'static str {
-        match self {
-            ActionKind::Pause => "pause",
-            ActionKind::Resume => "resume",
-            ActionKind::SetCpm => "set_cpm",
-            ActionKind::ChangeCpm => "change_cpm",
-            ActionKind::AddBudget => "add_budget",
-            ActionKind::Notify => "notify",
-        }
-    }
-
-    /// The kind named `word`.
-    pub fn parse(word: &str) -> Option<ActionKind> {
-        ActionKind::ALL.into_iter().find(|k| k.name() == word)
-    }
-
-    /// The fields an action of this kind takes besides its `type`.
-    pub fn fields(self) -> &'static [&'static str] {
-        match self {
-            ActionKind::Pause | ActionKind::Resume => &[],
-            ActionKind::SetCpm => &["cpm"],
-            ActionKind::ChangeCpm => &["percent", "min_cpm", "max_cpm"],
-            ActionKind::AddBudget => &["amount", "max_per_day"],
-            ActionKind::Notify => &["text"],
-        }
-    }
-}
-
-impl Action {
-    /// It changes the campaign's bid (which, on some platforms, sends it back to review).
-    pub fn edits_bid(&self) -> bool {
-        match self.kind() {
-            ActionKind::SetCpm | ActionKind::ChangeCpm => true,
-            ActionKind::Pause | ActionKind::Resume | ActionKind::AddBudget | ActionKind::Notify => {
-                false
-            }
-        }
-    }
-
-    pub fn kind(&self) -> ActionKind {
-        match self {
-            Action::Pause => ActionKind::Pause,
-            Action::Resume => ActionKind::Resume,
-            Action::SetCpm { .. } => ActionKind::SetCpm,
-            Action::ChangeCpm { .. } => ActionKind::ChangeCpm,
-            Action::AddBudget { .. } => ActionKind::AddBudget,
-            Action::Notify { .. } => ActionKind::Notify,
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        self.kind().name()
-    }
-
-    pub fn to_json(&self, kind: CabinetType) -> Value {
-        let mut a = json!({ "type": self.name() });
-        match self {
-            Action::Pause | Action::Resume => {}
-            Action::SetCpm { cpm } => a["cpm"] = json!(kind.render(*cpm)),
-            Action::ChangeCpm {
-                percent,
-                min_cpm,
-                max_cpm,
-            } => {
-                a["percent"] = json!(percent.normalize().to_string());
-                a["min_cpm"] = json!(kind.render(*min_cpm));
-                a["max_cpm"] = json!(kind.render(*max_cpm));
-            }
-            Action::AddBudget {
-                amount,
-                max_per_day,
-            } => {
-                a["amount"] = json!(kind.render(*amount));
-                a["max_per_day"] = json!(kind.render(*max_per_day));
-            }
-            Action::Notify { text } => a["text"] = json!(text),
-        }
-        a
-    }
-
-    /// What the action would change on a campaign in `state`; `None` when it would change
-    /// nothing (pausing a paused campaign, a bid already at its bound).
-    pub fn plan(&self, state: &State, kind: CabinetType) -> Option<Planned> {
-        match self {
-            Action::Pause => state.active.then_some(Planned::Switch(false)),
-            Action::Resume => (!state.active).then_some(Planned::Switch(true)),
-            Action::SetCpm { cpm } => (*cpm != state.cpm).then_some(Planned::Cpm(*cpm)),
-            Action::ChangeCpm {
-                percent,
-                min_cpm,
-                max_cpm,
-            } => {
-                let factor = Decimal::ONE_HUNDRED.checked_add(*percent)? / Decimal::ONE_HUNDRED;
-                let moved = state.cpm.to_decimal().checked_mul(factor)?;
-                let rounded = moved.round_dp_with_strategy(
-                    kind.scale(),
-                    rust_decimal::RoundingStrategy::MidpointNearestEven,
-                );
-                let cpm = Money::from_decimal(rounded)?.clamp(*min_cpm, *max_cpm);
-                (cpm != state.cpm && cpm.micros() > 0).then_some(Planned::Cpm(cpm))
-            }
-            Action::AddBudget { amount, .. } => state
-                .budget
-                .checked_add(*amount)
-                .map(|_| Planned::AddBudget(*amount)),
-            Action::Notify { text } => Some(Planned::Notify(text.clone())),
-        }
-    }
-}
-
-/// A change an action decided on for one campaign.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Planned {
-    Switch(bool),
-    Cpm(Money),
-    AddBudget(Money),
-    Notify(String),
-}
-
-impl Planned {
-    /// The money it moves into the campaign.
-    pub fn moves(&self) -> Money {
-        match self {
-            Planned::AddBudget(m) => *m,
-            Planned::Switch(_) | Planned::Cpm(_) | Planned::Notify(_) => Money::ZERO,
-        }
-    }
-
-    /// As the log and history show it.
-    pub fn to_json(&self, state: &State, kind: CabinetType) -> Value {
-        match self {
-            Planned::Switch(on) => json!({ "type": if *on { "resume" } else { "pause" } }),
-            Planned::Cpm(cpm) => json!({
-                "type": "cpm", "from": kind.render(state.cpm), "to": kind.render(*cpm)
-            }),
-            Planned::AddBudget(m) => json!({ "type": "add_budget", "amount": kind.render(*m) }),
-            Planned::Notify(text) => json!({ "type": "notify", "text": text }),
-        }
-    }
-}
-
 /// A rule as stored: everything but its id and cabinet.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleSpec {
@@ -457,6 +274,10 @@ pub struct RuleSpec {
     pub max_runs_per_day: u32,
     pub enabled: bool,
     pub dry_run: bool,
+    /// The cabinets a rule across cabinets covers, its home cabinet first; empty: its own only.
+    pub cabinets: Vec<i64>,
+    /// Across cabinets: the most money the rule moves over all of them in 24 hours.
+    pub max_total_per_day: Option<Money>,
 }
 
 /// A campaign's state at the sync, as conditions on state and actions read it.
@@ -475,6 +296,7 @@ pub struct State {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::money::CabinetType;
 
     #[test]
     fn each_action_kind_is_named_as_its_action_is_stored_and_read_back_by_that_name() {
@@ -493,6 +315,13 @@ mod tests {
                 max_per_day: m,
             },
             Action::Notify { text: "x".into() },
+            Action::Duplicate {
+                cpm: Some(m),
+                budget: None,
+                max_per_day: None,
+            },
+            Action::SetDailyBudget { amount: m },
+            Action::Webhook,
         ];
         let kinds: Vec<ActionKind> = actions.iter().map(Action::kind).collect();
         assert_eq!(kinds, ActionKind::ALL);
@@ -547,6 +376,8 @@ mod tests {
             max_runs_per_day: 2,
             enabled: true,
             dry_run: false,
+            cabinets: Vec::new(),
+            max_total_per_day: None,
         }
     }
 

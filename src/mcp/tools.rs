@@ -377,11 +377,22 @@ fn rule_from_template(
         .map_err(|e| ToolError::invalid(&e.param, e.message))?;
     let moves = match &spec.action {
         Action::AddBudget { max_per_day, .. } => *max_per_day,
+        // A copy without a cap or a budget of its own takes what is left on its original:
+        // nothing bounds it, so it counts as the most money there is.
+        Action::Duplicate {
+            max_per_day,
+            budget,
+            ..
+        } => max_per_day
+            .or(*budget)
+            .unwrap_or(Money::from_micros(crate::domain::money::MAX_MICROS)),
         Action::Pause
         | Action::Resume
         | Action::SetCpm { .. }
         | Action::ChangeCpm { .. }
-        | Action::Notify { .. } => Money::ZERO,
+        | Action::SetDailyBudget { .. }
+        | Action::Notify { .. }
+        | Action::Webhook => Money::ZERO,
     };
     Ok(Write {
         actor,

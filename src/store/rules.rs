@@ -25,7 +25,8 @@ pub struct RuleRow {
 }
 
 const COLUMNS: &str = "id, account_id, name, scope, match_all, conditions, action,
-    cooldown_hours, max_runs_per_day, enabled, dry_run, created_at, updated_at";
+    cooldown_hours, max_runs_per_day, enabled, dry_run, created_at, updated_at,
+    account_ids, max_total_micros";
 
 fn decode<T: serde::de::DeserializeOwned>(r: &Row, i: usize, what: &str) -> rusqlite::Result<T> {
     let text: String = r.get(i)?;
@@ -69,6 +70,8 @@ fn row(r: &Row) -> rusqlite::Result<RuleRow> {
             max_runs_per_day: r.get(8)?,
             enabled: r.get(9)?,
             dry_run: r.get(10)?,
+            cabinets: across(r)?,
+            max_total_per_day: r.get::<_, Option<i64>>(14)?.map(Money::from_micros),
         },
         created_at: r.get(11)?,
         updated_at: r.get(12)?,
@@ -128,7 +131,30 @@ pub fn save(
             now
         ],
     )?;
-    Ok(id.unwrap_or_else(|| conn.last_insert_rowid()))
+    let id = id.unwrap_or_else(|| conn.last_insert_rowid());
+    save_across(conn, id, spec)?;
+    Ok(id)
+}
+
+/// The cabinets a rule across cabinets covers, as stored (none for a rule of one cabinet).
+fn across(r: &Row) -> rusqlite::Result<Vec<i64>> {
+    let text: Option<String> = r.get(13)?;
+    match text {
+        None => Ok(Vec::new()),
+        Some(text) => {
+            serde_json::from_str(&text).map_err(|_| super::unreadable("rules.account_ids", &text))
+        }
+    }
+}
+
+/// Stores the cabinets rule `id` covers and its cap across them.
+fn save_across(conn: &Connection, id: i64, spec: &RuleSpec) -> Result<(), StoreError> {
+    let ids = (!spec.cabinets.is_empty()).then(|| json(&spec.cabinets));
+    conn.execute(
+        "UPDATE rules SET account_ids = ?2, max_total_micros = ?3 WHERE id = ?1",
+        params![id, ids, spec.max_total_per_day.map(Money::micros)],
+    )?;
+    Ok(())
 }
 
 /// Removes a rule and its log; the money it moved stays in [`super::moves`], and its id is
@@ -151,7 +177,10 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<RuleRow>, StoreError> {
 pub fn list(conn: &Connection, accounts: &[i64]) -> Result<Vec<RuleRow>, StoreError> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {COLUMNS} FROM rules
-         WHERE account_id IN (SELECT value FROM json_each(?1)) ORDER BY account_id, id"
+         WHERE account_id IN (SELECT value FROM json_each(?1))
+            OR EXISTS (SELECT 1 FROM json_each(rules.account_ids)
+                WHERE value IN (SELECT value FROM json_each(?1)))
+         ORDER BY account_id, id"
     ))?;
     rows(&mut stmt, [super::ids_json(accounts)])
 }
@@ -166,8 +195,11 @@ pub fn all(conn: &Connection) -> Result<Vec<RuleRow>, StoreError> {
 
 /// The cabinets that have an enabled rule.
 pub fn cabinets_with_rules(conn: &Connection) -> Result<Vec<i64>, StoreError> {
-    let mut stmt = conn
-        .prepare("SELECT DISTINCT account_id FROM rules WHERE enabled = 1 ORDER BY account_id")?;
+    let mut stmt = conn.prepare(
+        "SELECT account_id FROM rules WHERE enabled = 1
+         UNION SELECT j.value FROM rules, json_each(rules.account_ids) j WHERE rules.enabled = 1
+         ORDER BY 1",
+    )?;
     let ids = stmt.query_map([], |r| r.get(0))?;
     Ok(ids.collect::<rusqlite::Result<_>>()?)
 }
@@ -301,6 +333,51 @@ pub fn runs_since(
         }
     }
     Ok((runs, dry))
+}
+
+/// The campaigns rule `id`'s `duplicate` action made: the new campaigns of the copy tasks its
+/// log names (a rule does not copy its own copies).
+pub fn copies_made(conn: &Connection, id: i64) -> Result<Vec<i64>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT i.ad_id FROM rule_log l
+         JOIN task_items i ON i.task_id = json_extract(l.action, '$.task_id')
+         WHERE l.rule_id = ?1 AND json_extract(l.action, '$.type') = 'duplicate'
+            AND i.ad_id IS NOT NULL",
+    )?;
+    let ids = stmt.query_map([id], |r| r.get(0))?;
+    Ok(ids.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The money rules across cabinets covering `account` moved (or set out to, or would have in
+/// a dry run) in their other cabinets at or after `since`, for their cap over all of them.
+pub fn moved_elsewhere(
+    conn: &Connection,
+    account: i64,
+    since: &str,
+) -> Result<Vec<Move>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.rule_id, m.at, m.moved_micros, 0 FROM automation_moves m
+         WHERE m.account_id <> ?1 AND m.at >= ?2 AND m.state <> 'failed'
+            AND m.rule_id IN (SELECT r.id FROM rules r, json_each(r.account_ids) j
+                WHERE j.value = ?1)
+         UNION ALL
+         SELECT l.rule_id, l.at, l.moved_micros, 1 FROM rule_log l
+         WHERE l.account_id <> ?1 AND l.at >= ?2 AND l.outcome = 'dry_run'
+            AND l.moved_micros > 0
+            AND l.rule_id IN (SELECT r.id FROM rules r, json_each(r.account_ids) j
+                WHERE j.value = ?1)",
+    )?;
+    let rows = stmt.query_map(params![account, since], |r| {
+        let at: String = r.get(1)?;
+        let at = time::parse_iso(&at).ok_or_else(|| super::unreadable("rule_log.at", &at))?;
+        Ok(Move {
+            rule_id: r.get(0)?,
+            at,
+            moved: Money::from_micros(r.get(2)?),
+            dry: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The cabinet's cap on money automation moves in a day, if the operator set one.

@@ -2,7 +2,8 @@
 //! unsent status change, one event per cabinet and receiving key; a change to `Declined`
 //! carries the platform's `decline_reason`, others `null`), `cabinet_funds` (a client
 //! cabinet's transfer settled), `hourly_digest` (a cabinet's closed hour: top campaigns by
-//! spend, totals over all), `alert` (a rule's notice) and `report` (a cabinet's scheduled
+//! spend, totals over all), `alert` (a rule's notice), `rule_fired` (a `webhook` rule's run, its payload made by
+//! `jobs::automation`) and `report` (a cabinet's scheduled
 //! client report, its figures). Only keys whose holder reaches the cabinet receive its events.
 //! Runs inside the caller's write transaction.
 
@@ -131,6 +132,19 @@ pub fn queue_alert(
     });
     let now = clock::iso(clock::now(conn)?);
     queue(conn, receivers, account, "alert", &payload, &now)
+}
+
+/// Queues an event of another owner's making (a rule's `rule_fired`) for every key of
+/// `receivers` receiving the cabinet's events. Returns how many events were queued.
+pub fn queue_event(
+    conn: &Connection,
+    receivers: &Receivers,
+    account: i64,
+    event: &str,
+    payload: &Value,
+) -> Result<usize, StoreError> {
+    let now = clock::iso(clock::now(conn)?);
+    queue(conn, receivers, account, event, payload, &now)
 }
 
 /// Queues a `cabinet_funds` event (a transfer between a client cabinet and its main account

@@ -625,4 +625,5 @@ fn a_bid_rule_is_warned_of_review_where_bid_edits_are_reviewed(w: World) {
 
 mod dates;
 mod recreate;
+mod rule_actions;
 mod targeting;

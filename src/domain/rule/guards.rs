@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::{Action, Planned, RuleSpec, DAY};
+use super::{Planned, RuleSpec, DAY};
 use crate::domain::money::{Money, MAX_MICROS};
 
 /// One earlier run of a rule on a campaign (acted, or would have in a dry run).
@@ -33,6 +33,8 @@ pub enum Skip {
     MaxRunsPerDay,
     RuleMoneyCap,
     CabinetMoneyCap,
+    /// A rule across cabinets: its `max_total_per_day` over all of them.
+    RuleTotalCap,
 }
 
 impl Skip {
@@ -42,6 +44,7 @@ impl Skip {
             Skip::MaxRunsPerDay => "max_runs_per_day",
             Skip::RuleMoneyCap => "max_per_day",
             Skip::CabinetMoneyCap => "cabinet_daily_cap",
+            Skip::RuleTotalCap => "max_total_per_day",
         }
     }
 }
@@ -55,6 +58,9 @@ pub struct Guards {
     moves: Vec<Move>,
     /// The cabinet's cap on money moved by automation in a day; `None`: none beyond the rules'.
     cabinet_cap: Option<Money>,
+    /// The money rules across cabinets moved (or would have, in a dry run) in their other
+    /// cabinets, for their cap over all of them.
+    elsewhere: Vec<Move>,
 }
 
 impl Guards {
@@ -63,7 +69,14 @@ impl Guards {
             runs,
             moves,
             cabinet_cap,
+            elsewhere: Vec::new(),
         }
+    }
+
+    /// With the money rules across cabinets moved in their other cabinets.
+    pub fn with_elsewhere(mut self, elsewhere: Vec<Move>) -> Guards {
+        self.elsewhere = elsewhere;
+        self
     }
 
     /// Whether rule `id` already ran on campaign `ad` at `at`: that hour's evaluation of the
@@ -116,9 +129,19 @@ impl Guards {
                 })
                 .min(MAX_MICROS + 1)
         };
-        if let Action::AddBudget { max_per_day, .. } = spec.action {
+        if let Some(max_per_day) = spec.action.max_per_day() {
             if moved(Some(id)) > max_per_day.micros() {
                 return Err(Skip::RuleMoneyCap);
+            }
+        }
+        if let Some(total) = spec.max_total_per_day {
+            let there = self
+                .elsewhere
+                .iter()
+                .filter(|m| m.rule_id == id && m.at > day_ago)
+                .fold(0i64, |sum, m| sum.saturating_add(m.moved.micros()));
+            if moved(Some(id)).saturating_add(there) > total.micros() {
+                return Err(Skip::RuleTotalCap);
             }
         }
         if let Some(cap) = self.cabinet_cap {
@@ -146,6 +169,7 @@ impl Guards {
 #[cfg(test)]
 mod tests {
     use super::super::tests::spec;
+    use super::super::Action;
     use super::*;
 
     #[test]

@@ -230,8 +230,9 @@ impl Decision {
     /// Whether it is a move of money that was asked of the platform: those are logged before
     /// the platform is asked, with the move, and their log entry kept up to date by the act.
     pub fn logged_by_act(&self) -> bool {
-        self.planned.moves().micros() > 0
-            && matches!(self.outcome, Outcome::Acted | Outcome::Failed(_))
+        let acted = self.outcome == Outcome::Acted;
+        let failed = matches!(self.outcome, Outcome::Failed(_));
+        self.planned.logged_by_act(acted, failed)
     }
 }
 
@@ -306,6 +307,7 @@ fn apply(state: &mut State, planned: &Planned) {
         Planned::AddBudget(m) => {
             state.budget = state.budget.checked_add(*m).unwrap_or(state.budget);
         }
-        Planned::Notify(_) => {}
+        Planned::DailyBudget(m) => state.daily_budget = Some(*m),
+        Planned::Notify(_) | Planned::Duplicate { .. } | Planned::Webhook => {}
     }
 }

@@ -8,6 +8,7 @@
 pub mod alerts;
 pub mod auto_cpm;
 pub mod evaluate;
+mod fired;
 pub mod preview;
 
 use chrono::{DateTime, Duration, Utc};
@@ -89,7 +90,8 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
         let since = clock::iso(at - GUARD_SPAN);
         let (runs, mut money) = rules::runs_since(c, account, &since)?;
         money.extend(moves::since(c, account, &since)?);
-        let guards = Guards::new(runs, money, rules::cabinet_cap(c, account)?);
+        let guards = Guards::new(runs, money, rules::cabinet_cap(c, account)?)
+            .with_elsewhere(rules::moved_elsewhere(c, account, &since)?);
         let series = Series::for_rules(c, account, kind, list.iter().map(|r| &r.spec), at, at)?;
         Ok::<_, StoreError>((list, guards, series, Receivers::load(c)?))
     })?;
@@ -97,6 +99,10 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
     let telegram = !s.config.notify.bot_token.is_empty();
     for rule in &list {
         let mut states = s.db.read_blocking(|c| campaigns::rule_states(c, account))?;
+        if let Action::Duplicate { .. } = rule.spec.action {
+            let copies = s.db.read_blocking(|c| rules::copies_made(c, rule.id))?;
+            states.retain(|st| !copies.contains(&st.ad_id));
+        }
         let mut act = |state: &State, planned: &Planned, matched: &Value| {
             act::perform(s, &actor, rule, state, planned, matched, at)
         };
@@ -112,7 +118,7 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
         s.db.write_blocking(|tx| {
             let at_iso = clock::iso(at);
             for d in decisions.iter().filter(|d| !d.logged_by_act()) {
-                rules::record(tx, &log_entry(rule, d, &at_iso))?;
+                rules::record(tx, &log_entry(rule, account, d, &at_iso))?;
             }
             if let (false, Action::Notify { text }) = (noticed.is_empty(), &rule.spec.action) {
                 let notice = alerts::rule_notice(tx, account, &rule.spec.name, text, &noticed)?;
@@ -126,16 +132,21 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
                 };
                 alerts::raise(tx, &s.config.notify, &receivers, telegram, &alert)?;
             }
+            if let Action::Webhook = rule.spec.action {
+                fired::queue(tx, &receivers, rule, account, &decisions, &at_iso)?;
+            }
             Ok::<_, StoreError>(())
         })?;
     }
     Ok(())
 }
 
-fn log_entry(rule: &RuleRow, d: &Decision, at: &str) -> LogEntry {
+/// The log entry of decision `d` of `rule` on a campaign of cabinet `account` (a rule across
+/// cabinets logs each in its cabinet).
+fn log_entry(rule: &RuleRow, account: i64, d: &Decision, at: &str) -> LogEntry {
     LogEntry {
         rule_id: rule.id,
-        account_id: rule.account_id,
+        account_id: account,
         ad_id: d.ad_id,
         at: at.to_string(),
         outcome: d.outcome.name(),

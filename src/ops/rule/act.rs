@@ -8,12 +8,16 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use crate::clock;
+use crate::domain::ad::AdEdit;
+use crate::domain::money::Money;
 use crate::domain::rule::{Planned, State};
 use crate::domain::task::BulkAction;
-use crate::ops::campaigns::{self as campaign_ops, Entry, Made};
-use crate::ops::Actor;
+use crate::ops::campaigns::command::Create;
+use crate::ops::campaigns::{self as campaign_ops, create, Change, Entry, Made};
+use crate::ops::{Actor, OpsError};
 use crate::platform::PlatformError;
 use crate::services::Services;
+use crate::store::campaigns;
 use crate::store::moves::{self, NewMove};
 use crate::store::rules::{self, LogEntry, RuleRow};
 use crate::store::StoreError;
@@ -25,6 +29,8 @@ pub enum ActError {
     NotRecorded(StoreError),
     /// The platform refused the change, or did not answer.
     Platform(PlatformError),
+    /// The copy was refused before it was queued; the sentence says why.
+    NotCopied(String),
 }
 
 impl std::fmt::Display for ActError {
@@ -34,6 +40,7 @@ impl std::fmt::Display for ActError {
                 write!(f, "the move could not be recorded, so it was not made: {e}")
             }
             ActError::Platform(e) => write!(f, "{e}"),
+            ActError::NotCopied(why) => write!(f, "the copy was not made: {why}"),
         }
     }
 }
@@ -61,7 +68,27 @@ pub fn perform(
         Planned::Switch(false) => BulkAction::Pause,
         Planned::Cpm(cpm) => BulkAction::SetCpm(*cpm),
         Planned::AddBudget(amount) => BulkAction::AddBudget(*amount),
-        Planned::Notify(_) => return Ok(()),
+        Planned::Notify(_) | Planned::Webhook => return Ok(()),
+        Planned::DailyBudget(amount) => {
+            let details = json!({ "rule": rule.id, "name": rule.spec.name, "change": change });
+            let edit = AdEdit {
+                daily_budget: Some(Some(*amount)),
+                ..AdEdit::default()
+            };
+            let answer = s.platform.edit_ad(account, ad, &edit).map(|snap| Made {
+                change: Change::Snapshot(Box::new(snap)),
+                balance: None,
+            });
+            return finish(s, actor, ad, &details, None, answer);
+        }
+        Planned::Duplicate { cpm, budget, moves } => {
+            let copy = CopyOf {
+                cpm: *cpm,
+                budget: *budget,
+                moves: *moves,
+            };
+            return duplicate(s, actor, rule, state, &copy, matched, at);
+        }
     };
     let at_iso = clock::iso(at);
     let token = format!("rule:{}:{ad}:{at_iso}", rule.id);
@@ -198,4 +225,107 @@ fn finish(
         tracing::error!(account, ad, error = %e, "automation change not stored");
     }
     Ok(())
+}
+
+/// A copy a rule decided on: the bid and budget given (else the original's), and the money it
+/// takes from the balance.
+struct CopyOf {
+    cpm: Option<Money>,
+    budget: Option<Money>,
+    moves: Money,
+}
+
+/// Copies campaign `state.ad_id` as the API's copy does (the same reading of the copy and the
+/// same queued `copy` task), with the rule's bid and budget. The task, the log entry (naming
+/// the task, so the rule never copies its own copies) and the money the copy takes (recorded
+/// under the token of the rule, the campaign and the run time, unique, and settled at once:
+/// the task's own item reference keeps the platform from making it twice) are written in one
+/// transaction, so a retry or a crash never queues a second copy.
+fn duplicate(
+    s: &Services,
+    actor: &Actor,
+    rule: &RuleRow,
+    state: &State,
+    copy: &CopyOf,
+    matched: &Value,
+    at: DateTime<Utc>,
+) -> Result<(), ActError> {
+    let (account, ad) = (actor.cabinet().id, state.ad_id);
+    let kind = actor.cabinet().cabinet_type;
+    let mut body = json!({});
+    if let Some(cpm) = copy.cpm {
+        body["cpm"] = json!(kind.render(cpm));
+    }
+    if let Some(budget) = copy.budget {
+        body["budget"] = json!(kind.render(budget));
+    }
+    let source =
+        s.db.read_blocking(|c| campaigns::get(c, account, ad))
+            .map_err(ActError::NotRecorded)?
+            .ok_or_else(|| ActError::NotCopied(copy_refusal(&OpsError::NotFound)))?;
+    let caps = s.platform.capabilities();
+    let command = Create::copy(&body, actor.cabinet(), &source, caps)
+        .map_err(|e| ActError::NotCopied(e.message))?;
+    let at_iso = clock::iso(at);
+    let token = format!("rule:{}:{ad}:{at_iso}", rule.id);
+    let planned = Planned::Duplicate {
+        cpm: copy.cpm,
+        budget: copy.budget,
+        moves: copy.moves,
+    };
+    let mut change = planned.to_json(state, kind);
+    change["token"] = json!(token);
+    let queued = s.db.write_blocking(|tx| {
+        let task = create::queue(tx, actor, command)?;
+        change["task_id"] = json!(task);
+        let entry = LogEntry {
+            rule_id: rule.id,
+            account_id: account,
+            ad_id: ad,
+            at: at_iso.clone(),
+            outcome: "acted",
+            reason: None,
+            matched: matched.clone(),
+            action: change,
+            moved: copy.moves,
+        };
+        let log_id = rules::record(tx, &entry)?;
+        if copy.moves.micros() > 0 {
+            let new = NewMove {
+                token: &token,
+                account_id: account,
+                rule_id: rule.id,
+                ad_id: ad,
+                at: &at_iso,
+                moved: copy.moves,
+                log_id,
+            };
+            moves::plan(tx, &new)?;
+            moves::settle(tx, &token, true)?;
+        }
+        Ok::<_, OpsError>(())
+    });
+    queued.map_err(|e| match e {
+        OpsError::Store(e) => ActError::NotRecorded(e),
+        other => ActError::NotCopied(copy_refusal(&other)),
+    })
+}
+
+/// The sentence a rule's log keeps for a copy refused before it was queued.
+fn copy_refusal(e: &OpsError) -> String {
+    match e {
+        OpsError::Invalid(p) => p.message.clone(),
+        OpsError::QueueFull { limit } => {
+            format!("the cabinet already has {limit} new campaigns or copies queued")
+        }
+        OpsError::Refused(r) => r.sentence().to_string(),
+        OpsError::NotFound | OpsError::UnknownAdIds(_) => "the campaign is gone".into(),
+        OpsError::Media(_) => "the campaign's media cannot be copied".into(),
+        OpsError::Platform(e) => e.to_string(),
+        OpsError::Store(_) | OpsError::Internal(_) => "the copy could not be queued".into(),
+        OpsError::RuleNotFound
+        | OpsError::NotYours(_)
+        | OpsError::BudgetUnchanged
+        | OpsError::Funds(_) => "the copy was refused".into(),
+    }
 }

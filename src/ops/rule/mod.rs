@@ -2,12 +2,14 @@
 //! change and delete one in the actor's cabinet, with its scope checked against the cabinet and
 //! the cabinet's limit on rules, in the caller's transaction; and a rule as every face shows it.
 
+mod across;
 pub mod act;
 mod condition;
 mod read;
 pub mod template;
 mod tree;
 
+pub use across::listed;
 pub use read::{read, read_change, RuleChange};
 
 use rusqlite::Connection;
@@ -66,6 +68,44 @@ pub fn create(tx: &Connection, actor: &Actor, spec: &RuleSpec) -> Result<RuleRow
     rules::get(tx, id)?.ok_or(OpsError::RuleNotFound)
 }
 
+/// Stores a new rule across the cabinets of `actors` (one for each of `spec.cabinets`, in
+/// order, each found writable by the face): one owner's, amounts only in one currency; its home
+/// is the first.
+pub fn create_across(
+    tx: &Connection,
+    actors: &[Actor],
+    spec: &RuleSpec,
+) -> Result<RuleRow, OpsError> {
+    across::check(actors, spec)?;
+    let home = actors.first().ok_or(OpsError::RuleNotFound)?;
+    create(tx, home, spec)
+}
+
+/// Stores `change` of rule `id` as [`update`] does, for a caller found to write to each of
+/// the cabinets of `actors` (those the rule covers after the change, its home first).
+pub fn update_across(
+    tx: &Connection,
+    actors: &[Actor],
+    id: i64,
+    change: RuleChange,
+) -> Result<RuleRow, OpsError> {
+    across::check(actors, &change.spec)?;
+    let home = actors.first().ok_or(OpsError::RuleNotFound)?;
+    let stored = rules::get(tx, id)?.ok_or(OpsError::RuleNotFound)?;
+    if home.cabinet().id != stored.account_id {
+        return Err(ParseError::new(
+            "scope.account_ids[0]",
+            format!(
+                "A rule stays in its home cabinet: list {} first.",
+                stored.account_id
+            ),
+        )
+        .because(Why::Other)
+        .into());
+    }
+    update(tx, home, id, change)
+}
+
 /// The stored rule `id` of the actor's cabinet.
 fn own(tx: &Connection, actor: &Actor, id: i64) -> Result<RuleRow, OpsError> {
     rules::get(tx, id)?
@@ -84,6 +124,19 @@ pub fn update(
     let account = own(tx, actor, id)?.account_id;
     if change.scope_sent {
         check_scope(tx, account, &change.spec.scope)?;
+        if change
+            .spec
+            .cabinets
+            .first()
+            .is_some_and(|home| *home != account)
+        {
+            return Err(ParseError::new(
+                "scope.account_ids[0]",
+                format!("A rule stays in its home cabinet: list {account} first."),
+            )
+            .because(Why::Other)
+            .into());
+        }
     }
     rules::save(
         tx,
@@ -104,7 +157,7 @@ pub fn delete(tx: &Connection, actor: &Actor, id: i64) -> Result<(), OpsError> {
 /// A rule as the API, the panel and the operator's commands show it.
 pub fn describe(rule: &RuleRow, kind: CabinetType) -> Value {
     let spec = &rule.spec;
-    json!({
+    let mut described = json!({
         "id": rule.id,
         "account_id": rule.account_id,
         "name": spec.name,
@@ -123,5 +176,10 @@ pub fn describe(rule: &RuleRow, kind: CabinetType) -> Value {
         "dry_run": spec.dry_run,
         "created_at": rule.created_at,
         "updated_at": rule.updated_at,
-    })
+        "max_total_per_day": spec.max_total_per_day.map(|m| kind.render(m)),
+    });
+    if !spec.cabinets.is_empty() {
+        described["scope"] = json!({ "account_ids": spec.cabinets });
+    }
+    described
 }

@@ -16,7 +16,7 @@ use crate::domain::fields::wire::{
 use crate::domain::fields::{self, path, Body};
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::rule::{
-    Action, ActionKind, Group, RuleSpec, Scope, MAX_CONDITIONS, MAX_SCOPE_ADS,
+    Action, ActionKind, Group, RuleSpec, Scope, MAX_CONDITIONS, MAX_SCOPE_ADS, MAX_SCOPE_CABINETS,
 };
 use crate::domain::{ParseError, Why};
 use crate::store::rules::RuleRow;
@@ -37,6 +37,7 @@ struct RuleIn {
     max_runs_per_day: Option<Int<1, 24>>,
     enabled: Option<Flag>,
     dry_run: Option<Flag>,
+    max_total_per_day: Option<Amount>,
 }
 
 /// `match`: every condition (`all`) or one of them (`any`).
@@ -61,6 +62,7 @@ impl Choice for Match {
 struct ScopeIn {
     group_id: Option<Id>,
     ad_ids: Option<Ids<MAX_SCOPE_ADS>>,
+    account_ids: Option<Ids<MAX_SCOPE_CABINETS>>,
 }
 
 /// An action's `type`, read before the fields that type takes.
@@ -113,6 +115,22 @@ struct AddBudgetIn {
 }
 
 #[derive(Deserialize)]
+struct DuplicateIn {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    cpm: Option<Amount>,
+    budget: Option<Amount>,
+    max_per_day: Option<Amount>,
+}
+
+#[derive(Deserialize)]
+struct DailyBudgetIn {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    amount: Option<Amount>,
+}
+
+#[derive(Deserialize)]
 struct NotifyIn {
     #[serde(rename = "type")]
     _kind: IgnoredAny,
@@ -121,6 +139,12 @@ struct NotifyIn {
 
 impl ScopeIn {
     fn scope(self) -> Result<Scope, ParseError> {
+        if self.account_ids.is_some() && (self.group_id.is_some() || self.ad_ids.is_some()) {
+            return Err(ParseError::new(
+                "scope",
+                "A rule across cabinets (account_ids) watches each cabinet whole: send no group_id or ad_ids with it.",
+            ));
+        }
         match (self.group_id, self.ad_ids) {
             (None, None) => Ok(Scope::Cabinet),
             (Some(Id(g)), None) => Ok(Scope::Group(g)),
@@ -150,6 +174,17 @@ fn positive(sent: Option<Amount>, name: &str, kind: CabinetType) -> Result<Money
             )
             .because(Why::NotPositive)
         })
+}
+
+/// An optional amount of an action greater than zero, at the cabinet currency's scale.
+fn optional(
+    sent: Option<Amount>,
+    name: &str,
+    kind: CabinetType,
+) -> Result<Option<Money>, ParseError> {
+    let param = path("action", name);
+    sent.map(|a| a.positive(&param, name, kind.scale()))
+        .transpose()
 }
 
 /// The rule's `action`: its `type`, then the fields that type takes (any other refused).
@@ -226,6 +261,37 @@ fn action(value: &Value, kind: CabinetType) -> Result<Action, ParseError> {
             let sent: NotifyIn = fields::read_at(value, "action")?;
             Action::Notify { text: sent.text.0 }
         }
+        ActionKind::Duplicate => {
+            let (sent, undeclared): (DuplicateIn, _) = fields::read_open(value, "action")?;
+            let cpm = optional(sent.cpm, "cpm", kind)?;
+            let budget = optional(sent.budget, "budget", kind)?;
+            let max_per_day = optional(sent.max_per_day, "max_per_day", kind)?;
+            undeclared.refuse()?;
+            if let (Some(max), Some(budget)) = (max_per_day, budget) {
+                if max < budget {
+                    return Err(ParseError::new(
+                        "action.max_per_day",
+                        "max_per_day must be at least budget.",
+                    )
+                    .because(Why::Order));
+                }
+            }
+            Action::Duplicate {
+                cpm,
+                budget,
+                max_per_day,
+            }
+        }
+        ActionKind::SetDailyBudget => {
+            let (sent, undeclared): (DailyBudgetIn, _) = fields::read_open(value, "action")?;
+            let amount = positive(sent.amount, "amount", kind)?;
+            undeclared.refuse()?;
+            Action::SetDailyBudget { amount }
+        }
+        ActionKind::Webhook => {
+            fields::read_at::<Bare>(value, "action")?;
+            Action::Webhook
+        }
     })
 }
 
@@ -244,6 +310,10 @@ pub fn read(
         None => base
             .map(|b| b.name.clone())
             .ok_or_else(|| missing("name"))?,
+    };
+    let cabinets = match &sent.scope {
+        Some(s) => super::across::cabinets(s.account_ids.as_ref().map(|Ids(ids)| ids.as_slice()))?,
+        None => base.map_or_else(Vec::new, |b| b.cabinets.clone()),
     };
     let scope = match sent.scope {
         Some(s) => s.scope()?,
@@ -296,6 +366,8 @@ pub fn read(
             .ok_or_else(|| missing("action"))?,
     };
     undeclared.refuse()?;
+    let max_total_per_day =
+        super::across::max_total(sent.max_total_per_day, &cabinets, kind, base)?;
     let int = |sent: Option<i64>, old: Option<u32>, default: u32| {
         sent.map(|v| v as u32).or(old).unwrap_or(default)
     };
@@ -325,6 +397,8 @@ pub fn read(
             .map(|f| f.0)
             .or(base.map(|b| b.dry_run))
             .unwrap_or(false),
+        cabinets,
+        max_total_per_day,
     })
 }
 

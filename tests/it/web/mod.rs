@@ -14,6 +14,7 @@ mod people;
 mod reports;
 mod reports_share;
 mod rules;
+mod rules_across;
 mod sessions;
 mod shell;
 mod tasks;

@@ -110,6 +110,19 @@ pub fn rule_form(
                 label { span { input type="radio" name="scope" value="ads" checked[scope == "ads"]; " " (t("rules-form-scope-ads")) }
                     input type="text" name="ad_ids" placeholder="12, 14" value=(sent("ad_ids", "")); }
                 small.muted { (t("rules-form-scope-help")) }
+                @if writable.len() > 1 {
+                    fieldset.across {
+                        legend { (t("rules-form-across")) }
+                        @for r in writable {
+                            @let id = r.cabinet.id.to_string();
+                            @let checked = refused.is_some_and(|f| f.sent.all("account_ids").any(|a| a == id));
+                            label { span { input type="checkbox" name="account_ids" value=(id) checked[checked]; " " (r.cabinet.name) " · " (r.cabinet.cabinet_type.currency()) } }
+                        }
+                        (text("max_total_per_day", "rules-form-max-total", "rules-form-max-total-help"))
+                        small.muted { (t("rules-form-across-help")) }
+                    }
+                    (error_at(refused, "max_total_per_day"))
+                }
                 (error_at(refused, "scope"))
             }
             fieldset.tree {
@@ -136,6 +149,7 @@ pub fn rule_form(
                     (text("max_per_day", "rules-form-max-per-day", "rules-form-max-per-day-help"))
                 }
                 (text("text", "rules-form-text", "rules-form-text-help"))
+                (text("budget", "rules-form-budget", "rules-form-budget-help"))
                 (error_at(refused, "action"))
             }
             div.filters {
@@ -176,6 +190,18 @@ pub fn body_of(form: &Form, rows: &Rows) -> (Map<String, Value>, Vec<(String, us
         }
         _ => json!({}),
     };
+    // Cabinets ticked make a rule across them, whatever the campaigns' choice above.
+    let cabinets: Vec<Value> = form
+        .all("account_ids")
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+        .map(|id| number(id.into()))
+        .collect();
+    let scope = if cabinets.is_empty() {
+        scope
+    } else {
+        json!({ "account_ids": cabinets })
+    };
     let kind = text("action");
     let fields = ActionKind::parse(&kind).map_or(&[][..], ActionKind::fields);
     let action = [("type", kind.into())]
@@ -188,6 +214,7 @@ pub fn body_of(form: &Form, rows: &Rows) -> (Map<String, Value>, Vec<(String, us
         ("cooldown_hours", number(text("cooldown_hours"))),
         ("max_runs_per_day", number(text("max_runs_per_day"))),
         ("dry_run", (text("dry_run") == "1").into()),
+        ("max_total_per_day", text("max_total_per_day").into()),
     ]);
     body.extend(conditions);
     (body, paths)
@@ -209,7 +236,7 @@ pub fn slot(param: &str, paths: &[(String, usize)]) -> String {
     }
     match param.split(['.', '[']).next().unwrap_or("") {
         head @ ("account_id" | "name" | "scope" | "match" | "conditions" | "action"
-        | "cooldown_hours" | "max_runs_per_day" | "dry_run") => head.into(),
+        | "cooldown_hours" | "max_runs_per_day" | "dry_run" | "max_total_per_day") => head.into(),
         _ => "form".into(),
     }
 }
@@ -251,12 +278,32 @@ async fn add(
     form: &Form,
     body: Map<String, Value>,
 ) -> Result<i64, OpsError> {
+    let body = Value::Object(body);
+    if let Some(cabinets) = rule_ops::listed(&body)? {
+        // A rule across cabinets: the person must be allowed to write to each.
+        let actors = cabinets
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                session
+                    .person
+                    .actor(*id)
+                    .map_err(|e| ParseError::new(format!("scope.account_ids[{i}]"), e.sentence()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let spec = rule_ops::read(&body, actors[0].cabinet().cabinet_type, None)?;
+        let db = &visit.state.services.db;
+        return Ok(db
+            .write(move |tx| rule_ops::create_across(tx, &actors, &spec))
+            .await?
+            .id);
+    }
     let account = form.get("account_id").and_then(|a| a.parse::<i64>().ok());
     let actor = account
         .ok_or_else(|| visit.t("rules-form-choose-cabinet"))
         .and_then(|a| session.person.actor(a).map_err(|e| e.sentence()))
         .map_err(|why| ParseError::new("account_id", why))?;
-    let spec = rule_ops::read(&Value::Object(body), actor.cabinet().cabinet_type, None)?;
+    let spec = rule_ops::read(&body, actor.cabinet().cabinet_type, None)?;
     let db = &visit.state.services.db;
     Ok(db
         .write(move |tx| rule_ops::create(tx, &actor, &spec))

@@ -35,7 +35,9 @@ use crate::store::rules::{self, RuleRow};
 use crate::store::{campaigns, StoreError};
 use form::{object, rule_form, Refused, Target};
 use tree_form::Rows;
-use words::{action_words, conditions_words, guards_words, scope_words, state_badges};
+use words::{
+    across_words, action_words, conditions_words, guards_words, scope_words, state_badges,
+};
 
 pub async fn list<'a>(
     visit: &'a Visit<'a>,
@@ -90,7 +92,9 @@ async fn render_rows(
         }
         Ok::<Listed, StoreError>((found, groups::list(c, &accounts)?, titles))
     });
-    let (found, groups, titles) = found.await?;
+    let (mut found, groups, titles) = found.await?;
+    // A rule across cabinets shows where the person reaches every cabinet it covers, under each.
+    found.retain(|r| r.spec.cabinets.iter().all(|c| person.cabinet(*c).is_some()));
     if let Some(format) = export::Format::requested(visit)? {
         return download(person, &found).reply(format);
     }
@@ -112,7 +116,7 @@ async fn render_rows(
         }
         @for reach in person.active() {
             @let id = reach.cabinet.id;
-            @let mine: Vec<&RuleRow> = found.iter().filter(|r| r.account_id == id).collect();
+            @let mine: Vec<&RuleRow> = found.iter().filter(|r| r.account_id == id || r.spec.cabinets.contains(&id)).collect();
             h2 { (reach.cabinet.name) " " span.muted { "· " (id) } }
             @if mine.is_empty() {
                 div.empty { (visit.t("rules-none")) }
@@ -200,7 +204,10 @@ fn table(
             } }
             tbody { @for r in list { tr id={ "rule-" (r.id) } {
                 td data-label=(label("rules-col-rule")) { strong { (r.spec.name) } br; span.muted { "#" (r.id) } }
-                td data-label=(label("rules-col-scope")) { (scope_words(lang, &r.spec.scope, groups, &title)) }
+                td data-label=(label("rules-col-scope")) {
+                    @if r.spec.cabinets.is_empty() { (scope_words(lang, &r.spec.scope, groups, &title)) }
+                    @else { (across_words(fmt, &r.spec, kind)) }
+                }
                 td data-label=(label("rules-col-when")) { (conditions_words(lang, &r.spec, kind)) }
                 td data-label=(label("rules-col-then")) { (action_words(fmt, &r.spec.action, kind)) }
                 td data-label=(label("rules-col-guards")) { (guards_words(lang, &r.spec)) }
@@ -246,6 +253,14 @@ async fn reachable(
     let rule = rule.await?.ok_or(WebError::NotFound)?;
     let reach = session.person.cabinet(rule.account_id);
     let reach = reach.ok_or(WebError::NotFound)?;
+    if !rule
+        .spec
+        .cabinets
+        .iter()
+        .all(|c| session.person.cabinet(*c).is_some())
+    {
+        return Err(WebError::NotFound);
+    }
     Ok(Reached {
         rule,
         kind: reach.cabinet.cabinet_type,
@@ -294,6 +309,10 @@ async fn change(
     let found = reachable(visit, session, segment).await?;
     let (rule, kind) = (found.rule, found.kind);
     let actor = session.person.actor(rule.account_id)?;
+    // A rule across cabinets is changed only by one who may write to each of them.
+    for covered in &rule.spec.cabinets {
+        session.person.actor(*covered)?;
+    }
     let (id, db) = (rule.id, &visit.state.services.db);
     let Some(on) = enabled else {
         db.write(move |tx| rule_ops::delete(tx, &actor, id))

@@ -7,7 +7,7 @@ use maud::{html, Markup, PreEscaped};
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use crate::domain::money::CabinetType;
+use crate::domain::money::{CabinetType, Money};
 use crate::domain::rule::{
     Action, ActionKind, Against, CompareTo, Condition, Group as Conditions, Metric, Node, RuleSpec,
     Scope, Threshold,
@@ -238,6 +238,60 @@ pub fn action_words(fmt: Fmt, a: &Action, kind: CabinetType) -> String {
         Action::Notify { text } => {
             lang.ta("rules-action-notify", &[("text", text.as_str().into())])
         }
+        Action::Duplicate {
+            cpm,
+            budget,
+            max_per_day,
+        } => {
+            let or_same = |m: &Option<Money>| match m {
+                Some(m) => fmt.money(kind, *m),
+                None => lang.t("rules-action-duplicate-same"),
+            };
+            let copy = lang.ta(
+                "rules-action-duplicate",
+                &[
+                    ("cpm", or_same(cpm).into()),
+                    ("budget", or_same(budget).into()),
+                ],
+            );
+            match max_per_day {
+                Some(max) => {
+                    let cap = lang.ta(
+                        "rules-action-at-most",
+                        &[("max", fmt.money(kind, *max).into())],
+                    );
+                    format!("{copy}{cap}")
+                }
+                None => copy,
+            }
+        }
+        Action::SetDailyBudget { amount } => lang.ta(
+            "rules-action-set-daily-budget",
+            &[("amount", fmt.money(kind, *amount).into())],
+        ),
+        Action::Webhook => lang.t("rules-action-webhook"),
+    }
+}
+
+/// The cabinets a rule across cabinets watches, with its cap over all of them.
+pub fn across_words(fmt: Fmt, spec: &RuleSpec, kind: CabinetType) -> String {
+    let lang = fmt.lang;
+    let list = spec
+        .cabinets
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let words = lang.ta("rules-scope-across", &[("list", list.into())]);
+    match spec.max_total_per_day {
+        Some(max) => {
+            let cap = lang.ta(
+                "rules-scope-across-cap",
+                &[("max", fmt.money(kind, max).into())],
+            );
+            format!("{words}{cap}")
+        }
+        None => words,
     }
 }
 
@@ -315,6 +369,9 @@ pub fn action_label(lang: Lang, kind: ActionKind) -> String {
         ActionKind::ChangeCpm => "rules-kind-change-cpm",
         ActionKind::AddBudget => "rules-kind-add-budget",
         ActionKind::Notify => "rules-kind-notify",
+        ActionKind::Duplicate => "rules-kind-duplicate",
+        ActionKind::SetDailyBudget => "rules-kind-set-daily-budget",
+        ActionKind::Webhook => "rules-kind-webhook",
     })
 }
 
@@ -337,6 +394,7 @@ pub fn reason_words(lang: Lang, reason: &str) -> String {
         "max_runs_per_day" => lang.t("rules-skip-max_runs_per_day"),
         "max_per_day" => lang.t("rules-skip-max_per_day"),
         "cabinet_daily_cap" => lang.t("rules-skip-cabinet_daily_cap"),
+        "max_total_per_day" => lang.t("rules-skip-max_total_per_day"),
         other => other.to_string(),
     }
 }
