@@ -449,6 +449,8 @@ pub struct RuleSpec {
     pub max_runs_per_day: u32,
     pub enabled: bool,
     pub dry_run: bool,
+    /// Ask first: a change that passes the guards is proposed to a person instead of made.
+    pub approval: bool,
 }
 
 /// A campaign's state at the sync, as conditions on state and actions read it.
@@ -539,6 +541,7 @@ mod tests {
             max_runs_per_day: 2,
             enabled: true,
             dry_run: false,
+            approval: false,
         }
     }
 

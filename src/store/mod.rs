@@ -21,6 +21,7 @@ pub mod media;
 pub mod moves;
 pub mod outbox;
 pub mod peers;
+pub mod proposals;
 pub mod rates;
 pub mod reconcile;
 pub mod refs;

@@ -25,7 +25,7 @@ pub struct RuleRow {
 }
 
 const COLUMNS: &str = "id, account_id, name, scope, match_all, conditions, action,
-    cooldown_hours, max_runs_per_day, enabled, dry_run, created_at, updated_at";
+    cooldown_hours, max_runs_per_day, enabled, dry_run, created_at, updated_at, approval";
 
 fn decode<T: serde::de::DeserializeOwned>(r: &Row, i: usize, what: &str) -> rusqlite::Result<T> {
     let text: String = r.get(i)?;
@@ -69,6 +69,7 @@ fn row(r: &Row) -> rusqlite::Result<RuleRow> {
             max_runs_per_day: r.get(8)?,
             enabled: r.get(9)?,
             dry_run: r.get(10)?,
+            approval: r.get("approval")?,
         },
         created_at: r.get(11)?,
         updated_at: r.get(12)?,
@@ -128,7 +129,9 @@ pub fn save(
             now
         ],
     )?;
-    Ok(id.unwrap_or_else(|| conn.last_insert_rowid()))
+    let id = id.unwrap_or_else(|| conn.last_insert_rowid());
+    conn.execute("UPDATE rules SET approval = ?2 WHERE id = ?1", params![id, spec.approval])?;
+    Ok(id)
 }
 
 /// Removes a rule and its log; the money it moved stays in [`super::moves`], and its id is

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::clock;
 use crate::domain::rule::{Action, Guards, Planned, State, MAX_WINDOW_HOURS};
+use crate::ops::proposals;
 use crate::ops::rule::act;
 use crate::ops::Actor;
 use crate::services::Services;
@@ -62,6 +63,7 @@ pub fn run_hour(s: &Services, hour: DateTime<Utc>) {
         }
         Ok(())
     });
+    guarded("the proposals' expiry", &|| proposals::expire_due(s).map(|_| ()));
     guarded("Auto CPM", &|| auto_cpm::run(s, at));
     guarded("the built-in alerts", &|| alerts::check_hour(s, at));
     guarded("the daily digest", &|| alerts::daily_digest(s, at));
@@ -112,6 +114,9 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
         s.db.write_blocking(|tx| {
             let at_iso = clock::iso(at);
             for d in decisions.iter().filter(|d| !d.logged_by_act()) {
+                if d.outcome == Outcome::Proposed && !propose(s, tx, rule, d, at, telegram)? {
+                    continue;
+                }
                 rules::record(tx, &log_entry(rule, d, &at_iso))?;
             }
             if let (false, Action::Notify { text }) = (noticed.is_empty(), &rule.spec.action) {
@@ -130,6 +135,19 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
         })?;
     }
     Ok(())
+}
+
+/// Stores a decision of a rule that asks first as a proposal; false when one is pending.
+fn propose(
+    s: &Services,
+    tx: &rusqlite::Connection,
+    rule: &RuleRow,
+    d: &Decision,
+    at: DateTime<Utc>,
+    telegram: bool,
+) -> Result<bool, StoreError> {
+    let minutes = s.config.automation.proposal_expiry_minutes;
+    proposals::propose(tx, rule, d.ad_id, &d.action, &d.matched, at, minutes, telegram)
 }
 
 fn log_entry(rule: &RuleRow, d: &Decision, at: &str) -> LogEntry {

@@ -37,6 +37,7 @@ struct RuleIn {
     max_runs_per_day: Option<Int<1, 24>>,
     enabled: Option<Flag>,
     dry_run: Option<Flag>,
+    approval: Option<Flag>,
 }
 
 /// `match`: every condition (`all`) or one of them (`any`).
@@ -325,7 +326,15 @@ pub fn read(
             .map(|f| f.0)
             .or(base.map(|b| b.dry_run))
             .unwrap_or(false),
+        approval: approval(sent.approval, base),
     })
+}
+
+/// `approval`: as sent, else as stored, else off.
+fn approval(sent: Option<Flag>, base: Option<&RuleSpec>) -> bool {
+    sent.map(|f| f.0)
+        .or(base.map(|b| b.approval))
+        .unwrap_or(false)
 }
 
 /// A change of a stored rule, as read.
