@@ -209,8 +209,7 @@ impl Config {
             ));
         }
         let public = self.notify.public_url.as_str();
-        if !(public.is_empty() || public.starts_with("https://") || public.starts_with("http://"))
-        {
+        if !(public.is_empty() || public.starts_with("https://") || public.starts_with("http://")) {
             return Err(ConfigError::value(
                 "notify.public_url",
                 "must be empty or an address starting with https://",

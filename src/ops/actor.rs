@@ -118,9 +118,7 @@ impl Actor {
                 | Source::Operator
                 | Source::Telegram,
                 _,
-            ) => {
-                Author::person(self.source, self.user)
-            }
+            ) => Author::person(self.source, self.user),
         };
         author.with_client(self.client.clone())
     }

@@ -255,7 +255,9 @@ pub fn decide(
     })?;
     if !claimed {
         let now = s.db.read_blocking(|c| proposals::get(c, id))?;
-        return Err(ProposalError::Decided(now.map_or("decided".into(), |p| p.state)));
+        return Err(ProposalError::Decided(
+            now.map_or("decided".into(), |p| p.state),
+        ));
     }
     if choice == Choice::Reject {
         let proposal = s.db.read_blocking(|c| proposals::get(c, id))?.unwrap_or(p);
@@ -267,12 +269,7 @@ pub fn decide(
     }
     let (done, said) = approve(s, &actor, &p, now, &by)?;
     let proposal = s.db.write_blocking(|tx| {
-        proposals::settle(
-            tx,
-            id,
-            if done { "approved" } else { "failed" },
-            &said,
-        )?;
+        proposals::settle(tx, id, if done { "approved" } else { "failed" }, &said)?;
         history(tx, &actor, &p, "approved", &said)?;
         proposals::get(tx, id)
     })?;

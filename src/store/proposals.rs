@@ -169,7 +169,11 @@ pub struct Message {
 }
 
 /// The messages in `state` (`pending`: to send; `edit`: sent, to be edited after a decision).
-pub fn messages_in(conn: &Connection, state: &str, limit: usize) -> Result<Vec<Message>, StoreError> {
+pub fn messages_in(
+    conn: &Connection,
+    state: &str,
+    limit: usize,
+) -> Result<Vec<Message>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT proposal_id, chat_id, message_id, attempts FROM proposal_messages
             WHERE state = ?1 ORDER BY proposal_id, chat_id LIMIT ?2",

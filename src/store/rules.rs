@@ -130,7 +130,10 @@ pub fn save(
         ],
     )?;
     let id = id.unwrap_or_else(|| conn.last_insert_rowid());
-    conn.execute("UPDATE rules SET approval = ?2 WHERE id = ?1", params![id, spec.approval])?;
+    conn.execute(
+        "UPDATE rules SET approval = ?2 WHERE id = ?1",
+        params![id, spec.approval],
+    )?;
     Ok(id)
 }
 

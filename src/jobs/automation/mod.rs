@@ -63,7 +63,9 @@ pub fn run_hour(s: &Services, hour: DateTime<Utc>) {
         }
         Ok(())
     });
-    guarded("the proposals' expiry", &|| proposals::expire_due(s).map(|_| ()));
+    guarded("the proposals' expiry", &|| {
+        proposals::expire_due(s).map(|_| ())
+    });
     guarded("Auto CPM", &|| auto_cpm::run(s, at));
     guarded("the built-in alerts", &|| alerts::check_hour(s, at));
     guarded("the daily digest", &|| alerts::daily_digest(s, at));
@@ -147,7 +149,9 @@ fn propose(
     telegram: bool,
 ) -> Result<bool, StoreError> {
     let minutes = s.config.automation.proposal_expiry_minutes;
-    proposals::propose(tx, rule, d.ad_id, &d.action, &d.matched, at, minutes, telegram)
+    proposals::propose(
+        tx, rule, d.ad_id, &d.action, &d.matched, at, minutes, telegram,
+    )
 }
 
 fn log_entry(rule: &RuleRow, d: &Decision, at: &str) -> LogEntry {

@@ -22,7 +22,7 @@ const MAX_TEXT: usize = 4096;
 /// `sendDocument`'s limit on the caption.
 const MAX_CAPTION: usize = 1024;
 
-fn ok(result: Value) -> Resp {
+pub(super) fn ok(result: Value) -> Resp {
     respond(
         200,
         "application/json",
@@ -30,7 +30,7 @@ fn ok(result: Value) -> Resp {
     )
 }
 
-fn error(code: u16, description: &str) -> Resp {
+pub(super) fn error(code: u16, description: &str) -> Resp {
     let body = json!({"ok": false, "error_code": code, "description": description});
     respond(code, "application/json", body.to_string())
 }
@@ -46,7 +46,8 @@ pub async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, Infa
     }
     // Method names are case-insensitive on the real API.
     let document = method.eq_ignore_ascii_case("sendDocument");
-    if !document && !method.eq_ignore_ascii_case("sendMessage") {
+    let method = method.to_ascii_lowercase();
+    if !document && method != "sendmessage" && !super::updates::METHODS.contains(&method.as_str()) {
         return Ok(error(404, "Not Found"));
     }
     // The bot's user id is the token's part before ':'.
@@ -79,6 +80,13 @@ pub async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, Infa
         }
     }
 
+    if method != "sendmessage" && !document {
+        let answer = super::updates::handle(&shared, &method, &params, bot_id.unwrap_or(1)).await;
+        return Ok(match answer {
+            Ok(result) => ok(result),
+            Err((code, description)) => error(code, &description),
+        });
+    }
     let fault = shared.lock().faults.pop_front();
     match fault {
         None => {}
@@ -148,6 +156,10 @@ fn send_message(
         return bad("message is too long");
     }
     let parse_mode = text_of("parse_mode").filter(|m| !m.is_empty());
+    let reply_markup = match super::updates::markup(p) {
+        Ok(m) => m,
+        Err(e) => return Err(e),
+    };
     if let Some(mode) = &parse_mode {
         let known = ["markdown", "markdownv2", "html"];
         if !known.contains(&mode.to_ascii_lowercase().as_str()) {
@@ -183,9 +195,15 @@ fn send_message(
         "chat": {"id": chat_id, "type": chat_type(chat_id)},
         "text": text,
     });
+    let mut result = result;
+    if let Some(m) = &reply_markup {
+        result["reply_markup"] = m.clone();
+    }
     st.messages.push(SentMessage {
         chat_id,
+        message_id: c.last_message_id,
         text,
+        reply_markup,
         parse_mode,
         disable_notification,
         at: Instant::now(),
