@@ -19,6 +19,7 @@ mod keys;
 pub mod lookup;
 pub mod media;
 pub mod people;
+pub mod proposal_text;
 pub mod proposals;
 mod rates;
 mod reconcile;

@@ -6,6 +6,7 @@
 pub mod alerts;
 pub mod attention;
 pub mod auto_cpm;
+pub mod bot;
 pub mod cabinets;
 pub mod campaigns;
 pub mod clock;

@@ -1,7 +1,6 @@
 //! Owns `proposals` and `proposal_messages`: the changes a rule that asks first proposed, each
 //! pending until a person decides it or it expires, and the Telegram messages that carry it
-//! (sent, then edited to say who decided what). Also the bot's own small state: `bot_state`
-//! (the long-polling offset) and `bot_confirms` (a `/pauseall` waiting for its confirmation).
+//! (sent, then edited to say who decided what).
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::Value;
@@ -213,50 +212,6 @@ pub fn messages_to_edit(conn: &Connection, proposal: i64) -> Result<(), StoreErr
         [proposal],
     )?;
     Ok(())
-}
-
-/// A value of the bot's own state.
-pub fn bot_value(conn: &Connection, name: &str) -> Result<Option<String>, StoreError> {
-    Ok(conn
-        .query_row("SELECT value FROM bot_state WHERE name = ?1", [name], |r| {
-            r.get(0)
-        })
-        .optional()?)
-}
-
-pub fn set_bot_value(conn: &Connection, name: &str, value: &str) -> Result<(), StoreError> {
-    conn.execute(
-        "INSERT INTO bot_state (name, value) VALUES (?1, ?2)
-            ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-        params![name, value],
-    )?;
-    Ok(())
-}
-
-/// Records a `/pauseall` asked in `chat` by `user`, waiting for its confirmation.
-pub fn ask_confirm(conn: &Connection, chat: i64, user: i64, at: &str) -> Result<i64, StoreError> {
-    conn.execute(
-        "INSERT INTO bot_confirms (chat_id, user_id, created_at) VALUES (?1, ?2, ?3)",
-        params![chat, user, at],
-    )?;
-    Ok(conn.last_insert_rowid())
-}
-
-/// Takes confirmation `id` of `user` in `chat` asked after `since`: true once, when it was
-/// waiting; false when it is not theirs, was used or is too old.
-pub fn take_confirm(
-    conn: &Connection,
-    id: i64,
-    chat: i64,
-    user: i64,
-    since: &str,
-) -> Result<bool, StoreError> {
-    let changed = conn.execute(
-        "UPDATE bot_confirms SET used = 1 WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3
-            AND used = 0 AND created_at > ?4",
-        params![id, chat, user, since],
-    )?;
-    Ok(changed == 1)
 }
 
 /// A proposal with the names people read: its rule's and its campaign's.
