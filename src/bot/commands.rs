@@ -35,7 +35,13 @@ impl From<String> for Reply {
 }
 
 /// Runs the command `text` sent by `who` in `chat`.
-pub fn run(s: &Services, who: Sender, from: i64, chat: i64, text: &str) -> Result<Reply, StoreError> {
+pub fn run(
+    s: &Services,
+    who: Sender,
+    from: i64,
+    chat: i64,
+    text: &str,
+) -> Result<Reply, StoreError> {
     let lang = who.lang;
     let (word, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
     // `/pause@adcab_bot` in a group names the bot.
@@ -64,7 +70,10 @@ fn scope(
     chat: i64,
 ) -> Result<Result<Vec<Reachable>, String>, StoreError> {
     let (reach, linked) = s.db.read_blocking(|c| {
-        Ok::<_, StoreError>((cabinets::reachable_by(c, who.user)?, bot::cabinets_of_chat(c, chat)?))
+        Ok::<_, StoreError>((
+            cabinets::reachable_by(c, who.user)?,
+            bot::cabinets_of_chat(c, chat)?,
+        ))
     })?;
     let writable = |r: &Reachable| r.access.can_write() && r.cabinet.is_active;
     let mine: Vec<Reachable> = if !linked.is_empty() {
@@ -101,7 +110,10 @@ fn status(s: &Services, lang: Lang, cabinets: &[Reachable]) -> Result<String, St
             let declined = attention::declined(c, cab.id, 0)?.total;
             let out = attention::out_of_budget(c, cab.id, 0)?.total;
             let soon = attention::about_to_stop(c, cab.id, 0)?.total;
-            let asks = waiting.iter().filter(|n| n.row.account_id == cab.id).count();
+            let asks = waiting
+                .iter()
+                .filter(|n| n.row.account_id == cab.id)
+                .count();
             lines.push(lang.ta(
                 "bot-status-cabinet",
                 &[
@@ -129,13 +141,19 @@ fn status(s: &Services, lang: Lang, cabinets: &[Reachable]) -> Result<String, St
 }
 
 /// `/pause <campaign>`: the one live campaign of the scope with that id or exact title.
-fn pause(s: &Services, who: Sender, cabinets: &[Reachable], name: &str) -> Result<String, StoreError> {
+fn pause(
+    s: &Services,
+    who: Sender,
+    cabinets: &[Reachable],
+    name: &str,
+) -> Result<String, StoreError> {
     let lang = who.lang;
     if name.is_empty() {
         return Ok(lang.t("bot-pause-which"));
     }
     let ids: Vec<i64> = cabinets.iter().map(|r| r.cabinet.id).collect();
-    let found = s.db.read_blocking(|c| bot::campaigns_named(c, &ids, name))?;
+    let found =
+        s.db.read_blocking(|c| bot::campaigns_named(c, &ids, name))?;
     let (account, ad, title) = match found.as_slice() {
         [] => return Ok(lang.ta("bot-pause-none", &[("name", name.into())])),
         [one] => one.clone(),
@@ -258,7 +276,10 @@ pub fn confirm_pause_all(
             }
         }
     }
-    let text = lang.ta("bot-pauseall-done", &[("done", done.into()), ("count", count.into())]);
+    let text = lang.ta(
+        "bot-pauseall-done",
+        &[("done", done.into()), ("count", count.into())],
+    );
     if let Err(e) = api::edit(&s.config.notify, chat, message, &text) {
         tracing::warn!(chat, error = %e, "the /pauseall confirmation not edited");
     }

@@ -4,8 +4,8 @@
 //! attempts; no answer is tried again on the next round. Blocking.
 
 use super::api;
-use crate::ops::proposal_text as texts;
 use crate::i18n::Lang;
+use crate::ops::proposal_text as texts;
 use crate::services::Services;
 use crate::store::proposals::{self, Message};
 use crate::store::{bot, cabinets, users, StoreError};
@@ -18,7 +18,8 @@ const BATCH: usize = 20;
 /// Sends the queued messages and edits those of decided proposals; how many it handled.
 pub fn round(s: &Services) -> Result<usize, StoreError> {
     let config = &s.config.notify;
-    let to_send = s.db.read_blocking(|c| proposals::messages_in(c, "pending", BATCH))?;
+    let to_send =
+        s.db.read_blocking(|c| proposals::messages_in(c, "pending", BATCH))?;
     for m in &to_send {
         let (text, lang) = match compose(s, m)? {
             Some(t) => t,
@@ -45,7 +46,8 @@ pub fn round(s: &Services) -> Result<usize, StoreError> {
         }
         s.db.write_blocking(|tx| proposals::set_message(tx, m, state, id))?;
     }
-    let to_edit = s.db.read_blocking(|c| proposals::messages_in(c, "edit", BATCH))?;
+    let to_edit =
+        s.db.read_blocking(|c| proposals::messages_in(c, "edit", BATCH))?;
     for m in &to_edit {
         let text = s.db.read_blocking(|c| {
             let Some(p) = proposals::get(c, m.proposal_id)? else {
@@ -75,7 +77,10 @@ pub fn round(s: &Services) -> Result<usize, StoreError> {
 /// A queued message's text and language; `None` when its proposal is no longer pending.
 fn compose(s: &Services, m: &Message) -> Result<Option<(String, Lang)>, StoreError> {
     s.db.read_blocking(|c| {
-        let Some(n) = proposals::named(c, Some(m.proposal_id), &[], "")?.into_iter().next() else {
+        let Some(n) = proposals::named(c, Some(m.proposal_id), &[], "")?
+            .into_iter()
+            .next()
+        else {
             return Ok(None);
         };
         if n.row.state != "pending" {

@@ -31,7 +31,11 @@ fn status(code: StatusCode) -> Reply {
 
 /// Equal, in a time that does not depend on where they differ.
 fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 /// Answers one request under [`PREFIX`].

@@ -52,7 +52,6 @@ pub fn take_confirm(
     Ok(changed == 1)
 }
 
-
 /// The person whose own chat is Telegram user `id` (the lowest id if several), with the
 /// language they chose.
 pub fn person_of(conn: &Connection, id: i64) -> Result<Option<(i64, Option<Lang>)>, StoreError> {
@@ -90,7 +89,9 @@ pub fn campaigns_named(
          WHERE account_id IN (SELECT value FROM json_each(?1)) AND status <> 'Deleted'
             AND (ad_id = ?2 OR title = ?3) ORDER BY account_id, ad_id LIMIT 20",
     )?;
-    let rows = stmt.query_map(params![list, id, word], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    let rows = stmt.query_map(params![list, id, word], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
