@@ -129,6 +129,7 @@ fn main() {
         max_runs_per_day: 1,
         enabled: true,
         dry_run: false,
+        approval: false,
     };
     services
         .db

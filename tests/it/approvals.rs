@@ -453,3 +453,51 @@ fn with_a_public_url_updates_come_through_the_webhook_and_its_secret_is_checked(
     assert_eq!(bot.deliveries(), [200]);
     assert!(!active(&app, cabinet, ad));
 }
+
+#[test]
+fn the_api_lists_pending_proposals_and_decides_one_once() {
+    let bot = FakeBot::start(TOKEN);
+    let app = app_with(&bot, |_| {});
+    let (user, cabinet, key) = setup(&app, &bot);
+    let ad = app.active_campaign(cabinet);
+    let rule = ask_rule(&app, &key, cabinet, &[ad], json!({"type": "pause"}));
+    app.advance(HOUR);
+    let list = app.get_ok(&format!("/proposals?account_id={cabinet}"), &key)["data"].clone();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 1);
+    let id = list[0]["id"].as_i64().unwrap();
+    assert_eq!(
+        (&list[0]["rule_id"], &list[0]["ad_id"], &list[0]["state"]),
+        (&rule["id"], &json!(ad), &json!("pending"))
+    );
+    assert_eq!(list[0]["change"], json!({"type": "pause"}));
+    // A read key may list but not decide.
+    let reader = app.key(user);
+    let path = format!("/proposals/{id}/approve");
+    app.write_err("POST", &path, &reader, None, 403, "READ_ONLY_KEY");
+    let done = app.write_ok("POST", &path, &key, None, 200)["data"].clone();
+    assert_eq!(
+        (&done["state"], &done["decided_via"]),
+        (&json!("approved"), &json!("api"))
+    );
+    assert!(!active(&app, cabinet, ad));
+    let again = app.write_err(
+        "POST",
+        &format!("/proposals/{id}/reject"),
+        &key,
+        None,
+        409,
+        "PROPOSAL_DECIDED",
+    );
+    assert_eq!(again["state"], "approved");
+    app.write_err(
+        "POST",
+        "/proposals/999999/approve",
+        &key,
+        None,
+        404,
+        "PROPOSAL_NOT_FOUND",
+    );
+    let empty = app.get_ok("/proposals", &key)["data"].clone();
+    assert_eq!(empty, json!([]));
+}

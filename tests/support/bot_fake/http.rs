@@ -156,10 +156,7 @@ fn send_message(
         return bad("message is too long");
     }
     let parse_mode = text_of("parse_mode").filter(|m| !m.is_empty());
-    let reply_markup = match super::updates::markup(p) {
-        Ok(m) => m,
-        Err(e) => return Err(e),
-    };
+    let reply_markup = super::updates::markup(p)?;
     if let Some(mode) = &parse_mode {
         let known = ["markdown", "markdownv2", "html"];
         if !known.contains(&mode.to_ascii_lowercase().as_str()) {
