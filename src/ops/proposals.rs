@@ -161,6 +161,13 @@ pub fn get_for(s: &Services, user: i64, id: i64) -> Result<Option<Named>, StoreE
 /// Marks every pending proposal whose time ran out at the service clock's now expired, with
 /// its rule log entry; their messages are edited to say so. Returns how many.
 pub fn expire_due(s: &Services) -> Result<usize, StoreError> {
+    let any = s.db.read_blocking(|c| {
+        let now = clock::iso(clock::now(c)?);
+        Ok::<_, StoreError>(!proposals::due_to_expire(c, &now)?.is_empty())
+    })?;
+    if !any {
+        return Ok(0);
+    }
     s.db.write_blocking(|tx| expire_in(tx, clock::now(tx)?))
 }
 

@@ -36,8 +36,12 @@ pub(super) fn error(code: u16, description: &str) -> Resp {
 }
 
 pub async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, Infallible> {
-    shared.lock().calls += 1;
     let path = req.uri().path().to_string();
+    // The update side's calls (a bot polls all the time) are not counted in `calls`.
+    let method = path.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
+    if !super::updates::METHODS.contains(&method.as_str()) {
+        shared.lock().calls += 1;
+    }
     let Some((token, method)) = path.strip_prefix("/bot").and_then(|p| p.split_once('/')) else {
         return Ok(error(404, "Not Found"));
     };

@@ -142,7 +142,9 @@ impl FakeBot {
         self.shared.lock().documents.clone()
     }
 
-    /// Every request received, accepted or not (bad token, unknown method, faults included).
+    /// Every request received, accepted or not (bad token, unknown method, faults included),
+    /// but the update side's (`getUpdates`, the webhook's, answers and edits: see `polls`,
+    /// `answered`, `edits`), which a bot makes all the time.
     pub fn calls(&self) -> usize {
         self.shared.lock().calls
     }
