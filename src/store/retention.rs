@@ -125,7 +125,14 @@ pub fn prune_automation(conn: &Connection, cutoff: &str, limit: i64) -> Result<u
     removed += prune_older(conn, "automation_moves", "at", "1", cutoff, limit)?;
     removed += prune_older(conn, "alert_holds", "at", "1", cutoff, limit)?;
     removed += prune_older(conn, "auto_cpm_log", "at", "1", cutoff, limit)?;
-    removed += prune_older(conn, "proposals", "created_at", "state <> 'pending'", cutoff, limit)?;
+    removed += prune_older(
+        conn,
+        "proposals",
+        "created_at",
+        "state <> 'pending'",
+        cutoff,
+        limit,
+    )?;
     removed += prune_older(conn, "bot_confirms", "created_at", "1", cutoff, limit)?;
     removed += conn
         .prepare_cached(
