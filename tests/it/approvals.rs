@@ -501,3 +501,80 @@ fn the_api_lists_pending_proposals_and_decides_one_once() {
     let empty = app.get_ok("/proposals", &key)["data"].clone();
     assert_eq!(empty, json!([]));
 }
+
+#[test]
+fn only_managers_and_the_owner_get_proposals_and_a_viewer_is_refused() {
+    const VIEWER: i64 = 222;
+    const MANAGER: i64 = 333;
+    let bot = FakeBot::start(TOKEN);
+    let app = app_with(&bot, |_| {});
+    for chat in [PERSON, VIEWER, MANAGER, CABINET_CHAT] {
+        bot.add_chat(chat);
+    }
+    let agency = app.user("agency");
+    let cabinet = app.cabinet(agency, "euro", "1000");
+    ops::user_set_chat(&app.services, agency, &PERSON.to_string()).unwrap();
+    let chat = CabinetChange {
+        telegram_chat: Some(CABINET_CHAT.to_string()),
+        ..CabinetChange::default()
+    };
+    ops::cabinet_set(&app.services, cabinet, &chat).unwrap();
+    let (viewer, manager) = (app.user("pro"), app.user("pro"));
+    ops::member_add(
+        &app.services,
+        agency,
+        viewer,
+        cabinet,
+        ops::TeamAccess::Viewer,
+    )
+    .unwrap();
+    ops::member_add(
+        &app.services,
+        agency,
+        manager,
+        cabinet,
+        ops::TeamAccess::Manager,
+    )
+    .unwrap();
+    ops::user_set_chat(&app.services, viewer, &VIEWER.to_string()).unwrap();
+    ops::user_set_chat(&app.services, manager, &MANAGER.to_string()).unwrap();
+    let key = app.key_with(ops::NewKey {
+        user: agency,
+        manage: true,
+        ..ops::NewKey::default()
+    });
+    app.align_hour();
+    let ad = app.active_campaign(cabinet);
+    let rule = ask_rule(&app, &key, cabinet, &[ad], json!({"type": "pause"}));
+    app.advance(HOUR);
+    for chat in [PERSON, MANAGER, CABINET_CHAT] {
+        messages(&bot, chat, 1);
+    }
+    assert!(bot.messages_to(VIEWER).is_empty(), "a viewer is not asked");
+
+    // The viewer presses Approve in the cabinet's chat, and asks for a pause there.
+    let (message, approve) = button(&bot, CABINET_CHAT, 0);
+    bot.inject_callback(CABINET_CHAT, VIEWER, message, &approve);
+    assert_eq!(
+        answered(&bot, 1),
+        "Only a person with Manager or owner access to the cabinet can do this."
+    );
+    bot.inject_message(CABINET_CHAT, VIEWER, &format!("/pause {ad}"));
+    let refused = messages(&bot, CABINET_CHAT, 2);
+    assert_eq!(
+        refused[1].text,
+        "Only a person with Manager or owner access to the cabinet can do this."
+    );
+    assert!(active(&app, cabinet, ad), "nothing ran for the viewer");
+    assert_eq!(proposal(&app, &rule, ad).1, "pending");
+
+    let (message, approve) = button(&bot, MANAGER, 0);
+    bot.inject_callback(MANAGER, MANAGER, message, &approve);
+    assert_eq!(answered(&bot, 2), "Approved: done.");
+    assert!(!active(&app, cabinet, ad));
+    let by: i64 = app.scalar(
+        "SELECT decided_by FROM proposals WHERE rule_id = ?1",
+        &[rule["id"].as_i64().unwrap()],
+    );
+    assert_eq!(by, manager);
+}
