@@ -80,7 +80,10 @@ pub fn decided(lang: Lang, p: &ProposalRow, who: Option<&str>) -> String {
             &[
                 ("person", who.into()),
                 ("via", via.into()),
-                ("why", outcome.trim_start_matches("not done: ").into()),
+                (
+                    "why",
+                    outcome.rsplit("not done: ").next().unwrap_or("").into(),
+                ),
             ],
         ),
         "expired" => lang.t("bot-proposal-expired"),

@@ -231,34 +231,27 @@ pub fn decide(
     if p.state != "pending" {
         return Err(ProposalError::Decided(p.state));
     }
-    let now = s.db.write_blocking(|tx| {
+    let by = format!("{} by {who} via {}", decision_word(choice), via.name());
+    let (claimed, now) = s.db.write_blocking(|tx| {
         let now = clock::now(tx)?;
         expire_in(tx, now)?;
-        Ok::<_, StoreError>(now)
-    })?;
-    let at = clock::iso(now);
-    let by = format!("{} by {who} via {}", decision_word(choice), via.name());
-    let (state, outcome) = match choice {
-        Choice::Reject => ("rejected", by.clone()),
-        Choice::Approve => ("approved", by.clone()),
-    };
-    let claimed = s.db.write_blocking(|tx| {
+        let at = clock::iso(now);
         let decided = Decided {
-            state,
+            state: decision_word(choice),
             by: Some(user),
             via: Some(via.name()),
             at: &at,
-            outcome: &outcome,
+            outcome: &by,
         };
         if !proposals::decide(tx, id, &decided)? {
-            return Ok(false);
+            return Ok((false, now));
         }
         proposals::messages_to_edit(tx, id)?;
         if choice == Choice::Reject {
             rules::record(tx, &log(&p, "rejected", Some(by.clone()), &at))?;
             history(tx, &actor, &p, "rejected", &by)?;
         }
-        Ok::<_, StoreError>(true)
+        Ok::<_, StoreError>((true, now))
     })?;
     if !claimed {
         let now = s.db.read_blocking(|c| proposals::get(c, id))?;
@@ -276,7 +269,8 @@ pub fn decide(
     }
     let (done, said) = approve(s, &actor, &p, now, &by)?;
     let proposal = s.db.write_blocking(|tx| {
-        proposals::settle(tx, id, if done { "approved" } else { "failed" }, &said)?;
+        let outcome = format!("{by}; {said}");
+        proposals::settle(tx, id, if done { "approved" } else { "failed" }, &outcome)?;
         history(tx, &actor, &p, "approved", &said)?;
         proposals::get(tx, id)
     })?;
