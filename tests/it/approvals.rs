@@ -578,3 +578,34 @@ fn only_managers_and_the_owner_get_proposals_and_a_viewer_is_refused() {
     );
     assert_eq!(by, manager);
 }
+
+#[test]
+fn long_polling_keeps_its_offset_so_a_restart_answers_no_update_twice() {
+    let bot = FakeBot::start(TOKEN);
+    let app = app_with(&bot, |_| {});
+    setup(&app, &bot);
+    let first = bot.inject_message(PERSON, PERSON, "/status");
+    messages(&bot, PERSON, 1);
+    let kept = wait_for(WAIT, "the offset to be kept", || {
+        let offset: Option<String> = app.scalar(
+            "SELECT MAX(value) FROM bot_state WHERE name = 'update_offset'",
+            &[],
+        );
+        offset.filter(|o| *o == (first + 1).to_string())
+    });
+    assert_eq!(kept, (first + 1).to_string());
+    let polls = bot.polls();
+    let app = app.restart();
+    wait_for(WAIT, "a poll after the restart", || {
+        (bot.polls() > polls && bot.unconfirmed() == 0).then_some(())
+    });
+    bot.inject_message(PERSON, PERSON, "/status");
+    messages(&bot, PERSON, 2);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        bot.messages_to(PERSON).len(),
+        2,
+        "the first /status is not answered again"
+    );
+    drop(app);
+}
