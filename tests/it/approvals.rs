@@ -609,3 +609,25 @@ fn long_polling_keeps_its_offset_so_a_restart_answers_no_update_twice() {
     );
     drop(app);
 }
+
+#[test]
+fn a_notify_rule_that_asks_first_sends_its_notice_and_proposes_nothing() {
+    let bot = FakeBot::start(TOKEN);
+    let app = app_with(&bot, |_| {});
+    let (_, cabinet, key) = setup(&app, &bot);
+    let ad = app.active_campaign(cabinet);
+    let rule = ask_rule(
+        &app,
+        &key,
+        cabinet,
+        &[ad],
+        json!({"type": "notify", "text": "Look"}),
+    );
+    app.advance(HOUR);
+    let sent = messages(&bot, PERSON, 1);
+    assert!(sent[0].text.starts_with("Look"), "{}", sent[0].text);
+    assert!(sent[0].reply_markup.is_none());
+    assert_eq!(outcomes(&app, &key, &rule), ["acted"]);
+    let made: i64 = app.scalar("SELECT COUNT(*) FROM proposals", &[]);
+    assert_eq!(made, 0);
+}

@@ -255,7 +255,8 @@ pub fn pass<E: std::fmt::Display>(
         let outcome = match guards.check(rule.id, spec, state.ad_id, at, &planned) {
             Err(skip) => Outcome::Skipped(skip),
             Ok(()) if spec.dry_run => Outcome::DryRun,
-            Ok(()) if spec.approval => Outcome::Proposed,
+            // A notice changes nothing: it is sent, never asked about.
+            Ok(()) if spec.approval && !matches!(planned, Planned::Notify(_)) => Outcome::Proposed,
             Ok(()) => match act(state, &planned, &matched) {
                 Ok(()) => {
                     apply(state, &planned);
