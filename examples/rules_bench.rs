@@ -131,6 +131,7 @@ fn main() {
         dry_run: false,
         cabinets: Vec::new(),
         max_total_per_day: None,
+        approval: false,
     };
     services
         .db

@@ -28,6 +28,7 @@ tasks-by-automation = Automation
 tasks-by-sync = The platform
 tasks-by-operator = The operator
 tasks-by-system = adcab itself
+tasks-by-telegram = Through the Telegram bot
 tasks-names-one = { $first }
 tasks-names-two = { $first } and { $second }
 tasks-names-three = { $first }, { $second } and { $third }

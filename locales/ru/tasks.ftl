@@ -28,6 +28,7 @@ tasks-by-automation = Автоматизация
 tasks-by-sync = Платформа
 tasks-by-operator = Оператор
 tasks-by-system = Сам adcab
+tasks-by-telegram = Через Telegram-бота
 tasks-names-one = { $first }
 tasks-names-two = { $first } и { $second }
 tasks-names-three = { $first }, { $second } и { $third }

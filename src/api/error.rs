@@ -30,6 +30,12 @@ pub enum ApiError {
     TaskNotFound,
     /// No such automation rule in the key's cabinets.
     RuleNotFound,
+    /// No such proposal of a rule in the key's cabinets.
+    ProposalNotFound,
+    /// The proposal was decided already, or expired: its state.
+    ProposalDecided {
+        state: String,
+    },
     /// No stats for the campaign and period.
     NoStats,
     /// Bad input: `param` is the path of the wrong field.
@@ -247,7 +253,8 @@ impl ApiError {
             ApiError::AutoCpmLocked
             | ApiError::CampaignNotDeclined
             | ApiError::IdempotencyInProgress
-            | ApiError::AmbiguousRef => StatusCode::CONFLICT,
+            | ApiError::AmbiguousRef
+            | ApiError::ProposalDecided { .. } => StatusCode::CONFLICT,
             ApiError::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::QueueFull { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::IdempotencyUnavailable
@@ -257,6 +264,7 @@ impl ApiError {
             ApiError::CampaignNotFound
             | ApiError::TaskNotFound
             | ApiError::RuleNotFound
+            | ApiError::ProposalNotFound
             | ApiError::NoStats
             | ApiError::RefNotFound
             | ApiError::RouteNotFound => StatusCode::NOT_FOUND,
@@ -272,6 +280,8 @@ impl ApiError {
             ApiError::CampaignNotFound => "CAMPAIGN_NOT_FOUND",
             ApiError::TaskNotFound => "TASK_NOT_FOUND",
             ApiError::RuleNotFound => "RULE_NOT_FOUND",
+            ApiError::ProposalNotFound => "PROPOSAL_NOT_FOUND",
+            ApiError::ProposalDecided { .. } => "PROPOSAL_DECIDED",
             ApiError::NoStats => "NOT_FOUND",
             ApiError::Validation { .. } => "VALIDATION_ERROR",
             ApiError::RateLimited { .. } => "RATE_LIMITED",
@@ -313,6 +323,10 @@ impl ApiError {
             ApiError::CampaignNotFound => "No such campaign in this key's cabinets.".into(),
             ApiError::TaskNotFound => "No such task for this key's owner.".into(),
             ApiError::RuleNotFound => "No such rule in the cabinets this key reaches.".into(),
+            ApiError::ProposalNotFound => {
+                "No such proposal in the cabinets this key reaches.".into()
+            }
+            ApiError::ProposalDecided { state } => format!("This proposal is already {state}."),
             ApiError::NoStats => "No stats for this campaign in this period.".into(),
             ApiError::Validation { message, .. } => message.clone(),
             ApiError::RateLimited { retry_after } => {
@@ -450,6 +464,9 @@ impl ApiError {
             ApiError::IdempotencyKeyRequired | ApiError::IdempotencyKeyInvalid => {
                 body.insert("param".into(), json!("Idempotency-Key"));
             }
+            ApiError::ProposalDecided { state } => {
+                body.insert("state".into(), json!(state));
+            }
             ApiError::Auth(
                 AuthError::ApiKeyMissing
                 | AuthError::ApiKeyInvalid
@@ -468,6 +485,7 @@ impl ApiError {
             | ApiError::CampaignNotFound
             | ApiError::TaskNotFound
             | ApiError::RuleNotFound
+            | ApiError::ProposalNotFound
             | ApiError::NoStats
             | ApiError::RateLimited { .. }
             | ApiError::PlatformUnavailable { .. }

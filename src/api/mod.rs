@@ -20,6 +20,7 @@ pub mod idempotency;
 pub mod media;
 pub mod metrics;
 pub mod postback;
+mod proposals;
 pub mod request;
 pub mod response;
 pub mod router;

@@ -14,7 +14,7 @@ use super::idempotency::{self, Claim};
 use super::media::MULTIPART_OVERHEAD;
 use super::{
     account, bulk, campaign_create, campaign_edit, campaigns, conversions, funds, groups, media,
-    postback, rules, statement, stats, targeting, tasks, AppState, Ctx,
+    postback, proposals, rules, statement, stats, targeting, tasks, AppState, Ctx,
 };
 use crate::http::Reply;
 use crate::ratelimit::Budget;
@@ -119,7 +119,7 @@ const fn upload(method: Method, pattern: &'static str, budget: Budget, handler: 
 use Budget::{Conversions, Read, Write};
 
 /// The API: every route, in the order `Allow` lists them.
-pub static ROUTES: [Def; 34] = [
+pub static ROUTES: [Def; 37] = [
     def(
         Method::GET,
         "account/info",
@@ -299,6 +299,24 @@ pub static ROUTES: [Def; 34] = [
         "rule-templates",
         Read,
         plain!(|s, c, _p| rules::templates(s, c).await),
+    ),
+    def(
+        Method::GET,
+        "proposals",
+        Read,
+        plain!(|s, c, _p| proposals::list(s, c).await),
+    ),
+    def(
+        Method::POST,
+        "proposals/{id}/approve",
+        Write,
+        plain!(|s, c, p| proposals::approve(s, c, p).await),
+    ),
+    def(
+        Method::POST,
+        "proposals/{id}/reject",
+        Write,
+        plain!(|s, c, p| proposals::reject(s, c, p).await),
     ),
     def(
         Method::POST,

@@ -148,6 +148,10 @@ async fn face(
         let mcp = &faces.mcp;
         return Ok(crate::mcp::http::answer(state, mcp, parts, body, &mut seen.key_id).await);
     }
+    if surface == Surface::Main && parts.uri.path().starts_with(crate::bot::webhook::PREFIX) {
+        seen.route = "/telegram/{secret}".into();
+        return Ok(crate::bot::webhook::answer(state, parts, body).await);
+    }
     if surface == Surface::Main
         && state.services.config.panel.enabled
         && panel_owns(parts.uri.path())

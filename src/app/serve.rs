@@ -110,6 +110,7 @@ pub async fn run(
             stopped.clone(),
         )),
         tokio::spawn(notify::run(services.clone(), stopped.clone())),
+        tokio::spawn(crate::bot::run(services.clone(), stopped.clone())),
         tokio::spawn(reports::run(services.clone(), stopped.clone())),
         tokio::spawn(rates::run(services.clone(), stopped.clone())),
         tokio::spawn(upkeep::run(services.clone(), stopped.clone())),

@@ -85,6 +85,7 @@ pub struct Config {
     pub panel: PanelConfig,
     pub notify: NotifyConfig,
     pub rates: RatesConfig,
+    pub automation: AutomationConfig,
 }
 
 impl Default for Config {
@@ -199,6 +200,19 @@ impl Config {
             return Err(ConfigError::value(
                 "notify.daily_digest_hour",
                 "must be an hour from 0 to 23, or -1 for none",
+            ));
+        }
+        if !(1..=10_080).contains(&self.automation.proposal_expiry_minutes) {
+            return Err(ConfigError::value(
+                "automation.proposal_expiry_minutes",
+                "must be from 1 to 10080 (a week)",
+            ));
+        }
+        let public = self.notify.public_url.as_str();
+        if !(public.is_empty() || public.starts_with("https://") || public.starts_with("http://")) {
+            return Err(ConfigError::value(
+                "notify.public_url",
+                "must be empty or an address starting with https://",
             ));
         }
         if self.notify.alerts_per_cabinet_hour == 0 {

@@ -1,6 +1,6 @@
 //! Owns the service's own sections of the configuration (`[server]`, `[storage]`,
 //! `[webhooks]`, `[limits]`, `[conversions]`, `[demo]`, `[log]`, `[metrics]`, `[backup]`,
-//! `[retention]`, `[panel]`, `[notify]`) as typed values; the platform's sections are the
+//! `[retention]`, `[panel]`, `[notify]`, `[automation]`) as typed values; the platform's sections are the
 //! platform's own (`platform::config`).
 
 use std::path::PathBuf;
@@ -144,4 +144,13 @@ pub struct NotifyConfig {
     pub daily_digest_hour: i32,
     /// Alerts about one cabinet sent for one hour at most; the rest are counted in a note.
     pub alerts_per_cabinet_hour: u32,
+    /// The service's public address for the bot's webhook; empty: long polling.
+    pub public_url: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AutomationConfig {
+    /// Minutes a rule's proposal waits for a decision before it expires (1 to 10080).
+    pub proposal_expiry_minutes: u32,
 }

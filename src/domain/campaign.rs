@@ -123,6 +123,8 @@ pub enum Source {
     Operator,
     /// adcab itself, on its own clock (a schedule moved with its zone's daylight saving).
     System,
+    /// A person through the Telegram bot (a button or a chat command).
+    Telegram,
 }
 
 impl Source {
@@ -135,6 +137,7 @@ impl Source {
             Source::Sync => "sync",
             Source::Operator => "operator",
             Source::System => "system",
+            Source::Telegram => "telegram",
         }
     }
 
@@ -147,6 +150,7 @@ impl Source {
             Source::Sync,
             Source::Operator,
             Source::System,
+            Source::Telegram,
         ]
         .into_iter()
         .find(|source| source.as_str() == s)

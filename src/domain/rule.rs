@@ -278,6 +278,8 @@ pub struct RuleSpec {
     pub cabinets: Vec<i64>,
     /// Across cabinets: the most money the rule moves over all of them in 24 hours.
     pub max_total_per_day: Option<Money>,
+    /// Ask first: a change that passes the guards is proposed to a person instead of made.
+    pub approval: bool,
 }
 
 /// A campaign's state at the sync, as conditions on state and actions read it.
@@ -378,6 +380,7 @@ mod tests {
             dry_run: false,
             cabinets: Vec::new(),
             max_total_per_day: None,
+            approval: false,
         }
     }
 

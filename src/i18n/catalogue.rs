@@ -30,6 +30,7 @@ macro_rules! files {
 const FILES: &[File] = files![
     "alerts",
     "autocpm",
+    "bot",
     "cabinets",
     "campaign",
     "campaigns",
@@ -43,6 +44,7 @@ const FILES: &[File] = files![
     "nav",
     "new",
     "people",
+    "proposals",
     "reports",
     "rules",
     "scheduled",

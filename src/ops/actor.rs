@@ -110,9 +110,15 @@ impl Actor {
         let author = match (self.source, &self.client) {
             (Source::Automation, Some(_)) => Author::person(self.source, self.user),
             (Source::Automation | Source::System, _) => Author::from(self.source),
-            (Source::Api | Source::Task | Source::Panel | Source::Sync | Source::Operator, _) => {
-                Author::person(self.source, self.user)
-            }
+            (
+                Source::Api
+                | Source::Task
+                | Source::Panel
+                | Source::Sync
+                | Source::Operator
+                | Source::Telegram,
+                _,
+            ) => Author::person(self.source, self.user),
         };
         author.with_client(self.client.clone())
     }

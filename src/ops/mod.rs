@@ -19,6 +19,8 @@ mod keys;
 pub mod lookup;
 pub mod media;
 pub mod people;
+pub mod proposal_text;
+pub mod proposals;
 mod rates;
 mod reconcile;
 pub mod reports;

@@ -191,6 +191,16 @@ fn table() -> &'static [Def] {
             },
             Def {
                 method: Method::POST,
+                pattern: "/proposals/{}/approve",
+                handler: act!(pages::proposals::approve),
+            },
+            Def {
+                method: Method::POST,
+                pattern: "/proposals/{}/reject",
+                handler: act!(pages::proposals::reject),
+            },
+            Def {
+                method: Method::POST,
                 pattern: "/campaigns/{}/{}/resume",
                 handler: act!(pages::campaign::resume),
             },

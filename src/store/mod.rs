@@ -6,6 +6,7 @@
 pub mod alerts;
 pub mod attention;
 pub mod auto_cpm;
+pub mod bot;
 pub mod cabinets;
 pub mod campaigns;
 pub mod clock;
@@ -21,6 +22,7 @@ pub mod media;
 pub mod moves;
 pub mod outbox;
 pub mod peers;
+pub mod proposals;
 pub mod rates;
 pub mod reconcile;
 pub mod refs;

@@ -117,13 +117,30 @@ pub fn prune_events(conn: &Connection, cutoff: &str, limit: i64) -> Result<usize
 }
 
 /// Removes at most `limit` of automation's records made before `cutoff`: rule log entries,
-/// moves of money, Auto CPM decisions, counts of alerts held back, and alerts with no send
-/// still pending (with their sends).
+/// moves of money, Auto CPM decisions, decided proposals (with their messages) and the bot's
+/// `/pauseall` confirmations, counts of alerts held back, and alerts with no send still
+/// pending (with their sends).
 pub fn prune_automation(conn: &Connection, cutoff: &str, limit: i64) -> Result<usize, StoreError> {
     let mut removed = prune_older(conn, "rule_log", "at", "1", cutoff, limit)?;
     removed += prune_older(conn, "automation_moves", "at", "1", cutoff, limit)?;
     removed += prune_older(conn, "alert_holds", "at", "1", cutoff, limit)?;
     removed += prune_older(conn, "auto_cpm_log", "at", "1", cutoff, limit)?;
+    removed += prune_older(
+        conn,
+        "proposals",
+        "created_at",
+        "state <> 'pending'",
+        cutoff,
+        limit,
+    )?;
+    removed += prune_older(conn, "bot_confirms", "created_at", "1", cutoff, limit)?;
+    removed += conn
+        .prepare_cached(
+            "DELETE FROM proposal_messages WHERE proposal_id IN (SELECT m.proposal_id
+                FROM proposal_messages m LEFT JOIN proposals p ON p.id = m.proposal_id
+                WHERE p.id IS NULL LIMIT ?1)",
+        )?
+        .execute([limit])?;
     removed += prune_older(
         conn,
         "alerts",

@@ -26,7 +26,7 @@ pub struct RuleRow {
 
 const COLUMNS: &str = "id, account_id, name, scope, match_all, conditions, action,
     cooldown_hours, max_runs_per_day, enabled, dry_run, created_at, updated_at,
-    account_ids, max_total_micros";
+    account_ids, max_total_micros, approval";
 
 fn decode<T: serde::de::DeserializeOwned>(r: &Row, i: usize, what: &str) -> rusqlite::Result<T> {
     let text: String = r.get(i)?;
@@ -72,6 +72,7 @@ fn row(r: &Row) -> rusqlite::Result<RuleRow> {
             dry_run: r.get(10)?,
             cabinets: across(r)?,
             max_total_per_day: r.get::<_, Option<i64>>(14)?.map(Money::from_micros),
+            approval: r.get("approval")?,
         },
         created_at: r.get(11)?,
         updated_at: r.get(12)?,
@@ -133,6 +134,10 @@ pub fn save(
     )?;
     let id = id.unwrap_or_else(|| conn.last_insert_rowid());
     save_across(conn, id, spec)?;
+    conn.execute(
+        "UPDATE rules SET approval = ?2 WHERE id = ?1",
+        params![id, spec.approval],
+    )?;
     Ok(id)
 }
 

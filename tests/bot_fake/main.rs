@@ -9,6 +9,8 @@ mod bot_fake;
 
 use std::time::{Duration, Instant};
 
+mod updates;
+
 use bot_fake::{BotFault, FakeBot};
 use serde_json::{json, Value};
 

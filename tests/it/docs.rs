@@ -331,10 +331,17 @@ fn every_write_example_is_accepted_by_the_server() {
         if e.path.starts_with("/api/v1/cabinets") && client.is_none() {
             client = Some(open_client());
         }
+        // A proposal's decision needs one pending: one of the example rule, stored as a run
+        // of a rule that asks first would store it.
+        let id = if e.path.starts_with("/api/v1/proposals/") {
+            pending_proposal(&app, &rule_id, cabinet, on)
+        } else {
+            rule_id.clone()
+        };
         let ids = HashMap::from([
             ("ad", on.to_string()),
             ("ad2", ad2.to_string()),
-            ("id", rule_id.clone()),
+            ("id", id),
             ("token", token.clone()),
             ("account_id", client.unwrap_or(0).to_string()),
         ]);
@@ -349,6 +356,32 @@ fn every_write_example_is_accepted_by_the_server() {
         writes += 1;
     }
     assert!(writes >= 15, "{writes} writes");
+}
+
+/// A pending proposal of rule `rule` for campaign `ad`, as a run of a rule that asks first
+/// stores it; its id.
+fn pending_proposal(app: &TestApp, rule: &str, cabinet: i64, ad: i64) -> String {
+    let rule: i64 = rule.parse().unwrap();
+    let made = app
+        .services
+        .db
+        .write_blocking(move |tx| {
+            let now = adcab::clock::now(tx)?;
+            adcab::store::proposals::create(
+                tx,
+                &adcab::store::proposals::NewProposal {
+                    rule_id: rule,
+                    account_id: cabinet,
+                    ad_id: ad,
+                    change: &json!({"type": "pause"}),
+                    matched: &json!({}),
+                    created_at: &adcab::clock::iso(now),
+                    expires_at: &adcab::clock::iso(now + chrono::Duration::hours(1)),
+                },
+            )
+        })
+        .unwrap();
+    made.expect("no other proposal pending").to_string()
 }
 
 #[test]

@@ -9,6 +9,7 @@ mod helpers;
 mod access;
 mod account;
 mod alerts;
+mod approvals;
 mod auto_cpm;
 mod automation;
 mod automation_across;

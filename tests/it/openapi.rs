@@ -296,7 +296,7 @@ fn every_error_code_of_the_spec_is_documented_with_its_status() {
             | "INGEST_DISABLED"
             | "OWNER_ONLY" => "403",
             "ACCOUNT_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "RULE_NOT_FOUND" | "TASK_NOT_FOUND"
-            | "NOT_FOUND" | "REF_NOT_FOUND" | "ROUTE_NOT_FOUND" => "404",
+            | "NOT_FOUND" | "REF_NOT_FOUND" | "ROUTE_NOT_FOUND" | "PROPOSAL_NOT_FOUND" => "404",
             "FILE_TOO_LARGE" | "BODY_TOO_LARGE" => "413",
             "CABINET_AUTH_EXPIRED"
             | "CABINET_LOCKED"
@@ -305,7 +305,8 @@ fn every_error_code_of_the_spec_is_documented_with_its_status() {
             | "AMBIGUOUS_REF"
             | "NOT_A_MAIN_ACCOUNT"
             | "NOT_A_CLIENT_CABINET"
-            | "MONTHLY_TOPUP_CAP" => "409",
+            | "MONTHLY_TOPUP_CAP"
+            | "PROPOSAL_DECIDED" => "409",
             "RATE_LIMITED" | "QUEUE_FULL" => "429",
             "IDEMPOTENCY_KEY_REUSED" => "422",
             "IDEMPOTENCY_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "PLATFORM_UNAVAILABLE" => "503",

@@ -186,6 +186,8 @@ pub enum Outcome {
     DryRun,
     Skipped(Skip),
     Failed(String),
+    /// Proposed to a person (the rule asks first); nothing was done.
+    Proposed,
 }
 
 impl Outcome {
@@ -195,6 +197,7 @@ impl Outcome {
             Outcome::DryRun => "dry_run",
             Outcome::Skipped(_) => "skipped",
             Outcome::Failed(_) => "failed",
+            Outcome::Proposed => "proposed",
         }
     }
 
@@ -202,7 +205,7 @@ impl Outcome {
         match self {
             Outcome::Skipped(skip) => Some(skip.reason().to_string()),
             Outcome::Failed(why) => Some(why.clone()),
-            Outcome::Acted | Outcome::DryRun => None,
+            Outcome::Acted | Outcome::DryRun | Outcome::Proposed => None,
         }
     }
 }
@@ -223,7 +226,7 @@ impl Decision {
     pub fn moved(&self) -> Money {
         match self.outcome {
             Outcome::Acted | Outcome::DryRun => self.planned.moves(),
-            Outcome::Skipped(_) | Outcome::Failed(_) => Money::ZERO,
+            Outcome::Skipped(_) | Outcome::Failed(_) | Outcome::Proposed => Money::ZERO,
         }
     }
 
@@ -239,7 +242,7 @@ impl Decision {
 /// Runs `rule` at `at` (the end of a synced hour, on the hour) over `states`: each live
 /// campaign in scope whose conditions hold and whose action would change something is checked
 /// against the guards, then acted on through `act` (given the readings that matched), unless
-/// the rule is a dry run. An action done changes the campaign's state in `states`, so later
+/// the rule is a dry run, or proposed when it asks first. An action done changes the campaign's state in `states`, so later
 /// rules of the same pass see it. A campaign the rule already ran on at `at` (before a crash
 /// cut that run short) is left out: each hour's evaluation is made once. An act that fails is
 /// logged with its error's sentence.
@@ -271,6 +274,8 @@ pub fn pass<E: std::fmt::Display>(
         let outcome = match guards.check(rule.id, spec, state.ad_id, at, &planned) {
             Err(skip) => Outcome::Skipped(skip),
             Ok(()) if spec.dry_run => Outcome::DryRun,
+            // A notice changes nothing: it is sent, never asked about.
+            Ok(()) if spec.approval && !matches!(planned, Planned::Notify(_)) => Outcome::Proposed,
             Ok(()) => match act(state, &planned, &matched) {
                 Ok(()) => {
                     apply(state, &planned);

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::clock;
 use crate::domain::rule::{Action, Guards, Planned, State, MAX_WINDOW_HOURS};
+use crate::ops::proposals;
 use crate::ops::rule::act;
 use crate::ops::Actor;
 use crate::services::Services;
@@ -62,6 +63,9 @@ pub fn run_hour(s: &Services, hour: DateTime<Utc>) {
             }
         }
         Ok(())
+    });
+    guarded("the proposals' expiry", &|| {
+        proposals::expire_due(s).map(|_| ())
     });
     guarded("Auto CPM", &|| auto_cpm::run(s, at));
     guarded("the built-in alerts", &|| alerts::check_hour(s, at));
@@ -118,6 +122,11 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
         s.db.write_blocking(|tx| {
             let at_iso = clock::iso(at);
             for d in decisions.iter().filter(|d| !d.logged_by_act()) {
+                if d.outcome == Outcome::Proposed
+                    && !propose(s, tx, rule, account, d, at, telegram)?
+                {
+                    continue;
+                }
                 rules::record(tx, &log_entry(rule, account, d, &at_iso))?;
             }
             if let (false, Action::Notify { text }) = (noticed.is_empty(), &rule.spec.action) {
@@ -139,6 +148,23 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
         })?;
     }
     Ok(())
+}
+
+/// Stores a decision of a rule that asks first on a campaign of cabinet `account` as a
+/// proposal; false when one is pending.
+fn propose(
+    s: &Services,
+    tx: &rusqlite::Connection,
+    rule: &RuleRow,
+    account: i64,
+    d: &Decision,
+    at: DateTime<Utc>,
+    telegram: bool,
+) -> Result<bool, StoreError> {
+    let minutes = s.config.automation.proposal_expiry_minutes;
+    proposals::propose(
+        tx, rule, account, d.ad_id, &d.action, &d.matched, at, minutes, telegram,
+    )
 }
 
 /// The log entry of decision `d` of `rule` on a campaign of cabinet `account` (a rule across

@@ -142,6 +142,7 @@ pub fn preview(
     );
     let mut live = rule.clone();
     live.spec.dry_run = false;
+    live.spec.approval = false;
     let (mut listed, mut would_act, mut skipped) = (Vec::new(), 0, 0);
     let mut at = first;
     while at <= last {
@@ -149,7 +150,9 @@ pub fn preview(
         for d in evaluate::pass(&live, kind, &mut states, &series, at, &mut guards, &mut act) {
             match d.outcome {
                 Outcome::Skipped(_) => skipped += 1,
-                Outcome::Acted | Outcome::DryRun | Outcome::Failed(_) => would_act += 1,
+                Outcome::Acted | Outcome::DryRun | Outcome::Failed(_) | Outcome::Proposed => {
+                    would_act += 1
+                }
             }
             if listed.len() < MAX_LISTED {
                 let outcome = if matches!(d.outcome, Outcome::Skipped(_)) {

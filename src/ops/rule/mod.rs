@@ -177,6 +177,7 @@ pub fn describe(rule: &RuleRow, kind: CabinetType) -> Value {
         "created_at": rule.created_at,
         "updated_at": rule.updated_at,
         "max_total_per_day": spec.max_total_per_day.map(|m| kind.render(m)),
+        "approval": spec.approval,
     });
     if !spec.cabinets.is_empty() {
         described["scope"] = json!({ "account_ids": spec.cabinets });

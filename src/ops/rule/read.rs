@@ -38,6 +38,7 @@ struct RuleIn {
     enabled: Option<Flag>,
     dry_run: Option<Flag>,
     max_total_per_day: Option<Amount>,
+    approval: Option<Flag>,
 }
 
 /// `match`: every condition (`all`) or one of them (`any`).
@@ -399,7 +400,15 @@ pub fn read(
             .unwrap_or(false),
         cabinets,
         max_total_per_day,
+        approval: approval(sent.approval, base),
     })
+}
+
+/// `approval`: as sent, else as stored, else off.
+fn approval(sent: Option<Flag>, base: Option<&RuleSpec>) -> bool {
+    sent.map(|f| f.0)
+        .or(base.map(|b| b.approval))
+        .unwrap_or(false)
 }
 
 /// A change of a stored rule, as read.

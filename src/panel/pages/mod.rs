@@ -8,6 +8,7 @@ pub mod funds;
 pub mod home;
 pub mod keys;
 pub mod new_campaign;
+pub mod proposals;
 pub mod rate_notes;
 pub mod reports;
 pub mod rules;

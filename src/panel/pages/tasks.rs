@@ -203,6 +203,7 @@ fn source_key(s: Source) -> &'static str {
         Source::Sync => "tasks-by-sync",
         Source::Operator => "tasks-by-operator",
         Source::System => "tasks-by-system",
+        Source::Telegram => "tasks-by-telegram",
     }
 }
 

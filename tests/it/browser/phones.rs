@@ -44,7 +44,7 @@ struct Fixture {
 }
 
 /// An agency owner with a cabinet, a delivering and a declined campaign with a long reason,
-/// a rule, a finished bulk task, and a key with a webhook delivery.
+/// a rule and a proposal of it, a finished bulk task, and a key with a webhook delivery.
 fn fixture(app: &TestApp) -> Fixture {
     let user = app.user("agency");
     let account = app.cabinet(user, "euro", "1000");
@@ -88,6 +88,28 @@ fn fixture(app: &TestApp) -> Fixture {
         200,
     )["data"]["id"]
         .to_string();
+    // A proposal of that rule waiting on the home page (as a rule that asks first stores it).
+    let rule_id: i64 = rule.parse().unwrap();
+    let ad_id: i64 = ad;
+    app.services
+        .db
+        .write_blocking(move |tx| {
+            let now = adcab::clock::now(tx)?;
+            adcab::store::proposals::create(
+                tx,
+                &adcab::store::proposals::NewProposal {
+                    rule_id,
+                    account_id: account,
+                    ad_id,
+                    change: &serde_json::json!({"type": "cpm", "from": "2.00", "to": "1.70"}),
+                    matched: &serde_json::json!({"cpa (24h)": "3.1234", "spent (24h)": "412.50",
+                                                 "actions (24h)": "132"}),
+                    created_at: &adcab::clock::iso(now),
+                    expires_at: &adcab::clock::iso(now + chrono::Duration::days(30)),
+                },
+            )
+        })
+        .unwrap();
     let key_id: i64 = app.scalar(
         "SELECT id FROM api_keys WHERE user_id = ?1 ORDER BY id LIMIT 1",
         &[user],

@@ -217,7 +217,9 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // 37: client reports' agency profiles and share links, 38: the scheduled reports
             // sent, 39: an owner's reporting currency (its column goes with 37's
             // agency_profiles), 40: a cabinet's report language, 41: the
-            // assistant of a history entry, 44: a rule's cabinets (columns of 13's rules); 27's column is in 15's
+            // assistant of a history entry, 43: proposals and the bot's state (the rules'
+            // approval column goes with 13's table), 44: a rule's cabinets (columns of 13's
+            // rules); 27's column is in 15's
             // alerts) undone.
             tx.execute_batch(
                 "DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
@@ -276,6 +278,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                     SELECT id, account_id, ad_id FROM conversions WHERE ad_id IS NOT NULL;
                  DROP INDEX conversions_ad;
                  ALTER TABLE conversions DROP COLUMN ad_id;
+                 DROP TABLE proposals; DROP TABLE proposal_messages;
+                 DROP TABLE bot_state; DROP TABLE bot_confirms;
                  DELETE FROM schema_migrations WHERE version > 12;",
             )?;
             Ok::<_, adcab::store::StoreError>(())

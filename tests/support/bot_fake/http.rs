@@ -22,7 +22,7 @@ const MAX_TEXT: usize = 4096;
 /// `sendDocument`'s limit on the caption.
 const MAX_CAPTION: usize = 1024;
 
-fn ok(result: Value) -> Resp {
+pub(super) fn ok(result: Value) -> Resp {
     respond(
         200,
         "application/json",
@@ -30,14 +30,18 @@ fn ok(result: Value) -> Resp {
     )
 }
 
-fn error(code: u16, description: &str) -> Resp {
+pub(super) fn error(code: u16, description: &str) -> Resp {
     let body = json!({"ok": false, "error_code": code, "description": description});
     respond(code, "application/json", body.to_string())
 }
 
 pub async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, Infallible> {
-    shared.lock().calls += 1;
     let path = req.uri().path().to_string();
+    // The update side's calls (a bot polls all the time) are not counted in `calls`.
+    let method = path.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
+    if !super::updates::METHODS.contains(&method.as_str()) {
+        shared.lock().calls += 1;
+    }
     let Some((token, method)) = path.strip_prefix("/bot").and_then(|p| p.split_once('/')) else {
         return Ok(error(404, "Not Found"));
     };
@@ -46,7 +50,8 @@ pub async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, Infa
     }
     // Method names are case-insensitive on the real API.
     let document = method.eq_ignore_ascii_case("sendDocument");
-    if !document && !method.eq_ignore_ascii_case("sendMessage") {
+    let method = method.to_ascii_lowercase();
+    if !document && method != "sendmessage" && !super::updates::METHODS.contains(&method.as_str()) {
         return Ok(error(404, "Not Found"));
     }
     // The bot's user id is the token's part before ':'.
@@ -79,6 +84,13 @@ pub async fn handle(shared: Shared, req: Request<Incoming>) -> Result<Resp, Infa
         }
     }
 
+    if method != "sendmessage" && !document {
+        let answer = super::updates::handle(&shared, &method, &params, bot_id.unwrap_or(1)).await;
+        return Ok(match answer {
+            Ok(result) => ok(result),
+            Err((code, description)) => error(code, &description),
+        });
+    }
     let fault = shared.lock().faults.pop_front();
     match fault {
         None => {}
@@ -148,6 +160,7 @@ fn send_message(
         return bad("message is too long");
     }
     let parse_mode = text_of("parse_mode").filter(|m| !m.is_empty());
+    let reply_markup = super::updates::markup(p)?;
     if let Some(mode) = &parse_mode {
         let known = ["markdown", "markdownv2", "html"];
         if !known.contains(&mode.to_ascii_lowercase().as_str()) {
@@ -183,9 +196,15 @@ fn send_message(
         "chat": {"id": chat_id, "type": chat_type(chat_id)},
         "text": text,
     });
+    let mut result = result;
+    if let Some(m) = &reply_markup {
+        result["reply_markup"] = m.clone();
+    }
     st.messages.push(SentMessage {
         chat_id,
+        message_id: c.last_message_id,
         text,
+        reply_markup,
         parse_mode,
         disable_notification,
         at: Instant::now(),

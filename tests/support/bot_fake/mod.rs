@@ -1,10 +1,18 @@
-//! A fake of the Telegram Bot API's `sendMessage` and `sendDocument` for tests; this file owns
-//! its public handle (`FakeBot`), the chats it knows, injected faults and the record of
-//! messages and documents.
-//! Included with `#[path]` by test targets; the server itself is in `http.rs`.
+//! A fake of the Telegram Bot API for tests: `sendMessage` (its `reply_markup` recorded) and
+//! `sendDocument`, and the bot's side of updates: `getUpdates` (long polling, offsets as the
+//! Bot API confirms them), `setWebhook`/`deleteWebhook` (injected updates then POSTed to the
+//! webhook with its secret token header), `answerCallbackQuery`, `editMessageText` and
+//! `editMessageReplyMarkup`. This file owns its public handle (`FakeBot`), the chats it knows,
+//! injected faults, injected updates and the record of what the bot did.
+//! Included with `#[path]` by test targets; the server itself is in `http.rs`, the update
+//! methods in `updates.rs`.
 #![allow(dead_code)]
 
 mod http;
+mod updates;
+
+#[allow(unused_imports)]
+pub use updates::{Answered, Edit, Webhook};
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -39,7 +47,11 @@ pub enum BotFault {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SentMessage {
     pub chat_id: i64,
+    /// Its id in its chat, as edits name it.
+    pub message_id: i64,
     pub text: String,
+    /// The `reply_markup` sent (an inline keyboard), as JSON.
+    pub reply_markup: Option<serde_json::Value>,
     pub parse_mode: Option<String>,
     pub disable_notification: bool,
     pub at: Instant,
@@ -69,6 +81,7 @@ pub struct State {
     messages: Vec<SentMessage>,
     documents: Vec<SentDocument>,
     calls: usize,
+    updates: updates::Updates,
 }
 
 impl FakeBot {
@@ -81,6 +94,7 @@ impl FakeBot {
             messages: Vec::new(),
             documents: Vec::new(),
             calls: 0,
+            updates: updates::Updates::default(),
         };
         let shared = Arc::new(Mutex::new(state));
         let server = crate::fake_server::FakeServer::start({
@@ -128,7 +142,9 @@ impl FakeBot {
         self.shared.lock().documents.clone()
     }
 
-    /// Every request received, accepted or not (bad token, unknown method, faults included).
+    /// Every request received, accepted or not (bad token, unknown method, faults included),
+    /// but the update side's (`getUpdates`, the webhook's, answers and edits: see `polls`,
+    /// `answered`, `edits`), which a bot makes all the time.
     pub fn calls(&self) -> usize {
         self.shared.lock().calls
     }

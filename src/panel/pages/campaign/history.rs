@@ -78,6 +78,17 @@ pub(super) fn sentence(visit: &Visit, e: &Entry, kind: CabinetType) -> String {
         "recreated_as" => visit.ta("campaign-h-recreated-as", &[("id", id(d))]),
         "rule" => rule_change(visit, &d["change"], cur),
         "auto_cpm" => bid(visit, d.get("from"), &d["to"], cur),
+        "proposal" if text("decision") == "rejected" => visit.ta(
+            "campaign-h-proposal-rejected",
+            &[("rule", text("name").into())],
+        ),
+        "proposal" => visit.ta(
+            "campaign-h-proposal-approved",
+            &[
+                ("rule", text("name").into()),
+                ("outcome", text("outcome").into()),
+            ],
+        ),
         "reconcile" => visit.ta("campaign-h-reconcile", &[("month", text("month").into())]),
         "zone_refused" => visit.ta(
             "campaign-h-zone-refused",

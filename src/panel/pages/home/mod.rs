@@ -34,7 +34,7 @@ pub async fn show<'a>(
     let with_attention = format.is_none();
     // The owner's reporting currency when every cabinet shown is one owner's.
     let default = visit.state.services.config.rates.reporting_currency.clone();
-    let (now, chosen, lines, across, found) = visit
+    let (now, chosen, lines, across, found, asks) = visit
         .state
         .services
         .db
@@ -54,7 +54,8 @@ pub async fn show<'a>(
             } else {
                 None
             };
-            Ok::<_, crate::store::StoreError>((now, chosen, lines, across, found))
+            let asks = pending(conn, &reach, now)?;
+            Ok::<_, crate::store::StoreError>((now, chosen, lines, across, found, asks))
         })
         .await?;
     if let Some(format) = format {
@@ -79,6 +80,7 @@ pub async fn show<'a>(
         @if session.person.reach.is_empty() {
             div.empty { p { (visit.t("home-no-cabinets")) } }
         } @else {
+            (super::proposals::section(visit, session, &asks))
             @if let Some(found) = &found {
                 (attention::render(visit, session, found, previous))
             }
@@ -86,4 +88,18 @@ pub async fn show<'a>(
         }
     };
     Ok(layout::page(visit, session, "/", &title, body))
+}
+
+/// The pending proposals of the cabinets the person manages.
+fn pending(
+    conn: &rusqlite::Connection,
+    reach: &[crate::store::cabinets::Reachable],
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Vec<crate::store::proposals::Named>, crate::store::StoreError> {
+    let ids: Vec<i64> = reach
+        .iter()
+        .filter(|r| r.access.can_write())
+        .map(|r| r.cabinet.id)
+        .collect();
+    crate::store::proposals::named(conn, None, &ids, &clock::iso(now))
 }
