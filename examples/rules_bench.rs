@@ -16,7 +16,8 @@ use std::time::Instant;
 use adcab::domain::access::Plan;
 use adcab::domain::campaign::Status;
 use adcab::domain::rule::{
-    Action, Against, CompareTo, Condition, Group, Metric, Node, Op, RuleSpec, Scope, Threshold,
+    Action, Against, CompareTo, Condition, Every, Group, Metric, Node, Op, RuleSpec, Scope,
+    Threshold,
 };
 use adcab::store::{rules, StoreError};
 use adcab::{clock, jobs::automation, ops, Services};
@@ -129,6 +130,7 @@ fn main() {
         max_runs_per_day: 1,
         enabled: true,
         dry_run: false,
+        every: Every::Hour,
     };
     services
         .db

@@ -3,6 +3,7 @@
 //! a campaign's figures is `reading`; the guards (cooldown, runs a day, money a day) that may
 //! hold an action back are `guards`. Pure: the caller brings the figures and the past runs.
 
+mod every;
 mod guards;
 mod reading;
 mod tree;
@@ -15,6 +16,7 @@ use serde_json::{json, Value};
 use super::campaign::Status;
 use super::money::{CabinetType, Money};
 
+pub use every::{Every, FAST_REACH_HOURS, FAST_REFUSAL};
 pub use guards::{Guards, Move, Run, Skip};
 pub use reading::{Converted, Figures, Reading};
 pub use tree::{
@@ -449,6 +451,8 @@ pub struct RuleSpec {
     pub max_runs_per_day: u32,
     pub enabled: bool,
     pub dry_run: bool,
+    /// How often it is checked: hourly, or every 5 minutes on the 5-minute figures.
+    pub every: Every,
 }
 
 /// A campaign's state at the sync, as conditions on state and actions read it.
@@ -539,6 +543,7 @@ mod tests {
             max_runs_per_day: 2,
             enabled: true,
             dry_run: false,
+            every: Every::Hour,
         }
     }
 

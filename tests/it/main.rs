@@ -11,6 +11,7 @@ mod account;
 mod alerts;
 mod auto_cpm;
 mod automation;
+mod automation_fast;
 mod automation_tree;
 mod browser;
 mod campaigns;

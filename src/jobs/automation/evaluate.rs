@@ -43,6 +43,30 @@ impl Series {
         first: DateTime<Utc>,
         last: DateTime<Utc>,
     ) -> Result<Series, StoreError> {
+        Series::read(conn, account, kind, rules, first, last, true)
+    }
+
+    /// [`Series::for_rules`] without the hours of delivery: the conversions and rates only,
+    /// for the fast checks, which read delivery from the 5-minute marks.
+    pub fn returns_for<'r>(
+        conn: &Connection,
+        account: i64,
+        kind: CabinetType,
+        rules: impl Iterator<Item = &'r RuleSpec> + Clone,
+        at: DateTime<Utc>,
+    ) -> Result<Series, StoreError> {
+        Series::read(conn, account, kind, rules, at, at, false)
+    }
+
+    fn read<'r>(
+        conn: &Connection,
+        account: i64,
+        kind: CabinetType,
+        rules: impl Iterator<Item = &'r RuleSpec> + Clone,
+        first: DateTime<Utc>,
+        last: DateTime<Utc>,
+        delivery: bool,
+    ) -> Result<Series, StoreError> {
         let conditions: Vec<&Condition> = rules.flat_map(|r| r.conditions.conditions()).collect();
         let metrics = || {
             conditions.iter().flat_map(|c| match &c.against {
@@ -87,10 +111,24 @@ impl Series {
             }
         }
         Ok(Series {
-            hours: rules::hours(conn, account, &from, &to)?,
+            hours: if delivery {
+                rules::hours(conn, account, &from, &to)?
+            } else {
+                HashMap::new()
+            },
             converted,
             rates,
         })
+    }
+
+    /// No figures at all.
+    #[cfg(test)]
+    pub(super) fn empty() -> Series {
+        Series {
+            hours: HashMap::new(),
+            converted: HashMap::new(),
+            rates: Vec::new(),
+        }
     }
 
     /// A campaign's figures over windows that end where the hour `end` begins.
@@ -101,6 +139,18 @@ impl Series {
             rates: &self.rates,
             end,
         }
+    }
+}
+
+/// Where a pass reads each campaign's figures at a time: the hour series (the hourly run,
+/// the preview) or the 5-minute marks (the fast checks).
+pub trait Source {
+    fn figures(&self, ad: i64, at: DateTime<Utc>) -> Box<dyn Figures + '_>;
+}
+
+impl Source for Series {
+    fn figures(&self, ad: i64, at: DateTime<Utc>) -> Box<dyn Figures + '_> {
+        Box::new(self.of(ad, time::hour_number(at)))
     }
 }
 
@@ -228,20 +278,19 @@ pub fn pass<E: std::fmt::Display>(
     rule: &RuleRow,
     kind: CabinetType,
     states: &mut [State],
-    series: &Series,
+    series: &dyn Source,
     at: DateTime<Utc>,
     guards: &mut Guards,
     act: &mut dyn FnMut(&State, &Planned, &Value) -> Result<(), E>,
 ) -> Vec<Decision> {
     let spec = &rule.spec;
-    let end = time::hour_number(at);
     let mut decisions = Vec::new();
     for state in states.iter_mut() {
         if !spec.scope.includes(state.ad_id, state.group_id) || guards.ran(rule.id, state.ad_id, at)
         {
             continue;
         }
-        let (hit, matched) = spec.evaluate(state, &series.of(state.ad_id, end));
+        let (hit, matched) = spec.evaluate(state, &*series.figures(state.ad_id, at));
         if !hit {
             continue;
         }

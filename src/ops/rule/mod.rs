@@ -122,5 +122,6 @@ pub fn describe(rule: &RuleRow, kind: CabinetType) -> Value {
         "dry_run": spec.dry_run,
         "created_at": rule.created_at,
         "updated_at": rule.updated_at,
+        "every": spec.every.as_str(),
     })
 }

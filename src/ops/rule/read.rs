@@ -16,7 +16,7 @@ use crate::domain::fields::wire::{
 use crate::domain::fields::{self, path, Body};
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::rule::{
-    Action, ActionKind, Group, RuleSpec, Scope, MAX_CONDITIONS, MAX_SCOPE_ADS,
+    Action, ActionKind, Every, Group, RuleSpec, Scope, FAST_REFUSAL, MAX_CONDITIONS, MAX_SCOPE_ADS,
 };
 use crate::domain::{ParseError, Why};
 use crate::store::rules::RuleRow;
@@ -37,6 +37,7 @@ struct RuleIn {
     max_runs_per_day: Option<Int<1, 24>>,
     enabled: Option<Flag>,
     dry_run: Option<Flag>,
+    every: Option<Word<Every>>,
 }
 
 /// `match`: every condition (`all`) or one of them (`any`).
@@ -78,6 +79,34 @@ impl Choice for ActionKind {
     fn refusal() -> String {
         let names: Vec<&str> = ActionKind::ALL.iter().map(|k| k.name()).collect();
         format!("must be {}.", crate::domain::either(&names))
+    }
+}
+
+impl Choice for Every {
+    fn parse(word: &str) -> Option<Every> {
+        Every::parse(word)
+    }
+
+    fn refusal() -> String {
+        "is 1h or 5m.".into()
+    }
+}
+
+/// The rule's `every` (sent, else the stored one, else hourly), refused when a check every 5
+/// minutes would read further back than the 5-minute figures are kept.
+fn every(
+    sent: Option<Word<Every>>,
+    base: Option<&RuleSpec>,
+    conditions: &Group,
+) -> Result<Every, ParseError> {
+    let every = sent
+        .map(|Word(e)| e)
+        .or(base.map(|b| b.every))
+        .unwrap_or_default();
+    if every.allows(conditions) {
+        Ok(every)
+    } else {
+        Err(ParseError::new("every", FAST_REFUSAL))
     }
 }
 
@@ -296,6 +325,7 @@ pub fn read(
             .ok_or_else(|| missing("action"))?,
     };
     undeclared.refuse()?;
+    let every = every(sent.every, base, &conditions)?;
     let int = |sent: Option<i64>, old: Option<u32>, default: u32| {
         sent.map(|v| v as u32).or(old).unwrap_or(default)
     };
@@ -325,6 +355,7 @@ pub fn read(
             .map(|f| f.0)
             .or(base.map(|b| b.dry_run))
             .unwrap_or(false),
+        every,
     })
 }
 
