@@ -267,13 +267,14 @@ impl Decision {
     }
 }
 
-/// Runs `rule` at `at` (the end of a synced hour, on the hour) over `states`: each live
-/// campaign in scope whose conditions hold and whose action would change something is checked
-/// against the guards, then acted on through `act` (given the readings that matched), unless
-/// the rule is a dry run. An action done changes the campaign's state in `states`, so later
-/// rules of the same pass see it. A campaign the rule already ran on at `at` (before a crash
-/// cut that run short) is left out: each hour's evaluation is made once. An act that fails is
-/// logged with its error's sentence.
+/// Runs `rule` at `at` (the end of a synced hour, or a 5-minute mark for the fast checks) over
+/// `states`, reading each campaign's figures from `series`: each live campaign in scope whose
+/// conditions hold and whose action would change something is checked against the guards,
+/// then acted on through `act` (given the readings that matched), unless the rule is a dry
+/// run. An action done changes the campaign's state in `states`, so later rules of the same
+/// pass see it. A campaign the rule already ran on at `at` (before a crash cut that run short)
+/// is left out: each hour's (or mark's) evaluation is made once. An act that fails is logged
+/// with its error's sentence.
 pub fn pass<E: std::fmt::Display>(
     rule: &RuleRow,
     kind: CabinetType,

@@ -122,6 +122,11 @@ pub fn new_form(
                 (text("text", "rules-form-text", "rules-form-text-help"))
                 (error_at(refused, "action"))
             }
+            label { (t("rules-form-every")) select name="every" {
+                option value="1h" selected[sent("every", "1h") == "1h"] { (t("rules-form-every-hour")) }
+                option value="5m" selected[sent("every", "1h") == "5m"] { (t("rules-form-every-5m")) }
+            } small { (t("rules-form-every-help")) } }
+            (error_at(refused, "every"))
             div.filters {
                 label { (t("rules-form-cooldown")) input type="text" inputmode="numeric" name="cooldown_hours" value=(sent("cooldown_hours", "24"));
                     small { (t("rules-form-cooldown-help")) } }
@@ -206,6 +211,7 @@ fn body_of(form: &Form) -> (Map<String, Value>, Vec<usize>) {
         ("cooldown_hours", number(text("cooldown_hours"))),
         ("max_runs_per_day", number(text("max_runs_per_day"))),
         ("dry_run", (text("dry_run") == "1").into()),
+        ("every", text("every").into()),
     ]);
     (body, rows)
 }
@@ -221,7 +227,7 @@ fn slot(param: &str, rows: &[usize]) -> String {
     }
     match param.split(['.', '[']).next().unwrap_or("") {
         head @ ("account_id" | "name" | "scope" | "match" | "conditions" | "action"
-        | "cooldown_hours" | "max_runs_per_day" | "dry_run") => head.into(),
+        | "cooldown_hours" | "max_runs_per_day" | "dry_run" | "every") => head.into(),
         _ => "form".into(),
     }
 }
