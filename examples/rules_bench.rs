@@ -16,7 +16,8 @@ use std::time::Instant;
 use adcab::domain::access::Plan;
 use adcab::domain::campaign::Status;
 use adcab::domain::rule::{
-    Action, Against, CompareTo, Condition, Group, Metric, Node, Op, RuleSpec, Scope, Threshold,
+    Action, Against, CompareTo, Condition, Every, Group, Metric, Node, Op, RuleSpec, Scope,
+    Threshold,
 };
 use adcab::store::{rules, StoreError};
 use adcab::{clock, jobs::automation, ops, Services};
@@ -132,6 +133,7 @@ fn main() {
         cabinets: Vec::new(),
         max_total_per_day: None,
         approval: false,
+        every: Every::Hour,
     };
     services
         .db

@@ -77,6 +77,7 @@ const SERVICE: Ledger = Ledger {
         (39, include_str!("../../sql/0039_reporting_currency.sql")),
         (40, include_str!("../../sql/0040_report_language.sql")),
         (41, include_str!("../../sql/0041_history_client.sql")),
+        (42, include_str!("../../sql/0042_fast_checks.sql")),
         (43, include_str!("../../sql/0043_approvals.sql")),
         (44, include_str!("../../sql/0044_rules_across_cabinets.sql")),
     ],

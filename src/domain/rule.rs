@@ -5,6 +5,7 @@
 //! the caller brings the figures and the past runs.
 
 mod action;
+mod every;
 mod guards;
 mod reading;
 pub mod templates;
@@ -19,6 +20,7 @@ use super::campaign::Status;
 use super::money::Money;
 
 pub use action::{Action, ActionKind, Planned};
+pub use every::{Every, FAST_REACH_HOURS, FAST_REFUSAL};
 pub use guards::{Guards, Move, Run, Skip};
 pub use reading::{Converted, Figures, Reading};
 pub use tree::{
@@ -280,6 +282,8 @@ pub struct RuleSpec {
     pub max_total_per_day: Option<Money>,
     /// Ask first: a change that passes the guards is proposed to a person instead of made.
     pub approval: bool,
+    /// How often it is checked: hourly, or every 5 minutes on the 5-minute figures.
+    pub every: Every,
 }
 
 /// A campaign's state at the sync, as conditions on state and actions read it.
@@ -381,6 +385,7 @@ mod tests {
             cabinets: Vec::new(),
             max_total_per_day: None,
             approval: false,
+            every: Every::Hour,
         }
     }
 

@@ -1,5 +1,6 @@
 //! Owns the service's clockwork over the service clock: every closed hour is synced (all
-//! cabinets, hour by hour, in order), the automation rules run on it and schedules given by
+//! cabinets, hour by hour, in order), the automation rules run on it (rules checked every 5
+//! minutes at each 5-minute mark passed, after the hour's sync) and schedules given by
 //! zone name move with their zone's clocks; its digests are
 //! queued at five past the next hour, and status changes recorded anywhere (API, panel, tasks,
 //! sync, automation) become `status_change` webhooks within a tick; a client cabinet's transfer
@@ -35,6 +36,8 @@ pub enum Step {
     Digested(DateTime<Utc>),
     /// Status changes were queued as webhooks.
     Notified,
+    /// The rules checked every 5 minutes ran at this mark (Unix seconds).
+    Fast(i64),
     /// Client cabinets' transfers left in progress were checked (`ops::funds`).
     Transfers,
     /// Nothing was due.
@@ -104,6 +107,7 @@ pub fn idle(conn: &rusqlite::Connection) -> Result<bool, StoreError> {
     let at = Position::read(conn)?;
     Ok(!at.sync_due()
         && !at.digest_due()
+        && automation::fast::due(conn, at.now)?.is_none()
         && !status_events::any_unsent(conn)?
         && !crate::ops::funds::pending_due(conn)?
         && outbox::is_empty(conn)?)
@@ -128,7 +132,8 @@ pub async fn init(s: &Services) -> Result<(), StoreError> {
 
 /// Does the one thing due first by the service clock: the digests of the hour after which
 /// everything was synced (due at five past the next hour), else the sync of the next closed
-/// hour, else the status changes waiting. Blocking.
+/// hour, else the fast checks of the last 5-minute mark passed, else the status changes
+/// waiting. Blocking.
 pub fn step(s: &Services) -> Result<Step, StoreError> {
     let at = s.db.read_blocking(Position::read)?;
     if at.digest_due() {
@@ -152,6 +157,11 @@ pub fn step(s: &Services) -> Result<Step, StoreError> {
             scheduler::set(tx, &clock::iso(hour + HOUR), &clock::iso(at.next_digest))
         })?;
         return Ok(Step::Synced(hour));
+    }
+    if let Some(mark) = s.db.read_blocking(|c| automation::fast::due(c, at.now))? {
+        automation::fast::run_mark(s, mark)?;
+        s.db.write_blocking(|tx| events::queue_status_changes(tx))?;
+        return Ok(Step::Fast(mark));
     }
     if s.db.read_blocking(crate::ops::funds::pending_due)? {
         crate::ops::funds::settle_pending(s)?;

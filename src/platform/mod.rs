@@ -269,6 +269,12 @@ pub trait Platform: Send + Sync {
     ) -> Result<Vec<Vec<AdCounters>>, PlatformError> {
         ends.iter().map(|at| self.report(account, *at)).collect()
     }
+    /// What one 5-minute check of an account with `ads` ads (`active` of them switched on)
+    /// costs: the calls it makes and the calls per second its token may make. `None` where a
+    /// check makes no calls (the simulator works in the database).
+    fn fast_check_cost(&self, _ads: usize, _active: usize) -> Option<(u64, u32)> {
+        None
+    }
     /// Each ad's delivery in `month` (UTC) as the platform's account report gives it (ads
     /// deleted since included). A platform that keeps no such report (the simulator, whose
     /// figures are adcab's own) has none.

@@ -18,6 +18,7 @@ pub mod history;
 pub mod idempotency;
 pub mod invites;
 pub mod keys;
+pub mod marks;
 pub mod media;
 pub mod moves;
 pub mod outbox;

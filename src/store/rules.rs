@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{optional, StoreError};
 use crate::domain::money::Money;
-use crate::domain::rule::{Action, Condition, Group, Move, RuleSpec, Run, Scope};
+use crate::domain::rule::{Action, Condition, Every, Group, Move, RuleSpec, Run, Scope};
 use crate::domain::stats::Totals;
 use crate::domain::time;
 
@@ -26,7 +26,7 @@ pub struct RuleRow {
 
 const COLUMNS: &str = "id, account_id, name, scope, match_all, conditions, action,
     cooldown_hours, max_runs_per_day, enabled, dry_run, created_at, updated_at,
-    account_ids, max_total_micros, approval";
+    account_ids, max_total_micros, approval, every";
 
 fn decode<T: serde::de::DeserializeOwned>(r: &Row, i: usize, what: &str) -> rusqlite::Result<T> {
     let text: String = r.get(i)?;
@@ -73,10 +73,17 @@ fn row(r: &Row) -> rusqlite::Result<RuleRow> {
             cabinets: across(r)?,
             max_total_per_day: r.get::<_, Option<i64>>(14)?.map(Money::from_micros),
             approval: r.get("approval")?,
+            every: every(r, 16)?,
         },
         created_at: r.get(11)?,
         updated_at: r.get(12)?,
     })
+}
+
+/// A rule's `every`, as stored (`1h` or `5m`).
+fn every(r: &Row, i: usize) -> rusqlite::Result<Every> {
+    let text: String = r.get(i)?;
+    Every::parse(&text).ok_or_else(|| super::unreadable("rules.every", &text))
 }
 
 /// Rows of a query; one whose stored JSON this adcab cannot read is left out with a warning,
@@ -110,13 +117,14 @@ pub fn save(
 ) -> Result<i64, StoreError> {
     conn.execute(
         "INSERT INTO rules (id, account_id, name, scope, match_all, conditions, action,
-            cooldown_hours, max_runs_per_day, enabled, dry_run, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)
+            cooldown_hours, max_runs_per_day, enabled, dry_run, created_at, updated_at, every)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)
          ON CONFLICT (id) DO UPDATE SET name = excluded.name, scope = excluded.scope,
             match_all = excluded.match_all, conditions = excluded.conditions,
             action = excluded.action, cooldown_hours = excluded.cooldown_hours,
             max_runs_per_day = excluded.max_runs_per_day, enabled = excluded.enabled,
-            dry_run = excluded.dry_run, updated_at = excluded.updated_at",
+            dry_run = excluded.dry_run, updated_at = excluded.updated_at,
+            every = excluded.every",
         params![
             id,
             account,
@@ -129,7 +137,8 @@ pub fn save(
             spec.max_runs_per_day,
             spec.enabled,
             spec.dry_run,
-            now
+            now,
+            spec.every.as_str()
         ],
     )?;
     let id = id.unwrap_or_else(|| conn.last_insert_rowid());
@@ -518,4 +527,14 @@ pub fn converted_hours(
         }
     }
     Ok(out)
+}
+
+/// The cabinets that have an enabled rule checked `every` so often.
+pub fn cabinets_checked(conn: &Connection, every: Every) -> Result<Vec<i64>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT account_id FROM rules WHERE enabled = 1 AND every = ?1
+         ORDER BY account_id",
+    )?;
+    let ids = stmt.query_map([every.as_str()], |r| r.get(0))?;
+    Ok(ids.collect::<rusqlite::Result<_>>()?)
 }

@@ -13,6 +13,7 @@ mod approvals;
 mod auto_cpm;
 mod automation;
 mod automation_across;
+mod automation_fast;
 mod automation_tree;
 mod browser;
 mod campaigns;

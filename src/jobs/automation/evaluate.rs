@@ -45,6 +45,30 @@ impl Series {
         first: DateTime<Utc>,
         last: DateTime<Utc>,
     ) -> Result<Series, StoreError> {
+        Series::read(conn, account, kind, rules, first, last, true)
+    }
+
+    /// [`Series::for_rules`] without the hours of delivery: the conversions and rates only,
+    /// for the fast checks, which read delivery from the 5-minute marks.
+    pub fn returns_for<'r>(
+        conn: &Connection,
+        account: i64,
+        kind: CabinetType,
+        rules: impl Iterator<Item = &'r RuleSpec> + Clone,
+        at: DateTime<Utc>,
+    ) -> Result<Series, StoreError> {
+        Series::read(conn, account, kind, rules, at, at, false)
+    }
+
+    fn read<'r>(
+        conn: &Connection,
+        account: i64,
+        kind: CabinetType,
+        rules: impl Iterator<Item = &'r RuleSpec> + Clone,
+        first: DateTime<Utc>,
+        last: DateTime<Utc>,
+        delivery: bool,
+    ) -> Result<Series, StoreError> {
         let conditions: Vec<&Condition> = rules.flat_map(|r| r.conditions.conditions()).collect();
         let metrics = || {
             conditions.iter().flat_map(|c| match &c.against {
@@ -94,11 +118,25 @@ impl Series {
             None
         };
         Ok(Series {
-            hours: rules::hours(conn, account, &from, &to)?,
+            hours: if delivery {
+                rules::hours(conn, account, &from, &to)?
+            } else {
+                HashMap::new()
+            },
             converted,
             rates,
             zone,
         })
+    }
+
+    /// No figures at all.
+    #[cfg(test)]
+    pub(super) fn empty() -> Series {
+        Series {
+            hours: HashMap::new(),
+            converted: HashMap::new(),
+            rates: Vec::new(),
+        }
     }
 
     /// A campaign's figures over windows that end where the hour `end` begins.
@@ -110,6 +148,18 @@ impl Series {
             zone: self.zone,
             end,
         }
+    }
+}
+
+/// Where a pass reads each campaign's figures at a time: the hour series (the hourly run,
+/// the preview) or the 5-minute marks (the fast checks).
+pub trait Source {
+    fn figures(&self, ad: i64, at: DateTime<Utc>) -> Box<dyn Figures + '_>;
+}
+
+impl Source for Series {
+    fn figures(&self, ad: i64, at: DateTime<Utc>) -> Box<dyn Figures + '_> {
+        Box::new(self.of(ad, time::hour_number(at)))
     }
 }
 
@@ -239,31 +289,31 @@ impl Decision {
     }
 }
 
-/// Runs `rule` at `at` (the end of a synced hour, on the hour) over `states`: each live
-/// campaign in scope whose conditions hold and whose action would change something is checked
-/// against the guards, then acted on through `act` (given the readings that matched), unless
-/// the rule is a dry run, or proposed when it asks first. An action done changes the campaign's state in `states`, so later
-/// rules of the same pass see it. A campaign the rule already ran on at `at` (before a crash
-/// cut that run short) is left out: each hour's evaluation is made once. An act that fails is
-/// logged with its error's sentence.
+/// Runs `rule` at `at` (the end of a synced hour, or a 5-minute mark for the fast checks) over
+/// `states`, reading each campaign's figures from `series`: each live campaign in scope whose
+/// conditions hold and whose action would change something is checked against the guards,
+/// then acted on through `act` (given the readings that matched), unless the rule is a dry
+/// run, or proposed when it asks first. An action done changes the campaign's state in `states`, so later rules of the same
+/// pass see it. A campaign the rule already ran on at `at` (before a crash cut that run short)
+/// is left out: each hour's (or mark's) evaluation is made once. An act that fails is logged
+/// with its error's sentence.
 pub fn pass<E: std::fmt::Display>(
     rule: &RuleRow,
     kind: CabinetType,
     states: &mut [State],
-    series: &Series,
+    series: &dyn Source,
     at: DateTime<Utc>,
     guards: &mut Guards,
     act: &mut dyn FnMut(&State, &Planned, &Value) -> Result<(), E>,
 ) -> Vec<Decision> {
     let spec = &rule.spec;
-    let end = time::hour_number(at);
     let mut decisions = Vec::new();
     for state in states.iter_mut() {
         if !spec.scope.includes(state.ad_id, state.group_id) || guards.ran(rule.id, state.ad_id, at)
         {
             continue;
         }
-        let (hit, matched) = spec.evaluate(state, &series.of(state.ad_id, end));
+        let (hit, matched) = spec.evaluate(state, &*series.figures(state.ad_id, at));
         if !hit {
             continue;
         }

@@ -8,14 +8,16 @@
 pub mod alerts;
 pub mod auto_cpm;
 pub mod evaluate;
+pub mod fast;
 mod fired;
+pub mod marks;
 pub mod preview;
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
 use crate::clock;
-use crate::domain::rule::{Action, Guards, Planned, State, MAX_WINDOW_HOURS};
+use crate::domain::rule::{Action, Every, Guards, Planned, State, MAX_WINDOW_HOURS};
 use crate::ops::proposals;
 use crate::ops::rule::act;
 use crate::ops::Actor;
@@ -26,7 +28,7 @@ use crate::store::rules::{self, LogEntry, RuleRow};
 use crate::store::{cabinets, campaigns, StoreError};
 use crate::webhooks::events::Receivers;
 
-use evaluate::{Decision, Outcome, Series};
+use evaluate::{Decision, Outcome, Series, Source};
 
 /// What a rule's log and preview say of a bid change where the platform reviews bid edits.
 pub const SENT_TO_REVIEW: &str =
@@ -73,10 +75,22 @@ pub fn run_hour(s: &Services, hour: DateTime<Utc>) {
     guarded("the note of alerts held back", &|| alerts::note_held(s, at));
 }
 
-/// Runs one cabinet's enabled rules at `at`, the end of the synced hour: first the moves of
-/// money a crash or a timeout left unsettled are asked of the platform again, then each rule's
-/// pass. A rule's notices come as one alert per run.
+/// Runs one cabinet's enabled hourly rules at `at`, the end of the synced hour: first the
+/// moves of money a crash or a timeout left unsettled are asked of the platform again, then
+/// each rule's pass. A rule's notices come as one alert per run. Rules checked every 5 minutes
+/// are left to the fast checks (`fast`), which run them at this mark too.
 pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), StoreError> {
+    run_rules(s, account, at, Every::Hour)
+}
+
+/// [`run_cabinet`] for the enabled rules checked `every` so often: an hourly run reads the
+/// hour series, a fast one (at a 5-minute mark `at`) the marks ([`marks::Marks`]).
+pub fn run_rules(
+    s: &Services,
+    account: i64,
+    at: DateTime<Utc>,
+    every: Every,
+) -> Result<(), StoreError> {
     let Some(cabinet) = s.db.read_blocking(|c| cabinets::get(c, account))? else {
         return Ok(());
     };
@@ -89,14 +103,18 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
     let loaded = s.db.read_blocking(|c| {
         let list: Vec<RuleRow> = rules::list(c, &[account])?
             .into_iter()
-            .filter(|r| r.spec.enabled)
+            .filter(|r| r.spec.enabled && r.spec.every == every)
             .collect();
         let since = clock::iso(at - GUARD_SPAN);
         let (runs, mut money) = rules::runs_since(c, account, &since)?;
         money.extend(moves::since(c, account, &since)?);
         let guards = Guards::new(runs, money, rules::cabinet_cap(c, account)?)
             .with_elsewhere(rules::moved_elsewhere(c, account, &since)?);
-        let series = Series::for_rules(c, account, kind, list.iter().map(|r| &r.spec), at, at)?;
+        let specs = list.iter().map(|r| &r.spec);
+        let series: Box<dyn Source> = match every {
+            Every::Hour => Box::new(Series::for_rules(c, account, kind, specs, at, at)?),
+            Every::FiveMinutes => Box::new(marks::Marks::load(c, account, kind, specs, at)?),
+        };
         Ok::<_, StoreError>((list, guards, series, Receivers::load(c)?))
     })?;
     let (list, mut guards, series, receivers) = loaded;
@@ -110,7 +128,8 @@ pub fn run_cabinet(s: &Services, account: i64, at: DateTime<Utc>) -> Result<(), 
         let mut act = |state: &State, planned: &Planned, matched: &Value| {
             act::perform(s, &actor, rule, state, planned, matched, at)
         };
-        let decisions = evaluate::pass(rule, kind, &mut states, &series, at, &mut guards, &mut act);
+        let decisions =
+            evaluate::pass(rule, kind, &mut states, &*series, at, &mut guards, &mut act);
         if decisions.is_empty() {
             continue;
         }

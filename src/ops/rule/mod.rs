@@ -178,6 +178,7 @@ pub fn describe(rule: &RuleRow, kind: CabinetType) -> Value {
         "updated_at": rule.updated_at,
         "max_total_per_day": spec.max_total_per_day.map(|m| kind.render(m)),
         "approval": spec.approval,
+        "every": spec.every.as_str(),
     });
     if !spec.cabinets.is_empty() {
         described["scope"] = json!({ "account_ids": spec.cabinets });

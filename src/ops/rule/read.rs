@@ -16,7 +16,8 @@ use crate::domain::fields::wire::{
 use crate::domain::fields::{self, path, Body};
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::rule::{
-    Action, ActionKind, Group, RuleSpec, Scope, MAX_CONDITIONS, MAX_SCOPE_ADS, MAX_SCOPE_CABINETS,
+    Action, ActionKind, Every, Group, RuleSpec, Scope, FAST_REFUSAL, MAX_CONDITIONS, MAX_SCOPE_ADS,
+    MAX_SCOPE_CABINETS,
 };
 use crate::domain::{ParseError, Why};
 use crate::store::rules::RuleRow;
@@ -39,6 +40,7 @@ struct RuleIn {
     dry_run: Option<Flag>,
     max_total_per_day: Option<Amount>,
     approval: Option<Flag>,
+    every: Option<Word<Every>>,
 }
 
 /// `match`: every condition (`all`) or one of them (`any`).
@@ -81,6 +83,34 @@ impl Choice for ActionKind {
     fn refusal() -> String {
         let names: Vec<&str> = ActionKind::ALL.iter().map(|k| k.name()).collect();
         format!("must be {}.", crate::domain::either(&names))
+    }
+}
+
+impl Choice for Every {
+    fn parse(word: &str) -> Option<Every> {
+        Every::parse(word)
+    }
+
+    fn refusal() -> String {
+        "is 1h or 5m.".into()
+    }
+}
+
+/// The rule's `every` (sent, else the stored one, else hourly), refused when a check every 5
+/// minutes would read further back than the 5-minute figures are kept.
+fn every(
+    sent: Option<Word<Every>>,
+    base: Option<&RuleSpec>,
+    conditions: &Group,
+) -> Result<Every, ParseError> {
+    let every = sent
+        .map(|Word(e)| e)
+        .or(base.map(|b| b.every))
+        .unwrap_or_default();
+    if every.allows(conditions) {
+        Ok(every)
+    } else {
+        Err(ParseError::new("every", FAST_REFUSAL))
     }
 }
 
@@ -369,6 +399,7 @@ pub fn read(
     undeclared.refuse()?;
     let max_total_per_day =
         super::across::max_total(sent.max_total_per_day, &cabinets, kind, base)?;
+    let every = every(sent.every, base, &conditions)?;
     let int = |sent: Option<i64>, old: Option<u32>, default: u32| {
         sent.map(|v| v as u32).or(old).unwrap_or(default)
     };
@@ -401,6 +432,7 @@ pub fn read(
         cabinets,
         max_total_per_day,
         approval: approval(sent.approval, base),
+        every,
     })
 }
 

@@ -99,6 +99,8 @@ pub struct Telegram {
     wire: Wire,
     key_file: PathBuf,
     secrets: OnceLock<Secrets>,
+    /// Each token's pace (`[telegram] calls_per_second`).
+    calls_per_second: u32,
 }
 
 impl Telegram {
@@ -112,6 +114,7 @@ impl Telegram {
             ),
             key_file,
             secrets: OnceLock::new(),
+            calls_per_second: config.calls_per_second,
         }
     }
 
@@ -244,6 +247,14 @@ impl Platform for Telegram {
 
     fn parallel_reads(&self) -> usize {
         PARALLEL_SYNCS
+    }
+
+    /// `getAdsList` in pages of [`PAGE`], and one `getAdStats` read of each ad whose counters
+    /// may have moved (the ads switched on).
+    fn fast_check_cost(&self, ads: usize, active: usize) -> Option<(u64, u32)> {
+        let pages = ads.div_ceil(PAGE).max(1);
+        let calls = u64::try_from(pages.saturating_add(active)).unwrap_or(u64::MAX);
+        Some((calls, self.calls_per_second))
     }
 
     fn reach(&self) -> Reach {

@@ -217,7 +217,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // 37: client reports' agency profiles and share links, 38: the scheduled reports
             // sent, 39: an owner's reporting currency (its column goes with 37's
             // agency_profiles), 40: a cabinet's report language, 41: the
-            // assistant of a history entry, 43: proposals and the bot's state (the rules'
+            // assistant of a history entry, 42: the fast checks' marks and position (its
+            // rules column goes with 13's table), 43: proposals and the bot's state (the rules'
             // approval column goes with 13's table), 44: a rule's cabinets (columns of 13's
             // rules); 27's column is in 15's
             // alerts) undone.
@@ -274,6 +275,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  ALTER TABLE campaigns DROP COLUMN schedule_zone;
                  ALTER TABLE campaigns DROP COLUMN schedule_zone_refused;
                  DROP TABLE report_sends;
+                 DROP TABLE fast_marks;
+                 ALTER TABLE scheduler_state DROP COLUMN fast_mark;
                  INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id)
                     SELECT id, account_id, ad_id FROM conversions WHERE ad_id IS NOT NULL;
                  DROP INDEX conversions_ad;

@@ -834,3 +834,31 @@ fn a_refusal_in_a_nested_group_lands_on_its_row_of_the_edit_form_and_nothing_cha
         "nothing stored yet"
     );
 }
+
+#[test]
+fn a_rule_checked_every_5_minutes_is_made_in_the_form_and_a_48_hour_window_refused_beside_it() {
+    let app = spawn_app();
+    let (user, cabinet, key) = app.manager();
+    let web = logged_in(&app, user);
+    let page = web.get("/rules");
+    assert!(
+        page.body
+            .contains(r#"<option value="5m">every 5 minutes</option>"#),
+        "{}",
+        page.body
+    );
+    let (csrf, account) = (page.csrf(), cabinet.to_string());
+    let long = web.post(
+        "/rules",
+        &form(&csrf, &account, &[("every", "5m"), ("window0", "48")]),
+    );
+    assert_eq!(long.status, 422);
+    assert!(long.body.contains(r#"data-param="every""#), "{}", long.body);
+    assert!(rules_of(&app, &key).is_empty(), "nothing stored");
+    let sent = web.post("/rules", &form(&csrf, &account, &[("every", "5m")]));
+    assert_eq!(sent.status, 303, "{}", sent.body);
+    assert_eq!(rules_of(&app, &key)[0]["every"], "5m");
+    assert!(web.get("/rules").body.contains("every 5 min"));
+    let ru = web.get_with("/rules", &[("accept-language", "ru")]).body;
+    assert!(ru.contains("каждые 5 мин"), "{ru}");
+}

@@ -152,6 +152,11 @@ pub fn rule_form(
                 (text("budget", "rules-form-budget", "rules-form-budget-help"))
                 (error_at(refused, "action"))
             }
+            label { (t("rules-form-every")) select name="every" {
+                option value="1h" selected[sent("every", "1h") == "1h"] { (t("rules-form-every-hour")) }
+                option value="5m" selected[sent("every", "1h") == "5m"] { (t("rules-form-every-5m")) }
+            } small { (t("rules-form-every-help")) } }
+            (error_at(refused, "every"))
             div.filters {
                 label { (t("rules-form-cooldown")) input type="text" inputmode="numeric" name="cooldown_hours" value=(sent("cooldown_hours", "24"));
                     small { (t("rules-form-cooldown-help")) } }
@@ -215,6 +220,7 @@ pub fn body_of(form: &Form, rows: &Rows) -> (Map<String, Value>, Vec<(String, us
         ("max_runs_per_day", number(text("max_runs_per_day"))),
         ("dry_run", (text("dry_run") == "1").into()),
         ("max_total_per_day", text("max_total_per_day").into()),
+        ("every", text("every").into()),
     ]);
     body.extend(conditions);
     (body, paths)
@@ -236,7 +242,8 @@ pub fn slot(param: &str, paths: &[(String, usize)]) -> String {
     }
     match param.split(['.', '[']).next().unwrap_or("") {
         head @ ("account_id" | "name" | "scope" | "match" | "conditions" | "action"
-        | "cooldown_hours" | "max_runs_per_day" | "dry_run" | "max_total_per_day") => head.into(),
+        | "cooldown_hours" | "max_runs_per_day" | "dry_run" | "max_total_per_day"
+        | "every") => head.into(),
         _ => "form".into(),
     }
 }

@@ -144,7 +144,7 @@ async fn render_rows(
 }
 
 /// The columns of the rules' download: the API's rule object, field by field.
-const COLUMNS: [&str; 13] = [
+const COLUMNS: [&str; 14] = [
     "id",
     "account_id",
     "name",
@@ -158,6 +158,7 @@ const COLUMNS: [&str; 13] = [
     "max_runs_per_day",
     "created_at",
     "updated_at",
+    "every",
 ];
 
 /// The rules as a download: each as the API's `GET /v1/rules` writes it.

@@ -346,6 +346,7 @@ pub fn state_badges(lang: Lang, spec: &RuleSpec) -> Markup {
         @if spec.enabled { span.badge.active { (lang.t("rules-enabled")) } }
         @else { span.badge { (lang.t("rules-disabled")) } }
         @if spec.dry_run { " " span.badge.review { (lang.t("rules-dry-run")) } }
+        @if spec.every == crate::domain::rule::Every::FiveMinutes { " " span.badge { (lang.t("rules-every-5m")) } }
     }
 }
 
