@@ -84,6 +84,9 @@ fn stop_loss(scope: Scope, spent: i64, none: Metric) -> RuleSpec {
         max_runs_per_day: 1,
         enabled: true,
         dry_run: false,
+        cabinets: Vec::new(),
+        max_total_per_day: None,
+        approval: false,
         every: Every::FiveMinutes,
     }
 }

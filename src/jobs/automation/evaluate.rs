@@ -136,6 +136,7 @@ impl Series {
             hours: HashMap::new(),
             converted: HashMap::new(),
             rates: Vec::new(),
+            zone: None,
         }
     }
 
@@ -172,6 +173,14 @@ pub struct Window<'a> {
 }
 
 impl Window<'_> {
+    /// The hour of the day at `at` in the cabinet owner's zone (UTC without one).
+    pub fn hour_at(&self, at: DateTime<Utc>) -> u32 {
+        match self.zone {
+            Some(zone) => at.with_timezone(&zone).hour(),
+            None => at.hour(),
+        }
+    }
+
     fn within(&self, hour: Hour, window_hours: u32, offset_hours: u32) -> bool {
         let end = self.end - i64::from(offset_hours);
         hour < end && hour >= end - i64::from(window_hours)
@@ -195,10 +204,7 @@ impl Figures for Window<'_> {
 
     fn hour_of_day(&self) -> Option<u32> {
         let at = DateTime::<Utc>::from_timestamp(self.end.checked_mul(3600)?, 0)?;
-        Some(match self.zone {
-            Some(zone) => at.with_timezone(&zone).hour(),
-            None => at.hour(),
-        })
+        Some(self.hour_at(at))
     }
 
     fn converted(&self, window_hours: u32, offset_hours: u32) -> Converted {

@@ -116,6 +116,12 @@ impl Figures for AtMark<'_> {
     fn rate(&self, currency: &str) -> Option<Decimal> {
         self.returns.rate(currency)
     }
+
+    /// The mark's own hour of the day (not the hour in progress the postbacks are read to).
+    fn hour_of_day(&self) -> Option<u32> {
+        let at = DateTime::<Utc>::from_timestamp(self.at, 0)?;
+        Some(self.returns.hour_at(at))
+    }
 }
 
 #[cfg(test)]
