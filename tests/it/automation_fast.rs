@@ -87,6 +87,7 @@ fn a_stop_loss_checked_every_5_minutes_pauses_a_runaway_campaign_on_the_simulato
         }
     }
     let (crossed, paused) = (crossed.expect("crossed"), paused.expect("paused"));
+    println!("stop-loss on the simulator: crossed at minute {crossed}, paused at minute {paused}: {} minutes", paused - crossed);
     assert!(
         paused - crossed <= 10,
         "crossed at minute {crossed}, paused at minute {paused}"
@@ -131,6 +132,10 @@ fn a_stop_loss_checked_every_5_minutes_pauses_a_runaway_campaign_on_telegram_wit
         }
     }
     let (crossed, paused) = (crossed.expect("crossed"), paused.expect("paused"));
+    println!(
+        "stop-loss on Telegram: crossed at minute {crossed}, paused at minute {paused}: {} minutes",
+        paused - crossed
+    );
     assert!(
         paused - crossed <= 10,
         "crossed at minute {crossed}, paused at minute {paused}"
