@@ -9,7 +9,7 @@ use chrono::{Duration, Timelike};
 use serde_json::Value;
 
 use super::api;
-use super::updates::Sender;
+use super::sender::Sender;
 use crate::clock;
 use crate::domain::campaign::Source;
 use crate::i18n::Lang;

@@ -7,6 +7,7 @@
 pub mod api;
 mod commands;
 mod outbox;
+mod sender;
 mod updates;
 pub mod webhook;
 

@@ -5,18 +5,12 @@
 
 use serde_json::Value;
 
+use super::sender::Sender;
 use super::{api, commands, outbox};
 use crate::i18n::Lang;
 use crate::ops::proposals::{self, Choice, ProposalError, Via};
 use crate::services::Services;
 use crate::store::{bot, StoreError};
-
-/// Who sent an update: the person, in their language.
-#[derive(Debug, Clone, Copy)]
-pub struct Sender {
-    pub user: i64,
-    pub lang: Lang,
-}
 
 /// Handles one update; an update of another kind is ignored.
 pub fn handle(s: &Services, update: &Value) -> Result<(), StoreError> {
