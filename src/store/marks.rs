@@ -8,7 +8,6 @@ use rusqlite::{params, Connection};
 
 use super::StoreError;
 use crate::domain::ad::AdCounters;
-use crate::domain::money::Money;
 use crate::domain::stats::Totals;
 
 /// The newest mark stored for the cabinet.
@@ -63,13 +62,7 @@ pub fn at(
         Ok((
             r.get::<_, i64>(0)?,
             r.get::<_, i64>(1)?,
-            Totals {
-                views: r.get(2)?,
-                opens: r.get(3)?,
-                clicks: r.get(4)?,
-                actions: r.get(5)?,
-                spent: Money::from_micros(r.get(6)?),
-            },
+            super::stats::totals_at(r, 2)?,
         ))
     })?;
     for row in rows {

@@ -450,13 +450,7 @@ pub fn hours(
         Ok((
             r.get::<_, i64>(0)?,
             time::hour_number(at),
-            Totals {
-                views: r.get(2)?,
-                opens: r.get(3)?,
-                clicks: r.get(4)?,
-                actions: r.get(5)?,
-                spent: Money::from_micros(r.get(6)?),
-            },
+            super::stats::totals_at(r, 2)?,
         ))
     })?;
     for r in rows {

@@ -94,17 +94,7 @@ pub fn perform(
     let token = format!("rule:{}:{ad}:{at_iso}", rule.id);
     let moving = planned.moves();
     let logged = if moving.micros() > 0 {
-        let entry = LogEntry {
-            rule_id: rule.id,
-            account_id: account,
-            ad_id: ad,
-            at: at_iso.clone(),
-            outcome: "acted",
-            reason: None,
-            matched: matched.clone(),
-            action: change.clone(),
-            moved: moving,
-        };
+        let entry = acted(rule, account, ad, &at_iso, matched, change.clone(), moving);
         let log_id =
             s.db.write_blocking(|tx| {
                 let log_id = rules::record(tx, &entry)?;
@@ -278,17 +268,7 @@ fn duplicate(
     let queued = s.db.write_blocking(|tx| {
         let task = create::queue(tx, actor, command)?;
         change["task_id"] = json!(task);
-        let entry = LogEntry {
-            rule_id: rule.id,
-            account_id: account,
-            ad_id: ad,
-            at: at_iso.clone(),
-            outcome: "acted",
-            reason: None,
-            matched: matched.clone(),
-            action: change,
-            moved: copy.moves,
-        };
+        let entry = acted(rule, account, ad, &at_iso, matched, change, copy.moves);
         let log_id = rules::record(tx, &entry)?;
         if copy.moves.micros() > 0 {
             let new = NewMove {
@@ -327,5 +307,29 @@ fn copy_refusal(e: &OpsError) -> String {
         | OpsError::NotYours(_)
         | OpsError::BudgetUnchanged
         | OpsError::Funds(_) => "the copy was refused".into(),
+    }
+}
+
+/// The log entry of a change asked of the platform, written before it is asked (`acted`;
+/// settled with the answer).
+fn acted(
+    rule: &RuleRow,
+    account: i64,
+    ad: i64,
+    at: &str,
+    matched: &Value,
+    action: Value,
+    moved: Money,
+) -> LogEntry {
+    LogEntry {
+        rule_id: rule.id,
+        account_id: account,
+        ad_id: ad,
+        at: at.to_string(),
+        outcome: "acted",
+        reason: None,
+        matched: matched.clone(),
+        action,
+        moved,
     }
 }
