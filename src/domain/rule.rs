@@ -161,6 +161,21 @@ impl Metric {
         matches!(self, Metric::Roas | Metric::Profit)
     }
 
+    /// Money in the cabinet's currency (a condition may name another `currency` to compare
+    /// it with a number in, converted at the kept rates).
+    pub fn money(self) -> bool {
+        matches!(
+            self,
+            Metric::Spent
+                | Metric::Cpm
+                | Metric::Cpc
+                | Metric::Cpa
+                | Metric::Budget
+                | Metric::DailyBudget
+                | Metric::Profit
+        )
+    }
+
     /// Its value may be below zero.
     pub fn signed(self) -> bool {
         matches!(self, Metric::Revenue | Metric::Profit)

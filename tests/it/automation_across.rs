@@ -326,3 +326,78 @@ fn cabinets_of_another_owner_or_out_of_the_keys_reach_are_refused_by_their_place
         200,
     );
 }
+
+#[test]
+fn money_compared_with_a_number_in_a_named_currency_converts_each_cabinets_figure_at_the_kept_rate()
+{
+    let app = crate::helpers::spawn_app();
+    let user = app.user("pro");
+    let euro = app.cabinet(user, "euro", "1000");
+    let ton = app.cabinet(user, "ton", "1000");
+    let key = app.key_with(NewKey {
+        user,
+        manage: true,
+        ..NewKey::default()
+    });
+    app.align_hour();
+    let in_euro = app.active_campaign(euro);
+    let in_ton = app.active_campaign(ton);
+    app.settle();
+    app.advance(HOUR);
+    let spent = |cabinet: i64, ad: i64| -> f64 {
+        let path = format!("/campaigns/{ad}?account_id={cabinet}");
+        let data = app.get_ok(&path, &key)["data"].clone();
+        data["spent"].as_str().unwrap().parse().unwrap()
+    };
+    let (euro_hour, ton_hour) = (spent(euro, in_euro), spent(ton, in_ton));
+    assert!(euro_hour > 0.0 && ton_hour > 0.0, "{euro_hour} {ton_hour}");
+    // One TON is worth 1,000 EUR here: the TON campaign's hour is far over a threshold ten
+    // times the euro campaign's hour, which the euro campaign does not reach.
+    let code = |c: &str| c.parse().unwrap();
+    ops::rate_set(
+        &app.services,
+        &code("TON"),
+        &code("EUR"),
+        "1000".parse().unwrap(),
+        None,
+    )
+    .unwrap();
+    let threshold = format!("{:.2}", euro_hour * 10.0 + 1.0);
+    assert!(ton_hour * 1000.0 > euro_hour * 10.0 + 1.0);
+    let mut body = across(&[euro, ton], json!({"type": "pause"}));
+    body["conditions"] = json!([{"metric": "spent", "op": ">", "value": threshold,
+        "window_hours": 1, "currency": "EUR"}]);
+    let rule = app.write_ok("POST", "/rules", &key, Some(&body), 200)["data"].clone();
+    assert_eq!(rule["conditions"][0]["currency"], "EUR");
+
+    app.advance(HOUR);
+    let active = |cabinet: i64, ad: i64| {
+        let path = format!("/campaigns/{ad}?account_id={cabinet}");
+        app.get_ok(&path, &key)["data"]["active"].clone()
+    };
+    assert_eq!(active(ton, in_ton), false, "over the threshold once in EUR");
+    assert_eq!(active(euro, in_euro), true, "under it");
+    let entries = log(&app, &key, &rule);
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["ad_id"], in_ton);
+    let reading: f64 = entries[0]["matched"]["spent EUR (1h)"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(reading > euro_hour * 10.0, "{entries:?}");
+
+    // A currency named on a metric that is not money is refused where it stands.
+    let mut views = body.clone();
+    views["conditions"][0]["metric"] = json!("views");
+    views["conditions"][0]["value"] = json!(10);
+    let err = app.write_err(
+        "POST",
+        "/rules",
+        &key,
+        Some(&views),
+        400,
+        "VALIDATION_ERROR",
+    );
+    assert_eq!(err["param"], "conditions[0].currency", "{err}");
+}

@@ -94,6 +94,19 @@ impl<'a> Memo<'a> {
         c
     }
 
+    /// A money reading in the cabinet's currency as an amount of `currency`, at the kept rate;
+    /// no value without a rate.
+    fn in_currency(&self, reading: Reading, currency: &str) -> Reading {
+        match reading {
+            Reading::Number(n) => self
+                .figures
+                .rate(currency)
+                .and_then(|rate| n.checked_div(rate))
+                .map_or(Reading::Undefined, |n| Reading::Number(n.round_dp(6))),
+            Reading::Status(_) | Reading::Undefined => Reading::Undefined,
+        }
+    }
+
     /// Revenue over a window in the cabinet's currency; `None` when a currency has no rate.
     fn revenue_converted(&self, c: &Converted) -> Option<Decimal> {
         c.revenue
@@ -221,7 +234,19 @@ impl Condition {
     fn check(&self, state: &State, memo: &Memo, log: &mut serde_json::Map<String, Value>) -> bool {
         let left = self.side();
         let reading = left.read(state, memo);
-        log.insert(left.label(), reading.to_json());
+        // Money compared with a number of a named currency: the reading converted into it, and
+        // named with it (`spent EUR (24h)`), as revenue is.
+        let (label, reading) = match (&self.against, self.currency.as_deref()) {
+            (Against::Value(_), Some(cur)) if self.metric.money() => {
+                let name = self.metric.as_str();
+                (
+                    left.label().replacen(name, &format!("{name} {cur}"), 1),
+                    memo.in_currency(reading, cur),
+                )
+            }
+            _ => (left.label(), reading),
+        };
+        log.insert(label, reading.to_json());
         match &self.against {
             Against::Value(v) => self.holds(&reading, v),
             Against::Compare(cmp) => {

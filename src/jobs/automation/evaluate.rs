@@ -92,25 +92,33 @@ impl Series {
         } else {
             HashMap::new()
         };
+        // Revenue's currencies for ROAS and profit, and the currencies money is compared in.
+        let revenue = metrics().flatten().any(Metric::converted);
+        let named = conditions
+            .iter()
+            .filter_map(|c| match (&c.against, &c.currency) {
+                (Against::Value(_), Some(cur)) if c.metric.money() => Some(cur),
+                _ => None,
+            });
+        let wanted = converted
+            .values()
+            .flatten()
+            .filter_map(|c| c.currency.as_ref())
+            .filter(|_| revenue)
+            .chain(named);
+        let into = CurrencyCode::parse(kind.currency()).expect("a cabinet's currency is a code");
         let mut rates: Vec<(String, Option<Decimal>)> = Vec::new();
-        if metrics().flatten().any(Metric::converted) {
-            let to = CurrencyCode::parse(kind.currency()).expect("a cabinet's currency is a code");
-            for cur in converted
-                .values()
-                .flatten()
-                .filter_map(|c| c.currency.as_ref())
-            {
-                if rates.iter().any(|(c, _)| c == cur) {
-                    continue;
-                }
-                let one = [(cur.clone(), Decimal::ONE)];
-                let summed = returns::sum_in(conn, &one, &to, last.date_naive())?;
-                let rate = match summed.used.first() {
-                    Some(used) => Some(used.rate),
-                    None => summed.whole(),
-                };
-                rates.push((cur.clone(), rate));
+        for cur in wanted {
+            if rates.iter().any(|(c, _)| c == cur) {
+                continue;
             }
+            let one = [(cur.clone(), Decimal::ONE)];
+            let summed = returns::sum_in(conn, &one, &into, last.date_naive())?;
+            let rate = match summed.used.first() {
+                Some(used) => Some(used.rate),
+                None => summed.whole(),
+            };
+            rates.push((cur.clone(), rate));
         }
         let zone = if metrics().flatten().any(|m| m == Metric::Hour) {
             rules::owner_zone(conn, account)?

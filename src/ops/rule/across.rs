@@ -6,9 +6,7 @@
 use crate::domain::fields;
 use crate::domain::fields::wire::{Amount, Ids};
 use crate::domain::money::{CabinetType, Money};
-use crate::domain::rule::{
-    Action, Against, Metric, RuleSpec, MAX_SCOPE_CABINETS, MIN_SCOPE_CABINETS,
-};
+use crate::domain::rule::{Action, Against, RuleSpec, MAX_SCOPE_CABINETS, MIN_SCOPE_CABINETS};
 use crate::domain::{ParseError, Why};
 use crate::ops::{Actor, OpsError};
 
@@ -119,16 +117,14 @@ pub fn check(actors: &[Actor], spec: &RuleSpec) -> Result<(), OpsError> {
         .because(Why::Other)
         .into());
     }
-    let money = spec
-        .conditions
-        .conditions()
-        .into_iter()
-        .find(|c| matches!(c.against, Against::Value(_)) && money_metric(c.metric));
+    let money = spec.conditions.conditions().into_iter().find(|c| {
+        matches!(c.against, Against::Value(_)) && c.metric.money() && c.currency.is_none()
+    });
     if let Some(c) = money {
         return Err(ParseError::new(
             "conditions",
             format!(
-                "These cabinets keep different currencies: {} compared with a number means different money in each. Compare it with another metric, or use one currency's cabinets.",
+                "These cabinets keep different currencies: {} compared with a number means different money in each. Name the number's currency (the condition's currency: each cabinet's figure is converted at the kept rates), compare it with another metric, or use one currency's cabinets.",
                 c.metric.as_str()
             ),
         )
@@ -147,28 +143,5 @@ fn carries_amount(action: &Action) -> bool {
         | Action::SetDailyBudget { .. } => true,
         Action::Duplicate { cpm, budget, .. } => cpm.is_some() || budget.is_some(),
         Action::Pause | Action::Resume | Action::Notify { .. } | Action::Webhook => false,
-    }
-}
-
-/// A metric read in the cabinet's currency.
-fn money_metric(metric: Metric) -> bool {
-    match metric {
-        Metric::Spent
-        | Metric::Cpm
-        | Metric::Cpc
-        | Metric::Cpa
-        | Metric::Budget
-        | Metric::DailyBudget
-        | Metric::Profit => true,
-        Metric::Views
-        | Metric::Clicks
-        | Metric::Actions
-        | Metric::Ctr
-        | Metric::Conversions
-        | Metric::Revenue
-        | Metric::Roas
-        | Metric::Status
-        | Metric::BudgetLeftHours
-        | Metric::Hour => false,
     }
 }

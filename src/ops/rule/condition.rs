@@ -106,10 +106,14 @@ impl ConditionIn {
         };
         let currency = match self.currency.map(|t| t.0) {
             None => None,
-            Some(_) if metric != Metric::Revenue && compared != Some(Metric::Revenue) => {
+            Some(_)
+                if metric != Metric::Revenue
+                    && compared != Some(Metric::Revenue)
+                    && !(metric.money() && compared.is_none()) =>
+            {
                 return Err(ParseError::new(
                     path(at, "currency"),
-                    "currency applies to the revenue metric only.",
+                    "currency applies to the revenue metric, and to a money metric compared with a number (the number's currency).",
                 )
                 .because(Why::NotHere))
             }
