@@ -20,7 +20,7 @@ CREATE TABLE proposals (
     decided_at  TEXT,
     outcome     TEXT
 );
-CREATE UNIQUE INDEX proposals_pending ON proposals(rule_id, ad_id) WHERE state = 'pending';
+CREATE UNIQUE INDEX proposals_pending ON proposals(rule_id, account_id, ad_id) WHERE state = 'pending';
 CREATE INDEX proposals_account ON proposals(account_id, state, id);
 CREATE TABLE proposal_messages (
     proposal_id INTEGER NOT NULL,

@@ -15,12 +15,11 @@ use crate::auth::AuthError;
 use crate::clock;
 use crate::domain::campaign::Source;
 use crate::domain::money::Money;
-use crate::domain::rule::Guards;
 use crate::domain::time;
 use crate::services::Services;
 use crate::store::proposals::{self, Decided, Named, NewProposal, ProposalRow};
 use crate::store::rules::{self, LogEntry, RuleRow};
-use crate::store::{cabinets, campaigns, moves, users, StoreError};
+use crate::store::{cabinets, campaigns, users, StoreError};
 
 /// The way a person decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -330,9 +329,7 @@ fn approve(
             .into_iter()
             .find(|st| st.ad_id == p.ad_id);
         let since = clock::iso(now - Duration::hours(168));
-        let (runs, mut money) = rules::runs_since(c, account, &since)?;
-        money.extend(moves::since(c, account, &since)?);
-        let guards = Guards::new(runs, money, rules::cabinet_cap(c, account)?);
+        let guards = rules::guards(c, account, &since)?;
         Ok::<_, StoreError>((rule, state, guards))
     })?;
     let at = clock::iso(now);

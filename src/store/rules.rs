@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{optional, StoreError};
 use crate::domain::money::Money;
-use crate::domain::rule::{Action, Condition, Every, Group, Move, RuleSpec, Run, Scope};
+use crate::domain::rule::{Action, Condition, Every, Group, Guards, Move, RuleSpec, Run, Scope};
 use crate::domain::stats::Totals;
 use crate::domain::time;
 
@@ -349,16 +349,17 @@ pub fn runs_since(
     Ok((runs, dry))
 }
 
-/// The campaigns rule `id`'s `duplicate` action made: the new campaigns of the copy tasks its
-/// log names (a rule does not copy its own copies).
-pub fn copies_made(conn: &Connection, id: i64) -> Result<Vec<i64>, StoreError> {
+/// The campaigns rule `id`'s `duplicate` action made in cabinet `account`: the new campaigns
+/// of the copy tasks its log names there (a rule does not copy its own copies; campaign ids
+/// are a cabinet's own).
+pub fn copies_made(conn: &Connection, id: i64, account: i64) -> Result<Vec<i64>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT i.ad_id FROM rule_log l
          JOIN task_items i ON i.task_id = json_extract(l.action, '$.task_id')
-         WHERE l.rule_id = ?1 AND json_extract(l.action, '$.type') = 'duplicate'
-            AND i.ad_id IS NOT NULL",
+         WHERE l.rule_id = ?1 AND l.account_id = ?2
+            AND json_extract(l.action, '$.type') = 'duplicate' AND i.ad_id IS NOT NULL",
     )?;
-    let ids = stmt.query_map([id], |r| r.get(0))?;
+    let ids = stmt.query_map([id, account], |r| r.get(0))?;
     Ok(ids.collect::<rusqlite::Result<_>>()?)
 }
 
@@ -392,6 +393,16 @@ pub fn moved_elsewhere(
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The guards of cabinet `account`'s rules from `since` on: their runs, the money they moved
+/// (the rules' log and the ledger of moves), the cabinet's cap, and what rules across cabinets
+/// moved in their other cabinets (for their caps over all of them).
+pub fn guards(conn: &Connection, account: i64, since: &str) -> Result<Guards, StoreError> {
+    let (runs, mut money) = runs_since(conn, account, since)?;
+    money.extend(super::moves::since(conn, account, since)?);
+    Ok(Guards::new(runs, money, cabinet_cap(conn, account)?)
+        .with_elsewhere(moved_elsewhere(conn, account, since)?))
 }
 
 /// The cabinet's cap on money automation moves in a day, if the operator set one.

@@ -401,3 +401,57 @@ fn money_compared_with_a_number_in_a_named_currency_converts_each_cabinets_figur
     );
     assert_eq!(err["param"], "conditions[0].currency", "{err}");
 }
+
+#[test]
+fn an_approved_proposal_of_a_rule_across_cabinets_keeps_its_cap_over_all_of_them() {
+    let app = crate::helpers::spawn_app();
+    let (_, first, second, key) = two_cabinets(&app);
+    let ads = [app.active_campaign(first), app.active_campaign(second)];
+    let mut body = across(
+        &[first, second],
+        json!({"type": "add_budget", "amount": "5", "max_per_day": "10"}),
+    );
+    body["max_total_per_day"] = json!("5");
+    body["approval"] = json!(true);
+    app.write_ok("POST", "/rules", &key, Some(&body), 200);
+    app.settle();
+    app.advance(HOUR);
+    let pending = app.get_ok("/proposals", &key)["data"].clone();
+    let ids: Vec<i64> = pending
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 2, "one proposal in each cabinet: {pending}");
+    let decide = |id: i64| {
+        let path = format!("/proposals/{id}/approve");
+        app.write_ok("POST", &path, &key, None, 200)["data"].clone()
+    };
+    let made = decide(ids[0]);
+    assert_eq!(made["state"], "approved", "{made}");
+    // The first approval moved the 5 the rule may move over both cabinets in a day.
+    let held = decide(ids[1]);
+    assert_eq!(held["state"], "failed", "{held}");
+    assert!(
+        held["outcome"]
+            .as_str()
+            .unwrap()
+            .contains("max_total_per_day"),
+        "{held}"
+    );
+    let budgets: Vec<String> = [(first, ads[0]), (second, ads[1])]
+        .iter()
+        .map(|(cabinet, ad)| {
+            let path = format!("/campaigns/{ad}?account_id={cabinet}");
+            app.get_ok(&path, &key)["data"]["budget"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_ne!(
+        budgets[0], budgets[1],
+        "only one campaign was given 5: {budgets:?}"
+    );
+}

@@ -17,13 +17,12 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
 use crate::clock;
-use crate::domain::rule::{Action, Every, Guards, Planned, State, MAX_WINDOW_HOURS};
+use crate::domain::rule::{Action, Every, Planned, State, MAX_WINDOW_HOURS};
 use crate::ops::proposals;
 use crate::ops::rule::act;
 use crate::ops::Actor;
 use crate::services::Services;
 use crate::store::alerts::NewAlert;
-use crate::store::moves;
 use crate::store::rules::{self, LogEntry, RuleRow};
 use crate::store::{cabinets, campaigns, StoreError};
 use crate::webhooks::events::Receivers;
@@ -106,10 +105,7 @@ pub fn run_rules(
             .filter(|r| r.spec.enabled && r.spec.every == every)
             .collect();
         let since = clock::iso(at - GUARD_SPAN);
-        let (runs, mut money) = rules::runs_since(c, account, &since)?;
-        money.extend(moves::since(c, account, &since)?);
-        let guards = Guards::new(runs, money, rules::cabinet_cap(c, account)?)
-            .with_elsewhere(rules::moved_elsewhere(c, account, &since)?);
+        let guards = rules::guards(c, account, &since)?;
         let specs = list.iter().map(|r| &r.spec);
         let series: Box<dyn Source> = match every {
             Every::Hour => Box::new(Series::for_rules(c, account, kind, specs, at, at)?),
@@ -122,7 +118,8 @@ pub fn run_rules(
     for rule in &list {
         let mut states = s.db.read_blocking(|c| campaigns::rule_states(c, account))?;
         if let Action::Duplicate { .. } = rule.spec.action {
-            let copies = s.db.read_blocking(|c| rules::copies_made(c, rule.id))?;
+            let copies =
+                s.db.read_blocking(|c| rules::copies_made(c, rule.id, account))?;
             states.retain(|st| !copies.contains(&st.ad_id));
         }
         let mut act = |state: &State, planned: &Planned, matched: &Value| {
