@@ -335,6 +335,14 @@ fn stdio_creates_a_rule_from_a_template_within_the_session_guards() {
         "a refill of 60 a day is past the cap of 50: {capped}"
     );
     assert_eq!(capped["error"]["code"], "MONEY_CAP_REACHED");
+    // The key reaches one cabinet: it cannot make a rule across cabinets through a template.
+    let other = app.cabinet(app.user("pro"), "euro", "100");
+    let (failed, across) = mcp.call(
+        "create_rule_from_template",
+        json!({"template": "stop_loss", "scope": {"account_ids": [cabinet, other]}}),
+    );
+    assert!(failed, "{across}");
+    assert_eq!(across["error"]["code"], "VALIDATION_ERROR", "{across}");
     mcp.finish();
 
     let mut mcp = Mcp::session(&app, &key, &["--read-only"]);

@@ -49,9 +49,25 @@ fn check_scope(conn: &Connection, account: i64, scope: &Scope) -> Result<(), Ops
     }
 }
 
-/// Stores a new rule `spec` in the actor's cabinet (the API's create and the panel's form):
-/// its scope checked against the cabinet and the cabinet's rule limit.
+/// Stores a new rule `spec` of one cabinet, the actor's (the API's create, the panel's form, a
+/// template, an assistant's tool).
 pub fn create(tx: &Connection, actor: &Actor, spec: &RuleSpec) -> Result<RuleRow, OpsError> {
+    // A rule across cabinets needs the write checks of each (`create_across`); a face that
+    // reached one cabinet only (a template's form, an assistant's tool) cannot make one.
+    if !spec.cabinets.is_empty() {
+        return Err(ParseError::new(
+            "scope.account_ids",
+            "A rule across cabinets is made with POST /v1/rules (scope.account_ids, no account_id) or the panel's rule form.",
+        )
+        .because(Why::NotHere)
+        .into());
+    }
+    store_new(tx, actor, spec)
+}
+
+/// Stores a new rule in the actor's cabinet, its home: the scope checked against the cabinet,
+/// and the cabinet's rule limit.
+fn store_new(tx: &Connection, actor: &Actor, spec: &RuleSpec) -> Result<RuleRow, OpsError> {
     let account = actor.cabinet().id;
     check_scope(tx, account, &spec.scope)?;
     if rules::count(tx, account)? >= MAX_RULES_PER_CABINET {
@@ -78,7 +94,7 @@ pub fn create_across(
 ) -> Result<RuleRow, OpsError> {
     across::check(actors, spec)?;
     let home = actors.first().ok_or(OpsError::RuleNotFound)?;
-    create(tx, home, spec)
+    store_new(tx, home, spec)
 }
 
 /// Stores `change` of rule `id` as [`update`] does, for a caller found to write to each of

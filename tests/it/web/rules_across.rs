@@ -77,3 +77,42 @@ fn ticked_cabinets_make_one_rule_across_them_listed_under_each() {
     let words = format!("Every live campaign of cabinets {first}, {second}");
     assert_eq!(listed.matches(&words).count(), 2, "under each cabinet");
 }
+
+#[test]
+fn the_edit_page_keeps_a_rule_across_cabinets_over_its_cabinets_whatever_the_form_sends() {
+    let app = spawn_app();
+    let user = app.user("pro");
+    let first = app.cabinet(user, "euro", "1000");
+    let second = app.cabinet(user, "euro", "1000");
+    let elsewhere = app.cabinet(app.user("pro"), "euro", "1000");
+    let key = app.key_with(NewKey {
+        user,
+        manage: true,
+        ..NewKey::default()
+    });
+    let body = json!({
+        "name": "Everywhere",
+        "scope": {"account_ids": [first, second]},
+        "conditions": [{"metric": "ctr", "op": "<", "value": "0.5", "window_hours": 24}],
+        "action": {"type": "pause"},
+    });
+    let rule = app.write_ok("POST", "/rules", &key, Some(&body), 200)["data"].clone();
+    let web = logged_in(&app, user);
+    let path = format!("/rules/{}/edit", rule["id"]);
+    let page = web.get(&path);
+    assert_eq!(page.status, 200, "{}", page.body);
+    let (csrf, home, other) = (page.csrf(), first.to_string(), elsewhere.to_string());
+    let mut sent = fields(&csrf, &home, &[&other], "pause");
+    sent.retain(|(k, _)| !matches!(*k, "amount" | "max_per_day" | "max_total_per_day"));
+    sent.retain(|(k, _)| *k != "name");
+    sent.push(("name", "Renamed"));
+    let saved = web.post(&path, &sent);
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let stored = app.get_ok(&format!("/rules/{}", rule["id"]), &key)["data"].clone();
+    assert_eq!(stored["name"], "Renamed");
+    assert_eq!(
+        stored["scope"],
+        json!({"account_ids": [first, second]}),
+        "neither narrowed to its home nor widened to another owner's cabinet"
+    );
+}

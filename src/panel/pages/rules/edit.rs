@@ -108,13 +108,26 @@ pub async fn save<'a>(
         rows.edit(edit);
         return page(visit, session, &found, Refused::kept(form), &rows).await;
     }
-    let (body, paths) = body_of(form, &rows);
+    let (mut body, paths) = body_of(form, &rows);
+    // The form edits a rule across cabinets in place: its cabinets stay as stored (the API
+    // changes them), whatever the form sent.
+    if !found.rule.spec.cabinets.is_empty() {
+        body.insert(
+            "scope".into(),
+            serde_json::json!({ "account_ids": found.rule.spec.cabinets }),
+        );
+    }
     let (rule, kind) = (found.rule.clone(), found.kind);
     let actor = session.person.actor(rule.account_id)?;
+    // A rule across cabinets is changed only by one who may write to each of them.
+    for covered in &rule.spec.cabinets {
+        session.person.actor(*covered)?;
+    }
     let id = rule.id;
     let changed = rule_ops::read_change(&Body::of(body), kind, &rule)
         .map_err(OpsError::from)
         .map(|change| (change, actor));
+
     let stored = match changed {
         Ok((change, actor)) => visit
             .state
