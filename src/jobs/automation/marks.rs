@@ -158,4 +158,17 @@ mod tests {
         );
         assert_eq!(fig.totals(1, 1), None, "no mark an hour back");
     }
+
+    #[test]
+    fn a_mark_reads_its_own_hour_of_the_day_not_the_hour_in_progress() {
+        // 06:35 UTC on day 4: the postbacks are read to the hour in progress (07:00).
+        let at = 4 * 24 * HOUR + 6 * HOUR + 35 * 60;
+        let series = Series::empty();
+        let fig = AtMark {
+            counters: &[],
+            returns: series.of(1, at / HOUR + 1),
+            at,
+        };
+        assert_eq!(fig.hour_of_day(), Some(6));
+    }
 }
