@@ -44,8 +44,8 @@ pub fn due(conn: &Connection, now: DateTime<Utc>) -> Result<Option<i64>, StoreEr
     Ok(Some(mark))
 }
 
-/// Runs the fast checks of every cabinet that has them at `mark`, then records the mark as
-/// checked. A cabinet that fails is logged and the others still run.
+/// Runs the fast checks of every cabinet that has them at `mark`, then drops the marks older
+/// than [`KEPT`] (of cabinets whose fast rules are gone too) and records the mark as checked. A cabinet that fails is logged and the others still run.
 pub fn run_mark(s: &Services, mark: i64) -> Result<(), StoreError> {
     for account in
         s.db.read_blocking(|c| rules::cabinets_checked(c, Every::FiveMinutes))?
@@ -55,9 +55,7 @@ pub fn run_mark(s: &Services, mark: i64) -> Result<(), StoreError> {
         }
     }
     s.db.write_blocking(|tx| {
-        if mark % 3600 == 0 {
-            marks::prune_all(tx, mark - KEPT)?;
-        }
+        marks::prune(tx, mark - KEPT)?;
         marks::set_position(tx, mark)
     })
 }
@@ -130,7 +128,6 @@ fn check_cabinet(s: &Services, account: i64, mark: i64) -> Result<(), StoreError
             for (end, lines) in ends.iter().zip(&reports) {
                 marks::save(tx, account, end.timestamp(), lines)?;
             }
-            marks::prune(tx, account, mark - KEPT)?;
             Ok::<_, StoreError>(())
         })?;
     }
