@@ -42,6 +42,8 @@ pub const MIN_SCOPE_CABINETS: usize = 2;
 pub const MAX_SCOPE_CABINETS: usize = 50;
 /// The span over which runs and money are counted "per day".
 pub const DAY: Duration = Duration::hours(24);
+/// How far back the guards look: the longest cooldown, and a day of runs and money.
+pub const GUARD_SPAN: Duration = Duration::hours(MAX_WINDOW_HOURS as i64);
 
 /// Which campaigns of the cabinet a rule looks at (live ones only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

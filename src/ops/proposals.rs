@@ -328,8 +328,7 @@ fn approve(
         let state = campaigns::rule_states(c, account)?
             .into_iter()
             .find(|st| st.ad_id == p.ad_id);
-        let since = clock::iso(now - Duration::hours(168));
-        let guards = rules::guards(c, account, &since)?;
+        let guards = rules::guards(c, account, now)?;
         Ok::<_, StoreError>((rule, state, guards))
     })?;
     let at = clock::iso(now);

@@ -5,12 +5,15 @@
 
 use std::collections::HashMap;
 
+use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, Row};
 use serde_json::Value;
 
 use super::{optional, StoreError};
 use crate::domain::money::Money;
-use crate::domain::rule::{Action, Condition, Every, Group, Guards, Move, RuleSpec, Run, Scope};
+use crate::domain::rule::{
+    Action, Condition, Every, Group, Guards, Move, RuleSpec, Run, Scope, GUARD_SPAN,
+};
 use crate::domain::stats::Totals;
 use crate::domain::time;
 
@@ -395,14 +398,15 @@ pub fn moved_elsewhere(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The guards of cabinet `account`'s rules from `since` on: their runs, the money they moved
-/// (the rules' log and the ledger of moves), the cabinet's cap, and what rules across cabinets
-/// moved in their other cabinets (for their caps over all of them).
-pub fn guards(conn: &Connection, account: i64, since: &str) -> Result<Guards, StoreError> {
-    let (runs, mut money) = runs_since(conn, account, since)?;
-    money.extend(super::moves::since(conn, account, since)?);
+/// The guards of cabinet `account`'s rules at `at`, over the [`GUARD_SPAN`] before it: their
+/// runs, the money they moved (the rules' log and the ledger of moves), the cabinet's cap, and
+/// what rules across cabinets moved in their other cabinets (for their caps over all of them).
+pub fn guards(conn: &Connection, account: i64, at: DateTime<Utc>) -> Result<Guards, StoreError> {
+    let since = time::iso(at - GUARD_SPAN);
+    let (runs, mut money) = runs_since(conn, account, &since)?;
+    money.extend(super::moves::since(conn, account, &since)?);
     Ok(Guards::new(runs, money, cabinet_cap(conn, account)?)
-        .with_elsewhere(moved_elsewhere(conn, account, since)?))
+        .with_elsewhere(moved_elsewhere(conn, account, &since)?))
 }
 
 /// The cabinet's cap on money automation moves in a day, if the operator set one.

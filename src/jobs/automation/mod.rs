@@ -17,7 +17,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
 use crate::clock;
-use crate::domain::rule::{Action, Every, Planned, State, MAX_WINDOW_HOURS};
+use crate::domain::rule::{Action, Every, Planned, State};
 use crate::ops::proposals;
 use crate::ops::rule::act;
 use crate::ops::Actor;
@@ -40,9 +40,6 @@ pub fn warning(rule: &RuleRow, outcome: &str, reviews: bool) -> Option<&'static 
     let changes = matches!(outcome, "acted" | "dry_run" | "would_act");
     (reviews && changes && rule.spec.action.edits_bid()).then_some(SENT_TO_REVIEW)
 }
-
-/// How far back the guards look: the longest cooldown, and a day of runs.
-const GUARD_SPAN: Duration = Duration::hours(MAX_WINDOW_HOURS as i64);
 
 /// Runs every cabinet's enabled rules, then Auto CPM, then the built-in alerts and the daily
 /// digest, on the sync of the hour starting at `hour`. Automation never holds the clockwork
@@ -104,8 +101,7 @@ pub fn run_rules(
             .into_iter()
             .filter(|r| r.spec.enabled && r.spec.every == every)
             .collect();
-        let since = clock::iso(at - GUARD_SPAN);
-        let guards = rules::guards(c, account, &since)?;
+        let guards = rules::guards(c, account, at)?;
         let specs = list.iter().map(|r| &r.spec);
         let series: Box<dyn Source> = match every {
             Every::Hour => Box::new(Series::for_rules(c, account, kind, specs, at, at)?),
