@@ -5,7 +5,7 @@
 //! owner access is answered. A pause is the panel's switch (`ops::campaigns::edit::switch`)
 //! with the person as its actor through Telegram. Blocking.
 
-use chrono::{Duration, Timelike};
+use chrono::Duration;
 use serde_json::Value;
 
 use super::api;
@@ -14,6 +14,7 @@ use crate::clock;
 use crate::domain::campaign::Source;
 use crate::i18n::Lang;
 use crate::ops::campaigns::edit;
+use crate::ops::reports::midnight;
 use crate::ops::{Actor, OpsError};
 use crate::services::Services;
 use crate::store::cabinets::{self, Reachable};
@@ -96,10 +97,8 @@ fn scope(
 fn status(s: &Services, lang: Lang, cabinets: &[Reachable]) -> Result<String, StoreError> {
     s.db.read_blocking(|c| {
         let now = clock::now(c)?;
-        let midnight = now
-            - Duration::seconds(i64::from(now.num_seconds_from_midnight()))
-            - Duration::nanoseconds(i64::from(now.nanosecond()));
-        let (from, to) = (clock::iso(midnight), clock::iso(now));
+        let today = midnight(chrono_tz::UTC, now.date_naive());
+        let (from, to) = (clock::iso(today), clock::iso(now));
         let mut lines = vec![lang.t("bot-status-head")];
         let ids: Vec<i64> = cabinets.iter().map(|r| r.cabinet.id).collect();
         let waiting = proposals::named(c, None, &ids, &to)?;

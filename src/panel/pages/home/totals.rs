@@ -4,7 +4,7 @@
 //! currency with ROAS and profit (`reporting`), the spend per day as a chart with axes; the
 //! same table as a download is `download`.
 
-use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
+use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 use chrono_tz::Tz;
 use maud::{html, Markup};
 use rust_decimal::Decimal;
@@ -17,6 +17,7 @@ use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 use crate::domain::time::iso;
 use crate::i18n::Lang;
+use crate::ops::reports::midnight;
 use crate::ops::returns::Returns;
 use crate::store::cabinets::Reachable;
 use crate::store::totals;
@@ -102,18 +103,6 @@ pub fn choose(
         }
         _ => span("7d", last_days(7), today),
     }
-}
-
-/// Midnight of `day` in `zone`, as UTC (the first hour that exists, where a clock change
-/// skips midnight).
-fn midnight(zone: Tz, day: NaiveDate) -> DateTime<Utc> {
-    (0..3)
-        .find_map(|h| {
-            let local = day.and_hms_opt(h, 0, 0)?;
-            zone.from_local_datetime(&local).earliest()
-        })
-        .map(|t| t.with_timezone(&Utc))
-        .unwrap_or_else(|| day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())
 }
 
 /// Today's date in `zone` at `now`.
