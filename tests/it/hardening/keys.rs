@@ -41,7 +41,7 @@ fn a_multibyte_timezone_is_a_validation_error_that_frees_the_key() {
 fn a_panic_in_a_request_is_a_500_that_leaves_no_key_running() {
     let app = spawn_app();
     let (_, cabinet, key) = app.manager();
-    let ad = app.funded(cabinet, 10_000_000);
+    let ad = app.held(cabinet, 10_000_000);
     ops::sim_fail(&app.services, cabinet, Fault::Panic, 1).unwrap();
     let add = json!({ "action": "add", "amount": "5" });
     let path = format!("/campaigns/{ad}/budget");
@@ -68,7 +68,7 @@ fn a_panic_in_a_request_is_a_500_that_leaves_no_key_running() {
 fn a_client_that_hangs_up_leaves_its_budget_move_finished_and_recorded() {
     let app = spawn_app_with(|c| c.sim.latency_ms = 150);
     let (_, cabinet, key) = app.manager();
-    let ad = app.funded(cabinet, 10_000_000);
+    let ad = app.held(cabinet, 10_000_000);
     let body = json!({ "account_id": cabinet, "action": "add", "amount": "5" }).to_string();
     let bytes = request(
         "POST",

@@ -128,6 +128,18 @@ impl TestApp {
         ad
     }
 
+    /// A channel campaign with `budget_micros` on it, left in review: it delivers nothing, so
+    /// its budget moves only with the test's writes however long the test runs.
+    pub fn held(&self, account: i64, budget_micros: i64) -> i64 {
+        self.campaign(
+            account,
+            Camp {
+                budget_micros,
+                ..Camp::channel("Held", "https://t.me/alpha_chan")
+            },
+        )
+    }
+
     /// An approved channel campaign with `budget_micros` on it.
     pub fn funded(&self, account: i64, budget_micros: i64) -> i64 {
         self.approved(
