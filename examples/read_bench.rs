@@ -9,7 +9,10 @@
 //!   and `GET /v1/account/info`; then four clients read the default list at once. Every
 //!   answer must be 200 with the expected number of rows;
 //! - baseline, same run, plain SQLite on a copy of the database (`VACUUM INTO`): the same 500
-//!   rows, every column, read through an index made on the copy to match the sort;
+//!   rows, every column, read through an index made on the copy to match the sort. Each
+//!   request is preceded by one baseline read, so both are timed under the same load of this
+//!   shared machine (a baseline timed alone, before the requests, ran on a quieter machine or
+//!   a warmer cache than the requests beside it);
 //! - cold start: from opening the database (every campaign in it) to the first answer.
 //!
 //! Run: `cargo run --release --example read_bench` (optional arguments: cabinets, campaigns
@@ -89,7 +92,7 @@ fn main() {
 
     let cabinet = ws.accounts[cabinets / 2];
     let copy = dir.path().join("baseline.db");
-    let plain = Baselines::measure(&conn, &copy, cabinet, n);
+    let plain = Baselines::prepare(&conn, &copy, cabinet);
 
     let started = Instant::now();
     let server = Server::start(services.clone());
@@ -109,45 +112,44 @@ fn main() {
     let total = cabinets * per_cabinet;
     let offset_rows = PAGE.min(cabinets * per_cabinet.min(PER_CABINET_DEPTH));
 
-    let (mut took, answer) = timed(&agent, &base, &ws.key, n, offset_rows);
-    report(
-        "list, default sort",
-        &mut took,
-        Some(&plain.sorts[0]),
-        &answer,
-    );
+    let mut ratios = Vec::new();
+    let mut beside = |label: &str, url: &str, query: &Query, rows: usize| {
+        let (mut took, mut plain_took, answer, plain_rows) =
+            timed_beside(&agent, url, &ws.key, n, rows, &plain, query);
+        let ratio = report(label, &mut took, &mut plain_took, &plain_rows, &answer);
+        ratios.push((label.to_string(), ratio));
+    };
+    beside("list, default sort", &base, &plain.sorts[0], offset_rows);
     for (i, (sort, _)) in SORTS.iter().enumerate() {
         for (j, order) in ["desc", "asc"].iter().enumerate() {
             let url = format!("{base}&sortBy={sort}&sortOrder={order}");
-            let (mut took, answer) = timed(&agent, &url, &ws.key, n, offset_rows);
             let label = format!("list, sortBy={sort} {order}");
-            report(&label, &mut took, Some(&plain.sorts[i * 2 + j]), &answer);
+            beside(&label, &url, &plain.sorts[i * 2 + j], offset_rows);
         }
     }
     let url = format!("{base}&account_id={cabinet}");
-    let (mut took, answer) = timed(
-        &agent,
-        &url,
-        &ws.key,
-        n,
-        PAGE.min(per_cabinet.min(PER_CABINET_DEPTH)),
-    );
-    report(
-        "list, one cabinet",
-        &mut took,
-        Some(&plain.cabinet),
-        &answer,
+    let one = PAGE.min(per_cabinet.min(PER_CABINET_DEPTH));
+    beside("list, one cabinet", &url, &plain.cabinet, one);
+    let worst = ratios
+        .iter()
+        .cloned()
+        .fold((String::new(), 0.0), |w, r| if r.1 > w.1 { r } else { w });
+    println!(
+        "verdict: the slowest list against its baseline is {} at {:.2}x, {} the 2x bound",
+        worst.0,
+        worst.1,
+        if worst.1 <= 2.0 { "within" } else { "past" }
     );
 
     let url = format!("{base}&cursor=");
     let (mut took, first) = timed(&agent, &url, &ws.key, n, PAGE.min(total));
-    report("list, cursor page 1", &mut took, None, &first);
+    report_alone("list, cursor page 1", &mut took);
     match first["meta"]["next_cursor"].as_str() {
         Some(next) => {
             let url = format!("{base}&cursor={next}");
             let rows = PAGE.min(total.saturating_sub(PAGE));
-            let (mut took, answer) = timed(&agent, &url, &ws.key, n, rows);
-            report("list, cursor page 2", &mut took, None, &answer);
+            let (mut took, _) = timed(&agent, &url, &ws.key, n, rows);
+            report_alone("list, cursor page 2", &mut took);
         }
         None => println!("list, cursor page 2: none (every campaign fits on page 1)"),
     }
@@ -155,8 +157,8 @@ fn main() {
     single_reads(&conn, &agent, &server.base, &ws, n);
 
     let url = format!("{}/account/info", server.base);
-    let (mut took, answer) = timed(&agent, &url, &ws.key, n, cabinets);
-    report("account/info", &mut took, None, &answer);
+    let (mut took, _) = timed(&agent, &url, &ws.key, n, cabinets);
+    report_alone("account/info", &mut took);
 
     concurrent(&base, &ws.key, n, offset_rows);
     drop(agent);
@@ -230,23 +232,25 @@ fn status_counts(conn: &Connection) -> String {
         .join(", ")
 }
 
-/// Plain SQLite medians (ms) and the rows they read, as `(account_id, ad_id)`.
+/// The plain SQLite reads the lists are measured beside, on a copy of the database.
 struct Baselines {
+    conn: Connection,
     /// Every sort, descending then ascending, in the order of [`SORTS`].
-    sorts: Vec<Baseline>,
-    cabinet: Baseline,
+    sorts: Vec<Query>,
+    cabinet: Query,
 }
 
-struct Baseline {
-    median: f64,
-    rows: Vec<(i64, i64)>,
+/// One plain query and its arguments.
+struct Query {
+    sql: String,
+    args: Vec<i64>,
 }
 
 impl Baselines {
-    /// Copies the database with `VACUUM INTO`, adds to the copy one index per sort matching
-    /// the service's order (the sort column, then `ad_id` and `account_id`, all one way) and one for a
-    /// cabinet's newest campaigns, and times `n` runs of each query.
-    fn measure(service: &Connection, copy: &Path, cabinet: i64, n: usize) -> Baselines {
+    /// Copies the database with `VACUUM INTO` and adds to the copy one index per sort matching
+    /// the service's order (the sort column, then `ad_id` and `account_id`, all one way) and one
+    /// for a cabinet's newest campaigns; each query must read through its index.
+    fn prepare(service: &Connection, copy: &Path, cabinet: i64) -> Baselines {
         let target = copy.to_str().expect("a UTF-8 path");
         service.execute("VACUUM INTO ?1", [target]).expect("copy");
         let conn = adcab::db::open_connection(copy).expect("open the copy");
@@ -270,7 +274,7 @@ impl Baselines {
                 if sort == "date" && dir == "DESC" {
                     println!("baseline query: {sql}\n  plan: {plan}");
                 }
-                sorts.push(time_plain(&conn, &sql, &[], n));
+                sorts.push(Query { sql, args: vec![] });
             }
         }
         conn.execute_batch(
@@ -283,8 +287,15 @@ impl Baselines {
         );
         let plan = query_plan(&conn, &sql, &[cabinet]);
         println!("baseline query: {sql}\n  plan: {plan}");
-        let cabinet = time_plain(&conn, &sql, &[cabinet], n);
-        Baselines { sorts, cabinet }
+        let cabinet = Query {
+            sql,
+            args: vec![cabinet],
+        };
+        Baselines {
+            conn,
+            sorts,
+            cabinet,
+        }
     }
 }
 
@@ -299,29 +310,24 @@ fn query_plan(conn: &Connection, sql: &str, args: &[i64]) -> String {
     steps.join("; ")
 }
 
-/// Median of up to `n` runs of `sql`, each preparing it and reading every column of every
-/// row.
-fn time_plain(conn: &Connection, sql: &str, args: &[i64], n: usize) -> Baseline {
-    let mut rows = Vec::new();
-    let mut took = runs(n, BUDGET, MIN_RUNS, |_| {
-        let started = Instant::now();
-        let mut stmt = conn.prepare(sql).unwrap();
-        let columns = stmt.column_count();
-        let read: Vec<Vec<rusqlite::types::Value>> = stmt
-            .query_map(rusqlite::params_from_iter(args), |r| {
-                (0..columns).map(|i| r.get(i)).collect()
-            })
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
-            .unwrap();
-        let took = started.elapsed().as_secs_f64() * 1000.0;
-        rows = read.iter().map(|r| (int(&r[0]), int(&r[1]))).collect();
-        took
-    });
-    Baseline {
-        median: median(&mut took),
-        rows,
-    }
+/// One run of a plain query, preparing it and reading every column of every row: the
+/// milliseconds it took and its rows as `(account_id, ad_id)`.
+fn time_plain(conn: &Connection, query: &Query) -> (f64, Vec<(i64, i64)>) {
+    let started = Instant::now();
+    let mut stmt = conn.prepare(&query.sql).unwrap();
+    let columns = stmt.column_count();
+    let read: Vec<Vec<rusqlite::types::Value>> = stmt
+        .query_map(rusqlite::params_from_iter(&query.args), |r| {
+            (0..columns).map(|i| r.get(i)).collect()
+        })
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    let took = started.elapsed().as_secs_f64() * 1000.0;
+    (
+        took,
+        read.iter().map(|r| (int(&r[0]), int(&r[1]))).collect(),
+    )
 }
 
 fn int(v: &rusqlite::types::Value) -> i64 {
@@ -341,9 +347,10 @@ fn get(agent: &ureq::Agent, url: &str, key: &str, rows: usize) -> (f64, Value) {
         .call()
         .unwrap_or_else(|e| panic!("GET {url}: {e}"));
     assert_eq!(response.status(), 200, "GET {url}");
-    let text = response.into_string().expect("body");
+    let mut body = Vec::new();
+    std::io::Read::read_to_end(&mut response.into_reader(), &mut body).expect("body");
     let took = sent.elapsed().as_secs_f64() * 1000.0;
-    let answer: Value = serde_json::from_str(&text).expect("JSON");
+    let answer: Value = serde_json::from_slice(&body).expect("JSON");
     let got = match &answer["data"] {
         Value::Array(list) => list.len(),
         Value::Object(_) => 1,
@@ -364,43 +371,72 @@ fn timed(agent: &ureq::Agent, url: &str, key: &str, n: usize, rows: usize) -> (V
     (took, last)
 }
 
-/// Prints a measurement, next to its baseline when it has one (checking the baseline read
-/// the rows the service answered with).
-fn report(label: &str, took: &mut [f64], baseline: Option<&Baseline>, answer: &Value) {
-    let (p50, p95) = (median(took), percentile(took, 0.95));
-    let label = format!("{label} ({} requests)", took.len());
-    match baseline {
-        Some(b) => {
-            let rows: Vec<(i64, i64)> = answer["data"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| {
-                    (
-                        c["account_id"].as_i64().unwrap(),
-                        c["ad_id"].as_i64().unwrap(),
-                    )
-                })
-                .collect();
-            let same = if rows == b.rows {
-                "same rows"
-            } else {
-                "ROWS DIFFER from the service's"
-            };
-            println!(
-                "{label}: median {p50:.1} ms = {:.0}x baseline ({:.2} ms, {same}), p95 {p95:.1} ms",
-                p50 / b.median,
-                b.median
-            );
-        }
-        None => println!("{label}: median {p50:.2} ms, p95 {p95:.2} ms"),
-    }
+/// Up to `n` rounds of one plain read of `query` then one GET of `url`: the requests'
+/// latencies, the plain reads', the last answer and the plain rows.
+fn timed_beside(
+    agent: &ureq::Agent,
+    url: &str,
+    key: &str,
+    n: usize,
+    rows: usize,
+    plain: &Baselines,
+    query: &Query,
+) -> (Vec<f64>, Vec<f64>, Value, Vec<(i64, i64)>) {
+    let (mut last, mut plain_rows, mut plain_took) = (Value::Null, Vec::new(), Vec::new());
+    let took = runs(n, BUDGET, MIN_RUNS, |_| {
+        let (t, read) = time_plain(&plain.conn, query);
+        plain_took.push(t);
+        plain_rows = read;
+        let (took, answer) = get(agent, url, key, rows);
+        last = answer;
+        took
+    });
+    (took, plain_took, last, plain_rows)
 }
 
-/// `GET /v1/campaigns/{ad_id}` of up to `n` campaigns spread over the cabinets, whose copies
-/// are older than the five minutes after which a read re-reads the ad from the platform; then
-/// up to `n` reads of one campaign whose copy was just re-read. Counts the answers whose
-/// `synced_at` moved, that is, which were re-read.
+/// Prints a measurement next to its baseline (checking the baseline read the rows the
+/// service answered with); returns the ratio of the medians.
+fn report(
+    label: &str,
+    took: &mut [f64],
+    plain: &mut [f64],
+    plain_rows: &[(i64, i64)],
+    answer: &Value,
+) -> f64 {
+    let (p50, p95, base) = (median(took), percentile(took, 0.95), median(plain));
+    let rows: Vec<(i64, i64)> = answer["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["account_id"].as_i64().unwrap(),
+                c["ad_id"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let same = if rows == plain_rows {
+        "same rows"
+    } else {
+        "ROWS DIFFER from the service's"
+    };
+    println!(
+        "{label} ({} requests): median {p50:.2} ms = {:.2}x baseline ({base:.2} ms, {same}), p95 {p95:.2} ms",
+        took.len(),
+        p50 / base
+    );
+    p50 / base
+}
+
+/// Prints a measurement without a baseline.
+fn report_alone(label: &str, took: &mut [f64]) {
+    let (p50, p95) = (median(took), percentile(took, 0.95));
+    println!(
+        "{label} ({} requests): median {p50:.2} ms, p95 {p95:.2} ms",
+        took.len()
+    );
+}
+
 fn single_reads(conn: &Connection, agent: &ureq::Agent, base: &str, ws: &Workspace, n: usize) {
     let step = (ws.ads.len() / n.max(1)).max(1);
     let stale: Vec<(i64, i64)> = ws.ads.iter().step_by(step).take(n).copied().collect();

@@ -17,6 +17,7 @@ pub mod groups;
 pub mod history;
 pub mod idempotency;
 pub mod invites;
+pub mod keyed;
 pub mod keys;
 pub mod marks;
 pub mod media;

@@ -7,12 +7,14 @@
 mod merge;
 mod whole;
 
+use std::collections::HashMap;
+
 use rusqlite::types::Value as Sql;
 use rusqlite::{params_from_iter, CachedStatement, Connection};
 
 use super::{from_row, listed_columns, CampaignRow};
 use crate::domain::campaign::{LinkKind, Status};
-use crate::store::StoreError;
+use crate::store::{keyed, StoreError};
 use merge::{merged, Order};
 pub use whole::{all, sums, Sums};
 
@@ -191,21 +193,24 @@ fn one_cabinet(
     query.rows(&mut stmt, account, window, from_row)
 }
 
-/// The listed rows of the campaigns `keys`, `(account_id, ad_id)`, in that order, each read
-/// through the primary key.
+/// The listed rows of the campaigns `keys`, `(account_id, ad_id)`, in that order, read
+/// through the primary key a chunk of keys at a time (`store::keyed`).
 fn fetch(conn: &Connection, keys: &[(i64, i64)]) -> Result<Vec<CampaignRow>, StoreError> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {} FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
-        listed_columns()
+        "SELECT {} FROM {} CROSS JOIN campaigns
+         ON campaigns.account_id = keys.column1 AND campaigns.ad_id = keys.column2",
+        listed_columns(),
+        keyed::values()
     ))?;
-    let mut rows = Vec::with_capacity(keys.len());
-    for &(account, ad) in keys {
-        let mut found = stmt.query_map([account, ad], from_row)?;
-        if let Some(row) = found.next() {
-            rows.push(row?);
+    let mut found: HashMap<(i64, i64), CampaignRow> = HashMap::with_capacity(keys.len());
+    for bound in keyed::chunks(keys) {
+        let rows = stmt.query_map(params_from_iter(bound), from_row)?;
+        for row in rows {
+            let row = row?;
+            found.insert((row.account_id, row.ad_id), row);
         }
     }
-    Ok(rows)
+    Ok(keys.iter().filter_map(|key| found.remove(key)).collect())
 }
 
 /// A keyset page in `(account_id ASC, ad_id DESC)` order: the cabinets from the cursor's on,
@@ -378,7 +383,10 @@ mod tests {
         limit: usize,
     ) -> (Vec<(i64, i64)>, bool) {
         let mut stmt = conn
-            .prepare(&format!("SELECT {} FROM campaigns", super::super::COLUMNS))
+            .prepare(&format!(
+                "SELECT {} FROM campaigns",
+                super::super::columns()
+            ))
             .unwrap();
         let rows: Vec<CampaignRow> = stmt
             .query_map([], from_row)

@@ -81,15 +81,18 @@ const COLUMNS: &str = "account_id, ad_id, title, text, status, active, promote_u
     daily_budget_micros, views, opens, clicks, actions, views_per_user, schedule, media_token,
     media_type, picture, button, website_name, group_id, auto_cpm_enabled, created_at,
     synced_at, status_changed_at, invite_link, decline_reason, decline_description,
-    placement, starts_at, ends_at,
-    EXISTS (SELECT 1 FROM conversion_totals t
-        WHERE t.account_id = campaigns.account_id AND t.ad_id = campaigns.ad_id),
-    schedule_zone";
+    placement, starts_at, ends_at, CONVERTED, schedule_zone";
+
+/// Whether a conversion was ever attributed to the campaign, as `COLUMNS` reads it.
+const CONVERTED: &str = "EXISTS (SELECT 1 FROM conversion_totals t
+    WHERE t.account_id = campaigns.account_id AND t.ad_id = campaigns.ad_id)";
 
 /// The columns of `COLUMNS` a list page does not show, and what it reads in their place:
 /// parsing and copying them was half of a page's cost. A listed row carries the reduced
-/// object's fields (and the panel list's), nothing more.
-const UNLISTED: [(&str, &str); 8] = [
+/// object's fields (and the panel list's), nothing more. Its `converted` is left false: a
+/// page reads its rows' conversions in one go (`conversions::summaries_of`), which a probe
+/// per row would only repeat.
+const UNLISTED: [(&str, &str); 9] = [
     (" targeting,", " NULL,"),
     (" schedule,", " NULL,"),
     (" media_token,", " NULL,"),
@@ -98,15 +101,25 @@ const UNLISTED: [(&str, &str); 8] = [
     (" website_name,", " NULL,"),
     (" synced_at,", " '',"),
     (" invite_link,", " NULL,"),
+    (" CONVERTED,", " 0,"),
 ];
 
+/// What a single read reads: `COLUMNS` with [`CONVERTED`] in its place.
+fn columns() -> &'static str {
+    static SQL: OnceLock<String> = OnceLock::new();
+    SQL.get_or_init(|| COLUMNS.replacen("CONVERTED", CONVERTED, 1))
+}
+
 /// What a list page reads: `COLUMNS` with the [`UNLISTED`] ones replaced.
-fn listed_columns() -> String {
-    UNLISTED
-        .iter()
-        .fold(COLUMNS.to_string(), |columns, (column, instead)| {
-            columns.replacen(column, instead, 1)
-        })
+fn listed_columns() -> &'static str {
+    static SQL: OnceLock<String> = OnceLock::new();
+    SQL.get_or_init(|| {
+        UNLISTED
+            .iter()
+            .fold(COLUMNS.to_string(), |columns, (column, instead)| {
+                columns.replacen(column, instead, 1)
+            })
+    })
 }
 
 fn from_row(r: &Row) -> rusqlite::Result<CampaignRow> {
@@ -361,7 +374,8 @@ pub fn refresh(
 pub fn get(conn: &Connection, account: i64, ad: i64) -> Result<Option<CampaignRow>, StoreError> {
     optional(
         conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM campaigns WHERE account_id = ?1 AND ad_id = ?2"
+            "SELECT {} FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+            columns()
         ))?
         .query_row([account, ad], from_row),
     )

@@ -3,7 +3,7 @@
 //! attributed to several, whose `ad_id` is NULL), and the reads behind `GET /v1/conversions`
 //! and the conversion fields of campaign reads.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{params, params_from_iter, Connection};
@@ -217,23 +217,55 @@ pub fn summary_of(conn: &Connection, row: &CampaignRow) -> Result<Summary, Store
     )?;
     let mut rows = stmt.query(params![row.account_id, row.ad_id])?;
     while let Some(r) = rows.next()? {
-        let count: i64 = r.get(2)?;
-        let counted = summary.counts.entry(r.get(0)?).or_default();
-        *counted = counted.saturating_add(count);
-        let currency: Option<String> = r.get(1)?;
-        let high: Option<i64> = r.get(3)?;
-        let low: Option<i64> = r.get(4)?;
-        if let (Some(currency), Some(high), Some(low)) = (currency, high, low) {
-            let sum = summary.revenue.entry(currency).or_default();
-            *sum = sum.saturating_add(join(high, low));
-        }
+        summary.add(r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
     }
     Ok(summary)
 }
 
-/// The conversion summaries of a list page's rows, in their order.
+/// The conversion summaries of a list page's rows, in their order, read a chunk of rows at a
+/// time through the running totals' primary key (`store::keyed`); a list row's `converted`
+/// is not read.
 pub fn summaries_of(conn: &Connection, rows: &[CampaignRow]) -> Result<Vec<Summary>, StoreError> {
-    rows.iter().map(|row| summary_of(conn, row)).collect()
+    let keys: Vec<(i64, i64)> = rows.iter().map(|r| (r.account_id, r.ad_id)).collect();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT t.account_id, t.ad_id, t.event_type, NULLIF(t.currency, ''), t.count,
+            t.amount_high, t.amount_low
+         FROM {} CROSS JOIN conversion_totals t
+         ON t.account_id = keys.column1 AND t.ad_id = keys.column2",
+        super::keyed::values()
+    ))?;
+    let mut found: HashMap<(i64, i64), Summary> = HashMap::new();
+    for bound in super::keyed::chunks(&keys) {
+        let mut lines = stmt.query(params_from_iter(bound))?;
+        while let Some(r) = lines.next()? {
+            let summary = found.entry((r.get(0)?, r.get(1)?)).or_default();
+            summary.add(r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?);
+        }
+    }
+    Ok(keys
+        .iter()
+        .map(|key| found.remove(key).unwrap_or_default())
+        .collect())
+}
+
+impl Summary {
+    /// Adds one row of `conversion_totals`: its event type's count, and its amount to its
+    /// currency's revenue when it has both.
+    fn add(
+        &mut self,
+        event: String,
+        currency: Option<String>,
+        count: i64,
+        high: Option<i64>,
+        low: Option<i64>,
+    ) {
+        let counted = self.counts.entry(event).or_default();
+        *counted = counted.saturating_add(count);
+        if let (Some(currency), Some(high), Some(low)) = (currency, high, low) {
+            let sum = self.revenue.entry(currency).or_default();
+            *sum = sum.saturating_add(join(high, low));
+        }
+    }
 }
 
 #[cfg(test)]
