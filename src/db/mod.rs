@@ -27,9 +27,14 @@ pub use writer::Yield;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A commit that leaves more than this many pages in the write-ahead log copies them into the
-/// database itself (SQLite's default is 1,000). `serve` checkpoints in the background every
-/// [`CHECKPOINT_EVERY`], so commits only pay for it when that falls behind.
+/// database itself (SQLite's default is 1,000), for the commands that write without `serve`.
 const AUTOCHECKPOINT_PAGES: i64 = 20_000;
+/// While `serve` checkpoints in the background ([`checkpoints`]), the writer's commits copy the
+/// log themselves only past this many pages (1 GiB of 4 KiB pages), a guard against a log that
+/// no background checkpoint could empty. Below it no commit copies pages and waits for their
+/// `fsync` while it holds the writer: during a retention pass the log passed
+/// [`AUTOCHECKPOINT_PAGES`], and the request whose commit crossed it waited 50-80 ms.
+const SERVE_AUTOCHECKPOINT_PAGES: i64 = 250_000;
 
 /// Each connection reads the first this-many bytes of the database through a memory map
 /// (`mmap_size`): a page it reads is the operating system's cached page itself, not a copy
@@ -168,14 +173,19 @@ impl Db {
 }
 
 /// Copies the write-ahead log into the database every [`CHECKPOINT_EVERY`] until `stop` turns
-/// true, without waiting for readers or writers (a passive checkpoint), so that no request's
-/// commit pays for copying what many commits wrote (the hourly sync writes thousands of
-/// pages).
+/// true, without waiting for readers or writers (a passive checkpoint, on a read connection),
+/// so that no request's commit pays for copying what many commits wrote (the hourly sync and
+/// a retention pass write thousands of pages): meanwhile the writer's own commits checkpoint
+/// only past [`SERVE_AUTOCHECKPOINT_PAGES`].
 pub async fn checkpoints(db: Db, mut stop: tokio::sync::watch::Receiver<bool>) {
+    autocheckpoint(&db, SERVE_AUTOCHECKPOINT_PAGES).await;
     loop {
         tokio::select! {
             _ = tokio::time::sleep(CHECKPOINT_EVERY) => {}
-            _ = stop.changed() => return,
+            _ = stop.changed() => {
+                autocheckpoint(&db, AUTOCHECKPOINT_PAGES).await;
+                return;
+            }
         }
         let db = db.clone();
         match blocking(move || db.checkpoint()).await {
@@ -183,6 +193,21 @@ pub async fn checkpoints(db: Db, mut stop: tokio::sync::watch::Receiver<bool>) {
             Ok(Err(e)) => tracing::warn!(error = %e, "checkpoint failed"),
             Err(panic) => tracing::error!(%panic, "checkpoint panicked"),
         }
+    }
+}
+
+/// Sets the pages past which the writer's commits checkpoint the log themselves.
+async fn autocheckpoint(db: &Db, pages: i64) {
+    let db = db.clone();
+    let set = blocking(move || {
+        db.write_blocking(|tx| {
+            Ok::<_, StoreError>(tx.pragma_update(None, "wal_autocheckpoint", pages)?)
+        })
+    });
+    match set.await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!(error = %e, "the writer's checkpoint threshold was not set"),
+        Err(panic) => tracing::error!(%panic, "setting the checkpoint threshold panicked"),
     }
 }
 
@@ -366,6 +391,45 @@ mod tests {
         assert_eq!(
             copied, log,
             "a passive checkpoint copies them when nobody reads"
+        );
+    }
+
+    #[test]
+    fn while_serve_checkpoints_in_the_background_no_commit_copies_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("w.db"), Open::Create).unwrap();
+        let threshold = |db: &Db| {
+            db.write_blocking(|tx| {
+                Ok::<i64, StoreError>(tx.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))?)
+            })
+            .unwrap()
+        };
+        assert_eq!(threshold(&db), AUTOCHECKPOINT_PAGES);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let running = rt.spawn(checkpoints(db.clone(), stopped));
+        let raised = rt.block_on(async {
+            for _ in 0..1000 {
+                if threshold(&db) == SERVE_AUTOCHECKPOINT_PAGES {
+                    return true;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            false
+        });
+        assert!(
+            raised,
+            "the background checkpoints raise the writer's threshold"
+        );
+        stop.send(true).unwrap();
+        rt.block_on(running).unwrap();
+        assert_eq!(
+            threshold(&db),
+            AUTOCHECKPOINT_PAGES,
+            "restored when it stops"
         );
     }
 
