@@ -1,0 +1,653 @@
+//! Benchmark of reads at a year's scale: every request timed on day 1 and on day 365 of the
+//! same install, in the same run. The fixture (`common/year.rs`) makes the install (10
+//! cabinets x 1,000 running campaigns by default, in the simulator), copies it, and writes a
+//! year of history into the copy directly in bulk, as retention leaves it; the copy without
+//! the year is the day-1 twin. Two real servers run in this process, one on each.
+//!
+//! - each request, on one keep-alive connection per twin, the twins taking turns: median and
+//!   p95 in ms, the ratio of the medians day 365 / day 1, and the issue's verdict (at most
+//!   1.5x). API (key of the agency owner): `GET /v1/campaigns?limit=500` over every cabinet
+//!   and one cabinet's (`account_id`), by date and by `views`; one campaign; its history over
+//!   24h, 7d, 30d and the year; `GET /v1/stats` of one cabinet over 1d, 7d, 30d and `all`;
+//!   `GET /v1/stats/total` (1d, 30d); `GET /v1/conversions` of one cabinet. Panel (logged in
+//!   over HTTP): `/`, `/?period=30d`, `/cabinets`, `/campaigns`, one campaign's page over 30d,
+//!   one cabinet's report over the last 30 days and its PDF. Every answer must be 200 (a
+//!   history may be 404 on day 1: no stats there);
+//! - beside each list, plain SQLite over the same database returning the same rows (every
+//!   column; one cursor per cabinet in the list's order, merged a row at a time, as
+//!   `panel_bench` reads them), checked to be the rows the API answered, with the issue's
+//!   verdict (the API at most 2x); `/` and `/cabinets` against the issue's 10 ms;
+//! - retention: with the server running on the year, two clients cycle through a cabinet's
+//!   list, one campaign, its 7-day history, its conversions and `account/info` (not the
+//!   totals above, whose own time would hide the pass's); a baseline of [`WINDOW`] without a
+//!   pass, then one more day of hours written, the clock moved a day and a pass at the
+//!   service's pace while they run; the worst request of each, [`ROUNDS`] times, medians of
+//!   the rounds, with the issue's verdict (at most 2x).
+//!
+//! The run ends with a table of every figure beside its baseline and exits 1 when one misses
+//! (named). Run: `cargo run --release --example year_bench` (optional arguments: cabinets,
+//! campaigns per cabinet, requests per measurement; defaults 10, 1000, 100), or `-- --quick`
+//! (1 x 1,000, 30 requests, shorter retention windows). `--pages` times only `/` and
+//! `/cabinets` (for `100 1000 --pages`: their bound is over 100 cabinets; a year of 100,000
+//! campaigns takes about ten times the default's set-up and disk).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use adcab::panel::login::LOGIN_COOKIE;
+use adcab::panel::session::COOKIE;
+use adcab::{clock, jobs::retention};
+use rusqlite::Connection;
+
+mod common;
+#[path = "common/measure.rs"]
+mod measure;
+#[path = "common/running.rs"]
+mod running;
+#[path = "common/year.rs"]
+mod year;
+use common::Server;
+use measure::{median, percentile, runs};
+
+/// The issue's bounds: day 365 against day 1, the API against plain SQLite, a retention pass.
+const AGE_BOUND: f64 = 1.5;
+const PLAIN_BOUND: f64 = 2.0;
+const PASS_BOUND: f64 = 2.0;
+/// `/` and `/cabinets`, median in ms.
+const PAGE_MS: f64 = 10.0;
+/// A measurement stops before its `n` runs once it took this long and made [`MIN_RUNS`].
+const BUDGET: Duration = Duration::from_secs(15);
+const MIN_RUNS: usize = 10;
+const WARM_UP: usize = 3;
+/// Retention rounds, and the baseline's length in each.
+const ROUNDS: usize = 3;
+const WINDOW: Duration = Duration::from_secs(20);
+
+/// One twin's server and how to ask it.
+struct Side {
+    _server: Server,
+    api: String,
+    root: String,
+    cookie: String,
+    agent: ureq::Agent,
+}
+
+impl Side {
+    fn start(services: &adcab::Services) -> Side {
+        let server = Server::start(services.clone());
+        let api = server.base.clone();
+        let root = api.strip_suffix("/api/v1").expect("the API under /api/v1");
+        let agent = ureq::AgentBuilder::new().redirects(0).build();
+        let cookie = login(&agent, root);
+        Side {
+            api: api.clone(),
+            root: root.to_string(),
+            cookie,
+            agent,
+            _server: server,
+        }
+    }
+
+    /// One GET of a request: ms until the whole answer arrived, the status and the body.
+    fn get(&self, req: &Request, key: &str) -> (f64, u16, String) {
+        let sent = Instant::now();
+        let call = match req.panel {
+            false => self
+                .agent
+                .get(&format!("{}{}", self.api, req.path))
+                .set("X-API-Key", key),
+            true => self
+                .agent
+                .get(&format!("{}{}", self.root, req.path))
+                .set("Cookie", &self.cookie),
+        };
+        let (status, body) = match call.call() {
+            Ok(r) => (r.status(), r.into_string().unwrap_or_default()),
+            Err(ureq::Error::Status(code, r)) => (code, r.into_string().unwrap_or_default()),
+            Err(e) => panic!("GET {}: {e}", req.path),
+        };
+        (sent.elapsed().as_secs_f64() * 1000.0, status, body)
+    }
+}
+
+/// A request measured on both days.
+struct Request {
+    label: String,
+    path: String,
+    panel: bool,
+    /// A history: 404 is an answer on a day without stats.
+    may_be_empty: bool,
+    /// A list: the cabinets, column and page of its plain SQLite baseline.
+    plain: Option<(Vec<i64>, &'static str, usize)>,
+}
+
+fn api(label: &str, path: String) -> Request {
+    Request {
+        label: label.into(),
+        path,
+        panel: false,
+        may_be_empty: label.contains("history"),
+        plain: None,
+    }
+}
+
+fn panel(label: &str, path: String) -> Request {
+    Request {
+        panel: true,
+        ..api(label, path)
+    }
+}
+
+/// A figure of the summary: what, its value and baseline, their ratio's bound, whether it held.
+struct Line {
+    what: String,
+    value: String,
+    baseline: String,
+    verdict: String,
+    ok: bool,
+}
+
+fn main() {
+    let run = Instant::now();
+    let (mut quick, mut pages) = (false, false);
+    let mut numbers = Vec::new();
+    for arg in std::env::args().skip(1) {
+        if arg == "--quick" {
+            quick = true;
+        } else if arg == "--pages" {
+            pages = true;
+        } else {
+            numbers.push(
+                arg.parse::<usize>()
+                    .expect("numeric arguments, --quick or --pages"),
+            );
+        }
+    }
+    let cabinets = numbers
+        .first()
+        .copied()
+        .unwrap_or(if quick { 1 } else { 10 });
+    let per_cabinet = numbers.get(1).copied().unwrap_or(1000);
+    let n = numbers
+        .get(2)
+        .copied()
+        .unwrap_or(if quick { 30 } else { 100 });
+    let window = if quick { WINDOW / 4 } else { WINDOW };
+
+    let twins = year::make(cabinets, per_cabinet);
+    let sides = [Side::start(&twins.day1), Side::start(&twins.year)];
+    println!(
+        "servers: day 1 at {}, day 365 at {}; set-up took {:.0} s",
+        sides[0].root,
+        sides[1].root,
+        run.elapsed().as_secs_f64()
+    );
+    let cabinet = twins.accounts[twins.accounts.len() / 2];
+    let (_, ad) = *twins
+        .ads
+        .iter()
+        .find(|(a, _)| *a == cabinet)
+        .expect("a campaign");
+    let now = twins.year.db.read_blocking(clock::now).unwrap();
+    let day = |days: i64| (now - chrono::Duration::days(days)).format("%Y-%m-%d");
+    let all = twins.accounts.clone();
+    let mut requests = vec![
+        Request {
+            plain: Some((all.clone(), "created_at", 500)),
+            ..api("API list, every cabinet", "/campaigns?limit=500".into())
+        },
+        Request {
+            plain: Some((all.clone(), "views", 500)),
+            ..api(
+                "API list, every cabinet, by views",
+                "/campaigns?limit=500&sortBy=views".into(),
+            )
+        },
+        Request {
+            plain: Some((vec![cabinet], "created_at", 500)),
+            ..api(
+                "API list, one cabinet",
+                format!("/campaigns?limit=500&account_id={cabinet}"),
+            )
+        },
+        Request {
+            plain: Some((vec![cabinet], "views", 500)),
+            ..api(
+                "API list, one cabinet, by views",
+                format!("/campaigns?limit=500&account_id={cabinet}&sortBy=views"),
+            )
+        },
+        api(
+            "API one campaign",
+            format!("/campaigns/{ad}?account_id={cabinet}"),
+        ),
+        api(
+            "API history 24h",
+            format!("/campaigns/{ad}/history?account_id={cabinet}&period=24h"),
+        ),
+        api(
+            "API history 7d",
+            format!("/campaigns/{ad}/history?account_id={cabinet}&period=7d"),
+        ),
+        api(
+            "API history 30d",
+            format!("/campaigns/{ad}/history?account_id={cabinet}&period=30d"),
+        ),
+        api(
+            "API history, the year",
+            format!(
+                "/campaigns/{ad}/history?account_id={cabinet}&period=custom&startDate={}&endDate={}",
+                day(year::DAYS),
+                day(0)
+            ),
+        ),
+        api(
+            "API stats 1d, one cabinet",
+            format!("/stats?account_id={cabinet}&period=1d"),
+        ),
+        api(
+            "API stats 7d, one cabinet",
+            format!("/stats?account_id={cabinet}&period=7d"),
+        ),
+        api(
+            "API stats 30d, one cabinet",
+            format!("/stats?account_id={cabinet}&period=30d"),
+        ),
+        api(
+            "API stats all, one cabinet",
+            format!("/stats?account_id={cabinet}&period=all"),
+        ),
+        api("API stats/total 1d", "/stats/total".into()),
+        api("API stats/total 30d", "/stats/total?period=30d".into()),
+        api(
+            "API conversions, one cabinet",
+            format!("/conversions?account_id={cabinet}"),
+        ),
+        panel("panel /", "/".into()),
+        panel("panel /?period=30d", "/?period=30d".into()),
+        panel("panel /cabinets", "/cabinets".into()),
+        panel("panel /campaigns", "/campaigns".into()),
+        panel(
+            "panel campaign 30d",
+            format!("/campaigns/{cabinet}/{ad}?period=30d"),
+        ),
+        panel(
+            "panel report, 30 days",
+            format!("/reports/{cabinet}?from={}&to={}", day(30), day(1)),
+        ),
+        panel(
+            "panel report PDF, 30 days",
+            format!("/reports/{cabinet}?from={}&to={}&format=pdf", day(30), day(1)),
+        ),
+    ];
+
+    if pages {
+        requests.retain(|r| r.path == "/" || r.path == "/cabinets");
+    }
+    let conns = [&twins.day1, &twins.year]
+        .map(|s| adcab::db::open_connection(&s.config.storage.path).expect("a connection"));
+    println!(
+        "\n== day 1 against day 365: up to {n} requests each after {WARM_UP} untimed, the twins taking turns; ms =="
+    );
+    let mut summary = Vec::new();
+    for req in &requests {
+        summary.extend(compare(&sides, &conns, req, &twins.key, n));
+    }
+    if !pages {
+        summary.extend(during_passes(&twins, &sides[1], cabinet, ad, window));
+    }
+
+    println!("\n== summary ==");
+    println!(
+        "{:<58} {:>20} {:>34}  verdict",
+        "figure", "value", "baseline"
+    );
+    let mut missed = Vec::new();
+    for line in &summary {
+        println!(
+            "{:<58} {:>20} {:>34}  {}",
+            line.what, line.value, line.baseline, line.verdict
+        );
+        if !line.ok {
+            missed.push(line.what.clone());
+        }
+    }
+    drop(sides);
+    println!("total run: {:.0} s", run.elapsed().as_secs_f64());
+    if !missed.is_empty() {
+        println!(
+            "{} of {} figures miss: {}",
+            missed.len(),
+            summary.len(),
+            missed.join("; ")
+        );
+        std::process::exit(1);
+    }
+}
+
+/// Times `req` on both twins, taking turns; its lines of the summary.
+fn compare(
+    sides: &[Side; 2],
+    conns: &[Connection; 2],
+    req: &Request,
+    key: &str,
+    n: usize,
+) -> Vec<Line> {
+    let check = |day: usize, (ms, status, body): (f64, u16, String)| {
+        let fine = status == 200 || (req.may_be_empty && status == 404);
+        assert!(
+            fine,
+            "GET {} on day {}: {status} {body}",
+            req.path,
+            [1, 365][day]
+        );
+        (ms, body)
+    };
+    let mut last = [String::new(), String::new()];
+    for _ in 0..WARM_UP {
+        for (d, side) in sides.iter().enumerate() {
+            last[d] = check(d, side.get(req, key)).1;
+        }
+    }
+    let mut took = [Vec::new(), Vec::new()];
+    let _ = runs(n, BUDGET, MIN_RUNS, |i| {
+        // Alternate which twin goes first, so neither always follows the other.
+        for k in 0..2 {
+            let d = (i + k) % 2;
+            let (ms, body) = check(d, sides[d].get(req, key));
+            took[d].push(ms);
+            last[d] = body;
+        }
+    });
+    let p = |v: &mut Vec<f64>| (median(v), percentile(v, 0.95));
+    let (m1, p1) = p(&mut took[0]);
+    let (m365, p365) = p(&mut took[1]);
+    let ratio = m365 / m1;
+    println!(
+        "{} ({} requests, {:.0} KB on day 365): day 1 median {m1:.2}, p95 {p1:.2}; day 365 median {m365:.2}, p95 {p365:.2}; {ratio:.2}x",
+        req.label,
+        took[1].len(),
+        last[1].len() as f64 / 1024.0
+    );
+    let mut lines = vec![Line {
+        what: format!("{}: day 365 / day 1", req.label),
+        value: format!("{m365:.2} ms"),
+        baseline: format!("day 1 {m1:.2} ms"),
+        verdict: verdict(ratio, AGE_BOUND),
+        ok: ratio <= AGE_BOUND,
+    }];
+    if req.path == "/" || req.path == "/cabinets" {
+        lines.push(Line {
+            what: format!("{}: day 365 median", req.label),
+            value: format!("{m365:.2} ms"),
+            baseline: format!("bound {PAGE_MS:.0} ms"),
+            verdict: if m365 <= PAGE_MS {
+                "within".into()
+            } else {
+                "OVER".into()
+            },
+            ok: m365 <= PAGE_MS,
+        });
+    }
+    if let Some((accounts, column, limit)) = &req.plain {
+        for (d, conn) in conns.iter().enumerate() {
+            let Some((plain, rows)) = plain_list(conn, accounts, column, *limit, n) else {
+                println!("  plain SQLite baseline unavailable: campaigns has no {column}");
+                continue;
+            };
+            let same = if rows == api_rows(&last[d]) {
+                "same rows"
+            } else {
+                "ROWS DIFFER"
+            };
+            let m = [m1, m365][d];
+            println!(
+                "  day {}: plain SQLite, the same {} rows: median {plain:.2} ms ({same}); the API {:.2}x",
+                [1, 365][d],
+                rows.len(),
+                m / plain
+            );
+            if d == 1 {
+                lines.push(Line {
+                    what: format!("{}: API / plain SQLite, day 365", req.label),
+                    value: format!("{m:.2} ms"),
+                    baseline: format!("plain {plain:.2} ms ({same})"),
+                    verdict: verdict(m / plain, PLAIN_BOUND),
+                    ok: m / plain <= PLAIN_BOUND && same == "same rows",
+                });
+            }
+        }
+    }
+    lines
+}
+
+fn verdict(ratio: f64, bound: f64) -> String {
+    let word = if ratio <= bound { "within" } else { "OVER" };
+    format!("{ratio:.2}x, {word} {bound}x")
+}
+
+/// The `(account_id, ad_id)` of a list answer's campaigns, in order.
+fn api_rows(body: &str) -> Vec<(i64, i64)> {
+    let answer: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+    answer["data"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .map(|c| {
+                    (
+                        c["account_id"].as_i64().unwrap_or(0),
+                        c["ad_id"].as_i64().unwrap_or(0),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Median (ms) of up to `n` reads of the first `limit` campaigns of `accounts` by `column`
+/// descending (ties by `ad_id`, then cabinet), every column: one cursor per cabinet in that
+/// order, merged a row at a time, so SQLite reads `limit` rows and one more per cabinet. The
+/// rows read as `(account_id, ad_id)`; `None` when the table has no such column.
+fn plain_list(
+    conn: &Connection,
+    accounts: &[i64],
+    column: &str,
+    limit: usize,
+    n: usize,
+) -> Option<(f64, Vec<(i64, i64)>)> {
+    let sql = format!(
+        "SELECT {column}, ad_id, account_id, * FROM campaigns
+         WHERE account_id = ?1 AND status <> 'Deleted'
+         ORDER BY {column} DESC, ad_id DESC LIMIT {limit}"
+    );
+    conn.prepare(&sql).ok()?;
+    conn.set_prepared_statement_cache_capacity(16);
+    let mut rows = Vec::new();
+    let mut took = runs(n, BUDGET, MIN_RUNS, |_| {
+        let started = Instant::now();
+        let mut statements: Vec<_> = accounts
+            .iter()
+            .map(|_| conn.prepare(&sql).unwrap())
+            .collect();
+        let columns = statements[0].column_count();
+        let mut cursors: Vec<_> = statements
+            .iter_mut()
+            .zip(accounts)
+            .map(|(s, a)| s.query([a]).unwrap())
+            .collect();
+        let mut step = |c: usize| -> Option<((i64, i64, i64), usize)> {
+            let row = cursors[c].next().unwrap()?;
+            let values: Vec<rusqlite::types::Value> =
+                (0..columns).map(|i| row.get(i).unwrap()).collect();
+            let int = |v: &rusqlite::types::Value| match v {
+                rusqlite::types::Value::Integer(i) => *i,
+                other => panic!("{column}: {other:?}"),
+            };
+            Some(((int(&values[0]), int(&values[1]), int(&values[2])), c))
+        };
+        let mut heads: std::collections::BinaryHeap<((i64, i64, i64), usize)> =
+            (0..accounts.len()).filter_map(&mut step).collect();
+        let mut read = Vec::with_capacity(limit);
+        while read.len() < limit {
+            let Some((key, c)) = heads.pop() else { break };
+            heads.extend(step(c));
+            read.push((key.2, key.1));
+        }
+        let took = started.elapsed().as_secs_f64() * 1000.0;
+        rows = read;
+        took
+    });
+    Some((median(&mut took), rows))
+}
+
+/// The worst request of two clients cycling through a cabinet's reads, without a pass for
+/// `window` and then while a pass rolls one more day, [`ROUNDS`] times; the summary's line.
+fn during_passes(
+    twins: &year::Twins,
+    side: &Side,
+    cabinet: i64,
+    ad: i64,
+    window: Duration,
+) -> Vec<Line> {
+    println!("\n== the worst request without and during a retention pass (day 365, 2 clients) ==");
+    let paths = [
+        format!("/campaigns?limit=100&account_id={cabinet}"),
+        format!("/campaigns/{ad}?account_id={cabinet}"),
+        format!("/campaigns/{ad}/history?account_id={cabinet}&period=7d"),
+        format!("/conversions?account_id={cabinet}"),
+        "/account/info".to_string(),
+    ];
+    let reqs: Vec<Request> = paths.iter().map(|p| api("during", p.clone())).collect();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut writer = year::beside(
+        &twins.year_path,
+        twins.user,
+        twins.key_id,
+        &twins.accounts,
+        &twins.ads,
+    );
+    let stop = AtomicBool::new(false);
+    // The worst of both clients while `during` runs; `during`'s own result.
+    let clients = |during: &mut dyn FnMut()| -> (f64, String) {
+        stop.store(false, Ordering::SeqCst);
+        std::thread::scope(|scope| {
+            let running: Vec<_> = (0..2)
+                .map(|c| {
+                    let (reqs, stop) = (&reqs, &stop);
+                    let agent = ureq::agent();
+                    scope.spawn(move || {
+                        let mut worst = (0.0, String::new());
+                        let mut i = c;
+                        while !stop.load(Ordering::SeqCst) {
+                            let req = &reqs[i % reqs.len()];
+                            let sent = Instant::now();
+                            let answer = agent
+                                .get(&format!("{}{}", side.api, req.path))
+                                .set("X-API-Key", &twins.key)
+                                .call();
+                            let ms = sent.elapsed().as_secs_f64() * 1000.0;
+                            let answer = answer.unwrap_or_else(|e| panic!("GET {}: {e}", req.path));
+                            let _ = answer.into_string();
+                            if ms > worst.0 {
+                                worst = (ms, req.path.clone());
+                            }
+                            i += 1;
+                        }
+                        worst
+                    })
+                })
+                .collect();
+            during();
+            stop.store(true, Ordering::SeqCst);
+            running
+                .into_iter()
+                .map(|r| r.join().unwrap())
+                .fold((0.0, String::new()), |a, b| if b.0 > a.0 { b } else { a })
+        })
+    };
+    let (mut without, mut with) = (Vec::new(), Vec::new());
+    for round in 1..=ROUNDS {
+        let (worst, path) = clients(&mut || std::thread::sleep(window));
+        println!(
+            "round {round}: without a pass ({:.0} s): worst {worst:.1} ms ({path})",
+            window.as_secs_f64()
+        );
+        without.push(worst);
+        let started = Instant::now();
+        let now = twins.year.db.read_blocking(clock::now).unwrap();
+        let rows = writer.day_of_hours(clock::hour_start(now));
+        twins
+            .year
+            .db
+            .write_blocking(|tx| {
+                let now = clock::advance(tx, 24 * 3600)?.expect("within a hundred years");
+                year::quiet(tx, now)
+            })
+            .unwrap();
+        let written = started.elapsed().as_secs_f64();
+        let mut pass = None;
+        let (worst, path) = clients(&mut || {
+            let started = Instant::now();
+            let pruned = rt.block_on(retention::pass(&twins.year)).expect("a pass");
+            pass = Some((pruned, started.elapsed().as_secs_f64()));
+        });
+        let (pruned, took) = pass.expect("the pass ran");
+        println!(
+            "round {round}: during a pass ({took:.1} s, {} hourly rows rolled, {} deliveries and {} events removed; {rows} hourly rows written in {written:.1} s before it): worst {worst:.1} ms ({path})",
+            pruned.hourly_stats, pruned.webhook_deliveries, pruned.status_events
+        );
+        with.push(worst);
+    }
+    let (w, d) = (median(&mut without), median(&mut with));
+    vec![Line {
+        what: "worst request during a retention pass / without".into(),
+        value: format!("{d:.1} ms"),
+        baseline: format!("without {w:.1} ms"),
+        verdict: verdict(d / w, PASS_BOUND),
+        ok: d / w <= PASS_BOUND,
+    }]
+}
+
+/// Logs in as a browser does (see `panel_bench`); the `Cookie` header of the session.
+fn login(agent: &ureq::Agent, root: &str) -> String {
+    let form = agent
+        .get(&format!("{root}/login"))
+        .call()
+        .expect("GET /login");
+    let login_cookie = set_cookie(&form, LOGIN_COOKIE);
+    let html = form.into_string().expect("the form");
+    let csrf = html
+        .split_once(r#"name="csrf" value=""#)
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .expect("the form's csrf field")
+        .0
+        .to_string();
+    let answer = agent
+        .post(&format!("{root}/login"))
+        .set("Cookie", &format!("{LOGIN_COOKIE}={login_cookie}"))
+        .set("Origin", root)
+        .set("Sec-Fetch-Site", "same-origin")
+        .send_form(&[
+            ("csrf", csrf.as_str()),
+            ("email", year::EMAIL),
+            ("password", year::PASSWORD),
+        ])
+        .expect("POST /login");
+    assert_eq!(answer.status(), 303, "POST /login");
+    format!("{COOKIE}={}", set_cookie(&answer, COOKIE))
+}
+
+fn set_cookie(response: &ureq::Response, name: &str) -> String {
+    response
+        .all("set-cookie")
+        .into_iter()
+        .find_map(|h| h.strip_prefix(&format!("{name}=")))
+        .and_then(|rest| rest.split(';').next())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| panic!("a {name} cookie"))
+        .to_string()
+}
