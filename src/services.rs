@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use tokio::sync::Notify;
+use tokio::sync::watch;
 
 use crate::config::Config;
 use crate::db::{Db, Open, OpenError};
@@ -29,7 +29,9 @@ pub struct Services {
     pub metrics: Arc<Metrics>,
     /// Told when this process moves the service clock (`sim advance` from the panel, the
     /// tests), so the scheduler catches up at once rather than at its next look at the clock.
-    pub clock_moved: Arc<Notify>,
+    /// Every loop that looks at the clock holds its own receiver ([`watch::Sender::subscribe`]):
+    /// one shared wake-up went to a single waiter, and the scheduler could miss a move.
+    pub clock_moved: Arc<watch::Sender<()>>,
     /// The webhook Tests under way.
     pub outbound: Arc<Outbound>,
 }
@@ -51,7 +53,7 @@ impl Services {
             sim: built.sim,
             task_step: Arc::new(Mutex::new(())),
             metrics: Arc::new(Metrics::new()),
-            clock_moved: Arc::new(Notify::new()),
+            clock_moved: Arc::new(watch::Sender::new(())),
             outbound: Arc::new(Outbound::default()),
         })
     }

@@ -102,11 +102,14 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
     services.db.write_blocking(|tx| {
         let now = clock::now(tx)?;
         let stored = campaigns::sync_states(tx, account)?;
+        let day = stats::DaySpan::ending(report.hour);
         let mut newer_balance = false;
+        let mut written = 0;
         for line in &report.lines {
             let Some(state) = stored.get(&line.ad_id) else {
                 continue;
             };
+            written += 1;
             let unchanged = report.revs.get(&line.ad_id) == Some(&state.local_rev);
             let moved = unchanged && state.status != line.status;
             let reported = if unchanged {
@@ -118,9 +121,10 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
                 newer_balance = true;
                 Reported::CountersOnly
             };
-            campaigns::apply_counters(tx, account, line, reported)?;
             let gain = line.totals().gain_since(&state.mark);
             stats::record_gain(tx, account, line.ad_id, &hour, &gain)?;
+            let day_spend = stats::day_spend(tx, account, line.ad_id, &day)?;
+            campaigns::apply_counters(tx, account, line, reported, Some(day_spend))?;
             if moved {
                 let change = StatusChange {
                     account_id: account,
@@ -135,7 +139,11 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
             }
         }
         stats::total_cabinet_hour(tx, account, &hour)?;
-        stats::keep_day_spend(tx, account, report.hour)?;
+        // Each copy the report listed had its day's spend written with its counters; the
+        // others' may move as the day's window moves on.
+        if written < stored.len() {
+            stats::keep_day_spend(tx, account, report.hour)?;
+        }
         store_balance(tx, account, report.balance.filter(|_| !newer_balance))?;
         cabinets::set_synced_through(tx, account, &clock::iso(report.hour + Duration::hours(1)))?;
         Ok::<_, StoreError>(now)

@@ -74,6 +74,7 @@ pub struct Pass {
 /// clock's day has a source not yet fetched, at most every [`RETRY`] after a failure.
 pub async fn run(services: Services, mut stop: watch::Receiver<bool>) {
     let mut failed_at: Option<Instant> = None;
+    let mut clock_moved = services.clock_moved.subscribe();
     while !*stop.borrow() {
         if failed_at.is_none_or(|t| t.elapsed() >= RETRY) {
             let s = services.clone();
@@ -104,7 +105,7 @@ pub async fn run(services: Services, mut stop: watch::Receiver<bool>) {
         }
         tokio::select! {
             _ = tokio::time::sleep(TICK) => {}
-            _ = services.clock_moved.notified() => {}
+            _ = clock_moved.changed() => {}
             _ = stop.changed() => {}
         }
     }

@@ -47,6 +47,7 @@ pub enum Step {
 /// Runs the clockwork until `stop` turns true; wakes `outbox` whenever it queued webhooks.
 /// Looks at the clock every [`TICK`], and at once when this process moved it.
 pub async fn run(services: Services, outbox: Arc<Notify>, mut stop: watch::Receiver<bool>) {
+    let mut clock_moved = services.clock_moved.subscribe();
     while !*stop.borrow() {
         let s = services.clone();
         match db::blocking(move || step(&s)).await {
@@ -60,7 +61,7 @@ pub async fn run(services: Services, outbox: Arc<Notify>, mut stop: watch::Recei
         }
         tokio::select! {
             _ = tokio::time::sleep(TICK) => {}
-            _ = services.clock_moved.notified() => {}
+            _ = clock_moved.changed() => {}
             _ = stop.changed() => {}
         }
     }

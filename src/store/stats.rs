@@ -70,6 +70,38 @@ pub fn total_cabinet_hour(conn: &Connection, account: i64, hour: &str) -> Result
     Ok(())
 }
 
+/// The 24 hours of stats a campaign's kept spend of the last day sums: the hour starting at
+/// `last` and the 23 before it.
+pub struct DaySpan {
+    first: String,
+    last: String,
+}
+
+impl DaySpan {
+    pub fn ending(last: DateTime<Utc>) -> DaySpan {
+        DaySpan {
+            first: iso(last - Duration::hours(23)),
+            last: iso(last),
+        }
+    }
+}
+
+/// One campaign's spend over `span` in micro-units, summed from its hourly rows: what
+/// [`keep_day_spend`] keeps in its row, for the hourly sync to write with its counters.
+pub fn day_spend(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    span: &DaySpan,
+) -> Result<i64, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT COALESCE(SUM(spent_micros), 0) FROM hourly_stats INDEXED BY hourly_stats_ad
+             WHERE account_id = ?1 AND ad_id = ?2 AND hour >= ?3 AND hour <= ?4",
+        )?
+        .query_row(params![account, ad, span.first, span.last], |r| r.get(0))?)
+}
+
 /// Keeps each campaign of a cabinet's spend over the 24 hours of stats ending with the hour
 /// starting at `last` (that hour and the 23 before it) in its row, writing only the rows whose
 /// figure moved: one range of the campaign index per campaign, run where the hours are written
@@ -79,8 +111,7 @@ pub fn keep_day_spend(
     account: i64,
     last: DateTime<Utc>,
 ) -> Result<(), StoreError> {
-    let first = iso(last - Duration::hours(23));
-    let last = iso(last);
+    let DaySpan { first, last } = DaySpan::ending(last);
     conn.prepare_cached(
         "UPDATE campaigns SET day_spend_micros = d.spent
          FROM (SELECT c.ad_id AS ad_id,

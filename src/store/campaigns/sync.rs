@@ -67,21 +67,24 @@ pub enum Reported {
 }
 
 /// Brings a copy's counters in line with the platform's report and moves its mark to the
-/// reported counters; with [`Reported::State`] also its switch, budget and decline reason, and
-/// its status and `status_changed_at` when the status moved. The ad's settings are not part of
-/// it, so `synced_at` stays. The status is written only when it moved, so the index over it is
-/// left alone otherwise; a row the report leaves as it is is not written at all.
+/// reported counters, and its spend of the last 24 hours to `day_spend` (micro-units; see
+/// [`crate::store::stats::day_spend`]) when given, so the row is written once an hour; with
+/// [`Reported::State`] also its switch, budget and decline reason, and its status and
+/// `status_changed_at` when the status moved. The ad's settings are not part of it, so
+/// `synced_at` stays. The status is written only when it moved, so the index over it is left
+/// alone otherwise; a row the report leaves as it is is not written at all.
 pub fn apply_counters(
     conn: &Connection,
     account: i64,
     c: &AdCounters,
     reported: Reported,
+    day_spend: Option<i64>,
 ) -> Result<(), StoreError> {
     const COUNTERS: &str = "spent_micros = ?3, views = ?4, opens = ?5, clicks = ?6,
         actions = ?7, mark_views = ?4, mark_opens = ?5, mark_clicks = ?6, mark_actions = ?7,
-        mark_spent_micros = ?3";
-    const STATE: &str = "active = ?8, budget_micros = ?9, decline_reason = ?10,
-        decline_description = ?11";
+        mark_spent_micros = ?3, day_spend_micros = COALESCE(?8, day_spend_micros)";
+    const STATE: &str = "active = ?9, budget_micros = ?10, decline_reason = ?11,
+        decline_description = ?12";
     const WHERE: &str = "WHERE account_id = ?1 AND ad_id = ?2";
     static SQL: OnceLock<[String; 3]> = OnceLock::new();
     let [counters, state, moved] = SQL.get_or_init(|| {
@@ -90,12 +93,13 @@ pub fn apply_counters(
             format!(
                 "UPDATE campaigns SET {COUNTERS}, {STATE} {WHERE}
                    AND (spent_micros, views, opens, clicks, actions, mark_views, mark_opens,
-                        mark_clicks, mark_actions, mark_spent_micros, active, budget_micros,
-                        decline_reason, decline_description)
-                       IS NOT (?3, ?4, ?5, ?6, ?7, ?4, ?5, ?6, ?7, ?3, ?8, ?9, ?10, ?11)"
+                        mark_clicks, mark_actions, mark_spent_micros, day_spend_micros, active,
+                        budget_micros, decline_reason, decline_description)
+                       IS NOT (?3, ?4, ?5, ?6, ?7, ?4, ?5, ?6, ?7, ?3,
+                               COALESCE(?8, day_spend_micros), ?9, ?10, ?11, ?12)"
             ),
             format!(
-                "UPDATE campaigns SET {COUNTERS}, {STATE}, status = ?12, status_changed_at = ?13
+                "UPDATE campaigns SET {COUNTERS}, {STATE}, status = ?13, status_changed_at = ?14
                  {WHERE}"
             ),
         ]
@@ -103,7 +107,7 @@ pub fn apply_counters(
     let (budget, spent, status) = (c.budget.micros(), c.spent.micros(), c.status.as_str());
     let [reason, description] = decline_columns(c.status, c.decline_reason.as_ref());
     let mut values: Vec<&dyn ToSql> = vec![
-        &account, &c.ad_id, &spent, &c.views, &c.opens, &c.clicks, &c.actions,
+        &account, &c.ad_id, &spent, &c.views, &c.opens, &c.clicks, &c.actions, &day_spend,
     ];
     let sql = match reported {
         Reported::CountersOnly => counters,

@@ -267,6 +267,7 @@ fn a_decline_reason_is_stored_while_declined_and_cleared_when_the_ad_leaves_it()
         Reported::State {
             status_moved: false,
         },
+        None,
     )
     .unwrap();
     assert_eq!(
@@ -284,6 +285,7 @@ fn a_decline_reason_is_stored_while_declined_and_cleared_when_the_ad_leaves_it()
         7,
         &line_of(&approved),
         Reported::State { status_moved: true },
+        None,
     )
     .unwrap();
     let row = get(&conn, 7, 3).unwrap().unwrap();
