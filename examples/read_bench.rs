@@ -141,6 +141,8 @@ fn main() {
         if worst.1 <= 2.0 { "within" } else { "past" }
     );
 
+    parts(&conn, &ws, offset_rows);
+
     let url = format!("{base}&cursor=");
     let (mut took, first) = timed(&agent, &url, &ws.key, n, PAGE.min(total));
     report_alone("list, cursor page 1", &mut took);
@@ -434,6 +436,55 @@ fn report_alone(label: &str, took: &mut [f64]) {
     println!(
         "{label} ({} requests): median {p50:.2} ms, p95 {p95:.2} ms",
         took.len()
+    );
+}
+
+/// Where the default list's time goes, in this process on the bench's own connection: the
+/// page's rows, their conversion totals, and the campaign objects encoded as the answer's
+/// JSON; medians of 50 runs beside the plain read of the same rows.
+fn parts(conn: &Connection, ws: &Workspace, rows: usize) {
+    use adcab::api::campaign_object::{returns_of, Reduced};
+    use adcab::domain::money::CabinetType;
+    use adcab::store::campaigns::{self, ListFilter, Page, SortKey};
+    use adcab::store::conversions;
+    let filter = ListFilter {
+        accounts: ws.accounts.clone(),
+        ..ListFilter::default()
+    };
+    let page = Page::Offset {
+        offset: 0,
+        limit: PAGE as i64,
+        sort: SortKey::Date,
+        descending: true,
+    };
+    let (mut read, mut summed, mut encoded) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..50 {
+        let started = Instant::now();
+        let (found, _) = campaigns::list(conn, &filter, &page).unwrap();
+        read.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(found.len(), rows);
+        let started = Instant::now();
+        let summaries = conversions::summaries_of(conn, &found).unwrap();
+        summed.push(started.elapsed().as_secs_f64() * 1000.0);
+        let started = Instant::now();
+        let day = adcab::clock::now(conn).unwrap().date_naive();
+        let objects: Vec<Reduced> = found
+            .iter()
+            .zip(&summaries)
+            .map(|(row, summary)| {
+                let returns = returns_of(conn, row, CabinetType::Euro, summary, day).unwrap();
+                Reduced::of(row, CabinetType::Euro).with_conversions(summary, &returns)
+            })
+            .collect();
+        let bytes = serde_json::to_vec(&objects).unwrap();
+        encoded.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert!(bytes.len() > rows && summaries.len() == rows);
+    }
+    println!(
+        "the default list in this process, medians of 50: rows {:.2} ms, conversion totals {:.2} ms, objects as JSON {:.2} ms",
+        median(&mut read),
+        median(&mut summed),
+        median(&mut encoded)
     );
 }
 
