@@ -116,16 +116,11 @@ fn of_status(
     Ok(found)
 }
 
-/// A cabinet's declined campaigns, with the platform's reason: the count from the status's
-/// index alone, and the most recently created few read in the index's order (no sort over
-/// every declined campaign of the cabinet).
+/// A cabinet's declined campaigns, with the platform's reason: the count kept by status
+/// (`kept::count_of`), and the most recently created few read in the status index's order (no
+/// sort over every declined campaign of the cabinet).
 pub fn declined(conn: &Connection, account: i64, limit: i64) -> Result<Found, StoreError> {
-    let total: i64 = conn
-        .prepare_cached(
-            "SELECT COUNT(*) FROM campaigns INDEXED BY campaigns_by_status
-             WHERE account_id = ?1 AND status = 'Declined'",
-        )?
-        .query_row(params![account], |r| r.get(0))?;
+    let total = super::kept::count_of(conn, account, "Declined")?;
     if total == 0 {
         return Ok(Found::default());
     }

@@ -17,6 +17,8 @@ pub mod groups;
 pub mod history;
 pub mod idempotency;
 pub mod invites;
+pub mod kept;
+pub mod kept_check;
 pub mod keys;
 pub mod marks;
 pub mod media;
