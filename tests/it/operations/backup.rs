@@ -220,12 +220,14 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // assistant of a history entry, 42: the fast checks' marks and position (its
             // rules column goes with 13's table), 43: proposals and the bot's state (the rules'
             // approval column goes with 13's table), 44: a rule's cabinets (columns of 13's
-            // rules), 45: the kept status counts and 46: the cabinets' daily rows (their
+            // rules), 45: the kept status counts and the attention's
+            // partial indexes, and 46: the cabinets' daily rows (their
             // triggers first); 27's column is in 15's
             // alerts) undone.
             tx.execute_batch(
                 "DROP TRIGGER campaigns_count_insert; DROP TRIGGER campaigns_count_delete;
                  DROP TRIGGER campaigns_count_update; DROP TABLE cabinet_status_counts;
+                 DROP INDEX campaigns_in_review; DROP INDEX campaigns_out_of_budget;
                  DROP TRIGGER cabinet_hours_day_insert; DROP TRIGGER cabinet_hours_day_delete;
                  DROP TRIGGER cabinet_hours_day_update; DROP TRIGGER cabinet_hours_day_move;
                  DROP TABLE cabinet_days;
