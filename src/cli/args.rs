@@ -43,7 +43,12 @@ pub enum Command {
     Config(ConfigCmd),
     /// Check the config file and the database (read-only: schema and integrity) without
     /// starting; exits non-zero when either is wrong.
-    Check,
+    Check {
+        /// Also compare each kept figure (status counts, daily rows, conversion totals) with
+        /// its recomputation from the rows it stands for; non-zero exit when one differs.
+        #[arg(long)]
+        deep: bool,
+    },
     /// Take a verified backup (database and media) into a new folder, while the server runs.
     Backup {
         #[arg(long)]

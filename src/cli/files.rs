@@ -14,8 +14,9 @@ use crate::db::{Db, Open};
 
 /// `adcab check`: the config loaded (or `main` already refused it); the database is read
 /// without being changed. Exits non-zero, the reason in `error`, on a database `serve` would
-/// refuse: missing, damaged, not an adcab database, newer than this adcab, a table missing.
-pub fn check(config: &Config) -> ExitCode {
+/// refuse: missing, damaged, not an adcab database, newer than this adcab, a table missing;
+/// with `deep`, also when a kept figure differs from its recomputation (`kept`, each by name).
+pub fn check(config: &Config, deep: bool) -> ExitCode {
     let path = &config.storage.path;
     let found = match crate::db::schema::inspect(path) {
         Ok(found) => found,
@@ -42,7 +43,22 @@ pub fn check(config: &Config) -> ExitCode {
             "integrity": found.integrity,
         },
     });
-    let Some(problem) = found.refused else {
+    let mut problem = found.refused.map(|e| e.to_string());
+    if deep && problem.is_none() {
+        match kept(path) {
+            Ok((kept, differ)) => {
+                answer["kept"] = kept;
+                if !differ.is_empty() {
+                    problem = Some(format!(
+                        "kept figures differ from their recomputation: {}",
+                        differ.join(", ")
+                    ));
+                }
+            }
+            Err(e) => problem = Some(format!("the kept figures could not be read: {e}")),
+        }
+    }
+    let Some(problem) = problem else {
         print::out(answer);
         return ExitCode::SUCCESS;
     };
@@ -51,6 +67,36 @@ pub fn check(config: &Config) -> ExitCode {
     print::out(answer);
     print::err(format_args!("adcab: {sentence}"));
     ExitCode::FAILURE
+}
+
+/// Each kept figure compared with its recomputation, on a read-only connection: the `kept`
+/// object (`{name: {"equal", "rows", "against", "differing"?, "differences"?}}`) and the names
+/// of those that differ.
+fn kept(path: &Path) -> Result<(serde_json::Value, Vec<&'static str>), crate::store::StoreError> {
+    let conn = rusqlite::Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    let mut out = serde_json::Map::new();
+    let mut differ = Vec::new();
+    for figure in crate::store::kept_check::check(&conn)? {
+        let mut shown = json!({
+            "equal": figure.equal(),
+            "rows": figure.rows,
+            "against": figure.against,
+        });
+        if !figure.equal() {
+            differ.push(figure.name);
+            shown["differing"] = json!(figure.differing);
+            shown["differences"] = figure
+                .differences
+                .iter()
+                .map(|d| json!({"key": d.key, "kept": d.kept, "recomputed": d.recomputed}))
+                .collect();
+        }
+        out.insert(figure.name.to_string(), shown);
+    }
+    Ok((serde_json::Value::Object(out), differ))
 }
 
 /// `adcab backup --to PATH`: a verified snapshot of the database and its media, taken while a

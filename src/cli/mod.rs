@@ -168,7 +168,7 @@ pub fn main() -> ExitCode {
     };
     let how = match cli.command {
         Command::Config(ConfigCmd::Show) => return emit(Ok(config.shown())),
-        Command::Check => return files::check(&config),
+        Command::Check { deep } => return files::check(&config, deep),
         Command::Backup { to } => return files::backup(&config, &to),
         Command::Restore { from } => return files::restore(&config, &from),
         Command::Setup(_) => unreachable!("answered before the config is loaded"),
@@ -191,7 +191,7 @@ pub fn main() -> ExitCode {
         Command::Serve
         | Command::Mcp(_)
         | Command::Config(_)
-        | Command::Check
+        | Command::Check { .. }
         | Command::Backup { .. }
         | Command::Restore { .. }
         | Command::Setup(_) => unreachable!("answered before the database is opened"),

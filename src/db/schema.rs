@@ -80,6 +80,8 @@ const SERVICE: Ledger = Ledger {
         (42, include_str!("../../sql/0042_fast_checks.sql")),
         (43, include_str!("../../sql/0043_approvals.sql")),
         (44, include_str!("../../sql/0044_rules_across_cabinets.sql")),
+        (45, include_str!("../../sql/0045_status_counts.sql")),
+        (46, include_str!("../../sql/0046_cabinet_days.sql")),
     ],
 };
 

@@ -89,43 +89,11 @@ fn flagged(r: &rusqlite::Row, account: i64) -> rusqlite::Result<Flagged> {
     })
 }
 
-/// The campaigns of a status matching `extra` (a condition that may name `?3`, bound to
-/// `bound`), newest change first, with how many match: one pass over the status's index
-/// range, the count taken over every match before the limit.
-fn of_status(
-    conn: &Connection,
-    account: i64,
-    status: &str,
-    extra: &str,
-    bound: &str,
-    limit: i64,
-) -> Result<Found, StoreError> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT ad_id, title, status_changed_at, decline_reason, budget_micros, 0,
-            COUNT(*) OVER ()
-         FROM campaigns INDEXED BY campaigns_by_status
-         WHERE account_id = ?1 AND status = ?2 AND {extra}
-         ORDER BY status_changed_at DESC, ad_id DESC LIMIT ?4"
-    ))?;
-    let mut found = Found::default();
-    let mut rows = stmt.query(params![account, status, bound, limit])?;
-    while let Some(r) = rows.next()? {
-        found.total = r.get(6)?;
-        found.items.push(flagged(r, account)?);
-    }
-    Ok(found)
-}
-
-/// A cabinet's declined campaigns, with the platform's reason: the count from the status's
-/// index alone, and the most recently created few read in the index's order (no sort over
-/// every declined campaign of the cabinet).
+/// A cabinet's declined campaigns, with the platform's reason: the count kept by status
+/// (`kept::count_of`), and the most recently created few read in the status index's order (no
+/// sort over every declined campaign of the cabinet).
 pub fn declined(conn: &Connection, account: i64, limit: i64) -> Result<Found, StoreError> {
-    let total: i64 = conn
-        .prepare_cached(
-            "SELECT COUNT(*) FROM campaigns INDEXED BY campaigns_by_status
-             WHERE account_id = ?1 AND status = 'Declined'",
-        )?
-        .query_row(params![account], |r| r.get(0))?;
+    let total = super::kept::count_of(conn, account, "Declined")?;
     if total == 0 {
         return Ok(Found::default());
     }
@@ -140,33 +108,69 @@ pub fn declined(conn: &Connection, account: i64, limit: i64) -> Result<Found, St
     Ok(Found { items, total })
 }
 
-/// A cabinet's campaigns in review since before `before` (an ISO time).
+/// A cabinet's campaigns in review since before `before` (an ISO time): counted, and the
+/// newest few read, in the partial index of the campaigns in review (only the matches).
 pub fn in_review_since(
     conn: &Connection,
     account: i64,
     before: &str,
     limit: i64,
 ) -> Result<Found, StoreError> {
-    of_status(
+    newest(
         conn,
+        "campaigns_in_review",
+        "status = 'In Review' AND status_changed_at < ?2",
+        params![account, before],
+        params![account, before, limit],
         account,
-        "In Review",
-        "status_changed_at < ?3",
-        before,
-        limit,
     )
 }
 
-/// A cabinet's campaigns switched on but stopped with no budget left.
+/// A cabinet's campaigns switched on but stopped with no budget left: counted, and the newest
+/// few read, in the partial index of just those campaigns.
 pub fn out_of_budget(conn: &Connection, account: i64, limit: i64) -> Result<Found, StoreError> {
-    of_status(
+    newest(
         conn,
+        "campaigns_out_of_budget",
+        "status = 'Stopped' AND active = 1 AND budget_micros = 0",
+        params![account],
+        params![account, limit],
         account,
-        "Stopped",
-        "active = 1 AND budget_micros = 0",
-        "",
-        limit,
     )
+}
+
+/// The campaigns of a cabinet (`?1`) matching `condition` (which repeats the partial
+/// `index`'s and may bind the parameters after `?1` in `count`), newest change first: how
+/// many (counted in the index alone), and the first few (`first`: `count`'s parameters and
+/// the limit) read through it in its order, only when there are any.
+fn newest(
+    conn: &Connection,
+    index: &str,
+    condition: &str,
+    count: &[&dyn rusqlite::ToSql],
+    first: &[&dyn rusqlite::ToSql],
+    account: i64,
+) -> Result<Found, StoreError> {
+    let total: i64 = conn
+        .prepare_cached(&format!(
+            "SELECT COUNT(*) FROM campaigns INDEXED BY {index}
+             WHERE account_id = ?1 AND {condition}"
+        ))?
+        .query_row(count, |r| r.get(0))?;
+    if total == 0 {
+        return Ok(Found::default());
+    }
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT ad_id, title, status_changed_at, decline_reason, budget_micros, 0
+         FROM campaigns INDEXED BY {index}
+         WHERE account_id = ?1 AND {condition}
+         ORDER BY status_changed_at DESC, ad_id DESC LIMIT ?{}",
+        count.len() + 1
+    ))?;
+    let items = stmt
+        .query_map(first, |r| flagged(r, account))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Found { items, total })
 }
 
 /// A cabinet's running campaigns whose budget left will not last 24 hours at their spend of

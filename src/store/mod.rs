@@ -18,6 +18,8 @@ pub mod history;
 pub mod idempotency;
 pub mod invites;
 pub mod keyed;
+pub mod kept;
+pub mod kept_check;
 pub mod keys;
 pub mod marks;
 pub mod media;

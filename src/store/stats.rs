@@ -127,20 +127,15 @@ pub fn keep_day_spend(
     Ok(())
 }
 
-/// A cabinet's sums over the hours starting in `[from, to)` (opens are not kept per cabinet).
+/// A cabinet's sums over the hours starting in `[from, to)` (opens are not kept per cabinet),
+/// read through its daily rows (`kept::span`).
 pub fn of_cabinet(
     conn: &Connection,
     account: i64,
     from: &str,
     to: &str,
 ) -> Result<Totals, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT COALESCE(SUM(views), 0), 0, COALESCE(SUM(clicks), 0),
-                COALESCE(SUM(actions), 0), COALESCE(SUM(spent_micros), 0)
-             FROM cabinet_hours WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
-        )?
-        .query_row(params![account, from, to], |r| totals_at(r, 0))?)
+    super::kept::span(conn, account, from, to)
 }
 
 /// One campaign's hourly rows starting in `[from, to)`, oldest first.

@@ -1,48 +1,24 @@
 //! Owns the reads behind the home page's totals: a cabinet's figures per day over a span
 //! of days whose bounds the caller gives (local midnights as UTC times, so a day is the
-//! person's day), read from `cabinet_hours` (one row per cabinet and hour, kept as long as
-//! the cabinet, the same sums `GET /v1/stats/total` adds up from the campaigns' hours), and the
+//! person's day), read from the daily rows kept beside `cabinet_hours` (one row per cabinet and
+//! hour, kept as long as the cabinet, the same sums `GET /v1/stats/total` adds up from the
+//! campaigns' hours) and the hours a local day cuts from a UTC day, and the
 //! conversions a cabinet received over a span with their revenue per currency.
 
 use rusqlite::{params, Connection};
 
 use super::StoreError;
-use crate::domain::money::Money;
 use crate::domain::stats::Totals;
 
 /// A cabinet's sums per day: `bounds` are the days' starts followed by the last day's end
-/// (ISO times, ascending); the answer has one `Totals` per day (`bounds.len() - 1`). One
-/// range read of the cabinet's hours, each added to the day it starts in.
+/// (ISO times, ascending); the answer has one `Totals` per day (`bounds.len() - 1`), each the
+/// sum of the cabinet's hours starting in it, read from its daily rows (`kept::days`).
 pub fn days_of_cabinet(
     conn: &Connection,
     account: i64,
     bounds: &[String],
 ) -> Result<Vec<Totals>, StoreError> {
-    let days = bounds.len().saturating_sub(1);
-    let mut out = vec![Totals::default(); days];
-    let (Some(first), Some(last)) = (bounds.first(), bounds.last()) else {
-        return Ok(out);
-    };
-    let mut stmt = conn.prepare_cached(
-        "SELECT hour, views, clicks, actions, spent_micros FROM cabinet_hours
-         WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3 ORDER BY hour",
-    )?;
-    let mut rows = stmt.query(params![account, first, last])?;
-    let mut day = 0;
-    while let Some(r) = rows.next()? {
-        let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
-        while day + 1 < days && hour >= bounds[day + 1].as_str() {
-            day += 1;
-        }
-        out[day].add(&Totals {
-            views: r.get(1)?,
-            opens: 0,
-            clicks: r.get(2)?,
-            actions: r.get(3)?,
-            spent: Money::from_micros(r.get(4)?),
-        });
-    }
-    Ok(out)
+    super::kept::days(conn, account, &super::kept::Spans::new(bounds.to_vec()))
 }
 
 /// The conversions a cabinet received over a span: how many, and the revenue they reported
@@ -83,6 +59,7 @@ pub fn conversions_of_cabinet(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::money::Money;
     use crate::store::test_db;
 
     #[test]

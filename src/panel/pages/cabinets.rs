@@ -24,7 +24,7 @@ use crate::domain::time::iso;
 use crate::http::Reply;
 use crate::ops::returns::{self, Summed};
 use crate::store::cabinets::{self, AgencyRole, Reachable};
-use crate::store::{campaigns, stats, StoreError};
+use crate::store::{kept, stats, StoreError};
 
 /// One cabinet's line.
 struct Line {
@@ -72,7 +72,7 @@ pub async fn list<'a>(
                             cabinets::agency_role(conn, id)?,
                             Some(AgencyRole::Related { .. })
                         ),
-                        by_status: campaigns::count_by_status(conn, id)?,
+                        by_status: kept::by_status(conn, id)?,
                         today: stats::of_cabinet(conn, id, &today, &to)?,
                         week: stats::of_cabinet(conn, id, &week, &to)?,
                         cabinet,

@@ -6,6 +6,7 @@
 mod backup;
 mod cabinet_types;
 mod commands;
+mod kept;
 mod metrics;
 mod retention;
 

@@ -20,7 +20,7 @@ use crate::i18n::Lang;
 use crate::ops::reports::midnight;
 use crate::ops::returns::Returns;
 use crate::store::cabinets::Reachable;
-use crate::store::totals;
+use crate::store::{kept, totals};
 
 use super::lines::{per_currency, Figures, Line};
 use super::reporting::{self, Reporting};
@@ -110,8 +110,8 @@ pub fn today(zone: Tz, now: DateTime<Utc>) -> NaiveDate {
     now.with_timezone(&zone).date_naive()
 }
 
-/// Each cabinet's figures over the chosen period and the one before it, read from its hours
-/// in one range (the two periods are adjacent) and its conversions.
+/// Each cabinet's figures over the chosen period and the one before it, read from its daily
+/// rows in one range (the two periods are adjacent; `kept::days`) and its conversions.
 pub fn gather(
     conn: &rusqlite::Connection,
     reach: &[Reachable],
@@ -124,11 +124,13 @@ pub fn gather(
         .map(|i| iso(midnight(zone, before_first + Duration::days(i))))
         .collect();
     let (start, middle, end) = (&bounds[0], &bounds[days], &bounds[2 * days]);
+    // The daily rows and edge hours to read, worked out once for every cabinet.
+    let spans = kept::Spans::new(bounds.clone());
     reach
         .iter()
         .map(|r| {
             let c = &r.cabinet;
-            let per_day = totals::days_of_cabinet(conn, c.id, &bounds)?;
+            let per_day = kept::days(conn, c.id, &spans)?;
             let sum = |days: &[Totals]| {
                 let mut t = Totals::default();
                 days.iter().for_each(|d| t.add(d));

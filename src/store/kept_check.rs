@@ -1,0 +1,186 @@
+//! Owns the comparison of each kept figure with its recomputation from the rows it stands for
+//! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours,
+//! and the conversion totals with the events still stored. Reads only; names what differs.
+
+use rusqlite::Connection;
+
+use super::StoreError;
+
+/// How many differing rows a figure names (all are counted).
+const NAMED: i64 = 10;
+
+/// One kept figure compared with its recomputation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Figure {
+    /// The kept table.
+    pub name: &'static str,
+    /// What it was compared with, in words.
+    pub against: &'static str,
+    /// Kept rows (or keys) compared.
+    pub rows: i64,
+    /// How many differ.
+    pub differing: i64,
+    /// The first [`NAMED`] of them.
+    pub differences: Vec<Difference>,
+}
+
+/// A row whose kept figure is not its recomputation: its key and both figures, as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    pub key: String,
+    pub kept: String,
+    pub recomputed: String,
+}
+
+impl Figure {
+    pub fn equal(&self) -> bool {
+        self.differing == 0
+    }
+}
+
+/// Every kept figure, compared.
+pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
+    Ok(vec![
+        compare(
+            conn,
+            "cabinet_status_counts",
+            "the campaigns counted by cabinet and status",
+            STATUS_COUNTS,
+        )?,
+        compare(
+            conn,
+            "cabinet_days",
+            "the cabinet_hours rows summed by cabinet and UTC day",
+            CABINET_DAYS,
+        )?,
+        compare(
+            conn,
+            "conversion_totals",
+            "the conversions still stored per campaign, event and currency: a kept count below \
+             them is wrong (retention removes events and keeps their totals, and which campaigns \
+             lost events is not recorded, so a count above them is not a difference)",
+            CONVERSION_TOTALS,
+        )?,
+    ])
+}
+
+/// Each statement yields `key, kept, recomputed, differs` per compared row.
+fn compare(
+    conn: &Connection,
+    name: &'static str,
+    against: &'static str,
+    sql: &str,
+) -> Result<Figure, StoreError> {
+    let mut stmt = conn.prepare(sql)?;
+    let mut rows = stmt.query([])?;
+    let mut figure = Figure {
+        name,
+        against,
+        rows: 0,
+        differing: 0,
+        differences: Vec::new(),
+    };
+    while let Some(r) = rows.next()? {
+        figure.rows += 1;
+        if r.get::<_, bool>(3)? {
+            figure.differing += 1;
+            if figure.differing <= NAMED {
+                figure.differences.push(Difference {
+                    key: r.get(0)?,
+                    kept: r.get(1)?,
+                    recomputed: r.get(2)?,
+                });
+            }
+        }
+    }
+    Ok(figure)
+}
+
+const STATUS_COUNTS: &str = "
+    SELECT 'cabinet ' || account_id || ', ' || status, CAST(SUM(kept) AS TEXT),
+        CAST(SUM(counted) AS TEXT), SUM(kept) <> SUM(counted)
+    FROM (SELECT account_id, status, count AS kept, 0 AS counted FROM cabinet_status_counts
+          UNION ALL
+          SELECT account_id, status, 0, COUNT(*) FROM campaigns GROUP BY account_id, status)
+    GROUP BY account_id, status ORDER BY account_id, status";
+
+const CABINET_DAYS: &str = "
+    SELECT 'cabinet ' || account_id || ', ' || day,
+        SUM(k_hours) || ' hours: ' || SUM(k_views) || ' views, ' || SUM(k_clicks) || ' clicks, '
+            || SUM(k_actions) || ' actions, ' || SUM(k_spent) || ' spent micros',
+        SUM(h_hours) || ' hours: ' || SUM(h_views) || ' views, ' || SUM(h_clicks) || ' clicks, '
+            || SUM(h_actions) || ' actions, ' || SUM(h_spent) || ' spent micros',
+        SUM(k_hours) <> SUM(h_hours) OR SUM(k_views) <> SUM(h_views)
+            OR SUM(k_clicks) <> SUM(h_clicks) OR SUM(k_actions) <> SUM(h_actions)
+            OR SUM(k_spent) <> SUM(h_spent)
+    FROM (SELECT account_id, day, hours AS k_hours, views AS k_views, clicks AS k_clicks,
+            actions AS k_actions, spent_micros AS k_spent, 0 AS h_hours, 0 AS h_views,
+            0 AS h_clicks, 0 AS h_actions, 0 AS h_spent
+          FROM cabinet_days
+          UNION ALL
+          SELECT account_id, substr(hour, 1, 10), 0, 0, 0, 0, 0, COUNT(*), SUM(views),
+            SUM(clicks), SUM(actions), SUM(spent_micros)
+          FROM cabinet_hours GROUP BY account_id, substr(hour, 1, 10))
+    GROUP BY account_id, day ORDER BY account_id, day";
+
+const CONVERSION_TOTALS: &str = "
+    SELECT 'cabinet ' || account_id || ', campaign ' || ad_id || ', ' || event_type
+            || CASE currency WHEN '' THEN '' ELSE ', ' || currency END,
+        CAST(SUM(kept) AS TEXT), CAST(SUM(stored) AS TEXT), SUM(kept) < SUM(stored)
+    FROM (SELECT account_id, ad_id, event_type, currency, count AS kept, 0 AS stored
+          FROM conversion_totals
+          UNION ALL
+          SELECT account_id, ad_id, event_type, COALESCE(currency, ''), 0, 1
+          FROM conversions WHERE ad_id IS NOT NULL
+          UNION ALL
+          SELECT a.account_id, a.ad_id, c.event_type, COALESCE(c.currency, ''), 0, 1
+          FROM conversion_campaigns a JOIN conversions c ON c.id = a.conversion_id)
+    GROUP BY account_id, ad_id, event_type, currency ORDER BY account_id, ad_id";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_db;
+
+    fn figure<'a>(figures: &'a [Figure], name: &str) -> &'a Figure {
+        figures.iter().find(|f| f.name == name).expect("the figure")
+    }
+
+    #[test]
+    fn kept_days_follow_their_hours_and_a_changed_row_is_named() {
+        let conn = test_db();
+        conn.execute_batch(
+            "INSERT INTO cabinet_hours VALUES (7, '2026-11-26T22:00:00Z', 1, 0, 0, 1000000);
+             INSERT INTO cabinet_hours VALUES (7, '2026-11-26T23:00:00Z', 2, 1, 0, 2000000);
+             INSERT INTO cabinet_hours VALUES (7, '2026-11-27T00:00:00Z', 4, 0, 1, 4000000);
+             UPDATE cabinet_hours SET views = 9, spent_micros = 5 WHERE hour = '2026-11-26T23:00:00Z';
+             UPDATE cabinet_hours SET hour = '2026-11-28T01:00:00Z' WHERE hour = '2026-11-27T00:00:00Z';
+             DELETE FROM cabinet_hours WHERE hour = '2026-11-26T22:00:00Z';",
+        )
+        .unwrap();
+        let days: Vec<(String, i64, i64, i64)> = conn
+            .prepare("SELECT day, hours, views, spent_micros FROM cabinet_days ORDER BY day")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            days,
+            vec![
+                ("2026-11-26".to_string(), 1, 9, 5),
+                ("2026-11-28".to_string(), 1, 4, 4_000_000)
+            ]
+        );
+        assert!(figure(&check(&conn).unwrap(), "cabinet_days").equal());
+
+        conn.execute(
+            "UPDATE cabinet_days SET views = views + 1 WHERE day = '2026-11-28'",
+            [],
+        )
+        .unwrap();
+        let days = figure(&check(&conn).unwrap(), "cabinet_days").clone();
+        assert_eq!((days.rows, days.differing), (2, 1));
+        assert_eq!(days.differences[0].key, "cabinet 7, 2026-11-28");
+    }
+}

@@ -1,0 +1,241 @@
+//! The figures kept as rows change (status counts, daily rows, conversion totals) equal their
+//! recomputation after creates, reviews, pauses, deletes, postbacks and hours of sync; a span's
+//! totals read through the daily rows equal the hours' sums in any zone; and `adcab check
+//! --deep` names a kept row that was changed behind the triggers' back, exiting non-zero.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use chrono::{Duration, TimeZone, Utc};
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app, Camp, TestApp};
+use adcab::clock;
+use adcab::ops;
+use adcab::store::{campaigns, kept, kept_check};
+
+/// A config file naming the app's database.
+fn config_for(app: &TestApp) -> PathBuf {
+    let path = app.dir.path().join("kept.toml");
+    let db = app.services.config.storage.path.clone();
+    std::fs::write(&path, format!("[storage]\npath = \"{}\"\n", db.display())).unwrap();
+    path
+}
+
+/// `adcab check --deep`: its exit success and the JSON it printed.
+fn check_deep(config: &Path) -> (bool, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_adcab"))
+        .arg("--config")
+        .arg(config)
+        .args(["check", "--deep"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let value = serde_json::from_str(text.trim()).unwrap_or_else(|_| panic!("not JSON: {text}"));
+    (out.status.success(), value)
+}
+
+/// Every kept figure compared in-process: the names of those that differ, with what differs.
+fn differing(app: &TestApp) -> Vec<String> {
+    app.services
+        .db
+        .read_blocking(kept_check::check)
+        .unwrap()
+        .into_iter()
+        .filter(|f| !f.equal())
+        .map(|f| format!("{}: {:?}", f.name, f.differences))
+        .collect()
+}
+
+/// A cabinet whose campaigns went through each change of status, then `hours` hours of sync,
+/// with conversions posted: (cabinet, key).
+fn busy_cabinet(app: &TestApp, hours: i64) -> (i64, String) {
+    let (_, cabinet, key) = app.manager_with_postbacks();
+    app.align_hour();
+    // Created (in review), approved and declined by review, paused, deleted.
+    let _in_review = app.campaign(cabinet, Camp::channel("Waiting", "https://t.me/alpha_chan"));
+    let running = app.funded(cabinet, 500_000_000);
+    let declined = app.campaign(cabinet, Camp::channel("No", "https://t.me/alpha_chan"));
+    ops::sim_review(&app.services, cabinet, declined, false, None).unwrap();
+    let paused = app.active_campaign(cabinet);
+    app.write_ok(
+        "POST",
+        &format!("/campaigns/{paused}/pause"),
+        &key,
+        None,
+        200,
+    );
+    let gone = app.active_campaign(cabinet);
+    app.write_ok("DELETE", &format!("/campaigns/{gone}"), &key, None, 200);
+    // Spent out by the sync: its status changes there (10.00 lasts 5,000 views).
+    let _short = app.held(cabinet, 10_000_000);
+    let short = app.funded(cabinet, 10_000_000);
+    let bot = app.campaign(
+        cabinet,
+        Camp::channel("Bot", "https://t.me/shop_bot?start=p1"),
+    );
+    for (txid, amount) in [("t1", "10"), ("t2", "2.5"), ("t1", "12")] {
+        let body = json!({ "ref": "p1", "event": "purchase", "txid": txid, "amount": amount });
+        let r = app.send("POST", "/postback", &key, Some(&body), &[]);
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    app.advance(hours * 3600);
+    let stored = |ad| {
+        app.services
+            .db
+            .read_blocking(move |c| campaigns::get(c, cabinet, ad))
+            .unwrap()
+            .unwrap()
+    };
+    assert!(stored(running).views > 0, "the sync delivered");
+    let _ = (stored(short), bot);
+    (cabinet, key)
+}
+
+#[test]
+fn kept_figures_equal_their_recomputation_after_status_changes_postbacks_and_hours_of_sync() {
+    let app = spawn_app();
+    let (cabinet, _) = busy_cabinet(&app, 30);
+    assert_eq!(differing(&app), Vec::<String>::new());
+    let (kept_counts, counted) = app
+        .services
+        .db
+        .read_blocking(move |c| {
+            Ok::<_, adcab::store::StoreError>((
+                kept::by_status(c, cabinet)?,
+                campaigns::count_by_status(c, cabinet)?,
+            ))
+        })
+        .unwrap();
+    assert_eq!(kept_counts, counted, "the cabinets page's counts, in order");
+    let statuses: Vec<String> = counted.iter().map(|(s, _)| format!("{s:?}")).collect();
+    assert!(
+        counted.len() >= 4,
+        "in review, active, declined, on hold and stopped are all there: {statuses:?}"
+    );
+    // The conversions: none pruned, so every kept count is exactly the stored events'.
+    let (kept_conversions, stored): (i64, i64) = app
+        .services
+        .db
+        .read_blocking(move |c| {
+            Ok::<_, adcab::store::StoreError>((
+                c.query_row(
+                    "SELECT COALESCE(SUM(count), 0) FROM conversion_totals WHERE account_id = ?1",
+                    [cabinet],
+                    |r| r.get(0),
+                )?,
+                c.query_row(
+                    "SELECT COUNT(*) FROM conversions WHERE account_id = ?1",
+                    [cabinet],
+                    |r| r.get(0),
+                )?,
+            ))
+        })
+        .unwrap();
+    assert_eq!(
+        (kept_conversions, stored),
+        (2, 2),
+        "t1 sent twice is one event"
+    );
+}
+
+#[test]
+fn a_span_read_through_daily_rows_equals_its_hours_in_every_zone() {
+    let app = spawn_app();
+    let (cabinet, _) = busy_cabinet(&app, 60);
+    let now = app.now();
+    let start =
+        Utc.from_utc_datetime(&now.date_naive().and_hms_opt(0, 0, 0).unwrap()) - Duration::days(3);
+    // Local midnights of zones from UTC-12 to UTC+14, with half and quarter hours, for four
+    // days (the periods and the days of the home page); and spans not on any midnight.
+    let mut spans: Vec<Vec<String>> = [-720, -480, -210, 0, 60, 330, 345, 720, 840]
+        .iter()
+        .map(|offset| {
+            (0..=4)
+                .map(|d| clock::iso(start + Duration::days(d) - Duration::minutes(*offset)))
+                .collect()
+        })
+        .collect();
+    spans.push(vec![
+        clock::iso(now - Duration::days(2)),
+        clock::iso(now + Duration::hours(1)),
+    ]);
+    spans.push(vec![
+        clock::iso(now - Duration::hours(24)),
+        clock::iso(now + Duration::hours(1)),
+    ]);
+    for bounds in spans {
+        let (kept_days, hours) = app
+            .services
+            .db
+            .read_blocking({
+                let bounds = bounds.clone();
+                move |c| {
+                    Ok::<_, adcab::store::StoreError>((
+                        kept::days(c, cabinet, &kept::Spans::new(bounds.clone()))?,
+                        kept::by_hours(c, cabinet, &bounds)?,
+                    ))
+                }
+            })
+            .unwrap();
+        assert!(hours.iter().any(|t| t.views > 0), "{bounds:?}: delivery");
+        assert_eq!(kept_days, hours, "{bounds:?}");
+    }
+}
+
+#[test]
+fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() {
+    let app = spawn_app();
+    let (cabinet, _) = busy_cabinet(&app, 2);
+    let config = config_for(&app);
+    let (ok, answer) = check_deep(&config);
+    assert!(ok, "{answer}");
+    for name in ["cabinet_status_counts", "cabinet_days", "conversion_totals"] {
+        assert_eq!(answer["kept"][name]["equal"], true, "{name}: {answer}");
+        assert!(answer["kept"][name]["rows"].as_i64().unwrap() > 0, "{name}");
+    }
+    assert_eq!(
+        answer["database"]["integrity"], "ok",
+        "the usual shape kept"
+    );
+
+    app.sql(&format!(
+        "UPDATE cabinet_status_counts SET count = count + 1
+         WHERE account_id = {cabinet} AND status = 'Active'"
+    ));
+    let (ok, answer) = check_deep(&config);
+    assert!(!ok, "a changed count fails the check: {answer}");
+    let counts = &answer["kept"]["cabinet_status_counts"];
+    assert_eq!(counts["equal"], false);
+    assert_eq!(
+        counts["differences"][0]["key"],
+        format!("cabinet {cabinet}, Active")
+    );
+    assert_eq!(answer["kept"]["cabinet_days"]["equal"], true);
+    assert!(answer["error"]
+        .as_str()
+        .unwrap()
+        .contains("cabinet_status_counts"));
+
+    app.sql(&format!(
+        "UPDATE cabinet_status_counts SET count = count - 1
+         WHERE account_id = {cabinet} AND status = 'Active';
+         UPDATE cabinet_days SET spent_micros = spent_micros + 1 WHERE account_id = {cabinet}"
+    ));
+    let (ok, answer) = check_deep(&config);
+    assert!(!ok, "a changed day fails the check: {answer}");
+    assert_eq!(answer["kept"]["cabinet_status_counts"]["equal"], true);
+    assert_eq!(answer["kept"]["cabinet_days"]["equal"], false);
+    assert!(answer["error"].as_str().unwrap().contains("cabinet_days"));
+
+    // Without --deep the check is what it was: the kept figures are not read.
+    let out = Command::new(env!("CARGO_BIN_EXE_adcab"))
+        .arg("--config")
+        .arg(&config)
+        .arg("check")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let plain: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(plain.get("kept").is_none());
+}
