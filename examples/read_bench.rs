@@ -373,8 +373,11 @@ fn timed(agent: &ureq::Agent, url: &str, key: &str, n: usize, rows: usize) -> (V
     (took, last)
 }
 
-/// Up to `n` rounds of one plain read of `query` then one GET of `url`: the requests'
-/// latencies, the plain reads', the last answer and the plain rows.
+/// What [`timed_beside`] measured: the requests' latencies, the plain reads', the last answer
+/// and the plain rows.
+type Beside = (Vec<f64>, Vec<f64>, Value, Vec<(i64, i64)>);
+
+/// Up to `n` rounds of one plain read of `query` then one GET of `url`.
 fn timed_beside(
     agent: &ureq::Agent,
     url: &str,
@@ -383,7 +386,7 @@ fn timed_beside(
     rows: usize,
     plain: &Baselines,
     query: &Query,
-) -> (Vec<f64>, Vec<f64>, Value, Vec<(i64, i64)>) {
+) -> Beside {
     let (mut last, mut plain_rows, mut plain_took) = (Value::Null, Vec::new(), Vec::new());
     let took = runs(n, BUDGET, MIN_RUNS, |_| {
         let (t, read) = time_plain(&plain.conn, query);
