@@ -82,6 +82,7 @@ const SERVICE: Ledger = Ledger {
         (44, include_str!("../../sql/0044_rules_across_cabinets.sql")),
         (45, include_str!("../../sql/0045_status_counts.sql")),
         (46, include_str!("../../sql/0046_cabinet_days.sql")),
+        (47, include_str!("../../sql/0047_conversions_by_time.sql")),
     ],
 };
 

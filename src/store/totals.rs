@@ -63,6 +63,28 @@ mod tests {
     use crate::store::test_db;
 
     #[test]
+    fn a_cabinets_conversions_over_a_span_are_read_through_the_index_by_time_alone() {
+        let conn = test_db();
+        let plan: Vec<String> = conn
+            .prepare(
+                "EXPLAIN QUERY PLAN SELECT currency, COUNT(*), SUM(amount_micros) FROM conversions
+                 WHERE account_id = ?1 AND received_at >= ?2 AND received_at < ?3
+                 GROUP BY currency ORDER BY currency",
+            )
+            .unwrap()
+            .query_map(params![7, "a", "b"], |r| r.get(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            plan.iter().any(|step| step.contains(
+                "USING COVERING INDEX conversions_received (account_id=? AND received_at>? AND received_at<?)"
+            )),
+            "{plan:?}"
+        );
+    }
+
+    #[test]
     fn hours_fall_into_the_day_they_start_in() {
         let conn = test_db();
         conn.execute_batch(

@@ -221,8 +221,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // rules column goes with 13's table), 43: proposals and the bot's state (the rules'
             // approval column goes with 13's table), 44: a rule's cabinets (columns of 13's
             // rules), 45: the kept status counts and the attention's
-            // partial indexes, and 46: the cabinets' daily rows (their
-            // triggers first); 27's column is in 15's
+            // partial indexes, 46: the cabinets' daily rows (their triggers first), and 47:
+            // the conversions' index by time; 27's column is in 15's
             // alerts) undone.
             tx.execute_batch(
                 "DROP TRIGGER campaigns_count_insert; DROP TRIGGER campaigns_count_delete;
@@ -230,7 +230,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  DROP INDEX campaigns_in_review; DROP INDEX campaigns_out_of_budget;
                  DROP TRIGGER cabinet_hours_day_insert; DROP TRIGGER cabinet_hours_day_delete;
                  DROP TRIGGER cabinet_hours_day_update; DROP TRIGGER cabinet_hours_day_move;
-                 DROP TABLE cabinet_days;
+                 DROP TABLE cabinet_days; DROP INDEX conversions_received;
                  DROP TABLE rules; DROP TABLE rule_log; DROP TABLE auto_cpm;
                  DROP TABLE auto_cpm_log; DROP TABLE alerts; DROP TABLE alert_sends;
                  DROP TABLE alert_marks; DROP INDEX status_events_declined;
