@@ -83,9 +83,9 @@ fn main() {
         .collect();
     drop(server);
 
-    let mut baseline: Vec<f64> = (0..hours).map(|_| plain_update(&services)).collect();
+    let mut baseline: Vec<f64> = (0..hours).map(|_| plain_update(&services, None)).collect();
     let mut with_hours: Vec<f64> = (0..hours)
-        .map(|h| plain_update_and_hour(&services, h))
+        .map(|h| plain_update(&services, Some(h)))
         .collect();
     let hour_median = measure::median(&mut times);
     let base_median = measure::median(&mut baseline);
@@ -129,31 +129,11 @@ fn hour(s: &Services, received: &AtomicUsize, seconds: i64, digests: usize) -> f
     }
 }
 
-/// One transaction that updates the counters of every campaign row by primary key.
-fn plain_update(s: &Services) -> f64 {
-    let started = Instant::now();
-    s.db.write_blocking(|tx| {
-        let ids: Vec<(i64, i64)> = tx
-            .prepare("SELECT account_id, ad_id FROM campaigns")?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        let mut stmt = tx.prepare(
-            "UPDATE campaigns SET views = views + 1, spent_micros = spent_micros + 2000
-             WHERE account_id = ?1 AND ad_id = ?2",
-        )?;
-        for (account, ad) in ids {
-            stmt.execute([account, ad])?;
-        }
-        Ok::<_, adcab::store::StoreError>(())
-    })
-    .unwrap();
-    started.elapsed().as_secs_f64()
-}
-
-/// [`plain_update`] plus, in the same transaction, one `hourly_stats` row per campaign for an
-/// hour of its own (`n` hours after 2000-01-01, before any hour the sync stores).
-fn plain_update_and_hour(s: &Services, n: usize) -> f64 {
-    let hour = format!("2000-01-01T{:02}:00:00Z", n % 24);
+/// One transaction that updates the counters of every campaign row by primary key; with
+/// `hour` (`n` hours after 2000-01-01, before any hour the sync stores), also one
+/// `hourly_stats` row per campaign for it, in the same transaction.
+fn plain_update(s: &Services, hour: Option<usize>) -> f64 {
+    let hour = hour.map(|n| format!("2000-01-01T{:02}:00:00Z", n % 24));
     let started = Instant::now();
     s.db.write_blocking(|tx| {
         let ids: Vec<(i64, i64)> = tx
@@ -171,7 +151,9 @@ fn plain_update_and_hour(s: &Services, n: usize) -> f64 {
         )?;
         for (account, ad) in ids {
             update.execute([account, ad])?;
-            insert.execute(rusqlite::params![account, ad, hour])?;
+            if let Some(hour) = &hour {
+                insert.execute(rusqlite::params![account, ad, hour])?;
+            }
         }
         Ok::<_, adcab::store::StoreError>(())
     })
