@@ -308,7 +308,7 @@ fn a_daily_digest_tells_each_person_their_day_once() {
         text.contains("\neuro cabinet: ") && text.contains(" EUR spent, "),
         "{text}"
     );
-    let got = messages(&bot, PERSON, 1);
+    let got = messages(&bot, PERSON, before.len() + 1);
     assert!(got.iter().any(|m| &m.text == text));
     assert!(
         rx.received()
