@@ -1,25 +1,15 @@
-//! Owns the reads behind the home page's totals: a cabinet's figures per day over a span
-//! of days whose bounds the caller gives (local midnights as UTC times, so a day is the
-//! person's day), read from the daily rows kept beside `cabinet_hours` (one row per cabinet and
-//! hour, kept as long as the cabinet, the same sums `GET /v1/stats/total` adds up from the
-//! campaigns' hours) and the hours a local day cuts from a UTC day, and the
-//! conversions a cabinet received over a span with their revenue per currency.
+//! Owns the reads behind the home page's conversion totals: the conversions a cabinet received
+//! over a span with their revenue per currency. (Its figures per day are `kept::days`.)
 
 use rusqlite::{params, Connection};
 
 use super::StoreError;
-use crate::domain::stats::Totals;
 
-/// A cabinet's sums per day: `bounds` are the days' starts followed by the last day's end
-/// (ISO times, ascending); the answer has one `Totals` per day (`bounds.len() - 1`), each the
-/// sum of the cabinet's hours starting in it, read from its daily rows (`kept::days`).
-pub fn days_of_cabinet(
-    conn: &Connection,
-    account: i64,
-    bounds: &[String],
-) -> Result<Vec<Totals>, StoreError> {
-    super::kept::days(conn, account, &super::kept::Spans::new(bounds.to_vec()))
-}
+/// What [`conversions_of_cabinet`] reads, through `conversions_received` (schema 47).
+const CONVERSIONS_OF_CABINET: &str =
+    "SELECT currency, COUNT(*), SUM(amount_micros) FROM conversions
+     WHERE account_id = ?1 AND received_at >= ?2 AND received_at < ?3
+     GROUP BY currency ORDER BY currency";
 
 /// The conversions a cabinet received over a span: how many, and the revenue they reported
 /// per currency (micro-units, exact), currencies in order.
@@ -36,11 +26,7 @@ pub fn conversions_of_cabinet(
     from: &str,
     to: &str,
 ) -> Result<Converted, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT currency, COUNT(*), SUM(amount_micros) FROM conversions
-         WHERE account_id = ?1 AND received_at >= ?2 AND received_at < ?3
-         GROUP BY currency ORDER BY currency",
-    )?;
+    let mut stmt = conn.prepare_cached(CONVERSIONS_OF_CABINET)?;
     let mut rows = stmt.query(params![account, from, to])?;
     let mut found = Converted::default();
     while let Some(r) = rows.next()? {
@@ -60,17 +46,13 @@ pub fn conversions_of_cabinet(
 mod tests {
     use super::*;
     use crate::domain::money::Money;
-    use crate::store::test_db;
+    use crate::store::{kept, test_db};
 
     #[test]
     fn a_cabinets_conversions_over_a_span_are_read_through_the_index_by_time_alone() {
         let conn = test_db();
         let plan: Vec<String> = conn
-            .prepare(
-                "EXPLAIN QUERY PLAN SELECT currency, COUNT(*), SUM(amount_micros) FROM conversions
-                 WHERE account_id = ?1 AND received_at >= ?2 AND received_at < ?3
-                 GROUP BY currency ORDER BY currency",
-            )
+            .prepare(&format!("EXPLAIN QUERY PLAN {CONVERSIONS_OF_CABINET}"))
             .unwrap()
             .query_map(params![7, "a", "b"], |r| r.get(3))
             .unwrap()
@@ -102,7 +84,7 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        let days = days_of_cabinet(&conn, 7, &bounds).unwrap();
+        let days = kept::days(&conn, 7, &kept::Spans::new(bounds)).unwrap();
         assert_eq!(days.len(), 2);
         assert_eq!((days[0].views, days[0].clicks), (2, 1));
         assert_eq!((days[1].views, days[1].actions), (4, 1));
