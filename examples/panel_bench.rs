@@ -36,8 +36,6 @@ use std::time::{Duration, Instant};
 use adcab::config::Config;
 use adcab::domain::access::Plan;
 use adcab::ops;
-use adcab::panel::login::LOGIN_COOKIE;
-use adcab::panel::session::COOKIE;
 use adcab::{clock, Services};
 use rusqlite::types::Value;
 use rusqlite::{params, Connection};
@@ -45,6 +43,8 @@ use rusqlite::{params, Connection};
 mod common;
 #[path = "common/draft.rs"]
 mod draft;
+#[path = "common/login.rs"]
+mod login;
 #[path = "common/measure.rs"]
 mod measure;
 use common::Server;
@@ -115,7 +115,7 @@ fn main() {
         .to_string();
     let agent = ureq::AgentBuilder::new().redirects(0).build();
     let started = Instant::now();
-    let cookie = login(&agent, &root);
+    let cookie = login::login(&agent, &root, EMAIL, PASSWORD);
     println!(
         "server at {root}; logged in (GET and POST /login) in {:.0} ms",
         started.elapsed().as_secs_f64() * 1000.0
@@ -579,54 +579,6 @@ fn plain_cabinets(conn: &Connection, accounts: &[i64], n: usize) -> f64 {
         started.elapsed().as_secs_f64() * 1000.0
     });
     median(&mut took)
-}
-
-/// Logs in as a browser does: the form (its `csrf` field and the `adcab_login` cookie), then
-/// the form sent back with the email and password. The `Cookie` header of the session.
-fn login(agent: &ureq::Agent, root: &str) -> String {
-    let form = agent
-        .get(&format!("{root}/login"))
-        .call()
-        .expect("GET /login");
-    assert_eq!(form.status(), 200, "GET /login");
-    let login_cookie = set_cookie(&form, LOGIN_COOKIE);
-    let html = form.into_string().expect("the form");
-    let csrf = html
-        .split_once(r#"name="csrf" value=""#)
-        .and_then(|(_, rest)| rest.split_once('"'))
-        .expect("the form's csrf field")
-        .0
-        .to_string();
-    let answer = agent
-        .post(&format!("{root}/login"))
-        .set("Cookie", &format!("{LOGIN_COOKIE}={login_cookie}"))
-        .set("Origin", root)
-        .set("Sec-Fetch-Site", "same-origin")
-        .send_form(&[
-            ("csrf", csrf.as_str()),
-            ("email", EMAIL),
-            ("password", PASSWORD),
-        ])
-        .expect("POST /login");
-    assert_eq!(answer.status(), 303, "POST /login");
-    assert_eq!(
-        answer.header("location"),
-        Some("/"),
-        "signing in lands on the home page"
-    );
-    format!("{COOKIE}={}", set_cookie(&answer, COOKIE))
-}
-
-/// The value a response's `Set-Cookie` headers give cookie `name`.
-fn set_cookie(response: &ureq::Response, name: &str) -> String {
-    response
-        .all("set-cookie")
-        .into_iter()
-        .find_map(|h| h.strip_prefix(&format!("{name}=")))
-        .and_then(|rest| rest.split(';').next())
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| panic!("a {name} cookie"))
-        .to_string()
 }
 
 /// The campaigns a page links to (`/campaigns/{account_id}/{ad_id}`), in order; other links

@@ -34,12 +34,12 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use adcab::panel::login::LOGIN_COOKIE;
-use adcab::panel::session::COOKIE;
 use adcab::{clock, jobs::retention};
 use rusqlite::Connection;
 
 mod common;
+#[path = "common/login.rs"]
+mod login;
 #[path = "common/measure.rs"]
 mod measure;
 #[path = "common/running.rs"]
@@ -78,7 +78,7 @@ impl Side {
         let api = server.base.clone();
         let root = api.strip_suffix("/api/v1").expect("the API under /api/v1");
         let agent = ureq::AgentBuilder::new().redirects(0).build();
-        let cookie = login(&agent, root);
+        let cookie = login::login(&agent, root, year::EMAIL, year::PASSWORD);
         Side {
             api: api.clone(),
             root: root.to_string(),
@@ -610,44 +610,4 @@ fn during_passes(
         verdict: verdict(d / w, PASS_BOUND),
         ok: d / w <= PASS_BOUND,
     }]
-}
-
-/// Logs in as a browser does (see `panel_bench`); the `Cookie` header of the session.
-fn login(agent: &ureq::Agent, root: &str) -> String {
-    let form = agent
-        .get(&format!("{root}/login"))
-        .call()
-        .expect("GET /login");
-    let login_cookie = set_cookie(&form, LOGIN_COOKIE);
-    let html = form.into_string().expect("the form");
-    let csrf = html
-        .split_once(r#"name="csrf" value=""#)
-        .and_then(|(_, rest)| rest.split_once('"'))
-        .expect("the form's csrf field")
-        .0
-        .to_string();
-    let answer = agent
-        .post(&format!("{root}/login"))
-        .set("Cookie", &format!("{LOGIN_COOKIE}={login_cookie}"))
-        .set("Origin", root)
-        .set("Sec-Fetch-Site", "same-origin")
-        .send_form(&[
-            ("csrf", csrf.as_str()),
-            ("email", year::EMAIL),
-            ("password", year::PASSWORD),
-        ])
-        .expect("POST /login");
-    assert_eq!(answer.status(), 303, "POST /login");
-    format!("{COOKIE}={}", set_cookie(&answer, COOKIE))
-}
-
-fn set_cookie(response: &ureq::Response, name: &str) -> String {
-    response
-        .all("set-cookie")
-        .into_iter()
-        .find_map(|h| h.strip_prefix(&format!("{name}=")))
-        .and_then(|rest| rest.split(';').next())
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| panic!("a {name} cookie"))
-        .to_string()
 }
