@@ -15,7 +15,7 @@ use crate::domain::stats::Totals;
 use crate::domain::time::iso;
 
 /// How many of a cabinet's campaigns are in each status, deleted ones left out, statuses in
-/// the order of their names (as `campaigns::count_by_status` counts them).
+/// the order of their names.
 pub fn by_status(conn: &Connection, account: i64) -> Result<Vec<(Status, i64)>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT status, count FROM cabinet_status_counts

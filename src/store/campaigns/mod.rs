@@ -397,18 +397,6 @@ pub fn status_of(
     optional(found)
 }
 
-/// How many of a cabinet's campaigns are in each status (deleted ones left out).
-pub fn count_by_status(conn: &Connection, account: i64) -> Result<Vec<(Status, i64)>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT status, COUNT(*) FROM campaigns WHERE account_id = ?1 AND status != 'Deleted'
-         GROUP BY status",
-    )?;
-    let rows = stmt.query_map([account], |r| {
-        Ok((parsed(r, 0, "campaigns.status", Status::parse)?, r.get(1)?))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
 /// Lifetime figures of every campaign of a cabinet that ever delivered, deleted ones included.
 pub fn lifetime(conn: &Connection, account: i64) -> Result<Vec<(i64, Totals)>, StoreError> {
     let mut stmt = conn.prepare_cached(

@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 
 use crate::helpers::{spawn_app, Camp, TestApp};
 use adcab::clock;
+use adcab::domain::campaign::Status;
 use adcab::ops;
 use adcab::store::{campaigns, kept, kept_check};
 
@@ -103,7 +104,15 @@ fn kept_figures_equal_their_recomputation_after_status_changes_postbacks_and_hou
         .read_blocking(move |c| {
             Ok::<_, adcab::store::StoreError>((
                 kept::by_status(c, cabinet)?,
-                campaigns::count_by_status(c, cabinet)?,
+                c.prepare(
+                    "SELECT status, COUNT(*) FROM campaigns WHERE account_id = ?1
+                     AND status != 'Deleted' GROUP BY status ORDER BY status",
+                )?
+                .query_map([cabinet], |r| {
+                    let status: String = r.get(0)?;
+                    Ok((Status::parse(&status).expect("a stored status"), r.get(1)?))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?,
             ))
         })
         .unwrap();
