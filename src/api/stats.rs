@@ -13,7 +13,7 @@ use crate::domain::stats::{history_span, stats_span, HistoryQuery, Span, Totals}
 use crate::http::AppState;
 use crate::http::Reply;
 use crate::store::StoreError;
-use crate::store::{campaigns, stats};
+use crate::store::{campaigns, runs};
 
 /// Each campaign's figures over the span, per cabinet; `all` reads the lifetime counters.
 fn per_campaign(
@@ -22,7 +22,7 @@ fn per_campaign(
     span: &Span,
 ) -> Result<Vec<(i64, Totals)>, StoreError> {
     match span.from {
-        Some(from) => stats::per_campaign(conn, account, &clock::iso(from), &clock::iso(span.to)),
+        Some(from) => runs::per_campaign(conn, account, &clock::iso(from), &clock::iso(span.to)),
         None => campaigns::lifetime(conn, account),
     }
 }
@@ -133,7 +133,7 @@ pub async fn history(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, Api
             if campaigns::status_of(c, account, ad)?.is_none() {
                 return Err(ApiError::CampaignNotFound);
             }
-            Ok(stats::of_campaign(c, account, ad, &from, &to)?)
+            Ok(runs::of_campaign(c, account, ad, &from, &to)?)
         })
         .await?;
     let totals = found.ok_or(ApiError::NoStats)?;

@@ -83,6 +83,7 @@ const SERVICE: Ledger = Ledger {
         (45, include_str!("../../sql/0045_status_counts.sql")),
         (46, include_str!("../../sql/0046_cabinet_days.sql")),
         (47, include_str!("../../sql/0047_conversions_by_time.sql")),
+        (48, include_str!("../../sql/0048_stat_runs.sql")),
     ],
 };
 

@@ -20,7 +20,7 @@ use crate::ops::campaigns::list::list_request;
 use crate::services::Services;
 use crate::store::cabinets::Reachable;
 use crate::store::campaigns::{self, CampaignRow};
-use crate::store::{attention, stats};
+use crate::store::{attention, runs, stats};
 
 /// How many of each kind of campaign needing attention a cabinet shows.
 const ATTENTION_SHOWN: i64 = 20;
@@ -139,7 +139,7 @@ fn stats_of(s: &Services, principal: &Principal, a: StatsArgs) -> Result<Value, 
             let (_, row) = campaign_of(s, principal, Some(account), ad)?;
             match from {
                 Some(from) => {
-                    s.db.read_blocking(|c| stats::of_campaign(c, account, ad, &from, &to))?
+                    s.db.read_blocking(|c| runs::of_campaign(c, account, ad, &from, &to))?
                         .unwrap_or_default()
                 }
                 None => Totals {

@@ -1,6 +1,7 @@
 //! Owns the comparison of each kept figure with its recomputation from the rows it stands for
 //! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours,
-//! and the conversion totals with the events still stored. Reads only; names what differs.
+//! the stats rows' running sums with the rows, and the conversion totals with the events still
+//! stored. Reads only; names what differs.
 
 use rusqlite::Connection;
 
@@ -52,6 +53,12 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
             "cabinet_days",
             "the cabinet_hours rows summed by cabinet and UTC day",
             CABINET_DAYS,
+        )?,
+        compare(
+            conn,
+            "stat_runs",
+            "each campaign's hourly and daily stats summed in time order through each row",
+            STAT_RUNS,
         )?,
         compare(
             conn,
@@ -122,6 +129,32 @@ const CABINET_DAYS: &str = "
             SUM(clicks), SUM(actions), SUM(spent_micros)
           FROM cabinet_hours GROUP BY account_id, substr(hour, 1, 10))
     GROUP BY account_id, day ORDER BY account_id, day";
+
+const STAT_RUNS: &str = "
+    SELECT 'cabinet ' || account_id || ', campaign ' || ad_id || ', '
+            || replace(k, 'T24:00:00Z', ''),
+        k_views || ' views, ' || k_opens || ' opens, ' || k_clicks || ' clicks, '
+            || k_actions || ' actions, ' || k_spent || ' spent micros',
+        r_views || ' views, ' || r_opens || ' opens, ' || r_clicks || ' clicks, '
+            || r_actions || ' actions, ' || r_spent || ' spent micros',
+        k_views <> r_views OR k_opens <> r_opens OR k_clicks <> r_clicks
+            OR k_actions <> r_actions OR k_spent <> r_spent
+    FROM (SELECT account_id, ad_id, k, k_views, k_opens, k_clicks, k_actions, k_spent,
+            SUM(views) OVER w AS r_views, SUM(opens) OVER w AS r_opens,
+            SUM(clicks) OVER w AS r_clicks, SUM(actions) OVER w AS r_actions,
+            SUM(spent_micros) OVER w AS r_spent
+          FROM (SELECT account_id, ad_id, hour AS k, views, opens, clicks, actions,
+                    spent_micros, run_views AS k_views, run_opens AS k_opens,
+                    run_clicks AS k_clicks, run_actions AS k_actions,
+                    run_spent_micros AS k_spent
+                FROM hourly_stats
+                UNION ALL
+                SELECT account_id, ad_id, day || 'T24:00:00Z', views, opens, clicks, actions,
+                    spent_micros, run_views, run_opens, run_clicks, run_actions,
+                    run_spent_micros
+                FROM daily_stats)
+          WINDOW w AS (PARTITION BY account_id, ad_id ORDER BY k ROWS UNBOUNDED PRECEDING))
+    ORDER BY account_id, ad_id, k";
 
 const CONVERSION_TOTALS: &str = "
     SELECT 'cabinet ' || account_id || ', campaign ' || ad_id || ', ' || event_type

@@ -34,6 +34,7 @@ pub mod report_sends;
 pub mod reports;
 pub mod retention;
 pub mod rules;
+pub mod runs;
 pub mod scheduler;
 pub mod sessions;
 pub mod stats;

@@ -48,12 +48,18 @@ pub fn roll_campaign(
     cutoff: &str,
 ) -> Result<usize, StoreError> {
     conn.prepare_cached(
-        "INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions, spent_micros)
-         SELECT account_id, ad_id, substr(hour, 1, 10), SUM(views), SUM(opens), SUM(clicks),
-            SUM(actions), SUM(spent_micros)
-         FROM hourly_stats INDEXED BY hourly_stats_ad
-         WHERE account_id = ?1 AND ad_id = ?2 AND hour < ?3
-         GROUP BY substr(hour, 1, 10)
+        "INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions,
+            spent_micros, run_views, run_opens, run_clicks, run_actions, run_spent_micros)
+         SELECT account_id, ad_id, day, views, opens, clicks, actions, spent_micros, run_views,
+            run_opens, run_clicks, run_actions, run_spent_micros
+         FROM (SELECT account_id, ad_id, substr(hour, 1, 10) AS day, SUM(views) AS views,
+                SUM(opens) AS opens, SUM(clicks) AS clicks, SUM(actions) AS actions,
+                SUM(spent_micros) AS spent_micros, MAX(hour), run_views, run_opens,
+                run_clicks, run_actions, run_spent_micros
+             FROM hourly_stats INDEXED BY hourly_stats_ad
+             WHERE account_id = ?1 AND ad_id = ?2 AND hour < ?3
+             GROUP BY substr(hour, 1, 10))
+         WHERE true
          ON CONFLICT (account_id, ad_id, day) DO UPDATE SET views = views + excluded.views,
             opens = opens + excluded.opens, clicks = clicks + excluded.clicks,
             actions = actions + excluded.actions,

@@ -1,8 +1,9 @@
 //! Owns `hourly_stats` (what each campaign gained in each hour; the baseline of the gain is
 //! the campaign's mark, kept in its row by `campaigns`), `daily_stats` (the same by day, for
-//! hours older than retention keeps hourly), the sums the stats endpoints and digests
-//! read from them, and each campaign's spend of the last 24 hours kept in its row
-//! (`campaigns.day_spend_micros`, the home page's pace) wherever an hour's stats are written.
+//! hours older than retention keeps hourly), the sums the digests read from them (a span's
+//! sums through the rows' running sums are `runs`'), and each campaign's spend of the last 24
+//! hours kept in its row (`campaigns.day_spend_micros`, the home page's pace) wherever an
+//! hour's stats are written.
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, Connection, Row};
@@ -171,51 +172,4 @@ pub fn hour_of(
         Ok((r.get(0)?, totals_at(r, 1)?))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// Each campaign's sums over the hours starting in `[from, to)`, for the given cabinets.
-pub fn per_campaign(
-    conn: &Connection,
-    account: i64,
-    from: &str,
-    to: &str,
-) -> Result<Vec<(i64, Totals)>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT ad_id, SUM(views), SUM(opens), SUM(clicks), SUM(actions), SUM(spent_micros)
-         FROM hourly_stats WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3
-         GROUP BY ad_id ORDER BY ad_id",
-    )?;
-    let rows = stmt.query_map(params![account, from, to], |r| {
-        Ok((r.get(0)?, totals_at(r, 1)?))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// One campaign's sums over the hours starting in `[from, to)`; `None` when it has no stats
-/// there. Hours retention rolled into days count by whole days: a day's row counts when the
-/// whole day lies in the span. The campaign index is named: left to itself, SQLite reads every
-/// campaign's rows of the span through the key and keeps this one's.
-pub fn of_campaign(
-    conn: &Connection,
-    account: i64,
-    ad: i64,
-    from: &str,
-    to: &str,
-) -> Result<Option<Totals>, StoreError> {
-    let (hours, totals) = conn.query_row(
-        "SELECT SUM(n), COALESCE(SUM(views), 0), COALESCE(SUM(opens), 0),
-            COALESCE(SUM(clicks), 0), COALESCE(SUM(actions), 0), COALESCE(SUM(spent_micros), 0)
-         FROM (
-            SELECT COUNT(*) AS n, SUM(views) AS views, SUM(opens) AS opens, SUM(clicks) AS clicks,
-                SUM(actions) AS actions, SUM(spent_micros) AS spent_micros
-            FROM hourly_stats INDEXED BY hourly_stats_ad
-            WHERE account_id = ?1 AND ad_id = ?2 AND hour >= ?3 AND hour < ?4
-            UNION ALL
-            SELECT COUNT(*), SUM(views), SUM(opens), SUM(clicks), SUM(actions), SUM(spent_micros)
-            FROM daily_stats WHERE account_id = ?1 AND ad_id = ?2
-                AND day || 'T00:00:00Z' >= ?3 AND day < substr(?4, 1, 10))",
-        params![account, ad, from, to],
-        |r| Ok((r.get::<_, i64>(0)?, totals_at(r, 1)?)),
-    )?;
-    Ok((hours > 0).then_some(totals))
 }

@@ -221,11 +221,23 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // rules column goes with 13's table), 43: proposals and the bot's state (the rules'
             // approval column goes with 13's table), 44: a rule's cabinets (columns of 13's
             // rules), 45: the kept status counts and the attention's
-            // partial indexes, 46: the cabinets' daily rows (their triggers first), and 47:
-            // the conversions' index by time; 27's column is in 15's
-            // alerts) undone.
+            // partial indexes, 46: the cabinets' daily rows (their triggers first), 47:
+            // the conversions' index by time, and 48: the stats rows' running sums (their
+            // triggers first); 27's column is in 15's alerts) undone.
             tx.execute_batch(
-                "DROP TRIGGER campaigns_count_insert; DROP TRIGGER campaigns_count_delete;
+                "DROP TRIGGER hourly_stats_run_insert; DROP TRIGGER hourly_stats_run_update;
+                 DROP TRIGGER daily_stats_run_insert; DROP TRIGGER daily_stats_run_update;
+                 ALTER TABLE hourly_stats DROP COLUMN run_views;
+                 ALTER TABLE hourly_stats DROP COLUMN run_opens;
+                 ALTER TABLE hourly_stats DROP COLUMN run_clicks;
+                 ALTER TABLE hourly_stats DROP COLUMN run_actions;
+                 ALTER TABLE hourly_stats DROP COLUMN run_spent_micros;
+                 ALTER TABLE daily_stats DROP COLUMN run_views;
+                 ALTER TABLE daily_stats DROP COLUMN run_opens;
+                 ALTER TABLE daily_stats DROP COLUMN run_clicks;
+                 ALTER TABLE daily_stats DROP COLUMN run_actions;
+                 ALTER TABLE daily_stats DROP COLUMN run_spent_micros;
+                 DROP TRIGGER campaigns_count_insert; DROP TRIGGER campaigns_count_delete;
                  DROP TRIGGER campaigns_count_update; DROP TABLE cabinet_status_counts;
                  DROP INDEX campaigns_in_review; DROP INDEX campaigns_out_of_budget;
                  DROP TRIGGER cabinet_hours_day_insert; DROP TRIGGER cabinet_hours_day_delete;

@@ -1,0 +1,173 @@
+-- Each stored row of a campaign's stats also holds the campaign's running sums through it
+-- (`run_*`): its figures added to those of every row of the same campaign before it, hourly
+-- and daily alike, in time order (an hour by its start; a day after the hours that start in
+-- it). A span's sums are then the difference of two rows' runs, the last row before its end
+-- and the last row before its start, whatever the span's length (`store::runs`): reading 30
+-- days costs what reading one does.
+--
+-- Kept by triggers, so no writer can forget them (the sync's upsert of an hour, a re-sync,
+-- reconciliation's corrections, a test's fixture): a row written or changed moves its own
+-- run and adds the difference to every later row of its campaign. Removing a row moves
+-- nothing: the one remover is retention, which rolls a campaign's hours into their day, and a
+-- day written while hours of it are still stored is that roll (it writes the day's runs
+-- itself: the run of its last hour, or the day's run as it was). `adcab check --deep`
+-- compares every run with the sums it stands for.
+ALTER TABLE hourly_stats ADD COLUMN run_views INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hourly_stats ADD COLUMN run_opens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hourly_stats ADD COLUMN run_clicks INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hourly_stats ADD COLUMN run_actions INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hourly_stats ADD COLUMN run_spent_micros INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE daily_stats ADD COLUMN run_views INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE daily_stats ADD COLUMN run_opens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE daily_stats ADD COLUMN run_clicks INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE daily_stats ADD COLUMN run_actions INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE daily_stats ADD COLUMN run_spent_micros INTEGER NOT NULL DEFAULT 0;
+
+-- The runs of the rows already stored, in one pass of each campaign's rows in time order.
+CREATE TEMP TABLE stat_runs_made AS
+SELECT account_id, ad_id, k,
+    SUM(views) OVER w AS views, SUM(opens) OVER w AS opens, SUM(clicks) OVER w AS clicks,
+    SUM(actions) OVER w AS actions, SUM(spent_micros) OVER w AS spent_micros
+FROM (SELECT account_id, ad_id, hour AS k, views, opens, clicks, actions, spent_micros
+      FROM hourly_stats
+      UNION ALL
+      SELECT account_id, ad_id, day || 'T24:00:00Z', views, opens, clicks, actions,
+        spent_micros
+      FROM daily_stats)
+WINDOW w AS (PARTITION BY account_id, ad_id ORDER BY k ROWS UNBOUNDED PRECEDING);
+
+UPDATE hourly_stats SET run_views = r.views, run_opens = r.opens, run_clicks = r.clicks,
+    run_actions = r.actions, run_spent_micros = r.spent_micros
+FROM stat_runs_made r
+WHERE r.account_id = hourly_stats.account_id AND r.ad_id = hourly_stats.ad_id
+    AND r.k = hourly_stats.hour;
+
+UPDATE daily_stats SET run_views = r.views, run_opens = r.opens, run_clicks = r.clicks,
+    run_actions = r.actions, run_spent_micros = r.spent_micros
+FROM stat_runs_made r
+WHERE r.account_id = daily_stats.account_id AND r.ad_id = daily_stats.ad_id
+    AND r.k = daily_stats.day || 'T24:00:00Z';
+
+DROP TABLE stat_runs_made;
+
+-- An hour written: its run is the last earlier row's run and its own figures; every later row
+-- of the campaign gains its figures.
+CREATE TRIGGER hourly_stats_run_insert AFTER INSERT ON hourly_stats
+BEGIN
+    UPDATE hourly_stats SET run_views = new.views + p.views, run_opens = new.opens + p.opens,
+        run_clicks = new.clicks + p.clicks, run_actions = new.actions + p.actions,
+        run_spent_micros = new.spent_micros + p.spent_micros
+    FROM (SELECT * FROM (
+            SELECT '' AS k, 0 AS views, 0 AS opens, 0 AS clicks, 0 AS actions,
+                0 AS spent_micros
+            UNION ALL
+            SELECT * FROM (SELECT hour, run_views, run_opens, run_clicks, run_actions,
+                    run_spent_micros
+                FROM hourly_stats
+                WHERE account_id = new.account_id AND ad_id = new.ad_id AND hour < new.hour
+                ORDER BY hour DESC LIMIT 1)
+            UNION ALL
+            SELECT * FROM (SELECT day || 'T24:00:00Z', run_views, run_opens, run_clicks,
+                    run_actions, run_spent_micros
+                FROM daily_stats
+                WHERE account_id = new.account_id AND ad_id = new.ad_id
+                    AND day < substr(new.hour, 1, 10)
+                ORDER BY day DESC LIMIT 1))
+          ORDER BY k DESC LIMIT 1) p
+    WHERE hourly_stats.account_id = new.account_id AND hourly_stats.hour = new.hour
+        AND hourly_stats.ad_id = new.ad_id;
+    UPDATE hourly_stats SET run_views = run_views + new.views,
+        run_opens = run_opens + new.opens, run_clicks = run_clicks + new.clicks,
+        run_actions = run_actions + new.actions,
+        run_spent_micros = run_spent_micros + new.spent_micros
+    WHERE account_id = new.account_id AND ad_id = new.ad_id AND hour > new.hour;
+    UPDATE daily_stats SET run_views = run_views + new.views,
+        run_opens = run_opens + new.opens, run_clicks = run_clicks + new.clicks,
+        run_actions = run_actions + new.actions,
+        run_spent_micros = run_spent_micros + new.spent_micros
+    WHERE account_id = new.account_id AND ad_id = new.ad_id
+        AND day >= substr(new.hour, 1, 10);
+END;
+
+-- An hour's figures changed (a re-sync's upsert, a correction): the difference, to its own
+-- run and every later row's.
+CREATE TRIGGER hourly_stats_run_update
+AFTER UPDATE OF views, opens, clicks, actions, spent_micros ON hourly_stats
+BEGIN
+    UPDATE hourly_stats SET run_views = run_views + new.views - old.views,
+        run_opens = run_opens + new.opens - old.opens,
+        run_clicks = run_clicks + new.clicks - old.clicks,
+        run_actions = run_actions + new.actions - old.actions,
+        run_spent_micros = run_spent_micros + new.spent_micros - old.spent_micros
+    WHERE account_id = new.account_id AND ad_id = new.ad_id AND hour >= new.hour;
+    UPDATE daily_stats SET run_views = run_views + new.views - old.views,
+        run_opens = run_opens + new.opens - old.opens,
+        run_clicks = run_clicks + new.clicks - old.clicks,
+        run_actions = run_actions + new.actions - old.actions,
+        run_spent_micros = run_spent_micros + new.spent_micros - old.spent_micros
+    WHERE account_id = new.account_id AND ad_id = new.ad_id
+        AND day >= substr(new.hour, 1, 10);
+END;
+
+-- A day written with none of its hours stored (not retention's roll): as an hour written.
+CREATE TRIGGER daily_stats_run_insert AFTER INSERT ON daily_stats
+WHEN NOT EXISTS (SELECT 1 FROM hourly_stats
+    WHERE account_id = new.account_id AND ad_id = new.ad_id
+        AND hour >= new.day || 'T00:00:00Z' AND hour < new.day || 'T24:00:00Z')
+BEGIN
+    UPDATE daily_stats SET run_views = new.views + p.views, run_opens = new.opens + p.opens,
+        run_clicks = new.clicks + p.clicks, run_actions = new.actions + p.actions,
+        run_spent_micros = new.spent_micros + p.spent_micros
+    FROM (SELECT * FROM (
+            SELECT '' AS k, 0 AS views, 0 AS opens, 0 AS clicks, 0 AS actions,
+                0 AS spent_micros
+            UNION ALL
+            SELECT * FROM (SELECT hour, run_views, run_opens, run_clicks, run_actions,
+                    run_spent_micros
+                FROM hourly_stats
+                WHERE account_id = new.account_id AND ad_id = new.ad_id
+                    AND hour < new.day || 'T00:00:00Z'
+                ORDER BY hour DESC LIMIT 1)
+            UNION ALL
+            SELECT * FROM (SELECT day || 'T24:00:00Z', run_views, run_opens, run_clicks,
+                    run_actions, run_spent_micros
+                FROM daily_stats
+                WHERE account_id = new.account_id AND ad_id = new.ad_id AND day < new.day
+                ORDER BY day DESC LIMIT 1))
+          ORDER BY k DESC LIMIT 1) p
+    WHERE daily_stats.account_id = new.account_id AND daily_stats.ad_id = new.ad_id
+        AND daily_stats.day = new.day;
+    UPDATE hourly_stats SET run_views = run_views + new.views,
+        run_opens = run_opens + new.opens, run_clicks = run_clicks + new.clicks,
+        run_actions = run_actions + new.actions,
+        run_spent_micros = run_spent_micros + new.spent_micros
+    WHERE account_id = new.account_id AND ad_id = new.ad_id
+        AND hour >= new.day || 'T24:00:00Z';
+    UPDATE daily_stats SET run_views = run_views + new.views,
+        run_opens = run_opens + new.opens, run_clicks = run_clicks + new.clicks,
+        run_actions = run_actions + new.actions,
+        run_spent_micros = run_spent_micros + new.spent_micros
+    WHERE account_id = new.account_id AND ad_id = new.ad_id AND day > new.day;
+END;
+
+-- A day's figures changed with none of its hours stored (a correction, not the roll).
+CREATE TRIGGER daily_stats_run_update
+AFTER UPDATE OF views, opens, clicks, actions, spent_micros ON daily_stats
+WHEN NOT EXISTS (SELECT 1 FROM hourly_stats
+    WHERE account_id = new.account_id AND ad_id = new.ad_id
+        AND hour >= new.day || 'T00:00:00Z' AND hour < new.day || 'T24:00:00Z')
+BEGIN
+    UPDATE daily_stats SET run_views = run_views + new.views - old.views,
+        run_opens = run_opens + new.opens - old.opens,
+        run_clicks = run_clicks + new.clicks - old.clicks,
+        run_actions = run_actions + new.actions - old.actions,
+        run_spent_micros = run_spent_micros + new.spent_micros - old.spent_micros
+    WHERE account_id = new.account_id AND ad_id = new.ad_id AND day >= new.day;
+    UPDATE hourly_stats SET run_views = run_views + new.views - old.views,
+        run_opens = run_opens + new.opens - old.opens,
+        run_clicks = run_clicks + new.clicks - old.clicks,
+        run_actions = run_actions + new.actions - old.actions,
+        run_spent_micros = run_spent_micros + new.spent_micros - old.spent_micros
+    WHERE account_id = new.account_id AND ad_id = new.ad_id
+        AND hour >= new.day || 'T24:00:00Z';
+END;

@@ -1,0 +1,353 @@
+//! Owns the reads of a span's stats through the running sums each stored row holds (schema 48,
+//! kept by triggers on `hourly_stats` and `daily_stats`): a campaign's sums over `[from, to)`
+//! are the run of its last row before `to` less the run of its last row before `from`, two
+//! probes of its index whatever the span's length. Rows count as the stats endpoints always
+//! counted them: an hour when it starts in the span, a day retention rolled up when the whole
+//! day lies in it. One edge differs: an hour written late into a day already rolled up (stats
+//! older than the hourly cutoff, which the sync does not write) counts with its day, in a span
+//! only when the whole day is, until the next retention pass rolls it in too.
+
+use rusqlite::{params, Connection, Row};
+
+use super::stats::totals_at;
+use super::StoreError;
+use crate::domain::money::Money;
+use crate::domain::stats::Totals;
+
+/// The four marks of each campaign, then `?4` names one campaign or is NULL for every campaign
+/// of cabinet `?1`: the last hour starting before `?3` (the span's end) and the last day ending
+/// by it, the last hour starting before `?2` (its start) and the last day starting before it.
+/// Each is `key, run_*` (NULLs when there is none), the key being the hour or the day.
+const MARKS: &str = "
+    SELECT c.ad_id,
+        ht.hour, ht.run_views, ht.run_opens, ht.run_clicks, ht.run_actions, ht.run_spent_micros,
+        dt.day, dt.run_views, dt.run_opens, dt.run_clicks, dt.run_actions, dt.run_spent_micros,
+        hf.hour, hf.run_views, hf.run_opens, hf.run_clicks, hf.run_actions, hf.run_spent_micros,
+        df.day, df.run_views, df.run_opens, df.run_clicks, df.run_actions, df.run_spent_micros
+    FROM campaigns c
+    LEFT JOIN hourly_stats ht ON ht.account_id = ?1 AND ht.ad_id = c.ad_id
+        AND ht.hour = (SELECT MAX(hour) FROM hourly_stats INDEXED BY hourly_stats_ad
+            WHERE account_id = ?1 AND ad_id = c.ad_id AND hour < ?3)
+    LEFT JOIN daily_stats dt ON dt.account_id = ?1 AND dt.ad_id = c.ad_id
+        AND dt.day = (SELECT MAX(day) FROM daily_stats
+            WHERE account_id = ?1 AND ad_id = c.ad_id AND day < substr(?3, 1, 10))
+    LEFT JOIN hourly_stats hf ON hf.account_id = ?1 AND hf.ad_id = c.ad_id
+        AND hf.hour = (SELECT MAX(hour) FROM hourly_stats INDEXED BY hourly_stats_ad
+            WHERE account_id = ?1 AND ad_id = c.ad_id AND hour < ?2)
+    LEFT JOIN daily_stats df ON df.account_id = ?1 AND df.ad_id = c.ad_id
+        AND df.day = (SELECT MAX(day) FROM daily_stats
+            WHERE account_id = ?1 AND ad_id = c.ad_id AND day <= substr(?2, 1, 10)
+                AND day || 'T00:00:00Z' < ?2)
+    WHERE c.account_id = ?1 AND (?4 IS NULL OR c.ad_id = ?4)
+    ORDER BY c.ad_id";
+
+/// A stored row as a span's bound reads it: where it lies in its campaign's rows (an hour's
+/// start; a day sorts after the hours that start in it) and the campaign's sums through it.
+struct Mark {
+    at: String,
+    run: Totals,
+}
+
+impl Mark {
+    /// The mark at columns `first..first + 6`, `day` when the key is a day's.
+    fn at(r: &Row, first: usize, day: bool) -> rusqlite::Result<Option<Mark>> {
+        let key: Option<String> = r.get(first)?;
+        key.map(|key| {
+            Ok(Mark {
+                at: if day { format!("{key}T24:00:00Z") } else { key },
+                run: totals_at(r, first + 1)?,
+            })
+        })
+        .transpose()
+    }
+
+    /// The later of an hour's and a day's mark.
+    fn later(hour: Option<Mark>, day: Option<Mark>) -> Option<Mark> {
+        match (hour, day) {
+            (Some(h), Some(d)) => Some(if d.at > h.at { d } else { h }),
+            (h, d) => h.or(d),
+        }
+    }
+}
+
+/// A campaign's sums between its marks at a span's start and end; `None` when no row lies
+/// between them (no stats in the span).
+fn between(start: Option<Mark>, end: Option<Mark>) -> Option<Totals> {
+    let end = end?;
+    let Some(start) = start else {
+        return Some(end.run);
+    };
+    (end.at > start.at).then(|| {
+        let less = |a: i64, b: i64| a.saturating_sub(b);
+        Totals {
+            views: less(end.run.views, start.run.views),
+            opens: less(end.run.opens, start.run.opens),
+            clicks: less(end.run.clicks, start.run.clicks),
+            actions: less(end.run.actions, start.run.actions),
+            spent: Money::from_micros(less(end.run.spent.micros(), start.run.spent.micros())),
+        }
+    })
+}
+
+/// The sums over `[from, to)` of the campaigns read (every campaign of `account`, or `ad`),
+/// in id order, those with no stats there left out.
+fn spans(
+    conn: &Connection,
+    account: i64,
+    ad: Option<i64>,
+    (from, to): (&str, &str),
+) -> Result<Vec<(i64, Totals)>, StoreError> {
+    let mut stmt = conn.prepare_cached(MARKS)?;
+    let mut rows = stmt.query(params![account, from, to, ad])?;
+    let mut found = Vec::new();
+    while let Some(r) = rows.next()? {
+        let end = Mark::later(Mark::at(r, 1, false)?, Mark::at(r, 7, true)?);
+        let start = Mark::later(Mark::at(r, 13, false)?, Mark::at(r, 19, true)?);
+        if let Some(totals) = between(start, end) {
+            found.push((r.get(0)?, totals));
+        }
+    }
+    Ok(found)
+}
+
+/// Each campaign's sums over the hours starting in `[from, to)` (and the rolled-up days wholly
+/// inside it), in id order; campaigns with no stats there are left out.
+pub fn per_campaign(
+    conn: &Connection,
+    account: i64,
+    from: &str,
+    to: &str,
+) -> Result<Vec<(i64, Totals)>, StoreError> {
+    spans(conn, account, None, (from, to))
+}
+
+/// One campaign's sums over the hours starting in `[from, to)`, and the rolled-up days wholly
+/// inside it; `None` when it has no stats there.
+pub fn of_campaign(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    from: &str,
+    to: &str,
+) -> Result<Option<Totals>, StoreError> {
+    Ok(spans(conn, account, Some(ad), (from, to))?
+        .pop()
+        .map(|(_, totals)| totals))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{kept_check, retention, stats, test_db};
+    use chrono::{Duration, TimeZone, Utc};
+
+    const ADS: [i64; 3] = [1, 2, 3];
+
+    fn campaigns(conn: &Connection) {
+        for ad in ADS {
+            conn.execute(
+                "INSERT INTO campaigns (account_id, ad_id, title, text, status, active,
+                    promote_url, link_kind, target_type, targeting, cpm_micros, budget_micros,
+                    views_per_user, created_at, synced_at, status_changed_at)
+                 VALUES (7, ?1, 'ad', 't', 'active', 1, 'https://t.me/a', 'channel',
+                    'channels', '{}', 1, 1, 1, 0, 't', 't')",
+                [ad],
+            )
+            .unwrap();
+        }
+    }
+
+    /// The sums the stats endpoints read before the runs: hours starting in the span, and days
+    /// wholly inside it, summed row by row.
+    fn summed(conn: &Connection, from: &str, to: &str) -> Vec<(i64, Totals)> {
+        let mut stmt = conn
+            .prepare(
+                "SELECT ad_id, SUM(views), SUM(opens), SUM(clicks), SUM(actions),
+                    SUM(spent_micros)
+                 FROM (SELECT ad_id, views, opens, clicks, actions, spent_micros
+                       FROM hourly_stats WHERE account_id = 7 AND hour >= ?1 AND hour < ?2
+                       UNION ALL
+                       SELECT ad_id, views, opens, clicks, actions, spent_micros
+                       FROM daily_stats WHERE account_id = 7
+                           AND day || 'T00:00:00Z' >= ?1 AND day < substr(?2, 1, 10))
+                 GROUP BY ad_id ORDER BY ad_id",
+            )
+            .unwrap();
+        let rows = stmt
+            .query_map(params![from, to], |r| Ok((r.get(0)?, totals_at(r, 1)?)))
+            .unwrap();
+        rows.collect::<rusqlite::Result<_>>().unwrap()
+    }
+
+    /// Every span from each of `starts` to each later of `ends` reads through the runs what
+    /// the rows sum to, and `check --deep` finds every run equal.
+    fn agree(conn: &Connection, times: &[String]) {
+        for from in times {
+            for to in times.iter().filter(|t| *t > from) {
+                assert_eq!(
+                    per_campaign(conn, 7, from, to).unwrap(),
+                    summed(conn, from, to),
+                    "{from} to {to}"
+                );
+            }
+        }
+        let figures = kept_check::check(conn).unwrap();
+        let runs = figures.iter().find(|f| f.name == "stat_runs").unwrap();
+        assert!(runs.equal(), "{:?}", runs.differences);
+    }
+
+    #[test]
+    fn a_span_read_through_the_runs_equals_its_rows_summed_through_rewrites_and_rolls() {
+        let conn = test_db();
+        campaigns(&conn);
+        let start = Utc.with_ymd_and_hms(2026, 11, 20, 0, 0, 0).unwrap();
+        let hour = |h: i64| crate::clock::iso(start + Duration::hours(h));
+        // Five days of hours written out of order, some twice (a re-sync's upsert adds), a
+        // campaign idle some hours; then a correction of a past hour.
+        let mut seed: i64 = 7;
+        for h in (0..120).rev().chain(0..120).filter(|h| h % 5 != 3) {
+            for ad in ADS {
+                seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+                if (seed >> 8) % 4 == 0 {
+                    continue;
+                }
+                let gain = Totals {
+                    views: seed % 100,
+                    opens: seed % 7,
+                    clicks: seed % 11,
+                    actions: seed % 3,
+                    spent: Money::from_micros(seed % 1_000_000),
+                };
+                stats::record_gain(&conn, 7, ad, &hour(h), &gain).unwrap();
+            }
+        }
+        conn.execute(
+            "UPDATE hourly_stats SET views = 1, spent_micros = 5 WHERE account_id = 7
+                AND ad_id = 2 AND hour = ?1",
+            [hour(30)],
+        )
+        .unwrap();
+        let times: Vec<String> = [0, 1, 13, 24, 30, 47, 48, 60, 72, 100, 119, 120, 200]
+            .into_iter()
+            .map(hour)
+            .collect();
+        agree(&conn, &times);
+
+        // Retention rolls the first two days; a late hour lands in a rolled day and is rolled
+        // in turn; a rolled day is corrected.
+        for ad in ADS {
+            retention::roll_campaign(&conn, 7, ad, &hour(48)).unwrap();
+        }
+        agree(&conn, &times);
+        let late = Totals {
+            views: 5,
+            spent: Money::from_micros(50),
+            ..Totals::default()
+        };
+        stats::record_gain(&conn, 7, 1, &hour(30), &late).unwrap();
+        // Until it is rolled, a span starting inside that day reads the day whole before its
+        // start (the one edge the module names); the runs themselves are right.
+        let figures = kept_check::check(&conn).unwrap();
+        assert!(figures
+            .iter()
+            .find(|f| f.name == "stat_runs")
+            .unwrap()
+            .equal());
+        retention::roll_campaign(&conn, 7, 1, &hour(48)).unwrap();
+        conn.execute(
+            "UPDATE daily_stats SET clicks = clicks + 4 WHERE account_id = 7 AND ad_id = 3
+                AND day = '2026-11-20'",
+            [],
+        )
+        .unwrap();
+        agree(&conn, &times);
+        assert_eq!(
+            conn.query_row("SELECT COUNT(*) FROM daily_stats", [], |r| r
+                .get::<_, i64>(0))
+                .unwrap(),
+            6,
+            "two days of three campaigns rolled"
+        );
+    }
+
+    #[test]
+    fn the_migration_gives_the_rows_stored_before_it_their_runs() {
+        let conn = test_db();
+        campaigns(&conn);
+        let mut undo = String::from(
+            "DROP TRIGGER hourly_stats_run_insert; DROP TRIGGER hourly_stats_run_update;
+             DROP TRIGGER daily_stats_run_insert; DROP TRIGGER daily_stats_run_update;",
+        );
+        for table in ["hourly_stats", "daily_stats"] {
+            for column in ["views", "opens", "clicks", "actions", "spent_micros"] {
+                undo.push_str(&format!("ALTER TABLE {table} DROP COLUMN run_{column};"));
+            }
+        }
+        conn.execute_batch(&undo).unwrap();
+        conn.execute_batch(
+            "INSERT INTO daily_stats VALUES (7, 1, '2026-11-19', 500, 5, 50, 1, 5000000);
+             INSERT INTO daily_stats VALUES (7, 1, '2026-11-18', 100, 0, 1, 0, 900);
+             INSERT INTO hourly_stats VALUES (7, 1, '2026-11-20T10:00:00Z', 10, 0, 1, 0, 100);
+             INSERT INTO hourly_stats VALUES (7, 1, '2026-11-20T03:00:00Z', 7, 1, 2, 3, 40);
+             INSERT INTO hourly_stats VALUES (7, 2, '2026-11-20T03:00:00Z', 9, 0, 9, 9, 90);",
+        )
+        .unwrap();
+        conn.execute_batch(include_str!("../../sql/0048_stat_runs.sql"))
+            .unwrap();
+        let figures = kept_check::check(&conn).unwrap();
+        let runs = figures.iter().find(|f| f.name == "stat_runs").unwrap();
+        assert_eq!((runs.rows, runs.differing), (5, 0));
+        let hours = "2026-11-20T04:00:00Z".to_string();
+        agree(
+            &conn,
+            &[
+                "2026-11-18T00:00:00Z".to_string(),
+                hours,
+                "2026-11-21T00:00:00Z".to_string(),
+            ],
+        );
+        // And the triggers are back: a new hour after them runs on from the last.
+        let gain = Totals {
+            views: 1,
+            ..Totals::default()
+        };
+        stats::record_gain(&conn, 7, 1, "2026-11-20T11:00:00Z", &gain).unwrap();
+        let last: i64 = conn
+            .query_row(
+                "SELECT run_views FROM hourly_stats WHERE ad_id = 1 ORDER BY hour DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(last, 100 + 500 + 7 + 10 + 1);
+    }
+
+    #[test]
+    fn one_campaign_reads_its_span_and_none_when_it_has_no_row_there() {
+        let conn = test_db();
+        campaigns(&conn);
+        let gain = |views| Totals {
+            views,
+            spent: Money::from_micros(views * 10),
+            ..Totals::default()
+        };
+        stats::record_gain(&conn, 7, 2, "2026-11-20T05:00:00Z", &gain(3)).unwrap();
+        stats::record_gain(&conn, 7, 2, "2026-11-20T09:00:00Z", &gain(4)).unwrap();
+        stats::record_gain(&conn, 7, 1, "2026-11-20T07:00:00Z", &gain(100)).unwrap();
+        let read = |from, to| of_campaign(&conn, 7, 2, from, to).unwrap();
+        assert_eq!(
+            read("2026-11-20T00:00:00Z", "2026-11-21T00:00:00Z"),
+            Some(gain(7))
+        );
+        assert_eq!(
+            read("2026-11-20T06:00:00Z", "2026-11-20T10:00:00Z"),
+            Some(gain(4))
+        );
+        assert_eq!(read("2026-11-20T06:00:00Z", "2026-11-20T09:00:00Z"), None);
+        assert_eq!(read("", "2026-11-20T06:00:00Z"), Some(gain(3)));
+        assert_eq!(
+            of_campaign(&conn, 7, 3, "", "2027-01-01T00:00:00Z").unwrap(),
+            None
+        );
+    }
+}
