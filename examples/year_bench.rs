@@ -1,8 +1,10 @@
 //! Benchmark of reads at a year's scale: every request timed on day 1 and on day 365 of the
 //! same install, in the same run. The fixture (`common/year.rs`) makes the install (10
-//! cabinets x 1,000 running campaigns by default, in the simulator), copies it, and writes a
-//! year of history into the copy directly in bulk, as retention leaves it; the copy without
-//! the year is the day-1 twin. Two real servers run in this process, one on each.
+//! cabinets x 1,000 running campaigns by default, in the simulator), copies it twice, and
+//! writes into one copy its first day and into the other its year, directly in bulk, as
+//! retention leaves them, with the same code: the day-1 twin has the history a day of running
+//! leaves (a 30-day read there covers that day), the day-365 twin a year's. Two real servers
+//! run in this process, one on each.
 //!
 //! - each request, on one keep-alive connection per twin, the twins taking turns: median and
 //!   p95 in ms, the ratio of the medians day 365 / day 1, and the verdict (at most
@@ -70,6 +72,8 @@ struct Side {
     root: String,
     cookie: String,
     agent: ureq::Agent,
+    /// The twin's service clock: a request's dates count back from it.
+    now: chrono::DateTime<chrono::Utc>,
 }
 
 impl Side {
@@ -84,21 +88,38 @@ impl Side {
             root: root.to_string(),
             cookie,
             agent,
+            now: services.db.read_blocking(clock::now).unwrap(),
             _server: server,
         }
+    }
+
+    /// `path` with each `{ago:N}` the UTC date N days before this twin's clock.
+    fn dated(&self, path: &str) -> String {
+        let mut out = String::new();
+        let mut rest = path;
+        while let Some(at) = rest.find("{ago:") {
+            let end = at + rest[at..].find('}').expect("a closed {ago:N}");
+            let days: i64 = rest[at + 5..end].parse().expect("{ago:N} counts days");
+            out.push_str(&rest[..at]);
+            let date = self.now - chrono::Duration::days(days);
+            out.push_str(&date.format("%Y-%m-%d").to_string());
+            rest = &rest[end + 1..];
+        }
+        out + rest
     }
 
     /// One GET of a request: ms until the whole answer arrived, the status and the body.
     fn get(&self, req: &Request, key: &str) -> (f64, u16, String) {
         let sent = Instant::now();
+        let path = self.dated(&req.path);
         let call = match req.panel {
             false => self
                 .agent
-                .get(&format!("{}{}", self.api, req.path))
+                .get(&format!("{}{path}", self.api))
                 .set("X-API-Key", key),
             true => self
                 .agent
-                .get(&format!("{}{}", self.root, req.path))
+                .get(&format!("{}{path}", self.root))
                 .set("Cookie", &self.cookie),
         };
         let (status, body) = match call.call() {
@@ -188,8 +209,6 @@ fn main() {
         .iter()
         .find(|(a, _)| *a == cabinet)
         .expect("a campaign");
-    let now = twins.year.db.read_blocking(clock::now).unwrap();
-    let day = |days: i64| (now - chrono::Duration::days(days)).format("%Y-%m-%d");
     let all = twins.accounts.clone();
     let mut requests = vec![
         Request {
@@ -236,9 +255,8 @@ fn main() {
         api(
             "API history, the year",
             format!(
-                "/campaigns/{ad}/history?account_id={cabinet}&period=custom&startDate={}&endDate={}",
-                day(year::DAYS),
-                day(0)
+                "/campaigns/{ad}/history?account_id={cabinet}&period=custom&startDate={{ago:{}}}&endDate={{ago:0}}",
+                year::DAYS
             ),
         ),
         api(
@@ -273,11 +291,11 @@ fn main() {
         ),
         panel(
             "panel report, 30 days",
-            format!("/reports/{cabinet}?from={}&to={}", day(30), day(1)),
+            format!("/reports/{cabinet}?from={{ago:29}}&to={{ago:0}}"),
         ),
         panel(
             "panel report PDF, 30 days",
-            format!("/reports/{cabinet}?from={}&to={}&format=pdf", day(30), day(1)),
+            format!("/reports/{cabinet}?from={{ago:29}}&to={{ago:0}}&format=pdf"),
         ),
     ];
 
@@ -364,9 +382,10 @@ fn compare(
     let (m365, p365) = p(&mut took[1]);
     let ratio = m365 / m1;
     println!(
-        "{} ({} requests, {:.0} KB on day 365): day 1 median {m1:.2}, p95 {p1:.2}; day 365 median {m365:.2}, p95 {p365:.2}; {ratio:.2}x",
+        "{} ({} requests, {:.0} KB on day 1, {:.0} KB on day 365): day 1 median {m1:.2}, p95 {p1:.2}; day 365 median {m365:.2}, p95 {p365:.2}; {ratio:.2}x",
         req.label,
         took[1].len(),
+        last[0].len() as f64 / 1024.0,
         last[1].len() as f64 / 1024.0
     );
     let mut lines = vec![Line {

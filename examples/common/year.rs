@@ -1,15 +1,17 @@
-//! A year of an install's history, written directly in bulk, and its "day 1" twin: the
-//! fixture of `year_bench`. Included by path where used (`#[path = "common/year.rs"]`).
+//! Two twins of one install, written directly in bulk: its first day ("day 1") and its year
+//! ("day 365"), the fixture of `year_bench`. Included by path where used
+//! (`#[path = "common/year.rs"]`).
 //!
 //! The install is made the usual way: one agency owner with a panel password and an API key
 //! that manages every cabinet, `cabinets` x `per_cabinet` campaigns of `running.rs` (the
 //! simulator approves them a minute after creation), one real hourly sync of every cabinet.
-//! Then the service clock moves on by the year, the scheduler's marks are set so nothing is due
-//! for the next two hours (no catch-up of 8,760 hours; no sync while measuring), and the
-//! database is copied (`VACUUM INTO`): the original stays the day-1 twin, the copy receives the
-//! year, with plain SQL on a connection of the fixture's own (no journal, `synchronous=OFF`,
-//! one transaction per table, rows in primary-key order, the tables' secondary indexes dropped
-//! first and made again after), as retention leaves it at the defaults of `[retention]`:
+//! Each twin is a copy of it (`VACUUM INTO`) whose service clock moves on by its days (1 or
+//! 365), with the scheduler's marks set so nothing is due for the next hours (no catch-up of
+//! 8,760 hours; no sync while measuring). Its days are then written with plain SQL on a
+//! connection of the fixture's own (no journal, `synchronous=OFF`, one transaction per table,
+//! rows in primary-key order, the tables' secondary indexes and the stats rows' run triggers
+//! dropped first and made again after, the runs written with the rows), as retention leaves
+//! them at the defaults of `[retention]`, the same code for both twins:
 //!
 //! - `hourly_stats` for every campaign and every hour newer than the hourly cutoff (35 days),
 //!   `daily_stats` (each day's sum of the same gains) before it, `cabinet_hours` for every
@@ -20,10 +22,11 @@
 //!   ingest stores it, with `conversion_totals` equal to their sums;
 //! - status events (one campaign in five a day, sent) for 90 days, webhook deliveries (per
 //!   cabinet 24 hourly digests and one status change a day) for 30, and each campaign's budget
-//!   top-up in its history every 30 days. No rule exists, so no rule log.
+//!   top-up in its history every 30 days (each no further back than the install). No rule
+//!   exists, so no rule log.
 //!
-//! A pass of the real retention (no pauses) then settles the year; it only rolls the set-up's
-//! synced hour into its day, which says the rest is as retention leaves it.
+//! A pass of the real retention (no pauses) then settles each twin; in the year it only rolls
+//! the set-up's synced hour into its day, which says the rest is as retention leaves it.
 //!
 //! Schema-bound writes (the columns of today's tables) are in [`Writer`]'s methods, one per
 //! table: a change of those tables changes the matching method.
@@ -84,17 +87,17 @@ pub fn config(path: &Path) -> Config {
     config
 }
 
-/// Makes the install, its year and its day-1 twin; prints what each step took and the sizes.
+/// Makes the install, then its twins from copies of it: day 1 (its first day written) and day
+/// 365 (its year); prints what each step took and the sizes.
 pub fn make(cabinets: usize, per_cabinet: usize) -> Twins {
     let dir = tempfile::tempdir().expect("temp dir");
-    let day1_path = dir.path().join("day1.db");
-    let year_path = dir.path().join("year.db");
+    let install_path = dir.path().join("install.db");
     let started = Instant::now();
-    let day1 = Services::open(config(&day1_path), adcab::db::Open::Create).expect("open");
-    let user = ops::user_add(&day1, EMAIL, Plan::Agency).unwrap().id;
-    ops::user_set(&day1, user, None, None, Some(PASSWORD)).unwrap();
+    let install = Services::open(config(&install_path), adcab::db::Open::Create).expect("open");
+    let user = ops::user_add(&install, EMAIL, Plan::Agency).unwrap().id;
+    ops::user_set(&install, user, None, None, Some(PASSWORD)).unwrap();
     let key = ops::key_create(
-        &day1,
+        &install,
         &NewKey {
             user,
             manage: true,
@@ -102,60 +105,57 @@ pub fn make(cabinets: usize, per_cabinet: usize) -> Twins {
         },
     )
     .unwrap();
-    let accounts = crate::common::euro_cabinets(&day1, user, cabinets);
-    running::fill(&day1, &accounts, per_cabinet);
-    let synced = first_sync(&day1, &accounts);
-    let now = day1
-        .db
-        .write_blocking(|tx| clock::advance(tx, DAYS * 24 * 3600))
-        .unwrap()
-        .expect("within a hundred years");
-    day1.db.write_blocking(|tx| quiet(tx, now)).unwrap();
-    let ads = stored_ads(&day1);
+    let accounts = crate::common::euro_cabinets(&install, user, cabinets);
+    running::fill(&install, &accounts, per_cabinet);
+    let synced = first_sync(&install, &accounts);
+    let ads = stored_ads(&install);
+    install.db.checkpoint().unwrap();
+    drop(install);
     println!(
-        "install: {cabinets} cabinets x {per_cabinet} campaigns made and synced in {:.1} s; clock now {}",
+        "install: {cabinets} cabinets x {per_cabinet} campaigns made and synced in {:.1} s",
         started.elapsed().as_secs_f64(),
-        clock::iso(now)
     );
-
-    let started = Instant::now();
-    let conn = adcab::db::open_connection(&day1_path).expect("a connection");
-    conn.execute("VACUUM INTO ?1", [year_path.to_str().expect("UTF-8")])
-        .expect("the copy");
-    drop(conn);
-    let mut writer = Writer::open(&year_path, user, key.id, &accounts, &ads);
-    let cutoff = retention::Cutoffs::at(&day1.config.retention, now)
-        .hourly_stats
-        .and_then(|c| clock::parse_iso(&c))
-        .expect("hourly stats kept for days");
-    let first = synced + chrono::Duration::hours(1);
-    let end = clock::hour_start(now);
-    writer.year(first, end, cutoff, now);
-    writer.close();
-    let year = Services::open(config(&year_path), adcab::db::Open::Existing).expect("open");
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let settled = rt
-        .block_on(retention::pass_paced(&year, NO_PAUSES))
-        .expect("the settling pass");
-    year.db.checkpoint().unwrap();
-    println!(
-        "the year ({} to {}): written in {:.1} s; the settling pass rolled {} hourly rows (the set-up's synced hour: {} expected), removed {} deliveries, {} events",
-        clock::iso(first),
-        clock::iso(end),
-        started.elapsed().as_secs_f64(),
-        settled.hourly_stats,
-        ads.len(),
-        settled.webhook_deliveries,
-        settled.status_events,
-    );
-    println!(
-        "sizes: day 1 {:.1} MB, day 365 {:.1} MB (file and WAL)",
-        size_mb(&day1_path),
-        size_mb(&year_path)
-    );
+    let twin = |name: &str, days: i64| {
+        let started = Instant::now();
+        let path = dir.path().join(name);
+        let conn = adcab::db::open_connection(&install_path).expect("a connection");
+        conn.execute("VACUUM INTO ?1", [path.to_str().expect("UTF-8")])
+            .expect("the copy");
+        drop(conn);
+        let mut writer = Writer::open(&path, user, key.id, &accounts, &ads);
+        let now = writer.move_clock(days);
+        let cutoff = retention::Cutoffs::at(&config(&path).retention, now)
+            .hourly_stats
+            .and_then(|c| clock::parse_iso(&c))
+            .expect("hourly stats kept for days");
+        let first = synced + chrono::Duration::hours(1);
+        let end = clock::hour_start(now);
+        writer.year(first, end, cutoff, now);
+        writer.close();
+        let twin = Services::open(config(&path), adcab::db::Open::Existing).expect("open");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let settled = rt
+            .block_on(retention::pass_paced(&twin, NO_PAUSES))
+            .expect("the settling pass");
+        twin.db.checkpoint().unwrap();
+        println!(
+            "{name}: {} to {} (clock {}) written in {:.1} s; the settling pass rolled {} hourly rows, removed {} deliveries, {} events; {:.1} MB (file and WAL)",
+            clock::iso(first),
+            clock::iso(end),
+            clock::iso(now),
+            started.elapsed().as_secs_f64(),
+            settled.hourly_stats,
+            settled.webhook_deliveries,
+            settled.status_events,
+            size_mb(&path),
+        );
+        (twin, path)
+    };
+    let (day1, _) = twin("day1.db", 1);
+    let (year, year_path) = twin("year.db", DAYS);
     Twins {
         _dir: dir,
         day1,
@@ -293,6 +293,18 @@ impl Writer {
         }
     }
 
+    /// Moves the service clock on by `days` from the install's and leaves nothing due then
+    /// ([`quiet`]); the clock's new time.
+    pub fn move_clock(&mut self, days: i64) -> DateTime<Utc> {
+        let tx = self.conn.unchecked_transaction().unwrap();
+        let now = clock::advance(&tx, days * 24 * 3600)
+            .unwrap()
+            .expect("within a hundred years");
+        quiet(&tx, now).unwrap();
+        tx.commit().unwrap();
+        now
+    }
+
     /// Back to the service's journal, WAL.
     pub fn close(self) {
         self.conn
@@ -337,9 +349,31 @@ impl Writer {
                 .unwrap();
             found
         };
+        // The stats rows' running sums are written with them: their triggers go while they
+        // are, and come back with the indexes.
+        let triggers: Vec<(String, String)> = {
+            let mut stmt = self
+                .conn
+                .prepare(
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'
+                     AND tbl_name IN ('hourly_stats', 'daily_stats')",
+                )
+                .unwrap();
+            let found = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .unwrap();
+            found
+        };
         for (name, _) in &indexes {
             self.conn
                 .execute_batch(&format!("DROP INDEX {name}"))
+                .unwrap();
+        }
+        for (name, _) in &triggers {
+            self.conn
+                .execute_batch(&format!("DROP TRIGGER {name}"))
                 .unwrap();
         }
         self.step(
@@ -349,17 +383,18 @@ impl Writer {
         self.step("conversions and their totals", |tx, w| {
             w.conversions(tx, first, now)
         });
+        let back = |days| (now - chrono::Duration::days(days)).max(first);
         self.step("status events (90 days)", |tx, w| {
-            w.events(tx, now - chrono::Duration::days(90), now)
+            w.events(tx, back(90), now)
         });
         self.step("webhook deliveries (30 days)", |tx, w| {
-            w.deliveries(tx, now - chrono::Duration::days(30), now)
+            w.deliveries(tx, back(30), now)
         });
         self.step("history (a top-up every 30 days)", |tx, w| {
             w.history(tx, first, now)
         });
         let started = Instant::now();
-        for (_, sql) in &indexes {
+        for (_, sql) in indexes.iter().chain(&triggers) {
             self.conn.execute_batch(sql).unwrap();
         }
         // No ANALYZE: the service never runs one, so its plans are those of an install's year.
@@ -381,16 +416,37 @@ impl Writer {
     ) -> u64 {
         let mut hourly = tx
             .prepare(
-                "INSERT INTO hourly_stats (account_id, hour, ad_id, views, opens, clicks, actions, spent_micros)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO hourly_stats (account_id, hour, ad_id, views, opens, clicks, actions, spent_micros,
+                    run_views, run_opens, run_clicks, run_actions, run_spent_micros)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )
             .unwrap();
         let mut daily = tx
             .prepare(
-                "INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions, spent_micros)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions, spent_micros,
+                    run_views, run_opens, run_clicks, run_actions, run_spent_micros)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )
             .unwrap();
+        // Each campaign's runs go on from its last stored row (the set-up's synced hour).
+        let mut before = std::collections::HashMap::new();
+        {
+            let mut last = tx
+                .prepare(
+                    "SELECT account_id, ad_id, MAX(hour), run_views, run_opens, run_clicks,
+                        run_actions, run_spent_micros
+                     FROM hourly_stats GROUP BY account_id, ad_id",
+                )
+                .unwrap();
+            let mut rows = last.query([]).unwrap();
+            while let Some(r) = rows.next().unwrap() {
+                let run: [i64; 5] = std::array::from_fn(|k| r.get(3 + k).unwrap());
+                before.insert(
+                    (r.get::<_, i64>(0).unwrap(), r.get::<_, i64>(1).unwrap()),
+                    run,
+                );
+            }
+        }
         let mut cabinet = tx
             .prepare(
                 "INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
@@ -413,6 +469,10 @@ impl Writer {
             // Per campaign and day, and per campaign: the sums of the gains.
             let mut days_of = vec![[0i64; 5]; ads.len() * days];
             let mut totals = vec![[0i64; 5]; ads.len()];
+            let base: Vec<[i64; 5]> = ads
+                .iter()
+                .map(|ad| before.get(&(*account, *ad)).copied().unwrap_or_default())
+                .collect();
             let mut hour = first;
             while hour < end {
                 let mut sum = [0i64; 5];
@@ -426,8 +486,12 @@ impl Writer {
                         days_of[i * days + d][k] += g[k];
                     }
                     if hour >= cutoff {
+                        let r: [i64; 5] = std::array::from_fn(|k| base[i][k] + totals[i][k]);
                         hourly
-                            .execute(params![account, iso, ad, g[0], g[1], g[2], g[3], g[4]])
+                            .execute(params![
+                                account, iso, ad, g[0], g[1], g[2], g[3], g[4], r[0], r[1], r[2],
+                                r[3], r[4]
+                            ])
                             .unwrap();
                         rows += 1;
                     }
@@ -439,18 +503,25 @@ impl Writer {
                 hour += 3600;
             }
             for (i, ad) in ads.iter().enumerate() {
+                let mut r = base[i];
                 for d in 0..days {
                     let day_start = (first_day + d as i64) * 86_400;
                     if day_start >= cutoff {
                         break;
                     }
                     let s = days_of[i * days + d];
+                    for k in 0..5 {
+                        r[k] += s[k];
+                    }
                     let day = DateTime::from_timestamp(day_start, 0)
                         .unwrap()
                         .format("%Y-%m-%d")
                         .to_string();
                     daily
-                        .execute(params![account, ad, day, s[0], s[1], s[2], s[3], s[4]])
+                        .execute(params![
+                            account, ad, day, s[0], s[1], s[2], s[3], s[4], r[0], r[1], r[2], r[3],
+                            r[4]
+                        ])
                         .unwrap();
                     rows += 1;
                 }

@@ -44,8 +44,9 @@ pub enum Command {
     /// Check the config file and the database (read-only: schema and integrity) without
     /// starting; exits non-zero when either is wrong.
     Check {
-        /// Also compare each kept figure (status counts, daily rows, conversion totals) with
-        /// its recomputation from the rows it stands for; non-zero exit when one differs.
+        /// Also compare each kept figure (status counts, daily rows, the stats rows' running
+        /// sums, conversion totals) with its recomputation from the rows it stands for;
+        /// non-zero exit when one differs.
         #[arg(long)]
         deep: bool,
     },

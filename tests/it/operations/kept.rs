@@ -1,7 +1,8 @@
-//! The figures kept as rows change (status counts, daily rows, conversion totals) equal their
-//! recomputation after creates, reviews, pauses, deletes, postbacks and hours of sync; a span's
-//! totals read through the daily rows equal the hours' sums in any zone; and `adcab check
-//! --deep` names a kept row that was changed behind the triggers' back, exiting non-zero.
+//! The figures kept as rows change (status counts, daily rows, the stats rows' running sums,
+//! conversion totals) equal their recomputation after creates, reviews, pauses, deletes,
+//! postbacks and hours of sync; a span's totals read through the daily rows equal the hours'
+//! sums in any zone; and `adcab check --deep` names a kept row that was changed behind the
+//! triggers' back, exiting non-zero.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -199,7 +200,12 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
     let config = config_for(&app);
     let (ok, answer) = check_deep(&config);
     assert!(ok, "{answer}");
-    for name in ["cabinet_status_counts", "cabinet_days", "conversion_totals"] {
+    for name in [
+        "cabinet_status_counts",
+        "cabinet_days",
+        "stat_runs",
+        "conversion_totals",
+    ] {
         assert_eq!(answer["kept"][name]["equal"], true, "{name}: {answer}");
         assert!(answer["kept"][name]["rows"].as_i64().unwrap() > 0, "{name}");
     }
@@ -236,6 +242,20 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
     assert_eq!(answer["kept"]["cabinet_status_counts"]["equal"], true);
     assert_eq!(answer["kept"]["cabinet_days"]["equal"], false);
     assert!(answer["error"].as_str().unwrap().contains("cabinet_days"));
+
+    app.sql(&format!(
+        "UPDATE cabinet_days SET spent_micros = spent_micros - 1 WHERE account_id = {cabinet};
+         UPDATE hourly_stats SET run_views = run_views + 1 WHERE account_id = {cabinet}"
+    ));
+    let (ok, answer) = check_deep(&config);
+    assert!(!ok, "a changed run fails the check: {answer}");
+    assert_eq!(answer["kept"]["cabinet_days"]["equal"], true);
+    let runs = &answer["kept"]["stat_runs"];
+    assert_eq!(runs["equal"], false);
+    assert!(runs["differences"][0]["key"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("cabinet {cabinet}, campaign ")));
 
     // Without --deep the check is what it was: the kept figures are not read.
     let out = Command::new(env!("CARGO_BIN_EXE_adcab"))
