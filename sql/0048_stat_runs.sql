@@ -5,9 +5,11 @@
 -- and the last row before its start, whatever the span's length (`store::runs`): reading 30
 -- days costs what reading one does.
 --
--- Kept by triggers, so no writer can forget them (the sync's upsert of an hour, a re-sync,
+-- Kept by triggers, so no writer can forget them (a re-sync's upsert of an hour,
 -- reconciliation's corrections, a test's fixture): a row written or changed moves its own
--- run and adds the difference to every later row of its campaign. Removing a row moves
+-- run and adds the difference to every later row of its campaign. The hourly sync, which
+-- writes every campaign's latest hour, marks its rows and works their runs out in one
+-- statement per cabinet and hour (below). Removing a row moves
 -- nothing: the one remover is retention, which rolls a campaign's hours into their day, and a
 -- day written while hours of it are still stored is that roll (it writes the day's runs
 -- itself: the run of its last hour, or the day's run as it was). `adcab check --deep`
@@ -50,32 +52,46 @@ WHERE r.account_id = daily_stats.account_id AND r.ad_id = daily_stats.ad_id
 
 DROP TABLE stat_runs_made;
 
--- An hour written: its run is the last earlier row's run and its own figures; every later row
--- of the campaign gains its figures.
-CREATE TRIGGER hourly_stats_run_insert AFTER INSERT ON hourly_stats
+-- An hour written with a run of -1 is one whose writer works out the runs of its whole hour at
+-- once before its transaction ends (the hourly sync: `stats::run_hour`, one statement for a
+-- cabinet's hour instead of a trigger's work per row). Any other hour written: its run is the
+-- last earlier row's run and its own figures.
+CREATE TRIGGER hourly_stats_run_own AFTER INSERT ON hourly_stats
+WHEN new.run_views >= 0
 BEGIN
-    UPDATE hourly_stats SET run_views = new.views + p.views, run_opens = new.opens + p.opens,
-        run_clicks = new.clicks + p.clicks, run_actions = new.actions + p.actions,
-        run_spent_micros = new.spent_micros + p.spent_micros
-    FROM (SELECT * FROM (
-            SELECT '' AS k, 0 AS views, 0 AS opens, 0 AS clicks, 0 AS actions,
+    UPDATE hourly_stats
+    SET (run_views, run_opens, run_clicks, run_actions, run_spent_micros) =
+        (SELECT new.views + views, new.opens + opens, new.clicks + clicks,
+            new.actions + actions, new.spent_micros + spent_micros
+         FROM (SELECT '' AS k, 0 AS views, 0 AS opens, 0 AS clicks, 0 AS actions,
                 0 AS spent_micros
-            UNION ALL
-            SELECT * FROM (SELECT hour, run_views, run_opens, run_clicks, run_actions,
-                    run_spent_micros
-                FROM hourly_stats
-                WHERE account_id = new.account_id AND ad_id = new.ad_id AND hour < new.hour
-                ORDER BY hour DESC LIMIT 1)
-            UNION ALL
-            SELECT * FROM (SELECT day || 'T24:00:00Z', run_views, run_opens, run_clicks,
-                    run_actions, run_spent_micros
-                FROM daily_stats
-                WHERE account_id = new.account_id AND ad_id = new.ad_id
-                    AND day < substr(new.hour, 1, 10)
-                ORDER BY day DESC LIMIT 1))
-          ORDER BY k DESC LIMIT 1) p
-    WHERE hourly_stats.account_id = new.account_id AND hourly_stats.hour = new.hour
-        AND hourly_stats.ad_id = new.ad_id;
+               UNION ALL
+               SELECT * FROM (SELECT hour, run_views, run_opens, run_clicks, run_actions,
+                        run_spent_micros
+                    FROM hourly_stats INDEXED BY hourly_stats_ad
+                    WHERE account_id = new.account_id AND ad_id = new.ad_id
+                        AND hour < new.hour
+                    ORDER BY hour DESC LIMIT 1)
+               UNION ALL
+               SELECT * FROM (SELECT day || 'T24:00:00Z', run_views, run_opens, run_clicks,
+                        run_actions, run_spent_micros
+                    FROM daily_stats
+                    WHERE account_id = new.account_id AND ad_id = new.ad_id
+                        AND day < substr(new.hour, 1, 10)
+                    ORDER BY day DESC LIMIT 1)
+               ORDER BY k DESC LIMIT 1))
+    WHERE account_id = new.account_id AND hour = new.hour AND ad_id = new.ad_id;
+END;
+
+-- An hour written before later rows of its campaign (a late or corrected hour): they gain its
+-- figures. (The sync's hour is its campaigns' latest: this finds nothing to do.)
+CREATE TRIGGER hourly_stats_run_later AFTER INSERT ON hourly_stats
+WHEN EXISTS (SELECT 1 FROM hourly_stats
+        WHERE account_id = new.account_id AND ad_id = new.ad_id AND hour > new.hour)
+    OR EXISTS (SELECT 1 FROM daily_stats
+        WHERE account_id = new.account_id AND ad_id = new.ad_id
+            AND day >= substr(new.hour, 1, 10))
+BEGIN
     UPDATE hourly_stats SET run_views = run_views + new.views,
         run_opens = run_opens + new.opens, run_clicks = run_clicks + new.clicks,
         run_actions = run_actions + new.actions,
@@ -124,7 +140,7 @@ BEGIN
             UNION ALL
             SELECT * FROM (SELECT hour, run_views, run_opens, run_clicks, run_actions,
                     run_spent_micros
-                FROM hourly_stats
+                FROM hourly_stats INDEXED BY hourly_stats_ad
                 WHERE account_id = new.account_id AND ad_id = new.ad_id
                     AND hour < new.day || 'T00:00:00Z'
                 ORDER BY hour DESC LIMIT 1)

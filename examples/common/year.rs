@@ -724,16 +724,18 @@ impl Writer {
         rows
     }
 
-    /// Every campaign's hours from `from` (24 of them), and their cabinets' totals, as the
-    /// hourly sync writes them: a day for a retention pass to roll. The counters are left.
+    /// Every campaign's hours from `from` (24 of them, their runs worked out an hour at a time),
+    /// and their cabinets' totals, as the hourly sync writes them: a day for a retention pass
+    /// to roll. The counters are left.
     pub fn day_of_hours(&mut self, from: DateTime<Utc>) -> u64 {
         let mut rows = 0;
         let tx = self.conn.unchecked_transaction().unwrap();
         {
             let mut hourly = tx
                 .prepare_cached(
-                    "INSERT OR IGNORE INTO hourly_stats (account_id, hour, ad_id, views, opens, clicks, actions, spent_micros)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    "INSERT OR IGNORE INTO hourly_stats (account_id, hour, ad_id, views, opens, clicks, actions, spent_micros,
+                        run_views)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, -1)",
                 )
                 .unwrap();
             let mut cabinet = tx
@@ -757,6 +759,7 @@ impl Writer {
                             .unwrap();
                         rows += 1;
                     }
+                    adcab::store::stats::run_hour(&tx, *account, &iso).unwrap();
                     cabinet
                         .execute(params![account, iso, sum[0], sum[2], sum[3], sum[4]])
                         .unwrap();

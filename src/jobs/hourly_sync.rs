@@ -138,6 +138,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
                 events::record(tx, &change, &line.status_changed_at)?;
             }
         }
+        stats::run_hour(tx, account, &hour)?;
         stats::total_cabinet_hour(tx, account, &hour)?;
         // Each copy the report listed had its day's spend written with its counters; the
         // others' may move as the day's window moves on.

@@ -157,6 +157,12 @@ mod tests {
         }
     }
 
+    /// What the hourly sync writes of a campaign's gain: the row, then the hour's runs.
+    fn record(conn: &Connection, ad: i64, hour: &str, gain: &Totals) {
+        stats::record_gain(conn, 7, ad, hour, gain).unwrap();
+        stats::run_hour(conn, 7, hour).unwrap();
+    }
+
     /// The sums the stats endpoints read before the runs: hours starting in the span, and days
     /// wholly inside it, summed row by row.
     fn summed(conn: &Connection, from: &str, to: &str) -> Vec<(i64, Totals)> {
@@ -218,13 +224,21 @@ mod tests {
                     actions: seed % 3,
                     spent: Money::from_micros(seed % 1_000_000),
                 };
-                stats::record_gain(&conn, 7, ad, &hour(h), &gain).unwrap();
+                record(&conn, ad, &hour(h), &gain);
             }
         }
         conn.execute(
             "UPDATE hourly_stats SET views = 1, spent_micros = 5 WHERE account_id = 7
                 AND ad_id = 2 AND hour = ?1",
             [hour(30)],
+        )
+        .unwrap();
+        // A row written as other writers do (a correction's new hour, a fixture), between
+        // hours already stored: its triggers work out its run and move the later ones.
+        conn.execute(
+            "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions,
+                spent_micros) VALUES (7, 3, ?1, 6, 1, 2, 3, 444)",
+            [hour(8)],
         )
         .unwrap();
         let times: Vec<String> = [0, 1, 13, 24, 30, 47, 48, 60, 72, 100, 119, 120, 200]
@@ -244,7 +258,7 @@ mod tests {
             spent: Money::from_micros(50),
             ..Totals::default()
         };
-        stats::record_gain(&conn, 7, 1, &hour(30), &late).unwrap();
+        record(&conn, 1, &hour(30), &late);
         // Until it is rolled, a span starting inside that day reads the day whole before its
         // start (the one edge the module names); the runs themselves are right.
         let figures = kept_check::check(&conn).unwrap();
@@ -275,7 +289,8 @@ mod tests {
         let conn = test_db();
         campaigns(&conn);
         let mut undo = String::from(
-            "DROP TRIGGER hourly_stats_run_insert; DROP TRIGGER hourly_stats_run_update;
+            "DROP TRIGGER hourly_stats_run_own; DROP TRIGGER hourly_stats_run_later;
+                 DROP TRIGGER hourly_stats_run_update;
              DROP TRIGGER daily_stats_run_insert; DROP TRIGGER daily_stats_run_update;",
         );
         for table in ["hourly_stats", "daily_stats"] {
@@ -311,7 +326,7 @@ mod tests {
             views: 1,
             ..Totals::default()
         };
-        stats::record_gain(&conn, 7, 1, "2026-11-20T11:00:00Z", &gain).unwrap();
+        record(&conn, 1, "2026-11-20T11:00:00Z", &gain);
         let last: i64 = conn
             .query_row(
                 "SELECT run_views FROM hourly_stats WHERE ad_id = 1 ORDER BY hour DESC LIMIT 1",
@@ -331,9 +346,9 @@ mod tests {
             spent: Money::from_micros(views * 10),
             ..Totals::default()
         };
-        stats::record_gain(&conn, 7, 2, "2026-11-20T05:00:00Z", &gain(3)).unwrap();
-        stats::record_gain(&conn, 7, 2, "2026-11-20T09:00:00Z", &gain(4)).unwrap();
-        stats::record_gain(&conn, 7, 1, "2026-11-20T07:00:00Z", &gain(100)).unwrap();
+        record(&conn, 2, "2026-11-20T05:00:00Z", &gain(3));
+        record(&conn, 2, "2026-11-20T09:00:00Z", &gain(4));
+        record(&conn, 1, "2026-11-20T07:00:00Z", &gain(100));
         let read = |from, to| of_campaign(&conn, 7, 2, from, to).unwrap();
         assert_eq!(
             read("2026-11-20T00:00:00Z", "2026-11-21T00:00:00Z"),

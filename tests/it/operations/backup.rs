@@ -225,7 +225,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // the conversions' index by time, and 48: the stats rows' running sums (their
             // triggers first); 27's column is in 15's alerts) undone.
             tx.execute_batch(
-                "DROP TRIGGER hourly_stats_run_insert; DROP TRIGGER hourly_stats_run_update;
+                "DROP TRIGGER hourly_stats_run_own; DROP TRIGGER hourly_stats_run_later;
+                 DROP TRIGGER hourly_stats_run_update;
                  DROP TRIGGER daily_stats_run_insert; DROP TRIGGER daily_stats_run_update;
                  ALTER TABLE hourly_stats DROP COLUMN run_views;
                  ALTER TABLE hourly_stats DROP COLUMN run_opens;
