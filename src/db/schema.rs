@@ -84,6 +84,10 @@ const SERVICE: Ledger = Ledger {
         (46, include_str!("../../sql/0046_cabinet_days.sql")),
         (47, include_str!("../../sql/0047_conversions_by_time.sql")),
         (48, include_str!("../../sql/0048_stat_runs.sql")),
+        (
+            49,
+            include_str!("../../sql/0049_cabinet_conversion_days.sql"),
+        ),
     ],
 };
 

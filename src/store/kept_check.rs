@@ -1,7 +1,7 @@
 //! Owns the comparison of each kept figure with its recomputation from the rows it stands for
 //! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours,
-//! the stats rows' running sums with the rows, and the conversion totals with the events still
-//! stored. Reads only; names what differs.
+//! the conversions' daily rows with the conversions, the stats rows' running sums with the
+//! rows, and the conversion totals with the events still stored. Reads only; names what differs.
 
 use rusqlite::Connection;
 
@@ -53,6 +53,12 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
             "cabinet_days",
             "the cabinet_hours rows summed by cabinet and UTC day",
             CABINET_DAYS,
+        )?,
+        compare(
+            conn,
+            "cabinet_conversion_days",
+            "the conversions summed by cabinet, UTC day and currency",
+            CONVERSION_DAYS,
         )?,
         compare(
             conn,
@@ -129,6 +135,26 @@ const CABINET_DAYS: &str = "
             SUM(clicks), SUM(actions), SUM(spent_micros)
           FROM cabinet_hours GROUP BY account_id, substr(hour, 1, 10))
     GROUP BY account_id, day ORDER BY account_id, day";
+
+const CONVERSION_DAYS: &str = "
+    SELECT 'cabinet ' || account_id || ', ' || day || CASE currency WHEN '' THEN '' ELSE ', ' || currency END,
+        SUM(k_count) || ' conversions, ' || SUM(k_priced) || ' with amounts: '
+            || SUM(k_high) || ' x 10^9 + ' || SUM(k_low) || ' micros',
+        SUM(c_count) || ' conversions, ' || SUM(c_priced) || ' with amounts: '
+            || SUM(c_high) || ' x 10^9 + ' || SUM(c_low) || ' micros',
+        SUM(k_count) <> SUM(c_count) OR SUM(k_priced) <> SUM(c_priced)
+            OR SUM(k_high) <> SUM(c_high) OR SUM(k_low) <> SUM(c_low)
+    FROM (SELECT account_id, day, currency, count AS k_count, priced AS k_priced,
+            amount_high AS k_high, amount_low AS k_low, 0 AS c_count, 0 AS c_priced,
+            0 AS c_high, 0 AS c_low
+          FROM cabinet_conversion_days
+          UNION ALL
+          SELECT account_id, substr(received_at, 1, 10), COALESCE(currency, ''), 0, 0, 0, 0,
+            COUNT(*), COUNT(amount_micros), COALESCE(SUM(amount_micros / 1000000000), 0),
+            COALESCE(SUM(amount_micros % 1000000000), 0)
+          FROM conversions
+          GROUP BY account_id, substr(received_at, 1, 10), COALESCE(currency, ''))
+    GROUP BY account_id, day, currency ORDER BY account_id, day, currency";
 
 const STAT_RUNS: &str = "
     SELECT 'cabinet ' || account_id || ', campaign ' || ad_id || ', '

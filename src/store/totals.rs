@@ -1,5 +1,6 @@
-//! Owns the reads behind the home page's conversion totals: the conversions a cabinet received
-//! over a span with their revenue per currency. (Its figures per day are `kept::days`.)
+//! Owns what a cabinet's conversions over a span come to: how many, and their revenue per
+//! currency, read from the conversions themselves (the home page reads them through their
+//! daily rows, `kept::conversions`, which falls back to this read).
 
 use rusqlite::{params, Connection};
 
@@ -19,7 +20,31 @@ pub struct Converted {
     pub revenue: Vec<(String, i128)>,
 }
 
-/// The conversions attributed to a cabinet received in `[from, to)` (ISO times).
+impl Converted {
+    /// The conversions of several spans together, currencies in order.
+    pub fn sum(spans: &[Converted]) -> Converted {
+        let mut revenue: std::collections::BTreeMap<&str, i128> = Default::default();
+        let mut count: i64 = 0;
+        for span in spans {
+            count = count.saturating_add(span.count);
+            for (currency, amount) in &span.revenue {
+                let sum = revenue.entry(currency).or_default();
+                *sum = sum.saturating_add(*amount);
+            }
+        }
+        Converted {
+            count,
+            revenue: revenue
+                .into_iter()
+                .map(|(currency, amount)| (currency.to_string(), amount))
+                .collect(),
+        }
+    }
+}
+
+/// The conversions attributed to a cabinet received in `[from, to)` (ISO times): what
+/// `kept::conversions` reads from the daily rows, read from the conversions themselves (for
+/// spans the daily rows cannot serve).
 pub fn conversions_of_cabinet(
     conn: &Connection,
     account: i64,

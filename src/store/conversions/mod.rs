@@ -14,8 +14,9 @@ use super::StoreError;
 mod recorder;
 pub use recorder::{Item, Recorder};
 
-/// The amount two parts of `conversion_totals` stand for (see [`SPLIT`]).
-fn join(high: i64, low: i64) -> i128 {
+/// The amount two parts of `conversion_totals` (and `cabinet_conversion_days`) stand for (see
+/// [`SPLIT`]).
+pub fn join(high: i64, low: i64) -> i128 {
     i128::from(high) * i128::from(SPLIT) + i128::from(low)
 }
 

@@ -222,10 +222,13 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // approval column goes with 13's table), 44: a rule's cabinets (columns of 13's
             // rules), 45: the kept status counts and the attention's
             // partial indexes, 46: the cabinets' daily rows (their triggers first), 47:
-            // the conversions' index by time, and 48: the stats rows' running sums (their
-            // triggers first); 27's column is in 15's alerts) undone.
+            // the conversions' index by time, 48: the stats rows' running sums (their
+            // triggers first), and 49: the conversions' daily rows (their triggers first);
+            // 27's column is in 15's alerts) undone.
             tx.execute_batch(
-                "DROP TRIGGER hourly_stats_run_own; DROP TRIGGER hourly_stats_run_later;
+                "DROP TRIGGER conversions_day_insert; DROP TRIGGER conversions_day_delete;
+                 DROP TRIGGER conversions_day_update; DROP TABLE cabinet_conversion_days;
+                 DROP TRIGGER hourly_stats_run_own; DROP TRIGGER hourly_stats_run_later;
                  DROP TRIGGER hourly_stats_run_update;
                  DROP TRIGGER daily_stats_run_insert; DROP TRIGGER daily_stats_run_update;
                  ALTER TABLE hourly_stats DROP COLUMN run_views;

@@ -1,7 +1,7 @@
-//! The figures kept as rows change (status counts, daily rows, the stats rows' running sums,
-//! conversion totals) equal their recomputation after creates, reviews, pauses, deletes,
-//! postbacks and hours of sync; a span's totals read through the daily rows equal the hours'
-//! sums in any zone; and `adcab check --deep` names a kept row that was changed behind the
+//! The figures kept as rows change (status counts, daily rows, conversions' daily rows, the stats
+//! rows' running sums, conversion totals) equal their recomputation after creates, reviews, pauses,
+//! deletes, postbacks and hours of sync; a span's totals read through the daily rows equal the
+//! hours' sums in any zone; and `adcab check --deep` names a kept row that was changed behind the
 //! triggers' back, exiting non-zero.
 
 use std::path::{Path, PathBuf};
@@ -203,6 +203,7 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
     for name in [
         "cabinet_status_counts",
         "cabinet_days",
+        "cabinet_conversion_days",
         "stat_runs",
         "conversion_totals",
     ] {

@@ -20,7 +20,8 @@ use crate::i18n::Lang;
 use crate::ops::reports::midnight;
 use crate::ops::returns::Returns;
 use crate::store::cabinets::Reachable;
-use crate::store::{kept, totals};
+use crate::store::kept;
+use crate::store::totals::Converted;
 
 use super::lines::{per_currency, Figures, Line};
 use super::reporting::{self, Reporting};
@@ -111,7 +112,8 @@ pub fn today(zone: Tz, now: DateTime<Utc>) -> NaiveDate {
 }
 
 /// Each cabinet's figures over the chosen period and the one before it, read from its daily
-/// rows in one range (the two periods are adjacent; `kept::days`) and its conversions.
+/// rows in one range (the two periods are adjacent; `kept::days`) and its conversions' daily
+/// rows (`kept::conversions`).
 pub fn gather(
     conn: &rusqlite::Connection,
     reach: &[Reachable],
@@ -123,7 +125,6 @@ pub fn gather(
     let bounds: Vec<String> = (0..=2 * chosen.days())
         .map(|i| iso(midnight(zone, before_first + Duration::days(i))))
         .collect();
-    let (start, middle, end) = (&bounds[0], &bounds[days], &bounds[2 * days]);
     // The daily rows and edge hours to read, worked out once for every cabinet.
     let spans = kept::Spans::new(bounds.clone());
     reach
@@ -131,6 +132,7 @@ pub fn gather(
         .map(|r| {
             let c = &r.cabinet;
             let per_day = kept::days(conn, c.id, &spans)?;
+            let converted = kept::conversions(conn, c.id, &spans)?;
             let sum = |days: &[Totals]| {
                 let mut t = Totals::default();
                 days.iter().for_each(|d| t.add(d));
@@ -142,11 +144,11 @@ pub fn gather(
                 kind: c.cabinet_type,
                 now: Figures {
                     totals: sum(&per_day[days..]),
-                    converted: totals::conversions_of_cabinet(conn, c.id, middle, end)?,
+                    converted: Converted::sum(&converted[days..]),
                 },
                 before: Figures {
                     totals: sum(&per_day[..days]),
-                    converted: totals::conversions_of_cabinet(conn, c.id, start, middle)?,
+                    converted: Converted::sum(&converted[..days]),
                 },
                 days: per_day[days..].to_vec(),
             })
