@@ -624,7 +624,7 @@ fn timed(agent: &ureq::Agent, url: &str, cookie: &str, n: usize) -> (Vec<f64>, S
 /// bench's connection (median ms): where the page's time goes.
 fn home_reads(conn: &Connection, accounts: &[i64], n: usize) {
     use adcab::store::kept::{self, Spans};
-    use adcab::store::{attention, stats, totals};
+    use adcab::store::{attention, converted, stats};
     let now = clock::now(conn).unwrap();
     let day_ago = clock::iso(now - chrono::Duration::hours(24));
     let week_ago = clock::iso(now - chrono::Duration::days(7));
@@ -680,13 +680,9 @@ fn home_reads(conn: &Connection, accounts: &[i64], n: usize) {
             }),
         ),
         (
-            "conversions x2",
+            "conversions (7 + 7)",
             Box::new(|a| {
-                for _ in 0..2 {
-                    std::hint::black_box(
-                        totals::conversions_of_cabinet(conn, a, &bounds[0], &to).unwrap(),
-                    );
-                }
+                std::hint::black_box(converted::per_span(conn, a, &spans).unwrap());
             }),
         ),
     ];

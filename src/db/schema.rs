@@ -88,6 +88,10 @@ const SERVICE: Ledger = Ledger {
             49,
             include_str!("../../sql/0049_cabinet_conversion_days.sql"),
         ),
+        (
+            50,
+            include_str!("../../sql/0050_cabinet_hours_of_rolled_days.sql"),
+        ),
     ],
 };
 

@@ -111,10 +111,14 @@ pub fn cabinet_reconcile(
         let last_hour = clock::iso(clock::hour_start(month.end().min(now)) - Duration::hours(1));
         s.db.write_blocking(|tx| {
             for (ad, delta, found) in &corrections {
-                let hours =
+                let corrected =
                     reconcile::correct(tx, (account, *ad), (&from, &to), &last_hour, *delta)?;
-                for hour in hours {
+                for hour in corrected.hours {
                     stats::total_cabinet_hour(tx, account, &hour)?;
+                }
+                for (day, moved) in corrected.days {
+                    let moved = (moved.views, moved.clicks, moved.spent_micros);
+                    stats::shift_cabinet_day(tx, account, &day, moved)?;
                 }
                 let details = json!({ "month": month.to_string(), "differences": found });
                 write_back::record_history(

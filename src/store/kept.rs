@@ -1,18 +1,13 @@
 //! Owns the reads of the figures kept as rows change instead of recomputed per request: each
-//! cabinet's campaigns by status (`cabinet_status_counts`, migration 45), each cabinet's sums
-//! per UTC day (`cabinet_days`, migration 46) and its conversions per UTC day and currency
-//! (`cabinet_conversion_days`, migration 49), all kept by SQLite triggers, and the span reads
-//! every cabinet total goes through (whole UTC days from the daily rows, the hours or
-//! conversions a span's bounds cut from a day from `cabinet_hours` or `conversions`). Writes
-//! nothing: the triggers keep the rows, and `kept_check` compares them with their
-//! recomputation.
+//! cabinet's campaigns by status (`cabinet_status_counts`, migration 45) and each cabinet's sums
+//! per UTC day (`cabinet_days`, migration 46), both kept by SQLite triggers, and the one span
+//! read every cabinet total goes through (whole UTC days from the daily rows, the hours a span's
+//! bounds cut from a day from `cabinet_hours`; its conversions are read the same way by
+//! `converted`). Writes nothing: the triggers keep the rows, and `kept_check` compares them
+//! with their recomputation.
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, Connection};
 
-use std::collections::BTreeMap;
-
-use super::conversions::join;
-use super::totals::{self, Converted};
 use super::{parsed, StoreError};
 use crate::domain::campaign::Status;
 use crate::domain::money::Money;
@@ -53,17 +48,17 @@ pub fn span(conn: &Connection, account: i64, from: &str, to: &str) -> Result<Tot
 /// starts followed by the last one's end (ISO times, ascending; local midnights for a
 /// person's days), with what to read worked out once.
 pub struct Spans {
-    bounds: Vec<String>,
+    pub(super) bounds: Vec<String>,
     /// `None` when the daily rows cannot serve (see [`days`]): the hours are read instead.
-    plan: Option<Plan>,
+    pub(super) plan: Option<Plan>,
 }
 
 /// The UTC days whose rows may count (`YYYY-MM-DD`, both included) and the ranges of hours
-/// read at the bounds that are not UTC midnights.
-struct Plan {
-    first_day: String,
-    last_day: String,
-    edges: Vec<(String, String)>,
+/// (or conversions) read at the bounds that are not UTC midnights.
+pub(super) struct Plan {
+    pub(super) first_day: String,
+    pub(super) last_day: String,
+    pub(super) edges: Vec<(String, String)>,
 }
 
 impl Spans {
@@ -102,7 +97,7 @@ impl Spans {
     }
 
     /// The span an ISO time falls in, as the hours' sums compare it (`None` outside them).
-    fn of(&self, t: &str) -> Option<usize> {
+    pub(super) fn of(&self, t: &str) -> Option<usize> {
         let (first, last) = (self.bounds.first()?, self.bounds.last()?);
         (t >= first.as_str() && t < last.as_str())
             .then(|| self.bounds[1..self.len()].partition_point(|b| b.as_str() <= t))
@@ -214,104 +209,6 @@ pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals
     Ok(sums.into_iter().map(Sums::totals).collect())
 }
 
-/// A span's conversions being added up: how many, and per currency how many named an amount
-/// and their sum.
-#[derive(Default)]
-struct Counted {
-    count: i64,
-    currencies: BTreeMap<String, (i64, i128)>,
-}
-
-impl Counted {
-    /// Adds (or with `add` false, takes away) `count` conversions of `currency` (`""` for
-    /// none), `priced` of them with amounts summing to `amount`.
-    fn moved(&mut self, currency: &str, (count, priced, amount): (i64, i64, i128), add: bool) {
-        let sign = if add { 1 } else { -1 };
-        self.count = self.count.saturating_add(sign * count);
-        let entry = self.currencies.entry(currency.to_string()).or_default();
-        entry.0 = entry.0.saturating_add(sign * priced);
-        entry.1 = entry.1.saturating_add(i128::from(sign) * amount);
-    }
-
-    /// As [`totals::conversions_of_cabinet`] answers: revenue for the currencies named, with
-    /// an amount, in order.
-    fn converted(self) -> Converted {
-        Converted {
-            count: self.count,
-            revenue: self
-                .currencies
-                .into_iter()
-                .filter(|(currency, (priced, _))| !currency.is_empty() && *priced > 0)
-                .map(|(currency, (_, amount))| (currency, amount))
-                .collect(),
-        }
-    }
-}
-
-/// A cabinet's conversions per span of `spans`, each what [`totals::conversions_of_cabinet`]
-/// answers for the span: the days' rows of `cabinet_conversion_days` and, at bounds that are
-/// not UTC midnights, the conversions between the bound and its nearest midnight moved from
-/// their day's span to their own, as [`days`] moves hours.
-pub fn conversions(
-    conn: &Connection,
-    account: i64,
-    spans: &Spans,
-) -> Result<Vec<Converted>, StoreError> {
-    let Some(plan) = &spans.plan else {
-        return spans
-            .bounds
-            .windows(2)
-            .map(|w| totals::conversions_of_cabinet(conn, account, &w[0], &w[1]))
-            .collect();
-    };
-    let mut counted: Vec<Counted> = (0..spans.len()).map(|_| Counted::default()).collect();
-    let mut stmt = conn.prepare_cached(
-        "SELECT day, currency, count, priced, amount_high, amount_low
-         FROM cabinet_conversion_days WHERE account_id = ?1 AND day >= ?2 AND day <= ?3",
-    )?;
-    let mut rows = stmt.query(params![account, plan.first_day, plan.last_day])?;
-    while let Some(r) = rows.next()? {
-        let day = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
-        if let Some(i) = spans.of(&format!("{day}T12:00:00Z")) {
-            let figures = (r.get(2)?, r.get(3)?, join(r.get(4)?, r.get(5)?));
-            counted[i].moved(
-                r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?,
-                figures,
-                true,
-            );
-        }
-    }
-    let mut edge = conn.prepare_cached(
-        "SELECT received_at, COALESCE(currency, ''), amount_micros FROM conversions
-         WHERE account_id = ?1 AND received_at >= ?2 AND received_at < ?3",
-    )?;
-    for (from, to) in &plan.edges {
-        let mut rows = edge.query(params![account, from, to])?;
-        while let Some(r) = rows.next()? {
-            let at = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
-            let own = spans.of(at);
-            let day = spans.of(&format!("{}T12:00:00Z", at.get(..10).unwrap_or(at)));
-            if own == day {
-                continue;
-            }
-            let amount: Option<i64> = r.get(2)?;
-            let figures = (
-                1,
-                i64::from(amount.is_some()),
-                i128::from(amount.unwrap_or(0)),
-            );
-            let currency = r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
-            if let Some(i) = day {
-                counted[i].moved(currency, figures, false);
-            }
-            if let Some(i) = own {
-                counted[i].moved(currency, figures, true);
-            }
-        }
-    }
-    Ok(counted.into_iter().map(Counted::converted).collect())
-}
-
 /// An ISO time as the service writes them (whole seconds, `Z`), `None` otherwise.
 fn parse(text: &str) -> Option<DateTime<Utc>> {
     let at = DateTime::parse_from_rfc3339(text).ok()?.with_timezone(&Utc);
@@ -344,93 +241,4 @@ pub fn by_hours(
         out[day].add(&Sums::read(r, 1)?.totals());
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::{kept_check, test_db};
-    use chrono::TimeZone;
-
-    /// Conversions every 37 minutes for five days, in two currencies, some without an amount
-    /// or a currency, some refunds; then some moved, repriced and removed.
-    fn conversions_of_five_days(conn: &Connection) -> DateTime<Utc> {
-        let start = Utc.with_ymd_and_hms(2026, 11, 20, 0, 0, 0).unwrap();
-        let mut insert = conn
-            .prepare(
-                "INSERT INTO conversions (holder_id, txid, event_type, amount_micros, currency,
-                    account_id, received_at, updated_at)
-                 VALUES (1, ?1, 'purchase', ?2, ?3, 7, ?4, 'x')",
-            )
-            .unwrap();
-        for i in 0..(5 * 24 * 60 / 37) {
-            let at = iso(start + Duration::minutes(37 * i));
-            let (amount, currency) = match i % 5 {
-                0 => (None, None),
-                1 => (Some(2_500_000 * i), Some("USD")),
-                2 => (Some(-700_000), Some("USD")),
-                3 => (Some(999_999_999_999_999), Some("EUR")),
-                _ => (None, Some("EUR")),
-            };
-            insert
-                .execute(params![format!("t{i}"), amount, currency, at])
-                .unwrap();
-        }
-        conn.execute_batch(
-            "UPDATE conversions SET received_at = '2026-11-23T23:59:59Z' WHERE txid = 't7';
-             UPDATE conversions SET amount_micros = 1, currency = 'GBP' WHERE txid = 't11';
-             UPDATE conversions SET amount_micros = NULL WHERE txid = 't13';
-             DELETE FROM conversions WHERE txid IN ('t3', 't40', 't41');",
-        )
-        .unwrap();
-        start
-    }
-
-    #[test]
-    fn conversions_read_through_daily_rows_equal_the_conversions_in_every_zone() {
-        let conn = test_db();
-        let start = conversions_of_five_days(&conn);
-        let mut spans: Vec<Vec<String>> = [-720, -480, -210, 0, 60, 330, 345, 720, 840]
-            .iter()
-            .map(|offset| {
-                (0..=4)
-                    .map(|d| iso(start + Duration::days(d) - Duration::minutes(*offset)))
-                    .collect()
-            })
-            .collect();
-        // Bounds the daily rows cannot serve (closer than 12 hours): read from the rows.
-        spans.push(vec![
-            iso(start + Duration::hours(30)),
-            iso(start + Duration::hours(35)),
-        ]);
-        for bounds in spans {
-            let kept = conversions(&conn, 7, &Spans::new(bounds.clone())).unwrap();
-            let read: Vec<Converted> = bounds
-                .windows(2)
-                .map(|w| totals::conversions_of_cabinet(&conn, 7, &w[0], &w[1]).unwrap())
-                .collect();
-            assert!(read.iter().all(|c| c.count > 0), "{bounds:?}");
-            assert_eq!(kept, read, "{bounds:?}");
-        }
-        let figures = kept_check::check(&conn).unwrap();
-        let days = figures
-            .iter()
-            .find(|f| f.name == "cabinet_conversion_days")
-            .unwrap();
-        assert!(days.rows > 5 && days.equal(), "{:?}", days.differences);
-
-        conn.execute(
-            "UPDATE cabinet_conversion_days SET priced = priced + 1 WHERE day = '2026-11-21'
-                AND currency = 'EUR'",
-            [],
-        )
-        .unwrap();
-        let figures = kept_check::check(&conn).unwrap();
-        let days = figures
-            .iter()
-            .find(|f| f.name == "cabinet_conversion_days")
-            .unwrap();
-        assert_eq!(days.differing, 1);
-        assert_eq!(days.differences[0].key, "cabinet 7, 2026-11-21, EUR");
-    }
 }

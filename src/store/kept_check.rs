@@ -1,7 +1,8 @@
 //! Owns the comparison of each kept figure with its recomputation from the rows it stands for
-//! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours,
-//! the conversions' daily rows with the conversions, the stats rows' running sums with the
-//! rows, and the conversion totals with the events still stored. Reads only; names what differs.
+//! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours, the
+//! cabinets' hours with their campaigns' stats rows, the conversions' daily rows with the
+//! conversions, the stats rows' running sums with the rows, and the conversion totals with the
+//! events still stored. Reads only; names what differs.
 
 use rusqlite::Connection;
 
@@ -56,8 +57,14 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
         )?,
         compare(
             conn,
+            "cabinet_hours",
+            "each cabinet's campaigns' stats rows (hourly and rolled-up) summed by UTC day",
+            CABINET_HOURS,
+        )?,
+        compare(
+            conn,
             "cabinet_conversion_days",
-            "the conversions summed by cabinet, UTC day and currency",
+            "the conversions summed by cabinet, UTC day, event and currency",
             CONVERSION_DAYS,
         )?,
         compare(
@@ -136,25 +143,48 @@ const CABINET_DAYS: &str = "
           FROM cabinet_hours GROUP BY account_id, substr(hour, 1, 10))
     GROUP BY account_id, day ORDER BY account_id, day";
 
+const CABINET_HOURS: &str = "
+    SELECT 'cabinet ' || account_id || ', ' || day,
+        SUM(k_views) || ' views, ' || SUM(k_clicks) || ' clicks, ' || SUM(k_actions)
+            || ' actions, ' || SUM(k_spent) || ' spent micros',
+        SUM(c_views) || ' views, ' || SUM(c_clicks) || ' clicks, ' || SUM(c_actions)
+            || ' actions, ' || SUM(c_spent) || ' spent micros',
+        SUM(k_views) <> SUM(c_views) OR SUM(k_clicks) <> SUM(c_clicks)
+            OR SUM(k_actions) <> SUM(c_actions) OR SUM(k_spent) <> SUM(c_spent)
+    FROM (SELECT account_id, day, views AS k_views, clicks AS k_clicks, actions AS k_actions,
+            spent_micros AS k_spent, 0 AS c_views, 0 AS c_clicks, 0 AS c_actions, 0 AS c_spent
+          FROM cabinet_days
+          UNION ALL
+          SELECT account_id, substr(hour, 1, 10), 0, 0, 0, 0, SUM(views), SUM(clicks),
+            SUM(actions), SUM(spent_micros)
+          FROM hourly_stats GROUP BY account_id, substr(hour, 1, 10)
+          UNION ALL
+          SELECT account_id, day, 0, 0, 0, 0, SUM(views), SUM(clicks), SUM(actions),
+            SUM(spent_micros)
+          FROM daily_stats GROUP BY account_id, day)
+    GROUP BY account_id, day ORDER BY account_id, day";
+
 const CONVERSION_DAYS: &str = "
-    SELECT 'cabinet ' || account_id || ', ' || day || CASE currency WHEN '' THEN '' ELSE ', ' || currency END,
+    SELECT 'cabinet ' || account_id || ', ' || day || ', ' || event_type
+            || CASE currency WHEN '' THEN '' ELSE ', ' || currency END,
         SUM(k_count) || ' conversions, ' || SUM(k_priced) || ' with amounts: '
             || SUM(k_high) || ' x 10^9 + ' || SUM(k_low) || ' micros',
         SUM(c_count) || ' conversions, ' || SUM(c_priced) || ' with amounts: '
             || SUM(c_high) || ' x 10^9 + ' || SUM(c_low) || ' micros',
         SUM(k_count) <> SUM(c_count) OR SUM(k_priced) <> SUM(c_priced)
             OR SUM(k_high) <> SUM(c_high) OR SUM(k_low) <> SUM(c_low)
-    FROM (SELECT account_id, day, currency, count AS k_count, priced AS k_priced,
+    FROM (SELECT account_id, day, event_type, currency, count AS k_count, priced AS k_priced,
             amount_high AS k_high, amount_low AS k_low, 0 AS c_count, 0 AS c_priced,
             0 AS c_high, 0 AS c_low
           FROM cabinet_conversion_days
           UNION ALL
-          SELECT account_id, substr(received_at, 1, 10), COALESCE(currency, ''), 0, 0, 0, 0,
+          SELECT account_id, substr(received_at, 1, 10), event_type, COALESCE(currency, ''),
+            0, 0, 0, 0,
             COUNT(*), COUNT(amount_micros), COALESCE(SUM(amount_micros / 1000000000), 0),
             COALESCE(SUM(amount_micros % 1000000000), 0)
           FROM conversions
-          GROUP BY account_id, substr(received_at, 1, 10), COALESCE(currency, ''))
-    GROUP BY account_id, day, currency ORDER BY account_id, day, currency";
+          GROUP BY account_id, substr(received_at, 1, 10), event_type, COALESCE(currency, ''))
+    GROUP BY account_id, day, event_type, currency ORDER BY account_id, day, event_type, currency";
 
 const STAT_RUNS: &str = "
     SELECT 'cabinet ' || account_id || ', campaign ' || ad_id || ', '
@@ -203,6 +233,62 @@ mod tests {
 
     fn figure<'a>(figures: &'a [Figure], name: &str) -> &'a Figure {
         figures.iter().find(|f| f.name == name).expect("the figure")
+    }
+
+    #[test]
+    fn a_cabinets_hours_sum_its_campaigns_rows_after_the_repair_and_a_rolled_days_correction() {
+        let conn = test_db();
+        // Days rolled up before the cabinet's hours existed: none of theirs.
+        conn.execute_batch(
+            "INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions,
+                spent_micros) VALUES (7, 1, '2026-01-05', 100, 0, 3, 1, 5000),
+                (7, 2, '2026-01-05', 50, 0, 1, 0, 700), (7, 1, '2026-01-06', 10, 0, 0, 0, 9);
+             INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions,
+                spent_micros) VALUES (7, 1, '2026-02-01T10:00:00Z', 4, 0, 1, 0, 40);
+             INSERT INTO cabinet_hours VALUES (7, '2026-02-01T10:00:00Z', 4, 1, 0, 40);",
+        )
+        .unwrap();
+        let hours = figure(&check(&conn).unwrap(), "cabinet_hours").clone();
+        assert_eq!((hours.rows, hours.differing), (3, 2));
+        assert_eq!(hours.differences[0].key, "cabinet 7, 2026-01-05");
+
+        conn.execute_batch(include_str!(
+            "../../sql/0050_cabinet_hours_of_rolled_days.sql"
+        ))
+        .unwrap();
+        assert!(figure(&check(&conn).unwrap(), "cabinet_hours").equal());
+        let noon: i64 = conn
+            .query_row(
+                "SELECT views FROM cabinet_hours WHERE hour = '2026-01-05T12:00:00Z'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(noon, 150);
+
+        // A month's correction that lands in a rolled-up day moves the cabinet's hours too.
+        let delta = super::super::reconcile::Delta {
+            views: -30,
+            clicks: 2,
+            spent_micros: 1000,
+        };
+        let corrected = super::super::reconcile::correct(
+            &conn,
+            (7, 2),
+            ("2026-01-01T00:00:00Z", "2026-01-31T00:00:00Z"),
+            "2026-01-30T23:00:00Z",
+            delta,
+        )
+        .unwrap();
+        assert_eq!(corrected.days.len(), 1);
+        for (day, moved) in corrected.days {
+            let moved = (moved.views, moved.clicks, moved.spent_micros);
+            super::super::stats::shift_cabinet_day(&conn, 7, &day, moved).unwrap();
+        }
+        let figures = check(&conn).unwrap();
+        assert!(figure(&figures, "cabinet_hours").equal());
+        assert!(figure(&figures, "cabinet_days").equal());
+        assert!(figure(&figures, "stat_runs").equal());
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod cabinets;
 pub mod campaigns;
 pub mod clock;
 pub mod conversions;
+pub mod converted;
 pub mod deliveries;
 pub mod events;
 pub mod groups;
@@ -40,7 +41,6 @@ pub mod sessions;
 pub mod stats;
 pub mod tasks;
 pub mod teams;
-pub mod totals;
 pub mod transfers;
 pub mod users;
 

@@ -48,17 +48,24 @@ pub struct Delta {
     pub spent_micros: i64,
 }
 
+/// What a correction changed: the hours whose rows changed (for the cabinet's hourly sums) and
+/// the rolled-up days, each with what it moved.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Corrected {
+    pub hours: Vec<String>,
+    pub days: Vec<(String, Delta)>,
+}
+
 /// Adds `delta` to ad `ad`'s stored delivery in `[from, to)`: what it adds goes to its latest
 /// row there (a new hourly row at `last_hour` when it has none); what it takes comes off its
-/// latest rows first, none going below zero. Returns the hours whose rows changed, for the
-/// cabinet's hourly sums.
+/// latest rows first, none going below zero.
 pub fn correct(
     conn: &Connection,
     (account, ad): (i64, i64),
     (from, to): (&str, &str),
     last_hour: &str,
     delta: Delta,
-) -> Result<Vec<String>, StoreError> {
+) -> Result<Corrected, StoreError> {
     let mut rows: Vec<(Slot, [i64; 3])> = Vec::new();
     let mut hours = conn.prepare(
         "SELECT hour, views, clicks, spent_micros FROM hourly_stats
@@ -103,7 +110,7 @@ pub fn correct(
             owed -= taken;
         }
     }
-    let mut changed = Vec::new();
+    let mut changed = Corrected::default();
     for ((slot, [views, clicks, spent]), before) in rows.iter().zip(original) {
         if before == [*views, *clicks, *spent] {
             continue;
@@ -115,7 +122,7 @@ pub fn correct(
                      WHERE account_id = ?1 AND ad_id = ?2 AND hour = ?3",
                     params![account, ad, hour, views, clicks, spent],
                 )?;
-                changed.push(hour.clone());
+                changed.hours.push(hour.clone());
             }
             Slot::Day(day) => {
                 conn.execute(
@@ -123,6 +130,12 @@ pub fn correct(
                      WHERE account_id = ?1 AND ad_id = ?2 AND day = ?3",
                     params![account, ad, day, views, clicks, spent],
                 )?;
+                let moved = Delta {
+                    views: views - before[0],
+                    clicks: clicks - before[1],
+                    spent_micros: spent - before[2],
+                };
+                changed.days.push((day.clone(), moved));
             }
         }
     }

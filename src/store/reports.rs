@@ -84,6 +84,15 @@ pub fn hours(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The start of the cabinet's oldest stored hourly row (ISO), `None` when it has none: every
+/// campaign's hours from then on are stored hour by hour (retention rolls every campaign's
+/// older hours alike).
+pub fn oldest_hour(conn: &Connection, account: i64) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT MIN(hour) FROM hourly_stats WHERE account_id = ?1")?
+        .query_row([account], |r| r.get(0))?)
+}
+
 /// Conversions of one kind: how many, and their revenue in micro-units of `currency` (none
 /// when they sent no amount).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -105,6 +105,28 @@ pub fn total_cabinet_hour(conn: &Connection, account: i64, hour: &str) -> Result
     Ok(())
 }
 
+/// Adds what a correction moved in a campaign's rolled-up `day` (`YYYY-MM-DD`) to the cabinet's
+/// hours of that day, to its last stored hour (or 23:00 when none is), so the cabinet's hours
+/// and days keep summing its campaigns' rows: a rolled-up day has no hours of its campaigns
+/// left to sum again.
+pub fn shift_cabinet_day(
+    conn: &Connection,
+    account: i64,
+    day: &str,
+    (views, clicks, spent_micros): (i64, i64, i64),
+) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
+         VALUES (?1, COALESCE((SELECT MAX(hour) FROM cabinet_hours WHERE account_id = ?1
+                AND hour >= ?2 || 'T00:00:00Z' AND hour < ?2 || 'T24:00:00Z'),
+                ?2 || 'T23:00:00Z'), ?3, ?4, 0, ?5)
+         ON CONFLICT (account_id, hour) DO UPDATE SET views = views + excluded.views,
+            clicks = clicks + excluded.clicks, spent_micros = spent_micros + excluded.spent_micros",
+    )?
+    .execute(params![account, day, views, clicks, spent_micros])?;
+    Ok(())
+}
+
 /// The 24 hours of stats a campaign's kept spend of the last day sums: the hour starting at
 /// `last` and the 23 before it.
 pub struct DaySpan {

@@ -39,7 +39,7 @@ pub struct Figures {
 
 /// What a line sums while the report is built: the stored counters and spend, the
 /// conversions, and revenue per currency in micro-units.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct Sum {
     pub totals: Totals,
     pub conversions: i64,

@@ -90,7 +90,7 @@ pub fn build(
     let ads: Vec<i64> = campaigns.iter().map(|(ad, _)| *ad).collect();
     let previous = span.previous();
 
-    let (now, before) = read::span(conn, account, &ads, span)?;
+    let (now, before) = read::span(conn, account, &ads, span, group.is_none())?;
 
     let currency = CurrencyCode::parse(cabinet.cabinet_type.currency()).expect("a cabinet's code");
     let (now_rates, used, unconverted) = rates_at(conn, &now.total.revenue, &currency, span.to())?;
@@ -238,8 +238,12 @@ mod tests {
              UPDATE cabinets SET fee_percent = '10' WHERE id = 7;
              INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T10:00:00Z', 1000, 0, 10, 2, 5004000);
              INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T11:00:00Z', 1000, 0, 10, 2, 5000000);
-             INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 2, '2026-11-27T11:00:00Z', 9, 0, 9, 9, 9000000);
-             INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-26', 500, 0, 5, 1, 1000000);",
+             INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (8, 2, '2026-11-27T11:00:00Z', 9, 0, 9, 9, 9000000);
+             INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-26', 500, 0, 5, 1, 1000000);
+             INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
+             SELECT account_id, hour, SUM(views), SUM(clicks), SUM(actions), SUM(spent_micros)
+             FROM hourly_stats GROUP BY account_id, hour;
+             INSERT INTO cabinet_hours VALUES (7, '2026-11-26T15:00:00Z', 500, 5, 1, 1000000);",
         )
         .unwrap();
         let cabinet = cabinet_rows::get(&conn, 7).unwrap().unwrap();

@@ -2,7 +2,9 @@
 //! in three queries whatever their length: the campaigns' stats (per UTC day where the days
 //! are UTC days, else per stored hour, each sorted into the local day it starts in, and a day
 //! retention rolled up into the local day holding its noon), their conversions per day and
-//! event, and the span's conversions per campaign.
+//! event, and the span's conversions per campaign. A report of a whole cabinet reads the
+//! cabinet's kept daily rows and the campaigns' running sums instead, the same figures at a
+//! few rows per day and two per campaign.
 
 use std::collections::BTreeMap;
 
@@ -13,9 +15,10 @@ use super::figures::Sum;
 use super::span::{day_of, Span};
 use crate::ops::OpsError;
 use crate::store::reports as rows;
+use crate::store::{converted, kept, runs};
 
 /// What the span sums to: in all, per day, per campaign, and conversions per event.
-#[derive(Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Read {
     pub total: Sum,
     pub days: BTreeMap<NaiveDate, Sum>,
@@ -24,12 +27,15 @@ pub(super) struct Read {
 }
 
 /// The sums of the campaigns `ads` (in order) of `account` over `span`, and the total of the
-/// period of the same length before it.
+/// period of the same length before it. With `every` (the ads are every campaign of the
+/// cabinet), the days come from the cabinet's kept daily rows and each campaign's sums from
+/// its rows' running sums ([`kept_span`]) wherever those equal the rows' sums.
 pub(super) fn span(
     conn: &Connection,
     account: i64,
     ads: &[i64],
     span: Span,
+    every: bool,
 ) -> Result<(Read, Sum), OpsError> {
     let whole = span.with_previous();
     let bounds = whole.bounds();
@@ -39,6 +45,9 @@ pub(super) fn span(
     else {
         return Ok((Read::default(), Sum::default()));
     };
+    if every && (whole.on_utc_days() || hours_kept_from(conn, account, middle)?) {
+        return kept_span(conn, account, ads, span, &bounds);
+    }
     let utc_days = whole.on_utc_days();
     let day = |at: &str| day_of(&bounds, whole.from(), at);
     let mut read = Read::default();
@@ -97,6 +106,79 @@ pub(super) fn span(
     Ok((read, before))
 }
 
+/// Whether every campaign of the cabinet still has its hours from `from` on (none of its days
+/// from then on rolled up): the cabinet's oldest hourly row is no later.
+fn hours_kept_from(conn: &Connection, account: i64, from: &str) -> Result<bool, OpsError> {
+    Ok(rows::oldest_hour(conn, account)?.is_some_and(|oldest| oldest.as_str() <= from))
+}
+
+/// [`span`] of a whole cabinet through what is kept: its sums per local day (and the period
+/// before) from its daily rows and the hours their ends cut (`kept::days`), its conversions
+/// per day and event from theirs (`converted::per_span`), each campaign's sums from its runs
+/// (`runs::per_campaign`) and its conversions as [`span`] reads them. The same figures as the
+/// rows give: the cabinet's hours are its campaigns' hours summed, a span whose days are not
+/// UTC's is read this way only where no campaign's hours are rolled up, and every conversion of
+/// the cabinet is attributed to its campaigns.
+fn kept_span(
+    conn: &Connection,
+    account: i64,
+    ads: &[i64],
+    span: Span,
+    bounds: &[String],
+) -> Result<(Read, Sum), OpsError> {
+    let spans = kept::Spans::new(bounds.to_vec());
+    let days = kept::days(conn, account, &spans)?;
+    let converted = converted::per_span(conn, account, &spans)?;
+    let before_days = span.previous().days() as usize;
+    let mut read = Read::default();
+    let mut before = Sum::default();
+    for (i, (totals, events)) in days.into_iter().zip(converted).enumerate() {
+        let mut line = Sum {
+            totals,
+            ..Sum::default()
+        };
+        for ((event, currency), tally) in &events {
+            line.add(&conversions(&rows::Converted {
+                event_type: event.clone(),
+                currency: (!currency.is_empty()).then(|| currency.clone()),
+                count: tally.count,
+                amount_micros: tally.amount,
+            }));
+        }
+        if i < before_days {
+            before.add(&line);
+            continue;
+        }
+        read.total.add(&line);
+        if line != Sum::default() {
+            let on = span.from() + chrono::Days::new((i - before_days) as u64);
+            read.days.entry(on).or_default().add(&line);
+        }
+        for ((event, currency), tally) in events {
+            let entry = read.events.entry(event).or_default();
+            entry.0 = entry.0.saturating_add(tally.count);
+            if !currency.is_empty() {
+                let sum = entry.1.entry(currency).or_default();
+                *sum = sum.saturating_add(tally.amount);
+            }
+        }
+    }
+    let (middle, end) = (&bounds[before_days], &bounds[bounds.len() - 1]);
+    for (ad, totals) in runs::per_campaign(conn, account, middle, end)? {
+        if ads.binary_search(&ad).is_ok() {
+            let line = Sum {
+                totals,
+                ..Sum::default()
+            };
+            read.campaigns.entry(ad).or_default().add(&line);
+        }
+    }
+    for (ad, c) in rows::conversions_per_campaign(conn, account, ads, middle, end)? {
+        read.campaigns.entry(ad).or_default().add(&conversions(&c));
+    }
+    Ok((read, before))
+}
+
 fn conversions(c: &rows::Converted) -> Sum {
     let mut line = Sum {
         conversions: c.count,
@@ -111,7 +193,121 @@ fn conversions(c: &rows::Converted) -> Sum {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::money::Money;
+    use crate::domain::stats::Totals;
+    use crate::store::{retention, stats};
+    use chrono::{Duration, TimeZone, Utc};
     use chrono_tz::Tz;
+
+    /// A cabinet of three campaigns as the hourly sync leaves it after ten days: every hour's
+    /// rows and runs, the cabinet's hours; purchases (one campaign each, or two sharing a ref)
+    /// through the days; the first four days rolled up by retention.
+    fn ten_synced_days() -> rusqlite::Connection {
+        let conn = crate::store::test_db();
+        for ad in [1, 2, 3] {
+            conn.execute(
+                "INSERT INTO campaigns (account_id, ad_id, title, text, status, active,
+                    promote_url, link_kind, target_type, targeting, cpm_micros, budget_micros,
+                    views_per_user, created_at, synced_at, status_changed_at)
+                 VALUES (7, ?1, 'ad', 't', 'active', 1, 'https://t.me/a', 'channel',
+                    'channels', '{}', 1, 1, 1, 0, 't', 't')",
+                [ad],
+            )
+            .unwrap();
+        }
+        let start = Utc.with_ymd_and_hms(2026, 11, 10, 0, 0, 0).unwrap();
+        for h in 0..240 {
+            let hour = crate::clock::iso(start + Duration::hours(h));
+            for ad in [1, 2, 3] {
+                let n = (h * 7 + ad * 13) % 50;
+                let gain = Totals {
+                    views: n * 10,
+                    opens: n,
+                    clicks: n / 3,
+                    actions: n % 4,
+                    spent: Money::from_micros(n * 12_345),
+                };
+                stats::record_gain(&conn, 7, ad, &hour, &gain).unwrap();
+            }
+            stats::run_hour(&conn, 7, &hour).unwrap();
+            stats::total_cabinet_hour(&conn, 7, &hour).unwrap();
+            if h % 5 == 0 {
+                let at = crate::clock::iso(start + Duration::hours(h) + Duration::minutes(17));
+                let (ad, currency) = match h % 3 {
+                    0 => (Some(1), Some("EUR")),
+                    1 => (Some(2), None),
+                    _ => (None, Some("USD")),
+                };
+                conn.execute(
+                    "INSERT INTO conversions (holder_id, txid, event_type, amount_micros,
+                        currency, account_id, ad_id, received_at, updated_at)
+                     VALUES (1, ?1, 'purchase', ?2, ?3, 7, ?4, ?5, 't')",
+                    rusqlite::params![format!("t{h}"), h * 1000, currency, ad, at],
+                )
+                .unwrap();
+                if ad.is_none() {
+                    let id = conn.last_insert_rowid();
+                    conn.execute_batch(&format!(
+                        "INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id)
+                         VALUES ({id}, 7, 2), ({id}, 7, 3);"
+                    ))
+                    .unwrap();
+                }
+            }
+        }
+        for ad in [1, 2, 3] {
+            retention::roll_campaign(&conn, 7, ad, "2026-11-14T00:00:00Z").unwrap();
+        }
+        conn
+    }
+
+    #[test]
+    fn a_whole_cabinets_report_read_through_what_is_kept_equals_its_rows() {
+        let conn = ten_synced_days();
+        let moscow: Tz = "Europe/Moscow".parse().unwrap();
+        let kathmandu: Tz = "Asia/Kathmandu".parse().unwrap();
+        let span = |from, to, zone| Span::new(d(from), d(to)).unwrap().in_zone(zone);
+        for (what, span) in [
+            ("UTC, hours", span("2026-11-17", "2026-11-19", Tz::UTC)),
+            (
+                "UTC, rolled days",
+                span("2026-11-13", "2026-11-16", Tz::UTC),
+            ),
+            ("Moscow, hours", span("2026-11-18", "2026-11-19", moscow)),
+            (
+                "Kathmandu, hours",
+                span("2026-11-18", "2026-11-19", kathmandu),
+            ),
+        ] {
+            let kept = super::span(&conn, 7, &[1, 2, 3], span, true).unwrap();
+            let mut rows = super::span(&conn, 7, &[1, 2, 3], span, false).unwrap();
+            // Opens, which a report does not show, are kept per campaign, not per cabinet.
+            for sum in [&mut rows.0.total, &mut rows.1]
+                .into_iter()
+                .chain(rows.0.days.values_mut())
+            {
+                sum.totals.opens = 0;
+            }
+            assert!(
+                kept.0.total.totals.views > 0 && kept.0.total.conversions > 0,
+                "{what}"
+            );
+            assert_eq!(kept.0.campaigns.len(), 3, "{what}");
+            assert_eq!(kept, rows, "{what}");
+        }
+        // Where a local day of the span would cut a rolled-up day, the rows are read (a
+        // campaign's runs would count the day whole or not at all).
+        assert!(!hours_kept_from(&conn, 7, "2026-11-12T21:00:00Z").unwrap());
+        assert!(hours_kept_from(&conn, 7, "2026-11-14T00:00:00Z").unwrap());
+        // The period before, a total, is the cabinet's hours in it even where the rows would
+        // count a rolled-up day in the local day holding its noon.
+        let span = span("2026-11-17", "2026-11-19", moscow);
+        let (_, before) = super::span(&conn, 7, &[1, 2, 3], span, true).unwrap();
+        let hours = kept::by_hours(&conn, 7, &span.previous().bounds()).unwrap();
+        let mut summed = Totals::default();
+        hours.iter().for_each(|t| summed.add(t));
+        assert_eq!(before.totals, summed);
+    }
 
     fn d(text: &str) -> NaiveDate {
         NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap()
@@ -134,7 +330,7 @@ mod tests {
         let span = Span::new(d("2026-11-27"), d("2026-11-28"))
             .unwrap()
             .in_zone(moscow);
-        let (read, before) = super::span(&conn, 7, &[1], span).unwrap();
+        let (read, before) = super::span(&conn, 7, &[1], span, false).unwrap();
         assert_eq!(
             read.total.totals.views, 60,
             "20:00 UTC is the 26th in Moscow"
@@ -144,7 +340,7 @@ mod tests {
         assert_eq!(read.days[&d("2026-11-28")].totals.views, 40);
         assert_eq!(read.days[&d("2026-11-28")].conversions, 1);
         // In UTC the same hours are other days'.
-        let (utc, _) = super::span(&conn, 7, &[1], span.in_zone(Tz::UTC)).unwrap();
+        let (utc, _) = super::span(&conn, 7, &[1], span.in_zone(Tz::UTC), false).unwrap();
         assert_eq!(utc.days[&d("2026-11-27")].totals.views, 40);
         assert_eq!(utc.days[&d("2026-11-27")].conversions, 1);
         assert!(!utc.days.contains_key(&d("2026-11-28")));
@@ -152,7 +348,7 @@ mod tests {
         let week = Span::new(d("2026-11-20"), d("2026-11-20"))
             .unwrap()
             .in_zone(moscow);
-        let (rolled, _) = super::span(&conn, 7, &[1], week).unwrap();
+        let (rolled, _) = super::span(&conn, 7, &[1], week, false).unwrap();
         assert_eq!(rolled.total.totals.views, 500);
     }
 }

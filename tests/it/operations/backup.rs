@@ -224,7 +224,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // partial indexes, 46: the cabinets' daily rows (their triggers first), 47:
             // the conversions' index by time, 48: the stats rows' running sums (their
             // triggers first), and 49: the conversions' daily rows (their triggers first);
-            // 27's column is in 15's alerts) undone.
+            // 27's column is in 15's alerts; 50 adds rows only) undone.
             tx.execute_batch(
                 "DROP TRIGGER conversions_day_insert; DROP TRIGGER conversions_day_delete;
                  DROP TRIGGER conversions_day_update; DROP TABLE cabinet_conversion_days;

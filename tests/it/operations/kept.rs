@@ -203,6 +203,7 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
     for name in [
         "cabinet_status_counts",
         "cabinet_days",
+        "cabinet_hours",
         "cabinet_conversion_days",
         "stat_runs",
         "conversion_totals",

@@ -4,7 +4,7 @@
 
 use crate::domain::money::CabinetType;
 use crate::domain::stats::Totals;
-use crate::store::totals::Converted;
+use crate::store::converted::Converted;
 
 /// One cabinet's figures in a period.
 #[derive(Debug, Clone, Default)]

@@ -20,8 +20,8 @@ use crate::i18n::Lang;
 use crate::ops::reports::midnight;
 use crate::ops::returns::Returns;
 use crate::store::cabinets::Reachable;
+use crate::store::converted::{self, Converted};
 use crate::store::kept;
-use crate::store::totals::Converted;
 
 use super::lines::{per_currency, Figures, Line};
 use super::reporting::{self, Reporting};
@@ -113,7 +113,7 @@ pub fn today(zone: Tz, now: DateTime<Utc>) -> NaiveDate {
 
 /// Each cabinet's figures over the chosen period and the one before it, read from its daily
 /// rows in one range (the two periods are adjacent; `kept::days`) and its conversions' daily
-/// rows (`kept::conversions`).
+/// rows (`converted::per_span`).
 pub fn gather(
     conn: &rusqlite::Connection,
     reach: &[Reachable],
@@ -132,7 +132,7 @@ pub fn gather(
         .map(|r| {
             let c = &r.cabinet;
             let per_day = kept::days(conn, c.id, &spans)?;
-            let converted = kept::conversions(conn, c.id, &spans)?;
+            let converted = converted::per_span(conn, c.id, &spans)?;
             let sum = |days: &[Totals]| {
                 let mut t = Totals::default();
                 days.iter().for_each(|d| t.add(d));
@@ -144,11 +144,11 @@ pub fn gather(
                 kind: c.cabinet_type,
                 now: Figures {
                     totals: sum(&per_day[days..]),
-                    converted: Converted::sum(&converted[days..]),
+                    converted: Converted::across(&converted[days..]),
                 },
                 before: Figures {
                     totals: sum(&per_day[..days]),
-                    converted: Converted::sum(&converted[..days]),
+                    converted: Converted::across(&converted[..days]),
                 },
                 days: per_day[days..].to_vec(),
             })

@@ -1,0 +1,288 @@
+//! Owns the reads of what a cabinet's conversions came to over consecutive spans (the home
+//! page's periods, a report's days), through their daily rows (`cabinet_conversion_days`,
+//! migration 49, kept by triggers on `conversions`): each UTC day's rows count in the span
+//! holding its noon, and the conversions between a bound that is not a UTC midnight and its
+//! nearest midnight are moved to their own span, as `kept::days` moves hours; so each span's
+//! figures are those of the conversions received in it, in any zone. Writes nothing.
+
+use std::collections::BTreeMap;
+
+use rusqlite::{params, Connection};
+
+use super::conversions::join;
+use super::kept::Spans;
+use super::StoreError;
+
+/// Conversions of one event and currency: how many, how many named an amount, and the sum of
+/// those amounts (micro-units, exact).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub count: i64,
+    pub priced: i64,
+    pub amount: i128,
+}
+
+impl Tally {
+    /// Adds `other`, or with `add` false takes it away.
+    fn moved(&mut self, other: Tally, add: bool) {
+        let sign = if add { 1 } else { -1 };
+        self.count = self.count.saturating_add(sign * other.count);
+        self.priced = self.priced.saturating_add(sign * other.priced);
+        self.amount = self.amount.saturating_add(i128::from(sign) * other.amount);
+    }
+}
+
+/// A span's conversions by event type and currency (`""` for none), the keys in order; an
+/// event and currency none of its conversions had is absent.
+pub type Events = BTreeMap<(String, String), Tally>;
+
+/// A span's conversions as the home page shows them: how many, and their revenue per currency
+/// named with an amount (micro-units, exact), currencies in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Converted {
+    pub count: i64,
+    pub revenue: Vec<(String, i128)>,
+}
+
+impl Converted {
+    /// The conversions of `events` together.
+    pub fn of(events: &Events) -> Converted {
+        Converted::sum(events.iter())
+    }
+
+    /// The conversions of several spans together.
+    pub fn across(spans: &[Events]) -> Converted {
+        Converted::sum(spans.iter().flatten())
+    }
+
+    fn sum<'e>(lines: impl Iterator<Item = (&'e (String, String), &'e Tally)>) -> Converted {
+        let mut count: i64 = 0;
+        let mut currencies: BTreeMap<&str, (i64, i128)> = BTreeMap::new();
+        for ((_, currency), tally) in lines {
+            count = count.saturating_add(tally.count);
+            let entry = currencies.entry(currency).or_default();
+            entry.0 = entry.0.saturating_add(tally.priced);
+            entry.1 = entry.1.saturating_add(tally.amount);
+        }
+        Converted {
+            count,
+            revenue: currencies
+                .into_iter()
+                .filter(|(currency, (priced, _))| !currency.is_empty() && *priced > 0)
+                .map(|(currency, (_, amount))| (currency.to_string(), amount))
+                .collect(),
+        }
+    }
+}
+
+/// The conversions of a cabinet received in `[from, to)` (ISO times), one by one: the edges
+/// [`per_span`] reads, and the whole spans it reads when the daily rows cannot serve them.
+const RECEIVED: &str = "
+    SELECT received_at, event_type, COALESCE(currency, ''), amount_micros FROM conversions
+    WHERE account_id = ?1 AND received_at >= ?2 AND received_at < ?3";
+
+/// One conversion as [`RECEIVED`] reads it: its time, event and currency, and its tally.
+fn received(r: &rusqlite::Row) -> rusqlite::Result<(String, (String, String), Tally)> {
+    let amount: Option<i64> = r.get(3)?;
+    Ok((
+        r.get(0)?,
+        (r.get(1)?, r.get(2)?),
+        Tally {
+            count: 1,
+            priced: i64::from(amount.is_some()),
+            amount: i128::from(amount.unwrap_or(0)),
+        },
+    ))
+}
+
+/// A cabinet's conversions per span of `spans`, each those received in the span.
+pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Events>, StoreError> {
+    let mut found: Vec<Events> = (0..spans.len()).map(|_| Events::new()).collect();
+    let mut one_by_one = conn.prepare_cached(RECEIVED)?;
+    let Some(plan) = &spans.plan else {
+        let (Some(first), Some(last)) = (spans.bounds.first(), spans.bounds.last()) else {
+            return Ok(found);
+        };
+        let rows = one_by_one.query_map(params![account, first, last], received)?;
+        for row in rows {
+            let (at, key, tally) = row?;
+            if let Some(i) = spans.of(&at) {
+                found[i].entry(key).or_default().moved(tally, true);
+            }
+        }
+        return Ok(found);
+    };
+    let mut stmt = conn.prepare_cached(
+        "SELECT day, event_type, currency, count, priced, amount_high, amount_low
+         FROM cabinet_conversion_days WHERE account_id = ?1 AND day >= ?2 AND day <= ?3",
+    )?;
+    let mut rows = stmt.query(params![account, plan.first_day, plan.last_day])?;
+    while let Some(r) = rows.next()? {
+        let day = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+        if let Some(i) = spans.of(&format!("{day}T12:00:00Z")) {
+            let tally = Tally {
+                count: r.get(3)?,
+                priced: r.get(4)?,
+                amount: join(r.get(5)?, r.get(6)?),
+            };
+            found[i]
+                .entry((r.get(1)?, r.get(2)?))
+                .or_default()
+                .moved(tally, true);
+        }
+    }
+    for (from, to) in &plan.edges {
+        let rows = one_by_one.query_map(params![account, from, to], received)?;
+        for row in rows {
+            let (at, key, tally) = row?;
+            let own = spans.of(&at);
+            let day = spans.of(&format!("{}T12:00:00Z", at.get(..10).unwrap_or(&at)));
+            if own == day {
+                continue;
+            }
+            if let Some(i) = day {
+                found[i].entry(key.clone()).or_default().moved(tally, false);
+            }
+            if let Some(i) = own {
+                found[i].entry(key).or_default().moved(tally, true);
+            }
+        }
+    }
+    for events in &mut found {
+        events.retain(|_, tally| tally.count != 0);
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::time::iso;
+    use crate::store::{kept_check, test_db};
+    use chrono::{DateTime, Duration, TimeZone, Utc};
+
+    /// Conversions every 37 minutes for five days, of two events in two currencies, some
+    /// without an amount or a currency, some refunds; then some moved, repriced and removed.
+    fn conversions_of_five_days(conn: &Connection) -> DateTime<Utc> {
+        let start = Utc.with_ymd_and_hms(2026, 11, 20, 0, 0, 0).unwrap();
+        let mut insert = conn
+            .prepare(
+                "INSERT INTO conversions (holder_id, txid, event_type, amount_micros, currency,
+                    account_id, received_at, updated_at)
+                 VALUES (1, ?1, ?2, ?3, ?4, 7, ?5, 'x')",
+            )
+            .unwrap();
+        for i in 0..(5 * 24 * 60 / 37) {
+            let at = iso(start + Duration::minutes(37 * i));
+            let (event, amount, currency) = match i % 5 {
+                0 => ("lead", None, None),
+                1 => ("purchase", Some(2_500_000 * i), Some("USD")),
+                2 => ("purchase", Some(-700_000), Some("USD")),
+                3 => ("purchase", Some(999_999_999_999_999), Some("EUR")),
+                _ => ("conversion", None, Some("EUR")),
+            };
+            insert
+                .execute(params![format!("t{i}"), event, amount, currency, at])
+                .unwrap();
+        }
+        conn.execute_batch(
+            "UPDATE conversions SET received_at = '2026-11-23T23:59:59Z' WHERE txid = 't7';
+             UPDATE conversions SET amount_micros = 1, currency = 'GBP' WHERE txid = 't11';
+             UPDATE conversions SET amount_micros = NULL WHERE txid = 't13';
+             UPDATE conversions SET event_type = 'lead' WHERE txid = 't16';
+             DELETE FROM conversions WHERE txid IN ('t3', 't40', 't41');",
+        )
+        .unwrap();
+        start
+    }
+
+    /// The conversions received in each span, read one by one.
+    fn one_by_one(conn: &Connection, bounds: &[String]) -> Vec<Events> {
+        bounds
+            .windows(2)
+            .map(|w| {
+                let mut events = Events::new();
+                let mut stmt = conn.prepare(RECEIVED).unwrap();
+                for row in stmt.query_map(params![7, w[0], w[1]], received).unwrap() {
+                    let (_, key, tally) = row.unwrap();
+                    events.entry(key).or_default().moved(tally, true);
+                }
+                events
+            })
+            .collect()
+    }
+
+    #[test]
+    fn conversions_read_through_daily_rows_equal_the_conversions_in_every_zone() {
+        let conn = test_db();
+        let start = conversions_of_five_days(&conn);
+        let mut spans: Vec<Vec<String>> = [-720, -480, -210, 0, 60, 330, 345, 720, 840]
+            .iter()
+            .map(|offset| {
+                (0..=4)
+                    .map(|d| iso(start + Duration::days(d) - Duration::minutes(*offset)))
+                    .collect()
+            })
+            .collect();
+        // Bounds the daily rows cannot serve (closer than 12 hours): read one by one.
+        spans.push(vec![
+            iso(start + Duration::hours(30)),
+            iso(start + Duration::hours(35)),
+        ]);
+        for bounds in spans {
+            let kept = per_span(&conn, 7, &Spans::new(bounds.clone())).unwrap();
+            let read = one_by_one(&conn, &bounds);
+            assert!(read.iter().all(|e| e.len() >= 3), "{bounds:?}");
+            assert_eq!(kept, read, "{bounds:?}");
+        }
+        let figures = kept_check::check(&conn).unwrap();
+        let days = figures
+            .iter()
+            .find(|f| f.name == "cabinet_conversion_days")
+            .unwrap();
+        assert!(days.rows > 5 && days.equal(), "{:?}", days.differences);
+
+        conn.execute(
+            "UPDATE cabinet_conversion_days SET priced = priced + 1 WHERE day = '2026-11-21'
+                AND event_type = 'purchase' AND currency = 'EUR'",
+            [],
+        )
+        .unwrap();
+        let figures = kept_check::check(&conn).unwrap();
+        let days = figures
+            .iter()
+            .find(|f| f.name == "cabinet_conversion_days")
+            .unwrap();
+        assert_eq!(days.differing, 1);
+        assert_eq!(
+            days.differences[0].key,
+            "cabinet 7, 2026-11-21, purchase, EUR"
+        );
+    }
+
+    #[test]
+    fn the_home_pages_figures_count_every_conversion_and_sum_revenue_per_named_currency() {
+        let conn = test_db();
+        conn.execute_batch(
+            "INSERT INTO conversions (holder_id, txid, event_type, amount_micros, currency,
+                account_id, received_at, updated_at) VALUES
+                (1, 'a', 'purchase', 2500000, 'USD', 7, '2026-11-27T10:00:00Z', 'x'),
+                (1, 'b', 'lead', 500000, 'USD', 7, '2026-11-27T11:00:00Z', 'x'),
+                (1, 'c', 'lead', NULL, NULL, 7, '2026-11-27T12:00:00Z', 'x'),
+                (1, 'e', 'lead', NULL, 'EUR', 7, '2026-11-27T12:00:00Z', 'x'),
+                (1, 'd', 'lead', NULL, NULL, 7, '2026-11-29T12:00:00Z', 'x');",
+        )
+        .unwrap();
+        let bounds = [
+            "2026-11-27T00:00:00Z",
+            "2026-11-28T00:00:00Z",
+            "2026-11-30T00:00:00Z",
+        ];
+        let spans = Spans::new(bounds.map(String::from).to_vec());
+        let found = per_span(&conn, 7, &spans).unwrap();
+        let first = Converted::of(&found[0]);
+        assert_eq!(first.count, 4);
+        assert_eq!(first.revenue, vec![("USD".to_string(), 3_000_000)]);
+        assert_eq!(Converted::across(&found).count, 5);
+    }
+}
