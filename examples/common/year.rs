@@ -324,6 +324,29 @@ impl Writer {
         );
     }
 
+    /// The `kind` of schema objects (`index`, `trigger`) made on `tables`, each as its name
+    /// and the SQL that makes it (indexes SQLite made for a key, which have none, left out).
+    fn schema(&self, kind: &str, tables: &[&str]) -> Vec<(String, String)> {
+        let marks = tables
+            .iter()
+            .map(|t| format!("'{t}'"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT name, sql FROM sqlite_master WHERE type = ?1
+                 AND sql IS NOT NULL AND tbl_name IN ({marks})"
+            ))
+            .unwrap();
+        let found = stmt
+            .query_map([kind], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .unwrap();
+        found
+    }
+
     /// Every kind of row for the hours from `first` to before `end`, hourly stats from
     /// `cutoff` on; `now` dates the kinds kept for some days.
     pub fn year(
@@ -333,47 +356,17 @@ impl Writer {
         cutoff: DateTime<Utc>,
         now: DateTime<Utc>,
     ) {
-        let indexes: Vec<(String, String)> = {
-            let marks = FILLED.map(|t| format!("'{t}'")).join(", ");
-            let mut stmt = self
-                .conn
-                .prepare(&format!(
-                    "SELECT name, sql FROM sqlite_master WHERE type = 'index'
-                     AND sql IS NOT NULL AND tbl_name IN ({marks})"
-                ))
-                .unwrap();
-            let found = stmt
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                .unwrap()
-                .collect::<rusqlite::Result<Vec<_>>>()
-                .unwrap();
-            found
-        };
+        let indexes = self.schema("index", &FILLED);
         // The stats rows' running sums are written with them: their triggers go while they
         // are, and come back with the indexes.
-        let triggers: Vec<(String, String)> = {
-            let mut stmt = self
-                .conn
-                .prepare(
-                    "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'
-                     AND tbl_name IN ('hourly_stats', 'daily_stats')",
-                )
-                .unwrap();
-            let found = stmt
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                .unwrap()
-                .collect::<rusqlite::Result<Vec<_>>>()
-                .unwrap();
-            found
-        };
-        for (name, _) in &indexes {
+        let triggers = self.schema("trigger", &["hourly_stats", "daily_stats"]);
+        for (kind, name) in indexes
+            .iter()
+            .map(|i| ("INDEX", &i.0))
+            .chain(triggers.iter().map(|t| ("TRIGGER", &t.0)))
+        {
             self.conn
-                .execute_batch(&format!("DROP INDEX {name}"))
-                .unwrap();
-        }
-        for (name, _) in &triggers {
-            self.conn
-                .execute_batch(&format!("DROP TRIGGER {name}"))
+                .execute_batch(&format!("DROP {kind} {name}"))
                 .unwrap();
         }
         self.step(

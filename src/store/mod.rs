@@ -128,3 +128,17 @@ pub fn test_db() -> rusqlite::Connection {
     .unwrap();
     conn
 }
+
+/// For unit tests: campaign `ad` of cabinet `account`, active, as the sync stores one.
+#[cfg(test)]
+pub fn test_campaign(conn: &rusqlite::Connection, account: i64, ad: i64) {
+    conn.execute(
+        "INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url,
+            link_kind, target_type, targeting, cpm_micros, budget_micros, views_per_user,
+            created_at, synced_at, status_changed_at)
+         VALUES (?1, ?2, 'ad', 't', 'active', 1, 'https://t.me/a', 'channel', 'channels', '{}',
+            1, 1, 1, 0, 't', 't')",
+        [account, ad],
+    )
+    .unwrap();
+}

@@ -145,15 +145,7 @@ mod tests {
 
     fn campaigns(conn: &Connection) {
         for ad in ADS {
-            conn.execute(
-                "INSERT INTO campaigns (account_id, ad_id, title, text, status, active,
-                    promote_url, link_kind, target_type, targeting, cpm_micros, budget_micros,
-                    views_per_user, created_at, synced_at, status_changed_at)
-                 VALUES (7, ?1, 'ad', 't', 'active', 1, 'https://t.me/a', 'channel',
-                    'channels', '{}', 1, 1, 1, 0, 't', 't')",
-                [ad],
-            )
-            .unwrap();
+            crate::store::test_campaign(conn, 7, ad);
         }
     }
 

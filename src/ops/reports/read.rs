@@ -205,15 +205,7 @@ mod tests {
     fn ten_synced_days() -> rusqlite::Connection {
         let conn = crate::store::test_db();
         for ad in [1, 2, 3] {
-            conn.execute(
-                "INSERT INTO campaigns (account_id, ad_id, title, text, status, active,
-                    promote_url, link_kind, target_type, targeting, cpm_micros, budget_micros,
-                    views_per_user, created_at, synced_at, status_changed_at)
-                 VALUES (7, ?1, 'ad', 't', 'active', 1, 'https://t.me/a', 'channel',
-                    'channels', '{}', 1, 1, 1, 0, 't', 't')",
-                [ad],
-            )
-            .unwrap();
+            crate::store::test_campaign(&conn, 7, ad);
         }
         let start = Utc.with_ymd_and_hms(2026, 11, 10, 0, 0, 0).unwrap();
         for h in 0..240 {
