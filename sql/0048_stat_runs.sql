@@ -6,14 +6,15 @@
 -- days costs what reading one does.
 --
 -- Kept by triggers, so no writer can forget them (a re-sync's upsert of an hour,
--- reconciliation's corrections, a test's fixture): a row written or changed moves its own
--- run and adds the difference to every later row of its campaign. The hourly sync, which
--- writes every campaign's latest hour, marks its rows and works their runs out in one
--- statement per cabinet and hour (below). Removing a row moves
--- nothing: the one remover is retention, which rolls a campaign's hours into their day, and a
--- day written while hours of it are still stored is that roll (it writes the day's runs
--- itself: the run of its last hour, or the day's run as it was). `adcab check --deep`
--- compares every run with the sums it stands for.
+-- reconciliation's corrections, a test's fixture): a row written or changed moves its own run
+-- and adds the difference to every later row of its campaign. The hourly sync, which writes
+-- every campaign's latest hour, marks its rows and works their runs out in one statement per
+-- cabinet and hour (below). Removing a row moves nothing: the one remover is retention, which
+-- rolls a campaign's hours into their day, and a day written while hours of it are still stored
+-- is that roll (it writes the day's runs itself: the run of its last hour, or the day's run as
+-- it was). So rows are rewritten with an upsert or an update, never `INSERT OR REPLACE` (its
+-- removal of the old row would move nothing). `adcab check --deep` compares every run with the
+-- sums it stands for.
 ALTER TABLE hourly_stats ADD COLUMN run_views INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE hourly_stats ADD COLUMN run_opens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE hourly_stats ADD COLUMN run_clicks INTEGER NOT NULL DEFAULT 0;
