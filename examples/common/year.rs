@@ -18,8 +18,9 @@
 //!   hour of the year; each campaign's counters (and its hourly sync's marks, and the
 //!   simulator's copy) raised by what its hours and days add up to, its budget left 100.00
 //!   above what it spent, so it keeps running;
-//! - one purchase per campaign and day, attributed in the conversion's own row (`ad_id`), as
-//!   ingest stores it, with `conversion_totals` equal to their sums;
+//! - one purchase per campaign and day (at the same time of each day, the campaigns spread
+//!   over the day, so the first day has one per campaign too), attributed in the conversion's
+//!   own row (`ad_id`), as ingest stores it, with `conversion_totals` equal to their sums;
 //! - status events (one campaign in five a day, sent) for 90 days, webhook deliveries (per
 //!   cabinet 24 hourly digests and one status change a day) for 30, and each campaign's budget
 //!   top-up in its history every 30 days (each no further back than the install). No rule
@@ -540,8 +541,9 @@ impl Writer {
         rows
     }
 
-    /// One purchase per campaign and day from the day after `first` to `now`'s, spread over
-    /// the day (none after `now`), attributed in its row; the campaigns' running totals.
+    /// One purchase per campaign and day from `first` to `now`, at the same time of each day
+    /// (the campaigns spread over the day; none before `first` or after `now`), attributed in
+    /// its row; the campaigns' running totals.
     fn conversions(&self, tx: &Connection, first: DateTime<Utc>, now: DateTime<Utc>) -> u64 {
         let mut insert = tx
             .prepare(
@@ -556,7 +558,7 @@ impl Writer {
             .flat_map(|(a, ads)| ads.iter().map(move |ad| (*a, *ad)))
             .collect();
         let mut totals = vec![(0i64, 0i128); ads.len()];
-        let (start, end) = (first.timestamp().div_euclid(86_400) + 1, now.timestamp());
+        let (start, end) = (first.timestamp().div_euclid(86_400), now.timestamp());
         let mut rows = 0;
         let mut day = start;
         while day * 86_400 < end {
@@ -564,6 +566,9 @@ impl Writer {
                 let at = day * 86_400 + (i as i64 * 86_400) / ads.len() as i64;
                 if at >= end {
                     break;
+                }
+                if at < first.timestamp() {
+                    continue;
                 }
                 let h = mix((day as u64) << 32 ^ i as u64);
                 let amount = 1_000_000 + (h % 50_000_000) as i64;
