@@ -107,7 +107,8 @@ BEGIN
 END;
 
 -- An hour's figures changed (a re-sync's upsert, a correction): the difference, to its own
--- run and every later row's.
+-- run and every later row's. A row still marked for `run_hour` keeps its mark: that works its
+-- run out from its figures as they are then.
 CREATE TRIGGER hourly_stats_run_update
 AFTER UPDATE OF views, opens, clicks, actions, spent_micros ON hourly_stats
 BEGIN
@@ -116,7 +117,8 @@ BEGIN
         run_clicks = run_clicks + new.clicks - old.clicks,
         run_actions = run_actions + new.actions - old.actions,
         run_spent_micros = run_spent_micros + new.spent_micros - old.spent_micros
-    WHERE account_id = new.account_id AND ad_id = new.ad_id AND hour >= new.hour;
+    WHERE account_id = new.account_id AND ad_id = new.ad_id AND hour >= new.hour
+        AND (hour > new.hour OR run_views <> -1);
     UPDATE daily_stats SET run_views = run_views + new.views - old.views,
         run_opens = run_opens + new.opens - old.opens,
         run_clicks = run_clicks + new.clicks - old.clicks,

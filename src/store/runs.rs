@@ -277,6 +277,37 @@ mod tests {
     }
 
     #[test]
+    fn a_campaign_listed_twice_in_one_hour_is_summed_once_its_hour_is_run() {
+        let conn = test_db();
+        campaigns(&conn);
+        let gain = |views| Totals {
+            views,
+            spent: Money::from_micros(views * 10),
+            ..Totals::default()
+        };
+        let hour = "2026-11-20T05:00:00Z";
+        record(&conn, 1, "2026-11-20T04:00:00Z", &gain(2));
+        // A report listing the campaign twice: two upserts of the marked row, then the run.
+        stats::record_gain(&conn, 7, 1, hour, &gain(3)).unwrap();
+        stats::record_gain(&conn, 7, 1, hour, &gain(4)).unwrap();
+        stats::run_hour(&conn, 7, hour).unwrap();
+        let run: i64 = conn
+            .query_row(
+                "SELECT run_views FROM hourly_stats WHERE ad_id = 1 AND hour = ?1",
+                [hour],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(run, 9);
+        let figures = kept_check::check(&conn).unwrap();
+        assert!(figures
+            .iter()
+            .find(|f| f.name == "stat_runs")
+            .unwrap()
+            .equal());
+    }
+
+    #[test]
     fn the_migration_gives_the_rows_stored_before_it_their_runs() {
         let conn = test_db();
         campaigns(&conn);
