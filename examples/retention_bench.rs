@@ -58,7 +58,7 @@ mod common;
 #[allow(dead_code)]
 #[path = "common/running.rs"]
 mod running;
-use common::Server;
+use common::{mix, Server};
 
 /// Cabinets the campaigns are spread over.
 const CABINETS: usize = 10;
@@ -474,27 +474,9 @@ fn advance_day(s: &Services) {
     .unwrap();
 }
 
-/// SplitMix64, for varied but repeatable figures.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
-/// One campaign's gain in one hour: views, opens, clicks, actions, spent (micro-euros at a
-/// CPM of 1 to 5 EUR).
+/// One campaign's gain in one hour, as [`common::gain_of`] draws them.
 fn gain(ad: i64, day: i64, hour: i64) -> [i64; 5] {
-    let h = mix((ad as u64) << 24 ^ (day as u64) << 5 ^ hour as u64);
-    let views = 40 + (h % 400) as i64;
-    let cpm = 1_000_000 + ((h >> 16) % 4_000_000) as i64;
-    [
-        views,
-        views / 25 + ((h >> 40) % 3) as i64,
-        views / 60 + ((h >> 44) % 2) as i64,
-        ((h >> 48) % 3) as i64,
-        views * cpm / 1000,
-    ]
+    common::gain_of(mix((ad as u64) << 24 ^ (day as u64) << 5 ^ hour as u64))
 }
 
 /// The time `second` seconds into `date`, as the service writes times.

@@ -12,6 +12,8 @@ use adcab::{clock, ops, Services};
 use rusqlite::Connection;
 use serde_json::json;
 
+pub use crate::common::mix;
+
 /// Campaign `n`: a title from a few words, a CPM from 1.00 to 4.99 EUR and a budget from 5
 /// to 500 EUR (none for one in thirteen).
 pub fn draft(n: usize) -> AdDraft {
@@ -42,14 +44,6 @@ pub fn draft(n: usize) -> AdDraft {
         (5 + ((h >> 40) % 496) as i64) * 1_000_000
     };
     AdDraft::running(spec, Money::from_micros(cpm), Money::from_micros(budget))
-}
-
-/// SplitMix64, for varied but repeatable campaigns.
-pub fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
 }
 
 /// Moves the service clock just past an hour (so no hourly sync runs during the benchmark),

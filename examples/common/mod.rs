@@ -26,3 +26,27 @@ pub fn euro_cabinets(services: &adcab::Services, owner: i64, count: usize) -> Ve
         })
         .collect()
 }
+
+/// SplitMix64, for varied but repeatable figures. (Not every bench draws figures.)
+#[allow(dead_code)]
+pub fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// One campaign's gain in one hour drawn from the hash `h`: views, opens, clicks, actions,
+/// spent (micro-euros at a CPM of 1 to 5 EUR).
+#[allow(dead_code)]
+pub fn gain_of(h: u64) -> [i64; 5] {
+    let views = 40 + (h % 400) as i64;
+    let cpm = 1_000_000 + ((h >> 16) % 4_000_000) as i64;
+    [
+        views,
+        views / 25 + ((h >> 40) % 3) as i64,
+        views / 60 + ((h >> 44) % 2) as i64,
+        ((h >> 48) % 3) as i64,
+        views * cpm / 1000,
+    ]
+}

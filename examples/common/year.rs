@@ -44,6 +44,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection};
 use serde_json::json;
 
+use crate::common::{gain_of, mix};
 use crate::running;
 
 pub const EMAIL: &str = "year@example.com";
@@ -220,27 +221,10 @@ pub fn stored_ads(s: &Services) -> Vec<(i64, i64)> {
     .unwrap()
 }
 
-/// SplitMix64, for varied but repeatable figures.
-pub fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
-/// One campaign's gain in the hour starting at `hour` (Unix seconds): views, opens, clicks,
-/// actions, spent (micro-euros at a CPM of 1 to 5 EUR), as `retention_bench` makes them.
+/// One campaign's gain in the hour starting at `hour` (Unix seconds), as
+/// [`crate::common::gain_of`] draws them.
 pub fn gain(ad: i64, hour: i64) -> [i64; 5] {
-    let h = mix((ad as u64) << 32 ^ (hour / 3600) as u64);
-    let views = 40 + (h % 400) as i64;
-    let cpm = 1_000_000 + ((h >> 16) % 4_000_000) as i64;
-    [
-        views,
-        views / 25 + ((h >> 40) % 3) as i64,
-        views / 60 + ((h >> 44) % 2) as i64,
-        ((h >> 48) % 3) as i64,
-        views * cpm / 1000,
-    ]
+    gain_of(mix((ad as u64) << 32 ^ (hour / 3600) as u64))
 }
 
 /// Writes the year into a copy of the install on a connection of its own.
@@ -279,6 +263,17 @@ impl Writer {
         conn.pragma_update(None, "journal_mode", "OFF").unwrap();
         conn.pragma_update(None, "synchronous", "OFF").unwrap();
         conn.pragma_update(None, "cache_size", -262_144).unwrap();
+        Writer::on(conn, user, key_id, accounts, ads)
+    }
+
+    /// A writer on `conn`, with each cabinet's campaigns gathered from `ads`.
+    fn on(
+        conn: Connection,
+        user: i64,
+        key_id: i64,
+        accounts: &[i64],
+        ads: &[(i64, i64)],
+    ) -> Writer {
         let cabinets = accounts
             .iter()
             .map(|account| {
@@ -774,17 +769,5 @@ impl Writer {
 pub fn beside(path: &Path, user: i64, key_id: i64, accounts: &[i64], ads: &[(i64, i64)]) -> Writer {
     let conn = adcab::db::open_connection(path).expect("a connection");
     conn.pragma_update(None, "synchronous", "OFF").unwrap();
-    let cabinets = accounts
-        .iter()
-        .map(|account| {
-            let of = ads.iter().filter(|(a, _)| a == account);
-            (*account, of.map(|(_, ad)| *ad).collect())
-        })
-        .collect();
-    Writer {
-        conn,
-        user,
-        key_id,
-        cabinets,
-    }
+    Writer::on(conn, user, key_id, accounts, ads)
 }
