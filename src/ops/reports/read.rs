@@ -40,16 +40,33 @@ pub(super) fn span(
     let whole = span.with_previous();
     let bounds = whole.bounds();
     let before_days = span.previous().days() as usize;
-    let (Some(start), Some(middle), Some(end)) =
-        (bounds.first(), bounds.get(before_days), bounds.last())
-    else {
+    let (Some(middle), Some(end)) = (bounds.get(before_days), bounds.last()) else {
         return Ok((Read::default(), Sum::default()));
     };
-    if every && (whole.on_utc_days() || hours_kept_from(conn, account, middle)?) {
-        return kept_span(conn, account, ads, span, &bounds);
-    }
     let utc_days = whole.on_utc_days();
-    let day = |at: &str| day_of(&bounds, whole.from(), at);
+    let (mut read, before) = if every && (utc_days || hours_kept_from(conn, account, middle)?) {
+        kept_span(conn, account, ads, span, &bounds)?
+    } else {
+        rows_span(conn, account, ads, span, (&bounds, utc_days))?
+    };
+    for (ad, c) in rows::conversions_per_campaign(conn, account, ads, middle, end)? {
+        read.campaigns.entry(ad).or_default().add(&conversions(&c));
+    }
+    Ok((read, before))
+}
+
+/// [`span`] from the campaigns' rows, all but each campaign's conversions: their stats per
+/// UTC day, or per stored hour where the days are not UTC's (`bounds`, and whether they are),
+/// and the conversions per day and event.
+fn rows_span(
+    conn: &Connection,
+    account: i64,
+    ads: &[i64],
+    span: Span,
+    (bounds, utc_days): (&[String], bool),
+) -> Result<(Read, Sum), OpsError> {
+    let (start, end) = (&bounds[0], &bounds[bounds.len() - 1]);
+    let day = |at: &str| day_of(bounds, span.previous().from(), at);
     let mut read = Read::default();
     let mut before = Sum::default();
     let stats = if utc_days {
@@ -68,17 +85,9 @@ pub(super) fn span(
             totals: row.totals,
             ..Sum::default()
         };
-        if on < span.from() {
-            before.add(&line);
-            continue;
+        if read.delivered(&mut before, span.from(), on, &line) {
+            read.campaigns.entry(row.ad_id).or_default().add(&line);
         }
-        read.total.add(&line);
-        read.days.entry(on).or_default().add(&line);
-        read.campaigns.entry(row.ad_id).or_default().add(&line);
-    }
-    for (ad, c) in rows::conversions_per_campaign(conn, account, ads, middle, end)? {
-        let line = conversions(&c);
-        read.campaigns.entry(ad).or_default().add(&line);
     }
     let converted = if utc_days {
         rows::conversions_per_day(conn, account, ads, start, end)?
@@ -86,24 +95,40 @@ pub(super) fn span(
         rows::conversions_per_minute(conn, account, ads, start, end)?
     };
     for (at, c) in converted {
-        let line = conversions(&c);
-        let Some(on) = day(&at) else {
-            continue;
-        };
-        if on < span.from() {
-            before.add(&line);
-            continue;
+        if let Some(on) = day(&at) {
+            read.converted(&mut before, span.from(), on, &c);
         }
-        read.total.add(&line);
-        read.days.entry(on).or_default().add(&line);
-        let event = read.events.entry(c.event_type.clone()).or_default();
+    }
+    Ok((read, before))
+}
+
+impl Read {
+    /// Adds a stats `line` of day `on`: to `before` when `on` comes before `from` (false), else
+    /// to the total and the day (true).
+    fn delivered(&mut self, before: &mut Sum, from: NaiveDate, on: NaiveDate, line: &Sum) -> bool {
+        if on < from {
+            before.add(line);
+            return false;
+        }
+        self.total.add(line);
+        self.days.entry(on).or_default().add(line);
+        true
+    }
+
+    /// Adds conversions `c` received on day `on`: to `before` when `on` comes before `from`,
+    /// else to the total, the day and their event.
+    fn converted(&mut self, before: &mut Sum, from: NaiveDate, on: NaiveDate, c: &rows::Converted) {
+        let line = conversions(c);
+        if !self.delivered(before, from, on, &line) {
+            return;
+        }
+        let event = self.events.entry(c.event_type.clone()).or_default();
         event.0 = event.0.saturating_add(c.count);
         for (currency, amount) in line.revenue {
             let sum = event.1.entry(currency).or_default();
             *sum = sum.saturating_add(amount);
         }
     }
-    Ok((read, before))
 }
 
 /// Whether every campaign of the cabinet still has its hours from `from` on (none of its days
@@ -114,8 +139,8 @@ fn hours_kept_from(conn: &Connection, account: i64, from: &str) -> Result<bool, 
 
 /// [`span`] of a whole cabinet through what is kept: its sums per local day (and the period
 /// before) from its daily rows and the hours their ends cut (`kept::days`), its conversions
-/// per day and event from theirs (`converted::per_span`), each campaign's sums from its runs
-/// (`runs::per_campaign`) and its conversions as [`span`] reads them. The same figures as the
+/// per day and event from theirs (`converted::per_span`) and each campaign's sums from its runs
+/// (`runs::per_campaign`); [`span`] adds each campaign's conversions. The same figures as the
 /// rows give: the cabinet's hours are its campaigns' hours summed, a span whose days are not
 /// UTC's is read this way only where no campaign's hours are rolled up, and every conversion of
 /// the cabinet is attributed to its campaigns.
@@ -133,34 +158,22 @@ fn kept_span(
     let mut read = Read::default();
     let mut before = Sum::default();
     for (i, (totals, events)) in days.into_iter().zip(converted).enumerate() {
-        let mut line = Sum {
-            totals,
-            ..Sum::default()
-        };
-        for ((event, currency), tally) in &events {
-            line.add(&conversions(&rows::Converted {
-                event_type: event.clone(),
-                currency: (!currency.is_empty()).then(|| currency.clone()),
+        let on = span.previous().from() + chrono::Days::new(i as u64);
+        if !totals.is_idle() {
+            let line = Sum {
+                totals,
+                ..Sum::default()
+            };
+            read.delivered(&mut before, span.from(), on, &line);
+        }
+        for ((event_type, currency), tally) in events {
+            let c = rows::Converted {
+                event_type,
+                currency: (!currency.is_empty()).then_some(currency),
                 count: tally.count,
                 amount_micros: tally.amount,
-            }));
-        }
-        if i < before_days {
-            before.add(&line);
-            continue;
-        }
-        read.total.add(&line);
-        if line != Sum::default() {
-            let on = span.from() + chrono::Days::new((i - before_days) as u64);
-            read.days.entry(on).or_default().add(&line);
-        }
-        for ((event, currency), tally) in events {
-            let entry = read.events.entry(event).or_default();
-            entry.0 = entry.0.saturating_add(tally.count);
-            if !currency.is_empty() {
-                let sum = entry.1.entry(currency).or_default();
-                *sum = sum.saturating_add(tally.amount);
-            }
+            };
+            read.converted(&mut before, span.from(), on, &c);
         }
     }
     let (middle, end) = (&bounds[before_days], &bounds[bounds.len() - 1]);
@@ -172,9 +185,6 @@ fn kept_span(
             };
             read.campaigns.entry(ad).or_default().add(&line);
         }
-    }
-    for (ad, c) in rows::conversions_per_campaign(conn, account, ads, middle, end)? {
-        read.campaigns.entry(ad).or_default().add(&conversions(&c));
     }
     Ok((read, before))
 }
