@@ -134,28 +134,27 @@ WHEN NOT EXISTS (SELECT 1 FROM hourly_stats
     WHERE account_id = new.account_id AND ad_id = new.ad_id
         AND hour >= new.day || 'T00:00:00Z' AND hour < new.day || 'T24:00:00Z')
 BEGIN
-    UPDATE daily_stats SET run_views = new.views + p.views, run_opens = new.opens + p.opens,
-        run_clicks = new.clicks + p.clicks, run_actions = new.actions + p.actions,
-        run_spent_micros = new.spent_micros + p.spent_micros
-    FROM (SELECT * FROM (
-            SELECT '' AS k, 0 AS views, 0 AS opens, 0 AS clicks, 0 AS actions,
+    UPDATE daily_stats
+    SET (run_views, run_opens, run_clicks, run_actions, run_spent_micros) =
+        (SELECT new.views + views, new.opens + opens, new.clicks + clicks,
+            new.actions + actions, new.spent_micros + spent_micros
+         FROM (SELECT '' AS k, 0 AS views, 0 AS opens, 0 AS clicks, 0 AS actions,
                 0 AS spent_micros
-            UNION ALL
-            SELECT * FROM (SELECT hour, run_views, run_opens, run_clicks, run_actions,
-                    run_spent_micros
-                FROM hourly_stats INDEXED BY hourly_stats_ad
-                WHERE account_id = new.account_id AND ad_id = new.ad_id
-                    AND hour < new.day || 'T00:00:00Z'
-                ORDER BY hour DESC LIMIT 1)
-            UNION ALL
-            SELECT * FROM (SELECT day || 'T24:00:00Z', run_views, run_opens, run_clicks,
-                    run_actions, run_spent_micros
-                FROM daily_stats
-                WHERE account_id = new.account_id AND ad_id = new.ad_id AND day < new.day
-                ORDER BY day DESC LIMIT 1))
-          ORDER BY k DESC LIMIT 1) p
-    WHERE daily_stats.account_id = new.account_id AND daily_stats.ad_id = new.ad_id
-        AND daily_stats.day = new.day;
+               UNION ALL
+               SELECT * FROM (SELECT hour, run_views, run_opens, run_clicks, run_actions,
+                        run_spent_micros
+                    FROM hourly_stats INDEXED BY hourly_stats_ad
+                    WHERE account_id = new.account_id AND ad_id = new.ad_id
+                        AND hour < new.day || 'T00:00:00Z'
+                    ORDER BY hour DESC LIMIT 1)
+               UNION ALL
+               SELECT * FROM (SELECT day || 'T24:00:00Z', run_views, run_opens, run_clicks,
+                        run_actions, run_spent_micros
+                    FROM daily_stats
+                    WHERE account_id = new.account_id AND ad_id = new.ad_id AND day < new.day
+                    ORDER BY day DESC LIMIT 1)
+               ORDER BY k DESC LIMIT 1))
+    WHERE account_id = new.account_id AND ad_id = new.ad_id AND day = new.day;
     UPDATE hourly_stats SET run_views = run_views + new.views,
         run_opens = run_opens + new.opens, run_clicks = run_clicks + new.clicks,
         run_actions = run_actions + new.actions,

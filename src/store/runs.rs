@@ -149,6 +149,15 @@ mod tests {
         }
     }
 
+    /// A gain of `views` views at 10 micro-units each.
+    fn gain(views: i64) -> Totals {
+        Totals {
+            views,
+            spent: Money::from_micros(views * 10),
+            ..Totals::default()
+        }
+    }
+
     /// What the hourly sync writes of a campaign's gain: the row, then the hour's runs.
     fn record(conn: &Connection, ad: i64, hour: &str, gain: &Totals) {
         stats::record_gain(conn, 7, ad, hour, gain).unwrap();
@@ -280,11 +289,6 @@ mod tests {
     fn a_campaign_listed_twice_in_one_hour_is_summed_once_its_hour_is_run() {
         let conn = test_db();
         campaigns(&conn);
-        let gain = |views| Totals {
-            views,
-            spent: Money::from_micros(views * 10),
-            ..Totals::default()
-        };
         let hour = "2026-11-20T05:00:00Z";
         record(&conn, 1, "2026-11-20T04:00:00Z", &gain(2));
         // A report listing the campaign twice: two upserts of the marked row, then the run.
@@ -364,11 +368,6 @@ mod tests {
     fn one_campaign_reads_its_span_and_none_when_it_has_no_row_there() {
         let conn = test_db();
         campaigns(&conn);
-        let gain = |views| Totals {
-            views,
-            spent: Money::from_micros(views * 10),
-            ..Totals::default()
-        };
         record(&conn, 2, "2026-11-20T05:00:00Z", &gain(3));
         record(&conn, 2, "2026-11-20T09:00:00Z", &gain(4));
         record(&conn, 1, "2026-11-20T07:00:00Z", &gain(100));
