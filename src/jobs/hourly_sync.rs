@@ -102,7 +102,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
     services.db.write_blocking(|tx| {
         let now = clock::now(tx)?;
         let stored = campaigns::sync_states(tx, account)?;
-        let day = stats::DaySpan::ending(report.hour);
+        let day_spends = stats::day_spends(tx, account, report.hour)?;
         let mut newer_balance = false;
         let mut written = 0;
         for line in &report.lines {
@@ -112,18 +112,21 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
             written += 1;
             let unchanged = report.revs.get(&line.ad_id) == Some(&state.local_rev);
             let moved = unchanged && state.status != line.status;
-            let reported = if unchanged {
+            let reported = if !unchanged {
+                // A money move stored meanwhile stored the balance after it, too.
+                newer_balance = true;
+                Reported::CountersOnly
+            } else if moved || !state.same_switch(line) {
                 Reported::State {
                     status_moved: moved,
                 }
             } else {
-                // A money move stored meanwhile stored the balance after it, too.
-                newer_balance = true;
                 Reported::CountersOnly
             };
             let gain = line.totals().gain_since(&state.mark);
             stats::record_gain(tx, account, line.ad_id, &hour, &gain)?;
-            let day_spend = stats::day_spend(tx, account, line.ad_id, &day)?;
+            let before = day_spends.get(&line.ad_id).copied().unwrap_or(0);
+            let day_spend = before.saturating_add(gain.spent.micros());
             campaigns::apply_counters(tx, account, line, reported, Some(day_spend))?;
             if moved {
                 let change = StatusChange {

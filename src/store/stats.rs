@@ -5,6 +5,8 @@
 //! hours kept in its row (`campaigns.day_spend_micros`, the home page's pace) wherever an
 //! hour's stats are written.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, Connection, Row};
 
@@ -129,13 +131,13 @@ pub fn shift_cabinet_day(
 
 /// The 24 hours of stats a campaign's kept spend of the last day sums: the hour starting at
 /// `last` and the 23 before it.
-pub struct DaySpan {
+struct DaySpan {
     first: String,
     last: String,
 }
 
 impl DaySpan {
-    pub fn ending(last: DateTime<Utc>) -> DaySpan {
+    fn ending(last: DateTime<Utc>) -> DaySpan {
         DaySpan {
             first: iso(last - Duration::hours(23)),
             last: iso(last),
@@ -143,20 +145,22 @@ impl DaySpan {
     }
 }
 
-/// One campaign's spend over `span` in micro-units, summed from its hourly rows: what
-/// [`keep_day_spend`] keeps in its row, for the hourly sync to write with its counters.
-pub fn day_spend(
+/// Each campaign of a cabinet's spend in micro-units over the 24 hours of stats ending with the
+/// hour starting at `last`, by `ad_id` (campaigns without any left out): what
+/// [`keep_day_spend`] keeps in its row. Read through the rows' runs (`runs`), two marks per
+/// campaign where summing the hours would read up to 24 rows each. The hourly sync reads it
+/// before it writes the hour, and adds each campaign's gain.
+pub fn day_spends(
     conn: &Connection,
     account: i64,
-    ad: i64,
-    span: &DaySpan,
-) -> Result<i64, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT COALESCE(SUM(spent_micros), 0) FROM hourly_stats INDEXED BY hourly_stats_ad
-             WHERE account_id = ?1 AND ad_id = ?2 AND hour >= ?3 AND hour <= ?4",
-        )?
-        .query_row(params![account, ad, span.first, span.last], |r| r.get(0))?)
+    last: DateTime<Utc>,
+) -> Result<HashMap<i64, i64>, StoreError> {
+    let DaySpan { first, .. } = DaySpan::ending(last);
+    let end = iso(last + Duration::hours(1));
+    Ok(super::runs::per_campaign(conn, account, &first, &end)?
+        .into_iter()
+        .map(|(ad, totals)| (ad, totals.spent.micros()))
+        .collect())
 }
 
 /// Keeps each campaign of a cabinet's spend over the 24 hours of stats ending with the hour

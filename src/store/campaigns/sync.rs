@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use rusqlite::types::Value;
 use rusqlite::{params, Connection, ToSql};
 
 use super::decline_columns;
@@ -14,7 +15,7 @@ use crate::domain::stats::Totals;
 use crate::store::{parsed, StoreError};
 
 /// What the hourly sync needs of a stored copy.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SyncState {
     /// The copy's local revision (see [`local_revs`]).
     pub local_rev: i64,
@@ -23,6 +24,21 @@ pub struct SyncState {
     /// The lifetime counters as of the last hourly sync: the baseline of the next hour's gain
     /// (zeros for a copy never synced).
     pub mark: Totals,
+    /// The switch, budget (micro-units) and decline columns stored.
+    switch: (bool, i64, [Value; 2]),
+}
+
+impl SyncState {
+    /// Whether a report line leaves the stored switch, budget and decline reason as they are,
+    /// so that [`Reported::CountersOnly`] writes all it moved unless its status moved too.
+    pub fn same_switch(&self, line: &AdCounters) -> bool {
+        self.switch
+            == (
+                line.active,
+                line.budget.micros(),
+                decline_columns(line.status, line.decline_reason.as_ref()),
+            )
+    }
 }
 
 /// The [`SyncState`] of every stored copy of a cabinet, by `ad_id`: one read where the hourly
@@ -30,7 +46,8 @@ pub struct SyncState {
 pub fn sync_states(conn: &Connection, account: i64) -> Result<HashMap<i64, SyncState>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT ad_id, status, tme_path, local_rev, mark_views, mark_opens, mark_clicks,
-            mark_actions, mark_spent_micros
+            mark_actions, mark_spent_micros, active, budget_micros, decline_reason,
+            decline_description
          FROM campaigns WHERE account_id = ?1",
     )?;
     let rows = stmt.query_map([account], |r| {
@@ -39,6 +56,7 @@ pub fn sync_states(conn: &Connection, account: i64) -> Result<HashMap<i64, SyncS
             tme_path: r.get(2)?,
             local_rev: r.get(3)?,
             mark: crate::store::stats::totals_at(r, 4)?,
+            switch: (r.get(9)?, r.get(10)?, [r.get(11)?, r.get(12)?]),
         };
         Ok((r.get(0)?, state))
     })?;
@@ -62,13 +80,15 @@ pub enum Reported {
     /// moved.
     State { status_moved: bool },
     /// The counters only: the copy changed after the report was read (a switch or a money move
-    /// adcab made meanwhile), so its switch, budget and status are newer than the report's.
+    /// adcab made meanwhile), so its switch, budget and status are newer than the report's; or
+    /// the report leaves them as stored ([`SyncState::same_switch`]), the hourly sync's common
+    /// case, and the indexes over the budget are left alone.
     CountersOnly,
 }
 
 /// Brings a copy's counters in line with the platform's report and moves its mark to the
 /// reported counters, and its spend of the last 24 hours to `day_spend` (micro-units; see
-/// [`crate::store::stats::day_spend`]) when given, so the row is written once an hour; with
+/// [`crate::store::stats::day_spends`]) when given, so the row is written once an hour; with
 /// [`Reported::State`] also its switch, budget and decline reason, and its status and
 /// `status_changed_at` when the status moved. The ad's settings are not part of it, so
 /// `synced_at` stays. The status is written only when it moved, so the index over it is left
@@ -86,17 +106,17 @@ pub fn apply_counters(
     const STATE: &str = "active = ?9, budget_micros = ?10, decline_reason = ?11,
         decline_description = ?12";
     const WHERE: &str = "WHERE account_id = ?1 AND ad_id = ?2";
+    const MOVED: &str = "(spent_micros, views, opens, clicks, actions, mark_views, mark_opens,
+        mark_clicks, mark_actions, mark_spent_micros, day_spend_micros)
+        IS NOT (?3, ?4, ?5, ?6, ?7, ?4, ?5, ?6, ?7, ?3, COALESCE(?8, day_spend_micros))";
     static SQL: OnceLock<[String; 3]> = OnceLock::new();
     let [counters, state, moved] = SQL.get_or_init(|| {
         [
-            format!("UPDATE campaigns SET {COUNTERS} {WHERE}"),
+            format!("UPDATE campaigns SET {COUNTERS} {WHERE} AND {MOVED}"),
             format!(
                 "UPDATE campaigns SET {COUNTERS}, {STATE} {WHERE}
-                   AND (spent_micros, views, opens, clicks, actions, mark_views, mark_opens,
-                        mark_clicks, mark_actions, mark_spent_micros, day_spend_micros, active,
-                        budget_micros, decline_reason, decline_description)
-                       IS NOT (?3, ?4, ?5, ?6, ?7, ?4, ?5, ?6, ?7, ?3,
-                               COALESCE(?8, day_spend_micros), ?9, ?10, ?11, ?12)"
+                   AND ({MOVED} OR (active, budget_micros, decline_reason, decline_description)
+                       IS NOT (?9, ?10, ?11, ?12))"
             ),
             format!(
                 "UPDATE campaigns SET {COUNTERS}, {STATE}, status = ?13, status_changed_at = ?14
