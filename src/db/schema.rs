@@ -92,6 +92,7 @@ const SERVICE: Ledger = Ledger {
             50,
             include_str!("../../sql/0050_cabinet_hours_of_rolled_days.sql"),
         ),
+        (51, include_str!("../../sql/0051_cabinet_rolled_days.sql")),
     ],
 };
 

@@ -1,8 +1,9 @@
 //! Owns the comparison of each kept figure with its recomputation from the rows it stands for
 //! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours, the
 //! cabinets' hours with their campaigns' stats rows, the conversions' daily rows with the
-//! conversions, the stats rows' running sums with the rows, and the conversion totals with the
-//! events still stored. Reads only; names what differs.
+//! conversions, the stats rows' running sums with the rows, the cabinets' last rolled-up day with
+//! their daily rows, and the conversion totals with the events still stored. Reads only; names
+//! what differs.
 
 use rusqlite::Connection;
 
@@ -72,6 +73,13 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
             "stat_runs",
             "each campaign's hourly and daily stats summed in time order through each row",
             STAT_RUNS,
+        )?,
+        compare(
+            conn,
+            "cabinet_rolled_days",
+            "each cabinet's latest rolled-up stats day: a kept day before it is a difference, one \
+             after it is not (removing daily rows leaves the kept day)",
+            ROLLED_DAYS,
         )?,
         compare(
             conn,
@@ -211,6 +219,13 @@ const STAT_RUNS: &str = "
                 FROM daily_stats)
           WINDOW w AS (PARTITION BY account_id, ad_id ORDER BY k ROWS UNBOUNDED PRECEDING))
     ORDER BY account_id, ad_id, k";
+
+const ROLLED_DAYS: &str = "
+    SELECT 'cabinet ' || d.account_id, COALESCE(k.last_day, 'none'), d.last_day,
+        k.last_day IS NULL OR k.last_day < d.last_day
+    FROM (SELECT account_id, MAX(day) AS last_day FROM daily_stats GROUP BY account_id) d
+    LEFT JOIN cabinet_rolled_days k ON k.account_id = d.account_id
+    ORDER BY d.account_id";
 
 const CONVERSION_TOTALS: &str = "
     SELECT 'cabinet ' || account_id || ', campaign ' || ad_id || ', ' || event_type

@@ -7,18 +7,25 @@
 //! older than the hourly cutoff, which the sync does not write) counts with its day, in a span
 //! only when the whole day is, until the next retention pass rolls it in too.
 
+use std::collections::HashMap;
+
+use chrono::Duration;
 use rusqlite::{params, Connection, Row};
 
 use super::stats::totals_at;
-use super::StoreError;
+use super::{optional, StoreError};
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
+use crate::domain::time::{hour_start, iso, parse_iso};
 
-/// The four marks of each campaign, then `?4` names one campaign or is NULL for every campaign
-/// of cabinet `?1`: the last hour starting before `?3` (the span's end) and the last day ending
-/// by it, the last hour starting before `?2` (its start) and the last day starting before it.
-/// Each is `key, run_*` (NULLs when there is none), the key being the hour or the day.
-const MARKS: &str = "
+/// The four marks of each campaign of cabinet `?1` the WHERE clause given picks: the last hour
+/// starting before `?3` (the span's end) and the last day ending by it, the last hour starting
+/// before `?2` (its start) and the last day starting before it. Each is `key, run_*` (NULLs
+/// when there is none), the key being the hour or the day.
+macro_rules! marks {
+    ($campaigns:literal) => {
+        concat!(
+            "
     SELECT c.ad_id,
         ht.hour, ht.run_views, ht.run_opens, ht.run_clicks, ht.run_actions, ht.run_spent_micros,
         dt.day, dt.run_views, dt.run_opens, dt.run_clicks, dt.run_actions, dt.run_spent_micros,
@@ -38,8 +45,12 @@ const MARKS: &str = "
         AND df.day = (SELECT MAX(day) FROM daily_stats
             WHERE account_id = ?1 AND ad_id = c.ad_id AND day <= substr(?2, 1, 10)
                 AND day || 'T00:00:00Z' < ?2)
-    WHERE c.account_id = ?1 AND (?4 IS NULL OR c.ad_id = ?4)
-    ORDER BY c.ad_id";
+    WHERE c.account_id = ?1 AND ",
+            $campaigns,
+            " ORDER BY c.ad_id"
+        )
+    };
+}
 
 /// A stored row as a span's bound reads it: where it lies in its campaign's rows (an hour's
 /// start; a day sorts after the hours that start in it) and the campaign's sums through it.
@@ -97,7 +108,11 @@ fn spans(
     ad: Option<i64>,
     (from, to): (&str, &str),
 ) -> Result<Vec<(i64, Totals)>, StoreError> {
-    let mut stmt = conn.prepare_cached(MARKS)?;
+    let mut stmt = match ad {
+        // Every campaign of the cabinet, or one found by its key.
+        None => conn.prepare_cached(marks!("?4 IS NULL"))?,
+        Some(_) => conn.prepare_cached(marks!("c.ad_id = ?4"))?,
+    };
     let mut rows = stmt.query(params![account, from, to, ad])?;
     let mut found = Vec::new();
     while let Some(r) = rows.next()? {
@@ -110,6 +125,79 @@ fn spans(
     Ok(found)
 }
 
+/// The last hour starting before `bound`, when its day comes after every day of the cabinet's
+/// rolled up (schema 51): a campaign's row of that hour is then its mark at the bound.
+fn hour_before(conn: &Connection, account: i64, bound: &str) -> Result<Option<String>, StoreError> {
+    let Some(t) = parse_iso(bound) else {
+        return Ok(None);
+    };
+    let hour = iso(hour_start(t - Duration::seconds(1)));
+    let rolled: Option<String> = optional(
+        conn.prepare_cached("SELECT last_day FROM cabinet_rolled_days WHERE account_id = ?1")?
+            .query_row([account], |r| r.get(0)),
+    )?;
+    Ok(rolled
+        .is_none_or(|day| day.as_str() < &hour[..10])
+        .then_some(hour))
+}
+
+/// Each campaign's run through its row of `hour`, by `ad_id`: one range of the cabinet's rows.
+fn runs_at(conn: &Connection, account: i64, hour: &str) -> Result<HashMap<i64, Mark>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, run_views, run_opens, run_clicks, run_actions, run_spent_micros
+         FROM hourly_stats WHERE account_id = ?1 AND hour = ?2",
+    )?;
+    let rows = stmt.query_map(params![account, hour], |r| {
+        let run = totals_at(r, 1)?;
+        Ok((
+            r.get(0)?,
+            Mark {
+                at: hour.to_string(),
+                run,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Every campaign of a cabinet's sums over `[from, to)`, in id order, those with no stats
+/// there left out. When neither bound cuts into rolled-up days, the campaigns with a row in
+/// the hour before each bound (every running one, hour after hour) are read from those two
+/// hours' rows in two ranges, and only the others probed one by one ([`spans`]); otherwise
+/// every campaign is probed.
+fn cabinet(
+    conn: &Connection,
+    account: i64,
+    (from, to): (&str, &str),
+) -> Result<Vec<(i64, Totals)>, StoreError> {
+    let (Some(first), Some(last)) = (
+        hour_before(conn, account, from)?,
+        hour_before(conn, account, to)?,
+    ) else {
+        return spans(conn, account, None, (from, to));
+    };
+    let (mut starts, mut ends) = (
+        runs_at(conn, account, &first)?,
+        runs_at(conn, account, &last)?,
+    );
+    let mut stmt =
+        conn.prepare_cached("SELECT ad_id FROM campaigns WHERE account_id = ?1 ORDER BY ad_id")?;
+    let ads = stmt
+        .query_map([account], |r| r.get(0))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    let mut found = Vec::new();
+    for ad in ads {
+        let totals = match (starts.remove(&ad), ends.remove(&ad)) {
+            (Some(start), Some(end)) => between(Some(start), Some(end)),
+            _ => spans(conn, account, Some(ad), (from, to))?
+                .pop()
+                .map(|(_, totals)| totals),
+        };
+        found.extend(totals.map(|totals| (ad, totals)));
+    }
+    Ok(found)
+}
+
 /// Each campaign's sums over the hours starting in `[from, to)` (and the rolled-up days wholly
 /// inside it), in id order; campaigns with no stats there are left out.
 pub fn per_campaign(
@@ -118,7 +206,7 @@ pub fn per_campaign(
     from: &str,
     to: &str,
 ) -> Result<Vec<(i64, Totals)>, StoreError> {
-    spans(conn, account, None, (from, to))
+    cabinet(conn, account, (from, to))
 }
 
 /// One campaign's sums over the hours starting in `[from, to)`, and the rolled-up days wholly
@@ -133,6 +221,21 @@ pub fn of_campaign(
     Ok(spans(conn, account, Some(ad), (from, to))?
         .pop()
         .map(|(_, totals)| totals))
+}
+
+/// One campaign's sums over each span between consecutive `bounds` (each span as
+/// [`of_campaign`] reads it; zeros where it has no stats): the buckets of a chart, two probes a
+/// bound however many hours each bucket holds.
+pub fn buckets(
+    conn: &Connection,
+    account: i64,
+    ad: i64,
+    bounds: &[String],
+) -> Result<Vec<Totals>, StoreError> {
+    bounds
+        .windows(2)
+        .map(|span| Ok(of_campaign(conn, account, ad, &span[0], &span[1])?.unwrap_or_default()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -282,6 +385,66 @@ mod tests {
                 .unwrap(),
             6,
             "two days of three campaigns rolled"
+        );
+    }
+
+    #[test]
+    fn a_chart_s_buckets_are_what_the_rows_between_their_bounds_sum_to() {
+        let conn = test_db();
+        campaigns(&conn);
+        let start = Utc.with_ymd_and_hms(2026, 11, 18, 0, 0, 0).unwrap();
+        let hour = |h: i64| crate::clock::iso(start + Duration::hours(h));
+        for h in 0..96 {
+            if h % 5 != 3 {
+                record(&conn, 2, &hour(h), &gain(h + 1));
+            }
+            record(&conn, 1, &hour(h), &gain(1));
+        }
+        // The first day rolled up: it counts in a bucket that holds it whole.
+        for ad in ADS {
+            retention::roll_campaign(&conn, 7, ad, &hour(24)).unwrap();
+        }
+        for bounds in [vec![0, 24, 48, 72, 96, 120], vec![-5, 7, 31, 55, 79, 103]] {
+            let bounds: Vec<String> = bounds.into_iter().map(hour).collect();
+            let read = buckets(&conn, 7, 2, &bounds).unwrap();
+            let summed: Vec<Totals> = bounds
+                .windows(2)
+                .map(|span| {
+                    summed(&conn, &span[0], &span[1])
+                        .into_iter()
+                        .find(|(ad, _)| *ad == 2)
+                        .map(|(_, totals)| totals)
+                        .unwrap_or_default()
+                })
+                .collect();
+            assert_eq!(read, summed, "{bounds:?}");
+            assert!(read.iter().filter(|t| t.is_idle()).count() == 1, "{read:?}");
+        }
+    }
+
+    #[test]
+    fn a_bound_is_read_from_the_hour_before_it_once_that_hour_is_after_every_rolled_day() {
+        let conn = test_db();
+        campaigns(&conn);
+        let start = Utc.with_ymd_and_hms(2026, 11, 18, 0, 0, 0).unwrap();
+        let hour = |h: i64| crate::clock::iso(start + Duration::hours(h));
+        for h in 0..72 {
+            record(&conn, 1, &hour(h), &gain(1));
+        }
+        let before = |bound: &str| hour_before(&conn, 7, bound).unwrap();
+        assert_eq!(before(&hour(30)), Some(hour(29)));
+        assert_eq!(before("2026-11-19T05:30:00Z"), Some(hour(29)));
+        retention::roll_campaign(&conn, 7, 1, &hour(24)).unwrap();
+        assert_eq!(
+            before(&hour(24)),
+            None,
+            "its hour lies in the rolled-up day"
+        );
+        assert_eq!(before(&hour(25)), Some(hour(24)));
+        assert_eq!(
+            per_campaign(&conn, 7, &hour(25), &hour(49)).unwrap(),
+            spans(&conn, 7, None, (&hour(25), &hour(49))).unwrap(),
+            "read from two hours' rows as by probing every campaign"
         );
     }
 

@@ -147,20 +147,25 @@ impl DaySpan {
 
 /// Each campaign of a cabinet's spend in micro-units over the 24 hours of stats ending with the
 /// hour starting at `last`, by `ad_id` (campaigns without any left out): what
-/// [`keep_day_spend`] keeps in its row. Read through the rows' runs (`runs`), two marks per
-/// campaign where summing the hours would read up to 24 rows each. The hourly sync reads it
-/// before it writes the hour, and adds each campaign's gain.
+/// [`keep_day_spend`] keeps in its row. The 23 hours before `last` are read through the rows'
+/// runs (`runs`), where summing them would read 23 rows a campaign, and `last`'s own rows,
+/// which the hourly sync reads this before it writes (so there are none unless the hour is
+/// synced again), in one range. The sync adds each campaign's gain.
 pub fn day_spends(
     conn: &Connection,
     account: i64,
     last: DateTime<Utc>,
 ) -> Result<HashMap<i64, i64>, StoreError> {
-    let DaySpan { first, .. } = DaySpan::ending(last);
-    let end = iso(last + Duration::hours(1));
-    Ok(super::runs::per_campaign(conn, account, &first, &end)?
+    let DaySpan { first, last } = DaySpan::ending(last);
+    let mut spends: HashMap<i64, i64> = super::runs::per_campaign(conn, account, &first, &last)?
         .into_iter()
         .map(|(ad, totals)| (ad, totals.spent.micros()))
-        .collect())
+        .collect();
+    for (ad, totals) in hour_of(conn, account, &last)? {
+        let spend = spends.entry(ad).or_default();
+        *spend = spend.saturating_add(totals.spent.micros());
+    }
+    Ok(spends)
 }
 
 /// Keeps each campaign of a cabinet's spend over the 24 hours of stats ending with the hour

@@ -223,10 +223,12 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // rules), 45: the kept status counts and the attention's
             // partial indexes, 46: the cabinets' daily rows (their triggers first), 47:
             // the conversions' index by time, 48: the stats rows' running sums (their
-            // triggers first), and 49: the conversions' daily rows (their triggers first);
+            // triggers first), 49: the conversions' daily rows (their triggers first), and 51:
+            // the cabinets' last rolled-up days (its trigger first);
             // 27's column is in 15's alerts; 50 adds rows only) undone.
             tx.execute_batch(
-                "DROP TRIGGER conversions_day_insert; DROP TRIGGER conversions_day_delete;
+                "DROP TRIGGER daily_stats_last_day; DROP TABLE cabinet_rolled_days;
+                 DROP TRIGGER conversions_day_insert; DROP TRIGGER conversions_day_delete;
                  DROP TRIGGER conversions_day_update; DROP TABLE cabinet_conversion_days;
                  DROP TRIGGER hourly_stats_run_own; DROP TRIGGER hourly_stats_run_later;
                  DROP TRIGGER hourly_stats_run_update;

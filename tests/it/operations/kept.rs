@@ -1,5 +1,5 @@
 //! The figures kept as rows change (status counts, daily rows, conversions' daily rows, the stats
-//! rows' running sums, conversion totals) equal their recomputation after creates, reviews, pauses,
+//! rows' running sums, the cabinets' last rolled-up days, conversion totals) equal their recomputation after creates, reviews, pauses,
 //! deletes, postbacks and hours of sync; a span's totals read through the daily rows equal the
 //! hours' sums in any zone; and `adcab check --deep` names a kept row that was changed behind the
 //! triggers' back, exiting non-zero.
@@ -14,7 +14,7 @@ use crate::helpers::{spawn_app, Camp, TestApp};
 use adcab::clock;
 use adcab::domain::campaign::Status;
 use adcab::ops;
-use adcab::store::{campaigns, kept, kept_check};
+use adcab::store::{campaigns, kept, kept_check, retention};
 
 /// A config file naming the app's database.
 fn config_for(app: &TestApp) -> PathBuf {
@@ -196,7 +196,24 @@ fn a_span_read_through_daily_rows_equals_its_hours_in_every_zone() {
 #[test]
 fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() {
     let app = spawn_app();
-    let (cabinet, _) = busy_cabinet(&app, 2);
+    let (cabinet, _) = busy_cabinet(&app, 30);
+    // The days before the last two hours' rolled up as retention rolls them, hours after left
+    // (30 hours of sync hold a midnight between their first hour and the last two).
+    let day = (app.now() - Duration::hours(2)).date_naive();
+    let midnight = clock::iso(Utc.from_utc_datetime(&day.and_hms_opt(0, 0, 0).unwrap()));
+    app.services
+        .db
+        .write_blocking(move |tx| {
+            let ads: Vec<i64> = tx
+                .prepare("SELECT DISTINCT ad_id FROM hourly_stats WHERE account_id = ?1")?
+                .query_map([cabinet], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            for ad in ads {
+                retention::roll_campaign(tx, cabinet, ad, &midnight)?;
+            }
+            Ok::<_, adcab::store::StoreError>(())
+        })
+        .unwrap();
     let config = config_for(&app);
     let (ok, answer) = check_deep(&config);
     assert!(ok, "{answer}");
@@ -206,6 +223,7 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
         "cabinet_hours",
         "cabinet_conversion_days",
         "stat_runs",
+        "cabinet_rolled_days",
         "conversion_totals",
     ] {
         assert_eq!(answer["kept"][name]["equal"], true, "{name}: {answer}");
@@ -258,6 +276,23 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
         .as_str()
         .unwrap()
         .starts_with(&format!("cabinet {cabinet}, campaign ")));
+
+    app.sql(&format!(
+        "UPDATE hourly_stats SET run_views = run_views - 1 WHERE account_id = {cabinet};
+         UPDATE cabinet_rolled_days SET last_day = '2000-01-01' WHERE account_id = {cabinet}"
+    ));
+    let (ok, answer) = check_deep(&config);
+    assert!(
+        !ok,
+        "a kept day before the latest rolled-up one fails the check: {answer}"
+    );
+    assert_eq!(answer["kept"]["stat_runs"]["equal"], true);
+    let rolled = &answer["kept"]["cabinet_rolled_days"];
+    assert_eq!(rolled["equal"], false);
+    assert_eq!(
+        rolled["differences"][0]["key"],
+        format!("cabinet {cabinet}")
+    );
 
     // Without --deep the check is what it was: the kept figures are not read.
     let out = Command::new(env!("CARGO_BIN_EXE_adcab"))

@@ -14,7 +14,7 @@ use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 use crate::domain::time::{hour_start, iso, parse_iso};
 use crate::store::conversions;
-use crate::store::{stats, StoreError};
+use crate::store::{runs, stats, StoreError};
 
 /// One period of the chart: its parameter, its label's key, hours covered, hours per bucket.
 #[derive(Debug, Clone, Copy)]
@@ -76,16 +76,27 @@ pub(super) fn buckets(
 ) -> Result<Vec<(String, Totals, i64)>, StoreError> {
     let (start, end) = range(now, period);
     let (from, to) = (iso(start), iso(end));
-    let rows = stats::hours_of_campaign(conn, account, ad, &from, &to)?;
     let conv = conversions::hours_of_campaign(conn, account, ad, &from, &to)?;
     let per = period.per;
     let mut buckets: Vec<(String, Totals, i64)> = (0..period.hours / per)
         .map(|i| (iso(start + Duration::hours(i * per)), Totals::default(), 0))
         .collect();
     let index = |hour: &str| hour_of(hour).map(|t| ((t - start).num_hours() / per) as usize);
-    for (hour, totals) in rows {
-        if let Some(b) = index(&hour).and_then(|i| buckets.get_mut(i)) {
-            b.1.add(&totals);
+    if per == 1 {
+        for (hour, totals) in stats::hours_of_campaign(conn, account, ad, &from, &to)? {
+            if let Some(b) = index(&hour).and_then(|i| buckets.get_mut(i)) {
+                b.1.add(&totals);
+            }
+        }
+    } else {
+        // Buckets of many hours are told apart by the rows' runs at their bounds, where
+        // reading every hour of a month would read 720 rows.
+        let bounds: Vec<String> = buckets.iter().map(|b| b.0.clone()).chain([to]).collect();
+        for (bucket, totals) in buckets
+            .iter_mut()
+            .zip(runs::buckets(conn, account, ad, &bounds)?)
+        {
+            bucket.1 = totals;
         }
     }
     for (hour, n) in conv {
