@@ -9,14 +9,12 @@
 
 use std::collections::HashMap;
 
-use chrono::Duration;
 use rusqlite::{params, Connection, Row};
 
 use super::stats::totals_at;
 use super::{optional, StoreError};
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
-use crate::domain::time::{hour_start, iso, parse_iso};
 
 /// The four marks of each campaign of cabinet `?1` the WHERE clause given picks: the last hour
 /// starting before `?3` (the span's end) and the last day ending by it, the last hour starting
@@ -100,20 +98,20 @@ fn between(start: Option<Mark>, end: Option<Mark>) -> Option<Totals> {
     })
 }
 
-/// The sums over `[from, to)` of the campaigns read (every campaign of `account`, or `ad`),
-/// in id order, those with no stats there left out.
+/// The sums over `[from, to)` of the campaigns read (every campaign of `account`, or those of
+/// `ads`), in id order, those with no stats there left out: every campaign's four marks probed.
 fn spans(
     conn: &Connection,
     account: i64,
-    ad: Option<i64>,
+    ads: Option<&[i64]>,
     (from, to): (&str, &str),
 ) -> Result<Vec<(i64, Totals)>, StoreError> {
-    let mut stmt = match ad {
-        // Every campaign of the cabinet, or one found by its key.
+    let mut stmt = match ads {
         None => conn.prepare_cached(marks!("?4 IS NULL"))?,
-        Some(_) => conn.prepare_cached(marks!("c.ad_id = ?4"))?,
+        Some(_) => conn.prepare_cached(marks!("c.ad_id IN (SELECT value FROM json_each(?4))"))?,
     };
-    let mut rows = stmt.query(params![account, from, to, ad])?;
+    let listed = ads.map(|ads| serde_json::to_string(ads).expect("ids serialize"));
+    let mut rows = stmt.query(params![account, from, to, listed])?;
     let mut found = Vec::new();
     while let Some(r) = rows.next()? {
         let end = Mark::later(Mark::at(r, 1, false)?, Mark::at(r, 7, true)?);
@@ -125,20 +123,46 @@ fn spans(
     Ok(found)
 }
 
-/// The last hour starting before `bound`, when its day comes after every day of the cabinet's
-/// rolled up (schema 51): a campaign's row of that hour is then its mark at the bound.
-fn hour_before(conn: &Connection, account: i64, bound: &str) -> Result<Option<String>, StoreError> {
-    let Some(t) = parse_iso(bound) else {
-        return Ok(None);
-    };
-    let hour = iso(hour_start(t - Duration::seconds(1)));
-    let rolled: Option<String> = optional(
-        conn.prepare_cached("SELECT last_day FROM cabinet_rolled_days WHERE account_id = ?1")?
-            .query_row([account], |r| r.get(0)),
-    )?;
-    Ok(rolled
-        .is_none_or(|day| day.as_str() < &hour[..10])
-        .then_some(hour))
+/// What a cabinet's rows tell of its campaigns' marks at one bound without probing them.
+enum Bound {
+    /// The cabinet's latest hour before the bound comes after every day it rolled up (schema
+    /// 51): a campaign with a row in it has that row as its mark; the others are probed.
+    Rows(HashMap<i64, Mark>),
+    /// No row of the cabinet lies before the bound: no campaign has a mark.
+    Nothing,
+    /// Rolled-up days may hold the marks: every campaign is probed.
+    Probe,
+}
+
+impl Bound {
+    fn at(conn: &Connection, account: i64, bound: &str) -> Result<Bound, StoreError> {
+        let hour: Option<String> = conn
+            .prepare_cached(
+                "SELECT MAX(hour) FROM hourly_stats WHERE account_id = ?1 AND hour < ?2",
+            )?
+            .query_row(params![account, bound], |r| r.get(0))?;
+        let rolled: Option<String> = optional(
+            conn.prepare_cached("SELECT last_day FROM cabinet_rolled_days WHERE account_id = ?1")?
+                .query_row([account], |r| r.get(0)),
+        )?;
+        Ok(match (hour, rolled) {
+            (Some(hour), rolled) if rolled.as_ref().is_none_or(|day| day[..] < hour[..10]) => {
+                Bound::Rows(runs_at(conn, account, &hour)?)
+            }
+            (None, None) => Bound::Nothing,
+            _ => Bound::Probe,
+        })
+    }
+
+    /// A campaign's mark at the bound (`Some(None)`: it has none), or `None` when it must be
+    /// probed.
+    fn take(&mut self, ad: i64) -> Option<Option<Mark>> {
+        match self {
+            Bound::Rows(rows) => rows.remove(&ad).map(Some),
+            Bound::Nothing => Some(None),
+            Bound::Probe => None,
+        }
+    }
 }
 
 /// Each campaign's run through its row of `hour`, by `ad_id`: one range of the cabinet's rows.
@@ -161,39 +185,36 @@ fn runs_at(conn: &Connection, account: i64, hour: &str) -> Result<HashMap<i64, M
 }
 
 /// Every campaign of a cabinet's sums over `[from, to)`, in id order, those with no stats
-/// there left out. When neither bound cuts into rolled-up days, the campaigns with a row in
-/// the hour before each bound (every running one, hour after hour) are read from those two
-/// hours' rows in two ranges, and only the others probed one by one ([`spans`]); otherwise
-/// every campaign is probed.
+/// there left out. The campaigns with a row in the cabinet's latest hour before each bound
+/// (every running one, hour after hour) are read from those two hours' rows in two ranges,
+/// and only the others probed ([`spans`]), unless rolled-up days may hold the marks.
 fn cabinet(
     conn: &Connection,
     account: i64,
     (from, to): (&str, &str),
 ) -> Result<Vec<(i64, Totals)>, StoreError> {
-    let (Some(first), Some(last)) = (
-        hour_before(conn, account, from)?,
-        hour_before(conn, account, to)?,
-    ) else {
-        return spans(conn, account, None, (from, to));
-    };
     let (mut starts, mut ends) = (
-        runs_at(conn, account, &first)?,
-        runs_at(conn, account, &last)?,
+        Bound::at(conn, account, from)?,
+        Bound::at(conn, account, to)?,
     );
+    if matches!(starts, Bound::Probe) || matches!(ends, Bound::Probe) {
+        return spans(conn, account, None, (from, to));
+    }
     let mut stmt =
         conn.prepare_cached("SELECT ad_id FROM campaigns WHERE account_id = ?1 ORDER BY ad_id")?;
     let ads = stmt
         .query_map([account], |r| r.get(0))?
         .collect::<rusqlite::Result<Vec<i64>>>()?;
-    let mut found = Vec::new();
+    let (mut found, mut probed) = (Vec::new(), Vec::new());
     for ad in ads {
-        let totals = match (starts.remove(&ad), ends.remove(&ad)) {
-            (Some(start), Some(end)) => between(Some(start), Some(end)),
-            _ => spans(conn, account, Some(ad), (from, to))?
-                .pop()
-                .map(|(_, totals)| totals),
-        };
-        found.extend(totals.map(|totals| (ad, totals)));
+        match (starts.take(ad), ends.take(ad)) {
+            (Some(start), Some(end)) => found.extend(between(start, end).map(|t| (ad, t))),
+            _ => probed.push(ad),
+        }
+    }
+    if !probed.is_empty() {
+        found.extend(spans(conn, account, Some(&probed), (from, to))?);
+        found.sort_unstable_by_key(|(ad, _)| *ad);
     }
     Ok(found)
 }
@@ -218,7 +239,7 @@ pub fn of_campaign(
     from: &str,
     to: &str,
 ) -> Result<Option<Totals>, StoreError> {
-    Ok(spans(conn, account, Some(ad), (from, to))?
+    Ok(spans(conn, account, Some(&[ad]), (from, to))?
         .pop()
         .map(|(_, totals)| totals))
 }
@@ -423,29 +444,54 @@ mod tests {
     }
 
     #[test]
-    fn a_bound_is_read_from_the_hour_before_it_once_that_hour_is_after_every_rolled_day() {
+    fn a_bound_is_read_from_the_cabinet_s_latest_hour_before_it_once_that_is_after_every_rolled_day(
+    ) {
         let conn = test_db();
         campaigns(&conn);
         let start = Utc.with_ymd_and_hms(2026, 11, 18, 0, 0, 0).unwrap();
         let hour = |h: i64| crate::clock::iso(start + Duration::hours(h));
         for h in 0..72 {
             record(&conn, 1, &hour(h), &gain(1));
+            if h % 2 == 0 {
+                record(&conn, 2, &hour(h), &gain(3));
+            }
         }
-        let before = |bound: &str| hour_before(&conn, 7, bound).unwrap();
-        assert_eq!(before(&hour(30)), Some(hour(29)));
-        assert_eq!(before("2026-11-19T05:30:00Z"), Some(hour(29)));
+        let at = |bound: &str| match Bound::at(&conn, 7, bound).unwrap() {
+            Bound::Rows(rows) => {
+                let mut rows: Vec<(i64, String)> =
+                    rows.into_iter().map(|(ad, m)| (ad, m.at)).collect();
+                rows.sort();
+                format!("rows {rows:?}")
+            }
+            Bound::Nothing => "nothing".to_string(),
+            Bound::Probe => "probe".to_string(),
+        };
+        assert_eq!(at(&hour(0)), "nothing");
+        assert_eq!(at(&hour(32)), format!("rows [(1, {:?})]", hour(31)));
+        assert_eq!(
+            at("2026-11-19T06:30:00Z"),
+            format!("rows [(1, {:?}), (2, {:?})]", hour(30), hour(30))
+        );
+        // Hours not synced yet (the current one) are not waited for.
+        assert_eq!(at(&hour(200)), format!("rows [(1, {:?})]", hour(71)));
         retention::roll_campaign(&conn, 7, 1, &hour(24)).unwrap();
         assert_eq!(
-            before(&hour(24)),
-            None,
-            "its hour lies in the rolled-up day"
+            at(&hour(24)),
+            "probe",
+            "its latest hour lies in the rolled-up day"
         );
-        assert_eq!(before(&hour(25)), Some(hour(24)));
         assert_eq!(
-            per_campaign(&conn, 7, &hour(25), &hour(49)).unwrap(),
-            spans(&conn, 7, None, (&hour(25), &hour(49))).unwrap(),
-            "read from two hours' rows as by probing every campaign"
+            at(&hour(25)),
+            format!("rows [(1, {:?}), (2, {:?})]", hour(24), hour(24))
         );
+        for (from, to) in [(25, 49), (26, 200), (0, 31), (12, 40)] {
+            let (from, to) = (hour(from), hour(to));
+            assert_eq!(
+                per_campaign(&conn, 7, &from, &to).unwrap(),
+                spans(&conn, 7, None, (&from, &to)).unwrap(),
+                "{from} to {to}: read from the hours' rows as by probing every campaign"
+            );
+        }
     }
 
     #[test]
