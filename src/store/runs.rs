@@ -7,7 +7,9 @@
 //! older than the hourly cutoff, which the sync does not write) counts with its day, in a span
 //! only when the whole day is, until the next retention pass rolls it in too.
 
-use std::collections::HashMap;
+use std::iter::Peekable;
+use std::rc::Rc;
+use std::vec::IntoIter;
 
 use rusqlite::{params, Connection, Row};
 
@@ -53,7 +55,7 @@ macro_rules! marks {
 /// A stored row as a span's bound reads it: where it lies in its campaign's rows (an hour's
 /// start; a day sorts after the hours that start in it) and the campaign's sums through it.
 struct Mark {
-    at: String,
+    at: Rc<str>,
     run: Totals,
 }
 
@@ -63,7 +65,7 @@ impl Mark {
         let key: Option<String> = r.get(first)?;
         key.map(|key| {
             Ok(Mark {
-                at: if day { format!("{key}T24:00:00Z") } else { key },
+                at: if day { format!("{key}T24:00:00Z") } else { key }.into(),
                 run: totals_at(r, first + 1)?,
             })
         })
@@ -126,8 +128,9 @@ fn spans(
 /// What a cabinet's rows tell of its campaigns' marks at one bound without probing them.
 enum Bound {
     /// The cabinet's latest hour before the bound comes after every day it rolled up (schema
-    /// 51): a campaign with a row in it has that row as its mark; the others are probed.
-    Rows(HashMap<i64, Mark>),
+    /// 51): a campaign with a row in it has that row as its mark; the others are probed. The
+    /// hour, and its rows' runs in id order, read as the campaigns are.
+    Rows(Rc<str>, Peekable<IntoIter<(i64, Totals)>>),
     /// No row of the cabinet lies before the bound: no campaign has a mark.
     Nothing,
     /// Rolled-up days may hold the marks: every campaign is probed.
@@ -147,39 +150,40 @@ impl Bound {
         )?;
         Ok(match (hour, rolled) {
             (Some(hour), rolled) if rolled.as_ref().is_none_or(|day| day[..] < hour[..10]) => {
-                Bound::Rows(runs_at(conn, account, &hour)?)
+                let runs = runs_at(conn, account, &hour)?;
+                Bound::Rows(hour.into(), runs.into_iter().peekable())
             }
             (None, None) => Bound::Nothing,
             _ => Bound::Probe,
         })
     }
 
-    /// A campaign's mark at the bound (`Some(None)`: it has none), or `None` when it must be
-    /// probed.
+    /// The mark at the bound of campaign `ad` (`Some(None)`: it has none), or `None` when it
+    /// must be probed; asked in id order.
     fn take(&mut self, ad: i64) -> Option<Option<Mark>> {
         match self {
-            Bound::Rows(rows) => rows.remove(&ad).map(Some),
+            Bound::Rows(hour, rows) => {
+                while rows.next_if(|(row, _)| *row < ad).is_some() {}
+                let (_, run) = rows.next_if(|(row, _)| *row == ad)?;
+                Some(Some(Mark {
+                    at: hour.clone(),
+                    run,
+                }))
+            }
             Bound::Nothing => Some(None),
             Bound::Probe => None,
         }
     }
 }
 
-/// Each campaign's run through its row of `hour`, by `ad_id`: one range of the cabinet's rows.
-fn runs_at(conn: &Connection, account: i64, hour: &str) -> Result<HashMap<i64, Mark>, StoreError> {
+/// Each campaign's run through its row of `hour`, in id order: one range of the cabinet's rows.
+fn runs_at(conn: &Connection, account: i64, hour: &str) -> Result<Vec<(i64, Totals)>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT ad_id, run_views, run_opens, run_clicks, run_actions, run_spent_micros
-         FROM hourly_stats WHERE account_id = ?1 AND hour = ?2",
+         FROM hourly_stats WHERE account_id = ?1 AND hour = ?2 ORDER BY ad_id",
     )?;
     let rows = stmt.query_map(params![account, hour], |r| {
-        let run = totals_at(r, 1)?;
-        Ok((
-            r.get(0)?,
-            Mark {
-                at: hour.to_string(),
-                run,
-            },
-        ))
+        Ok((r.get(0)?, totals_at(r, 1)?))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -457,10 +461,8 @@ mod tests {
             }
         }
         let at = |bound: &str| match Bound::at(&conn, 7, bound).unwrap() {
-            Bound::Rows(rows) => {
-                let mut rows: Vec<(i64, String)> =
-                    rows.into_iter().map(|(ad, m)| (ad, m.at)).collect();
-                rows.sort();
+            Bound::Rows(hour, rows) => {
+                let rows: Vec<(i64, String)> = rows.map(|(ad, _)| (ad, hour.to_string())).collect();
                 format!("rows {rows:?}")
             }
             Bound::Nothing => "nothing".to_string(),
