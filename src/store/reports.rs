@@ -5,6 +5,8 @@
 //! and logo, and the share links of reports (only their tokens' hashes). Knows nothing of
 //! who may read them.
 
+use std::collections::BTreeMap;
+
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::{ids_json, optional, parsed, unreadable, StoreError};
@@ -113,22 +115,38 @@ pub fn conversions_per_campaign(
     from: &str,
     to: &str,
 ) -> Result<Vec<(i64, Converted)>, StoreError> {
+    // Each event is read from the index by time alone (migration 52) and summed here, where a
+    // GROUP BY would sort them all first.
     let mut stmt = conn.prepare_cached(
-        "SELECT ad, event_type, currency, COUNT(*), COALESCE(SUM(amount_micros), 0) FROM (
-            SELECT c.ad_id AS ad, c.event_type, c.currency, c.amount_micros FROM conversions c
-            WHERE c.account_id = ?1 AND c.ad_id IN (SELECT value FROM json_each(?2))
-                AND c.received_at >= ?3 AND c.received_at < ?4
-            UNION ALL
-            SELECT cc.ad_id, c.event_type, c.currency, c.amount_micros
-            FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id
-            WHERE cc.account_id = ?1 AND cc.ad_id IN (SELECT value FROM json_each(?2))
-                AND c.received_at >= ?3 AND c.received_at < ?4)
-         GROUP BY ad, event_type, currency",
+        "SELECT c.ad_id, c.event_type, c.currency, c.amount_micros FROM conversions c
+         WHERE c.account_id = ?1 AND c.received_at >= ?3 AND c.received_at < ?4
+            AND c.ad_id IN (SELECT value FROM json_each(?2))
+         UNION ALL
+         SELECT cc.ad_id, c.event_type, c.currency, c.amount_micros
+         FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id
+         WHERE cc.account_id = ?1 AND cc.ad_id IN (SELECT value FROM json_each(?2))
+            AND c.received_at >= ?3 AND c.received_at < ?4",
     )?;
-    let rows = stmt.query_map(params![account, ids_json(ads), from, to], |r| {
-        Ok((r.get(0)?, converted_at(r, 1)?))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    let mut rows = stmt.query(params![account, ids_json(ads), from, to])?;
+    let mut sums: BTreeMap<(i64, String, Option<String>), (i64, i128)> = BTreeMap::new();
+    while let Some(r) = rows.next()? {
+        let amount: Option<i64> = r.get(3)?;
+        let sum = sums.entry((r.get(0)?, r.get(1)?, r.get(2)?)).or_default();
+        sum.0 += 1;
+        sum.1 += i128::from(amount.unwrap_or(0));
+    }
+    Ok(sums
+        .into_iter()
+        .map(|((ad, event_type, currency), (count, amount_micros))| {
+            let converted = Converted {
+                event_type,
+                currency,
+                count,
+                amount_micros,
+            };
+            (ad, converted)
+        })
+        .collect())
 }
 
 /// The conversions received in `[from, to)` attributed to any of the campaigns `ads`, each

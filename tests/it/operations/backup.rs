@@ -224,7 +224,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // partial indexes, 46: the cabinets' daily rows (their triggers first), 47:
             // the conversions' index by time, 48: the stats rows' running sums (their
             // triggers first), 49: the conversions' daily rows (their triggers first), and 51:
-            // the cabinets' last rolled-up days (its trigger first);
+            // the cabinets' last rolled-up days (its trigger first); 52 rebuilt 47's index;
             // 27's column is in 15's alerts; 50 adds rows only) undone.
             tx.execute_batch(
                 "DROP TRIGGER daily_stats_last_day; DROP TABLE cabinet_rolled_days;
