@@ -93,10 +93,7 @@ const SERVICE: Ledger = Ledger {
             include_str!("../../sql/0050_cabinet_hours_of_rolled_days.sql"),
         ),
         (51, include_str!("../../sql/0051_cabinet_rolled_days.sql")),
-        (
-            52,
-            include_str!("../../sql/0052_conversions_by_time_covering.sql"),
-        ),
+        (52, include_str!("../../sql/0052_conversions_by_time.sql")),
     ],
 };
 
