@@ -271,10 +271,19 @@ mod tests {
 
     const ADS: [i64; 3] = [1, 2, 3];
 
-    fn campaigns(conn: &Connection) {
+    /// A test database holding cabinet 7's campaigns [`ADS`].
+    fn db() -> Connection {
+        let conn = test_db();
         for ad in ADS {
-            crate::store::test_campaign(conn, 7, ad);
+            crate::store::test_campaign(&conn, 7, ad);
         }
+        conn
+    }
+
+    /// The ISO start of each hour `h` hours after midnight of 2026-11-`day` UTC.
+    fn hours_from(day: u32) -> impl Fn(i64) -> String {
+        let start = Utc.with_ymd_and_hms(2026, 11, day, 0, 0, 0).unwrap();
+        move |h| crate::clock::iso(start + Duration::hours(h))
     }
 
     /// A gain of `views` views at 10 micro-units each.
@@ -333,10 +342,8 @@ mod tests {
 
     #[test]
     fn a_span_read_through_the_runs_equals_its_rows_summed_through_rewrites_and_rolls() {
-        let conn = test_db();
-        campaigns(&conn);
-        let start = Utc.with_ymd_and_hms(2026, 11, 20, 0, 0, 0).unwrap();
-        let hour = |h: i64| crate::clock::iso(start + Duration::hours(h));
+        let conn = db();
+        let hour = hours_from(20);
         // Five days of hours written out of order, some twice (a re-sync's upsert adds), a
         // campaign idle some hours; then a correction of a past hour.
         let mut seed: i64 = 7;
@@ -372,7 +379,7 @@ mod tests {
         .unwrap();
         let times: Vec<String> = [0, 1, 13, 24, 30, 47, 48, 60, 72, 100, 119, 120, 200]
             .into_iter()
-            .map(hour)
+            .map(&hour)
             .collect();
         agree(&conn, &times);
 
@@ -415,10 +422,8 @@ mod tests {
 
     #[test]
     fn a_chart_s_buckets_are_what_the_rows_between_their_bounds_sum_to() {
-        let conn = test_db();
-        campaigns(&conn);
-        let start = Utc.with_ymd_and_hms(2026, 11, 18, 0, 0, 0).unwrap();
-        let hour = |h: i64| crate::clock::iso(start + Duration::hours(h));
+        let conn = db();
+        let hour = hours_from(18);
         for h in 0..96 {
             if h % 5 != 3 {
                 record(&conn, 2, &hour(h), &gain(h + 1));
@@ -430,7 +435,7 @@ mod tests {
             retention::roll_campaign(&conn, 7, ad, &hour(24)).unwrap();
         }
         for bounds in [vec![0, 24, 48, 72, 96, 120], vec![-5, 7, 31, 55, 79, 103]] {
-            let bounds: Vec<String> = bounds.into_iter().map(hour).collect();
+            let bounds: Vec<String> = bounds.into_iter().map(&hour).collect();
             let read = buckets(&conn, 7, 2, &bounds).unwrap();
             let summed: Vec<Totals> = bounds
                 .windows(2)
@@ -450,10 +455,8 @@ mod tests {
     #[test]
     fn a_bound_is_read_from_the_cabinet_s_latest_hour_before_it_once_that_is_after_every_rolled_day(
     ) {
-        let conn = test_db();
-        campaigns(&conn);
-        let start = Utc.with_ymd_and_hms(2026, 11, 18, 0, 0, 0).unwrap();
-        let hour = |h: i64| crate::clock::iso(start + Duration::hours(h));
+        let conn = db();
+        let hour = hours_from(18);
         for h in 0..72 {
             record(&conn, 1, &hour(h), &gain(1));
             if h % 2 == 0 {
@@ -498,8 +501,7 @@ mod tests {
 
     #[test]
     fn a_campaign_listed_twice_in_one_hour_is_summed_once_its_hour_is_run() {
-        let conn = test_db();
-        campaigns(&conn);
+        let conn = db();
         let hour = "2026-11-20T05:00:00Z";
         record(&conn, 1, "2026-11-20T04:00:00Z", &gain(2));
         // A report listing the campaign twice: two upserts of the marked row, then the run.
@@ -524,8 +526,7 @@ mod tests {
 
     #[test]
     fn the_migration_gives_the_rows_stored_before_it_their_runs() {
-        let conn = test_db();
-        campaigns(&conn);
+        let conn = db();
         let mut undo = String::from(
             "DROP TRIGGER hourly_stats_run_own; DROP TRIGGER hourly_stats_run_later;
                  DROP TRIGGER hourly_stats_run_update;
@@ -577,8 +578,7 @@ mod tests {
 
     #[test]
     fn one_campaign_reads_its_span_and_none_when_it_has_no_row_there() {
-        let conn = test_db();
-        campaigns(&conn);
+        let conn = db();
         record(&conn, 2, "2026-11-20T05:00:00Z", &gain(3));
         record(&conn, 2, "2026-11-20T09:00:00Z", &gain(4));
         record(&conn, 1, "2026-11-20T07:00:00Z", &gain(100));
