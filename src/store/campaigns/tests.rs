@@ -319,3 +319,39 @@ fn the_placement_is_stored_and_the_dates_are_kept_over_a_report_without_them() {
     );
     assert!(!row.active);
 }
+
+#[test]
+fn a_report_line_keeps_the_switch_only_when_its_switch_budget_and_decline_reason_are_stored() {
+    let conn = crate::store::test_db();
+    let reason = DeclineReason::new("Misleading claims", None).unwrap();
+    let declined = AdSnapshot {
+        status: Status::Declined,
+        decline_reason: Some(reason),
+        ..snapshot()
+    };
+    insert(&conn, &declined, None, "2026-01-01T00:00:00Z").unwrap();
+    let state = sync_states(&conn, 7).unwrap().remove(&3).unwrap();
+    let line = line_of(&declined);
+    assert!(state.same_switch(&line), "the line as stored");
+    let moved = [
+        AdCounters {
+            active: !line.active,
+            ..line.clone()
+        },
+        AdCounters {
+            budget: Money::from_micros(line.budget.micros() + 1),
+            ..line.clone()
+        },
+        AdCounters {
+            decline_reason: Some(DeclineReason::new("Broken link", None).unwrap()),
+            ..line.clone()
+        },
+        AdCounters {
+            decline_reason: None,
+            ..line.clone()
+        },
+    ];
+    for other in moved {
+        assert!(!state.same_switch(&other), "{other:?}");
+    }
+}
