@@ -1,9 +1,11 @@
 //! Owns the reads of a span's stats through the running sums each stored row holds (schema 48,
 //! kept by triggers on `hourly_stats` and `daily_stats`): a campaign's sums over `[from, to)`
 //! are the run of its last row before `to` less the run of its last row before `from`, two
-//! probes of its index whatever the span's length. Rows count as the stats endpoints always
-//! counted them: an hour when it starts in the span, a day retention rolled up when the whole
-//! day lies in it. One edge differs: an hour written late into a day already rolled up (stats
+//! probes of its index whatever the span's length, and a cabinet's campaigns with a row in its
+//! latest hour before each bound are read from those two hours' rows in two ranges, unprobed,
+//! wherever no rolled-up day can be their mark (schema 51). Rows count as the stats endpoints
+//! always counted them: an hour when it starts in the span, a day retention rolled up when the
+//! whole day lies in it. One edge differs: an hour written late into a day already rolled up (stats
 //! older than the hourly cutoff, which the sync does not write) counts with its day, in a span
 //! only when the whole day is, until the next retention pass rolls it in too.
 
@@ -149,7 +151,11 @@ impl Bound {
                 .query_row([account], |r| r.get(0)),
         )?;
         Ok(match (hour, rolled) {
-            (Some(hour), rolled) if rolled.as_ref().is_none_or(|day| day[..] < hour[..10]) => {
+            (Some(hour), rolled)
+                if rolled
+                    .as_deref()
+                    .is_none_or(|day| Some(day) < hour.get(..10)) =>
+            {
                 let runs = runs_at(conn, account, &hour)?;
                 Bound::Rows(hour.into(), runs.into_iter().peekable())
             }
@@ -249,8 +255,8 @@ pub fn of_campaign(
 }
 
 /// One campaign's sums over each span between consecutive `bounds` (each span as
-/// [`of_campaign`] reads it; zeros where it has no stats): the buckets of a chart, two probes a
-/// bound however many hours each bucket holds.
+/// [`of_campaign`] reads it; zeros where it has no stats): the buckets of a chart, four probes a
+/// bucket however many hours it holds.
 pub fn buckets(
     conn: &Connection,
     account: i64,
