@@ -102,7 +102,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
     services.db.write_blocking(|tx| {
         let now = clock::now(tx)?;
         let stored = campaigns::sync_states(tx, account)?;
-        let day_spends = stats::day_spends(tx, account, report.hour)?;
+        let mut day_spends = stats::day_spends(tx, account, report.hour)?;
         let mut newer_balance = false;
         let mut written = 0;
         for line in &report.lines {
@@ -125,8 +125,11 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
             };
             let gain = line.totals().gain_since(&state.mark);
             stats::record_gain(tx, account, line.ad_id, &hour, &gain)?;
-            let before = day_spends.get(&line.ad_id).copied().unwrap_or(0);
-            let day_spend = before.saturating_add(gain.spent.micros());
+            // What the hour's rows hold once this line's gain is in (a report listing an ad
+            // twice adds both).
+            let day_spend = day_spends.entry(line.ad_id).or_default();
+            *day_spend = day_spend.saturating_add(gain.spent.micros());
+            let day_spend = *day_spend;
             campaigns::apply_counters(tx, account, line, reported, Some(day_spend))?;
             if moved {
                 let change = StatusChange {
