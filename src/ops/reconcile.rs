@@ -116,9 +116,8 @@ pub fn cabinet_reconcile(
                 for hour in corrected.hours {
                     stats::total_cabinet_hour(tx, account, &hour)?;
                 }
-                for (day, moved) in corrected.days {
-                    let moved = (moved.views, moved.clicks, moved.spent_micros);
-                    stats::shift_cabinet_day(tx, account, &day, moved)?;
+                for (day, moved) in &corrected.days {
+                    stats::shift_cabinet_day(tx, account, day, moved)?;
                 }
                 let details = json!({ "month": month.to_string(), "differences": found });
                 write_back::record_history(

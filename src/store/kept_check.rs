@@ -296,9 +296,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(corrected.days.len(), 1);
-        for (day, moved) in corrected.days {
-            let moved = (moved.views, moved.clicks, moved.spent_micros);
-            super::super::stats::shift_cabinet_day(&conn, 7, &day, moved).unwrap();
+        for (day, moved) in &corrected.days {
+            super::super::stats::shift_cabinet_day(&conn, 7, day, moved).unwrap();
         }
         let figures = check(&conn).unwrap();
         assert!(figure(&figures, "cabinet_hours").equal());

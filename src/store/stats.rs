@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, Connection, Row};
 
+use super::reconcile::Delta;
 use super::StoreError;
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
@@ -115,7 +116,7 @@ pub fn shift_cabinet_day(
     conn: &Connection,
     account: i64,
     day: &str,
-    (views, clicks, spent_micros): (i64, i64, i64),
+    moved: &Delta,
 ) -> Result<(), StoreError> {
     conn.prepare_cached(
         "INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
@@ -125,7 +126,13 @@ pub fn shift_cabinet_day(
          ON CONFLICT (account_id, hour) DO UPDATE SET views = views + excluded.views,
             clicks = clicks + excluded.clicks, spent_micros = spent_micros + excluded.spent_micros",
     )?
-    .execute(params![account, day, views, clicks, spent_micros])?;
+    .execute(params![
+        account,
+        day,
+        moved.views,
+        moved.clicks,
+        moved.spent_micros
+    ])?;
     Ok(())
 }
 
