@@ -5,6 +5,7 @@
 //! bounds cut from a day from `cabinet_hours`; its conversions are read the same way by
 //! `converted`). Writes nothing: the triggers keep the rows, and `kept_check` compares them
 //! with their recomputation.
+
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, Connection};
 
