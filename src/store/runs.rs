@@ -140,22 +140,21 @@ enum Bound {
 }
 
 impl Bound {
-    fn at(conn: &Connection, account: i64, bound: &str) -> Result<Bound, StoreError> {
+    /// The marks at `bound` of a cabinet whose latest rolled-up day is `rolled`
+    /// ([`last_rolled_day`]).
+    fn at(
+        conn: &Connection,
+        account: i64,
+        bound: &str,
+        rolled: Option<&str>,
+    ) -> Result<Bound, StoreError> {
         let hour: Option<String> = conn
             .prepare_cached(
                 "SELECT MAX(hour) FROM hourly_stats WHERE account_id = ?1 AND hour < ?2",
             )?
             .query_row(params![account, bound], |r| r.get(0))?;
-        let rolled: Option<String> = optional(
-            conn.prepare_cached("SELECT last_day FROM cabinet_rolled_days WHERE account_id = ?1")?
-                .query_row([account], |r| r.get(0)),
-        )?;
         Ok(match (hour, rolled) {
-            (Some(hour), rolled)
-                if rolled
-                    .as_deref()
-                    .is_none_or(|day| Some(day) < hour.get(..10)) =>
-            {
+            (Some(hour), rolled) if rolled.is_none_or(|day| Some(day) < hour.get(..10)) => {
                 let runs = runs_at(conn, account, &hour)?;
                 Bound::Rows(hour.into(), runs.into_iter().peekable())
             }
@@ -182,6 +181,14 @@ impl Bound {
     }
 }
 
+/// The latest day a cabinet has a rolled-up stats row for, as schema 51 keeps it.
+fn last_rolled_day(conn: &Connection, account: i64) -> Result<Option<String>, StoreError> {
+    optional(
+        conn.prepare_cached("SELECT last_day FROM cabinet_rolled_days WHERE account_id = ?1")?
+            .query_row([account], |r| r.get(0)),
+    )
+}
+
 /// Each campaign's run through its row of `hour`, in id order: one range of the cabinet's rows.
 fn runs_at(conn: &Connection, account: i64, hour: &str) -> Result<Vec<(i64, Totals)>, StoreError> {
     let mut stmt = conn.prepare_cached(
@@ -203,9 +210,10 @@ fn cabinet(
     account: i64,
     (from, to): (&str, &str),
 ) -> Result<Vec<(i64, Totals)>, StoreError> {
+    let rolled = last_rolled_day(conn, account)?;
     let (mut starts, mut ends) = (
-        Bound::at(conn, account, from)?,
-        Bound::at(conn, account, to)?,
+        Bound::at(conn, account, from, rolled.as_deref())?,
+        Bound::at(conn, account, to, rolled.as_deref())?,
     );
     if matches!(starts, Bound::Probe) || matches!(ends, Bound::Probe) {
         return spans(conn, account, None, (from, to));
@@ -469,13 +477,17 @@ mod tests {
                 record(&conn, 2, &hour(h), &gain(3));
             }
         }
-        let at = |bound: &str| match Bound::at(&conn, 7, bound).unwrap() {
-            Bound::Rows(hour, rows) => {
-                let rows: Vec<(i64, String)> = rows.map(|(ad, _)| (ad, hour.to_string())).collect();
-                format!("rows {rows:?}")
+        let at = |bound: &str| {
+            let rolled = last_rolled_day(&conn, 7).unwrap();
+            match Bound::at(&conn, 7, bound, rolled.as_deref()).unwrap() {
+                Bound::Rows(hour, rows) => {
+                    let rows: Vec<(i64, String)> =
+                        rows.map(|(ad, _)| (ad, hour.to_string())).collect();
+                    format!("rows {rows:?}")
+                }
+                Bound::Nothing => "nothing".to_string(),
+                Bound::Probe => "probe".to_string(),
             }
-            Bound::Nothing => "nothing".to_string(),
-            Bound::Probe => "probe".to_string(),
         };
         assert_eq!(at(&hour(0)), "nothing");
         assert_eq!(at(&hour(32)), format!("rows [(1, {:?})]", hour(31)));
