@@ -14,7 +14,7 @@ use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::LinkKind;
 use crate::domain::conversion::render_amount;
 use crate::domain::dates;
-use crate::domain::money::{ratio, CabinetType};
+use crate::domain::money::{fixed_text, ratio_text, CabinetType};
 use crate::ops::returns::{self, Returns};
 use crate::store::campaigns::CampaignRow;
 use crate::store::conversions::Summary;
@@ -121,10 +121,10 @@ impl<'a> Reduced<'a> {
             spent: row.spent.render6(),
             budget: kind.render(row.budget),
             cpm: kind.render(row.cpm),
-            cpc: ratio(spent, row.clicks.into(), 6).to_string(),
-            cpa: ratio(spent, row.actions.into(), 6).to_string(),
-            ctr: ratio(Decimal::from(row.clicks) * hundred, row.views.into(), 2).to_string(),
-            cvr: ratio(Decimal::from(row.actions) * hundred, row.clicks.into(), 2).to_string(),
+            cpc: ratio_text(spent, row.clicks.into(), 6),
+            cpa: ratio_text(spent, row.actions.into(), 6),
+            ctr: ratio_text(Decimal::from(row.clicks) * hundred, row.views.into(), 2),
+            cvr: ratio_text(Decimal::from(row.actions) * hundred, row.clicks.into(), 2),
             date: row.created_at.to_string(),
             group_id: row.group_id,
             status_changed_at: &row.status_changed_at,
@@ -145,16 +145,8 @@ impl<'a> Reduced<'a> {
                 .iter()
                 .map(|(currency, micros)| (currency.clone(), render_amount(*micros)))
                 .collect(),
-            roas: returns.roas.map(|r| {
-                let mut r = r;
-                r.rescale(2);
-                r.to_string()
-            }),
-            profit: returns.profit.map(|p| {
-                let mut p = p.round_dp(6);
-                p.rescale(6);
-                p.to_string()
-            }),
+            roas: returns.roas.map(|r| fixed_text(r, 2)),
+            profit: returns.profit.map(|p| fixed_text(p, 6)),
             revenue_rates: returns
                 .used
                 .iter()

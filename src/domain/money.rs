@@ -117,7 +117,6 @@ impl Money {
             .then(|| Money(units * MICROS_PER_UNIT))
     }
 
-    /// `self + other`; `None` past [`MAX_MICROS`] (never wraps).
     /// A decimal amount, truncated to micro-units; `None` past the range.
     pub fn from_decimal(d: Decimal) -> Option<Money> {
         d.checked_mul(Decimal::from(1_000_000))?
@@ -126,6 +125,7 @@ impl Money {
             .map(Money)
     }
 
+    /// `self + other`; `None` past [`MAX_MICROS`] (never wraps).
     pub fn checked_add(self, other: Money) -> Option<Money> {
         self.0
             .checked_add(other.0)
@@ -140,16 +140,12 @@ impl Money {
 
     /// Renders at least `min_scale` decimals and at most six, trailing zeros beyond `min_scale` cut.
     pub fn render(self, min_scale: u32) -> String {
-        let mut d = self.to_decimal().normalize();
-        if d.scale() < min_scale {
-            d.rescale(min_scale);
-        }
-        d.to_string()
+        decimal_text(self.0.into(), MONEY_SCALE, min_scale)
     }
 
     /// Renders exactly six decimals, as `spent` is shown.
     pub fn render6(self) -> String {
-        self.to_decimal().to_string()
+        decimal_text(self.0.into(), MONEY_SCALE, MONEY_SCALE)
     }
 }
 
@@ -207,6 +203,9 @@ impl CabinetType {
 
 /// `numerator / denominator` rounded to `dp` decimals, or zero when the denominator is zero.
 pub fn ratio(numerator: Decimal, denominator: Decimal, dp: u32) -> Decimal {
+    if let Some(q) = quotient(numerator, denominator, dp) {
+        return Decimal::from_i128_with_scale(q, dp);
+    }
     let mut r = if denominator.is_zero() {
         Decimal::ZERO
     } else {
@@ -214,6 +213,101 @@ pub fn ratio(numerator: Decimal, denominator: Decimal, dp: u32) -> Decimal {
     };
     r.rescale(dp);
     r
+}
+
+/// [`ratio`] as its text (`"0.67"`), written straight from integers where [`quotient`] can.
+pub fn ratio_text(numerator: Decimal, denominator: Decimal, dp: u32) -> String {
+    match quotient(numerator, denominator, dp) {
+        Some(q) => decimal_text(q, dp, dp),
+        None => ratio(numerator, denominator, dp).to_string(),
+    }
+}
+
+/// Beyond this, a quotient read through `Decimal` (about 28 significant digits) could round
+/// onto a midpoint that the exact one is not on; below it both round alike.
+const EXACT_BELOW: i128 = 1_000_000_000_000_000_000_000_000;
+
+/// [`ratio`]'s value in units of `10^-dp`, computed exactly in integers and rounded half to
+/// even as `Decimal::round_dp` rounds: the same value, without a 96-bit division. `None`
+/// (the caller divides as `Decimal`s) for a negative operand, for `dp` past 18, or when the
+/// scaled numerator reaches [`EXACT_BELOW`].
+fn quotient(numerator: Decimal, denominator: Decimal, dp: u32) -> Option<i128> {
+    if numerator.is_sign_negative() || denominator.is_sign_negative() || dp > 18 {
+        return None;
+    }
+    if denominator.is_zero() {
+        return Some(0);
+    }
+    // numerator / denominator * 10^dp = (n * 10^(sd + dp)) / (d * 10^sn)
+    let ten = |e: u32| 10_i128.checked_pow(e);
+    let n = numerator
+        .mantissa()
+        .checked_mul(ten(denominator.scale() + dp)?)?;
+    let d = denominator
+        .mantissa()
+        .checked_mul(ten(numerator.scale())?)?;
+    if n >= EXACT_BELOW {
+        return None;
+    }
+    let (q, r) = (n / d, n % d);
+    let up = match (2 * r).cmp(&d) {
+        std::cmp::Ordering::Greater => true,
+        std::cmp::Ordering::Equal => q % 2 == 1,
+        std::cmp::Ordering::Less => false,
+    };
+    Some(q + i128::from(up))
+}
+
+/// `value * 10^-scale` written out: a `-` when negative, the whole part, then the decimals,
+/// trailing zeros cut down to `min_scale` (and zeros added up to it), no point without any.
+/// Written from the digits in one buffer: a list page writes thousands.
+fn decimal_text(value: i128, scale: u32, min_scale: u32) -> String {
+    let (scale, min) = (scale as usize, min_scale as usize);
+    // The digits, least significant first, at least one more than the decimals; in 64 bits
+    // once the value fits (128-bit division is the slow part).
+    let mut digits = [0_u8; 80];
+    let mut wide = value.unsigned_abs();
+    let mut len = 0;
+    while wide > u128::from(u64::MAX) {
+        digits[len] = b'0' + u8::try_from(wide % 10).expect("a digit");
+        wide /= 10;
+        len += 1;
+    }
+    let mut rest = u64::try_from(wide).expect("fits after the loop");
+    while (rest > 0 || len <= scale) && len < digits.len() {
+        digits[len] = b'0' + u8::try_from(rest % 10).expect("a digit");
+        rest /= 10;
+        len += 1;
+    }
+    let cut = digits[..scale].iter().take_while(|d| **d == b'0').count();
+    let kept = (scale - cut).max(min.min(scale));
+    let mut text = String::with_capacity(len + min + 2);
+    if value < 0 {
+        text.push('-');
+    }
+    text.extend(digits[scale..len].iter().rev().map(|d| char::from(*d)));
+    if kept > 0 || min > 0 {
+        text.push('.');
+        text.extend(
+            digits[scale - kept..scale]
+                .iter()
+                .rev()
+                .map(|d| char::from(*d)),
+        );
+        text.extend(std::iter::repeat_n('0', min.saturating_sub(kept)));
+    }
+    text
+}
+
+/// A decimal written with exactly `dp` decimals (rounded half to even, as `round_dp`), as
+/// `Decimal`'s own text would be after `rescale(dp)`.
+pub fn fixed_text(d: Decimal, dp: u32) -> String {
+    let mut d = d.round_dp(dp);
+    d.rescale(dp);
+    if d.is_zero() && d.is_sign_negative() {
+        return d.to_string();
+    }
+    decimal_text(d.mantissa(), d.scale(), d.scale())
 }
 
 #[cfg(test)]
@@ -310,6 +404,91 @@ mod tests {
             "99.876544"
         );
         assert_eq!(Money::from_micros(1_230_000).render6(), "1.230000");
+    }
+
+    /// The integer paths write what `Decimal` writes: every amount's text at each scale, and
+    /// every ratio, over a spread of values (round and midpoint ones among them).
+    #[test]
+    fn integer_texts_equal_decimal_texts() {
+        let mut seed: u64 = 11;
+        let mut next = move |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        let mut values: Vec<i64> = vec![0, 1, 5, 10, 15, 25, 999_999, 1_000_000, MAX_MICROS];
+        for _ in 0..4000 {
+            let digits = 10_u64.pow(u32::try_from(next(13)).unwrap() + 1);
+            values
+                .push(i64::try_from(next(digits)).unwrap() * [1, 10, 500, 1000][next(4) as usize]);
+        }
+        for &micros in &values {
+            let m = Money::from_micros(micros);
+            for scale in [0, 2, 6, 8] {
+                let mut d = m.to_decimal().normalize();
+                if d.scale() < scale {
+                    d.rescale(scale);
+                }
+                assert_eq!(m.render(scale), d.to_string(), "{micros} at {scale}");
+            }
+            assert_eq!(m.render6(), m.to_decimal().to_string());
+            assert_eq!(
+                Money::from_micros(-micros).render6(),
+                Money::from_micros(-micros).to_decimal().to_string()
+            );
+        }
+        for pair in values.windows(2) {
+            for (numerator, denominator) in [
+                (
+                    Money::from_micros(pair[0]).to_decimal(),
+                    Decimal::from(pair[1] % 100_000),
+                ),
+                (
+                    Decimal::from(pair[0] % 1_000_000) * Decimal::from(100),
+                    Decimal::from(pair[1] % 1_000_000),
+                ),
+                (
+                    Decimal::from(pair[0]),
+                    Decimal::from(pair[0] % 7 + 1) * Decimal::from(2),
+                ),
+            ] {
+                for dp in [2, 4, 6] {
+                    let slow = if denominator.is_zero() {
+                        Decimal::new(0, dp)
+                    } else {
+                        let mut r = (numerator / denominator).round_dp(dp);
+                        r.rescale(dp);
+                        r
+                    };
+                    assert_eq!(ratio(numerator, denominator, dp), slow);
+                    assert_eq!(
+                        ratio_text(numerator, denominator, dp),
+                        slow.to_string(),
+                        "{numerator} / {denominator} at {dp}"
+                    );
+                }
+            }
+        }
+        for &micros in &values {
+            for dp in [2, 6] {
+                for d in [
+                    Decimal::new(micros, 6),
+                    Decimal::new(-micros, 6),
+                    Decimal::new(micros, 9),
+                ] {
+                    let mut slow = d.round_dp(dp);
+                    slow.rescale(dp);
+                    assert_eq!(fixed_text(d, dp), slow.to_string(), "{d} at {dp}");
+                }
+            }
+        }
+        let wide = Decimal::from_i128_with_scale(123_456_789_012_345_678_901_234_567, 6);
+        assert_eq!(fixed_text(wide, 6), wide.to_string());
+        assert_eq!(fixed_text(-wide, 2), (-wide).round_dp(2).to_string());
+        assert_eq!(ratio_text(Decimal::from(5), Decimal::from(2), 0), "2");
+        assert_eq!(ratio_text(Decimal::from(7), Decimal::from(2), 0), "4");
+        assert_eq!(ratio_text(Decimal::new(-5, 1), Decimal::ONE, 2), "-0.50");
     }
 
     #[test]
