@@ -32,6 +32,16 @@ pub struct Summed {
 }
 
 impl Summed {
+    /// `amount`, already in `currency`: no rate used, none missing.
+    fn whole_in(currency: &CurrencyCode, amount: Decimal) -> Summed {
+        Summed {
+            currency: currency.clone(),
+            amount,
+            used: Vec::new(),
+            missing: Vec::new(),
+        }
+    }
+
     /// The sum, when every amount could be converted.
     pub fn whole(&self) -> Option<Decimal> {
         self.missing.is_empty().then_some(self.amount)
@@ -134,9 +144,28 @@ pub fn returns(
     if revenue.is_empty() {
         return Ok(Returns::none(currency));
     }
+    if let Some(income) = same_currency(spend_currency, revenue, currency) {
+        let cost = Summed::whole_in(currency, spend.round_dp(6));
+        return Ok(between(&Summed::whole_in(currency, income), &cost));
+    }
     let income = sum_in(conn, revenue, currency, day)?;
     let cost = sum_in(conn, &[(spend_currency.to_string(), spend)], currency, day)?;
     Ok(between(&income, &cost))
+}
+
+/// The revenue summed as [`sum_in`] sums it, when the spend and every amount are already in
+/// `currency` (the usual campaign): no rate to look up. `None` otherwise, or past the range.
+fn same_currency(
+    spend_currency: &CurrencyCode,
+    revenue: &[(String, Decimal)],
+    currency: &CurrencyCode,
+) -> Option<Decimal> {
+    if spend_currency != currency || revenue.iter().any(|(c, _)| c != currency.as_str()) {
+        return None;
+    }
+    revenue.iter().try_fold(Decimal::ZERO, |sum, (_, amount)| {
+        sum.checked_add(amount.round_dp(6))
+    })
 }
 
 /// ROAS and profit of `cost` against `income`, both summed in one currency, with the rates
@@ -218,5 +247,34 @@ mod tests {
             (None, Some(d("200"))),
             "no spend: no ROAS"
         );
+    }
+
+    /// Revenue and spend already in the campaign's currency skip the rates, with the answer
+    /// the rates' way gives (amounts past six decimals, no spend, a loss among them).
+    #[test]
+    fn one_currency_answers_as_the_conversion_would() {
+        let conn = crate::store::test_db();
+        let day: NaiveDate = "2026-11-28".parse().unwrap();
+        let eur = code("EUR");
+        for (spend, amounts) in [
+            ("100", vec!["250", "10.5"]),
+            ("0", vec!["3"]),
+            ("7.123456789", vec!["1.0000005", "2.9999994"]),
+            ("500", vec!["12.25"]),
+        ] {
+            let revenue: Vec<(String, Decimal)> =
+                amounts.iter().map(|a| ("EUR".to_string(), d(a))).collect();
+            assert!(same_currency(&eur, &revenue, &eur).is_some());
+            let spend = d(spend);
+            let long_way = between(
+                &sum_in(&conn, &revenue, &eur, day).unwrap(),
+                &sum_in(&conn, &[("EUR".to_string(), spend)], &eur, day).unwrap(),
+            );
+            let answer = returns(&conn, spend, &eur, &revenue, &eur, day).unwrap();
+            assert_eq!(answer, long_way, "{spend} against {amounts:?}");
+        }
+        let usd = [("USD".to_string(), d("1"))];
+        assert_eq!(same_currency(&eur, &usd, &eur), None);
+        assert_eq!(same_currency(&code("TON"), &[], &eur), None);
     }
 }
