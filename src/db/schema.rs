@@ -94,6 +94,10 @@ const SERVICE: Ledger = Ledger {
         ),
         (51, include_str!("../../sql/0051_cabinet_rolled_days.sql")),
         (52, include_str!("../../sql/0052_conversions_by_time.sql")),
+        (
+            53,
+            include_str!("../../sql/0053_list_indexes_cover_status.sql"),
+        ),
     ],
 };
 

@@ -1,20 +1,18 @@
 //! The list query behind `GET /v1/campaigns`: filters, keyset (cursor) pages, and sorted
 //! offset pages. Both read each cabinet through an index that matches the order (the primary
-//! key for cursor pages, `sql/0006_list_indexes.sql` for sorts); a sorted page merges the
-//! cabinets, reading at most `offset + limit + 1` rows of any, so the work follows the page
-//! asked for, never the number of campaigns.
+//! key for cursor pages, `sql/0053_list_indexes_cover_status.sql` for sorts); a sorted page
+//! merges the cabinets, reading at most `offset + limit + 1` keys of any, so the work follows
+//! the page asked for, never the number of campaigns.
 
 mod merge;
 mod whole;
-
-use std::collections::HashMap;
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{params_from_iter, CachedStatement, Connection};
 
 use super::{from_row, listed_columns, CampaignRow};
 use crate::domain::campaign::{LinkKind, Status};
-use crate::store::{keyed, StoreError};
+use crate::store::StoreError;
 use merge::{merged, Order};
 pub use whole::{all, sums, Sums};
 
@@ -123,8 +121,8 @@ pub fn list(
             if let [account] = filter.accounts[..] {
                 one_cabinet(conn, &query, account, order, offset, limit)?
             } else {
-                let keys = merged(conn, &query, &filter.accounts, order, offset, limit)?;
-                fetch(conn, &keys)?
+                let rowids = merged(conn, &query, &filter.accounts, order, offset, limit)?;
+                fetch(conn, &rowids)?
             }
         }
     };
@@ -193,24 +191,26 @@ fn one_cabinet(
     query.rows(&mut stmt, account, window, from_row)
 }
 
-/// The listed rows of the campaigns `keys`, `(account_id, ad_id)`, in that order, read
-/// through the primary key a chunk of keys at a time (`store::keyed`).
-fn fetch(conn: &Connection, keys: &[(i64, i64)]) -> Result<Vec<CampaignRow>, StoreError> {
+/// The listed rows of the campaigns of `rowids`, in that order, in one statement: the rowids
+/// bound as one JSON array whose elements each find their row by rowid, as the list's plain
+/// reads do through an index; an element's position places its row.
+fn fetch(conn: &Connection, rowids: &[i64]) -> Result<Vec<CampaignRow>, StoreError> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {} FROM {} CROSS JOIN campaigns
-         ON campaigns.account_id = keys.column1 AND campaigns.ad_id = keys.column2",
+        "SELECT {}, page.key FROM json_each(?1) AS page CROSS JOIN campaigns
+         ON campaigns.rowid = page.value",
         listed_columns(),
-        keyed::values()
     ))?;
-    let mut found: HashMap<(i64, i64), CampaignRow> = HashMap::with_capacity(keys.len());
-    for bound in keyed::chunks(keys) {
-        let rows = stmt.query_map(params_from_iter(bound), from_row)?;
-        for row in rows {
-            let row = row?;
-            found.insert((row.account_id, row.ad_id), row);
+    let position = stmt.column_count() - 1;
+    let mut placed: Vec<Option<CampaignRow>> = vec![None; rowids.len()];
+    let bound: Vec<String> = rowids.iter().map(i64::to_string).collect();
+    let mut rows = stmt.query([format!("[{}]", bound.join(","))])?;
+    while let Some(r) = rows.next()? {
+        let at: usize = r.get(position)?;
+        if let Some(slot) = placed.get_mut(at) {
+            *slot = Some(from_row(r)?);
         }
     }
-    Ok(keys.iter().filter_map(|key| found.remove(key)).collect())
+    Ok(placed.into_iter().flatten().collect())
 }
 
 /// A keyset page in `(account_id ASC, ad_id DESC)` order: the cabinets from the cursor's on,

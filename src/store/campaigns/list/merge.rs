@@ -1,6 +1,7 @@
-//! The merge behind sorted list pages: every cabinet's keys (the sorted column and `ad_id`)
-//! read in page order, a chunk at a time through the cabinet's index for the sort, and merged
-//! on a heap until the page is full. Only the page's own rows are then read whole.
+//! The merge behind sorted list pages: every cabinet's keys (the sorted column, `ad_id` and
+//! the rowid) read in page order, a chunk at a time from the cabinet's index for the sort
+//! alone (it holds the status the default filter reads), and merged on a heap until the page
+//! is full. Only the page's own rows are then read whole, by their rowids.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
@@ -42,18 +43,22 @@ pub(super) struct Order {
     pub descending: bool,
 }
 
-/// A campaign's place in one cabinet's order: the sorted column, then `ad_id`.
-type Key = (Cell, i64);
+/// A campaign's place in one cabinet's order (the sorted column, then `ad_id`), and its rowid.
+type Key = (Cell, i64, i64);
 
 fn key(row: &Row) -> rusqlite::Result<Key> {
-    Ok((Cell::read(row.get_ref(0)?)?, row.get(1)?))
+    Ok((Cell::read(row.get_ref(0)?)?, row.get(1)?, row.get(2)?))
 }
 
 impl Order {
     /// The `ORDER BY` clause of one cabinet's rows in this order.
     pub fn sql(self) -> String {
         let dir = if self.descending { "DESC" } else { "ASC" };
-        format!("ORDER BY {} {dir}, ad_id {dir}", self.sort.column())
+        match self.sort {
+            // Said once: twice, the planner would sort what the index by ad_id holds in order.
+            SortKey::AdId => format!("ORDER BY ad_id {dir}"),
+            sort => format!("ORDER BY {} {dir}, ad_id {dir}", sort.column()),
+        }
     }
 
     /// `BinaryHeap` pops the greatest: make that the row which comes first.
@@ -104,7 +109,8 @@ impl PartialEq for Head {
 
 impl Eq for Head {}
 
-/// Merges every cabinet's rows in page order, skipping `offset` rows and keeping `limit + 1`.
+/// Merges every cabinet's rows in page order, skipping `offset` rows and keeping `limit + 1`:
+/// their rowids, in that order (valid in the caller's snapshot).
 /// A cabinet contributes at most `min(OFFSET_DEPTH, offset + limit + 1)` rows. Cabinets are
 /// read in chunks through two cached statements (first chunk, next chunk), each chunk twice
 /// the last, the first sized so that all first chunks together about fill the page: the work
@@ -116,14 +122,9 @@ pub(super) fn merged(
     order: Order,
     offset: i64,
     limit: i64,
-) -> Result<Vec<(i64, i64)>, StoreError> {
+) -> Result<Vec<i64>, StoreError> {
     let depth = (offset + limit + 1).min(OFFSET_DEPTH);
-    let past = if order.descending { "<" } else { ">" };
-    let col = order.sort.column();
-    let sorted = order.sql();
-    let head = format!("SELECT {col}, ad_id {}", query.from);
-    let first_sql = format!("{head} {sorted} LIMIT ?");
-    let next_sql = format!("{head} AND ({col}, ad_id) {past} (?, ?) {sorted} LIMIT ?");
+    let [first_sql, next_sql] = chunk_queries(query, order);
     let mut first = conn.prepare_cached(&first_sql)?;
     let mut next = conn.prepare_cached(&next_sql)?;
     let cabinets = i64::try_from(accounts.len().max(1)).unwrap_or(i64::MAX);
@@ -150,7 +151,7 @@ pub(super) fn merged(
     while page.len() < keep {
         let Some(top) = heap.pop() else { break };
         let stream = &mut streams[top.stream];
-        let Some((cell, ad)) = stream.buffered.pop_front() else {
+        let Some((cell, ad, rowid)) = stream.buffered.pop_front() else {
             break;
         };
         if stream.buffered.is_empty() && !stream.done {
@@ -164,10 +165,23 @@ pub(super) fn merged(
         if skip > 0 {
             skip -= 1;
         } else {
-            page.push((stream.account, ad));
+            page.push(rowid);
         }
     }
     Ok(page)
+}
+
+/// The statements of one cabinet's chunks of keys: the first (binding the cabinet, the
+/// filter's arguments and a limit) and each next (a key to read past, then a limit).
+fn chunk_queries(query: &CabinetQuery, order: Order) -> [String; 2] {
+    let past = if order.descending { "<" } else { ">" };
+    let col = order.sort.column();
+    let sorted = order.sql();
+    let head = format!("SELECT {col}, ad_id, rowid {}", query.from);
+    [
+        format!("{head} {sorted} LIMIT ?"),
+        format!("{head} AND ({col}, ad_id) {past} (?, ?) {sorted} LIMIT ?"),
+    ]
 }
 
 impl Stream {
@@ -180,10 +194,48 @@ impl Stream {
     }
 
     fn head(&self, order: Order, stream: usize) -> Option<Head> {
-        self.buffered.front().map(|(cell, ad)| Head {
+        self.buffered.front().map(|(cell, ad, _)| Head {
             rank: (cell.clone(), *ad, self.account),
             order,
             stream,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::params_from_iter;
+
+    use super::super::ListFilter;
+    use super::*;
+
+    /// Under the default filter (every status but `Deleted`), both chunks of every sort read
+    /// their keys from the sort's index alone: no campaign is looked up in the table until the
+    /// page's own rows are.
+    #[test]
+    fn every_sort_reads_its_keys_from_its_index_alone() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::db::schema::migrate(&mut conn).unwrap();
+        let query = CabinetQuery::of(&ListFilter::default());
+        let sorts = SortKey::NAMES.split(", ").filter_map(SortKey::parse);
+        for sort in sorts {
+            for descending in [true, false] {
+                for sql in chunk_queries(&query, Order { sort, descending }) {
+                    let plan: Vec<String> = conn
+                        .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                        .unwrap()
+                        .query_map(params_from_iter(vec![1; sql.matches('?').count()]), |r| {
+                            r.get(3)
+                        })
+                        .unwrap()
+                        .collect::<Result<_, _>>()
+                        .unwrap();
+                    assert!(
+                        plan.iter().all(|step| step.contains("COVERING INDEX")),
+                        "{sort:?}: {plan:?}"
+                    );
+                }
+            }
+        }
     }
 }
