@@ -31,7 +31,9 @@
 //! campaigns per cabinet, requests per measurement; defaults 10, 1000, 100), or `-- --quick`
 //! (1 x 1,000, 30 requests, shorter retention windows). `--pages` times only `/` and
 //! `/cabinets` (for `100 1000 --pages`: their bound is over 100 cabinets; a year of 100,000
-//! campaigns takes about ten times the default's set-up and disk).
+//! campaigns takes about ten times the default's set-up and disk). `--only=TEXT` times only
+//! the requests whose label holds `TEXT` (`--only="API list"`: the four lists and their
+//! baselines), without the retention rounds.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -171,16 +173,19 @@ struct Line {
 fn main() {
     let run = Instant::now();
     let (mut quick, mut pages) = (false, false);
+    let mut only: Option<String> = None;
     let mut numbers = Vec::new();
     for arg in std::env::args().skip(1) {
         if arg == "--quick" {
             quick = true;
         } else if arg == "--pages" {
             pages = true;
+        } else if let Some(text) = arg.strip_prefix("--only=") {
+            only = Some(text.to_string());
         } else {
             numbers.push(
                 arg.parse::<usize>()
-                    .expect("numeric arguments, --quick or --pages"),
+                    .expect("numeric arguments, --quick, --pages or --only=TEXT"),
             );
         }
     }
@@ -302,6 +307,9 @@ fn main() {
     if pages {
         requests.retain(|r| r.path == "/" || r.path == "/cabinets");
     }
+    if let Some(text) = &only {
+        requests.retain(|r| r.label.contains(text.as_str()));
+    }
     let conns = [&twins.day1, &twins.year]
         .map(|s| adcab::db::open_connection(&s.config.storage.path).expect("a connection"));
     println!(
@@ -311,7 +319,7 @@ fn main() {
     for req in &requests {
         summary.extend(compare(&sides, &conns, req, &twins.key, n));
     }
-    if !pages {
+    if !pages && only.is_none() {
         summary.extend(during_passes(&twins, &sides[1], cabinet, ad, window));
     }
 
