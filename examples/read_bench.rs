@@ -471,12 +471,16 @@ fn parts(conn: &Connection, ws: &Workspace, rows: usize) {
         summed.push(started.elapsed().as_secs_f64() * 1000.0);
         let started = Instant::now();
         let day = adcab::clock::now(conn).unwrap().date_naive();
-        let objects: Vec<Reduced> = found
+        let returns: Vec<_> = found
             .iter()
             .zip(&summaries)
-            .map(|(row, summary)| {
-                let returns = returns_of(conn, row, CabinetType::Euro, summary, day).unwrap();
-                Reduced::of(row, CabinetType::Euro).with_conversions(summary, &returns)
+            .map(|(row, summary)| returns_of(conn, row, CabinetType::Euro, summary, day).unwrap())
+            .collect();
+        let objects: Vec<Reduced> = found
+            .iter()
+            .zip(summaries.iter().zip(&returns))
+            .map(|(row, (summary, returns))| {
+                Reduced::of(row, CabinetType::Euro).with_conversions(summary, returns)
             })
             .collect();
         let bytes = serde_json::to_vec(&objects).unwrap();

@@ -45,16 +45,16 @@ pub struct Reduced<'a> {
     group_id: Option<i64>,
     status_changed_at: &'a str,
     #[serde(flatten)]
-    conversions: Option<Conversions>,
+    conversions: Option<Conversions<'a>>,
 }
 
 /// The client's own conversions: `conversions: {lead, conversion, purchase}` (counts, zeros
 /// included) and `revenue: {"USD": "12.50", ...}` (decimal strings, one per currency), with
 /// ROAS and profit against the spend, revenue converted into the cabinet's currency.
 #[derive(Serialize)]
-struct Conversions {
+struct Conversions<'a> {
     conversions: Counts,
-    revenue: BTreeMap<String, String>,
+    revenue: Revenue<'a>,
     /// Revenue per unit spent (`"2.10"`); null without spend, revenue, or a rate.
     roas: Option<String>,
     /// Revenue minus spend in the cabinet's currency (six decimals, as `spent`); null without
@@ -63,7 +63,22 @@ struct Conversions {
     /// The rates revenue was converted at, each with its date.
     revenue_rates: Vec<RateUsed>,
     /// Revenue currencies with no rate known: ROAS and profit are then null, never guessed.
-    revenue_unconverted: Vec<String>,
+    revenue_unconverted: &'a [String],
+}
+
+/// Revenue per currency, written from the summary's micro-units as it is serialized (a list
+/// page writes one per campaign).
+struct Revenue<'a>(&'a BTreeMap<String, i128>);
+
+impl Serialize for Revenue<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (currency, micros) in self.0 {
+            map.serialize_entry(currency, &render_amount(*micros))?;
+        }
+        map.end()
+    }
 }
 
 #[derive(Serialize)]
@@ -132,7 +147,7 @@ impl<'a> Reduced<'a> {
         }
     }
 
-    pub fn with_conversions(mut self, summary: &Summary, returns: &Returns) -> Reduced<'a> {
+    pub fn with_conversions(mut self, summary: &'a Summary, returns: &'a Returns) -> Reduced<'a> {
         let count = |event: &str| summary.counts.get(event).copied().unwrap_or(0);
         self.conversions = Some(Conversions {
             conversions: Counts {
@@ -140,11 +155,7 @@ impl<'a> Reduced<'a> {
                 conversion: count("conversion"),
                 purchase: count("purchase"),
             },
-            revenue: summary
-                .revenue
-                .iter()
-                .map(|(currency, micros)| (currency.clone(), render_amount(*micros)))
-                .collect(),
+            revenue: Revenue(&summary.revenue),
             roas: returns.roas.map(|r| fixed_text(r, 2)),
             profit: returns.profit.map(|p| fixed_text(p, 6)),
             revenue_rates: returns
@@ -157,7 +168,7 @@ impl<'a> Reduced<'a> {
                     date: u.day.to_string(),
                 })
                 .collect(),
-            revenue_unconverted: returns.missing.clone(),
+            revenue_unconverted: &returns.missing,
         });
         self
     }
@@ -239,7 +250,7 @@ impl<'a> Full<'a> {
     }
 
     /// The object with the campaign's conversion summary.
-    pub fn with_conversions(mut self, summary: &Summary, returns: &Returns) -> Full<'a> {
+    pub fn with_conversions(mut self, summary: &'a Summary, returns: &'a Returns) -> Full<'a> {
         self.reduced = self.reduced.with_conversions(summary, returns);
         self
     }

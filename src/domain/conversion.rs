@@ -292,13 +292,7 @@ fn currency(text: &str) -> Option<String> {
 /// Micro-units (one amount, or a sum of many) as a decimal string with at most six places
 /// (trailing zeros cut, two kept). Any sum renders; nothing here can overflow or panic.
 pub fn render_amount(micros: i128) -> String {
-    let sign = if micros < 0 { "-" } else { "" };
-    let abs = micros.unsigned_abs();
-    let mut fraction = format!("{:06}", abs % 1_000_000);
-    while fraction.len() > 2 && fraction.ends_with('0') {
-        fraction.pop();
-    }
-    format!("{sign}{}.{fraction}", abs / 1_000_000)
+    crate::domain::money::decimal_text(micros, crate::domain::money::MONEY_SCALE, 2)
 }
 
 #[cfg(test)]

@@ -261,7 +261,7 @@ fn quotient(numerator: Decimal, denominator: Decimal, dp: u32) -> Option<i128> {
 /// `value * 10^-scale` written out: a `-` when negative, the whole part, then the decimals,
 /// trailing zeros cut down to `min_scale` (and zeros added up to it), no point without any.
 /// Written from the digits in one buffer: a list page writes thousands.
-fn decimal_text(value: i128, scale: u32, min_scale: u32) -> String {
+pub fn decimal_text(value: i128, scale: u32, min_scale: u32) -> String {
     let (scale, min) = (scale as usize, min_scale as usize);
     // The digits, least significant first, at least one more than the decimals; in 64 bits
     // once the value fits (128-bit division is the slow part).

@@ -235,7 +235,7 @@ pub fn summaries_of(conn: &Connection, rows: &[CampaignRow]) -> Result<Vec<Summa
          ON t.account_id = keys.column1 AND t.ad_id = keys.column2",
         super::keyed::values()
     ))?;
-    let mut found: HashMap<(i64, i64), Summary> = HashMap::new();
+    let mut found: HashMap<(i64, i64), Summary> = HashMap::with_capacity(keys.len());
     for bound in super::keyed::chunks(&keys) {
         let mut lines = stmt.query(params_from_iter(bound))?;
         while let Some(r) = lines.next()? {
