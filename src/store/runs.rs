@@ -16,7 +16,7 @@ use std::vec::IntoIter;
 use rusqlite::{params, Connection, Row};
 
 use super::stats::totals_at;
-use super::{optional, StoreError};
+use super::{ids_json, optional, StoreError};
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
 
@@ -114,7 +114,7 @@ fn spans(
         None => conn.prepare_cached(marks!("?4 IS NULL"))?,
         Some(_) => conn.prepare_cached(marks!("c.ad_id IN (SELECT value FROM json_each(?4))"))?,
     };
-    let listed = ads.map(|ads| serde_json::to_string(ads).expect("ids serialize"));
+    let listed = ads.map(ids_json);
     let mut rows = stmt.query(params![account, from, to, listed])?;
     let mut found = Vec::new();
     while let Some(r) = rows.next()? {

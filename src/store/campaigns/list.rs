@@ -12,7 +12,7 @@ use rusqlite::{params_from_iter, CachedStatement, Connection};
 
 use super::{from_row, listed_columns, CampaignRow};
 use crate::domain::campaign::{LinkKind, Status};
-use crate::store::StoreError;
+use crate::store::{ids_json, StoreError};
 use merge::{merged, Order};
 pub use whole::{all, sums, Sums};
 
@@ -202,8 +202,7 @@ fn fetch(conn: &Connection, rowids: &[i64]) -> Result<Vec<CampaignRow>, StoreErr
     ))?;
     let position = stmt.column_count() - 1;
     let mut placed: Vec<Option<CampaignRow>> = vec![None; rowids.len()];
-    let bound: Vec<String> = rowids.iter().map(i64::to_string).collect();
-    let mut rows = stmt.query([format!("[{}]", bound.join(","))])?;
+    let mut rows = stmt.query([ids_json(rowids)])?;
     while let Some(r) = rows.next()? {
         let at: usize = r.get(position)?;
         if let Some(slot) = placed.get_mut(at) {
