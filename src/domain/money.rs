@@ -215,12 +215,9 @@ pub fn ratio(numerator: Decimal, denominator: Decimal, dp: u32) -> Decimal {
     r
 }
 
-/// [`ratio`] as its text (`"0.67"`), written straight from integers where [`quotient`] can.
+/// [`ratio`] as its text (`"0.67"`), written by [`fixed_text`].
 pub fn ratio_text(numerator: Decimal, denominator: Decimal, dp: u32) -> String {
-    match quotient(numerator, denominator, dp) {
-        Some(q) => decimal_text(q, dp, dp),
-        None => ratio(numerator, denominator, dp).to_string(),
-    }
+    fixed_text(ratio(numerator, denominator, dp), dp)
 }
 
 /// Beyond this, a quotient read through `Decimal` (about 28 significant digits) could round
