@@ -49,13 +49,7 @@ mod tests {
             "SELECT t.b FROM {} CROSS JOIN t ON t.a = keys.column1 AND t.b = keys.column2",
             values()
         );
-        let plan: Vec<String> = conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-            .unwrap()
-            .query_map(params_from_iter(vec![0; CHUNK * 2]), |r| r.get(3))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let plan = crate::store::test_plan(&conn, &sql, 0);
         assert!(
             plan.iter().any(|p| p.starts_with("SEARCH t USING")),
             "{plan:?}"

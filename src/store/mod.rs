@@ -129,6 +129,18 @@ pub fn test_db() -> rusqlite::Connection {
     conn
 }
 
+/// For unit tests: the steps of `sql`'s query plan (the details `EXPLAIN QUERY PLAN` gives),
+/// with every parameter bound to `value` (a plan does not depend on the values bound).
+#[cfg(test)]
+pub fn test_plan(conn: &rusqlite::Connection, sql: &str, value: i64) -> Vec<String> {
+    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+    let bound = vec![value; stmt.parameter_count()];
+    stmt.query_map(rusqlite::params_from_iter(bound), |r| r.get(3))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
 /// For unit tests: campaign `ad` of cabinet `account`, active, as the sync stores one.
 #[cfg(test)]
 pub fn test_campaign(conn: &rusqlite::Connection, account: i64, ad: i64) {

@@ -204,8 +204,6 @@ impl Stream {
 
 #[cfg(test)]
 mod tests {
-    use rusqlite::params_from_iter;
-
     use super::super::ListFilter;
     use super::*;
 
@@ -221,15 +219,7 @@ mod tests {
         for sort in sorts {
             for descending in [true, false] {
                 for sql in chunk_queries(&query, Order { sort, descending }) {
-                    let plan: Vec<String> = conn
-                        .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-                        .unwrap()
-                        .query_map(params_from_iter(vec![1; sql.matches('?').count()]), |r| {
-                            r.get(3)
-                        })
-                        .unwrap()
-                        .collect::<Result<_, _>>()
-                        .unwrap();
+                    let plan = crate::store::test_plan(&conn, &sql, 1);
                     assert!(
                         plan.iter().all(|step| step.contains("COVERING INDEX")),
                         "{sort:?}: {plan:?}"

@@ -129,18 +129,13 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::db::schema::migrate(&mut conn).unwrap();
         let (clauses, _) = conditions(&ListFilter::default());
-        let plan: Vec<String> = conn
-            .prepare(&format!(
-                "EXPLAIN QUERY PLAN SELECT COUNT(*), SUM(budget_micros), SUM(spent_micros),
-                    SUM(views), SUM(clicks), SUM(actions)
-                 FROM campaigns WHERE account_id = 1 AND {}",
-                clauses.join(" AND ")
-            ))
-            .unwrap()
-            .query_map([], |r| r.get::<_, String>(3))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let sql = format!(
+            "SELECT COUNT(*), SUM(budget_micros), SUM(spent_micros), SUM(views), SUM(clicks),
+                SUM(actions)
+             FROM campaigns WHERE account_id = 1 AND {}",
+            clauses.join(" AND ")
+        );
+        let plan = crate::store::test_plan(&conn, &sql, 0);
         assert!(
             plan.iter()
                 .any(|step| step.contains("COVERING INDEX campaigns_totals")),
