@@ -106,8 +106,8 @@ pub struct Converted {
 }
 
 /// The conversions received in `[from, to)` (ISO times) attributed to each of the campaigns
-/// `ads` (in the event's own row when it names one campaign, else in `conversion_campaigns`),
-/// per campaign, event and currency.
+/// `ads` (in id order; in the event's own row when it names one campaign, else in
+/// `conversion_campaigns`), per campaign, event and currency.
 pub fn conversions_per_campaign(
     conn: &Connection,
     account: i64,
@@ -116,11 +116,13 @@ pub fn conversions_per_campaign(
     to: &str,
 ) -> Result<Vec<(i64, Converted)>, StoreError> {
     // Each event is read from the index by time alone (migration 52) and summed here, where a
-    // GROUP BY would sort them all first.
+    // GROUP BY would sort them all first. Its campaign is looked up in `ads` here too: the index
+    // range is the span's whatever the campaigns, and SQLite's `IN` would probe a table it
+    // builds for each of them.
     let mut stmt = conn.prepare_cached(
         "SELECT c.ad_id, c.event_type, c.currency, c.amount_micros FROM conversions c
          WHERE c.account_id = ?1 AND c.received_at >= ?3 AND c.received_at < ?4
-            AND c.ad_id IN (SELECT value FROM json_each(?2))
+            AND c.ad_id IS NOT NULL
          UNION ALL
          SELECT cc.ad_id, c.event_type, c.currency, c.amount_micros
          FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id
@@ -128,23 +130,46 @@ pub fn conversions_per_campaign(
             AND c.received_at >= ?3 AND c.received_at < ?4",
     )?;
     let mut rows = stmt.query(params![account, ids_json(ads), from, to])?;
-    let mut sums: BTreeMap<(i64, String, Option<String>), (i64, i128)> = BTreeMap::new();
+    // A campaign's few sums are found by comparing the row's text in place: a key of owned
+    // strings would allocate twice for each of a month's events.
+    let mut sums: BTreeMap<i64, Vec<Converted>> = BTreeMap::new();
     while let Some(r) = rows.next()? {
+        let event_type = r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
+        let currency = r
+            .get_ref(2)?
+            .as_str_or_null()
+            .map_err(rusqlite::Error::from)?;
+        let ad: i64 = r.get(0)?;
+        if ads.binary_search(&ad).is_err() {
+            continue;
+        }
         let amount: Option<i64> = r.get(3)?;
-        let sum = sums.entry((r.get(0)?, r.get(1)?, r.get(2)?)).or_default();
-        sum.0 += 1;
-        sum.1 += i128::from(amount.unwrap_or(0));
+        let lines = sums.entry(ad).or_default();
+        let at = match lines
+            .iter()
+            .position(|c| c.event_type == event_type && c.currency.as_deref() == currency)
+        {
+            Some(at) => at,
+            None => {
+                lines.push(Converted {
+                    event_type: event_type.to_string(),
+                    currency: currency.map(str::to_string),
+                    count: 0,
+                    amount_micros: 0,
+                });
+                lines.len() - 1
+            }
+        };
+        lines[at].count += 1;
+        lines[at].amount_micros += i128::from(amount.unwrap_or(0));
     }
     Ok(sums
         .into_iter()
-        .map(|((ad, event_type, currency), (count, amount_micros))| {
-            let converted = Converted {
-                event_type,
-                currency,
-                count,
-                amount_micros,
-            };
-            (ad, converted)
+        .flat_map(|(ad, mut lines)| {
+            lines.sort_unstable_by(|a, b| {
+                (&a.event_type, &a.currency).cmp(&(&b.event_type, &b.currency))
+            });
+            lines.into_iter().map(move |c| (ad, c))
         })
         .collect())
 }
@@ -425,6 +450,80 @@ mod tests {
     use super::*;
     use crate::domain::money::Money;
     use crate::store::test_db;
+
+    #[test]
+    fn conversions_per_campaign_sum_the_listed_campaigns_events_of_the_span() {
+        let conn = test_db();
+        let mut insert = conn
+            .prepare(
+                "INSERT INTO conversions (holder_id, txid, event_type, amount_micros, currency,
+                    account_id, ad_id, received_at, updated_at)
+                 VALUES (1, ?1, ?2, ?3, ?4, 7, ?5, ?6, 'x')",
+            )
+            .unwrap();
+        // Every 5 hours from 2026-11-20 for six days: campaigns 1, 2, 3 in turn and every
+        // fourth event without a campaign of its own (attributed below to 2 and 3).
+        for i in 0..29_i64 {
+            let at = format!("2026-11-{:02}T{:02}:00:00Z", 20 + i * 5 / 24, i * 5 % 24);
+            let ad = (i % 4 != 3).then_some(i % 3 + 1);
+            let (event, amount, currency) = match i % 3 {
+                0 => ("lead", None, None),
+                1 => ("purchase", Some(1_000_000 * i), Some("USD")),
+                _ => ("purchase", Some(7), Some("EUR")),
+            };
+            insert
+                .execute(params![format!("t{i}"), event, amount, currency, ad, at])
+                .unwrap();
+        }
+        conn.execute_batch(
+            "INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id)
+             SELECT id, 7, ad FROM conversions, (SELECT 2 AS ad UNION ALL SELECT 3)
+             WHERE ad_id IS NULL",
+        )
+        .unwrap();
+        let (from, to) = ("2026-11-21T00:00:00Z", "2026-11-24T12:00:00Z");
+        let found = conversions_per_campaign(&conn, 7, &[1, 3], from, to).unwrap();
+        let got: Vec<(i64, String, Option<String>, i64, i128)> = found
+            .into_iter()
+            .map(|(ad, c)| (ad, c.event_type, c.currency, c.count, c.amount_micros))
+            .collect();
+        let mut stmt = conn
+            .prepare(
+                "SELECT ad, event_type, currency, COUNT(*), SUM(COALESCE(amount_micros, 0))
+                 FROM (SELECT ad_id AS ad, event_type, currency, amount_micros, received_at
+                       FROM conversions WHERE ad_id IS NOT NULL
+                       UNION ALL
+                       SELECT cc.ad_id, event_type, currency, amount_micros, received_at
+                       FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id)
+                 WHERE ad IN (1, 3) AND received_at >= ?1 AND received_at < ?2
+                 GROUP BY ad, event_type, currency ORDER BY ad, event_type, currency",
+            )
+            .unwrap();
+        let want: Vec<(i64, String, Option<String>, i64, i128)> = stmt
+            .query_map([from, to], |r| {
+                let sum: i64 = r.get(4)?;
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, i128::from(sum)))
+            })
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(got, want);
+        assert!(got.iter().any(|(ad, ..)| *ad == 1) && got.iter().any(|(ad, ..)| *ad == 3));
+        assert!(got.iter().all(|(ad, ..)| *ad != 2), "{got:?}");
+        let attributed: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM conversion_campaigns cc JOIN conversions c
+                     ON c.id = cc.conversion_id
+                 WHERE cc.ad_id = 3 AND received_at >= ?1 AND received_at < ?2",
+                [from, to],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(
+            attributed > 0,
+            "the fixture attributes events of the span to campaign 3"
+        );
+    }
 
     #[test]
     fn days_join_the_hours_and_the_rolled_up_days() {
