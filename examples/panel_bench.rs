@@ -31,6 +31,7 @@
 //! Run: `cargo run --release --example panel_bench` (optional arguments: cabinets, campaigns
 //! per cabinet, requests per page; defaults 100, 1000, 100), or `-- --quick` for 10 x 1,000.
 
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use adcab::config::Config;
@@ -66,7 +67,7 @@ const MIN_RUNS: usize = 10;
 /// Of each cabinet's campaigns, the first and one in this many after it have hourly stats.
 const STATS_EVERY: usize = 100;
 
-fn main() {
+fn main() -> ExitCode {
     let run = Instant::now();
     let mut quick = false;
     let mut numbers = Vec::new();
@@ -291,8 +292,10 @@ fn main() {
             "{slow} verdicts of {} pages over their bound or target",
             medians.len()
         );
-        std::process::exit(1);
+        // Returned, not `process::exit`: that would skip removing the database's directory.
+        return ExitCode::FAILURE;
     }
+    ExitCode::SUCCESS
 }
 
 /// What the measurements read with.

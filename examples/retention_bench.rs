@@ -40,6 +40,7 @@
 //! year.
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -177,7 +178,7 @@ fn parse_args() -> Args {
     }
 }
 
-fn main() {
+fn main() -> ExitCode {
     let run = Instant::now();
     let args = parse_args();
     let dir = tempfile::tempdir().expect("temp dir");
@@ -313,9 +314,11 @@ fn main() {
     );
     println!("{api}");
     println!("total run: {:.0} s", run.elapsed().as_secs_f64());
+    // Returned, not `process::exit`: that would skip removing the database's directory.
     if !year_ok || !final_ok || !api.clean() {
-        std::process::exit(1);
+        return ExitCode::FAILURE;
     }
+    ExitCode::SUCCESS
 }
 
 /// The runtime the passes run on, as `serve`'s upkeep would: one worker.
@@ -335,7 +338,7 @@ const KEPT_YEAR: &str = "year.txt";
 /// Measures the API over a year an earlier run kept (`--keep`) instead of writing one: a copy
 /// of its database, the same install with a key of its own. Sizes are the earlier run's to
 /// report.
-fn resume(from: &Path, config: Config, args: &Args, run: Instant) {
+fn resume(from: &Path, config: Config, args: &Args, run: Instant) -> ExitCode {
     let year = std::fs::read_to_string(from.join(KEPT_YEAR)).expect("the kept year");
     let (first, days) = year.trim().split_once(' ').expect("first day and days");
     let first_day: NaiveDate = first.parse().expect("the first day");
@@ -365,8 +368,9 @@ fn resume(from: &Path, config: Config, args: &Args, run: Instant) {
     println!("\n== summary ==\n{api}");
     println!("total run: {:.0} s", run.elapsed().as_secs_f64());
     if !api.clean() {
-        std::process::exit(1);
+        return ExitCode::FAILURE;
     }
+    ExitCode::SUCCESS
 }
 
 fn verdict(ok: bool) -> &'static str {

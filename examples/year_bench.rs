@@ -34,9 +34,10 @@
 //! campaigns takes about ten times the default's set-up and disk). `--only=TEXT` times only
 //! the requests whose label holds `TEXT` (`--only="API list"`: the four lists and their
 //! baselines), without the retention rounds. The fixture lives in a temporary directory that
-//! the run removes at its end: a run killed before it leaves about 2.5 GB (at the default
-//! size) in the system's temp directory (`.tmp*`).
+//! the run removes at its end (also when a figure misses): a run killed before it leaves
+//! about 2.5 GB (at the default size) in the system's temp directory (`.tmp*`).
 
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -172,7 +173,7 @@ struct Line {
     ok: bool,
 }
 
-fn main() {
+fn main() -> ExitCode {
     let run = Instant::now();
     let (mut quick, mut pages) = (false, false);
     let mut only: Option<String> = None;
@@ -349,8 +350,10 @@ fn main() {
             summary.len(),
             missed.join("; ")
         );
-        std::process::exit(1);
+        // Returned, not `process::exit`: that would skip removing the fixture's directory.
+        return ExitCode::FAILURE;
     }
+    ExitCode::SUCCESS
 }
 
 /// Times `req` on both twins, taking turns; its lines of the summary.
