@@ -98,6 +98,10 @@ const SERVICE: Ledger = Ledger {
             53,
             include_str!("../../sql/0053_list_indexes_cover_status.sql"),
         ),
+        (
+            54,
+            include_str!("../../sql/0054_cabinet_conversion_hours.sql"),
+        ),
     ],
 };
 

@@ -2,16 +2,20 @@
 //! page's periods, a report's days), through their daily rows (`cabinet_conversion_days`,
 //! migration 49, kept by triggers on `conversions`): each UTC day's rows count in the span
 //! holding its noon, and the conversions between a bound that is not a UTC midnight and its
-//! nearest midnight are moved to their own span, as `kept::days` moves hours; so each span's
-//! figures are those of the conversions received in it, in any zone. Writes nothing.
+//! nearest midnight are moved to their own span, as `kept::days` moves hours: the whole hours
+//! there through their hourly rows (`cabinet_conversion_hours`, migration 54), the bound's own
+//! hour one by one; so each span's figures are those of the conversions received in it, in any
+//! zone. Writes nothing.
 
 use std::collections::BTreeMap;
 
+use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, Connection};
 
 use super::conversions::join;
 use super::kept::Spans;
 use super::StoreError;
+use crate::domain::time::iso;
 
 /// Conversions of one event and currency: how many, how many named an amount, and the sum of
 /// those amounts (micro-units, exact).
@@ -95,6 +99,26 @@ fn received(r: &rusqlite::Row) -> rusqlite::Result<(String, (String, String), Ta
     ))
 }
 
+/// The whole UTC hours inside `[from, to)` (ISO times as the service writes them): the first
+/// one's start and the last one's end, `None` when no whole hour lies inside.
+fn whole_hours(from: &str, to: &str) -> Option<(String, String)> {
+    let start_of = |t: &str| -> Option<DateTime<Utc>> {
+        let hour = format!("{}:00:00Z", t.get(..13)?);
+        Some(
+            DateTime::parse_from_rfc3339(&hour)
+                .ok()?
+                .with_timezone(&Utc),
+        )
+    };
+    let (from_hour, last) = (start_of(from)?, start_of(to)?);
+    let first = if iso(from_hour) == from {
+        from_hour
+    } else {
+        from_hour + Duration::hours(1)
+    };
+    (first < last).then(|| (iso(first), iso(last)))
+}
+
 /// A cabinet's conversions per span of `spans`, each those received in the span.
 pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Events>, StoreError> {
     let mut found: Vec<Events> = (0..spans.len()).map(|_| Events::new()).collect();
@@ -131,20 +155,46 @@ pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Ev
                 .moved(tally, true);
         }
     }
+    // Each edge's whole hours are read from their rows, the conversions of the rest of it (the
+    // bound's own hour) one by one; each is moved from its day's span to its own.
+    let mut by_hour = conn.prepare_cached(
+        "SELECT hour, event_type, currency, count, priced, amount_high, amount_low
+         FROM cabinet_conversion_hours WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
+    )?;
+    let mut place = |at: &str, key: (String, String), tally: Tally| {
+        let own = spans.of(at);
+        let day = spans.of(&format!("{}T12:00:00Z", at.get(..10).unwrap_or(at)));
+        if own == day {
+            return;
+        }
+        if let Some(i) = day {
+            found[i].entry(key.clone()).or_default().moved(tally, false);
+        }
+        if let Some(i) = own {
+            found[i].entry(key).or_default().moved(tally, true);
+        }
+    };
     for (from, to) in &plan.edges {
-        let rows = one_by_one.query_map(params![account, from, to], received)?;
-        for row in rows {
-            let (at, key, tally) = row?;
-            let own = spans.of(&at);
-            let day = spans.of(&format!("{}T12:00:00Z", at.get(..10).unwrap_or(&at)));
-            if own == day {
-                continue;
+        let rest = match whole_hours(from, to) {
+            Some((first, last)) => {
+                let mut rows = by_hour.query(params![account, first, last])?;
+                while let Some(r) = rows.next()? {
+                    let tally = Tally {
+                        count: r.get(3)?,
+                        priced: r.get(4)?,
+                        amount: join(r.get(5)?, r.get(6)?),
+                    };
+                    let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+                    place(hour, (r.get(1)?, r.get(2)?), tally);
+                }
+                vec![(from.clone(), first), (last, to.clone())]
             }
-            if let Some(i) = day {
-                found[i].entry(key.clone()).or_default().moved(tally, false);
-            }
-            if let Some(i) = own {
-                found[i].entry(key).or_default().moved(tally, true);
+            None => vec![(from.clone(), to.clone())],
+        };
+        for (from, to) in rest.iter().filter(|(from, to)| from < to) {
+            for row in one_by_one.query_map(params![account, from, to], received)? {
+                let (at, key, tally) = row?;
+                place(&at, key, tally);
             }
         }
     }
@@ -157,9 +207,8 @@ pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Ev
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::time::iso;
     use crate::store::{kept_check, test_db};
-    use chrono::{DateTime, Duration, TimeZone, Utc};
+    use chrono::TimeZone;
 
     /// Conversions every 37 minutes for five days, of two events in two currencies, some
     /// without an amount or a currency, some refunds; then some moved, repriced and removed.
@@ -236,11 +285,14 @@ mod tests {
             assert_eq!(kept, read, "{bounds:?}");
         }
         let figures = kept_check::check(&conn).unwrap();
-        let days = figures
-            .iter()
-            .find(|f| f.name == "cabinet_conversion_days")
-            .unwrap();
-        assert!(days.rows > 5 && days.equal(), "{:?}", days.differences);
+        for name in ["cabinet_conversion_days", "cabinet_conversion_hours"] {
+            let kept = figures.iter().find(|f| f.name == name).unwrap();
+            assert!(
+                kept.rows > 5 && kept.equal(),
+                "{name}: {:?}",
+                kept.differences
+            );
+        }
 
         conn.execute(
             "UPDATE cabinet_conversion_days SET priced = priced + 1 WHERE day = '2026-11-21'
@@ -258,6 +310,42 @@ mod tests {
             days.differences[0].key,
             "cabinet 7, 2026-11-21, purchase, EUR"
         );
+
+        conn.execute(
+            "UPDATE cabinet_conversion_hours SET count = count - 1
+             WHERE hour = '2026-11-20T00:00:00Z' AND event_type = 'lead'",
+            [],
+        )
+        .unwrap();
+        let figures = kept_check::check(&conn).unwrap();
+        let hours = figures
+            .iter()
+            .find(|f| f.name == "cabinet_conversion_hours")
+            .unwrap();
+        assert_eq!(hours.differing, 1);
+        assert_eq!(
+            hours.differences[0].key,
+            "cabinet 7, 2026-11-20T00:00:00Z, lead"
+        );
+    }
+
+    #[test]
+    fn an_edges_whole_hours_are_those_between_its_ends() {
+        let hours = |from: &str, to: &str| whole_hours(from, to);
+        assert_eq!(
+            hours("2026-11-20T00:00:00Z", "2026-11-20T05:30:00Z"),
+            Some(("2026-11-20T00:00:00Z".into(), "2026-11-20T05:00:00Z".into()))
+        );
+        assert_eq!(
+            hours("2026-11-20T18:15:00Z", "2026-11-21T00:00:00Z"),
+            Some(("2026-11-20T19:00:00Z".into(), "2026-11-21T00:00:00Z".into()))
+        );
+        assert_eq!(
+            hours("2026-11-20T23:00:00Z", "2026-11-21T00:00:00Z"),
+            Some(("2026-11-20T23:00:00Z".into(), "2026-11-21T00:00:00Z".into()))
+        );
+        assert_eq!(hours("2026-11-20T23:10:00Z", "2026-11-21T00:00:00Z"), None);
+        assert_eq!(hours("2026-11-20T00:00:00Z", "2026-11-20T00:59:59Z"), None);
     }
 
     #[test]

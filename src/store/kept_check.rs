@@ -1,9 +1,9 @@
 //! Owns the comparison of each kept figure with its recomputation from the rows it stands for
-//! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours, the
-//! cabinets' hours with their campaigns' stats rows, the conversions' daily rows with the
-//! conversions, the stats rows' running sums with the rows, the cabinets' last rolled-up day with
-//! their daily rows, and the conversion totals with the events still stored. Reads only; names
-//! what differs.
+//! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours,
+//! the cabinets' hours with their campaigns' stats rows, the conversions' daily and hourly rows
+//! with the conversions, the stats rows' running sums with the rows, the cabinets' last
+//! rolled-up day with their daily rows, and the conversion totals with the events still stored.
+//! Reads only; names what differs.
 
 use rusqlite::Connection;
 
@@ -67,6 +67,12 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
             "cabinet_conversion_days",
             "the conversions summed by cabinet, UTC day, event and currency",
             CONVERSION_DAYS,
+        )?,
+        compare(
+            conn,
+            "cabinet_conversion_hours",
+            "the conversions summed by cabinet, UTC hour, event and currency",
+            CONVERSION_HOURS,
         )?,
         compare(
             conn,
@@ -172,8 +178,15 @@ const CABINET_HOURS: &str = "
           FROM daily_stats GROUP BY account_id, day)
     GROUP BY account_id, day ORDER BY account_id, day";
 
-const CONVERSION_DAYS: &str = "
-    SELECT 'cabinet ' || account_id || ', ' || day || ', ' || event_type
+/// A table of conversions kept per cabinet, `$key` (a column holding `$of`, an expression of
+/// `received_at`), event and currency, against the conversions summed the same way.
+macro_rules! conversions_by {
+    ($table:literal, $key:literal, $of:literal) => {
+        concat!(
+            "
+    SELECT 'cabinet ' || account_id || ', ' || ",
+            $key,
+            " || ', ' || event_type
             || CASE currency WHEN '' THEN '' ELSE ', ' || currency END,
         SUM(k_count) || ' conversions, ' || SUM(k_priced) || ' with amounts: '
             || SUM(k_high) || ' x 10^9 + ' || SUM(k_low) || ' micros',
@@ -181,18 +194,44 @@ const CONVERSION_DAYS: &str = "
             || SUM(c_high) || ' x 10^9 + ' || SUM(c_low) || ' micros',
         SUM(k_count) <> SUM(c_count) OR SUM(k_priced) <> SUM(c_priced)
             OR SUM(k_high) <> SUM(c_high) OR SUM(k_low) <> SUM(c_low)
-    FROM (SELECT account_id, day, event_type, currency, count AS k_count, priced AS k_priced,
+    FROM (SELECT account_id, ",
+            $key,
+            ", event_type, currency, count AS k_count, priced AS k_priced,
             amount_high AS k_high, amount_low AS k_low, 0 AS c_count, 0 AS c_priced,
             0 AS c_high, 0 AS c_low
-          FROM cabinet_conversion_days
+          FROM ",
+            $table,
+            "
           UNION ALL
-          SELECT account_id, substr(received_at, 1, 10), event_type, COALESCE(currency, ''),
-            0, 0, 0, 0,
+          SELECT account_id, ",
+            $of,
+            ", event_type, COALESCE(currency, ''), 0, 0, 0, 0,
             COUNT(*), COUNT(amount_micros), COALESCE(SUM(amount_micros / 1000000000), 0),
             COALESCE(SUM(amount_micros % 1000000000), 0)
           FROM conversions
-          GROUP BY account_id, substr(received_at, 1, 10), event_type, COALESCE(currency, ''))
-    GROUP BY account_id, day, event_type, currency ORDER BY account_id, day, event_type, currency";
+          GROUP BY account_id, ",
+            $of,
+            ", event_type, COALESCE(currency, ''))
+    GROUP BY account_id, ",
+            $key,
+            ", event_type, currency ORDER BY account_id, ",
+            $key,
+            ", event_type, currency"
+        )
+    };
+}
+
+const CONVERSION_DAYS: &str = conversions_by!(
+    "cabinet_conversion_days",
+    "day",
+    "substr(received_at, 1, 10)"
+);
+
+const CONVERSION_HOURS: &str = conversions_by!(
+    "cabinet_conversion_hours",
+    "hour",
+    "substr(received_at, 1, 13) || ':00:00Z'"
+);
 
 const STAT_RUNS: &str = "
     SELECT 'cabinet ' || account_id || ', campaign ' || ad_id || ', '

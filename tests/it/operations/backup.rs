@@ -226,8 +226,9 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // triggers first), 49: the conversions' daily rows (their triggers first), and 51:
             // the cabinets' last rolled-up days (its trigger first), 52: one campaign's
             // conversions by time (it rebuilt 47's index, which goes with 47), 53: the list
-            // indexes' status (they are made again as 6 made them; its index by ad_id goes);
-            // 27's column is in 15's alerts; 50 adds rows only) undone.
+            // indexes' status (they are made again as 6 made them; its index by ad_id goes),
+            // 54: the conversions' hourly rows (their triggers first); 27's column is in 15's
+            // alerts; 50 adds rows only) undone.
             tx.execute_batch(
                 "DROP INDEX campaigns_by_date; DROP INDEX campaigns_by_title;
                  DROP INDEX campaigns_by_status; DROP INDEX campaigns_by_views;
@@ -237,7 +238,9 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             )?;
             tx.execute_batch(include_str!("../../../sql/0006_list_indexes.sql"))?;
             tx.execute_batch(
-                "DROP INDEX conversions_ad_received;
+                "DROP TRIGGER conversions_hour_insert; DROP TRIGGER conversions_hour_delete;
+                 DROP TRIGGER conversions_hour_update; DROP TABLE cabinet_conversion_hours;
+                 DROP INDEX conversions_ad_received;
                  DROP TRIGGER daily_stats_last_day; DROP TABLE cabinet_rolled_days;
                  DROP TRIGGER conversions_day_insert; DROP TRIGGER conversions_day_delete;
                  DROP TRIGGER conversions_day_update; DROP TABLE cabinet_conversion_days;

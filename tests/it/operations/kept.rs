@@ -222,6 +222,7 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
         "cabinet_days",
         "cabinet_hours",
         "cabinet_conversion_days",
+        "cabinet_conversion_hours",
         "stat_runs",
         "cabinet_rolled_days",
         "conversion_totals",
