@@ -33,7 +33,8 @@
 //! `/cabinets` (for `100 1000 --pages`: their bound is over 100 cabinets; a year of 100,000
 //! campaigns takes about ten times the default's set-up and disk). `--only=TEXT` times only
 //! the requests whose label holds `TEXT` (`--only="API list"`: the four lists and their
-//! baselines), without the retention rounds. The fixture lives in a temporary directory that
+//! baselines), without the retention rounds. `--zone=NAME` gives the owner an IANA time zone
+//! (`Europe/Moscow`): the home page's periods and the report's days are then that zone's. The fixture lives in a temporary directory that
 //! the run removes at its end (also when a figure misses): a run killed before it leaves
 //! about 2.5 GB (at the default size) in the system's temp directory (`.tmp*`).
 
@@ -176,7 +177,7 @@ struct Line {
 fn main() -> ExitCode {
     let run = Instant::now();
     let (mut quick, mut pages) = (false, false);
-    let mut only: Option<String> = None;
+    let (mut only, mut zone): (Option<String>, Option<String>) = (None, None);
     let mut numbers = Vec::new();
     for arg in std::env::args().skip(1) {
         if arg == "--quick" {
@@ -185,10 +186,12 @@ fn main() -> ExitCode {
             pages = true;
         } else if let Some(text) = arg.strip_prefix("--only=") {
             only = Some(text.to_string());
+        } else if let Some(name) = arg.strip_prefix("--zone=") {
+            zone = Some(name.to_string());
         } else {
             numbers.push(
                 arg.parse::<usize>()
-                    .expect("numeric arguments, --quick, --pages or --only=TEXT"),
+                    .expect("numeric arguments, --quick, --pages, --only=TEXT or --zone=NAME"),
             );
         }
     }
@@ -204,6 +207,15 @@ fn main() -> ExitCode {
     let window = if quick { WINDOW / 4 } else { WINDOW };
 
     let twins = year::make(cabinets, per_cabinet);
+    // The owner's days (the home page's periods, the report's days) in another zone than UTC.
+    for s in zone.iter().flat_map(|_| [&twins.day1, &twins.year]) {
+        let zone = zone.clone();
+        s.db.write_blocking(move |tx| {
+            tx.execute("UPDATE users SET time_zone = ?1", [zone])
+                .map_err(adcab::store::StoreError::from)
+        })
+        .expect("the owner's zone");
+    }
     let sides = [Side::start(&twins.day1), Side::start(&twins.year)];
     println!(
         "servers: day 1 at {}, day 365 at {}; set-up took {:.0} s",
