@@ -9,13 +9,11 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, Connection};
 
 use super::conversions::join;
 use super::kept::Spans;
 use super::StoreError;
-use crate::domain::time::iso;
 
 /// Conversions of one event and currency: how many, how many named an amount, and the sum of
 /// those amounts (micro-units, exact).
@@ -99,26 +97,6 @@ fn received(r: &rusqlite::Row) -> rusqlite::Result<(String, (String, String), Ta
     ))
 }
 
-/// The whole UTC hours inside `[from, to)` (ISO times as the service writes them): the first
-/// one's start and the last one's end, `None` when no whole hour lies inside.
-fn whole_hours(from: &str, to: &str) -> Option<(String, String)> {
-    let start_of = |t: &str| -> Option<DateTime<Utc>> {
-        let hour = format!("{}:00:00Z", t.get(..13)?);
-        Some(
-            DateTime::parse_from_rfc3339(&hour)
-                .ok()?
-                .with_timezone(&Utc),
-        )
-    };
-    let (from_hour, last) = (start_of(from)?, start_of(to)?);
-    let first = if iso(from_hour) == from {
-        from_hour
-    } else {
-        from_hour + Duration::hours(1)
-    };
-    (first < last).then(|| (iso(first), iso(last)))
-}
-
 /// A cabinet's conversions per span of `spans`, each those received in the span.
 pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Events>, StoreError> {
     let mut found: Vec<Events> = (0..spans.len()).map(|_| Events::new()).collect();
@@ -174,24 +152,22 @@ pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Ev
             found[i].entry(key).or_default().moved(tally, true);
         }
     };
-    for (from, to) in &plan.edges {
-        let rest = match whole_hours(from, to) {
-            Some((first, last)) => {
-                let mut rows = by_hour.query(params![account, first, last])?;
-                while let Some(r) = rows.next()? {
-                    let tally = Tally {
-                        count: r.get(3)?,
-                        priced: r.get(4)?,
-                        amount: join(r.get(5)?, r.get(6)?),
-                    };
-                    let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
-                    place(hour, (r.get(1)?, r.get(2)?), tally);
-                }
-                vec![(from.clone(), first), (last, to.clone())]
+    for edge in &plan.edges {
+        let (first, last) = &edge.hours;
+        if first < last {
+            let mut rows = by_hour.query(params![account, first, last])?;
+            while let Some(r) = rows.next()? {
+                let tally = Tally {
+                    count: r.get(3)?,
+                    priced: r.get(4)?,
+                    amount: join(r.get(5)?, r.get(6)?),
+                };
+                let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+                place(hour, (r.get(1)?, r.get(2)?), tally);
             }
-            None => vec![(from.clone(), to.clone())],
-        };
-        for (from, to) in rest.iter().filter(|(from, to)| from < to) {
+        }
+        let (from, to) = &edge.rest;
+        if from < to {
             for row in one_by_one.query_map(params![account, from, to], received)? {
                 let (at, key, tally) = row?;
                 place(&at, key, tally);
@@ -207,8 +183,9 @@ pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Ev
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::time::iso;
     use crate::store::{kept_check, test_db};
-    use chrono::TimeZone;
+    use chrono::{DateTime, Duration, TimeZone, Utc};
 
     /// Conversions every 37 minutes for five days, of two events in two currencies, some
     /// without an amount or a currency, some refunds; then some moved, repriced and removed.
@@ -331,21 +308,40 @@ mod tests {
 
     #[test]
     fn an_edges_whole_hours_are_those_between_its_ends() {
-        let hours = |from: &str, to: &str| whole_hours(from, to);
+        let hours = |bound: &str| {
+            let spans = Spans::new(vec![bound.to_string()]);
+            let edge = &spans.plan.unwrap().edges[0];
+            let whole = (edge.hours.0 < edge.hours.1).then(|| edge.hours.clone());
+            let rest = (edge.rest.0 < edge.rest.1).then(|| edge.rest.clone());
+            (whole, rest)
+        };
+        let span = |from: &str, to: &str| Some((from.to_string(), to.to_string()));
         assert_eq!(
-            hours("2026-11-20T00:00:00Z", "2026-11-20T05:30:00Z"),
-            Some(("2026-11-20T00:00:00Z".into(), "2026-11-20T05:00:00Z".into()))
+            hours("2026-11-20T05:30:00Z"),
+            (
+                span("2026-11-20T00:00:00Z", "2026-11-20T05:00:00Z"),
+                span("2026-11-20T05:00:00Z", "2026-11-20T05:30:00Z")
+            )
         );
         assert_eq!(
-            hours("2026-11-20T18:15:00Z", "2026-11-21T00:00:00Z"),
-            Some(("2026-11-20T19:00:00Z".into(), "2026-11-21T00:00:00Z".into()))
+            hours("2026-11-20T18:15:00Z"),
+            (
+                span("2026-11-20T19:00:00Z", "2026-11-21T00:00:00Z"),
+                span("2026-11-20T18:15:00Z", "2026-11-20T19:00:00Z")
+            )
         );
         assert_eq!(
-            hours("2026-11-20T23:00:00Z", "2026-11-21T00:00:00Z"),
-            Some(("2026-11-20T23:00:00Z".into(), "2026-11-21T00:00:00Z".into()))
+            hours("2026-11-20T23:00:00Z"),
+            (span("2026-11-20T23:00:00Z", "2026-11-21T00:00:00Z"), None)
         );
-        assert_eq!(hours("2026-11-20T23:10:00Z", "2026-11-21T00:00:00Z"), None);
-        assert_eq!(hours("2026-11-20T00:00:00Z", "2026-11-20T00:59:59Z"), None);
+        assert_eq!(
+            hours("2026-11-20T23:10:00Z"),
+            (None, span("2026-11-20T23:10:00Z", "2026-11-21T00:00:00Z"))
+        );
+        assert_eq!(
+            hours("2026-11-20T00:59:59Z"),
+            (None, span("2026-11-20T00:00:00Z", "2026-11-20T00:59:59Z"))
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::{parsed, StoreError};
 use crate::domain::campaign::Status;
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
-use crate::domain::time::iso;
+use crate::domain::time::{hour_start, iso};
 
 /// How many of a cabinet's campaigns are in each status, deleted ones left out, statuses in
 /// the order of their names.
@@ -59,7 +59,49 @@ pub struct Spans {
 pub(super) struct Plan {
     pub(super) first_day: String,
     pub(super) last_day: String,
-    pub(super) edges: Vec<(String, String)>,
+    pub(super) edges: Vec<Edge>,
+}
+
+/// The time between a bound that is not a UTC midnight and its nearest midnight, `[from, to)`,
+/// in two parts: its whole UTC hours, `hours`, and the part of the bound's own hour inside it,
+/// `rest` (either may be empty, its start not before its end). Hourly rows serve `hours`; the
+/// conversions of `rest` are read one by one.
+pub(super) struct Edge {
+    pub(super) from: String,
+    pub(super) to: String,
+    pub(super) hours: (String, String),
+    pub(super) rest: (String, String),
+}
+
+impl Edge {
+    /// The edge of the bound `at` (written `bound`), `None` at a UTC midnight.
+    fn at(at: DateTime<Utc>, bound: &str) -> Option<Edge> {
+        let midnight = at.date_naive().and_hms_opt(0, 0, 0)?.and_utc();
+        let hour = hour_start(at);
+        if at == midnight {
+            None
+        } else if at - midnight <= Duration::hours(12) {
+            Some(Edge {
+                from: iso(midnight),
+                to: bound.to_string(),
+                hours: (iso(midnight), iso(hour)),
+                rest: (iso(hour), bound.to_string()),
+            })
+        } else {
+            let next = iso(midnight + Duration::days(1));
+            let up = if hour == at {
+                hour
+            } else {
+                hour + Duration::hours(1)
+            };
+            Some(Edge {
+                from: bound.to_string(),
+                to: next.clone(),
+                hours: (iso(up), next),
+                rest: (bound.to_string(), iso(up)),
+            })
+        }
+    }
 }
 
 impl Spans {
@@ -73,16 +115,7 @@ impl Spans {
                 edges: times
                     .iter()
                     .zip(&bounds)
-                    .filter_map(|(&at, bound)| {
-                        let midnight = at.date_naive().and_hms_opt(0, 0, 0)?.and_utc();
-                        if at == midnight {
-                            None
-                        } else if at - midnight <= Duration::hours(12) {
-                            Some((iso(midnight), bound.clone()))
-                        } else {
-                            Some((bound.clone(), iso(midnight + Duration::days(1))))
-                        }
-                    })
+                    .filter_map(|(&at, bound)| Edge::at(at, bound))
                     .collect(),
             });
         Spans { bounds, plan }
@@ -189,8 +222,8 @@ pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals
         "SELECT hour, views, clicks, actions, spent_micros FROM cabinet_hours
          WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
     )?;
-    for (from, to) in &plan.edges {
-        let mut rows = edge.query(params![account, from, to])?;
+    for e in &plan.edges {
+        let mut rows = edge.query(params![account, e.from, e.to])?;
         while let Some(r) = rows.next()? {
             let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
             let own = spans.of(hour);
