@@ -134,15 +134,15 @@ pub fn conversions_per_campaign(
     // strings would allocate twice for each of a month's events.
     let mut sums: BTreeMap<i64, Vec<Converted>> = BTreeMap::new();
     while let Some(r) = rows.next()? {
+        let ad: i64 = r.get(0)?;
+        if ads.binary_search(&ad).is_err() {
+            continue;
+        }
         let event_type = r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
         let currency = r
             .get_ref(2)?
             .as_str_or_null()
             .map_err(rusqlite::Error::from)?;
-        let ad: i64 = r.get(0)?;
-        if ads.binary_search(&ad).is_err() {
-            continue;
-        }
         let amount: Option<i64> = r.get(3)?;
         let lines = sums.entry(ad).or_default();
         let at = match lines
