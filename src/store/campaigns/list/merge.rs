@@ -212,8 +212,7 @@ mod tests {
     /// page's own rows are.
     #[test]
     fn every_sort_reads_its_keys_from_its_index_alone() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        crate::db::schema::migrate(&mut conn).unwrap();
+        let conn = crate::store::test_db();
         let query = CabinetQuery::of(&ListFilter::default());
         let sorts = SortKey::NAMES.split(", ").filter_map(SortKey::parse);
         for sort in sorts {

@@ -126,8 +126,7 @@ mod tests {
     /// the wide rows.
     #[test]
     fn the_sums_of_the_default_list_read_only_the_totals_index() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        crate::db::schema::migrate(&mut conn).unwrap();
+        let conn = crate::store::test_db();
         let (clauses, _) = conditions(&ListFilter::default());
         let sql = format!(
             "SELECT COUNT(*), SUM(budget_micros), SUM(spent_micros), SUM(views), SUM(clicks),
