@@ -208,13 +208,15 @@ fn main() -> ExitCode {
 
     let twins = year::make(cabinets, per_cabinet);
     // The owner's days (the home page's periods, the report's days) in another zone than UTC.
-    for s in zone.iter().flat_map(|_| [&twins.day1, &twins.year]) {
-        let zone = zone.clone();
-        s.db.write_blocking(move |tx| {
-            tx.execute("UPDATE users SET time_zone = ?1", [zone])
-                .map_err(adcab::store::StoreError::from)
-        })
-        .expect("the owner's zone");
+    if let Some(zone) = &zone {
+        for s in [&twins.day1, &twins.year] {
+            let zone = zone.clone();
+            s.db.write_blocking(move |tx| {
+                tx.execute("UPDATE users SET time_zone = ?1", [zone])
+                    .map_err(adcab::store::StoreError::from)
+            })
+            .expect("the owner's zone");
+        }
     }
     let sides = [Side::start(&twins.day1), Side::start(&twins.year)];
     println!(
