@@ -6,6 +6,8 @@
 //! updating the counters of every campaign row, by primary key. The target is the hour within
 //! 3x of it; a verdict line says whether it is. Beside it, a second baseline that also inserts
 //! every campaign's row of an hour's stats (the least an hour must write), for reference only.
+//! The CPU time of the database's writer thread, on which both run, is printed beside each: on
+//! a shared machine it moves less with other load than the wall-clock time.
 //!
 //! Run: `cargo run --release --example sync_bench` (optional arguments: cabinets, campaigns
 //! per cabinet, measured hours).
@@ -74,16 +76,25 @@ fn main() {
     // the first one: it waits for the scheduler alone. Every later hour delivers everywhere.
     let first = hour(&services, &received, 3600 - into_hour + 6 * 60, 0);
     println!("first hour (every review decided): {first:.2} s");
-    let mut times: Vec<f64> = (0..hours)
+    let writer = writer_thread();
+    let (mut times, mut hour_cpu): (Vec<f64>, Vec<f64>) = (0..hours)
         .map(|h| {
+            let cpu = cpu_seconds(&writer);
             let t = hour(&services, &received, 3600, cabinets);
-            println!("hour {}: {t:.2} s", h + 1);
-            t
+            let cpu = cpu_seconds(&writer) - cpu;
+            println!("hour {}: {t:.2} s (the writer's CPU {cpu:.2} s)", h + 1);
+            (t, cpu)
         })
-        .collect();
+        .unzip();
     drop(server);
 
-    let mut baseline: Vec<f64> = (0..hours).map(|_| plain_update(&services, None)).collect();
+    let (mut baseline, mut base_cpu): (Vec<f64>, Vec<f64>) = (0..hours)
+        .map(|_| {
+            let cpu = cpu_seconds(&writer);
+            let t = plain_update(&services, None);
+            (t, cpu_seconds(&writer) - cpu)
+        })
+        .unzip();
     let mut with_hours: Vec<f64> = (0..hours)
         .map(|h| plain_update(&services, Some(h)))
         .collect();
@@ -106,6 +117,15 @@ fn main() {
     println!(
         "verdict: the hour is {ratio:.1}x its baseline: {} (target: within 3x)",
         if ratio <= 3.0 { "MET" } else { "NOT MET" }
+    );
+    let (hour_cpu, base_cpu) = (
+        measure::median(&mut hour_cpu),
+        measure::median(&mut base_cpu),
+    );
+    println!(
+        "the writer thread's CPU time (less moved by other load), medians: the hour {hour_cpu:.2} s, \
+         the baseline {base_cpu:.2} s ({:.1}x)",
+        hour_cpu / base_cpu
     );
     println!("peak memory (VmHWM): {} MB", peak_rss_kb() / 1024);
 }
@@ -159,6 +179,31 @@ fn plain_update(s: &Services, hour: Option<usize>) -> f64 {
     })
     .unwrap();
     started.elapsed().as_secs_f64()
+}
+
+/// The `/proc` folder of the database's writer thread, which every write of the hour and of
+/// the baseline runs on.
+fn writer_thread() -> std::path::PathBuf {
+    std::fs::read_dir("/proc/self/task")
+        .expect("/proc/self/task")
+        .filter_map(Result::ok)
+        .map(|task| task.path())
+        .find(|task| {
+            std::fs::read_to_string(task.join("comm")).is_ok_and(|c| c.trim() == "adcab-writer")
+        })
+        .expect("the writer thread")
+}
+
+/// A thread's user and system CPU time so far, in seconds (`/proc/.../stat`, in clock ticks of
+/// 1/100 s).
+fn cpu_seconds(task: &std::path::Path) -> f64 {
+    let stat = std::fs::read_to_string(task.join("stat")).expect("thread stat");
+    // The fields after the command's closing parenthesis; utime and stime are its 12th and 13th.
+    let fields: Vec<&str> = stat[stat.rfind(')').expect("stat") + 2..]
+        .split(' ')
+        .collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    ticks as f64 / 100.0
 }
 
 fn peak_rss_kb() -> u64 {
