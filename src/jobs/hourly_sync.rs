@@ -11,7 +11,7 @@ use chrono::{DateTime, Duration, Utc};
 use crate::clock;
 use crate::domain::ad::AdCounters;
 use crate::domain::money::Money;
-use crate::ops::write_back::{apply, confirm_missing, store_balance};
+use crate::ops::write_back::{apply_settings, confirm_missing, store_balance};
 use crate::platform::PlatformError;
 use crate::services::Services;
 use crate::store::campaigns::Reported;
@@ -162,7 +162,8 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
 /// hours it could not be reached, each missed hour's report first), ads the
 /// report no longer lists are confirmed gone, and with `full_reads`, running campaigns whose
 /// settings are older than [`FULL_READ_AFTER`] are re-read in full, at most a third of the
-/// running ones per hour (the stalest first), so re-reads spread over the hours.
+/// running ones per hour (the stalest first), so re-reads spread over the hours; their
+/// counters stay the report's ([`apply_settings`]).
 pub fn sync_cabinet(
     services: &Services,
     account: i64,
@@ -195,7 +196,7 @@ pub fn sync_cabinet(
                     let params = &services.config.conversions.tracker_params;
                     snaps
                         .iter()
-                        .try_for_each(|snap| apply(tx, snap, Source::Sync, params).map(|_| ()))
+                        .try_for_each(|snap| apply_settings(tx, snap, params).map(|_| ()))
                 })?,
                 Err(e) => {
                     tracing::warn!(account, error = %e, "full re-read failed; retried next hour")

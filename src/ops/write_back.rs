@@ -15,10 +15,11 @@ use crate::domain::conversion::{campaign_targets, TARGETS_RULE};
 use crate::domain::money::Money;
 use crate::platform::{AdDraft, AdSnapshot, PlatformError};
 use crate::services::Services;
+use crate::store::campaigns::{self, Counters};
 use crate::store::events::{self, StatusChange};
 use crate::store::history::{self, Author, Source};
 use crate::store::StoreError;
-use crate::store::{cabinets, campaigns, refs};
+use crate::store::{cabinets, refs};
 
 /// Stores the copy of a newly created ad, with the values postbacks can name it by
 /// (`tracker_params` are the website link parameters that carry a ref), and records its
@@ -108,8 +109,30 @@ pub fn apply(
     cause: Source,
     tracker_params: &[String],
 ) -> Result<bool, StoreError> {
+    applied(conn, snap, cause, tracker_params, Counters::Write)
+}
+
+/// As [`apply`] for the hourly sync's full re-read of a running campaign, made minutes after
+/// the hour whose report brought its counters: the copy keeps those, so every campaign's
+/// counters are of the same hour and equal the sum of its stats, and a re-read that finds no
+/// new setting writes no index.
+pub fn apply_settings(
+    conn: &Connection,
+    snap: &AdSnapshot,
+    tracker_params: &[String],
+) -> Result<bool, StoreError> {
+    applied(conn, snap, Source::Sync, tracker_params, Counters::Keep)
+}
+
+fn applied(
+    conn: &Connection,
+    snap: &AdSnapshot,
+    cause: Source,
+    tracker_params: &[String],
+    counters: Counters,
+) -> Result<bool, StoreError> {
     let now = clock::iso(clock::now(conn)?);
-    let Some(found) = campaigns::refresh(conn, snap, &now)? else {
+    let Some(found) = campaigns::refresh(conn, snap, &now, counters)? else {
         return Ok(false);
     };
     if found.link_changed {

@@ -63,6 +63,35 @@ fn each_hour_refreshes_counters_and_every_third_rereads_the_settings() {
     );
 }
 
+/// A full re-read comes minutes after the hour it is made at; the counters it finds are ahead
+/// of that hour's report, whose figures the stats hold. It leaves them: the copy's counters
+/// stay those of the last report, and the lifetime stats equal them.
+#[test]
+fn a_background_reread_leaves_the_counters_at_the_hours_report() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    app.align_hour();
+    let ad = long_runner(&app, cabinet);
+    let created = stored(&app, cabinet, ad);
+
+    app.advance(3 * 3600 + 20 * 60);
+    let row = stored(&app, cabinet, ad);
+    assert!(row.synced_at > created.synced_at, "re-read in full");
+    let live = app.services.platform.get_ads(cabinet, &[ad]).unwrap();
+    assert!(
+        live[0].views > row.views,
+        "the platform delivered after the hour: {} views, the copy {}",
+        live[0].views,
+        row.views
+    );
+    let all = stats(&app, &key, "?period=all");
+    assert_eq!(
+        all["data"][cabinet.to_string()][ad.to_string()]["views"],
+        row.views,
+        "the copy's counters are the sum of its hours"
+    );
+}
+
 fn stats(app: &TestApp, key: &str, query: &str) -> Value {
     app.get_ok(&format!("/stats{query}"), key)
 }

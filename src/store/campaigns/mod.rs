@@ -294,15 +294,29 @@ pub struct Refreshed {
     pub link_changed: bool,
 }
 
+/// Whether [`refresh`] writes a snapshot's lifetime counters (spend, views, opens, clicks,
+/// actions) or leaves the stored ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counters {
+    Write,
+    /// The copy keeps the counters of the hourly report they were last synced from, which its
+    /// stats and marks hold too.
+    Keep,
+}
+
+/// The [`REPORTED`] columns that hold lifetime counters.
+const COUNTER_COLUMNS: [&str; 5] = ["spent_micros", "views", "opens", "clicks", "actions"];
+
 /// Brings a stored copy up to date with the platform's report; `synced_at` becomes `now`, and
-/// `status_changed_at` moves only when the status really changed. Only the columns whose
-/// stored value differs from the report are written, so the indexes over the others are left
-/// alone (a full re-read mostly finds new counters and nothing else). `None` when there is no
-/// such copy.
+/// `status_changed_at` moves only when the status really changed; the counters only with
+/// [`Counters::Write`]. Only the columns whose stored value differs from the report are
+/// written, so the indexes over the others are left alone (a full re-read mostly finds new
+/// counters and nothing else). `None` when there is no such copy.
 pub fn refresh(
     conn: &Connection,
     snap: &AdSnapshot,
     now: &str,
+    counters: Counters,
 ) -> Result<Option<Refreshed>, StoreError> {
     static READ: OnceLock<String> = OnceLock::new();
     let read = READ.get_or_init(|| {
@@ -345,6 +359,9 @@ pub fn refresh(
         link_changed: false,
     };
     for ((column, old), new) in REPORTED.iter().zip(stored).zip(reported(snap)?) {
+        if counters == Counters::Keep && COUNTER_COLUMNS.contains(column) {
+            continue;
+        }
         if *column == "tme_path" {
             if let Sql::Text(path) = &old {
                 found.old_tme_path = Some(path.clone());

@@ -162,7 +162,7 @@ fn a_copy_reads_back_as_inserted_and_as_refreshed() {
     next.schedule = None;
     next.views = 150;
     next.status_changed_at = "2026-01-02T00:00:00Z".into();
-    let found = refresh(&conn, &next, "2026-01-02T01:00:00Z")
+    let found = refresh(&conn, &next, "2026-01-02T01:00:00Z", Counters::Write)
         .unwrap()
         .unwrap();
     assert!(found.changed);
@@ -179,7 +179,7 @@ fn a_copy_reads_back_as_inserted_and_as_refreshed() {
 
     let mut same = next.clone();
     same.status_changed_at = "2026-01-03T00:00:00Z".into();
-    let found = refresh(&conn, &same, "2026-01-03T01:00:00Z")
+    let found = refresh(&conn, &same, "2026-01-03T01:00:00Z", Counters::Write)
         .unwrap()
         .unwrap();
     assert!(!found.changed, "nothing the report says is new");
@@ -196,7 +196,17 @@ fn a_copy_reads_back_as_inserted_and_as_refreshed() {
     let mut counted = same.clone();
     counted.views = 180;
     counted.spent = Money::from_micros(360_000);
-    let found = refresh(&conn, &counted, "2026-01-04T01:00:00Z")
+    let found = refresh(&conn, &counted, "2026-01-04T00:30:00Z", Counters::Keep)
+        .unwrap()
+        .unwrap();
+    assert!(!found.changed, "counters left as they are change nothing");
+    let row = get(&conn, 7, 3).unwrap().unwrap();
+    assert_eq!(
+        (row.views, row.spent, row.synced_at.as_str()),
+        (150, same.spent, "2026-01-04T00:30:00Z"),
+        "the counters kept, the read recorded"
+    );
+    let found = refresh(&conn, &counted, "2026-01-04T01:00:00Z", Counters::Write)
         .unwrap()
         .unwrap();
     assert!(
@@ -242,7 +252,7 @@ fn a_decline_reason_is_stored_while_declined_and_cleared_when_the_ad_leaves_it()
         status: Status::InReview,
         ..declined.clone()
     };
-    let found = refresh(&conn, &in_review, "2026-01-02T00:00:00Z")
+    let found = refresh(&conn, &in_review, "2026-01-02T00:00:00Z", Counters::Write)
         .unwrap()
         .unwrap();
     assert!(found.changed);
@@ -257,7 +267,13 @@ fn a_decline_reason_is_stored_while_declined_and_cleared_when_the_ad_leaves_it()
         decline_reason: Some(other.clone()),
         ..declined.clone()
     };
-    refresh(&conn, &declined_again, "2026-01-03T00:00:00Z").unwrap();
+    refresh(
+        &conn,
+        &declined_again,
+        "2026-01-03T00:00:00Z",
+        Counters::Write,
+    )
+    .unwrap();
     assert_eq!(reason_of(), Some(other));
 
     apply_counters(
@@ -311,7 +327,7 @@ fn the_placement_is_stored_and_the_dates_are_kept_over_a_report_without_them() {
         dates: Dates::default(),
         ..snapshot()
     };
-    refresh(&conn, &paused, "2026-01-01T01:00:00Z").unwrap();
+    refresh(&conn, &paused, "2026-01-01T01:00:00Z", Counters::Write).unwrap();
     let row = get(&conn, 7, 3).unwrap().unwrap();
     assert_eq!(
         row.dates, ends,
