@@ -235,11 +235,11 @@ fn digest_line(
     t: &Totals,
     kind: CabinetType,
 ) -> Result<Value, StoreError> {
-    let row = campaigns::get(conn, account, ad)?;
+    let row = campaigns::named(conn, account, ad)?;
     Ok(json!({
         "ad_id": ad,
-        "tme_path": row.as_ref().and_then(|r| r.tme_path.clone()),
-        "title": row.as_ref().map(|r| r.title.clone()),
+        "tme_path": row.as_ref().and_then(|r| r.tme_path.as_deref()),
+        "title": row.as_ref().map(|r| r.title.as_str()),
         "status": row.as_ref().map(|r| r.status.as_str()),
         "views": t.views,
         "clicks": t.clicks,

@@ -151,6 +151,7 @@ fn a_sync_sends_one_status_change_per_cabinet_then_the_digest_at_five_past() {
         assert_eq!(line["budget"], "0.00");
         assert_eq!(line["status"], "Stopped");
         assert_eq!(line["tme_path"], "alpha_chan");
+        assert_eq!(line["title"], "Funded");
         assert!(line["clicks"].is_number() && line["actions"].is_number());
     }
 

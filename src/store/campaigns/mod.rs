@@ -414,6 +414,35 @@ pub fn status_of(
     optional(found)
 }
 
+/// What names a campaign in a line of a digest: its path, title and status, bid and budget.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    pub tme_path: Option<String>,
+    pub title: String,
+    pub status: Status,
+    pub cpm: Money,
+    pub budget: Money,
+}
+
+/// A stored copy's [`Named`] columns alone (the hourly digest reads hundreds per cabinet).
+pub fn named(conn: &Connection, account: i64, ad: i64) -> Result<Option<Named>, StoreError> {
+    let found = conn
+        .prepare_cached(
+            "SELECT tme_path, title, status, cpm_micros, budget_micros FROM campaigns
+             WHERE account_id = ?1 AND ad_id = ?2",
+        )?
+        .query_row([account, ad], |r| {
+            Ok(Named {
+                tme_path: r.get(0)?,
+                title: r.get(1)?,
+                status: parsed(r, 2, "campaigns.status", Status::parse)?,
+                cpm: Money::from_micros(r.get(3)?),
+                budget: Money::from_micros(r.get(4)?),
+            })
+        });
+    optional(found)
+}
+
 /// Lifetime figures of every campaign of a cabinet that ever delivered, deleted ones included.
 pub fn lifetime(conn: &Connection, account: i64) -> Result<Vec<(i64, Totals)>, StoreError> {
     let mut stmt = conn.prepare_cached(
