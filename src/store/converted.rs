@@ -97,6 +97,16 @@ fn received(r: &rusqlite::Row) -> rusqlite::Result<(String, (String, String), Ta
     ))
 }
 
+/// The tally of a kept row (daily or hourly) read with its `count, priced, amount_high,
+/// amount_low` as columns 3 to 6.
+fn kept_tally(r: &rusqlite::Row) -> rusqlite::Result<Tally> {
+    Ok(Tally {
+        count: r.get(3)?,
+        priced: r.get(4)?,
+        amount: join(r.get(5)?, r.get(6)?),
+    })
+}
+
 /// A cabinet's conversions per span of `spans`, each those received in the span.
 pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Events>, StoreError> {
     let mut found: Vec<Events> = (0..spans.len()).map(|_| Events::new()).collect();
@@ -122,11 +132,7 @@ pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Ev
     while let Some(r) = rows.next()? {
         let day = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
         if let Some(i) = spans.of(&format!("{day}T12:00:00Z")) {
-            let tally = Tally {
-                count: r.get(3)?,
-                priced: r.get(4)?,
-                amount: join(r.get(5)?, r.get(6)?),
-            };
+            let tally = kept_tally(r)?;
             found[i]
                 .entry((r.get(1)?, r.get(2)?))
                 .or_default()
@@ -157,11 +163,7 @@ pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Ev
         if first < last {
             let mut rows = by_hour.query(params![account, first, last])?;
             while let Some(r) = rows.next()? {
-                let tally = Tally {
-                    count: r.get(3)?,
-                    priced: r.get(4)?,
-                    amount: join(r.get(5)?, r.get(6)?),
-                };
+                let tally = kept_tally(r)?;
                 let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
                 place(hour, (r.get(1)?, r.get(2)?), tally);
             }
