@@ -34,9 +34,10 @@
 //! campaigns takes about ten times the default's set-up and disk). `--only=TEXT` times only
 //! the requests whose label holds `TEXT` (`--only="API list"`: the four lists and their
 //! baselines), without the retention rounds. `--zone=NAME` gives the owner an IANA time zone
-//! (`Europe/Moscow`): the home page's periods and the report's days are then that zone's. The fixture lives in a temporary directory that
-//! the run removes at its end (also when a figure misses): a run killed before it leaves
-//! about 2.5 GB (at the default size) in the system's temp directory (`.tmp*`).
+//! (`Europe/Moscow`): the home page's periods and the report's days are then that zone's. The
+//! fixture lives in a temporary directory that the run removes at its end (also when a figure
+//! misses): a run killed before it leaves about 2.5 GB (at the default size) in the system's
+//! temp directory (`.tmp*`).
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
