@@ -370,11 +370,12 @@ fn write_stats(
     // (a replace would remove the row it replaces without them).
     tx.execute(
         "INSERT INTO cabinet_hours
-         (account_id, hour, views, clicks, actions, spent_micros)
-         SELECT account_id, hour, SUM(views), SUM(clicks), SUM(actions), SUM(spent_micros)
+         (account_id, hour, views, opens, clicks, actions, spent_micros)
+         SELECT account_id, hour, SUM(views), SUM(opens), SUM(clicks), SUM(actions),
+            SUM(spent_micros)
          FROM hourly_stats WHERE hour < ?1 GROUP BY account_id, hour
          ON CONFLICT (account_id, hour) DO UPDATE SET views = excluded.views,
-            clicks = excluded.clicks, actions = excluded.actions,
+            opens = excluded.opens, clicks = excluded.clicks, actions = excluded.actions,
             spent_micros = excluded.spent_micros",
         [clock::iso(synced)],
     )

@@ -438,8 +438,9 @@ impl Writer {
         }
         let mut cabinet = tx
             .prepare(
-                "INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+                    spent_micros)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )
             .unwrap();
         let mut counters = tx
@@ -486,7 +487,9 @@ impl Writer {
                     }
                 }
                 cabinet
-                    .execute(params![account, iso, sum[0], sum[2], sum[3], sum[4]])
+                    .execute(params![
+                        account, iso, sum[0], sum[1], sum[2], sum[3], sum[4]
+                    ])
                     .unwrap();
                 rows += 1;
                 hour += 3600;
@@ -733,8 +736,9 @@ impl Writer {
                 .unwrap();
             let mut cabinet = tx
                 .prepare_cached(
-                    "INSERT OR IGNORE INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    "INSERT OR IGNORE INTO cabinet_hours (account_id, hour, views, opens, clicks,
+                        actions, spent_micros)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 )
                 .unwrap();
             for (account, ads) in &self.cabinets {
@@ -754,7 +758,9 @@ impl Writer {
                     }
                     adcab::store::stats::run_hour(&tx, *account, &iso).unwrap();
                     cabinet
-                        .execute(params![account, iso, sum[0], sum[2], sum[3], sum[4]])
+                        .execute(params![
+                            account, iso, sum[0], sum[1], sum[2], sum[3], sum[4]
+                        ])
                         .unwrap();
                 }
             }

@@ -27,15 +27,34 @@ fn per_campaign(
     }
 }
 
-/// What a stats read found: the cabinets it covers (with their currencies), the span of
-/// `period`, and each cabinet's campaigns with figures in it.
-struct Found {
-    cabinets: Vec<(i64, &'static str)>,
-    span: Span,
-    campaigns: Vec<Vec<(i64, Totals)>>,
+/// A cabinet's sums over the span and how many of its campaigns have figures in it.
+fn per_cabinet(
+    conn: &rusqlite::Connection,
+    account: i64,
+    span: &Span,
+) -> Result<(usize, Totals), StoreError> {
+    let Some(from) = span.from else {
+        let campaigns = campaigns::lifetime(conn, account)?;
+        let mut sum = Totals::default();
+        campaigns.iter().for_each(|(_, t)| sum.add(t));
+        return Ok((campaigns.len(), sum));
+    };
+    runs::cabinet_total(conn, account, &clock::iso(from), &clock::iso(span.to))
 }
 
-async fn find(state: &AppState, ctx: &Ctx) -> Result<Found, ApiError> {
+/// What a stats read found: the cabinets it covers (with their currencies), the span of
+/// `period`, and what `read` found of each cabinet in it.
+struct Found<T> {
+    cabinets: Vec<(i64, &'static str)>,
+    span: Span,
+    campaigns: Vec<T>,
+}
+
+async fn find<T: Send + 'static>(
+    state: &AppState,
+    ctx: &Ctx,
+    read: fn(&rusqlite::Connection, i64, &Span) -> Result<T, StoreError>,
+) -> Result<Found<T>, ApiError> {
     let cabinets: Vec<(i64, &'static str)> = ctx
         .principal
         .scope(ctx.query.account_id()?)?
@@ -50,7 +69,7 @@ async fn find(state: &AppState, ctx: &Ctx) -> Result<Found, ApiError> {
         .db
         .read(move |c| {
             ids.iter()
-                .map(|id| per_campaign(c, *id, &read_span))
+                .map(|id| read(c, *id, &read_span))
                 .collect::<Result<Vec<_>, StoreError>>()
         })
         .await?;
@@ -61,7 +80,7 @@ async fn find(state: &AppState, ctx: &Ctx) -> Result<Found, ApiError> {
     })
 }
 
-impl Found {
+impl<T> Found<T> {
     fn meta(&self) -> Value {
         let currencies: Map<String, Value> = self
             .cabinets
@@ -80,7 +99,7 @@ impl Found {
 /// `GET /v1/stats`: `data[account_id][ad_id]` holds the figures of every campaign with any in
 /// the period.
 pub async fn by_campaign(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
-    let found = find(state, ctx).await?;
+    let found = find(state, ctx, per_campaign).await?;
     let mut data = Map::new();
     for ((account, _), campaigns) in found.cabinets.iter().zip(&found.campaigns) {
         let ads: Map<String, Value> = campaigns
@@ -95,14 +114,12 @@ pub async fn by_campaign(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError>
 /// `GET /v1/stats/total`: `data[account_id]` sums every campaign of the cabinet, with the
 /// cabinet's currency and how many campaigns had figures.
 pub async fn total(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
-    let found = find(state, ctx).await?;
+    let found = find(state, ctx, per_cabinet).await?;
     let mut data = Map::new();
-    for ((account, currency), campaigns) in found.cabinets.iter().zip(&found.campaigns) {
-        let mut sum = Totals::default();
-        campaigns.iter().for_each(|(_, t)| sum.add(t));
+    for ((account, currency), (campaigns, sum)) in found.cabinets.iter().zip(&found.campaigns) {
         let mut figures = sum.metrics();
         figures["currency"] = json!(currency);
-        figures["campaigns"] = json!(campaigns.len());
+        figures["campaigns"] = json!(campaigns);
         data.insert(account.to_string(), figures);
     }
     Reply::ok_meta(Value::Object(data), found.meta())

@@ -102,6 +102,7 @@ const SERVICE: Ledger = Ledger {
             54,
             include_str!("../../sql/0054_cabinet_conversion_hours.sql"),
         ),
+        (55, include_str!("../../sql/0055_cabinet_opens.sql")),
     ],
 };
 

@@ -38,8 +38,8 @@ pub fn count_of(conn: &Connection, account: i64, status: &str) -> Result<i64, St
         .query_row(params![account, status], |r| r.get(0))?)
 }
 
-/// A cabinet's sums over the hours starting in `[from, to)` (ISO times; opens are not kept
-/// per cabinet): [`days`] of one span.
+/// A cabinet's sums over the hours starting in `[from, to)` (ISO times): [`days`] of one
+/// span.
 pub fn span(conn: &Connection, account: i64, from: &str, to: &str) -> Result<Totals, StoreError> {
     let spans = Spans::new(vec![from.to_string(), to.to_string()]);
     Ok(days(conn, account, &spans)?.pop().unwrap_or_default())
@@ -142,6 +142,7 @@ impl Spans {
 #[derive(Clone, Copy, Default)]
 struct Sums {
     views: i64,
+    opens: i64,
     clicks: i64,
     actions: i64,
     spent: i64,
@@ -151,9 +152,10 @@ impl Sums {
     fn read(r: &rusqlite::Row, first: usize) -> rusqlite::Result<Sums> {
         Ok(Sums {
             views: r.get(first)?,
-            clicks: r.get(first + 1)?,
-            actions: r.get(first + 2)?,
-            spent: r.get(first + 3)?,
+            opens: r.get(first + 1)?,
+            clicks: r.get(first + 2)?,
+            actions: r.get(first + 3)?,
+            spent: r.get(first + 4)?,
         })
     }
 
@@ -168,6 +170,7 @@ impl Sums {
         };
         Some(Sums {
             views: step(self.views, other.views)?,
+            opens: step(self.opens, other.opens)?,
             clicks: step(self.clicks, other.clicks)?,
             actions: step(self.actions, other.actions)?,
             spent: step(self.spent, other.spent)?,
@@ -177,7 +180,7 @@ impl Sums {
     fn totals(self) -> Totals {
         Totals {
             views: self.views,
-            opens: 0,
+            opens: self.opens,
             clicks: self.clicks,
             actions: self.actions,
             spent: Money::from_micros(self.spent),
@@ -203,7 +206,7 @@ pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals
     let overflow = || StoreError::Corrupt("a cabinet's sums overflow".into());
     let mut sums = vec![Sums::default(); spans.len()];
     let mut stmt = conn.prepare_cached(
-        "SELECT day, views, clicks, actions, spent_micros FROM cabinet_days
+        "SELECT day, views, opens, clicks, actions, spent_micros FROM cabinet_days
          WHERE account_id = ?1 AND day >= ?2 AND day <= ?3",
     )?;
     let mut rows = stmt.query(params![account, plan.first_day, plan.last_day])?;
@@ -219,7 +222,7 @@ pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals
         return Ok(sums.into_iter().map(Sums::totals).collect());
     }
     let mut edge = conn.prepare_cached(
-        "SELECT hour, views, clicks, actions, spent_micros FROM cabinet_hours
+        "SELECT hour, views, opens, clicks, actions, spent_micros FROM cabinet_hours
          WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
     )?;
     for e in &plan.edges {
@@ -262,7 +265,7 @@ pub fn by_hours(
         return Ok(out);
     };
     let mut stmt = conn.prepare_cached(
-        "SELECT hour, views, clicks, actions, spent_micros FROM cabinet_hours
+        "SELECT hour, views, opens, clicks, actions, spent_micros FROM cabinet_hours
          WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3 ORDER BY hour",
     )?;
     let mut rows = stmt.query(params![account, first, last])?;

@@ -140,41 +140,45 @@ const STATUS_COUNTS: &str = "
 
 const CABINET_DAYS: &str = "
     SELECT 'cabinet ' || account_id || ', ' || day,
-        SUM(k_hours) || ' hours: ' || SUM(k_views) || ' views, ' || SUM(k_clicks) || ' clicks, '
-            || SUM(k_actions) || ' actions, ' || SUM(k_spent) || ' spent micros',
-        SUM(h_hours) || ' hours: ' || SUM(h_views) || ' views, ' || SUM(h_clicks) || ' clicks, '
-            || SUM(h_actions) || ' actions, ' || SUM(h_spent) || ' spent micros',
+        SUM(k_hours) || ' hours: ' || SUM(k_views) || ' views, ' || SUM(k_opens) || ' opens, '
+            || SUM(k_clicks) || ' clicks, ' || SUM(k_actions) || ' actions, ' || SUM(k_spent)
+            || ' spent micros',
+        SUM(h_hours) || ' hours: ' || SUM(h_views) || ' views, ' || SUM(h_opens) || ' opens, '
+            || SUM(h_clicks) || ' clicks, ' || SUM(h_actions) || ' actions, ' || SUM(h_spent)
+            || ' spent micros',
         SUM(k_hours) <> SUM(h_hours) OR SUM(k_views) <> SUM(h_views)
-            OR SUM(k_clicks) <> SUM(h_clicks) OR SUM(k_actions) <> SUM(h_actions)
-            OR SUM(k_spent) <> SUM(h_spent)
-    FROM (SELECT account_id, day, hours AS k_hours, views AS k_views, clicks AS k_clicks,
-            actions AS k_actions, spent_micros AS k_spent, 0 AS h_hours, 0 AS h_views,
-            0 AS h_clicks, 0 AS h_actions, 0 AS h_spent
+            OR SUM(k_opens) <> SUM(h_opens) OR SUM(k_clicks) <> SUM(h_clicks)
+            OR SUM(k_actions) <> SUM(h_actions) OR SUM(k_spent) <> SUM(h_spent)
+    FROM (SELECT account_id, day, hours AS k_hours, views AS k_views, opens AS k_opens,
+            clicks AS k_clicks, actions AS k_actions, spent_micros AS k_spent, 0 AS h_hours,
+            0 AS h_views, 0 AS h_opens, 0 AS h_clicks, 0 AS h_actions, 0 AS h_spent
           FROM cabinet_days
           UNION ALL
-          SELECT account_id, substr(hour, 1, 10), 0, 0, 0, 0, 0, COUNT(*), SUM(views),
-            SUM(clicks), SUM(actions), SUM(spent_micros)
+          SELECT account_id, substr(hour, 1, 10), 0, 0, 0, 0, 0, 0, COUNT(*), SUM(views),
+            SUM(opens), SUM(clicks), SUM(actions), SUM(spent_micros)
           FROM cabinet_hours GROUP BY account_id, substr(hour, 1, 10))
     GROUP BY account_id, day ORDER BY account_id, day";
 
 const CABINET_HOURS: &str = "
     SELECT 'cabinet ' || account_id || ', ' || day,
-        SUM(k_views) || ' views, ' || SUM(k_clicks) || ' clicks, ' || SUM(k_actions)
-            || ' actions, ' || SUM(k_spent) || ' spent micros',
-        SUM(c_views) || ' views, ' || SUM(c_clicks) || ' clicks, ' || SUM(c_actions)
-            || ' actions, ' || SUM(c_spent) || ' spent micros',
-        SUM(k_views) <> SUM(c_views) OR SUM(k_clicks) <> SUM(c_clicks)
-            OR SUM(k_actions) <> SUM(c_actions) OR SUM(k_spent) <> SUM(c_spent)
-    FROM (SELECT account_id, day, views AS k_views, clicks AS k_clicks, actions AS k_actions,
-            spent_micros AS k_spent, 0 AS c_views, 0 AS c_clicks, 0 AS c_actions, 0 AS c_spent
+        SUM(k_views) || ' views, ' || SUM(k_opens) || ' opens, ' || SUM(k_clicks) || ' clicks, '
+            || SUM(k_actions) || ' actions, ' || SUM(k_spent) || ' spent micros',
+        SUM(c_views) || ' views, ' || SUM(c_opens) || ' opens, ' || SUM(c_clicks) || ' clicks, '
+            || SUM(c_actions) || ' actions, ' || SUM(c_spent) || ' spent micros',
+        SUM(k_views) <> SUM(c_views) OR SUM(k_opens) <> SUM(c_opens)
+            OR SUM(k_clicks) <> SUM(c_clicks) OR SUM(k_actions) <> SUM(c_actions)
+            OR SUM(k_spent) <> SUM(c_spent)
+    FROM (SELECT account_id, day, views AS k_views, opens AS k_opens, clicks AS k_clicks,
+            actions AS k_actions, spent_micros AS k_spent, 0 AS c_views, 0 AS c_opens,
+            0 AS c_clicks, 0 AS c_actions, 0 AS c_spent
           FROM cabinet_days
           UNION ALL
-          SELECT account_id, substr(hour, 1, 10), 0, 0, 0, 0, SUM(views), SUM(clicks),
-            SUM(actions), SUM(spent_micros)
+          SELECT account_id, substr(hour, 1, 10), 0, 0, 0, 0, 0, SUM(views), SUM(opens),
+            SUM(clicks), SUM(actions), SUM(spent_micros)
           FROM hourly_stats GROUP BY account_id, substr(hour, 1, 10)
           UNION ALL
-          SELECT account_id, day, 0, 0, 0, 0, SUM(views), SUM(clicks), SUM(actions),
-            SUM(spent_micros)
+          SELECT account_id, day, 0, 0, 0, 0, 0, SUM(views), SUM(opens), SUM(clicks),
+            SUM(actions), SUM(spent_micros)
           FROM daily_stats GROUP BY account_id, day)
     GROUP BY account_id, day ORDER BY account_id, day";
 
@@ -299,7 +303,8 @@ mod tests {
                 (7, 2, '2026-01-05', 50, 0, 1, 0, 700), (7, 1, '2026-01-06', 10, 0, 0, 0, 9);
              INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions,
                 spent_micros) VALUES (7, 1, '2026-02-01T10:00:00Z', 4, 0, 1, 0, 40);
-             INSERT INTO cabinet_hours VALUES (7, '2026-02-01T10:00:00Z', 4, 1, 0, 40);",
+             INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
+                 VALUES (7, '2026-02-01T10:00:00Z', 4, 1, 0, 40);",
         )
         .unwrap();
         let hours = figure(&check(&conn).unwrap(), "cabinet_hours").clone();
@@ -348,26 +353,30 @@ mod tests {
     fn kept_days_follow_their_hours_and_a_changed_row_is_named() {
         let conn = test_db();
         conn.execute_batch(
-            "INSERT INTO cabinet_hours VALUES (7, '2026-11-26T22:00:00Z', 1, 0, 0, 1000000);
-             INSERT INTO cabinet_hours VALUES (7, '2026-11-26T23:00:00Z', 2, 1, 0, 2000000);
-             INSERT INTO cabinet_hours VALUES (7, '2026-11-27T00:00:00Z', 4, 0, 1, 4000000);
-             UPDATE cabinet_hours SET views = 9, spent_micros = 5 WHERE hour = '2026-11-26T23:00:00Z';
+            "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+                spent_micros) VALUES (7, '2026-11-26T22:00:00Z', 1, 1, 0, 0, 1000000),
+                (7, '2026-11-26T23:00:00Z', 2, 2, 1, 0, 2000000),
+                (7, '2026-11-27T00:00:00Z', 4, 3, 0, 1, 4000000);
+             UPDATE cabinet_hours SET views = 9, opens = 7, spent_micros = 5
+                WHERE hour = '2026-11-26T23:00:00Z';
              UPDATE cabinet_hours SET hour = '2026-11-28T01:00:00Z' WHERE hour = '2026-11-27T00:00:00Z';
              DELETE FROM cabinet_hours WHERE hour = '2026-11-26T22:00:00Z';",
         )
         .unwrap();
-        let days: Vec<(String, i64, i64, i64)> = conn
-            .prepare("SELECT day, hours, views, spent_micros FROM cabinet_days ORDER BY day")
+        let days: Vec<(String, i64, i64, i64, i64)> = conn
+            .prepare("SELECT day, hours, views, opens, spent_micros FROM cabinet_days ORDER BY day")
             .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
             .unwrap()
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         assert_eq!(
             days,
             vec![
-                ("2026-11-26".to_string(), 1, 9, 5),
-                ("2026-11-28".to_string(), 1, 4, 4_000_000)
+                ("2026-11-26".to_string(), 1, 9, 7, 5),
+                ("2026-11-28".to_string(), 1, 4, 3, 4_000_000)
             ]
         );
         assert!(figure(&check(&conn).unwrap(), "cabinet_days").equal());

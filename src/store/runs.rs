@@ -148,12 +148,7 @@ impl Bound {
         bound: &str,
         rolled: Option<&str>,
     ) -> Result<Bound, StoreError> {
-        let hour: Option<String> = conn
-            .prepare_cached(
-                "SELECT MAX(hour) FROM hourly_stats WHERE account_id = ?1 AND hour < ?2",
-            )?
-            .query_row(params![account, bound], |r| r.get(0))?;
-        Ok(match (hour, rolled) {
+        Ok(match (latest_hour(conn, account, bound)?, rolled) {
             (Some(hour), rolled) if rolled.is_none_or(|day| Some(day) < hour.get(..10)) => {
                 let runs = runs_at(conn, account, &hour)?;
                 Bound::Rows(hour.into(), runs.into_iter().peekable())
@@ -181,6 +176,13 @@ impl Bound {
     }
 }
 
+/// The start of a cabinet's latest hour with stats before `bound`.
+fn latest_hour(conn: &Connection, account: i64, bound: &str) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT MAX(hour) FROM hourly_stats WHERE account_id = ?1 AND hour < ?2")?
+        .query_row(params![account, bound], |r| r.get(0))?)
+}
+
 /// The latest day a cabinet has a rolled-up stats row for, as schema 51 keeps it.
 fn last_rolled_day(conn: &Connection, account: i64) -> Result<Option<String>, StoreError> {
     optional(
@@ -201,6 +203,14 @@ fn runs_at(conn: &Connection, account: i64, hour: &str) -> Result<Vec<(i64, Tota
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The ids of a cabinet's campaigns, in order.
+fn ad_ids(conn: &Connection, account: i64) -> Result<Vec<i64>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT ad_id FROM campaigns WHERE account_id = ?1 ORDER BY ad_id")?
+        .query_map([account], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
 /// Every campaign of a cabinet's sums over `[from, to)`, in id order, those with no stats
 /// there left out. The campaigns with a row in the cabinet's latest hour before each bound
 /// (every running one, hour after hour) are read from those two hours' rows in two ranges,
@@ -218,11 +228,7 @@ fn cabinet(
     if matches!(starts, Bound::Probe) || matches!(ends, Bound::Probe) {
         return spans(conn, account, None, (from, to));
     }
-    let mut stmt =
-        conn.prepare_cached("SELECT ad_id FROM campaigns WHERE account_id = ?1 ORDER BY ad_id")?;
-    let ads = stmt
-        .query_map([account], |r| r.get(0))?
-        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    let ads = ad_ids(conn, account)?;
     let (mut found, mut probed) = (Vec::new(), Vec::new());
     for ad in ads {
         match (starts.take(ad), ends.take(ad)) {
@@ -246,6 +252,59 @@ pub fn per_campaign(
     to: &str,
 ) -> Result<Vec<(i64, Totals)>, StoreError> {
     cabinet(conn, account, (from, to))
+}
+
+/// A cabinet's sums over `[from, to)` and how many of its campaigns have stats there: what
+/// [`per_campaign`] finds, summed. Unless a rolled-up day may lie in the span, the sums are the
+/// cabinet's kept rows (`kept::span`: a day's row and the hours the bounds cut, the same on day
+/// 365 as on day 1) and the count [`with_stats`]: no campaign's runs are read at either bound.
+pub fn cabinet_total(
+    conn: &Connection,
+    account: i64,
+    from: &str,
+    to: &str,
+) -> Result<(usize, Totals), StoreError> {
+    let rolled = last_rolled_day(conn, account)?;
+    if rolled.is_some_and(|day| from.get(..10).is_none_or(|first| day.as_str() >= first)) {
+        let found = cabinet(conn, account, (from, to))?;
+        let mut sum = Totals::default();
+        found.iter().for_each(|(_, t)| sum.add(t));
+        return Ok((found.len(), sum));
+    }
+    Ok((
+        with_stats(conn, account, from, to)?,
+        super::kept::span(conn, account, from, to)?,
+    ))
+}
+
+/// How many of a cabinet's campaigns have an hourly row starting in `[from, to)`: those with a
+/// row in the cabinet's latest hour before `to`, read in one range beside the campaigns' ids,
+/// and each other one probed. With no rolled-up day on or after `from`'s (as
+/// [`cabinet_total`] asks), that is every campaign [`per_campaign`] finds.
+fn with_stats(conn: &Connection, account: i64, from: &str, to: &str) -> Result<usize, StoreError> {
+    let Some(hour) = latest_hour(conn, account, to)?.filter(|hour| hour.as_str() >= from) else {
+        return Ok(0);
+    };
+    let at = conn
+        .prepare_cached(
+            "SELECT ad_id FROM hourly_stats WHERE account_id = ?1 AND hour = ?2 ORDER BY ad_id",
+        )?
+        .query_map(params![account, hour], |r| r.get(0))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    let ads = ad_ids(conn, account)?;
+    let mut probe = conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM hourly_stats INDEXED BY hourly_stats_ad
+            WHERE account_id = ?1 AND ad_id = ?2 AND hour >= ?3 AND hour < ?4)",
+    )?;
+    let mut at = at.into_iter().peekable();
+    let mut counted = 0;
+    for ad in ads {
+        while at.next_if(|row| *row < ad).is_some() {}
+        let found = at.next_if_eq(&ad).is_some()
+            || probe.query_row(params![account, ad, from, to], |r| r.get(0))?;
+        counted += usize::from(found);
+    }
+    Ok(counted)
 }
 
 /// One campaign's sums over the hours starting in `[from, to)`, and the rolled-up days wholly
@@ -357,6 +416,68 @@ mod tests {
         let figures = kept_check::check(conn).unwrap();
         let runs = figures.iter().find(|f| f.name == "stat_runs").unwrap();
         assert!(runs.equal(), "{:?}", runs.differences);
+    }
+
+    #[test]
+    fn a_cabinet_total_from_its_kept_rows_equals_its_campaigns_summed() {
+        let conn = db();
+        crate::store::test_campaign(&conn, 7, 4);
+        let hour = hours_from(20);
+        // As the hourly sync writes: ad 1 runs through hour 100, ad 2 through hour 60 and ad 3
+        // through hour 20, each idle some hours; ad 4 never runs.
+        for h in 0..=100 {
+            for (ad, last) in [(1, 100), (2, 60), (3, 20)] {
+                if h <= last && (h + ad) % 7 != 0 {
+                    let gain = Totals {
+                        views: 10 + h,
+                        opens: h % 3,
+                        clicks: ad,
+                        actions: h % 2,
+                        spent: Money::from_micros(1000 + h),
+                    };
+                    stats::record_gain(&conn, 7, ad, &hour(h), &gain).unwrap();
+                }
+            }
+            stats::run_hour(&conn, 7, &hour(h)).unwrap();
+            stats::total_cabinet_hour(&conn, 7, &hour(h)).unwrap();
+        }
+        let times: Vec<String> = [0, 10, 21, 30, 59, 61, 75, 100, 101, 130]
+            .into_iter()
+            .map(&hour)
+            .collect();
+        let agree = |conn: &Connection| {
+            for from in &times {
+                for to in times.iter().filter(|t| *t > from) {
+                    let found = per_campaign(conn, 7, from, to).unwrap();
+                    let mut sum = Totals::default();
+                    found.iter().for_each(|(_, t)| sum.add(t));
+                    assert_eq!(
+                        cabinet_total(conn, 7, from, to).unwrap(),
+                        (found.len(), sum),
+                        "{from} to {to}"
+                    );
+                }
+            }
+        };
+        agree(&conn);
+        let counted = |from: i64, to: i64| cabinet_total(&conn, 7, &hour(from), &hour(to)).unwrap();
+        assert_eq!(counted(10, 130).0, 3);
+        assert_eq!(
+            counted(59, 130).0,
+            2,
+            "ad 2 stopped inside the span, probed"
+        );
+        assert_eq!(counted(61, 130).0, 1);
+        assert_eq!(counted(101, 130), (0, Totals::default()));
+        assert!(counted(61, 130).1.opens > 0, "opens are kept per cabinet");
+
+        // The first two days rolled up: a span starting in them reads the campaigns' runs, a
+        // later one the kept rows still.
+        for ad in ADS {
+            retention::roll_campaign(&conn, 7, ad, &hour(48)).unwrap();
+        }
+        agree(&conn);
+        assert!(kept_check::check(&conn).unwrap().iter().all(|f| f.equal()));
     }
 
     #[test]

@@ -97,11 +97,12 @@ pub fn run_hour(conn: &Connection, account: i64, hour: &str) -> Result<(), Store
 /// Writes a cabinet's sum of `hour` over its campaigns' hourly rows into `cabinet_hours`.
 pub fn total_cabinet_hour(conn: &Connection, account: i64, hour: &str) -> Result<(), StoreError> {
     conn.prepare_cached(
-        "INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
-         SELECT ?1, ?2, SUM(views), SUM(clicks), SUM(actions), SUM(spent_micros)
+        "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+            spent_micros)
+         SELECT ?1, ?2, SUM(views), SUM(opens), SUM(clicks), SUM(actions), SUM(spent_micros)
          FROM hourly_stats WHERE account_id = ?1 AND hour = ?2 HAVING COUNT(*) > 0
          ON CONFLICT (account_id, hour) DO UPDATE SET views = excluded.views,
-            clicks = excluded.clicks, actions = excluded.actions,
+            opens = excluded.opens, clicks = excluded.clicks, actions = excluded.actions,
             spent_micros = excluded.spent_micros",
     )?
     .execute(params![account, hour])?;

@@ -148,6 +148,44 @@ fn stats_cover_each_period_and_all_is_the_lifetime() {
     );
 }
 
+/// `GET /v1/stats/total`, read from the cabinet's kept rows and its campaigns with a row in
+/// the span, is each period's `GET /v1/stats` summed: a campaign paused a day ago counts in
+/// 7d and 30d, not in 1d.
+#[test]
+fn a_cabinets_total_is_its_campaigns_stats_summed_in_every_period() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    app.align_hour();
+    let (running, paused) = (long_runner(&app, cabinet), long_runner(&app, cabinet));
+    app.advance(3 * 3600);
+    app.write_ok(
+        "POST",
+        &format!("/campaigns/{paused}/pause"),
+        &key,
+        None,
+        200,
+    );
+    app.advance(26 * 3600);
+    let acc = cabinet.to_string();
+    let micros = |v: &Value| (v.as_f64().unwrap() * 1e6).round() as i64;
+    for (period, counted) in [("1d", 1), ("7d", 2), ("30d", 2), ("all", 2)] {
+        let each = stats(&app, &key, &format!("?period={period}"));
+        let campaigns = each["data"][&acc].as_object().unwrap();
+        let total = app.get_ok(&format!("/stats/total?period={period}"), &key);
+        let total = &total["data"][&acc];
+        for field in ["views", "opens", "clicks", "actions"] {
+            let sum: i64 = campaigns.values().map(|c| c[field].as_i64().unwrap()).sum();
+            assert_eq!(total[field].as_i64(), Some(sum), "{period} {field}");
+        }
+        let spent: i64 = campaigns.values().map(|c| micros(&c["spent"])).sum();
+        assert_eq!(micros(&total["spent"]), spent, "{period} spent");
+        assert_eq!(campaigns.len(), counted, "{period}");
+        assert_eq!(total["campaigns"], counted, "{period}");
+    }
+    let day = stats(&app, &key, "?period=1d");
+    assert!(day["data"][&acc][running.to_string()]["views"].as_i64() > Some(0));
+}
+
 #[test]
 fn stats_are_keyed_by_account_then_ad_and_idle_cabinets_total_zero() {
     let app = spawn_app();

@@ -243,7 +243,8 @@ mod tests {
              INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
              SELECT account_id, hour, SUM(views), SUM(clicks), SUM(actions), SUM(spent_micros)
              FROM hourly_stats GROUP BY account_id, hour;
-             INSERT INTO cabinet_hours VALUES (7, '2026-11-26T15:00:00Z', 500, 5, 1, 1000000);",
+             INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
+                 VALUES (7, '2026-11-26T15:00:00Z', 500, 5, 1, 1000000);",
         )
         .unwrap();
         let cabinet = cabinet_rows::get(&conn, 7).unwrap().unwrap();

@@ -3,8 +3,6 @@
 //! is migrated when it is opened: every row and reference kept, the indexes back, and a type
 //! this adcab does not know taken by the table but refused when the row is read.
 
-use std::path::Path;
-
 use adcab::db::{Db, Open};
 use adcab::domain::money::CabinetType;
 use adcab::store::cabinets;
@@ -12,39 +10,6 @@ use rusqlite::Connection;
 
 /// The migration under test: the last one before it makes the previous schema.
 const VERSION: i64 = 18;
-
-/// A database file as the previous release left it: the service's migrations before
-/// [`VERSION`], read from `sql/`, applied and recorded as the release recorded them.
-fn previous_schema(path: &Path) -> Connection {
-    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("sql");
-    let mut files: Vec<(i64, std::path::PathBuf)> = std::fs::read_dir(&folder)
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().to_string();
-            let number = name.split('_').next()?.parse().ok()?;
-            name.ends_with(".sql").then_some((number, e.path()))
-        })
-        .filter(|(number, _)| *number < VERSION)
-        .collect();
-    files.sort();
-    assert_eq!(files.len() as i64, VERSION - 1, "{files:?}");
-    let conn = Connection::open(path).unwrap();
-    conn.execute_batch(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)",
-    )
-    .unwrap();
-    for (number, file) in files {
-        conn.execute_batch(&std::fs::read_to_string(file).unwrap())
-            .unwrap();
-        conn.execute(
-            "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, 'then')",
-            [number],
-        )
-        .unwrap();
-    }
-    conn
-}
 
 const EVERY_COLUMN: &str = "SELECT json_group_array(json_array(id, owner_id, name,
     cabinet_type, is_active, balance_micros, balance_updated_at, min_budget, ad_button,
@@ -65,7 +30,7 @@ fn text(conn: &Connection, sql: &str) -> String {
 fn the_cabinets_table_loses_its_type_check_and_keeps_every_row_and_reference() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("adcab.db");
-    let old = previous_schema(&path);
+    let old = super::schema_before(&path, VERSION);
     old.execute_batch(
         "PRAGMA foreign_keys = ON;
          INSERT INTO users (id, email, plan, created_at) VALUES

@@ -1,8 +1,9 @@
 //! The figures kept as rows change (status counts, daily rows, conversions' daily rows, the stats
 //! rows' running sums, the cabinets' last rolled-up days, conversion totals) equal their recomputation after creates, reviews, pauses,
 //! deletes, postbacks and hours of sync; a span's totals read through the daily rows equal the
-//! hours' sums in any zone; and `adcab check --deep` names a kept row that was changed behind the
-//! triggers' back, exiting non-zero.
+//! hours' sums in any zone; migration 55 gives the cabinets' hours and days their opens; and
+//! `adcab check --deep` names a kept row that was changed behind the triggers' back, exiting
+//! non-zero.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -305,4 +306,72 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
     assert!(out.status.success());
     let plain: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(plain.get("kept").is_none());
+}
+
+#[test]
+fn migration_55_gives_each_cabinet_hour_and_day_its_campaigns_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("adcab.db");
+    let old = super::schema_before(&path, 55);
+    // Two hours still hourly; a day rolled up with one cabinet hour at noon (as migration 50
+    // made them), another with its hours at 22:00 and 23:00; as the sync wrote them, without
+    // opens.
+    old.execute_batch(
+        "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions,
+            spent_micros) VALUES (7, 1, '2026-11-20T10:00:00Z', 10, 3, 1, 0, 100),
+            (7, 2, '2026-11-20T10:00:00Z', 20, 4, 1, 0, 200),
+            (7, 1, '2026-11-20T11:00:00Z', 5, 1, 0, 0, 50);
+         INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions,
+            spent_micros) VALUES (7, 1, '2026-11-18', 7, 2, 0, 0, 70),
+            (7, 2, '2026-11-18', 8, 5, 0, 0, 80), (7, 1, '2026-11-19', 9, 6, 0, 0, 90);
+         INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
+            VALUES (7, '2026-11-20T10:00:00Z', 30, 2, 0, 300),
+            (7, '2026-11-20T11:00:00Z', 5, 0, 0, 50), (7, '2026-11-18T12:00:00Z', 15, 0, 0, 150),
+            (7, '2026-11-19T22:00:00Z', 4, 0, 0, 40), (7, '2026-11-19T23:00:00Z', 5, 0, 0, 50);",
+    )
+    .unwrap();
+    drop(old);
+    drop(adcab::db::Db::open(&path, adcab::db::Open::Existing).expect("it migrates"));
+
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let opens = |sql: &str| -> Vec<(String, i64)> {
+        conn.prepare(sql)
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    };
+    assert_eq!(
+        opens("SELECT hour, opens FROM cabinet_hours ORDER BY hour"),
+        [
+            ("2026-11-18T12:00:00Z", 7),
+            ("2026-11-19T22:00:00Z", 0),
+            ("2026-11-19T23:00:00Z", 6),
+            ("2026-11-20T10:00:00Z", 7),
+            ("2026-11-20T11:00:00Z", 1),
+        ]
+        .map(|(h, n)| (h.to_string(), n))
+    );
+    assert_eq!(
+        opens("SELECT day, opens FROM cabinet_days ORDER BY day"),
+        [("2026-11-18", 7), ("2026-11-19", 6), ("2026-11-20", 8)].map(|(d, n)| (d.to_string(), n))
+    );
+    let differing: Vec<&str> = kept_check::check(&conn)
+        .unwrap()
+        .iter()
+        .filter(|f| !f.equal())
+        .map(|f| f.name)
+        .collect();
+    assert!(differing.is_empty(), "{differing:?}");
+    // The days' triggers carry opens from now on.
+    conn.execute(
+        "UPDATE cabinet_hours SET opens = opens + 2 WHERE hour = '2026-11-20T11:00:00Z'",
+        [],
+    )
+    .unwrap();
+    assert_eq!(
+        opens("SELECT day, opens FROM cabinet_days WHERE day = '2026-11-20'"),
+        [("2026-11-20".to_string(), 10)]
+    );
 }
