@@ -47,7 +47,7 @@ fn per_cabinet(
 struct Found<T> {
     cabinets: Vec<(i64, &'static str)>,
     span: Span,
-    campaigns: Vec<T>,
+    read: Vec<T>,
 }
 
 async fn find<T: Send + 'static>(
@@ -64,7 +64,7 @@ async fn find<T: Send + 'static>(
     let now = state.services.db.read(clock::now).await?;
     let span = stats_span(ctx.query.text("period"), now);
     let (ids, read_span): (Vec<i64>, Span) = (cabinets.iter().map(|c| c.0).collect(), span.clone());
-    let campaigns = state
+    let read = state
         .services
         .db
         .read(move |c| {
@@ -76,7 +76,7 @@ async fn find<T: Send + 'static>(
     Ok(Found {
         cabinets,
         span,
-        campaigns,
+        read,
     })
 }
 
@@ -101,7 +101,7 @@ impl<T> Found<T> {
 pub async fn by_campaign(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
     let found = find(state, ctx, per_campaign).await?;
     let mut data = Map::new();
-    for ((account, _), campaigns) in found.cabinets.iter().zip(&found.campaigns) {
+    for ((account, _), campaigns) in found.cabinets.iter().zip(&found.read) {
         let ads: Map<String, Value> = campaigns
             .iter()
             .map(|(ad, t)| (ad.to_string(), t.metrics()))
@@ -116,7 +116,7 @@ pub async fn by_campaign(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError>
 pub async fn total(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
     let found = find(state, ctx, per_cabinet).await?;
     let mut data = Map::new();
-    for ((account, currency), (campaigns, sum)) in found.cabinets.iter().zip(&found.campaigns) {
+    for ((account, currency), (campaigns, sum)) in found.cabinets.iter().zip(&found.read) {
         let mut figures = sum.metrics();
         figures["currency"] = json!(currency);
         figures["campaigns"] = json!(campaigns);

@@ -7,7 +7,9 @@
 //! always counted them: an hour when it starts in the span, a day retention rolled up when the
 //! whole day lies in it. One edge differs: an hour written late into a day already rolled up (stats
 //! older than the hourly cutoff, which the sync does not write) counts with its day, in a span
-//! only when the whole day is, until the next retention pass rolls it in too.
+//! only when the whole day is, until the next retention pass rolls it in too. A cabinet's total
+//! over a span with no rolled-up day in it reads the cabinet's kept rows and counts the
+//! campaigns with figures from its latest hour instead (`cabinet_total`).
 
 use std::iter::Peekable;
 use std::rc::Rc;
