@@ -35,9 +35,7 @@ fn per_cabinet(
 ) -> Result<(usize, Totals), StoreError> {
     let Some(from) = span.from else {
         let campaigns = campaigns::lifetime(conn, account)?;
-        let mut sum = Totals::default();
-        campaigns.iter().for_each(|(_, t)| sum.add(t));
-        return Ok((campaigns.len(), sum));
+        return Ok((campaigns.len(), campaigns.iter().map(|(_, t)| t).sum()));
     };
     runs::cabinet_total(conn, account, &clock::iso(from), &clock::iso(span.to))
 }

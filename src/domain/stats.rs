@@ -107,6 +107,15 @@ impl Totals {
     }
 }
 
+/// Totals added up with [`Totals::add`], saturating.
+impl<'a> std::iter::Sum<&'a Totals> for Totals {
+    fn sum<I: Iterator<Item = &'a Totals>>(all: I) -> Totals {
+        let mut sum = Totals::default();
+        all.for_each(|t| sum.add(t));
+        sum
+    }
+}
+
 /// The hours a stats read covers: those starting in `[from, to)`; `from` is `None` for a
 /// campaign's whole life. `period` is the period as read.
 #[derive(Debug, Clone, PartialEq, Eq)]

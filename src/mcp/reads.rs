@@ -156,11 +156,8 @@ fn stats_of(s: &Services, principal: &Principal, a: StatsArgs) -> Result<Value, 
                 s.db.read_blocking(|c| stats::of_cabinet(c, account, &from, &to))?
             }
             None => {
-                let mut sum = Totals::default();
-                for (_, t) in s.db.read_blocking(|c| campaigns::lifetime(c, account))? {
-                    sum.add(&t);
-                }
-                sum
+                let lifetime = s.db.read_blocking(|c| campaigns::lifetime(c, account))?;
+                lifetime.iter().map(|(_, t)| t).sum()
             }
         },
     };

@@ -269,9 +269,7 @@ pub fn cabinet_total(
     let rolled = last_rolled_day(conn, account)?;
     if rolled.is_some_and(|day| from.get(..10).is_none_or(|first| day.as_str() >= first)) {
         let found = cabinet(conn, account, (from, to))?;
-        let mut sum = Totals::default();
-        found.iter().for_each(|(_, t)| sum.add(t));
-        return Ok((found.len(), sum));
+        return Ok((found.len(), found.iter().map(|(_, t)| t).sum()));
     }
     Ok((
         with_stats(conn, account, from, to)?,
@@ -451,8 +449,7 @@ mod tests {
             for from in &times {
                 for to in times.iter().filter(|t| *t > from) {
                     let found = per_campaign(conn, 7, from, to).unwrap();
-                    let mut sum = Totals::default();
-                    found.iter().for_each(|(_, t)| sum.add(t));
+                    let sum = found.iter().map(|(_, t)| t).sum();
                     assert_eq!(
                         cabinet_total(conn, 7, from, to).unwrap(),
                         (found.len(), sum),

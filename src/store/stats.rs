@@ -201,8 +201,8 @@ pub fn keep_day_spend(
     Ok(())
 }
 
-/// A cabinet's sums over the hours starting in `[from, to)` (opens are not kept per cabinet),
-/// read through its daily rows (`kept::span`).
+/// A cabinet's sums over the hours starting in `[from, to)`, read through its daily rows
+/// (`kept::span`).
 pub fn of_cabinet(
     conn: &Connection,
     account: i64,

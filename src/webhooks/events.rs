@@ -190,10 +190,7 @@ pub fn digest(
     if rows.is_empty() {
         return Ok(None);
     }
-    let mut totals = Totals::default();
-    for (_, t) in &rows {
-        totals.add(t);
-    }
+    let totals: Totals = rows.iter().map(|(_, t)| t).sum();
     let listed = rows
         .iter()
         .take(DIGEST_TOP)

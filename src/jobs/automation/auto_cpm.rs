@@ -74,10 +74,8 @@ fn decide_one(
         let cabinet = cabinets::get(c, account)?;
         let edits = store::edits_since(c, account, ad, &clock::iso(at - Duration::hours(24)))?;
         let from = clock::iso(at - Duration::hours(hours));
-        let mut sum = Totals::default();
-        for (_, t) in stats::hours_of_campaign(c, account, ad, &from, &at_iso)? {
-            sum.add(&t);
-        }
+        let rows = stats::hours_of_campaign(c, account, ad, &from, &at_iso)?;
+        let mut sum: Totals = rows.iter().map(|(_, t)| t).sum();
         if m.settings.cpa_from == CpaFrom::Postbacks {
             let hours = conversions::hours_of_campaign(c, account, ad, &from, &at_iso)?;
             sum.actions = hours.iter().map(|(_, n)| n).sum();

@@ -133,11 +133,7 @@ pub fn gather(
             let c = &r.cabinet;
             let per_day = kept::days(conn, c.id, &spans)?;
             let converted = converted::per_span(conn, c.id, &spans)?;
-            let sum = |days: &[Totals]| {
-                let mut t = Totals::default();
-                days.iter().for_each(|d| t.add(d));
-                t
-            };
+            let sum = |days: &[Totals]| days.iter().sum();
             Ok(Line {
                 id: Some(c.id),
                 name: c.name.clone(),
