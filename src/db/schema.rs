@@ -103,6 +103,7 @@ const SERVICE: Ledger = Ledger {
             include_str!("../../sql/0054_cabinet_conversion_hours.sql"),
         ),
         (55, include_str!("../../sql/0055_cabinet_opens.sql")),
+        (56, include_str!("../../sql/0056_cabinet_weeks.sql")),
     ],
 };
 

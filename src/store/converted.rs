@@ -1,7 +1,9 @@
 //! Owns the reads of what a cabinet's conversions came to over consecutive spans (the home
 //! page's periods, a report's days), through their daily rows (`cabinet_conversion_days`,
-//! migration 49, kept by triggers on `conversions`): each UTC day's rows count in the span
-//! holding its noon, and the conversions between a bound that is not a UTC midnight and its
+//! migration 49, kept by triggers on `conversions`) and weekly rows (`cabinet_conversion_weeks`,
+//! migration 56, kept by triggers on the daily rows): each UTC day's rows count in the span
+//! holding its noon, a whole week's from its week's rows where all its days count in one span
+//! (`kept::Plan`), and the conversions between a bound that is not a UTC midnight and its
 //! nearest midnight are moved to their own span, as `kept::days` moves hours: the whole hours
 //! there through their hourly rows (`cabinet_conversion_hours`, migration 54), the bound's own
 //! hour one by one; so each span's figures are those of the conversions received in it, in any
@@ -49,18 +51,9 @@ pub struct Converted {
 impl Converted {
     /// The conversions of `events` together.
     pub fn of(events: &Events) -> Converted {
-        Converted::sum(events.iter())
-    }
-
-    /// The conversions of several spans together.
-    pub fn across(spans: &[Events]) -> Converted {
-        Converted::sum(spans.iter().flatten())
-    }
-
-    fn sum<'e>(lines: impl Iterator<Item = (&'e (String, String), &'e Tally)>) -> Converted {
         let mut count: i64 = 0;
         let mut currencies: BTreeMap<&str, (i64, i128)> = BTreeMap::new();
-        for ((_, currency), tally) in lines {
+        for ((_, currency), tally) in events {
             count = count.saturating_add(tally.count);
             let entry = currencies.entry(currency).or_default();
             entry.0 = entry.0.saturating_add(tally.priced);
@@ -124,21 +117,25 @@ pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Ev
         }
         return Ok(found);
     };
-    let mut stmt = conn.prepare_cached(
-        "SELECT day, event_type, currency, count, priced, amount_high, amount_low
-         FROM cabinet_conversion_days WHERE account_id = ?1 AND day >= ?2 AND day <= ?3",
-    )?;
-    let mut rows = stmt.query(params![account, plan.first_day, plan.last_day])?;
-    while let Some(r) = rows.next()? {
-        let day = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
-        if let Some(i) = spans.of(&format!("{day}T12:00:00Z")) {
+    plan.read(
+        conn,
+        account,
+        spans,
+        (
+            "SELECT week, event_type, currency, count, priced, amount_high, amount_low
+             FROM cabinet_conversion_weeks WHERE account_id = ?1 AND week >= ?2 AND week <= ?3",
+            "SELECT day, event_type, currency, count, priced, amount_high, amount_low
+             FROM cabinet_conversion_days WHERE account_id = ?1 AND day >= ?2 AND day <= ?3",
+        ),
+        |i, r| {
             let tally = kept_tally(r)?;
             found[i]
                 .entry((r.get(1)?, r.get(2)?))
                 .or_default()
                 .moved(tally, true);
-        }
-    }
+            Ok(())
+        },
+    )?;
     // Each edge's whole hours are read from their rows, the conversions of the rest of it (the
     // bound's own hour) one by one; each is moved from its day's span to its own.
     let mut by_hour = conn.prepare_cached(
@@ -189,9 +186,10 @@ mod tests {
     use crate::store::{kept_check, test_db};
     use chrono::{DateTime, Duration, TimeZone, Utc};
 
-    /// Conversions every 37 minutes for five days, of two events in two currencies, some
-    /// without an amount or a currency, some refunds; then some moved, repriced and removed.
-    fn conversions_of_five_days(conn: &Connection) -> DateTime<Utc> {
+    /// Conversions every 37 minutes for three weeks from a Friday, of two events in two
+    /// currencies, some without an amount or a currency, some refunds; then some moved (one
+    /// into the next week), repriced and removed.
+    fn conversions_of_three_weeks(conn: &Connection) -> DateTime<Utc> {
         let start = Utc.with_ymd_and_hms(2026, 11, 20, 0, 0, 0).unwrap();
         let mut insert = conn
             .prepare(
@@ -200,7 +198,7 @@ mod tests {
                  VALUES (1, ?1, ?2, ?3, ?4, 7, ?5, 'x')",
             )
             .unwrap();
-        for i in 0..(5 * 24 * 60 / 37) {
+        for i in 0..(21 * 24 * 60 / 37) {
             let at = iso(start + Duration::minutes(37 * i));
             let (event, amount, currency) = match i % 5 {
                 0 => ("lead", None, None),
@@ -243,7 +241,7 @@ mod tests {
     #[test]
     fn conversions_read_through_daily_rows_equal_the_conversions_in_every_zone() {
         let conn = test_db();
-        let start = conversions_of_five_days(&conn);
+        let start = conversions_of_three_weeks(&conn);
         let mut spans: Vec<Vec<String>> = [-720, -480, -210, 0, 60, 330, 345, 720, 840]
             .iter()
             .map(|offset| {
@@ -252,6 +250,17 @@ mod tests {
                     .collect()
             })
             .collect();
+        // Two periods of whole weeks and days around them, in each zone: read partly from the
+        // weekly rows.
+        for offset in [-720, -210, 0, 345, 840] {
+            let bounds: Vec<String> = [1, 9, 20]
+                .iter()
+                .map(|d| iso(start + Duration::days(*d) - Duration::minutes(offset)))
+                .collect();
+            let plan = Spans::new(bounds.clone()).plan.unwrap();
+            assert!(!plan.weeks.is_empty(), "{bounds:?}");
+            spans.push(bounds);
+        }
         // Bounds the daily rows cannot serve (closer than 12 hours): read one by one.
         spans.push(vec![
             iso(start + Duration::hours(30)),
@@ -264,7 +273,11 @@ mod tests {
             assert_eq!(kept, read, "{bounds:?}");
         }
         let figures = kept_check::check(&conn).unwrap();
-        for name in ["cabinet_conversion_days", "cabinet_conversion_hours"] {
+        for name in [
+            "cabinet_conversion_days",
+            "cabinet_conversion_weeks",
+            "cabinet_conversion_hours",
+        ] {
             let kept = figures.iter().find(|f| f.name == name).unwrap();
             assert!(
                 kept.rows > 5 && kept.equal(),
@@ -288,6 +301,28 @@ mod tests {
         assert_eq!(
             days.differences[0].key,
             "cabinet 7, 2026-11-21, purchase, EUR"
+        );
+
+        // The day changed behind the conversions' triggers carried its week with it; a week
+        // changed behind the days' triggers is named too.
+        conn.execute(
+            "UPDATE cabinet_conversion_weeks SET amount_low = amount_low + 1
+             WHERE week = '2026-11-30' AND event_type = 'purchase' AND currency = 'USD'",
+            [],
+        )
+        .unwrap();
+        let figures = kept_check::check(&conn).unwrap();
+        let weeks = figures
+            .iter()
+            .find(|f| f.name == "cabinet_conversion_weeks")
+            .unwrap();
+        let keys: Vec<&str> = weeks.differences.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "cabinet 7, 2026-11-16, purchase, EUR",
+                "cabinet 7, 2026-11-30, purchase, USD"
+            ]
         );
 
         conn.execute(
@@ -369,6 +404,6 @@ mod tests {
         let first = Converted::of(&found[0]);
         assert_eq!(first.count, 4);
         assert_eq!(first.revenue, vec![("USD".to_string(), 3_000_000)]);
-        assert_eq!(Converted::across(&found).count, 5);
+        assert_eq!(Converted::of(&found[1]).count, 1);
     }
 }

@@ -1,12 +1,13 @@
 //! Owns the reads of the figures kept as rows change instead of recomputed per request: each
 //! cabinet's campaigns by status (`cabinet_status_counts`, migration 45) and each cabinet's sums
-//! per UTC day (`cabinet_days`, migration 46), both kept by SQLite triggers, and the one span
-//! read every cabinet total goes through (whole UTC days from the daily rows, the hours a span's
+//! per UTC day and week (`cabinet_days`, `cabinet_weeks`, migrations 46 and 56), all kept by
+//! SQLite triggers, and the one span read every cabinet total goes through (whole UTC weeks
+//! from the weekly rows, the other whole UTC days from the daily rows, the hours a span's
 //! bounds cut from a day from `cabinet_hours`; its conversions are read the same way by
 //! `converted`). Writes nothing: the triggers keep the rows, and `kept_check` compares them
 //! with their recomputation.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Datelike, Duration, Utc, Weekday};
 use rusqlite::{params, Connection};
 
 use super::{parsed, StoreError};
@@ -54,12 +55,112 @@ pub struct Spans {
     pub(super) plan: Option<Plan>,
 }
 
-/// The UTC days whose rows may count (`YYYY-MM-DD`, both included) and the ranges of hours
-/// (or conversions) read at the bounds that are not UTC midnights.
+/// What to read for the UTC days that count (each in the span holding its noon): the UTC
+/// weeks (their Mondays, ascending) whose seven days all count in one span, with that span,
+/// read from the weekly rows (schema 56); the other days that count, in ranges of consecutive
+/// days (`YYYY-MM-DD`, both included, ascending), read from the daily rows; and the ranges of
+/// hours (or conversions) read at the bounds that are not UTC midnights.
 pub(super) struct Plan {
-    pub(super) first_day: String,
-    pub(super) last_day: String,
+    pub(super) weeks: Vec<(String, usize)>,
+    pub(super) days: Vec<(String, String)>,
     pub(super) edges: Vec<Edge>,
+}
+
+impl Plan {
+    /// The plan of `bounds` (as [`Spans`] takes them, parsed as `times`): the days from the
+    /// one before the first bound to the one of the last, each in the span of its noon.
+    fn new(times: &[DateTime<Utc>], bounds: &[String]) -> Plan {
+        let (Some(first), Some(last)) = (times.first(), times.last()) else {
+            return Plan {
+                weeks: Vec::new(),
+                days: Vec::new(),
+                edges: Vec::new(),
+            };
+        };
+        let first = first.date_naive() - Duration::days(1);
+        let spans: Vec<Option<usize>> = first
+            .iter_days()
+            .take_while(|d| d <= &last.date_naive())
+            .map(|d| {
+                let noon = d.and_hms_opt(12, 0, 0).map(|n| n.and_utc());
+                noon.and_then(|n| times.iter().rposition(|t| *t <= n))
+                    .filter(|&i| i + 1 < times.len())
+            })
+            .collect();
+        let mut weeks = Vec::new();
+        let mut days: Vec<(String, String)> = Vec::new();
+        let mut at = 0;
+        while at < spans.len() {
+            let day = first + Duration::days(at as i64);
+            let whole = spans.get(at..at + 7).filter(|week| {
+                day.weekday() == Weekday::Mon && week.iter().all(|s| s.is_some() && *s == week[0])
+            });
+            if let Some(week) = whole {
+                weeks.extend(week[0].map(|span| (day.to_string(), span)));
+                at += 7;
+                continue;
+            }
+            if spans[at].is_some() {
+                let text = day.to_string();
+                match days.last_mut() {
+                    Some((_, end)) if *end == (day - Duration::days(1)).to_string() => *end = text,
+                    _ => days.push((text.clone(), text)),
+                }
+            }
+            at += 1;
+        }
+        Plan {
+            weeks,
+            days,
+            edges: times
+                .iter()
+                .zip(bounds)
+                .filter_map(|(&at, bound)| Edge::at(at, bound))
+                .collect(),
+        }
+    }
+
+    /// Reads the weekly rows (statement `weeks`) of the whole weeks and the daily rows
+    /// (`days`) of the other days that count, each statement taking the cabinet and the first
+    /// and last key (`?1` to `?3`) and reading the key first, and gives each row to `add` with
+    /// its span.
+    pub(super) fn read(
+        &self,
+        conn: &Connection,
+        account: i64,
+        spans: &Spans,
+        (weeks, days): (&str, &str),
+        mut add: impl FnMut(usize, &rusqlite::Row) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut each =
+            |sql: &str, (first, last): (&str, &str), span: &dyn Fn(&str) -> Option<usize>| {
+                let mut stmt = conn.prepare_cached(sql)?;
+                let mut rows = stmt.query(params![account, first, last])?;
+                while let Some(r) = rows.next()? {
+                    let key = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+                    if let Some(i) = span(key) {
+                        add(i, r)?;
+                    }
+                }
+                Ok::<_, StoreError>(())
+            };
+        if let (Some(first), Some(last)) = (self.weeks.first(), self.weeks.last()) {
+            let span = |monday: &str| {
+                let at = self
+                    .weeks
+                    .binary_search_by(|(week, _)| week.as_str().cmp(monday))
+                    .ok()?;
+                Some(self.weeks[at].1)
+            };
+            each(weeks, (&first.0, &last.0), &span)?;
+        }
+        for (first, last) in &self.days {
+            each(days, (first, last), &|day| {
+                spans.of(&format!("{day}T12:00:00Z"))
+            })?;
+        }
+        Ok(())
+    }
 }
 
 /// The time between a bound that is not a UTC midnight and its nearest midnight, `[from, to)`,
@@ -109,15 +210,7 @@ impl Spans {
         let times: Option<Vec<DateTime<Utc>>> = bounds.iter().map(|b| parse(b)).collect();
         let plan = times
             .filter(|t| !t.is_empty() && t.windows(2).all(|w| w[1] - w[0] > Duration::hours(12)))
-            .map(|times| Plan {
-                first_day: (times[0].date_naive() - Duration::days(1)).to_string(),
-                last_day: times[times.len() - 1].date_naive().to_string(),
-                edges: times
-                    .iter()
-                    .zip(&bounds)
-                    .filter_map(|(&at, bound)| Edge::at(at, bound))
-                    .collect(),
-            });
+            .map(|times| Plan::new(&times, &bounds));
         Spans { bounds, plan }
     }
 
@@ -191,33 +284,38 @@ impl Sums {
 /// A cabinet's sums per span of `spans`, each equal to the sum of its `cabinet_hours` rows
 /// starting in the span.
 ///
-/// Each UTC day's row counts in the span holding its noon; then, at each bound that is not a
+/// Each UTC day's row counts in the span holding its noon, seven of them from their week's
+/// row where the whole week counts in one span; then, at each bound that is not a
 /// UTC midnight, the hours between it and the nearest midnight (at most 12) are read, and each
 /// one whose span differs from its day's is moved from the day's span to its own. An hour
 /// counts elsewhere than its day only when a bound lies between it and its day's noon, and
 /// that bound's nearest midnight is on the hour's side, so every such hour is moved, once
 /// (bounds are more than 12 hours apart: a day is 23 hours or more; closer bounds, or bounds
 /// not written as the service writes times, read the hours instead). With UTC midnights for
-/// bounds this is a row per day and no hour.
+/// bounds this is a row per day, or per week, and no hour.
 pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals>, StoreError> {
     let Some(plan) = &spans.plan else {
         return by_hours(conn, account, &spans.bounds);
     };
     let overflow = || StoreError::Corrupt("a cabinet's sums overflow".into());
     let mut sums = vec![Sums::default(); spans.len()];
-    let mut stmt = conn.prepare_cached(
-        "SELECT day, views, opens, clicks, actions, spent_micros FROM cabinet_days
-         WHERE account_id = ?1 AND day >= ?2 AND day <= ?3",
-    )?;
-    let mut rows = stmt.query(params![account, plan.first_day, plan.last_day])?;
-    while let Some(r) = rows.next()? {
-        let day = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
-        if let Some(i) = spans.of(&format!("{day}T12:00:00Z")) {
+    plan.read(
+        conn,
+        account,
+        spans,
+        (
+            "SELECT week, views, opens, clicks, actions, spent_micros FROM cabinet_weeks
+             WHERE account_id = ?1 AND week >= ?2 AND week <= ?3",
+            "SELECT day, views, opens, clicks, actions, spent_micros FROM cabinet_days
+             WHERE account_id = ?1 AND day >= ?2 AND day <= ?3",
+        ),
+        |i, r| {
             sums[i] = sums[i]
                 .moved(Sums::read(r, 1)?, true)
                 .ok_or_else(overflow)?;
-        }
-    }
+            Ok(())
+        },
+    )?;
     if plan.edges.is_empty() {
         return Ok(sums.into_iter().map(Sums::totals).collect());
     }
@@ -278,4 +376,85 @@ pub fn by_hours(
         out[day].add(&Sums::read(r, 1)?.totals());
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{kept_check, test_db};
+    use chrono::TimeZone;
+
+    /// A cabinet's hours for three weeks from a Friday, each with its own figures; then one
+    /// rewritten in place, one moved into the next week and a whole day removed.
+    fn three_weeks_of_hours(conn: &Connection) -> DateTime<Utc> {
+        let start = Utc.with_ymd_and_hms(2026, 11, 20, 0, 0, 0).unwrap();
+        let mut insert = conn
+            .prepare(
+                "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+                    spent_micros) VALUES (7, ?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .unwrap();
+        for h in 0..21 * 24 {
+            let n = (h * 37) % 101;
+            insert
+                .execute(params![
+                    iso(start + Duration::hours(h)),
+                    n * 10,
+                    n,
+                    n / 3,
+                    n % 4,
+                    n * 12_345
+                ])
+                .unwrap();
+        }
+        conn.execute_batch(
+            "UPDATE cabinet_hours SET views = views + 5, spent_micros = spent_micros + 7
+                WHERE hour = '2026-11-25T10:00:00Z';
+             UPDATE cabinet_hours SET hour = '2026-11-30T03:00:30Z'
+                WHERE hour = '2026-11-22T03:00:00Z';
+             DELETE FROM cabinet_hours WHERE hour LIKE '2026-12-02T%';",
+        )
+        .unwrap();
+        start
+    }
+
+    #[test]
+    fn spans_read_through_weekly_rows_equal_their_hours_in_every_zone() {
+        let conn = test_db();
+        let start = three_weeks_of_hours(&conn);
+        for offset in [-720, -480, -210, 0, 60, 330, 345, 720, 840] {
+            let at = |d: i64| iso(start + Duration::days(d) - Duration::minutes(offset));
+            // Two periods holding whole weeks, and a period then its days one by one.
+            let mut bounds: Vec<String> = vec![at(1), at(9), at(20)];
+            let spans = Spans::new(bounds.clone());
+            assert!(!spans.plan.as_ref().unwrap().weeks.is_empty(), "{bounds:?}");
+            assert_eq!(
+                days(&conn, 7, &spans).unwrap(),
+                by_hours(&conn, 7, &bounds).unwrap()
+            );
+            bounds = std::iter::once(at(0)).chain((11..=18).map(at)).collect();
+            let spans = Spans::new(bounds.clone());
+            assert!(!spans.plan.as_ref().unwrap().weeks.is_empty(), "{bounds:?}");
+            let read = days(&conn, 7, &spans).unwrap();
+            assert!(read[0].views > 0, "{bounds:?}");
+            assert_eq!(read, by_hours(&conn, 7, &bounds).unwrap(), "{bounds:?}");
+        }
+        let weeks = |conn: &Connection| {
+            kept_check::check(conn)
+                .unwrap()
+                .into_iter()
+                .find(|f| f.name == "cabinet_weeks")
+                .unwrap()
+        };
+        let kept = weeks(&conn);
+        assert!(kept.rows == 4 && kept.equal(), "{kept:?}");
+        conn.execute(
+            "UPDATE cabinet_weeks SET opens = opens + 1 WHERE week = '2026-11-23'",
+            [],
+        )
+        .unwrap();
+        let changed = weeks(&conn);
+        assert_eq!(changed.differing, 1);
+        assert_eq!(changed.differences[0].key, "cabinet 7, week of 2026-11-23");
+    }
 }

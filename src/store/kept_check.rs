@@ -1,9 +1,9 @@
 //! Owns the comparison of each kept figure with its recomputation from the rows it stands for
 //! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours,
-//! the cabinets' hours with their campaigns' stats rows, the conversions' daily and hourly rows
-//! with the conversions, the stats rows' running sums with the rows, the cabinets' last
-//! rolled-up day with their daily rows, and the conversion totals with the events still stored.
-//! Reads only; names what differs.
+//! the weekly rows with the daily rows, the cabinets' hours with their campaigns' stats rows,
+//! the conversions' daily, weekly and hourly rows with the conversions, the stats rows' running
+//! sums with the rows, the cabinets' last rolled-up day with their daily rows, and the
+//! conversion totals with the events still stored. Reads only; names what differs.
 
 use rusqlite::Connection;
 
@@ -58,6 +58,12 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
         )?,
         compare(
             conn,
+            "cabinet_weeks",
+            "the cabinet_days rows summed by cabinet and UTC week",
+            CABINET_WEEKS,
+        )?,
+        compare(
+            conn,
             "cabinet_hours",
             "each cabinet's campaigns' stats rows (hourly and rolled-up) summed by UTC day",
             CABINET_HOURS,
@@ -67,6 +73,12 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
             "cabinet_conversion_days",
             "the conversions summed by cabinet, UTC day, event and currency",
             CONVERSION_DAYS,
+        )?,
+        compare(
+            conn,
+            "cabinet_conversion_weeks",
+            "the conversions summed by cabinet, UTC week, event and currency",
+            CONVERSION_WEEKS,
         )?,
         compare(
             conn,
@@ -159,6 +171,27 @@ const CABINET_DAYS: &str = "
           FROM cabinet_hours GROUP BY account_id, substr(hour, 1, 10))
     GROUP BY account_id, day ORDER BY account_id, day";
 
+const CABINET_WEEKS: &str = "
+    SELECT 'cabinet ' || account_id || ', week of ' || week,
+        SUM(k_days) || ' days: ' || SUM(k_views) || ' views, ' || SUM(k_opens) || ' opens, '
+            || SUM(k_clicks) || ' clicks, ' || SUM(k_actions) || ' actions, ' || SUM(k_spent)
+            || ' spent micros',
+        SUM(d_days) || ' days: ' || SUM(d_views) || ' views, ' || SUM(d_opens) || ' opens, '
+            || SUM(d_clicks) || ' clicks, ' || SUM(d_actions) || ' actions, ' || SUM(d_spent)
+            || ' spent micros',
+        SUM(k_days) <> SUM(d_days) OR SUM(k_views) <> SUM(d_views)
+            OR SUM(k_opens) <> SUM(d_opens) OR SUM(k_clicks) <> SUM(d_clicks)
+            OR SUM(k_actions) <> SUM(d_actions) OR SUM(k_spent) <> SUM(d_spent)
+    FROM (SELECT account_id, week, days AS k_days, views AS k_views, opens AS k_opens,
+            clicks AS k_clicks, actions AS k_actions, spent_micros AS k_spent, 0 AS d_days,
+            0 AS d_views, 0 AS d_opens, 0 AS d_clicks, 0 AS d_actions, 0 AS d_spent
+          FROM cabinet_weeks
+          UNION ALL
+          SELECT account_id, date(day, '-6 days', 'weekday 1'), 0, 0, 0, 0, 0, 0, COUNT(*),
+            SUM(views), SUM(opens), SUM(clicks), SUM(actions), SUM(spent_micros)
+          FROM cabinet_days GROUP BY account_id, date(day, '-6 days', 'weekday 1'))
+    GROUP BY account_id, week ORDER BY account_id, week";
+
 const CABINET_HOURS: &str = "
     SELECT 'cabinet ' || account_id || ', ' || day,
         SUM(k_views) || ' views, ' || SUM(k_opens) || ' opens, ' || SUM(k_clicks) || ' clicks, '
@@ -229,6 +262,12 @@ const CONVERSION_DAYS: &str = conversions_by!(
     "cabinet_conversion_days",
     "day",
     "substr(received_at, 1, 10)"
+);
+
+const CONVERSION_WEEKS: &str = conversions_by!(
+    "cabinet_conversion_weeks",
+    "week",
+    "date(substr(received_at, 1, 10), '-6 days', 'weekday 1')"
 );
 
 const CONVERSION_HOURS: &str = conversions_by!(

@@ -1,9 +1,10 @@
-//! The figures kept as rows change (status counts, daily rows, conversions' daily rows, the stats
-//! rows' running sums, the cabinets' last rolled-up days, conversion totals) equal their recomputation after creates, reviews, pauses,
-//! deletes, postbacks and hours of sync; a span's totals read through the daily rows equal the
-//! hours' sums in any zone; migration 55 gives the cabinets' hours and days their opens; and
-//! `adcab check --deep` names a kept row that was changed behind the triggers' back, exiting
-//! non-zero.
+//! The figures kept as rows change (status counts, daily and weekly rows, conversions' daily and
+//! weekly rows, the stats rows' running sums, the cabinets' last rolled-up days, conversion
+//! totals) equal their recomputation after creates, reviews, pauses, deletes, postbacks and
+//! hours of sync; a span's totals read through the daily rows equal the hours' sums in any zone;
+//! migration 55 gives the cabinets' hours and days their opens, migration 56 sums their days and
+//! conversions by week; and `adcab check --deep` names a kept row that was changed behind the
+//! triggers' back, exiting non-zero.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -373,5 +374,100 @@ fn migration_55_gives_each_cabinet_hour_and_day_its_campaigns_opens() {
     assert_eq!(
         opens("SELECT day, opens FROM cabinet_days WHERE day = '2026-11-20'"),
         [("2026-11-20".to_string(), 10)]
+    );
+}
+
+#[test]
+fn migration_56_sums_each_cabinets_days_and_conversions_by_week() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("adcab.db");
+    let old = super::schema_before(&path, 56);
+    // Hours on a Sunday, the Monday after it and the Wednesday after that, and conversions on
+    // the same days, as the release before left them: days kept, weeks not.
+    old.execute_batch(
+        "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+            spent_micros) VALUES (7, '2026-11-29T10:00:00Z', 30, 3, 2, 0, 300),
+            (7, '2026-11-30T00:00:00Z', 5, 1, 0, 0, 50), (7, '2026-12-02T23:00:00Z', 4, 2, 1, 1, 40),
+            (8, '2026-11-30T12:00:00Z', 9, 0, 0, 0, 90);
+         INSERT INTO conversions (holder_id, txid, event_type, amount_micros, currency,
+            account_id, received_at, updated_at) VALUES
+            (1, 'a', 'purchase', 2500000, 'USD', 7, '2026-11-29T23:59:59Z', 'x'),
+            (1, 'b', 'purchase', 500000, 'USD', 7, '2026-11-30T00:00:00Z', 'x'),
+            (1, 'c', 'lead', NULL, NULL, 7, '2026-12-02T12:00:00Z', 'x'),
+            (1, 'd', 'purchase', 1000000, 'USD', 7, '2026-12-06T23:00:00Z', 'x');",
+    )
+    .unwrap();
+    drop(old);
+    drop(adcab::db::Db::open(&path, adcab::db::Open::Existing).expect("it migrates"));
+
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let rows = |sql: &str| -> Vec<(i64, String, String, i64, i64)> {
+        conn.prepare(sql)
+            .unwrap()
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    };
+    let row =
+        |account, week: &str, what: &str, n, m| (account, week.to_string(), what.to_string(), n, m);
+    assert_eq!(
+        rows(
+            "SELECT account_id, week, CAST(days AS TEXT), views, spent_micros FROM cabinet_weeks
+              ORDER BY account_id, week"
+        ),
+        [
+            row(7, "2026-11-23", "1", 30, 300),
+            row(7, "2026-11-30", "2", 9, 90),
+            row(8, "2026-11-30", "1", 9, 90),
+        ]
+    );
+    assert_eq!(
+        rows(
+            "SELECT account_id, week, event_type, count, amount_low FROM cabinet_conversion_weeks
+              ORDER BY account_id, week, event_type"
+        ),
+        [
+            row(7, "2026-11-23", "purchase", 1, 2_500_000),
+            row(7, "2026-11-30", "lead", 1, 0),
+            row(7, "2026-11-30", "purchase", 2, 1_500_000),
+        ]
+    );
+    // (No campaign's stats rows were written: the cabinet's hours alone stand for them.)
+    let weekly: Vec<(&str, i64, bool)> = kept_check::check(&conn)
+        .unwrap()
+        .iter()
+        .filter(|f| f.name.ends_with("weeks"))
+        .map(|f| (f.name, f.rows, f.equal()))
+        .collect();
+    assert_eq!(
+        weekly,
+        [
+            ("cabinet_weeks", 3, true),
+            ("cabinet_conversion_weeks", 3, true)
+        ]
+    );
+    // The weeks' triggers follow the days from now on: a conversion removed empties its week's
+    // row of that event, an hour removed takes its day out of its week.
+    conn.execute_batch(
+        "DELETE FROM conversions WHERE txid = 'c';
+         DELETE FROM cabinet_hours WHERE hour = '2026-12-02T23:00:00Z';",
+    )
+    .unwrap();
+    assert_eq!(
+        rows(
+            "SELECT account_id, week, event_type, count, amount_low FROM cabinet_conversion_weeks
+              WHERE week = '2026-11-30' ORDER BY event_type"
+        ),
+        [row(7, "2026-11-30", "purchase", 2, 1_500_000)]
+    );
+    assert_eq!(
+        rows(
+            "SELECT account_id, week, CAST(days AS TEXT), views, spent_micros FROM cabinet_weeks
+              WHERE account_id = 7 AND week = '2026-11-30'"
+        ),
+        [row(7, "2026-11-30", "1", 5, 50)]
     );
 }

@@ -1,7 +1,7 @@
 //! The operator's side of a running service: metrics that move with their events, retention
 //! that keeps every total exact, backups taken under writes and restored, the pre-migration
 //! backup, databases of a previous schema migrated (cabinet types checked by the code, opens kept
-//! per cabinet hour and day), and the operator commands (`admin key list` for everyone, `admin
+//! per cabinet hour and day, days summed by week), and the operator commands (`admin key list` for everyone, `admin
 //! webhook resend`).
 
 mod backup;

@@ -111,9 +111,8 @@ pub fn today(zone: Tz, now: DateTime<Utc>) -> NaiveDate {
     now.with_timezone(&zone).date_naive()
 }
 
-/// Each cabinet's figures over the chosen period and the one before it, read from its daily
-/// rows in one range (the two periods are adjacent; `kept::days`) and its conversions' daily
-/// rows (`converted::per_span`).
+/// Each cabinet's figures over the chosen period and the one before it, read from its weekly
+/// and daily rows (`kept::days`) and its conversions' (`converted::per_span`).
 pub fn gather(
     conn: &rusqlite::Connection,
     reach: &[Reachable],
@@ -125,28 +124,39 @@ pub fn gather(
     let bounds: Vec<String> = (0..=2 * chosen.days())
         .map(|i| iso(midnight(zone, before_first + Duration::days(i))))
         .collect();
-    // The daily rows and edge hours to read, worked out once for every cabinet.
-    let spans = kept::Spans::new(bounds.clone());
+    // The rows to read, worked out once for every cabinet: the stats of the period before as
+    // one span and of the chosen one per day (the chart's), the conversions per period
+    // (nothing shows them per day); whole weeks of a period come from the weekly rows.
+    let periods = kept::Spans::new(vec![
+        bounds[0].clone(),
+        bounds[days].clone(),
+        bounds[2 * days].clone(),
+    ]);
+    let spans = kept::Spans::new(
+        std::iter::once(bounds[0].clone())
+            .chain(bounds[days..].iter().cloned())
+            .collect(),
+    );
     reach
         .iter()
         .map(|r| {
             let c = &r.cabinet;
-            let per_day = kept::days(conn, c.id, &spans)?;
-            let converted = converted::per_span(conn, c.id, &spans)?;
-            let sum = |days: &[Totals]| days.iter().sum();
+            let mut per_day = kept::days(conn, c.id, &spans)?;
+            let converted = converted::per_span(conn, c.id, &periods)?;
+            let before = per_day.remove(0);
             Ok(Line {
                 id: Some(c.id),
                 name: c.name.clone(),
                 kind: c.cabinet_type,
                 now: Figures {
-                    totals: sum(&per_day[days..]),
-                    converted: Converted::across(&converted[days..]),
+                    totals: per_day.iter().sum(),
+                    converted: Converted::of(&converted[1]),
                 },
                 before: Figures {
-                    totals: sum(&per_day[..days]),
-                    converted: Converted::across(&converted[..days]),
+                    totals: before,
+                    converted: Converted::of(&converted[0]),
                 },
-                days: per_day[days..].to_vec(),
+                days: per_day,
             })
         })
         .collect()
