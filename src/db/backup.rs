@@ -104,9 +104,13 @@ pub fn snapshot(source: &Connection, db_path: &Path, to: &Path) -> Result<Report
 fn copy_database(source: &Connection, to: &Path) -> Result<BTreeMap<String, i64>, BackupError> {
     private_file(to).map_err(|e| BackupError::files("cannot create the copy", e))?;
     let mut dest = Connection::open(to).map_err(copy_failed("cannot create the copy"))?;
-    source
-        .execute_batch("BEGIN")
-        .map_err(database("cannot start reading the database"))?;
+    // A read on the service's readers is in a transaction already (`db::readers`).
+    let own = source.is_autocommit();
+    if own {
+        source
+            .execute_batch("BEGIN")
+            .map_err(database("cannot start reading the database"))?;
+    }
     let copied = (|| -> rusqlite::Result<BTreeMap<String, i64>> {
         let counts = row_counts(source)?;
         let backup = rusqlite::backup::Backup::new(source, &mut dest)?;
@@ -122,7 +126,11 @@ fn copy_database(source: &Connection, to: &Path) -> Result<BTreeMap<String, i64>
             Some("the destination stayed locked".into()),
         ))
     })();
-    let ended = source.execute_batch("COMMIT");
+    let ended = if own {
+        source.execute_batch("COMMIT")
+    } else {
+        Ok(())
+    };
     let counts = copied.map_err(database("cannot copy the database"))?;
     ended.map_err(database("cannot finish reading the database"))?;
     dest.pragma_update(None, "journal_mode", "DELETE")

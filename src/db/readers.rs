@@ -169,13 +169,21 @@ impl Shared {
         }
     }
 
-    /// Runs `f` on a read connection.
+    /// Runs `f` on a read connection, in one read transaction: its statements read one
+    /// snapshot of the database, and SQLite takes its read locks once for all of them rather
+    /// than for each (a few system calls on the database and its shared-memory file each time:
+    /// a quarter of the home page's reading, which runs some 30 statements). The transaction
+    /// keeps nothing, so it ends the same whether `f` succeeds or fails.
     fn run<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, E>,
     ) -> Result<T, E> {
         let lease = self.take()?;
-        f(lease.conn.as_ref().expect("a lease holds its connection"))
+        let conn = lease.conn.as_ref().expect("a lease holds its connection");
+        let snapshot = conn.unchecked_transaction().map_err(StoreError::from)?;
+        let outcome = f(conn);
+        snapshot.finish().map_err(StoreError::from)?;
+        outcome
     }
 }
 

@@ -83,8 +83,9 @@ impl Plan {
             .take_while(|d| d <= &last.date_naive())
             .map(|d| {
                 let noon = d.and_hms_opt(12, 0, 0).map(|n| n.and_utc());
-                noon.and_then(|n| times.iter().rposition(|t| *t <= n))
-                    .filter(|&i| i + 1 < times.len())
+                // The bounds are ascending: those up to the noon, less one, is its span.
+                let up_to = noon.map_or(0, |n| times.partition_point(|t| *t <= n));
+                up_to.checked_sub(1).filter(|&i| i + 1 < times.len())
             })
             .collect();
         let mut weeks = Vec::new();

@@ -12,7 +12,7 @@ use super::merge::Order;
 use super::{conditions, CabinetQuery, ListFilter, Page};
 use crate::store::campaigns::{from_row, listed_columns, CampaignRow};
 use crate::store::conversions::SPLIT;
-use crate::store::StoreError;
+use crate::store::{in_snapshot, StoreError};
 
 /// What one cabinet's matching campaigns add up to. Money in micro-units.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -34,7 +34,15 @@ pub struct Sums {
 /// `filter.accounts`.
 pub fn sums(conn: &Connection, filter: &ListFilter) -> Result<Vec<Sums>, StoreError> {
     let query = CabinetQuery::of(filter);
-    let snapshot = conn.unchecked_transaction()?;
+    in_snapshot(conn, || sums_of(conn, filter, &query))
+}
+
+/// [`sums`] in one snapshot.
+fn sums_of(
+    conn: &Connection,
+    filter: &ListFilter,
+    query: &CabinetQuery,
+) -> Result<Vec<Sums>, StoreError> {
     let mut campaigns = conn.prepare_cached(&format!(
         "SELECT COUNT(*), SUM(budget_micros), SUM(spent_micros), SUM(views), SUM(clicks),
             SUM(actions) {}",
@@ -80,7 +88,6 @@ pub fn sums(conn: &Connection, filter: &ListFilter) -> Result<Vec<Sums>, StoreEr
         }
         out.push(sums);
     }
-    snapshot.finish()?;
     Ok(out)
 }
 
