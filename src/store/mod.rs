@@ -44,7 +44,7 @@ pub mod teams;
 pub mod transfers;
 pub mod users;
 
-use rusqlite::{Connection, Row, RowIndex};
+use rusqlite::{Row, RowIndex};
 
 pub use crate::db::StoreError;
 use crate::domain::ad::DeclineReason;
@@ -104,21 +104,6 @@ pub fn decline_columns(
         ],
         None => [Value::Null, Value::Null],
     }
-}
-
-/// Runs `f` in one read transaction on `conn`, so that its statements read one snapshot,
-/// unless one is open already (every read of `db::readers` runs in one).
-pub fn in_snapshot<T>(
-    conn: &Connection,
-    f: impl FnOnce() -> Result<T, StoreError>,
-) -> Result<T, StoreError> {
-    if !conn.is_autocommit() {
-        return f();
-    }
-    let snapshot = conn.unchecked_transaction()?;
-    let out = f()?;
-    snapshot.finish()?;
-    Ok(out)
 }
 
 /// Turns "no rows" into `None`.

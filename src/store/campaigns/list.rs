@@ -12,7 +12,7 @@ use rusqlite::{params_from_iter, CachedStatement, Connection};
 
 use super::{from_row, listed_columns, CampaignRow};
 use crate::domain::campaign::{LinkKind, Status};
-use crate::store::{ids_json, in_snapshot, StoreError};
+use crate::store::{ids_json, StoreError};
 use merge::{merged, Order};
 pub use whole::{all, sums, Sums};
 
@@ -107,9 +107,10 @@ pub fn list(
     page: &Page,
 ) -> Result<(Vec<CampaignRow>, bool), StoreError> {
     let query = CabinetQuery::of(filter);
-    // One snapshot for the page's many statements: no write lands between them.
-    let rows = in_snapshot(conn, || match *page {
-        Page::Cursor { after, limit } => cursor_page(conn, &query, &filter.accounts, after, limit),
+    // The page's many statements read one snapshot, the read's (`db::readers` runs each read
+    // in one transaction): no write lands between them.
+    let rows = match *page {
+        Page::Cursor { after, limit } => cursor_page(conn, &query, &filter.accounts, after, limit)?,
         Page::Offset {
             offset,
             limit,
@@ -118,13 +119,13 @@ pub fn list(
         } => {
             let order = Order { sort, descending };
             if let [account] = filter.accounts[..] {
-                one_cabinet(conn, &query, account, order, offset, limit)
+                one_cabinet(conn, &query, account, order, offset, limit)?
             } else {
                 let rowids = merged(conn, &query, &filter.accounts, order, offset, limit)?;
-                fetch(conn, &rowids)
+                fetch(conn, &rowids)?
             }
         }
-    })?;
+    };
     let limit = match *page {
         Page::Cursor { limit, .. } | Page::Offset { limit, .. } => limit,
     };

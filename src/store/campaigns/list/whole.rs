@@ -12,7 +12,7 @@ use super::merge::Order;
 use super::{conditions, CabinetQuery, ListFilter, Page};
 use crate::store::campaigns::{from_row, listed_columns, CampaignRow};
 use crate::store::conversions::SPLIT;
-use crate::store::{in_snapshot, StoreError};
+use crate::store::StoreError;
 
 /// What one cabinet's matching campaigns add up to. Money in micro-units.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -33,16 +33,8 @@ pub struct Sums {
 /// The sums of the campaigns `filter` matches, one per cabinet that has any, in the order of
 /// `filter.accounts`.
 pub fn sums(conn: &Connection, filter: &ListFilter) -> Result<Vec<Sums>, StoreError> {
+    // Every cabinet's sums read one snapshot, the read's (`db::readers`).
     let query = CabinetQuery::of(filter);
-    in_snapshot(conn, || sums_of(conn, filter, &query))
-}
-
-/// [`sums`] in one snapshot.
-fn sums_of(
-    conn: &Connection,
-    filter: &ListFilter,
-    query: &CabinetQuery,
-) -> Result<Vec<Sums>, StoreError> {
     let mut campaigns = conn.prepare_cached(&format!(
         "SELECT COUNT(*), SUM(budget_micros), SUM(spent_micros), SUM(views), SUM(clicks),
             SUM(actions) {}",
