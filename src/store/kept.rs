@@ -93,11 +93,14 @@ impl Plan {
         let mut at = 0;
         while at < spans.len() {
             let day = first + Duration::days(at as i64);
-            let whole = spans.get(at..at + 7).filter(|week| {
-                day.weekday() == Weekday::Mon && week.iter().all(|s| s.is_some() && *s == week[0])
+            // A Monday whose week's days all count in its span.
+            let whole = spans.get(at..at + 7).and_then(|week| {
+                let span = week[0]?;
+                (day.weekday() == Weekday::Mon && week.iter().all(|s| *s == Some(span)))
+                    .then_some(span)
             });
-            if let Some(week) = whole {
-                weeks.extend(week[0].map(|span| (day.to_string(), span)));
+            if let Some(span) = whole {
+                weeks.push((day.to_string(), span));
                 at += 7;
                 continue;
             }

@@ -150,47 +150,74 @@ const STATUS_COUNTS: &str = "
           SELECT account_id, status, 0, COUNT(*) FROM campaigns GROUP BY account_id, status)
     GROUP BY account_id, status ORDER BY account_id, status";
 
-const CABINET_DAYS: &str = "
-    SELECT 'cabinet ' || account_id || ', ' || day,
-        SUM(k_hours) || ' hours: ' || SUM(k_views) || ' views, ' || SUM(k_opens) || ' opens, '
+/// A table of a cabinet's stats kept per `$key` (named in a difference as `$named`), with how
+/// many `$count` rows of `$rows` it sums, against those rows summed by `$of` (an expression
+/// of their key).
+macro_rules! stats_by {
+    ($table:literal, $key:literal, $named:literal, $count:literal, $rows:literal, $of:literal) => {
+        concat!(
+            "
+    SELECT 'cabinet ' || account_id || ",
+            $named,
+            ",
+        SUM(k_n) || ' ",
+            $count,
+            ": ' || SUM(k_views) || ' views, ' || SUM(k_opens) || ' opens, '
             || SUM(k_clicks) || ' clicks, ' || SUM(k_actions) || ' actions, ' || SUM(k_spent)
             || ' spent micros',
-        SUM(h_hours) || ' hours: ' || SUM(h_views) || ' views, ' || SUM(h_opens) || ' opens, '
-            || SUM(h_clicks) || ' clicks, ' || SUM(h_actions) || ' actions, ' || SUM(h_spent)
+        SUM(r_n) || ' ",
+            $count,
+            ": ' || SUM(r_views) || ' views, ' || SUM(r_opens) || ' opens, '
+            || SUM(r_clicks) || ' clicks, ' || SUM(r_actions) || ' actions, ' || SUM(r_spent)
             || ' spent micros',
-        SUM(k_hours) <> SUM(h_hours) OR SUM(k_views) <> SUM(h_views)
-            OR SUM(k_opens) <> SUM(h_opens) OR SUM(k_clicks) <> SUM(h_clicks)
-            OR SUM(k_actions) <> SUM(h_actions) OR SUM(k_spent) <> SUM(h_spent)
-    FROM (SELECT account_id, day, hours AS k_hours, views AS k_views, opens AS k_opens,
-            clicks AS k_clicks, actions AS k_actions, spent_micros AS k_spent, 0 AS h_hours,
-            0 AS h_views, 0 AS h_opens, 0 AS h_clicks, 0 AS h_actions, 0 AS h_spent
-          FROM cabinet_days
+        SUM(k_n) <> SUM(r_n) OR SUM(k_views) <> SUM(r_views)
+            OR SUM(k_opens) <> SUM(r_opens) OR SUM(k_clicks) <> SUM(r_clicks)
+            OR SUM(k_actions) <> SUM(r_actions) OR SUM(k_spent) <> SUM(r_spent)
+    FROM (SELECT account_id, ",
+            $key,
+            ", ",
+            $count,
+            " AS k_n, views AS k_views, opens AS k_opens,
+            clicks AS k_clicks, actions AS k_actions, spent_micros AS k_spent, 0 AS r_n,
+            0 AS r_views, 0 AS r_opens, 0 AS r_clicks, 0 AS r_actions, 0 AS r_spent
+          FROM ",
+            $table,
+            "
           UNION ALL
-          SELECT account_id, substr(hour, 1, 10), 0, 0, 0, 0, 0, 0, COUNT(*), SUM(views),
+          SELECT account_id, ",
+            $of,
+            ", 0, 0, 0, 0, 0, 0, COUNT(*), SUM(views),
             SUM(opens), SUM(clicks), SUM(actions), SUM(spent_micros)
-          FROM cabinet_hours GROUP BY account_id, substr(hour, 1, 10))
-    GROUP BY account_id, day ORDER BY account_id, day";
+          FROM ",
+            $rows,
+            " GROUP BY account_id, ",
+            $of,
+            ")
+    GROUP BY account_id, ",
+            $key,
+            " ORDER BY account_id, ",
+            $key
+        )
+    };
+}
 
-const CABINET_WEEKS: &str = "
-    SELECT 'cabinet ' || account_id || ', week of ' || week,
-        SUM(k_days) || ' days: ' || SUM(k_views) || ' views, ' || SUM(k_opens) || ' opens, '
-            || SUM(k_clicks) || ' clicks, ' || SUM(k_actions) || ' actions, ' || SUM(k_spent)
-            || ' spent micros',
-        SUM(d_days) || ' days: ' || SUM(d_views) || ' views, ' || SUM(d_opens) || ' opens, '
-            || SUM(d_clicks) || ' clicks, ' || SUM(d_actions) || ' actions, ' || SUM(d_spent)
-            || ' spent micros',
-        SUM(k_days) <> SUM(d_days) OR SUM(k_views) <> SUM(d_views)
-            OR SUM(k_opens) <> SUM(d_opens) OR SUM(k_clicks) <> SUM(d_clicks)
-            OR SUM(k_actions) <> SUM(d_actions) OR SUM(k_spent) <> SUM(d_spent)
-    FROM (SELECT account_id, week, days AS k_days, views AS k_views, opens AS k_opens,
-            clicks AS k_clicks, actions AS k_actions, spent_micros AS k_spent, 0 AS d_days,
-            0 AS d_views, 0 AS d_opens, 0 AS d_clicks, 0 AS d_actions, 0 AS d_spent
-          FROM cabinet_weeks
-          UNION ALL
-          SELECT account_id, date(day, '-6 days', 'weekday 1'), 0, 0, 0, 0, 0, 0, COUNT(*),
-            SUM(views), SUM(opens), SUM(clicks), SUM(actions), SUM(spent_micros)
-          FROM cabinet_days GROUP BY account_id, date(day, '-6 days', 'weekday 1'))
-    GROUP BY account_id, week ORDER BY account_id, week";
+const CABINET_DAYS: &str = stats_by!(
+    "cabinet_days",
+    "day",
+    "', ' || day",
+    "hours",
+    "cabinet_hours",
+    "substr(hour, 1, 10)"
+);
+
+const CABINET_WEEKS: &str = stats_by!(
+    "cabinet_weeks",
+    "week",
+    "', week of ' || week",
+    "days",
+    "cabinet_days",
+    "date(day, '-6 days', 'weekday 1')"
+);
 
 const CABINET_HOURS: &str = "
     SELECT 'cabinet ' || account_id || ', ' || day,
