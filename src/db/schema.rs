@@ -104,6 +104,10 @@ const SERVICE: Ledger = Ledger {
         ),
         (55, include_str!("../../sql/0055_cabinet_opens.sql")),
         (56, include_str!("../../sql/0056_cabinet_weeks.sql")),
+        (
+            57,
+            include_str!("../../sql/0057_campaign_conversion_weeks.sql"),
+        ),
     ],
 };
 

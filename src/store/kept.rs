@@ -349,7 +349,7 @@ pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals
 }
 
 /// An ISO time as the service writes them (whole seconds, `Z`), `None` otherwise.
-fn parse(text: &str) -> Option<DateTime<Utc>> {
+pub(super) fn parse(text: &str) -> Option<DateTime<Utc>> {
     let at = DateTime::parse_from_rfc3339(text).ok()?.with_timezone(&Utc);
     (iso(at) == text).then_some(at)
 }

@@ -1,9 +1,10 @@
 //! Owns the comparison of each kept figure with its recomputation from the rows it stands for
 //! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours,
 //! the weekly rows with the daily rows, the cabinets' hours with their campaigns' stats rows,
-//! the conversions' daily, weekly and hourly rows with the conversions, the stats rows' running
-//! sums with the rows, the cabinets' last rolled-up day with their daily rows, and the
-//! conversion totals with the events still stored. Reads only; names what differs.
+//! the conversions' daily, weekly and hourly rows and the campaigns' weekly conversions with
+//! the conversions, the stats rows' running sums with the rows, the cabinets' last rolled-up
+//! day with their daily rows, and the conversion totals with the events still stored. Reads
+//! only; names what differs.
 
 use rusqlite::Connection;
 
@@ -85,6 +86,13 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
             "cabinet_conversion_hours",
             "the conversions summed by cabinet, UTC hour, event and currency",
             CONVERSION_HOURS,
+        )?,
+        compare(
+            conn,
+            "campaign_conversion_weeks",
+            "the conversions attributed to one campaign in their own row summed by cabinet, \
+             campaign, UTC week and currency",
+            CAMPAIGN_CONVERSION_WEEKS,
         )?,
         compare(
             conn,
@@ -302,6 +310,26 @@ const CONVERSION_HOURS: &str = conversions_by!(
     "hour",
     "substr(received_at, 1, 13) || ':00:00Z'"
 );
+
+const CAMPAIGN_CONVERSION_WEEKS: &str = "
+    SELECT 'cabinet ' || account_id || ', campaign ' || ad_id || ', ' || week
+            || CASE currency WHEN '' THEN '' ELSE ', ' || currency END,
+        SUM(k_count) || ' conversions: ' || SUM(k_high) || ' x 10^9 + ' || SUM(k_low)
+            || ' micros',
+        SUM(c_count) || ' conversions: ' || SUM(c_high) || ' x 10^9 + ' || SUM(c_low)
+            || ' micros',
+        SUM(k_count) <> SUM(c_count) OR SUM(k_high) <> SUM(c_high) OR SUM(k_low) <> SUM(c_low)
+    FROM (SELECT account_id, ad_id, week, currency, count AS k_count, amount_high AS k_high,
+            amount_low AS k_low, 0 AS c_count, 0 AS c_high, 0 AS c_low
+          FROM campaign_conversion_weeks
+          UNION ALL
+          SELECT account_id, ad_id, date(substr(received_at, 1, 10), '-6 days', 'weekday 1'),
+            COALESCE(currency, ''), 0, 0, 0, COUNT(*),
+            COALESCE(SUM(amount_micros / 1000000000), 0),
+            COALESCE(SUM(amount_micros % 1000000000), 0)
+          FROM conversions WHERE ad_id IS NOT NULL
+          GROUP BY 1, 2, 3, 4)
+    GROUP BY account_id, ad_id, week, currency ORDER BY account_id, ad_id, week, currency";
 
 const STAT_RUNS: &str = "
     SELECT 'cabinet ' || account_id || ', campaign ' || ad_id || ', '

@@ -1,16 +1,20 @@
 //! Owns what client reports read and keep (migration 37): a cabinet's stats per campaign and
 //! UTC day over a span (the hourly rows, and the daily rows retention rolled them into), or
-//! per hour for days that are not UTC's, the conversions received over a span per campaign,
-//! event and currency (per day or minute), an agency owner's name
-//! and logo, and the share links of reports (only their tokens' hashes). Knows nothing of
-//! who may read them.
+//! per hour for days that are not UTC's, the conversions received over a span per campaign and
+//! currency (through the campaigns' weekly rows, migration 57) and per event and currency (per
+//! day or minute), an agency owner's name and logo, and the share links of reports (only their
+//! tokens' hashes). Knows nothing of who may read them.
 
 use std::collections::BTreeMap;
 
+use chrono::{DateTime, Datelike, Days, NaiveDate, NaiveTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
+use super::conversions::join;
+use super::kept::parse;
 use super::{ids_json, optional, parsed, unreadable, StoreError};
 use crate::domain::stats::Totals;
+use crate::domain::time::iso;
 use crate::i18n::Lang;
 
 /// One campaign's figures on one UTC day (`YYYY-MM-DD`), or in one hour (its ISO start) as
@@ -105,54 +109,123 @@ pub struct Converted {
     pub amount_micros: i128,
 }
 
+/// One campaign's conversions in one currency (none when they sent no amount): how many, and
+/// their revenue in micro-units of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paid {
+    pub currency: Option<String>,
+    pub count: i64,
+    pub amount_micros: i128,
+}
+
 /// The conversions received in `[from, to)` (ISO times) attributed to each of the campaigns
-/// `ads` (in id order; in the event's own row when it names one campaign, else in
-/// `conversion_campaigns`), per campaign, event and currency.
+/// `ads` (in id order), per campaign (ascending) and currency (ascending, none first). Those
+/// attributed to one campaign in their own row are read from its weekly rows (schema 57) for
+/// each UTC week lying whole in the span and one by one around those weeks; those attributed
+/// to several (`conversion_campaigns`) one by one.
 pub fn conversions_per_campaign(
     conn: &Connection,
     account: i64,
     ads: &[i64],
     from: &str,
     to: &str,
-) -> Result<Vec<(i64, Converted)>, StoreError> {
-    // Each event is read from the index by time alone (migration 52) and summed here, where a
-    // GROUP BY would sort them all first. Its campaign is looked up in `ads` here too: the index
-    // range is the span's whatever the campaigns, and SQLite's `IN` would probe a table it
-    // builds for each of them.
-    let mut stmt = conn.prepare_cached(
-        "SELECT c.ad_id, c.event_type, c.currency, c.amount_micros FROM conversions c
-         WHERE c.account_id = ?1 AND c.received_at >= ?3 AND c.received_at < ?4
-            AND c.ad_id IS NOT NULL
-         UNION ALL
-         SELECT cc.ad_id, c.event_type, c.currency, c.amount_micros
+) -> Result<Vec<(i64, Paid)>, StoreError> {
+    let mut sums = PaidSums::new(ads);
+    // Rows are read by time alone (the conversions' index by time holds their campaign,
+    // migration 52; the weekly rows' key starts with the week) and summed here, where a GROUP
+    // BY would sort them first, and an `IN` over the campaigns would probe a table per row.
+    let mut own = conn.prepare_cached(
+        "SELECT ad_id, currency, amount_micros FROM conversions
+         WHERE account_id = ?1 AND received_at >= ?2 AND received_at < ?3
+            AND ad_id IS NOT NULL",
+    )?;
+    let mut one_by_one = |from: &str, to: &str| -> Result<(), StoreError> {
+        let mut rows = own.query(params![account, from, to])?;
+        while let Some(r) = rows.next()? {
+            let amount: Option<i64> = r.get(2)?;
+            sums.add(r, 1, i128::from(amount.unwrap_or(0)))?;
+        }
+        Ok(())
+    };
+    match whole_weeks(from, to) {
+        Some((first, end)) => {
+            one_by_one(from, &iso(first))?;
+            one_by_one(&iso(end), to)?;
+            let mut weeks = conn.prepare_cached(
+                "SELECT ad_id, NULLIF(currency, ''), count, amount_high, amount_low
+                 FROM campaign_conversion_weeks
+                 WHERE account_id = ?1 AND week >= ?2 AND week < ?3",
+            )?;
+            let (first, end) = (first.date_naive().to_string(), end.date_naive().to_string());
+            let mut rows = weeks.query(params![account, first, end])?;
+            while let Some(r) = rows.next()? {
+                sums.add(r, r.get(2)?, join(r.get(3)?, r.get(4)?))?;
+            }
+        }
+        None => one_by_one(from, to)?,
+    }
+    let mut shared = conn.prepare_cached(
+        "SELECT cc.ad_id, c.currency, c.amount_micros
          FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id
          WHERE cc.account_id = ?1 AND cc.ad_id IN (SELECT value FROM json_each(?2))
             AND c.received_at >= ?3 AND c.received_at < ?4",
     )?;
-    let mut rows = stmt.query(params![account, ids_json(ads), from, to])?;
-    // A campaign's few sums are found by comparing the row's text in place: a key of owned
-    // strings would allocate twice for each of a month's events.
-    let mut sums: BTreeMap<i64, Vec<Converted>> = BTreeMap::new();
+    let mut rows = shared.query(params![account, ids_json(ads), from, to])?;
     while let Some(r) = rows.next()? {
-        let ad: i64 = r.get(0)?;
-        if ads.binary_search(&ad).is_err() {
-            continue;
+        let amount: Option<i64> = r.get(2)?;
+        sums.add(r, 1, i128::from(amount.unwrap_or(0)))?;
+    }
+    Ok(sums.into_rows())
+}
+
+/// The UTC weeks lying whole in `[from, to)` (ISO times as the service writes them): the
+/// first one's Monday and the Monday after the last, `None` when there is none.
+fn whole_weeks(from: &str, to: &str) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+    let (from, to) = (parse(from)?, parse(to)?);
+    let mut first = from.date_naive();
+    if first.and_time(NaiveTime::MIN).and_utc() < from {
+        first = first.succ_opt()?;
+    }
+    let first = first + Days::new(u64::from(7 - first.weekday().num_days_from_monday()) % 7);
+    let end = to.date_naive();
+    let end = end - Days::new(u64::from(end.weekday().num_days_from_monday()));
+    (first < end).then(|| {
+        let midnight = |d: NaiveDate| d.and_time(NaiveTime::MIN).and_utc();
+        (midnight(first), midnight(end))
+    })
+}
+
+/// Conversions summed per campaign and currency, the campaign looked up in `ads` and its few
+/// currencies compared in place (a key of owned texts would allocate for each event).
+struct PaidSums<'a> {
+    ads: &'a [i64],
+    sums: BTreeMap<i64, Vec<Paid>>,
+}
+
+impl<'a> PaidSums<'a> {
+    fn new(ads: &'a [i64]) -> PaidSums<'a> {
+        PaidSums {
+            ads,
+            sums: BTreeMap::new(),
         }
-        let event_type = r.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
+    }
+
+    /// Adds `count` conversions worth `amount` to the campaign and currency of row `r`'s first
+    /// two columns, when the campaign is one of `ads`.
+    fn add(&mut self, r: &Row, count: i64, amount: i128) -> Result<(), StoreError> {
+        let ad: i64 = r.get(0)?;
+        if self.ads.binary_search(&ad).is_err() {
+            return Ok(());
+        }
         let currency = r
-            .get_ref(2)?
+            .get_ref(1)?
             .as_str_or_null()
             .map_err(rusqlite::Error::from)?;
-        let amount: Option<i64> = r.get(3)?;
-        let lines = sums.entry(ad).or_default();
-        let at = match lines
-            .iter()
-            .position(|c| c.event_type == event_type && c.currency.as_deref() == currency)
-        {
+        let lines = self.sums.entry(ad).or_default();
+        let at = match lines.iter().position(|p| p.currency.as_deref() == currency) {
             Some(at) => at,
             None => {
-                lines.push(Converted {
-                    event_type: event_type.to_string(),
+                lines.push(Paid {
                     currency: currency.map(str::to_string),
                     count: 0,
                     amount_micros: 0,
@@ -160,18 +233,20 @@ pub fn conversions_per_campaign(
                 lines.len() - 1
             }
         };
-        lines[at].count += 1;
-        lines[at].amount_micros += i128::from(amount.unwrap_or(0));
+        lines[at].count = lines[at].count.saturating_add(count);
+        lines[at].amount_micros = lines[at].amount_micros.saturating_add(amount);
+        Ok(())
     }
-    Ok(sums
-        .into_iter()
-        .flat_map(|(ad, mut lines)| {
-            lines.sort_unstable_by(|a, b| {
-                (&a.event_type, &a.currency).cmp(&(&b.event_type, &b.currency))
-            });
-            lines.into_iter().map(move |c| (ad, c))
-        })
-        .collect())
+
+    fn into_rows(self) -> Vec<(i64, Paid)> {
+        self.sums
+            .into_iter()
+            .flat_map(|(ad, mut lines)| {
+                lines.sort_unstable_by(|a, b| a.currency.cmp(&b.currency));
+                lines.into_iter().map(move |p| (ad, p))
+            })
+            .collect()
+    }
 }
 
 /// The conversions received in `[from, to)` attributed to any of the campaigns `ads`, each
@@ -451,6 +526,38 @@ mod tests {
     use crate::domain::money::Money;
     use crate::store::test_db;
 
+    /// The conversions of `ads` received in `[from, to)` summed one by one, per campaign and
+    /// currency: what [`conversions_per_campaign`] reads.
+    fn paid_one_by_one(conn: &Connection, ads: &[i64], from: &str, to: &str) -> Vec<(i64, Paid)> {
+        let mut stmt = conn
+            .prepare(
+                "SELECT ad, currency, COUNT(*), SUM(COALESCE(amount_micros, 0))
+                 FROM (SELECT ad_id AS ad, currency, amount_micros, received_at
+                       FROM conversions WHERE ad_id IS NOT NULL
+                       UNION ALL
+                       SELECT cc.ad_id, currency, amount_micros, received_at
+                       FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id)
+                 WHERE ad IN (SELECT value FROM json_each(?3))
+                    AND received_at >= ?1 AND received_at < ?2
+                 GROUP BY ad, currency ORDER BY ad, currency",
+            )
+            .unwrap();
+        stmt.query_map(params![from, to, ids_json(ads)], |r| {
+            let sum: i64 = r.get(3)?;
+            Ok((
+                r.get(0)?,
+                Paid {
+                    currency: r.get(1)?,
+                    count: r.get(2)?,
+                    amount_micros: i128::from(sum),
+                },
+            ))
+        })
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+    }
+
     #[test]
     fn conversions_per_campaign_sum_the_listed_campaigns_events_of_the_span() {
         let conn = test_db();
@@ -461,10 +568,14 @@ mod tests {
                  VALUES (1, ?1, ?2, ?3, ?4, 7, ?5, ?6, 'x')",
             )
             .unwrap();
-        // Every 5 hours from 2026-11-20 for six days: campaigns 1, 2, 3 in turn and every
-        // fourth event without a campaign of its own (attributed below to 2 and 3).
-        for i in 0..29_i64 {
-            let at = format!("2026-11-{:02}T{:02}:00:00Z", 20 + i * 5 / 24, i * 5 % 24);
+        // Every 5 hours from Friday 2026-11-20 for 24 days: campaigns 1, 2, 3 in turn and
+        // every fourth event without a campaign of its own (attributed below to 2 and 3).
+        let start = chrono::NaiveDate::from_ymd_opt(2026, 11, 20)
+            .unwrap()
+            .and_time(NaiveTime::MIN)
+            .and_utc();
+        for i in 0..115_i64 {
+            let at = iso(start + chrono::Duration::hours(i * 5));
             let ad = (i % 4 != 3).then_some(i % 3 + 1);
             let (event, amount, currency) = match i % 3 {
                 0 => ("lead", None, None),
@@ -481,41 +592,60 @@ mod tests {
              WHERE ad_id IS NULL",
         )
         .unwrap();
-        let (from, to) = ("2026-11-21T00:00:00Z", "2026-11-24T12:00:00Z");
-        let found = conversions_per_campaign(&conn, 7, &[1, 3], from, to).unwrap();
-        let got: Vec<(i64, String, Option<String>, i64, i128)> = found
-            .into_iter()
-            .map(|(ad, c)| (ad, c.event_type, c.currency, c.count, c.amount_micros))
-            .collect();
-        let mut stmt = conn
-            .prepare(
-                "SELECT ad, event_type, currency, COUNT(*), SUM(COALESCE(amount_micros, 0))
-                 FROM (SELECT ad_id AS ad, event_type, currency, amount_micros, received_at
-                       FROM conversions WHERE ad_id IS NOT NULL
-                       UNION ALL
-                       SELECT cc.ad_id, event_type, currency, amount_micros, received_at
-                       FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id)
-                 WHERE ad IN (1, 3) AND received_at >= ?1 AND received_at < ?2
-                 GROUP BY ad, event_type, currency ORDER BY ad, event_type, currency",
-            )
-            .unwrap();
-        let want: Vec<(i64, String, Option<String>, i64, i128)> = stmt
-            .query_map([from, to], |r| {
-                let sum: i64 = r.get(4)?;
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, i128::from(sum)))
-            })
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
-            .unwrap();
-        assert_eq!(got, want);
-        assert!(got.iter().any(|(ad, ..)| *ad == 1) && got.iter().any(|(ad, ..)| *ad == 3));
-        assert!(got.iter().all(|(ad, ..)| *ad != 2), "{got:?}");
+        // Spans within a week, across one week's end, over two whole weeks with cut days at
+        // both ends, and from one Monday midnight to another.
+        let spans = [
+            ("2026-11-21T00:00:00Z", "2026-11-24T12:00:00Z", None),
+            ("2026-11-26T07:00:00Z", "2026-12-03T06:59:59Z", None),
+            (
+                "2026-11-22T21:00:00Z",
+                "2026-12-09T21:00:00Z",
+                Some(("2026-11-23", "2026-12-07")),
+            ),
+            (
+                "2026-11-23T00:00:00Z",
+                "2026-12-07T00:00:00Z",
+                Some(("2026-11-23", "2026-12-07")),
+            ),
+        ];
+        let check = |when: &str| {
+            for (from, to, weeks) in spans {
+                let read_weeks = whole_weeks(from, to)
+                    .map(|(a, b)| (a.date_naive().to_string(), b.date_naive().to_string()));
+                let want_weeks = weeks.map(|(a, b): (&str, &str)| (a.to_string(), b.to_string()));
+                assert_eq!(read_weeks, want_weeks, "{from}..{to}");
+                let found = conversions_per_campaign(&conn, 7, &[1, 3], from, to).unwrap();
+                assert_eq!(
+                    found,
+                    paid_one_by_one(&conn, &[1, 3], from, to),
+                    "{when}: {from}..{to}"
+                );
+                assert!(
+                    found.iter().any(|(ad, _)| *ad == 1) && found.iter().any(|(ad, _)| *ad == 3)
+                );
+                assert!(found.iter().all(|(ad, _)| *ad != 2), "{found:?}");
+            }
+        };
+        check("as stored");
+        // The weekly rows follow a conversion moved to another campaign and week, one whose
+        // amount changed, one attributed anew to several campaigns, and one removed.
+        conn.execute_batch(
+            "UPDATE conversions SET ad_id = 3, received_at = '2026-12-01T10:00:00Z'
+                 WHERE txid = 't0';
+             UPDATE conversions SET amount_micros = 99000000 WHERE txid = 't40';
+             UPDATE conversions SET ad_id = NULL WHERE txid = 't42';
+             INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id)
+                 SELECT id, 7, 1 FROM conversions WHERE txid = 't42';
+             DELETE FROM conversions WHERE txid = 't50';",
+        )
+        .unwrap();
+        check("changed");
         let attributed: i64 = conn
             .query_row(
                 "SELECT COUNT(*) FROM conversion_campaigns cc JOIN conversions c
                      ON c.id = cc.conversion_id
                  WHERE cc.ad_id = 3 AND received_at >= ?1 AND received_at < ?2",
-                [from, to],
+                [spans[0].0, spans[0].1],
                 |r| r.get(0),
             )
             .unwrap();

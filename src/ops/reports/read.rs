@@ -1,10 +1,11 @@
 //! Owns what a client report's span and the period before it sum to, both read in one range
-//! in three queries whatever their length: the campaigns' stats (per UTC day where the days
+//! in a few queries whatever their length: the campaigns' stats (per UTC day where the days
 //! are UTC days, else per stored hour, each sorted into the local day it starts in, and a day
 //! retention rolled up into the local day holding its noon), their conversions per day and
-//! event, and the span's conversions per campaign. A report of a whole cabinet reads the
-//! cabinet's kept daily rows and the campaigns' running sums instead, the same figures at a
-//! few rows per day and two per campaign.
+//! event, and the span's conversions per campaign (each whole UTC week from the campaigns'
+//! weekly rows). A report of a whole cabinet reads the cabinet's kept daily rows and the
+//! campaigns' running sums instead, the same figures at a few rows per day and two per
+//! campaign.
 
 use std::collections::BTreeMap;
 
@@ -49,8 +50,9 @@ pub(super) fn span(
     } else {
         rows_span(conn, account, ads, span, (&bounds, utc_days))?
     };
-    for (ad, c) in rows::conversions_per_campaign(conn, account, ads, middle, end)? {
-        read.campaigns.entry(ad).or_default().add(&conversions(&c));
+    for (ad, paid) in rows::conversions_per_campaign(conn, account, ads, middle, end)? {
+        let line = conversions(paid.count, paid.currency.as_deref(), paid.amount_micros);
+        read.campaigns.entry(ad).or_default().add(&line);
     }
     Ok((read, before))
 }
@@ -118,7 +120,7 @@ impl Read {
     /// Adds conversions `c` received on day `on`: to `before` when `on` comes before `from`,
     /// else to the total, the day and their event.
     fn converted(&mut self, before: &mut Sum, from: NaiveDate, on: NaiveDate, c: &rows::Converted) {
-        let line = conversions(c);
+        let line = conversions(c.count, c.currency.as_deref(), c.amount_micros);
         if !self.delivered(before, from, on, &line) {
             return;
         }
@@ -189,13 +191,14 @@ fn kept_span(
     Ok((read, before))
 }
 
-fn conversions(c: &rows::Converted) -> Sum {
+/// A line of `count` conversions worth `amount` micro-units of `currency` (none without one).
+fn conversions(count: i64, currency: Option<&str>, amount: i128) -> Sum {
     let mut line = Sum {
-        conversions: c.count,
+        conversions: count,
         ..Sum::default()
     };
-    if let Some(currency) = &c.currency {
-        line.revenue.insert(currency.clone(), c.amount_micros);
+    if let Some(currency) = currency {
+        line.revenue.insert(currency.to_string(), amount);
     }
     line
 }

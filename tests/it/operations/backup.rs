@@ -229,8 +229,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // indexes' status (they are made again as 6 made them; its index by ad_id goes),
             // 54: the conversions' hourly rows (their triggers first), 55: the cabinets' hours'
             // opens (the days' triggers it made again go with 46's), 56: the weekly rows (their
-            // triggers first); 27's column is in 15's alerts; 50
-            // adds rows only) undone.
+            // triggers first), 57: the campaigns' weekly conversions (their triggers first);
+            // 27's column is in 15's alerts; 50 adds rows only) undone.
             tx.execute_batch(
                 "DROP INDEX campaigns_by_date; DROP INDEX campaigns_by_title;
                  DROP INDEX campaigns_by_status; DROP INDEX campaigns_by_views;
@@ -240,7 +240,9 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             )?;
             tx.execute_batch(include_str!("../../../sql/0006_list_indexes.sql"))?;
             tx.execute_batch(
-                "DROP TRIGGER cabinet_days_week_insert; DROP TRIGGER cabinet_days_week_delete;
+                "DROP TRIGGER conversions_ad_week_insert; DROP TRIGGER conversions_ad_week_delete;
+                 DROP TRIGGER conversions_ad_week_update; DROP TABLE campaign_conversion_weeks;
+                 DROP TRIGGER cabinet_days_week_insert; DROP TRIGGER cabinet_days_week_delete;
                  DROP TRIGGER cabinet_days_week_update; DROP TRIGGER cabinet_days_week_move;
                  DROP TRIGGER conversion_days_week_insert;
                  DROP TRIGGER conversion_days_week_delete;

@@ -3,7 +3,7 @@
 //! totals) equal their recomputation after creates, reviews, pauses, deletes, postbacks and
 //! hours of sync; a span's totals read through the daily rows equal the hours' sums in any zone;
 //! migration 55 gives the cabinets' hours and days their opens, migration 56 sums their days and
-//! conversions by week; and `adcab check --deep` names a kept row that was changed behind the
+//! conversions by week, migration 57 each campaign's conversions by week; and `adcab check --deep` names a kept row that was changed behind the
 //! triggers' back, exiting non-zero.
 
 use std::path::{Path, PathBuf};
@@ -225,6 +225,7 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
         "cabinet_hours",
         "cabinet_conversion_days",
         "cabinet_conversion_hours",
+        "campaign_conversion_weeks",
         "stat_runs",
         "cabinet_rolled_days",
         "conversion_totals",
@@ -377,14 +378,44 @@ fn migration_55_gives_each_cabinet_hour_and_day_its_campaigns_opens() {
     );
 }
 
-#[test]
-fn migration_56_sums_each_cabinets_days_and_conversions_by_week() {
+/// A database at the schema before `version` with `fixture` written, then migrated by opening
+/// it: its folder (removed when dropped) and a connection to it.
+fn migrated(version: i64, fixture: &str) -> (tempfile::TempDir, rusqlite::Connection) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("adcab.db");
-    let old = super::schema_before(&path, 56);
+    let old = super::schema_before(&path, version);
+    old.execute_batch(fixture).unwrap();
+    drop(old);
+    drop(adcab::db::Db::open(&path, adcab::db::Open::Existing).expect("it migrates"));
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    (dir, conn)
+}
+
+/// A row of a key, two texts and two numbers, as [`rows5`] reads them.
+type Row5 = (i64, String, String, i64, i64);
+
+/// The rows `sql` reads, five columns each.
+fn rows5(conn: &rusqlite::Connection, sql: &str) -> Vec<Row5> {
+    conn.prepare(sql)
+        .unwrap()
+        .query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+}
+
+fn row(key: i64, first: &str, second: &str, n: i64, m: i64) -> Row5 {
+    (key, first.to_string(), second.to_string(), n, m)
+}
+
+#[test]
+fn migration_56_sums_each_cabinets_days_and_conversions_by_week() {
     // Hours on a Sunday, the Monday after it and the Wednesday after that, and conversions on
     // the same days, as the release before left them: days kept, weeks not.
-    old.execute_batch(
+    let (_dir, conn) = migrated(
+        56,
         "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
             spent_micros) VALUES (7, '2026-11-29T10:00:00Z', 30, 3, 2, 0, 300),
             (7, '2026-11-30T00:00:00Z', 5, 1, 0, 0, 50), (7, '2026-12-02T23:00:00Z', 4, 2, 1, 1, 40),
@@ -395,24 +426,8 @@ fn migration_56_sums_each_cabinets_days_and_conversions_by_week() {
             (1, 'b', 'purchase', 500000, 'USD', 7, '2026-11-30T00:00:00Z', 'x'),
             (1, 'c', 'lead', NULL, NULL, 7, '2026-12-02T12:00:00Z', 'x'),
             (1, 'd', 'purchase', 1000000, 'USD', 7, '2026-12-06T23:00:00Z', 'x');",
-    )
-    .unwrap();
-    drop(old);
-    drop(adcab::db::Db::open(&path, adcab::db::Open::Existing).expect("it migrates"));
-
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    let rows = |sql: &str| -> Vec<(i64, String, String, i64, i64)> {
-        conn.prepare(sql)
-            .unwrap()
-            .query_map([], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-            })
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
-            .unwrap()
-    };
-    let row =
-        |account, week: &str, what: &str, n, m| (account, week.to_string(), what.to_string(), n, m);
+    );
+    let rows = |sql: &str| rows5(&conn, sql);
     assert_eq!(
         rows(
             "SELECT account_id, week, CAST(days AS TEXT), views, spent_micros FROM cabinet_weeks
@@ -439,7 +454,7 @@ fn migration_56_sums_each_cabinets_days_and_conversions_by_week() {
     let weekly: Vec<(&str, i64, bool)> = kept_check::check(&conn)
         .unwrap()
         .iter()
-        .filter(|f| f.name.ends_with("weeks"))
+        .filter(|f| f.name.starts_with("cabinet_") && f.name.ends_with("weeks"))
         .map(|f| (f.name, f.rows, f.equal()))
         .collect();
     assert_eq!(
@@ -469,5 +484,71 @@ fn migration_56_sums_each_cabinets_days_and_conversions_by_week() {
               WHERE account_id = 7 AND week = '2026-11-30'"
         ),
         [row(7, "2026-11-30", "1", 5, 50)]
+    );
+}
+
+#[test]
+fn migration_57_sums_each_campaigns_conversions_by_week_and_currency() {
+    // Conversions of two campaigns on a Sunday, the Monday after it and the Sunday after that,
+    // in two currencies and none, and one attributed to several campaigns (not kept here).
+    let (_dir, conn) = migrated(
+        57,
+        "INSERT INTO conversions (holder_id, txid, event_type, amount_micros, currency,
+            account_id, ad_id, received_at, updated_at) VALUES
+            (1, 'a', 'purchase', 2500000, 'USD', 7, 1, '2026-11-29T23:59:59Z', 'x'),
+            (1, 'b', 'purchase', 500000, 'USD', 7, 1, '2026-11-30T00:00:00Z', 'x'),
+            (1, 'c', 'lead', NULL, NULL, 7, 1, '2026-12-02T12:00:00Z', 'x'),
+            (1, 'd', 'purchase', 1000000, 'USD', 7, 1, '2026-12-06T23:00:00Z', 'x'),
+            (1, 'e', 'purchase', 3000000, 'EUR', 7, 2, '2026-12-01T08:00:00Z', 'x'),
+            (1, 'f', 'purchase', 9000000, 'EUR', 7, NULL, '2026-12-01T09:00:00Z', 'x');
+         INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id)
+            SELECT id, 7, 2 FROM conversions WHERE txid = 'f';",
+    );
+    let rows = || {
+        rows5(
+            &conn,
+            "SELECT ad_id, week, currency, count, amount_high * 1000000000 + amount_low
+             FROM campaign_conversion_weeks WHERE account_id = 7 ORDER BY ad_id, week, currency",
+        )
+    };
+    assert_eq!(
+        rows(),
+        [
+            row(1, "2026-11-23", "USD", 1, 2_500_000),
+            row(1, "2026-11-30", "", 1, 0),
+            row(1, "2026-11-30", "USD", 2, 1_500_000),
+            row(2, "2026-11-30", "EUR", 1, 3_000_000),
+        ]
+    );
+    let weeks = || {
+        kept_check::check(&conn)
+            .unwrap()
+            .into_iter()
+            .find(|f| f.name == "campaign_conversion_weeks")
+            .expect("compared")
+    };
+    assert_eq!((weeks().rows, weeks().equal()), (4, true));
+    // The triggers follow the conversions from now on: one removed empties its row, one
+    // attributed anew to another campaign moves, and a row changed behind them is named.
+    conn.execute_batch(
+        "DELETE FROM conversions WHERE txid = 'c';
+         UPDATE conversions SET ad_id = 2 WHERE txid = 'a';",
+    )
+    .unwrap();
+    assert_eq!(
+        rows(),
+        [
+            row(1, "2026-11-30", "USD", 2, 1_500_000),
+            row(2, "2026-11-23", "USD", 1, 2_500_000),
+            row(2, "2026-11-30", "EUR", 1, 3_000_000),
+        ]
+    );
+    conn.execute_batch("UPDATE campaign_conversion_weeks SET count = 5 WHERE ad_id = 2")
+        .unwrap();
+    let changed = weeks();
+    assert_eq!(changed.differing, 2);
+    assert_eq!(
+        changed.differences[0].key,
+        "cabinet 7, campaign 2, 2026-11-23, USD"
     );
 }
