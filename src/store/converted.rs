@@ -120,7 +120,6 @@ pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Ev
     plan.read(
         conn,
         account,
-        spans,
         (
             "SELECT week, event_type, currency, count, priced, amount_high, amount_low
              FROM cabinet_conversion_weeks WHERE account_id = ?1 AND week >= ?2 AND week <= ?3",

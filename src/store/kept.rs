@@ -7,7 +7,7 @@
 //! `converted`). Writes nothing: the triggers keep the rows, and `kept_check` compares them
 //! with their recomputation.
 
-use chrono::{DateTime, Datelike, Duration, Utc, Weekday};
+use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc, Weekday};
 use rusqlite::{params, Connection};
 
 use super::{parsed, StoreError};
@@ -64,6 +64,14 @@ pub(super) struct Plan {
     pub(super) weeks: Vec<(String, usize)>,
     pub(super) days: Vec<(String, String)>,
     pub(super) edges: Vec<Edge>,
+    /// The span of each UTC day from `first` on, as worked out once: a daily row finds its
+    /// span by its date, not by comparing its noon's text with every bound.
+    first: NaiveDate,
+    spans: Vec<Option<usize>>,
+    /// Whether the stats of these spans are better read from their hours: a day or less
+    /// between the first bound and the last, not at UTC midnights, is at most 24 hourly rows
+    /// in one range, where the days' plan reads a day's row and the hours at each edge in three.
+    pub(super) hourly: bool,
 }
 
 impl Plan {
@@ -75,8 +83,17 @@ impl Plan {
                 weeks: Vec::new(),
                 days: Vec::new(),
                 edges: Vec::new(),
+                first: NaiveDate::MIN,
+                spans: Vec::new(),
+                hourly: false,
             };
         };
+        let edges: Vec<Edge> = times
+            .iter()
+            .zip(bounds)
+            .filter_map(|(&at, bound)| Edge::at(at, bound))
+            .collect();
+        let hourly = !edges.is_empty() && *last - *first <= Duration::days(1);
         let first = first.date_naive() - Duration::days(1);
         let spans: Vec<Option<usize>> = first
             .iter_days()
@@ -116,12 +133,17 @@ impl Plan {
         Plan {
             weeks,
             days,
-            edges: times
-                .iter()
-                .zip(bounds)
-                .filter_map(|(&at, bound)| Edge::at(at, bound))
-                .collect(),
+            edges,
+            first,
+            spans,
+            hourly,
         }
+    }
+
+    /// The span of the UTC day `day` (`YYYY-MM-DD`), `None` for a day outside the plan's.
+    fn of_day(&self, day: &str) -> Option<usize> {
+        let at = usize::try_from((date(day)? - self.first).num_days()).ok()?;
+        *self.spans.get(at)?
     }
 
     /// Reads the weekly rows (statement `weeks`) of the whole weeks and the daily rows
@@ -132,7 +154,6 @@ impl Plan {
         &self,
         conn: &Connection,
         account: i64,
-        spans: &Spans,
         (weeks, days): (&str, &str),
         mut add: impl FnMut(usize, &rusqlite::Row) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
@@ -159,9 +180,7 @@ impl Plan {
             each(weeks, (&first.0, &last.0), &span)?;
         }
         for (first, last) in &self.days {
-            each(days, (first, last), &|day| {
-                spans.of(&format!("{day}T12:00:00Z"))
-            })?;
+            each(days, (first, last), &|day| self.of_day(day))?;
         }
         Ok(())
     }
@@ -295,10 +314,11 @@ impl Sums {
 /// counts elsewhere than its day only when a bound lies between it and its day's noon, and
 /// that bound's nearest midnight is on the hour's side, so every such hour is moved, once
 /// (bounds are more than 12 hours apart: a day is 23 hours or more; closer bounds, or bounds
-/// not written as the service writes times, read the hours instead). With UTC midnights for
+/// not written as the service writes times, read the hours instead, as does a day or less
+/// whose bounds are not UTC midnights: at most 24 rows in one range). With UTC midnights for
 /// bounds this is a row per day, or per week, and no hour.
 pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals>, StoreError> {
-    let Some(plan) = &spans.plan else {
+    let Some(plan) = spans.plan.as_ref().filter(|p| !p.hourly) else {
         return by_hours(conn, account, &spans.bounds);
     };
     let overflow = || StoreError::Corrupt("a cabinet's sums overflow".into());
@@ -306,7 +326,6 @@ pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals
     plan.read(
         conn,
         account,
-        spans,
         (
             "SELECT week, views, opens, clicks, actions, spent_micros FROM cabinet_weeks
              WHERE account_id = ?1 AND week >= ?2 AND week <= ?3",
@@ -346,6 +365,22 @@ pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals
         }
     }
     Ok(sums.into_iter().map(Sums::totals).collect())
+}
+
+/// A date written `YYYY-MM-DD`, as the daily rows key them, read digit by digit (a row's key
+/// is read for each daily row of a span).
+fn date(text: &str) -> Option<NaiveDate> {
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let number = |digits: &[u8]| {
+        digits.iter().try_fold(0_u32, |n, d| {
+            d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
+        })
+    };
+    let year = i32::try_from(number(&b[..4])?).ok()?;
+    NaiveDate::from_ymd_opt(year, number(&b[5..7])?, number(&b[8..])?)
 }
 
 /// An ISO time as the service writes them (whole seconds, `Z`), `None` otherwise.
@@ -420,6 +455,40 @@ mod tests {
         )
         .unwrap();
         start
+    }
+
+    #[test]
+    fn a_day_or_less_cut_off_midnights_reads_its_hours_and_equals_them() {
+        let conn = test_db();
+        let start = three_weeks_of_hours(&conn);
+        let at = |hours: i64| iso(start + Duration::hours(hours));
+        for (bounds, hourly) in [
+            (vec![at(29), at(53)], true),
+            (vec![at(30), at(53)], true),
+            (vec![at(29), at(54)], false),
+            (vec![at(24), at(48)], false),
+        ] {
+            let spans = Spans::new(bounds.clone());
+            assert_eq!(spans.plan.as_ref().unwrap().hourly, hourly, "{bounds:?}");
+            let read = days(&conn, 7, &spans).unwrap();
+            assert!(read[0].views > 0, "{bounds:?}");
+            assert_eq!(read, by_hours(&conn, 7, &bounds).unwrap(), "{bounds:?}");
+        }
+    }
+
+    #[test]
+    fn a_daily_rows_date_is_read_only_when_whole() {
+        assert_eq!(date("2026-11-29"), NaiveDate::from_ymd_opt(2026, 11, 29));
+        for text in [
+            "2026-11-31",
+            "2026-1-29",
+            "2026/11/29",
+            "2026-11-2x",
+            "+026-11-29",
+            "",
+        ] {
+            assert_eq!(date(text), None, "{text}");
+        }
     }
 
     #[test]
