@@ -69,8 +69,9 @@ pub(super) struct Plan {
     first: NaiveDate,
     spans: Vec<Option<usize>>,
     /// Whether the stats of these spans are better read from their hours: a day or less
-    /// between the first bound and the last, not at UTC midnights, is at most 24 hourly rows
-    /// in one range, where the days' plan reads a day's row and the hours at each edge in three.
+    /// between the first bound and the last, not at UTC midnights, is its hourly rows (24, as
+    /// the sync writes them) in one range, where the days' plan reads a day's row and the
+    /// hours at each edge in three.
     pub(super) hourly: bool,
 }
 
@@ -315,7 +316,7 @@ impl Sums {
 /// that bound's nearest midnight is on the hour's side, so every such hour is moved, once
 /// (bounds are more than 12 hours apart: a day is 23 hours or more; closer bounds, or bounds
 /// not written as the service writes times, read the hours instead, as does a day or less
-/// whose bounds are not UTC midnights: at most 24 rows in one range). With UTC midnights for
+/// whose bounds are not UTC midnights: its hourly rows in one range). With UTC midnights for
 /// bounds this is a row per day, or per week, and no hour.
 pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals>, StoreError> {
     let Some(plan) = spans.plan.as_ref().filter(|p| !p.hourly) else {
