@@ -577,9 +577,13 @@ mod tests {
         for i in 0..115_i64 {
             let at = iso(start + chrono::Duration::hours(i * 5));
             let ad = (i % 4 != 3).then_some(i % 3 + 1);
+            // Some of campaign 3's with a negative amount (a refund), some in a currency
+            // without an amount.
             let (event, amount, currency) = match i % 3 {
                 0 => ("lead", None, None),
                 1 => ("purchase", Some(1_000_000 * i), Some("USD")),
+                _ if i % 5 == 0 => ("purchase", None, Some("EUR")),
+                _ if i % 7 == 0 => ("purchase", Some(-1_234_567_891 * i), Some("EUR")),
                 _ => ("purchase", Some(7), Some("EUR")),
             };
             insert
@@ -627,6 +631,12 @@ mod tests {
             }
         };
         check("as stored");
+        let (from, to, _) = spans[2];
+        let refunded = conversions_per_campaign(&conn, 7, &[3], from, to).unwrap();
+        assert!(
+            refunded.iter().any(|(_, p)| p.amount_micros < 0),
+            "the refunds outweigh campaign 3's purchases there: {refunded:?}"
+        );
         // The weekly rows follow a conversion moved to another campaign and week, one whose
         // amount changed, one attributed anew to several campaigns, and one removed.
         conn.execute_batch(
