@@ -143,7 +143,7 @@ pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Ev
     )?;
     let mut place = |at: &str, key: (String, String), tally: Tally| {
         let own = spans.of(at);
-        let day = spans.of(&format!("{}T12:00:00Z", at.get(..10).unwrap_or(at)));
+        let day = plan.of_day(at.get(..10).unwrap_or(at));
         if own == day {
             return;
         }

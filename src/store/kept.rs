@@ -141,8 +141,9 @@ impl Plan {
         }
     }
 
-    /// The span of the UTC day `day` (`YYYY-MM-DD`), `None` for a day outside the plan's.
-    fn of_day(&self, day: &str) -> Option<usize> {
+    /// The span of the UTC day `day` (`YYYY-MM-DD`): the one holding its noon, as
+    /// [`Spans::of`] finds it; `None` for a day outside the plan's.
+    pub(super) fn of_day(&self, day: &str) -> Option<usize> {
         let at = usize::try_from((date(day)? - self.first).num_days()).ok()?;
         *self.spans.get(at)?
     }
@@ -352,7 +353,7 @@ pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals
         while let Some(r) = rows.next()? {
             let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
             let own = spans.of(hour);
-            let day = spans.of(&format!("{}T12:00:00Z", hour.get(..10).unwrap_or(hour)));
+            let day = plan.of_day(hour.get(..10).unwrap_or(hour));
             if own == day {
                 continue;
             }

@@ -142,8 +142,7 @@ pub fn conversions_per_campaign(
     let mut one_by_one = |from: &str, to: &str| -> Result<(), StoreError> {
         let mut rows = own.query(params![account, from, to])?;
         while let Some(r) = rows.next()? {
-            let amount: Option<i64> = r.get(2)?;
-            sums.add(r, 1, i128::from(amount.unwrap_or(0)))?;
+            sums.add_event(r)?;
         }
         Ok(())
     };
@@ -172,8 +171,7 @@ pub fn conversions_per_campaign(
     )?;
     let mut rows = shared.query(params![account, ids_json(ads), from, to])?;
     while let Some(r) = rows.next()? {
-        let amount: Option<i64> = r.get(2)?;
-        sums.add(r, 1, i128::from(amount.unwrap_or(0)))?;
+        sums.add_event(r)?;
     }
     Ok(sums.into_rows())
 }
@@ -236,6 +234,12 @@ impl<'a> PaidSums<'a> {
         lines[at].count = lines[at].count.saturating_add(count);
         lines[at].amount_micros = lines[at].amount_micros.saturating_add(amount);
         Ok(())
+    }
+
+    /// Adds one conversion read as its campaign, currency and amount (none counts as 0).
+    fn add_event(&mut self, r: &Row) -> Result<(), StoreError> {
+        let amount: Option<i64> = r.get(2)?;
+        self.add(r, 1, i128::from(amount.unwrap_or(0)))
     }
 
     fn into_rows(self) -> Vec<(i64, Paid)> {
