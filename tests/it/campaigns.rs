@@ -219,6 +219,20 @@ fn deleted_campaigns_are_hidden_unless_asked_for() {
     );
 }
 
+/// Campaigns `first..=last` of `cabinet`, written straight into the store, each with the views
+/// the SQL expression `views` gives for its number `i`.
+fn bulk(app: &TestApp, cabinet: i64, first: i64, last: i64, views: &str) {
+    app.sql(&format!(
+        "WITH RECURSIVE n(i) AS (SELECT {first} UNION ALL SELECT i + 1 FROM n WHERE i < {last})
+         INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url, link_kind, tme_path,
+            tme_username, target_type, targeting, cpm_micros, budget_micros, views, views_per_user, created_at,
+            synced_at, status_changed_at)
+         SELECT {cabinet}, i, 'bulk ' || i, 't', 'Active', 1, 'https://t.me/seed_chan', 'channel', 'seed_chan',
+            'seed_chan', 'channels', '{{}}', 1000000, 0, {views}, 1, 1000 + i, '2026-01-01T00:00:00Z',
+            '2026-01-01T00:00:00Z' FROM n"
+    ));
+}
+
 #[test]
 fn cursor_pages_cover_everything_once_across_cabinets() {
     let app = spawn_app();
@@ -284,15 +298,7 @@ fn offset_pages_sort_and_stop_at_five_hundred_per_cabinet() {
     let app = spawn_app();
     let (_, cabinet, key) = app.owner_with_cabinet("pro");
     app.campaign(cabinet, Camp::channel("seed", "https://t.me/seed_chan"));
-    app.sql(&format!(
-        "WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 520)
-         INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url, link_kind, tme_path,
-            tme_username, target_type, targeting, cpm_micros, budget_micros, views, views_per_user, created_at,
-            synced_at, status_changed_at)
-         SELECT {cabinet}, i, 'bulk ' || i, 't', 'Active', 1, 'https://t.me/seed_chan', 'channel', 'seed_chan',
-            'seed_chan', 'channels', '{{}}', 1000000, 0, i * 10, 1, 1000 + i, '2026-01-01T00:00:00Z',
-            '2026-01-01T00:00:00Z' FROM n"
-    ));
+    bulk(&app, cabinet, 2, 520, "i * 10");
     let page = app.get_ok(
         "/campaigns?limit=5&offset=0&sortBy=views&sortOrder=desc",
         &key,
@@ -313,6 +319,60 @@ fn offset_pages_sort_and_stop_at_five_hundred_per_cabinet() {
     assert_eq!(err["param"], "offset");
     app.get_err("/campaigns?sortBy=colour", &key, 400, "VALIDATION_ERROR");
     app.get_err("/campaigns?sortOrder=up", &key, 400, "VALIDATION_ERROR");
+}
+
+/// A long page (250 rows, read and summed in chunks of 100) answers every row once, in its
+/// order, each with its own conversions, and says when more follow.
+#[test]
+fn a_long_page_keeps_its_order_and_each_row_its_conversions() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.owner_with_cabinet("pro");
+    // Views 37 * i mod 251 (distinct, 251 being prime) interleave the ad ids; ad i has i
+    // leads when 3 divides i, and a purchase of i USD when 5 does.
+    bulk(&app, cabinet, 1, 250, "37 * i % 251");
+    app.sql(&format!(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 250)
+         INSERT INTO conversion_totals (account_id, ad_id, event_type, currency, count, amount_high, amount_low)
+         SELECT {cabinet}, i, 'lead', '', i, NULL, NULL FROM n WHERE i % 3 = 0
+         UNION ALL
+         SELECT {cabinet}, i, 'purchase', 'USD', 1, 0, i * 1000000 FROM n WHERE i % 5 = 0;"
+    ));
+    let mut expected: Vec<i64> = (1..=250).collect();
+    expected.sort_by_key(|i| std::cmp::Reverse(37 * i % 251));
+    let page = app.get_ok("/campaigns?limit=250&sortBy=views&sortOrder=desc", &key);
+    assert_eq!(ids(&page), expected);
+    assert_eq!(page["meta"]["hasMore"], false);
+    for c in page["data"].as_array().unwrap() {
+        let i = c["ad_id"].as_i64().unwrap();
+        let leads = if i % 3 == 0 { i } else { 0 };
+        assert_eq!(c["conversions"]["lead"], leads, "ad {i}");
+        assert_eq!(
+            c["conversions"]["purchase"],
+            i64::from(i % 5 == 0),
+            "ad {i}"
+        );
+        assert_eq!(c["revenue"]["USD"].is_string(), i % 5 == 0, "ad {i}");
+    }
+    // A row's revenue in the long page is what a page of that row alone says.
+    for i in [5, 100, 245] {
+        let at = expected.iter().position(|&e| e == i).unwrap();
+        let alone = app.get_ok(
+            &format!("/campaigns?limit=1&offset={at}&sortBy=views&sortOrder=desc"),
+            &key,
+        );
+        assert_eq!(ids(&alone), [i]);
+        assert_eq!(page["data"][at]["revenue"], alone["data"][0]["revenue"]);
+        assert_eq!(page["data"][at]["roas"], alone["data"][0]["roas"]);
+    }
+    let short = app.get_ok("/campaigns?limit=249&sortBy=views&sortOrder=desc", &key);
+    assert_eq!(ids(&short), expected[..249]);
+    assert_eq!(short["meta"]["hasMore"], true);
+    let first = app.get_ok("/campaigns?limit=230&cursor=", &key);
+    assert_eq!(ids(&first), (21..=250).rev().collect::<Vec<i64>>());
+    let cursor = first["meta"]["next_cursor"].as_str().unwrap();
+    let rest = app.get_ok(&format!("/campaigns?limit=230&cursor={cursor}"), &key);
+    assert_eq!(ids(&rest), (1..=20).rev().collect::<Vec<i64>>());
+    assert_eq!(rest["meta"]["hasMore"], false);
 }
 
 #[test]
