@@ -23,8 +23,9 @@
 //!   list, one campaign, its 7-day history, its conversions and `account/info` (not the
 //!   totals above, whose own time would hide the pass's); a baseline of [`WINDOW`] without a
 //!   pass, then one more day of hours written, the clock moved a day and a pass at the
-//!   service's pace while they run; the worst request of each, [`ROUNDS`] times, medians of
-//!   the rounds, with the verdict (at most 2x).
+//!   service's pace while they run (it rolls a day of hours and removes a day of conversions,
+//!   `year::CONVERSIONS_DAYS`); the worst request of each, [`ROUNDS`] times, medians of the
+//!   rounds, with the verdict (at most 2x).
 //!
 //! The run ends with a table of every figure beside its baseline and exits 1 when one misses
 //! (named). Run: `cargo run --release --example year_bench` (optional arguments: cabinets,
@@ -33,7 +34,8 @@
 //! `/cabinets` (for `100 1000 --pages`: their bound is over 100 cabinets; a year of 100,000
 //! campaigns takes about ten times the default's set-up and disk). `--only=TEXT` times only
 //! the requests whose label holds `TEXT` (`--only="API list"`: the four lists and their
-//! baselines), without the retention rounds. `--zone=NAME` gives the owner an IANA time zone
+//! baselines), and the retention rounds only when the label of their figure does
+//! (`--only="retention"`). `--zone=NAME` gives the owner an IANA time zone
 //! (`Europe/Moscow`): the home page's periods and the report's days are then that zone's. The
 //! fixture lives in a temporary directory that the run removes at its end (also when a figure
 //! misses): a run killed before it leaves about 2.5 GB (at the default size) in the system's
@@ -68,6 +70,8 @@ const PAGE_MS: f64 = 10.0;
 const BUDGET: Duration = Duration::from_secs(15);
 const MIN_RUNS: usize = 10;
 const WARM_UP: usize = 3;
+/// The label of the retention rounds' figure.
+const PASSES: &str = "worst request during a retention pass / without";
 /// Retention rounds, and the baseline's length in each.
 const ROUNDS: usize = 3;
 const WINDOW: Duration = Duration::from_secs(20);
@@ -337,7 +341,10 @@ fn main() -> ExitCode {
     for req in &requests {
         summary.extend(compare(&sides, &conns, req, &twins.key, n));
     }
-    if !pages && only.is_none() {
+    let passes = only
+        .as_ref()
+        .is_none_or(|text| PASSES.contains(text.as_str()));
+    if !pages && passes {
         summary.extend(during_passes(&twins, &sides[1], cabinet, ad, window));
     }
 
@@ -644,14 +651,14 @@ fn during_passes(
         });
         let (pruned, took) = pass.expect("the pass ran");
         println!(
-            "round {round}: during a pass ({took:.1} s, {} hourly rows rolled, {} deliveries and {} events removed; {rows} hourly rows written in {written:.1} s before it): worst {worst:.1} ms ({path})",
-            pruned.hourly_stats, pruned.webhook_deliveries, pruned.status_events
+            "round {round}: during a pass ({took:.1} s, {} hourly rows rolled, {} conversions, {} deliveries and {} events removed; {rows} hourly rows written in {written:.1} s before it): worst {worst:.1} ms ({path})",
+            pruned.hourly_stats, pruned.conversions, pruned.webhook_deliveries, pruned.status_events
         );
         with.push(worst);
     }
     let (w, d) = (median(&mut without), median(&mut with));
     vec![Line {
-        what: "worst request during a retention pass / without".into(),
+        what: PASSES.into(),
         value: format!("{d:.1} ms"),
         baseline: format!("without {w:.1} ms"),
         verdict: verdict(d / w, PASS_BOUND),

@@ -11,7 +11,8 @@
 //! connection of the fixture's own (no journal, `synchronous=OFF`, one transaction per table,
 //! rows in primary-key order, the tables' secondary indexes and the stats rows' run triggers
 //! dropped first and made again after, the runs written with the rows), as retention leaves
-//! them at the defaults of `[retention]`, the same code for both twins:
+//! them at the defaults of `[retention]` (but for conversions, see [`CONVERSIONS_DAYS`]), the
+//! same code for both twins:
 //!
 //! - `hourly_stats` for every campaign and every hour newer than the hourly cutoff (35 days),
 //!   `daily_stats` (each day's sum of the same gains) before it, `cabinet_hours` for every
@@ -26,8 +27,9 @@
 //!   top-up in its history every 30 days (each no further back than the install). No rule
 //!   exists, so no rule log.
 //!
-//! A pass of the real retention (no pauses) then settles each twin; in the year it only rolls
-//! the set-up's synced hour into its day, which says the rest is as retention leaves it.
+//! A pass of the real retention (no pauses) then settles each twin; in the year it rolls the
+//! set-up's synced hour into its day and removes the first day's conversions, which says the
+//! rest is as retention leaves it.
 //!
 //! Schema-bound writes (the columns of today's tables) are in [`Writer`]'s methods, one per
 //! table: a change of those tables changes the matching method.
@@ -51,6 +53,11 @@ pub const EMAIL: &str = "year@example.com";
 pub const PASSWORD: &str = "correct horse battery";
 /// Days the clock moves on by.
 pub const DAYS: i64 = 365;
+/// Days conversions are kept (the default is 400): one less than the year, so the settling
+/// pass removes the year's first day of them and every later pass the day the clock moved on
+/// by, as retention does each day on an install more than 400 days old, through the triggers
+/// that keep each campaign's and cabinet's conversions per week and day.
+pub const CONVERSIONS_DAYS: u32 = DAYS as u32 - 1;
 /// Hours ahead of the clock the scheduler's marks are set, so no sync runs while measuring.
 const QUIET_HOURS: i64 = 1;
 /// The pace of the settling pass: nothing waits for the writer then.
@@ -84,6 +91,7 @@ pub fn config(path: &Path) -> Config {
     config.demo.bootstrap = false;
     config.panel.enabled = true;
     config.sim.auto_review_seconds = 60;
+    config.retention.conversions_days = CONVERSIONS_DAYS;
     config.limits.reads_per_minute = 1_000_000_000;
     config.limits.writes_per_minute = 1_000_000_000;
     config
@@ -144,12 +152,13 @@ pub fn make(cabinets: usize, per_cabinet: usize) -> Twins {
             .expect("the settling pass");
         twin.db.checkpoint().unwrap();
         println!(
-            "{name}: {} to {} (clock {}) written in {:.1} s; the settling pass rolled {} hourly rows, removed {} deliveries, {} events; {:.1} MB (file and WAL)",
+            "{name}: {} to {} (clock {}) written in {:.1} s; the settling pass rolled {} hourly rows, removed {} conversions, {} deliveries, {} events; {:.1} MB (file and WAL)",
             clock::iso(first),
             clock::iso(end),
             clock::iso(now),
             started.elapsed().as_secs_f64(),
             settled.hourly_stats,
+            settled.conversions,
             settled.webhook_deliveries,
             settled.status_events,
             size_mb(&path),
