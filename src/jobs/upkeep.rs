@@ -12,8 +12,9 @@ use crate::jobs::retention;
 use crate::services::Services;
 use crate::store::StoreError;
 
-/// How often the loop looks at what is due.
-const TICK: Duration = Duration::from_secs(60);
+/// How often the loop looks at what is due (its first look, and retention pass, is a tick
+/// after start).
+pub const TICK: Duration = Duration::from_secs(60);
 /// Time between two retention passes.
 const RETENTION_EVERY: Duration = Duration::from_secs(3600);
 
