@@ -89,8 +89,6 @@ const YEAR_PACE: retention::Pace = retention::Pace {
     breather: Duration::ZERO,
     rest: 0,
 };
-/// The upkeep's own first pass runs a minute after start; measurements begin after it.
-const UPKEEP_FIRST_PASS: Duration = Duration::from_secs(65);
 
 /// What retention keeps, each with its own bytes per row.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -1366,13 +1364,7 @@ fn measure_api(
         "server at {}; campaign history {from} to {last}: {}",
         server.base, histories[0]
     );
-    if let Some(left) = UPKEEP_FIRST_PASS.checked_sub(started.elapsed()) {
-        println!(
-            "waiting {:.0} s for the upkeep's own first pass (a minute after start; nothing to do)",
-            left.as_secs_f64()
-        );
-        std::thread::sleep(left);
-    }
+    common::after_upkeep_first_pass(started);
 
     let mut rounds = Vec::new();
     for round in 1..=ROUNDS {

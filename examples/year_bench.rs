@@ -47,7 +47,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use adcab::clock;
-use adcab::jobs::{retention, upkeep};
+use adcab::jobs::retention;
 use rusqlite::Connection;
 
 mod common;
@@ -74,8 +74,6 @@ const MIN_RUNS: usize = 10;
 const WARM_UP: usize = 3;
 /// The label of the retention rounds' figure.
 const PASSES: &str = "worst request during a retention pass / without";
-/// Time given the server's own first retention pass (nothing to remove) to end.
-const UPKEEP_MARGIN: Duration = Duration::from_secs(10);
 /// Retention rounds, and the baseline's length in each.
 const ROUNDS: usize = 3;
 const WINDOW: Duration = Duration::from_secs(20);
@@ -572,17 +570,7 @@ fn during_passes(
     window: Duration,
 ) -> Vec<Line> {
     println!("\n== the worst request without and during a retention pass (day 365, 2 clients) ==");
-    // The server's own upkeep runs a pass a tick after it starts, then hourly: the rounds wait
-    // that first one out (the year is settled, so it removes nothing), or a round would time
-    // two passes sharing one day's work.
-    let first_pass = side.started + upkeep::TICK + UPKEEP_MARGIN;
-    if let Some(wait) = first_pass.checked_duration_since(Instant::now()) {
-        println!(
-            "waiting {:.0} s for the server's own first retention pass",
-            wait.as_secs_f64()
-        );
-        std::thread::sleep(wait);
-    }
+    common::after_upkeep_first_pass(side.started);
     let paths = [
         format!("/campaigns?limit=100&account_id={cabinet}"),
         format!("/campaigns/{ad}?account_id={cabinet}"),

@@ -27,6 +27,23 @@ pub fn euro_cabinets(services: &adcab::Services, owner: i64, count: usize) -> Ve
         .collect()
 }
 
+/// Waits until the upkeep of a server started at `started` has run its first retention pass
+/// (a tick after start, then hourly; nothing to remove on a settled install), so that a pass
+/// the benchmark measures never shares its work with that one. (Not every bench runs passes.)
+#[allow(dead_code)]
+pub fn after_upkeep_first_pass(started: std::time::Instant) {
+    /// Time given that pass to end.
+    const MARGIN: std::time::Duration = std::time::Duration::from_secs(10);
+    let over = started + adcab::jobs::upkeep::TICK + MARGIN;
+    if let Some(wait) = over.checked_duration_since(std::time::Instant::now()) {
+        println!(
+            "waiting {:.0} s for the server's own first retention pass",
+            wait.as_secs_f64()
+        );
+        std::thread::sleep(wait);
+    }
+}
+
 /// SplitMix64, for varied but repeatable figures. (Not every bench draws figures.)
 #[allow(dead_code)]
 pub fn mix(mut x: u64) -> u64 {
