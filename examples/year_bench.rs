@@ -18,7 +18,9 @@
 //! - beside each list, plain SQLite over the same database returning the same rows (every
 //!   column; one cursor per cabinet in the list's order, merged a row at a time, as
 //!   `panel_bench` reads them), checked to be the rows the API answered, with the issue's
-//!   verdict (the API at most 2x); `/` and `/cabinets` against the issue's 10 ms;
+//!   verdict (the API at most 2x); and, for reference only, the same rows with their
+//!   conversion totals, which the API answers beside each campaign (each row's count checked
+//!   against the answer's); `/` and `/cabinets` against the issue's 10 ms;
 //! - retention: with the server running on the year, two clients cycle through a cabinet's
 //!   list, one campaign, its 7-day history, its conversions and `account/info` (not the
 //!   totals above, whose own time would hide the pass's), once the server's own first pass (a
@@ -451,11 +453,12 @@ fn compare(
     }
     if let Some((accounts, column, limit)) = &req.plain {
         for (d, conn) in conns.iter().enumerate() {
-            let Some((plain, rows)) = plain_list(conn, accounts, column, *limit, n) else {
+            let Some((plain, rows)) = plain_list(conn, accounts, column, *limit, n, false) else {
                 println!("  plain SQLite baseline unavailable: campaigns has no {column}");
                 continue;
             };
-            let same = if rows == api_rows(&last[d]) {
+            let answered = api_rows(&last[d]);
+            let same = if rows == answered {
                 "same rows"
             } else {
                 "ROWS DIFFER"
@@ -467,6 +470,18 @@ fn compare(
                 rows.len(),
                 m / plain
             );
+            if let Some((converted, rows)) = plain_list(conn, accounts, column, *limit, n, true) {
+                let same = if rows == answered {
+                    "same rows and conversions"
+                } else {
+                    "ROWS OR CONVERSIONS DIFFER"
+                };
+                println!(
+                    "  day {}: plain SQLite, the same rows and their conversions (reference only): median {converted:.2} ms ({same}); the API {:.2}x",
+                    [1, 365][d],
+                    m / converted
+                );
+            }
             if d == 1 {
                 lines.push(Line {
                     what: format!("{}: API / plain SQLite, day 365", req.label),
@@ -486,35 +501,60 @@ fn verdict(ratio: f64, bound: f64) -> String {
     format!("{ratio:.2}x, {word} {bound}x")
 }
 
-/// The `(account_id, ad_id)` of a list answer's campaigns, in order.
-fn api_rows(body: &str) -> Vec<(i64, i64)> {
+/// The `(account_id, ad_id)` of a list answer's campaigns, in order, each with the number of
+/// its conversions (all event types).
+fn api_rows(body: &str) -> Vec<PlainRow> {
     let answer: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
     answer["data"]
         .as_array()
         .map(|list| {
             list.iter()
-                .map(|c| {
-                    (
+                .map(|c| PlainRow {
+                    key: (
                         c["account_id"].as_i64().unwrap_or(0),
                         c["ad_id"].as_i64().unwrap_or(0),
-                    )
+                    ),
+                    conversions: c["conversions"]
+                        .as_object()
+                        .map(|counts| counts.values().filter_map(|n| n.as_i64()).sum()),
                 })
                 .collect()
         })
         .unwrap_or_default()
 }
 
+/// A list row as compared: `(account_id, ad_id)`, and its number of conversions when read.
+#[derive(Debug)]
+struct PlainRow {
+    key: (i64, i64),
+    conversions: Option<i64>,
+}
+
+/// Rows are the same when their keys are, and their conversions where both sides read them.
+impl PartialEq for PlainRow {
+    fn eq(&self, other: &PlainRow) -> bool {
+        self.key == other.key
+            && match (self.conversions, other.conversions) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+    }
+}
+
 /// Median (ms) of up to `n` reads of the first `limit` campaigns of `accounts` by `column`
 /// descending (ties by `ad_id`, then cabinet), every column: one cursor per cabinet in that
-/// order, merged a row at a time, so SQLite reads `limit` rows and one more per cabinet. The
-/// rows read as `(account_id, ad_id)`; `None` when the table has no such column.
+/// order, merged a row at a time, so SQLite reads `limit` rows and one more per cabinet. With
+/// `conversions`, each row's conversion totals too (every column of its `conversion_totals`
+/// rows, one probe of their key a row), the figures a list answers beside each campaign. The
+/// rows read; `None` when the table has no such column.
 fn plain_list(
     conn: &Connection,
     accounts: &[i64],
     column: &str,
     limit: usize,
     n: usize,
-) -> Option<(f64, Vec<(i64, i64)>)> {
+    conversions: bool,
+) -> Option<(f64, Vec<PlainRow>)> {
     let sql = format!(
         "SELECT {column}, ad_id, account_id, * FROM campaigns
          WHERE account_id = ?1 AND status <> 'Deleted'
@@ -551,7 +591,30 @@ fn plain_list(
         while read.len() < limit {
             let Some((key, c)) = heads.pop() else { break };
             heads.extend(step(c));
-            read.push((key.2, key.1));
+            read.push(PlainRow {
+                key: (key.2, key.1),
+                conversions: None,
+            });
+        }
+        if conversions {
+            let mut totals = conn
+                .prepare_cached(
+                    "SELECT count, event_type, currency, amount_high, amount_low
+                     FROM conversion_totals WHERE account_id = ?1 AND ad_id = ?2",
+                )
+                .unwrap();
+            for row in &mut read {
+                let mut lines = totals.query([row.key.0, row.key.1]).unwrap();
+                let mut count = 0;
+                while let Some(line) = lines.next().unwrap() {
+                    let values: Vec<rusqlite::types::Value> =
+                        (0..5).map(|i| line.get(i).unwrap()).collect();
+                    if let rusqlite::types::Value::Integer(n) = values[0] {
+                        count += n;
+                    }
+                }
+                row.conversions = Some(count);
+            }
         }
         let took = started.elapsed().as_secs_f64() * 1000.0;
         rows = read;
