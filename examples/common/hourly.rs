@@ -1,0 +1,99 @@
+//! What the benchmarks of the hourly sync share: the database writer thread's CPU time, the
+//! plain SQLite baselines on the same database, and a local webhook receiver counting digests.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use adcab::Services;
+
+/// One transaction that updates the counters of every campaign row by primary key; with
+/// `hour` (`n` hours after 2100-01-01, after every hour the sync stores, as each hour the sync
+/// writes is its campaigns' latest), also one `hourly_stats` row per campaign for it, in the
+/// same transaction, through the schema's triggers as any plain insert goes.
+pub fn plain_update(s: &Services, hour: Option<usize>) -> f64 {
+    let hour = hour.map(|n| format!("2100-01-{:02}T{:02}:00:00Z", 1 + n / 24, n % 24));
+    let started = Instant::now();
+    s.db.write_blocking(|tx| {
+        let ids: Vec<(i64, i64)> = tx
+            .prepare("SELECT account_id, ad_id FROM campaigns")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut update = tx.prepare(
+            "UPDATE campaigns SET views = views + 1, spent_micros = spent_micros + 2000
+             WHERE account_id = ?1 AND ad_id = ?2",
+        )?;
+        let mut insert = tx.prepare(
+            "INSERT INTO hourly_stats
+                (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
+             VALUES (?1, ?2, ?3, 1, 0, 0, 0, 2000)",
+        )?;
+        for (account, ad) in ids {
+            update.execute([account, ad])?;
+            if let Some(hour) = &hour {
+                insert.execute(rusqlite::params![account, ad, hour])?;
+            }
+        }
+        Ok::<_, adcab::store::StoreError>(())
+    })
+    .unwrap();
+    started.elapsed().as_secs_f64()
+}
+
+/// The `/proc` folder of the database's writer thread, which every write of the hour and of
+/// the baseline runs on.
+pub fn writer_thread() -> std::path::PathBuf {
+    std::fs::read_dir("/proc/self/task")
+        .expect("/proc/self/task")
+        .filter_map(Result::ok)
+        .map(|task| task.path())
+        .find(|task| {
+            std::fs::read_to_string(task.join("comm")).is_ok_and(|c| c.trim() == "adcab-writer")
+        })
+        .expect("the writer thread")
+}
+
+/// A thread's user and system CPU time so far, in seconds (`/proc/.../stat`, in clock ticks of
+/// 1/100 s).
+pub fn cpu_seconds(task: &std::path::Path) -> f64 {
+    let stat = std::fs::read_to_string(task.join("stat")).expect("thread stat");
+    // The fields after the command's closing parenthesis; utime and stime are its 12th and 13th.
+    let fields: Vec<&str> = stat[stat.rfind(')').expect("stat") + 2..]
+        .split(' ')
+        .collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    ticks as f64 / 100.0
+}
+
+/// A local webhook receiver answering 200; counts the digests it got.
+pub fn receiver() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let digests = Arc::new(AtomicUsize::new(0));
+    let counter = digests.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let (mut line, mut len, mut digest) = (String::new(), 0, false);
+            while reader.read_line(&mut line).unwrap_or(0) > 0 && line.trim() != "" {
+                let lower = line.to_ascii_lowercase();
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+                digest |= lower.starts_with("x-service-event: hourly_digest");
+                line.clear();
+            }
+            let mut body = vec![0; len];
+            let _ = reader.read_exact(&mut body);
+            if digest {
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        }
+    });
+    (url, digests)
+}
