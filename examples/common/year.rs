@@ -39,6 +39,8 @@ use std::time::{Duration, Instant};
 
 use adcab::config::Config;
 use adcab::domain::access::Plan;
+use adcab::domain::money::Money;
+use adcab::domain::stats::Totals;
 use adcab::jobs::{hourly_sync, retention};
 use adcab::ops::{self, NewKey};
 use adcab::{clock, Services};
@@ -729,20 +731,13 @@ impl Writer {
         rows
     }
 
-    /// Every campaign's hours from `from` (24 of them, their runs worked out an hour at a time),
-    /// and their cabinets' totals, as the hourly sync writes them: a day for a retention pass
-    /// to roll. The counters are left.
+    /// Every campaign's hours from `from` (24 of them, each row with its run), and their
+    /// cabinets' totals, as the hourly sync writes them: a day for a retention pass to roll.
+    /// The counters are left.
     pub fn day_of_hours(&mut self, from: DateTime<Utc>) -> u64 {
         let mut rows = 0;
         let tx = self.conn.unchecked_transaction().unwrap();
         {
-            let mut hourly = tx
-                .prepare_cached(
-                    "INSERT OR IGNORE INTO hourly_stats (account_id, hour, ad_id, views, opens, clicks, actions, spent_micros,
-                        run_views)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, -1)",
-                )
-                .unwrap();
             let mut cabinet = tx
                 .prepare_cached(
                     "INSERT OR IGNORE INTO cabinet_hours (account_id, hour, views, opens, clicks,
@@ -755,17 +750,25 @@ impl Writer {
                     let hour = from.timestamp() + h * 3600;
                     let iso = clock::iso(DateTime::from_timestamp(hour, 0).unwrap());
                     let mut sum = [0i64; 5];
+                    let mut runs = adcab::store::runs::before(&tx, *account, &iso).unwrap();
                     for ad in ads {
                         let g = gain(*ad, hour);
                         for k in 0..5 {
                             sum[k] += g[k];
                         }
-                        hourly
-                            .execute(params![account, iso, ad, g[0], g[1], g[2], g[3], g[4]])
-                            .unwrap();
+                        let gain = Totals {
+                            views: g[0],
+                            opens: g[1],
+                            clicks: g[2],
+                            actions: g[3],
+                            spent: Money::from_micros(g[4]),
+                        };
+                        adcab::store::stats::record_gain(
+                            &tx, *account, *ad, &iso, &gain, &mut runs,
+                        )
+                        .unwrap();
                         rows += 1;
                     }
-                    adcab::store::stats::run_hour(&tx, *account, &iso).unwrap();
                     cabinet
                         .execute(params![
                             account, iso, sum[0], sum[1], sum[2], sum[3], sum[4]

@@ -108,6 +108,7 @@ const SERVICE: Ledger = Ledger {
             57,
             include_str!("../../sql/0057_campaign_conversion_weeks.sql"),
         ),
+        (58, include_str!("../../sql/0058_sync_gives_runs.sql")),
     ],
 };
 

@@ -18,7 +18,7 @@ use crate::store::campaigns::Reported;
 use crate::store::events::{self, StatusChange};
 use crate::store::history::Source;
 use crate::store::StoreError;
-use crate::store::{cabinets, campaigns, stats};
+use crate::store::{cabinets, campaigns, runs, stats};
 
 /// A running campaign's settings are re-read in full once they are this old, which is the
 /// third hourly sync after its last full read.
@@ -103,6 +103,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
         let now = clock::now(tx)?;
         let stored = campaigns::sync_states(tx, account)?;
         let mut day_spends = stats::day_spends(tx, account, report.hour)?;
+        let mut runs = runs::before(tx, account, &hour)?;
         let mut newer_balance = false;
         let mut written = 0;
         for line in &report.lines {
@@ -124,7 +125,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
                 Reported::CountersOnly
             };
             let gain = line.totals().gain_since(&state.mark);
-            stats::record_gain(tx, account, line.ad_id, &hour, &gain)?;
+            stats::record_gain(tx, account, line.ad_id, &hour, &gain, &mut runs)?;
             // What the hour's rows hold once this line's gain is in (a report listing an ad
             // twice adds both).
             let day_spend = day_spends.entry(line.ad_id).or_default();
@@ -144,7 +145,6 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
                 events::record(tx, &change, &line.status_changed_at)?;
             }
         }
-        stats::run_hour(tx, account, &hour)?;
         stats::total_cabinet_hour(tx, account, &hour)?;
         // Each copy the report listed had its day's spend written with its counters; the
         // others' may move as the day's window moves on.

@@ -1,5 +1,6 @@
 //! Owns the reads of a span's stats through the running sums each stored row holds (schema 48,
-//! kept by triggers on `hourly_stats` and `daily_stats`): a campaign's sums over `[from, to)`
+//! kept by triggers on `hourly_stats` and `daily_stats`; the hourly sync gives its rows theirs
+//! from [`before`], schema 58): a campaign's sums over `[from, to)`
 //! are the run of its last row before `to` less the run of its last row before `from`, two
 //! probes of its index whatever the span's length, and a cabinet's campaigns with a row in its
 //! latest hour before each bound are read from those two hours' rows in two ranges, unprobed,
@@ -11,6 +12,7 @@
 //! over a span with no rolled-up day in it reads the cabinet's kept rows and counts the
 //! campaigns with figures from its latest hour instead (`cabinet_total`).
 
+use std::collections::HashMap;
 use std::iter::Peekable;
 use std::rc::Rc;
 use std::vec::IntoIter;
@@ -245,6 +247,36 @@ fn cabinet(
     Ok(found)
 }
 
+/// Each campaign's run through its last row before `bound` (an hour, or a day ending by it),
+/// by `ad_id`; campaigns with no row before it are left out. The campaigns with a row in the
+/// cabinet's latest hour before `bound` are read from that hour's rows in one range, and only
+/// the others probed, unless rolled-up days may hold the marks: what the hourly sync adds each
+/// row's figures to (`stats::record_gain`).
+pub fn before(
+    conn: &Connection,
+    account: i64,
+    bound: &str,
+) -> Result<HashMap<i64, Totals>, StoreError> {
+    let rolled = last_rolled_day(conn, account)?;
+    let mut ends = Bound::at(conn, account, bound, rolled.as_deref())?;
+    // A span from the start of time: no campaign has a mark at its start.
+    let whole = ("", bound);
+    if matches!(ends, Bound::Probe) {
+        return Ok(spans(conn, account, None, whole)?.into_iter().collect());
+    }
+    let (mut found, mut probed) = (HashMap::new(), Vec::new());
+    for ad in ad_ids(conn, account)? {
+        match ends.take(ad) {
+            Some(mark) => found.extend(mark.map(|m| (ad, m.run))),
+            None => probed.push(ad),
+        }
+    }
+    if !probed.is_empty() {
+        found.extend(spans(conn, account, Some(&probed), whole)?);
+    }
+    Ok(found)
+}
+
 /// Each campaign's sums over the hours starting in `[from, to)` (and the rolled-up days wholly
 /// inside it), in id order; campaigns with no stats there are left out.
 pub fn per_campaign(
@@ -368,10 +400,10 @@ mod tests {
         }
     }
 
-    /// What the hourly sync writes of a campaign's gain: the row, then the hour's runs.
+    /// What the hourly sync writes of a campaign's gain: the row, with its run.
     fn record(conn: &Connection, ad: i64, hour: &str, gain: &Totals) {
-        stats::record_gain(conn, 7, ad, hour, gain).unwrap();
-        stats::run_hour(conn, 7, hour).unwrap();
+        let mut runs = before(conn, 7, hour).unwrap();
+        stats::record_gain(conn, 7, ad, hour, gain, &mut runs).unwrap();
     }
 
     /// The sums the stats endpoints read before the runs: hours starting in the span, and days
@@ -426,6 +458,7 @@ mod tests {
         // As the hourly sync writes: ad 1 runs through hour 100, ad 2 through hour 60 and ad 3
         // through hour 20, each idle some hours; ad 4 never runs.
         for h in 0..=100 {
+            let mut runs = before(&conn, 7, &hour(h)).unwrap();
             for (ad, last) in [(1, 100), (2, 60), (3, 20)] {
                 if h <= last && (h + ad) % 7 != 0 {
                     let gain = Totals {
@@ -435,10 +468,9 @@ mod tests {
                         actions: h % 2,
                         spent: Money::from_micros(1000 + h),
                     };
-                    stats::record_gain(&conn, 7, ad, &hour(h), &gain).unwrap();
+                    stats::record_gain(&conn, 7, ad, &hour(h), &gain, &mut runs).unwrap();
                 }
             }
-            stats::run_hour(&conn, 7, &hour(h)).unwrap();
             stats::total_cabinet_hour(&conn, 7, &hour(h)).unwrap();
         }
         let times: Vec<String> = [0, 10, 21, 30, 59, 61, 75, 100, 101, 130]
@@ -554,6 +586,36 @@ mod tests {
         );
     }
 
+    /// The runs the hourly sync adds its rows to: a campaign in the cabinet's latest hour is
+    /// read from that hour's rows, one whose last row is older or rolled up is probed, and one
+    /// with no row before the bound is left out.
+    #[test]
+    fn a_campaign_s_run_before_an_hour_is_what_its_rows_before_it_sum_to() {
+        let conn = db();
+        crate::store::test_campaign(&conn, 7, 4);
+        let hour = hours_from(18);
+        for h in 0..72 {
+            record(&conn, 1, &hour(h), &gain(h + 1));
+            if h < 50 {
+                record(&conn, 2, &hour(h), &gain(2));
+            }
+            if h < 20 {
+                record(&conn, 3, &hour(h), &gain(3));
+            }
+        }
+        for ad in ADS {
+            retention::roll_campaign(&conn, 7, ad, &hour(24)).unwrap();
+        }
+        for h in [10, 30, 50, 72] {
+            let mut found: Vec<(i64, Totals)> =
+                before(&conn, 7, &hour(h)).unwrap().into_iter().collect();
+            found.sort_by_key(|(ad, _)| *ad);
+            let expected = summed(&conn, "", &hour(h));
+            assert_eq!(found, expected, "before hour {h}");
+            assert_eq!(found.len(), if h == 10 { 0 } else { 3 }, "before hour {h}");
+        }
+    }
+
     #[test]
     fn a_chart_s_buckets_are_what_the_rows_between_their_bounds_sum_to() {
         let conn = db();
@@ -638,14 +700,14 @@ mod tests {
     }
 
     #[test]
-    fn a_campaign_listed_twice_in_one_hour_is_summed_once_its_hour_is_run() {
+    fn a_campaign_listed_twice_in_one_hour_is_summed_once_in_its_run() {
         let conn = db();
         let hour = "2026-11-20T05:00:00Z";
         record(&conn, 1, "2026-11-20T04:00:00Z", &gain(2));
-        // A report listing the campaign twice: two upserts of the marked row, then the run.
-        stats::record_gain(&conn, 7, 1, hour, &gain(3)).unwrap();
-        stats::record_gain(&conn, 7, 1, hour, &gain(4)).unwrap();
-        stats::run_hour(&conn, 7, hour).unwrap();
+        // A report listing the campaign twice: the row written with its run, then upserted.
+        let mut runs = before(&conn, 7, hour).unwrap();
+        stats::record_gain(&conn, 7, 1, hour, &gain(3), &mut runs).unwrap();
+        stats::record_gain(&conn, 7, 1, hour, &gain(4), &mut runs).unwrap();
         let run: i64 = conn
             .query_row(
                 "SELECT run_views FROM hourly_stats WHERE ad_id = 1 AND hour = ?1",

@@ -28,22 +28,28 @@ pub fn totals_at(r: &Row, first: usize) -> rusqlite::Result<Totals> {
     })
 }
 
-/// Stores what a campaign gained in `hour` (nothing when it gained nothing). A new row's runs
-/// are marked for [`run_hour`], which the caller runs on the hour before its transaction ends.
+/// Stores what a campaign gained in `hour` (nothing when it gained nothing). A new row is
+/// written with its run (schema 58): the campaign's run before the hour in `runs` (read for the
+/// cabinet by `runs::before`; none when it has no earlier row) and the gain, which `runs` then
+/// holds. A report listing the campaign twice adds the second gain to the row, and the row's
+/// update trigger to its run.
 pub fn record_gain(
     conn: &Connection,
     account: i64,
     ad: i64,
     hour: &str,
     gain: &Totals,
+    runs: &mut HashMap<i64, Totals>,
 ) -> Result<(), StoreError> {
     if gain.is_idle() {
         return Ok(());
     }
+    let run = runs.entry(ad).or_default();
+    run.add(gain);
     conn.prepare_cached(
         "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions,
-            spent_micros, run_views)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, -1)
+            spent_micros, run_views, run_opens, run_clicks, run_actions, run_spent_micros)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
          ON CONFLICT (account_id, hour, ad_id) DO UPDATE SET views = views + excluded.views,
             opens = opens + excluded.opens, clicks = clicks + excluded.clicks,
             actions = actions + excluded.actions,
@@ -57,40 +63,13 @@ pub fn record_gain(
         gain.opens,
         gain.clicks,
         gain.actions,
-        gain.spent.micros()
+        gain.spent.micros(),
+        run.views,
+        run.opens,
+        run.clicks,
+        run.actions,
+        run.spent.micros()
     ])?;
-    Ok(())
-}
-
-/// Works out the runs of a cabinet's rows of `hour` that [`record_gain`] wrote (schema 48): each
-/// row's figures and the run of its campaign's last earlier row, hourly or daily. One
-/// statement for the hour, where a trigger would run once per row; later rows, should any
-/// exist, had the new rows' figures added by the insert's trigger.
-pub fn run_hour(conn: &Connection, account: i64, hour: &str) -> Result<(), StoreError> {
-    conn.prepare_cached(
-        "UPDATE hourly_stats AS h
-         SET (run_views, run_opens, run_clicks, run_actions, run_spent_micros) =
-            (SELECT h.views + views, h.opens + opens, h.clicks + clicks, h.actions + actions,
-                h.spent_micros + spent_micros
-             FROM (SELECT '' AS k, 0 AS views, 0 AS opens, 0 AS clicks, 0 AS actions,
-                    0 AS spent_micros
-                   UNION ALL
-                   SELECT * FROM (SELECT hour, run_views, run_opens, run_clicks, run_actions,
-                            run_spent_micros
-                        FROM hourly_stats INDEXED BY hourly_stats_ad
-                        WHERE account_id = h.account_id AND ad_id = h.ad_id AND hour < h.hour
-                        ORDER BY hour DESC LIMIT 1)
-                   UNION ALL
-                   SELECT * FROM (SELECT day || 'T24:00:00Z', run_views, run_opens, run_clicks,
-                            run_actions, run_spent_micros
-                        FROM daily_stats
-                        WHERE account_id = h.account_id AND ad_id = h.ad_id
-                            AND day < substr(h.hour, 1, 10)
-                        ORDER BY day DESC LIMIT 1)
-                   ORDER BY k DESC LIMIT 1))
-         WHERE account_id = ?1 AND hour = ?2 AND run_views = -1",
-    )?
-    .execute(params![account, hour])?;
     Ok(())
 }
 

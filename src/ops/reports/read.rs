@@ -223,6 +223,7 @@ mod tests {
         let start = Utc.with_ymd_and_hms(2026, 11, 10, 0, 0, 0).unwrap();
         for h in 0..240 {
             let hour = crate::clock::iso(start + Duration::hours(h));
+            let mut runs = crate::store::runs::before(&conn, 7, &hour).unwrap();
             for ad in [1, 2, 3] {
                 let n = (h * 7 + ad * 13) % 50;
                 let gain = Totals {
@@ -232,9 +233,8 @@ mod tests {
                     actions: n % 4,
                     spent: Money::from_micros(n * 12_345),
                 };
-                stats::record_gain(&conn, 7, ad, &hour, &gain).unwrap();
+                stats::record_gain(&conn, 7, ad, &hour, &gain, &mut runs).unwrap();
             }
-            stats::run_hour(&conn, 7, &hour).unwrap();
             stats::total_cabinet_hour(&conn, 7, &hour).unwrap();
             if h % 5 == 0 {
                 let at = crate::clock::iso(start + Duration::hours(h) + Duration::minutes(17));
