@@ -103,7 +103,18 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
         let now = clock::now(tx)?;
         let stored = campaigns::sync_states(tx, account)?;
         let mut day_spends = stats::day_spends(tx, account, report.hour)?;
-        let mut runs = runs::before(tx, account, &hour)?;
+        // The campaigns that gained in the hour: the rows written, added to their runs.
+        let gained: Vec<i64> = report
+            .lines
+            .iter()
+            .filter(|line| {
+                stored
+                    .get(&line.ad_id)
+                    .is_some_and(|state| !line.totals().gain_since(&state.mark).is_idle())
+            })
+            .map(|line| line.ad_id)
+            .collect();
+        let mut runs = runs::before(tx, account, &hour, &gained)?;
         let mut newer_balance = false;
         let mut written = 0;
         for line in &report.lines {

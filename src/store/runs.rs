@@ -247,25 +247,32 @@ fn cabinet(
     Ok(found)
 }
 
-/// Each campaign's run through its last row before `bound` (an hour, or a day ending by it),
-/// by `ad_id`; campaigns with no row before it are left out. The campaigns with a row in the
-/// cabinet's latest hour before `bound` are read from that hour's rows in one range, and only
-/// the others probed, unless rolled-up days may hold the marks: what the hourly sync adds each
-/// row's figures to (`stats::record_gain`).
+/// The run through its last row before `bound` (an hour, or a day ending by it) of each of the
+/// cabinet's campaigns `ads`, by `ad_id`; campaigns with no row before it are left out. Those
+/// with a row in the cabinet's latest hour before `bound` are read from that hour's rows in one
+/// range, and only the others probed, unless rolled-up days may hold the marks: what the hourly
+/// sync adds the rows it writes to (`stats::record_gain`), asked for the campaigns that gained,
+/// so the campaigns that ended long ago are not probed hour after hour.
 pub fn before(
     conn: &Connection,
     account: i64,
     bound: &str,
+    ads: &[i64],
 ) -> Result<HashMap<i64, Totals>, StoreError> {
+    let mut ads = ads.to_vec();
+    ads.sort_unstable();
+    ads.dedup();
     let rolled = last_rolled_day(conn, account)?;
     let mut ends = Bound::at(conn, account, bound, rolled.as_deref())?;
     // A span from the start of time: no campaign has a mark at its start.
     let whole = ("", bound);
     if matches!(ends, Bound::Probe) {
-        return Ok(spans(conn, account, None, whole)?.into_iter().collect());
+        return Ok(spans(conn, account, Some(&ads), whole)?
+            .into_iter()
+            .collect());
     }
     let (mut found, mut probed) = (HashMap::new(), Vec::new());
-    for ad in ad_ids(conn, account)? {
+    for ad in ads {
         match ends.take(ad) {
             Some(mark) => found.extend(mark.map(|m| (ad, m.run))),
             None => probed.push(ad),
@@ -402,7 +409,7 @@ mod tests {
 
     /// What the hourly sync writes of a campaign's gain: the row, with its run.
     fn record(conn: &Connection, ad: i64, hour: &str, gain: &Totals) {
-        let mut runs = before(conn, 7, hour).unwrap();
+        let mut runs = before(conn, 7, hour, &[ad]).unwrap();
         stats::record_gain(conn, 7, ad, hour, gain, &mut runs).unwrap();
     }
 
@@ -458,7 +465,7 @@ mod tests {
         // As the hourly sync writes: ad 1 runs through hour 100, ad 2 through hour 60 and ad 3
         // through hour 20, each idle some hours; ad 4 never runs.
         for h in 0..=100 {
-            let mut runs = before(&conn, 7, &hour(h)).unwrap();
+            let mut runs = before(&conn, 7, &hour(h), &[1, 2, 3]).unwrap();
             for (ad, last) in [(1, 100), (2, 60), (3, 20)] {
                 if h <= last && (h + ad) % 7 != 0 {
                     let gain = Totals {
@@ -587,8 +594,8 @@ mod tests {
     }
 
     /// The runs the hourly sync adds its rows to: a campaign in the cabinet's latest hour is
-    /// read from that hour's rows, one whose last row is older or rolled up is probed, and one
-    /// with no row before the bound is left out.
+    /// read from that hour's rows, one whose last row is older or rolled up is probed, one
+    /// with no row before the bound is left out, and so is one not asked for.
     #[test]
     fn a_campaign_s_run_before_an_hour_is_what_its_rows_before_it_sum_to() {
         let conn = db();
@@ -607,13 +614,21 @@ mod tests {
             retention::roll_campaign(&conn, 7, ad, &hour(24)).unwrap();
         }
         for h in [10, 30, 50, 72] {
-            let mut found: Vec<(i64, Totals)> =
-                before(&conn, 7, &hour(h)).unwrap().into_iter().collect();
+            let mut found: Vec<(i64, Totals)> = before(&conn, 7, &hour(h), &[4, 3, 2, 1])
+                .unwrap()
+                .into_iter()
+                .collect();
             found.sort_by_key(|(ad, _)| *ad);
             let expected = summed(&conn, "", &hour(h));
             assert_eq!(found, expected, "before hour {h}");
             assert_eq!(found.len(), if h == 10 { 0 } else { 3 }, "before hour {h}");
         }
+        // Only the campaigns asked for: the sync asks for those that gained.
+        let asked: Vec<i64> = before(&conn, 7, &hour(72), &[2])
+            .unwrap()
+            .into_keys()
+            .collect();
+        assert_eq!(asked, [2]);
     }
 
     #[test]
@@ -705,7 +720,7 @@ mod tests {
         let hour = "2026-11-20T05:00:00Z";
         record(&conn, 1, "2026-11-20T04:00:00Z", &gain(2));
         // A report listing the campaign twice: the row written with its run, then upserted.
-        let mut runs = before(&conn, 7, hour).unwrap();
+        let mut runs = before(&conn, 7, hour, &[1]).unwrap();
         stats::record_gain(&conn, 7, 1, hour, &gain(3), &mut runs).unwrap();
         stats::record_gain(&conn, 7, 1, hour, &gain(4), &mut runs).unwrap();
         let run: i64 = conn
