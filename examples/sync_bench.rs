@@ -15,7 +15,7 @@
 //! per cabinet, measured hours).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use adcab::config::Config;
 use adcab::domain::access::Plan;
@@ -160,18 +160,14 @@ fn now(s: &Services) -> chrono::DateTime<chrono::Utc> {
 }
 
 /// Advances the clock by `seconds` and waits until the scheduler is done with every hour
-/// that closed and `digests` more digests arrived; returns the seconds that took.
+/// that closed and `digests` more digests arrived ([`hourly::settle`]); returns the seconds
+/// that took.
 fn hour(s: &Services, received: &AtomicUsize, seconds: i64, digests: usize) -> f64 {
-    let digests_before = received.load(Ordering::SeqCst);
+    let digests = received.load(Ordering::SeqCst) + digests;
     let started = Instant::now();
     ops::sim_advance(s, seconds).unwrap();
-    loop {
-        let caught_up = s.db.read_blocking(adcab::jobs::scheduler::idle).unwrap();
-        if caught_up && received.load(Ordering::SeqCst) >= digests_before + digests {
-            return started.elapsed().as_secs_f64();
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    hourly::settle(s, received, digests);
+    started.elapsed().as_secs_f64()
 }
 
 fn peak_rss_kb() -> u64 {

@@ -8,9 +8,10 @@
 //!   closing until the scheduler is done, and the platform calls that hour cost, by method;
 //!   the median of the measured hours. Baseline, same run: the pace floor, the time the busiest token's calls take at
 //!   `pace` with the sync's parallel cabinets, and whether any flood wait was met;
-//! - the same hours' work on the database: the CPU time of its writer thread from the hour
-//!   closing until the sync is done and every cabinet's digest of the hour before arrived at a
-//!   local webhook receiver (the fake platform's own work runs on its threads, as Telegram's
+//! - the same hours' work on the database: the CPU time of its writer thread from the clock
+//!   moving six minutes into the next hour until the sync is done and every cabinet's digest of
+//!   the hour closed arrived at a local webhook receiver (`hourly::settle`; the fake platform's
+//!   own work runs on its threads, as Telegram's
 //!   does elsewhere), beside `sync_bench`'s baseline on the same database: one plain SQLite
 //!   transaction updating the counters of every campaign row (the bound: the hourly
 //!   sync within 3x of it).
@@ -21,7 +22,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use adcab::config::Config;
 use adcab::domain::access::Plan;
@@ -131,8 +132,6 @@ fn main() {
     // Cabinets are numbered in connect order, which is the order of `accounts`.
     let first_cabinet = count(&services, "SELECT MIN(id) FROM cabinets");
     let ad_ids = listed_ads(&services);
-    let into_hour = fake.now().rem_euclid(3600);
-    let mut step = 3600 - into_hour + 60;
     let writer = hourly::writer_thread();
     let mut runs = Vec::with_capacity(hours);
     let mut hour_cpu = Vec::with_capacity(hours);
@@ -142,10 +141,13 @@ fn main() {
             fake.deliver(&account.account_id, *ad, 100);
         }
         fake.reset_calls();
+        // Each step ends six minutes into the service clock's next hour: it closes one hour and
+        // its digests (due five minutes past) are sent within it. The clock runs on with the
+        // wall clock, so the step is worked out from it each time.
+        let now = services.db.read_blocking(clock::now).unwrap();
+        let step = 3600 - now.timestamp().rem_euclid(3600) + 6 * 60;
         fake.advance(step);
-        // The first step ends a minute into an hour, before the closed hour's digests are due
-        // (five minutes past); each later one carries the hour before's.
-        let digests = received.load(Ordering::SeqCst) + if h == 0 { 0 } else { cabinets };
+        let digests = received.load(Ordering::SeqCst) + cabinets;
         let cpu = hourly::cpu_seconds(&writer);
         let synced = Instant::now();
         services
@@ -153,14 +155,7 @@ fn main() {
             .write_blocking(|tx| clock::advance(tx, step))
             .unwrap()
             .unwrap();
-        while !services
-            .db
-            .read_blocking(adcab::jobs::scheduler::idle)
-            .unwrap()
-            || received.load(Ordering::SeqCst) < digests
-        {
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        hourly::settle(&services, &received, digests);
         let sync_s = synced.elapsed().as_secs_f64();
         let cpu = hourly::cpu_seconds(&writer) - cpu;
         let calls = fake.calls();
@@ -175,7 +170,6 @@ fn main() {
         );
         runs.push((sync_s, calls.len()));
         hour_cpu.push(cpu);
-        step = 3600;
     }
     drop(server);
     runs.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use adcab::Services;
 
@@ -96,4 +96,25 @@ pub fn receiver() -> (String, Arc<AtomicUsize>) {
         }
     });
     (url, digests)
+}
+
+/// Waits until the scheduler is done with every hour that closed and `digests` digests in all
+/// have reached `received`; should fewer come (a cabinet with nothing to digest), it goes on a
+/// minute after the scheduler was done, and says so.
+pub fn settle(s: &Services, received: &AtomicUsize, digests: usize) {
+    let mut done_since: Option<Instant> = None;
+    loop {
+        let done = s.db.read_blocking(adcab::jobs::scheduler::idle).unwrap();
+        let arrived = received.load(Ordering::SeqCst);
+        if done && arrived >= digests {
+            return;
+        }
+        if !done {
+            done_since = None;
+        } else if done_since.get_or_insert_with(Instant::now).elapsed() > Duration::from_secs(60) {
+            println!("  ({arrived} of {digests} digests arrived; went on a minute after the sync)");
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
