@@ -11,10 +11,11 @@ use chrono::{DateTime, Duration, Utc};
 use crate::clock;
 use crate::domain::ad::AdCounters;
 use crate::domain::money::Money;
+use crate::domain::stats::Totals;
 use crate::ops::write_back::{apply_settings, confirm_missing, store_balance};
 use crate::platform::PlatformError;
 use crate::services::Services;
-use crate::store::campaigns::Reported;
+use crate::store::campaigns::{Reported, SyncState};
 use crate::store::events::{self, StatusChange};
 use crate::store::history::Source;
 use crate::store::StoreError;
@@ -103,25 +104,24 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
         let now = clock::now(tx)?;
         let stored = campaigns::sync_states(tx, account)?;
         let mut day_spends = stats::day_spends(tx, account, report.hour)?;
-        // The campaigns that gained in the hour: the rows written, added to their runs.
-        let gained: Vec<i64> = report
+        // Each line of a stored copy, with what the copy gained since its mark.
+        let listed: Vec<(&AdCounters, &SyncState, Totals)> = report
             .lines
             .iter()
-            .filter(|line| {
-                stored
-                    .get(&line.ad_id)
-                    .is_some_and(|state| !line.totals().gain_since(&state.mark).is_idle())
+            .filter_map(|line| {
+                let state = stored.get(&line.ad_id)?;
+                Some((line, state, line.totals().gain_since(&state.mark)))
             })
-            .map(|line| line.ad_id)
+            .collect();
+        // The campaigns that gained in the hour: the rows written, added to their runs.
+        let gained: Vec<i64> = listed
+            .iter()
+            .filter(|(_, _, gain)| !gain.is_idle())
+            .map(|(line, _, _)| line.ad_id)
             .collect();
         let mut runs = runs::before(tx, account, &hour, &gained)?;
         let mut newer_balance = false;
-        let mut written = 0;
-        for line in &report.lines {
-            let Some(state) = stored.get(&line.ad_id) else {
-                continue;
-            };
-            written += 1;
+        for &(line, state, ref gain) in &listed {
             let unchanged = report.revs.get(&line.ad_id) == Some(&state.local_rev);
             let moved = unchanged && state.status != line.status;
             let reported = if !unchanged {
@@ -135,8 +135,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
             } else {
                 Reported::CountersOnly
             };
-            let gain = line.totals().gain_since(&state.mark);
-            stats::record_gain(tx, account, line.ad_id, &hour, &gain, &mut runs)?;
+            stats::record_gain(tx, account, line.ad_id, &hour, gain, &mut runs)?;
             // What the hour's rows hold once this line's gain is in (a report listing an ad
             // twice adds both).
             let day_spend = day_spends.entry(line.ad_id).or_default();
@@ -159,7 +158,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
         stats::total_cabinet_hour(tx, account, &hour)?;
         // Each copy the report listed had its day's spend written with its counters; the
         // others' may move as the day's window moves on.
-        if written < stored.len() {
+        if listed.len() < stored.len() {
             stats::keep_day_spend(tx, account, report.hour)?;
         }
         store_balance(tx, account, report.balance.filter(|_| !newer_balance))?;
