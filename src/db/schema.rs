@@ -109,6 +109,10 @@ const SERVICE: Ledger = Ledger {
             include_str!("../../sql/0057_campaign_conversion_weeks.sql"),
         ),
         (58, include_str!("../../sql/0058_sync_gives_runs.sql")),
+        (
+            59,
+            include_str!("../../sql/0059_runs_without_functions.sql"),
+        ),
     ],
 };
 

@@ -561,9 +561,15 @@ mod tests {
             .collect();
         agree(&conn, &times);
 
+        // Ad 4 ran only in the first two days.
+        crate::store::test_campaign(&conn, 7, 4);
+        for h in 0..40 {
+            record(&conn, 4, &hour(h), &gain(h + 1));
+        }
+
         // Retention rolls the first two days; a late hour lands in a rolled day and is rolled
         // in turn; a rolled day is corrected.
-        for ad in ADS {
+        for ad in [1, 2, 3, 4] {
             retention::roll_campaign(&conn, 7, ad, &hour(48)).unwrap();
         }
         agree(&conn, &times);
@@ -573,10 +579,22 @@ mod tests {
             ..Totals::default()
         };
         record(&conn, 1, &hour(30), &late);
-        // Until it is rolled, a span starting inside that day reads the day whole before its
+        // Ad 4 has no hour after it, only its day's row: which gains it all the same.
+        record(&conn, 4, &hour(30), &late);
+        // Another written as other writers do, its run worked out by its trigger: from the rows
+        // before its day's, not from its own day's row.
+        conn.execute(
+            "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions,
+                spent_micros) VALUES (7, 2, ?1, 4, 0, 1, 0, 40)",
+            [hour(31)],
+        )
+        .unwrap();
+        // Until they are rolled, a span starting inside that day reads the day whole before its
         // start (the one edge the module names); the runs themselves are right.
         runs_check_equal(&conn);
-        retention::roll_campaign(&conn, 7, 1, &hour(48)).unwrap();
+        for ad in [1, 2, 4] {
+            retention::roll_campaign(&conn, 7, ad, &hour(48)).unwrap();
+        }
         conn.execute(
             "UPDATE daily_stats SET clicks = clicks + 4 WHERE account_id = 7 AND ad_id = 3
                 AND day = '2026-11-20'",
@@ -588,8 +606,8 @@ mod tests {
             conn.query_row("SELECT COUNT(*) FROM daily_stats", [], |r| r
                 .get::<_, i64>(0))
                 .unwrap(),
-            6,
-            "two days of three campaigns rolled"
+            8,
+            "two days of four campaigns rolled"
         );
     }
 
@@ -807,5 +825,46 @@ mod tests {
             of_campaign(&conn, 7, 3, "", "2027-01-01T00:00:00Z").unwrap(),
             None
         );
+    }
+
+    /// Schema 59's triggers tell a daily row on or after an hour's day by
+    /// `day || 'T24:00:00Z' > hour` instead of `day >= substr(hour, 1, 10)`: the same answer
+    /// for every day around an hour's, at every hour, minute and second the service writes,
+    /// across a month's and a year's end.
+    #[test]
+    fn the_triggers_day_comparison_agrees_with_the_hour_s_date() {
+        let conn = test_db();
+        let mut compare = conn
+            .prepare(
+                "SELECT ?1 || 'T24:00:00Z' > ?2, ?1 >= substr(?2, 1, 10),
+                    ?1 || 'T24:00:00Z' < ?2, ?1 < substr(?2, 1, 10)",
+            )
+            .unwrap();
+        let mut compared = 0;
+        for start in [(2026, 11, 30), (2026, 12, 31), (2027, 2, 28)] {
+            let (y, m, d) = start;
+            let noon = Utc.with_ymd_and_hms(y, m, d, 12, 0, 0).unwrap();
+            for offset in [-1, 0, 1] {
+                let day = (noon + Duration::days(offset)).date_naive().to_string();
+                for minutes in (0..24 * 60).step_by(7) {
+                    let midnight = noon - Duration::hours(12);
+                    for seconds in [0, 59] {
+                        let at = midnight + Duration::minutes(minutes) + Duration::seconds(seconds);
+                        let hour = crate::clock::iso(at);
+                        let (later, by_date, earlier, before_date): (bool, bool, bool, bool) =
+                            compare
+                                .query_row(rusqlite::params![day, hour], |r| {
+                                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                                })
+                                .unwrap();
+                        assert_eq!(later, by_date, "{day} against {hour}");
+                        assert_eq!(earlier, before_date, "{day} against {hour}");
+                        assert_eq!(later, offset >= 0, "{day} against {hour}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(compared, 3 * 3 * 206 * 2);
     }
 }

@@ -31,8 +31,13 @@ pub fn totals_at(r: &Row, first: usize) -> rusqlite::Result<Totals> {
 /// Stores what a campaign gained in `hour` (nothing when it gained nothing). A new row is
 /// written with its run (schema 58): the campaign's run before the hour in `runs` (read for the
 /// cabinet by `runs::before`; none when it has no earlier row) and the gain, which `runs` then
-/// holds. A report listing the campaign twice adds the second gain to the row, and the row's
-/// update trigger to its run.
+/// holds. A row already there (a report listing the campaign twice) has the gain added to it,
+/// and the row's update trigger adds it to its run.
+///
+/// The row goes in `OR IGNORE` rather than as an upsert, so that SQLite keeps no statement
+/// journal for it (schema 59 says why; an upsert's update always may abort). The values bound
+/// are never NULL, so only the row's key makes the insert do nothing; then the row is updated,
+/// and one neither inserted nor found is an error.
 pub fn record_gain(
     conn: &Connection,
     account: i64,
@@ -46,31 +51,55 @@ pub fn record_gain(
     }
     let run = runs.entry(ad).or_default();
     run.add(gain);
-    conn.prepare_cached(
-        "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions,
-            spent_micros, run_views, run_opens, run_clicks, run_actions, run_spent_micros)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-         ON CONFLICT (account_id, hour, ad_id) DO UPDATE SET views = views + excluded.views,
-            opens = opens + excluded.opens, clicks = clicks + excluded.clicks,
-            actions = actions + excluded.actions,
-            spent_micros = spent_micros + excluded.spent_micros",
-    )?
-    .execute(params![
-        account,
-        ad,
-        hour,
+    let figures = [
         gain.views,
         gain.opens,
         gain.clicks,
         gain.actions,
         gain.spent.micros(),
-        run.views,
-        run.opens,
-        run.clicks,
-        run.actions,
-        run.spent.micros()
-    ])?;
-    Ok(())
+    ];
+    let inserted = conn
+        .prepare_cached(
+            "INSERT OR IGNORE INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks,
+                actions, spent_micros, run_views, run_opens, run_clicks, run_actions,
+                run_spent_micros)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        )?
+        .execute(params![
+            account,
+            ad,
+            hour,
+            figures[0],
+            figures[1],
+            figures[2],
+            figures[3],
+            figures[4],
+            run.views,
+            run.opens,
+            run.clicks,
+            run.actions,
+            run.spent.micros()
+        ])?;
+    if inserted == 1 {
+        return Ok(());
+    }
+    let added = conn
+        .prepare_cached(
+            "UPDATE hourly_stats SET views = views + ?4, opens = opens + ?5,
+                clicks = clicks + ?6, actions = actions + ?7, spent_micros = spent_micros + ?8
+             WHERE account_id = ?1 AND hour = ?3 AND ad_id = ?2",
+        )?
+        .execute(params![
+            account, ad, hour, figures[0], figures[1], figures[2], figures[3], figures[4]
+        ])?;
+    if added == 1 {
+        Ok(())
+    } else {
+        Err(StoreError::Corrupt(format!(
+            "the hourly row of campaign {ad} of cabinet {account} at {hour} was neither \
+             written nor found"
+        )))
+    }
 }
 
 /// Writes a cabinet's sum of `hour` over its campaigns' hourly rows into `cabinet_hours`.
