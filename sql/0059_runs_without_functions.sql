@@ -4,7 +4,7 @@
 -- into memory, to undo that statement alone. Any function call compiled into the statement,
 -- these triggers' `substr(new.hour, 1, 10)` among them, counts as "may abort", so every row
 -- the hourly sync wrote (`stats::record_gain`, which also leaves its other constraints to
--- `OR IGNORE`) had its pages copied: about seven percent of the database writer's time in the
+-- `OR IGNORE`) had its pages copied: about a twentieth of the database writer's time in the
 -- connector's hour.
 --
 -- For an hour `H` written as the service writes them (`YYYY-MM-DDTHH:MM:SSZ`, HH from 00 to
@@ -12,7 +12,12 @@
 -- `H`'s day or later: a later day differs within the date, `H`'s own day first at the hour,
 -- where 24 sorts after every hour of a day. So `day >= substr(new.hour, 1, 10)` becomes
 -- `day || 'T24:00:00Z' > new.hour`, and `day < substr(new.hour, 1, 10)` its opposite. The
--- figures are the same; `adcab check --deep` compares every run with the rows it sums.
+-- figures are the same; `adcab check --deep` compares every run with the rows it sums. Where
+-- the trigger reads one earlier daily row, `day < new.hour` (implied) keeps its search a range
+-- of the key. The updates of the daily rows on or after an hour's day now read all of the
+-- campaign's daily rows to find them: they run only when an hour is written before later rows
+-- or changed (a late hour, a correction, a report listing a campaign twice), not when the
+-- sync writes a new row of its hour.
 DROP TRIGGER hourly_stats_run_own;
 DROP TRIGGER hourly_stats_run_later;
 DROP TRIGGER hourly_stats_run_update;

@@ -579,6 +579,8 @@ mod tests {
             ..Totals::default()
         };
         record(&conn, 1, &hour(30), &late);
+        // Listed twice: the row's update adds the second gain to it and to its day's row.
+        record(&conn, 1, &hour(30), &gain(2));
         // Ad 4 has no hour after it, only its day's row: which gains it all the same.
         record(&conn, 4, &hour(30), &late);
         // Another written as other writers do, its run worked out by its trigger: from the rows

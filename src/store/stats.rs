@@ -95,7 +95,7 @@ pub fn record_gain(
     if added == 1 {
         Ok(())
     } else {
-        Err(StoreError::Corrupt(format!(
+        Err(StoreError::Failed(format!(
             "the hourly row of campaign {ad} of cabinet {account} at {hour} was neither \
              written nor found"
         )))
