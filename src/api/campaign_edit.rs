@@ -17,7 +17,7 @@ use crate::ops::campaigns::command::Edit;
 use crate::ops::campaigns::edit as ops;
 use crate::platform::Switch;
 use crate::store::auto_cpm as auto_cpm_store;
-use crate::store::{campaigns, conversions};
+use crate::store::campaigns;
 
 /// The campaign as every read answers it (with its conversions and Auto CPM), and `meta`.
 async fn answer(
@@ -26,21 +26,20 @@ async fn answer(
     (account, ad): (i64, i64),
     meta: Map<String, Value>,
 ) -> Result<Reply, ApiError> {
-    let (row, summary, returns, auto) = state
+    let (row, returns, auto) = state
         .services
         .db
         .read(move |c| {
             let row = campaigns::get(c, account, ad)?.ok_or(ApiError::CampaignNotFound)?;
-            let summary = conversions::summary_of(c, &row)?;
             let day = crate::clock::now(c)?.date_naive();
-            let returns = returns_of(c, &row, kind, &summary, day)?;
+            let returns = returns_of(c, &row, kind, day)?;
             let auto = auto_cpm_store::get(c, account, ad)?.map(|m| m.settings);
-            Ok::<_, ApiError>((row, summary, returns, auto))
+            Ok::<_, ApiError>((row, returns, auto))
         })
         .await?;
     Reply::ok_meta(
         Full::of(&row, kind)
-            .with_conversions(&summary, &returns)
+            .with_conversions(&returns)
             .with_auto_cpm(auto.as_ref(), kind),
         Value::Object(meta),
     )

@@ -46,6 +46,9 @@ pub struct Reduced<'a> {
     status_changed_at: &'a str,
     #[serde(flatten)]
     conversions: Option<Conversions<'a>>,
+    /// The row's conversions, shown once [`Reduced::with_conversions`] adds their returns.
+    #[serde(skip)]
+    summary: &'a Summary,
 }
 
 /// The client's own conversions: `conversions: {lead, conversion, purchase}` (counts, zeros
@@ -95,11 +98,10 @@ pub fn returns_of(
     conn: &rusqlite::Connection,
     row: &CampaignRow,
     kind: CabinetType,
-    summary: &Summary,
     day: chrono::NaiveDate,
 ) -> Result<Returns, crate::store::StoreError> {
     let currency = CurrencyCode::parse(kind.currency()).expect("a cabinet's currency is a code");
-    let revenue = returns::revenue_amounts(&summary.revenue);
+    let revenue = returns::revenue_amounts(&row.conversions.revenue);
     returns::returns(
         conn,
         row.spent.to_decimal(),
@@ -144,10 +146,13 @@ impl<'a> Reduced<'a> {
             group_id: row.group_id,
             status_changed_at: &row.status_changed_at,
             conversions: None,
+            summary: &row.conversions,
         }
     }
 
-    pub fn with_conversions(mut self, summary: &'a Summary, returns: &'a Returns) -> Reduced<'a> {
+    /// The object with the campaign's conversions, which its row carries, and their returns.
+    pub fn with_conversions(mut self, returns: &'a Returns) -> Reduced<'a> {
+        let summary = self.summary;
         let count = |event: &str| summary.counts.get(event).copied().unwrap_or(0);
         self.conversions = Some(Conversions {
             conversions: Counts {
@@ -250,8 +255,8 @@ impl<'a> Full<'a> {
     }
 
     /// The object with the campaign's conversion summary.
-    pub fn with_conversions(mut self, summary: &'a Summary, returns: &'a Returns) -> Full<'a> {
-        self.reduced = self.reduced.with_conversions(summary, returns);
+    pub fn with_conversions(mut self, returns: &'a Returns) -> Full<'a> {
+        self.reduced = self.reduced.with_conversions(returns);
         self
     }
 }

@@ -20,7 +20,6 @@ use crate::ops::campaigns::list::{encode_cursor, list_request, ListRequest};
 use crate::ops::write_back;
 use crate::store::auto_cpm;
 use crate::store::campaigns::{self as repo, CampaignRow, Page};
-use crate::store::conversions as conversion_store;
 use crate::store::StoreError;
 
 /// A stored copy older than this is re-read from the platform before a single read answers.
@@ -45,30 +44,26 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
             .map(|(_, k)| *k)
             .unwrap_or(CabinetType::Euro)
     };
-    let (rows, more, summaries, returns) = state
+    let (rows, more, returns) = state
         .services
         .db
         .read({
             let currency = currency.clone();
             move |conn| {
                 let (rows, more) = repo::list(conn, &filter, &page)?;
-                let summaries = conversion_store::summaries_of(conn, &rows)?;
                 let day = crate::clock::now(conn)?.date_naive();
                 let returns = rows
                     .iter()
-                    .zip(&summaries)
-                    .map(|(row, s)| returns_of(conn, row, currency(row.account_id), s, day))
+                    .map(|row| returns_of(conn, row, currency(row.account_id), day))
                     .collect::<Result<Vec<_>, _>>()?;
-                Ok::<_, ApiError>((rows, more, summaries, returns))
+                Ok::<_, ApiError>((rows, more, returns))
             }
         })
         .await?;
     let data: Vec<Reduced> = rows
         .iter()
-        .zip(summaries.iter().zip(&returns))
-        .map(|(row, (summary, returns))| {
-            Reduced::of(row, currency(row.account_id)).with_conversions(summary, returns)
-        })
+        .zip(&returns)
+        .map(|(row, returns)| Reduced::of(row, currency(row.account_id)).with_conversions(returns))
         .collect();
     let meta = match page {
         Page::Cursor { .. } => json!({
@@ -98,20 +93,19 @@ pub async fn get(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErro
         .await?
         .ok_or(ApiError::CampaignNotFound)?;
     let row = fresh(state, row).await?;
-    let (row, summary, returns, auto) = state
+    let (row, returns, auto) = state
         .services
         .db
         .read(move |c| {
-            let summary = conversion_store::summary_of(c, &row)?;
             let day = crate::clock::now(c)?.date_naive();
-            let returns = returns_of(c, &row, kind, &summary, day)?;
+            let returns = returns_of(c, &row, kind, day)?;
             let auto = auto_cpm::get(c, account, ad)?.map(|m| m.settings);
-            Ok::<_, ApiError>((row, summary, returns, auto))
+            Ok::<_, ApiError>((row, returns, auto))
         })
         .await?;
     Reply::ok(
         Full::of(&row, kind)
-            .with_conversions(&summary, &returns)
+            .with_conversions(&returns)
             .with_auto_cpm(auto.as_ref(), kind),
     )
 }

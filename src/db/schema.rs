@@ -113,6 +113,10 @@ const SERVICE: Ledger = Ledger {
             59,
             include_str!("../../sql/0059_runs_without_functions.sql"),
         ),
+        (
+            60,
+            include_str!("../../sql/0060_campaign_conversion_lines.sql"),
+        ),
     ],
 };
 

@@ -3,8 +3,8 @@
 //! the weekly rows with the daily rows, the cabinets' hours with their campaigns' stats rows,
 //! the conversions' daily, weekly and hourly rows and the campaigns' weekly conversions with
 //! the conversions, the stats rows' running sums with the rows, the cabinets' last rolled-up
-//! day with their daily rows, and the conversion totals with the events still stored. Reads
-//! only; names what differs.
+//! day with their daily rows, the conversion totals with the events still stored, and each
+//! campaign's conversion lines with its totals. Reads only; names what differs.
 
 use rusqlite::Connection;
 
@@ -114,6 +114,13 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
              them is wrong (retention removes events and keeps their totals, and which campaigns \
              lost events is not recorded, so a count above them is not a difference)",
             CONVERSION_TOTALS,
+        )?,
+        compare(
+            conn,
+            "campaign_conversion_lines",
+            "each campaign's conversion_totals rows, as the view campaign_conversion_lines writes \
+             them",
+            CONVERSION_LINES,
         )?,
     ])
 }
@@ -377,6 +384,16 @@ const CONVERSION_TOTALS: &str = "
           SELECT a.account_id, a.ad_id, c.event_type, COALESCE(c.currency, ''), 0, 1
           FROM conversion_campaigns a JOIN conversions c ON c.id = a.conversion_id)
     GROUP BY account_id, ad_id, event_type, currency ORDER BY account_id, ad_id";
+
+/// Every campaign's lines (`campaigns.conversion_lines`, migration 60) against the view: the
+/// view is grouped once and joined, never read per campaign.
+const CONVERSION_LINES: &str = "
+    SELECT 'cabinet ' || c.account_id || ', campaign ' || c.ad_id,
+        COALESCE(c.conversion_lines, 'none'), COALESCE(v.lines, 'none'),
+        c.conversion_lines IS NOT v.lines
+    FROM campaigns c LEFT JOIN campaign_conversion_lines v
+        ON v.account_id = c.account_id AND v.ad_id = c.ad_id
+    ORDER BY c.account_id, c.ad_id";
 
 #[cfg(test)]
 mod tests {

@@ -20,7 +20,6 @@ pub mod idempotency;
 pub mod invites;
 pub mod kept;
 pub mod kept_check;
-pub mod keyed;
 pub mod keys;
 pub mod marks;
 pub mod media;

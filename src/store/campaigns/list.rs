@@ -381,10 +381,7 @@ mod tests {
         limit: usize,
     ) -> (Vec<(i64, i64)>, bool) {
         let mut stmt = conn
-            .prepare(&format!(
-                "SELECT {} FROM campaigns",
-                super::super::columns()
-            ))
+            .prepare(&format!("SELECT {} FROM campaigns", super::super::COLUMNS))
             .unwrap();
         let rows: Vec<CampaignRow> = stmt
             .query_map([], from_row)

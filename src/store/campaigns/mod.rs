@@ -16,8 +16,9 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{params, params_from_iter, Connection, Row};
 use serde_json::Value;
 
+use super::conversions::Summary;
 use super::StoreError;
-use super::{decline_columns, optional, parsed};
+use super::{decline_columns, optional, parsed, unreadable};
 use crate::db::json_column;
 use crate::domain::ad::{AdSnapshot, DeclineReason};
 use crate::domain::campaign::{LinkKind, Status, TargetType};
@@ -69,8 +70,8 @@ pub struct CampaignRow {
     pub placement: Option<String>,
     /// When it starts and ends, as adcab keeps them (a pause does not clear them).
     pub dates: Dates,
-    /// Whether a conversion was ever attributed to the campaign (it has running totals).
-    pub converted: bool,
+    /// Its conversions' counts and revenue, as its row keeps them (migration 60).
+    pub conversions: Summary,
     /// The IANA zone its schedule was given in (`Europe/Berlin`), whose offset it follows.
     pub schedule_zone: Option<String>,
 }
@@ -81,18 +82,12 @@ const COLUMNS: &str = "account_id, ad_id, title, text, status, active, promote_u
     daily_budget_micros, views, opens, clicks, actions, views_per_user, schedule, media_token,
     media_type, picture, button, website_name, group_id, auto_cpm_enabled, created_at,
     synced_at, status_changed_at, invite_link, decline_reason, decline_description,
-    placement, starts_at, ends_at, CONVERTED, schedule_zone";
-
-/// Whether a conversion was ever attributed to the campaign, as `COLUMNS` reads it.
-const CONVERTED: &str = "EXISTS (SELECT 1 FROM conversion_totals t
-    WHERE t.account_id = campaigns.account_id AND t.ad_id = campaigns.ad_id)";
+    placement, starts_at, ends_at, conversion_lines, schedule_zone";
 
 /// The columns of `COLUMNS` a list page does not show, and what it reads in their place:
 /// parsing and copying them was half of a page's cost. A listed row carries the reduced
-/// object's fields (and the panel list's), nothing more. Its `converted` is left false: a
-/// page reads its rows' conversions in one go (`conversions::summaries_of`), which a probe
-/// per row would only repeat.
-const UNLISTED: [(&str, &str); 9] = [
+/// object's fields (and the panel list's), its conversions among them, nothing more.
+const UNLISTED: [(&str, &str); 8] = [
     (" targeting,", " NULL,"),
     (" schedule,", " NULL,"),
     (" media_token,", " NULL,"),
@@ -101,14 +96,7 @@ const UNLISTED: [(&str, &str); 9] = [
     (" website_name,", " NULL,"),
     (" synced_at,", " '',"),
     (" invite_link,", " NULL,"),
-    (" CONVERTED,", " 0,"),
 ];
-
-/// What a single read reads: `COLUMNS` with [`CONVERTED`] in its place.
-fn columns() -> &'static str {
-    static SQL: OnceLock<String> = OnceLock::new();
-    SQL.get_or_init(|| COLUMNS.replacen("CONVERTED", CONVERTED, 1))
-}
 
 /// What a list page reads: `COLUMNS` with the [`UNLISTED`] ones replaced.
 fn listed_columns() -> &'static str {
@@ -162,7 +150,11 @@ fn from_row(r: &Row) -> rusqlite::Result<CampaignRow> {
             starts_at: r.get(35)?,
             ends_at: r.get(36)?,
         },
-        converted: r.get(37)?,
+        conversions: match r.get_ref(37)?.as_str_or_null()? {
+            None => Summary::default(),
+            Some(lines) => Summary::of_lines(lines)
+                .ok_or_else(|| unreadable("campaigns.conversion_lines", lines))?,
+        },
         schedule_zone: r.get(38)?,
     })
 }
@@ -391,8 +383,7 @@ pub fn refresh(
 pub fn get(conn: &Connection, account: i64, ad: i64) -> Result<Option<CampaignRow>, StoreError> {
     optional(
         conn.prepare_cached(&format!(
-            "SELECT {} FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
-            columns()
+            "SELECT {COLUMNS} FROM campaigns WHERE account_id = ?1 AND ad_id = ?2"
         ))?
         .query_row([account, ad], from_row),
     )

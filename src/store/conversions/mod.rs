@@ -3,12 +3,11 @@
 //! attributed to several, whose `ad_id` is NULL), and the reads behind `GET /v1/conversions`
 //! and the conversion fields of campaign reads.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{params, params_from_iter, Connection};
 
-use super::campaigns::CampaignRow;
 use super::StoreError;
 
 mod recorder;
@@ -205,51 +204,35 @@ pub struct Summary {
 /// in 128 bits.
 pub const SPLIT: i64 = 1_000_000_000;
 
-/// A campaign's conversion summary, read from the running totals the events keep (one probe
-/// of the primary key, a few rows); empty, without a read, when it never had a conversion.
-pub fn summary_of(conn: &Connection, row: &CampaignRow) -> Result<Summary, StoreError> {
-    let mut summary = Summary::default();
-    if !row.converted {
-        return Ok(summary);
-    }
-    let mut stmt = conn.prepare_cached(
-        "SELECT event_type, NULLIF(currency, ''), count, amount_high, amount_low
-         FROM conversion_totals WHERE account_id = ?1 AND ad_id = ?2",
-    )?;
-    let mut rows = stmt.query(params![row.account_id, row.ad_id])?;
-    while let Some(r) = rows.next()? {
-        summary.add(r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
-    }
-    Ok(summary)
-}
-
-/// The conversion summaries of a list page's rows, in their order, read a chunk of rows at a
-/// time through the running totals' primary key (`store::keyed`); a list row's `converted`
-/// is not read.
-pub fn summaries_of(conn: &Connection, rows: &[CampaignRow]) -> Result<Vec<Summary>, StoreError> {
-    let keys: Vec<(i64, i64)> = rows.iter().map(|r| (r.account_id, r.ad_id)).collect();
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT t.account_id, t.ad_id, t.event_type, NULLIF(t.currency, ''), t.count,
-            t.amount_high, t.amount_low
-         FROM {} CROSS JOIN conversion_totals t
-         ON t.account_id = keys.column1 AND t.ad_id = keys.column2",
-        super::keyed::values()
-    ))?;
-    let mut found: HashMap<(i64, i64), Summary> = HashMap::with_capacity(keys.len());
-    for bound in super::keyed::chunks(&keys) {
-        let mut lines = stmt.query(params_from_iter(bound))?;
-        while let Some(r) = lines.next()? {
-            let summary = found.entry((r.get(0)?, r.get(1)?)).or_default();
-            summary.add(r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?);
-        }
-    }
-    Ok(keys
-        .iter()
-        .map(|key| found.remove(key).unwrap_or_default())
-        .collect())
-}
-
 impl Summary {
+    /// A campaign's summary from the lines its row keeps (`campaigns.conversion_lines`,
+    /// migration 60): one `event_type,currency,count,amount_high,amount_low` line per row of
+    /// its `conversion_totals`, empty text for a missing currency or amount, joined by `;`.
+    /// `None` when a line is not so written.
+    pub fn of_lines(lines: &str) -> Option<Summary> {
+        let mut summary = Summary::default();
+        for line in lines.split(';') {
+            let mut parts = line.split(',');
+            let mut next = || parts.next();
+            let (event, currency, count, high, low) = (next()?, next()?, next()?, next()?, next()?);
+            if next().is_some() || event.is_empty() {
+                return None;
+            }
+            let part = |text: &str| match text {
+                "" => Some(None),
+                text => text.parse::<i64>().ok().map(Some),
+            };
+            summary.add(
+                event.to_string(),
+                (!currency.is_empty()).then(|| currency.to_string()),
+                count.parse().ok()?,
+                part(high)?,
+                part(low)?,
+            );
+        }
+        Some(summary)
+    }
+
     /// Adds one row of `conversion_totals`: its event type's count, and its amount to its
     /// currency's revenue when it has both.
     fn add(
@@ -290,6 +273,143 @@ mod tests {
         )
         .unwrap();
         conn
+    }
+
+    /// Campaign `ad` of cabinet 7's conversions as its row keeps them.
+    fn kept(conn: &Connection, ad: i64) -> Summary {
+        crate::store::campaigns::get(conn, 7, ad)
+            .unwrap()
+            .unwrap()
+            .conversions
+    }
+
+    /// Campaign `ad` of cabinet 7's conversions worked out from its `conversion_totals` rows.
+    fn totalled(conn: &Connection, ad: i64) -> Summary {
+        let mut stmt = conn
+            .prepare(
+                "SELECT event_type, NULLIF(currency, ''), count, amount_high, amount_low
+                 FROM conversion_totals WHERE account_id = 7 AND ad_id = ?1",
+            )
+            .unwrap();
+        let mut rows = stmt.query([ad]).unwrap();
+        let mut summary = Summary::default();
+        while let Some(r) = rows.next().unwrap() {
+            summary.add(
+                r.get(0).unwrap(),
+                r.get(1).unwrap(),
+                r.get(2).unwrap(),
+                r.get(3).unwrap(),
+                r.get(4).unwrap(),
+            );
+        }
+        summary
+    }
+
+    /// The kept check's figure of the campaigns' lines: rows compared, differing, first key.
+    fn lines_check(conn: &Connection) -> (i64, i64, Option<String>) {
+        let figures = crate::store::kept_check::check(conn).unwrap();
+        let f = figures
+            .iter()
+            .find(|f| f.name == "campaign_conversion_lines")
+            .unwrap();
+        let first = f.differences.first().map(|d| d.key.clone());
+        (f.rows, f.differing, first)
+    }
+
+    #[test]
+    fn a_campaigns_row_keeps_its_conversion_lines_through_every_write_of_its_totals() {
+        let conn = crate::store::test_db();
+        crate::store::test_campaign(&conn, 7, 5);
+        crate::store::test_campaign(&conn, 7, 6);
+        assert_eq!(kept(&conn, 5), Summary::default());
+        // Totals written as the recorder writes them (replace, remove), and by hand.
+        conn.execute_batch(
+            "INSERT OR REPLACE INTO conversion_totals VALUES (7, 5, 'lead', '', 3, NULL, NULL);
+             INSERT OR REPLACE INTO conversion_totals VALUES (7, 5, 'purchase', 'USD', 2, 1, 5);
+             INSERT OR REPLACE INTO conversion_totals VALUES (7, 5, 'purchase', 'EUR', 1, 0, 7);
+             INSERT OR REPLACE INTO conversion_totals VALUES (7, 5, 'purchase', 'USD', 4, 2, 9);
+             INSERT INTO conversion_totals VALUES (7, 6, 'lead', '', 1, NULL, NULL);",
+        )
+        .unwrap();
+        let five = kept(&conn, 5);
+        assert_eq!(five, totalled(&conn, 5));
+        assert_eq!(five.counts["purchase"], 5);
+        assert_eq!(five.revenue["USD"], join(2, 9));
+        assert_eq!(five.revenue["EUR"], 7);
+        assert_eq!(lines_check(&conn), (2, 0, None));
+        // An update moving a row to another campaign changes both; a delete, its own.
+        conn.execute(
+            "UPDATE conversion_totals SET ad_id = 6 WHERE ad_id = 5 AND currency = 'EUR'",
+            [],
+        )
+        .unwrap();
+        assert_eq!(kept(&conn, 6).revenue["EUR"], 7);
+        assert!(!kept(&conn, 5).revenue.contains_key("EUR"));
+        conn.execute("DELETE FROM conversion_totals WHERE ad_id = 5", [])
+            .unwrap();
+        assert_eq!(kept(&conn, 5), Summary::default());
+        // A campaign stored after its conversions takes theirs.
+        conn.execute(
+            "INSERT INTO conversion_totals VALUES (7, 8, 'conversion', '', 2, NULL, NULL)",
+            [],
+        )
+        .unwrap();
+        crate::store::test_campaign(&conn, 7, 8);
+        assert_eq!(kept(&conn, 8).counts["conversion"], 2);
+        for ad in [5, 6, 8] {
+            assert_eq!(kept(&conn, ad), totalled(&conn, ad), "ad {ad}");
+        }
+        assert_eq!(lines_check(&conn), (3, 0, None));
+        // A row's lines written past the triggers are named.
+        conn.execute(
+            "UPDATE campaigns SET conversion_lines = 'lead,,9,,' WHERE ad_id = 6",
+            [],
+        )
+        .unwrap();
+        assert_eq!(
+            lines_check(&conn),
+            (3, 1, Some("cabinet 7, campaign 6".to_string()))
+        );
+    }
+
+    #[test]
+    fn lines_are_read_only_when_whole() {
+        let read = Summary::of_lines("lead,,3,,;purchase,USD,2,1,5").unwrap();
+        assert_eq!(read.counts["lead"], 3);
+        assert_eq!(read.revenue["USD"], join(1, 5));
+        for text in [
+            "",
+            "lead,,3,",
+            "lead,,3,,,",
+            ",,3,,",
+            "lead,,x,,",
+            "lead,USD,1,1,x",
+        ] {
+            assert_eq!(Summary::of_lines(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_migration_writes_the_lines_of_the_totals_stored_before_it() {
+        let conn = crate::store::test_db();
+        crate::store::test_campaign(&conn, 7, 5);
+        crate::store::test_campaign(&conn, 7, 6);
+        conn.execute_batch(
+            "DROP TRIGGER conversion_totals_lines_insert; DROP TRIGGER conversion_totals_lines_update;
+             DROP TRIGGER conversion_totals_lines_delete; DROP TRIGGER campaigns_conversion_lines;
+             DROP VIEW campaign_conversion_lines; ALTER TABLE campaigns DROP COLUMN conversion_lines;
+             INSERT INTO conversion_totals VALUES (7, 5, 'purchase', 'USD', 2, 1, 5);
+             INSERT INTO conversion_totals VALUES (7, 5, 'lead', '', 1, NULL, NULL);",
+        )
+        .unwrap();
+        conn.execute_batch(include_str!(
+            "../../../sql/0060_campaign_conversion_lines.sql"
+        ))
+        .unwrap();
+        assert_eq!(kept(&conn, 5), totalled(&conn, 5));
+        assert_eq!(kept(&conn, 5).counts["lead"], 1);
+        assert_eq!(kept(&conn, 6), Summary::default());
+        assert_eq!(lines_check(&conn), (2, 0, None));
     }
 
     #[test]

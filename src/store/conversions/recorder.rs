@@ -371,7 +371,7 @@ fn insert(
 mod tests {
     use super::*;
     use crate::domain::conversion::EventType;
-    use crate::store::conversions::{summary_of, Summary, SPLIT};
+    use crate::store::conversions::{Summary, SPLIT};
 
     fn purchase(txid: &str, amount: i64, currency: &str) -> Event {
         Event {
@@ -387,8 +387,10 @@ mod tests {
 
     /// Ad 5 of cabinet 7's summary, as a campaign read gives it.
     fn read_back(conn: &Connection) -> Summary {
-        let row = crate::store::campaigns::get(conn, 7, 5).unwrap().unwrap();
-        summary_of(conn, &row).unwrap()
+        crate::store::campaigns::get(conn, 7, 5)
+            .unwrap()
+            .unwrap()
+            .conversions
     }
 
     /// Stores `events` from sender 1 for ad 5 of cabinet 7 in one transaction; returns each

@@ -229,8 +229,9 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // indexes' status (they are made again as 6 made them; its index by ad_id goes),
             // 54: the conversions' hourly rows (their triggers first), 55: the cabinets' hours'
             // opens (the days' triggers it made again go with 46's), 56: the weekly rows (their
-            // triggers first), 57: the campaigns' weekly conversions (their triggers first);
-            // 27's column is in 15's alerts; 50 adds rows only) undone.
+            // triggers first), 57: the campaigns' weekly conversions (their triggers first),
+            // 60: the campaigns' conversion lines (its triggers and view first); 27's column
+            // is in 15's alerts; 50 adds rows only; 58 and 59 redefine 48's triggers) undone.
             tx.execute_batch(
                 "DROP INDEX campaigns_by_date; DROP INDEX campaigns_by_title;
                  DROP INDEX campaigns_by_status; DROP INDEX campaigns_by_views;
@@ -240,7 +241,12 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             )?;
             tx.execute_batch(include_str!("../../../sql/0006_list_indexes.sql"))?;
             tx.execute_batch(
-                "DROP TRIGGER conversions_ad_week_insert; DROP TRIGGER conversions_ad_week_delete;
+                "DROP TRIGGER conversion_totals_lines_insert;
+                 DROP TRIGGER conversion_totals_lines_update;
+                 DROP TRIGGER conversion_totals_lines_delete;
+                 DROP TRIGGER campaigns_conversion_lines; DROP VIEW campaign_conversion_lines;
+                 ALTER TABLE campaigns DROP COLUMN conversion_lines;
+                 DROP TRIGGER conversions_ad_week_insert; DROP TRIGGER conversions_ad_week_delete;
                  DROP TRIGGER conversions_ad_week_update; DROP TABLE campaign_conversion_weeks;
                  DROP TRIGGER cabinet_days_week_insert; DROP TRIGGER cabinet_days_week_delete;
                  DROP TRIGGER cabinet_days_week_update; DROP TRIGGER cabinet_days_week_move;

@@ -30,7 +30,7 @@ use crate::http::Reply;
 use crate::ops::lookup;
 use crate::ops::returns::{self, Returns};
 use crate::store::campaigns::{self, CampaignRow};
-use crate::store::conversions::{self, Summary};
+use crate::store::conversions;
 use crate::store::groups::{self, Group};
 use crate::store::history::{self as history_store, Entry};
 use crate::store::{peers, StoreError};
@@ -44,7 +44,6 @@ const RECENT: i64 = 20;
 /// What the page shows of one campaign.
 struct Found {
     row: CampaignRow,
-    summary: Summary,
     /// ROAS and profit, revenue converted into the cabinet's currency.
     returns: Returns,
     /// The most recent conversions attributed to it.
@@ -150,15 +149,13 @@ async fn load(
                 return Ok(None);
             };
             let now = clock::now(conn)?;
-            let summary = conversions::summary_of(conn, &row)?;
             let currency = CurrencyCode::parse(kind.currency()).expect("a currency is a code");
-            let revenue = returns::revenue_amounts(&summary.revenue);
+            let revenue = returns::revenue_amounts(&row.conversions.revenue);
             let spent = row.spent.to_decimal();
             let day = now.date_naive();
             Ok::<_, StoreError>(Some(Found {
                 buckets: hourly::buckets(conn, account, ad, now, period)?,
                 returns: returns::returns(conn, spent, &currency, &revenue, &currency, day)?,
-                summary,
                 history: history_store::list(conn, account, ad)?,
                 recent: conversions::recent_of_campaign(conn, account, ad, RECENT)?,
                 auto_cpm: auto_cpm::load(conn, account, ad, reviews)?,
@@ -217,7 +214,7 @@ async fn render(
             }
         }
         div.grid {
-            div.card { h2 { (visit.t("campaign-delivery")) } (figures(visit, row, kind, &found.summary, &found.returns)) }
+            div.card { h2 { (visit.t("campaign-delivery")) } (figures(visit, row, kind, &found.returns)) }
             div.card { h2 { (visit.t("campaign-settings")) } (targeting::settings(visit, row, kind, &found.groups, &found.titles)) }
             @if writable {
                 div.card.wide { h2 { (visit.t("campaign-edit")) } (edit::form(visit, session, row, kind, edit_refused)) }
@@ -271,13 +268,8 @@ async fn refuse(
     render(visit, session, account, ad, Some(Shown { which, refused })).await
 }
 
-fn figures(
-    visit: &Visit,
-    row: &CampaignRow,
-    kind: CabinetType,
-    summary: &Summary,
-    returns: &Returns,
-) -> Markup {
+fn figures(visit: &Visit, row: &CampaignRow, kind: CabinetType, returns: &Returns) -> Markup {
+    let summary = &row.conversions;
     let said = rate_notes::notes(visit, &returns.used, &returns.missing);
     let f = visit.fmt();
     let t = Totals {

@@ -13,8 +13,6 @@ use crate::domain::money::{ratio, CabinetType, Money};
 use crate::http::Reply;
 use crate::ops::campaigns::list::{list_request, ListRequest};
 use crate::store::campaigns::{self as repo, CampaignRow};
-use crate::store::conversions::{self, Summary};
-use crate::store::StoreError;
 
 /// The columns, named as `GET /api/v1/campaigns` names the fields (the conversion counts and
 /// the revenue, objects there, spread over columns of their own).
@@ -55,15 +53,11 @@ pub async fn reply(
     let ListRequest { filter, page, .. } =
         list_request(&visit.query, scope.iter().map(|s| s.0).collect())
             .map_err(|e| WebError::BadRequest(format!("{}: {}", e.param, e.message)))?;
-    let (rows, summaries) = visit
+    let rows = visit
         .state
         .services
         .db
-        .read(move |conn| {
-            let rows = repo::all(conn, &filter, &page, MAX_ROWS)?;
-            let summaries = conversions::summaries_of(conn, &rows)?;
-            Ok::<_, StoreError>((rows, summaries))
-        })
+        .read(move |conn| repo::all(conn, &filter, &page, MAX_ROWS))
         .await?;
     if rows.len() > MAX_ROWS {
         return Err(WebError::BadRequest(
@@ -76,8 +70,7 @@ pub async fn reply(
         columns: COLUMNS.to_vec(),
         rows: rows
             .iter()
-            .zip(&summaries)
-            .filter_map(|(row, summary)| Some(line(row, summary, kind(row.account_id)?)))
+            .filter_map(|row| Some(line(row, kind(row.account_id)?)))
             .collect(),
     };
     table.reply(format)
@@ -92,7 +85,8 @@ fn amount(kind: CabinetType, money: Money) -> Decimal {
     d
 }
 
-fn line(row: &CampaignRow, summary: &Summary, kind: CabinetType) -> Vec<Cell> {
+fn line(row: &CampaignRow, kind: CabinetType) -> Vec<Cell> {
+    let summary = &row.conversions;
     let spent = row.spent.to_decimal();
     let hundred = Decimal::from(100);
     let count = |event: &str| summary.counts.get(event).copied().unwrap_or(0);

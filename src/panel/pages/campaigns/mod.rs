@@ -24,7 +24,6 @@ use crate::http::{Query, Reply};
 use crate::ops::campaigns::list::{encode_cursor, list_request, ListRequest};
 use crate::ops::returns::{self, Returns};
 use crate::store::campaigns::{self as repo, CampaignRow, Page, Sums};
-use crate::store::conversions::{self, Summary};
 use crate::store::StoreError;
 
 pub use bulk::bulk;
@@ -139,9 +138,9 @@ async fn render(
                             }
                         } }
                         tbody {
-                            @for ((row, summary), returns) in listed.rows.iter().zip(&listed.summaries).zip(&listed.returns) {
+                            @for (row, returns) in listed.rows.iter().zip(&listed.returns) {
                                 @if let Some((_, kind, name)) = cabinet(row.account_id) {
-                                    (row::line(&cx, row, (summary, returns), *kind, name, person.writable(row.account_id).is_ok()))
+                                    (row::line(&cx, row, returns, *kind, name, person.writable(row.account_id).is_ok()))
                                 }
                             }
                         }
@@ -169,7 +168,6 @@ async fn render(
 /// What one page of the list found, and the sums of every campaign its filters match.
 struct Listed {
     rows: Vec<CampaignRow>,
-    summaries: Vec<Summary>,
     /// Each row's ROAS and profit in its cabinet's currency.
     returns: Vec<Returns>,
     sums: Vec<(CabinetType, Sums)>,
@@ -190,16 +188,14 @@ async fn read(
         .db
         .read(move |conn| {
             let (rows, more) = repo::list(conn, &filter, &page)?;
-            let summaries = conversions::summaries_of(conn, &rows)?;
             let day = crate::clock::now(conn)?.date_naive();
             let returns = rows
                 .iter()
-                .zip(&summaries)
-                .map(|(row, summary)| {
+                .map(|row| {
                     let kind = kinds.iter().find(|(id, _)| *id == row.account_id);
                     let kind = kind.map_or(CabinetType::Euro, |k| k.1);
                     let code = CurrencyCode::parse(kind.currency()).expect("a currency is a code");
-                    let revenue = returns::revenue_amounts(&summary.revenue);
+                    let revenue = returns::revenue_amounts(&row.conversions.revenue);
                     returns::returns(conn, row.spent.to_decimal(), &code, &revenue, &code, day)
                 })
                 .collect::<Result<Vec<_>, _>>()?;
@@ -212,7 +208,6 @@ async fn read(
                 .collect();
             Ok::<_, StoreError>(Listed {
                 rows,
-                summaries,
                 returns,
                 sums,
                 more,

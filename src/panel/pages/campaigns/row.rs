@@ -107,11 +107,12 @@ pub fn row_id(account: i64, ad: i64) -> String {
 pub fn line(
     cx: &Context,
     row: &CampaignRow,
-    (summary, returns): (&Summary, &Returns),
+    returns: &Returns,
     kind: CabinetType,
     cabinet: &str,
     writable: bool,
 ) -> Markup {
+    let summary = &row.conversions;
     let visit = cx.visit;
     let fmt = visit.fmt();
     let label = |i: usize| cx.labels[i].as_str();
