@@ -745,6 +745,7 @@ impl Writer {
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 )
                 .unwrap();
+            let mut gains = adcab::store::stats::Gains::new(&tx).unwrap();
             for (account, ads) in &self.cabinets {
                 for h in 0..24 {
                     let hour = from.timestamp() + h * 3600;
@@ -763,10 +764,7 @@ impl Writer {
                             actions: g[3],
                             spent: Money::from_micros(g[4]),
                         };
-                        adcab::store::stats::record_gain(
-                            &tx, *account, *ad, &iso, &gain, &mut runs,
-                        )
-                        .unwrap();
+                        gains.record(*account, *ad, &iso, &gain, &mut runs).unwrap();
                         rows += 1;
                     }
                     cabinet

@@ -121,6 +121,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
             .collect();
         let mut runs = runs::before(tx, account, &hour, &gained)?;
         let mut newer_balance = false;
+        let (mut gains, mut counters) = (stats::Gains::new(tx)?, campaigns::CounterWrites::new(tx));
         for &(line, state, ref gain) in &listed {
             let unchanged = report.revs.get(&line.ad_id) == Some(&state.local_rev);
             let moved = unchanged && state.status != line.status;
@@ -135,13 +136,13 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
             } else {
                 Reported::CountersOnly
             };
-            stats::record_gain(tx, account, line.ad_id, &hour, gain, &mut runs)?;
+            gains.record(account, line.ad_id, &hour, gain, &mut runs)?;
             // What the hour's rows hold once this line's gain is in (a report listing an ad
             // twice adds both).
             let day_spend = day_spends.entry(line.ad_id).or_default();
             *day_spend = day_spend.saturating_add(gain.spent.micros());
             let day_spend = *day_spend;
-            campaigns::apply_counters(tx, account, line, reported, Some(day_spend))?;
+            counters.apply(account, line, reported, Some(day_spend))?;
             if moved {
                 let change = StatusChange {
                     account_id: account,

@@ -251,7 +251,7 @@ fn cabinet(
 /// cabinet's campaigns `ads`, by `ad_id`; campaigns with no row before it are left out. Those
 /// with a row in the cabinet's latest hour before `bound` are read from that hour's rows in one
 /// range, and only the others probed, unless rolled-up days may hold the marks: what the hourly
-/// sync adds the rows it writes to (`stats::record_gain`), asked for the campaigns that gained,
+/// sync adds the rows it writes to (`stats::Gains::record`), asked for the campaigns that gained,
 /// so the campaigns that ended long ago are not probed hour after hour.
 pub fn before(
     conn: &Connection,
@@ -410,7 +410,10 @@ mod tests {
     /// What the hourly sync writes of a campaign's gain: the row, with its run.
     fn record(conn: &Connection, ad: i64, hour: &str, gain: &Totals) {
         let mut runs = before(conn, 7, hour, &[ad]).unwrap();
-        stats::record_gain(conn, 7, ad, hour, gain, &mut runs).unwrap();
+        stats::Gains::new(conn)
+            .unwrap()
+            .record(7, ad, hour, gain, &mut runs)
+            .unwrap();
     }
 
     /// The sums the stats endpoints read before the runs: hours starting in the span, and days
@@ -475,7 +478,10 @@ mod tests {
                         actions: h % 2,
                         spent: Money::from_micros(1000 + h),
                     };
-                    stats::record_gain(&conn, 7, ad, &hour(h), &gain, &mut runs).unwrap();
+                    stats::Gains::new(&conn)
+                        .unwrap()
+                        .record(7, ad, &hour(h), &gain, &mut runs)
+                        .unwrap();
                 }
             }
             stats::total_cabinet_hour(&conn, 7, &hour(h)).unwrap();
@@ -741,8 +747,14 @@ mod tests {
         record(&conn, 1, "2026-11-20T04:00:00Z", &gain(2));
         // A report listing the campaign twice: the row written with its run, then upserted.
         let mut runs = before(&conn, 7, hour, &[1]).unwrap();
-        stats::record_gain(&conn, 7, 1, hour, &gain(3), &mut runs).unwrap();
-        stats::record_gain(&conn, 7, 1, hour, &gain(4), &mut runs).unwrap();
+        stats::Gains::new(&conn)
+            .unwrap()
+            .record(7, 1, hour, &gain(3), &mut runs)
+            .unwrap();
+        stats::Gains::new(&conn)
+            .unwrap()
+            .record(7, 1, hour, &gain(4), &mut runs)
+            .unwrap();
         let run: i64 = conn
             .query_row(
                 "SELECT run_views FROM hourly_stats WHERE ad_id = 1 AND hour = ?1",

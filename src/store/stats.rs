@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, Utc};
-use rusqlite::{params, Connection, Row};
+use rusqlite::{params, CachedStatement, Connection, Row};
 
 use super::reconcile::Delta;
 use super::StoreError;
@@ -28,44 +28,63 @@ pub fn totals_at(r: &Row, first: usize) -> rusqlite::Result<Totals> {
     })
 }
 
-/// Stores what a campaign gained in `hour` (nothing when it gained nothing). A new row is
-/// written with its run (schema 58): the campaign's run before the hour in `runs` (read for the
-/// cabinet by `runs::before`; none when it has no earlier row) and the gain, which `runs` then
-/// holds. A row already there (a report listing the campaign twice) has the gain added to it,
-/// and the row's update trigger adds it to its run.
-///
-/// The row goes in `OR IGNORE` rather than as an upsert, so that SQLite keeps no statement
-/// journal for it (schema 59 says why; an upsert's update always may abort). The values bound
-/// are never NULL, so only the row's key makes the insert do nothing; then the row is updated,
-/// and one neither inserted nor found is an error.
-pub fn record_gain(
-    conn: &Connection,
-    account: i64,
-    ad: i64,
-    hour: &str,
-    gain: &Totals,
-    runs: &mut HashMap<i64, Totals>,
-) -> Result<(), StoreError> {
-    if gain.is_idle() {
-        return Ok(());
+/// Writes what campaigns gained in an hour, its two statements prepared once for the many
+/// campaigns of one report (a statement taken from the connection's cache again for each row
+/// cost a hash of its text).
+pub struct Gains<'c> {
+    insert: CachedStatement<'c>,
+    add: CachedStatement<'c>,
+}
+
+impl<'c> Gains<'c> {
+    pub fn new(conn: &'c Connection) -> Result<Gains<'c>, StoreError> {
+        Ok(Gains {
+            insert: conn.prepare_cached(
+                "INSERT OR IGNORE INTO hourly_stats (account_id, ad_id, hour, views, opens,
+                    clicks, actions, spent_micros, run_views, run_opens, run_clicks,
+                    run_actions, run_spent_micros)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            )?,
+            add: conn.prepare_cached(
+                "UPDATE hourly_stats SET views = views + ?4, opens = opens + ?5,
+                    clicks = clicks + ?6, actions = actions + ?7,
+                    spent_micros = spent_micros + ?8
+                 WHERE account_id = ?1 AND hour = ?3 AND ad_id = ?2",
+            )?,
+        })
     }
-    let run = runs.entry(ad).or_default();
-    run.add(gain);
-    let figures = [
-        gain.views,
-        gain.opens,
-        gain.clicks,
-        gain.actions,
-        gain.spent.micros(),
-    ];
-    let inserted = conn
-        .prepare_cached(
-            "INSERT OR IGNORE INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks,
-                actions, spent_micros, run_views, run_opens, run_clicks, run_actions,
-                run_spent_micros)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-        )?
-        .execute(params![
+
+    /// Stores what a campaign gained in `hour` (nothing when it gained nothing). A new row is
+    /// written with its run (schema 58): the campaign's run before the hour in `runs` (read for
+    /// the cabinet by `runs::before`; none when it has no earlier row) and the gain, which
+    /// `runs` then holds. A row already there (a report listing the campaign twice) has the
+    /// gain added to it, and the row's update trigger adds it to its run.
+    ///
+    /// The row goes in `OR IGNORE` rather than as an upsert, so that SQLite keeps no statement
+    /// journal for it (schema 59 says why; an upsert's update always may abort). The values
+    /// bound are never NULL, so only the row's key makes the insert do nothing; then the row is
+    /// updated, and one neither inserted nor found is an error.
+    pub fn record(
+        &mut self,
+        account: i64,
+        ad: i64,
+        hour: &str,
+        gain: &Totals,
+        runs: &mut HashMap<i64, Totals>,
+    ) -> Result<(), StoreError> {
+        if gain.is_idle() {
+            return Ok(());
+        }
+        let run = runs.entry(ad).or_default();
+        run.add(gain);
+        let figures = [
+            gain.views,
+            gain.opens,
+            gain.clicks,
+            gain.actions,
+            gain.spent.micros(),
+        ];
+        let inserted = self.insert.execute(params![
             account,
             ad,
             hour,
@@ -80,25 +99,20 @@ pub fn record_gain(
             run.actions,
             run.spent.micros()
         ])?;
-    if inserted == 1 {
-        return Ok(());
-    }
-    let added = conn
-        .prepare_cached(
-            "UPDATE hourly_stats SET views = views + ?4, opens = opens + ?5,
-                clicks = clicks + ?6, actions = actions + ?7, spent_micros = spent_micros + ?8
-             WHERE account_id = ?1 AND hour = ?3 AND ad_id = ?2",
-        )?
-        .execute(params![
+        if inserted == 1 {
+            return Ok(());
+        }
+        let added = self.add.execute(params![
             account, ad, hour, figures[0], figures[1], figures[2], figures[3], figures[4]
         ])?;
-    if added == 1 {
-        Ok(())
-    } else {
-        Err(StoreError::Failed(format!(
-            "the hourly row of campaign {ad} of cabinet {account} at {hour} was neither \
-             written nor found"
-        )))
+        if added == 1 {
+            Ok(())
+        } else {
+            Err(StoreError::Failed(format!(
+                "the hourly row of campaign {ad} of cabinet {account} at {hour} was neither \
+                 written nor found"
+            )))
+        }
     }
 }
 

@@ -233,7 +233,10 @@ mod tests {
                     actions: n % 4,
                     spent: Money::from_micros(n * 12_345),
                 };
-                stats::record_gain(&conn, 7, ad, &hour, &gain, &mut runs).unwrap();
+                stats::Gains::new(&conn)
+                    .unwrap()
+                    .record(7, ad, &hour, &gain, &mut runs)
+                    .unwrap();
             }
             stats::total_cabinet_hour(&conn, 7, &hour).unwrap();
             if h % 5 == 0 {

@@ -77,11 +77,7 @@ pub(super) fn reports(
         ));
     }
     tg.db
-        .write_blocking(|tx| {
-            seen_now
-                .iter()
-                .try_for_each(|(ad, s)| state::set_seen(tx, account.id, *ad, s))
-        })
+        .write_blocking(|tx| state::set_seen(tx, account.id, &seen_now))
         .map_err(PlatformError::store)?;
     Ok(reports)
 }

@@ -39,24 +39,28 @@ pub fn seen_all(conn: &Connection, account: i64) -> Result<HashMap<i64, Seen>, S
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-pub fn set_seen(conn: &Connection, account: i64, ad: i64, s: &Seen) -> Result<(), StoreError> {
-    conn.prepare_cached(
+/// Stores each ad's counters as just read (`seen`, by ad id), in one statement prepared once
+/// for all of them.
+pub fn set_seen(conn: &Connection, account: i64, seen: &[(i64, Seen)]) -> Result<(), StoreError> {
+    let mut stmt = conn.prepare_cached(
         "INSERT INTO tg_seen (account_id, ad_id, views, opens, clicks, actions, spent_micros, seen_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
          ON CONFLICT (account_id, ad_id) DO UPDATE SET views = excluded.views,
             opens = excluded.opens, clicks = excluded.clicks, actions = excluded.actions,
             spent_micros = excluded.spent_micros, seen_at = excluded.seen_at",
-    )?
-    .execute(params![
-        account,
-        ad,
-        s.totals.views,
-        s.totals.opens,
-        s.totals.clicks,
-        s.totals.actions,
-        s.totals.spent.micros(),
-        s.at
-    ])?;
+    )?;
+    for (ad, s) in seen {
+        stmt.execute(params![
+            account,
+            ad,
+            s.totals.views,
+            s.totals.opens,
+            s.totals.clicks,
+            s.totals.actions,
+            s.totals.spent.micros(),
+            s.at
+        ])?;
+    }
     Ok(())
 }
 

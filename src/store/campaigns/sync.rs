@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use rusqlite::types::Value;
-use rusqlite::{params, Connection, ToSql};
+use rusqlite::{params, CachedStatement, Connection, ToSql};
 
 use super::decline_columns;
 use crate::domain::ad::AdCounters;
@@ -100,49 +100,82 @@ pub fn apply_counters(
     reported: Reported,
     day_spend: Option<i64>,
 ) -> Result<(), StoreError> {
-    const COUNTERS: &str = "spent_micros = ?3, views = ?4, opens = ?5, clicks = ?6,
+    CounterWrites::new(conn).apply(account, c, reported, day_spend)
+}
+
+/// The statements [`apply_counters`] runs, each prepared the first time a report's line needs
+/// it and kept for its other lines (a statement taken from the connection's cache again for
+/// each line cost a hash of its text).
+pub struct CounterWrites<'c> {
+    conn: &'c Connection,
+    prepared: [Option<CachedStatement<'c>>; 3],
+}
+
+impl<'c> CounterWrites<'c> {
+    pub fn new(conn: &'c Connection) -> CounterWrites<'c> {
+        CounterWrites {
+            conn,
+            prepared: [None, None, None],
+        }
+    }
+
+    /// [`apply_counters`] with these statements.
+    pub fn apply(
+        &mut self,
+        account: i64,
+        c: &AdCounters,
+        reported: Reported,
+        day_spend: Option<i64>,
+    ) -> Result<(), StoreError> {
+        const COUNTERS: &str = "spent_micros = ?3, views = ?4, opens = ?5, clicks = ?6,
         actions = ?7, mark_views = ?4, mark_opens = ?5, mark_clicks = ?6, mark_actions = ?7,
         mark_spent_micros = ?3, day_spend_micros = COALESCE(?8, day_spend_micros)";
-    const STATE: &str = "active = ?9, budget_micros = ?10, decline_reason = ?11,
+        const STATE: &str = "active = ?9, budget_micros = ?10, decline_reason = ?11,
         decline_description = ?12";
-    const WHERE: &str = "WHERE account_id = ?1 AND ad_id = ?2";
-    const MOVED: &str = "(spent_micros, views, opens, clicks, actions, mark_views, mark_opens,
+        const WHERE: &str = "WHERE account_id = ?1 AND ad_id = ?2";
+        const MOVED: &str = "(spent_micros, views, opens, clicks, actions, mark_views, mark_opens,
         mark_clicks, mark_actions, mark_spent_micros, day_spend_micros)
         IS NOT (?3, ?4, ?5, ?6, ?7, ?4, ?5, ?6, ?7, ?3, COALESCE(?8, day_spend_micros))";
-    static SQL: OnceLock<[String; 3]> = OnceLock::new();
-    let [counters, state, moved] = SQL.get_or_init(|| {
-        [
-            format!("UPDATE campaigns SET {COUNTERS} {WHERE} AND {MOVED}"),
-            format!(
-                "UPDATE campaigns SET {COUNTERS}, {STATE} {WHERE}
+        static SQL: OnceLock<[String; 3]> = OnceLock::new();
+        let sql = SQL.get_or_init(|| {
+            [
+                format!("UPDATE campaigns SET {COUNTERS} {WHERE} AND {MOVED}"),
+                format!(
+                    "UPDATE campaigns SET {COUNTERS}, {STATE} {WHERE}
                    AND ({MOVED} OR (active, budget_micros, decline_reason, decline_description)
                        IS NOT (?9, ?10, ?11, ?12))"
-            ),
-            format!(
+                ),
+                format!(
                 "UPDATE campaigns SET {COUNTERS}, {STATE}, status = ?13, status_changed_at = ?14
                  {WHERE}"
             ),
-        ]
-    });
-    let (budget, spent, status) = (c.budget.micros(), c.spent.micros(), c.status.as_str());
-    let [reason, description] = decline_columns(c.status, c.decline_reason.as_ref());
-    let mut values: Vec<&dyn ToSql> = vec![
-        &account, &c.ad_id, &spent, &c.views, &c.opens, &c.clicks, &c.actions, &day_spend,
-    ];
-    let sql = match reported {
-        Reported::CountersOnly => counters,
-        Reported::State { status_moved } => {
-            values.extend([&c.active as &dyn ToSql, &budget, &reason, &description]);
-            if status_moved {
-                values.extend([&status as &dyn ToSql, &c.status_changed_at]);
-                moved
-            } else {
-                state
+            ]
+        });
+        let (budget, spent, status) = (c.budget.micros(), c.spent.micros(), c.status.as_str());
+        let [reason, description] = decline_columns(c.status, c.decline_reason.as_ref());
+        let mut values: Vec<&dyn ToSql> = vec![
+            &account, &c.ad_id, &spent, &c.views, &c.opens, &c.clicks, &c.actions, &day_spend,
+        ];
+        let at = match reported {
+            Reported::CountersOnly => 0,
+            Reported::State { status_moved } => {
+                values.extend([&c.active as &dyn ToSql, &budget, &reason, &description]);
+                if status_moved {
+                    values.extend([&status as &dyn ToSql, &c.status_changed_at]);
+                    2
+                } else {
+                    1
+                }
             }
-        }
-    };
-    conn.prepare_cached(sql)?.execute(&*values)?;
-    Ok(())
+        };
+        let conn = self.conn;
+        let stmt = match &mut self.prepared[at] {
+            Some(stmt) => stmt,
+            slot => slot.insert(conn.prepare_cached(&sql[at])?),
+        };
+        stmt.execute(&*values)?;
+        Ok(())
+    }
 }
 
 /// Running campaigns (`Active`, `In Review`, `On Hold`) of a cabinet whose settings were last
