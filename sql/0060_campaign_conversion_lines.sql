@@ -12,7 +12,9 @@
 -- (both campaigns when an update moves a row), read from the view for that one campaign
 -- (SQLite takes the trigger's key into the view's grouping, so only the campaign's own rows
 -- are read), and a campaign stored after its conversions takes theirs. `adcab check --deep`
--- compares every campaign's lines with the view.
+-- compares every campaign's lines with the view, as text: a second index on
+-- `conversion_totals` could let SQLite read its rows in another order there, and the check
+-- would then name campaigns whose lines hold the same totals in another order.
 ALTER TABLE campaigns ADD COLUMN conversion_lines TEXT;
 
 CREATE VIEW campaign_conversion_lines AS

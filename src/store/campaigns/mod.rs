@@ -152,12 +152,19 @@ fn from_row(r: &Row) -> rusqlite::Result<CampaignRow> {
             starts_at: r.get(35)?,
             ends_at: r.get(36)?,
         },
-        conversions: match r.get_ref(37)?.as_str_or_null()? {
-            None => Summary::default(),
-            Some(lines) => Summary::of_lines(lines)
-                .ok_or_else(|| unreadable("campaigns.conversion_lines", lines))?,
-        },
+        conversions: conversions_at(r, 37)?,
         schedule_zone: r.get(38)?,
+    })
+}
+
+/// The campaign's conversions from its lines in column `index` (`conversion_lines`, migration
+/// 60), read in place; none without lines.
+fn conversions_at(r: &Row, index: usize) -> rusqlite::Result<Summary> {
+    let lines = r.get_ref(index)?.as_str_or_null().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, e.into())
+    })?;
+    lines.map_or(Ok(Summary::default()), |lines| {
+        Summary::of_lines(lines).ok_or_else(|| unreadable("campaigns.conversion_lines", lines))
     })
 }
 

@@ -370,6 +370,17 @@ mod tests {
             lines_check(&conn),
             (3, 1, Some("cabinet 7, campaign 6".to_string()))
         );
+        // Lines not so written fail the read, naming the column.
+        conn.execute(
+            "UPDATE campaigns SET conversion_lines = 'lead' WHERE ad_id = 6",
+            [],
+        )
+        .unwrap();
+        let failed = crate::store::campaigns::get(&conn, 7, 6).unwrap_err();
+        assert!(
+            failed.to_string().contains("campaigns.conversion_lines"),
+            "{failed}"
+        );
     }
 
     #[test]
