@@ -120,16 +120,15 @@ pub fn queued(conn: &Connection, account: i64, lane: Lane) -> Result<i64, StoreE
 /// lane in its cabinet has nothing running, paused or queued before it. (Only the id, so a
 /// task that cannot be read can still be failed by it.)
 pub fn next_runnable(conn: &Connection) -> Result<Option<i64>, StoreError> {
-    optional(conn.query_row(
+    optional(conn.prepare_cached(
         "SELECT id FROM tasks t WHERE (t.wait_until IS NULL OR t.wait_until <= ?1)
            AND (t.status = 'running'
             OR (t.status = 'pending' AND NOT EXISTS (
                 SELECT 1 FROM tasks o WHERE o.account_id = t.account_id AND o.lane = t.lane AND o.id <> t.id
                   AND (o.status IN ('running', 'paused') OR (o.status = 'pending' AND o.id < t.id)))))
          ORDER BY t.status = 'running' DESC, t.id LIMIT 1",
-        [crate::primitives::unix_now() as i64],
-        |r| r.get(0),
-    ))
+    )?
+    .query_row([crate::primitives::unix_now() as i64], |r| r.get(0)))
 }
 
 /// Holds a task until `until` (unix seconds, real time): the platform asked to wait.
