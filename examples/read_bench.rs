@@ -446,8 +446,9 @@ fn report_alone(label: &str, took: &mut [f64]) {
 /// page's rows, their conversion totals, and the campaign objects encoded as the answer's
 /// JSON; medians of 50 runs beside the plain read of the same rows.
 fn parts(conn: &Connection, ws: &Workspace, rows: usize) {
-    use adcab::api::campaign_object::{returns_of, Reduced};
+    use adcab::api::campaign_object::Reduced;
     use adcab::domain::money::CabinetType;
+    use adcab::ops::returns;
     use adcab::store::campaigns::{self, ListFilter, Page, SortKey};
     let filter = ListFilter {
         accounts: ws.accounts.clone(),
@@ -469,7 +470,7 @@ fn parts(conn: &Connection, ws: &Workspace, rows: usize) {
         let day = adcab::clock::now(conn).unwrap().date_naive();
         let returns: Vec<_> = found
             .iter()
-            .map(|row| returns_of(conn, row, CabinetType::Euro, day).unwrap())
+            .map(|row| returns::of_campaign(conn, row, CabinetType::Euro, day).unwrap())
             .collect();
         let objects: Vec<Reduced> = found
             .iter()

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::campaign_object::{returns_of, Full};
+use super::campaign_object::Full;
 use super::error::ApiError;
 use super::request;
 use super::write::{self, run, Target};
@@ -15,6 +15,7 @@ use crate::http::{AppState, Reply};
 use crate::ops::campaigns::budget;
 use crate::ops::campaigns::command::Edit;
 use crate::ops::campaigns::edit as ops;
+use crate::ops::returns;
 use crate::platform::Switch;
 use crate::store::auto_cpm as auto_cpm_store;
 use crate::store::campaigns;
@@ -32,7 +33,7 @@ async fn answer(
         .read(move |c| {
             let row = campaigns::get(c, account, ad)?.ok_or(ApiError::CampaignNotFound)?;
             let day = crate::clock::now(c)?.date_naive();
-            let returns = returns_of(c, &row, kind, day)?;
+            let returns = returns::of_campaign(c, &row, kind, day)?;
             let auto = auto_cpm_store::get(c, account, ad)?.map(|m| m.settings);
             Ok::<_, ApiError>((row, returns, auto))
         })

@@ -9,13 +9,12 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::domain::ad::DeclineReason;
-use crate::domain::agency::CurrencyCode;
 use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::LinkKind;
 use crate::domain::conversion::render_amount;
 use crate::domain::dates;
 use crate::domain::money::{fixed_text, ratio_text, CabinetType};
-use crate::ops::returns::{self, Returns};
+use crate::ops::returns::Returns;
 use crate::store::campaigns::CampaignRow;
 use crate::store::conversions::Summary;
 
@@ -90,26 +89,6 @@ struct RateUsed {
     to: String,
     rate: String,
     date: String,
-}
-
-/// ROAS and profit of a campaign, in its cabinet's currency at the rates of `day` (today on
-/// the service clock: the totals are lifetime ones).
-pub fn returns_of(
-    conn: &rusqlite::Connection,
-    row: &CampaignRow,
-    kind: CabinetType,
-    day: chrono::NaiveDate,
-) -> Result<Returns, crate::store::StoreError> {
-    let currency = CurrencyCode::parse(kind.currency()).expect("a cabinet's currency is a code");
-    let revenue = returns::revenue_amounts(&row.conversions.revenue);
-    returns::returns(
-        conn,
-        row.spent.to_decimal(),
-        &currency,
-        &revenue,
-        &currency,
-        day,
-    )
 }
 
 #[derive(Serialize)]

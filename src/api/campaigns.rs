@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::campaign_object::{returns_of, Full, Reduced};
+use super::campaign_object::{Full, Reduced};
 use super::error::ApiError;
 use super::request;
 use super::Ctx;
@@ -17,7 +17,7 @@ use crate::domain::money::CabinetType;
 use crate::http::AppState;
 use crate::http::Reply;
 use crate::ops::campaigns::list::{encode_cursor, list_request, ListRequest};
-use crate::ops::write_back;
+use crate::ops::{returns, write_back};
 use crate::store::auto_cpm;
 use crate::store::campaigns::{self as repo, CampaignRow, Page};
 use crate::store::StoreError;
@@ -54,7 +54,7 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
                 let day = crate::clock::now(conn)?.date_naive();
                 let returns = rows
                     .iter()
-                    .map(|row| returns_of(conn, row, currency(row.account_id), day))
+                    .map(|row| returns::of_campaign(conn, row, currency(row.account_id), day))
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok::<_, ApiError>((rows, more, returns))
             }
@@ -98,7 +98,7 @@ pub async fn get(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiErro
         .db
         .read(move |c| {
             let day = crate::clock::now(c)?.date_naive();
-            let returns = returns_of(c, &row, kind, day)?;
+            let returns = returns::of_campaign(c, &row, kind, day)?;
             let auto = auto_cpm::get(c, account, ad)?.map(|m| m.settings);
             Ok::<_, ApiError>((row, returns, auto))
         })

@@ -8,6 +8,8 @@ use rusqlite::Connection;
 use rust_decimal::Decimal;
 
 use crate::domain::agency::CurrencyCode;
+use crate::domain::money::CabinetType;
+use crate::store::campaigns::CampaignRow;
 use crate::store::rates;
 use crate::store::StoreError;
 
@@ -151,6 +153,26 @@ pub fn returns(
     let income = sum_in(conn, revenue, currency, day)?;
     let cost = sum_in(conn, &[(spend_currency.to_string(), spend)], currency, day)?;
     Ok(between(&income, &cost))
+}
+
+/// ROAS and profit of a stored campaign: its lifetime spend against the revenue its row keeps,
+/// in its cabinet's currency (`kind`) at the rates of `day` (today on the service clock).
+pub fn of_campaign(
+    conn: &Connection,
+    row: &CampaignRow,
+    kind: CabinetType,
+    day: NaiveDate,
+) -> Result<Returns, StoreError> {
+    let currency = CurrencyCode::parse(kind.currency()).expect("a cabinet's currency is a code");
+    let revenue = revenue_amounts(&row.conversions.revenue);
+    returns(
+        conn,
+        row.spent.to_decimal(),
+        &currency,
+        &revenue,
+        &currency,
+        day,
+    )
 }
 
 /// The revenue summed as [`sum_in`] sums it, when the spend and every amount are already in

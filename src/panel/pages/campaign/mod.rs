@@ -22,7 +22,6 @@ use super::campaigns::{RowForm, RowRefusal};
 use super::rate_notes;
 use super::{auto_cpm, status_badge, Refused};
 use crate::clock;
-use crate::domain::agency::CurrencyCode;
 use crate::domain::campaign::Status;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::Totals;
@@ -149,13 +148,10 @@ async fn load(
                 return Ok(None);
             };
             let now = clock::now(conn)?;
-            let currency = CurrencyCode::parse(kind.currency()).expect("a currency is a code");
-            let revenue = returns::revenue_amounts(&row.conversions.revenue);
-            let spent = row.spent.to_decimal();
             let day = now.date_naive();
             Ok::<_, StoreError>(Some(Found {
                 buckets: hourly::buckets(conn, account, ad, now, period)?,
-                returns: returns::returns(conn, spent, &currency, &revenue, &currency, day)?,
+                returns: returns::of_campaign(conn, &row, kind, day)?,
                 history: history_store::list(conn, account, ad)?,
                 recent: conversions::recent_of_campaign(conn, account, ad, RECENT)?,
                 auto_cpm: auto_cpm::load(conn, account, ad, reviews)?,

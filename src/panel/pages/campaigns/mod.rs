@@ -16,7 +16,6 @@ use maud::{html, Markup};
 use super::super::export::{self, Format};
 use super::super::session::Session;
 use super::super::{layout, Visit, WebError};
-use crate::domain::agency::CurrencyCode;
 use crate::domain::campaign::Status;
 use crate::domain::money::CabinetType;
 use crate::domain::ParseError;
@@ -194,9 +193,7 @@ async fn read(
                 .map(|row| {
                     let kind = kinds.iter().find(|(id, _)| *id == row.account_id);
                     let kind = kind.map_or(CabinetType::Euro, |k| k.1);
-                    let code = CurrencyCode::parse(kind.currency()).expect("a currency is a code");
-                    let revenue = returns::revenue_amounts(&row.conversions.revenue);
-                    returns::returns(conn, row.spent.to_decimal(), &code, &revenue, &code, day)
+                    returns::of_campaign(conn, row, kind, day)
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let sums = repo::sums(conn, &filter)?
