@@ -73,7 +73,7 @@ pub fn local_revs(conn: &Connection, account: i64) -> Result<HashMap<i64, i64>, 
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// How much of a report line [`apply_counters`] writes.
+/// How much of a report line [`CounterWrites::apply`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reported {
     /// The switch, the budget, the decline reason and the counters; the status too when it
@@ -86,26 +86,38 @@ pub enum Reported {
     CountersOnly,
 }
 
-/// Brings a copy's counters in line with the platform's report and moves its mark to the
-/// reported counters, and its spend of the last 24 hours to `day_spend` (micro-units; see
-/// [`crate::store::stats::day_spends`]) when given, so the row is written once an hour; with
-/// [`Reported::State`] also its switch, budget and decline reason, and its status and
-/// `status_changed_at` when the status moved. The ad's settings are not part of it, so
-/// `synced_at` stays. The status is written only when it moved, so the index over it is left
-/// alone otherwise; a row the report leaves as it is is not written at all.
-pub fn apply_counters(
-    conn: &Connection,
-    account: i64,
-    c: &AdCounters,
-    reported: Reported,
-    day_spend: Option<i64>,
-) -> Result<(), StoreError> {
-    CounterWrites::new(conn).apply(account, c, reported, day_spend)
+/// The three UPDATEs of a report's line, by how much of it they write (see [`Reported`]): the
+/// counters only, with the switch, budget and decline reason too, and with the status as well.
+fn counter_sql() -> &'static [String; 3] {
+    const COUNTERS: &str = "spent_micros = ?3, views = ?4, opens = ?5, clicks = ?6,
+        actions = ?7, mark_views = ?4, mark_opens = ?5, mark_clicks = ?6, mark_actions = ?7,
+        mark_spent_micros = ?3, day_spend_micros = COALESCE(?8, day_spend_micros)";
+    const STATE: &str = "active = ?9, budget_micros = ?10, decline_reason = ?11,
+        decline_description = ?12";
+    const WHERE: &str = "WHERE account_id = ?1 AND ad_id = ?2";
+    const MOVED: &str = "(spent_micros, views, opens, clicks, actions, mark_views, mark_opens,
+        mark_clicks, mark_actions, mark_spent_micros, day_spend_micros)
+        IS NOT (?3, ?4, ?5, ?6, ?7, ?4, ?5, ?6, ?7, ?3, COALESCE(?8, day_spend_micros))";
+    static SQL: OnceLock<[String; 3]> = OnceLock::new();
+    SQL.get_or_init(|| {
+        [
+            format!("UPDATE campaigns SET {COUNTERS} {WHERE} AND {MOVED}"),
+            format!(
+                "UPDATE campaigns SET {COUNTERS}, {STATE} {WHERE}
+                   AND ({MOVED} OR (active, budget_micros, decline_reason, decline_description)
+                       IS NOT (?9, ?10, ?11, ?12))"
+            ),
+            format!(
+                "UPDATE campaigns SET {COUNTERS}, {STATE}, status = ?13, status_changed_at = ?14
+                 {WHERE}"
+            ),
+        ]
+    })
 }
 
-/// The statements [`apply_counters`] runs, each prepared the first time a report's line needs
-/// it and kept for its other lines (a statement taken from the connection's cache again for
-/// each line cost a hash of its text).
+/// Writes report lines into the stored copies, each of the three statements prepared the first
+/// time a report's line needs it and kept for its other lines (a statement taken from the
+/// connection's cache again for each line cost a hash of its text).
 pub struct CounterWrites<'c> {
     conn: &'c Connection,
     prepared: [Option<CachedStatement<'c>>; 3],
@@ -119,7 +131,13 @@ impl<'c> CounterWrites<'c> {
         }
     }
 
-    /// [`apply_counters`] with these statements.
+    /// Brings a copy's counters in line with the platform's report and moves its mark to the
+    /// reported counters, and its spend of the last 24 hours to `day_spend` (micro-units; see
+    /// [`crate::store::stats::day_spends`]) when given, so the row is written once an hour;
+    /// with [`Reported::State`] also its switch, budget and decline reason, and its status and
+    /// `status_changed_at` when the status moved. The ad's settings are not part of it, so
+    /// `synced_at` stays. The status is written only when it moved, so the index over it is
+    /// left alone otherwise; a row the report leaves as it is is not written at all.
     pub fn apply(
         &mut self,
         account: i64,
@@ -127,30 +145,6 @@ impl<'c> CounterWrites<'c> {
         reported: Reported,
         day_spend: Option<i64>,
     ) -> Result<(), StoreError> {
-        const COUNTERS: &str = "spent_micros = ?3, views = ?4, opens = ?5, clicks = ?6,
-        actions = ?7, mark_views = ?4, mark_opens = ?5, mark_clicks = ?6, mark_actions = ?7,
-        mark_spent_micros = ?3, day_spend_micros = COALESCE(?8, day_spend_micros)";
-        const STATE: &str = "active = ?9, budget_micros = ?10, decline_reason = ?11,
-        decline_description = ?12";
-        const WHERE: &str = "WHERE account_id = ?1 AND ad_id = ?2";
-        const MOVED: &str = "(spent_micros, views, opens, clicks, actions, mark_views, mark_opens,
-        mark_clicks, mark_actions, mark_spent_micros, day_spend_micros)
-        IS NOT (?3, ?4, ?5, ?6, ?7, ?4, ?5, ?6, ?7, ?3, COALESCE(?8, day_spend_micros))";
-        static SQL: OnceLock<[String; 3]> = OnceLock::new();
-        let sql = SQL.get_or_init(|| {
-            [
-                format!("UPDATE campaigns SET {COUNTERS} {WHERE} AND {MOVED}"),
-                format!(
-                    "UPDATE campaigns SET {COUNTERS}, {STATE} {WHERE}
-                   AND ({MOVED} OR (active, budget_micros, decline_reason, decline_description)
-                       IS NOT (?9, ?10, ?11, ?12))"
-                ),
-                format!(
-                "UPDATE campaigns SET {COUNTERS}, {STATE}, status = ?13, status_changed_at = ?14
-                 {WHERE}"
-            ),
-            ]
-        });
         let (budget, spent, status) = (c.budget.micros(), c.spent.micros(), c.status.as_str());
         let [reason, description] = decline_columns(c.status, c.decline_reason.as_ref());
         let mut values: Vec<&dyn ToSql> = vec![
@@ -171,7 +165,7 @@ impl<'c> CounterWrites<'c> {
         let conn = self.conn;
         let stmt = match &mut self.prepared[at] {
             Some(stmt) => stmt,
-            slot => slot.insert(conn.prepare_cached(&sql[at])?),
+            slot => slot.insert(conn.prepare_cached(&counter_sql()[at])?),
         };
         stmt.execute(&*values)?;
         Ok(())

@@ -276,16 +276,16 @@ fn a_decline_reason_is_stored_while_declined_and_cleared_when_the_ad_leaves_it()
     .unwrap();
     assert_eq!(reason_of(), Some(other));
 
-    apply_counters(
-        &conn,
-        7,
-        &line_of(&declined),
-        Reported::State {
-            status_moved: false,
-        },
-        None,
-    )
-    .unwrap();
+    CounterWrites::new(&conn)
+        .apply(
+            7,
+            &line_of(&declined),
+            Reported::State {
+                status_moved: false,
+            },
+            None,
+        )
+        .unwrap();
     assert_eq!(
         reason_of(),
         Some(reason),
@@ -296,14 +296,14 @@ fn a_decline_reason_is_stored_while_declined_and_cleared_when_the_ad_leaves_it()
         decline_reason: None,
         ..declined
     };
-    apply_counters(
-        &conn,
-        7,
-        &line_of(&approved),
-        Reported::State { status_moved: true },
-        None,
-    )
-    .unwrap();
+    CounterWrites::new(&conn)
+        .apply(
+            7,
+            &line_of(&approved),
+            Reported::State { status_moved: true },
+            None,
+        )
+        .unwrap();
     let row = get(&conn, 7, 3).unwrap().unwrap();
     assert_eq!((row.status, row.decline_reason), (Status::Active, None));
 }
