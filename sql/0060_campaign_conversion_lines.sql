@@ -39,7 +39,8 @@ CREATE TRIGGER conversion_totals_lines_update AFTER UPDATE ON conversion_totals
 BEGIN
     UPDATE campaigns SET conversion_lines = (SELECT lines FROM campaign_conversion_lines v
         WHERE v.account_id = old.account_id AND v.ad_id = old.ad_id)
-    WHERE account_id = old.account_id AND ad_id = old.ad_id;
+    WHERE account_id = old.account_id AND ad_id = old.ad_id
+        AND (old.account_id, old.ad_id) IS NOT (new.account_id, new.ad_id);
     UPDATE campaigns SET conversion_lines = (SELECT lines FROM campaign_conversion_lines v
         WHERE v.account_id = new.account_id AND v.ad_id = new.ad_id)
     WHERE account_id = new.account_id AND ad_id = new.ad_id;

@@ -337,6 +337,14 @@ mod tests {
         assert_eq!(five.revenue["USD"], join(2, 9));
         assert_eq!(five.revenue["EUR"], 7);
         assert_eq!(lines_check(&conn), (2, 0, None));
+        // An update in place changes its campaign's lines.
+        conn.execute(
+            "UPDATE conversion_totals SET count = 4 WHERE ad_id = 6 AND event_type = 'lead'",
+            [],
+        )
+        .unwrap();
+        assert_eq!(kept(&conn, 6).counts["lead"], 4);
+        assert_eq!(kept(&conn, 6), totalled(&conn, 6));
         // An update moving a row to another campaign changes both; a delete, its own.
         conn.execute(
             "UPDATE conversion_totals SET ad_id = 6 WHERE ad_id = 5 AND currency = 'EUR'",
