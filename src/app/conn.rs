@@ -272,6 +272,31 @@ impl AsyncWrite for Guarded {
         Poll::Ready(Ok(buf.len()))
     }
 
+    /// Hands hyper's head and body to the socket together, without hyper first copying the
+    /// body behind the head; a bare error answer (one head) goes through `poll_write`.
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let first = bufs
+            .iter()
+            .find(|b| !b.is_empty())
+            .map_or(&[][..], |b| &**b);
+        if self.replaced.is_some() || is_bare_error(first) {
+            return self.poll_write(cx, first);
+        }
+        let this = self.get_mut();
+        match Pin::new(&mut this.inner).poll_write_vectored(cx, bufs) {
+            Poll::Ready(outcome) => this.progressed(outcome),
+            Poll::Pending => this.stalled(cx),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         match Pin::new(&mut this.inner).poll_flush(cx) {
