@@ -22,6 +22,10 @@ use crate::store::auto_cpm;
 use crate::store::campaigns::{self as repo, CampaignRow, Page};
 use crate::store::StoreError;
 
+/// About what one campaign of the list takes encoded (its texts at their longest, its
+/// conversions in a few currencies), for sizing the answer's buffer once.
+const LISTED_BYTES: usize = 1024;
+
 /// A stored copy older than this is re-read from the platform before a single read answers.
 const FRESHNESS: chrono::Duration = chrono::Duration::minutes(5);
 pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
@@ -80,7 +84,7 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
             "offset": offset,
         }),
     };
-    Reply::ok_meta(&data, meta)
+    Reply::ok_page(&data, meta, data.len() * LISTED_BYTES)
 }
 
 pub async fn get(state: &AppState, ctx: &Ctx, ad: &str) -> Result<Reply, ApiError> {

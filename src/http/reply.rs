@@ -18,19 +18,29 @@ struct Success<D> {
     meta: Option<Value>,
 }
 
+/// The buffer an answer's encoding starts with (as `serde_json::to_vec`'s).
+const SMALL: usize = 128;
+
 /// An answer that could not be encoded; the text is for the log.
 #[derive(Debug)]
 pub struct EncodeError(pub String);
 
-fn success<D: Serialize>(data: D, meta: Option<Value>) -> Result<Bytes, EncodeError> {
+/// The envelope encoded into a buffer of `capacity` bytes to start with (a big answer sized
+/// up front is not copied over as its buffer grows).
+fn success<D: Serialize>(
+    data: D,
+    meta: Option<Value>,
+    capacity: usize,
+) -> Result<Bytes, EncodeError> {
     let envelope = Success {
         success: true,
         data,
         meta,
     };
-    serde_json::to_vec(&envelope)
-        .map(Bytes::from)
-        .map_err(|e| EncodeError(format!("the answer could not be encoded: {e}")))
+    let mut body = Vec::with_capacity(capacity);
+    serde_json::to_writer(&mut body, &envelope)
+        .map_err(|e| EncodeError(format!("the answer could not be encoded: {e}")))?;
+    Ok(Bytes::from(body))
 }
 
 pub struct Reply {
@@ -53,16 +63,26 @@ impl Reply {
     ) -> Result<Reply, E> {
         Ok(Reply {
             status,
-            body: success(data, None)?,
+            body: success(data, None, SMALL)?,
             headers: Vec::new(),
         })
     }
 
     /// `{ success: true, data, meta }`.
     pub fn ok_meta<E: From<EncodeError>>(data: impl Serialize, meta: Value) -> Result<Reply, E> {
+        Reply::ok_page(data, meta, SMALL)
+    }
+
+    /// `{ success: true, data, meta }` for a page expected to take about `size` bytes (a list
+    /// of hundreds of objects, encoded without regrowing its buffer).
+    pub fn ok_page<E: From<EncodeError>>(
+        data: impl Serialize,
+        meta: Value,
+        size: usize,
+    ) -> Result<Reply, E> {
         Ok(Reply {
             status: StatusCode::OK,
-            body: success(data, Some(meta))?,
+            body: success(data, Some(meta), size)?,
             headers: Vec::new(),
         })
     }
