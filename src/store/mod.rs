@@ -63,8 +63,8 @@ pub fn parsed<I: RowIndex, T>(
     what: &str,
     parse: impl FnOnce(&str) -> Option<T>,
 ) -> rusqlite::Result<T> {
-    let text: String = r.get(index)?;
-    parse(&text).ok_or_else(|| unreadable(what, &text))
+    let text = r.get_ref(index)?.as_str()?;
+    parse(text).ok_or_else(|| unreadable(what, text))
 }
 
 /// The error for a stored value the code cannot read.

@@ -153,19 +153,34 @@ impl CabinetQuery {
     }
 
     /// The rows of `stmt` (made of `from`) for one cabinet, each read by `read`.
-    fn rows<T, C: FromIterator<T>>(
+    fn rows<T>(
         &self,
         stmt: &mut CachedStatement<'_>,
         account: i64,
         extra: impl IntoIterator<Item = Sql>,
         read: fn(&rusqlite::Row) -> rusqlite::Result<T>,
-    ) -> Result<C, StoreError> {
+    ) -> Result<Vec<T>, StoreError> {
+        let mut rows = Vec::new();
+        self.rows_into(stmt, account, extra, read, &mut rows)?;
+        Ok(rows)
+    }
+
+    /// [`CabinetQuery::rows`] added to `rows` (a page sized once, its rows never moved again).
+    fn rows_into<T>(
+        &self,
+        stmt: &mut CachedStatement<'_>,
+        account: i64,
+        extra: impl IntoIterator<Item = Sql>,
+        read: fn(&rusqlite::Row) -> rusqlite::Result<T>,
+        rows: &mut Vec<T>,
+    ) -> Result<(), StoreError> {
         let bound = std::iter::once(Sql::Integer(account))
             .chain(self.args.iter().cloned())
             .chain(extra);
-        Ok(stmt
-            .query_map(params_from_iter(bound), read)?
-            .collect::<rusqlite::Result<C>>()?)
+        for row in stmt.query_map(params_from_iter(bound), read)? {
+            rows.push(row?);
+        }
+        Ok(())
     }
 }
 
@@ -187,7 +202,9 @@ fn one_cabinet(
         order.sql()
     ))?;
     let window = [Sql::Integer(take), Sql::Integer(offset)];
-    query.rows(&mut stmt, account, window, from_row)
+    let mut rows = Vec::with_capacity(usize::try_from(take).unwrap_or(0));
+    query.rows_into(&mut stmt, account, window, from_row, &mut rows)?;
+    Ok(rows)
 }
 
 /// The listed rows of the campaigns of `rowids`, in that order, in one statement: the rowids
@@ -235,14 +252,14 @@ fn cursor_page(
             break;
         }
         let want = Sql::Integer(i64::try_from(want).unwrap_or(i64::MAX));
-        let rows: Vec<CampaignRow> = match after {
+        match after {
             Some((from, _)) if account < from => continue,
             Some((from, ad)) if account == from => {
-                query.rows(&mut rest, account, [Sql::Integer(ad), want], from_row)?
+                let position = [Sql::Integer(ad), want];
+                query.rows_into(&mut rest, account, position, from_row, &mut page)?;
             }
-            _ => query.rows(&mut whole, account, [want], from_row)?,
-        };
-        page.extend(rows);
+            _ => query.rows_into(&mut whole, account, [want], from_row, &mut page)?,
+        }
     }
     Ok(page)
 }

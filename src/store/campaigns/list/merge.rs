@@ -186,11 +186,11 @@ fn chunk_queries(query: &CabinetQuery, order: Order) -> [String; 2] {
 
 impl Stream {
     /// Buffers a chunk read with `LIMIT asked`; a short chunk, or reaching `depth`, ends it.
-    fn take(&mut self, keys: VecDeque<Key>, asked: i64, depth: i64) {
+    fn take(&mut self, keys: Vec<Key>, asked: i64, depth: i64) {
         let got = i64::try_from(keys.len()).unwrap_or(i64::MAX);
         self.read = self.read.saturating_add(got);
         self.done = got < asked || self.read >= depth;
-        self.buffered = keys;
+        self.buffered = keys.into();
     }
 
     fn head(&self, order: Order, stream: usize) -> Option<Head> {
