@@ -56,10 +56,12 @@ impl std::fmt::Display for FeePercent {
     }
 }
 
-/// A currency code as rates are kept: 3 to 5 capital letters (`EUR`, `USD`, `TON`, `STARS`).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// A currency code as rates are kept: 3 to 5 capital letters (`EUR`, `USD`, `TON`, `STARS`),
+/// held in place (a list page's returns copy one per campaign), zeros after a shorter code so
+/// that codes order as their texts do.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub struct CurrencyCode(String);
+pub struct CurrencyCode([u8; 5]);
 
 impl TryFrom<String> for CurrencyCode {
     type Error = String;
@@ -80,25 +82,38 @@ impl std::str::FromStr for CurrencyCode {
 
 impl From<CurrencyCode> for String {
     fn from(c: CurrencyCode) -> String {
-        c.0
+        c.as_str().to_string()
+    }
+}
+
+impl std::fmt::Debug for CurrencyCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("CurrencyCode").field(&self.as_str()).finish()
     }
 }
 
 impl CurrencyCode {
     pub fn parse(text: &str) -> Option<CurrencyCode> {
-        let t = text.trim().to_ascii_uppercase();
-        let fits = (3..=5).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_uppercase());
-        fits.then_some(CurrencyCode(t))
+        let t = text.trim().as_bytes();
+        if !(3..=5).contains(&t.len()) || !t.iter().all(u8::is_ascii_alphabetic) {
+            return None;
+        }
+        let mut letters = [0; 5];
+        for (to, from) in letters.iter_mut().zip(t) {
+            *to = from.to_ascii_uppercase();
+        }
+        Some(CurrencyCode(letters))
     }
 
     pub fn as_str(&self) -> &str {
-        &self.0
+        let len = self.0.iter().position(|b| *b == 0).unwrap_or(self.0.len());
+        std::str::from_utf8(&self.0[..len]).expect("a code is capital letters")
     }
 }
 
 impl std::fmt::Display for CurrencyCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
@@ -122,6 +137,17 @@ mod tests {
         assert_eq!(CurrencyCode::parse("STARS").unwrap().as_str(), "STARS");
         assert!(CurrencyCode::parse("EU").is_none());
         assert!(CurrencyCode::parse("E1R").is_none());
+        assert!(CurrencyCode::parse("EURODO").is_none());
+        assert!(CurrencyCode::parse("ÉUR").is_none());
+        let code = |c| CurrencyCode::parse(c).unwrap();
+        assert_eq!(code(" ton ").to_string(), "TON");
+        assert_eq!(format!("{:?}", code("ton")), r#"CurrencyCode("TON")"#);
+        let mut codes = [code("USDT"), code("USD"), code("STARS"), code("EUR")];
+        codes.sort();
+        assert_eq!(
+            codes.map(|c| c.to_string()),
+            ["EUR", "STARS", "USD", "USDT"]
+        );
     }
 
     #[test]

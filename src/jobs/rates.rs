@@ -181,7 +181,7 @@ fn fetch_ton(s: &Services, config: &RatesConfig) -> Result<usize, FetchError> {
 }
 
 fn keep_stars(s: &Services, config: &RatesConfig) -> Result<usize, FetchError> {
-    let Some((rate, quote)) = config.stars_rate.0.clone() else {
+    let Some((rate, quote)) = config.stars_rate.0 else {
         return Ok(0);
     };
     let (day, _) = today(s)?;
@@ -202,8 +202,8 @@ fn keep(
         let mut kept = 0;
         for (quote, rate) in &found {
             let rate = Rate {
-                base: base.clone(),
-                quote: quote.clone(),
+                base: *base,
+                quote: *quote,
                 day,
                 rate: *rate,
                 source: source.to_string(),

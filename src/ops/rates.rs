@@ -72,8 +72,8 @@ pub fn rate_set(
     let kept = s.db.write_blocking(|tx| {
         let now = clock::now(tx)?;
         let rate = Rate {
-            base: from.clone(),
-            quote: to.clone(),
+            base: *from,
+            quote: *to,
             day: date.unwrap_or(now.date_naive()),
             rate: rate.normalize(),
             source: "manual".into(),
@@ -112,7 +112,7 @@ pub fn reporting_currencies(
         .iter()
         .map(|c| CurrencyCode::parse(c).expect("an offered currency is a code"))
         .collect();
-    for code in std::iter::once(default.clone()).chain(rates::currencies(conn)?) {
+    for code in std::iter::once(*default).chain(rates::currencies(conn)?) {
         if !all.contains(&code) {
             all.push(code);
         }
@@ -150,10 +150,10 @@ pub fn reporting_currency(
 ) -> Result<CurrencyCode, StoreError> {
     let mut owners = reach.iter().map(|r| r.cabinet.owner_id);
     let Some(first) = owners.next() else {
-        return Ok(default.clone());
+        return Ok(*default);
     };
     if owners.any(|o| o != first) {
-        return Ok(default.clone());
+        return Ok(*default);
     }
-    Ok(rates::owner_currency(conn, first)?.unwrap_or_else(|| default.clone()))
+    Ok(rates::owner_currency(conn, first)?.unwrap_or(*default))
 }

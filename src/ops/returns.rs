@@ -37,7 +37,7 @@ impl Summed {
     /// `amount`, already in `currency`: no rate used, none missing.
     fn whole_in(currency: &CurrencyCode, amount: Decimal) -> Summed {
         Summed {
-            currency: currency.clone(),
+            currency: *currency,
             amount,
             used: Vec::new(),
             missing: Vec::new(),
@@ -58,7 +58,7 @@ pub fn sum_in(
     day: NaiveDate,
 ) -> Result<Summed, StoreError> {
     let mut sum = Summed {
-        currency: to.clone(),
+        currency: *to,
         amount: Decimal::ZERO,
         used: Vec::new(),
         missing: Vec::new(),
@@ -82,7 +82,7 @@ pub fn sum_in(
         if from != *to && !sum.used.iter().any(|u| u.from == from) {
             sum.used.push(Used {
                 from,
-                to: to.clone(),
+                to: *to,
                 rate: c.rate,
                 day: c.day,
             });
@@ -109,7 +109,7 @@ impl Returns {
     /// Nothing to show in `currency`: no revenue, hence no ROAS or profit and no rate.
     pub fn none(currency: &CurrencyCode) -> Returns {
         Returns {
-            currency: currency.clone(),
+            currency: *currency,
             revenue: None,
             roas: None,
             profit: None,
@@ -194,7 +194,7 @@ fn same_currency(
 /// either used and the currencies either lacked; `None`s unless both sums are whole.
 pub fn between(income: &Summed, cost: &Summed) -> Returns {
     let mut answer = Returns {
-        currency: income.currency.clone(),
+        currency: income.currency,
         revenue: None,
         roas: None,
         profit: None,

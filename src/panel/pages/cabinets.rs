@@ -44,7 +44,7 @@ pub async fn list<'a>(
     let download = export::Format::requested(visit)?;
     let reach = session.person.reach.clone();
     // The owner's reporting currency when every cabinet shown is one owner's.
-    let default = visit.state.services.config.rates.reporting_currency.clone();
+    let default = visit.state.services.config.rates.reporting_currency;
     let me = session.person.user.id;
     let (lines, across, mains) = visit
         .state

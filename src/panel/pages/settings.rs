@@ -86,9 +86,8 @@ async fn page(visit: &Visit<'_>, session: &Session, shown: Shown<'_>) -> Result<
     });
     let chat =
         sent("telegram_chat").unwrap_or_else(|| chat.map(|c| c.to_string()).unwrap_or_default());
-    let default = visit.state.services.config.rates.reporting_currency.clone();
+    let default = visit.state.services.config.rates.reporting_currency;
     let agency = if owns_cabinets(session) {
-        let default = default.clone();
         Some(
             visit
                 .state
@@ -489,7 +488,7 @@ pub async fn currency<'a>(
         },
     };
     let owner = session.person.user.id;
-    let default = visit.state.services.config.rates.reporting_currency.clone();
+    let default = visit.state.services.config.rates.reporting_currency;
     let saved = visit
         .state
         .services

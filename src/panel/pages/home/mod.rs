@@ -33,7 +33,7 @@ pub async fn show<'a>(
     let (period, from, to) = (q("period"), q("from"), q("to"));
     let with_attention = format.is_none();
     // The owner's reporting currency when every cabinet shown is one owner's.
-    let default = visit.state.services.config.rates.reporting_currency.clone();
+    let default = visit.state.services.config.rates.reporting_currency;
     let (now, chosen, lines, across, found, asks) = visit
         .state
         .services
