@@ -217,7 +217,10 @@ pub fn ratio(numerator: Decimal, denominator: Decimal, dp: u32) -> Decimal {
 
 /// [`ratio`] as its text (`"0.67"`), written by [`fixed_text`].
 pub fn ratio_text(numerator: Decimal, denominator: Decimal, dp: u32) -> String {
-    fixed_text(ratio(numerator, denominator, dp), dp)
+    match quotient(numerator, denominator, dp) {
+        Some(q) => decimal_text(q, dp, dp),
+        None => fixed_text(ratio(numerator, denominator, dp), dp),
+    }
 }
 
 /// Beyond this, a quotient read through `Decimal` (about 28 significant digits) could round
@@ -246,7 +249,11 @@ fn quotient(numerator: Decimal, denominator: Decimal, dp: u32) -> Option<i128> {
     if n >= EXACT_BELOW {
         return None;
     }
-    let (q, r) = (n / d, n % d);
+    // 128-bit division is slow; a list's ratios fit in 64 bits.
+    let (q, r) = match (u64::try_from(n), u64::try_from(d)) {
+        (Ok(n), Ok(d)) => (i128::from(n / d), i128::from(n % d)),
+        _ => (n / d, n % d),
+    };
     let up = match (2 * r).cmp(&d) {
         std::cmp::Ordering::Greater => true,
         std::cmp::Ordering::Equal => q % 2 == 1,
@@ -278,22 +285,17 @@ pub fn decimal_text(value: i128, scale: u32, min_scale: u32) -> String {
     }
     let cut = digits[..scale].iter().take_while(|d| **d == b'0').count();
     let kept = (scale - cut).max(min.min(scale));
-    let mut text = String::with_capacity(len + min + 2);
+    let mut text = Vec::with_capacity(len + min + 2);
     if value < 0 {
-        text.push('-');
+        text.push(b'-');
     }
-    text.extend(digits[scale..len].iter().rev().map(|d| char::from(*d)));
+    text.extend(digits[scale..len].iter().rev());
     if kept > 0 || min > 0 {
-        text.push('.');
-        text.extend(
-            digits[scale - kept..scale]
-                .iter()
-                .rev()
-                .map(|d| char::from(*d)),
-        );
-        text.extend(std::iter::repeat_n('0', min.saturating_sub(kept)));
+        text.push(b'.');
+        text.extend(digits[scale - kept..scale].iter().rev());
+        text.resize(text.len() + min.saturating_sub(kept), b'0');
     }
-    text
+    String::from_utf8(text).expect("a sign, digits and a point")
 }
 
 /// A decimal written with exactly `dp` decimals (rounded half to even, as `round_dp`), as
