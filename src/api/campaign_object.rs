@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::domain::ad::DeclineReason;
 use crate::domain::auto_cpm::Settings;
 use crate::domain::campaign::LinkKind;
-use crate::domain::conversion::render_amount;
+use crate::domain::conversion::{render_amount, EventType};
 use crate::domain::dates;
 use crate::domain::money::{fixed_text, ratio_text, CabinetType};
 use crate::ops::returns::Returns;
@@ -132,12 +132,12 @@ impl<'a> Reduced<'a> {
     /// The object with the campaign's conversions, which its row carries, and their returns.
     pub fn with_conversions(mut self, returns: &'a Returns) -> Reduced<'a> {
         let summary = self.summary;
-        let count = |event: &str| summary.counts.get(event).copied().unwrap_or(0);
+        let count = |event| summary.counts.of(event);
         self.conversions = Some(Conversions {
             conversions: Counts {
-                lead: count("lead"),
-                conversion: count("conversion"),
-                purchase: count("purchase"),
+                lead: count(EventType::Lead),
+                conversion: count(EventType::Conversion),
+                purchase: count(EventType::Purchase),
             },
             revenue: Revenue(&summary.revenue),
             roas: returns.roas.map(|r| fixed_text(r, 2)),

@@ -9,6 +9,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{params, params_from_iter, Connection};
 
 use super::StoreError;
+use crate::domain::conversion::{EventType, EVENT_NAMES};
 
 mod recorder;
 pub use recorder::{Item, Recorder};
@@ -195,8 +196,47 @@ pub fn hours_of_campaign(
 /// summed wide enough that no number of stored amounts can overflow.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
-    pub counts: BTreeMap<String, i64>,
+    pub counts: EventCounts,
     pub revenue: BTreeMap<String, i128>,
+}
+
+/// Conversions counted per event type, held in place, in the order of their names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EventCounts([i64; 3]);
+
+impl EventCounts {
+    const TYPES: [EventType; 3] = [EventType::Conversion, EventType::Lead, EventType::Purchase];
+
+    fn slot(event: EventType) -> usize {
+        match event {
+            EventType::Conversion => 0,
+            EventType::Lead => 1,
+            EventType::Purchase => 2,
+        }
+    }
+
+    /// The event types counted at least once, by name, each with its count.
+    pub fn counted(&self) -> impl Iterator<Item = (EventType, i64)> + '_ {
+        EventCounts::TYPES
+            .iter()
+            .map(|kind| (*kind, self.of(*kind)))
+            .filter(|(_, n)| *n != 0)
+    }
+
+    /// The count of `event`.
+    pub fn of(&self, event: EventType) -> i64 {
+        self.0[EventCounts::slot(event)]
+    }
+
+    /// Every event type's count together.
+    pub fn total(&self) -> i64 {
+        self.0.iter().fold(0, |sum, n| sum.saturating_add(*n))
+    }
+
+    fn add(&mut self, event: EventType, count: i64) {
+        let counted = &mut self.0[EventCounts::slot(event)];
+        *counted = counted.saturating_add(count);
+    }
 }
 
 /// Revenue totals are kept in two parts (billions of micro-units, and the rest) so that no
@@ -208,47 +248,38 @@ impl Summary {
     /// A campaign's summary from the lines its row keeps (`campaigns.conversion_lines`,
     /// migration 60): one `event_type,currency,count,amount_high,amount_low` line per row of
     /// its `conversion_totals`, empty text for a missing currency or amount, joined by `;`.
-    /// `None` when a line is not so written.
+    /// `None` when a line is not so written, or names an event type by other than its own name
+    /// (`conversions` holds only those).
     pub fn of_lines(lines: &str) -> Option<Summary> {
         let mut summary = Summary::default();
         for line in lines.split(';') {
             let mut parts = line.split(',');
             let mut next = || parts.next();
             let (event, currency, count, high, low) = (next()?, next()?, next()?, next()?, next()?);
-            if next().is_some() || event.is_empty() {
+            if next().is_some() {
                 return None;
             }
+            let event = EVENT_NAMES
+                .iter()
+                .map(|(kind, _)| *kind)
+                .find(|kind| kind.as_str() == event)?;
             let part = |text: &str| match text {
                 "" => Some(None),
                 text => text.parse::<i64>().ok().map(Some),
             };
-            summary.add(
-                event.to_string(),
-                (!currency.is_empty()).then(|| currency.to_string()),
-                count.parse().ok()?,
-                part(high)?,
-                part(low)?,
-            );
+            summary.counts.add(event, count.parse().ok()?);
+            if let (false, Some(high), Some(low)) = (currency.is_empty(), part(high)?, part(low)?) {
+                match summary.revenue.get_mut(currency) {
+                    Some(sum) => *sum = sum.saturating_add(join(high, low)),
+                    None => {
+                        summary
+                            .revenue
+                            .insert(currency.to_string(), join(high, low));
+                    }
+                }
+            }
         }
         Some(summary)
-    }
-
-    /// Adds one row of `conversion_totals`: its event type's count, and its amount to its
-    /// currency's revenue when it has both.
-    fn add(
-        &mut self,
-        event: String,
-        currency: Option<String>,
-        count: i64,
-        high: Option<i64>,
-        low: Option<i64>,
-    ) {
-        let counted = self.counts.entry(event).or_default();
-        *counted = counted.saturating_add(count);
-        if let (Some(currency), Some(high), Some(low)) = (currency, high, low) {
-            let sum = self.revenue.entry(currency).or_default();
-            *sum = sum.saturating_add(join(high, low));
-        }
     }
 }
 
@@ -294,13 +325,13 @@ mod tests {
         let mut rows = stmt.query([ad]).unwrap();
         let mut summary = Summary::default();
         while let Some(r) = rows.next().unwrap() {
-            summary.add(
-                r.get(0).unwrap(),
-                r.get(1).unwrap(),
-                r.get(2).unwrap(),
-                r.get(3).unwrap(),
-                r.get(4).unwrap(),
-            );
+            let event: String = r.get(0).unwrap();
+            let event = EventType::parse(&event).unwrap();
+            summary.counts.add(event, r.get(2).unwrap());
+            let (currency, high, low) = (r.get(1).unwrap(), r.get(3).unwrap(), r.get(4).unwrap());
+            if let (Some(currency), Some(high), Some(low)) = (currency, high, low) {
+                *summary.revenue.entry(currency).or_default() += join(high, low);
+            }
         }
         summary
     }
@@ -333,7 +364,7 @@ mod tests {
         .unwrap();
         let five = kept(&conn, 5);
         assert_eq!(five, totalled(&conn, 5));
-        assert_eq!(five.counts["purchase"], 5);
+        assert_eq!(five.counts.of(EventType::Purchase), 5);
         assert_eq!(five.revenue["USD"], join(2, 9));
         assert_eq!(five.revenue["EUR"], 7);
         assert_eq!(lines_check(&conn), (2, 0, None));
@@ -343,7 +374,7 @@ mod tests {
             [],
         )
         .unwrap();
-        assert_eq!(kept(&conn, 6).counts["lead"], 4);
+        assert_eq!(kept(&conn, 6).counts.of(EventType::Lead), 4);
         assert_eq!(kept(&conn, 6), totalled(&conn, 6));
         // An update moving a row to another campaign changes both; a delete, its own.
         conn.execute(
@@ -363,7 +394,7 @@ mod tests {
         )
         .unwrap();
         crate::store::test_campaign(&conn, 7, 8);
-        assert_eq!(kept(&conn, 8).counts["conversion"], 2);
+        assert_eq!(kept(&conn, 8).counts.of(EventType::Conversion), 2);
         for ad in [5, 6, 8] {
             assert_eq!(kept(&conn, ad), totalled(&conn, ad), "ad {ad}");
         }
@@ -393,14 +424,28 @@ mod tests {
 
     #[test]
     fn lines_are_read_only_when_whole() {
-        let read = Summary::of_lines("lead,,3,,;purchase,USD,2,1,5").unwrap();
-        assert_eq!(read.counts["lead"], 3);
-        assert_eq!(read.revenue["USD"], join(1, 5));
+        let read =
+            Summary::of_lines("lead,,3,,;purchase,USD,2,1,5;purchase,EUR,1,0,7;lead,USD,4,0,9")
+                .unwrap();
+        assert_eq!(read.counts.of(EventType::Lead), 7);
+        assert_eq!(read.counts.of(EventType::Purchase), 3);
+        assert_eq!(read.counts.of(EventType::Conversion), 0);
+        assert_eq!(read.counts.total(), 10);
+        let counted: Vec<_> = read.counts.counted().collect();
+        assert_eq!(
+            counted,
+            [(EventType::Lead, 7), (EventType::Purchase, 3)],
+            "by name, uncounted types left out"
+        );
+        assert_eq!(read.revenue["USD"], join(1, 5) + 9);
+        assert_eq!(read.revenue["EUR"], 7);
         for text in [
             "",
             "lead,,3,",
             "lead,,3,,,",
             ",,3,,",
+            "signup,,3,,",
+            "Lead,,3,,",
             "lead,,x,,",
             "lead,USD,1,1,x",
         ] {
@@ -426,7 +471,7 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(kept(&conn, 5), totalled(&conn, 5));
-        assert_eq!(kept(&conn, 5).counts["lead"], 1);
+        assert_eq!(kept(&conn, 5).counts.of(EventType::Lead), 1);
         assert_eq!(kept(&conn, 6), Summary::default());
         assert_eq!(lines_check(&conn), (2, 0, None));
     }

@@ -459,7 +459,10 @@ mod tests {
             "each row attributed to its one campaign in itself"
         );
         let summary = read_back(&conn);
-        assert_eq!(summary.counts["purchase"], (CHUNK * 2 + 4) as i64);
+        assert_eq!(
+            summary.counts.of(EventType::Purchase),
+            (CHUNK * 2 + 4) as i64
+        );
         assert_eq!(summary.revenue["EUR"], 4_000_000);
         assert_eq!(summary.revenue["USD"], (CHUNK * 2 + 3) as i128 * 1_000_000);
 
@@ -468,7 +471,10 @@ mod tests {
             again.iter().all(|(_, updated)| *updated),
             "every one sent before"
         );
-        assert_eq!(read_back(&conn).counts["purchase"], (CHUNK * 2 + 4) as i64);
+        assert_eq!(
+            read_back(&conn).counts.of(EventType::Purchase),
+            (CHUNK * 2 + 4) as i64
+        );
     }
 
     /// Stores `event` from sender 1 attributed to `ads` of cabinet 7 in one transaction.
@@ -562,7 +568,8 @@ mod tests {
         store(&mut conn, &many[..1]);
         let summary = read_back(&conn);
         assert_eq!(
-            summary.counts["purchase"], 1000,
+            summary.counts.of(EventType::Purchase),
+            1000,
             "the resent t0 counts once"
         );
         assert_eq!(summary.revenue["USD"], 1000 * i128::from(max));
@@ -584,7 +591,7 @@ mod tests {
 
         store(&mut conn, &[purchase("t0", -2, "EUR")]);
         let summary = read_back(&conn);
-        assert_eq!(summary.counts["purchase"], 1000);
+        assert_eq!(summary.counts.of(EventType::Purchase), 1000);
         assert_eq!(summary.revenue["USD"], 999 * i128::from(max));
         assert_eq!(summary.revenue["EUR"], -2);
     }

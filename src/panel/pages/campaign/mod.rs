@@ -295,8 +295,8 @@ fn figures(visit: &Visit, row: &CampaignRow, kind: CabinetType, returns: &Return
             dt { (visit.t("campaign-paid-cpm")) } dd { (f.ratio(t.cpm(), row.views > 0)) (currency(row.views > 0)) }
             dt { "CPA" } dd { (f.ratio(t.cpa(), row.actions > 0)) (currency(row.actions > 0)) }
             dt { (visit.t("campaign-conversions")) } dd {
-                @if summary.counts.is_empty() { (visit.t("campaign-conversions-none")) }
-                @for (event, n) in &summary.counts { (f.count(*n)) " " (event) " " }
+                @if summary.counts.total() == 0 { (visit.t("campaign-conversions-none")) }
+                @for (event, n) in summary.counts.counted() { (f.count(n)) " " (event.as_str()) " " }
             }
             dt { (visit.t("campaign-revenue")) } dd {
                 @if summary.revenue.is_empty() { "–" }

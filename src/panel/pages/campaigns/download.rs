@@ -9,6 +9,7 @@ use super::super::super::export::{Cell, Format, Table, MAX_ROWS};
 use super::super::super::session::Session;
 use super::super::super::{Visit, WebError};
 use super::scope;
+use crate::domain::conversion::EventType;
 use crate::domain::money::{ratio, CabinetType, Money};
 use crate::http::Reply;
 use crate::ops::campaigns::list::{list_request, ListRequest};
@@ -89,7 +90,7 @@ fn line(row: &CampaignRow, kind: CabinetType) -> Vec<Cell> {
     let summary = &row.conversions;
     let spent = row.spent.to_decimal();
     let hundred = Decimal::from(100);
-    let count = |event: &str| summary.counts.get(event).copied().unwrap_or(0);
+    let count = |event| summary.counts.of(event);
     let (revenue, revenue_currency) = match summary.revenue.iter().collect::<Vec<_>>()[..] {
         [] => (Cell::Empty, Cell::Empty),
         [(currency, micros)] => (
@@ -137,9 +138,9 @@ fn line(row: &CampaignRow, kind: CabinetType) -> Vec<Cell> {
             row.clicks.into(),
             2,
         )),
-        Cell::Int(count("lead")),
-        Cell::Int(count("conversion")),
-        Cell::Int(count("purchase")),
+        Cell::Int(count(EventType::Lead)),
+        Cell::Int(count(EventType::Conversion)),
+        Cell::Int(count(EventType::Purchase)),
         revenue,
         revenue_currency,
         Cell::from(row.group_id),

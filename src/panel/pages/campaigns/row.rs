@@ -116,7 +116,7 @@ pub fn line(
     let visit = cx.visit;
     let fmt = visit.fmt();
     let label = |i: usize| cx.labels[i].as_str();
-    let conversions: i64 = summary.counts.values().sum();
+    let conversions = summary.counts.total();
     let live = writable && row.status != Status::Deleted;
     let id = row_id(row.account_id, row.ad_id);
     let base = format!("/campaigns/{}/{}", row.account_id, row.ad_id);
