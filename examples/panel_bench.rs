@@ -46,6 +46,8 @@ mod common;
 mod draft;
 #[path = "common/login.rs"]
 mod login;
+// The CPU readers are for the benchmarks of threads.
+#[allow(dead_code)]
 #[path = "common/measure.rs"]
 mod measure;
 use common::Server;

@@ -3,7 +3,8 @@
 //! the service clock is moved one hour at a time and the time is taken until that hour's
 //! sync and every cabinet's digest are done and delivered to a local webhook receiver.
 //! Baseline, measured in the same run on the same database: one plain SQLite transaction
-//! updating the counters of every campaign row, by primary key. The target is the hour within
+//! updating the counters of every campaign row, by primary key, right after each hour (its
+//! counters taken back, untimed, before the next). The target is the hour within
 //! 3x of it; a verdict line says whether it is. Beside it, a second baseline that also inserts
 //! every campaign's row of a new latest hour of stats (the least an hour must write; the
 //! schema's triggers work out each row's running sums), and the same once those triggers are
@@ -31,7 +32,8 @@ mod measure;
 #[path = "common/running.rs"]
 mod running;
 use common::Server;
-use hourly::{cpu_seconds, plain_update, receiver, writer_thread};
+use hourly::{plain_update, receiver, undo_plain_update, writer_thread};
+use measure::cpu_seconds;
 
 fn main() {
     let args: Vec<usize> = std::env::args()
@@ -79,24 +81,29 @@ fn main() {
     let first = hour(&services, &received, 3600 - into_hour + 6 * 60, 0);
     println!("first hour (every review decided): {first:.2} s");
     let writer = writer_thread();
-    let (mut times, mut hour_cpu): (Vec<f64>, Vec<f64>) = (0..hours)
-        .map(|h| {
-            let cpu = cpu_seconds(&writer);
-            let t = hour(&services, &received, 3600, cabinets);
-            let cpu = cpu_seconds(&writer) - cpu;
-            println!("hour {}: {t:.2} s (the writer's CPU {cpu:.2} s)", h + 1);
-            (t, cpu)
-        })
-        .unzip();
+    let (mut times, mut hour_cpu) = (Vec::new(), Vec::new());
+    let (mut baseline, mut base_cpu) = (Vec::new(), Vec::new());
+    for h in 0..hours {
+        let cpu = cpu_seconds(&writer);
+        let t = hour(&services, &received, 3600, cabinets);
+        let cpu = cpu_seconds(&writer) - cpu;
+        // The baseline right after the hour, on the database as the hour left it and on the
+        // machine as busy as it was; its counters taken back, untimed, before the next hour.
+        let base = cpu_seconds(&writer);
+        let plain = plain_update(&services, None);
+        let base = cpu_seconds(&writer) - base;
+        undo_plain_update(&services);
+        println!(
+            "hour {}: {t:.2} s (the writer's CPU {cpu:.2} s); the baseline right after it {plain:.2} s (CPU {base:.2} s)",
+            h + 1
+        );
+        times.push(t);
+        hour_cpu.push(cpu);
+        baseline.push(plain);
+        base_cpu.push(base);
+    }
     drop(server);
 
-    let (mut baseline, mut base_cpu): (Vec<f64>, Vec<f64>) = (0..hours)
-        .map(|_| {
-            let cpu = cpu_seconds(&writer);
-            let t = plain_update(&services, None);
-            (t, cpu_seconds(&writer) - cpu)
-        })
-        .unzip();
     let mut with_hours: Vec<f64> = (0..hours)
         .map(|h| plain_update(&services, Some(h)))
         .collect();

@@ -17,7 +17,8 @@
 //!   history may be 404 on day 1: no stats there);
 //! - beside each list, plain SQLite over the same database returning the same rows (every
 //!   column; one cursor per cabinet in the list's order, merged a row at a time, as
-//!   `panel_bench` reads them), checked to be the rows the API answered, with the issue's
+//!   `panel_bench` reads them; read between the list's requests, so that both meet the
+//!   machine alike), checked to be the rows the API answered, with the issue's
 //!   verdict (the API at most 2x); and, for reference only, the same rows with their
 //!   conversion totals, which the API answers beside each campaign (each row's count checked
 //!   against the answer's); `/` and `/cabinets` against the issue's 10 ms;
@@ -62,7 +63,7 @@ mod running;
 #[path = "common/year.rs"]
 mod year;
 use common::Server;
-use measure::{median, percentile, runs};
+use measure::{cpu_seconds, median, percentile, runs, threads_cpu};
 
 /// The issue's bounds: day 365 against day 1, the API against plain SQLite, a retention pass.
 const AGE_BOUND: f64 = 1.5;
@@ -74,6 +75,8 @@ const PAGE_MS: f64 = 10.0;
 const BUDGET: Duration = Duration::from_secs(15);
 const MIN_RUNS: usize = 10;
 const WARM_UP: usize = 3;
+/// The names of the in-process servers' threads (the readers and the async workers).
+const SERVERS: &[&str] = &["adcab-reader", "tokio-rt-worker"];
 /// The label of the retention rounds' figure.
 const PASSES: &str = "worst request during a retention pass / without";
 /// Retention rounds, and the baseline's length in each.
@@ -420,6 +423,14 @@ fn compare(
         }
     }
     let mut took = [Vec::new(), Vec::new()];
+    // A list's plain SQLite baseline is read between its requests, so that both meet the
+    // machine alike.
+    let mut plain: [(Vec<f64>, Vec<PlainRow>); 2] = Default::default();
+    // CPU time, less moved by other load than the medians: the servers' threads over all the
+    // requests, this thread's over the plain reads.
+    let this_thread = std::path::Path::new("/proc/thread-self");
+    let mut plain_cpu = 0.0;
+    let served = threads_cpu(SERVERS);
     let _ = runs(n, BUDGET, MIN_RUNS, |i| {
         // Alternate which twin goes first, so neither always follows the other.
         for k in 0..2 {
@@ -428,7 +439,20 @@ fn compare(
             took[d].push(ms);
             last[d] = body;
         }
+        if let Some((accounts, column, limit)) = &req.plain {
+            for k in 0..2 {
+                let d = (i + k) % 2;
+                let cpu = cpu_seconds(this_thread);
+                if let Some((ms, rows)) = plain_once(&conns[d], accounts, column, *limit, false) {
+                    plain[d].0.push(ms);
+                    plain[d].1 = rows;
+                }
+                plain_cpu += cpu_seconds(this_thread) - cpu;
+            }
+        }
     });
+    let requests = took[0].len() + took[1].len();
+    let served = (threads_cpu(SERVERS) - served) * 1000.0 / requests as f64;
     let p = |v: &mut Vec<f64>| (median(v), percentile(v, 0.95));
     let (m1, p1) = p(&mut took[0]);
     let (m365, p365) = p(&mut took[1]);
@@ -440,6 +464,15 @@ fn compare(
         last[0].len() as f64 / 1024.0,
         last[1].len() as f64 / 1024.0
     );
+    println!("  the servers' CPU per request, both days: {served:.2} ms");
+    let reads = plain[0].0.len() + plain[1].0.len();
+    if reads > 0 {
+        let per_read = plain_cpu * 1000.0 / reads as f64;
+        println!(
+            "  plain SQLite's CPU per read, both days: {per_read:.2} ms; the servers' per request {:.2}x it",
+            served / per_read
+        );
+    }
     let mut lines = vec![Line {
         what: format!("{}: day 365 / day 1", req.label),
         value: format!("{m365:.2} ms"),
@@ -462,10 +495,12 @@ fn compare(
     }
     if let Some((accounts, column, limit)) = &req.plain {
         for (d, conn) in conns.iter().enumerate() {
-            let Some((plain, rows)) = plain_list(conn, accounts, column, *limit, n, false) else {
+            let (times, rows) = &mut plain[d];
+            if times.is_empty() {
                 println!("  plain SQLite baseline unavailable: campaigns has no {column}");
                 continue;
-            };
+            }
+            let (plain, rows) = (median(times), std::mem::take(rows));
             let answered = api_rows(&last[d]);
             let same = if rows == answered {
                 "same rows"
@@ -550,18 +585,36 @@ impl PartialEq for PlainRow {
     }
 }
 
-/// Median (ms) of up to `n` reads of the first `limit` campaigns of `accounts` by `column`
-/// descending (ties by `ad_id`, then cabinet), every column: one cursor per cabinet in that
-/// order, merged a row at a time, so SQLite reads `limit` rows and one more per cabinet. With
-/// `conversions`, each row's conversion totals too (every column of its `conversion_totals`
-/// rows, one probe of their key a row), the figures a list answers beside each campaign. The
-/// rows read; `None` when the table has no such column.
+/// Median (ms) of up to `n` of [`plain_once`]'s reads, and the rows read.
 fn plain_list(
     conn: &Connection,
     accounts: &[i64],
     column: &str,
     limit: usize,
     n: usize,
+    conversions: bool,
+) -> Option<(f64, Vec<PlainRow>)> {
+    plain_once(conn, accounts, column, limit, conversions)?;
+    let mut rows = Vec::new();
+    let mut took = runs(n, BUDGET, MIN_RUNS, |_| {
+        let (ms, read) = plain_once(conn, accounts, column, limit, conversions).expect("read");
+        rows = read;
+        ms
+    });
+    Some((median(&mut took), rows))
+}
+
+/// One read (ms) of the first `limit` campaigns of `accounts` by `column` descending (ties by
+/// `ad_id`, then cabinet), every column: one cursor per cabinet in that order, merged a row at
+/// a time, so SQLite reads `limit` rows and one more per cabinet. With `conversions`, each
+/// row's conversion totals too (every column of its `conversion_totals` rows, one probe of
+/// their key a row), the figures a list answers beside each campaign. The rows read; `None`
+/// when the table has no such column.
+fn plain_once(
+    conn: &Connection,
+    accounts: &[i64],
+    column: &str,
+    limit: usize,
     conversions: bool,
 ) -> Option<(f64, Vec<PlainRow>)> {
     let sql = format!(
@@ -571,65 +624,59 @@ fn plain_list(
     );
     conn.prepare(&sql).ok()?;
     conn.set_prepared_statement_cache_capacity(16);
-    let mut rows = Vec::new();
-    let mut took = runs(n, BUDGET, MIN_RUNS, |_| {
-        let started = Instant::now();
-        let mut statements: Vec<_> = accounts
-            .iter()
-            .map(|_| conn.prepare(&sql).unwrap())
-            .collect();
-        let columns = statements[0].column_count();
-        let mut cursors: Vec<_> = statements
-            .iter_mut()
-            .zip(accounts)
-            .map(|(s, a)| s.query([a]).unwrap())
-            .collect();
-        let mut step = |c: usize| -> Option<((i64, i64, i64), usize)> {
-            let row = cursors[c].next().unwrap()?;
-            let values: Vec<rusqlite::types::Value> =
-                (0..columns).map(|i| row.get(i).unwrap()).collect();
-            let int = |v: &rusqlite::types::Value| match v {
-                rusqlite::types::Value::Integer(i) => *i,
-                other => panic!("{column}: {other:?}"),
-            };
-            Some(((int(&values[0]), int(&values[1]), int(&values[2])), c))
+    let started = Instant::now();
+    let mut statements: Vec<_> = accounts
+        .iter()
+        .map(|_| conn.prepare(&sql).unwrap())
+        .collect();
+    let columns = statements[0].column_count();
+    let mut cursors: Vec<_> = statements
+        .iter_mut()
+        .zip(accounts)
+        .map(|(s, a)| s.query([a]).unwrap())
+        .collect();
+    let mut step = |c: usize| -> Option<((i64, i64, i64), usize)> {
+        let row = cursors[c].next().unwrap()?;
+        let values: Vec<rusqlite::types::Value> =
+            (0..columns).map(|i| row.get(i).unwrap()).collect();
+        let int = |v: &rusqlite::types::Value| match v {
+            rusqlite::types::Value::Integer(i) => *i,
+            other => panic!("{column}: {other:?}"),
         };
-        let mut heads: std::collections::BinaryHeap<((i64, i64, i64), usize)> =
-            (0..accounts.len()).filter_map(&mut step).collect();
-        let mut read = Vec::with_capacity(limit);
-        while read.len() < limit {
-            let Some((key, c)) = heads.pop() else { break };
-            heads.extend(step(c));
-            read.push(PlainRow {
-                key: (key.2, key.1),
-                conversions: None,
-            });
-        }
-        if conversions {
-            let mut totals = conn
-                .prepare_cached(
-                    "SELECT count, event_type, currency, amount_high, amount_low
+        Some(((int(&values[0]), int(&values[1]), int(&values[2])), c))
+    };
+    let mut heads: std::collections::BinaryHeap<((i64, i64, i64), usize)> =
+        (0..accounts.len()).filter_map(&mut step).collect();
+    let mut read = Vec::with_capacity(limit);
+    while read.len() < limit {
+        let Some((key, c)) = heads.pop() else { break };
+        heads.extend(step(c));
+        read.push(PlainRow {
+            key: (key.2, key.1),
+            conversions: None,
+        });
+    }
+    if conversions {
+        let mut totals = conn
+            .prepare_cached(
+                "SELECT count, event_type, currency, amount_high, amount_low
                      FROM conversion_totals WHERE account_id = ?1 AND ad_id = ?2",
-                )
-                .unwrap();
-            for row in &mut read {
-                let mut lines = totals.query([row.key.0, row.key.1]).unwrap();
-                let mut count = 0;
-                while let Some(line) = lines.next().unwrap() {
-                    let values: Vec<rusqlite::types::Value> =
-                        (0..5).map(|i| line.get(i).unwrap()).collect();
-                    if let rusqlite::types::Value::Integer(n) = values[0] {
-                        count += n;
-                    }
+            )
+            .unwrap();
+        for row in &mut read {
+            let mut lines = totals.query([row.key.0, row.key.1]).unwrap();
+            let mut count = 0;
+            while let Some(line) = lines.next().unwrap() {
+                let values: Vec<rusqlite::types::Value> =
+                    (0..5).map(|i| line.get(i).unwrap()).collect();
+                if let rusqlite::types::Value::Integer(n) = values[0] {
+                    count += n;
                 }
-                row.conversions = Some(count);
             }
+            row.conversions = Some(count);
         }
-        let took = started.elapsed().as_secs_f64() * 1000.0;
-        rows = read;
-        took
-    });
-    Some((median(&mut took), rows))
+    }
+    Some((started.elapsed().as_secs_f64() * 1000.0, read))
 }
 
 /// The worst request of two clients cycling through a cabinet's reads, without a pass for
