@@ -22,8 +22,9 @@ use crate::store::auto_cpm;
 use crate::store::campaigns::{self as repo, CampaignRow, Page};
 use crate::store::StoreError;
 
-/// About what one campaign of the list takes encoded (its texts at their longest, its
-/// conversions in a few currencies), for sizing the answer's buffer once.
+/// Room for one campaign of the list encoded (about 570 bytes with short texts and one
+/// currency of revenue; long texts and several currencies take more), for sizing the
+/// answer's buffer once.
 const LISTED_BYTES: usize = 1024;
 
 /// A stored copy older than this is re-read from the platform before a single read answers.

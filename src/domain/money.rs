@@ -215,7 +215,8 @@ pub fn ratio(numerator: Decimal, denominator: Decimal, dp: u32) -> Decimal {
     r
 }
 
-/// [`ratio`] as its text (`"0.67"`), written by [`fixed_text`].
+/// [`ratio`] as its text (`"0.67"`), as [`fixed_text`] writes it: the exact quotient's digits
+/// when [`quotient`] has it.
 pub fn ratio_text(numerator: Decimal, denominator: Decimal, dp: u32) -> String {
     match quotient(numerator, denominator, dp) {
         Some(q) => decimal_text(q, dp, dp),

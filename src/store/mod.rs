@@ -57,13 +57,20 @@ pub fn ids_json(ids: &[i64]) -> String {
 
 /// Reads a TEXT column into a domain value with `parse`. A value it does not know is an error
 /// naming the column (`what`) and the value, never quietly read as some default.
-pub fn parsed<I: RowIndex, T>(
+pub fn parsed<I: RowIndex + Copy, T>(
     r: &Row,
     index: I,
     what: &str,
     parse: impl FnOnce(&str) -> Option<T>,
 ) -> rusqlite::Result<T> {
-    let text = r.get_ref(index)?.as_str()?;
+    // Read in place; a value that is not text fails as reading it into a String does, with
+    // the column's index and type.
+    let Ok(text) = r.get_ref(index)?.as_str() else {
+        return Err(match r.get::<_, String>(index) {
+            Err(e) => e,
+            Ok(text) => unreadable(what, &text),
+        });
+    };
     parse(text).ok_or_else(|| unreadable(what, text))
 }
 

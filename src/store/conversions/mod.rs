@@ -9,7 +9,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{params, params_from_iter, Connection};
 
 use super::StoreError;
-use crate::domain::conversion::{EventType, EVENT_NAMES};
+use crate::domain::conversion::EventType;
 
 mod recorder;
 pub use recorder::{Item, Recorder};
@@ -259,10 +259,12 @@ impl Summary {
             if next().is_some() {
                 return None;
             }
-            let event = EVENT_NAMES
-                .iter()
-                .map(|(kind, _)| *kind)
-                .find(|kind| kind.as_str() == event)?;
+            let event = match event {
+                "conversion" => EventType::Conversion,
+                "lead" => EventType::Lead,
+                "purchase" => EventType::Purchase,
+                _ => return None,
+            };
             let part = |text: &str| match text {
                 "" => Some(None),
                 text => text.parse::<i64>().ok().map(Some),
