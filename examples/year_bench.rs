@@ -63,7 +63,7 @@ mod running;
 #[path = "common/year.rs"]
 mod year;
 use common::Server;
-use measure::{cpu_seconds, median, percentile, runs, threads_cpu};
+use measure::{cpu_seconds, median, percentile, runs, threads_cpu, threads_cpu_since};
 
 /// The issue's bounds: day 365 against day 1, the API against plain SQLite, a retention pass.
 const AGE_BOUND: f64 = 1.5;
@@ -428,7 +428,6 @@ fn compare(
     let mut plain: [(Vec<f64>, Vec<PlainRow>); 2] = Default::default();
     // CPU time, less moved by other load than the medians: the servers' threads over all the
     // requests, this thread's over the plain reads.
-    let this_thread = std::path::Path::new("/proc/thread-self");
     let mut plain_cpu = 0.0;
     let served = threads_cpu(SERVERS);
     let _ = runs(n, BUDGET, MIN_RUNS, |i| {
@@ -442,17 +441,18 @@ fn compare(
         if let Some((accounts, column, limit)) = &req.plain {
             for k in 0..2 {
                 let d = (i + k) % 2;
-                let cpu = cpu_seconds(this_thread);
-                if let Some((ms, rows)) = plain_once(&conns[d], accounts, column, *limit, false) {
+                if let Some((ms, cpu, rows)) =
+                    plain_once(&conns[d], accounts, column, *limit, false)
+                {
                     plain[d].0.push(ms);
                     plain[d].1 = rows;
+                    plain_cpu += cpu;
                 }
-                plain_cpu += cpu_seconds(this_thread) - cpu;
             }
         }
     });
     let requests = took[0].len() + took[1].len();
-    let served = (threads_cpu(SERVERS) - served) * 1000.0 / requests as f64;
+    let served = threads_cpu_since(&served, SERVERS) * 1000.0 / requests as f64;
     let p = |v: &mut Vec<f64>| (median(v), percentile(v, 0.95));
     let (m1, p1) = p(&mut took[0]);
     let (m365, p365) = p(&mut took[1]);
@@ -585,7 +585,8 @@ impl PartialEq for PlainRow {
     }
 }
 
-/// Median (ms) of up to `n` of [`plain_once`]'s reads, and the rows read.
+/// Median (ms) of up to `n` of [`plain_once`]'s reads, and the rows read; `None` when the
+/// table has no such column.
 fn plain_list(
     conn: &Connection,
     accounts: &[i64],
@@ -594,29 +595,30 @@ fn plain_list(
     n: usize,
     conversions: bool,
 ) -> Option<(f64, Vec<PlainRow>)> {
-    plain_once(conn, accounts, column, limit, conversions)?;
-    let mut rows = Vec::new();
+    let mut rows = None;
     let mut took = runs(n, BUDGET, MIN_RUNS, |_| {
-        let (ms, read) = plain_once(conn, accounts, column, limit, conversions).expect("read");
-        rows = read;
-        ms
+        let (ms, _, read) = plain_once(conn, accounts, column, limit, conversions)?;
+        rows = Some(read);
+        Some(ms)
     });
-    Some((median(&mut took), rows))
+    let mut took: Vec<f64> = took.drain(..).collect::<Option<_>>()?;
+    Some((median(&mut took), rows?))
 }
 
 /// One read (ms) of the first `limit` campaigns of `accounts` by `column` descending (ties by
 /// `ad_id`, then cabinet), every column: one cursor per cabinet in that order, merged a row at
 /// a time, so SQLite reads `limit` rows and one more per cabinet. With `conversions`, each
 /// row's conversion totals too (every column of its `conversion_totals` rows, one probe of
-/// their key a row), the figures a list answers beside each campaign. The rows read; `None`
-/// when the table has no such column.
+/// their key a row), the figures a list answers beside each campaign. The read's time (ms),
+/// this thread's CPU time over it (seconds) and the rows read; `None` when the table has no
+/// such column.
 fn plain_once(
     conn: &Connection,
     accounts: &[i64],
     column: &str,
     limit: usize,
     conversions: bool,
-) -> Option<(f64, Vec<PlainRow>)> {
+) -> Option<(f64, f64, Vec<PlainRow>)> {
     let sql = format!(
         "SELECT {column}, ad_id, account_id, * FROM campaigns
          WHERE account_id = ?1 AND status <> 'Deleted'
@@ -624,6 +626,8 @@ fn plain_once(
     );
     conn.prepare(&sql).ok()?;
     conn.set_prepared_statement_cache_capacity(16);
+    let this_thread = std::path::Path::new("/proc/thread-self");
+    let cpu = cpu_seconds(this_thread);
     let started = Instant::now();
     let mut statements: Vec<_> = accounts
         .iter()
@@ -676,7 +680,8 @@ fn plain_once(
             row.conversions = Some(count);
         }
     }
-    Some((started.elapsed().as_secs_f64() * 1000.0, read))
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    Some((ms, cpu_seconds(this_thread) - cpu, read))
 }
 
 /// The worst request of two clients cycling through a cabinet's reads, without a pass for

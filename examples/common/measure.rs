@@ -42,17 +42,28 @@ pub fn cpu_seconds(task: &std::path::Path) -> f64 {
     ticks as f64 / 100.0
 }
 
-/// The CPU time so far, in seconds, of this process's threads whose names start with one of
-/// `names` (`adcab-reader`, `tokio-rt-worker`: the in-process servers).
-pub fn threads_cpu(names: &[&str]) -> f64 {
+/// The CPU time so far, in seconds, of each of this process's threads (by id) whose name
+/// starts with one of `names` (`adcab-reader`, `tokio-rt-worker`: the in-process servers).
+pub fn threads_cpu(names: &[&str]) -> std::collections::BTreeMap<String, f64> {
     std::fs::read_dir("/proc/self/task")
         .expect("/proc/self/task")
         .filter_map(Result::ok)
-        .map(|task| task.path())
         .filter(|task| {
-            std::fs::read_to_string(task.join("comm"))
+            std::fs::read_to_string(task.path().join("comm"))
                 .is_ok_and(|c| names.iter().any(|n| c.starts_with(n)))
         })
-        .map(|task| cpu_seconds(&task))
+        .map(|task| {
+            let id = task.file_name().to_string_lossy().into_owned();
+            (id, cpu_seconds(&task.path()))
+        })
+        .collect()
+}
+
+/// The CPU time the threads `before` counted (and any such thread started since) spent since
+/// it was read, in seconds; a thread gone since is left out rather than taken off.
+pub fn threads_cpu_since(before: &std::collections::BTreeMap<String, f64>, names: &[&str]) -> f64 {
+    threads_cpu(names)
+        .iter()
+        .map(|(id, now)| now - before.get(id).copied().unwrap_or(0.0))
         .sum()
 }
