@@ -8,7 +8,7 @@
 //!
 //! - each request, on one keep-alive connection per twin, the twins taking turns: median and
 //!   p95 in ms, the ratio of the medians day 365 / day 1, and the issue's verdict (at most
-//!   1.5x). API (key of the agency owner): `GET /v1/campaigns?limit=500` over every cabinet
+//!   1.5x); beside them, for comparing builds, the servers' CPU time per request. API (key of the agency owner): `GET /v1/campaigns?limit=500` over every cabinet
 //!   and one cabinet's (`account_id`), by date and by `views`; one campaign; its history over
 //!   24h, 7d, 30d and the year; `GET /v1/stats` of one cabinet over 1d, 7d, 30d and `all`;
 //!   `GET /v1/stats/total` (1d, 30d); `GET /v1/conversions` of one cabinet. Panel (logged in
@@ -63,7 +63,7 @@ mod running;
 #[path = "common/year.rs"]
 mod year;
 use common::Server;
-use measure::{cpu_seconds, median, percentile, runs, threads_cpu, threads_cpu_since};
+use measure::{median, percentile, runs, threads_cpu, threads_cpu_since};
 
 /// The issue's bounds: day 365 against day 1, the API against plain SQLite, a retention pass.
 const AGE_BOUND: f64 = 1.5;
@@ -426,9 +426,9 @@ fn compare(
     // A list's plain SQLite baseline is read between its requests, so that both meet the
     // machine alike.
     let mut plain: [(Vec<f64>, Vec<PlainRow>); 2] = Default::default();
-    // CPU time, less moved by other load than the medians: the servers' threads over all the
-    // requests, this thread's over the plain reads.
-    let mut plain_cpu = 0.0;
+    // The servers' threads' CPU time over all the requests, for comparing builds: it moves
+    // less with other load than the medians (clock ticks of 10 ms, summed over hundreds of
+    // requests; a plain read of about a millisecond is too short to time so).
     let served = threads_cpu(SERVERS);
     let _ = runs(n, BUDGET, MIN_RUNS, |i| {
         // Alternate which twin goes first, so neither always follows the other.
@@ -441,12 +441,9 @@ fn compare(
         if let Some((accounts, column, limit)) = &req.plain {
             for k in 0..2 {
                 let d = (i + k) % 2;
-                if let Some((ms, cpu, rows)) =
-                    plain_once(&conns[d], accounts, column, *limit, false)
-                {
+                if let Some((ms, rows)) = plain_once(&conns[d], accounts, column, *limit, false) {
                     plain[d].0.push(ms);
                     plain[d].1 = rows;
-                    plain_cpu += cpu;
                 }
             }
         }
@@ -464,15 +461,7 @@ fn compare(
         last[0].len() as f64 / 1024.0,
         last[1].len() as f64 / 1024.0
     );
-    println!("  the servers' CPU per request, both days: {served:.2} ms");
-    let reads = plain[0].0.len() + plain[1].0.len();
-    if reads > 0 {
-        let per_read = plain_cpu * 1000.0 / reads as f64;
-        println!(
-            "  plain SQLite's CPU per read, both days: {per_read:.2} ms; the servers' per request {:.2}x it",
-            served / per_read
-        );
-    }
+    println!("  the servers' CPU per request, both days (for comparing builds): {served:.2} ms");
     let mut lines = vec![Line {
         what: format!("{}: day 365 / day 1", req.label),
         value: format!("{m365:.2} ms"),
@@ -597,7 +586,7 @@ fn plain_list(
 ) -> Option<(f64, Vec<PlainRow>)> {
     let mut rows = None;
     let mut took = runs(n, BUDGET, MIN_RUNS, |_| {
-        let (ms, _, read) = plain_once(conn, accounts, column, limit, conversions)?;
+        let (ms, read) = plain_once(conn, accounts, column, limit, conversions)?;
         rows = Some(read);
         Some(ms)
     });
@@ -609,16 +598,15 @@ fn plain_list(
 /// `ad_id`, then cabinet), every column: one cursor per cabinet in that order, merged a row at
 /// a time, so SQLite reads `limit` rows and one more per cabinet. With `conversions`, each
 /// row's conversion totals too (every column of its `conversion_totals` rows, one probe of
-/// their key a row), the figures a list answers beside each campaign. The read's time (ms),
-/// this thread's CPU time over it (seconds) and the rows read; `None` when the table has no
-/// such column.
+/// their key a row), the figures a list answers beside each campaign. The read's time (ms)
+/// and the rows read; `None` when the table has no such column.
 fn plain_once(
     conn: &Connection,
     accounts: &[i64],
     column: &str,
     limit: usize,
     conversions: bool,
-) -> Option<(f64, f64, Vec<PlainRow>)> {
+) -> Option<(f64, Vec<PlainRow>)> {
     let sql = format!(
         "SELECT {column}, ad_id, account_id, * FROM campaigns
          WHERE account_id = ?1 AND status <> 'Deleted'
@@ -626,8 +614,6 @@ fn plain_once(
     );
     conn.prepare(&sql).ok()?;
     conn.set_prepared_statement_cache_capacity(16);
-    let this_thread = std::path::Path::new("/proc/thread-self");
-    let cpu = cpu_seconds(this_thread);
     let started = Instant::now();
     let mut statements: Vec<_> = accounts
         .iter()
@@ -680,8 +666,7 @@ fn plain_once(
             row.conversions = Some(count);
         }
     }
-    let ms = started.elapsed().as_secs_f64() * 1000.0;
-    Some((ms, cpu_seconds(this_thread) - cpu, read))
+    Some((started.elapsed().as_secs_f64() * 1000.0, read))
 }
 
 /// The worst request of two clients cycling through a cabinet's reads, without a pass for
