@@ -46,8 +46,6 @@ mod common;
 mod draft;
 #[path = "common/login.rs"]
 mod login;
-// The CPU readers are for the benchmarks of threads.
-#[allow(dead_code)]
 #[path = "common/measure.rs"]
 mod measure;
 use common::Server;

@@ -32,8 +32,6 @@ use serde_json::Value;
 mod common;
 #[path = "common/draft.rs"]
 mod draft;
-// The CPU readers are for the benchmarks of threads.
-#[allow(dead_code)]
 #[path = "common/measure.rs"]
 mod measure;
 use common::Server;

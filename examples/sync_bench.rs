@@ -32,8 +32,7 @@ mod measure;
 #[path = "common/running.rs"]
 mod running;
 use common::Server;
-use hourly::{plain_update, receiver, undo_plain_update, writer_thread};
-use measure::cpu_seconds;
+use hourly::{cpu_seconds, plain_update, receiver, undo_plain_update, writer_thread};
 
 fn main() {
     let args: Vec<usize> = std::env::args()

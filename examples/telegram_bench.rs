@@ -152,7 +152,7 @@ fn main() {
         let step = 3600 - now.timestamp().rem_euclid(3600) + 6 * 60;
         fake.advance(step);
         let digests = received.load(Ordering::SeqCst) + cabinets;
-        let cpu = measure::cpu_seconds(&writer);
+        let cpu = hourly::cpu_seconds(&writer);
         let synced = Instant::now();
         services
             .db
@@ -161,7 +161,7 @@ fn main() {
             .unwrap();
         hourly::settle(&services, &received, digests);
         let sync_s = synced.elapsed().as_secs_f64();
-        let cpu = measure::cpu_seconds(&writer) - cpu;
+        let cpu = hourly::cpu_seconds(&writer) - cpu;
         let calls = fake.calls();
         let mut by_method: BTreeMap<String, usize> = BTreeMap::new();
         for call in &calls {
@@ -169,10 +169,10 @@ fn main() {
         }
         // The baseline right after the hour, on the database as the hour left it and on the
         // machine as busy as it was; its counters taken back, untimed, before the next hour.
-        let base = measure::cpu_seconds(&writer);
+        let base = hourly::cpu_seconds(&writer);
         hourly::plain_update(&services, None);
         // At least one clock tick, so that a ratio is always written.
-        let base = (measure::cpu_seconds(&writer) - base).max(0.01);
+        let base = (hourly::cpu_seconds(&writer) - base).max(0.01);
         hourly::undo_plain_update(&services);
         // Its pages copied into the database untimed, not by the next hour's checkpoints.
         services.db.checkpoint().unwrap();

@@ -8,7 +8,7 @@
 //!
 //! - each request, on one keep-alive connection per twin, the twins taking turns: median and
 //!   p95 in ms, the ratio of the medians day 365 / day 1, and the verdict (at most
-//!   1.5x); beside them, for comparing builds, the servers' CPU time per request. API (key of the agency owner): `GET /v1/campaigns?limit=500` over every cabinet
+//!   1.5x). API (key of the agency owner): `GET /v1/campaigns?limit=500` over every cabinet
 //!   and one cabinet's (`account_id`), by date and by `views`; one campaign; its history over
 //!   24h, 7d, 30d and the year; `GET /v1/stats` of one cabinet over 1d, 7d, 30d and `all`;
 //!   `GET /v1/stats/total` (1d, 30d); `GET /v1/conversions` of one cabinet. Panel (logged in
@@ -63,7 +63,7 @@ mod running;
 #[path = "common/year.rs"]
 mod year;
 use common::Server;
-use measure::{median, percentile, runs, threads_cpu, threads_cpu_since};
+use measure::{median, percentile, runs};
 
 /// The bounds: day 365 against day 1, the API against plain SQLite, a retention pass.
 const AGE_BOUND: f64 = 1.5;
@@ -75,8 +75,6 @@ const PAGE_MS: f64 = 10.0;
 const BUDGET: Duration = Duration::from_secs(15);
 const MIN_RUNS: usize = 10;
 const WARM_UP: usize = 3;
-/// The names of the in-process servers' threads (the readers and the async workers).
-const SERVERS: &[&str] = &["adcab-reader", "tokio-rt-worker"];
 /// The label of the retention rounds' figure.
 const PASSES: &str = "worst request during a retention pass / without";
 /// Retention rounds, and the baseline's length in each.
@@ -426,10 +424,6 @@ fn compare(
     // A list's plain SQLite baseline is read between its requests, so that both meet the
     // machine alike.
     let mut plain: [(Vec<f64>, Vec<PlainRow>); 2] = Default::default();
-    // The servers' threads' CPU time over all the requests, for comparing builds: it moves
-    // less with other load than the medians (clock ticks of 10 ms, summed over hundreds of
-    // requests; a plain read of about a millisecond is too short to time so).
-    let served = threads_cpu(SERVERS);
     let _ = runs(n, BUDGET, MIN_RUNS, |i| {
         // Alternate which twin goes first, so neither always follows the other.
         for k in 0..2 {
@@ -448,8 +442,6 @@ fn compare(
             }
         }
     });
-    let requests = took[0].len() + took[1].len();
-    let served = threads_cpu_since(&served, SERVERS) * 1000.0 / requests as f64;
     let p = |v: &mut Vec<f64>| (median(v), percentile(v, 0.95));
     let (m1, p1) = p(&mut took[0]);
     let (m365, p365) = p(&mut took[1]);
@@ -461,7 +453,6 @@ fn compare(
         last[0].len() as f64 / 1024.0,
         last[1].len() as f64 / 1024.0
     );
-    println!("  the servers' CPU per request, both days (for comparing builds): {served:.2} ms");
     let mut lines = vec![Line {
         what: format!("{}: day 365 / day 1", req.label),
         value: format!("{m365:.2} ms"),

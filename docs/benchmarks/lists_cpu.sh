@@ -4,8 +4,7 @@
 # Runs each `year_bench 10 1000 300 --only="API list"` in turn (give old and new twice, taking
 # turns), and from the line "servers:" (the fixture made) to its end counts the whole
 # process's CPU time with `perf stat -e task-clock`: the servers, the client and the plain
-# SQLite baselines, the last two the same work in every build. With it, year_bench's own line
-# of the servers' CPU per request. `ONLY="report, 30"
+# SQLite baselines, the last two the same work in every build. `ONLY="report, 30"
 # lists_cpu.sh ...` times other requests the same way (their day 1 and day 365 medians).
 ONLY=${ONLY:-API list}
 for BIN in "$@"; do
@@ -19,7 +18,7 @@ for BIN in "$@"; do
   kill -INT $STAT
   wait $STAT
   echo "== $BIN"
-  grep -E "plain SQLite, day 365|day 365 / day 1|CPU per" "$OUT" | sed "s/  */ /g"
+  grep -E "plain SQLite, day 365|day 365 / day 1" "$OUT" | sed "s/  */ /g"
   grep -E "task-clock" "$OUT.perf"
   rm -f "$OUT" "$OUT.perf"
 done

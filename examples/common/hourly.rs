@@ -1,6 +1,5 @@
-//! What the benchmarks of the hourly sync share: the database writer thread (whose CPU time
-//! `measure::cpu_seconds` reads), the plain SQLite baselines on the same database, and a local
-//! webhook receiver counting digests.
+//! What the benchmarks of the hourly sync share: the database writer thread's CPU time, the
+//! plain SQLite baselines on the same database, and a local webhook receiver counting digests.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -67,6 +66,18 @@ pub fn writer_thread() -> std::path::PathBuf {
             std::fs::read_to_string(task.join("comm")).is_ok_and(|c| c.trim() == "adcab-writer")
         })
         .expect("the writer thread")
+}
+
+/// A thread's user and system CPU time so far, in seconds (`/proc/.../stat`, in clock ticks of
+/// 1/100 s).
+pub fn cpu_seconds(task: &std::path::Path) -> f64 {
+    let stat = std::fs::read_to_string(task.join("stat")).expect("thread stat");
+    // The fields after the command's closing parenthesis; utime and stime are its 12th and 13th.
+    let fields: Vec<&str> = stat[stat.rfind(')').expect("stat") + 2..]
+        .split(' ')
+        .collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    ticks as f64 / 100.0
 }
 
 /// A local webhook receiver answering 200; counts the digests it got.
