@@ -187,6 +187,12 @@ impl CabinetType {
         }
     }
 
+    /// [`CabinetType::currency`] as the code rates are kept under.
+    pub fn currency_code(self) -> crate::domain::agency::CurrencyCode {
+        crate::domain::agency::CurrencyCode::parse(self.currency())
+            .expect("a cabinet's currency is a code")
+    }
+
     /// Decimals of bids and budgets in this currency: EUR and TON 2, STARS 0.
     pub fn scale(self) -> u32 {
         match self {

@@ -163,7 +163,7 @@ pub fn of_campaign(
     kind: CabinetType,
     day: NaiveDate,
 ) -> Result<Returns, StoreError> {
-    let currency = CurrencyCode::parse(kind.currency()).expect("a cabinet's currency is a code");
+    let currency = kind.currency_code();
     let revenue = revenue_amounts(&row.conversions.revenue);
     returns(
         conn,

@@ -10,7 +10,6 @@ use rusqlite::Connection;
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use crate::domain::agency::CurrencyCode;
 use crate::domain::money::{CabinetType, Money};
 use crate::domain::rule::{
     Against, Condition, Converted, Figures, Guards, Metric, Planned, RuleSpec, Run, Skip, State,
@@ -106,7 +105,7 @@ impl Series {
             .filter_map(|c| c.currency.as_ref())
             .filter(|_| revenue)
             .chain(named);
-        let into = CurrencyCode::parse(kind.currency()).expect("a cabinet's currency is a code");
+        let into = kind.currency_code();
         let mut rates: Vec<(String, Option<Decimal>)> = Vec::new();
         for cur in wanted {
             if rates.iter().any(|(c, _)| c == cur) {

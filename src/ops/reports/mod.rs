@@ -92,7 +92,7 @@ pub fn build(
 
     let (now, before) = read::span(conn, account, &ads, span, group.is_none())?;
 
-    let currency = CurrencyCode::parse(cabinet.cabinet_type.currency()).expect("a cabinet's code");
+    let currency = cabinet.cabinet_type.currency_code();
     let (now_rates, used, unconverted) = rates_at(conn, &now.total.revenue, &currency, span.to())?;
     let (before_rates, _, _) = rates_at(conn, &before.revenue, &currency, previous.to())?;
 

@@ -30,10 +30,6 @@ pub struct Reporting {
     pub day: NaiveDate,
 }
 
-fn code_of(line: &Line) -> CurrencyCode {
-    CurrencyCode::parse(line.kind.currency()).expect("a cabinet's currency is a code")
-}
-
 fn revenue_of(line: &Line) -> Vec<(String, Decimal)> {
     returns::revenue_amounts(line.now.converted.revenue.iter().map(|(c, m)| (c, m)))
 }
@@ -45,7 +41,14 @@ fn returns_of(
     day: NaiveDate,
 ) -> Result<Returns, StoreError> {
     let spend = line.now.totals.spent.to_decimal();
-    returns::returns(conn, spend, &code_of(line), &revenue_of(line), to, day)
+    returns::returns(
+        conn,
+        spend,
+        &line.kind.currency_code(),
+        &revenue_of(line),
+        to,
+        day,
+    )
 }
 
 /// The figures of `lines` converted at the rates of `day`, the totals into `currency`.
@@ -55,7 +58,7 @@ pub fn gather(
     currency: &CurrencyCode,
     day: NaiveDate,
 ) -> Result<Reporting, StoreError> {
-    let own = |line: &Line| returns_of(conn, line, &code_of(line), day);
+    let own = |line: &Line| returns_of(conn, line, &line.kind.currency_code(), day);
     let sums = per_currency(lines);
     let per_line = lines.iter().map(own).collect::<Result<_, _>>()?;
     let per_sum = sums.iter().map(own).collect::<Result<_, _>>()?;
