@@ -32,7 +32,7 @@ mod measure;
 #[path = "common/running.rs"]
 mod running;
 use common::Server;
-use hourly::{cpu_seconds, plain_update, receiver, undo_plain_update, writer_thread};
+use hourly::{cpu_seconds, plain_update, plain_update_between_hours, receiver, writer_thread};
 
 fn main() {
     let args: Vec<usize> = std::env::args()
@@ -88,12 +88,7 @@ fn main() {
         let cpu = cpu_seconds(&writer) - cpu;
         // The baseline right after the hour, on the database as the hour left it and on the
         // machine as busy as it was; its counters taken back, untimed, before the next hour.
-        let base = cpu_seconds(&writer);
-        let plain = plain_update(&services, None);
-        let base = cpu_seconds(&writer) - base;
-        undo_plain_update(&services);
-        // Its pages copied into the database untimed, not by the next hour's checkpoints.
-        services.db.checkpoint().unwrap();
+        let (plain, base) = plain_update_between_hours(&services, &writer);
         println!(
             "hour {}: {t:.2} s (the writer's CPU {cpu:.2} s); the baseline right after it {plain:.2} s (CPU {base:.2} s)",
             h + 1

@@ -169,13 +169,10 @@ fn main() {
         }
         // The baseline right after the hour, on the database as the hour left it and on the
         // machine as busy as it was; its counters taken back, untimed, before the next hour.
-        let base = hourly::cpu_seconds(&writer);
-        hourly::plain_update(&services, None);
         // At least one clock tick, so that a ratio is always written.
-        let base = (hourly::cpu_seconds(&writer) - base).max(0.01);
-        hourly::undo_plain_update(&services);
-        // Its pages copied into the database untimed, not by the next hour's checkpoints.
-        services.db.checkpoint().unwrap();
+        let base = hourly::plain_update_between_hours(&services, &writer)
+            .1
+            .max(0.01);
         println!(
             "hour {}: {sync_s:.1} s (the writer's CPU {cpu:.2} s; the baseline's right after it \
              {base:.2} s, {:.1}x), {} platform calls ({by_method:?})",

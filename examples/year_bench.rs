@@ -576,12 +576,12 @@ fn plain_list(
     conversions: bool,
 ) -> Option<(f64, Vec<PlainRow>)> {
     let mut rows = None;
-    let mut took = runs(n, BUDGET, MIN_RUNS, |_| {
+    let took = runs(n, BUDGET, MIN_RUNS, |_| {
         let (ms, read) = plain_once(conn, accounts, column, limit, conversions)?;
         rows = Some(read);
         Some(ms)
     });
-    let mut took: Vec<f64> = took.drain(..).collect::<Option<_>>()?;
+    let mut took: Vec<f64> = took.into_iter().collect::<Option<_>>()?;
     Some((median(&mut took), rows?))
 }
 

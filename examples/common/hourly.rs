@@ -42,9 +42,14 @@ pub fn plain_update(s: &Services, hour: Option<usize>) -> f64 {
     started.elapsed().as_secs_f64()
 }
 
-/// Takes back [`plain_update`]'s counters (without `hour`) in one statement, so that a baseline
-/// measured between two hours of a sync leaves the rows as the platform last reported them.
-pub fn undo_plain_update(s: &Services) {
+/// [`plain_update`] (without `hour`) between two hours of a sync, on the database as the hour
+/// left it: its seconds and the CPU seconds of the writer thread (`writer`) over it. Then,
+/// untimed, its counters are taken back, so that the rows hold what the platform last
+/// reported, and the log is checkpointed, so that the next hour does not copy its pages.
+pub fn plain_update_between_hours(s: &Services, writer: &std::path::Path) -> (f64, f64) {
+    let cpu = cpu_seconds(writer);
+    let took = plain_update(s, None);
+    let cpu = cpu_seconds(writer) - cpu;
     s.db.write_blocking(|tx| {
         tx.execute(
             "UPDATE campaigns SET views = views - 1, spent_micros = spent_micros - 2000",
@@ -53,6 +58,8 @@ pub fn undo_plain_update(s: &Services) {
         Ok::<_, adcab::store::StoreError>(())
     })
     .unwrap();
+    s.db.checkpoint().unwrap();
+    (took, cpu)
 }
 
 /// The `/proc` folder of the database's writer thread, which every write of the hour and of
