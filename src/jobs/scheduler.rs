@@ -139,8 +139,9 @@ pub fn step(s: &Services) -> Result<Step, StoreError> {
     let at = s.db.read_blocking(Position::read)?;
     if at.digest_due() {
         let hour = at.next_digest;
+        let digests = s.db.read_blocking(|c| events::digests(c, hour))?;
         s.db.write_blocking(|tx| {
-            events::queue_digests(tx, hour)?;
+            events::queue_digests(tx, &digests)?;
             scheduler::set(tx, &clock::iso(at.next_sync), &clock::iso(hour + HOUR))
         })?;
         return Ok(Step::Digested(hour));

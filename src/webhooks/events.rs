@@ -5,7 +5,8 @@
 //! spend, totals over all), `alert` (a rule's notice), `rule_fired` (a `webhook` rule's run, its payload made by
 //! `jobs::automation`) and `report` (a cabinet's scheduled
 //! client report, its figures). Only keys whose holder reaches the cabinet receive its events.
-//! Runs inside the caller's write transaction.
+//! Queues inside the caller's write transaction; a closed hour's digests are built before it,
+//! on a reader.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -69,11 +70,22 @@ fn queue(
     payload: &Value,
     now: &str,
 ) -> Result<usize, StoreError> {
-    let text = payload.to_string();
+    queue_text(conn, receivers, account, event, &payload.to_string(), now)
+}
+
+/// [`queue`] with the payload already written out.
+fn queue_text(
+    conn: &Connection,
+    receivers: &Receivers,
+    account: i64,
+    event: &str,
+    text: &str,
+    now: &str,
+) -> Result<usize, StoreError> {
     let mut queued = 0;
     for key in receivers.of(account) {
         let delivery = uuid::Uuid::new_v4().to_string();
-        outbox::insert(conn, key, event, &delivery, &text, now)?;
+        outbox::insert(conn, key, event, &delivery, text, now)?;
         queued += 1;
     }
     Ok(queued)
@@ -155,16 +167,27 @@ pub fn queue_funds(conn: &Connection, account: i64, payload: &Value) -> Result<u
     queue(conn, &receivers, account, "cabinet_funds", payload, &now)
 }
 
-/// Queues the `hourly_digest` of the hour starting at `hour` for every cabinet some key
-/// receives, unless the cabinet had no views, clicks, spend, actions or status changes in it.
-pub fn queue_digests(conn: &Connection, hour: DateTime<Utc>) -> Result<usize, StoreError> {
+/// The `hourly_digest` of the hour starting at `hour` of every cabinet some key receives, as
+/// text, unless the cabinet had no views, clicks, spend, actions or status changes in it. It
+/// only reads, so a reader builds the digests of a closed hour and the writer only queues
+/// them ([`queue_digests`]).
+pub fn digests(conn: &Connection, hour: DateTime<Utc>) -> Result<Vec<(i64, String)>, StoreError> {
+    let mut texts = Vec::new();
+    for account in Receivers::load(conn)?.cabinets() {
+        if let Some(payload) = digest(conn, account, hour)? {
+            texts.push((account, payload.to_string()));
+        }
+    }
+    Ok(texts)
+}
+
+/// Queues each cabinet's digest ([`digests`]) for every key receiving the cabinet's events now.
+pub fn queue_digests(conn: &Connection, digests: &[(i64, String)]) -> Result<usize, StoreError> {
     let receivers = Receivers::load(conn)?;
     let now = clock::iso(clock::now(conn)?);
     let mut queued = 0;
-    for account in receivers.cabinets() {
-        if let Some(payload) = digest(conn, account, hour)? {
-            queued += queue(conn, &receivers, account, "hourly_digest", &payload, &now)?;
-        }
+    for (account, text) in digests {
+        queued += queue_text(conn, &receivers, *account, "hourly_digest", text, &now)?;
     }
     Ok(queued)
 }
