@@ -2,7 +2,8 @@
 //! from `getAdsList`, taken back to the hour's end (or to each of several hours' ends, after
 //! hours the platform could not be reached) with the 5-minute stats series (`getAdStats`, at
 //! most 1,000 intervals a call, read in pages) so that each hour gets exactly its own
-//! delivery. Only ads whose counters moved since before the first hour closed cost stats calls.
+//! delivery. Only ads whose counters moved since before the first hour closed cost stats calls
+//! and a write of what was seen.
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
@@ -68,17 +69,23 @@ pub(super) fn reports(
         for (report, after) in reports.iter_mut().zip(delivered_after(&series, &ends)) {
             report.push(back_to(line.clone(), &after));
         }
-        seen_now.push((
-            line.ad_id,
-            Seen {
-                totals: lifetime,
-                at: now_unix,
-            },
-        ));
+        // An ad that did not move keeps what was seen of it: its counters as they stood
+        // before the first end, so it stays unmoved until they change.
+        if moved {
+            seen_now.push((
+                line.ad_id,
+                Seen {
+                    totals: lifetime,
+                    at: now_unix,
+                },
+            ));
+        }
     }
-    tg.db
-        .write_blocking(|tx| state::set_seen(tx, account.id, &seen_now))
-        .map_err(PlatformError::store)?;
+    if !seen_now.is_empty() {
+        tg.db
+            .write_blocking(|tx| state::set_seen(tx, account.id, &seen_now))
+            .map_err(PlatformError::store)?;
+    }
     Ok(reports)
 }
 

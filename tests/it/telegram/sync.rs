@@ -45,6 +45,41 @@ fn each_hour_gets_exactly_its_own_views_from_the_five_minute_series() {
     assert_eq!(tg.campaign(ad)["views"], 140);
 }
 
+/// When the connector last stored what it saw of an ad (`tg_seen.seen_at`).
+fn seen_at(tg: &super::Tg, ad: i64) -> i64 {
+    tg.app
+        .services
+        .db
+        .read_blocking(|c| {
+            let at = c.query_row(
+                "SELECT seen_at FROM tg_seen WHERE account_id = ?1 AND ad_id = ?2",
+                [tg.cabinet, ad],
+                |r| r.get(0),
+            )?;
+            Ok::<_, adcab::store::StoreError>(at)
+        })
+        .unwrap()
+}
+
+#[test]
+fn an_ad_that_did_not_move_costs_no_stats_call_and_no_write_of_what_was_seen() {
+    let tg = connected(vec![SeedAd::channel("Running", "@alpha_chan")]);
+    let ad = tg.first_ad();
+    let into_hour = tg.fake.now().rem_euclid(3600);
+    tg.advance(3600 - into_hour + 600);
+    tg.fake.deliver(tg.id(), ad, 100);
+    tg.advance(3600);
+    let seen = seen_at(&tg, ad);
+    tg.fake.reset_calls();
+    tg.advance(3600);
+    assert_eq!(tg.fake.call_count("getAdStats"), 0, "an idle hour");
+    assert_eq!(seen_at(&tg, ad), seen, "what was seen of it stays");
+    tg.fake.deliver(tg.id(), ad, 7);
+    tg.advance(3600);
+    assert_eq!(hourly_views(&tg, ad), vec![100, 7]);
+    assert!(seen_at(&tg, ad) > seen, "seen again once it moved");
+}
+
 #[test]
 fn sync_now_brings_changes_made_on_the_platform_into_the_copies() {
     let tg = connected(vec![SeedAd::channel("Running", "@alpha_chan")]);
