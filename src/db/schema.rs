@@ -117,6 +117,7 @@ const SERVICE: Ledger = Ledger {
             60,
             include_str!("../../sql/0060_campaign_conversion_lines.sql"),
         ),
+        (61, include_str!("../../sql/0061_cabinet_copies_rev.sql")),
     ],
 };
 

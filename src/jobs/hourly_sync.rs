@@ -15,7 +15,7 @@ use crate::domain::stats::Totals;
 use crate::ops::write_back::{apply_settings, confirm_missing, store_balance};
 use crate::platform::PlatformError;
 use crate::services::Services;
-use crate::store::campaigns::{Reported, SyncState};
+use crate::store::campaigns::{ReadStates, Reported, SyncState};
 use crate::store::events::{self, StatusChange};
 use crate::store::history::Source;
 use crate::store::StoreError;
@@ -96,13 +96,18 @@ pub fn read_reports(
 /// last sync as its stats of the hour; the switch, budget and status (a status change recorded
 /// for the webhook sender) only of copies adcab did not change after the report was read, whose
 /// own state is newer; the cabinet's hour, and its balance unless such a change came between.
-/// Returns the service clock's now.
+/// The copies' sync state is read on a reader first, after the cabinet's copies' revision; the
+/// transaction reads it again only when the revision moved meanwhile. Returns the service
+/// clock's now.
 pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc>, StoreError> {
     let account = report.account;
     let hour = clock::iso(report.hour);
+    let read = services
+        .db
+        .read_blocking(|c| ReadStates::read(c, account))?;
     services.db.write_blocking(|tx| {
         let now = clock::now(tx)?;
-        let stored = campaigns::sync_states(tx, account)?;
+        let stored = read.current(tx, account)?;
         let mut day_spends = stats::day_spends(tx, account, report.hour)?;
         // Each line of a stored copy, with what the copy gained since its mark.
         let listed: Vec<(&AdCounters, &SyncState, Totals)> = report

@@ -111,6 +111,14 @@ pub fn synced_through(conn: &Connection, account: i64) -> Result<Option<String>,
     .flatten())
 }
 
+/// The cabinet's copies' revision (schema 61): counted up by every write that adds, removes or
+/// locally changes one of its campaigns' copies.
+pub fn copies_rev(conn: &Connection, account: i64) -> Result<i64, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT copies_rev FROM cabinets WHERE id = ?1")?
+        .query_row([account], |r| r.get(0))?)
+}
+
 /// Records that the hourly sync stored the cabinet's report up to `end` (never moving it back).
 pub fn set_synced_through(conn: &Connection, account: i64, end: &str) -> Result<(), StoreError> {
     conn.execute(

@@ -7,7 +7,9 @@ mod sync;
 mod zones;
 
 pub use list::{all, list, sums, DomainMode, ListFilter, Page, SortKey, Sums, OFFSET_DEPTH};
-pub use sync::{local_revs, stale_running, sync_states, CounterWrites, Reported, SyncState};
+pub use sync::{
+    local_revs, stale_running, sync_states, CounterWrites, ReadStates, Reported, SyncState,
+};
 pub use zones::{set_schedule_zone, set_zone_refused, zone_shifted, zones_followed};
 
 use std::sync::OnceLock;

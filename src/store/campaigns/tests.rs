@@ -371,3 +371,78 @@ fn a_report_line_keeps_the_switch_only_when_its_switch_budget_and_decline_reason
         assert!(!state.same_switch(&other), "{other:?}");
     }
 }
+
+#[test]
+fn the_copies_revision_moves_with_every_local_write_and_not_with_a_report() {
+    let conn = crate::store::test_db();
+    let rev = || crate::store::cabinets::copies_rev(&conn, 7).unwrap();
+    let first = rev();
+    let snap = snapshot();
+    insert(&conn, &snap, None, "2026-01-01T00:00:00Z").unwrap();
+    let inserted = rev();
+    assert!(inserted > first, "a copy added");
+
+    let reported = AdSnapshot {
+        views: 500,
+        status: Status::OnHold,
+        ..snap.clone()
+    };
+    CounterWrites::new(&conn)
+        .apply(
+            7,
+            &line_of(&reported),
+            Reported::State { status_moved: true },
+            Some(1),
+        )
+        .unwrap();
+    assert_eq!(rev(), inserted, "the sync's own write of a report");
+
+    let edited = AdSnapshot {
+        budget: Money::from_micros(20_000_000),
+        ..snap
+    };
+    refresh(&conn, &edited, "2026-01-02T00:00:00Z", Counters::Write).unwrap();
+    let refreshed = rev();
+    assert!(refreshed > inserted, "a change adcab stored");
+
+    mark_deleted(&conn, 7, 3, "2026-01-03T00:00:00Z").unwrap();
+    let deleted = rev();
+    assert!(deleted > refreshed, "a copy marked deleted");
+
+    remove(&conn, 7, 3).unwrap();
+    assert!(rev() > deleted, "a copy removed");
+}
+
+#[test]
+fn states_read_before_the_write_are_read_again_only_after_a_local_write() {
+    let conn = crate::store::test_db();
+    let snap = snapshot();
+    insert(&conn, &snap, None, "2026-01-01T00:00:00Z").unwrap();
+    let mark_of = |states: &std::collections::HashMap<i64, SyncState>| states[&3].mark.views;
+
+    // Only the cabinet's own sync writes the marks, one report after another: a state read
+    // before it holds for the write that follows.
+    let read = ReadStates::read(&conn, 7).unwrap();
+    let reported = AdSnapshot {
+        views: 500,
+        ..snap.clone()
+    };
+    CounterWrites::new(&conn)
+        .apply(7, &line_of(&reported), Reported::CountersOnly, None)
+        .unwrap();
+    assert_eq!(mark_of(&read.current(&conn, 7).unwrap()), 0, "as read");
+
+    let read = ReadStates::read(&conn, 7).unwrap();
+    let edited = AdSnapshot {
+        budget: Money::from_micros(20_000_000),
+        ..reported
+    };
+    refresh(&conn, &edited, "2026-01-02T00:00:00Z", Counters::Write).unwrap();
+    let current = read.current(&conn, 7).unwrap();
+    assert_eq!(
+        current[&3],
+        sync_states(&conn, 7).unwrap().remove(&3).unwrap(),
+        "a change adcab stored after the read"
+    );
+    assert_eq!(mark_of(&current), 500);
+}

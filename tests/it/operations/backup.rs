@@ -230,7 +230,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // 54: the conversions' hourly rows (their triggers first), 55: the cabinets' hours'
             // opens (the days' triggers it made again go with 46's), 56: the weekly rows (their
             // triggers first), 57: the campaigns' weekly conversions (their triggers first),
-            // 60: the campaigns' conversion lines (its triggers and view first); 27's column
+            // 60: the campaigns' conversion lines (its triggers and view first), 61: the
+            // cabinets' copies' revision (its triggers first); 27's column
             // is in 15's alerts; 50 adds rows only; 58 and 59 redefine 48's triggers) undone.
             tx.execute_batch(
                 "DROP INDEX campaigns_by_date; DROP INDEX campaigns_by_title;
@@ -241,7 +242,10 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             )?;
             tx.execute_batch(include_str!("../../../sql/0006_list_indexes.sql"))?;
             tx.execute_batch(
-                "DROP TRIGGER conversion_totals_lines_insert;
+                "DROP TRIGGER campaigns_copies_rev_insert; DROP TRIGGER campaigns_copies_rev_delete;
+                 DROP TRIGGER campaigns_copies_rev_update;
+                 ALTER TABLE cabinets DROP COLUMN copies_rev;
+                 DROP TRIGGER conversion_totals_lines_insert;
                  DROP TRIGGER conversion_totals_lines_update;
                  DROP TRIGGER conversion_totals_lines_delete;
                  DROP TRIGGER campaigns_conversion_lines; DROP VIEW campaign_conversion_lines;
