@@ -312,7 +312,8 @@ const COUNTER_COLUMNS: [&str; 5] = ["spent_micros", "views", "opens", "clicks", 
 /// `status_changed_at` moves only when the status really changed; the counters only with
 /// [`Counters::Write`]. Only the columns whose stored value differs from the report are
 /// written, so the indexes over the others are left alone (a full re-read mostly finds new
-/// counters and nothing else). `None` when there is no such copy.
+/// counters and nothing else), and the local revision counts up only when one is. `None`
+/// when there is no such copy.
 pub fn refresh(
     conn: &Connection,
     snap: &AdSnapshot,
@@ -341,13 +342,8 @@ pub fn refresh(
         return Ok(None);
     };
     let moved = old_status != snap.status;
-    // ?1 and ?2 name the campaign, ?3 is `now`; the changed columns follow. The local
-    // revision counts every refresh, so an hourly sync whose report was read before it keeps
-    // its hands off what the refresh stored.
-    let mut set = vec![
-        "synced_at = ?3".to_string(),
-        "local_rev = local_rev + 1".to_string(),
-    ];
+    // ?1 and ?2 name the campaign, ?3 is `now`; the changed columns follow.
+    let mut set = vec!["synced_at = ?3".to_string()];
     let mut values: Vec<Sql> = vec![
         snap.account_id.into(),
         snap.ad_id.into(),
@@ -380,6 +376,12 @@ pub fn refresh(
         set.push(format!("status = ?{}", values.len()));
         values.push(snap.status_changed_at.clone().into());
         set.push(format!("status_changed_at = ?{}", values.len()));
+    }
+    // The local revision counts every refresh that stored a change, so an hourly sync whose
+    // report was read before it keeps its hands off what the refresh stored. One that found
+    // the copy as stored leaves it (and the cabinet's copies' revision) alone.
+    if found.changed {
+        set.push("local_rev = local_rev + 1".to_string());
     }
     conn.prepare_cached(&format!(
         "UPDATE campaigns SET {} WHERE account_id = ?1 AND ad_id = ?2",

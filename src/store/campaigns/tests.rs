@@ -404,6 +404,14 @@ fn the_copies_revision_moves_with_every_local_write_and_not_with_a_report() {
     refresh(&conn, &edited, "2026-01-02T00:00:00Z", Counters::Write).unwrap();
     let refreshed = rev();
     assert!(refreshed > inserted, "a change adcab stored");
+    let local_rev = || sync_states(&conn, 7).unwrap()[&3].local_rev;
+    let before = local_rev();
+    refresh(&conn, &edited, "2026-01-02T01:00:00Z", Counters::Write).unwrap();
+    assert_eq!(
+        (rev(), local_rev()),
+        (refreshed, before),
+        "a re-read that found the copy as stored"
+    );
 
     mark_deleted(&conn, 7, 3, "2026-01-03T00:00:00Z").unwrap();
     let deleted = rev();
