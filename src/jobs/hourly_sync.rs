@@ -12,10 +12,11 @@ use crate::clock;
 use crate::domain::ad::AdCounters;
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
-use crate::ops::write_back::{apply_settings, confirm_missing, store_balance};
+use crate::ops::write_back::{apply_all_settings, confirm_missing, store_balance};
 use crate::platform::PlatformError;
 use crate::services::Services;
-use crate::store::campaigns::{ReadStates, Reported, SyncState};
+use crate::store::cabinets::Revised;
+use crate::store::campaigns::{Reported, SyncState};
 use crate::store::events::{self, StatusChange};
 use crate::store::history::Source;
 use crate::store::StoreError;
@@ -104,10 +105,13 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
     let hour = clock::iso(report.hour);
     let read = services
         .db
-        .read_blocking(|c| ReadStates::read(c, account))?;
+        .read_blocking(|c| Revised::read(c, account, |c| campaigns::sync_states(c, account)))?;
     services.db.write_blocking(|tx| {
         let now = clock::now(tx)?;
-        let stored = read.current(tx, account)?;
+        let stored = match read.current(tx, account)? {
+            Some(states) => states,
+            None => campaigns::sync_states(tx, account)?,
+        };
         let mut day_spends = stats::day_spends(tx, account, report.hour)?;
         // Each line of a stored copy, with what the copy gained since its mark.
         let listed: Vec<(&AdCounters, &SyncState, Totals)> = report
@@ -179,7 +183,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
 /// report no longer lists are confirmed gone, and with `full_reads`, running campaigns whose
 /// settings are older than [`FULL_READ_AFTER`] are re-read in full, at most a third of the
 /// running ones per hour (the stalest first), so re-reads spread over the hours; their
-/// counters stay the report's ([`apply_settings`]).
+/// counters stay the report's ([`apply_all_settings`]).
 pub fn sync_cabinet(
     services: &Services,
     account: i64,
@@ -208,12 +212,7 @@ pub fn sync_cabinet(
             .read_blocking(|c| campaigns::stale_running(c, account, &cutoff))?;
         if !stale.is_empty() {
             match services.platform.get_ads(account, &stale) {
-                Ok(snaps) => services.db.write_blocking(|tx| {
-                    let params = &services.config.conversions.tracker_params;
-                    snaps
-                        .iter()
-                        .try_for_each(|snap| apply_settings(tx, snap, params).map(|_| ()))
-                })?,
+                Ok(snaps) => apply_all_settings(services, account, &snaps)?,
                 Err(e) => {
                     tracing::warn!(account, error = %e, "full re-read failed; retried next hour")
                 }

@@ -15,11 +15,12 @@ use crate::domain::conversion::{campaign_targets, TARGETS_RULE};
 use crate::domain::money::Money;
 use crate::platform::{AdDraft, AdSnapshot, PlatformError};
 use crate::services::Services;
+use crate::store::cabinets::{self, Revised};
 use crate::store::campaigns::{self, Counters};
 use crate::store::events::{self, StatusChange};
 use crate::store::history::{self, Author, Source};
+use crate::store::refs;
 use crate::store::StoreError;
-use crate::store::{cabinets, refs};
 
 /// Stores the copy of a newly created ad, with the values postbacks can name it by
 /// (`tracker_params` are the website link parameters that carry a ref), and records its
@@ -124,6 +125,42 @@ pub fn apply_settings(
     applied(conn, snap, Source::Sync, tracker_params, Counters::Keep)
 }
 
+/// [`apply_settings`] for every ad of a cabinet the hourly sync re-read in full (`snaps`):
+/// what each writes is worked out on a reader, after the cabinet's copies' revision (schema
+/// 61), so that the write transaction only writes it, unless the revision moved meanwhile; then
+/// it applies the snapshots as they stand.
+pub fn apply_all_settings(
+    services: &Services,
+    account: i64,
+    snaps: &[AdSnapshot],
+) -> Result<(), StoreError> {
+    let params = &services.config.conversions.tracker_params;
+    let read = services.db.read_blocking(|c| {
+        Revised::read(c, account, |c| {
+            let now = clock::iso(clock::now(c)?);
+            let plans = snaps
+                .iter()
+                .map(|snap| campaigns::plan_refresh(c, snap, &now, Counters::Keep))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((now, plans))
+        })
+    })?;
+    services.db.write_blocking(|tx| {
+        let Some((now, plans)) = read.current(tx, account)? else {
+            return snaps
+                .iter()
+                .try_for_each(|snap| apply_settings(tx, snap, params).map(|_| ()));
+        };
+        for (snap, plan) in snaps.iter().zip(plans) {
+            if let Some(plan) = plan {
+                let found = plan.write(tx)?;
+                after_refresh(tx, snap, found, Source::Sync, params, &now)?;
+            }
+        }
+        Ok(())
+    })
+}
+
 fn applied(
     conn: &Connection,
     snap: &AdSnapshot,
@@ -135,6 +172,19 @@ fn applied(
     let Some(found) = campaigns::refresh(conn, snap, &now, counters)? else {
         return Ok(false);
     };
+    after_refresh(conn, snap, found, cause, tracker_params, &now)
+}
+
+/// What follows a refresh of a copy: the values postbacks name it by, when its link changed,
+/// and its status change for the webhook sender. Returns whether the copy changed.
+fn after_refresh(
+    conn: &Connection,
+    snap: &AdSnapshot,
+    found: campaigns::Refreshed,
+    cause: Source,
+    tracker_params: &[String],
+    now: &str,
+) -> Result<bool, StoreError> {
     if found.link_changed {
         store_targets(conn, snap, tracker_params)?;
     }
@@ -148,7 +198,7 @@ fn applied(
             source: cause,
             decline_reason: snap.decline_reason.as_ref(),
         };
-        events::record(conn, &change, &now)?;
+        events::record(conn, &change, now)?;
     }
     Ok(found.changed)
 }

@@ -119,6 +119,35 @@ pub fn copies_rev(conn: &Connection, account: i64) -> Result<i64, StoreError> {
         .query_row([account], |r| r.get(0))?)
 }
 
+/// What was read of a cabinet's copies outside the write transaction that uses it (on a
+/// reader, so the single writer does not), with the cabinet's copies' revision read before it.
+pub struct Revised<T> {
+    rev: i64,
+    value: T,
+}
+
+impl<T> Revised<T> {
+    /// Reads the revision, then the value (a write between moves the revision past the one
+    /// kept, so [`Revised::current`] gives nothing).
+    pub fn read(
+        conn: &Connection,
+        account: i64,
+        read: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<Revised<T>, StoreError> {
+        let rev = copies_rev(conn, account)?;
+        Ok(Revised {
+            rev,
+            value: read(conn)?,
+        })
+    }
+
+    /// The value read, when the revision in `conn` (the write transaction) has not moved
+    /// since; `None` when it has, and the value must be read again.
+    pub fn current(self, conn: &Connection, account: i64) -> Result<Option<T>, StoreError> {
+        Ok((copies_rev(conn, account)? == self.rev).then_some(self.value))
+    }
+}
+
 /// Records that the hourly sync stored the cabinet's report up to `end` (never moving it back).
 pub fn set_synced_through(conn: &Connection, account: i64, end: &str) -> Result<(), StoreError> {
     conn.execute(

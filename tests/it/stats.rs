@@ -92,6 +92,28 @@ fn a_background_reread_leaves_the_counters_at_the_hours_report() {
     );
 }
 
+/// A setting changed on the platform reaches the copy at its next full re-read (worked out on
+/// a reader and written by the sync), and the re-read also keeps the hour's counters.
+#[test]
+fn a_full_reread_brings_a_title_changed_on_the_platform() {
+    let app = spawn_app();
+    let (_, cabinet, key) = app.manager();
+    app.align_hour();
+    let ad = long_runner(&app, cabinet);
+    app.sql(&format!(
+        "UPDATE sim_ads SET spec = json_set(spec, '$.title', 'Renamed on the platform')
+         WHERE account_id = {cabinet} AND ad_id = {ad}"
+    ));
+    app.advance(2 * 3600);
+    assert_ne!(stored(&app, cabinet, ad).title, "Renamed on the platform");
+    app.advance(3600);
+    let row = stored(&app, cabinet, ad);
+    assert_eq!(row.title, "Renamed on the platform");
+    let listed = app.get_ok("/campaigns", &key)["data"][0].clone();
+    assert_eq!(listed["title"], "Renamed on the platform");
+    assert_eq!(listed["views"], row.views);
+}
+
 fn stats(app: &TestApp, key: &str, query: &str) -> Value {
     app.get_ok(&format!("/stats{query}"), key)
 }

@@ -7,9 +7,7 @@ mod sync;
 mod zones;
 
 pub use list::{all, list, sums, DomainMode, ListFilter, Page, SortKey, Sums, OFFSET_DEPTH};
-pub use sync::{
-    local_revs, stale_running, sync_states, CounterWrites, ReadStates, Reported, SyncState,
-};
+pub use sync::{local_revs, stale_running, sync_states, CounterWrites, Reported, SyncState};
 pub use zones::{set_schedule_zone, set_zone_refused, zone_shifted, zones_followed};
 
 use std::sync::OnceLock;
@@ -320,6 +318,40 @@ pub fn refresh(
     now: &str,
     counters: Counters,
 ) -> Result<Option<Refreshed>, StoreError> {
+    plan_refresh(conn, snap, now, counters)?
+        .map(|plan| plan.write(conn))
+        .transpose()
+}
+
+/// What [`refresh`] writes of a copy: worked out by reading it (on any connection; the hourly
+/// sync's full re-reads read on a reader), written by [`RefreshPlan::write`].
+pub struct RefreshPlan {
+    found: Refreshed,
+    /// The UPDATE's assignments; ?1 and ?2 name the campaign, ?3 is `now`.
+    set: Vec<String>,
+    values: Vec<Sql>,
+}
+
+impl RefreshPlan {
+    /// Writes the plan; what the refresh found.
+    pub fn write(self, conn: &Connection) -> Result<Refreshed, StoreError> {
+        conn.prepare_cached(&format!(
+            "UPDATE campaigns SET {} WHERE account_id = ?1 AND ad_id = ?2",
+            self.set.join(", ")
+        ))?
+        .execute(params_from_iter(self.values))?;
+        Ok(self.found)
+    }
+}
+
+/// Reads a stored copy and works out what [`refresh`] writes of it; `None` when there is no
+/// such copy.
+pub fn plan_refresh(
+    conn: &Connection,
+    snap: &AdSnapshot,
+    now: &str,
+    counters: Counters,
+) -> Result<Option<RefreshPlan>, StoreError> {
     static READ: OnceLock<String> = OnceLock::new();
     let read = READ.get_or_init(|| {
         format!(
@@ -342,7 +374,6 @@ pub fn refresh(
         return Ok(None);
     };
     let moved = old_status != snap.status;
-    // ?1 and ?2 name the campaign, ?3 is `now`; the changed columns follow.
     let mut set = vec!["synced_at = ?3".to_string()];
     let mut values: Vec<Sql> = vec![
         snap.account_id.into(),
@@ -383,12 +414,7 @@ pub fn refresh(
     if found.changed {
         set.push("local_rev = local_rev + 1".to_string());
     }
-    conn.prepare_cached(&format!(
-        "UPDATE campaigns SET {} WHERE account_id = ?1 AND ad_id = ?2",
-        set.join(", ")
-    ))?
-    .execute(params_from_iter(values))?;
-    Ok(Some(found))
+    Ok(Some(RefreshPlan { found, set, values }))
 }
 
 pub fn get(conn: &Connection, account: i64, ad: i64) -> Result<Option<CampaignRow>, StoreError> {

@@ -63,39 +63,6 @@ pub fn sync_states(conn: &Connection, account: i64) -> Result<HashMap<i64, SyncS
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// A cabinet's copies' [`SyncState`]s as read outside the transaction that uses them, with the
-/// cabinet's copies' revision (schema 61) read before them.
-pub struct ReadStates {
-    rev: i64,
-    states: HashMap<i64, SyncState>,
-}
-
-impl ReadStates {
-    /// Reads the revision, then the states (a write between moves the revision past the one
-    /// kept, so [`ReadStates::current`] reads them again).
-    pub fn read(conn: &Connection, account: i64) -> Result<ReadStates, StoreError> {
-        let rev = crate::store::cabinets::copies_rev(conn, account)?;
-        Ok(ReadStates {
-            rev,
-            states: sync_states(conn, account)?,
-        })
-    }
-
-    /// The states as they stand in `conn` (the write transaction): the ones read when the
-    /// revision has not moved since, else read again.
-    pub fn current(
-        self,
-        conn: &Connection,
-        account: i64,
-    ) -> Result<HashMap<i64, SyncState>, StoreError> {
-        if crate::store::cabinets::copies_rev(conn, account)? == self.rev {
-            Ok(self.states)
-        } else {
-            sync_states(conn, account)
-        }
-    }
-}
-
 /// The local revision of every stored copy of a cabinet, by `ad_id`: read before the hourly
 /// sync asks for the platform's report, so the sync can tell which copies changed while the
 /// report was on its way (see [`Reported::CountersOnly`]).
