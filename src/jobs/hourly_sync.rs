@@ -108,7 +108,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
         .read_blocking(|c| Revised::read(c, account, |c| campaigns::sync_states(c, account)))?;
     services.db.write_blocking(|tx| {
         let now = clock::now(tx)?;
-        let stored = match read.current(tx, account)? {
+        let stored = match read.current(tx)? {
             Some(states) => states,
             None => campaigns::sync_states(tx, account)?,
         };

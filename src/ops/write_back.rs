@@ -16,7 +16,7 @@ use crate::domain::money::Money;
 use crate::platform::{AdDraft, AdSnapshot, PlatformError};
 use crate::services::Services;
 use crate::store::cabinets::{self, Revised};
-use crate::store::campaigns::{self, Counters};
+use crate::store::campaigns::{self, Counters, RefreshPlan};
 use crate::store::events::{self, StatusChange};
 use crate::store::history::{self, Author, Source};
 use crate::store::refs;
@@ -126,7 +126,7 @@ pub fn apply_settings(
 }
 
 /// [`apply_settings`] for every ad of a cabinet the hourly sync re-read in full (`snaps`):
-/// what each writes is worked out on a reader, after the cabinet's copies' revision (schema
+/// what each writes is worked out on a reader, with the cabinet's copies' revision (schema
 /// 61), so that the write transaction only writes it, unless the revision moved meanwhile; then
 /// it applies the snapshots as they stand.
 pub fn apply_all_settings(
@@ -135,30 +135,53 @@ pub fn apply_all_settings(
     snaps: &[AdSnapshot],
 ) -> Result<(), StoreError> {
     let params = &services.config.conversions.tracker_params;
-    let read = services.db.read_blocking(|c| {
-        Revised::read(c, account, |c| {
-            let now = clock::iso(clock::now(c)?);
-            let plans = snaps
-                .iter()
-                .map(|snap| campaigns::plan_refresh(c, snap, &now, Counters::Keep))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok((now, plans))
-        })
-    })?;
-    services.db.write_blocking(|tx| {
-        let Some((now, plans)) = read.current(tx, account)? else {
-            return snaps
-                .iter()
-                .try_for_each(|snap| apply_settings(tx, snap, params).map(|_| ()));
-        };
-        for (snap, plan) in snaps.iter().zip(plans) {
-            if let Some(plan) = plan {
-                let found = plan.write(tx)?;
-                after_refresh(tx, snap, found, Source::Sync, params, &now)?;
+    let read = services
+        .db
+        .read_blocking(|c| plan_all_settings(c, account, snaps))?;
+    services
+        .db
+        .write_blocking(|tx| write_all_settings(tx, snaps, read, params))
+}
+
+/// Each re-read ad's plan (the first snapshot of an ad listed twice), by its place in `snaps`.
+type SettingsPlans = Revised<Vec<(usize, Option<RefreshPlan>)>>;
+
+fn plan_all_settings(
+    conn: &Connection,
+    account: i64,
+    snaps: &[AdSnapshot],
+) -> Result<SettingsPlans, StoreError> {
+    Revised::read(conn, account, |c| {
+        let mut planned = HashSet::new();
+        let mut plans = Vec::with_capacity(snaps.len());
+        for (i, snap) in snaps.iter().enumerate() {
+            if planned.insert(snap.ad_id) {
+                plans.push((i, campaigns::plan_refresh(c, snap, Counters::Keep)?));
             }
         }
-        Ok(())
+        Ok(plans)
     })
+}
+
+fn write_all_settings(
+    conn: &Connection,
+    snaps: &[AdSnapshot],
+    read: SettingsPlans,
+    tracker_params: &[String],
+) -> Result<(), StoreError> {
+    let Some(plans) = read.current(conn)? else {
+        return snaps
+            .iter()
+            .try_for_each(|snap| apply_settings(conn, snap, tracker_params).map(|_| ()));
+    };
+    let now = clock::iso(clock::now(conn)?);
+    for (i, plan) in plans {
+        if let Some(plan) = plan {
+            let found = plan.write(conn, &now)?;
+            after_refresh(conn, &snaps[i], found, Source::Sync, tracker_params, &now)?;
+        }
+    }
+    Ok(())
 }
 
 fn applied(
@@ -332,5 +355,42 @@ mod tests {
         assert_eq!(refresh_targets(&conn, &aff).unwrap(), 0, "same rule again");
         let named = refs::find(&conn, &Target::Ref("p9".into())).unwrap();
         assert_eq!(named, vec![(7, 3)]);
+    }
+
+    /// The full re-reads' plans are written when nothing changed the cabinet's copies since
+    /// they were made; after a local write they are dropped and the snapshots applied as
+    /// [`apply_settings`] applies them.
+    #[test]
+    fn planned_re_reads_are_written_unless_a_local_write_came_between() {
+        let conn = crate::store::test_db();
+        let stored = crate::store::campaigns::tests::snapshot();
+        campaigns::insert(&conn, &stored, None, "2026-01-01T00:00:00Z").unwrap();
+        let renamed = AdSnapshot {
+            spec: crate::domain::ad::AdSpec {
+                title: "Renamed".into(),
+                ..stored.spec.clone()
+            },
+            ..stored.clone()
+        };
+        let row = || campaigns::get(&conn, 7, 3).unwrap().unwrap();
+        let snaps = [renamed.clone(), renamed.clone()];
+
+        let read = plan_all_settings(&conn, 7, &snaps).unwrap();
+        write_all_settings(&conn, &snaps, read, &[]).unwrap();
+        assert_eq!(row().title, "Renamed");
+        assert_eq!(row().budget, stored.budget);
+
+        let read = plan_all_settings(&conn, 7, &snaps).unwrap();
+        let topped_up = AdSnapshot {
+            budget: Money::from_micros(stored.budget.micros() * 2),
+            ..renamed.clone()
+        };
+        apply(&conn, &topped_up, Source::Api, &[]).unwrap();
+        write_all_settings(&conn, &snaps, read, &[]).unwrap();
+        assert_eq!(
+            row().budget,
+            stored.budget,
+            "the snapshot applied as it stands; the plan made before the top-up would have left it"
+        );
     }
 }

@@ -112,23 +112,25 @@ pub fn synced_through(conn: &Connection, account: i64) -> Result<Option<String>,
 }
 
 /// The cabinet's copies' revision (schema 61): counted up by every write that adds, removes or
-/// locally changes one of its campaigns' copies.
-pub fn copies_rev(conn: &Connection, account: i64) -> Result<i64, StoreError> {
-    Ok(conn
-        .prepare_cached("SELECT copies_rev FROM cabinets WHERE id = ?1")?
-        .query_row([account], |r| r.get(0))?)
+/// locally changes one of its campaigns' copies, and by every report the hourly sync stores
+/// ([`set_synced_through`]). `None` when there is no such cabinet.
+pub fn copies_rev(conn: &Connection, account: i64) -> Result<Option<i64>, StoreError> {
+    optional(
+        conn.prepare_cached("SELECT copies_rev FROM cabinets WHERE id = ?1")?
+            .query_row([account], |r| r.get(0)),
+    )
 }
 
 /// What was read of a cabinet's copies outside the write transaction that uses it (on a
-/// reader, so the single writer does not), with the cabinet's copies' revision read before it.
+/// reader, so the single writer does not), with the cabinet's copies' revision as it stood.
 pub struct Revised<T> {
-    rev: i64,
+    account: i64,
+    rev: Option<i64>,
     value: T,
 }
 
 impl<T> Revised<T> {
-    /// Reads the revision, then the value (a write between moves the revision past the one
-    /// kept, so [`Revised::current`] gives nothing).
+    /// Reads the revision and then the value, in `conn`'s one read transaction.
     pub fn read(
         conn: &Connection,
         account: i64,
@@ -136,23 +138,30 @@ impl<T> Revised<T> {
     ) -> Result<Revised<T>, StoreError> {
         let rev = copies_rev(conn, account)?;
         Ok(Revised {
+            account,
             rev,
             value: read(conn)?,
         })
     }
 
-    /// The value read, when the revision in `conn` (the write transaction) has not moved
-    /// since; `None` when it has, and the value must be read again.
-    pub fn current(self, conn: &Connection, account: i64) -> Result<Option<T>, StoreError> {
-        Ok((copies_rev(conn, account)? == self.rev).then_some(self.value))
+    /// The value read, when the revision in `conn` (the write transaction) is the one it was
+    /// read at; `None` when it moved (or there is no such cabinet), and the value must be read
+    /// again.
+    pub fn current(self, conn: &Connection) -> Result<Option<T>, StoreError> {
+        let now = copies_rev(conn, self.account)?;
+        Ok((now.is_some() && now == self.rev).then_some(self.value))
     }
 }
 
-/// Records that the hourly sync stored the cabinet's report up to `end` (never moving it back).
+/// Records that the hourly sync stored the cabinet's report up to `end` (never moving it back)
+/// and counts the copies' revision up: the report moved the copies' marks and state, so what
+/// any other reader read of them before is not current ([`Revised`]).
 pub fn set_synced_through(conn: &Connection, account: i64, end: &str) -> Result<(), StoreError> {
     conn.execute(
-        "UPDATE cabinets SET synced_through = ?2
-         WHERE id = ?1 AND (synced_through IS NULL OR synced_through < ?2)",
+        "UPDATE cabinets SET copies_rev = copies_rev + 1,
+            synced_through = CASE WHEN synced_through IS NULL OR synced_through < ?2 THEN ?2
+                ELSE synced_through END
+         WHERE id = ?1",
         params![account, end],
     )?;
     Ok(())

@@ -182,6 +182,8 @@ pub fn digests(conn: &Connection, hour: DateTime<Utc>) -> Result<Vec<(i64, Strin
 }
 
 /// Queues each cabinet's digest ([`digests`]) for every key receiving the cabinet's events now.
+/// A cabinet whose first receiving key came after the digests were built gets none for the
+/// hour.
 pub fn queue_digests(conn: &Connection, digests: &[(i64, String)]) -> Result<usize, StoreError> {
     let receivers = Receivers::load(conn)?;
     let now = clock::iso(clock::now(conn)?);

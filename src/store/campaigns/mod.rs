@@ -310,16 +310,17 @@ const COUNTER_COLUMNS: [&str; 5] = ["spent_micros", "views", "opens", "clicks", 
 /// `status_changed_at` moves only when the status really changed; the counters only with
 /// [`Counters::Write`]. Only the columns whose stored value differs from the report are
 /// written, so the indexes over the others are left alone (a full re-read mostly finds new
-/// counters and nothing else), and the local revision counts up only when one is. `None`
-/// when there is no such copy.
+/// counters and nothing else). The local revision counts up, except for a refresh with
+/// [`Counters::Keep`] (the hourly sync's full re-read, after its own report) that finds the
+/// copy as stored. `None` when there is no such copy.
 pub fn refresh(
     conn: &Connection,
     snap: &AdSnapshot,
     now: &str,
     counters: Counters,
 ) -> Result<Option<Refreshed>, StoreError> {
-    plan_refresh(conn, snap, now, counters)?
-        .map(|plan| plan.write(conn))
+    plan_refresh(conn, snap, counters)?
+        .map(|plan| plan.write(conn, now))
         .transpose()
 }
 
@@ -327,14 +328,16 @@ pub fn refresh(
 /// sync's full re-reads read on a reader), written by [`RefreshPlan::write`].
 pub struct RefreshPlan {
     found: Refreshed,
-    /// The UPDATE's assignments; ?1 and ?2 name the campaign, ?3 is `now`.
+    /// The UPDATE's assignments; ?1 and ?2 name the campaign, ?3 is `now`, given to
+    /// [`RefreshPlan::write`].
     set: Vec<String>,
     values: Vec<Sql>,
 }
 
 impl RefreshPlan {
-    /// Writes the plan; what the refresh found.
-    pub fn write(self, conn: &Connection) -> Result<Refreshed, StoreError> {
+    /// Writes the plan with `synced_at` at `now`; what the refresh found.
+    pub fn write(mut self, conn: &Connection, now: &str) -> Result<Refreshed, StoreError> {
+        self.values[2] = Sql::Text(now.to_string());
         conn.prepare_cached(&format!(
             "UPDATE campaigns SET {} WHERE account_id = ?1 AND ad_id = ?2",
             self.set.join(", ")
@@ -349,7 +352,6 @@ impl RefreshPlan {
 pub fn plan_refresh(
     conn: &Connection,
     snap: &AdSnapshot,
-    now: &str,
     counters: Counters,
 ) -> Result<Option<RefreshPlan>, StoreError> {
     static READ: OnceLock<String> = OnceLock::new();
@@ -375,11 +377,7 @@ pub fn plan_refresh(
     };
     let moved = old_status != snap.status;
     let mut set = vec!["synced_at = ?3".to_string()];
-    let mut values: Vec<Sql> = vec![
-        snap.account_id.into(),
-        snap.ad_id.into(),
-        Sql::Text(now.to_string()),
-    ];
+    let mut values: Vec<Sql> = vec![snap.account_id.into(), snap.ad_id.into(), Sql::Null];
     let mut found = Refreshed {
         changed: moved,
         old_status,
@@ -408,10 +406,12 @@ pub fn plan_refresh(
         values.push(snap.status_changed_at.clone().into());
         set.push(format!("status_changed_at = ?{}", values.len()));
     }
-    // The local revision counts every refresh that stored a change, so an hourly sync whose
-    // report was read before it keeps its hands off what the refresh stored. One that found
-    // the copy as stored leaves it (and the cabinet's copies' revision) alone.
-    if found.changed {
+    // The local revision counts every refresh, so an hourly sync whose report was read before
+    // it keeps its hands off the copy (and the balance: the refresh may come with a money move
+    // or a "Sync now" that stored a newer one). The sync's own full re-read comes after its
+    // report is stored; one that finds the copy as stored leaves it (and the cabinet's copies'
+    // revision) alone.
+    if found.changed || counters == Counters::Write {
         set.push("local_rev = local_rev + 1".to_string());
     }
     Ok(Some(RefreshPlan { found, set, values }))

@@ -406,12 +406,18 @@ fn the_copies_revision_moves_with_every_local_write_and_not_with_a_report() {
     assert!(refreshed > inserted, "a change adcab stored");
     let local_rev = || sync_states(&conn, 7).unwrap()[&3].local_rev;
     let before = local_rev();
-    refresh(&conn, &edited, "2026-01-02T01:00:00Z", Counters::Write).unwrap();
+    refresh(&conn, &edited, "2026-01-02T01:00:00Z", Counters::Keep).unwrap();
     assert_eq!(
         (rev(), local_rev()),
         (refreshed, before),
-        "a re-read that found the copy as stored"
+        "the sync's full re-read that found the copy as stored"
     );
+    refresh(&conn, &edited, "2026-01-02T02:00:00Z", Counters::Write).unwrap();
+    assert!(
+        rev() > refreshed && local_rev() > before,
+        "any other refresh, even one that found the copy as stored"
+    );
+    let refreshed = rev();
 
     mark_deleted(&conn, 7, 3, "2026-01-03T00:00:00Z").unwrap();
     let deleted = rev();
@@ -422,15 +428,18 @@ fn the_copies_revision_moves_with_every_local_write_and_not_with_a_report() {
 }
 
 #[test]
-fn what_was_read_of_the_copies_is_current_until_a_local_write() {
-    use crate::store::cabinets::Revised;
+fn what_was_read_of_the_copies_is_current_until_a_local_write_or_a_stored_report() {
+    use crate::store::cabinets::{set_synced_through, Revised};
     let conn = crate::store::test_db();
     let snap = snapshot();
     insert(&conn, &snap, None, "2026-01-01T00:00:00Z").unwrap();
     let states = |c: &Connection| sync_states(c, 7);
 
-    // Only the cabinet's own sync writes the marks, one report after another: a state read
-    // before it holds for the write that follows.
+    let read = Revised::read(&conn, 7, states).unwrap();
+    assert!(read.current(&conn).unwrap().is_some(), "nothing written");
+
+    // A report's lines leave the revision; storing the report (its hour) moves it, so a state
+    // read before another sync of the cabinet stored its report is read again.
     let read = Revised::read(&conn, 7, states).unwrap();
     let reported = AdSnapshot {
         views: 500,
@@ -439,9 +448,16 @@ fn what_was_read_of_the_copies_is_current_until_a_local_write() {
     CounterWrites::new(&conn)
         .apply(7, &line_of(&reported), Reported::CountersOnly, None)
         .unwrap();
-    let current = read.current(&conn, 7).unwrap().expect("no local write");
-    assert_eq!(current[&3].mark.views, 0, "as read");
+    set_synced_through(&conn, 7, "2026-01-01T01:00:00Z").unwrap();
+    assert!(read.current(&conn).unwrap().is_none(), "a report stored");
 
+    let read = Revised::read(&conn, 7, states).unwrap();
+    assert_eq!(
+        read.current(&conn).unwrap().expect("nothing since")[&3]
+            .mark
+            .views,
+        500
+    );
     let read = Revised::read(&conn, 7, states).unwrap();
     let edited = AdSnapshot {
         budget: Money::from_micros(20_000_000),
@@ -449,7 +465,9 @@ fn what_was_read_of_the_copies_is_current_until_a_local_write() {
     };
     refresh(&conn, &edited, "2026-01-02T00:00:00Z", Counters::Write).unwrap();
     assert!(
-        read.current(&conn, 7).unwrap().is_none(),
+        read.current(&conn).unwrap().is_none(),
         "a change adcab stored after the read"
     );
+    let gone = Revised::read(&conn, 8, states).unwrap();
+    assert!(gone.current(&conn).unwrap().is_none(), "no such cabinet");
 }
