@@ -47,18 +47,10 @@ fn each_hour_gets_exactly_its_own_views_from_the_five_minute_series() {
 
 /// When the connector last stored what it saw of an ad (`tg_seen.seen_at`).
 fn seen_at(tg: &super::Tg, ad: i64) -> i64 {
-    tg.app
-        .services
-        .db
-        .read_blocking(|c| {
-            let at = c.query_row(
-                "SELECT seen_at FROM tg_seen WHERE account_id = ?1 AND ad_id = ?2",
-                [tg.cabinet, ad],
-                |r| r.get(0),
-            )?;
-            Ok::<_, adcab::store::StoreError>(at)
-        })
-        .unwrap()
+    tg.app.scalar(
+        "SELECT seen_at FROM tg_seen WHERE account_id = ?1 AND ad_id = ?2",
+        &[tg.cabinet, ad],
+    )
 }
 
 #[test]
