@@ -108,10 +108,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
         .read_blocking(|c| Revised::read(c, account, |c| campaigns::sync_states(c, account)))?;
     services.db.write_blocking(|tx| {
         let now = clock::now(tx)?;
-        let stored = match read.current(tx)? {
-            Some(states) => states,
-            None => campaigns::sync_states(tx, account)?,
-        };
+        let stored = read.current_or_else(tx, |c| campaigns::sync_states(c, account))?;
         let mut day_spends = stats::day_spends(tx, account, report.hour)?;
         // Each line of a stored copy, with what the copy gained since its mark.
         let listed: Vec<(&AdCounters, &SyncState, Totals)> = report

@@ -110,25 +110,19 @@ pub fn apply(
     cause: Source,
     tracker_params: &[String],
 ) -> Result<bool, StoreError> {
-    applied(conn, snap, cause, tracker_params, Counters::Write)
+    let now = clock::iso(clock::now(conn)?);
+    let Some(found) = campaigns::refresh(conn, snap, &now, Counters::Write)? else {
+        return Ok(false);
+    };
+    after_refresh(conn, snap, found, cause, tracker_params, &now)
 }
 
-/// As [`apply`] for the hourly sync's full re-read of a running campaign, made minutes after
-/// the hour whose report brought its counters: the copy keeps those, so every campaign's
-/// counters are of the same hour and equal the sum of its stats, and a re-read that finds no
-/// new setting writes no index.
-pub fn apply_settings(
-    conn: &Connection,
-    snap: &AdSnapshot,
-    tracker_params: &[String],
-) -> Result<bool, StoreError> {
-    applied(conn, snap, Source::Sync, tracker_params, Counters::Keep)
-}
-
-/// [`apply_settings`] for every ad of a cabinet the hourly sync re-read in full (`snaps`):
-/// what each writes is worked out on a reader, with the cabinet's copies' revision (schema
-/// 61), so that the write transaction only writes it, unless the revision moved meanwhile; then
-/// it applies the snapshots as they stand.
+/// As [`apply`] for every ad of a cabinet the hourly sync re-read in full (`snaps`), made
+/// minutes after the hour whose report brought their counters: the copies keep those, so every
+/// campaign's counters are of the same hour and equal the sum of its stats, and a re-read that
+/// finds no new setting writes no index. What each writes is worked out on a reader, with the
+/// cabinet's copies' revision (schema 61), so that the write transaction only writes it; when
+/// the revision moved meanwhile, the transaction works it out again.
 pub fn apply_all_settings(
     services: &Services,
     account: i64,
@@ -137,43 +131,33 @@ pub fn apply_all_settings(
     let params = &services.config.conversions.tracker_params;
     let read = services
         .db
-        .read_blocking(|c| plan_all_settings(c, account, snaps))?;
+        .read_blocking(|c| Revised::read(c, account, |c| plan_all_settings(c, snaps)))?;
     services
         .db
         .write_blocking(|tx| write_all_settings(tx, snaps, read, params))
 }
 
 /// Each re-read ad's plan (the first snapshot of an ad listed twice), by its place in `snaps`.
-type SettingsPlans = Revised<Vec<(usize, Option<RefreshPlan>)>>;
+type SettingsPlans = Vec<(usize, Option<RefreshPlan>)>;
 
-fn plan_all_settings(
-    conn: &Connection,
-    account: i64,
-    snaps: &[AdSnapshot],
-) -> Result<SettingsPlans, StoreError> {
-    Revised::read(conn, account, |c| {
-        let mut planned = HashSet::new();
-        let mut plans = Vec::with_capacity(snaps.len());
-        for (i, snap) in snaps.iter().enumerate() {
-            if planned.insert(snap.ad_id) {
-                plans.push((i, campaigns::plan_refresh(c, snap, Counters::Keep)?));
-            }
+fn plan_all_settings(conn: &Connection, snaps: &[AdSnapshot]) -> Result<SettingsPlans, StoreError> {
+    let mut planned = HashSet::new();
+    let mut plans = Vec::with_capacity(snaps.len());
+    for (i, snap) in snaps.iter().enumerate() {
+        if planned.insert(snap.ad_id) {
+            plans.push((i, campaigns::plan_refresh(conn, snap, Counters::Keep)?));
         }
-        Ok(plans)
-    })
+    }
+    Ok(plans)
 }
 
 fn write_all_settings(
     conn: &Connection,
     snaps: &[AdSnapshot],
-    read: SettingsPlans,
+    read: Revised<SettingsPlans>,
     tracker_params: &[String],
 ) -> Result<(), StoreError> {
-    let Some(plans) = read.current(conn)? else {
-        return snaps
-            .iter()
-            .try_for_each(|snap| apply_settings(conn, snap, tracker_params).map(|_| ()));
-    };
+    let plans = read.current_or_else(conn, |c| plan_all_settings(c, snaps))?;
     let now = clock::iso(clock::now(conn)?);
     for (i, plan) in plans {
         if let Some(plan) = plan {
@@ -182,20 +166,6 @@ fn write_all_settings(
         }
     }
     Ok(())
-}
-
-fn applied(
-    conn: &Connection,
-    snap: &AdSnapshot,
-    cause: Source,
-    tracker_params: &[String],
-    counters: Counters,
-) -> Result<bool, StoreError> {
-    let now = clock::iso(clock::now(conn)?);
-    let Some(found) = campaigns::refresh(conn, snap, &now, counters)? else {
-        return Ok(false);
-    };
-    after_refresh(conn, snap, found, cause, tracker_params, &now)
 }
 
 /// What follows a refresh of a copy: the values postbacks name it by, when its link changed,
@@ -358,8 +328,7 @@ mod tests {
     }
 
     /// The full re-reads' plans are written when nothing changed the cabinet's copies since
-    /// they were made; after a local write they are dropped and the snapshots applied as
-    /// [`apply_settings`] applies them.
+    /// they were made; after a local write they are worked out again in the write.
     #[test]
     fn planned_re_reads_are_written_unless_a_local_write_came_between() {
         let conn = crate::store::test_db();
@@ -375,12 +344,12 @@ mod tests {
         let row = || campaigns::get(&conn, 7, 3).unwrap().unwrap();
         let snaps = [renamed.clone(), renamed.clone()];
 
-        let read = plan_all_settings(&conn, 7, &snaps).unwrap();
+        let read = Revised::read(&conn, 7, |c| plan_all_settings(c, &snaps)).unwrap();
         write_all_settings(&conn, &snaps, read, &[]).unwrap();
         assert_eq!(row().title, "Renamed");
         assert_eq!(row().budget, stored.budget);
 
-        let read = plan_all_settings(&conn, 7, &snaps).unwrap();
+        let read = Revised::read(&conn, 7, |c| plan_all_settings(c, &snaps)).unwrap();
         let topped_up = AdSnapshot {
             budget: Money::from_micros(stored.budget.micros() * 2),
             ..renamed.clone()

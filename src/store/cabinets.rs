@@ -151,6 +151,18 @@ impl<T> Revised<T> {
         let now = copies_rev(conn, self.account)?;
         Ok((now.is_some() && now == self.rev).then_some(self.value))
     }
+
+    /// [`Revised::current`], or else the value read again with `read` in `conn`.
+    pub fn current_or_else(
+        self,
+        conn: &Connection,
+        read: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        match self.current(conn)? {
+            Some(value) => Ok(value),
+            None => read(conn),
+        }
+    }
 }
 
 /// Records that the hourly sync stored the cabinet's report up to `end` (never moving it back)
