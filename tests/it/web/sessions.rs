@@ -314,15 +314,23 @@ fn concurrent_guesses_are_counted_before_their_passwords_are_checked() {
         },
         |_| vec![],
     );
-    let checked = answers.iter().filter(|(s, _)| *s != 429).count();
-    assert_eq!(
-        checked,
-        5,
+    let (status, browser) = &answers[24];
+    assert!(matches!(status, 303 | 429), "{status}");
+    // A right password gives its reserved slot back, so one more wrong guess may be checked
+    // when that happens before the rest of the burst is refused; never a sixth.
+    let wrong = answers.iter().filter(|(s, _)| *s == 401).count();
+    let signed_in = *status == 303;
+    assert!(
+        wrong == 5 || (signed_in && wrong == 4),
         "only the 5 attempts reserved first were checked: {:?}",
         statuses(&answers)
     );
-    let (status, browser) = &answers[24];
-    assert!(matches!(status, 303 | 429), "{status}");
+    assert_eq!(
+        answers.iter().filter(|(s, _)| *s == 429).count(),
+        30 - wrong - usize::from(signed_in),
+        "{:?}",
+        statuses(&answers)
+    );
     assert_eq!(
         browser.cookie("adcab_session").is_some(),
         *status == 303,
