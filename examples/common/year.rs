@@ -751,7 +751,7 @@ impl Writer {
                     let hour = from.timestamp() + h * 3600;
                     let iso = clock::iso(DateTime::from_timestamp(hour, 0).unwrap());
                     let mut sum = [0i64; 5];
-                    let mut runs = adcab::store::runs::before(&tx, *account, &iso, ads).unwrap();
+                    let mut runs = adcab::store::runs::for_hour(&tx, *account, &iso, ads).unwrap();
                     for ad in ads {
                         let g = gain(*ad, hour);
                         for k in 0..5 {

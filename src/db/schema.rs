@@ -118,6 +118,7 @@ const SERVICE: Ledger = Ledger {
             include_str!("../../sql/0060_campaign_conversion_lines.sql"),
         ),
         (61, include_str!("../../sql/0061_cabinet_copies_rev.sql")),
+        (62, include_str!("../../sql/0062_given_runs_are_latest.sql")),
     ],
 };
 

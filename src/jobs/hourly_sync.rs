@@ -125,7 +125,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
             .filter(|(_, _, gain)| !gain.is_idle())
             .map(|(line, _, _)| line.ad_id)
             .collect();
-        let mut runs = runs::before(tx, account, &hour, &gained)?;
+        let mut runs = runs::for_hour(tx, account, &hour, &gained)?;
         let mut newer_balance = false;
         let (mut gains, mut counters) = (stats::Gains::new(tx)?, campaigns::CounterWrites::new(tx));
         for &(line, state, ref gain) in &listed {

@@ -1,6 +1,6 @@
 //! Owns the reads of a span's stats through the running sums each stored row holds (schema 48,
 //! kept by triggers on `hourly_stats` and `daily_stats`; the hourly sync gives its rows theirs
-//! from [`before`], schema 58): a campaign's sums over `[from, to)`
+//! from [`for_hour`], schemas 58 and 62): a campaign's sums over `[from, to)`
 //! are the run of its last row before `to` less the run of its last row before `from`, two
 //! probes of its index whatever the span's length, and a cabinet's campaigns with a row in its
 //! latest hour before each bound are read from those two hours' rows in two ranges, unprobed,
@@ -253,7 +253,7 @@ fn cabinet(
 /// range, and only the others probed, unless rolled-up days may hold the marks: what the hourly
 /// sync adds the rows it writes to (`stats::Gains::record`), asked for the campaigns that gained,
 /// so the campaigns that ended long ago are not probed hour after hour.
-pub fn before(
+fn before(
     conn: &Connection,
     account: i64,
     bound: &str,
@@ -282,6 +282,51 @@ pub fn before(
         found.extend(spans(conn, account, Some(&probed), whole)?);
     }
     Ok(found)
+}
+
+/// What the hourly sync writes a cabinet's rows of an hour with (`stats::Gains::record`):
+/// each campaign's run before the hour ([`before`]), which its row's gain is added to, when the
+/// hour comes after every row of the cabinet. Schema 62 lets a row written with its run skip
+/// looking for later rows of its campaign, so only then are runs given. Otherwise (a clock set
+/// back, a row a fixture or correction wrote ahead) there are none: the rows are written as
+/// every other writer writes them, and their triggers work out their runs and move the later
+/// rows'.
+pub struct Runs {
+    given: Option<HashMap<i64, Totals>>,
+}
+
+impl Runs {
+    /// The run a campaign's row of the hour is written with, its `gain` added first; `None`
+    /// when the rows are written without runs.
+    pub fn add(&mut self, ad: i64, gain: &Totals) -> Option<&Totals> {
+        let run = self.given.as_mut()?.entry(ad).or_default();
+        run.add(gain);
+        Some(run)
+    }
+}
+
+/// The [`Runs`] of cabinet `account`'s campaigns `ads` for rows of `hour`: their runs before it
+/// unless a row of the cabinet comes after it, an hourly row or a rolled-up day on or after its
+/// day (by `cabinet_rolled_days`, an upper bound: the triggers' own test, for every campaign).
+pub fn for_hour(
+    conn: &Connection,
+    account: i64,
+    hour: &str,
+    ads: &[i64],
+) -> Result<Runs, StoreError> {
+    let later_hour: bool = conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM hourly_stats WHERE account_id = ?1 AND hour > ?2)",
+        )?
+        .query_row(params![account, hour], |r| r.get(0))?;
+    let later_day = last_rolled_day(conn, account)?
+        .is_some_and(|day| format!("{day}T24:00:00Z").as_str() > hour);
+    let given = if later_hour || later_day {
+        None
+    } else {
+        Some(before(conn, account, hour, ads)?)
+    };
+    Ok(Runs { given })
 }
 
 /// Each campaign's sums over the hours starting in `[from, to)` (and the rolled-up days wholly
@@ -409,7 +454,7 @@ mod tests {
 
     /// What the hourly sync writes of a campaign's gain: the row, with its run.
     fn record(conn: &Connection, ad: i64, hour: &str, gain: &Totals) {
-        let mut runs = before(conn, 7, hour, &[ad]).unwrap();
+        let mut runs = for_hour(conn, 7, hour, &[ad]).unwrap();
         stats::Gains::new(conn)
             .unwrap()
             .record(7, ad, hour, gain, &mut runs)
@@ -468,7 +513,7 @@ mod tests {
         // As the hourly sync writes: ad 1 runs through hour 100, ad 2 through hour 60 and ad 3
         // through hour 20, each idle some hours; ad 4 never runs.
         for h in 0..=100 {
-            let mut runs = before(&conn, 7, &hour(h), &[1, 2, 3]).unwrap();
+            let mut runs = for_hour(&conn, 7, &hour(h), &[1, 2, 3]).unwrap();
             for (ad, last) in [(1, 100), (2, 60), (3, 20)] {
                 if h <= last && (h + ad) % 7 != 0 {
                     let gain = Totals {
@@ -740,13 +785,55 @@ mod tests {
         }
     }
 
+    /// Runs are given only for an hour after every row of the cabinet: not when another
+    /// campaign of it has a later hour, nor when a rolled-up day is the hour's day or later;
+    /// the rows written without them get their runs, and move the later rows', by trigger.
+    #[test]
+    fn runs_are_given_only_for_an_hour_after_every_row_of_the_cabinet() {
+        let conn = db();
+        let hour = hours_from(20);
+        let given = |conn: &Connection, h: i64| {
+            for_hour(conn, 7, &hour(h), &[1])
+                .unwrap()
+                .add(1, &gain(1))
+                .is_some()
+        };
+        record(&conn, 1, &hour(30), &gain(2));
+        assert!(given(&conn, 31), "after every row");
+        assert!(!given(&conn, 29), "before ad 1's own row");
+        record(&conn, 2, &hour(40), &gain(3));
+        assert!(!given(&conn, 35), "before ad 2's row");
+        assert!(given(&conn, 41));
+        // Ad 1 written at hour 35, between its own row and ad 2's: by its triggers.
+        record(&conn, 1, &hour(35), &gain(5));
+        // A rolled-up day: no runs for an hour of that day or before it.
+        for ad in [1, 2] {
+            retention::roll_campaign(&conn, 7, ad, &hour(48)).unwrap();
+        }
+        assert!(!given(&conn, 47), "in the rolled day");
+        assert!(given(&conn, 48), "the day after");
+        record(&conn, 1, &hour(20), &gain(7));
+        runs_check_equal(&conn);
+        let run = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+        assert_eq!(
+            run("SELECT run_views FROM hourly_stats WHERE ad_id = 1 AND hour LIKE '2026-11-20%'"),
+            7,
+            "the late hour's own run"
+        );
+        assert_eq!(
+            run("SELECT run_views FROM daily_stats WHERE ad_id = 1"),
+            2 + 5 + 7,
+            "the later day's row gained the late hour"
+        );
+    }
+
     #[test]
     fn a_campaign_listed_twice_in_one_hour_is_summed_once_in_its_run() {
         let conn = db();
         let hour = "2026-11-20T05:00:00Z";
         record(&conn, 1, "2026-11-20T04:00:00Z", &gain(2));
         // A report listing the campaign twice: the row written with its run, then upserted.
-        let mut runs = before(&conn, 7, hour, &[1]).unwrap();
+        let mut runs = for_hour(&conn, 7, hour, &[1]).unwrap();
         stats::Gains::new(&conn)
             .unwrap()
             .record(7, 1, hour, &gain(3), &mut runs)

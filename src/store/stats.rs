@@ -11,6 +11,7 @@ use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, CachedStatement, Connection, Row};
 
 use super::reconcile::Delta;
+use super::runs::Runs;
 use super::StoreError;
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
@@ -55,10 +56,10 @@ impl<'c> Gains<'c> {
     }
 
     /// Stores what a campaign gained in `hour` (nothing when it gained nothing). A new row is
-    /// written with its run (schema 58): the campaign's run before the hour in `runs` (read for
-    /// the cabinet by `runs::before`; none when it has no earlier row) and the gain, which
-    /// `runs` then holds. A row already there (a report listing the campaign twice) has the
-    /// gain added to it, and the row's update trigger adds it to its run.
+    /// written with its run when `runs` gives runs (schema 58, 62): the campaign's run before
+    /// the hour with the gain added, which `runs` then holds; else with none, for its triggers
+    /// to work out. A row already there (a report listing the campaign twice) has the gain
+    /// added to it, and the row's update trigger adds it to its run.
     ///
     /// The row goes in `OR IGNORE` rather than as an upsert, so that SQLite keeps no statement
     /// journal for it (schema 59 says why; an upsert's update always may abort). The values
@@ -70,13 +71,12 @@ impl<'c> Gains<'c> {
         ad: i64,
         hour: &str,
         gain: &Totals,
-        runs: &mut HashMap<i64, Totals>,
+        runs: &mut Runs,
     ) -> Result<(), StoreError> {
         if gain.is_idle() {
             return Ok(());
         }
-        let run = runs.entry(ad).or_default();
-        run.add(gain);
+        let run = runs.add(ad, gain).copied().unwrap_or_default();
         let figures = [
             gain.views,
             gain.opens,

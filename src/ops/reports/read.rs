@@ -223,7 +223,7 @@ mod tests {
         let start = Utc.with_ymd_and_hms(2026, 11, 10, 0, 0, 0).unwrap();
         for h in 0..240 {
             let hour = crate::clock::iso(start + Duration::hours(h));
-            let mut runs = crate::store::runs::before(&conn, 7, &hour, &[1, 2, 3]).unwrap();
+            let mut runs = crate::store::runs::for_hour(&conn, 7, &hour, &[1, 2, 3]).unwrap();
             for ad in [1, 2, 3] {
                 let n = (h * 7 + ad * 13) % 50;
                 let gain = Totals {

@@ -232,7 +232,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // triggers first), 57: the campaigns' weekly conversions (their triggers first),
             // 60: the campaigns' conversion lines (its triggers and view first), 61: the
             // cabinets' copies' revision (its triggers first); 27's column
-            // is in 15's alerts; 50 adds rows only; 58 and 59 redefine 48's triggers) undone.
+            // is in 15's alerts; 50 adds rows only; 58, 59 and 62 redefine 48's triggers) undone.
             tx.execute_batch(
                 "DROP INDEX campaigns_by_date; DROP INDEX campaigns_by_title;
                  DROP INDEX campaigns_by_status; DROP INDEX campaigns_by_views;
