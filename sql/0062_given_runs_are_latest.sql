@@ -4,9 +4,10 @@
 -- hour just ended. Now the sync looks once per cabinet and hour (`runs::for_hour`): when any row
 -- of the cabinet comes after the hour (an hourly row, or a rolled-up day on or after its day, by
 -- `cabinet_rolled_days`, an upper bound), it writes its rows without runs, as every other writer
--- does, and these triggers work out their runs and move the later rows'. So a row written with
--- a run (`run_views` other than 0) is the latest of its campaign, and only rows written without
--- one are looked after. A row whose given run is 0 (no views yet) is looked after all the same.
+-- does, and the insert triggers (59's own-run one and this one) work out their runs and move
+-- the later rows'. So a row written with a run (`run_views` other than 0) has no later row of
+-- its campaign when it is written, and only rows written without one are looked after. A row
+-- whose given run is 0 (no views yet) is looked after all the same.
 -- `adcab check --deep` compares every run with the sums it stands for.
 DROP TRIGGER hourly_stats_run_later;
 

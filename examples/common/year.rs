@@ -397,6 +397,15 @@ impl Writer {
         for (_, sql) in indexes.iter().chain(&triggers) {
             self.conn.execute_batch(sql).unwrap();
         }
+        // What `daily_stats_last_day` keeps as rows are written, for the rows written without it.
+        self.conn
+            .execute_batch(
+                "INSERT INTO cabinet_rolled_days (account_id, last_day)
+                 SELECT account_id, MAX(day) FROM daily_stats WHERE true GROUP BY account_id
+                 ON CONFLICT (account_id) DO UPDATE SET last_day = excluded.last_day
+                    WHERE excluded.last_day > last_day",
+            )
+            .unwrap();
         // No ANALYZE: the service never runs one, so its plans are those of an install's year.
         println!(
             "  {} indexes made again in {:.1} s",

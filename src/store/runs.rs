@@ -285,8 +285,8 @@ fn before(
 }
 
 /// What the hourly sync writes a cabinet's rows of an hour with (`stats::Gains::record`):
-/// each campaign's run before the hour ([`before`]), which its row's gain is added to, when the
-/// hour comes after every row of the cabinet. Schema 62 lets a row written with its run skip
+/// each campaign's run before the hour ([`before`]), which its row's gain is added to, when no
+/// row of the cabinet comes after the hour. Schema 62 lets a row written with its run skip
 /// looking for later rows of its campaign, so only then are runs given. Otherwise (a clock set
 /// back, a row a fixture or correction wrote ahead) there are none: the rows are written as
 /// every other writer writes them, and their triggers work out their runs and move the later
@@ -452,7 +452,8 @@ mod tests {
         }
     }
 
-    /// What the hourly sync writes of a campaign's gain: the row, with its run.
+    /// What the hourly sync writes of a campaign's gain: the row, with its run when
+    /// [`for_hour`] gives one.
     fn record(conn: &Connection, ad: i64, hour: &str, gain: &Totals) {
         let mut runs = for_hour(conn, 7, hour, &[ad]).unwrap();
         stats::Gains::new(conn)
@@ -802,6 +803,10 @@ mod tests {
         assert!(given(&conn, 31), "after every row");
         assert!(!given(&conn, 29), "before ad 1's own row");
         record(&conn, 2, &hour(40), &gain(3));
+        assert!(
+            given(&conn, 40),
+            "the latest hour itself (a report listing an ad twice)"
+        );
         assert!(!given(&conn, 35), "before ad 2's row");
         assert!(given(&conn, 41));
         // Ad 1 written at hour 35, between its own row and ad 2's: by its triggers.
@@ -812,6 +817,7 @@ mod tests {
         }
         assert!(!given(&conn, 47), "in the rolled day");
         assert!(given(&conn, 48), "the day after");
+        assert!(!given(&conn, 20), "a day before the rolled one");
         record(&conn, 1, &hour(20), &gain(7));
         runs_check_equal(&conn);
         let run = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
