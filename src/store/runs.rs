@@ -786,11 +786,12 @@ mod tests {
         }
     }
 
-    /// Runs are given only for an hour after every row of the cabinet: not when another
-    /// campaign of it has a later hour, nor when a rolled-up day is the hour's day or later;
-    /// the rows written without them get their runs, and move the later rows', by trigger.
+    /// Runs are given only when no row of the cabinet comes after the hour: not when another
+    /// campaign of it has a later hour, nor when a rolled-up day is the hour's day or later
+    /// (a row of the hour itself does not stop them); the rows written without them get their
+    /// runs, and move the later rows', by trigger.
     #[test]
-    fn runs_are_given_only_for_an_hour_after_every_row_of_the_cabinet() {
+    fn runs_are_given_only_when_no_row_of_the_cabinet_comes_after_the_hour() {
         let conn = db();
         let hour = hours_from(20);
         let given = |conn: &Connection, h: i64| {
