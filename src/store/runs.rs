@@ -252,18 +252,19 @@ fn cabinet(
 /// with a row in the cabinet's latest hour before `bound` are read from that hour's rows in one
 /// range, and only the others probed, unless rolled-up days may hold the marks: what the hourly
 /// sync adds the rows it writes to (`stats::Gains::record`), asked for the campaigns that gained,
-/// so the campaigns that ended long ago are not probed hour after hour.
+/// so the campaigns that ended long ago are not probed hour after hour. `rolled` is the
+/// cabinet's last rolled-up day ([`last_rolled_day`], read once by the caller).
 fn before(
     conn: &Connection,
     account: i64,
     bound: &str,
     ads: &[i64],
+    rolled: Option<&str>,
 ) -> Result<HashMap<i64, Totals>, StoreError> {
     let mut ads = ads.to_vec();
     ads.sort_unstable();
     ads.dedup();
-    let rolled = last_rolled_day(conn, account)?;
-    let mut ends = Bound::at(conn, account, bound, rolled.as_deref())?;
+    let mut ends = Bound::at(conn, account, bound, rolled)?;
     // A span from the start of time: no campaign has a mark at its start.
     let whole = ("", bound);
     if matches!(ends, Bound::Probe) {
@@ -319,12 +320,14 @@ pub fn for_hour(
             "SELECT EXISTS (SELECT 1 FROM hourly_stats WHERE account_id = ?1 AND hour > ?2)",
         )?
         .query_row(params![account, hour], |r| r.get(0))?;
-    let later_day = last_rolled_day(conn, account)?
+    let rolled = last_rolled_day(conn, account)?;
+    let later_day = rolled
+        .as_deref()
         .is_some_and(|day| format!("{day}T24:00:00Z").as_str() > hour);
     let given = if later_hour || later_day {
         None
     } else {
-        Some(before(conn, account, hour, ads)?)
+        Some(before(conn, account, hour, ads, rolled.as_deref())?)
     };
     Ok(Runs { given })
 }
@@ -685,8 +688,10 @@ mod tests {
         for ad in ADS {
             retention::roll_campaign(&conn, 7, ad, &hour(24)).unwrap();
         }
+        let rolled = last_rolled_day(&conn, 7).unwrap();
+        let rolled = rolled.as_deref();
         for h in [10, 30, 50, 72] {
-            let mut found: Vec<(i64, Totals)> = before(&conn, 7, &hour(h), &[4, 3, 2, 1])
+            let mut found: Vec<(i64, Totals)> = before(&conn, 7, &hour(h), &[4, 3, 2, 1], rolled)
                 .unwrap()
                 .into_iter()
                 .collect();
@@ -696,7 +701,7 @@ mod tests {
             assert_eq!(found.len(), if h == 10 { 0 } else { 3 }, "before hour {h}");
         }
         // Only the campaigns asked for: the sync asks for those that gained.
-        let asked: Vec<i64> = before(&conn, 7, &hour(72), &[2])
+        let asked: Vec<i64> = before(&conn, 7, &hour(72), &[2], rolled)
             .unwrap()
             .into_keys()
             .collect();
