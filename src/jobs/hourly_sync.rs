@@ -103,12 +103,13 @@ pub fn read_reports(
 pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc>, StoreError> {
     let account = report.account;
     let hour = clock::iso(report.hour);
+    let states = |c: &rusqlite::Connection| campaigns::sync_states(c, account);
     let read = services
         .db
-        .read_blocking(|c| Revised::read(c, account, |c| campaigns::sync_states(c, account)))?;
+        .read_blocking(|c| Revised::read(c, account, states))?;
     services.db.write_blocking(|tx| {
         let now = clock::now(tx)?;
-        let stored = read.current_or_else(tx, |c| campaigns::sync_states(c, account))?;
+        let stored = read.current_or_else(tx, states)?;
         let mut day_spends = stats::day_spends(tx, account, report.hour)?;
         // Each line of a stored copy, with what the copy gained since its mark.
         let listed: Vec<(&AdCounters, &SyncState, Totals)> = report
