@@ -233,7 +233,8 @@ pub trait Platform: Send + Sync {
         query: &str,
     ) -> Result<Option<PeerEntry>, PlatformError>;
     /// Cabinets the hourly sync may read at once: a remote platform's calls mostly wait on
-    /// the network (each token keeps its own pace); the simulator works in the database.
+    /// the network (each token keeps its own pace); a platform in the database overlaps one
+    /// cabinet's reads with another's writes.
     fn parallel_reads(&self) -> usize {
         1
     }

@@ -127,3 +127,69 @@ fn a_top_up_stored_while_the_hourly_report_is_read_is_not_written_over() {
         "a report read after the change is taken whole"
     );
 }
+
+#[test]
+fn reading_ads_writes_nothing_and_agrees_with_the_next_report() {
+    let app = spawn_app_with(|c| c.sim.auto_review_seconds = 60);
+    let (_, cabinet, key) = app.manager();
+    app.align_hour();
+    let fine = app.campaign(cabinet, Camp::channel("Fine", "https://t.me/alpha_chan"));
+    let risky = app.campaign(cabinet, Camp::channel("Risky", "https://t.me/alpha_chan"));
+    let casino = json!({ "text": "Win big at our Casino tonight" });
+    app.write_ok(
+        "PATCH",
+        &format!("/campaigns/{risky}"),
+        &key,
+        Some(&casino),
+        200,
+    );
+    // Twenty minutes on, inside the hour: both reviews are due, no report has been read.
+    ops::sim_advance(&app.services, 20 * 60).unwrap();
+    let stored = || {
+        app.scalar::<String>(
+            "SELECT group_concat(ad_id || ' ' || status || ' ' || views || ' ' || spent_micros
+                 || ' ' || IFNULL(accrued_until, '-') || ' ' || IFNULL(decline_reason, '-'), '; ')
+             FROM sim_ads WHERE account_id = ?1",
+            &[cabinet],
+        )
+    };
+    let before = stored();
+    assert_eq!(before.matches("In Review").count(), 2, "{before}");
+    let platform = &app.services.platform;
+    let read = platform.get_ads(cabinet, &[fine, risky]).unwrap();
+    let (approved, declined) = (&read[0], &read[1]);
+    assert_eq!(approved.status, adcab::domain::campaign::Status::Active);
+    assert!(approved.views > 0, "delivering since its approval");
+    assert_eq!(declined.status, adcab::domain::campaign::Status::Declined);
+    assert!(declined.decline_reason.is_some());
+    assert_eq!(
+        format!("{:?}", platform.get_ads(cabinet, &[fine, risky]).unwrap()),
+        format!("{read:?}"),
+        "read again, the same"
+    );
+    assert_eq!(stored(), before, "reading the ads wrote nothing");
+    // The report, which stores the ads' state, finds what the read worked out.
+    let lines = platform.report(cabinet, app.now()).unwrap();
+    for ad in &read {
+        let line = lines.iter().find(|l| l.ad_id == ad.ad_id).unwrap();
+        assert_eq!(
+            (
+                line.status,
+                line.views,
+                line.clicks,
+                line.spent,
+                line.budget
+            ),
+            (ad.status, ad.views, ad.clicks, ad.spent, ad.budget),
+            "ad {}",
+            ad.ad_id
+        );
+        assert_eq!(line.status_changed_at, ad.status_changed_at);
+        assert_eq!(line.decline_reason, ad.decline_reason);
+    }
+    assert_eq!(
+        stored().matches("In Review").count(),
+        0,
+        "the report stored them"
+    );
+}

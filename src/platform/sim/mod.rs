@@ -136,6 +136,12 @@ impl Platform for Simulator {
         &CAPABILITIES
     }
 
+    /// Two: its reports are written on the database's one writer, and a second cabinet's
+    /// reads (its ads re-read, the copies' state, its digest) run on a reader meanwhile.
+    fn parallel_reads(&self) -> usize {
+        2
+    }
+
     fn open_account(&self, kind: CabinetType, balance: Money) -> Result<i64, PlatformError> {
         self.db
             .write_blocking(|tx| {
@@ -572,15 +578,18 @@ impl Simulator {
             .ok_or(PlatformError::NotFound)
     }
 
-    /// Brings the ads up to now and reads them, in one transaction.
+    /// Reads the ads as they stand now, on a reader: each brought up to now in memory
+    /// ([`Simulator::caught_up`]), so that reading ads writes nothing.
     fn load_ads(&self, account: i64, ads: &[i64]) -> Result<Vec<AdSnapshot>, PlatformError> {
         self.db
-            .write_blocking(|tx| {
-                let now = clock::now(tx)?;
+            .read_blocking(|c| {
+                let now = clock::now(c)?;
                 let mut found = Vec::with_capacity(ads.len());
                 for ad in ads {
-                    self.catch_up(tx, account, *ad, now)?;
-                    found.extend(load_snapshot(tx, account, *ad)?);
+                    if let Some(mut snapshot) = load_snapshot(c, account, *ad)? {
+                        self.caught_up(c, &mut snapshot, now)?;
+                        found.push(snapshot);
+                    }
                 }
                 Ok(found)
             })

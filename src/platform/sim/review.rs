@@ -14,9 +14,10 @@ use super::rules::approved_status;
 use super::{SimError, Simulator};
 use crate::clock;
 use crate::db::json_column;
-use crate::domain::ad::DeclineReason;
+use crate::domain::ad::{AdSnapshot, DeclineReason};
 use crate::domain::campaign::Status;
 use crate::domain::dates::Dates;
+use crate::domain::money::Money;
 use crate::domain::schedule::Schedule;
 use crate::store::{parsed, unreadable, StoreError};
 
@@ -112,9 +113,7 @@ impl Simulator {
             .try_for_each(|pace| self.advance(conn, account, pace, until))
     }
 
-    /// Brings one ad up to `until`: a review due by then is decided at its due time (declined
-    /// when the text holds a decline word), then delivery accrues up to `until`. An ad already
-    /// brought further is left as it is.
+    /// Brings one ad up to `until` and stores it (see [`Simulator::advanced`]).
     fn advance(
         &self,
         conn: &Connection,
@@ -122,6 +121,86 @@ impl Simulator {
         pace: Pace,
         until: DateTime<Utc>,
     ) -> Result<(), StoreError> {
+        let Some(advanced) = self.advanced(conn, account, pace, until)? else {
+            return Ok(());
+        };
+        let Advanced {
+            ad,
+            delivery,
+            changed_at,
+            review_requested,
+            declined,
+            accrued_until,
+        } = advanced;
+        if let Some(reason) = declined {
+            set_reason(conn, account, ad, reason.as_ref())?;
+        }
+        conn.prepare_cached(
+            "UPDATE sim_ads SET status = ?3, status_changed_at = ?4, review_requested_at = ?5, views = ?6,
+                opens = ?7, clicks = ?8, actions = ?9, budget_micros = ?10, spent_micros = ?11,
+                day_index = ?12, day_spent_micros = ?13, accrued_until = ?14
+             WHERE account_id = ?1 AND ad_id = ?2",
+        )?
+        .execute(params![
+            account,
+            ad,
+            delivery.status.as_str(),
+            changed_at,
+            review_requested.map(clock::iso),
+            delivery.views,
+            delivery.opens,
+            delivery.clicks,
+            delivery.actions,
+            delivery.budget_micros,
+            delivery.spent_micros,
+            delivery.day,
+            delivery.day_spent_micros,
+            clock::iso(accrued_until),
+        ])?;
+        Ok(())
+    }
+
+    /// Brings an ad read with `SELECT *` (`snapshot`) up to `until` in memory, storing nothing:
+    /// a later catch-up from the stored state comes to the same figures (delivery and review
+    /// are functions of the state and the time), so reads need not write.
+    pub(super) fn caught_up(
+        &self,
+        conn: &Connection,
+        snapshot: &mut AdSnapshot,
+        until: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let (account, ad) = (snapshot.account_id, snapshot.ad_id);
+        let pace = conn
+            .prepare_cached(&format!(
+                "SELECT {PACE_COLUMNS} FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2"
+            ))?
+            .query_row([account, ad], pace_from_row)?;
+        let Some(advanced) = self.advanced(conn, account, pace, until)? else {
+            return Ok(());
+        };
+        let d = &advanced.delivery;
+        snapshot.status = d.status;
+        snapshot.status_changed_at = advanced.changed_at;
+        (snapshot.views, snapshot.opens) = (d.views, d.opens);
+        (snapshot.clicks, snapshot.actions) = (d.clicks, d.actions);
+        snapshot.budget = Money::from_micros(d.budget_micros);
+        snapshot.spent = Money::from_micros(d.spent_micros);
+        if let Some(reason) = advanced.declined {
+            snapshot.decline_reason = reason;
+        }
+        Ok(())
+    }
+
+    /// One ad brought up to `until`, in memory: a review due by then is decided at its due
+    /// time (declined when the text holds a decline word), then delivery accrues up to
+    /// `until`. `None` when there is nothing to do, as for an ad already brought further.
+    fn advanced(
+        &self,
+        conn: &Connection,
+        account: i64,
+        pace: Pace,
+        until: DateTime<Utc>,
+    ) -> Result<Option<Advanced>, StoreError> {
         let Pace {
             ad,
             mut delivery,
@@ -144,8 +223,9 @@ impl Simulator {
                 && *due <= until
         });
         if review_due.is_none() && from >= until {
-            return Ok(());
+            return Ok(None);
         }
+        let mut declined = None;
         if let Some(due) = review_due {
             let text: String = conn
                 .prepare_cached(
@@ -161,7 +241,7 @@ impl Simulator {
                     due.timestamp(),
                 ),
                 Some(word) => {
-                    set_reason(conn, account, ad, decline::for_decline_word(word).as_ref())?;
+                    declined = Some(decline::for_decline_word(word));
                     Status::Declined
                 }
             };
@@ -179,30 +259,26 @@ impl Simulator {
         }
         let minute = DateTime::<Utc>::from_timestamp(until.timestamp().div_euclid(60) * 60, 0)
             .unwrap_or(until);
-        conn.prepare_cached(
-            "UPDATE sim_ads SET status = ?3, status_changed_at = ?4, review_requested_at = ?5, views = ?6,
-                opens = ?7, clicks = ?8, actions = ?9, budget_micros = ?10, spent_micros = ?11,
-                day_index = ?12, day_spent_micros = ?13, accrued_until = ?14
-             WHERE account_id = ?1 AND ad_id = ?2",
-        )?
-        .execute(params![
-            account,
+        Ok(Some(Advanced {
             ad,
-            delivery.status.as_str(),
+            delivery,
             changed_at,
-            review_requested.map(clock::iso),
-            delivery.views,
-            delivery.opens,
-            delivery.clicks,
-            delivery.actions,
-            delivery.budget_micros,
-            delivery.spent_micros,
-            delivery.day,
-            delivery.day_spent_micros,
-            clock::iso(minute.max(from)),
-        ])?;
-        Ok(())
+            review_requested,
+            declined,
+            accrued_until: minute.max(from),
+        }))
     }
+}
+
+/// An ad brought up to a time in memory ([`Simulator::advanced`]): what catching up stores.
+struct Advanced {
+    ad: i64,
+    delivery: Delivery,
+    changed_at: String,
+    review_requested: Option<DateTime<Utc>>,
+    /// A review declined on the way, with the reason it gives.
+    declined: Option<Option<DeclineReason>>,
+    accrued_until: DateTime<Utc>,
 }
 
 /// Sets (or with `None` clears) the reason an ad was declined for.
