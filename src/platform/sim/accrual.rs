@@ -163,7 +163,7 @@ pub fn accrue(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use chrono::{Datelike, Duration, Timelike};
 
@@ -190,7 +190,8 @@ mod tests {
             .with_timezone(&Utc)
     }
 
-    fn active(budget_micros: i64) -> Delivery {
+    /// An ad running around the clock at 2.00 per 1000 views with `budget_micros` left.
+    pub(in crate::platform::sim) fn active(budget_micros: i64) -> Delivery {
         Delivery {
             status: Status::Active,
             cpm_micros: 2_000_000,

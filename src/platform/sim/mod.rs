@@ -13,6 +13,8 @@ mod review;
 mod rows;
 mod rules;
 
+use std::collections::HashMap;
+
 pub use config::SimConfig;
 pub use faults::Fault;
 use rows::{account_kind, add_balance, balance_of, load_snapshot, save};
@@ -372,38 +374,66 @@ impl Platform for Simulator {
         self.load_ads(account, ads)
     }
 
+    /// Worked out on a reader: every moving ad brought up to `at` in memory; then the ads a
+    /// report stores ([`review::Advanced::due`]) are written, each unless its row changed
+    /// since it was read.
     fn report(&self, account: i64, at: DateTime<Utc>) -> Result<Vec<AdCounters>, PlatformError> {
         self.take_fault(account)?;
-        self.db
-            .write_blocking(|tx| {
-                if account_kind(tx, account)?.is_none() {
+        let read = self
+            .db
+            .read_blocking(|c| {
+                if account_kind(c, account)?.is_none() {
                     return Ok(Err(PlatformError::NotFound));
                 }
-                let until = at.min(clock::now(tx)?);
-                self.catch_up_moving(tx, account, until)?;
-                let mut stmt = tx.prepare_cached(
+                let until = at.min(clock::now(c)?);
+                let moved: HashMap<i64, review::Advanced> = self
+                    .moving(c, account, until)?
+                    .into_iter()
+                    .map(|advanced| (advanced.ad, advanced))
+                    .collect();
+                let mut stmt = c.prepare_cached(
                     "SELECT ad_id, status, active, budget_micros, spent_micros, views, opens,
                         clicks, actions, status_changed_at, decline_reason, decline_description
                      FROM sim_ads WHERE account_id = ?1 ORDER BY ad_id",
                 )?;
-                let rows = stmt.query_map([account], |r| {
-                    Ok(AdCounters {
-                        ad_id: r.get(0)?,
-                        status: parsed(r, 1, "sim_ads.status", Status::parse)?,
-                        active: r.get(2)?,
-                        budget: Money::from_micros(r.get(3)?),
-                        spent: Money::from_micros(r.get(4)?),
-                        views: r.get(5)?,
-                        opens: r.get(6)?,
-                        clicks: r.get(7)?,
-                        actions: r.get(8)?,
-                        status_changed_at: r.get(9)?,
-                        decline_reason: decline_reason(r, 10, 11)?,
-                    })
-                })?;
-                Ok::<_, StoreError>(Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?))
+                let lines = stmt
+                    .query_map([account], |r| {
+                        let mut line = AdCounters {
+                            ad_id: r.get(0)?,
+                            status: parsed(r, 1, "sim_ads.status", Status::parse)?,
+                            active: r.get(2)?,
+                            budget: Money::from_micros(r.get(3)?),
+                            spent: Money::from_micros(r.get(4)?),
+                            views: r.get(5)?,
+                            opens: r.get(6)?,
+                            clicks: r.get(7)?,
+                            actions: r.get(8)?,
+                            status_changed_at: r.get(9)?,
+                            decline_reason: decline_reason(r, 10, 11)?,
+                        };
+                        if let Some(advanced) = moved.get(&line.ad_id) {
+                            advanced.brought_up(&mut line);
+                        }
+                        Ok(line)
+                    })?
+                    .collect::<rusqlite::Result<Vec<_>>>()?;
+                let due: Vec<review::Advanced> = moved
+                    .into_values()
+                    .filter(|advanced| advanced.due(until))
+                    .collect();
+                Ok::<_, StoreError>(Ok((lines, due)))
             })
-            .map_err(PlatformError::store)?
+            .map_err(PlatformError::store)?;
+        let (lines, due) = read?;
+        if !due.is_empty() {
+            self.db
+                .write_blocking(|tx| {
+                    due.iter()
+                        .try_for_each(|advanced| advanced.store(tx, account))
+                })
+                .map_err(PlatformError::store)?;
+        }
+        Ok(lines)
     }
 
     fn edit_ad(

@@ -1,7 +1,9 @@
 //! Owns the simulator's review and its catching up with the service clock: a pending review
 //! is decided by `adcab sim review` or automatically when due (declined for a decline word),
 //! a decline with its reason (`decline`), and delivery accrues minute by minute up to the
-//! time asked for.
+//! time asked for. Both are functions of an ad's stored state and the time, so reads work
+//! them out in memory on a reader; a change stores the ad brought up to now first, and a
+//! report stores the ads whose status moved and, in turn, about a quarter of the others.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -14,7 +16,7 @@ use super::rules::approved_status;
 use super::{SimError, Simulator};
 use crate::clock;
 use crate::db::json_column;
-use crate::domain::ad::{AdSnapshot, DeclineReason};
+use crate::domain::ad::{AdCounters, AdSnapshot, DeclineReason};
 use crate::domain::campaign::Status;
 use crate::domain::dates::Dates;
 use crate::domain::money::Money;
@@ -92,14 +94,15 @@ impl Simulator {
         }
     }
 
-    /// Brings every ad of an account that can move (`Active`, `In Review`, switched on and
-    /// waiting for its start) up to `until`, read in one scan.
-    pub(super) fn catch_up_moving(
+    /// Every ad of an account that can move (`Active`, `In Review`, switched on and waiting
+    /// for its start) brought up to `until` in memory, read in one scan; those with nothing
+    /// to do are left out. [`Advanced::due`] tells which to store.
+    pub(super) fn moving(
         &self,
         conn: &Connection,
         account: i64,
         until: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<Advanced>, StoreError> {
         let moving: Vec<Pace> = conn
             .prepare_cached(&format!(
                 "SELECT {PACE_COLUMNS} FROM sim_ads WHERE account_id = ?1
@@ -108,9 +111,11 @@ impl Simulator {
             ))?
             .query_map([account], pace_from_row)?
             .collect::<rusqlite::Result<_>>()?;
-        moving
-            .into_iter()
-            .try_for_each(|pace| self.advance(conn, account, pace, until))
+        let mut found = Vec::with_capacity(moving.len());
+        for pace in moving {
+            found.extend(self.advanced(conn, account, pace, until)?);
+        }
+        Ok(found)
     }
 
     /// Brings one ad up to `until` and stores it (see [`Simulator::advanced`]).
@@ -121,42 +126,9 @@ impl Simulator {
         pace: Pace,
         until: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let Some(advanced) = self.advanced(conn, account, pace, until)? else {
-            return Ok(());
-        };
-        let Advanced {
-            ad,
-            delivery,
-            changed_at,
-            review_requested,
-            declined,
-            accrued_until,
-        } = advanced;
-        if let Some(reason) = declined {
-            set_reason(conn, account, ad, reason.as_ref())?;
+        if let Some(advanced) = self.advanced(conn, account, pace, until)? {
+            advanced.store(conn, account)?;
         }
-        conn.prepare_cached(
-            "UPDATE sim_ads SET status = ?3, status_changed_at = ?4, review_requested_at = ?5, views = ?6,
-                opens = ?7, clicks = ?8, actions = ?9, budget_micros = ?10, spent_micros = ?11,
-                day_index = ?12, day_spent_micros = ?13, accrued_until = ?14
-             WHERE account_id = ?1 AND ad_id = ?2",
-        )?
-        .execute(params![
-            account,
-            ad,
-            delivery.status.as_str(),
-            changed_at,
-            review_requested.map(clock::iso),
-            delivery.views,
-            delivery.opens,
-            delivery.clicks,
-            delivery.actions,
-            delivery.budget_micros,
-            delivery.spent_micros,
-            delivery.day,
-            delivery.day_spent_micros,
-            clock::iso(accrued_until),
-        ])?;
         Ok(())
     }
 
@@ -175,18 +147,18 @@ impl Simulator {
                 "SELECT {PACE_COLUMNS} FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2"
             ))?
             .query_row([account, ad], pace_from_row)?;
-        let Some(advanced) = self.advanced(conn, account, pace, until)? else {
-            return Ok(());
-        };
-        let d = &advanced.delivery;
-        snapshot.status = d.status;
-        snapshot.status_changed_at = advanced.changed_at;
-        (snapshot.views, snapshot.opens) = (d.views, d.opens);
-        (snapshot.clicks, snapshot.actions) = (d.clicks, d.actions);
-        snapshot.budget = Money::from_micros(d.budget_micros);
-        snapshot.spent = Money::from_micros(d.spent_micros);
-        if let Some(reason) = advanced.declined {
-            snapshot.decline_reason = reason;
+        if let Some(advanced) = self.advanced(conn, account, pace, until)? {
+            let d = &advanced.delivery;
+            (snapshot.status, snapshot.status_changed_at) = (d.status, advanced.changed_at);
+            (snapshot.views, snapshot.opens) = (d.views, d.opens);
+            (snapshot.clicks, snapshot.actions) = (d.clicks, d.actions);
+            (snapshot.budget, snapshot.spent) = (
+                Money::from_micros(d.budget_micros),
+                Money::from_micros(d.spent_micros),
+            );
+            if let Some(reason) = advanced.declined {
+                snapshot.decline_reason = reason;
+            }
         }
         Ok(())
     }
@@ -201,6 +173,14 @@ impl Simulator {
         pace: Pace,
         until: DateTime<Utc>,
     ) -> Result<Option<Advanced>, StoreError> {
+        let read = Read {
+            accrued: pace.accrued.clone(),
+            status: pace.delivery.status,
+            review: pace.review.clone(),
+            budget_micros: pace.delivery.budget_micros,
+            cpm_micros: pace.delivery.cpm_micros,
+            active: pace.active,
+        };
         let Pace {
             ad,
             mut delivery,
@@ -266,19 +246,107 @@ impl Simulator {
             review_requested,
             declined,
             accrued_until: minute.max(from),
+            read,
         }))
     }
 }
 
+/// A report stores an ad it brought further once in this many hours, each ad in its own hour
+/// of the cycle (by its id), so that a report works delivery out from at most this far back
+/// and writes about this share of the ads; and it stores every ad whose status moved.
+const STORE_EVERY_HOURS: i64 = 4;
+
 /// An ad brought up to a time in memory ([`Simulator::advanced`]): what catching up stores.
-struct Advanced {
-    ad: i64,
-    delivery: Delivery,
-    changed_at: String,
+pub(super) struct Advanced {
+    pub(super) ad: i64,
+    pub(super) delivery: Delivery,
+    pub(super) changed_at: String,
     review_requested: Option<DateTime<Utc>>,
     /// A review declined on the way, with the reason it gives.
-    declined: Option<Option<DeclineReason>>,
+    pub(super) declined: Option<Option<DeclineReason>>,
     accrued_until: DateTime<Utc>,
+    /// What its row held when it was read.
+    read: Read,
+}
+
+/// The columns of an ad's row a change writes, as they were read before it was brought up.
+struct Read {
+    accrued: Option<String>,
+    status: Status,
+    review: Option<String>,
+    budget_micros: i64,
+    cpm_micros: i64,
+    active: bool,
+}
+
+impl Advanced {
+    /// Shows the ad brought up in its line of a report.
+    pub(super) fn brought_up(&self, line: &mut AdCounters) {
+        let d = &self.delivery;
+        (line.status, line.status_changed_at) = (d.status, self.changed_at.clone());
+        (line.views, line.opens) = (d.views, d.opens);
+        (line.clicks, line.actions) = (d.clicks, d.actions);
+        (line.budget, line.spent) = (
+            Money::from_micros(d.budget_micros),
+            Money::from_micros(d.spent_micros),
+        );
+        if let Some(reason) = &self.declined {
+            line.decline_reason = reason.clone();
+        }
+    }
+
+    /// Whether a report that brought the ad up to `until` stores it: its status moved, it is
+    /// the ad's hour of the cycle, or its row was last brought up [`STORE_EVERY_HOURS`] or
+    /// more before.
+    pub(super) fn due(&self, until: DateTime<Utc>) -> bool {
+        let stored = self.read.accrued.as_deref().and_then(clock::parse_iso);
+        self.delivery.status != self.read.status
+            || self.declined.is_some()
+            || (until.timestamp().div_euclid(3600) + self.ad).rem_euclid(STORE_EVERY_HOURS) == 0
+            || stored.is_none_or(|at| until - at >= chrono::Duration::hours(STORE_EVERY_HOURS))
+    }
+
+    /// Stores the ad as brought up, unless its row changed since it was read: whatever changed
+    /// it brought it up first, to the same figures.
+    pub(super) fn store(&self, conn: &Connection, account: i64) -> Result<(), StoreError> {
+        let d = &self.delivery;
+        let stored = conn
+            .prepare_cached(
+                "UPDATE sim_ads SET status = ?3, status_changed_at = ?4, review_requested_at = ?5,
+                    views = ?6, opens = ?7, clicks = ?8, actions = ?9, budget_micros = ?10,
+                    spent_micros = ?11, day_index = ?12, day_spent_micros = ?13,
+                    accrued_until = ?14
+                 WHERE account_id = ?1 AND ad_id = ?2 AND accrued_until IS ?15 AND status = ?16
+                    AND review_requested_at IS ?17 AND budget_micros = ?18 AND cpm_micros = ?19
+                    AND active = ?20",
+            )?
+            .execute(params![
+                account,
+                self.ad,
+                d.status.as_str(),
+                self.changed_at,
+                self.review_requested.map(clock::iso),
+                d.views,
+                d.opens,
+                d.clicks,
+                d.actions,
+                d.budget_micros,
+                d.spent_micros,
+                d.day,
+                d.day_spent_micros,
+                clock::iso(self.accrued_until),
+                self.read.accrued,
+                self.read.status.as_str(),
+                self.read.review,
+                self.read.budget_micros,
+                self.read.cpm_micros,
+                self.read.active,
+            ])?;
+        if let (1, Some(reason)) = (stored, &self.declined) {
+            set_reason(conn, account, self.ad, reason.as_ref())?;
+        }
+        Ok(())
+    }
 }
 
 /// Sets (or with `None` clears) the reason an ad was declined for.
@@ -349,4 +417,144 @@ fn pace_from_row(r: &rusqlite::Row) -> rusqlite::Result<Pace> {
         accrued: r.get(14)?,
         review: r.get(15)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::{Db, Open};
+
+    /// Eight ads running since `T0` in a new account of a simulator over a new database.
+    fn running() -> (tempfile::TempDir, Db, Simulator, i64) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(&dir.path().join("sim.db"), Open::Create).unwrap();
+        let sim = Simulator::new(db.clone(), crate::config::Config::default().sim);
+        let account = 5_000_000_001;
+        db.write_blocking(|tx| {
+            tx.execute(
+                "INSERT INTO sim_accounts (id, cabinet_type, balance_micros) VALUES (?1, 'euro', 0)",
+                [account],
+            )?;
+            for ad in 1..=8 {
+                tx.execute(
+                    "INSERT INTO sim_ads (account_id, ad_id, spec, status, active, cpm_micros,
+                        budget_micros, created_at, status_changed_at, accrued_until)
+                     VALUES (?1, ?2, '{}', 'Active', 1, 2000000, 1000000000, ?3, ?4, ?4)",
+                    params![account, ad, t0().timestamp(), clock::iso(t0())],
+                )?;
+            }
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+        (dir, db, sim, account)
+    }
+
+    fn t0() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2026-01-05T00:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    fn hours(h: i64) -> DateTime<Utc> {
+        t0() + chrono::Duration::hours(h)
+    }
+
+    /// Each ad's stored `accrued_until`, by ad.
+    fn stored(db: &Db, account: i64) -> Vec<String> {
+        db.read_blocking(|c| {
+            Ok::<_, StoreError>(
+                c.prepare(
+                    "SELECT accrued_until FROM sim_ads WHERE account_id = ?1 ORDER BY ad_id",
+                )?
+                .query_map([account], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?,
+            )
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn hourly_reports_store_a_quarter_of_the_ads_each_and_report_one_spans_figures() {
+        let (_dir, db, sim, account) = running();
+        let mut last = stored(&db, account);
+        let mut ever = [false; 8];
+        for h in 1..=8 {
+            let lines = crate::platform::Platform::report(&sim, account, hours(h)).unwrap();
+            for line in &lines {
+                let mut whole = accrual::tests::active(1_000_000_000);
+                let rates = Rates::of(sim.config.seed, account, line.ad_id);
+                accrual::accrue(&mut whole, &rates, t0(), hours(h));
+                assert!(whole.views > 0);
+                assert_eq!(
+                    (
+                        line.views,
+                        line.clicks,
+                        line.spent.micros(),
+                        line.budget.micros()
+                    ),
+                    (
+                        whole.views,
+                        whole.clicks,
+                        whole.spent_micros,
+                        whole.budget_micros
+                    ),
+                    "ad {} at hour {h}: the figures of one span from the start",
+                    line.ad_id
+                );
+            }
+            let now = stored(&db, account);
+            let written: Vec<usize> = (0..8).filter(|&i| now[i] != last[i]).collect();
+            assert_eq!(
+                written.len(),
+                2,
+                "hour {h}: a quarter of the ads, {written:?}"
+            );
+            for &i in &written {
+                assert_eq!(now[i], clock::iso(hours(h)));
+                ever[i] = true;
+            }
+            last = now;
+        }
+        assert!(ever.iter().all(|&w| w), "every ad stored in four hours");
+    }
+
+    #[test]
+    fn a_report_does_not_store_over_a_row_changed_since_it_was_read() {
+        let (_dir, db, sim, account) = running();
+        let moved = db
+            .read_blocking(|c| sim.moving(c, account, hours(6)))
+            .unwrap();
+        assert_eq!(moved.len(), 8);
+        // A change after the read: it brought ad 3 up to its own time first.
+        db.write_blocking(|tx| {
+            tx.execute(
+                "UPDATE sim_ads SET cpm_micros = 4000000, views = 7, accrued_until = ?2
+                 WHERE account_id = ?1 AND ad_id = 3",
+                params![account, clock::iso(hours(5))],
+            )
+            .map_err(StoreError::from)
+        })
+        .unwrap();
+        db.write_blocking(|tx| moved.iter().try_for_each(|a| a.store(tx, account)))
+            .unwrap();
+        let now = stored(&db, account);
+        let views: i64 = db
+            .read_blocking(|c| {
+                c.query_row(
+                    "SELECT views FROM sim_ads WHERE account_id = ?1 AND ad_id = 3",
+                    [account],
+                    |r| r.get(0),
+                )
+                .map_err(StoreError::from)
+            })
+            .unwrap();
+        assert_eq!(
+            (now[2].as_str(), views),
+            (clock::iso(hours(5)).as_str(), 7),
+            "kept"
+        );
+        for (i, at) in now.iter().enumerate().filter(|(i, _)| *i != 2) {
+            assert_eq!(at, &clock::iso(hours(6)), "ad {} stored", i + 1);
+        }
+    }
 }
