@@ -472,11 +472,11 @@ fn a_copy_older_than_five_minutes_is_reread_from_the_platform() {
         young["status"], "In Review",
         "a copy younger than five minutes is served as is"
     );
-    ops::sim_advance(&app.services, 301).unwrap();
+    app.advance_to_a_minute(301);
     let fresh = app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
     assert_eq!(fresh["status"], "Active");
-    // The platform's own answer at the same service time: the simulator works its ads'
-    // delivery out up to the moment it is asked.
+    // The platform's own answer in the same minute: the simulator works its ads' delivery
+    // out up to the minute it is asked in.
     let live = &app.services.platform.get_ads(cabinet, &[ad]).unwrap()[0];
     let (views, clicks, spent) = (live.views, live.clicks, live.spent.micros());
     assert!(views > 1000, "five minutes of delivery while Active");

@@ -140,7 +140,7 @@ impl Platform for Simulator {
 
     /// Three: the hour's writes of every cabinet share the database's one writer, and while
     /// it stores one cabinet's, two others' reads (the report worked out, ads re-read, the
-    /// copies' state, the digest) run on readers, so that a cabinet is ready when it is free.
+    /// copies' state) run on readers, so that a cabinet is ready when it is free.
     fn parallel_reads(&self) -> usize {
         3
     }
@@ -426,14 +426,8 @@ impl Platform for Simulator {
             })
             .map_err(PlatformError::store)?;
         let (lines, due) = read?;
-        if !due.is_empty() {
-            self.db
-                .write_blocking(|tx| {
-                    due.iter()
-                        .try_for_each(|advanced| advanced.store(tx, account))
-                })
-                .map_err(PlatformError::store)?;
-        }
+        self.store_all(account, &due)
+            .map_err(PlatformError::store)?;
         Ok(lines)
     }
 
@@ -610,20 +604,24 @@ impl Simulator {
     }
 
     /// Reads the ads as they stand now, on a reader: each brought up to now in memory
-    /// ([`Simulator::caught_up`]), so that reading ads writes nothing.
+    /// ([`Simulator::caught_up`]); only those whose status moved on the way are stored.
     fn load_ads(&self, account: i64, ads: &[i64]) -> Result<Vec<AdSnapshot>, PlatformError> {
-        self.db
+        let (found, moved) = self
+            .db
             .read_blocking(|c| {
                 let now = clock::now(c)?;
-                let mut found = Vec::with_capacity(ads.len());
+                let (mut found, mut moved) = (Vec::with_capacity(ads.len()), Vec::new());
                 for ad in ads {
                     if let Some(mut snapshot) = load_snapshot(c, account, *ad)? {
-                        self.caught_up(c, &mut snapshot, now)?;
+                        moved.extend(self.caught_up(c, &mut snapshot, now)?);
                         found.push(snapshot);
                     }
                 }
-                Ok(found)
+                Ok::<_, StoreError>((found, moved))
             })
-            .map_err(PlatformError::store)
+            .map_err(PlatformError::store)?;
+        self.store_all(account, &moved)
+            .map_err(PlatformError::store)?;
+        Ok(found)
     }
 }

@@ -1,9 +1,10 @@
 //! Owns the simulator's review and its catching up with the service clock: a pending review
 //! is decided by `adcab sim review` or automatically when due (declined for a decline word),
 //! a decline with its reason (`decline`), and delivery accrues minute by minute up to the
-//! time asked for. Both are functions of an ad's stored state and the time, so reads work
-//! them out in memory on a reader; a change stores the ad brought up to now first, and a
-//! report stores the ads whose status moved and, in turn, about a quarter of the others.
+//! time asked for. Both are functions of an ad's stored state and the time, so answers work
+//! them out in memory on a reader; a change stores the ad brought up to now first, an answer
+//! stores the ads whose status moved, and a report also, in turn, about a quarter of the
+//! others.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -126,41 +127,61 @@ impl Simulator {
         pace: Pace,
         until: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        if let Some(advanced) = self.advanced(conn, account, pace, until)? {
-            advanced.store(conn, account)?;
+        match self.advanced(conn, account, pace, until)? {
+            Some(advanced) if !advanced.store(conn, account)? => Err(StoreError::Corrupt(format!(
+                "sim_ads row {account}/{} not as read",
+                advanced.ad
+            ))),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
-    /// Brings an ad read with `SELECT *` (`snapshot`) up to `until` in memory, storing nothing:
-    /// a later catch-up from the stored state comes to the same figures (delivery and review
-    /// are functions of the state and the time), so reads need not write.
+    /// Brings an ad read with `SELECT *` (`snapshot`) up to `until` in memory: a later
+    /// catch-up from the stored state to `until` or after comes to the same figures (delivery
+    /// and review are functions of the state and the time). Returns the ad brought up when
+    /// its status moved, for the read to store ([`Simulator::store_all`]): a report of an
+    /// earlier hour then finds it brought further and gives its newer status, as the read did.
     pub(super) fn caught_up(
         &self,
         conn: &Connection,
         snapshot: &mut AdSnapshot,
         until: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Option<Advanced>, StoreError> {
         let (account, ad) = (snapshot.account_id, snapshot.ad_id);
         let pace = conn
             .prepare_cached(&format!(
                 "SELECT {PACE_COLUMNS} FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2"
             ))?
             .query_row([account, ad], pace_from_row)?;
-        if let Some(advanced) = self.advanced(conn, account, pace, until)? {
-            let d = &advanced.delivery;
-            (snapshot.status, snapshot.status_changed_at) = (d.status, advanced.changed_at);
-            (snapshot.views, snapshot.opens) = (d.views, d.opens);
-            (snapshot.clicks, snapshot.actions) = (d.clicks, d.actions);
-            (snapshot.budget, snapshot.spent) = (
-                Money::from_micros(d.budget_micros),
-                Money::from_micros(d.spent_micros),
-            );
-            if let Some(reason) = advanced.declined {
-                snapshot.decline_reason = reason;
-            }
+        let Some(advanced) = self.advanced(conn, account, pace, until)? else {
+            return Ok(None);
+        };
+        let d = &advanced.delivery;
+        (snapshot.status, snapshot.status_changed_at) = (d.status, advanced.changed_at.clone());
+        (snapshot.views, snapshot.opens) = (d.views, d.opens);
+        (snapshot.clicks, snapshot.actions) = (d.clicks, d.actions);
+        (snapshot.budget, snapshot.spent) = (
+            Money::from_micros(d.budget_micros),
+            Money::from_micros(d.spent_micros),
+        );
+        if let Some(reason) = &advanced.declined {
+            snapshot.decline_reason = reason.clone();
         }
-        Ok(())
+        Ok(advanced.moved().then_some(advanced))
+    }
+
+    /// Stores ads brought up after a read, in one write transaction; each unless its row
+    /// changed since the read.
+    pub(super) fn store_all(&self, account: i64, ads: &[Advanced]) -> Result<(), StoreError> {
+        if ads.is_empty() {
+            return Ok(());
+        }
+        self.db.write_blocking(|tx| {
+            for advanced in ads {
+                advanced.store(tx, account)?;
+            }
+            Ok(())
+        })
     }
 
     /// One ad brought up to `until`, in memory: a review due by then is decided at its due
@@ -280,6 +301,11 @@ struct Read {
 }
 
 impl Advanced {
+    /// Whether its status moved (a review decided, a start, a stop) on the way.
+    fn moved(&self) -> bool {
+        self.delivery.status != self.read.status || self.declined.is_some()
+    }
+
     /// Shows the ad brought up in its line of a report.
     pub(super) fn brought_up(&self, line: &mut AdCounters) {
         let d = &self.delivery;
@@ -300,15 +326,14 @@ impl Advanced {
     /// more before.
     pub(super) fn due(&self, until: DateTime<Utc>) -> bool {
         let stored = self.read.accrued.as_deref().and_then(clock::parse_iso);
-        self.delivery.status != self.read.status
-            || self.declined.is_some()
+        self.moved()
             || (until.timestamp().div_euclid(3600) + self.ad).rem_euclid(STORE_EVERY_HOURS) == 0
             || stored.is_none_or(|at| until - at >= chrono::Duration::hours(STORE_EVERY_HOURS))
     }
 
     /// Stores the ad as brought up, unless its row changed since it was read: whatever changed
-    /// it brought it up first, to the same figures.
-    pub(super) fn store(&self, conn: &Connection, account: i64) -> Result<(), StoreError> {
+    /// it brought it up first, to the same figures. Returns whether it stored it.
+    pub(super) fn store(&self, conn: &Connection, account: i64) -> Result<bool, StoreError> {
         let d = &self.delivery;
         let stored = conn
             .prepare_cached(
@@ -345,7 +370,7 @@ impl Advanced {
         if let (1, Some(reason)) = (stored, &self.declined) {
             set_reason(conn, account, self.ad, reason.as_ref())?;
         }
-        Ok(())
+        Ok(stored == 1)
     }
 }
 
@@ -424,12 +449,14 @@ mod tests {
     use super::*;
     use crate::db::{Db, Open};
 
-    /// Eight ads running since `T0` in a new account of a simulator over a new database.
+    /// Eight ads running since [`t0`] (1,000.00 each at 2.00 per 1000 views, some two months
+    /// of delivery) in a new account of a simulator over a new database.
     fn running() -> (tempfile::TempDir, Db, Simulator, i64) {
         let dir = tempfile::tempdir().unwrap();
         let db = Db::open(&dir.path().join("sim.db"), Open::Create).unwrap();
         let sim = Simulator::new(db.clone(), crate::config::Config::default().sim);
         let account = 5_000_000_001;
+        let spec = serde_json::to_string(&crate::store::campaigns::tests::snapshot().spec).unwrap();
         db.write_blocking(|tx| {
             tx.execute(
                 "INSERT INTO sim_accounts (id, cabinet_type, balance_micros) VALUES (?1, 'euro', 0)",
@@ -439,8 +466,8 @@ mod tests {
                 tx.execute(
                     "INSERT INTO sim_ads (account_id, ad_id, spec, status, active, cpm_micros,
                         budget_micros, created_at, status_changed_at, accrued_until)
-                     VALUES (?1, ?2, '{}', 'Active', 1, 2000000, 1000000000, ?3, ?4, ?4)",
-                    params![account, ad, t0().timestamp(), clock::iso(t0())],
+                     VALUES (?1, ?2, ?5, 'Active', 1, 2000000, 1000000000, ?3, ?4, ?4)",
+                    params![account, ad, t0().timestamp(), clock::iso(t0()), spec],
                 )?;
             }
             Ok::<_, StoreError>(())
@@ -450,7 +477,7 @@ mod tests {
     }
 
     fn t0() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2026-01-05T00:00:00Z")
+        DateTime::parse_from_rfc3339("2024-01-01T00:00:00Z")
             .unwrap()
             .with_timezone(&Utc)
     }
@@ -516,6 +543,32 @@ mod tests {
             last = now;
         }
         assert!(ever.iter().all(|&w| w), "every ad stored in four hours");
+        // Five hours without a report: every ad's row is more than four hours old.
+        crate::platform::Platform::report(&sim, account, hours(13)).unwrap();
+        assert_eq!(stored(&db, account), vec![clock::iso(hours(13)); 8]);
+    }
+
+    #[test]
+    fn a_read_stores_an_ad_whose_status_moved_and_an_earlier_report_keeps_it() {
+        let (_dir, db, sim, account) = running();
+        // Read now, long after t0: ad 1's budget ran out on the way.
+        let read = crate::platform::Platform::get_ads(&sim, account, &[1]).unwrap();
+        assert_eq!(read[0].status, Status::Stopped);
+        assert_eq!(read[0].budget.micros(), 0);
+        let rows = stored(&db, account);
+        assert!(rows[0] > clock::iso(hours(24)), "ad 1 stored: {}", rows[0]);
+        assert!(
+            rows[1..].iter().all(|at| *at == clock::iso(t0())),
+            "the rest not"
+        );
+        // The hourly sync catching up from t0 asks for the first hour's report.
+        let lines = crate::platform::Platform::report(&sim, account, hours(1)).unwrap();
+        assert_eq!(
+            (lines[0].status, lines[0].spent),
+            (read[0].status, read[0].spent),
+            "brought further by the read"
+        );
+        assert_eq!(lines[1].status, Status::Active, "ad 2 as of the hour");
     }
 
     #[test]
@@ -535,8 +588,7 @@ mod tests {
             .map_err(StoreError::from)
         })
         .unwrap();
-        db.write_blocking(|tx| moved.iter().try_for_each(|a| a.store(tx, account)))
-            .unwrap();
+        sim.store_all(account, &moved).unwrap();
         let now = stored(&db, account);
         let views: i64 = db
             .read_blocking(|c| {

@@ -79,6 +79,14 @@ impl TestApp {
         self.settle();
     }
 
+    /// Advances the service clock by at least `seconds`, to one second past a whole minute
+    /// (without waiting for the scheduler), so that the calls right after it fall in one minute
+    /// of the simulator's delivery, which accrues minute by minute.
+    pub fn advance_to_a_minute(&self, seconds: i64) {
+        let into = (self.now().timestamp() + seconds).rem_euclid(60);
+        ops::sim_advance(&self.services, seconds + (61 - into).rem_euclid(60)).unwrap();
+    }
+
     /// Advances the service clock and waits for the scheduler and the webhook sender to catch up.
     pub fn advance(&self, seconds: i64) {
         ops::sim_advance(&self.services, seconds).unwrap();
