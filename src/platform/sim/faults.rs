@@ -57,10 +57,25 @@ impl Simulator {
 
     /// Starts every platform call: waits the configured latency, then consumes one injected
     /// fault of the account, if any is pending: a timeout or refusal is returned as the error;
-    /// `Some(Ignore)` tells a change to do nothing.
+    /// `Some(Ignore)` tells a change to do nothing. Whether one is pending is looked up on a
+    /// reader first, so that a call with none (nearly every call) does not wait for the writer.
     pub(super) fn take_fault(&self, account: i64) -> Result<Option<Fault>, PlatformError> {
         if self.config.latency_ms > 0 {
             std::thread::sleep(std::time::Duration::from_millis(self.config.latency_ms));
+        }
+        let pending = self
+            .db
+            .read_blocking(|c| {
+                c.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM sim_faults WHERE account_id = ?1)",
+                    [account],
+                    |r| r.get::<_, bool>(0),
+                )
+                .map_err(StoreError::from)
+            })
+            .map_err(PlatformError::store)?;
+        if !pending {
+            return Ok(None);
         }
         let fault = self
             .db
