@@ -376,7 +376,7 @@ impl Platform for Simulator {
     }
 
     /// Worked out on a reader: every moving ad brought up to `at` in memory; then the ads a
-    /// report stores ([`review::Advanced::due`]) are written, each unless its row changed
+    /// report stores ([`review::Advanced::report_stores`]) are written, each unless its row changed
     /// since it was read.
     fn report(&self, account: i64, at: DateTime<Utc>) -> Result<Vec<AdCounters>, PlatformError> {
         self.take_fault(account)?;
@@ -420,7 +420,7 @@ impl Platform for Simulator {
                     .collect::<rusqlite::Result<Vec<_>>>()?;
                 let due: Vec<review::Advanced> = moved
                     .into_values()
-                    .filter(|advanced| advanced.due(until))
+                    .filter(|advanced| advanced.report_stores())
                     .collect();
                 Ok::<_, StoreError>(Ok((lines, due)))
             })
@@ -604,7 +604,8 @@ impl Simulator {
     }
 
     /// Reads the ads as they stand now, on a reader: each brought up to now in memory
-    /// ([`Simulator::caught_up`]); only those whose status moved on the way are stored.
+    /// ([`Simulator::caught_up`]); only those whose status moved on the way, or whose stored
+    /// state was four hours old or more, are stored.
     fn load_ads(&self, account: i64, ads: &[i64]) -> Result<Vec<AdSnapshot>, PlatformError> {
         let (found, moved) = self
             .db

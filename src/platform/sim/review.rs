@@ -97,7 +97,7 @@ impl Simulator {
 
     /// Every ad of an account that can move (`Active`, `In Review`, switched on and waiting
     /// for its start) brought up to `until` in memory, read in one scan; those with nothing
-    /// to do are left out. [`Advanced::due`] tells which to store.
+    /// to do are left out. [`Advanced::report_stores`] tells which to store.
     pub(super) fn moving(
         &self,
         conn: &Connection,
@@ -139,8 +139,9 @@ impl Simulator {
     /// Brings an ad read with `SELECT *` (`snapshot`) up to `until` in memory: a later
     /// catch-up from the stored state to `until` or after comes to the same figures (delivery
     /// and review are functions of the state and the time). Returns the ad brought up when
-    /// its status moved, for the read to store ([`Simulator::store_all`]): a report of an
-    /// earlier hour then finds it brought further and gives its newer status, as the read did.
+    /// the answer stores it ([`Advanced::answer_stores`]; [`Simulator::store_all`]): a report
+    /// of an earlier hour then finds it brought further and gives its newer status, as the
+    /// answer did.
     pub(super) fn caught_up(
         &self,
         conn: &Connection,
@@ -167,7 +168,7 @@ impl Simulator {
         if let Some(reason) = &advanced.declined {
             snapshot.decline_reason = reason.clone();
         }
-        Ok(advanced.moved().then_some(advanced))
+        Ok(advanced.answer_stores().then_some(advanced))
     }
 
     /// Stores ads brought up after a read, in one write transaction; each unless its row
@@ -321,14 +322,22 @@ impl Advanced {
         }
     }
 
-    /// Whether a report that brought the ad up to `until` stores it: its status moved, it is
-    /// the ad's hour of the cycle, or its row was last brought up [`STORE_EVERY_HOURS`] or
-    /// more before.
-    pub(super) fn due(&self, until: DateTime<Utc>) -> bool {
+    /// Whether an answer stores the ad: its status moved on the way, or its row had last been
+    /// brought up [`STORE_EVERY_HOURS`] or more before (so that an ad no report reads, as in a
+    /// cabinet the hourly sync passes over, is worked out from at most that far back too).
+    fn answer_stores(&self) -> bool {
         let stored = self.read.accrued.as_deref().and_then(clock::parse_iso);
         self.moved()
-            || (until.timestamp().div_euclid(3600) + self.ad).rem_euclid(STORE_EVERY_HOURS) == 0
-            || stored.is_none_or(|at| until - at >= chrono::Duration::hours(STORE_EVERY_HOURS))
+            || stored.is_none_or(|at| {
+                self.accrued_until - at >= chrono::Duration::hours(STORE_EVERY_HOURS)
+            })
+    }
+
+    /// Whether a report stores the ad: as an answer does, and in the ad's own hour of the
+    /// cycle.
+    pub(super) fn report_stores(&self) -> bool {
+        let hour = self.accrued_until.timestamp().div_euclid(3600);
+        self.answer_stores() || (hour + self.ad).rem_euclid(STORE_EVERY_HOURS) == 0
     }
 
     /// Stores the ad as brought up, unless its row changed since it was read: whatever changed
@@ -452,6 +461,11 @@ mod tests {
     /// Eight ads running since [`t0`] (1,000.00 each at 2.00 per 1000 views, some two months
     /// of delivery) in a new account of a simulator over a new database.
     fn running() -> (tempfile::TempDir, Db, Simulator, i64) {
+        running_from(t0())
+    }
+
+    /// [`running`] since `start`.
+    fn running_from(start: DateTime<Utc>) -> (tempfile::TempDir, Db, Simulator, i64) {
         let dir = tempfile::tempdir().unwrap();
         let db = Db::open(&dir.path().join("sim.db"), Open::Create).unwrap();
         let sim = Simulator::new(db.clone(), crate::config::Config::default().sim);
@@ -467,7 +481,7 @@ mod tests {
                     "INSERT INTO sim_ads (account_id, ad_id, spec, status, active, cpm_micros,
                         budget_micros, created_at, status_changed_at, accrued_until)
                      VALUES (?1, ?2, ?5, 'Active', 1, 2000000, 1000000000, ?3, ?4, ?4)",
-                    params![account, ad, t0().timestamp(), clock::iso(t0()), spec],
+                    params![account, ad, start.timestamp(), clock::iso(start), spec],
                 )?;
             }
             Ok::<_, StoreError>(())
@@ -548,27 +562,59 @@ mod tests {
         assert_eq!(stored(&db, account), vec![clock::iso(hours(13)); 8]);
     }
 
+    /// The start of the hour `back` hours before the current one (a new database's service
+    /// clock is the system's).
+    fn hours_ago(back: i64) -> DateTime<Utc> {
+        crate::domain::time::hour_start(Utc::now()) - chrono::Duration::hours(back)
+    }
+
     #[test]
-    fn a_read_stores_an_ad_whose_status_moved_and_an_earlier_report_keeps_it() {
-        let (_dir, db, sim, account) = running();
-        // Read now, long after t0: ad 1's budget ran out on the way.
-        let read = crate::platform::Platform::get_ads(&sim, account, &[1]).unwrap();
-        assert_eq!(read[0].status, Status::Stopped);
-        assert_eq!(read[0].budget.micros(), 0);
-        let rows = stored(&db, account);
-        assert!(rows[0] > clock::iso(hours(24)), "ad 1 stored: {}", rows[0]);
-        assert!(
-            rows[1..].iter().all(|at| *at == clock::iso(t0())),
-            "the rest not"
+    fn an_answer_stores_an_ad_whose_status_moved_and_an_earlier_report_keeps_it() {
+        // Two hours back: an answer now is less than four hours after the stored state.
+        let start = hours_ago(2);
+        let (_dir, db, sim, account) = running_from(start);
+        db.write_blocking(|tx| {
+            tx.execute(
+                "UPDATE sim_ads SET budget_micros = 10000 WHERE account_id = ?1 AND ad_id = 1",
+                [account],
+            )
+            .map_err(StoreError::from)
+        })
+        .unwrap();
+        let read = crate::platform::Platform::get_ads(&sim, account, &[1, 2]).unwrap();
+        assert_eq!(
+            (read[0].status, read[0].budget.micros()),
+            (Status::Stopped, 0)
         );
-        // The hourly sync catching up from t0 asks for the first hour's report.
-        let lines = crate::platform::Platform::report(&sim, account, hours(1)).unwrap();
+        assert_eq!(read[1].status, Status::Active);
+        let rows = stored(&db, account);
+        assert_ne!(rows[0], clock::iso(start), "ad 1, which stopped, stored");
+        assert_eq!(
+            rows[1],
+            clock::iso(start),
+            "ad 2, which only delivered, not"
+        );
+        // The hourly sync catching up from `start` asks for the first hour's report.
+        let hour = start + chrono::Duration::hours(1);
+        let lines = crate::platform::Platform::report(&sim, account, hour).unwrap();
         assert_eq!(
             (lines[0].status, lines[0].spent),
             (read[0].status, read[0].spent),
-            "brought further by the read"
+            "brought further by the answer"
         );
-        assert_eq!(lines[1].status, Status::Active, "ad 2 as of the hour");
+        assert_eq!(lines[1].status, Status::Active);
+        assert!(lines[1].views < read[1].views, "ad 2 as of the hour");
+    }
+
+    #[test]
+    fn an_answer_stores_an_ad_last_stored_four_hours_back_or_more() {
+        let start = hours_ago(5);
+        let (_dir, db, sim, account) = running_from(start);
+        let read = crate::platform::Platform::get_ads(&sim, account, &[2]).unwrap();
+        assert_eq!(read[0].status, Status::Active, "only delivered");
+        let rows = stored(&db, account);
+        assert_ne!(rows[1], clock::iso(start), "ad 2 stored");
+        assert_eq!(rows[0], clock::iso(start), "ad 1, not read, not");
     }
 
     #[test]
