@@ -1,24 +1,31 @@
 //! The simulated platform over time, moved by the service clock: auto review, delivery while
 //! `Active`, and a budget spent down to zero.
 
-use crate::helpers::{spawn_app_with, Camp};
+use crate::helpers::{spawn_app_with, Camp, TestApp};
 use adcab::ops;
 use serde_json::json;
 
-#[test]
-fn auto_review_approves_or_declines_and_approved_ads_deliver() {
-    let app = spawn_app_with(|c| c.sim.auto_review_seconds = 60);
-    let (_, cabinet, key) = app.manager();
+/// Two new campaigns of `cabinet` waiting for review: "Fine", and "Risky", whose text holds a
+/// decline word.
+fn fine_and_risky(app: &TestApp, cabinet: i64, key: &str) -> (i64, i64) {
     let fine = app.campaign(cabinet, Camp::channel("Fine", "https://t.me/alpha_chan"));
     let risky = app.campaign(cabinet, Camp::channel("Risky", "https://t.me/alpha_chan"));
     let casino = json!({ "text": "Win big at our Casino tonight" });
     app.write_ok(
         "PATCH",
         &format!("/campaigns/{risky}"),
-        &key,
+        key,
         Some(&casino),
         200,
     );
+    (fine, risky)
+}
+
+#[test]
+fn auto_review_approves_or_declines_and_approved_ads_deliver() {
+    let app = spawn_app_with(|c| c.sim.auto_review_seconds = 60);
+    let (_, cabinet, key) = app.manager();
+    let (fine, risky) = fine_and_risky(&app, cabinet, &key);
     ops::sim_advance(&app.services, 301).unwrap();
     let approved = app.get_ok(&format!("/campaigns/{fine}"), &key)["data"].clone();
     assert_eq!(approved["status"], "Active");
@@ -133,16 +140,7 @@ fn reading_ads_stores_only_a_status_that_moved_and_agrees_with_the_next_report()
     let app = spawn_app_with(|c| c.sim.auto_review_seconds = 60);
     let (_, cabinet, key) = app.manager();
     app.align_hour();
-    let fine = app.campaign(cabinet, Camp::channel("Fine", "https://t.me/alpha_chan"));
-    let risky = app.campaign(cabinet, Camp::channel("Risky", "https://t.me/alpha_chan"));
-    let casino = json!({ "text": "Win big at our Casino tonight" });
-    app.write_ok(
-        "PATCH",
-        &format!("/campaigns/{risky}"),
-        &key,
-        Some(&casino),
-        200,
-    );
+    let (fine, risky) = fine_and_risky(&app, cabinet, &key);
     let stored = || {
         app.scalar::<String>(
             "SELECT group_concat(ad_id || ' ' || status || ' ' || views || ' ' || spent_micros

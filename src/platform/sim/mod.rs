@@ -387,7 +387,7 @@ impl Platform for Simulator {
                     return Ok(Err(PlatformError::NotFound));
                 }
                 let until = at.min(clock::now(c)?);
-                let moved: HashMap<i64, review::Advanced> = self
+                let brought: HashMap<i64, review::Advanced> = self
                     .moving(c, account, until)?
                     .into_iter()
                     .map(|advanced| (advanced.ad, advanced))
@@ -412,13 +412,13 @@ impl Platform for Simulator {
                             status_changed_at: r.get(9)?,
                             decline_reason: decline_reason(r, 10, 11)?,
                         };
-                        if let Some(advanced) = moved.get(&line.ad_id) {
+                        if let Some(advanced) = brought.get(&line.ad_id) {
                             advanced.brought_up(&mut line);
                         }
                         Ok(line)
                     })?
                     .collect::<rusqlite::Result<Vec<_>>>()?;
-                let due: Vec<review::Advanced> = moved
+                let due: Vec<review::Advanced> = brought
                     .into_values()
                     .filter(|advanced| advanced.report_stores())
                     .collect();
@@ -607,21 +607,21 @@ impl Simulator {
     /// ([`Simulator::caught_up`]); only those whose status moved on the way, or whose stored
     /// state was four hours old or more, are stored.
     fn load_ads(&self, account: i64, ads: &[i64]) -> Result<Vec<AdSnapshot>, PlatformError> {
-        let (found, moved) = self
+        let (found, due) = self
             .db
             .read_blocking(|c| {
                 let now = clock::now(c)?;
-                let (mut found, mut moved) = (Vec::with_capacity(ads.len()), Vec::new());
+                let (mut found, mut due) = (Vec::with_capacity(ads.len()), Vec::new());
                 for ad in ads {
                     if let Some(mut snapshot) = load_snapshot(c, account, *ad)? {
-                        moved.extend(self.caught_up(c, &mut snapshot, now)?);
+                        due.extend(self.caught_up(c, &mut snapshot, now)?);
                         found.push(snapshot);
                     }
                 }
-                Ok::<_, StoreError>((found, moved))
+                Ok::<_, StoreError>((found, due))
             })
             .map_err(PlatformError::store)?;
-        self.store_all(account, &moved)
+        self.store_all(account, &due)
             .map_err(PlatformError::store)?;
         Ok(found)
     }

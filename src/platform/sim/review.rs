@@ -281,11 +281,11 @@ const STORE_EVERY_HOURS: i64 = 4;
 /// An ad brought up to a time in memory ([`Simulator::advanced`]): what catching up stores.
 pub(super) struct Advanced {
     pub(super) ad: i64,
-    pub(super) delivery: Delivery,
-    pub(super) changed_at: String,
+    delivery: Delivery,
+    changed_at: String,
     review_requested: Option<DateTime<Utc>>,
     /// A review declined on the way, with the reason it gives.
-    pub(super) declined: Option<Option<DeclineReason>>,
+    declined: Option<Option<DeclineReason>>,
     accrued_until: DateTime<Utc>,
     /// What its row held when it was read.
     read: Read,
