@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use rusqlite::{params, Connection};
 
 use super::conversions::join;
-use super::kept::Spans;
+use super::kept::{Cabinets, Rows, Spans};
 use super::StoreError;
 
 /// Conversions of one event and currency: how many, how many named an amount, and the sum of
@@ -90,89 +90,114 @@ fn received(r: &rusqlite::Row) -> rusqlite::Result<(String, (String, String), Ta
     ))
 }
 
-/// The tally of a kept row (daily or hourly) read with its `count, priced, amount_high,
-/// amount_low` as columns 3 to 6.
-fn kept_tally(r: &rusqlite::Row) -> rusqlite::Result<Tally> {
+/// The tally of a kept row (daily, weekly or hourly) read with its `count, priced,
+/// amount_high, amount_low` from column `first` on.
+fn kept_tally(r: &rusqlite::Row, first: usize) -> rusqlite::Result<Tally> {
     Ok(Tally {
-        count: r.get(3)?,
-        priced: r.get(4)?,
-        amount: join(r.get(5)?, r.get(6)?),
+        count: r.get(first)?,
+        priced: r.get(first + 1)?,
+        amount: join(r.get(first + 2)?, r.get(first + 3)?),
     })
 }
 
+/// The weekly rows' reads, of one cabinet and of every one.
+const WEEKS: Rows = Rows {
+    one: "SELECT week, account_id, event_type, currency, count, priced, amount_high, amount_low
+          FROM cabinet_conversion_weeks WHERE account_id = ?1 AND week >= ?2 AND week <= ?3",
+    every: "SELECT week, account_id, event_type, currency, count, priced, amount_high, amount_low
+            FROM cabinet_conversion_weeks INDEXED BY cabinet_conversion_weeks_by_week
+            WHERE week >= ?1 AND week <= ?2",
+};
+
+/// The daily rows' reads, of one cabinet and of every one.
+const DAYS: Rows = Rows {
+    one: "SELECT day, account_id, event_type, currency, count, priced, amount_high, amount_low
+          FROM cabinet_conversion_days WHERE account_id = ?1 AND day >= ?2 AND day <= ?3",
+    every: "SELECT day, account_id, event_type, currency, count, priced, amount_high, amount_low
+            FROM cabinet_conversion_days INDEXED BY cabinet_conversion_days_by_day
+            WHERE day >= ?1 AND day <= ?2",
+};
+
 /// A cabinet's conversions per span of `spans`, each those received in the span.
 pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Events>, StoreError> {
-    let mut found: Vec<Events> = (0..spans.len()).map(|_| Events::new()).collect();
+    let cabinets = Cabinets::new(conn, &[account])?;
+    Ok(per_span_of(conn, &cabinets, spans)?
+        .pop()
+        .unwrap_or_default())
+}
+
+/// [`per_span`] of each of `cabinets`, in their order.
+pub fn per_span_of(
+    conn: &Connection,
+    cabinets: &Cabinets,
+    spans: &Spans,
+) -> Result<Vec<Vec<Events>>, StoreError> {
+    let empty: Vec<Events> = (0..spans.len()).map(|_| Events::new()).collect();
+    let mut found = vec![empty; cabinets.len()];
     let mut one_by_one = conn.prepare_cached(RECEIVED)?;
     let Some(plan) = &spans.plan else {
         let (Some(first), Some(last)) = (spans.bounds.first(), spans.bounds.last()) else {
             return Ok(found);
         };
-        let rows = one_by_one.query_map(params![account, first, last], received)?;
-        for row in rows {
-            let (at, key, tally) = row?;
-            if let Some(i) = spans.of(&at) {
-                found[i].entry(key).or_default().moved(tally, true);
+        for (account, place) in cabinets.each() {
+            for row in one_by_one.query_map(params![account, first, last], received)? {
+                let (at, key, tally) = row?;
+                if let Some(i) = spans.of(&at) {
+                    found[place][i].entry(key).or_default().moved(tally, true);
+                }
             }
         }
         return Ok(found);
     };
-    plan.read(
-        conn,
-        account,
-        (
-            "SELECT week, event_type, currency, count, priced, amount_high, amount_low
-             FROM cabinet_conversion_weeks WHERE account_id = ?1 AND week >= ?2 AND week <= ?3",
-            "SELECT day, event_type, currency, count, priced, amount_high, amount_low
-             FROM cabinet_conversion_days WHERE account_id = ?1 AND day >= ?2 AND day <= ?3",
-        ),
-        |i, r| {
-            let tally = kept_tally(r)?;
-            found[i]
-                .entry((r.get(1)?, r.get(2)?))
-                .or_default()
-                .moved(tally, true);
-            Ok(())
-        },
-    )?;
+    plan.read(conn, cabinets, (&WEEKS, &DAYS), |i, place, r| {
+        let tally = kept_tally(r, 4)?;
+        found[place][i]
+            .entry((r.get(2)?, r.get(3)?))
+            .or_default()
+            .moved(tally, true);
+        Ok(())
+    })?;
     // Each edge's whole hours are read from their rows, the conversions of the rest of it (the
     // bound's own hour) one by one; each is moved from its day's span to its own.
     let mut by_hour = conn.prepare_cached(
         "SELECT hour, event_type, currency, count, priced, amount_high, amount_low
          FROM cabinet_conversion_hours WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
     )?;
-    let mut place = |at: &str, key: (String, String), tally: Tally| {
-        let own = spans.of(at);
-        let day = plan.of_day(at.get(..10).unwrap_or(at));
-        if own == day {
-            return;
-        }
-        if let Some(i) = day {
-            found[i].entry(key.clone()).or_default().moved(tally, false);
-        }
-        if let Some(i) = own {
-            found[i].entry(key).or_default().moved(tally, true);
-        }
-    };
-    for edge in &plan.edges {
-        let (first, last) = &edge.hours;
-        if first < last {
-            let mut rows = by_hour.query(params![account, first, last])?;
-            while let Some(r) = rows.next()? {
-                let tally = kept_tally(r)?;
-                let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
-                place(hour, (r.get(1)?, r.get(2)?), tally);
+    for (account, place) in cabinets.each() {
+        let found = &mut found[place];
+        let mut place = |at: &str, key: (String, String), tally: Tally| {
+            let own = spans.of(at);
+            let day = plan.of_day(at.get(..10).unwrap_or(at));
+            if own == day {
+                return;
             }
-        }
-        let (from, to) = &edge.rest;
-        if from < to {
-            for row in one_by_one.query_map(params![account, from, to], received)? {
-                let (at, key, tally) = row?;
-                place(&at, key, tally);
+            if let Some(i) = day {
+                found[i].entry(key.clone()).or_default().moved(tally, false);
+            }
+            if let Some(i) = own {
+                found[i].entry(key).or_default().moved(tally, true);
+            }
+        };
+        for edge in &plan.edges {
+            let (first, last) = &edge.hours;
+            if first < last {
+                let mut rows = by_hour.query(params![account, first, last])?;
+                while let Some(r) = rows.next()? {
+                    let tally = kept_tally(r, 3)?;
+                    let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+                    place(hour, (r.get(1)?, r.get(2)?), tally);
+                }
+            }
+            let (from, to) = &edge.rest;
+            if from < to {
+                for row in one_by_one.query_map(params![account, from, to], received)? {
+                    let (at, key, tally) = row?;
+                    place(&at, key, tally);
+                }
             }
         }
     }
-    for events in &mut found {
+    for events in found.iter_mut().flatten() {
         events.retain(|_, tally| tally.count != 0);
     }
     Ok(found)
@@ -221,14 +246,17 @@ mod tests {
         start
     }
 
-    /// The conversions received in each span, read one by one.
-    fn one_by_one(conn: &Connection, bounds: &[String]) -> Vec<Events> {
+    /// The conversions of the cabinet `account` received in each span, read one by one.
+    fn one_by_one(conn: &Connection, account: i64, bounds: &[String]) -> Vec<Events> {
         bounds
             .windows(2)
             .map(|w| {
                 let mut events = Events::new();
                 let mut stmt = conn.prepare(RECEIVED).unwrap();
-                for row in stmt.query_map(params![7, w[0], w[1]], received).unwrap() {
+                for row in stmt
+                    .query_map(params![account, w[0], w[1]], received)
+                    .unwrap()
+                {
                     let (_, key, tally) = row.unwrap();
                     events.entry(key).or_default().moved(tally, true);
                 }
@@ -267,7 +295,7 @@ mod tests {
         ]);
         for bounds in spans {
             let kept = per_span(&conn, 7, &Spans::new(bounds.clone())).unwrap();
-            let read = one_by_one(&conn, &bounds);
+            let read = one_by_one(&conn, 7, &bounds);
             assert!(read.iter().all(|e| e.len() >= 3), "{bounds:?}");
             assert_eq!(kept, read, "{bounds:?}");
         }
@@ -340,6 +368,39 @@ mod tests {
             hours.differences[0].key,
             "cabinet 7, 2026-11-20T00:00:00Z, lead"
         );
+    }
+
+    #[test]
+    fn cabinets_conversions_read_together_equal_each_read_alone_in_every_zone() {
+        let conn = test_db();
+        let start = conversions_of_three_weeks(&conn);
+        crate::store::kept::tests::more_cabinets(&conn);
+        // Cabinet 8's conversions are 7's with other amounts and a day later; 9 has none.
+        conn.execute_batch(
+            "INSERT INTO conversions (holder_id, txid, event_type, amount_micros, currency,
+                account_id, received_at, updated_at)
+             SELECT 1, 'e' || txid, event_type, amount_micros / 3, currency, 8,
+                strftime('%Y-%m-%dT%H:%M:%SZ', received_at, '+1 day'), 'x'
+             FROM conversions WHERE account_id = 7;",
+        )
+        .unwrap();
+        for offset in [-720, -210, 0, 345, 840] {
+            let at = |d: i64| iso(start + Duration::days(d) - Duration::minutes(offset));
+            let bounds: Vec<String> = vec![at(1), at(11), at(19)];
+            let spans = Spans::new(bounds.clone());
+            assert!(!spans.plan.as_ref().unwrap().weeks.is_empty(), "{bounds:?}");
+            for (accounts, together) in [(&[8, 9, 7][..], true), (&[7, 8], false)] {
+                let cabinets = Cabinets::new(&conn, accounts).unwrap();
+                assert_eq!(cabinets.together, together);
+                let read = per_span_of(&conn, &cabinets, &spans).unwrap();
+                let alone: Vec<Vec<Events>> = accounts
+                    .iter()
+                    .map(|a| one_by_one(&conn, *a, &bounds))
+                    .collect();
+                assert_eq!(read, alone, "{bounds:?} {accounts:?}");
+                assert!(read[0][1].len() >= 3, "{bounds:?}");
+            }
+        }
     }
 
     #[test]

@@ -148,25 +148,50 @@ impl Plan {
         *self.spans.get(at)?
     }
 
-    /// Reads the weekly rows (statement `weeks`) of the whole weeks and the daily rows
-    /// (`days`) of the other days that count, each statement taking the cabinet and the first
-    /// and last key (`?1` to `?3`) and reading the key first, and gives each row to `add` with
-    /// its span.
+    /// Reads the weekly rows (`weeks`) of the whole weeks and the daily rows (`days`) of the
+    /// other days that count, of `cabinets`, and gives each row to `add` with its span and its
+    /// cabinet's place.
     pub(super) fn read(
         &self,
         conn: &Connection,
-        account: i64,
-        (weeks, days): (&str, &str),
-        mut add: impl FnMut(usize, &rusqlite::Row) -> Result<(), StoreError>,
+        cabinets: &Cabinets,
+        (weeks, days): (&Rows, &Rows),
+        mut add: impl FnMut(usize, usize, &rusqlite::Row) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let mut each =
-            |sql: &str, (first, last): (&str, &str), span: &dyn Fn(&str) -> Option<usize>| {
-                let mut stmt = conn.prepare_cached(sql)?;
-                let mut rows = stmt.query(params![account, first, last])?;
-                while let Some(r) = rows.next()? {
-                    let key = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
-                    if let Some(i) = span(key) {
-                        add(i, r)?;
+            |rows: &Rows, (first, last): (&str, &str), span: &dyn Fn(&str) -> Option<usize>| {
+                // The last key read and its span: rows read together come a key at a time, each
+                // key's row of every cabinet in a run.
+                let mut known: (Vec<u8>, Option<usize>) = (Vec::new(), None);
+                let mut give =
+                    |r: &rusqlite::Row, place: &dyn Fn() -> rusqlite::Result<Option<usize>>| {
+                        let key = r.get_ref(0)?;
+                        if key.as_bytes().map_err(rusqlite::Error::from)? != known.0.as_slice() {
+                            let text = key.as_str().map_err(rusqlite::Error::from)?;
+                            known.0.clear();
+                            known.0.extend_from_slice(text.as_bytes());
+                            known.1 = span(text);
+                        }
+                        if let Some(i) = known.1 {
+                            if let Some(place) = place()? {
+                                add(i, place, r)?;
+                            }
+                        }
+                        Ok::<_, StoreError>(())
+                    };
+                if cabinets.together {
+                    let mut stmt = conn.prepare_cached(rows.every)?;
+                    let mut found = stmt.query(params![first, last])?;
+                    while let Some(r) = found.next()? {
+                        give(r, &|| Ok(cabinets.place(r.get(1)?)))?;
+                    }
+                } else {
+                    let mut stmt = conn.prepare_cached(rows.one)?;
+                    for (account, place) in cabinets.each() {
+                        let mut found = stmt.query(params![account, first, last])?;
+                        while let Some(r) = found.next()? {
+                            give(r, &|| Ok(Some(place)))?;
+                        }
                     }
                 }
                 Ok::<_, StoreError>(())
@@ -185,6 +210,66 @@ impl Plan {
             each(days, (first, last), &|day| self.of_day(day))?;
         }
         Ok(())
+    }
+}
+
+/// A kept table's reads of a range of its keys (both included), each reading the key, the
+/// cabinet, then the figures: `one` of one cabinet by the table's own key (`?1` the cabinet,
+/// `?2` and `?3` the range), `every` of every cabinet through the table's index by key (schema
+/// 63; `?1` and `?2` the range).
+pub(super) struct Rows {
+    pub(super) one: &'static str,
+    pub(super) every: &'static str,
+}
+
+/// The cabinets a read covers, each with its place in the caller's order, and whether each
+/// range of kept rows is read across every cabinet at once, the other cabinets' rows skipped:
+/// when they are at least half of all cabinets. A page over many cabinets then reads a range
+/// with one statement and one seek, where a statement and a seek per cabinet into a year-deep
+/// table cost more than the rows it skips.
+pub struct Cabinets {
+    ids: Vec<(i64, usize)>,
+    pub(super) together: bool,
+}
+
+impl Cabinets {
+    /// The cabinets `accounts` (distinct ids), in that order.
+    pub fn new(conn: &Connection, accounts: &[i64]) -> Result<Cabinets, StoreError> {
+        let mut ids: Vec<(i64, usize)> = accounts.iter().copied().zip(0..).collect();
+        ids.sort_unstable();
+        let together = accounts.len() > 1 && {
+            let all: i64 = conn
+                .prepare_cached("SELECT COUNT(*) FROM cabinets")?
+                .query_row([], |r| r.get(0))?;
+            i64::try_from(accounts.len())
+                .unwrap_or(i64::MAX)
+                .saturating_mul(2)
+                >= all
+        };
+        Ok(Cabinets { ids, together })
+    }
+
+    /// How many cabinets.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Each cabinet and its place, by id.
+    pub(super) fn each(&self) -> impl Iterator<Item = (i64, usize)> + '_ {
+        self.ids.iter().copied()
+    }
+
+    /// The place of the cabinet `account`, `None` for one not covered.
+    fn place(&self, account: i64) -> Option<usize> {
+        let at = self
+            .ids
+            .binary_search_by_key(&account, |(id, _)| *id)
+            .ok()?;
+        Some(self.ids[at].1)
     }
 }
 
@@ -320,53 +405,77 @@ impl Sums {
 /// whose bounds are not UTC midnights: its hourly rows in one range). With UTC midnights for
 /// bounds this is a row per day, or per week, and no hour.
 pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals>, StoreError> {
+    let cabinets = Cabinets::new(conn, &[account])?;
+    Ok(days_of(conn, &cabinets, spans)?.pop().unwrap_or_default())
+}
+
+/// The weekly rows' reads, of one cabinet and of every one.
+const WEEKS: Rows = Rows {
+    one: "SELECT week, account_id, views, opens, clicks, actions, spent_micros FROM cabinet_weeks
+          WHERE account_id = ?1 AND week >= ?2 AND week <= ?3",
+    every: "SELECT week, account_id, views, opens, clicks, actions, spent_micros
+            FROM cabinet_weeks INDEXED BY cabinet_weeks_by_week WHERE week >= ?1 AND week <= ?2",
+};
+
+/// The daily rows' reads, of one cabinet and of every one.
+const DAYS: Rows = Rows {
+    one: "SELECT day, account_id, views, opens, clicks, actions, spent_micros FROM cabinet_days
+          WHERE account_id = ?1 AND day >= ?2 AND day <= ?3",
+    every: "SELECT day, account_id, views, opens, clicks, actions, spent_micros
+            FROM cabinet_days INDEXED BY cabinet_days_by_day WHERE day >= ?1 AND day <= ?2",
+};
+
+/// [`days`] of each of `cabinets`, in their order.
+pub fn days_of(
+    conn: &Connection,
+    cabinets: &Cabinets,
+    spans: &Spans,
+) -> Result<Vec<Vec<Totals>>, StoreError> {
     let Some(plan) = spans.plan.as_ref().filter(|p| !p.hourly) else {
-        return by_hours(conn, account, &spans.bounds);
+        let mut out = vec![Vec::new(); cabinets.len()];
+        for (account, place) in cabinets.each() {
+            out[place] = by_hours(conn, account, &spans.bounds)?;
+        }
+        return Ok(out);
     };
     let overflow = || StoreError::Corrupt("a cabinet's sums overflow".into());
-    let mut sums = vec![Sums::default(); spans.len()];
-    plan.read(
-        conn,
-        account,
-        (
-            "SELECT week, views, opens, clicks, actions, spent_micros FROM cabinet_weeks
-             WHERE account_id = ?1 AND week >= ?2 AND week <= ?3",
-            "SELECT day, views, opens, clicks, actions, spent_micros FROM cabinet_days
-             WHERE account_id = ?1 AND day >= ?2 AND day <= ?3",
-        ),
-        |i, r| {
-            sums[i] = sums[i]
-                .moved(Sums::read(r, 1)?, true)
-                .ok_or_else(overflow)?;
-            Ok(())
-        },
-    )?;
-    if plan.edges.is_empty() {
-        return Ok(sums.into_iter().map(Sums::totals).collect());
-    }
-    let mut edge = conn.prepare_cached(
-        "SELECT hour, views, opens, clicks, actions, spent_micros FROM cabinet_hours
-         WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
-    )?;
-    for e in &plan.edges {
-        let mut rows = edge.query(params![account, e.from, e.to])?;
-        while let Some(r) = rows.next()? {
-            let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
-            let own = spans.of(hour);
-            let day = plan.of_day(hour.get(..10).unwrap_or(hour));
-            if own == day {
-                continue;
-            }
-            let figures = Sums::read(r, 1)?;
-            if let Some(i) = day {
-                sums[i] = sums[i].moved(figures, false).ok_or_else(overflow)?;
-            }
-            if let Some(i) = own {
-                sums[i] = sums[i].moved(figures, true).ok_or_else(overflow)?;
+    let mut sums = vec![vec![Sums::default(); spans.len()]; cabinets.len()];
+    plan.read(conn, cabinets, (&WEEKS, &DAYS), |i, place, r| {
+        let sum = &mut sums[place][i];
+        *sum = sum.moved(Sums::read(r, 2)?, true).ok_or_else(overflow)?;
+        Ok(())
+    })?;
+    if !plan.edges.is_empty() {
+        let mut edge = conn.prepare_cached(
+            "SELECT hour, views, opens, clicks, actions, spent_micros FROM cabinet_hours
+             WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
+        )?;
+        for (account, place) in cabinets.each() {
+            let sums = &mut sums[place];
+            for e in &plan.edges {
+                let mut rows = edge.query(params![account, e.from, e.to])?;
+                while let Some(r) = rows.next()? {
+                    let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+                    let own = spans.of(hour);
+                    let day = plan.of_day(hour.get(..10).unwrap_or(hour));
+                    if own == day {
+                        continue;
+                    }
+                    let figures = Sums::read(r, 1)?;
+                    if let Some(i) = day {
+                        sums[i] = sums[i].moved(figures, false).ok_or_else(overflow)?;
+                    }
+                    if let Some(i) = own {
+                        sums[i] = sums[i].moved(figures, true).ok_or_else(overflow)?;
+                    }
+                }
             }
         }
     }
-    Ok(sums.into_iter().map(Sums::totals).collect())
+    Ok(sums
+        .into_iter()
+        .map(|sums| sums.into_iter().map(Sums::totals).collect())
+        .collect())
 }
 
 /// A date written `YYYY-MM-DD`, as the daily rows key them, read digit by digit (a row's key
@@ -420,7 +529,7 @@ pub fn by_hours(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::store::{kept_check, test_db};
     use chrono::TimeZone;
@@ -476,6 +585,66 @@ mod tests {
             assert!(read[0].views > 0, "{bounds:?}");
             assert_eq!(read, by_hours(&conn, 7, &bounds).unwrap(), "{bounds:?}");
         }
+    }
+
+    /// Cabinets 8 to 12 beside the test database's 7, their names `c8` to `c12`.
+    pub(in crate::store) fn more_cabinets(conn: &Connection) {
+        for id in 8..=12 {
+            conn.execute(
+                "INSERT INTO cabinets (id, owner_id, name, cabinet_type, balance_updated_at,
+                    min_budget, created_at) VALUES (?1, 1, 'c' || ?1, 'euro', 't', 1, 't')",
+                [id],
+            )
+            .unwrap();
+        }
+    }
+
+    #[test]
+    fn cabinets_read_together_equal_each_read_alone_in_every_zone() {
+        let conn = test_db();
+        let start = three_weeks_of_hours(&conn);
+        more_cabinets(&conn);
+        // Cabinet 8 has other figures every hour, 9 the first eleven days' only.
+        conn.execute_batch(
+            "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+                spent_micros)
+             SELECT 8, hour, views * 2 + 1, opens, clicks + 1, actions, spent_micros * 3
+             FROM cabinet_hours WHERE account_id = 7;
+             INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+                spent_micros)
+             SELECT 9, hour, views + 3, opens + 1, clicks, actions + 2, spent_micros + 5
+             FROM cabinet_hours WHERE account_id = 7 AND hour < '2026-12-01';",
+        )
+        .unwrap();
+        for offset in [-720, -210, 0, 345, 840] {
+            let at = |d: i64| iso(start + Duration::days(d) - Duration::minutes(offset));
+            // A period holding a whole week as one span, then each of the next seven days.
+            let bounds: Vec<String> = std::iter::once(at(1)).chain((11..=18).map(at)).collect();
+            let spans = Spans::new(bounds.clone());
+            assert!(!spans.plan.as_ref().unwrap().weeks.is_empty(), "{bounds:?}");
+            // Three of the six cabinets are read together (8 among them, 9 without rows at the
+            // end), two of them (7 and 9) also with 8's rows skipped; two of six alone.
+            for (accounts, together) in [(&[9, 7, 8][..], true), (&[7, 9], false)] {
+                let cabinets = Cabinets::new(&conn, accounts).unwrap();
+                assert_eq!(cabinets.together, together);
+                let read = days_of(&conn, &cabinets, &spans).unwrap();
+                let alone: Vec<Vec<Totals>> = accounts
+                    .iter()
+                    .map(|a| by_hours(&conn, *a, &bounds).unwrap())
+                    .collect();
+                assert_eq!(read, alone, "{bounds:?} {accounts:?}");
+                assert!(read.iter().all(|r| r[0].views > 0), "{bounds:?} {read:?}");
+            }
+        }
+        conn.execute("DELETE FROM cabinets WHERE id > 9", [])
+            .unwrap();
+        let cabinets = Cabinets::new(&conn, &[9, 7]).unwrap();
+        assert!(cabinets.together);
+        let spans = Spans::new(vec![iso(start), iso(start + Duration::days(15))]);
+        assert_eq!(
+            days_of(&conn, &cabinets, &spans).unwrap(),
+            [9, 7].map(|a| by_hours(&conn, a, &spans.bounds).unwrap())
+        );
     }
 
     #[test]

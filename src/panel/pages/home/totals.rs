@@ -111,8 +111,9 @@ pub fn today(zone: Tz, now: DateTime<Utc>) -> NaiveDate {
     now.with_timezone(&zone).date_naive()
 }
 
-/// Each cabinet's figures over the chosen period and the one before it, read from its weekly
-/// and daily rows (`kept::days`) and its conversions' (`converted::per_span`).
+/// Each cabinet's figures over the chosen period and the one before it, read from their weekly
+/// and daily rows (`kept::days_of`) and their conversions' (`converted::per_span_of`), each
+/// range of rows across the cabinets at once when they are most of them.
 pub fn gather(
     conn: &rusqlite::Connection,
     reach: &[Reachable],
@@ -137,14 +138,18 @@ pub fn gather(
             .chain(bounds[days..].iter().cloned())
             .collect(),
     );
-    reach
+    let ids: Vec<i64> = reach.iter().map(|r| r.cabinet.id).collect();
+    let cabinets = kept::Cabinets::new(conn, &ids)?;
+    let per_day = kept::days_of(conn, &cabinets, &spans)?;
+    let converted = converted::per_span_of(conn, &cabinets, &periods)?;
+    Ok(reach
         .iter()
-        .map(|r| {
+        .zip(per_day)
+        .zip(converted)
+        .map(|((r, mut per_day), converted)| {
             let c = &r.cabinet;
-            let mut per_day = kept::days(conn, c.id, &spans)?;
-            let converted = converted::per_span(conn, c.id, &periods)?;
             let before = per_day.remove(0);
-            Ok(Line {
+            Line {
                 id: Some(c.id),
                 name: c.name.clone(),
                 kind: c.cabinet_type,
@@ -157,9 +162,9 @@ pub fn gather(
                     converted: Converted::of(&converted[0]),
                 },
                 days: per_day,
-            })
+            }
         })
-        .collect()
+        .collect())
 }
 
 /// The change from `before` to `now` in percent, one place; `None` without an earlier figure.
