@@ -120,6 +120,7 @@ const SERVICE: Ledger = Ledger {
         (61, include_str!("../../sql/0061_cabinet_copies_rev.sql")),
         (62, include_str!("../../sql/0062_given_runs_are_latest.sql")),
         (63, include_str!("../../sql/0063_kept_rows_by_day.sql")),
+        (64, include_str!("../../sql/0064_kept_hours_by_hour.sql")),
     ],
 };
 

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use rusqlite::{params, Connection};
 
 use super::conversions::join;
-use super::kept::{Cabinets, Rows, Spans};
+use super::kept::{Cabinets, Known, Rows, Spans};
 use super::StoreError;
 
 /// Conversions of one event and currency: how many, how many named an amount, and the sum of
@@ -118,6 +118,15 @@ const DAYS: Rows = Rows {
             WHERE day >= ?1 AND day <= ?2",
 };
 
+/// The hourly rows' reads, of one cabinet and of every one.
+const HOURS: Rows = Rows {
+    one: "SELECT hour, account_id, event_type, currency, count, priced, amount_high, amount_low
+          FROM cabinet_conversion_hours WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
+    every: "SELECT hour, account_id, event_type, currency, count, priced, amount_high, amount_low
+            FROM cabinet_conversion_hours INDEXED BY cabinet_conversion_hours_by_hour
+            WHERE hour >= ?1 AND hour < ?2",
+};
+
 /// A cabinet's conversions per span of `spans`, each those received in the span.
 pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Events>, StoreError> {
     let cabinets = Cabinets::new(conn, &[account])?;
@@ -159,40 +168,37 @@ pub fn per_span_of(
     })?;
     // Each edge's whole hours are read from their rows, the conversions of the rest of it (the
     // bound's own hour) one by one; each is moved from its day's span to its own.
-    let mut by_hour = conn.prepare_cached(
-        "SELECT hour, event_type, currency, count, priced, amount_high, amount_low
-         FROM cabinet_conversion_hours WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
-    )?;
-    for (account, place) in cabinets.each() {
-        let found = &mut found[place];
-        let mut place = |at: &str, key: (String, String), tally: Tally| {
-            let own = spans.of(at);
-            let day = plan.of_day(at.get(..10).unwrap_or(at));
-            if own == day {
-                return;
-            }
-            if let Some(i) = day {
-                found[i].entry(key.clone()).or_default().moved(tally, false);
-            }
-            if let Some(i) = own {
-                found[i].entry(key).or_default().moved(tally, true);
-            }
-        };
-        for edge in &plan.edges {
-            let (first, last) = &edge.hours;
-            if first < last {
-                let mut rows = by_hour.query(params![account, first, last])?;
-                while let Some(r) = rows.next()? {
-                    let tally = kept_tally(r, 3)?;
-                    let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
-                    place(hour, (r.get(1)?, r.get(2)?), tally);
+    let shift = |found: &mut Vec<Events>,
+                 (day, own): (Option<usize>, Option<usize>),
+                 key: (String, String),
+                 tally: Tally| {
+        if let Some(i) = day {
+            found[i].entry(key.clone()).or_default().moved(tally, false);
+        }
+        if let Some(i) = own {
+            found[i].entry(key).or_default().moved(tally, true);
+        }
+    };
+    for edge in &plan.edges {
+        let (first, last) = &edge.hours;
+        if first < last {
+            let mut known = Known::new();
+            cabinets.read(conn, &HOURS, (first, last), |at, r| {
+                if let Some(moves) = known.of(r, |hour| plan.moves(spans, hour))? {
+                    let tally = kept_tally(r, 4)?;
+                    shift(&mut found[at], moves, (r.get(2)?, r.get(3)?), tally);
                 }
-            }
-            let (from, to) = &edge.rest;
-            if from < to {
+                Ok(())
+            })?;
+        }
+        let (from, to) = &edge.rest;
+        if from < to {
+            for (account, at) in cabinets.each() {
                 for row in one_by_one.query_map(params![account, from, to], received)? {
-                    let (at, key, tally) = row?;
-                    place(&at, key, tally);
+                    let (received_at, key, tally) = row?;
+                    if let Some(moves) = plan.moves(spans, &received_at) {
+                        shift(&mut found[at], moves, key, tally);
+                    }
                 }
             }
         }

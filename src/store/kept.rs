@@ -148,6 +148,14 @@ impl Plan {
         *self.spans.get(at)?
     }
 
+    /// Where a bound's hour (or conversion) at `at` (an ISO time) moves: from the span of its
+    /// UTC day to its own, as `(day's, own)`; `None` when they are the same.
+    pub(super) fn moves(&self, spans: &Spans, at: &str) -> Option<(Option<usize>, Option<usize>)> {
+        let own = spans.of(at);
+        let day = self.of_day(at.get(..10).unwrap_or(at));
+        (own != day).then_some((day, own))
+    }
+
     /// Reads the weekly rows (`weeks`) of the whole weeks and the daily rows (`days`) of the
     /// other days that count, of `cabinets`, and gives each row to `add` with its span and its
     /// cabinet's place.
@@ -158,44 +166,13 @@ impl Plan {
         (weeks, days): (&Rows, &Rows),
         mut add: impl FnMut(usize, usize, &rusqlite::Row) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let mut each =
-            |rows: &Rows, (first, last): (&str, &str), span: &dyn Fn(&str) -> Option<usize>| {
-                // The last key read and its span: rows read together come a key at a time, each
-                // key's row of every cabinet in a run.
-                let mut known: (Vec<u8>, Option<usize>) = (Vec::new(), None);
-                let mut give =
-                    |r: &rusqlite::Row, place: &dyn Fn() -> rusqlite::Result<Option<usize>>| {
-                        let key = r.get_ref(0)?;
-                        if key.as_bytes().map_err(rusqlite::Error::from)? != known.0.as_slice() {
-                            let text = key.as_str().map_err(rusqlite::Error::from)?;
-                            known.0.clear();
-                            known.0.extend_from_slice(text.as_bytes());
-                            known.1 = span(text);
-                        }
-                        if let Some(i) = known.1 {
-                            if let Some(place) = place()? {
-                                add(i, place, r)?;
-                            }
-                        }
-                        Ok::<_, StoreError>(())
-                    };
-                if cabinets.together {
-                    let mut stmt = conn.prepare_cached(rows.every)?;
-                    let mut found = stmt.query(params![first, last])?;
-                    while let Some(r) = found.next()? {
-                        give(r, &|| Ok(cabinets.place(r.get(1)?)))?;
-                    }
-                } else {
-                    let mut stmt = conn.prepare_cached(rows.one)?;
-                    for (account, place) in cabinets.each() {
-                        let mut found = stmt.query(params![account, first, last])?;
-                        while let Some(r) = found.next()? {
-                            give(r, &|| Ok(Some(place)))?;
-                        }
-                    }
-                }
-                Ok::<_, StoreError>(())
-            };
+        let mut each = |rows: &Rows, range: (&str, &str), span: &dyn Fn(&str) -> Option<usize>| {
+            let mut known = Known::new();
+            cabinets.read(conn, rows, range, |place, r| match known.of(r, span)? {
+                Some(i) => add(i, place, r),
+                None => Ok(()),
+            })
+        };
         if let (Some(first), Some(last)) = (self.weeks.first(), self.weeks.last()) {
             let span = |monday: &str| {
                 let at = self
@@ -213,10 +190,45 @@ impl Plan {
     }
 }
 
-/// A kept table's reads of a range of its keys (both included), each reading the key, the
-/// cabinet, then the figures: `one` of one cabinet by the table's own key (`?1` the cabinet,
-/// `?2` and `?3` the range), `every` of every cabinet through the table's index by key (schema
-/// 63; `?1` and `?2` the range).
+/// The last key a read met (its column 0) and what was worked out of it: rows read across the
+/// cabinets come a key at a time, each key's row of every cabinet in a run, so each key is
+/// worked out once.
+pub(super) struct Known<T> {
+    key: Vec<u8>,
+    value: Option<T>,
+}
+
+impl<T: Copy> Known<T> {
+    pub(super) fn new() -> Known<T> {
+        Known {
+            key: Vec::new(),
+            value: None,
+        }
+    }
+
+    /// What `work` makes of the key of `r`, worked out again only for another key.
+    pub(super) fn of(
+        &mut self,
+        r: &rusqlite::Row,
+        work: impl FnOnce(&str) -> T,
+    ) -> Result<T, StoreError> {
+        let key = r.get_ref(0)?;
+        let bytes = key.as_bytes().map_err(rusqlite::Error::from)?;
+        if let Some(value) = self.value.filter(|_| bytes == self.key.as_slice()) {
+            return Ok(value);
+        }
+        let value = work(key.as_str().map_err(rusqlite::Error::from)?);
+        self.key.clear();
+        self.key.extend_from_slice(bytes);
+        self.value = Some(value);
+        Ok(value)
+    }
+}
+
+/// A kept table's reads of a range of its keys (the daily and weekly rows' both included, the
+/// hourly rows' end left out), each reading the key, the cabinet, then the figures: `one` of
+/// one cabinet by the table's own key (`?1` the cabinet, `?2` and `?3` the range), `every` of
+/// every cabinet through the table's index by key (schemas 63 and 64; `?1` and `?2` the range).
 pub(super) struct Rows {
     pub(super) one: &'static str,
     pub(super) every: &'static str,
@@ -261,6 +273,36 @@ impl Cabinets {
     /// Each cabinet and its place, by id.
     pub(super) fn each(&self) -> impl Iterator<Item = (i64, usize)> + '_ {
         self.ids.iter().copied()
+    }
+
+    /// Reads `rows` of the range `(first, last)` of these cabinets and gives each row to
+    /// `give` with its cabinet's place: across every cabinet at once when `together`, the other
+    /// cabinets' rows skipped, else cabinet by cabinet.
+    pub(super) fn read(
+        &self,
+        conn: &Connection,
+        rows: &Rows,
+        (first, last): (&str, &str),
+        mut give: impl FnMut(usize, &rusqlite::Row) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        if self.together {
+            let mut stmt = conn.prepare_cached(rows.every)?;
+            let mut found = stmt.query(params![first, last])?;
+            while let Some(r) = found.next()? {
+                if let Some(place) = self.place(r.get(1)?) {
+                    give(place, r)?;
+                }
+            }
+        } else {
+            let mut stmt = conn.prepare_cached(rows.one)?;
+            for &(account, place) in &self.ids {
+                let mut found = stmt.query(params![account, first, last])?;
+                while let Some(r) = found.next()? {
+                    give(place, r)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The place of the cabinet `account`, `None` for one not covered.
@@ -425,6 +467,14 @@ const DAYS: Rows = Rows {
             FROM cabinet_days INDEXED BY cabinet_days_by_day WHERE day >= ?1 AND day <= ?2",
 };
 
+/// The hourly rows' reads, of one cabinet and of every one.
+const HOURS: Rows = Rows {
+    one: "SELECT hour, account_id, views, opens, clicks, actions, spent_micros FROM cabinet_hours
+          WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
+    every: "SELECT hour, account_id, views, opens, clicks, actions, spent_micros
+            FROM cabinet_hours INDEXED BY cabinet_hours_by_hour WHERE hour >= ?1 AND hour < ?2",
+};
+
 /// [`days`] of each of `cabinets`, in their order.
 pub fn days_of(
     conn: &Connection,
@@ -445,32 +495,21 @@ pub fn days_of(
         *sum = sum.moved(Sums::read(r, 2)?, true).ok_or_else(overflow)?;
         Ok(())
     })?;
-    if !plan.edges.is_empty() {
-        let mut edge = conn.prepare_cached(
-            "SELECT hour, views, opens, clicks, actions, spent_micros FROM cabinet_hours
-             WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
-        )?;
-        for (account, place) in cabinets.each() {
-            let sums = &mut sums[place];
-            for e in &plan.edges {
-                let mut rows = edge.query(params![account, e.from, e.to])?;
-                while let Some(r) = rows.next()? {
-                    let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
-                    let own = spans.of(hour);
-                    let day = plan.of_day(hour.get(..10).unwrap_or(hour));
-                    if own == day {
-                        continue;
-                    }
-                    let figures = Sums::read(r, 1)?;
-                    if let Some(i) = day {
-                        sums[i] = sums[i].moved(figures, false).ok_or_else(overflow)?;
-                    }
-                    if let Some(i) = own {
-                        sums[i] = sums[i].moved(figures, true).ok_or_else(overflow)?;
-                    }
-                }
+    for e in &plan.edges {
+        let mut known = Known::new();
+        cabinets.read(conn, &HOURS, (&e.from, &e.to), |place, r| {
+            let Some((day, own)) = known.of(r, |hour| plan.moves(spans, hour))? else {
+                return Ok(());
+            };
+            let (figures, sums) = (Sums::read(r, 2)?, &mut sums[place]);
+            if let Some(i) = day {
+                sums[i] = sums[i].moved(figures, false).ok_or_else(overflow)?;
             }
-        }
+            if let Some(i) = own {
+                sums[i] = sums[i].moved(figures, true).ok_or_else(overflow)?;
+            }
+            Ok(())
+        })?;
     }
     Ok(sums
         .into_iter()

@@ -231,8 +231,9 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // opens (the days' triggers it made again go with 46's), 56: the weekly rows (their
             // triggers first), 57: the campaigns' weekly conversions (their triggers first),
             // 60: the campaigns' conversion lines (its triggers and view first), 61: the
-            // cabinets' copies' revision (its triggers first); 27's column
-            // is in 15's alerts; 50 adds rows only; 58, 59 and 62 redefine 48's triggers) undone.
+            // cabinets' copies' revision (its triggers first), 64: the hourly rows' indexes by
+            // hour; 27's column is in 15's alerts; 50 adds rows only; 58, 59 and 62 redefine
+            // 48's triggers; 63's indexes go with their tables) undone.
             tx.execute_batch(
                 "DROP INDEX campaigns_by_date; DROP INDEX campaigns_by_title;
                  DROP INDEX campaigns_by_status; DROP INDEX campaigns_by_views;
@@ -242,7 +243,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             )?;
             tx.execute_batch(include_str!("../../../sql/0006_list_indexes.sql"))?;
             tx.execute_batch(
-                "DROP TRIGGER campaigns_copies_rev_insert; DROP TRIGGER campaigns_copies_rev_delete;
+                "DROP INDEX cabinet_hours_by_hour; DROP INDEX cabinet_conversion_hours_by_hour;
+                 DROP TRIGGER campaigns_copies_rev_insert; DROP TRIGGER campaigns_copies_rev_delete;
                  DROP TRIGGER campaigns_copies_rev_update;
                  ALTER TABLE cabinets DROP COLUMN copies_rev;
                  DROP TRIGGER conversion_totals_lines_insert;
