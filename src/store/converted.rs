@@ -168,7 +168,7 @@ pub fn per_span_of(
     })?;
     // Each edge's whole hours are read from their rows, the conversions of the rest of it (the
     // bound's own hour) one by one; each is moved from its day's span to its own.
-    let shift = |found: &mut Vec<Events>,
+    let shift = |found: &mut [Events],
                  (day, own): (Option<usize>, Option<usize>),
                  key: (String, String),
                  tally: Tally| {
@@ -183,21 +183,21 @@ pub fn per_span_of(
         let (first, last) = &edge.hours;
         if first < last {
             let mut known = Known::new();
-            cabinets.read(conn, &HOURS, (first, last), |at, r| {
+            cabinets.read(conn, &HOURS, (first, last), |place, r| {
                 if let Some(moves) = known.of(r, |hour| plan.moves(spans, hour))? {
                     let tally = kept_tally(r, 4)?;
-                    shift(&mut found[at], moves, (r.get(2)?, r.get(3)?), tally);
+                    shift(&mut found[place], moves, (r.get(2)?, r.get(3)?), tally);
                 }
                 Ok(())
             })?;
         }
         let (from, to) = &edge.rest;
         if from < to {
-            for (account, at) in cabinets.each() {
+            for (account, place) in cabinets.each() {
                 for row in one_by_one.query_map(params![account, from, to], received)? {
-                    let (received_at, key, tally) = row?;
-                    if let Some(moves) = plan.moves(spans, &received_at) {
-                        shift(&mut found[at], moves, key, tally);
+                    let (at, key, tally) = row?;
+                    if let Some(moves) = plan.moves(spans, &at) {
+                        shift(&mut found[place], moves, key, tally);
                     }
                 }
             }
@@ -395,7 +395,12 @@ mod tests {
             let bounds: Vec<String> = vec![at(1), at(11), at(19)];
             let spans = Spans::new(bounds.clone());
             assert!(!spans.plan.as_ref().unwrap().weeks.is_empty(), "{bounds:?}");
-            for (accounts, together) in [(&[8, 9, 7][..], true), (&[7, 8], false)] {
+            // With 8's conversions and without them (skipped), then two of six alone.
+            for (accounts, together) in [
+                (&[8, 9, 7][..], true),
+                (&[7, 9, 10], true),
+                (&[7, 8], false),
+            ] {
                 let cabinets = Cabinets::new(&conn, accounts).unwrap();
                 assert_eq!(cabinets.together, together);
                 let read = per_span_of(&conn, &cabinets, &spans).unwrap();

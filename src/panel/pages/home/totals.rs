@@ -113,7 +113,7 @@ pub fn today(zone: Tz, now: DateTime<Utc>) -> NaiveDate {
 
 /// Each cabinet's figures over the chosen period and the one before it, read from their weekly
 /// and daily rows (`kept::days_of`) and their conversions' (`converted::per_span_of`), each
-/// range of rows across the cabinets at once when they are most of them.
+/// range of rows across the cabinets at once when they are at least half of all cabinets.
 pub fn gather(
     conn: &rusqlite::Connection,
     reach: &[Reachable],
