@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use rusqlite::{params, Connection};
 
 use super::conversions::join;
-use super::kept::{Cabinets, Known, Rows, Spans};
+use super::kept::{kept_rows, Cabinets, Known, Rows, Spans};
 use super::StoreError;
 
 /// Conversions of one event and currency: how many, how many named an amount, and the sum of
@@ -100,32 +100,25 @@ fn kept_tally(r: &rusqlite::Row, first: usize) -> rusqlite::Result<Tally> {
     })
 }
 
-/// The weekly rows' reads, of one cabinet and of every one.
-const WEEKS: Rows = Rows {
-    one: "SELECT week, account_id, event_type, currency, count, priced, amount_high, amount_low
-          FROM cabinet_conversion_weeks WHERE account_id = ?1 AND week >= ?2 AND week <= ?3",
-    every: "SELECT week, account_id, event_type, currency, count, priced, amount_high, amount_low
-            FROM cabinet_conversion_weeks INDEXED BY cabinet_conversion_weeks_by_week
-            WHERE week >= ?1 AND week <= ?2",
-};
-
-/// The daily rows' reads, of one cabinet and of every one.
-const DAYS: Rows = Rows {
-    one: "SELECT day, account_id, event_type, currency, count, priced, amount_high, amount_low
-          FROM cabinet_conversion_days WHERE account_id = ?1 AND day >= ?2 AND day <= ?3",
-    every: "SELECT day, account_id, event_type, currency, count, priced, amount_high, amount_low
-            FROM cabinet_conversion_days INDEXED BY cabinet_conversion_days_by_day
-            WHERE day >= ?1 AND day <= ?2",
-};
-
-/// The hourly rows' reads, of one cabinet and of every one.
-const HOURS: Rows = Rows {
-    one: "SELECT hour, account_id, event_type, currency, count, priced, amount_high, amount_low
-          FROM cabinet_conversion_hours WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
-    every: "SELECT hour, account_id, event_type, currency, count, priced, amount_high, amount_low
-            FROM cabinet_conversion_hours INDEXED BY cabinet_conversion_hours_by_hour
-            WHERE hour >= ?1 AND hour < ?2",
-};
+/// The weekly, daily and hourly rows' reads, of one cabinet and of every one.
+const WEEKS: Rows = kept_rows!(
+    "cabinet_conversion_weeks",
+    "week",
+    "event_type, currency, count, priced, amount_high, amount_low",
+    "<="
+);
+const DAYS: Rows = kept_rows!(
+    "cabinet_conversion_days",
+    "day",
+    "event_type, currency, count, priced, amount_high, amount_low",
+    "<="
+);
+const HOURS: Rows = kept_rows!(
+    "cabinet_conversion_hours",
+    "hour",
+    "event_type, currency, count, priced, amount_high, amount_low",
+    "<"
+);
 
 /// A cabinet's conversions per span of `spans`, each those received in the span.
 pub fn per_span(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Events>, StoreError> {

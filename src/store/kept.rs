@@ -230,10 +230,34 @@ impl<T: Copy> Known<T> {
 /// hourly rows' end left out), each reading the key, the cabinet, then the figures: `one` of
 /// one cabinet by the table's own key (`?1` the cabinet, `?2` and `?3` the range), `every` of
 /// every cabinet through the table's index by key (schemas 63 and 64; `?1` and `?2` the range).
+/// Written by [`kept_rows`], so that both read the same columns.
 pub(super) struct Rows {
     pub(super) one: &'static str,
     pub(super) every: &'static str,
 }
+
+/// The [`Rows`] of the kept table `table` keyed by `key` (its index by key is
+/// `{table}_by_{key}`), reading the columns `figures` after the key and the cabinet, over a
+/// range whose end is compared with `end` (`<=` or `<`).
+macro_rules! kept_rows {
+    (@select $table:literal, $key:literal, $figures:literal) => {
+        concat!("SELECT ", $key, ", account_id, ", $figures, " FROM ", $table)
+    };
+    ($table:literal, $key:literal, $figures:literal, $end:literal) => {
+        Rows {
+            one: concat!(
+                kept_rows!(@select $table, $key, $figures),
+                " WHERE account_id = ?1 AND ", $key, " >= ?2 AND ", $key, " ", $end, " ?3"
+            ),
+            every: concat!(
+                kept_rows!(@select $table, $key, $figures),
+                " INDEXED BY ", $table, "_by_", $key,
+                " WHERE ", $key, " >= ?1 AND ", $key, " ", $end, " ?2"
+            ),
+        }
+    };
+}
+pub(super) use kept_rows;
 
 /// The cabinets a read covers, each with its place in the caller's order, and whether each
 /// range of kept rows is read across every cabinet at once, the other cabinets' rows skipped:
@@ -265,12 +289,8 @@ impl Cabinets {
     }
 
     /// How many cabinets.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.ids.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
     }
 
     /// Each cabinet and its place, by id.
@@ -454,29 +474,25 @@ pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals
     Ok(days_of(conn, &cabinets, spans)?.pop().unwrap_or_default())
 }
 
-/// The weekly rows' reads, of one cabinet and of every one.
-const WEEKS: Rows = Rows {
-    one: "SELECT week, account_id, views, opens, clicks, actions, spent_micros FROM cabinet_weeks
-          WHERE account_id = ?1 AND week >= ?2 AND week <= ?3",
-    every: "SELECT week, account_id, views, opens, clicks, actions, spent_micros
-            FROM cabinet_weeks INDEXED BY cabinet_weeks_by_week WHERE week >= ?1 AND week <= ?2",
-};
-
-/// The daily rows' reads, of one cabinet and of every one.
-const DAYS: Rows = Rows {
-    one: "SELECT day, account_id, views, opens, clicks, actions, spent_micros FROM cabinet_days
-          WHERE account_id = ?1 AND day >= ?2 AND day <= ?3",
-    every: "SELECT day, account_id, views, opens, clicks, actions, spent_micros
-            FROM cabinet_days INDEXED BY cabinet_days_by_day WHERE day >= ?1 AND day <= ?2",
-};
-
-/// The hourly rows' reads, of one cabinet and of every one.
-const HOURS: Rows = Rows {
-    one: "SELECT hour, account_id, views, opens, clicks, actions, spent_micros FROM cabinet_hours
-          WHERE account_id = ?1 AND hour >= ?2 AND hour < ?3",
-    every: "SELECT hour, account_id, views, opens, clicks, actions, spent_micros
-            FROM cabinet_hours INDEXED BY cabinet_hours_by_hour WHERE hour >= ?1 AND hour < ?2",
-};
+/// The weekly, daily and hourly rows' reads, of one cabinet and of every one.
+const WEEKS: Rows = kept_rows!(
+    "cabinet_weeks",
+    "week",
+    "views, opens, clicks, actions, spent_micros",
+    "<="
+);
+const DAYS: Rows = kept_rows!(
+    "cabinet_days",
+    "day",
+    "views, opens, clicks, actions, spent_micros",
+    "<="
+);
+const HOURS: Rows = kept_rows!(
+    "cabinet_hours",
+    "hour",
+    "views, opens, clicks, actions, spent_micros",
+    "<"
+);
 
 /// [`days`] of each of `cabinets`, in their order.
 pub fn days_of(
@@ -698,6 +714,25 @@ pub(super) mod tests {
         assert_eq!(
             days_of(&conn, &cabinets, &spans).unwrap(),
             [7, 9, 7].map(|a| by_hours(&conn, a, &spans.bounds).unwrap())
+        );
+    }
+
+    #[test]
+    fn a_kept_tables_two_reads_take_the_same_columns_and_range() {
+        let figures = "views, opens, clicks, actions, spent_micros";
+        assert_eq!(
+            DAYS.one,
+            format!(
+                "SELECT day, account_id, {figures} FROM cabinet_days \
+                 WHERE account_id = ?1 AND day >= ?2 AND day <= ?3"
+            )
+        );
+        assert_eq!(
+            HOURS.every,
+            format!(
+                "SELECT hour, account_id, {figures} FROM cabinet_hours \
+                 INDEXED BY cabinet_hours_by_hour WHERE hour >= ?1 AND hour < ?2"
+            )
         );
     }
 
