@@ -121,6 +121,10 @@ const SERVICE: Ledger = Ledger {
         (62, include_str!("../../sql/0062_given_runs_are_latest.sql")),
         (63, include_str!("../../sql/0063_kept_rows_by_day.sql")),
         (64, include_str!("../../sql/0064_kept_hours_by_hour.sql")),
+        (
+            65,
+            include_str!("../../sql/0065_cabinet_week_days_spent.sql"),
+        ),
     ],
 };
 

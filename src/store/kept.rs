@@ -1,11 +1,12 @@
 //! Owns the reads of the figures kept as rows change instead of recomputed per request: each
 //! cabinet's campaigns by status (`cabinet_status_counts`, migration 45) and each cabinet's sums
-//! per UTC day and week (`cabinet_days`, `cabinet_weeks`, migrations 46 and 56), all kept by
-//! SQLite triggers, and the one span read every cabinet total goes through (whole UTC weeks
-//! from the weekly rows, the other whole UTC days from the daily rows, the hours a span's
-//! bounds cut from a day from `cabinet_hours`; its conversions are read the same way by
-//! `converted`). Writes nothing: the triggers keep the rows, and `kept_check` compares them
-//! with their recomputation.
+//! per UTC day and week (`cabinet_days`, `cabinet_weeks`, migrations 46 and 56, the weeks with
+//! their days' spend since 65), all kept by SQLite triggers, and the one span read every
+//! cabinet total goes through (whole UTC weeks from the weekly rows, the other whole UTC days
+//! from the daily rows, the hours a span's bounds cut from a day from `cabinet_hours`; its
+//! conversions are read the same way by `converted`), with the spend per span read from the
+//! weeks' days instead (`spent_of`, the home page's chart). Writes nothing: the triggers keep
+//! the rows, and `kept_check` compares them with their recomputation.
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc, Weekday};
 use rusqlite::{params, Connection};
@@ -144,8 +145,48 @@ impl Plan {
     /// The span of the UTC day `day` (`YYYY-MM-DD`): the one holding its noon, as
     /// [`Spans::of`] finds it; `None` for a day outside the plan's.
     fn of_day(&self, day: &str) -> Option<usize> {
-        let at = usize::try_from((date(day)? - self.first).num_days()).ok()?;
+        self.of_date(date(day)?)
+    }
+
+    /// [`Plan::of_day`] of a date.
+    fn of_date(&self, day: NaiveDate) -> Option<usize> {
+        let at = usize::try_from((day - self.first).num_days()).ok()?;
         *self.spans.get(at)?
+    }
+
+    /// The last UTC day of the plan, `None` for a plan of no days.
+    fn last(&self) -> Option<NaiveDate> {
+        let days = i64::try_from(self.spans.len()).ok()?.checked_sub(1)?;
+        Some(self.first + Duration::days(days))
+    }
+
+    /// Moves the hours at each bound that is not a UTC midnight (`edges`) of `cabinets` from
+    /// the span of their day, where the daily or weekly rows counted them, to their own, in
+    /// `sums` (per cabinet's place, per span).
+    fn move_edges(
+        &self,
+        conn: &Connection,
+        cabinets: &Cabinets,
+        spans: &Spans,
+        sums: &mut [Vec<Sums>],
+    ) -> Result<(), StoreError> {
+        for e in &self.edges {
+            let mut known = Known::new();
+            cabinets.read(conn, &HOURS, (&e.from, &e.to), |place, r| {
+                let Some((day, own)) = known.of(r, |hour| self.moves(spans, hour))? else {
+                    return Ok(());
+                };
+                let (figures, cabinet) = (Sums::read(r, 2)?, &mut sums[place]);
+                if let Some(i) = day {
+                    cabinet[i] = cabinet[i].moved(figures, false).ok_or_else(overflow)?;
+                }
+                if let Some(i) = own {
+                    cabinet[i] = cabinet[i].moved(figures, true).ok_or_else(overflow)?;
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
     }
 
     /// Where a bound's hour (or conversion) at `at` (an ISO time) moves: from the span of its
@@ -507,33 +548,89 @@ pub fn days_of(
         }
         return Ok(out);
     };
-    let overflow = || StoreError::Corrupt("a cabinet's sums overflow".into());
     let mut sums = vec![vec![Sums::default(); spans.len()]; cabinets.len()];
     plan.read(conn, cabinets, (&WEEKS, &DAYS), |i, place, r| {
         let sum = &mut sums[place][i];
         *sum = sum.moved(Sums::read(r, 2)?, true).ok_or_else(overflow)?;
         Ok(())
     })?;
-    for e in &plan.edges {
-        let mut known = Known::new();
-        cabinets.read(conn, &HOURS, (&e.from, &e.to), |place, r| {
-            let Some((day, own)) = known.of(r, |hour| plan.moves(spans, hour))? else {
-                return Ok(());
-            };
-            let (figures, cabinet) = (Sums::read(r, 2)?, &mut sums[place]);
-            if let Some(i) = day {
-                cabinet[i] = cabinet[i].moved(figures, false).ok_or_else(overflow)?;
-            }
-            if let Some(i) = own {
-                cabinet[i] = cabinet[i].moved(figures, true).ok_or_else(overflow)?;
-            }
-            Ok(())
-        })?;
-    }
+    plan.move_edges(conn, cabinets, spans, &mut sums)?;
     Ok(sums
         .into_iter()
         .map(|sums| sums.into_iter().map(Sums::totals).collect())
         .collect())
+}
+
+/// The weekly rows' spend per day of their week (schema 65), of one cabinet and of every one.
+const WEEK_DAYS: Rows = kept_rows!(
+    "cabinet_weeks",
+    "week",
+    "spent_mon, spent_tue, spent_wed, spent_thu, spent_fri, spent_sat, spent_sun",
+    "<="
+);
+
+/// Each of `cabinets`' spend per span of `spans`, in their order (the home page's chart of
+/// spend per day): the spend of [`days_of`], each UTC day's read from its week's row (schema
+/// 65), a row per cabinet and week where [`days_of`] reads one per cabinet and day for spans of
+/// a day; then the hours at bounds that are not UTC midnights, as there.
+pub fn spent_of(
+    conn: &Connection,
+    cabinets: &Cabinets,
+    spans: &Spans,
+) -> Result<Vec<Vec<Money>>, StoreError> {
+    let spent = |totals: Vec<Vec<Totals>>| {
+        totals
+            .into_iter()
+            .map(|t| t.into_iter().map(|t| t.spent).collect())
+            .collect()
+    };
+    let Some(plan) = spans.plan.as_ref().filter(|p| !p.hourly) else {
+        return Ok(spent(days_of(conn, cabinets, spans)?));
+    };
+    let mut sums = vec![vec![Sums::default(); spans.len()]; cabinets.len()];
+    if let Some(last) = plan.last() {
+        let monday = |d: NaiveDate| d.week(Weekday::Mon).first_day().to_string();
+        // The span of each day of a week's row, by its Monday.
+        let mut known: Known<[Option<usize>; 7]> = Known::new();
+        cabinets.read(
+            conn,
+            &WEEK_DAYS,
+            (&monday(plan.first), &monday(last)),
+            |place, r| {
+                let week = known.of(r, |monday| {
+                    let first = date(monday);
+                    std::array::from_fn(|d| {
+                        first.and_then(|f| plan.of_date(f + Duration::days(d as i64)))
+                    })
+                })?;
+                let cabinet = &mut sums[place];
+                for (d, span) in week.into_iter().enumerate() {
+                    if let Some(i) = span {
+                        let day = Sums {
+                            spent: r.get(2 + d)?,
+                            ..Sums::default()
+                        };
+                        cabinet[i] = cabinet[i].moved(day, true).ok_or_else(overflow)?;
+                    }
+                }
+                Ok(())
+            },
+        )?;
+    }
+    plan.move_edges(conn, cabinets, spans, &mut sums)?;
+    Ok(sums
+        .into_iter()
+        .map(|sums| {
+            sums.into_iter()
+                .map(|s| Money::from_micros(s.spent))
+                .collect()
+        })
+        .collect())
+}
+
+/// A cabinet's sums (or spend) past what an `i64` holds: rows no write could have made.
+fn overflow() -> StoreError {
+    StoreError::Corrupt("a cabinet's sums overflow".into())
 }
 
 /// A date written `YYYY-MM-DD`, as the daily rows key them, read digit by digit (a row's key
@@ -657,18 +754,28 @@ pub(super) mod tests {
         }
     }
 
-    #[test]
-    fn cabinets_read_together_equal_each_read_alone_in_every_zone() {
-        let conn = test_db();
-        let start = three_weeks_of_hours(&conn);
-        more_cabinets(&conn);
-        // Cabinet 8 has other figures every hour, 9 the first eleven days' only.
+    /// [`three_weeks_of_hours`] of cabinet 7 and [`more_cabinets`], cabinet 8 with other
+    /// figures every hour.
+    fn three_weeks_of_two_cabinets(conn: &Connection) -> DateTime<Utc> {
+        let start = three_weeks_of_hours(conn);
+        more_cabinets(conn);
         conn.execute_batch(
             "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
                 spent_micros)
-             SELECT 8, hour, views * 2 + 1, opens, clicks + 1, actions, spent_micros * 3
-             FROM cabinet_hours WHERE account_id = 7;
-             INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+             SELECT 8, hour, views * 2 + 1, opens, clicks + 1, actions, spent_micros * 3 + 1
+             FROM cabinet_hours WHERE account_id = 7;",
+        )
+        .unwrap();
+        start
+    }
+
+    #[test]
+    fn cabinets_read_together_equal_each_read_alone_in_every_zone() {
+        let conn = test_db();
+        let start = three_weeks_of_two_cabinets(&conn);
+        // Cabinet 9 has the first eleven days' figures only.
+        conn.execute_batch(
+            "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
                 spent_micros)
              SELECT 9, hour, views + 3, opens + 1, clicks, actions + 2, spent_micros + 5
              FROM cabinet_hours WHERE account_id = 7 AND hour < '2026-12-01';",
@@ -715,6 +822,35 @@ pub(super) mod tests {
             days_of(&conn, &cabinets, &spans).unwrap(),
             [7, 9, 7].map(|a| by_hours(&conn, a, &spans.bounds).unwrap())
         );
+    }
+
+    #[test]
+    fn spend_per_day_read_from_the_weeks_rows_equals_the_hours_in_every_zone() {
+        let conn = test_db();
+        let start = three_weeks_of_two_cabinets(&conn);
+        // Cabinet 9 has no figures.
+        for offset in [-720, -210, 0, 345, 840] {
+            let at = |d: i64| iso(start + Duration::days(d) - Duration::minutes(offset));
+            // Each of twelve days over three weeks' rows (one of them a removed day), and one
+            // day alone (its hours when its bounds are not UTC midnights).
+            for bounds in [(1..=13).map(at).collect::<Vec<_>>(), vec![at(9), at(10)]] {
+                let spans = Spans::new(bounds.clone());
+                for (accounts, together) in [(&[8, 7, 9][..], true), (&[7, 8], false)] {
+                    let cabinets = Cabinets::new(&conn, accounts).unwrap();
+                    assert_eq!(cabinets.together, together);
+                    let read = spent_of(&conn, &cabinets, &spans).unwrap();
+                    let hours: Vec<Vec<Money>> = accounts
+                        .iter()
+                        .map(|a| {
+                            let totals = by_hours(&conn, *a, &bounds).unwrap();
+                            totals.into_iter().map(|t| t.spent).collect()
+                        })
+                        .collect();
+                    assert_eq!(read, hours, "{bounds:?} {accounts:?}");
+                    assert!(read[0][0].micros() > 0, "{bounds:?}");
+                }
+            }
+        }
     }
 
     #[test]

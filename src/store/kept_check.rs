@@ -1,6 +1,6 @@
 //! Owns the comparison of each kept figure with its recomputation from the rows it stands for
 //! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours,
-//! the weekly rows with the daily rows, the cabinets' hours with their campaigns' stats rows,
+//! the weekly rows (their sums and their spend per day) with the daily rows, the cabinets' hours with their campaigns' stats rows,
 //! the conversions' daily, weekly and hourly rows and the campaigns' weekly conversions with
 //! the conversions, the stats rows' running sums with the rows, the cabinets' last rolled-up
 //! day with their daily rows, the conversion totals with the events still stored, and each
@@ -62,6 +62,13 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
             "cabinet_weeks",
             "the cabinet_days rows summed by cabinet and UTC week",
             CABINET_WEEKS,
+        )?,
+        compare(
+            conn,
+            "cabinet_weeks",
+            "the cabinet_days rows' spend by cabinet, UTC week and weekday (spent_mon to \
+             spent_sun)",
+            CABINET_WEEK_DAYS,
         )?,
         compare(
             conn,
@@ -233,6 +240,36 @@ const CABINET_WEEKS: &str = stats_by!(
     "cabinet_days",
     "date(day, '-6 days', 'weekday 1')"
 );
+
+/// The weekly rows' spend per day of their week (schema 65) against the daily rows' spend, by
+/// cabinet, UTC week and weekday.
+const CABINET_WEEK_DAYS: &str = "
+    SELECT 'cabinet ' || account_id || ', week of ' || week,
+        SUM(k_mon) || ', ' || SUM(k_tue) || ', ' || SUM(k_wed) || ', ' || SUM(k_thu) || ', '
+            || SUM(k_fri) || ', ' || SUM(k_sat) || ', ' || SUM(k_sun)
+            || ' spent micros, Monday to Sunday',
+        SUM(r_mon) || ', ' || SUM(r_tue) || ', ' || SUM(r_wed) || ', ' || SUM(r_thu) || ', '
+            || SUM(r_fri) || ', ' || SUM(r_sat) || ', ' || SUM(r_sun)
+            || ' spent micros, Monday to Sunday',
+        SUM(k_mon) <> SUM(r_mon) OR SUM(k_tue) <> SUM(r_tue) OR SUM(k_wed) <> SUM(r_wed)
+            OR SUM(k_thu) <> SUM(r_thu) OR SUM(k_fri) <> SUM(r_fri) OR SUM(k_sat) <> SUM(r_sat)
+            OR SUM(k_sun) <> SUM(r_sun)
+    FROM (SELECT account_id, week, spent_mon AS k_mon, spent_tue AS k_tue,
+            spent_wed AS k_wed, spent_thu AS k_thu, spent_fri AS k_fri, spent_sat AS k_sat,
+            spent_sun AS k_sun,
+            0 AS r_mon, 0 AS r_tue, 0 AS r_wed, 0 AS r_thu, 0 AS r_fri, 0 AS r_sat, 0 AS r_sun
+          FROM cabinet_weeks
+          UNION ALL
+          SELECT account_id, date(day, '-6 days', 'weekday 1'), 0, 0, 0, 0, 0, 0, 0,
+            SUM(CASE strftime('%u', day) WHEN '1' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '2' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '3' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '4' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '5' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '6' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '7' THEN spent_micros ELSE 0 END)
+          FROM cabinet_days GROUP BY account_id, date(day, '-6 days', 'weekday 1'))
+    GROUP BY account_id, week ORDER BY account_id, week";
 
 const CABINET_HOURS: &str = "
     SELECT 'cabinet ' || account_id || ', ' || day,

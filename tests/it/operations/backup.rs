@@ -229,11 +229,12 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // indexes' status (they are made again as 6 made them; its index by ad_id goes),
             // 54: the conversions' hourly rows (their triggers first), 55: the cabinets' hours'
             // opens (the days' triggers it made again go with 46's), 56: the weekly rows (their
-            // triggers first), 57: the campaigns' weekly conversions (their triggers first),
-            // 60: the campaigns' conversion lines (its triggers and view first), 61: the
-            // cabinets' copies' revision (its triggers first), 64: the hourly rows' indexes by
-            // hour; 27's column is in 15's alerts; 50 adds rows only; 58, 59 and 62 redefine
-            // 48's triggers; 63's indexes go with their tables) undone.
+            // triggers first; 65's columns and triggers go with them), 57: the campaigns' weekly
+            // conversions (their triggers first), 60: the campaigns' conversion lines (its
+            // triggers and view first), 61: the cabinets' copies' revision (its triggers first),
+            // 64: the hourly rows' indexes by hour; 27's column is in 15's alerts; 50 adds rows
+            // only; 58, 59 and 62 redefine 48's triggers; 63's indexes go with their tables)
+            // undone.
             tx.execute_batch(
                 "DROP INDEX campaigns_by_date; DROP INDEX campaigns_by_title;
                  DROP INDEX campaigns_by_status; DROP INDEX campaigns_by_views;

@@ -3,7 +3,8 @@
 //! totals, the campaigns' conversion lines) equal their recomputation after creates, reviews, pauses, deletes, postbacks and
 //! hours of sync; a span's totals read through the daily rows equal the hours' sums in any zone;
 //! migration 55 gives the cabinets' hours and days their opens, migration 56 sums their days and
-//! conversions by week, migration 57 each campaign's conversions by week; and `adcab check --deep` names a kept row that was changed behind the
+//! conversions by week, migration 57 each campaign's conversions by week, migration 65 each
+//! week's spend per day; and `adcab check --deep` names a kept row that was changed behind the
 //! triggers' back, exiting non-zero.
 
 use std::path::{Path, PathBuf};
@@ -462,6 +463,7 @@ fn migration_56_sums_each_cabinets_days_and_conversions_by_week() {
         weekly,
         [
             ("cabinet_weeks", 3, true),
+            ("cabinet_weeks", 3, true),
             ("cabinet_conversion_weeks", 3, true)
         ]
     );
@@ -552,4 +554,83 @@ fn migration_57_sums_each_campaigns_conversions_by_week_and_currency() {
         changed.differences[0].key,
         "cabinet 7, campaign 2, 2026-11-23, USD"
     );
+}
+
+#[test]
+fn migration_65_keeps_each_weeks_spend_per_day_and_its_triggers_follow_the_days() {
+    // Hours on a Sunday, the Monday after it and the Wednesday after that, as the release before
+    // left them: weeks kept, their days' spend not.
+    let (_dir, conn) = migrated(
+        65,
+        "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+            spent_micros) VALUES (7, '2026-11-29T10:00:00Z', 30, 3, 2, 0, 300),
+            (7, '2026-11-29T11:00:00Z', 1, 0, 0, 0, 7),
+            (7, '2026-11-30T00:00:00Z', 5, 1, 0, 0, 50), (7, '2026-12-02T23:00:00Z', 4, 2, 1, 1, 40),
+            (8, '2026-11-30T12:00:00Z', 9, 0, 0, 0, 90);",
+    );
+    let spent = |conn: &rusqlite::Connection| -> Vec<(i64, String, [i64; 7])> {
+        conn.prepare(
+            "SELECT account_id, week, spent_mon, spent_tue, spent_wed, spent_thu, spent_fri,
+                spent_sat, spent_sun FROM cabinet_weeks ORDER BY account_id, week",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            let mut days = [0; 7];
+            for (d, day) in days.iter_mut().enumerate() {
+                *day = r.get(2 + d)?;
+            }
+            Ok((r.get(0)?, r.get(1)?, days))
+        })
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+    };
+    let week = |account: i64, monday: &str, days: [i64; 7]| (account, monday.to_string(), days);
+    assert_eq!(
+        spent(&conn),
+        [
+            week(7, "2026-11-23", [0, 0, 0, 0, 0, 0, 307]),
+            week(7, "2026-11-30", [50, 0, 40, 0, 0, 0, 0]),
+            week(8, "2026-11-30", [90, 0, 0, 0, 0, 0, 0]),
+        ]
+    );
+    let equal = |conn: &rusqlite::Connection| {
+        let figures = kept_check::check(conn).unwrap();
+        let weeks: Vec<_> = figures
+            .iter()
+            .filter(|f| f.name == "cabinet_weeks")
+            .collect();
+        assert_eq!(weeks.len(), 2, "{weeks:?}");
+        weeks.iter().all(|f| f.equal())
+    };
+    assert!(equal(&conn));
+    // The triggers follow the days from now on: an hour added to a day, one rewritten in place,
+    // one moved into the next week and another cabinet, and one removed.
+    conn.execute_batch(
+        "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+            spent_micros) VALUES (7, '2026-12-03T01:00:00Z', 1, 0, 0, 0, 11);
+         UPDATE cabinet_hours SET spent_micros = 60 WHERE hour = '2026-11-30T00:00:00Z';
+         UPDATE cabinet_hours SET hour = '2026-12-07T10:00:00Z', account_id = 8
+            WHERE hour = '2026-11-29T11:00:00Z';
+         DELETE FROM cabinet_hours WHERE hour = '2026-12-02T23:00:00Z';",
+    )
+    .unwrap();
+    assert_eq!(
+        spent(&conn),
+        [
+            week(7, "2026-11-23", [0, 0, 0, 0, 0, 0, 300]),
+            week(7, "2026-11-30", [60, 0, 0, 11, 0, 0, 0]),
+            week(8, "2026-11-30", [90, 0, 0, 0, 0, 0, 0]),
+            week(8, "2026-12-07", [7, 0, 0, 0, 0, 0, 0]),
+        ]
+    );
+    assert!(equal(&conn));
+    // A weekday's spend changed behind the triggers' back is a difference.
+    conn.execute(
+        "UPDATE cabinet_weeks SET spent_thu = spent_thu + 1 WHERE account_id = 7
+            AND week = '2026-11-30'",
+        [],
+    )
+    .unwrap();
+    assert!(!equal(&conn));
 }

@@ -294,6 +294,43 @@ fn totals_per_cabinet_equal_the_apis_stats_for_the_period_and_download_as_csv() 
 }
 
 #[test]
+fn the_chart_shows_each_days_spend_in_the_persons_zone() {
+    let app = spawn_app();
+    let (user, cabinet, _) = app.manager();
+    app.sql(&format!(
+        "UPDATE users SET time_zone = 'Europe/Moscow' WHERE id = {user}"
+    ));
+    // Moscow's days start at 21:00 UTC the day before: the first two hours below are one day
+    // of Moscow's (3 EUR), lying in two UTC days; the third starts the next one (4 EUR), in
+    // the UTC day of the second.
+    let moscow = chrono_tz::Europe::Moscow;
+    let today = app.now().with_timezone(&moscow).date_naive();
+    let (first, second) = (today - Duration::days(3), today - Duration::days(2));
+    let utc =
+        |day: chrono::NaiveDate, hour: u32| format!("{}T{hour:02}:00:00Z", day - Duration::days(1));
+    hour_row(&app, cabinet, &utc(first, 21), 100, 1_000_000);
+    hour_row(&app, cabinet, &format!("{first}T20:00:00Z"), 100, 2_000_000);
+    hour_row(&app, cabinet, &utc(second, 21), 100, 4_000_000);
+    let b = logged_in(&app, user);
+    let page = b.get("/?period=7d").body;
+    let bars: Vec<(String, String)> = page
+        .split("<title>")
+        .skip(1)
+        .filter_map(|t| {
+            let t = &t[..t.find("</title>")?];
+            let (label, rest) = t.split_once(" · ")?;
+            Some((label.to_string(), rest.split_once(": ")?.1.to_string()))
+        })
+        .collect();
+    let label = |d: chrono::NaiveDate| d.format("%-d %b").to_string();
+    assert_eq!(bars.len(), 2, "a bar for each day with spend: {bars:?}");
+    assert_eq!(bars[0].0, label(first), "{bars:?}");
+    assert!(bars[0].1.contains("3.00"), "{bars:?}");
+    assert_eq!(bars[1].0, label(second), "{bars:?}");
+    assert!(bars[1].1.contains("4.00"), "{bars:?}");
+}
+
+#[test]
 fn totals_show_the_change_against_the_period_before() {
     let app = spawn_app();
     let (user, cabinet, _) = app.manager();

@@ -2,7 +2,7 @@
 //! and a line per currency summing its cabinets, as the totals, their download and the
 //! reporting currency's block read them.
 
-use crate::domain::money::CabinetType;
+use crate::domain::money::{CabinetType, Money};
 use crate::domain::stats::Totals;
 use crate::store::converted::Converted;
 
@@ -41,7 +41,7 @@ pub struct Line {
     pub now: Figures,
     pub before: Figures,
     /// Spend per day of the period.
-    pub days: Vec<Totals>,
+    pub days: Vec<Money>,
 }
 
 /// One line per currency summing its cabinets, in the order currencies first appear.
@@ -57,7 +57,7 @@ pub fn per_currency(lines: &[Line]) -> Vec<Line> {
                     kind: line.kind,
                     now: Figures::default(),
                     before: Figures::default(),
-                    days: vec![Totals::default(); line.days.len()],
+                    days: vec![Money::default(); line.days.len()],
                 });
                 let last = sums.len() - 1;
                 &mut sums[last]
@@ -66,7 +66,7 @@ pub fn per_currency(lines: &[Line]) -> Vec<Line> {
         sum.now.add(&line.now);
         sum.before.add(&line.before);
         for (d, day) in sum.days.iter_mut().zip(&line.days) {
-            d.add(day);
+            *d = Money::from_micros(d.micros().saturating_add(day.micros()));
         }
     }
     sums

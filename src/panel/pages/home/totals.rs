@@ -112,8 +112,9 @@ pub fn today(zone: Tz, now: DateTime<Utc>) -> NaiveDate {
 }
 
 /// Each cabinet's figures over the chosen period and the one before it, read from their weekly
-/// and daily rows (`kept::days_of`) and their conversions' (`converted::per_span_of`), each
-/// range of rows across the cabinets at once when they are at least half of all cabinets.
+/// and daily rows (`kept::days_of`) and their conversions' (`converted::per_span_of`), and its
+/// spend per day of the chosen period (`kept::spent_of`), each range of rows across the
+/// cabinets at once when they are at least half of all cabinets.
 pub fn gather(
     conn: &rusqlite::Connection,
     reach: &[Reachable],
@@ -125,43 +126,41 @@ pub fn gather(
     let bounds: Vec<String> = (0..=2 * chosen.days())
         .map(|i| iso(midnight(zone, before_first + Duration::days(i))))
         .collect();
-    // The rows to read, worked out once for every cabinet: the stats of the period before as
-    // one span and of the chosen one per day (the chart's), the conversions per period
-    // (nothing shows them per day); whole weeks of a period come from the weekly rows.
+    // The rows to read, worked out once for every cabinet: the stats and conversions of the
+    // period before and of the chosen one, whole weeks of each from the weekly rows; and the
+    // spend of each day of the chosen one (the chart's), from the weekly rows' days.
     let periods = kept::Spans::new(vec![
         bounds[0].clone(),
         bounds[days].clone(),
         bounds[2 * days].clone(),
     ]);
-    let spans = kept::Spans::new(
-        std::iter::once(bounds[0].clone())
-            .chain(bounds[days..].iter().cloned())
-            .collect(),
-    );
+    let chart = kept::Spans::new(bounds[days..].to_vec());
     let ids: Vec<i64> = reach.iter().map(|r| r.cabinet.id).collect();
     let cabinets = kept::Cabinets::new(conn, &ids)?;
-    let per_day = kept::days_of(conn, &cabinets, &spans)?;
+    let totals = kept::days_of(conn, &cabinets, &periods)?;
+    let spent = kept::spent_of(conn, &cabinets, &chart)?;
     let converted = converted::per_span_of(conn, &cabinets, &periods)?;
     Ok(reach
         .iter()
-        .zip(per_day)
+        .zip(totals)
+        .zip(spent)
         .zip(converted)
-        .map(|((r, mut per_day), converted)| {
+        .map(|(((r, totals), spent), converted)| {
             let c = &r.cabinet;
-            let before = per_day.remove(0);
+            let [before, now] = [0, 1].map(|i| totals.get(i).cloned().unwrap_or_default());
             Line {
                 id: Some(c.id),
                 name: c.name.clone(),
                 kind: c.cabinet_type,
                 now: Figures {
-                    totals: per_day.iter().sum(),
+                    totals: now,
                     converted: Converted::of(&converted[1]),
                 },
                 before: Figures {
                     totals: before,
                     converted: Converted::of(&converted[0]),
                 },
-                days: per_day,
+                days: spent,
             }
         })
         .collect())
@@ -261,14 +260,9 @@ pub fn render(visit: &Visit, chosen: &Chosen, lines: &[Line], reporting: &Report
             values: s
                 .days
                 .iter()
-                .map(|d| {
-                    rust_decimal::prelude::ToPrimitive::to_f64(&d.spent.to_decimal()).unwrap_or(0.0)
-                })
+                .map(|d| rust_decimal::prelude::ToPrimitive::to_f64(&d.to_decimal()).unwrap_or(0.0))
                 .collect(),
-            peak: fmt.money(
-                s.kind,
-                s.days.iter().map(|d| d.spent).max().unwrap_or_default(),
-            ),
+            peak: fmt.money(s.kind, s.days.iter().copied().max().unwrap_or_default()),
         })
         .collect();
     let kinds: Vec<CabinetType> = sums.iter().map(|s| s.kind).collect();
