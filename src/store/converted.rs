@@ -100,6 +100,26 @@ fn kept_tally(r: &rusqlite::Row, first: usize) -> rusqlite::Result<Tally> {
     })
 }
 
+/// Adds `tally` to the event and currency of a kept row (its columns 2 and 3) in `events`,
+/// which holds a few: the row's text is compared with each, and a key is made only for a new
+/// one, not for every row.
+fn add_row(events: &mut Events, r: &rusqlite::Row, tally: Tally) -> rusqlite::Result<()> {
+    let text = |i: usize| r.get_ref(i)?.as_str().map_err(rusqlite::Error::from);
+    let (event, currency) = (text(2)?, text(3)?);
+    if let Some((_, kept)) = events
+        .iter_mut()
+        .find(|((e, c), _)| e == event && c == currency)
+    {
+        kept.moved(tally, true);
+        return Ok(());
+    }
+    events
+        .entry((event.to_string(), currency.to_string()))
+        .or_default()
+        .moved(tally, true);
+    Ok(())
+}
+
 /// The weekly, daily and hourly rows' reads, of one cabinet and of every one.
 const WEEKS: Rows = kept_rows!(
     "cabinet_conversion_weeks",
@@ -152,11 +172,7 @@ pub fn per_span_of(
         return Ok(found);
     };
     plan.read(conn, cabinets, (&WEEKS, &DAYS), |i, place, r| {
-        let tally = kept_tally(r, 4)?;
-        found[place][i]
-            .entry((r.get(2)?, r.get(3)?))
-            .or_default()
-            .moved(tally, true);
+        add_row(&mut found[place][i], r, kept_tally(r, 4)?)?;
         Ok(())
     })?;
     // Each edge's whole hours are read from their rows, the conversions of the rest of it (the
