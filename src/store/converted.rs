@@ -100,23 +100,28 @@ fn kept_tally(r: &rusqlite::Row, first: usize) -> rusqlite::Result<Tally> {
     })
 }
 
-/// Adds `tally` to the event and currency of a kept row (its columns 2 and 3) in `events`,
-/// which holds a few: the row's text is compared with each, and a key is made only for a new
-/// one, not for every row.
-fn add_row(events: &mut Events, r: &rusqlite::Row, tally: Tally) -> rusqlite::Result<()> {
+/// Adds `tally` (or with `add` false takes it away) to the event and currency of a kept row
+/// (its columns 2 and 3) in `events`, which holds a few: the row's text is compared with each,
+/// and a key is made only for a new one, not for every row.
+fn add_row(
+    events: &mut Events,
+    r: &rusqlite::Row,
+    tally: Tally,
+    add: bool,
+) -> rusqlite::Result<()> {
     let text = |i: usize| r.get_ref(i)?.as_str().map_err(rusqlite::Error::from);
     let (event, currency) = (text(2)?, text(3)?);
     if let Some((_, kept)) = events
         .iter_mut()
         .find(|((e, c), _)| e == event && c == currency)
     {
-        kept.moved(tally, true);
+        kept.moved(tally, add);
         return Ok(());
     }
     events
         .entry((event.to_string(), currency.to_string()))
         .or_default()
-        .moved(tally, true);
+        .moved(tally, add);
     Ok(())
 }
 
@@ -172,11 +177,23 @@ pub fn per_span_of(
         return Ok(found);
     };
     plan.read(conn, cabinets, (&WEEKS, &DAYS), |i, place, r| {
-        add_row(&mut found[place][i], r, kept_tally(r, 4)?)?;
+        add_row(&mut found[place][i], r, kept_tally(r, 4)?, true)?;
         Ok(())
     })?;
     // Each edge's whole hours are read from their rows, the conversions of the rest of it (the
     // bound's own hour) one by one; each is moved from its day's span to its own.
+    let shift_row = |found: &mut [Events],
+                     (day, own): (Option<usize>, Option<usize>),
+                     r: &rusqlite::Row,
+                     tally: Tally| {
+        if let Some(i) = day {
+            add_row(&mut found[i], r, tally, false)?;
+        }
+        if let Some(i) = own {
+            add_row(&mut found[i], r, tally, true)?;
+        }
+        Ok::<_, rusqlite::Error>(())
+    };
     let shift = |found: &mut [Events],
                  (day, own): (Option<usize>, Option<usize>),
                  key: (String, String),
@@ -194,8 +211,7 @@ pub fn per_span_of(
             let mut known = Known::new();
             cabinets.read(conn, &HOURS, (first, last), |place, r| {
                 if let Some(moves) = known.of(r, |hour| plan.moves(spans, hour))? {
-                    let tally = kept_tally(r, 4)?;
-                    shift(&mut found[place], moves, (r.get(2)?, r.get(3)?), tally);
+                    shift_row(&mut found[place], moves, r, kept_tally(r, 4)?)?;
                 }
                 Ok(())
             })?;

@@ -154,10 +154,12 @@ impl Plan {
         *self.spans.get(at)?
     }
 
-    /// The last UTC day of the plan, `None` for a plan of no days.
-    fn last(&self) -> Option<NaiveDate> {
-        let days = i64::try_from(self.spans.len()).ok()?.checked_sub(1)?;
-        Some(self.first + Duration::days(days))
+    /// The first and last UTC day that count in a span, `None` when none does.
+    fn counted(&self) -> Option<(NaiveDate, NaiveDate)> {
+        let at = |i: usize| Some(self.first + Duration::days(i64::try_from(i).ok()?));
+        let first = self.spans.iter().position(Option::is_some)?;
+        let last = self.spans.iter().rposition(Option::is_some)?;
+        Some((at(first)?, at(last)?))
     }
 
     /// Moves the hours at each bound that is not a UTC midnight (`edges`) of `cabinets` from
@@ -588,14 +590,14 @@ pub fn spent_of(
         return Ok(spent(days_of(conn, cabinets, spans)?));
     };
     let mut sums = vec![vec![Sums::default(); spans.len()]; cabinets.len()];
-    if let Some(last) = plan.last() {
+    if let Some((first, last)) = plan.counted() {
         let monday = |d: NaiveDate| d.week(Weekday::Mon).first_day().to_string();
         // The span of each day of a week's row, by its Monday.
         let mut known: Known<[Option<usize>; 7]> = Known::new();
         cabinets.read(
             conn,
             &WEEK_DAYS,
-            (&monday(plan.first), &monday(last)),
+            (&monday(first), &monday(last)),
             |place, r| {
                 let week = known.of(r, |monday| {
                     let first = date(monday);
@@ -831,9 +833,12 @@ pub(super) mod tests {
         // Cabinet 9 has no figures.
         for offset in [-720, -210, 0, 345, 840] {
             let at = |d: i64| iso(start + Duration::days(d) - Duration::minutes(offset));
-            // Each of twelve days over three weeks' rows (one of them a removed day), and one
-            // day alone (its hours when its bounds are not UTC midnights).
-            for bounds in [(1..=13).map(at).collect::<Vec<_>>(), vec![at(9), at(10)]] {
+            // Each of twelve days over three weeks' rows (one of them a removed day), and two
+            // days.
+            for bounds in [
+                (1..=13).map(at).collect::<Vec<_>>(),
+                (9..=11).map(at).collect(),
+            ] {
                 let spans = Spans::new(bounds.clone());
                 for (accounts, together) in [(&[8, 7, 9][..], true), (&[7, 8], false)] {
                     let cabinets = Cabinets::new(&conn, accounts).unwrap();

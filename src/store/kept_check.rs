@@ -1,10 +1,11 @@
 //! Owns the comparison of each kept figure with its recomputation from the rows it stands for
 //! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours,
-//! the weekly rows (their sums and their spend per day) with the daily rows, the cabinets' hours with their campaigns' stats rows,
-//! the conversions' daily, weekly and hourly rows and the campaigns' weekly conversions with
-//! the conversions, the stats rows' running sums with the rows, the cabinets' last rolled-up
-//! day with their daily rows, the conversion totals with the events still stored, and each
-//! campaign's conversion lines with its totals. Reads only; names what differs.
+//! the weekly rows (their sums, and their spend per day apart) with the daily rows, the
+//! cabinets' hours with their campaigns' stats rows, the conversions' daily, weekly and hourly
+//! rows and the campaigns' weekly conversions with the conversions, the stats rows' running
+//! sums with the rows, the cabinets' last rolled-up day with their daily rows, the conversion
+//! totals with the events still stored, and each campaign's conversion lines with its totals.
+//! Reads only; names what differs.
 
 use rusqlite::Connection;
 
@@ -16,7 +17,7 @@ const NAMED: i64 = 10;
 /// One kept figure compared with its recomputation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Figure {
-    /// The kept table.
+    /// The kept table (or columns of it), its key in `adcab check --deep`'s answer.
     pub name: &'static str,
     /// What it was compared with, in words.
     pub against: &'static str,
@@ -65,9 +66,9 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
         )?,
         compare(
             conn,
-            "cabinet_weeks",
-            "the cabinet_days rows' spend by cabinet, UTC week and weekday (spent_mon to \
-             spent_sun)",
+            "cabinet_weeks_spend_per_day",
+            "cabinet_weeks' spent_mon to spent_sun against the cabinet_days rows' spend by \
+             cabinet, UTC week and weekday",
             CABINET_WEEK_DAYS,
         )?,
         compare(

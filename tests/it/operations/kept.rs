@@ -223,6 +223,8 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
     for name in [
         "cabinet_status_counts",
         "cabinet_days",
+        "cabinet_weeks",
+        "cabinet_weeks_spend_per_day",
         "cabinet_hours",
         "cabinet_conversion_days",
         "cabinet_conversion_hours",
@@ -463,7 +465,6 @@ fn migration_56_sums_each_cabinets_days_and_conversions_by_week() {
         weekly,
         [
             ("cabinet_weeks", 3, true),
-            ("cabinet_weeks", 3, true),
             ("cabinet_conversion_weeks", 3, true)
         ]
     );
@@ -596,12 +597,12 @@ fn migration_65_keeps_each_weeks_spend_per_day_and_its_triggers_follow_the_days(
     );
     let equal = |conn: &rusqlite::Connection| {
         let figures = kept_check::check(conn).unwrap();
-        let weeks: Vec<_> = figures
+        let days = figures
             .iter()
-            .filter(|f| f.name == "cabinet_weeks")
-            .collect();
-        assert_eq!(weeks.len(), 2, "{weeks:?}");
-        weeks.iter().all(|f| f.equal())
+            .find(|f| f.name == "cabinet_weeks_spend_per_day")
+            .unwrap();
+        assert!(days.rows > 0, "{days:?}");
+        days.equal()
     };
     assert!(equal(&conn));
     // The triggers follow the days from now on: an hour added to a day, one rewritten in place,
@@ -625,10 +626,41 @@ fn migration_65_keeps_each_weeks_spend_per_day_and_its_triggers_follow_the_days(
         ]
     );
     assert!(equal(&conn));
+    // A daily row moved by hand: to another day of its week, into another week, to another
+    // cabinet.
+    let week_of = |account: i64, monday: &str| {
+        spent(&conn)
+            .into_iter()
+            .find(|w| w.0 == account && w.1 == monday)
+            .map(|w| w.2)
+    };
+    conn.execute(
+        "UPDATE cabinet_days SET day = '2026-12-04' WHERE account_id = 7 AND day = '2026-12-03'",
+        [],
+    )
+    .unwrap();
+    assert_eq!(week_of(7, "2026-11-30"), Some([60, 0, 0, 0, 11, 0, 0]));
+    assert!(equal(&conn));
+    conn.execute(
+        "UPDATE cabinet_days SET day = '2026-12-08' WHERE account_id = 7 AND day = '2026-12-04'",
+        [],
+    )
+    .unwrap();
+    assert_eq!(week_of(7, "2026-11-30"), Some([60, 0, 0, 0, 0, 0, 0]));
+    assert_eq!(week_of(7, "2026-12-07"), Some([0, 11, 0, 0, 0, 0, 0]));
+    assert!(equal(&conn));
+    conn.execute(
+        "UPDATE cabinet_days SET account_id = 8 WHERE account_id = 7 AND day = '2026-12-08'",
+        [],
+    )
+    .unwrap();
+    assert_eq!(week_of(7, "2026-12-07"), None, "its only day left the week");
+    assert_eq!(week_of(8, "2026-12-07"), Some([7, 11, 0, 0, 0, 0, 0]));
+    assert!(equal(&conn));
     // A weekday's spend changed behind the triggers' back is a difference.
     conn.execute(
-        "UPDATE cabinet_weeks SET spent_thu = spent_thu + 1 WHERE account_id = 7
-            AND week = '2026-11-30'",
+        "UPDATE cabinet_weeks SET spent_tue = spent_tue + 1 WHERE account_id = 8
+            AND week = '2026-12-07'",
         [],
     )
     .unwrap();

@@ -325,9 +325,9 @@ fn the_chart_shows_each_days_spend_in_the_persons_zone() {
     let label = |d: chrono::NaiveDate| d.format("%-d %b").to_string();
     assert_eq!(bars.len(), 2, "a bar for each day with spend: {bars:?}");
     assert_eq!(bars[0].0, label(first), "{bars:?}");
-    assert!(bars[0].1.contains("3.00"), "{bars:?}");
+    assert_eq!(bars[0].1, "3.00\u{a0}EUR", "{bars:?}");
     assert_eq!(bars[1].0, label(second), "{bars:?}");
-    assert!(bars[1].1.contains("4.00"), "{bars:?}");
+    assert_eq!(bars[1].1, "4.00\u{a0}EUR", "{bars:?}");
 }
 
 #[test]

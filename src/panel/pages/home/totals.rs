@@ -134,20 +134,30 @@ pub fn gather(
         bounds[days].clone(),
         bounds[2 * days].clone(),
     ]);
-    let chart = kept::Spans::new(bounds[days..].to_vec());
     let ids: Vec<i64> = reach.iter().map(|r| r.cabinet.id).collect();
     let cabinets = kept::Cabinets::new(conn, &ids)?;
     let totals = kept::days_of(conn, &cabinets, &periods)?;
-    let spent = kept::spent_of(conn, &cabinets, &chart)?;
+    // A period of one day is its own chart (read as a span of its own, outside UTC, its day
+    // would be read from each cabinet's hours).
+    let mut spent = match days {
+        1 => None,
+        _ => {
+            let chart = kept::Spans::new(bounds[days..].to_vec());
+            Some(kept::spent_of(conn, &cabinets, &chart)?.into_iter())
+        }
+    };
     let converted = converted::per_span_of(conn, &cabinets, &periods)?;
     Ok(reach
         .iter()
         .zip(totals)
-        .zip(spent)
         .zip(converted)
-        .map(|(((r, totals), spent), converted)| {
+        .map(|((r, totals), converted)| {
             let c = &r.cabinet;
             let [before, now] = [0, 1].map(|i| totals.get(i).cloned().unwrap_or_default());
+            let days = match spent.as_mut() {
+                Some(each) => each.next().unwrap_or_default(),
+                None => vec![now.spent],
+            };
             Line {
                 id: Some(c.id),
                 name: c.name.clone(),
@@ -160,7 +170,7 @@ pub fn gather(
                     totals: before,
                     converted: Converted::of(&converted[0]),
                 },
-                days: spent,
+                days,
             }
         })
         .collect())
