@@ -125,6 +125,23 @@ fn add_row(
     Ok(())
 }
 
+/// Moves a conversion, or a kept row of them, from the span of its day to its own (`(day,
+/// own)`, as `Plan::moves` gives them) in a cabinet's `found`: `add` takes it away from the
+/// first (`false`) and adds it to the second (`true`).
+fn shift(
+    found: &mut [Events],
+    (day, own): (Option<usize>, Option<usize>),
+    mut add: impl FnMut(&mut Events, bool) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
+    if let Some(i) = day {
+        add(&mut found[i], false)?;
+    }
+    if let Some(i) = own {
+        add(&mut found[i], true)?;
+    }
+    Ok(())
+}
+
 /// The weekly, daily and hourly rows' reads, of one cabinet and of every one.
 const WEEKS: Rows = kept_rows!(
     "cabinet_conversion_weeks",
@@ -182,36 +199,16 @@ pub fn per_span_of(
     })?;
     // Each edge's whole hours are read from their rows, the conversions of the rest of it (the
     // bound's own hour) one by one; each is moved from its day's span to its own.
-    let shift_row = |found: &mut [Events],
-                     (day, own): (Option<usize>, Option<usize>),
-                     r: &rusqlite::Row,
-                     tally: Tally| {
-        if let Some(i) = day {
-            add_row(&mut found[i], r, tally, false)?;
-        }
-        if let Some(i) = own {
-            add_row(&mut found[i], r, tally, true)?;
-        }
-        Ok::<_, rusqlite::Error>(())
-    };
-    let shift = |found: &mut [Events],
-                 (day, own): (Option<usize>, Option<usize>),
-                 key: (String, String),
-                 tally: Tally| {
-        if let Some(i) = day {
-            found[i].entry(key.clone()).or_default().moved(tally, false);
-        }
-        if let Some(i) = own {
-            found[i].entry(key).or_default().moved(tally, true);
-        }
-    };
     for edge in &plan.edges {
         let (first, last) = &edge.hours;
         if first < last {
             let mut known = Known::new();
             cabinets.read(conn, &HOURS, (first, last), |place, r| {
                 if let Some(moves) = known.of(r, |hour| plan.moves(spans, hour))? {
-                    shift_row(&mut found[place], moves, r, kept_tally(r, 4)?)?;
+                    let tally = kept_tally(r, 4)?;
+                    shift(&mut found[place], moves, |events, add| {
+                        add_row(events, r, tally, add)
+                    })?;
                 }
                 Ok(())
             })?;
@@ -222,7 +219,10 @@ pub fn per_span_of(
                 for row in one_by_one.query_map(params![account, from, to], received)? {
                     let (at, key, tally) = row?;
                     if let Some(moves) = plan.moves(spans, &at) {
-                        shift(&mut found[place], moves, key, tally);
+                        shift(&mut found[place], moves, |events, add| {
+                            events.entry(key.clone()).or_default().moved(tally, add);
+                            Ok(())
+                        })?;
                     }
                 }
             }
