@@ -125,6 +125,7 @@ const SERVICE: Ledger = Ledger {
             65,
             include_str!("../../sql/0065_cabinet_week_days_spent.sql"),
         ),
+        (66, include_str!("../../sql/0066_cabinet_runs.sql")),
     ],
 };
 

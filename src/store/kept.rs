@@ -1,11 +1,12 @@
 //! Owns the reads of the figures kept as rows change instead of recomputed per request: each
 //! cabinet's campaigns by status (`cabinet_status_counts`, migration 45) and each cabinet's sums
 //! per UTC day and week (`cabinet_days`, `cabinet_weeks`, migrations 46 and 56, the weeks with
-//! their days' spend since 65), all kept by SQLite triggers, and the one span read every
-//! cabinet total goes through (whole UTC weeks from the weekly rows, the other whole UTC days
-//! from the daily rows, the hours a span's bounds cut from a day from `cabinet_hours`; its
-//! conversions are read the same way by `converted`), with the spend per span read from the
-//! weeks' days instead (`spent_of`, the home page's chart). Writes nothing: the triggers keep
+//! their days' spend since 65) and through each UTC day (`cabinet_runs`, 66), all kept by
+//! SQLite triggers, and the one span read every cabinet total goes through (spans of whole UTC
+//! days as their running sums' differences, or whole UTC weeks from the weekly rows and the
+//! other days from the daily rows where those are fewer, the hours a span's bounds cut from a
+//! day from `cabinet_hours`; its conversions are read by weeks and days by `converted`), with
+//! the spend per span read from the weeks' days instead (`spent_of`, the home page's chart). Writes nothing: the triggers keep
 //! the rows, and `kept_check` compares them with their recomputation.
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc, Weekday};
@@ -160,6 +161,56 @@ impl Plan {
         let first = self.spans.iter().position(Option::is_some)?;
         let last = self.spans.iter().rposition(Option::is_some)?;
         Some((at(first)?, at(last)?))
+    }
+
+    /// The UTC days whose running sums (schema 66) give the spans' sums of whole days: the day
+    /// before the first that counts, then the last of each of `spans` spans. `None` when a span
+    /// has no day, or when the weekly and daily rows are no more than those runs, a row per
+    /// cabinet each (the spans of a day or so, a chart's).
+    fn run_days(&self, spans: usize) -> Option<Vec<NaiveDate>> {
+        let counted = self.spans.iter().filter(|s| s.is_some()).count();
+        let rows = counted.saturating_sub(6 * self.weeks.len());
+        if rows <= spans + 1 {
+            return None;
+        }
+        let at = |i: usize| Some(self.first + Duration::days(i64::try_from(i).ok()?));
+        let first = self.spans.iter().position(Option::is_some)?;
+        let mut days = vec![at(first)? - Duration::days(1)];
+        for i in 0..spans {
+            days.push(at(self.spans.iter().rposition(|s| *s == Some(i))?)?);
+        }
+        Some(days)
+    }
+
+    /// The sums of each span's UTC days that count of `cabinets` (per cabinet's place, per
+    /// span): their running sums' differences where [`Plan::run_days`] gives days, else their
+    /// weekly and daily rows summed ([`Plan::read`]).
+    fn sums(
+        &self,
+        conn: &Connection,
+        cabinets: &Cabinets,
+        spans: usize,
+    ) -> Result<Vec<Vec<Sums>>, StoreError> {
+        match self.run_days(spans) {
+            Some(days) => runs_between(conn, cabinets, &days),
+            None => self.sums_of_rows(conn, cabinets, spans),
+        }
+    }
+
+    /// [`Plan::sums`] from the weekly and daily rows.
+    fn sums_of_rows(
+        &self,
+        conn: &Connection,
+        cabinets: &Cabinets,
+        spans: usize,
+    ) -> Result<Vec<Vec<Sums>>, StoreError> {
+        let mut sums = vec![vec![Sums::default(); spans]; cabinets.len()];
+        self.read(conn, cabinets, (&WEEKS, &DAYS), |i, place, r| {
+            let sum = &mut sums[place][i];
+            *sum = sum.moved(Sums::read(r, 2)?, true).ok_or_else(overflow)?;
+            Ok(())
+        })?;
+        Ok(sums)
     }
 
     /// Moves the hours at each bound that is not a UTC midnight (`edges`) of `cabinets` from
@@ -502,8 +553,10 @@ impl Sums {
 /// A cabinet's sums per span of `spans`, each equal to the sum of its `cabinet_hours` rows
 /// starting in the span.
 ///
-/// Each UTC day's row counts in the span holding its noon, seven of them from their week's
-/// row where the whole week counts in one span; then, at each bound that is not a
+/// Each UTC day counts in the span holding its noon: a span's days are the run through its
+/// last day less the run through the day before its first (schema 66), or, where the spans are
+/// short enough that their rows are fewer, each day's row, seven of them from their week's row
+/// where the whole week counts in one span ([`Plan::sums`]); then, at each bound that is not a
 /// UTC midnight, the hours between it and the nearest midnight (at most 12) are read, and each
 /// one whose span differs from its day's is moved from the day's span to its own. An hour
 /// counts elsewhere than its day only when a bound lies between it and its day's noon, and
@@ -511,7 +564,7 @@ impl Sums {
 /// (bounds are more than 12 hours apart: a day is 23 hours or more; closer bounds, or bounds
 /// not written as the service writes times, read the hours instead, as does a day or less
 /// whose bounds are not UTC midnights: its hourly rows in one range). With UTC midnights for
-/// bounds this is a row per day, or per week, and no hour.
+/// bounds this is a run per bound, or a row per day or per week, and no hour.
 pub fn days(conn: &Connection, account: i64, spans: &Spans) -> Result<Vec<Totals>, StoreError> {
     let cabinets = Cabinets::new(conn, &[account])?;
     Ok(days_of(conn, &cabinets, spans)?.pop().unwrap_or_default())
@@ -550,17 +603,76 @@ pub fn days_of(
         }
         return Ok(out);
     };
-    let mut sums = vec![vec![Sums::default(); spans.len()]; cabinets.len()];
-    plan.read(conn, cabinets, (&WEEKS, &DAYS), |i, place, r| {
-        let sum = &mut sums[place][i];
-        *sum = sum.moved(Sums::read(r, 2)?, true).ok_or_else(overflow)?;
-        Ok(())
-    })?;
+    let mut sums = plan.sums(conn, cabinets, spans.len())?;
     plan.move_edges(conn, cabinets, spans, &mut sums)?;
     Ok(sums
         .into_iter()
         .map(|sums| sums.into_iter().map(Sums::totals).collect())
         .collect())
+}
+
+/// The running sums' reads (schema 66): every cabinet's of one day (`every`, the day as both
+/// ends of the range), and one cabinet's latest on or before a day.
+const RUNS: Rows = kept_rows!(
+    "cabinet_runs",
+    "day",
+    "views, opens, clicks, actions, spent_micros",
+    "<="
+);
+const RUN_BY: &str = "SELECT views, opens, clicks, actions, spent_micros FROM cabinet_runs
+    WHERE account_id = ?1 AND day <= ?2 ORDER BY day DESC LIMIT 1";
+
+/// Each of `cabinets`' sums over the UTC days after each of `days` (ascending) through the
+/// next: its running sum through the next less the one through the day (schema 66), per
+/// cabinet's place. A cabinet's run through a day is its latest on or before it, none before
+/// its first. Read together, a day's runs come in one range across the cabinets, and only
+/// those without a row that day (and with rows before it anywhere) are looked up one by one.
+fn runs_between(
+    conn: &Connection,
+    cabinets: &Cabinets,
+    days: &[NaiveDate],
+) -> Result<Vec<Vec<Sums>>, StoreError> {
+    let mut runs = vec![vec![Sums::default(); days.len()]; cabinets.len()];
+    let mut latest = conn.prepare_cached(RUN_BY)?;
+    for (j, day) in days.iter().enumerate() {
+        let day = day.to_string();
+        let mut found = vec![false; cabinets.len()];
+        if cabinets.together {
+            cabinets.read(conn, &RUNS, (&day, &day), |place, r| {
+                runs[place][j] = Sums::read(r, 2)?;
+                found[place] = true;
+                Ok(())
+            })?;
+            if found.iter().all(|f| *f) {
+                continue;
+            }
+            let earlier: bool = conn
+                .prepare_cached(
+                    "SELECT EXISTS (SELECT 1 FROM cabinet_runs INDEXED BY cabinet_runs_by_day
+                        WHERE day < ?1)",
+                )?
+                .query_row([&day], |r| r.get(0))?;
+            if !earlier {
+                continue;
+            }
+        }
+        for (account, place) in cabinets.each() {
+            if found[place] {
+                continue;
+            }
+            let mut rows = latest.query(params![account, day])?;
+            if let Some(r) = rows.next()? {
+                runs[place][j] = Sums::read(r, 0)?;
+            }
+        }
+    }
+    runs.into_iter()
+        .map(|runs| {
+            runs.windows(2)
+                .map(|w| w[1].moved(w[0], false).ok_or_else(overflow))
+                .collect()
+        })
+        .collect()
 }
 
 /// The weekly rows' spend per day of their week (schema 65), of one cabinet and of every one.
@@ -771,18 +883,24 @@ pub(super) mod tests {
         start
     }
 
+    /// Cabinet 9's hours: cabinet 7's of the hours `which` (a condition on `hour`), with other
+    /// figures.
+    fn cabinet_nine(conn: &Connection, which: &str) {
+        conn.execute_batch(&format!(
+            "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+                spent_micros)
+             SELECT 9, hour, views + 3, opens + 1, clicks, actions + 2, spent_micros + 5
+             FROM cabinet_hours WHERE account_id = 7 AND {which};"
+        ))
+        .unwrap();
+    }
+
     #[test]
     fn cabinets_read_together_equal_each_read_alone_in_every_zone() {
         let conn = test_db();
         let start = three_weeks_of_two_cabinets(&conn);
         // Cabinet 9 has the first eleven days' figures only.
-        conn.execute_batch(
-            "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
-                spent_micros)
-             SELECT 9, hour, views + 3, opens + 1, clicks, actions + 2, spent_micros + 5
-             FROM cabinet_hours WHERE account_id = 7 AND hour < '2026-12-01';",
-        )
-        .unwrap();
+        cabinet_nine(&conn, "hour < '2026-12-01'");
         for offset in [-720, -210, 0, 345, 840] {
             let at = |d: i64| iso(start + Duration::days(d) - Duration::minutes(offset));
             // A period holding a whole week as one span, then each of the next seven days.
@@ -824,6 +942,60 @@ pub(super) mod tests {
             days_of(&conn, &cabinets, &spans).unwrap(),
             [7, 9, 7].map(|a| by_hours(&conn, a, &spans.bounds).unwrap())
         );
+    }
+
+    #[test]
+    fn running_sums_give_each_span_what_the_weekly_and_daily_rows_give_in_every_zone() {
+        let conn = test_db();
+        let start = three_weeks_of_two_cabinets(&conn);
+        // Cabinet 9's figures start on the tenth day and skip the fifteenth; 10 has none.
+        cabinet_nine(
+            &conn,
+            "hour >= '2026-11-29' AND hour NOT LIKE '2026-12-04T%'",
+        );
+        let runs = kept_check::check(&conn)
+            .unwrap()
+            .into_iter()
+            .find(|f| f.name == "cabinet_runs")
+            .unwrap();
+        assert!(runs.rows == 20 + 20 + 10 && runs.equal(), "{runs:?}");
+        let totals = |sums: Vec<Vec<Sums>>| -> Vec<Vec<Totals>> {
+            sums.into_iter()
+                .map(|s| s.into_iter().map(Sums::totals).collect())
+                .collect()
+        };
+        for offset in [-720, -210, 0, 345, 840] {
+            let at = |d: i64| iso(start + Duration::days(d) - Duration::minutes(offset));
+            // Two periods, one from before the first figures, four weeks, and fifteen days.
+            for bounds in [
+                vec![at(1), at(9), at(20)],
+                vec![at(-9), at(3), at(12)],
+                vec![at(0), at(7), at(14), at(21)],
+                vec![at(2), at(17)],
+            ] {
+                let spans = Spans::new(bounds.clone());
+                let plan = spans.plan.as_ref().unwrap();
+                let days = plan.run_days(spans.len()).expect("spans of a week or more");
+                assert_eq!(days.len(), spans.len() + 1);
+                for (accounts, together) in [(&[9, 7, 8, 10][..], true), (&[8, 9], false)] {
+                    let cabinets = Cabinets::new(&conn, accounts).unwrap();
+                    assert_eq!(cabinets.together, together);
+                    let by_runs = totals(runs_between(&conn, &cabinets, &days).unwrap());
+                    let by_rows = totals(plan.sums_of_rows(&conn, &cabinets, spans.len()).unwrap());
+                    assert_eq!(by_runs, by_rows, "{bounds:?} {accounts:?}");
+                    assert!(by_runs[0].iter().any(|t| t.views > 0), "{bounds:?}");
+                    let read = days_of(&conn, &cabinets, &spans).unwrap();
+                    let hours: Vec<Vec<Totals>> = accounts
+                        .iter()
+                        .map(|a| by_hours(&conn, *a, &bounds).unwrap())
+                        .collect();
+                    assert_eq!(read, hours, "{bounds:?} {accounts:?}");
+                }
+            }
+            // Spans of a day read the daily rows.
+            let spans = Spans::new((3..=10).map(at).collect());
+            assert_eq!(spans.plan.as_ref().unwrap().run_days(spans.len()), None);
+        }
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! Owns the comparison of each kept figure with its recomputation from the rows it stands for
 //! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours,
-//! the weekly rows (their sums, and their spend per day apart) with the daily rows, the
-//! cabinets' hours with their campaigns' stats rows, the conversions' daily, weekly and hourly
-//! rows and the campaigns' weekly conversions with the conversions, the stats rows' running
-//! sums with the rows, the cabinets' last rolled-up day with their daily rows, the conversion
-//! totals with the events still stored, and each campaign's conversion lines with its totals.
+//! the weekly rows (their sums, and their spend per day apart) and the running sums with the
+//! daily rows, the cabinets' hours with their campaigns' stats rows, the conversions' daily,
+//! weekly and hourly rows and the campaigns' weekly conversions with the conversions, the stats
+//! rows' running sums with the rows, the cabinets' last rolled-up day with their daily rows, the
+//! conversion totals with the events still stored, and each campaign's conversion lines with its
+//! totals.
 //! Reads only; names what differs.
 
 use rusqlite::Connection;
@@ -70,6 +71,12 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
             "cabinet_weeks' spent_mon to spent_sun against the cabinet_days rows' spend by \
              cabinet, UTC week and weekday",
             CABINET_WEEK_DAYS,
+        )?,
+        compare(
+            conn,
+            "cabinet_runs",
+            "the cabinet_days rows summed by cabinet through each UTC day",
+            CABINET_RUNS,
         )?,
         compare(
             conn,
@@ -271,6 +278,28 @@ const CABINET_WEEK_DAYS: &str = "
             SUM(CASE strftime('%u', day) WHEN '7' THEN spent_micros ELSE 0 END)
           FROM cabinet_days GROUP BY account_id, date(day, '-6 days', 'weekday 1'))
     GROUP BY account_id, week ORDER BY account_id, week";
+
+/// The cabinets' running sums (schema 66) against their daily rows summed through each day.
+const CABINET_RUNS: &str = "
+    SELECT 'cabinet ' || account_id || ', through ' || day,
+        SUM(k_views) || ' views, ' || SUM(k_opens) || ' opens, ' || SUM(k_clicks) || ' clicks, '
+            || SUM(k_actions) || ' actions, ' || SUM(k_spent) || ' spent micros',
+        SUM(r_views) || ' views, ' || SUM(r_opens) || ' opens, ' || SUM(r_clicks) || ' clicks, '
+            || SUM(r_actions) || ' actions, ' || SUM(r_spent) || ' spent micros',
+        SUM(k_views) <> SUM(r_views) OR SUM(k_opens) <> SUM(r_opens)
+            OR SUM(k_clicks) <> SUM(r_clicks) OR SUM(k_actions) <> SUM(r_actions)
+            OR SUM(k_spent) <> SUM(r_spent) OR SUM(k_n) <> 1 OR SUM(r_n) <> 1
+    FROM (SELECT account_id, day, 1 AS k_n, views AS k_views, opens AS k_opens,
+            clicks AS k_clicks, actions AS k_actions, spent_micros AS k_spent, 0 AS r_n,
+            0 AS r_views, 0 AS r_opens, 0 AS r_clicks, 0 AS r_actions, 0 AS r_spent
+          FROM cabinet_runs
+          UNION ALL
+          SELECT account_id, day, 0, 0, 0, 0, 0, 0, 1, SUM(views) OVER through,
+            SUM(opens) OVER through, SUM(clicks) OVER through, SUM(actions) OVER through,
+            SUM(spent_micros) OVER through
+          FROM cabinet_days
+          WINDOW through AS (PARTITION BY account_id ORDER BY day ROWS UNBOUNDED PRECEDING))
+    GROUP BY account_id, day ORDER BY account_id, day";
 
 const CABINET_HOURS: &str = "
     SELECT 'cabinet ' || account_id || ', ' || day,

@@ -1,11 +1,12 @@
 //! The figures kept as rows change (status counts, daily and weekly rows, conversions' daily and
 //! weekly rows, the stats rows' running sums, the cabinets' last rolled-up days, conversion
-//! totals, the campaigns' conversion lines) equal their recomputation after creates, reviews, pauses, deletes, postbacks and
-//! hours of sync; a span's totals read through the daily rows equal the hours' sums in any zone;
-//! migration 55 gives the cabinets' hours and days their opens, migration 56 sums their days and
-//! conversions by week, migration 57 each campaign's conversions by week, migration 65 each
-//! week's spend per day; and `adcab check --deep` names a kept row that was changed behind the
-//! triggers' back, exiting non-zero.
+//! totals, the campaigns' conversion lines) equal their recomputation after creates, reviews,
+//! pauses, deletes, postbacks and hours of sync; a span's totals read through the daily rows
+//! equal the hours' sums in any zone; migration 55 gives the cabinets' hours and days their
+//! opens, migration 56 sums their days and conversions by week, migration 57 each campaign's
+//! conversions by week, migration 65 each week's spend per day, migration 66 each cabinet's
+//! running sums through each day; and `adcab check --deep` names a kept row that was changed
+//! behind the triggers' back, exiting non-zero.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -225,6 +226,7 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
         "cabinet_days",
         "cabinet_weeks",
         "cabinet_weeks_spend_per_day",
+        "cabinet_runs",
         "cabinet_hours",
         "cabinet_conversion_days",
         "cabinet_conversion_hours",
@@ -662,6 +664,104 @@ fn migration_65_keeps_each_weeks_spend_per_day_and_its_triggers_follow_the_days(
         "UPDATE cabinet_weeks SET spent_tue = spent_tue + 1 WHERE account_id = 8
             AND week = '2026-12-07'",
         [],
+    )
+    .unwrap();
+    assert!(!equal(&conn));
+}
+
+#[test]
+fn migration_66_keeps_each_cabinets_running_sums_and_its_triggers_follow_the_days() {
+    // Hours of three days of cabinet 7 and one of cabinet 8, as the release before left them.
+    let (_dir, conn) = migrated(
+        66,
+        "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+            spent_micros) VALUES (7, '2026-11-29T10:00:00Z', 30, 3, 2, 0, 300),
+            (7, '2026-11-29T11:00:00Z', 1, 0, 0, 0, 7),
+            (7, '2026-11-30T00:00:00Z', 5, 1, 0, 0, 50), (7, '2026-12-02T23:00:00Z', 4, 2, 1, 1, 40),
+            (8, '2026-11-30T12:00:00Z', 9, 0, 0, 0, 90);",
+    );
+    let runs = |conn: &rusqlite::Connection| {
+        rows5(
+            conn,
+            "SELECT account_id, day, CAST(opens AS TEXT), views, spent_micros FROM cabinet_runs
+             ORDER BY account_id, day",
+        )
+    };
+    assert_eq!(
+        runs(&conn),
+        [
+            row(7, "2026-11-29", "3", 31, 307),
+            row(7, "2026-11-30", "4", 36, 357),
+            row(7, "2026-12-02", "6", 40, 397),
+            row(8, "2026-11-30", "0", 9, 90),
+        ]
+    );
+    let equal = |conn: &rusqlite::Connection| {
+        let figures = kept_check::check(conn).unwrap();
+        let runs = figures.iter().find(|f| f.name == "cabinet_runs").unwrap();
+        assert!(runs.rows > 0, "{runs:?}");
+        runs.equal()
+    };
+    assert!(equal(&conn));
+    // The triggers follow the days from now on: an hour of a new latest day, one added to an
+    // earlier day, one rewritten in place, one moved to another cabinet and day, and the only
+    // hour of a day removed.
+    conn.execute_batch(
+        "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+            spent_micros) VALUES (7, '2026-12-03T01:00:00Z', 1, 0, 0, 0, 11),
+            (7, '2026-11-28T05:00:00Z', 2, 1, 0, 0, 20);
+         UPDATE cabinet_hours SET spent_micros = 60 WHERE hour = '2026-11-30T00:00:00Z';
+         UPDATE cabinet_hours SET hour = '2026-11-29T09:00:00Z', account_id = 8
+            WHERE hour = '2026-11-29T11:00:00Z';
+         DELETE FROM cabinet_hours WHERE hour = '2026-12-02T23:00:00Z';",
+    )
+    .unwrap();
+    assert_eq!(
+        runs(&conn),
+        [
+            row(7, "2026-11-28", "1", 2, 20),
+            row(7, "2026-11-29", "4", 32, 320),
+            row(7, "2026-11-30", "5", 37, 380),
+            row(7, "2026-12-03", "5", 38, 391),
+            row(8, "2026-11-29", "0", 1, 7),
+            row(8, "2026-11-30", "0", 10, 97),
+        ]
+    );
+    assert!(equal(&conn));
+    // A daily row moved by hand, to another day and to another cabinet.
+    conn.execute(
+        "UPDATE cabinet_days SET day = '2026-12-01' WHERE account_id = 7 AND day = '2026-11-29'",
+        [],
+    )
+    .unwrap();
+    assert!(equal(&conn));
+    conn.execute(
+        "UPDATE cabinet_days SET account_id = 8 WHERE account_id = 7 AND day = '2026-12-01'",
+        [],
+    )
+    .unwrap();
+    assert_eq!(
+        runs(&conn),
+        [
+            row(7, "2026-11-28", "1", 2, 20),
+            row(7, "2026-11-30", "2", 7, 80),
+            row(7, "2026-12-03", "2", 8, 91),
+            row(8, "2026-11-29", "0", 1, 7),
+            row(8, "2026-11-30", "0", 10, 97),
+            row(8, "2026-12-01", "3", 40, 397),
+        ]
+    );
+    assert!(equal(&conn));
+    // A run changed behind the triggers' back is a difference, as is one removed.
+    conn.execute(
+        "UPDATE cabinet_runs SET clicks = clicks + 1 WHERE account_id = 8 AND day = '2026-11-30'",
+        [],
+    )
+    .unwrap();
+    assert!(!equal(&conn));
+    conn.execute_batch(
+        "UPDATE cabinet_runs SET clicks = clicks - 1 WHERE account_id = 8 AND day = '2026-11-30';
+         DELETE FROM cabinet_runs WHERE account_id = 7 AND day = '2026-11-28';",
     )
     .unwrap();
     assert!(!equal(&conn));
