@@ -8,8 +8,10 @@
 --
 -- Kept by triggers on `cabinet_days`: a day's row written, changed, removed or moved moves its
 -- own run and the runs of every later day of its cabinet. The hourly sync changes the row of
--- the day it syncs, its cabinet's latest, so each of its hours moves one run. `adcab check
--- --deep` compares every run with the daily rows summed through its day.
+-- the day it syncs, its cabinet's latest, so each of its hours moves one run; a correction of
+-- an earlier day (a reconciliation, a late re-sync) moves the runs of every day after it, one
+-- row per day. `adcab check --deep` compares every run with the daily rows summed through its
+-- day.
 CREATE TABLE cabinet_runs (
     account_id    INTEGER NOT NULL,
     day           TEXT NOT NULL,

@@ -345,8 +345,8 @@ pub fn per_campaign(
 
 /// A cabinet's sums over `[from, to)` and how many of its campaigns have stats there: what
 /// [`per_campaign`] finds, summed. Unless a rolled-up day may lie in the span, the sums are the
-/// cabinet's kept rows (`kept::span`: a day's row and the hours the bounds cut, the same on day
-/// 365 as on day 1) and the count [`with_stats`]: no campaign's runs are read at either bound.
+/// cabinet's kept rows (`kept::span`: two runs or a few daily rows and the hours the bounds cut,
+/// the same on day 365 as on day 1) and the count [`with_stats`]: no campaign's runs are read at either bound.
 pub fn cabinet_total(
     conn: &Connection,
     account: i64,

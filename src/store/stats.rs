@@ -223,8 +223,8 @@ pub fn keep_day_spend(
     Ok(())
 }
 
-/// A cabinet's sums over the hours starting in `[from, to)`, read through its daily rows
-/// (`kept::span`).
+/// A cabinet's sums over the hours starting in `[from, to)`, read through its kept rows
+/// (`kept::span`: its running sums, or daily rows, and the hours the bounds cut).
 pub fn of_cabinet(
     conn: &Connection,
     account: i64,

@@ -703,13 +703,14 @@ fn migration_66_keeps_each_cabinets_running_sums_and_its_triggers_follow_the_day
         runs.equal()
     };
     assert!(equal(&conn));
-    // The triggers follow the days from now on: an hour of a new latest day, one added to an
-    // earlier day, one rewritten in place, one moved to another cabinet and day, and the only
-    // hour of a day removed.
+    // The triggers follow the days from now on: an hour of a new latest day, one of a new
+    // earlier day, one added to a day (its row's upsert), one rewritten in place, one moved to
+    // another cabinet and day, and the only hour of a day removed.
     conn.execute_batch(
         "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
             spent_micros) VALUES (7, '2026-12-03T01:00:00Z', 1, 0, 0, 0, 11),
-            (7, '2026-11-28T05:00:00Z', 2, 1, 0, 0, 20);
+            (7, '2026-11-28T05:00:00Z', 2, 1, 0, 0, 20),
+            (7, '2026-11-30T01:00:00Z', 3, 0, 0, 0, 30);
          UPDATE cabinet_hours SET spent_micros = 60 WHERE hour = '2026-11-30T00:00:00Z';
          UPDATE cabinet_hours SET hour = '2026-11-29T09:00:00Z', account_id = 8
             WHERE hour = '2026-11-29T11:00:00Z';
@@ -721,16 +722,33 @@ fn migration_66_keeps_each_cabinets_running_sums_and_its_triggers_follow_the_day
         [
             row(7, "2026-11-28", "1", 2, 20),
             row(7, "2026-11-29", "4", 32, 320),
-            row(7, "2026-11-30", "5", 37, 380),
-            row(7, "2026-12-03", "5", 38, 391),
+            row(7, "2026-11-30", "5", 40, 410),
+            row(7, "2026-12-03", "5", 41, 421),
             row(8, "2026-11-29", "0", 1, 7),
             row(8, "2026-11-30", "0", 10, 97),
         ]
     );
     assert!(equal(&conn));
-    // A daily row moved by hand, to another day and to another cabinet.
+    // A daily row's hours alone changed: no run moves.
     conn.execute(
-        "UPDATE cabinet_days SET day = '2026-12-01' WHERE account_id = 7 AND day = '2026-11-29'",
+        "UPDATE cabinet_days SET hours = hours + 1 WHERE account_id = 7 AND day = '2026-11-30'",
+        [],
+    )
+    .unwrap();
+    assert_eq!(runs(&conn)[2], row(7, "2026-11-30", "5", 40, 410));
+    // A daily row moved by hand: back before every other day with its figures changed, then
+    // forward again, then to another cabinet.
+    conn.execute(
+        "UPDATE cabinet_days SET day = '2026-11-20', views = views + 100
+         WHERE account_id = 7 AND day = '2026-11-29'",
+        [],
+    )
+    .unwrap();
+    assert_eq!(runs(&conn)[0], row(7, "2026-11-20", "3", 130, 300));
+    assert!(equal(&conn));
+    conn.execute(
+        "UPDATE cabinet_days SET day = '2026-12-01', views = views - 100
+         WHERE account_id = 7 AND day = '2026-11-20'",
         [],
     )
     .unwrap();
@@ -744,8 +762,8 @@ fn migration_66_keeps_each_cabinets_running_sums_and_its_triggers_follow_the_day
         runs(&conn),
         [
             row(7, "2026-11-28", "1", 2, 20),
-            row(7, "2026-11-30", "2", 7, 80),
-            row(7, "2026-12-03", "2", 8, 91),
+            row(7, "2026-11-30", "2", 10, 110),
+            row(7, "2026-12-03", "2", 11, 121),
             row(8, "2026-11-29", "0", 1, 7),
             row(8, "2026-11-30", "0", 10, 97),
             row(8, "2026-12-01", "3", 40, 397),

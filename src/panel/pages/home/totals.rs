@@ -111,8 +111,9 @@ pub fn today(zone: Tz, now: DateTime<Utc>) -> NaiveDate {
     now.with_timezone(&zone).date_naive()
 }
 
-/// Each cabinet's figures over the chosen period and the one before it, read from their weekly
-/// and daily rows (`kept::days_of`) and their conversions' (`converted::per_span_of`), and its
+/// Each cabinet's figures over the chosen period and the one before it, read from their running
+/// sums or weekly and daily rows (`kept::days_of`) and their conversions' weekly and daily rows
+/// (`converted::per_span_of`), and its
 /// spend per day of the chosen period (`kept::spent_of`), each range of rows across the
 /// cabinets at once when they are at least half of all cabinets.
 pub fn gather(
@@ -127,8 +128,9 @@ pub fn gather(
         .map(|i| iso(midnight(zone, before_first + Duration::days(i))))
         .collect();
     // The rows to read, worked out once for every cabinet: the stats and conversions of the
-    // period before and of the chosen one, whole weeks of each from the weekly rows; and the
-    // spend of each day of the chosen one (the chart's), from the weekly rows' days.
+    // period before and of the chosen one (the stats as three runs of each cabinet, the
+    // conversions' whole weeks from the weekly rows); and the spend of each day of the chosen
+    // one (the chart's), from the weekly rows' days.
     let periods = kept::Spans::new(vec![
         bounds[0].clone(),
         bounds[days].clone(),
