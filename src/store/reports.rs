@@ -5,8 +5,6 @@
 //! day or minute), an agency owner's name and logo, and the share links of reports (only their
 //! tokens' hashes). Knows nothing of who may read them.
 
-use std::collections::BTreeMap;
-
 use chrono::{DateTime, Datelike, Days, NaiveDate, NaiveTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
@@ -193,18 +191,19 @@ fn whole_weeks(from: &str, to: &str) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
     })
 }
 
-/// Conversions summed per campaign and currency, the campaign looked up in `ads` and its few
-/// currencies compared in place (a key of owned texts would allocate for each event).
+/// Conversions summed per campaign and currency, the campaign looked up in `ads` (in id order)
+/// and its lines kept at its place there, its few currencies compared in place (a key of owned
+/// texts would allocate for each event, a map by campaign search it again).
 struct PaidSums<'a> {
     ads: &'a [i64],
-    sums: BTreeMap<i64, Vec<Paid>>,
+    sums: Vec<Vec<Paid>>,
 }
 
 impl<'a> PaidSums<'a> {
     fn new(ads: &'a [i64]) -> PaidSums<'a> {
         PaidSums {
             ads,
-            sums: BTreeMap::new(),
+            sums: vec![Vec::new(); ads.len()],
         }
     }
 
@@ -212,14 +211,14 @@ impl<'a> PaidSums<'a> {
     /// two columns, when the campaign is one of `ads`.
     fn add(&mut self, r: &Row, count: i64, amount: i128) -> Result<(), StoreError> {
         let ad: i64 = r.get(0)?;
-        if self.ads.binary_search(&ad).is_err() {
+        let Ok(place) = self.ads.binary_search(&ad) else {
             return Ok(());
-        }
+        };
         let currency = r
             .get_ref(1)?
             .as_str_or_null()
             .map_err(rusqlite::Error::from)?;
-        let lines = self.sums.entry(ad).or_default();
+        let lines = &mut self.sums[place];
         let at = match lines.iter().position(|p| p.currency.as_deref() == currency) {
             Some(at) => at,
             None => {
@@ -243,9 +242,10 @@ impl<'a> PaidSums<'a> {
     }
 
     fn into_rows(self) -> Vec<(i64, Paid)> {
-        self.sums
-            .into_iter()
-            .flat_map(|(ad, mut lines)| {
+        self.ads
+            .iter()
+            .zip(self.sums)
+            .flat_map(|(&ad, mut lines)| {
                 lines.sort_unstable_by(|a, b| a.currency.cmp(&b.currency));
                 lines.into_iter().map(move |p| (ad, p))
             })
