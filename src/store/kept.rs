@@ -156,12 +156,16 @@ impl Plan {
         *self.spans.get(at)?
     }
 
+    /// The UTC day at `i` in `spans`.
+    fn day_at(&self, i: usize) -> Option<NaiveDate> {
+        Some(self.first + Duration::days(i64::try_from(i).ok()?))
+    }
+
     /// The first and last UTC day that count in a span, `None` when none does.
     fn counted(&self) -> Option<(NaiveDate, NaiveDate)> {
-        let at = |i: usize| Some(self.first + Duration::days(i64::try_from(i).ok()?));
         let first = self.spans.iter().position(Option::is_some)?;
         let last = self.spans.iter().rposition(Option::is_some)?;
-        Some((at(first)?, at(last)?))
+        Some((self.day_at(first)?, self.day_at(last)?))
     }
 
     /// The UTC days whose running sums (schema 66) give the spans' sums of whole days: the day
@@ -174,11 +178,10 @@ impl Plan {
         if rows <= spans + 1 {
             return None;
         }
-        let at = |i: usize| Some(self.first + Duration::days(i64::try_from(i).ok()?));
-        let first = self.spans.iter().position(Option::is_some)?;
-        let mut days = vec![at(first)? - Duration::days(1)];
+        let (first, _) = self.counted()?;
+        let mut days = vec![first - Duration::days(1)];
         for i in 0..spans {
-            days.push(at(self.spans.iter().rposition(|s| *s == Some(i))?)?);
+            days.push(self.day_at(self.spans.iter().rposition(|s| *s == Some(i))?)?);
         }
         Some(days)
     }
@@ -640,11 +643,11 @@ fn runs_between(
 ) -> Result<Vec<Vec<Sums>>, StoreError> {
     let mut runs = vec![vec![Sums::default(); days.len()]; cabinets.len()];
     let mut latest = conn.prepare_cached(RUN_BY)?;
-    for (j, day) in days.iter().enumerate() {
+    for (j, date) in days.iter().enumerate() {
         let mut found = vec![false; cabinets.len()];
-        let day_before = (*day - Duration::days(1)).to_string();
-        let day = day.to_string();
+        let day = date.to_string();
         if cabinets.together {
+            let day_before = (*date - Duration::days(1)).to_string();
             for on in [&day, &day_before] {
                 cabinets.read(conn, &RUNS, (on, on), |place, r| {
                     if !found[place] {
@@ -931,10 +934,7 @@ pub(super) mod tests {
                 let cabinets = Cabinets::new(&conn, accounts).unwrap();
                 assert_eq!(cabinets.together, together);
                 let read = days_of(&conn, &cabinets, &spans).unwrap();
-                let alone: Vec<Vec<Totals>> = accounts
-                    .iter()
-                    .map(|a| by_hours(&conn, *a, &bounds).unwrap())
-                    .collect();
+                let alone = each_by_hours(&conn, accounts, &bounds);
                 assert_eq!(read, alone, "{bounds:?} {accounts:?}");
                 assert_eq!(by_rows(&conn, &cabinets, &spans), alone, "{bounds:?}");
                 // The first two cabinets of each list have rows there.
@@ -957,6 +957,14 @@ pub(super) mod tests {
             days_of(&conn, &cabinets, &spans).unwrap(),
             [7, 9, 7].map(|a| by_hours(&conn, a, &spans.bounds).unwrap())
         );
+    }
+
+    /// Each of `accounts`' sums per span of `bounds`, from their hours ([`by_hours`]).
+    fn each_by_hours(conn: &Connection, accounts: &[i64], bounds: &[String]) -> Vec<Vec<Totals>> {
+        accounts
+            .iter()
+            .map(|a| by_hours(conn, *a, bounds).unwrap())
+            .collect()
     }
 
     /// [`days_of`] through the weekly and daily rows, whichever a plan would read.
@@ -1013,10 +1021,7 @@ pub(super) mod tests {
                     assert_eq!(by_runs, totals(rows), "{bounds:?} {accounts:?}");
                     assert!(by_runs[0].iter().any(|t| t.views > 0), "{bounds:?}");
                     let read = days_of(&conn, &cabinets, &spans).unwrap();
-                    let hours: Vec<Vec<Totals>> = accounts
-                        .iter()
-                        .map(|a| by_hours(&conn, *a, &bounds).unwrap())
-                        .collect();
+                    let hours = each_by_hours(&conn, accounts, &bounds);
                     assert_eq!(read, hours, "{bounds:?} {accounts:?}");
                 }
             }
@@ -1056,12 +1061,9 @@ pub(super) mod tests {
                     let cabinets = Cabinets::new(&conn, accounts).unwrap();
                     assert_eq!(cabinets.together, together);
                     let read = spent_of(&conn, &cabinets, &spans).unwrap();
-                    let hours: Vec<Vec<Money>> = accounts
-                        .iter()
-                        .map(|a| {
-                            let totals = by_hours(&conn, *a, &bounds).unwrap();
-                            totals.into_iter().map(|t| t.spent).collect()
-                        })
+                    let hours: Vec<Vec<Money>> = each_by_hours(&conn, accounts, &bounds)
+                        .into_iter()
+                        .map(|totals| totals.into_iter().map(|t| t.spent).collect())
                         .collect();
                     assert_eq!(read, hours, "{bounds:?} {accounts:?}");
                     assert!(read[0][0].micros() > 0, "{bounds:?}");
