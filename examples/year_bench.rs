@@ -40,7 +40,9 @@
 //! the requests whose label holds `TEXT` (`--only="API list"`: the four lists and their
 //! baselines), and the retention rounds only when the label of their figure does
 //! (`--only="retention"`). `--zone=NAME` gives the owner an IANA time zone
-//! (`Europe/Moscow`): the home page's periods and the report's days are then that zone's. The
+//! (`Europe/Moscow`): the home page's periods and the report's days are then that zone's.
+//! `--ahead=DAYS` sets the install's clock that many days ahead of today's, so that the twins'
+//! days fall on other weekdays (the report's whole UTC weeks depend on them). The
 //! fixture lives in a temporary directory that the run removes at its end (also when a figure
 //! misses): a run killed before it leaves about 2.5 GB (at the default size) in the system's
 //! temp directory (`.tmp*`).
@@ -202,6 +204,7 @@ fn main() -> ExitCode {
     let run = Instant::now();
     let (mut quick, mut pages) = (false, false);
     let (mut only, mut zone): (Option<String>, Option<String>) = (None, None);
+    let mut ahead = 0;
     let mut numbers = Vec::new();
     for arg in std::env::args().skip(1) {
         if arg == "--quick" {
@@ -212,11 +215,12 @@ fn main() -> ExitCode {
             only = Some(text.to_string());
         } else if let Some(name) = arg.strip_prefix("--zone=") {
             zone = Some(name.to_string());
+        } else if let Some(days) = arg.strip_prefix("--ahead=") {
+            ahead = days.parse().expect("--ahead=DAYS counts days");
         } else {
-            numbers.push(
-                arg.parse::<usize>()
-                    .expect("numeric arguments, --quick, --pages, --only=TEXT or --zone=NAME"),
-            );
+            numbers.push(arg.parse::<usize>().expect(
+                "numeric arguments, --quick, --pages, --only=TEXT, --zone=NAME or --ahead=DAYS",
+            ));
         }
     }
     let cabinets = numbers
@@ -230,7 +234,7 @@ fn main() -> ExitCode {
         .unwrap_or(if quick { 30 } else { 100 });
     let window = if quick { WINDOW / 4 } else { WINDOW };
 
-    let twins = year::make(cabinets, per_cabinet);
+    let twins = year::make(cabinets, per_cabinet, ahead);
     // The owner's days (the home page's periods, the report's days) in another zone than UTC.
     if let Some(zone) = &zone {
         for s in [&twins.day1, &twins.year] {

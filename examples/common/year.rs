@@ -99,13 +99,19 @@ pub fn config(path: &Path) -> Config {
     config
 }
 
-/// Makes the install, then its twins from copies of it: day 1 (its first day written) and day
+/// Makes the install, its clock `ahead` days ahead of today's (so the twins' days fall on
+/// other weekdays), then its twins from copies of it: day 1 (its first day written) and day
 /// 365 (its year); prints what each step took and the sizes.
-pub fn make(cabinets: usize, per_cabinet: usize) -> Twins {
+pub fn make(cabinets: usize, per_cabinet: usize, ahead: i64) -> Twins {
     let dir = tempfile::tempdir().expect("temp dir");
     let install_path = dir.path().join("install.db");
     let started = Instant::now();
     let install = Services::open(config(&install_path), adcab::db::Open::Create).expect("open");
+    install
+        .db
+        .write_blocking(|tx| clock::advance(tx, ahead * 24 * 3600))
+        .unwrap()
+        .expect("within a hundred years");
     let user = ops::user_add(&install, EMAIL, Plan::Agency).unwrap().id;
     ops::user_set(&install, user, None, None, Some(PASSWORD)).unwrap();
     let key = ops::key_create(

@@ -5,7 +5,7 @@
 //! day or minute), an agency owner's name and logo, and the share links of reports (only their
 //! tokens' hashes). Knows nothing of who may read them.
 
-use chrono::{DateTime, Datelike, Days, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, Datelike, Days, NaiveTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::conversions::join;
@@ -118,9 +118,9 @@ pub struct Paid {
 
 /// The conversions received in `[from, to)` (ISO times) attributed to each of the campaigns
 /// `ads` (in id order), per campaign (ascending) and currency (ascending, none first). Those
-/// attributed to one campaign in their own row are read from its weekly rows (schema 57) for
-/// each UTC week lying whole in the span and one by one around those weeks; those attributed
-/// to several (`conversion_campaigns`) one by one.
+/// attributed to one campaign in their own row are read from its weekly rows (schema 57) over
+/// the UTC weeks [`WeekPlan`] picks and one by one around them, those of a week's part outside
+/// the span taken back off; those attributed to several (`conversion_campaigns`) one by one.
 pub fn conversions_per_campaign(
     conn: &Connection,
     account: i64,
@@ -137,58 +137,160 @@ pub fn conversions_per_campaign(
          WHERE account_id = ?1 AND received_at >= ?2 AND received_at < ?3
             AND ad_id IS NOT NULL",
     )?;
-    let mut one_by_one = |from: &str, to: &str| -> Result<(), StoreError> {
+    let mut one_by_one = |(from, to): (&str, &str), sign: i64| -> Result<(), StoreError> {
         let mut rows = own.query(params![account, from, to])?;
         while let Some(r) = rows.next()? {
-            sums.add_event(r)?;
+            let amount: Option<i64> = r.get(2)?;
+            sums.add(r, sign, i128::from(sign) * i128::from(amount.unwrap_or(0)))?;
         }
         Ok(())
     };
-    match whole_weeks(from, to) {
-        Some((first, end)) => {
-            one_by_one(from, &iso(first))?;
-            one_by_one(&iso(end), to)?;
-            let mut weeks = conn.prepare_cached(
-                "SELECT ad_id, NULLIF(currency, ''), count, amount_high, amount_low
-                 FROM campaign_conversion_weeks
-                 WHERE account_id = ?1 AND week >= ?2 AND week < ?3",
-            )?;
-            let (first, end) = (first.date_naive().to_string(), end.date_naive().to_string());
-            let mut rows = weeks.query(params![account, first, end])?;
-            while let Some(r) = rows.next()? {
-                sums.add(r, r.get(2)?, join(r.get(3)?, r.get(4)?))?;
-            }
-        }
-        None => one_by_one(from, to)?,
+    let last: Option<String> = conn
+        .prepare_cached("SELECT MAX(received_at) FROM conversions WHERE account_id = ?1")?
+        .query_row([account], |r| r.get(0))?;
+    let plan = match (parse(from), parse(to)) {
+        (Some(from), Some(to)) => WeekPlan::new(from, to, last.as_deref().and_then(parse)),
+        _ => None,
+    };
+    let Some(plan) = plan else {
+        one_by_one((from, to), 1)?;
+        return shared_conversions(conn, account, (from, to), sums);
+    };
+    for (a, b) in &plan.add {
+        one_by_one((&iso(*a), &iso(*b)), 1)?;
     }
+    for (a, b) in &plan.take {
+        one_by_one((&iso(*a), &iso(*b)), -1)?;
+    }
+    if let Some((first, end)) = plan.weeks {
+        let mut weeks = conn.prepare_cached(
+            "SELECT ad_id, NULLIF(currency, ''), count, amount_high, amount_low
+             FROM campaign_conversion_weeks
+             WHERE account_id = ?1 AND week >= ?2 AND week < ?3",
+        )?;
+        let (first, end) = (first.date_naive().to_string(), end.date_naive().to_string());
+        let mut rows = weeks.query(params![account, first, end])?;
+        while let Some(r) = rows.next()? {
+            sums.add(r, r.get(2)?, join(r.get(3)?, r.get(4)?))?;
+        }
+    }
+    shared_conversions(conn, account, (from, to), sums)
+}
+
+/// `sums` with the conversions of `[from, to)` attributed to several campaigns added, one by
+/// one: the lines of [`conversions_per_campaign`].
+fn shared_conversions(
+    conn: &Connection,
+    account: i64,
+    (from, to): (&str, &str),
+    mut sums: PaidSums,
+) -> Result<Vec<(i64, Paid)>, StoreError> {
     let mut shared = conn.prepare_cached(
         "SELECT cc.ad_id, c.currency, c.amount_micros
          FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id
          WHERE cc.account_id = ?1 AND cc.ad_id IN (SELECT value FROM json_each(?2))
             AND c.received_at >= ?3 AND c.received_at < ?4",
     )?;
-    let mut rows = shared.query(params![account, ids_json(ads), from, to])?;
+    let mut rows = shared.query(params![account, ids_json(sums.ads), from, to])?;
     while let Some(r) = rows.next()? {
         sums.add_event(r)?;
     }
     Ok(sums.into_rows())
 }
 
-/// The UTC weeks lying whole in `[from, to)` (ISO times as the service writes them): the
-/// first one's Monday and the Monday after the last, `None` when there is none.
-fn whole_weeks(from: &str, to: &str) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
-    let (from, to) = (parse(from)?, parse(to)?);
-    let mut first = from.date_naive();
-    if first.and_time(NaiveTime::MIN).and_utc() < from {
-        first = first.succ_opt()?;
+/// How [`conversions_per_campaign`] reads a span's own conversions: the weekly rows of the
+/// UTC weeks `[weeks.0, weeks.1)` (Monday midnights), plus the conversions of each `add` span
+/// one by one, minus those of each `take` span. A span's cut week at either end is either read
+/// around (its part inside the span added) or read whole with the part outside taken off,
+/// whichever reads less: a conversion counts as much as any other, a week's rows as one day
+/// of conversions (a campaign converting daily has a row per week where it has seven events),
+/// and no time after the cabinet's last conversion holds any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct WeekPlan {
+    weeks: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    add: Vec<(DateTime<Utc>, DateTime<Utc>)>,
+    take: Vec<(DateTime<Utc>, DateTime<Utc>)>,
+}
+
+impl WeekPlan {
+    /// The cheapest plan for `[from, to)` given the cabinet's `last` conversion (none: it has
+    /// none); `None` when the span is empty.
+    fn new(
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        last: Option<DateTime<Utc>>,
+    ) -> Option<WeekPlan> {
+        if from >= to {
+            return None;
+        }
+        let week = chrono::Duration::days(7);
+        let monday = |at: DateTime<Utc>| {
+            let day = at.date_naive();
+            let back = Days::new(u64::from(day.weekday().num_days_from_monday()));
+            (day - back).and_time(NaiveTime::MIN).and_utc()
+        };
+        let lo = monday(from);
+        let hi = match monday(to) {
+            m if m == to => to,
+            m => m + week,
+        };
+        // Each end's ways: where the weeks start (end), and the span added or taken there.
+        type Way = (DateTime<Utc>, Option<(DateTime<Utc>, DateTime<Utc>)>, bool);
+        let starts: Vec<Way> = if from == lo {
+            vec![(lo, None, false)]
+        } else {
+            vec![
+                (lo + week, Some((from, lo + week)), false),
+                (lo, Some((lo, from)), true),
+            ]
+        };
+        let ends: Vec<Way> = if to == hi {
+            vec![(hi, None, false)]
+        } else {
+            vec![
+                (hi - week, Some((hi - week, to)), false),
+                (hi, Some((to, hi)), true),
+            ]
+        };
+        let held = |(a, b): (DateTime<Utc>, DateTime<Utc>)| match last {
+            Some(last) => {
+                (b.min(last + chrono::Duration::seconds(1)) - a).max(chrono::Duration::zero())
+            }
+            None => chrono::Duration::zero(),
+        };
+        let mut best = (
+            held((from, to)),
+            WeekPlan {
+                weeks: None,
+                add: vec![(from, to)],
+                take: Vec::new(),
+            },
+        );
+        for (first, at_start, take_start) in &starts {
+            for (end, at_end, take_end) in &ends {
+                let taking = *take_start || *take_end;
+                if first > end || (first == end && taking) {
+                    continue;
+                }
+                let mut plan = WeekPlan {
+                    weeks: (first < end).then_some((*first, *end)),
+                    add: Vec::new(),
+                    take: Vec::new(),
+                };
+                let mut cost = chrono::Duration::days((*end - *first).num_days() / 7);
+                for (span, take) in [(at_start, take_start), (at_end, take_end)] {
+                    if let Some(span) = span {
+                        cost += held(*span);
+                        if *take { &mut plan.take } else { &mut plan.add }.push(*span);
+                    }
+                }
+                if cost < best.0 {
+                    best = (cost, plan);
+                }
+            }
+        }
+        Some(best.1)
     }
-    let first = first + Days::new(u64::from(7 - first.weekday().num_days_from_monday()) % 7);
-    let end = to.date_naive();
-    let end = end - Days::new(u64::from(end.weekday().num_days_from_monday()));
-    (first < end).then(|| {
-        let midnight = |d: NaiveDate| d.and_time(NaiveTime::MIN).and_utc();
-        (midnight(first), midnight(end))
-    })
 }
 
 /// Conversions summed per campaign and currency, the campaign looked up in `ads` (in id order)
@@ -207,8 +309,8 @@ impl<'a> PaidSums<'a> {
         }
     }
 
-    /// Adds `count` conversions worth `amount` to the campaign and currency of row `r`'s first
-    /// two columns, when the campaign is one of `ads`.
+    /// Adds `count` conversions worth `amount` (both negative: takes them off) to the campaign
+    /// and currency of row `r`'s first two columns, when the campaign is one of `ads`.
     fn add(&mut self, r: &Row, count: i64, amount: i128) -> Result<(), StoreError> {
         let ad: i64 = r.get(0)?;
         let Ok(place) = self.ads.binary_search(&ad) else {
@@ -241,11 +343,14 @@ impl<'a> PaidSums<'a> {
         self.add(r, 1, i128::from(amount.unwrap_or(0)))
     }
 
+    /// The lines per campaign and currency, those whose conversions were all taken back off
+    /// again (count 0) left out.
     fn into_rows(self) -> Vec<(i64, Paid)> {
         self.ads
             .iter()
             .zip(self.sums)
             .flat_map(|(&ad, mut lines)| {
+                lines.retain(|p| p.count != 0);
                 lines.sort_unstable_by(|a, b| a.currency.cmp(&b.currency));
                 lines.into_iter().map(move |p| (ad, p))
             })
@@ -600,28 +705,75 @@ mod tests {
              WHERE ad_id IS NULL",
         )
         .unwrap();
+        // Campaign 4 converts on two Mondays' first hour alone: a span from such a Tuesday
+        // that reads the week whole takes it off again, and it has no line there.
+        for (txid, at) in [
+            ("m1", "2026-11-23T01:00:00Z"),
+            ("m2", "2026-11-30T01:00:00Z"),
+        ] {
+            insert
+                .execute(params![txid, "purchase", 5_i64, "GBP", 4_i64, at])
+                .unwrap();
+        }
         // Spans within a week, across one week's end, over two whole weeks with cut days at
         // both ends, and from one Monday midnight to another.
         let spans = [
-            ("2026-11-21T00:00:00Z", "2026-11-24T12:00:00Z", None),
-            ("2026-11-26T07:00:00Z", "2026-12-03T06:59:59Z", None),
-            (
-                "2026-11-22T21:00:00Z",
-                "2026-12-09T21:00:00Z",
-                Some(("2026-11-23", "2026-12-07")),
-            ),
-            (
-                "2026-11-23T00:00:00Z",
-                "2026-12-07T00:00:00Z",
-                Some(("2026-11-23", "2026-12-07")),
-            ),
+            ("2026-11-21T00:00:00Z", "2026-11-24T12:00:00Z"),
+            ("2026-11-26T07:00:00Z", "2026-12-03T06:59:59Z"),
+            ("2026-11-22T21:00:00Z", "2026-12-09T21:00:00Z"),
+            ("2026-11-23T00:00:00Z", "2026-12-07T00:00:00Z"),
         ];
+        // And every span between the fixture's times 13 hours apart, and between its
+        // midnights, read both ways: each end's cut week read around and read whole with the
+        // rest taken off, and no week at all.
+        let step = |hours: i64| {
+            let times: Vec<_> = (0..)
+                .map(|i| start - chrono::Duration::days(2) + chrono::Duration::hours(i * hours))
+                .take_while(|t| *t < start + chrono::Duration::days(27))
+                .collect();
+            let mut pairs = Vec::new();
+            for (i, a) in times.iter().enumerate() {
+                pairs.extend(times[i + 1..].iter().map(|b| (iso(*a), iso(*b))));
+            }
+            pairs
+        };
+        let swept: Vec<(String, String)> = [step(13), step(24)].concat();
+        let last: String = conn
+            .query_row("SELECT MAX(received_at) FROM conversions", [], |r| r.get(0))
+            .unwrap();
+        let last = parse(&last);
+        let plans: Vec<WeekPlan> = swept
+            .iter()
+            .filter_map(|(a, b)| WeekPlan::new(parse(a)?, parse(b)?, last))
+            .collect();
+        assert_eq!(plans.len(), swept.len());
+        for (what, seen) in [
+            ("no week", plans.iter().any(|p| p.weeks.is_none())),
+            (
+                "a start taken off",
+                plans
+                    .iter()
+                    .any(|p| p.take.iter().any(|t| p.weeks.is_some_and(|w| t.0 == w.0))),
+            ),
+            (
+                "an end taken off",
+                plans
+                    .iter()
+                    .any(|p| p.take.iter().any(|t| p.weeks.is_some_and(|w| t.1 == w.1))),
+            ),
+            (
+                "both ends added",
+                plans.iter().any(|p| p.weeks.is_some() && p.add.len() == 2),
+            ),
+            (
+                "an end added, the other taken off",
+                plans.iter().any(|p| p.add.len() == 1 && p.take.len() == 1),
+            ),
+        ] {
+            assert!(seen, "the sweep reads a span with {what}");
+        }
         let check = |when: &str| {
-            for (from, to, weeks) in spans {
-                let read_weeks = whole_weeks(from, to)
-                    .map(|(a, b)| (a.date_naive().to_string(), b.date_naive().to_string()));
-                let want_weeks = weeks.map(|(a, b): (&str, &str)| (a.to_string(), b.to_string()));
-                assert_eq!(read_weeks, want_weeks, "{from}..{to}");
+            for (from, to) in spans {
                 let found = conversions_per_campaign(&conn, 7, &[1, 3], from, to).unwrap();
                 assert_eq!(
                     found,
@@ -633,9 +785,16 @@ mod tests {
                 );
                 assert!(found.iter().all(|(ad, _)| *ad != 2), "{found:?}");
             }
+            for (from, to) in &swept {
+                assert_eq!(
+                    conversions_per_campaign(&conn, 7, &[1, 2, 3, 4], from, to).unwrap(),
+                    paid_one_by_one(&conn, &[1, 2, 3, 4], from, to),
+                    "{when}: {from}..{to}"
+                );
+            }
         };
         check("as stored");
-        let (from, to, _) = spans[2];
+        let (from, to) = spans[2];
         let refunded = conversions_per_campaign(&conn, 7, &[3], from, to).unwrap();
         assert!(
             refunded.iter().any(|(_, p)| p.amount_micros < 0),
@@ -666,6 +825,83 @@ mod tests {
         assert!(
             attributed > 0,
             "the fixture attributes events of the span to campaign 3"
+        );
+    }
+
+    #[test]
+    fn a_week_plan_reads_each_cut_week_around_or_whole_whichever_reads_less() {
+        let at = |text: &str| parse(text).unwrap();
+        let plan = |from: &str, to: &str, last: Option<&str>| {
+            WeekPlan::new(at(from), at(to), last.map(at)).unwrap()
+        };
+        let spans = |list: &[(&str, &str)]| -> Vec<_> {
+            list.iter().map(|(a, b)| (at(a), at(b))).collect()
+        };
+        // Tuesday to Thursday four weeks on, the last conversion the Wednesday before: the
+        // Monday taken off the first week, and the last week read whole, nothing after the
+        // last conversion to take off (a report of 30 days ending today).
+        assert_eq!(
+            plan(
+                "2026-11-24T00:00:00Z",
+                "2026-12-24T00:00:00Z",
+                Some("2026-12-23T12:00:00Z")
+            ),
+            WeekPlan {
+                weeks: Some((at("2026-11-23T00:00:00Z"), at("2026-12-28T00:00:00Z"))),
+                add: Vec::new(),
+                take: spans(&[
+                    ("2026-11-23T00:00:00Z", "2026-11-24T00:00:00Z"),
+                    ("2026-12-24T00:00:00Z", "2026-12-28T00:00:00Z"),
+                ]),
+            }
+        );
+        // No conversion at all: nothing but one read of the span.
+        let span = ("2026-11-24T00:00:00Z", "2026-12-24T00:00:00Z");
+        assert_eq!(
+            plan(span.0, span.1, None),
+            WeekPlan {
+                weeks: None,
+                add: spans(&[span]),
+                take: Vec::new(),
+            }
+        );
+        // Saturday to Wednesday, conversions after it: the two days at each end read around
+        // the whole weeks.
+        assert_eq!(
+            plan(
+                "2026-11-28T00:00:00Z",
+                "2026-12-16T00:00:00Z",
+                Some("2026-12-31T00:00:00Z")
+            ),
+            WeekPlan {
+                weeks: Some((at("2026-11-30T00:00:00Z"), at("2026-12-14T00:00:00Z"))),
+                add: spans(&[
+                    ("2026-11-28T00:00:00Z", "2026-11-30T00:00:00Z"),
+                    ("2026-12-14T00:00:00Z", "2026-12-16T00:00:00Z"),
+                ]),
+                take: Vec::new(),
+            }
+        );
+        // Within one week, 4.75 days of it: the week whole, its 2.25 others taken off.
+        assert_eq!(
+            plan(
+                "2026-11-24T06:00:00Z",
+                "2026-11-29T00:00:00Z",
+                Some("2026-12-31T00:00:00Z")
+            ),
+            WeekPlan {
+                weeks: Some((at("2026-11-23T00:00:00Z"), at("2026-11-30T00:00:00Z"))),
+                add: Vec::new(),
+                take: spans(&[
+                    ("2026-11-23T00:00:00Z", "2026-11-24T06:00:00Z"),
+                    ("2026-11-29T00:00:00Z", "2026-11-30T00:00:00Z"),
+                ]),
+            }
+        );
+        assert_eq!(
+            WeekPlan::new(at(span.0), at(span.0), None),
+            None,
+            "an empty span"
         );
     }
 
