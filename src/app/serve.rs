@@ -189,5 +189,15 @@ async fn recover(services: &Services) -> Result<(), ServeError> {
             "dropped idempotency claims of requests that did not finish"
         );
     }
+    // The local days of every person's zone (schema 67): those of a zone picked before the
+    // table existed, and a zone's new shift should its rules have changed.
+    let shifts = services
+        .db
+        .write(|tx| store::zone_days::keep_people_zones(tx, crate::clock::now(tx)?.date_naive()))
+        .await
+        .map_err(ServeError::Recovery)?;
+    if shifts > 0 {
+        tracing::info!(shifts, "kept the cabinets' local days of more zone shifts");
+    }
     Ok(())
 }

@@ -1,9 +1,10 @@
 //! Owns time zones as people write them: an IANA name (`Europe/Berlin`) or a UTC offset
-//! (`+03:00`, `UTC+3`), and a name's offset from UTC at an instant, daylight saving included.
+//! (`+03:00`, `UTC+3`), a name's offset from UTC at an instant, daylight saving included, and
+//! the instant a day starts in a zone.
 //! The API's schedules and the panel's week grid both read zones through it; it knows nothing
 //! of which offsets a platform takes.
 
-use chrono::{DateTime, Offset, Utc};
+use chrono::{DateTime, NaiveDate, Offset, TimeZone, Utc};
 use chrono_tz::{Tz, TZ_VARIANTS};
 
 /// A zone as written: an IANA name, or a fixed offset in minutes east of UTC.
@@ -89,6 +90,18 @@ pub fn parse_offset(text: &str) -> Option<i32> {
         return None;
     }
     Some(sign * (h.parse::<i32>().ok()? * 60 + m.parse::<i32>().ok()?))
+}
+
+/// The UTC instant `day` starts in `zone` (where a clock change skips midnight, the first hour
+/// that exists).
+pub fn midnight(zone: Tz, day: NaiveDate) -> DateTime<Utc> {
+    (0..3)
+        .find_map(|h| {
+            let local = day.and_hms_opt(h, 0, 0)?;
+            zone.from_local_datetime(&local).earliest()
+        })
+        .map(|t| t.with_timezone(&Utc))
+        .unwrap_or_else(|| day.and_time(chrono::NaiveTime::MIN).and_utc())
 }
 
 #[cfg(test)]

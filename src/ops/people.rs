@@ -17,7 +17,7 @@ use crate::primitives::{random_hex, sha256_hex};
 use crate::services::Services;
 use crate::store::invites::{self, Kind, Link, NewLink};
 use crate::store::users::{self, User};
-use crate::store::{alerts, sessions, teams, StoreError};
+use crate::store::{alerts, sessions, teams, zone_days, StoreError};
 
 /// How long a link stays good, in hours of the service clock.
 pub const LINK_HOURS: i64 = 72;
@@ -328,6 +328,10 @@ pub fn settings_save(s: &Services, user: i64, settings: Settings) -> Result<Done
     s.db.write_blocking(|tx| {
         require_user(tx, user)?;
         users::set_settings(tx, user, settings.language, settings.time_zone)?;
+        if let Some(zone) = settings.time_zone {
+            // The home page's chart of spend per day in this zone reads its kept local days.
+            zone_days::keep(tx, zone, clock::now(tx)?.date_naive())?;
+        }
         alerts::set_user_chat(tx, user, settings.telegram_chat)?;
         Ok(Done {})
     })

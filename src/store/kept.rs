@@ -6,14 +6,15 @@
 //! days as their running sums' differences, or whole UTC weeks from the weekly rows and the
 //! other days from the daily rows where those are fewer, the hours a span's bounds cut from a
 //! day from `cabinet_hours`; its conversions are read by weeks and days by `converted`), with
-//! the spend per span read from the weeks' days instead (`spent_of`, the home page's chart).
+//! the spend per span read from the weeks' days instead (`spent_of`, the home page's chart), or
+//! from the local days of a zone's shift (`cabinet_zone_days`, 67) where its bounds are those.
 //! Writes nothing: the triggers keep the rows, and `kept_check` compares them with their
 //! recomputation.
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc, Weekday};
 use rusqlite::{params, Connection};
 
-use super::{parsed, StoreError};
+use super::{parsed, zone_days, StoreError};
 use crate::domain::campaign::Status;
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
@@ -406,12 +407,30 @@ impl Cabinets {
         &self,
         conn: &Connection,
         rows: &Rows,
+        range: (&str, &str),
+        give: impl FnMut(usize, &rusqlite::Row) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.read_of(conn, rows, range, None, give)
+    }
+
+    /// [`Cabinets::read`], with `shift` bound after the range when given (the parameter that
+    /// follows it in `rows`' statements).
+    fn read_of(
+        &self,
+        conn: &Connection,
+        rows: &Rows,
         (first, last): (&str, &str),
+        shift: Option<i64>,
         mut give: impl FnMut(usize, &rusqlite::Row) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
+        let shift = shift.as_ref().map(|s| s as &dyn rusqlite::ToSql);
         if self.together {
             let mut stmt = conn.prepare_cached(rows.every)?;
-            let mut found = stmt.query(params![first, last])?;
+            let args: Vec<&dyn rusqlite::ToSql> = [&first as &dyn rusqlite::ToSql, &last]
+                .into_iter()
+                .chain(shift)
+                .collect();
+            let mut found = stmt.query(&*args)?;
             while let Some(r) = found.next()? {
                 if let Some(place) = self.place(r.get(1)?) {
                     give(place, r)?;
@@ -420,7 +439,12 @@ impl Cabinets {
         } else {
             let mut stmt = conn.prepare_cached(rows.one)?;
             for (account, place) in self.each() {
-                let mut found = stmt.query(params![account, first, last])?;
+                let args: Vec<&dyn rusqlite::ToSql> =
+                    [&account as &dyn rusqlite::ToSql, &first, &last]
+                        .into_iter()
+                        .chain(shift)
+                        .collect();
+                let mut found = stmt.query(&*args)?;
                 while let Some(r) = found.next()? {
                     give(place, r)?;
                 }
@@ -703,7 +727,9 @@ const WEEK_DAYS: Rows = kept_rows!(
 /// Each of `cabinets`' spend per span of `spans`, in their order (the home page's chart of
 /// spend per day): the spend of [`days_of`], each UTC day's read from its week's row (schema
 /// 65), a row per cabinet and week where [`days_of`] reads one per cabinet and day for spans of
-/// a day; then the hours at bounds that are not UTC midnights, as there.
+/// a day; then the hours at bounds that are not UTC midnights, as there. Where every bound is a
+/// local midnight of one kept zone shift, its local days' rows instead (schema 67), a row per
+/// cabinet and day and no hour.
 pub fn spent_of(
     conn: &Connection,
     cabinets: &Cabinets,
@@ -718,6 +744,9 @@ pub fn spent_of(
     let Some(plan) = spans.plan.as_ref().filter(|p| !p.hourly) else {
         return Ok(spent(days_of(conn, cabinets, spans)?));
     };
+    if let Some(days) = zone_days_of(conn, spans)? {
+        return spent_of_zone_days(conn, cabinets, days);
+    }
     let mut sums = vec![vec![Sums::default(); spans.len()]; cabinets.len()];
     if let Some((first, last)) = plan.counted() {
         let monday = |d: NaiveDate| d.week(Weekday::Mon).first_day().to_string();
@@ -756,6 +785,66 @@ pub fn spent_of(
                 .map(|s| Money::from_micros(s.spent))
                 .collect()
         })
+        .collect())
+}
+
+/// The kept local days' spend (schema 67) of one cabinet and of every one, as [`Rows`] reads
+/// them with the days' shift bound after the range ([`Cabinets::read_of`]).
+const ZONE_DAYS: Rows = Rows {
+    one: "SELECT day, account_id, spent_micros FROM cabinet_zone_days
+        WHERE account_id = ?1 AND day >= ?2 AND day < ?3 AND shift = ?4",
+    every: "SELECT day, account_id, spent_micros FROM cabinet_zone_days
+        INDEXED BY cabinet_zone_days_by_day WHERE day >= ?1 AND day < ?2 AND shift = ?3",
+};
+
+/// When every bound of `spans` is a local midnight of one shift whose days are kept (schema
+/// 67), that shift and the UTC date each bound starts a kept day on; `None` otherwise (UTC
+/// midnights among them, or a zone's bounds on both sides of a clock change).
+fn zone_days_of(
+    conn: &Connection,
+    spans: &Spans,
+) -> Result<Option<(i64, Vec<String>)>, StoreError> {
+    let mut shift = None;
+    let mut days = Vec::with_capacity(spans.bounds.len());
+    for bound in &spans.bounds {
+        let Some((at, this)) = parse(bound).and_then(|at| Some((at, zone_days::shift_of(at)?)))
+        else {
+            return Ok(None);
+        };
+        if shift.is_some_and(|s| s != this) {
+            return Ok(None);
+        }
+        shift = Some(this);
+        days.push(at.date_naive().to_string());
+    }
+    match shift {
+        Some(shift) if days.len() > 1 && zone_days::kept(conn, shift)? => Ok(Some((shift, days))),
+        _ => Ok(None),
+    }
+}
+
+/// [`spent_of`] from the kept local days of `shift` starting on `days` (the bounds' UTC
+/// dates, [`zone_days_of`]): each day's row in the span of its start.
+fn spent_of_zone_days(
+    conn: &Connection,
+    cabinets: &Cabinets,
+    (shift, days): (i64, Vec<String>),
+) -> Result<Vec<Vec<Money>>, StoreError> {
+    let mut spent = vec![vec![0_i64; days.len() - 1]; cabinets.len()];
+    let mut known: Known<Option<usize>> = Known::new();
+    let range = (days[0].as_str(), days[days.len() - 1].as_str());
+    cabinets.read_of(conn, &ZONE_DAYS, range, Some(shift), |place, r| {
+        let span = known.of(r, |day| {
+            days.partition_point(|d| d.as_str() <= day).checked_sub(1)
+        })?;
+        if let Some(sum) = span.and_then(|i| spent[place].get_mut(i)) {
+            *sum = sum.checked_add(r.get(2)?).ok_or_else(overflow)?;
+        }
+        Ok(())
+    })?;
+    Ok(spent
+        .into_iter()
+        .map(|s| s.into_iter().map(Money::from_micros).collect())
         .collect())
 }
 
@@ -1047,28 +1136,64 @@ pub(super) mod tests {
     fn spend_per_day_read_from_the_weeks_rows_equals_the_hours_in_every_zone() {
         let conn = test_db();
         let start = three_weeks_of_two_cabinets(&conn);
-        // Cabinet 9 has no figures.
-        for offset in [-720, -210, 0, 345, 840] {
-            let at = |d: i64| iso(start + Duration::days(d) - Duration::minutes(offset));
-            // Each of twelve days over three weeks' rows (one of them a removed day), and two
-            // days.
-            for bounds in [
-                (1..=13).map(at).collect::<Vec<_>>(),
-                (9..=11).map(at).collect(),
-            ] {
-                let spans = Spans::new(bounds.clone());
-                for (accounts, together) in [(&[8, 7, 9][..], true), (&[7, 8], false)] {
-                    let cabinets = Cabinets::new(&conn, accounts).unwrap();
-                    assert_eq!(cabinets.together, together);
-                    let read = spent_of(&conn, &cabinets, &spans).unwrap();
-                    let hours: Vec<Vec<Money>> = each_by_hours(&conn, accounts, &bounds)
-                        .into_iter()
-                        .map(|totals| totals.into_iter().map(|t| t.spent).collect())
-                        .collect();
-                    assert_eq!(read, hours, "{bounds:?} {accounts:?}");
-                    assert!(read[0][0].micros() > 0, "{bounds:?}");
+        let offsets = [-720, -210, 0, 345, 840];
+        // Read from the weekly rows and the hours at the bounds, then from the zones' kept
+        // local days (schema 67), kept before some hours are written, changed and removed.
+        for kept in [false, true] {
+            if kept {
+                for shift in [720, 210, 1095, 600] {
+                    assert!(zone_days::keep_shift(&conn, shift).unwrap());
+                }
+                conn.execute_batch(
+                    "UPDATE cabinet_hours SET spent_micros = spent_micros + 1000
+                         WHERE account_id = 8 AND hour LIKE '%T1_:00:00Z';
+                     DELETE FROM cabinet_hours WHERE account_id = 7 AND hour LIKE '%T03:00:00Z';",
+                )
+                .unwrap();
+                cabinet_nine(&conn, "hour LIKE '%T0_:00:00Z'");
+            }
+            // Cabinet 9 has no figures until it is given some.
+            for offset in offsets {
+                let at = |d: i64| iso(start + Duration::days(d) - Duration::minutes(offset));
+                // Each of twelve days over three weeks' rows (one of them a removed day), and
+                // two days.
+                for bounds in [
+                    (1..=13).map(at).collect::<Vec<_>>(),
+                    (9..=11).map(at).collect(),
+                ] {
+                    let spans = Spans::new(bounds.clone());
+                    let zone = zone_days_of(&conn, &spans).unwrap();
+                    assert_eq!(zone.is_some(), kept && offset != 0, "{bounds:?}");
+                    for (accounts, together) in [(&[8, 7, 9][..], true), (&[7, 8], false)] {
+                        let cabinets = Cabinets::new(&conn, accounts).unwrap();
+                        assert_eq!(cabinets.together, together);
+                        let read = spent_of(&conn, &cabinets, &spans).unwrap();
+                        let hours: Vec<Vec<Money>> = each_by_hours(&conn, accounts, &bounds)
+                            .into_iter()
+                            .map(|totals| totals.into_iter().map(|t| t.spent).collect())
+                            .collect();
+                        assert_eq!(read, hours, "{bounds:?} {accounts:?}");
+                        assert!(read[0][0].micros() > 0, "{bounds:?}");
+                    }
                 }
             }
+        }
+        // Bounds on both sides of a clock change (a zone's two shifts), or one of them a UTC
+        // midnight, are not read from the kept days.
+        for bounds in [
+            [
+                "2026-03-28T23:00:00Z",
+                "2026-03-29T22:00:00Z",
+                "2026-03-30T22:00:00Z",
+            ],
+            [
+                "2026-03-28T21:00:00Z",
+                "2026-03-29T21:00:00Z",
+                "2026-03-30T00:00:00Z",
+            ],
+        ] {
+            let spans = Spans::new(bounds.iter().map(|b| b.to_string()).collect());
+            assert!(zone_days_of(&conn, &spans).unwrap().is_none(), "{bounds:?}");
         }
     }
 

@@ -1,11 +1,11 @@
 //! Owns the comparison of each kept figure with its recomputation from the rows it stands for
 //! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours,
 //! the weekly rows (their sums, and their spend per day apart) and the running sums with the
-//! daily rows, the cabinets' hours with their campaigns' stats rows, the conversions' daily,
-//! weekly and hourly rows and the campaigns' weekly conversions with the conversions, the stats
-//! rows' running sums with the rows, the cabinets' last rolled-up day with their daily rows, the
-//! conversion totals with the events still stored, and each campaign's conversion lines with its
-//! totals.
+//! daily rows, the local days of the kept zone shifts with the hours, the cabinets' hours with
+//! their campaigns' stats rows, the conversions' daily, weekly and hourly rows and the
+//! campaigns' weekly conversions with the conversions, the stats rows' running sums with the
+//! rows, the cabinets' last rolled-up day with their daily rows, the conversion totals with the
+//! events still stored, and each campaign's conversion lines with its totals.
 //! Reads only; names what differs.
 
 use rusqlite::Connection;
@@ -77,6 +77,13 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
             "cabinet_runs",
             "the cabinet_days rows summed by cabinet through each UTC day",
             CABINET_RUNS,
+        )?,
+        compare(
+            conn,
+            "cabinet_zone_days",
+            "the cabinet_hours rows counted and their spend summed by kept zone shift, cabinet \
+             and local day",
+            CABINET_ZONE_DAYS,
         )?,
         compare(
             conn,
@@ -300,6 +307,23 @@ const CABINET_RUNS: &str = "
           FROM cabinet_days
           WINDOW through AS (PARTITION BY account_id ORDER BY day ROWS UNBOUNDED PRECEDING))
     GROUP BY account_id, day ORDER BY account_id, day";
+
+/// The cabinets' spend per local day of each kept shift (schema 67) against their hours
+/// counted and summed by the day each starts in.
+const CABINET_ZONE_DAYS: &str = "
+    SELECT 'shift ' || shift || ', cabinet ' || account_id || ', ' || day,
+        SUM(k_n) || ' hours: ' || SUM(k_spent) || ' spent micros',
+        SUM(r_n) || ' hours: ' || SUM(r_spent) || ' spent micros',
+        SUM(k_n) <> SUM(r_n) OR SUM(k_spent) <> SUM(r_spent)
+    FROM (SELECT shift, account_id, day, hours AS k_n, spent_micros AS k_spent, 0 AS r_n,
+            0 AS r_spent
+          FROM cabinet_zone_days
+          UNION ALL
+          SELECT s.shift, h.account_id, date(h.hour, -s.shift || ' minutes'), 0, 0, COUNT(*),
+            SUM(h.spent_micros)
+          FROM zone_shifts s, cabinet_hours h
+          GROUP BY s.shift, h.account_id, date(h.hour, -s.shift || ' minutes'))
+    GROUP BY shift, account_id, day ORDER BY shift, account_id, day";
 
 const CABINET_HOURS: &str = "
     SELECT 'cabinet ' || account_id || ', ' || day,

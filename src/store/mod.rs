@@ -42,6 +42,7 @@ pub mod tasks;
 pub mod teams;
 pub mod transfers;
 pub mod users;
+pub mod zone_days;
 
 use rusqlite::{Row, RowIndex};
 

@@ -20,11 +20,12 @@ use chrono::{Days, NaiveDate};
 use rusqlite::Connection;
 use rust_decimal::Decimal;
 
+pub use crate::domain::zone::midnight;
 pub use figures::{
     Agency, Amount, CampaignLine, Change, Day, EventLine, Fee, Figures, GroupRef, RateUsed, Report,
     Revenue,
 };
-pub use span::{midnight, Span, DEFAULT_DAYS, MAX_DAYS};
+pub use span::{Span, DEFAULT_DAYS, MAX_DAYS};
 
 use super::{bad, OpsError};
 use crate::domain::agency::CurrencyCode;

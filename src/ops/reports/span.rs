@@ -2,10 +2,11 @@
 //! is given), at most [`MAX_DAYS`], the period of the same length before, and where each of
 //! those days starts in UTC, as the stored hours are kept. Pure.
 
-use chrono::{DateTime, Days, NaiveDate, TimeZone, Utc};
+use chrono::{Days, NaiveDate};
 use chrono_tz::Tz;
 
 use crate::domain::time::iso;
+use crate::domain::zone::midnight;
 use crate::ops::{bad, OpsError};
 
 /// The longest span a report covers, in days.
@@ -134,18 +135,6 @@ impl Span {
             midnight(self.zone, day) == day.and_time(chrono::NaiveTime::MIN).and_utc()
         })
     }
-}
-
-/// The UTC instant `day` starts in `zone` (where a clock change skips midnight, the first hour
-/// that exists).
-pub fn midnight(zone: Tz, day: NaiveDate) -> DateTime<Utc> {
-    (0..3)
-        .find_map(|h| {
-            let local = day.and_hms_opt(h, 0, 0)?;
-            zone.from_local_datetime(&local).earliest()
-        })
-        .map(|t| t.with_timezone(&Utc))
-        .unwrap_or_else(|| day.and_time(chrono::NaiveTime::MIN).and_utc())
 }
 
 /// The day of `days` (whose [`Span::bounds`] are `bounds`, the first being `first`) a stored

@@ -18,7 +18,8 @@ use crate::helpers::{spawn_app, Camp, TestApp};
 use adcab::clock;
 use adcab::domain::campaign::Status;
 use adcab::ops;
-use adcab::store::{campaigns, kept, kept_check, retention};
+use adcab::ops::reports::midnight;
+use adcab::store::{campaigns, kept, kept_check, retention, zone_days};
 
 /// A config file naming the app's database.
 fn config_for(app: &TestApp) -> PathBuf {
@@ -198,6 +199,105 @@ fn a_span_read_through_daily_rows_equals_its_hours_in_every_zone() {
 }
 
 #[test]
+fn a_persons_zone_keeps_its_local_days_and_the_chart_reads_them_as_the_hours_give() {
+    let app = spawn_app();
+    let (cabinet, _) = busy_cabinet(&app, 60);
+    let owner: i64 = app
+        .services
+        .db
+        .read_blocking(move |c| {
+            c.query_row(
+                "SELECT owner_id FROM cabinets WHERE id = ?1",
+                [cabinet],
+                |r| r.get(0),
+            )
+            .map_err(adcab::store::StoreError::from)
+        })
+        .unwrap();
+    let kept_shift = |app: &TestApp, shift: i64| {
+        app.services
+            .db
+            .read_blocking(move |c| zone_days::kept(c, shift))
+            .unwrap()
+    };
+    assert!(!kept_shift(&app, 1260), "no zone chosen yet");
+    // The person picks Moscow's zone: its days (starting at 21:00 UTC) are kept, filled from
+    // the hours synced so far.
+    let settings = ops::people::Settings {
+        language: None,
+        time_zone: Some(chrono_tz::Europe::Moscow),
+        telegram_chat: None,
+    };
+    ops::people::settings_save(&app.services, owner, settings).unwrap();
+    assert!(kept_shift(&app, 1260));
+    // The chart's spend per day over its local days equals the hours', through midnights
+    // behind and ahead of the hours synced, before and after more hours are synced.
+    let chart = |app: &TestApp| {
+        let start = app.now().date_naive() - Duration::days(4);
+        let bounds: Vec<String> = (0..=5)
+            .map(|d| {
+                clock::iso(midnight(
+                    chrono_tz::Europe::Moscow,
+                    start + Duration::days(d),
+                ))
+            })
+            .collect();
+        let (read, hours) = app
+            .services
+            .db
+            .read_blocking(move |c| {
+                let cabinets = kept::Cabinets::new(c, &[cabinet])?;
+                let read = kept::spent_of(c, &cabinets, &kept::Spans::new(bounds.clone()))?;
+                let hours: Vec<_> = kept::by_hours(c, cabinet, &bounds)?
+                    .into_iter()
+                    .map(|t| t.spent)
+                    .collect();
+                Ok::<_, adcab::store::StoreError>((read, hours))
+            })
+            .unwrap();
+        assert!(
+            hours.iter().filter(|s| s.micros() > 0).count() >= 2,
+            "{hours:?}"
+        );
+        assert_eq!(read, vec![hours]);
+    };
+    chart(&app);
+    app.advance(5 * 3600);
+    chart(&app);
+    // A zone written while the service was down is kept when it starts: New York's two.
+    let app = app.restart_after(|s| {
+        s.db.write_blocking(move |tx| {
+            tx.execute(
+                "UPDATE users SET time_zone = 'America/New_York' WHERE id = ?1",
+                [owner],
+            )
+            .map_err(adcab::store::StoreError::from)
+        })
+        .unwrap();
+    });
+    assert!(kept_shift(&app, 240) && kept_shift(&app, 300));
+    let (ok, answer) = check_deep(&config_for(&app));
+    assert!(ok, "{answer}");
+    let days = &answer["kept"]["cabinet_zone_days"];
+    assert_eq!(days["equal"], true, "{answer}");
+    assert!(days["rows"].as_i64().unwrap() > 0, "{answer}");
+    // A day changed behind the triggers is named.
+    app.sql(&format!(
+        "UPDATE cabinet_zone_days SET spent_micros = spent_micros + 1
+         WHERE shift = 300 AND account_id = {cabinet}
+           AND day = (SELECT MAX(day) FROM cabinet_zone_days WHERE shift = 300)"
+    ));
+    let (ok, answer) = check_deep(&config_for(&app));
+    assert!(!ok, "{answer}");
+    let days = &answer["kept"]["cabinet_zone_days"];
+    assert_eq!(days["differing"], 1, "{answer}");
+    assert!(days["differences"][0]["key"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("shift 300, cabinet {cabinet}, ")));
+}
+
+#[test]
 fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() {
     let app = spawn_app();
     let (cabinet, _) = busy_cabinet(&app, 30);
@@ -215,6 +315,8 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
             for ad in ads {
                 retention::roll_campaign(tx, cabinet, ad, &midnight)?;
             }
+            // Moscow's local days kept too (schema 67), filled from these hours.
+            zone_days::keep_shift(tx, 1260)?;
             Ok::<_, adcab::store::StoreError>(())
         })
         .unwrap();
@@ -227,6 +329,7 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
         "cabinet_weeks",
         "cabinet_weeks_spend_per_day",
         "cabinet_runs",
+        "cabinet_zone_days",
         "cabinet_hours",
         "cabinet_conversion_days",
         "cabinet_conversion_hours",
