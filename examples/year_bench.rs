@@ -216,7 +216,11 @@ fn main() -> ExitCode {
         } else if let Some(name) = arg.strip_prefix("--zone=") {
             zone = Some(name.to_string());
         } else if let Some(days) = arg.strip_prefix("--ahead=") {
-            ahead = days.parse().expect("--ahead=DAYS counts days");
+            ahead = days
+                .parse()
+                .ok()
+                .filter(|d| (0..=366).contains(d))
+                .expect("--ahead=DAYS counts 0 to 366 days");
         } else {
             numbers.push(arg.parse::<usize>().expect(
                 "numeric arguments, --quick, --pages, --only=TEXT, --zone=NAME or --ahead=DAYS",
@@ -236,14 +240,22 @@ fn main() -> ExitCode {
 
     let twins = year::make(cabinets, per_cabinet, ahead);
     // The owner's days (the home page's periods, the report's days) in another zone than UTC.
+    // Saved as the settings page saves it, which keeps the zone's local days (schema 67), filled
+    // from the twin's hours in that write: its time printed.
     if let Some(zone) = &zone {
-        for s in [&twins.day1, &twins.year] {
-            let zone = zone.clone();
-            s.db.write_blocking(move |tx| {
-                tx.execute("UPDATE users SET time_zone = ?1", [zone])
-                    .map_err(adcab::store::StoreError::from)
-            })
-            .expect("the owner's zone");
+        let zone: chrono_tz::Tz = zone.parse().expect("an IANA time zone");
+        for (name, s) in [("day 1", &twins.day1), ("day 365", &twins.year)] {
+            let started = Instant::now();
+            let settings = adcab::ops::people::Settings {
+                language: None,
+                time_zone: Some(zone),
+                telegram_chat: None,
+            };
+            adcab::ops::people::settings_save(s, twins.user, settings).expect("the owner's zone");
+            println!(
+                "{name}: the owner's zone {zone} saved, its local days filled, in {:.2} s",
+                started.elapsed().as_secs_f64()
+            );
         }
     }
     let sides = [Side::start(&twins.day1), Side::start(&twins.year)];

@@ -165,8 +165,9 @@ async fn check_integrity(services: &Services) -> Result<(), ServeError> {
 
 /// Fixes where the scheduler starts (on a first start), clears what a stopped process held
 /// (idempotency claims of requests that died with it: their work either committed with its
-/// answer or is safe to run again; uploads it was still receiving), and indexes every
-/// campaign's refs under the configured tracker parameters.
+/// answer or is safe to run again; uploads it was still receiving), indexes every campaign's
+/// refs under the configured tracker parameters, and keeps the local days of the zones people
+/// chose (`store::zone_days::follow`).
 async fn recover(services: &Services) -> Result<(), ServeError> {
     api::media::remove_partial_uploads(&services.db);
     scheduler::init(services)
@@ -189,15 +190,24 @@ async fn recover(services: &Services) -> Result<(), ServeError> {
             "dropped idempotency claims of requests that did not finish"
         );
     }
-    // The local days of every person's zone (schema 67): those of a zone picked before the
-    // table existed, and a zone's new shift should its rules have changed.
-    let shifts = services
+    // The local days kept for the people's zones (schema 67): those of a zone picked before the
+    // table existed or while the service was down, a zone's new shift should its rules have
+    // changed. They only speed up the home page's chart, which reads the hours without them, so
+    // a failure is logged and the service starts.
+    let followed = services
         .db
-        .write(|tx| store::zone_days::keep_people_zones(tx, crate::clock::now(tx)?.date_naive()))
-        .await
-        .map_err(ServeError::Recovery)?;
-    if shifts > 0 {
-        tracing::info!(shifts, "kept the cabinets' local days of more zone shifts");
+        .write(|tx| store::zone_days::follow(tx, crate::clock::now(tx)?.date_naive()))
+        .await;
+    match followed {
+        Ok(f) => {
+            if !f.unknown.is_empty() {
+                tracing::warn!(zones = ?f.unknown, "people's zones the time zone database no longer names");
+            }
+            if !(f.added.is_empty() && f.removed.is_empty()) {
+                tracing::info!(added = ?f.added, removed = ?f.removed, "zone shifts kept");
+            }
+        }
+        Err(e) => tracing::error!(error = %e, "the zones' local days not followed"),
     }
     Ok(())
 }

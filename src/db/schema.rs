@@ -126,7 +126,7 @@ const SERVICE: Ledger = Ledger {
             include_str!("../../sql/0065_cabinet_week_days_spent.sql"),
         ),
         (66, include_str!("../../sql/0066_cabinet_runs.sql")),
-        (67, include_str!("../../sql/0067_cabinet_zone_days.sql")),
+        (67, include_str!("../../sql/0067_cabinet_zone_weeks.sql")),
     ],
 };
 

@@ -328,10 +328,10 @@ pub fn settings_save(s: &Services, user: i64, settings: Settings) -> Result<Done
     s.db.write_blocking(|tx| {
         require_user(tx, user)?;
         users::set_settings(tx, user, settings.language, settings.time_zone)?;
-        if let Some(zone) = settings.time_zone {
-            // The home page's chart of spend per day in this zone reads its kept local days.
-            zone_days::keep(tx, zone, clock::now(tx)?.date_naive())?;
-        }
+        // The home page's chart of spend per day in a person's zone reads its kept local days:
+        // those of this zone added (filled from the hours), any no one's zone has any more
+        // removed.
+        zone_days::follow(tx, clock::now(tx)?.date_naive())?;
         alerts::set_user_chat(tx, user, settings.telegram_chat)?;
         Ok(Done {})
     })

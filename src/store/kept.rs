@@ -7,7 +7,8 @@
 //! other days from the daily rows where those are fewer, the hours a span's bounds cut from a
 //! day from `cabinet_hours`; its conversions are read by weeks and days by `converted`), with
 //! the spend per span read from the weeks' days instead (`spent_of`, the home page's chart), or
-//! from the local days of a zone's shift (`cabinet_zone_days`, 67) where its bounds are those.
+//! from the local weeks' days of a zone's shift (`cabinet_zone_weeks`, 67) where its bounds are
+//! that shift's midnights.
 //! Writes nothing: the triggers keep the rows, and `kept_check` compares them with their
 //! recomputation.
 
@@ -728,8 +729,8 @@ const WEEK_DAYS: Rows = kept_rows!(
 /// spend per day): the spend of [`days_of`], each UTC day's read from its week's row (schema
 /// 65), a row per cabinet and week where [`days_of`] reads one per cabinet and day for spans of
 /// a day; then the hours at bounds that are not UTC midnights, as there. Where every bound is a
-/// local midnight of one kept zone shift, its local days' rows instead (schema 67), a row per
-/// cabinet and day and no hour.
+/// local midnight of one kept zone shift, from its local weeks' rows instead (schema 67), each
+/// local day's spend the same way, and no hour.
 pub fn spent_of(
     conn: &Connection,
     cabinets: &Cabinets,
@@ -744,40 +745,50 @@ pub fn spent_of(
     let Some(plan) = spans.plan.as_ref().filter(|p| !p.hourly) else {
         return Ok(spent(days_of(conn, cabinets, spans)?));
     };
-    if let Some(days) = zone_days_of(conn, spans)? {
-        return spent_of_zone_days(conn, cabinets, days);
-    }
+    // The weekly rows to read, the shift bound after their range, the days that count and the
+    // span of each: a zone's kept local days where they serve, else the UTC days.
+    let zone = zone_days_of(conn, spans)?;
+    let (rows, shift, counted) = match &zone {
+        Some((shift, days)) => (
+            &ZONE_WEEK_DAYS,
+            Some(*shift),
+            Some((days[0], days[days.len() - 1] - Duration::days(1))),
+        ),
+        None => (&WEEK_DAYS, None, plan.counted()),
+    };
+    let span_of = |day: NaiveDate| match &zone {
+        Some((_, days)) => (day < days[days.len() - 1])
+            .then(|| days.partition_point(|d| *d <= day).checked_sub(1))
+            .flatten(),
+        None => plan.of_date(day),
+    };
     let mut sums = vec![vec![Sums::default(); spans.len()]; cabinets.len()];
-    if let Some((first, last)) = plan.counted() {
+    if let Some((first, last)) = counted {
         let monday = |d: NaiveDate| d.week(Weekday::Mon).first_day().to_string();
         // The span of each day of a week's row, by its Monday.
         let mut known: Known<[Option<usize>; 7]> = Known::new();
-        cabinets.read(
-            conn,
-            &WEEK_DAYS,
-            (&monday(first), &monday(last)),
-            |place, r| {
-                let week = known.of(r, |monday| {
-                    let first = date(monday);
-                    std::array::from_fn(|d| {
-                        first.and_then(|f| plan.of_date(f + Duration::days(d as i64)))
-                    })
-                })?;
-                let cabinet = &mut sums[place];
-                for (d, span) in week.into_iter().enumerate() {
-                    if let Some(i) = span {
-                        let day = Sums {
-                            spent: r.get(2 + d)?,
-                            ..Sums::default()
-                        };
-                        cabinet[i] = cabinet[i].moved(day, true).ok_or_else(overflow)?;
-                    }
+        let range = (monday(first), monday(last));
+        cabinets.read_of(conn, rows, (&range.0, &range.1), shift, |place, r| {
+            let week = known.of(r, |monday| {
+                let first = date(monday);
+                std::array::from_fn(|d| first.and_then(|f| span_of(f + Duration::days(d as i64))))
+            })?;
+            let cabinet = &mut sums[place];
+            for (d, span) in week.into_iter().enumerate() {
+                if let Some(i) = span {
+                    let day = Sums {
+                        spent: r.get(2 + d)?,
+                        ..Sums::default()
+                    };
+                    cabinet[i] = cabinet[i].moved(day, true).ok_or_else(overflow)?;
                 }
-                Ok(())
-            },
-        )?;
+            }
+            Ok(())
+        })?;
     }
-    plan.move_edges(conn, cabinets, spans, &mut sums)?;
+    if zone.is_none() {
+        plan.move_edges(conn, cabinets, spans, &mut sums)?;
+    }
     Ok(sums
         .into_iter()
         .map(|sums| {
@@ -788,13 +799,18 @@ pub fn spent_of(
         .collect())
 }
 
-/// The kept local days' spend (schema 67) of one cabinet and of every one, as [`Rows`] reads
-/// them with the days' shift bound after the range ([`Cabinets::read_of`]).
-const ZONE_DAYS: Rows = Rows {
-    one: "SELECT day, account_id, spent_micros FROM cabinet_zone_days
-        WHERE account_id = ?1 AND day >= ?2 AND day < ?3 AND shift = ?4",
-    every: "SELECT day, account_id, spent_micros FROM cabinet_zone_days
-        INDEXED BY cabinet_zone_days_by_day WHERE day >= ?1 AND day < ?2 AND shift = ?3",
+/// The kept local weeks' spend per day (schema 67) of one cabinet and of every one, as
+/// [`WEEK_DAYS`] reads the UTC weeks', with the shift bound after the range
+/// ([`Cabinets::read_of`]).
+const ZONE_WEEK_DAYS: Rows = Rows {
+    one: "SELECT week, account_id, spent_mon, spent_tue, spent_wed, spent_thu, spent_fri,
+            spent_sat, spent_sun
+        FROM cabinet_zone_weeks WHERE account_id = ?1 AND week >= ?2 AND week <= ?3
+            AND shift = ?4",
+    every: "SELECT week, account_id, spent_mon, spent_tue, spent_wed, spent_thu, spent_fri,
+            spent_sat, spent_sun
+        FROM cabinet_zone_weeks INDEXED BY cabinet_zone_weeks_by_week
+        WHERE week >= ?1 AND week <= ?2 AND shift = ?3",
 };
 
 /// When every bound of `spans` is a local midnight of one shift whose days are kept (schema
@@ -803,7 +819,7 @@ const ZONE_DAYS: Rows = Rows {
 fn zone_days_of(
     conn: &Connection,
     spans: &Spans,
-) -> Result<Option<(i64, Vec<String>)>, StoreError> {
+) -> Result<Option<(i64, Vec<NaiveDate>)>, StoreError> {
     let mut shift = None;
     let mut days = Vec::with_capacity(spans.bounds.len());
     for bound in &spans.bounds {
@@ -815,37 +831,12 @@ fn zone_days_of(
             return Ok(None);
         }
         shift = Some(this);
-        days.push(at.date_naive().to_string());
+        days.push(at.date_naive());
     }
     match shift {
         Some(shift) if days.len() > 1 && zone_days::kept(conn, shift)? => Ok(Some((shift, days))),
         _ => Ok(None),
     }
-}
-
-/// [`spent_of`] from the kept local days of `shift` starting on `days` (the bounds' UTC
-/// dates, [`zone_days_of`]): each day's row in the span of its start.
-fn spent_of_zone_days(
-    conn: &Connection,
-    cabinets: &Cabinets,
-    (shift, days): (i64, Vec<String>),
-) -> Result<Vec<Vec<Money>>, StoreError> {
-    let mut spent = vec![vec![0_i64; days.len() - 1]; cabinets.len()];
-    let mut known: Known<Option<usize>> = Known::new();
-    let range = (days[0].as_str(), days[days.len() - 1].as_str());
-    cabinets.read_of(conn, &ZONE_DAYS, range, Some(shift), |place, r| {
-        let span = known.of(r, |day| {
-            days.partition_point(|d| d.as_str() <= day).checked_sub(1)
-        })?;
-        if let Some(sum) = span.and_then(|i| spent[place].get_mut(i)) {
-            *sum = sum.checked_add(r.get(2)?).ok_or_else(overflow)?;
-        }
-        Ok(())
-    })?;
-    Ok(spent
-        .into_iter()
-        .map(|s| s.into_iter().map(Money::from_micros).collect())
-        .collect())
 }
 
 /// A cabinet's sums (or spend) past what an `i64` holds: rows no write could have made.

@@ -1,7 +1,7 @@
 //! Owns the comparison of each kept figure with its recomputation from the rows it stands for
 //! (`adcab check --deep`): the status counts with the campaigns, the daily rows with the hours,
 //! the weekly rows (their sums, and their spend per day apart) and the running sums with the
-//! daily rows, the local days of the kept zone shifts with the hours, the cabinets' hours with
+//! daily rows, the local weeks of the kept zone shifts with the hours, the cabinets' hours with
 //! their campaigns' stats rows, the conversions' daily, weekly and hourly rows and the
 //! campaigns' weekly conversions with the conversions, the stats rows' running sums with the
 //! rows, the cabinets' last rolled-up day with their daily rows, the conversion totals with the
@@ -80,10 +80,10 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
         )?,
         compare(
             conn,
-            "cabinet_zone_days",
-            "the cabinet_hours rows counted and their spend summed by kept zone shift, cabinet \
-             and local day",
-            CABINET_ZONE_DAYS,
+            "cabinet_zone_weeks",
+            "the cabinet_hours rows counted by kept zone shift, cabinet and local week, and \
+             their spend summed by local day",
+            CABINET_ZONE_WEEKS,
         )?,
         compare(
             conn,
@@ -308,22 +308,38 @@ const CABINET_RUNS: &str = "
           WINDOW through AS (PARTITION BY account_id ORDER BY day ROWS UNBOUNDED PRECEDING))
     GROUP BY account_id, day ORDER BY account_id, day";
 
-/// The cabinets' spend per local day of each kept shift (schema 67) against their hours
-/// counted and summed by the day each starts in.
-const CABINET_ZONE_DAYS: &str = "
-    SELECT 'shift ' || shift || ', cabinet ' || account_id || ', ' || day,
-        SUM(k_n) || ' hours: ' || SUM(k_spent) || ' spent micros',
-        SUM(r_n) || ' hours: ' || SUM(r_spent) || ' spent micros',
-        SUM(k_n) <> SUM(r_n) OR SUM(k_spent) <> SUM(r_spent)
-    FROM (SELECT shift, account_id, day, hours AS k_n, spent_micros AS k_spent, 0 AS r_n,
-            0 AS r_spent
-          FROM cabinet_zone_days
+/// The cabinets' local weeks of each kept shift (schema 67) against their hours counted by the
+/// week of the local day each starts in, and their spend summed by that day.
+const CABINET_ZONE_WEEKS: &str = "
+    SELECT 'shift ' || shift || ', cabinet ' || account_id || ', week of ' || week,
+        SUM(k_n) || ' hours, spent micros ' || SUM(k_1) || ' ' || SUM(k_2) || ' ' || SUM(k_3)
+            || ' ' || SUM(k_4) || ' ' || SUM(k_5) || ' ' || SUM(k_6) || ' ' || SUM(k_7),
+        SUM(r_n) || ' hours, spent micros ' || SUM(r_1) || ' ' || SUM(r_2) || ' ' || SUM(r_3)
+            || ' ' || SUM(r_4) || ' ' || SUM(r_5) || ' ' || SUM(r_6) || ' ' || SUM(r_7),
+        SUM(k_n) <> SUM(r_n) OR SUM(k_1) <> SUM(r_1) OR SUM(k_2) <> SUM(r_2)
+            OR SUM(k_3) <> SUM(r_3) OR SUM(k_4) <> SUM(r_4) OR SUM(k_5) <> SUM(r_5)
+            OR SUM(k_6) <> SUM(r_6) OR SUM(k_7) <> SUM(r_7)
+    FROM (SELECT shift, account_id, week, hours AS k_n, spent_mon AS k_1, spent_tue AS k_2,
+            spent_wed AS k_3, spent_thu AS k_4, spent_fri AS k_5, spent_sat AS k_6,
+            spent_sun AS k_7, 0 AS r_n, 0 AS r_1, 0 AS r_2, 0 AS r_3, 0 AS r_4, 0 AS r_5,
+            0 AS r_6, 0 AS r_7
+          FROM cabinet_zone_weeks
           UNION ALL
-          SELECT s.shift, h.account_id, date(h.hour, -s.shift || ' minutes'), 0, 0, COUNT(*),
-            SUM(h.spent_micros)
-          FROM zone_shifts s, cabinet_hours h
-          GROUP BY s.shift, h.account_id, date(h.hour, -s.shift || ' minutes'))
-    GROUP BY shift, account_id, day ORDER BY shift, account_id, day";
+          SELECT shift, account_id, date(day, '-6 days', 'weekday 1'), 0, 0, 0, 0, 0, 0, 0, 0,
+            COUNT(*),
+            SUM(CASE strftime('%u', day) WHEN '1' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '2' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '3' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '4' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '5' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '6' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '7' THEN spent_micros ELSE 0 END)
+          FROM (SELECT s.shift, h.account_id, h.spent_micros,
+                    date(h.hour, -s.shift || ' minutes') AS day
+                FROM zone_shifts s, cabinet_hours h)
+          WHERE day IS NOT NULL
+          GROUP BY shift, account_id, date(day, '-6 days', 'weekday 1'))
+    GROUP BY shift, account_id, week ORDER BY shift, account_id, week";
 
 const CABINET_HOURS: &str = "
     SELECT 'cabinet ' || account_id || ', ' || day,

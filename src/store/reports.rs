@@ -195,7 +195,7 @@ fn shared_conversions(
     while let Some(r) = rows.next()? {
         sums.add_event(r)?;
     }
-    Ok(sums.into_rows())
+    sums.into_rows()
 }
 
 /// How [`conversions_per_campaign`] reads a span's own conversions: the weekly rows of the
@@ -344,17 +344,26 @@ impl<'a> PaidSums<'a> {
     }
 
     /// The lines per campaign and currency, those whose conversions were all taken back off
-    /// again (count 0) left out.
-    fn into_rows(self) -> Vec<(i64, Paid)> {
-        self.ads
-            .iter()
-            .zip(self.sums)
-            .flat_map(|(&ad, mut lines)| {
-                lines.retain(|p| p.count != 0);
-                lines.sort_unstable_by(|a, b| a.currency.cmp(&b.currency));
-                lines.into_iter().map(move |p| (ad, p))
-            })
-            .collect()
+    /// again (count 0) left out; a line left with a count of 0 and an amount, or with fewer
+    /// than none, is a weekly row that is not its conversions' sum (`adcab check --deep`).
+    fn into_rows(self) -> Result<Vec<(i64, Paid)>, StoreError> {
+        let mut rows = Vec::new();
+        for (&ad, mut lines) in self.ads.iter().zip(self.sums) {
+            if let Some(p) = lines
+                .iter()
+                .find(|p| p.count < 0 || (p.count == 0 && p.amount_micros != 0))
+            {
+                return Err(StoreError::Corrupt(format!(
+                    "campaign {ad}'s conversions in {:?} come to {} worth {}: \
+                     campaign_conversion_weeks differs from its conversions",
+                    p.currency, p.count, p.amount_micros
+                )));
+            }
+            lines.retain(|p| p.count != 0);
+            lines.sort_unstable_by(|a, b| a.currency.cmp(&b.currency));
+            rows.extend(lines.into_iter().map(|p| (ad, p)));
+        }
+        Ok(rows)
     }
 }
 
@@ -635,17 +644,18 @@ mod tests {
     use crate::domain::money::Money;
     use crate::store::test_db;
 
-    /// The conversions of `ads` received in `[from, to)` summed one by one, per campaign and
-    /// currency: what [`conversions_per_campaign`] reads.
+    /// The conversions of cabinet 7's `ads` received in `[from, to)` summed one by one, per
+    /// campaign and currency: what [`conversions_per_campaign`] reads.
     fn paid_one_by_one(conn: &Connection, ads: &[i64], from: &str, to: &str) -> Vec<(i64, Paid)> {
         let mut stmt = conn
             .prepare(
                 "SELECT ad, currency, COUNT(*), SUM(COALESCE(amount_micros, 0))
                  FROM (SELECT ad_id AS ad, currency, amount_micros, received_at
-                       FROM conversions WHERE ad_id IS NOT NULL
+                       FROM conversions WHERE ad_id IS NOT NULL AND account_id = 7
                        UNION ALL
                        SELECT cc.ad_id, currency, amount_micros, received_at
-                       FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id)
+                       FROM conversion_campaigns cc JOIN conversions c ON c.id = cc.conversion_id
+                       WHERE cc.account_id = 7)
                  WHERE ad IN (SELECT value FROM json_each(?3))
                     AND received_at >= ?1 AND received_at < ?2
                  GROUP BY ad, currency ORDER BY ad, currency",
@@ -703,6 +713,18 @@ mod tests {
             "INSERT INTO conversion_campaigns (conversion_id, account_id, ad_id)
              SELECT id, 7, ad FROM conversions, (SELECT 2 AS ad UNION ALL SELECT 3)
              WHERE ad_id IS NULL",
+        )
+        .unwrap();
+        // Another cabinet's conversions, with the same campaign ids, at the same times and
+        // after them, count nowhere in cabinet 7's.
+        conn.execute_batch(
+            "INSERT INTO conversions (holder_id, txid, event_type, amount_micros, currency,
+                account_id, ad_id, received_at, updated_at)
+             SELECT holder_id, 'other ' || txid, event_type, amount_micros * 3, currency, 8,
+                COALESCE(ad_id, 1), received_at, updated_at FROM conversions;
+             INSERT INTO conversions (holder_id, txid, event_type, amount_micros, currency,
+                account_id, ad_id, received_at, updated_at)
+             VALUES (1, 'later', 'purchase', 5, 'USD', 8, 1, '2026-12-30T00:00:00Z', 'x');",
         )
         .unwrap();
         // Campaign 4 converts on two Mondays' first hour alone: a span from such a Tuesday

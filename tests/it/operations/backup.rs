@@ -233,7 +233,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // conversions (their triggers first), 60: the campaigns' conversion lines (its
             // triggers and view first), 61: the cabinets' copies' revision (its triggers first),
             // 64: the hourly rows' indexes by hour, 66: the cabinets' running sums and 67: their
-            // local days of the zone shifts kept (their triggers first); 27's column is in 15's alerts; 50 adds rows only; 58, 59 and 62
+            // local weeks of the zone shifts kept (their triggers first); 27's column is in 15's alerts; 50 adds rows only; 58, 59 and 62
             // redefine 48's triggers; 63's indexes go with their tables) undone.
             tx.execute_batch(
                 "DROP INDEX campaigns_by_date; DROP INDEX campaigns_by_title;
@@ -264,11 +264,11 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  DROP TRIGGER cabinet_days_run_insert; DROP TRIGGER cabinet_days_run_delete;
                  DROP TRIGGER cabinet_days_run_update; DROP TRIGGER cabinet_days_run_move;
                  DROP TABLE cabinet_runs;
-                 DROP TRIGGER cabinet_hours_zone_day_insert;
-                 DROP TRIGGER cabinet_hours_zone_day_delete;
-                 DROP TRIGGER cabinet_hours_zone_day_update;
-                 DROP TRIGGER cabinet_hours_zone_day_move;
-                 DROP TABLE cabinet_zone_days; DROP TABLE zone_shifts;
+                 DROP TRIGGER cabinet_hours_zone_week_insert;
+                 DROP TRIGGER cabinet_hours_zone_week_delete;
+                 DROP TRIGGER cabinet_hours_zone_week_update;
+                 DROP TRIGGER cabinet_hours_zone_week_move;
+                 DROP TABLE cabinet_zone_weeks; DROP TABLE zone_shifts;
                  DROP TRIGGER conversions_hour_insert; DROP TRIGGER conversions_hour_delete;
                  DROP TRIGGER conversions_hour_update; DROP TABLE cabinet_conversion_hours;
                  DROP INDEX conversions_ad_received;

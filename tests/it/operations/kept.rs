@@ -199,7 +199,7 @@ fn a_span_read_through_daily_rows_equals_its_hours_in_every_zone() {
 }
 
 #[test]
-fn a_persons_zone_keeps_its_local_days_and_the_chart_reads_them_as_the_hours_give() {
+fn a_persons_zone_keeps_its_local_weeks_and_the_chart_reads_them_as_the_hours_give() {
     let app = spawn_app();
     let (cabinet, _) = busy_cabinet(&app, 60);
     let owner: i64 = app
@@ -264,7 +264,8 @@ fn a_persons_zone_keeps_its_local_days_and_the_chart_reads_them_as_the_hours_giv
     chart(&app);
     app.advance(5 * 3600);
     chart(&app);
-    // A zone written while the service was down is kept when it starts: New York's two.
+    // A zone written while the service was down is followed when it starts: New York's two
+    // shifts kept, Moscow's removed.
     let app = app.restart_after(|s| {
         s.db.write_blocking(move |tx| {
             tx.execute(
@@ -276,20 +277,24 @@ fn a_persons_zone_keeps_its_local_days_and_the_chart_reads_them_as_the_hours_giv
         .unwrap();
     });
     assert!(kept_shift(&app, 240) && kept_shift(&app, 300));
+    assert!(
+        !kept_shift(&app, 1260),
+        "no one's zone is Moscow's any more"
+    );
     let (ok, answer) = check_deep(&config_for(&app));
     assert!(ok, "{answer}");
-    let days = &answer["kept"]["cabinet_zone_days"];
-    assert_eq!(days["equal"], true, "{answer}");
-    assert!(days["rows"].as_i64().unwrap() > 0, "{answer}");
-    // A day changed behind the triggers is named.
+    let weeks = &answer["kept"]["cabinet_zone_weeks"];
+    assert_eq!(weeks["equal"], true, "{answer}");
+    assert!(weeks["rows"].as_i64().unwrap() > 0, "{answer}");
+    // A day's spend changed behind the triggers is named by its week.
     app.sql(&format!(
-        "UPDATE cabinet_zone_days SET spent_micros = spent_micros + 1
+        "UPDATE cabinet_zone_weeks SET spent_thu = spent_thu + 1
          WHERE shift = 300 AND account_id = {cabinet}
-           AND day = (SELECT MAX(day) FROM cabinet_zone_days WHERE shift = 300)"
+           AND week = (SELECT MAX(week) FROM cabinet_zone_weeks WHERE shift = 300)"
     ));
     let (ok, answer) = check_deep(&config_for(&app));
     assert!(!ok, "{answer}");
-    let days = &answer["kept"]["cabinet_zone_days"];
+    let days = &answer["kept"]["cabinet_zone_weeks"];
     assert_eq!(days["differing"], 1, "{answer}");
     assert!(days["differences"][0]["key"]
         .as_str()
@@ -329,7 +334,7 @@ fn check_deep_names_a_kept_row_changed_behind_the_triggers_and_exits_non_zero() 
         "cabinet_weeks",
         "cabinet_weeks_spend_per_day",
         "cabinet_runs",
-        "cabinet_zone_days",
+        "cabinet_zone_weeks",
         "cabinet_hours",
         "cabinet_conversion_days",
         "cabinet_conversion_hours",
@@ -563,7 +568,7 @@ fn migration_56_sums_each_cabinets_days_and_conversions_by_week() {
     let weekly: Vec<(&str, i64, bool)> = kept_check::check(&conn)
         .unwrap()
         .iter()
-        .filter(|f| f.name.starts_with("cabinet_") && f.name.ends_with("weeks"))
+        .filter(|f| ["cabinet_weeks", "cabinet_conversion_weeks"].contains(&f.name))
         .map(|f| (f.name, f.rows, f.equal()))
         .collect();
     assert_eq!(
