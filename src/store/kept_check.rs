@@ -256,9 +256,24 @@ const CABINET_WEEKS: &str = stats_by!(
     "date(day, '-6 days', 'weekday 1')"
 );
 
+/// The spend of rows summed by the weekday of their `day`, Monday to Sunday: seven columns, as
+/// the weekly rows keep them (the UTC weeks' and the zones' local weeks' checks).
+macro_rules! spent_by_weekday {
+    () => {
+        "SUM(CASE strftime('%u', day) WHEN '1' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '2' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '3' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '4' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '5' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '6' THEN spent_micros ELSE 0 END),
+            SUM(CASE strftime('%u', day) WHEN '7' THEN spent_micros ELSE 0 END)"
+    };
+}
+
 /// The weekly rows' spend per day of their week (schema 65) against the daily rows' spend, by
 /// cabinet, UTC week and weekday.
-const CABINET_WEEK_DAYS: &str = "
+const CABINET_WEEK_DAYS: &str = concat!(
+    "
     SELECT 'cabinet ' || account_id || ', week of ' || week,
         SUM(k_mon) || ', ' || SUM(k_tue) || ', ' || SUM(k_wed) || ', ' || SUM(k_thu) || ', '
             || SUM(k_fri) || ', ' || SUM(k_sat) || ', ' || SUM(k_sun)
@@ -276,15 +291,12 @@ const CABINET_WEEK_DAYS: &str = "
           FROM cabinet_weeks
           UNION ALL
           SELECT account_id, date(day, '-6 days', 'weekday 1'), 0, 0, 0, 0, 0, 0, 0,
-            SUM(CASE strftime('%u', day) WHEN '1' THEN spent_micros ELSE 0 END),
-            SUM(CASE strftime('%u', day) WHEN '2' THEN spent_micros ELSE 0 END),
-            SUM(CASE strftime('%u', day) WHEN '3' THEN spent_micros ELSE 0 END),
-            SUM(CASE strftime('%u', day) WHEN '4' THEN spent_micros ELSE 0 END),
-            SUM(CASE strftime('%u', day) WHEN '5' THEN spent_micros ELSE 0 END),
-            SUM(CASE strftime('%u', day) WHEN '6' THEN spent_micros ELSE 0 END),
-            SUM(CASE strftime('%u', day) WHEN '7' THEN spent_micros ELSE 0 END)
+            ",
+    spent_by_weekday!(),
+    "
           FROM cabinet_days GROUP BY account_id, date(day, '-6 days', 'weekday 1'))
-    GROUP BY account_id, week ORDER BY account_id, week";
+    GROUP BY account_id, week ORDER BY account_id, week"
+);
 
 /// The cabinets' running sums (schema 66) against their daily rows summed through each day.
 const CABINET_RUNS: &str = "
@@ -310,7 +322,8 @@ const CABINET_RUNS: &str = "
 
 /// The cabinets' local weeks of each kept shift (schema 67) against their hours counted by the
 /// week of the local day each starts in, and their spend summed by that day.
-const CABINET_ZONE_WEEKS: &str = "
+const CABINET_ZONE_WEEKS: &str = concat!(
+    "
     SELECT 'shift ' || shift || ', cabinet ' || account_id || ', week of ' || week,
         SUM(k_n) || ' hours, spent micros ' || SUM(k_1) || ' ' || SUM(k_2) || ' ' || SUM(k_3)
             || ' ' || SUM(k_4) || ' ' || SUM(k_5) || ' ' || SUM(k_6) || ' ' || SUM(k_7),
@@ -326,20 +339,16 @@ const CABINET_ZONE_WEEKS: &str = "
           FROM cabinet_zone_weeks
           UNION ALL
           SELECT shift, account_id, date(day, '-6 days', 'weekday 1'), 0, 0, 0, 0, 0, 0, 0, 0,
-            COUNT(*),
-            SUM(CASE strftime('%u', day) WHEN '1' THEN spent_micros ELSE 0 END),
-            SUM(CASE strftime('%u', day) WHEN '2' THEN spent_micros ELSE 0 END),
-            SUM(CASE strftime('%u', day) WHEN '3' THEN spent_micros ELSE 0 END),
-            SUM(CASE strftime('%u', day) WHEN '4' THEN spent_micros ELSE 0 END),
-            SUM(CASE strftime('%u', day) WHEN '5' THEN spent_micros ELSE 0 END),
-            SUM(CASE strftime('%u', day) WHEN '6' THEN spent_micros ELSE 0 END),
-            SUM(CASE strftime('%u', day) WHEN '7' THEN spent_micros ELSE 0 END)
+            COUNT(*), ",
+    spent_by_weekday!(),
+    "
           FROM (SELECT s.shift, h.account_id, h.spent_micros,
                     date(h.hour, -s.shift || ' minutes') AS day
                 FROM zone_shifts s, cabinet_hours h)
           WHERE day IS NOT NULL
           GROUP BY shift, account_id, date(day, '-6 days', 'weekday 1'))
-    GROUP BY shift, account_id, week ORDER BY shift, account_id, week";
+    GROUP BY shift, account_id, week ORDER BY shift, account_id, week"
+);
 
 const CABINET_HOURS: &str = "
     SELECT 'cabinet ' || account_id || ', ' || day,
