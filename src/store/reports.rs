@@ -5,7 +5,7 @@
 //! day or minute), an agency owner's name and logo, and the share links of reports (only their
 //! tokens' hashes). Knows nothing of who may read them.
 
-use chrono::{DateTime, Datelike, Days, NaiveTime, Utc};
+use chrono::{DateTime, NaiveTime, Utc, Weekday};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::conversions::join;
@@ -225,9 +225,8 @@ impl WeekPlan {
         }
         let week = chrono::Duration::days(7);
         let monday = |at: DateTime<Utc>| {
-            let day = at.date_naive();
-            let back = Days::new(u64::from(day.weekday().num_days_from_monday()));
-            (day - back).and_time(NaiveTime::MIN).and_utc()
+            let day = at.date_naive().week(Weekday::Mon).first_day();
+            day.and_time(NaiveTime::MIN).and_utc()
         };
         let lo = monday(from);
         let hi = match monday(to) {
