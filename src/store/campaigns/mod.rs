@@ -294,23 +294,32 @@ pub struct Refreshed {
 }
 
 /// Whether [`refresh`] writes a snapshot's lifetime counters (spend, views, opens, clicks,
-/// actions) or leaves the stored ones.
+/// actions) and the budget left, or leaves the stored ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Counters {
     Write,
-    /// The copy keeps the counters of the hourly report they were last synced from, which its
-    /// stats and marks hold too.
+    /// The copy keeps the counters and the budget left of the hourly report they were last
+    /// synced from, which its stats and marks hold too: all of them move with delivery, so a
+    /// re-read minutes after the hour finds them moved, and the next report brings them.
     Keep,
 }
 
-/// The [`REPORTED`] columns that hold lifetime counters.
-const COUNTER_COLUMNS: [&str; 5] = ["spent_micros", "views", "opens", "clicks", "actions"];
+/// The [`REPORTED`] columns that move with delivery: the lifetime counters, and the budget left
+/// (the spend comes off it).
+const DELIVERY_COLUMNS: [&str; 6] = [
+    "spent_micros",
+    "views",
+    "opens",
+    "clicks",
+    "actions",
+    "budget_micros",
+];
 
 /// Brings a stored copy up to date with the platform's report; `synced_at` becomes `now`, and
-/// `status_changed_at` moves only when the status really changed; the counters only with
-/// [`Counters::Write`]. Only the columns whose stored value differs from the report are
-/// written, so the indexes over the others are left alone (a full re-read mostly finds new
-/// counters and nothing else). The local revision counts up, except for a refresh with
+/// `status_changed_at` moves only when the status really changed; the counters and the budget
+/// left only with [`Counters::Write`]. Only the columns whose stored value differs from the
+/// report are written, so the indexes over the others are left alone (a full re-read mostly
+/// finds new counters and budget and nothing else). The local revision counts up, except for a refresh with
 /// [`Counters::Keep`] (the hourly sync's full re-read, after its own report) that finds the
 /// copy as stored. `None` when there is no such copy.
 pub fn refresh(
@@ -385,7 +394,7 @@ pub fn plan_refresh(
         link_changed: false,
     };
     for ((column, old), new) in REPORTED.iter().zip(stored).zip(reported(snap)?) {
-        if counters == Counters::Keep && COUNTER_COLUMNS.contains(column) {
+        if counters == Counters::Keep && DELIVERY_COLUMNS.contains(column) {
             continue;
         }
         if *column == "tme_path" {

@@ -196,15 +196,19 @@ fn a_copy_reads_back_as_inserted_and_as_refreshed() {
     let mut counted = same.clone();
     counted.views = 180;
     counted.spent = Money::from_micros(360_000);
+    counted.budget = same.budget.checked_sub(Money::from_micros(60_000)).unwrap();
     let found = refresh(&conn, &counted, "2026-01-04T00:30:00Z", Counters::Keep)
         .unwrap()
         .unwrap();
-    assert!(!found.changed, "counters left as they are change nothing");
+    assert!(
+        !found.changed,
+        "counters and a budget left as they are change nothing"
+    );
     let row = get(&conn, 7, 3).unwrap().unwrap();
     assert_eq!(
-        (row.views, row.spent, row.synced_at.as_str()),
-        (150, same.spent, "2026-01-04T00:30:00Z"),
-        "the counters kept, the read recorded"
+        (row.views, row.spent, row.budget, row.synced_at.as_str()),
+        (150, same.spent, same.budget, "2026-01-04T00:30:00Z"),
+        "the counters and the budget kept, the read recorded"
     );
     let found = refresh(&conn, &counted, "2026-01-04T01:00:00Z", Counters::Write)
         .unwrap()
