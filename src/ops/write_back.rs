@@ -121,9 +121,9 @@ pub fn apply(
 /// minutes after the hour whose report brought their counters and budget left: the copies keep
 /// those, so every campaign's counters are of the same hour and equal the sum of its stats, its
 /// budget and spend add up to what it was given, and a re-read that finds no new setting writes
-/// no index and leaves the local revision alone. What each writes is worked out on a reader, with the
-/// cabinet's copies' revision (schema 61), so that the write transaction only writes it; when
-/// the revision moved meanwhile, the transaction works it out again.
+/// no index and leaves the local revision alone. What each writes is worked out on a reader,
+/// with the cabinet's copies' revision (schema 61), so that the write transaction only writes
+/// it; when the revision moved meanwhile, the transaction works it out again.
 pub fn apply_all_settings(
     services: &Services,
     account: i64,

@@ -319,9 +319,9 @@ const DELIVERY_COLUMNS: [&str; 6] = [
 /// `status_changed_at` moves only when the status really changed; the counters and the budget
 /// left only with [`Counters::Write`]. Only the columns whose stored value differs from the
 /// report are written, so the indexes over the others are left alone (a full re-read mostly
-/// finds new counters and budget and nothing else). The local revision counts up, except for a refresh with
-/// [`Counters::Keep`] (the hourly sync's full re-read, after its own report) that finds the
-/// copy as stored. `None` when there is no such copy.
+/// finds new counters and budget and nothing else). The local revision counts up, except for
+/// a refresh with [`Counters::Keep`] (the hourly sync's full re-read, after its own report)
+/// that finds the copy as stored. `None` when there is no such copy.
 pub fn refresh(
     conn: &Connection,
     snap: &AdSnapshot,
