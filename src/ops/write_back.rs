@@ -351,16 +351,25 @@ mod tests {
         assert_eq!(row().budget, stored.budget);
 
         let read = Revised::read(&conn, 7, |c| plan_all_settings(c, &snaps)).unwrap();
-        let topped_up = AdSnapshot {
+        let edited = AdSnapshot {
+            spec: crate::domain::ad::AdSpec {
+                title: "Edited here".into(),
+                ..stored.spec.clone()
+            },
             budget: Money::from_micros(stored.budget.micros() * 2),
             ..renamed.clone()
         };
-        apply(&conn, &topped_up, Source::Api, &[]).unwrap();
+        apply(&conn, &edited, Source::Api, &[]).unwrap();
         write_all_settings(&conn, &snaps, read, &[]).unwrap();
         assert_eq!(
+            row().title,
+            "Renamed",
+            "the snapshot applied as it stands; the plan made before the edit would have left it"
+        );
+        assert_eq!(
             row().budget,
-            stored.budget,
-            "the snapshot applied as it stands; the plan made before the top-up would have left it"
+            edited.budget,
+            "the budget left stays the local write's: a re-read keeps it with the counters"
         );
     }
 }
