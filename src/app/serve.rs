@@ -201,7 +201,10 @@ async fn recover(services: &Services) -> Result<(), ServeError> {
     match followed {
         Ok(f) => {
             if !f.unknown.is_empty() {
-                tracing::warn!(zones = ?f.unknown, "people's zones the time zone database no longer names");
+                tracing::warn!(
+                    zones = ?f.unknown,
+                    "people's zones the time zone database no longer names"
+                );
             }
             if !(f.added.is_empty() && f.removed.is_empty()) {
                 tracing::info!(added = ?f.added, removed = ?f.removed, "zone shifts kept");

@@ -3,9 +3,9 @@
 //! are UTC days, else per stored hour, each sorted into the local day it starts in, and a day
 //! retention rolled up into the local day holding its noon), their conversions per day and
 //! event, and the span's conversions per campaign (the UTC weeks from the campaigns' weekly
-//! rows, a week the span cuts read around or read whole and its outside taken off). A report of a whole cabinet reads the cabinet's kept daily rows and the
-//! campaigns' running sums instead, the same figures at a few rows per day and two per
-//! campaign.
+//! rows, a week the span cuts read around or read whole and its outside taken off). A report
+//! of a whole cabinet reads the cabinet's kept daily rows and the campaigns' running sums
+//! instead, the same figures at a few rows per day and two per campaign.
 
 use std::collections::BTreeMap;
 

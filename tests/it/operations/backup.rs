@@ -233,8 +233,9 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // conversions (their triggers first), 60: the campaigns' conversion lines (its
             // triggers and view first), 61: the cabinets' copies' revision (its triggers first),
             // 64: the hourly rows' indexes by hour, 66: the cabinets' running sums and 67: their
-            // local weeks of the zone shifts kept (their triggers first); 27's column is in 15's alerts; 50 adds rows only; 58, 59 and 62
-            // redefine 48's triggers; 63's indexes go with their tables) undone.
+            // local weeks of the zone shifts kept (their triggers first); 27's column is in
+            // 15's alerts; 50 adds rows only; 58, 59 and 62 redefine 48's triggers; 63's
+            // indexes go with their tables) undone.
             tx.execute_batch(
                 "DROP INDEX campaigns_by_date; DROP INDEX campaigns_by_title;
                  DROP INDEX campaigns_by_status; DROP INDEX campaigns_by_views;
