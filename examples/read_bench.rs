@@ -256,6 +256,16 @@ impl Baselines {
         let target = copy.to_str().expect("a UTF-8 path");
         service.execute("VACUUM INTO ?1", [target]).expect("copy");
         let conn = adcab::db::open_connection(copy).expect("open the copy");
+        // The copy's campaigns in one plain table, each row with its figures (the service keeps
+        // them in `campaign_counters` since migration 68), so that the baselines read the same
+        // rows from one table, keyed as the service's.
+        conn.execute_batch(
+            "ALTER TABLE campaigns RENAME TO campaign_copies;
+             CREATE TABLE campaigns AS
+                 SELECT * FROM campaign_copies JOIN campaign_counters USING (account_id, ad_id);
+             CREATE UNIQUE INDEX bench_key ON campaigns(account_id, ad_id);",
+        )
+        .expect("one table");
         let mut sorts = Vec::new();
         for (sort, column) in SORTS {
             for dir in ["DESC", "ASC"] {

@@ -3,9 +3,12 @@
 //! the service clock is moved one hour at a time and the time is taken until that hour's
 //! sync and every cabinet's digest are done and delivered to a local webhook receiver.
 //! Baseline, measured in the same run on the same database: one plain SQLite transaction
-//! updating the counters of every campaign row, by primary key, right after each hour (its
-//! counters taken back, untimed, before the next). The target is the hour within
-//! 3x of it; a verdict line says whether it is. Beside it, a second baseline that also inserts
+//! updating the counters of every campaign's row, by primary key, right after each hour (its
+//! counters taken back, untimed, before the next), in the wide rows the campaigns were stored
+//! in before their figures moved out of them (`hourly::wide_copy`), so that it measures what it
+//! measured before. The target is the hour within 3x of it; a verdict line says whether it is.
+//! Beside it, for reference, the same update of the narrow rows of figures the service writes
+//! now (`campaign_counters`). Beside it, a second baseline that also inserts
 //! every campaign's row of a new latest hour of stats (the least an hour must write; the
 //! schema's triggers work out each row's running sums), and the same once those triggers are
 //! dropped, for reference only.
@@ -32,7 +35,9 @@ mod measure;
 #[path = "common/running.rs"]
 mod running;
 use common::Server;
-use hourly::{cpu_seconds, plain_update, plain_update_between_hours, receiver, writer_thread};
+use hourly::{
+    cpu_seconds, plain_update, plain_update_between_hours, receiver, wide_copy, writer_thread, Rows,
+};
 
 fn main() {
     let args: Vec<usize> = std::env::args()
@@ -79,29 +84,34 @@ fn main() {
     // the first one: it waits for the scheduler alone. Every later hour delivers everywhere.
     let first = hour(&services, &received, 3600 - into_hour + 6 * 60, 0);
     println!("first hour (every review decided): {first:.2} s");
+    wide_copy(&services);
     let writer = writer_thread();
     let (mut times, mut hour_cpu) = (Vec::new(), Vec::new());
     let (mut baseline, mut base_cpu) = (Vec::new(), Vec::new());
+    let (mut narrow, mut narrow_cpu) = (Vec::new(), Vec::new());
     for h in 0..hours {
         let cpu = cpu_seconds(&writer);
         let t = hour(&services, &received, 3600, cabinets);
         let cpu = cpu_seconds(&writer) - cpu;
         // The baseline right after the hour, on the database as the hour left it and on the
         // machine as busy as it was; its counters taken back, untimed, before the next hour.
-        let (plain, base) = plain_update_between_hours(&services, &writer);
+        let (plain, base) = plain_update_between_hours(&services, Rows::Wide, &writer);
+        let (thin, thin_cpu) = plain_update_between_hours(&services, Rows::Narrow, &writer);
         println!(
-            "hour {}: {t:.2} s (the writer's CPU {cpu:.2} s); the baseline right after it {plain:.2} s (CPU {base:.2} s)",
+            "hour {}: {t:.2} s (the writer's CPU {cpu:.2} s); the baseline right after it {plain:.2} s (CPU {base:.2} s); the narrow rows' {thin:.2} s (CPU {thin_cpu:.2} s)",
             h + 1
         );
         times.push(t);
         hour_cpu.push(cpu);
         baseline.push(plain);
         base_cpu.push(base);
+        narrow.push(thin);
+        narrow_cpu.push(thin_cpu);
     }
     drop(server);
 
     let mut with_hours: Vec<f64> = (0..hours)
-        .map(|h| plain_update(&services, Some(h)))
+        .map(|h| plain_update(&services, Rows::Wide, Some(h)))
         .collect();
     // The rows alone: the running sums' triggers dropped (the benchmark's database ends here).
     services
@@ -115,7 +125,7 @@ fn main() {
         })
         .unwrap();
     let mut rows_alone: Vec<f64> = (0..hours)
-        .map(|h| plain_update(&services, Some(hours + h)))
+        .map(|h| plain_update(&services, Rows::Wide, Some(hours + h)))
         .collect();
     let hour_median = measure::median(&mut times);
     let base_median = measure::median(&mut baseline);
@@ -124,8 +134,14 @@ fn main() {
         times.iter().cloned().fold(0.0, f64::max)
     );
     println!(
-        "baseline, one plain SQLite transaction updating {} rows, median: {base_median:.2} s",
+        "baseline, one plain SQLite transaction updating {} wide rows, median: {base_median:.2} s",
         cabinets * per_cabinet,
+    );
+    let narrow = measure::median(&mut narrow);
+    println!(
+        "the same on the narrow rows of figures (reference only), median: {narrow:.2} s \
+         (the hour is {:.1}x it)",
+        hour_median / narrow
     );
     let with_hours = measure::median(&mut with_hours);
     println!(
@@ -146,14 +162,16 @@ fn main() {
         "verdict: the hour is {ratio:.1}x its baseline: {} (target: within 3x)",
         if ratio <= 3.0 { "MET" } else { "NOT MET" }
     );
-    let (hour_cpu, base_cpu) = (
+    let (hour_cpu, base_cpu, narrow_cpu) = (
         measure::median(&mut hour_cpu),
         measure::median(&mut base_cpu),
+        measure::median(&mut narrow_cpu),
     );
     println!(
         "the writer thread's CPU time (less moved by other load), medians: the hour {hour_cpu:.2} s, \
-         the baseline {base_cpu:.2} s ({:.1}x)",
-        hour_cpu / base_cpu
+         the baseline {base_cpu:.2} s ({:.1}x), the narrow rows' {narrow_cpu:.2} s ({:.1}x)",
+        hour_cpu / base_cpu,
+        hour_cpu / narrow_cpu
     );
     println!("peak memory (VmHWM): {} MB", peak_rss_kb() / 1024);
 }

@@ -617,7 +617,8 @@ fn plain_once(
     conversions: bool,
 ) -> Option<(f64, Vec<PlainRow>)> {
     let sql = format!(
-        "SELECT {column}, ad_id, account_id, * FROM campaigns
+        "SELECT {column}, ad_id, account_id, *
+         FROM campaigns JOIN campaign_counters USING (account_id, ad_id)
          WHERE account_id = ?1 AND status <> 'Deleted'
          ORDER BY {column} DESC, ad_id DESC LIMIT {limit}"
     );

@@ -9,22 +9,64 @@ use std::time::{Duration, Instant};
 
 use adcab::Services;
 
-/// One transaction that updates the counters of every campaign row by primary key; with
-/// `hour` (`n` hours after 2100-01-01, after every hour the sync stores, as each hour the sync
-/// writes is its campaigns' latest), also one `hourly_stats` row per campaign for it, in the
-/// same transaction, through the schema's triggers as any plain insert goes.
-pub fn plain_update(s: &Services, hour: Option<usize>) -> f64 {
+/// The table a baseline updates: the campaigns' wide rows as they were before their figures
+/// moved out of them (migration 68), or the narrow rows of figures they are now.
+#[derive(Debug, Clone, Copy)]
+pub enum Rows {
+    /// `plain_campaigns`, made by [`wide_copy`]: every campaign's copy with its figures in one
+    /// row, indexed as `campaigns` was over the updated columns. The issue's measure.
+    Wide,
+    /// `campaign_counters`, the layout the service writes now.
+    Narrow,
+}
+
+impl Rows {
+    fn table(self) -> &'static str {
+        match self {
+            Rows::Wide => "plain_campaigns",
+            Rows::Narrow => "campaign_counters",
+        }
+    }
+}
+
+/// Makes `plain_campaigns`: each campaign's row as `campaigns` held it before migration 68
+/// (its copy and its figures together), keyed and indexed as it was over the columns the
+/// baseline updates (the sorts by views and by spend, the list's totals), so that the baseline
+/// measures the same work as it did before the figures moved.
+pub fn wide_copy(s: &Services) {
+    s.db.write_blocking(|tx| {
+        tx.execute_batch(
+            "CREATE TABLE plain_campaigns AS
+                 SELECT * FROM campaigns JOIN campaign_counters USING (account_id, ad_id);
+             CREATE UNIQUE INDEX plain_key ON plain_campaigns(account_id, ad_id);
+             CREATE INDEX plain_by_views ON plain_campaigns(account_id, views, ad_id, status);
+             CREATE INDEX plain_by_spent ON plain_campaigns(account_id, spent_micros, ad_id,
+                status);
+             CREATE INDEX plain_totals ON plain_campaigns(account_id, status, budget_micros,
+                spent_micros, views, clicks, actions);",
+        )?;
+        Ok::<_, adcab::store::StoreError>(())
+    })
+    .unwrap();
+}
+
+/// One transaction that updates the counters of every campaign row of `rows` by primary key;
+/// with `hour` (`n` hours after 2100-01-01, after every hour the sync stores, as each hour the
+/// sync writes is its campaigns' latest), also one `hourly_stats` row per campaign for it, in
+/// the same transaction, through the schema's triggers as any plain insert goes.
+pub fn plain_update(s: &Services, rows: Rows, hour: Option<usize>) -> f64 {
     let hour = hour.map(|n| format!("2100-01-{:02}T{:02}:00:00Z", 1 + n / 24, n % 24));
+    let table = rows.table();
     let started = Instant::now();
     s.db.write_blocking(|tx| {
         let ids: Vec<(i64, i64)> = tx
-            .prepare("SELECT account_id, ad_id FROM campaigns")?
+            .prepare(&format!("SELECT account_id, ad_id FROM {table}"))?
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
-        let mut update = tx.prepare(
-            "UPDATE campaigns SET views = views + 1, spent_micros = spent_micros + 2000
-             WHERE account_id = ?1 AND ad_id = ?2",
-        )?;
+        let mut update = tx.prepare(&format!(
+            "UPDATE {table} SET views = views + 1, spent_micros = spent_micros + 2000
+             WHERE account_id = ?1 AND ad_id = ?2"
+        ))?;
         let mut insert = tx.prepare(
             "INSERT INTO hourly_stats
                 (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
@@ -42,17 +84,24 @@ pub fn plain_update(s: &Services, hour: Option<usize>) -> f64 {
     started.elapsed().as_secs_f64()
 }
 
-/// [`plain_update`] (without `hour`) between two hours of a sync, on the database as the hour
-/// left it: its seconds and the CPU seconds of the writer thread (`writer`) over it. Then,
-/// untimed, its counters are taken back, so that the rows hold what the platform last
-/// reported, and the log is checkpointed, so that the next hour does not copy its pages.
-pub fn plain_update_between_hours(s: &Services, writer: &std::path::Path) -> (f64, f64) {
+/// [`plain_update`] of `rows` (without `hour`) between two hours of a sync, on the database as
+/// the hour left it: its seconds and the CPU seconds of the writer thread (`writer`) over it.
+/// Then, untimed, its counters are taken back, so that the rows hold what they held, and the
+/// log is checkpointed, so that the next hour does not copy its pages.
+pub fn plain_update_between_hours(
+    s: &Services,
+    rows: Rows,
+    writer: &std::path::Path,
+) -> (f64, f64) {
     let cpu = cpu_seconds(writer);
-    let took = plain_update(s, None);
+    let took = plain_update(s, rows, None);
     let cpu = cpu_seconds(writer) - cpu;
     s.db.write_blocking(|tx| {
         tx.execute(
-            "UPDATE campaigns SET views = views - 1, spent_micros = spent_micros - 2000",
+            &format!(
+                "UPDATE {} SET views = views - 1, spent_micros = spent_micros - 2000",
+                rows.table()
+            ),
             [],
         )?;
         Ok::<_, adcab::store::StoreError>(())

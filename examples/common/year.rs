@@ -471,8 +471,8 @@ impl Writer {
             .unwrap();
         let mut counters = tx
             .prepare(
-                "UPDATE campaigns SET views = views + ?3, opens = opens + ?4, clicks = clicks + ?5,
-                    actions = actions + ?6, spent_micros = spent_micros + ?7
+                "UPDATE campaign_counters SET views = views + ?3, opens = opens + ?4,
+                    clicks = clicks + ?5, actions = actions + ?6, spent_micros = spent_micros + ?7
                  WHERE account_id = ?1 AND ad_id = ?2",
             )
             .unwrap();
@@ -552,13 +552,14 @@ impl Writer {
         // The hourly sync's marks and the simulator's copy follow the counters; each campaign
         // has 100.00 of budget left.
         tx.execute_batch(
-            "UPDATE campaigns SET mark_views = views, mark_opens = opens, mark_clicks = clicks,
-                mark_actions = actions, mark_spent_micros = spent_micros,
+            "UPDATE campaign_counters SET mark_views = views, mark_opens = opens,
+                mark_clicks = clicks, mark_actions = actions, mark_spent_micros = spent_micros,
                 budget_micros = spent_micros + 100000000;
              UPDATE sim_ads SET (views, opens, clicks, actions, spent_micros, budget_micros) =
                 (SELECT c.views, c.opens, c.clicks, c.actions, c.spent_micros, c.budget_micros
-                 FROM campaigns c WHERE c.account_id = sim_ads.account_id AND c.ad_id = sim_ads.ad_id)
-             WHERE EXISTS (SELECT 1 FROM campaigns c
+                 FROM campaign_counters c
+                 WHERE c.account_id = sim_ads.account_id AND c.ad_id = sim_ads.ad_id)
+             WHERE EXISTS (SELECT 1 FROM campaign_counters c
                  WHERE c.account_id = sim_ads.account_id AND c.ad_id = sim_ads.ad_id);",
         )
         .unwrap();

@@ -127,6 +127,7 @@ const SERVICE: Ledger = Ledger {
         ),
         (66, include_str!("../../sql/0066_cabinet_runs.sql")),
         (67, include_str!("../../sql/0067_cabinet_zone_weeks.sql")),
+        (68, include_str!("../../sql/0068_campaign_counters.sql")),
     ],
 };
 
@@ -413,7 +414,7 @@ mod tests {
         let marks = |ad: i64| -> (i64, i64, i64, i64, i64) {
             conn.query_row(
                 "SELECT mark_views, mark_opens, mark_clicks, mark_actions, mark_spent_micros
-                 FROM campaigns WHERE account_id = 7 AND ad_id = ?1",
+                 FROM campaign_counters WHERE account_id = 7 AND ad_id = ?1",
                 [ad],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
             )

@@ -139,6 +139,7 @@ pub fn store_report(services: &Services, report: &Report) -> Result<DateTime<Utc
             } else if moved || !state.same_switch(line) {
                 Reported::State {
                     status_moved: moved,
+                    wide_moved: !state.same_wide_row(line),
                 }
             } else {
                 Reported::CountersOnly

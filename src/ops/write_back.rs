@@ -313,10 +313,10 @@ mod tests {
         let conn = crate::store::test_db();
         conn.execute_batch(
             "INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url,
-                link_kind, target_type, targeting, cpm_micros, budget_micros, views_per_user,
-                created_at, synced_at, status_changed_at)
+                link_kind, target_type, targeting, cpm_micros, views_per_user, created_at,
+                synced_at, status_changed_at)
              VALUES (7, 3, 'x', 't', 'Active', 1, 'https://shop.example.com/?aff=p9', 'site',
-                'channels', '{}', 1, 1, 1, 1, 't', 't');",
+                'channels', '{}', 1, 1, 1, 't', 't');",
         )
         .unwrap();
         let aff = vec!["aff".to_string()];

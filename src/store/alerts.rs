@@ -353,8 +353,8 @@ pub fn declined_between(
 /// (account, ad).
 pub fn low_budgets(conn: &Connection, percent: u32) -> Result<Vec<(i64, i64)>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT account_id, ad_id FROM campaigns
-         WHERE status = 'Active' AND budget_micros + spent_micros > 0
+        "SELECT account_id, ad_id FROM campaign_counters
+         WHERE listed_status = 'Active' AND budget_micros + spent_micros > 0
            AND budget_micros * 100 < ?1 * (budget_micros + spent_micros)",
     )?;
     let rows = stmt.query_map([percent], |r| Ok((r.get(0)?, r.get(1)?)))?;

@@ -1,8 +1,8 @@
 //! Owns the reads behind the home page's "needs attention" list: a cabinet's declined
 //! campaigns, those in review since before a time, those switched on but stopped for lack of
 //! budget, those running whose budget left is less than their kept spend of the last 24 hours
-//! (`campaigns.day_spend_micros`, read through its partial index), what automation did or proposes in it since a time, a person's keys whose webhooks
-//! fail; and `users.attention_seen_at`, when the person last read that list. Each read counts
+//! (`campaign_counters.day_spend_micros`, read through its partial index), what automation
+//! did or proposes in it since a time, a person's keys whose webhooks fail; and `users.attention_seen_at`, when the person last read that list. Each read counts
 //! every match and returns only the newest few, so a cabinet of thousands costs one index
 //! range, not a page of thousands.
 
@@ -100,6 +100,7 @@ pub fn declined(conn: &Connection, account: i64, limit: i64) -> Result<Found, St
     let mut stmt = conn.prepare_cached(
         "SELECT ad_id, title, status_changed_at, decline_reason, budget_micros, 0
          FROM campaigns INDEXED BY campaigns_by_status
+            JOIN campaign_counters USING (account_id, ad_id)
          WHERE account_id = ?1 AND status = 'Declined' ORDER BY ad_id DESC LIMIT ?2",
     )?;
     let items = stmt
@@ -132,7 +133,7 @@ pub fn out_of_budget(conn: &Connection, account: i64, limit: i64) -> Result<Foun
     newest(
         conn,
         "campaigns_out_of_budget",
-        "status = 'Stopped' AND active = 1 AND budget_micros = 0",
+        "status = 'Stopped' AND active = 1 AND no_budget = 1",
         params![account],
         params![account, limit],
         account,
@@ -162,7 +163,7 @@ fn newest(
     }
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT ad_id, title, status_changed_at, decline_reason, budget_micros, 0
-         FROM campaigns INDEXED BY {index}
+         FROM campaigns INDEXED BY {index} JOIN campaign_counters USING (account_id, ad_id)
          WHERE account_id = ?1 AND {condition}
          ORDER BY status_changed_at DESC, ad_id DESC LIMIT ?{}",
         count.len() + 1
@@ -176,14 +177,15 @@ fn newest(
 /// A cabinet's running campaigns whose budget left will not last 24 hours at their spend of
 /// the last 24 hours of stats (kept by the hourly sync), the soonest to run out first. The
 /// WHERE repeats the partial index's, so the read is that index's range of the cabinet: only
-/// the matches, however many campaigns the cabinet has.
+/// the matches, however many campaigns the cabinet has, each joined to its copy.
 pub fn about_to_stop(conn: &Connection, account: i64, limit: i64) -> Result<Found, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT ad_id, title, status_changed_at, NULL, budget_micros, day_spend_micros,
             COUNT(*) OVER ()
-         FROM campaigns INDEXED BY campaigns_short_of_budget
-         WHERE account_id = ?1 AND active = 1 AND budget_micros > 0
-            AND budget_micros < day_spend_micros AND status = 'Active'
+         FROM campaign_counters INDEXED BY campaign_counters_short_of_budget
+            JOIN campaigns USING (account_id, ad_id)
+         WHERE account_id = ?1 AND budget_micros > 0 AND budget_micros < day_spend_micros
+            AND active = 1 AND status = 'Active'
          ORDER BY CAST(budget_micros AS REAL) / day_spend_micros, ad_id DESC LIMIT ?2",
     )?;
     let mut found = Found::default();
@@ -314,13 +316,25 @@ mod tests {
     fn campaign(conn: &Connection, account: i64, ad: i64, budget: i64, active: bool) {
         conn.prepare_cached(
             "INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url,
-                link_kind, target_type, targeting, cpm_micros, budget_micros, views_per_user,
-                created_at, synced_at, status_changed_at)
+                link_kind, target_type, targeting, cpm_micros, views_per_user, created_at,
+                synced_at, status_changed_at)
              VALUES (?1, ?2, 'ad ' || ?2, 't', 'Active', ?3, 'https://example.com', 'site',
-                'channels', '{}', 1000000, ?4, 1, 0, 't', '2026-01-01T00:00:00Z')",
+                'channels', '{}', 1000000, 1, 0, 't', '2026-01-01T00:00:00Z')",
         )
         .unwrap()
-        .execute(params![account, ad, active, budget])
+        .execute(params![account, ad, active])
+        .unwrap();
+        conn.prepare_cached(
+            "UPDATE campaign_counters SET budget_micros = ?3 WHERE account_id = ?1 AND ad_id = ?2",
+        )
+        .unwrap()
+        .execute(params![account, ad, budget])
+        .unwrap();
+        conn.prepare_cached(
+            "UPDATE campaigns SET no_budget = ?3 WHERE account_id = ?1 AND ad_id = ?2",
+        )
+        .unwrap()
+        .execute(params![account, ad, budget == 0])
         .unwrap();
     }
 
@@ -336,7 +350,7 @@ mod tests {
 
     fn kept(conn: &Connection, ad: i64) -> i64 {
         conn.query_row(
-            "SELECT day_spend_micros FROM campaigns WHERE account_id = 7 AND ad_id = ?1",
+            "SELECT day_spend_micros FROM campaign_counters WHERE account_id = 7 AND ad_id = ?1",
             [ad],
             |r| r.get(0),
         )
@@ -407,7 +421,8 @@ mod tests {
                 campaign(&conn, account, ad, 10_000_000, true);
                 let day = if ad % 50 == 0 { 20_000_000 } else { 1_000_000 };
                 conn.prepare_cached(
-                    "UPDATE campaigns SET day_spend_micros = ?3 WHERE account_id = ?1 AND ad_id = ?2",
+                    "UPDATE campaign_counters SET day_spend_micros = ?3
+                     WHERE account_id = ?1 AND ad_id = ?2",
                 )
                 .unwrap()
                 .execute(params![account, ad, day])

@@ -5,7 +5,9 @@
 //! their campaigns' stats rows, the conversions' daily, weekly and hourly rows and the
 //! campaigns' weekly conversions with the conversions, the stats rows' running sums with the
 //! rows, the cabinets' last rolled-up day with their daily rows, the conversion totals with the
-//! events still stored, and each campaign's conversion lines with its totals.
+//! events still stored, each campaign's conversion lines with its totals, and the copies each
+//! campaign's row and its row of figures keep of each other (its status, whether it has budget
+//! left).
 //! Reads only; names what differs.
 
 use rusqlite::Connection;
@@ -143,6 +145,15 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
             "each campaign's conversion_totals rows, as the view campaign_conversion_lines writes \
              them",
             CONVERSION_LINES,
+        )?,
+        compare(
+            conn,
+            "campaign_counters",
+            "each campaign's status (campaign_counters.listed_status) and whether it has no \
+             budget left (campaigns.no_budget), kept in the other of its two rows, against \
+             that row's own; a campaign with no row of figures, or figures with no campaign, \
+             is a difference",
+            CAMPAIGN_COUNTERS,
         )?,
     ])
 }
@@ -511,10 +522,82 @@ const CONVERSION_LINES: &str = "
         ON v.account_id = c.account_id AND v.ad_id = c.ad_id
     ORDER BY c.account_id, c.ad_id";
 
+/// Each campaign's two rows (migration 68) joined whole, once: what each keeps of the other.
+const CAMPAIGN_COUNTERS: &str = "
+    SELECT 'cabinet ' || account_id || ', campaign ' || ad_id, kept, recomputed,
+        kept <> recomputed
+    FROM (SELECT COALESCE(c.account_id, k.account_id) AS account_id,
+            COALESCE(c.ad_id, k.ad_id) AS ad_id,
+            COALESCE('status ' || k.listed_status, 'no row of figures') || ', '
+                || COALESCE('no budget ' || c.no_budget, 'no campaign') AS kept,
+            COALESCE('status ' || c.status, 'no campaign') || ', '
+                || COALESCE('no budget ' || (k.budget_micros = 0), 'no row of figures')
+                AS recomputed
+          FROM campaigns c FULL JOIN campaign_counters k
+            ON k.account_id = c.account_id AND k.ad_id = c.ad_id)
+    ORDER BY account_id, ad_id";
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::test_db;
+
+    #[test]
+    fn each_campaigns_two_rows_keep_each_others_status_and_budget_through_their_writes() {
+        let conn = test_db();
+        for ad in 1..=3 {
+            crate::store::test_campaign(&conn, 7, ad);
+        }
+        conn.execute(
+            "UPDATE campaigns SET status = 'Stopped' WHERE ad_id = 1",
+            [],
+        )
+        .unwrap();
+        crate::store::campaigns::mark_deleted(&conn, 7, 2, "2026-01-02T00:00:00Z").unwrap();
+        let kept: Vec<(String, bool)> = conn
+            .prepare(
+                "SELECT listed_status, no_budget FROM campaigns
+                 JOIN campaign_counters USING (account_id, ad_id) ORDER BY ad_id",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let row = |status: &str, none: bool| (status.to_string(), none);
+        assert_eq!(
+            kept,
+            vec![
+                row("Stopped", false),
+                row("Deleted", true),
+                row("active", false)
+            ]
+        );
+        let found = figure(&check(&conn).unwrap(), "campaign_counters").clone();
+        assert_eq!((found.rows, found.differing), (3, 0));
+
+        // Written past the triggers: a copy that no longer matches, and a missing row.
+        conn.execute_batch(
+            "UPDATE campaigns SET no_budget = 1 WHERE ad_id = 3;
+             DELETE FROM campaign_counters WHERE ad_id = 1;",
+        )
+        .unwrap();
+        let found = figure(&check(&conn).unwrap(), "campaign_counters").clone();
+        assert_eq!((found.rows, found.differing), (3, 2));
+        assert_eq!(
+            found.differences[0],
+            Difference {
+                key: "cabinet 7, campaign 1".into(),
+                kept: "no row of figures, no budget 0".into(),
+                recomputed: "status Stopped, no row of figures".into(),
+            }
+        );
+        assert_eq!(found.differences[1].kept, "status active, no budget 1");
+        assert_eq!(
+            found.differences[1].recomputed,
+            "status active, no budget 0"
+        );
+    }
 
     fn figure<'a>(figures: &'a [Figure], name: &str) -> &'a Figure {
         figures.iter().find(|f| f.name == name).expect("the figure")

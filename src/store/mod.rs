@@ -153,10 +153,15 @@ pub fn test_plan(conn: &rusqlite::Connection, sql: &str, value: i64) -> Vec<Stri
 pub fn test_campaign(conn: &rusqlite::Connection, account: i64, ad: i64) {
     conn.execute(
         "INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url,
-            link_kind, target_type, targeting, cpm_micros, budget_micros, views_per_user,
-            created_at, synced_at, status_changed_at)
+            link_kind, target_type, targeting, cpm_micros, views_per_user, created_at,
+            synced_at, status_changed_at, no_budget)
          VALUES (?1, ?2, 'ad', 't', 'active', 1, 'https://t.me/a', 'channel', 'channels', '{}',
-            1, 1, 1, 0, 't', 't')",
+            1, 1, 0, 't', 't', 0)",
+        [account, ad],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE campaign_counters SET budget_micros = 1 WHERE account_id = ?1 AND ad_id = ?2",
         [account, ad],
     )
     .unwrap();

@@ -1,9 +1,9 @@
 //! Owns `hourly_stats` (what each campaign gained in each hour; the baseline of the gain is
-//! the campaign's mark, kept in its row by `campaigns`), `daily_stats` (the same by day, for
-//! hours older than retention keeps hourly), the sums the digests read from them (a span's
-//! sums through the rows' running sums are `runs`'), and each campaign's spend of the last 24
-//! hours kept in its row (`campaigns.day_spend_micros`, the home page's pace) wherever an
-//! hour's stats are written.
+//! the campaign's mark, kept in its row of figures by `campaigns`), `daily_stats` (the same by
+//! day, for hours older than retention keeps hourly), the sums the digests read from them (a
+//! span's sums through the rows' running sums are `runs`'), and each campaign's spend of the
+//! last 24 hours kept in its row of figures (`campaign_counters.day_spend_micros`, the home
+//! page's pace) wherever an hour's stats are written.
 
 use std::collections::HashMap;
 
@@ -209,15 +209,15 @@ pub fn keep_day_spend(
 ) -> Result<(), StoreError> {
     let DaySpan { first, last } = DaySpan::ending(last);
     conn.prepare_cached(
-        "UPDATE campaigns SET day_spend_micros = d.spent
+        "UPDATE campaign_counters SET day_spend_micros = d.spent
          FROM (SELECT c.ad_id AS ad_id,
                 (SELECT COALESCE(SUM(h.spent_micros), 0)
                  FROM hourly_stats h INDEXED BY hourly_stats_ad
                  WHERE h.account_id = ?1 AND h.ad_id = c.ad_id
                     AND h.hour >= ?2 AND h.hour <= ?3) AS spent
-               FROM campaigns c WHERE c.account_id = ?1) d
-         WHERE campaigns.account_id = ?1 AND campaigns.ad_id = d.ad_id
-            AND campaigns.day_spend_micros <> d.spent",
+               FROM campaign_counters c WHERE c.account_id = ?1) d
+         WHERE campaign_counters.account_id = ?1 AND campaign_counters.ad_id = d.ad_id
+            AND campaign_counters.day_spend_micros <> d.spent",
     )?
     .execute(params![account, first, last])?;
     Ok(())

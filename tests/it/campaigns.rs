@@ -224,11 +224,13 @@ fn bulk(app: &TestApp, cabinet: i64, first: i64, last: i64, views: &str) {
     app.sql(&format!(
         "WITH RECURSIVE n(i) AS (SELECT {first} UNION ALL SELECT i + 1 FROM n WHERE i < {last})
          INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url, link_kind, tme_path,
-            tme_username, target_type, targeting, cpm_micros, budget_micros, views, views_per_user, created_at,
+            tme_username, target_type, targeting, cpm_micros, views_per_user, created_at,
             synced_at, status_changed_at)
          SELECT {cabinet}, i, 'bulk ' || i, 't', 'Active', 1, 'https://t.me/seed_chan', 'channel', 'seed_chan',
-            'seed_chan', 'channels', '{{}}', 1000000, 0, {views}, 1, 1000 + i, '2026-01-01T00:00:00Z',
-            '2026-01-01T00:00:00Z' FROM n"
+            'seed_chan', 'channels', '{{}}', 1000000, 1, 1000 + i, '2026-01-01T00:00:00Z',
+            '2026-01-01T00:00:00Z' FROM n;
+         UPDATE campaign_counters SET views = (SELECT {views} FROM (SELECT ad_id AS i))
+         WHERE account_id = {cabinet} AND ad_id BETWEEN {first} AND {last}"
     ));
 }
 

@@ -63,10 +63,12 @@ fn setup(app: &TestApp, bot: &FakeBot, rx: &Receiver) -> (i64, i64, String) {
     let cabinet = app.cabinet(user, "euro", "1000");
     app.sql(&format!(
         "INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url,
-            link_kind, target_type, targeting, cpm_micros, budget_micros, views_per_user,
-            created_at, synced_at, status_changed_at)
+            link_kind, target_type, targeting, cpm_micros, views_per_user, created_at,
+            synced_at, status_changed_at)
          VALUES ({cabinet}, {AD}, '{TITLE}', 't', 'Deleted', 0, 'https://t.me/a', 'channel',
-            'channels', '{{}}', 1, 1, 1, 0, 't', 't')"
+            'channels', '{{}}', 1, 1, 0, 't', 't');
+         UPDATE campaign_counters SET budget_micros = 1
+         WHERE account_id = {cabinet} AND ad_id = {AD}"
     ));
     let chat = CabinetChange {
         telegram_chat: Some(CHAT.to_string()),

@@ -232,10 +232,10 @@ mod tests {
         let conn = crate::store::test_db();
         conn.execute_batch(
             "INSERT INTO campaigns (account_id, ad_id, title, text, status, active, promote_url,
-                link_kind, target_type, targeting, cpm_micros, budget_micros, views_per_user,
-                created_at, synced_at, status_changed_at)
+                link_kind, target_type, targeting, cpm_micros, views_per_user, created_at,
+                synced_at, status_changed_at)
              VALUES (7, 1, 'One', 't', 'active', 1, 'https://t.me/a', 'channel', 'channels',
-                '{}', 1, 1, 1, 0, 't', 't');
+                '{}', 1, 1, 0, 't', 't');
              UPDATE cabinets SET fee_percent = '10' WHERE id = 7;
              INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T10:00:00Z', 1000, 0, 10, 2, 5004000);
              INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T11:00:00Z', 1000, 0, 10, 2, 5000000);

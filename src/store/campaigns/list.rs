@@ -10,9 +10,9 @@ mod whole;
 use rusqlite::types::Value as Sql;
 use rusqlite::{params_from_iter, CachedStatement, Connection};
 
-use super::{from_row, listed_columns, CampaignRow};
+use super::{from_row, listed_columns, CampaignRow, WITH_COUNTERS};
 use crate::domain::campaign::{LinkKind, Status};
-use crate::store::{ids_json, StoreError};
+use crate::store::StoreError;
 use merge::{merged, Order};
 pub use whole::{all, sums, Sums};
 
@@ -68,6 +68,14 @@ impl SortKey {
         })
     }
 
+    /// Whether the sorted column is one of a campaign's figures (`campaign_counters`).
+    fn is_figure(self) -> bool {
+        matches!(
+            self,
+            SortKey::Views | SortKey::Clicks | SortKey::Spent | SortKey::Budget
+        )
+    }
+
     fn column(self) -> &'static str {
         match self {
             SortKey::Date => "created_at",
@@ -121,8 +129,8 @@ pub fn list(
             if let [account] = filter.accounts[..] {
                 one_cabinet(conn, &query, account, order, offset, limit)?
             } else {
-                let rowids = merged(conn, &query, &filter.accounts, order, offset, limit)?;
-                fetch(conn, &rowids)?
+                let keys = merged(conn, &query, &filter.accounts, order, offset, limit)?;
+                fetch(conn, &keys)?
             }
         }
     };
@@ -132,23 +140,49 @@ pub fn list(
     Ok(split_more(rows, limit))
 }
 
-/// One cabinet's filtered campaigns: `from` (the table and conditions) binds the cabinet
+/// One cabinet's filtered campaigns: each `FROM` (the tables and conditions) binds the cabinet
 /// first, then the filter's `args`, then what the caller appends (a position, a limit).
 struct CabinetQuery {
+    /// The copies with their figures: what a row is read from.
     from: String,
+    /// The copies alone, without their figures.
+    copies: String,
+    /// The figures alone (`campaign_counters`, which holds each copy's status) when the filter
+    /// names nothing else; else as `from`.
+    figures: String,
     args: Vec<Sql>,
 }
 
 impl CabinetQuery {
     /// The campaigns of one cabinet that `filter` matches.
     fn of(filter: &ListFilter) -> CabinetQuery {
-        let (clauses, args) = conditions(filter);
+        let (clauses, args) = conditions(filter, "status");
+        let only_status = clauses.len() == 1;
+        let clauses = clauses.join(" AND ");
+        let from = format!("FROM {WITH_COUNTERS} WHERE account_id = ? AND {clauses}");
+        let figures = if only_status {
+            let (status, _) = conditions(filter, "listed_status");
+            format!(
+                "FROM campaign_counters WHERE account_id = ? AND {}",
+                status[0]
+            )
+        } else {
+            from.clone()
+        };
         CabinetQuery {
-            from: format!(
-                "FROM campaigns WHERE account_id = ? AND {}",
-                clauses.join(" AND ")
-            ),
+            copies: format!("FROM campaigns WHERE account_id = ? AND {clauses}"),
+            from,
+            figures,
             args,
+        }
+    }
+
+    /// What the keys of a sort are read from: the table holding the sorted column.
+    fn keys_from(&self, sort: SortKey) -> &str {
+        if sort.is_figure() {
+            &self.figures
+        } else {
+            &self.copies
         }
     }
 
@@ -207,18 +241,19 @@ fn one_cabinet(
     Ok(rows)
 }
 
-/// The listed rows of the campaigns of `rowids`, in that order, in one statement: the rowids
-/// bound as one JSON array whose elements each find their row by rowid, as the list's plain
-/// reads do through an index; an element's position places its row.
-fn fetch(conn: &Connection, rowids: &[i64]) -> Result<Vec<CampaignRow>, StoreError> {
+/// The listed rows of the campaigns of `keys` (cabinet, `ad_id`), in that order, in one
+/// statement: the keys bound as one JSON array of pairs, each finding its row by its primary
+/// key, as the list's plain reads do through an index; an element's position places its row.
+fn fetch(conn: &Connection, keys: &[(i64, i64)]) -> Result<Vec<CampaignRow>, StoreError> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {}, page.key FROM json_each(?1) AS page CROSS JOIN campaigns
-         ON campaigns.rowid = page.value",
+        "SELECT {}, page.key FROM json_each(?1) AS page CROSS JOIN ({WITH_COUNTERS})
+         ON account_id = page.value ->> 0 AND ad_id = page.value ->> 1",
         listed_columns(),
     ))?;
     let position = stmt.column_count() - 1;
-    let mut placed: Vec<Option<CampaignRow>> = vec![None; rowids.len()];
-    let mut rows = stmt.query([ids_json(rowids)])?;
+    let mut placed: Vec<Option<CampaignRow>> = vec![None; keys.len()];
+    let pairs: Vec<[i64; 2]> = keys.iter().map(|&(account, ad)| [account, ad]).collect();
+    let mut rows = stmt.query([serde_json::json!(pairs).to_string()])?;
     while let Some(r) = rows.next()? {
         let at: usize = r.get(position)?;
         if let Some(slot) = placed.get_mut(at) {
@@ -264,15 +299,16 @@ fn cursor_page(
     Ok(page)
 }
 
-/// The filter's conditions other than the cabinets, with their arguments in order.
-fn conditions(filter: &ListFilter) -> (Vec<String>, Vec<Sql>) {
+/// The filter's conditions other than the cabinets, with their arguments in order; the first
+/// is the status's, read from the column named `status`.
+fn conditions(filter: &ListFilter, status: &str) -> (Vec<String>, Vec<Sql>) {
     let mut clauses = Vec::new();
     let mut args = Vec::new();
     match &filter.statuses {
-        None => clauses.push("status <> 'Deleted'".to_string()),
+        None => clauses.push(format!("{status} <> 'Deleted'")),
         Some(statuses) => {
             let names: Vec<&str> = statuses.iter().map(|s| s.as_str()).collect();
-            clauses.push("status IN (SELECT value FROM json_each(?))".into());
+            clauses.push(format!("{status} IN (SELECT value FROM json_each(?))"));
             args.push(Sql::Text(serde_json::json!(names).to_string()));
         }
     }
@@ -343,25 +379,24 @@ mod tests {
             for ad in 1..=count {
                 let status =
                     ["Active", "On Hold", "Stopped", "Deleted", "In Review"][next(5) as usize];
+                let title = format!("title {}", next(40));
+                let cpm = next(4) * 500_000;
+                let figures = [next(6) * 1_000_000, next(5) * 250_000, next(30), next(8)];
                 conn.execute(
                     "INSERT INTO campaigns (account_id, ad_id, title, text, status, active,
-                        promote_url, link_kind, target_type, targeting, cpm_micros, budget_micros,
-                        spent_micros, views, clicks, views_per_user, created_at, synced_at,
-                        status_changed_at)
+                        promote_url, link_kind, target_type, targeting, cpm_micros,
+                        views_per_user, created_at, synced_at, status_changed_at)
                      VALUES (?1, ?2, ?3, 't', ?4, 1, 'https://example.com', 'site', 'channels',
-                        '{}', ?5, ?6, ?7, ?8, ?9, 1, ?10, 't', 't')",
-                    params![
-                        account,
-                        ad,
-                        format!("title {}", next(40)),
-                        status,
-                        next(4) * 500_000,
-                        next(6) * 1_000_000,
-                        next(5) * 250_000,
-                        next(30),
-                        next(8),
-                        1_000 + next(50),
-                    ],
+                        '{}', ?5, 1, ?6, 't', 't')",
+                    params![account, ad, title, status, cpm, 1_000 + next(50)],
+                )
+                .unwrap();
+                let [budget, spent, views, clicks] = figures;
+                conn.execute(
+                    "UPDATE campaign_counters SET budget_micros = ?3, spent_micros = ?4,
+                        views = ?5, clicks = ?6
+                     WHERE account_id = ?1 AND ad_id = ?2",
+                    params![account, ad, budget, spent, views, clicks],
                 )
                 .unwrap();
             }
@@ -398,7 +433,10 @@ mod tests {
         limit: usize,
     ) -> (Vec<(i64, i64)>, bool) {
         let mut stmt = conn
-            .prepare(&format!("SELECT {} FROM campaigns", super::super::COLUMNS))
+            .prepare(&format!(
+                "SELECT {} FROM {WITH_COUNTERS}",
+                super::super::COLUMNS
+            ))
             .unwrap();
         let rows: Vec<CampaignRow> = stmt
             .query_map([], from_row)

@@ -76,6 +76,11 @@ pub struct CampaignRow {
     pub schedule_zone: Option<String>,
 }
 
+/// The stored copies with their figures (`campaign_counters`, migration 68: the counters, the
+/// budget left and the marks the hourly sync rewrites, kept out of the wide row), as one
+/// table to read from: `FROM {WITH_COUNTERS}`.
+pub(crate) const WITH_COUNTERS: &str = "campaigns JOIN campaign_counters USING (account_id, ad_id)";
+
 /// The columns `from_row` reads, in its order (read by position: a list page reads hundreds).
 const COLUMNS: &str = "account_id, ad_id, title, text, status, active, promote_url, link_kind,
     tme_path, target_type, targeting, cpm_micros, budget_micros, spent_micros,
@@ -252,19 +257,27 @@ pub fn insert(
 ) -> Result<(), StoreError> {
     static SQL: OnceLock<String> = OnceLock::new();
     let sql = SQL.get_or_init(|| {
-        let columns = REPORTED.len() + 10;
-        let places: Vec<String> = (1..=columns).map(|n| format!("?{n}")).collect();
+        let settings: Vec<&str> = REPORTED
+            .into_iter()
+            .filter(|column| !DELIVERY_COLUMNS.contains(column))
+            .collect();
+        let places: Vec<String> = (1..=settings.len() + 11).map(|n| format!("?{n}")).collect();
         format!(
             "INSERT INTO campaigns (account_id, ad_id, {}, status, synced_at, status_changed_at,
-                created_at, group_id, target_type, starts_at, ends_at)
+                created_at, group_id, target_type, starts_at, ends_at, no_budget)
              VALUES ({})",
-            REPORTED.join(", "),
+            settings.join(", "),
             places.join(", ")
         )
     });
+    let settings = REPORTED
+        .iter()
+        .zip(reported(snap)?)
+        .filter(|(column, _)| !DELIVERY_COLUMNS.contains(column))
+        .map(|(_, value)| value);
     let values = [snap.account_id.into(), snap.ad_id.into()]
         .into_iter()
-        .chain(reported(snap)?)
+        .chain(settings)
         .chain([
             snap.status.as_str().to_string().into(),
             now.to_string().into(),
@@ -274,9 +287,26 @@ pub fn insert(
             snap.spec.target_type.as_str().to_string().into(),
             snap.dates.starts_at.into(),
             snap.dates.ends_at.into(),
+            (snap.budget.micros() == 0).into(),
         ]);
     conn.prepare_cached(sql)?
         .execute(params_from_iter(values))?;
+    // The insert made the copy's row of figures (zeros); the report's go into it.
+    conn.prepare_cached(
+        "UPDATE campaign_counters SET budget_micros = ?3, spent_micros = ?4, views = ?5,
+            opens = ?6, clicks = ?7, actions = ?8
+         WHERE account_id = ?1 AND ad_id = ?2",
+    )?
+    .execute(params![
+        snap.account_id,
+        snap.ad_id,
+        snap.budget.micros(),
+        snap.spent.micros(),
+        snap.views,
+        snap.opens,
+        snap.clicks,
+        snap.actions
+    ])?;
     Ok(())
 }
 
@@ -305,7 +335,8 @@ pub enum Counters {
 }
 
 /// The [`REPORTED`] columns that move with delivery: the lifetime counters, and the budget left
-/// (the spend comes off it).
+/// (the spend comes off it). They are `campaign_counters`' (migration 68), the others
+/// `campaigns`'.
 const DELIVERY_COLUMNS: [&str; 6] = [
     "spent_micros",
     "views",
@@ -340,6 +371,8 @@ pub struct RefreshPlan {
     /// The UPDATE's assignments; ?1 and ?2 name the campaign, ?3 is `now`, given to
     /// [`RefreshPlan::write`].
     set: Vec<String>,
+    /// The assignments of the copy's figures (`campaign_counters`), numbered as `set`'s.
+    figures: Vec<String>,
     values: Vec<Sql>,
 }
 
@@ -347,11 +380,26 @@ impl RefreshPlan {
     /// Writes the plan with `synced_at` at `now`; what the refresh found.
     pub fn write(mut self, conn: &Connection, now: &str) -> Result<Refreshed, StoreError> {
         self.values[2] = Sql::Text(now.to_string());
-        conn.prepare_cached(&format!(
-            "UPDATE campaigns SET {} WHERE account_id = ?1 AND ad_id = ?2",
-            self.set.join(", ")
-        ))?
-        .execute(params_from_iter(self.values))?;
+        for (table, set) in [
+            ("campaigns", &self.set),
+            ("campaign_counters", &self.figures),
+        ] {
+            if set.is_empty() {
+                continue;
+            }
+            // Each statement binds only the numbers it names: the campaign's, and its own.
+            let mut stmt = conn.prepare_cached(&format!(
+                "UPDATE {table} SET {} WHERE account_id = ?1 AND ad_id = ?2",
+                set.join(", ")
+            ))?;
+            for (i, value) in self.values.iter().enumerate() {
+                let name = format!("?{}", i + 1);
+                if let Some(at) = stmt.parameter_index(&name)? {
+                    stmt.raw_bind_parameter(at, value)?;
+                }
+            }
+            stmt.raw_execute()?;
+        }
         Ok(self.found)
     }
 }
@@ -366,7 +414,7 @@ pub fn plan_refresh(
     static READ: OnceLock<String> = OnceLock::new();
     let read = READ.get_or_init(|| {
         format!(
-            "SELECT {}, status FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+            "SELECT {}, status FROM {WITH_COUNTERS} WHERE account_id = ?1 AND ad_id = ?2",
             REPORTED.join(", ")
         )
     });
@@ -386,6 +434,7 @@ pub fn plan_refresh(
     };
     let moved = old_status != snap.status;
     let mut set = vec!["synced_at = ?3".to_string()];
+    let mut figures = Vec::new();
     let mut values: Vec<Sql> = vec![snap.account_id.into(), snap.ad_id.into(), Sql::Null];
     let mut found = Refreshed {
         changed: moved,
@@ -405,8 +454,17 @@ pub fn plan_refresh(
         if old != new {
             found.changed = true;
             found.link_changed |= matches!(*column, "promote_url" | "invite_link");
+            // Whether the copy has budget left is kept in its wide row (migration 68).
+            if let (&"budget_micros", Sql::Integer(budget)) = (column, &new) {
+                set.push(format!("no_budget = {}", i64::from(*budget == 0)));
+            }
             values.push(new);
-            set.push(format!("{column} = ?{}", values.len()));
+            let to = if DELIVERY_COLUMNS.contains(column) {
+                &mut figures
+            } else {
+                &mut set
+            };
+            to.push(format!("{column} = ?{}", values.len()));
         }
     }
     if moved {
@@ -423,13 +481,18 @@ pub fn plan_refresh(
     if found.changed || counters == Counters::Write {
         set.push("local_rev = local_rev + 1".to_string());
     }
-    Ok(Some(RefreshPlan { found, set, values }))
+    Ok(Some(RefreshPlan {
+        found,
+        set,
+        figures,
+        values,
+    }))
 }
 
 pub fn get(conn: &Connection, account: i64, ad: i64) -> Result<Option<CampaignRow>, StoreError> {
     optional(
         conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM campaigns WHERE account_id = ?1 AND ad_id = ?2"
+            "SELECT {COLUMNS} FROM {WITH_COUNTERS} WHERE account_id = ?1 AND ad_id = ?2"
         ))?
         .query_row([account, ad], from_row),
     )
@@ -464,10 +527,10 @@ pub struct Named {
 /// A stored copy's [`Named`] columns alone (the hourly digest reads hundreds per cabinet).
 pub fn named(conn: &Connection, account: i64, ad: i64) -> Result<Option<Named>, StoreError> {
     let found = conn
-        .prepare_cached(
-            "SELECT tme_path, title, status, cpm_micros, budget_micros FROM campaigns
-             WHERE account_id = ?1 AND ad_id = ?2",
-        )?
+        .prepare_cached(&format!(
+            "SELECT tme_path, title, status, cpm_micros, budget_micros FROM {WITH_COUNTERS}
+                 WHERE account_id = ?1 AND ad_id = ?2"
+        ))?
         .query_row([account, ad], |r| {
             Ok(Named {
                 tme_path: r.get(0)?,
@@ -483,7 +546,7 @@ pub fn named(conn: &Connection, account: i64, ad: i64) -> Result<Option<Named>, 
 /// Lifetime figures of every campaign of a cabinet that ever delivered, deleted ones included.
 pub fn lifetime(conn: &Connection, account: i64) -> Result<Vec<(i64, Totals)>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT ad_id, views, opens, clicks, actions, spent_micros FROM campaigns
+        "SELECT ad_id, views, opens, clicks, actions, spent_micros FROM campaign_counters
          WHERE account_id = ?1 AND (views > 0 OR spent_micros > 0) ORDER BY ad_id",
     )?;
     let rows = stmt.query_map([account], |r| {
@@ -543,10 +606,14 @@ pub fn cabinets_with_ad(
 /// Marks the copy of an ad the platform keeps as `Deleted`, with nothing left on it.
 pub fn mark_deleted(conn: &Connection, account: i64, ad: i64, now: &str) -> Result<(), StoreError> {
     conn.execute(
-        "UPDATE campaigns SET status = 'Deleted', budget_micros = 0, status_changed_at = ?3,
+        "UPDATE campaigns SET status = 'Deleted', status_changed_at = ?3, no_budget = 1,
             local_rev = local_rev + 1
          WHERE account_id = ?1 AND ad_id = ?2",
         params![account, ad, now],
+    )?;
+    conn.execute(
+        "UPDATE campaign_counters SET budget_micros = 0 WHERE account_id = ?1 AND ad_id = ?2",
+        params![account, ad],
     )?;
     Ok(())
 }
@@ -564,10 +631,10 @@ pub fn live_ids(conn: &Connection, account: i64) -> Result<Vec<i64>, StoreError>
 
 /// The state of a cabinet's live copies as automation reads it, by `ad_id`.
 pub fn rule_states(conn: &Connection, account: i64) -> Result<Vec<State>, StoreError> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT ad_id, group_id, status, active, cpm_micros, budget_micros, daily_budget_micros
-         FROM campaigns WHERE account_id = ?1 AND status <> 'Deleted' ORDER BY ad_id",
-    )?;
+         FROM {WITH_COUNTERS} WHERE account_id = ?1 AND status <> 'Deleted' ORDER BY ad_id"
+    ))?;
     let rows = stmt.query_map([account], |r| {
         Ok(State {
             ad_id: r.get(0)?,

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use rusqlite::types::Value;
 use rusqlite::{params, CachedStatement, Connection, ToSql};
 
-use super::decline_columns;
+use super::{decline_columns, WITH_COUNTERS};
 use crate::domain::ad::AdCounters;
 use crate::domain::campaign::Status;
 use crate::domain::stats::Totals;
@@ -29,6 +29,18 @@ pub struct SyncState {
 }
 
 impl SyncState {
+    /// Whether a report line leaves the copy's wide row as it is: its switch, its decline
+    /// reason and whether it has budget left (`campaigns.no_budget`), so that
+    /// [`CounterWrites::apply`] writes its narrow row alone unless its status moved too.
+    pub fn same_wide_row(&self, line: &AdCounters) -> bool {
+        (self.switch.0, self.switch.1 == 0, &self.switch.2)
+            == (
+                line.active,
+                line.budget.micros() == 0,
+                &decline_columns(line.status, line.decline_reason.as_ref()),
+            )
+    }
+
     /// Whether a report line leaves the stored switch, budget and decline reason as they are,
     /// so that [`Reported::CountersOnly`] writes all it moved unless its status moved too.
     pub fn same_switch(&self, line: &AdCounters) -> bool {
@@ -44,12 +56,12 @@ impl SyncState {
 /// The [`SyncState`] of every stored copy of a cabinet, by `ad_id`: one read where the hourly
 /// sync would otherwise ask once per campaign.
 pub fn sync_states(conn: &Connection, account: i64) -> Result<HashMap<i64, SyncState>, StoreError> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT ad_id, status, tme_path, local_rev, mark_views, mark_opens, mark_clicks,
             mark_actions, mark_spent_micros, active, budget_micros, decline_reason,
             decline_description
-         FROM campaigns WHERE account_id = ?1",
-    )?;
+         FROM {WITH_COUNTERS} WHERE account_id = ?1"
+    ))?;
     let rows = stmt.query_map([account], |r| {
         let state = SyncState {
             status: parsed(r, 1, "campaigns.status", Status::parse)?,
@@ -78,7 +90,11 @@ pub fn local_revs(conn: &Connection, account: i64) -> Result<HashMap<i64, i64>, 
 pub enum Reported {
     /// The switch, the budget, the decline reason and the counters; the status too when it
     /// moved.
-    State { status_moved: bool },
+    State {
+        status_moved: bool,
+        /// The copy's wide row moves: see [`SyncState::same_wide_row`].
+        wide_moved: bool,
+    },
     /// The counters only: the copy changed after the report was read (a switch or a money move
     /// adcab made meanwhile), so its switch, budget and status are newer than the report's; or
     /// the report leaves them as stored ([`SyncState::same_switch`]), the hourly sync's common
@@ -86,31 +102,33 @@ pub enum Reported {
     CountersOnly,
 }
 
-/// The three UPDATEs of a report's line, by how much of it they write (see [`Reported`]): the
-/// counters only, with the switch, budget and decline reason too, and with the status as well.
-fn counter_sql() -> &'static [String; 3] {
-    const COUNTERS: &str = "spent_micros = ?3, views = ?4, opens = ?5, clicks = ?6,
+/// The statements of a report's line (see [`Reported`]): its figures into the copy's narrow row
+/// (`campaign_counters`, the budget left too when ?9 is given), and its switch and decline
+/// reason into the wide one (`campaigns`), with the status as well.
+fn counter_sql() -> &'static [String; 4] {
+    const FIGURES: &str = "spent_micros = ?3, views = ?4, opens = ?5, clicks = ?6,
         actions = ?7, mark_views = ?4, mark_opens = ?5, mark_clicks = ?6, mark_actions = ?7,
         mark_spent_micros = ?3, day_spend_micros = COALESCE(?8, day_spend_micros)";
-    const STATE: &str = "active = ?9, budget_micros = ?10, decline_reason = ?11,
-        decline_description = ?12";
-    const WHERE: &str = "WHERE account_id = ?1 AND ad_id = ?2";
     const MOVED: &str = "(spent_micros, views, opens, clicks, actions, mark_views, mark_opens,
         mark_clicks, mark_actions, mark_spent_micros, day_spend_micros)
         IS NOT (?3, ?4, ?5, ?6, ?7, ?4, ?5, ?6, ?7, ?3, COALESCE(?8, day_spend_micros))";
-    static SQL: OnceLock<[String; 3]> = OnceLock::new();
+    const SWITCH: &str =
+        "active = ?3, decline_reason = ?4, decline_description = ?5, no_budget = ?6";
+    const WHERE: &str = "WHERE account_id = ?1 AND ad_id = ?2";
+    static SQL: OnceLock<[String; 4]> = OnceLock::new();
     SQL.get_or_init(|| {
         [
-            format!("UPDATE campaigns SET {COUNTERS} {WHERE} AND {MOVED}"),
+            format!("UPDATE campaign_counters SET {FIGURES} {WHERE} AND {MOVED}"),
             format!(
-                "UPDATE campaigns SET {COUNTERS}, {STATE} {WHERE}
-                   AND ({MOVED} OR (active, budget_micros, decline_reason, decline_description)
-                       IS NOT (?9, ?10, ?11, ?12))"
+                "UPDATE campaign_counters SET {FIGURES}, budget_micros = ?9 {WHERE}
+                   AND ({MOVED} OR budget_micros IS NOT ?9)"
             ),
             format!(
-                "UPDATE campaigns SET {COUNTERS}, {STATE}, status = ?13, status_changed_at = ?14
-                 {WHERE}"
+                "UPDATE campaigns SET {SWITCH} {WHERE}
+                   AND (active, decline_reason, decline_description, no_budget)
+                       IS NOT (?3, ?4, ?5, ?6)"
             ),
+            format!("UPDATE campaigns SET {SWITCH}, status = ?7, status_changed_at = ?8 {WHERE}"),
         ]
     })
 }
@@ -120,24 +138,25 @@ fn counter_sql() -> &'static [String; 3] {
 /// connection's cache again for each line cost a hash of its text).
 pub struct CounterWrites<'c> {
     conn: &'c Connection,
-    prepared: [Option<CachedStatement<'c>>; 3],
+    prepared: [Option<CachedStatement<'c>>; 4],
 }
 
 impl<'c> CounterWrites<'c> {
     pub fn new(conn: &'c Connection) -> CounterWrites<'c> {
         CounterWrites {
             conn,
-            prepared: [None, None, None],
+            prepared: [None, None, None, None],
         }
     }
 
     /// Brings a copy's counters in line with the platform's report and moves its mark to the
     /// reported counters, and its spend of the last 24 hours to `day_spend` (micro-units; see
-    /// [`crate::store::stats::day_spends`]) when given, so the row is written once an hour;
-    /// with [`Reported::State`] also its switch, budget and decline reason, and its status and
-    /// `status_changed_at` when the status moved. The ad's settings are not part of it, so
-    /// `synced_at` stays. The status is written only when it moved, so the index over it is
-    /// left alone otherwise; a row the report leaves as it is is not written at all.
+    /// [`crate::store::stats::day_spends`]) when given, so its narrow row of figures is written
+    /// once an hour; with [`Reported::State`] also its budget, switch and decline reason, and
+    /// its status and `status_changed_at` when the status moved. The ad's settings are not
+    /// part of it, so `synced_at` stays. The wide row is written only when its switch, decline
+    /// reason, status or whether it has budget left (`no_budget`) moved, so the indexes over them are left alone otherwise; a row the
+    /// report leaves as it is is not written at all.
     pub fn apply(
         &mut self,
         account: i64,
@@ -145,29 +164,49 @@ impl<'c> CounterWrites<'c> {
         reported: Reported,
         day_spend: Option<i64>,
     ) -> Result<(), StoreError> {
-        let (budget, spent, status) = (c.budget.micros(), c.spent.micros(), c.status.as_str());
-        let [reason, description] = decline_columns(c.status, c.decline_reason.as_ref());
-        let mut values: Vec<&dyn ToSql> = vec![
+        let (spent, status) = (c.spent.micros(), c.status.as_str());
+        let budget = c.budget.micros();
+        let figures: [&dyn ToSql; 9] = [
             &account, &c.ad_id, &spent, &c.views, &c.opens, &c.clicks, &c.actions, &day_spend,
+            &budget,
         ];
-        let at = match reported {
-            Reported::CountersOnly => 0,
-            Reported::State { status_moved } => {
-                values.extend([&c.active as &dyn ToSql, &budget, &reason, &description]);
-                if status_moved {
-                    values.extend([&status as &dyn ToSql, &c.status_changed_at]);
-                    2
-                } else {
-                    1
-                }
-            }
+        let Reported::State {
+            status_moved,
+            wide_moved,
+        } = reported
+        else {
+            return self.execute(0, &figures[..8]);
         };
+        self.execute(1, &figures)?;
+        if !status_moved && !wide_moved {
+            return Ok(());
+        }
+        let [reason, description] = decline_columns(c.status, c.decline_reason.as_ref());
+        let no_budget = budget == 0;
+        let mut switch: Vec<&dyn ToSql> = vec![
+            &account,
+            &c.ad_id,
+            &c.active,
+            &reason,
+            &description,
+            &no_budget,
+        ];
+        if status_moved {
+            switch.extend([&status as &dyn ToSql, &c.status_changed_at]);
+            self.execute(3, &switch)
+        } else {
+            self.execute(2, &switch)
+        }
+    }
+
+    /// Runs statement `at` of [`counter_sql`], prepared the first time.
+    fn execute(&mut self, at: usize, values: &[&dyn ToSql]) -> Result<(), StoreError> {
         let conn = self.conn;
         let stmt = match &mut self.prepared[at] {
             Some(stmt) => stmt,
             slot => slot.insert(conn.prepare_cached(&counter_sql()[at])?),
         };
-        stmt.execute(&*values)?;
+        stmt.execute(values)?;
         Ok(())
     }
 }

@@ -286,6 +286,7 @@ fn a_decline_reason_is_stored_while_declined_and_cleared_when_the_ad_leaves_it()
             &line_of(&declined),
             Reported::State {
                 status_moved: false,
+                wide_moved: true,
             },
             None,
         )
@@ -304,7 +305,10 @@ fn a_decline_reason_is_stored_while_declined_and_cleared_when_the_ad_leaves_it()
         .apply(
             7,
             &line_of(&approved),
-            Reported::State { status_moved: true },
+            Reported::State {
+                status_moved: true,
+                wide_moved: true,
+            },
             None,
         )
         .unwrap();
@@ -395,7 +399,10 @@ fn the_copies_revision_moves_with_every_local_write_and_not_with_a_report() {
         .apply(
             7,
             &line_of(&reported),
-            Reported::State { status_moved: true },
+            Reported::State {
+                status_moved: true,
+                wide_moved: true,
+            },
             Some(1),
         )
         .unwrap();

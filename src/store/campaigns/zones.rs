@@ -57,7 +57,7 @@ pub fn zone_shifted(
     let mut stmt = conn.prepare_cached(
         "SELECT account_id, ad_id FROM campaigns
          WHERE schedule_zone = ?1 AND status != 'Deleted' AND schedule IS NOT NULL
-           AND budget_micros > 0
+           AND no_budget = 0
            AND json_extract(schedule, '$.timezone') IS NOT ?2
            AND schedule_zone_refused IS NOT ?2
          ORDER BY account_id, ad_id",

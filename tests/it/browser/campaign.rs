@@ -12,7 +12,10 @@ const ALLOCATED: &str = "budget_micros + spent_micros";
 
 fn micros(app: &TestApp, column: &str, ad: i64) -> i64 {
     app.scalar(
-        &format!("SELECT {column} FROM campaigns WHERE ad_id = ?1"),
+        &format!(
+            "SELECT {column} FROM campaigns JOIN campaign_counters USING (account_id, ad_id)
+             WHERE ad_id = ?1"
+        ),
         &[ad],
     )
 }

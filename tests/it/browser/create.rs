@@ -35,7 +35,8 @@ fn made(app: &TestApp, account: i64, title: &str) -> Made {
             c.query_row(
                 "SELECT target_type, targeting, title, text, promote_url, cpm_micros,
                         budget_micros, views_per_user, daily_budget_micros, media_type
-                 FROM campaigns WHERE account_id = ?1 AND title = ?2",
+                 FROM campaigns JOIN campaign_counters USING (account_id, ad_id)
+                 WHERE account_id = ?1 AND title = ?2",
                 rusqlite::params![account, wanted],
                 |r| {
                     Ok(Made {

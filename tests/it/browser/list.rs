@@ -18,7 +18,7 @@ fn widths(chrome: &Chrome) -> (i64, i64) {
 
 fn delivered(app: &TestApp, account: i64, ad: i64, views: i64, clicks: i64, spent: i64) {
     app.sql(&format!(
-        "UPDATE campaigns SET views = {views}, opens = {clicks}, clicks = {clicks},
+        "UPDATE campaign_counters SET views = {views}, opens = {clicks}, clicks = {clicks},
             actions = 1, spent_micros = {spent}
          WHERE account_id = {account} AND ad_id = {ad}"
     ));

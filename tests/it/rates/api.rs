@@ -30,7 +30,7 @@ fn campaign_objects_carry_roas_and_profit_converted_at_a_named_rate_or_null_with
     );
     assert_eq!(sent.status, 200, "{}", sent.body);
     app.sql(&format!(
-        "UPDATE campaigns SET spent_micros = 10000000 WHERE ad_id = {site}"
+        "UPDATE campaign_counters SET spent_micros = 10000000 WHERE ad_id = {site}"
     ));
 
     let read = app.get_ok(&format!("/campaigns/{site}"), &key)["data"].clone();

@@ -54,7 +54,7 @@ fn totals_across_currencies_are_converted_with_each_rate_and_its_date_or_left_na
         Camp::site("Shop", "https://shop.example.com/?subid=s-1"),
     );
     app.sql(&format!(
-        "UPDATE campaigns SET spent_micros = 10000000 WHERE ad_id = {ad}"
+        "UPDATE campaign_counters SET spent_micros = 10000000 WHERE ad_id = {ad}"
     ));
     for (txid, amount, cur) in [("a", "25", "USD"), ("b", "5", "GBP")] {
         let body = json!({ "clickid": "s-1", "goal": "sale", "order_id": txid, "payout": amount, "cur": cur });

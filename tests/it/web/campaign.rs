@@ -95,7 +95,7 @@ fn budget_is_added_and_withdrawn_and_too_much_is_refused_beside_the_amount() {
     let budget = || {
         one(
             &app,
-            "SELECT budget_micros + spent_micros FROM campaigns WHERE ad_id = ?1",
+            "SELECT budget_micros + spent_micros FROM campaign_counters WHERE ad_id = ?1",
             ad,
         )
     };

@@ -41,7 +41,8 @@ fn newest(app: &TestApp, account: i64) -> (String, Value, i64, i64, i64, String)
         .read_blocking(move |c| {
             c.query_row(
                 "SELECT target_type, targeting, cpm_micros, budget_micros, views_per_user, title
-                 FROM campaigns WHERE account_id = ?1 ORDER BY created_at DESC, ad_id DESC LIMIT 1",
+                 FROM campaigns JOIN campaign_counters USING (account_id, ad_id)
+                 WHERE account_id = ?1 ORDER BY created_at DESC, ad_id DESC LIMIT 1",
                 [account],
                 |r| {
                     Ok((

@@ -141,7 +141,7 @@ fn a_campaign_whose_budget_will_not_last_a_day_at_its_pace_shows_and_one_that_wi
     // Both hold 10 EUR; one spent 12 EUR over its last 24 hours of stats, the other 9.
     for (ad, day) in [(short, 12_000_000), (lasting, 9_000_000)] {
         app.sql(&format!(
-            "UPDATE campaigns SET day_spend_micros = {day}, budget_micros = 10000000
+            "UPDATE campaign_counters SET day_spend_micros = {day}, budget_micros = 10000000
              WHERE account_id = {cabinet} AND ad_id = {ad}"
         ));
     }
@@ -177,7 +177,7 @@ fn the_kept_day_spend_follows_the_hourly_stats_the_sync_stores() {
     let ad = app.funded(cabinet, 1_000_000_000);
     let kept = |app: &TestApp| -> (i64, i64) {
         let kept: i64 = app.scalar(
-            "SELECT day_spend_micros FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+            "SELECT day_spend_micros FROM campaign_counters WHERE account_id = ?1 AND ad_id = ?2",
             &[cabinet, ad],
         );
         let summed: i64 = app.scalar(

@@ -20,7 +20,7 @@ fn delivered(
     spent: i64,
 ) {
     app.sql(&format!(
-        "UPDATE campaigns SET views = {views}, opens = {clicks}, clicks = {clicks},
+        "UPDATE campaign_counters SET views = {views}, opens = {clicks}, clicks = {clicks},
             actions = {actions}, spent_micros = {spent}
          WHERE account_id = {account} AND ad_id = {ad}"
     ));
@@ -424,7 +424,7 @@ fn a_refused_row_action_shows_in_its_row_of_the_list_in_the_persons_language() {
         );
     }
     let budget: i64 = app.scalar(
-        "SELECT budget_micros FROM campaigns WHERE account_id = ?1 AND ad_id = ?2",
+        "SELECT budget_micros FROM campaign_counters WHERE account_id = ?1 AND ad_id = ?2",
         &[cabinet, ad],
     );
     assert_eq!(budget, 10_000_000, "nothing moved");

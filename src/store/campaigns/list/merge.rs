@@ -1,7 +1,7 @@
-//! The merge behind sorted list pages: every cabinet's keys (the sorted column, `ad_id` and
-//! the rowid) read in page order, a chunk at a time from the cabinet's index for the sort
-//! alone (it holds the status the default filter reads), and merged on a heap until the page
-//! is full. Only the page's own rows are then read whole, by their rowids.
+//! The merge behind sorted list pages: every cabinet's keys (the sorted column and `ad_id`)
+//! read in page order, a chunk at a time from the cabinet's index for the sort alone (it holds
+//! the status the default filter reads), and merged on a heap until the page is full. Only the
+//! page's own rows are then read whole, by their keys.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
@@ -43,11 +43,11 @@ pub(super) struct Order {
     pub descending: bool,
 }
 
-/// A campaign's place in one cabinet's order (the sorted column, then `ad_id`), and its rowid.
-type Key = (Cell, i64, i64);
+/// A campaign's place in one cabinet's order: the sorted column, then `ad_id`.
+type Key = (Cell, i64);
 
 fn key(row: &Row) -> rusqlite::Result<Key> {
-    Ok((Cell::read(row.get_ref(0)?)?, row.get(1)?, row.get(2)?))
+    Ok((Cell::read(row.get_ref(0)?)?, row.get(1)?))
 }
 
 impl Order {
@@ -110,7 +110,7 @@ impl PartialEq for Head {
 impl Eq for Head {}
 
 /// Merges every cabinet's rows in page order, skipping `offset` rows and keeping `limit + 1`:
-/// their rowids, in that order (valid in the caller's snapshot).
+/// their cabinets and `ad_id`s, in that order.
 /// A cabinet contributes at most `min(OFFSET_DEPTH, offset + limit + 1)` rows. Cabinets are
 /// read in chunks through two cached statements (first chunk, next chunk), each chunk twice
 /// the last, the first sized so that all first chunks together about fill the page: the work
@@ -122,7 +122,7 @@ pub(super) fn merged(
     order: Order,
     offset: i64,
     limit: i64,
-) -> Result<Vec<i64>, StoreError> {
+) -> Result<Vec<(i64, i64)>, StoreError> {
     let depth = (offset + limit + 1).min(OFFSET_DEPTH);
     let [first_sql, next_sql] = chunk_queries(query, order);
     let mut first = conn.prepare_cached(&first_sql)?;
@@ -151,7 +151,7 @@ pub(super) fn merged(
     while page.len() < keep {
         let Some(top) = heap.pop() else { break };
         let stream = &mut streams[top.stream];
-        let Some((cell, ad, rowid)) = stream.buffered.pop_front() else {
+        let Some((cell, ad)) = stream.buffered.pop_front() else {
             break;
         };
         if stream.buffered.is_empty() && !stream.done {
@@ -165,7 +165,7 @@ pub(super) fn merged(
         if skip > 0 {
             skip -= 1;
         } else {
-            page.push(rowid);
+            page.push((stream.account, ad));
         }
     }
     Ok(page)
@@ -177,7 +177,7 @@ fn chunk_queries(query: &CabinetQuery, order: Order) -> [String; 2] {
     let past = if order.descending { "<" } else { ">" };
     let col = order.sort.column();
     let sorted = order.sql();
-    let head = format!("SELECT {col}, ad_id, rowid {}", query.from);
+    let head = format!("SELECT {col}, ad_id {}", query.keys_from(order.sort));
     [
         format!("{head} {sorted} LIMIT ?"),
         format!("{head} AND ({col}, ad_id) {past} (?, ?) {sorted} LIMIT ?"),
@@ -194,7 +194,7 @@ impl Stream {
     }
 
     fn head(&self, order: Order, stream: usize) -> Option<Head> {
-        self.buffered.front().map(|(cell, ad, _)| Head {
+        self.buffered.front().map(|(cell, ad)| Head {
             rank: (cell.clone(), *ad, self.account),
             order,
             stream,
