@@ -20,7 +20,9 @@ pub(super) fn load_snapshot(
     ad: i64,
 ) -> Result<Option<AdSnapshot>, StoreError> {
     Ok(conn
-        .prepare_cached("SELECT * FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2")?
+        .prepare_cached(&format!(
+            "SELECT {SNAPSHOT_COLUMNS} FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2"
+        ))?
         .query_row([account, ad], snapshot_from_row)
         .optional()?)
 }
@@ -110,36 +112,39 @@ pub(super) fn account_kind(
         .optional()?)
 }
 
+/// The columns [`snapshot_from_row`] reads, by index in this order.
+const SNAPSHOT_COLUMNS: &str = "spec, account_id, ad_id, status, active, cpm_micros, budget_micros,
+    spent_micros, daily_budget_micros, schedule, starts_at, ends_at, views, opens, clicks, actions,
+    created_at, status_changed_at, invite_link, decline_reason, decline_description";
+
 fn snapshot_from_row(r: &Row) -> rusqlite::Result<AdSnapshot> {
-    let spec: AdSpec = json_column(r.get("spec")?)?.ok_or_else(|| {
+    let spec: AdSpec = json_column(r.get(0)?)?.ok_or_else(|| {
         rusqlite::Error::InvalidColumnType(0, "spec".into(), rusqlite::types::Type::Null)
     })?;
     let peers = super::rules::peers_of(&spec.targeting);
     Ok(AdSnapshot {
-        account_id: r.get("account_id")?,
-        ad_id: r.get("ad_id")?,
+        account_id: r.get(1)?,
+        ad_id: r.get(2)?,
         spec,
-        status: parsed(r, "status", "sim_ads.status", Status::parse)?,
-        active: r.get("active")?,
-        cpm: Money::from_micros(r.get("cpm_micros")?),
-        budget: Money::from_micros(r.get("budget_micros")?),
-        spent: Money::from_micros(r.get("spent_micros")?),
-        daily_budget: r
-            .get::<_, Option<i64>>("daily_budget_micros")?
-            .map(Money::from_micros),
-        schedule: json_column(r.get("schedule")?)?,
+        status: parsed(r, 3, "sim_ads.status", Status::parse)?,
+        active: r.get(4)?,
+        cpm: Money::from_micros(r.get(5)?),
+        budget: Money::from_micros(r.get(6)?),
+        spent: Money::from_micros(r.get(7)?),
+        daily_budget: r.get::<_, Option<i64>>(8)?.map(Money::from_micros),
+        schedule: json_column(r.get(9)?)?,
         dates: Dates {
-            starts_at: r.get("starts_at")?,
-            ends_at: r.get("ends_at")?,
+            starts_at: r.get(10)?,
+            ends_at: r.get(11)?,
         },
-        views: r.get("views")?,
-        opens: r.get("opens")?,
-        clicks: r.get("clicks")?,
-        actions: r.get("actions")?,
-        created_at: r.get("created_at")?,
-        status_changed_at: r.get("status_changed_at")?,
-        invite_link: r.get("invite_link")?,
-        decline_reason: decline_reason(r, "decline_reason", "decline_description")?,
+        views: r.get(12)?,
+        opens: r.get(13)?,
+        clicks: r.get(14)?,
+        actions: r.get(15)?,
+        created_at: r.get(16)?,
+        status_changed_at: r.get(17)?,
+        invite_link: r.get(18)?,
+        decline_reason: decline_reason(r, 19, 20)?,
         peers,
     })
 }
