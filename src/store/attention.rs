@@ -174,20 +174,24 @@ fn newest(
     Ok(Found { items, total })
 }
 
+/// [`about_to_stop`]'s read.
+const ABOUT_TO_STOP: &str =
+    "SELECT ad_id, title, status_changed_at, NULL, budget_micros, day_spend_micros,
+        COUNT(*) OVER ()
+     FROM campaign_counters INDEXED BY campaign_counters_short_of_budget
+        CROSS JOIN campaigns USING (account_id, ad_id)
+     WHERE account_id = ?1 AND budget_micros > 0 AND budget_micros < day_spend_micros
+        AND active = 1 AND status = 'Active'
+     ORDER BY CAST(budget_micros AS REAL) / day_spend_micros, ad_id DESC LIMIT ?2";
+
 /// A cabinet's running campaigns whose budget left will not last 24 hours at their spend of
 /// the last 24 hours of stats (kept by the hourly sync), the soonest to run out first. The
 /// WHERE repeats the partial index's, so the read is that index's range of the cabinet: only
-/// the matches, however many campaigns the cabinet has, each joined to its copy.
+/// the matches, however many campaigns the cabinet has, each joined to its copy (a `CROSS
+/// JOIN`, so that the planner keeps that order rather than walk the cabinet's running
+/// campaigns and look each up in the index).
 pub fn about_to_stop(conn: &Connection, account: i64, limit: i64) -> Result<Found, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT ad_id, title, status_changed_at, NULL, budget_micros, day_spend_micros,
-            COUNT(*) OVER ()
-         FROM campaign_counters INDEXED BY campaign_counters_short_of_budget
-            JOIN campaigns USING (account_id, ad_id)
-         WHERE account_id = ?1 AND budget_micros > 0 AND budget_micros < day_spend_micros
-            AND active = 1 AND status = 'Active'
-         ORDER BY CAST(budget_micros AS REAL) / day_spend_micros, ad_id DESC LIMIT ?2",
-    )?;
+    let mut stmt = conn.prepare_cached(ABOUT_TO_STOP)?;
     let mut found = Found::default();
     let mut rows = stmt.query(params![account, limit])?;
     while let Some(r) = rows.next()? {
@@ -439,6 +443,23 @@ mod tests {
         println!("about_to_stop over 100 x 1,000 campaigns: {took:?}");
         assert_eq!(total, 100 * 20);
         assert!(took < std::time::Duration::from_millis(100), "{took:?}");
+    }
+
+    /// The planner, left to itself, walked the cabinet's running campaigns and looked each up
+    /// in the partial index: every campaign of every cabinet on each home page.
+    #[test]
+    fn about_to_stop_reads_the_partial_index_first_then_each_match_s_copy() {
+        let conn = test_db();
+        let plan = crate::store::test_plan(&conn, ABOUT_TO_STOP, 1);
+        let reads: Vec<&String> = plan
+            .iter()
+            .filter(|step| step.starts_with("SEARCH") || step.starts_with("SCAN"))
+            .collect();
+        assert!(
+            reads[0].contains("campaign_counters_short_of_budget"),
+            "{plan:?}"
+        );
+        assert!(reads[1].starts_with("SEARCH campaigns"), "{plan:?}");
     }
 
     #[test]
