@@ -156,16 +156,13 @@ struct CabinetQuery {
 impl CabinetQuery {
     /// The campaigns of one cabinet that `filter` matches.
     fn of(filter: &ListFilter) -> CabinetQuery {
-        let (clauses, args) = conditions(filter, "status");
+        let (clauses, args) = conditions(filter);
         let only_status = clauses.len() == 1;
         let clauses = clauses.join(" AND ");
         let from = format!("FROM {WITH_COUNTERS} WHERE account_id = ? AND {clauses}");
         let figures = if only_status {
-            let (status, _) = conditions(filter, "listed_status");
-            format!(
-                "FROM campaign_counters WHERE account_id = ? AND {}",
-                status[0]
-            )
+            let (status, _) = status_condition(filter, "listed_status");
+            format!("FROM campaign_counters WHERE account_id = ? AND {status}")
         } else {
             from.clone()
         };
@@ -300,18 +297,11 @@ fn cursor_page(
 }
 
 /// The filter's conditions other than the cabinets, with their arguments in order; the first
-/// is the status's, read from the column named `status`.
-fn conditions(filter: &ListFilter, status: &str) -> (Vec<String>, Vec<Sql>) {
-    let mut clauses = Vec::new();
-    let mut args = Vec::new();
-    match &filter.statuses {
-        None => clauses.push(format!("{status} <> 'Deleted'")),
-        Some(statuses) => {
-            let names: Vec<&str> = statuses.iter().map(|s| s.as_str()).collect();
-            clauses.push(format!("{status} IN (SELECT value FROM json_each(?))"));
-            args.push(Sql::Text(serde_json::json!(names).to_string()));
-        }
-    }
+/// is the status's ([`status_condition`] of `campaigns.status`).
+fn conditions(filter: &ListFilter) -> (Vec<String>, Vec<Sql>) {
+    let (clause, arg) = status_condition(filter, "status");
+    let mut clauses = vec![clause];
+    let mut args: Vec<Sql> = arg.into_iter().collect();
     if let Some(title) = &filter.title {
         clauses.push("instr(lower(title), lower(?)) > 0".into());
         args.push(Sql::Text(title.clone()));
@@ -337,6 +327,20 @@ fn conditions(filter: &ListFilter, status: &str) -> (Vec<String>, Vec<Sql>) {
         args.push(Sql::Text(kind.as_str().into()));
     }
     (clauses, args)
+}
+
+/// The filter's status condition, read from the column named `column`, and its argument.
+fn status_condition(filter: &ListFilter, column: &str) -> (String, Option<Sql>) {
+    match &filter.statuses {
+        None => (format!("{column} <> 'Deleted'"), None),
+        Some(statuses) => {
+            let names: Vec<&str> = statuses.iter().map(|s| s.as_str()).collect();
+            (
+                format!("{column} IN (SELECT value FROM json_each(?))"),
+                Some(Sql::Text(serde_json::json!(names).to_string())),
+            )
+        }
+    }
 }
 
 fn split_more(mut rows: Vec<CampaignRow>, limit: i64) -> (Vec<CampaignRow>, bool) {

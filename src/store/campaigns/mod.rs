@@ -368,38 +368,60 @@ pub fn refresh(
 /// sync's full re-reads read on a reader), written by [`RefreshPlan::write`].
 pub struct RefreshPlan {
     found: Refreshed,
-    /// The UPDATE's assignments; ?1 and ?2 name the campaign, ?3 is `now`, given to
-    /// [`RefreshPlan::write`].
-    set: Vec<String>,
-    /// The assignments of the copy's figures (`campaign_counters`), numbered as `set`'s.
-    figures: Vec<String>,
+    /// The copy's account and ad.
+    campaign: [i64; 2],
+    /// The assignments of the wide row (`campaigns`); `synced_at` is always among them.
+    set: Assignments,
+    /// The assignments of the copy's figures (`campaign_counters`).
+    figures: Assignments,
+}
+
+/// One UPDATE's assignments of a campaign's row: ?1 and ?2 name the campaign, and each
+/// assignment's value is bound to the number it was given, from ?3 on.
+#[derive(Default)]
+struct Assignments {
+    columns: Vec<String>,
     values: Vec<Sql>,
+}
+
+impl Assignments {
+    /// Sets `column` to `value`.
+    fn to(&mut self, column: &str, value: Sql) {
+        self.values.push(value);
+        self.columns
+            .push(format!("{column} = ?{}", self.values.len() + 2));
+    }
+
+    /// Sets `column` by an expression of the row alone.
+    fn by(&mut self, assignment: &str) {
+        self.columns.push(assignment.to_string());
+    }
+
+    fn write(&self, conn: &Connection, table: &str, campaign: [i64; 2]) -> Result<(), StoreError> {
+        if self.columns.is_empty() {
+            return Ok(());
+        }
+        let mut stmt = conn.prepare_cached(&format!(
+            "UPDATE {table} SET {} WHERE account_id = ?1 AND ad_id = ?2",
+            self.columns.join(", ")
+        ))?;
+        stmt.raw_bind_parameter(1, campaign[0])?;
+        stmt.raw_bind_parameter(2, campaign[1])?;
+        for (i, value) in self.values.iter().enumerate() {
+            stmt.raw_bind_parameter(i + 3, value)?;
+        }
+        stmt.raw_execute()?;
+        Ok(())
+    }
 }
 
 impl RefreshPlan {
     /// Writes the plan with `synced_at` at `now`; what the refresh found.
     pub fn write(mut self, conn: &Connection, now: &str) -> Result<Refreshed, StoreError> {
-        self.values[2] = Sql::Text(now.to_string());
-        for (table, set) in [
-            ("campaigns", &self.set),
-            ("campaign_counters", &self.figures),
-        ] {
-            if set.is_empty() {
-                continue;
-            }
-            // Each statement binds only the numbers it names: the campaign's, and its own.
-            let mut stmt = conn.prepare_cached(&format!(
-                "UPDATE {table} SET {} WHERE account_id = ?1 AND ad_id = ?2",
-                set.join(", ")
-            ))?;
-            for (i, value) in self.values.iter().enumerate() {
-                let name = format!("?{}", i + 1);
-                if let Some(at) = stmt.parameter_index(&name)? {
-                    stmt.raw_bind_parameter(at, value)?;
-                }
-            }
-            stmt.raw_execute()?;
-        }
+        self.set.to("synced_at", Sql::Text(now.to_string()));
+        self.set.write(conn, "campaigns", self.campaign)?;
+        self.figures
+            .write(conn, "campaign_counters", self.campaign)?;
         Ok(self.found)
     }
 }
@@ -433,9 +455,7 @@ pub fn plan_refresh(
         return Ok(None);
     };
     let moved = old_status != snap.status;
-    let mut set = vec!["synced_at = ?3".to_string()];
-    let mut figures = Vec::new();
-    let mut values: Vec<Sql> = vec![snap.account_id.into(), snap.ad_id.into(), Sql::Null];
+    let (mut set, mut figures) = (Assignments::default(), Assignments::default());
     let mut found = Refreshed {
         changed: moved,
         old_status,
@@ -456,22 +476,18 @@ pub fn plan_refresh(
             found.link_changed |= matches!(*column, "promote_url" | "invite_link");
             // Whether the copy has budget left is kept in its wide row (migration 68).
             if let (&"budget_micros", Sql::Integer(budget)) = (column, &new) {
-                set.push(format!("no_budget = {}", i64::from(*budget == 0)));
+                set.to("no_budget", Sql::Integer(i64::from(*budget == 0)));
             }
-            values.push(new);
-            let to = if DELIVERY_COLUMNS.contains(column) {
-                &mut figures
+            if DELIVERY_COLUMNS.contains(column) {
+                figures.to(column, new);
             } else {
-                &mut set
-            };
-            to.push(format!("{column} = ?{}", values.len()));
+                set.to(column, new);
+            }
         }
     }
     if moved {
-        values.push(Sql::Text(snap.status.as_str().to_string()));
-        set.push(format!("status = ?{}", values.len()));
-        values.push(snap.status_changed_at.clone().into());
-        set.push(format!("status_changed_at = ?{}", values.len()));
+        set.to("status", Sql::Text(snap.status.as_str().to_string()));
+        set.to("status_changed_at", snap.status_changed_at.clone().into());
     }
     // The local revision counts every refresh, so an hourly sync whose report was read before
     // it keeps its hands off the copy (and the balance: the refresh may come with a money move
@@ -479,13 +495,13 @@ pub fn plan_refresh(
     // report is stored; one that finds the copy as stored leaves it (and the cabinet's copies'
     // revision) alone.
     if found.changed || counters == Counters::Write {
-        set.push("local_rev = local_rev + 1".to_string());
+        set.by("local_rev = local_rev + 1");
     }
     Ok(Some(RefreshPlan {
         found,
+        campaign: [snap.account_id, snap.ad_id],
         set,
         figures,
-        values,
     }))
 }
 

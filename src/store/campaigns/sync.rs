@@ -33,24 +33,25 @@ impl SyncState {
     /// reason and whether it has budget left (`campaigns.no_budget`), so that
     /// [`CounterWrites::apply`] writes its narrow row alone unless its status moved too.
     pub fn same_wide_row(&self, line: &AdCounters) -> bool {
-        (self.switch.0, self.switch.1 == 0, &self.switch.2)
-            == (
-                line.active,
-                line.budget.micros() == 0,
-                &decline_columns(line.status, line.decline_reason.as_ref()),
-            )
+        let (active, budget, decline) = switch_of(line);
+        (self.switch.0, self.switch.1 == 0, &self.switch.2) == (active, budget == 0, &decline)
     }
 
     /// Whether a report line leaves the stored switch, budget and decline reason as they are,
     /// so that [`Reported::CountersOnly`] writes all it moved unless its status moved too.
     pub fn same_switch(&self, line: &AdCounters) -> bool {
-        self.switch
-            == (
-                line.active,
-                line.budget.micros(),
-                decline_columns(line.status, line.decline_reason.as_ref()),
-            )
+        self.switch == switch_of(line)
     }
+}
+
+/// A report line's switch, budget (micro-units) and decline columns, as [`SyncState`] holds
+/// the stored ones.
+fn switch_of(line: &AdCounters) -> (bool, i64, [Value; 2]) {
+    (
+        line.active,
+        line.budget.micros(),
+        decline_columns(line.status, line.decline_reason.as_ref()),
+    )
 }
 
 /// The [`SyncState`] of every stored copy of a cabinet, by `ad_id`: one read where the hourly

@@ -92,7 +92,7 @@ pub fn all(
     page: &Page,
     max: usize,
 ) -> Result<Vec<CampaignRow>, StoreError> {
-    let (clauses, mut args) = conditions(filter, "status");
+    let (clauses, mut args) = conditions(filter);
     let order = match *page {
         Page::Cursor { .. } => "ORDER BY account_id ASC, ad_id DESC".to_string(),
         Page::Offset {
