@@ -2,9 +2,11 @@
 //! campaigns, those in review since before a time, those switched on but stopped for lack of
 //! budget, those running whose budget left is less than their kept spend of the last 24 hours
 //! (`campaign_counters.day_spend_micros`, read through its partial index), what automation
-//! did or proposes in it since a time, a person's keys whose webhooks fail; and `users.attention_seen_at`, when the person last read that list. Each read counts
-//! every match and returns only the newest few, so a cabinet of thousands costs one index
-//! range, not a page of thousands.
+//! did or proposes in it since a time, a person's keys whose webhooks fail; and
+//! `users.attention_seen_at`, when the person last read that list. Each read counts every match
+//! and returns only the newest few, so a cabinet of thousands costs one index range, not a page
+//! of thousands. Where a read joins a campaign's two rows, the row its index names comes first
+//! (a `CROSS JOIN`), so that the planner cannot walk the other table instead.
 
 use rusqlite::{params, Connection};
 
@@ -100,7 +102,7 @@ pub fn declined(conn: &Connection, account: i64, limit: i64) -> Result<Found, St
     let mut stmt = conn.prepare_cached(
         "SELECT ad_id, title, status_changed_at, decline_reason, budget_micros, 0
          FROM campaigns INDEXED BY campaigns_by_status
-            JOIN campaign_counters USING (account_id, ad_id)
+            CROSS JOIN campaign_counters USING (account_id, ad_id)
          WHERE account_id = ?1 AND status = 'Declined' ORDER BY ad_id DESC LIMIT ?2",
     )?;
     let items = stmt
@@ -163,7 +165,8 @@ fn newest(
     }
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT ad_id, title, status_changed_at, decline_reason, budget_micros, 0
-         FROM campaigns INDEXED BY {index} JOIN campaign_counters USING (account_id, ad_id)
+         FROM campaigns INDEXED BY {index}
+            CROSS JOIN campaign_counters USING (account_id, ad_id)
          WHERE account_id = ?1 AND {condition}
          ORDER BY status_changed_at DESC, ad_id DESC LIMIT ?{}",
         count.len() + 1

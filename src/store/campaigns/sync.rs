@@ -156,8 +156,8 @@ impl<'c> CounterWrites<'c> {
     /// once an hour; with [`Reported::State`] also its budget, switch and decline reason, and
     /// its status and `status_changed_at` when the status moved. The ad's settings are not
     /// part of it, so `synced_at` stays. The wide row is written only when its switch, decline
-    /// reason, status or whether it has budget left (`no_budget`) moved, so the indexes over them are left alone otherwise; a row the
-    /// report leaves as it is is not written at all.
+    /// reason, status or whether it has budget left (`no_budget`) moved, so the indexes over
+    /// them are left alone otherwise; a row the report leaves as it is is not written at all.
     pub fn apply(
         &mut self,
         account: i64,
