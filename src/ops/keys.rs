@@ -284,8 +284,8 @@ pub fn key_ping(s: &Services, by: By, id: i64) -> Result<Pinged, OpsError> {
         .clone()
         .ok_or_else(|| bad("id", format!("key {id} has no webhook URL")))?;
     let delivery = uuid::Uuid::new_v4().to_string();
-    let payload = json!({ "event": "ping", "key_id": id });
-    let outcome = sender::dispatch(s, &key, &url, "ping", &delivery, payload, None)?;
+    let payload = json!({ "event": "ping", "key_id": id }).to_string();
+    let outcome = sender::dispatch(s, &key, &url, "ping", &delivery, &payload, None)?;
     Ok(Pinged {
         delivery,
         status: outcome.status,
@@ -316,12 +316,16 @@ pub fn webhook_resend(s: &Services, delivery: &str) -> Result<Pinged, OpsError> 
             format!("delivery {delivery} was logged without its body, so it cannot be sent again"),
         )
     })?;
-    let payload: serde_json::Value = serde_json::from_str(&body).map_err(|e| {
-        bad(
-            "delivery",
-            format!("the logged body of {delivery} is not JSON: {e}"),
-        )
-    })?;
+    let mut payload: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&body)
+        .map_err(|e| {
+            bad(
+                "delivery",
+                format!("the logged body of {delivery} is not a JSON object: {e}"),
+            )
+        })?;
+    // Stamped anew as it goes.
+    payload.remove("delivered_at");
+    let payload = serde_json::Value::Object(payload).to_string();
     let key =
         s.db.read_blocking(|conn| require_key(conn, logged.key_id))?;
     let url = key
@@ -329,7 +333,7 @@ pub fn webhook_resend(s: &Services, delivery: &str) -> Result<Pinged, OpsError> 
         .clone()
         .ok_or_else(|| bad("delivery", format!("key {} has no webhook URL now", key.id)))?;
     let new_id = uuid::Uuid::new_v4().to_string();
-    let outcome = sender::dispatch(s, &key, &url, &logged.event, &new_id, payload, None)?;
+    let outcome = sender::dispatch(s, &key, &url, &logged.event, &new_id, &payload, None)?;
     Ok(Pinged {
         delivery: new_id,
         status: outcome.status,

@@ -1,15 +1,17 @@
-//! Owns emptying the webhook outbox: the oldest waiting event of each key is sent (keys in
-//! parallel, each key's events in order), its delivery logged and the event removed in one
-//! transaction. An event whose sending was cut short by a crash is sent again after restart
-//! with the same delivery id, for the receiver to dedupe. `dispatch` is the one way any
-//! webhook leaves the service, the panel's `ping` included.
+//! Owns emptying the webhook outbox: each key with waiting events is served in a lane of its
+//! own (up to [`PARALLEL`] keys at once, so a slow receiver holds only its own key), which sends
+//! that key's events in order, one after another, each delivery logged and its event removed
+//! in one transaction. An event whose sending was cut short by a crash is sent again after
+//! restart with the same delivery id, for the receiver to dedupe. `dispatch` is the one way
+//! any webhook leaves the service, the panel's `ping` included.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::SecondsFormat;
-use serde_json::Value;
 use tokio::sync::{watch, Notify};
+use tokio::task::JoinSet;
 
 use super::deliver::{self, Outcome};
 use crate::clock;
@@ -20,61 +22,106 @@ use crate::store::outbox::{self, Pending};
 use crate::store::StoreError;
 use crate::store::{deliveries, keys};
 
-/// Keys served at once; each waits at most about 21 s (two 10 s attempts and the pause).
-const PARALLEL: i64 = 8;
+/// Keys served at once; each waits at most about 21 s per event (two 10 s attempts and the
+/// pause).
+const PARALLEL: usize = 8;
+/// Events a key's lane sends before it is handed on, so that a key beyond the first
+/// [`PARALLEL`] waits for at most this many of another key's events.
+const TURN: usize = 64;
 /// How long the sender waits for new events when the outbox is empty.
 const IDLE: Duration = Duration::from_secs(1);
 
 /// Sends waiting events until `stop` turns true; deliveries in flight finish first.
 pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receiver<bool>) {
+    let mut lanes = JoinSet::new();
+    let mut serving: HashMap<tokio::task::Id, i64> = HashMap::new();
     while !*stop.borrow() {
-        let batch = services
-            .db
-            .read(|c| outbox::next_per_key(c, PARALLEL))
-            .await;
-        match batch {
-            Ok(batch) if !batch.is_empty() => {
-                let mut sends = tokio::task::JoinSet::new();
-                for pending in batch {
-                    let s = services.clone();
-                    sends.spawn(db::blocking(move || deliver_pending(&s, pending)));
-                }
-                while let Some(done) = sends.join_next().await {
-                    match done {
-                        Ok(Ok(Ok(()))) => {}
-                        Ok(Ok(Err(e))) => {
-                            tracing::error!(error = %e, "webhook delivery could not be recorded")
-                        }
-                        Ok(Err(panic)) => tracing::error!(%panic, "webhook delivery panicked"),
-                        Err(e) => tracing::error!(error = %e, "webhook sender task failed"),
+        if serving.len() < PARALLEL {
+            let busy: HashSet<i64> = serving.values().copied().collect();
+            match services.db.read(outbox::next_per_key).await {
+                Ok(heads) => {
+                    let free = PARALLEL - serving.len();
+                    for first in heads
+                        .into_iter()
+                        .filter(|p| !busy.contains(&p.key_id))
+                        .take(free)
+                    {
+                        let (s, stop) = (services.clone(), stop.clone());
+                        let key = first.key_id;
+                        let lane = lanes.spawn(db::blocking(move || serve_key(&s, first, &stop)));
+                        serving.insert(lane.id(), key);
                     }
                 }
-                continue;
+                Err(e) => tracing::error!(error = %e, "cannot read the webhook outbox"),
             }
-            Ok(_) => {}
-            Err(e) => tracing::error!(error = %e, "cannot read the webhook outbox"),
         }
         tokio::select! {
+            Some(done) = lanes.join_next_with_id(), if !lanes.is_empty() => {
+                let id = match &done {
+                    Ok((id, _)) => *id,
+                    Err(e) => e.id(),
+                };
+                serving.remove(&id);
+                log_lane(done.map(|(_, result)| result));
+            }
             _ = wake.notified() => {}
             _ = tokio::time::sleep(IDLE) => {}
             _ = stop.changed() => {}
         }
     }
+    while let Some(done) = lanes.join_next().await {
+        log_lane(done);
+    }
+}
+
+type LaneResult = Result<Result<Result<(), StoreError>, db::Panicked>, tokio::task::JoinError>;
+
+fn log_lane(done: LaneResult) {
+    match done {
+        Ok(Ok(Ok(()))) => {}
+        Ok(Ok(Err(e))) => tracing::error!(error = %e, "webhook delivery could not be recorded"),
+        Ok(Err(panic)) => tracing::error!(%panic, "webhook delivery panicked"),
+        Err(e) => tracing::error!(error = %e, "webhook sender task failed"),
+    }
+}
+
+/// Sends a key's waiting events in order, from `first`: up to [`TURN`] of them, fewer when
+/// `stop` turns true or the key has none left.
+fn serve_key(s: &Services, first: Pending, stop: &watch::Receiver<bool>) -> Result<(), StoreError> {
+    let key = first.key_id;
+    let mut next = Some(first);
+    for _ in 0..TURN {
+        let Some(pending) = next.take() else {
+            break;
+        };
+        deliver_pending(s, pending)?;
+        if *stop.borrow() {
+            break;
+        }
+        next = s.db.read_blocking(|c| outbox::oldest_of_key(c, key))?;
+    }
+    Ok(())
 }
 
 /// Sends one waiting event to its key as the key stands now (URL and secret), then logs the
 /// delivery and removes the event together.
 fn deliver_pending(s: &Services, p: Pending) -> Result<(), StoreError> {
     let key = s.db.read_blocking(|c| keys::get(c, p.key_id))?;
-    let payload: Value = serde_json::from_str(&p.payload)
-        .map_err(|e| StoreError::Corrupt(format!("webhook_outbox.payload of row {}: {e}", p.id)))?;
     let live = key.filter(|k| !k.revoked);
     match live
         .as_ref()
         .and_then(|k| Some((k, k.webhook_url.as_deref()?)))
     {
         Some((key, url)) => {
-            dispatch(s, key, url, &p.event, &p.delivery_id, payload, Some(p.id))?;
+            dispatch(
+                s,
+                key,
+                url,
+                &p.event,
+                &p.delivery_id,
+                &p.payload,
+                Some(p.id),
+            )?;
         }
         None => {
             tracing::info!(key = p.key_id, delivery = %p.delivery_id, "dropped: the key no longer has a webhook");
@@ -84,21 +131,23 @@ fn deliver_pending(s: &Services, p: Pending) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Sends `payload` as `event` to the key's webhook `url` now, stamped with `delivered_at` from
-/// the service clock, and logs the delivery (removing the outbox row it came from, if any, in
-/// the same transaction).
+/// Sends `payload` (a JSON object's text, without `delivered_at`) as `event` to the key's
+/// webhook `url` now, stamped with `delivered_at` from the service clock ([`stamped`]), and
+/// logs the delivery (removing the outbox row it came from, if any, in the same transaction).
 pub fn dispatch(
     s: &Services,
     key: &KeyRow,
     url: &str,
     event: &str,
     delivery_id: &str,
-    mut payload: Value,
+    payload: &str,
     outbox_row: Option<i64>,
 ) -> Result<Outcome, StoreError> {
     let now = s.db.read_blocking(clock::now)?;
-    payload["delivered_at"] = Value::String(now.to_rfc3339_opts(SecondsFormat::Millis, true));
-    let body = payload.to_string();
+    let body =
+        stamped(payload, &now.to_rfc3339_opts(SecondsFormat::Millis, true)).ok_or_else(|| {
+            StoreError::Corrupt(format!("the payload of {delivery_id} is not an object"))
+        })?;
     let outcome = deliver::send(
         &s.config.webhooks,
         url,
@@ -129,4 +178,41 @@ pub fn dispatch(
         Ok::<_, StoreError>(())
     })?;
     Ok(outcome)
+}
+
+/// `payload`, the text of a JSON object without `delivered_at`, with `delivered_at` put first,
+/// the rest of the text as it is (the payload is not parsed and written out again: a digest
+/// runs to tens of kilobytes); `None` when the text is not an object's.
+fn stamped(payload: &str, delivered_at: &str) -> Option<String> {
+    let inner = payload.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
+    let at = serde_json::Value::from(delivered_at);
+    Some(if inner.is_empty() {
+        format!("{{\"delivered_at\":{at}}}")
+    } else {
+        format!("{{\"delivered_at\":{at},{inner}}}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stamped;
+
+    #[test]
+    fn a_payload_is_stamped_without_being_written_out_again() {
+        let at = "2026-12-01T10:00:00.000Z";
+        let payload = r#"{"event":"ping","spent":12.50,"key_id":3}"#;
+        let body = stamped(payload, at).unwrap();
+        assert_eq!(
+            body,
+            r#"{"delivered_at":"2026-12-01T10:00:00.000Z","event":"ping","spent":12.50,"key_id":3}"#
+        );
+        let parsed: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(parsed["delivered_at"], at);
+        assert_eq!(
+            stamped("{}", at).unwrap(),
+            format!("{{\"delivered_at\":\"{at}\"}}")
+        );
+        assert_eq!(stamped("[1]", at), None);
+        assert_eq!(stamped("", at), None);
+    }
 }

@@ -1,7 +1,8 @@
 //! The ping webhook of `admin key ping`: headers, signature over the exact bytes, secret
-//! rotation, retry rules, the address guard at delivery, and the delivery log.
+//! rotation, retry rules, the address guard at delivery, and the delivery log; and the
+//! outbox's lanes, a receiver that does not answer holding only its own key's events.
 
-use crate::helpers::{printed, spawn_app, spawn_app_with, Receiver};
+use crate::helpers::{printed, spawn_app, spawn_app_with, wait_for, Receiver};
 use adcab::ops::WebhookUrl;
 use adcab::ops::{self, KeyChange, NewKey};
 use adcab::webhooks::sign::signature;
@@ -169,4 +170,39 @@ fn private_targets_are_refused_when_saved_and_at_delivery() {
     assert!(rx.received().is_empty(), "nothing was sent");
     let log = printed(ops::webhook_log(&app.services, id, Some(5)).unwrap());
     assert!(log["deliveries"][0]["error"].as_str().is_some());
+}
+
+#[test]
+fn a_receiver_that_does_not_answer_holds_only_its_own_keys_events() {
+    let app = spawn_app();
+    // Takes connections into its backlog and never answers them.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_url = format!("http://{}/hook", silent.local_addr().unwrap());
+    let rx = Receiver::start(200);
+    let (stuck, _) = key_with_hook(&app, &silent_url);
+    let (served, _) = key_with_hook(&app, &rx.url);
+    app.services
+        .db
+        .write_blocking(|tx| {
+            let now = adcab::clock::iso(adcab::clock::now(tx)?);
+            let queue = |key: i64, n: usize| {
+                let (id, body) = (uuid::Uuid::new_v4().to_string(), format!(r#"{{"n":{n}}}"#));
+                adcab::store::outbox::insert(tx, key, "ping", &id, &body, &now)
+            };
+            // The stuck key's event is the oldest waiting.
+            queue(stuck, 0)?;
+            (1..=3).try_for_each(|n| queue(served, n))
+        })
+        .unwrap();
+    let got = wait_for(
+        std::time::Duration::from_secs(5),
+        "the answering key's three events while the other key's first waits for its answer",
+        || Some(rx.received()).filter(|got| got.len() == 3),
+    );
+    let order: Vec<Value> = got
+        .iter()
+        .map(|r| serde_json::from_slice::<Value>(&r.body).unwrap()["n"].clone())
+        .collect();
+    assert_eq!(order, [1, 2, 3], "in the order they were queued");
+    drop(silent);
 }
