@@ -20,7 +20,7 @@ mod writer;
 
 pub use error::{OpenError, StoreError};
 pub use gate::Gate;
-pub use offload::{blocking, in_request, panic_text, Panicked};
+pub use offload::{background_priority, blocking, in_request, panic_text, Panicked};
 pub use writer::Yield;
 
 /// How long SQLite itself waits for a lock another process (the panel) holds.

@@ -222,7 +222,9 @@ pub fn sync_cabinet(
 }
 
 /// Syncs every cabinet for the hour starting at `hour`, as many at once as the platform
-/// takes ([`crate::platform::Platform::parallel_reads`]). A cabinet the platform does not answer for keeps its
+/// takes ([`crate::platform::Platform::parallel_reads`]), each on a thread of its own at a
+/// background priority ([`crate::db::background_priority`]: the writer they feed and requests
+/// go first when the cores are short). A cabinet the platform does not answer for keeps its
 /// copy; its gains count in the next hour it is synced.
 pub fn sync_hour(
     services: &Services,
@@ -246,11 +248,15 @@ pub fn sync_hour(
         .platform
         .parallel_reads()
         .clamp(1, accounts.len().max(1));
-    if workers == 1 {
-        return run();
-    }
     std::thread::scope(|scope| {
-        let running: Vec<_> = (0..workers).map(|_| scope.spawn(run)).collect();
+        let running: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    crate::db::background_priority();
+                    run()
+                })
+            })
+            .collect();
         running.into_iter().try_for_each(|worker| {
             worker
                 .join()
