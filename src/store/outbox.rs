@@ -29,14 +29,12 @@ pub fn insert(
     Ok(())
 }
 
-/// The oldest waiting event of each key (a key's events go out in order), oldest first.
-pub fn next_per_key(conn: &Connection) -> Result<Vec<Pending>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, key_id, event, delivery_id, payload FROM webhook_outbox
-         WHERE id IN (SELECT MIN(id) FROM webhook_outbox GROUP BY key_id)
-         ORDER BY id",
-    )?;
-    let rows = stmt.query_map([], pending)?;
+/// The keys with events waiting, the key of the oldest event first (a covering read of
+/// `webhook_outbox_key`: no payload is read).
+pub fn waiting_keys(conn: &Connection) -> Result<Vec<i64>, StoreError> {
+    let mut stmt =
+        conn.prepare_cached("SELECT key_id FROM webhook_outbox GROUP BY key_id ORDER BY MIN(id)")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
@@ -47,18 +45,16 @@ pub fn oldest_of_key(conn: &Connection, key: i64) -> Result<Option<Pending>, Sto
             "SELECT id, key_id, event, delivery_id, payload FROM webhook_outbox
              WHERE key_id = ?1 ORDER BY id LIMIT 1",
         )?
-        .query_row([key], pending)
+        .query_row([key], |r| {
+            Ok(Pending {
+                id: r.get(0)?,
+                key_id: r.get(1)?,
+                event: r.get(2)?,
+                delivery_id: r.get(3)?,
+                payload: r.get(4)?,
+            })
+        })
         .optional()?)
-}
-
-fn pending(r: &rusqlite::Row) -> rusqlite::Result<Pending> {
-    Ok(Pending {
-        id: r.get(0)?,
-        key_id: r.get(1)?,
-        event: r.get(2)?,
-        delivery_id: r.get(3)?,
-        payload: r.get(4)?,
-    })
 }
 
 pub fn remove(conn: &Connection, id: i64) -> Result<(), StoreError> {

@@ -5,7 +5,7 @@
 //! restart with the same delivery id, for the receiver to dedupe. `dispatch` is the one way
 //! any webhook leaves the service, the panel's `ping` included.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -37,18 +37,17 @@ pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receive
     let mut serving: HashMap<tokio::task::Id, i64> = HashMap::new();
     while !*stop.borrow() {
         if serving.len() < PARALLEL {
-            let busy: HashSet<i64> = serving.values().copied().collect();
-            match services.db.read(outbox::next_per_key).await {
-                Ok(heads) => {
+            match services.db.read(outbox::waiting_keys).await {
+                Ok(keys) => {
                     let free = PARALLEL - serving.len();
-                    for first in heads
+                    let idle: Vec<i64> = keys
                         .into_iter()
-                        .filter(|p| !busy.contains(&p.key_id))
+                        .filter(|key| !serving.values().any(|served| served == key))
                         .take(free)
-                    {
+                        .collect();
+                    for key in idle {
                         let (s, stop) = (services.clone(), stop.clone());
-                        let key = first.key_id;
-                        let lane = lanes.spawn(db::blocking(move || serve_key(&s, first, &stop)));
+                        let lane = lanes.spawn(db::blocking(move || serve_key(&s, key, &stop)));
                         serving.insert(lane.id(), key);
                     }
                 }
@@ -85,20 +84,17 @@ fn log_lane(done: LaneResult) {
     }
 }
 
-/// Sends a key's waiting events in order, from `first`: up to [`TURN`] of them, fewer when
+/// Sends a key's waiting events in order, the oldest first: up to [`TURN`] of them, fewer when
 /// `stop` turns true or the key has none left.
-fn serve_key(s: &Services, first: Pending, stop: &watch::Receiver<bool>) -> Result<(), StoreError> {
-    let key = first.key_id;
-    let mut next = Some(first);
+fn serve_key(s: &Services, key: i64, stop: &watch::Receiver<bool>) -> Result<(), StoreError> {
     for _ in 0..TURN {
-        let Some(pending) = next.take() else {
+        let Some(pending) = s.db.read_blocking(|c| outbox::oldest_of_key(c, key))? else {
             break;
         };
         deliver_pending(s, pending)?;
         if *stop.borrow() {
             break;
         }
-        next = s.db.read_blocking(|c| outbox::oldest_of_key(c, key))?;
     }
     Ok(())
 }
