@@ -223,8 +223,8 @@ pub fn sync_cabinet(
 
 /// Syncs every cabinet for the hour starting at `hour`, as many at once as the platform
 /// takes ([`crate::platform::Platform::parallel_reads`]), each on a thread of its own at a
-/// background priority ([`crate::db::background_priority`]: the writer they feed and requests
-/// go first when the cores are short). A cabinet the platform does not answer for keeps its
+/// background priority ([`crate::db::in_background`]: the writer they feed and requests go
+/// first when the cores are short). A cabinet the platform does not answer for keeps its
 /// copy; its gains count in the next hour it is synced.
 pub fn sync_hour(
     services: &Services,
@@ -232,35 +232,12 @@ pub fn sync_hour(
     full_reads: bool,
 ) -> Result<(), StoreError> {
     let accounts = services.db.read_blocking(cabinets::syncable)?;
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let run = || -> Result<(), StoreError> {
-        loop {
-            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(&account) = accounts.get(i) else {
-                return Ok(());
-            };
-            if let Err(e) = sync_cabinet(services, account, hour, full_reads)? {
-                tracing::warn!(account, hour = %clock::iso(hour), error = %e, "cabinet not synced");
-            }
+    let workers = services.platform.parallel_reads();
+    crate::db::in_background(&accounts, workers, |&account| {
+        if let Err(e) = sync_cabinet(services, account, hour, full_reads)? {
+            tracing::warn!(account, hour = %clock::iso(hour), error = %e, "cabinet not synced");
         }
-    };
-    let workers = services
-        .platform
-        .parallel_reads()
-        .clamp(1, accounts.len().max(1));
-    std::thread::scope(|scope| {
-        let running: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    crate::db::background_priority();
-                    run()
-                })
-            })
-            .collect();
-        running.into_iter().try_for_each(|worker| {
-            worker
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })
-    })
+        Ok::<_, StoreError>(())
+    })?;
+    Ok(())
 }

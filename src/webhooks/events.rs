@@ -6,7 +6,7 @@
 //! `jobs::automation`) and `report` (a cabinet's scheduled
 //! client report, its figures). Only keys whose holder reaches the cabinet receive its events.
 //! Queues inside the caller's write transaction; a closed hour's digests are built before it,
-//! on a reader.
+//! on readers.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -167,21 +167,13 @@ pub fn queue_funds(conn: &Connection, account: i64, payload: &Value) -> Result<u
     queue(conn, &receivers, account, "cabinet_funds", payload, &now)
 }
 
-/// The `hourly_digest` of the hour starting at `hour` of every cabinet some key receives, as
-/// text, unless the cabinet had no views, clicks, spend, actions or status changes in it. It
-/// only reads, so a reader builds the digests of a closed hour and the writer only queues
-/// them ([`queue_digests`]).
-pub fn digests(conn: &Connection, hour: DateTime<Utc>) -> Result<Vec<(i64, String)>, StoreError> {
-    let mut texts = Vec::new();
-    for account in Receivers::load(conn)?.cabinets() {
-        if let Some(payload) = digest(conn, account, hour)? {
-            texts.push((account, payload.to_string()));
-        }
-    }
-    Ok(texts)
+/// Every cabinet some key receives: those with an `hourly_digest` of each hour ([`digest`]).
+pub fn receiving_cabinets(conn: &Connection) -> Result<Vec<i64>, StoreError> {
+    Ok(Receivers::load(conn)?.cabinets().into_iter().collect())
 }
 
-/// Queues each cabinet's digest ([`digests`]) for every key receiving the cabinet's events now.
+/// Queues each cabinet's digest ([`digest`], as text) for every key receiving the cabinet's
+/// events now.
 /// A cabinet whose first receiving key came after the digests were built gets none for the
 /// hour.
 pub fn queue_digests(conn: &Connection, digests: &[(i64, String)]) -> Result<usize, StoreError> {
@@ -194,7 +186,9 @@ pub fn queue_digests(conn: &Connection, digests: &[(i64, String)]) -> Result<usi
     Ok(queued)
 }
 
-/// One cabinet's digest of the hour starting at `hour`, or `None` for an idle hour.
+/// One cabinet's `hourly_digest` of the hour starting at `hour`, or `None` for an idle hour
+/// (no views, clicks, spend, actions or status changes in it). It only reads, so readers build
+/// the digests of a closed hour and the writer only queues them ([`queue_digests`]).
 pub fn digest(
     conn: &Connection,
     account: i64,
