@@ -100,8 +100,14 @@ fn serve_key(s: &Services, key: i64, stop: &watch::Receiver<bool>) -> Result<(),
 }
 
 /// Sends one waiting event to its key as the key stands now (URL and secret), then logs the
-/// delivery and removes the event together.
+/// delivery and removes the event together. An event whose stored payload is not a JSON
+/// object's text (a damaged row: adcab queues objects only) can never be sent: it is logged
+/// and removed, so that it does not hold back the key's later events.
 fn deliver_pending(s: &Services, p: Pending) -> Result<(), StoreError> {
+    if object_inside(&p.payload).is_none() {
+        tracing::error!(key = p.key_id, delivery = %p.delivery_id, "dropped: the stored payload is not a JSON object");
+        return s.db.write_blocking(|tx| outbox::remove(tx, p.id));
+    }
     let key = s.db.read_blocking(|c| keys::get(c, p.key_id))?;
     let live = key.filter(|k| !k.revoked);
     match live
@@ -180,13 +186,19 @@ pub fn dispatch(
 /// the rest of the text as it is (the payload is not parsed and written out again: a digest
 /// runs to tens of kilobytes); `None` when the text is not an object's.
 fn stamped(payload: &str, delivered_at: &str) -> Option<String> {
-    let inner = payload.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
+    let inner = object_inside(payload)?;
     let at = serde_json::Value::from(delivered_at);
     Some(if inner.is_empty() {
         format!("{{\"delivered_at\":{at}}}")
     } else {
         format!("{{\"delivered_at\":{at},{inner}}}")
     })
+}
+
+/// What is between the braces of `payload`, the text of a JSON object; `None` when the text is
+/// not an object's.
+fn object_inside(payload: &str) -> Option<&str> {
+    Some(payload.trim().strip_prefix('{')?.strip_suffix('}')?.trim())
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The ping webhook of `admin key ping`: headers, signature over the exact bytes, secret
 //! rotation, retry rules, the address guard at delivery, and the delivery log; and the
-//! outbox's lanes, a receiver that does not answer holding only its own key's events.
+//! outbox's lanes, a receiver that does not answer holding only its own key's events, and a
+//! damaged event dropped instead of holding back its key's later ones.
 
 use crate::helpers::{printed, spawn_app, spawn_app_with, wait_for, Receiver};
 use adcab::ops::WebhookUrl;
@@ -205,4 +206,45 @@ fn a_receiver_that_does_not_answer_holds_only_its_own_keys_events() {
         .collect();
     assert_eq!(order, [1, 2, 3], "in the order they were queued");
     drop(silent);
+}
+
+#[test]
+fn an_event_stored_damaged_is_dropped_and_the_keys_later_events_still_go() {
+    let app = spawn_app();
+    let rx = Receiver::start(200);
+    let (key, _) = key_with_hook(&app, &rx.url);
+    app.services
+        .db
+        .write_blocking(|tx| {
+            let now = adcab::clock::iso(adcab::clock::now(tx)?);
+            let queue = |body: &str| {
+                let id = uuid::Uuid::new_v4().to_string();
+                adcab::store::outbox::insert(tx, key, "ping", &id, body, &now)
+            };
+            queue(r#"{"n":1}"#)?;
+            queue(r#"["not", "an", "object"]"#)?;
+            queue(r#"{"n":2}"#)
+        })
+        .unwrap();
+    let got = wait_for(
+        std::time::Duration::from_secs(5),
+        "the two whole events delivered",
+        || Some(rx.received()).filter(|got| got.len() == 2),
+    );
+    let order: Vec<Value> = got
+        .iter()
+        .map(|r| serde_json::from_slice::<Value>(&r.body).unwrap()["n"].clone())
+        .collect();
+    assert_eq!(order, [1, 2]);
+    wait_for(
+        std::time::Duration::from_secs(5),
+        "the outbox emptied, the damaged event with the others",
+        || {
+            app.services
+                .db
+                .read_blocking(adcab::store::outbox::is_empty)
+                .unwrap()
+                .then_some(())
+        },
+    );
 }
