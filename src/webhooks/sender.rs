@@ -2,7 +2,8 @@
 //! own (up to [`PARALLEL`] keys at once, so a slow receiver holds only its own key), which sends
 //! that key's events in order, one after another, each delivery logged and its event removed
 //! in one transaction. An event whose sending was cut short by a crash is sent again after
-//! restart with the same delivery id, for the receiver to dedupe. `dispatch` is the one way
+//! restart with the same delivery id, for the receiver to dedupe; a key whose lane failed
+//! rests a second before it is served again. `dispatch` is the one way
 //! any webhook leaves the service, the panel's `ping` included.
 
 use std::collections::HashMap;
@@ -28,21 +29,28 @@ const PARALLEL: usize = 8;
 /// Events a key's lane sends before it is handed on, so that a key beyond the first
 /// [`PARALLEL`] waits for at most this many of another key's events.
 const TURN: usize = 64;
-/// How long the sender waits for new events when the outbox is empty.
+/// How long the sender waits for new events when the outbox is empty, and how long a key
+/// whose lane failed (its event could not be read, or its delivery not recorded) rests before
+/// its lane starts again: an event sent but not recorded is sent again, once a second at most,
+/// not as fast as the store can fail.
 const IDLE: Duration = Duration::from_secs(1);
 
 /// Sends waiting events until `stop` turns true; deliveries in flight finish first.
 pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receiver<bool>) {
     let mut lanes = JoinSet::new();
     let mut serving: HashMap<tokio::task::Id, i64> = HashMap::new();
+    let mut resting: HashMap<i64, tokio::time::Instant> = HashMap::new();
     while !*stop.borrow() {
         if serving.len() < PARALLEL {
+            let now = tokio::time::Instant::now();
+            resting.retain(|_, until| *until > now);
             match services.db.read(outbox::waiting_keys).await {
                 Ok(keys) => {
                     let free = PARALLEL - serving.len();
                     let idle: Vec<i64> = keys
                         .into_iter()
                         .filter(|key| !serving.values().any(|served| served == key))
+                        .filter(|key| !resting.contains_key(key))
                         .take(free)
                         .collect();
                     for key in idle {
@@ -60,8 +68,10 @@ pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receive
                     Ok((id, _)) => *id,
                     Err(e) => e.id(),
                 };
-                serving.remove(&id);
-                log_lane(done.map(|(_, result)| result));
+                let key = serving.remove(&id);
+                if let (false, Some(key)) = (log_lane(done.map(|(_, result)| result)), key) {
+                    resting.insert(key, tokio::time::Instant::now() + IDLE);
+                }
             }
             _ = wake.notified() => {}
             _ = tokio::time::sleep(IDLE) => {}
@@ -75,13 +85,15 @@ pub async fn run(services: Services, wake: Arc<Notify>, mut stop: watch::Receive
 
 type LaneResult = Result<Result<Result<(), StoreError>, db::Panicked>, tokio::task::JoinError>;
 
-fn log_lane(done: LaneResult) {
+/// Logs how a lane ended; true when it ended well.
+fn log_lane(done: LaneResult) -> bool {
     match done {
-        Ok(Ok(Ok(()))) => {}
+        Ok(Ok(Ok(()))) => return true,
         Ok(Ok(Err(e))) => tracing::error!(error = %e, "webhook delivery could not be recorded"),
         Ok(Err(panic)) => tracing::error!(%panic, "webhook delivery panicked"),
         Err(e) => tracing::error!(error = %e, "webhook sender task failed"),
     }
+    false
 }
 
 /// Sends a key's waiting events in order, the oldest first: up to [`TURN`] of them, fewer when

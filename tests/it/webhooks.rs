@@ -1,7 +1,8 @@
 //! The ping webhook of `admin key ping`: headers, signature over the exact bytes, secret
 //! rotation, retry rules, the address guard at delivery, and the delivery log; and the
-//! outbox's lanes, a receiver that does not answer holding only its own key's events, and a
-//! damaged event dropped instead of holding back its key's later ones.
+//! outbox's lanes, a receiver that does not answer holding only its own key's events, a
+//! damaged event dropped instead of holding back its key's later ones, and a delivery that
+//! cannot be recorded sent again only after a rest.
 
 use crate::helpers::{printed, spawn_app, spawn_app_with, wait_for, Receiver};
 use adcab::ops::WebhookUrl;
@@ -21,6 +22,33 @@ fn key_with_hook(app: &crate::helpers::TestApp, url: &str) -> (i64, String) {
     )
     .unwrap();
     (created.id, created.webhook_secret)
+}
+
+/// Puts `ping` events with these bodies into the outbox for `key`, in order, as the store's
+/// writers do (after `sql`, run first in the same transaction).
+fn queue_events(app: &crate::helpers::TestApp, sql: &str, key: i64, bodies: &[&str]) {
+    app.services
+        .db
+        .write_blocking(|tx| {
+            tx.execute_batch(sql)?;
+            let now = adcab::clock::iso(adcab::clock::now(tx)?);
+            bodies.iter().try_for_each(|body| {
+                let id = uuid::Uuid::new_v4().to_string();
+                adcab::store::outbox::insert(tx, key, "ping", &id, body, &now)
+            })
+        })
+        .unwrap();
+}
+
+/// Waits until the outbox is empty.
+fn wait_for_an_empty_outbox(app: &crate::helpers::TestApp, what: &str) {
+    wait_for(std::time::Duration::from_secs(5), what, || {
+        app.services
+            .db
+            .read_blocking(adcab::store::outbox::is_empty)
+            .unwrap()
+            .then_some(())
+    });
 }
 
 #[test]
@@ -182,19 +210,14 @@ fn a_receiver_that_does_not_answer_holds_only_its_own_keys_events() {
     let rx = Receiver::start(200);
     let (stuck, _) = key_with_hook(&app, &silent_url);
     let (served, _) = key_with_hook(&app, &rx.url);
-    app.services
-        .db
-        .write_blocking(|tx| {
-            let now = adcab::clock::iso(adcab::clock::now(tx)?);
-            let queue = |key: i64, n: usize| {
-                let (id, body) = (uuid::Uuid::new_v4().to_string(), format!(r#"{{"n":{n}}}"#));
-                adcab::store::outbox::insert(tx, key, "ping", &id, &body, &now)
-            };
-            // The stuck key's event is the oldest waiting.
-            queue(stuck, 0)?;
-            (1..=3).try_for_each(|n| queue(served, n))
-        })
-        .unwrap();
+    // The stuck key's event is the oldest waiting.
+    queue_events(&app, "", stuck, &[r#"{"n":0}"#]);
+    queue_events(
+        &app,
+        "",
+        served,
+        &[r#"{"n":1}"#, r#"{"n":2}"#, r#"{"n":3}"#],
+    );
     let got = wait_for(
         std::time::Duration::from_secs(5),
         "the answering key's three events while the other key's first waits for its answer",
@@ -213,19 +236,12 @@ fn an_event_stored_damaged_is_dropped_and_the_keys_later_events_still_go() {
     let app = spawn_app();
     let rx = Receiver::start(200);
     let (key, _) = key_with_hook(&app, &rx.url);
-    app.services
-        .db
-        .write_blocking(|tx| {
-            let now = adcab::clock::iso(adcab::clock::now(tx)?);
-            let queue = |body: &str| {
-                let id = uuid::Uuid::new_v4().to_string();
-                adcab::store::outbox::insert(tx, key, "ping", &id, body, &now)
-            };
-            queue(r#"{"n":1}"#)?;
-            queue(r#"["not", "an", "object"]"#)?;
-            queue(r#"{"n":2}"#)
-        })
-        .unwrap();
+    queue_events(
+        &app,
+        "",
+        key,
+        &[r#"{"n":1}"#, r#"["not", "an", "object"]"#, r#"{"n":2}"#],
+    );
     let got = wait_for(
         std::time::Duration::from_secs(5),
         "the two whole events delivered",
@@ -236,15 +252,45 @@ fn an_event_stored_damaged_is_dropped_and_the_keys_later_events_still_go() {
         .map(|r| serde_json::from_slice::<Value>(&r.body).unwrap()["n"].clone())
         .collect();
     assert_eq!(order, [1, 2]);
-    wait_for(
-        std::time::Duration::from_secs(5),
+    wait_for_an_empty_outbox(
+        &app,
         "the outbox emptied, the damaged event with the others",
-        || {
-            app.services
-                .db
-                .read_blocking(adcab::store::outbox::is_empty)
-                .unwrap()
-                .then_some(())
-        },
     );
+}
+
+#[test]
+fn a_delivery_that_cannot_be_recorded_is_sent_again_only_after_a_rest() {
+    let app = spawn_app();
+    let rx = Receiver::start(200);
+    let (key, _) = key_with_hook(&app, &rx.url);
+    // The store refuses to log any delivery, as a full disk would.
+    queue_events(
+        &app,
+        "CREATE TRIGGER refuse_deliveries BEFORE INSERT ON webhook_deliveries
+         BEGIN SELECT RAISE(ABORT, 'no room'); END;",
+        key,
+        &[r#"{"n":1}"#],
+    );
+    let sent = wait_for(
+        std::time::Duration::from_secs(5),
+        "the event sent, then sent again",
+        || Some(rx.received()).filter(|got| got.len() >= 2),
+    );
+    assert_eq!(
+        sent[0].headers["x-service-delivery"], sent[1].headers["x-service-delivery"],
+        "the same event"
+    );
+    let gap = sent[1].at - sent[0].at;
+    assert!(
+        gap >= std::time::Duration::from_millis(900),
+        "sent again after {gap:?}, not after a rest"
+    );
+    app.services
+        .db
+        .write_blocking(|tx| {
+            tx.execute_batch("DROP TRIGGER refuse_deliveries")?;
+            Ok::<_, adcab::store::StoreError>(())
+        })
+        .unwrap();
+    wait_for_an_empty_outbox(&app, "the delivery recorded and the outbox emptied");
 }

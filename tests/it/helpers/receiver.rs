@@ -14,6 +14,8 @@ use serde_json::Value;
 pub struct Received {
     pub headers: HashMap<String, String>,
     pub body: Vec<u8>,
+    /// When the whole request had arrived.
+    pub at: std::time::Instant,
 }
 
 impl Received {
@@ -58,7 +60,11 @@ impl Receiver {
                     .unwrap_or(0);
                 let mut body = vec![0; len];
                 reader.read_exact(&mut body).unwrap();
-                record.lock().unwrap().push(Received { headers, body });
+                record.lock().unwrap().push(Received {
+                    headers,
+                    body,
+                    at: std::time::Instant::now(),
+                });
                 let answer = format!(
                     "HTTP/1.1 {status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
                 );
