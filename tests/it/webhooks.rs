@@ -25,12 +25,11 @@ fn key_with_hook(app: &crate::helpers::TestApp, url: &str) -> (i64, String) {
 }
 
 /// Puts `ping` events with these bodies into the outbox for `key`, in order, as the store's
-/// writers do (after `sql`, run first in the same transaction).
-fn queue_events(app: &crate::helpers::TestApp, sql: &str, key: i64, bodies: &[&str]) {
+/// writers do.
+fn queue_events(app: &crate::helpers::TestApp, key: i64, bodies: &[&str]) {
     app.services
         .db
         .write_blocking(|tx| {
-            tx.execute_batch(sql)?;
             let now = adcab::clock::iso(adcab::clock::now(tx)?);
             bodies.iter().try_for_each(|body| {
                 let id = uuid::Uuid::new_v4().to_string();
@@ -38,6 +37,27 @@ fn queue_events(app: &crate::helpers::TestApp, sql: &str, key: i64, bodies: &[&s
             })
         })
         .unwrap();
+}
+
+/// Runs `sql` on the service's writer.
+fn execute(app: &crate::helpers::TestApp, sql: &str) {
+    app.services
+        .db
+        .write_blocking(|tx| {
+            tx.execute_batch(sql)?;
+            Ok::<_, adcab::store::StoreError>(())
+        })
+        .unwrap();
+}
+
+/// Waits until `rx` has `count` requests, and answers the `n` of each body, in arrival order.
+fn numbers_received(rx: &Receiver, count: usize, what: &str) -> Vec<Value> {
+    let got = wait_for(std::time::Duration::from_secs(5), what, || {
+        Some(rx.received()).filter(|got| got.len() == count)
+    });
+    got.iter()
+        .map(|r| serde_json::from_slice::<Value>(&r.body).unwrap()["n"].clone())
+        .collect()
 }
 
 /// Waits until the outbox is empty.
@@ -211,22 +231,13 @@ fn a_receiver_that_does_not_answer_holds_only_its_own_keys_events() {
     let (stuck, _) = key_with_hook(&app, &silent_url);
     let (served, _) = key_with_hook(&app, &rx.url);
     // The stuck key's event is the oldest waiting.
-    queue_events(&app, "", stuck, &[r#"{"n":0}"#]);
-    queue_events(
-        &app,
-        "",
-        served,
-        &[r#"{"n":1}"#, r#"{"n":2}"#, r#"{"n":3}"#],
-    );
-    let got = wait_for(
-        std::time::Duration::from_secs(5),
+    queue_events(&app, stuck, &[r#"{"n":0}"#]);
+    queue_events(&app, served, &[r#"{"n":1}"#, r#"{"n":2}"#, r#"{"n":3}"#]);
+    let order = numbers_received(
+        &rx,
+        3,
         "the answering key's three events while the other key's first waits for its answer",
-        || Some(rx.received()).filter(|got| got.len() == 3),
     );
-    let order: Vec<Value> = got
-        .iter()
-        .map(|r| serde_json::from_slice::<Value>(&r.body).unwrap()["n"].clone())
-        .collect();
     assert_eq!(order, [1, 2, 3], "in the order they were queued");
     drop(silent);
 }
@@ -238,19 +249,10 @@ fn an_event_stored_damaged_is_dropped_and_the_keys_later_events_still_go() {
     let (key, _) = key_with_hook(&app, &rx.url);
     queue_events(
         &app,
-        "",
         key,
         &[r#"{"n":1}"#, r#"["not", "an", "object"]"#, r#"{"n":2}"#],
     );
-    let got = wait_for(
-        std::time::Duration::from_secs(5),
-        "the two whole events delivered",
-        || Some(rx.received()).filter(|got| got.len() == 2),
-    );
-    let order: Vec<Value> = got
-        .iter()
-        .map(|r| serde_json::from_slice::<Value>(&r.body).unwrap()["n"].clone())
-        .collect();
+    let order = numbers_received(&rx, 2, "the two whole events delivered");
     assert_eq!(order, [1, 2]);
     wait_for_an_empty_outbox(
         &app,
@@ -264,13 +266,12 @@ fn a_delivery_that_cannot_be_recorded_is_sent_again_only_after_a_rest() {
     let rx = Receiver::start(200);
     let (key, _) = key_with_hook(&app, &rx.url);
     // The store refuses to log any delivery, as a full disk would.
-    queue_events(
+    execute(
         &app,
         "CREATE TRIGGER refuse_deliveries BEFORE INSERT ON webhook_deliveries
          BEGIN SELECT RAISE(ABORT, 'no room'); END;",
-        key,
-        &[r#"{"n":1}"#],
     );
+    queue_events(&app, key, &[r#"{"n":1}"#]);
     let sent = wait_for(
         std::time::Duration::from_secs(5),
         "the event sent, then sent again",
@@ -285,12 +286,6 @@ fn a_delivery_that_cannot_be_recorded_is_sent_again_only_after_a_rest() {
         gap >= std::time::Duration::from_millis(900),
         "sent again after {gap:?}, not after a rest"
     );
-    app.services
-        .db
-        .write_blocking(|tx| {
-            tx.execute_batch("DROP TRIGGER refuse_deliveries")?;
-            Ok::<_, adcab::store::StoreError>(())
-        })
-        .unwrap();
+    execute(&app, "DROP TRIGGER refuse_deliveries");
     wait_for_an_empty_outbox(&app, "the delivery recorded and the outbox emptied");
 }
