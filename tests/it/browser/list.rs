@@ -45,8 +45,11 @@ fn the_list_downloads_its_csv_with_the_apis_figures_and_fits_a_phone_as_cards() 
     signed_in(&chrome, &app, user);
     chrome.goto(&format!("{}/campaigns", root(&app)));
 
+    chrome.wait_for("the campaigns list", |c| {
+        c.try_find("table.campaign-list").map(|_| ())
+    });
     let rows = chrome.find_all("table.campaign-list tbody tr");
-    assert_eq!(rows.len(), 3);
+    assert_eq!(rows.len(), 3, "at {}:\n{}", chrome.url(), chrome.source());
     let totals: Vec<String> = chrome
         .find_all("table.campaign-list tfoot tr")
         .iter()
