@@ -641,63 +641,68 @@ fn timed(agent: &ureq::Agent, url: &str, cookie: &str, n: usize) -> (Vec<f64>, S
 fn home_reads(conn: &Connection, accounts: &[i64], n: usize) {
     use adcab::store::kept::{self, Spans};
     use adcab::store::{attention, converted, stats};
+    use attention::Kind;
     let now = clock::now(conn).unwrap();
     let day_ago = clock::iso(now - chrono::Duration::hours(24));
     let week_ago = clock::iso(now - chrono::Duration::days(7));
-    let to = clock::iso(now + chrono::Duration::hours(1));
     let midnight = now.date_naive().and_hms_opt(0, 0, 0).unwrap().and_utc();
     let bounds: Vec<String> = (0..=14)
         .map(|i| clock::iso(midnight - chrono::Duration::days(13 - i)))
         .collect();
     // Worked out once for every cabinet, as the home page does.
     let spans = Spans::new(bounds.clone());
-    type Read<'a> = Box<dyn Fn(i64) + 'a>;
+    // Each read over every cabinet: the three kinds the page reads across the cabinets at
+    // once (`attention::newest_of`) and the day's spend (`stats::last_day_spent`), the others
+    // cabinet by cabinet.
+    type Read<'a> = Box<dyn Fn() + 'a>;
+    fn each<'a>(accounts: &'a [i64], read: impl Fn(i64) + 'a) -> Read<'a> {
+        Box::new(move || accounts.iter().for_each(|a| read(*a)))
+    }
+    fn across<'a>(
+        conn: &'a Connection,
+        accounts: &'a [i64],
+        kind: attention::Kind<'a>,
+    ) -> Read<'a> {
+        Box::new(move || {
+            let cabinets = kept::Cabinets::new(conn, accounts).unwrap();
+            std::hint::black_box(attention::newest_of(conn, &cabinets, kind, 5).unwrap());
+        })
+    }
     let kinds: Vec<(&str, Read)> = vec![
-        (
-            "declined",
-            Box::new(|a| {
-                std::hint::black_box(attention::declined(conn, a, 5).unwrap());
-            }),
-        ),
+        ("declined", across(conn, accounts, Kind::Declined)),
         (
             "in review",
-            Box::new(|a| {
-                std::hint::black_box(attention::in_review_since(conn, a, &day_ago, 5).unwrap());
-            }),
+            across(conn, accounts, Kind::InReviewSince(&day_ago)),
         ),
-        (
-            "out of budget",
-            Box::new(|a| {
-                std::hint::black_box(attention::out_of_budget(conn, a, 5).unwrap());
-            }),
-        ),
+        ("out of budget", across(conn, accounts, Kind::OutOfBudget)),
         (
             "about to stop",
-            Box::new(|a| {
+            each(accounts, |a| {
                 std::hint::black_box(attention::about_to_stop(conn, a, 5).unwrap());
             }),
         ),
         (
             "day's spend",
-            Box::new(|a| {
-                std::hint::black_box(stats::of_cabinet(conn, a, &day_ago, &to).unwrap());
+            Box::new(|| {
+                let end = now + chrono::Duration::hours(1);
+                std::hint::black_box(stats::last_day_spent(conn, accounts, end).unwrap());
             }),
         ),
         (
             "automation",
-            Box::new(|a| {
+            each(accounts, |a| {
                 std::hint::black_box(attention::automated(conn, a, &week_ago, 10).unwrap());
             }),
         ),
         (
             "days (7 + 7)",
-            Box::new(|a| {
+            each(accounts, |a| {
                 std::hint::black_box(kept::days(conn, a, &spans).unwrap());
             }),
         ),
         (
             "conversions (7 + 7)",
-            Box::new(|a| {
+            each(accounts, |a| {
                 std::hint::black_box(converted::per_span(conn, a, &spans).unwrap());
             }),
         ),
@@ -706,7 +711,7 @@ fn home_reads(conn: &Connection, accounts: &[i64], n: usize) {
     for (name, read) in &kinds {
         let mut took = runs(n.min(20), BUDGET, 5, |_| {
             let started = Instant::now();
-            accounts.iter().for_each(|a| read(*a));
+            read();
             started.elapsed().as_secs_f64() * 1000.0
         });
         parts.push(format!("{name} {:.2}", median(&mut took)));

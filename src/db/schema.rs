@@ -128,6 +128,10 @@ const SERVICE: Ledger = Ledger {
         (66, include_str!("../../sql/0066_cabinet_runs.sql")),
         (67, include_str!("../../sql/0067_cabinet_zone_weeks.sql")),
         (68, include_str!("../../sql/0068_campaign_counters.sql")),
+        (
+            69,
+            include_str!("../../sql/0069_attention_across_cabinets.sql"),
+        ),
     ],
 };
 

@@ -5,11 +5,13 @@
 //! did or proposes in it since a time, a person's keys whose webhooks fail; and
 //! `users.attention_seen_at`, when the person last read that list. Each read counts every match
 //! and returns only the newest few, so a cabinet of thousands costs one index range, not a page
-//! of thousands. Where a read joins a campaign's two rows, the row its index names comes first
-//! (a `CROSS JOIN`), so that the planner cannot walk the other table instead.
+//! of thousands; over many cabinets a kind is read across them at once (`newest_of`). Where a
+//! read joins a campaign's two rows, the row its index names comes first (a `CROSS JOIN`), so
+//! that the planner cannot walk the other table instead.
 
 use rusqlite::{params, Connection};
 
+use super::kept::Cabinets;
 use super::StoreError;
 use crate::domain::money::Money;
 
@@ -56,9 +58,13 @@ pub struct Found {
 }
 
 impl Found {
-    /// Adds another cabinet's matches, keeping the `limit` newest.
+    /// Adds another cabinet's matches, keeping the `limit` newest: the latest change first,
+    /// then the highest ad id, then the highest cabinet id (the order of the indexes across
+    /// cabinets).
     pub fn merge(&mut self, other: Found, limit: usize) {
-        self.merge_by(other, limit, |a, b| b.at.cmp(&a.at));
+        self.merge_by(other, limit, |a, b| {
+            (&b.at, b.ad, b.account).cmp(&(&a.at, a.ad, a.account))
+        });
     }
 
     /// Adds another cabinet's matches, keeping the `limit` that run out soonest.
@@ -91,75 +97,95 @@ fn flagged(r: &rusqlite::Row, account: i64) -> rusqlite::Result<Flagged> {
     })
 }
 
-/// A cabinet's declined campaigns, with the platform's reason: the count kept by status
-/// (`kept::count_of`), and the most recently created few read in the status index's order (no
-/// sort over every declined campaign of the cabinet).
-pub fn declined(conn: &Connection, account: i64, limit: i64) -> Result<Found, StoreError> {
-    let total = super::kept::count_of(conn, account, "Declined")?;
-    if total == 0 {
-        return Ok(Found::default());
+/// A kind of campaign the list counts and shows the newest few of, newest change first.
+#[derive(Debug, Clone, Copy)]
+pub enum Kind<'a> {
+    /// Declined, with the platform's reason.
+    Declined,
+    /// In review since before this ISO time.
+    InReviewSince(&'a str),
+    /// Switched on but stopped with no budget left.
+    OutOfBudget,
+}
+
+impl Kind<'_> {
+    /// The partial index of just these campaigns by cabinet, then newest change:
+    /// `(account_id, status_changed_at, ad_id)`.
+    fn by_cabinet(self) -> &'static str {
+        match self {
+            Kind::Declined => "campaigns_declined",
+            Kind::InReviewSince(_) => "campaigns_in_review",
+            Kind::OutOfBudget => "campaigns_out_of_budget",
+        }
     }
-    let mut stmt = conn.prepare_cached(
-        "SELECT ad_id, title, status_changed_at, decline_reason, budget_micros, 0
-         FROM campaigns INDEXED BY campaigns_by_status
-            CROSS JOIN campaign_counters USING (account_id, ad_id)
-         WHERE account_id = ?1 AND status = 'Declined' ORDER BY ad_id DESC LIMIT ?2",
-    )?;
-    let items = stmt
-        .query_map(params![account, limit], |r| flagged(r, account))?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(Found { items, total })
+
+    /// The partial index of the same campaigns across cabinets:
+    /// `(status_changed_at, ad_id, account_id)`.
+    fn across(self) -> &'static str {
+        match self {
+            Kind::Declined => "campaigns_declined_across",
+            Kind::InReviewSince(_) => "campaigns_in_review_across",
+            Kind::OutOfBudget => "campaigns_out_of_budget_across",
+        }
+    }
+
+    /// The indexes' condition, repeated (with `:before` bound for the campaigns in review).
+    fn condition(self) -> &'static str {
+        match self {
+            Kind::Declined => "status = 'Declined'",
+            Kind::InReviewSince(_) => "status = 'In Review' AND status_changed_at < :before",
+            Kind::OutOfBudget => "status = 'Stopped' AND active = 1 AND no_budget = 1",
+        }
+    }
+
+    /// The status whose kept count by cabinet is the kind's count, where it is one.
+    fn kept_status(self) -> Option<&'static str> {
+        match self {
+            Kind::Declined => Some("Declined"),
+            Kind::InReviewSince(_) | Kind::OutOfBudget => None,
+        }
+    }
+
+    /// `more` with the condition's own parameter.
+    fn bind<'p>(
+        &'p self,
+        mut more: Vec<(&'p str, &'p dyn rusqlite::ToSql)>,
+    ) -> Vec<(&'p str, &'p dyn rusqlite::ToSql)> {
+        if let Kind::InReviewSince(before) = self {
+            more.push((":before", before));
+        }
+        more
+    }
 }
 
-/// A cabinet's campaigns in review since before `before` (an ISO time): counted, and the
-/// newest few read, in the partial index of the campaigns in review (only the matches).
-pub fn in_review_since(
-    conn: &Connection,
-    account: i64,
-    before: &str,
-    limit: i64,
-) -> Result<Found, StoreError> {
-    newest(
-        conn,
-        "campaigns_in_review",
-        "status = 'In Review' AND status_changed_at < ?2",
-        params![account, before],
-        params![account, before, limit],
-        account,
-    )
+/// A cabinet's declined campaigns, with the platform's reason: the count kept by status
+/// (`kept::count_of`), and the most recently declined few.
+pub fn declined(conn: &Connection, account: i64, limit: i64) -> Result<Found, StoreError> {
+    newest(conn, account, Kind::Declined, limit)
 }
 
-/// A cabinet's campaigns switched on but stopped with no budget left: counted, and the newest
-/// few read, in the partial index of just those campaigns.
+/// A cabinet's campaigns switched on but stopped with no budget left, counted, and the newest
+/// few.
 pub fn out_of_budget(conn: &Connection, account: i64, limit: i64) -> Result<Found, StoreError> {
-    newest(
-        conn,
-        "campaigns_out_of_budget",
-        "status = 'Stopped' AND active = 1 AND no_budget = 1",
-        params![account],
-        params![account, limit],
-        account,
-    )
+    newest(conn, account, Kind::OutOfBudget, limit)
 }
 
-/// The campaigns of a cabinet (`?1`) matching `condition` (which repeats the partial
-/// `index`'s and may bind the parameters after `?1` in `count`), newest change first: how
-/// many (counted in the index alone), and the first few (`first`: `count`'s parameters and
-/// the limit) read through it in its order, only when there are any.
-fn newest(
-    conn: &Connection,
-    index: &str,
-    condition: &str,
-    count: &[&dyn rusqlite::ToSql],
-    first: &[&dyn rusqlite::ToSql],
-    account: i64,
-) -> Result<Found, StoreError> {
-    let total: i64 = conn
-        .prepare_cached(&format!(
-            "SELECT COUNT(*) FROM campaigns INDEXED BY {index}
-             WHERE account_id = ?1 AND {condition}"
-        ))?
-        .query_row(count, |r| r.get(0))?;
+/// The campaigns of `kind` in `account`, newest change first: how many (kept, or counted in
+/// the kind's index alone), and the first `limit` read through that index in its order, only
+/// when there are any.
+fn newest(conn: &Connection, account: i64, kind: Kind, limit: i64) -> Result<Found, StoreError> {
+    let (index, condition) = (kind.by_cabinet(), kind.condition());
+    let total: i64 = match kind.kept_status() {
+        Some(status) => super::kept::count_of(conn, account, status)?,
+        None => conn
+            .prepare_cached(&format!(
+                "SELECT COUNT(*) FROM campaigns INDEXED BY {index}
+                 WHERE account_id = :account AND {condition}"
+            ))?
+            .query_row(kind.bind(vec![(":account", &account)]).as_slice(), |r| {
+                r.get(0)
+            })?,
+    };
     if total == 0 {
         return Ok(Found::default());
     }
@@ -167,14 +193,92 @@ fn newest(
         "SELECT ad_id, title, status_changed_at, decline_reason, budget_micros, 0
          FROM campaigns INDEXED BY {index}
             CROSS JOIN campaign_counters USING (account_id, ad_id)
-         WHERE account_id = ?1 AND {condition}
-         ORDER BY status_changed_at DESC, ad_id DESC LIMIT ?{}",
-        count.len() + 1
+         WHERE account_id = :account AND {condition}
+         ORDER BY status_changed_at DESC, ad_id DESC LIMIT :limit"
     ))?;
+    let params = kind.bind(vec![(":account", &account), (":limit", &limit)]);
     let items = stmt
-        .query_map(first, |r| flagged(r, account))?
+        .query_map(params.as_slice(), |r| flagged(r, account))?
         .collect::<rusqlite::Result<_>>()?;
     Ok(Found { items, total })
+}
+
+/// The keys of every campaign of `kind` in every cabinet, newest change first, from the kind's
+/// index across cabinets alone.
+fn across(kind: Kind) -> String {
+    format!(
+        "SELECT account_id, ad_id FROM campaigns INDEXED BY {}
+         WHERE {} ORDER BY status_changed_at DESC, ad_id DESC, account_id DESC",
+        kind.across(),
+        kind.condition()
+    )
+}
+
+/// The campaigns of `kind` over `cabinets`, as [`newest`] reads each cabinet's and
+/// [`Found::merge`] adds them up: across every cabinet at once when they are read together
+/// (`kept::Cabinets`), walking the kind's index across cabinets newest change first, the other
+/// cabinets' entries skipped, then reading the first `limit` campaigns by their keys.
+pub fn newest_of(
+    conn: &Connection,
+    cabinets: &Cabinets,
+    kind: Kind,
+    limit: i64,
+) -> Result<Found, StoreError> {
+    let keep = usize::try_from(limit).unwrap_or(0);
+    if !cabinets.together {
+        let mut found = Found::default();
+        for (account, _) in cabinets.each() {
+            found.merge(newest(conn, account, kind, limit)?, keep);
+        }
+        return Ok(found);
+    }
+    let ids: Vec<i64> = cabinets.each().map(|(id, _)| id).collect();
+    let mut found = Found::default();
+    let counted = match kind.kept_status() {
+        Some(status) => {
+            let mut stmt = conn.prepare_cached(
+                "SELECT account_id, count FROM cabinet_status_counts WHERE status = ?1",
+            )?;
+            let mut rows = stmt.query([status])?;
+            while let Some(r) = rows.next()? {
+                if ids.binary_search(&r.get(0)?).is_ok() {
+                    found.total = found.total.saturating_add(r.get(1)?);
+                }
+            }
+            true
+        }
+        None => false,
+    };
+    let mut keys = Vec::with_capacity(keep);
+    if !counted || (found.total > 0 && keep > 0) {
+        let mut stmt = conn.prepare_cached(&across(kind))?;
+        let mut rows = stmt.query(kind.bind(Vec::new()).as_slice())?;
+        while let Some(r) = rows.next()? {
+            let account: i64 = r.get(0)?;
+            if ids.binary_search(&account).is_err() {
+                continue;
+            }
+            if !counted {
+                found.total += 1;
+            }
+            if keys.len() < keep {
+                keys.push((account, r.get::<_, i64>(1)?));
+            } else if counted {
+                break;
+            }
+        }
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT ad_id, title, status_changed_at, decline_reason, budget_micros, 0
+         FROM campaigns CROSS JOIN campaign_counters USING (account_id, ad_id)
+         WHERE account_id = ?1 AND ad_id = ?2",
+    )?;
+    for (account, ad) in keys {
+        found
+            .items
+            .push(stmt.query_row(params![account, ad], |r| flagged(r, account))?);
+    }
+    Ok(found)
 }
 
 /// [`about_to_stop`]'s read.
@@ -463,6 +567,104 @@ mod tests {
             "{plan:?}"
         );
         assert!(reads[1].starts_with("SEARCH campaigns"), "{plan:?}");
+    }
+
+    /// Campaign `ad` of `account` in `status` since `changed` (an hour of 2026-01-01), titled
+    /// by its keys; a stopped one is switched off when its id is a multiple of three, and has
+    /// no budget left when it is even.
+    fn flaggable(conn: &Connection, account: i64, ad: i64, status: &str, changed: u32) {
+        let (active, spent) = match status {
+            "Stopped" => (ad % 3 != 0, ad % 2 == 0),
+            _ => (true, false),
+        };
+        campaign(conn, account, ad, if spent { 0 } else { 1_000_000 }, active);
+        conn.execute(
+            "UPDATE campaigns SET status = ?3, status_changed_at = ?4, title = ?5
+             WHERE account_id = ?1 AND ad_id = ?2",
+            params![
+                account,
+                ad,
+                status,
+                format!("2026-01-01T{changed:02}:00:00Z"),
+                format!("{account}/{ad}")
+            ],
+        )
+        .unwrap();
+    }
+
+    /// What a read found, to compare: the total and each item's keys, time and title.
+    fn seen(found: &Found) -> (i64, Vec<(i64, i64, String, String)>) {
+        let items = found.items.iter();
+        let items = items.map(|f| (f.account, f.ad, f.at.clone(), f.title.clone()));
+        (found.total, items.collect())
+    }
+
+    #[test]
+    fn each_kind_read_across_cabinets_equals_each_cabinet_read_alone_and_merged() {
+        let conn = test_db();
+        crate::store::kept::tests::more_cabinets(&conn);
+        let statuses = ["Declined", "In Review", "Stopped", "Active"];
+        for account in 7..=12_i64 {
+            for ad in 1..=40_i64 {
+                let status = statuses[usize::try_from((ad * 7 + account) % 4).unwrap()];
+                // Few distinct times, so that many tie on the time and order by their ids;
+                // cabinet 12, left out below, has the latest changes of all.
+                let hour = if account == 12 {
+                    23
+                } else {
+                    (ad * 5 + account) % 6
+                };
+                flaggable(&conn, account, ad, status, u32::try_from(hour).unwrap());
+            }
+        }
+        let accounts = [7, 8, 9, 10, 11];
+        let together = Cabinets::new(&conn, &accounts).unwrap();
+        assert!(together.together, "five of six cabinets are read together");
+        for kind in [
+            Kind::Declined,
+            Kind::InReviewSince("2026-01-01T04:00:00Z"),
+            Kind::OutOfBudget,
+        ] {
+            for limit in [0, 1, 5, 100] {
+                let mut alone = Found::default();
+                for account in accounts {
+                    let found = newest(&conn, account, kind, limit).unwrap();
+                    alone.merge(found, usize::try_from(limit).unwrap());
+                }
+                assert!(alone.total > 0, "{kind:?}");
+                let read = newest_of(&conn, &together, kind, limit).unwrap();
+                assert_eq!(seen(&read), seen(&alone), "{kind:?}, limit {limit}");
+            }
+        }
+    }
+
+    #[test]
+    fn declined_campaigns_are_the_most_recently_declined_first() {
+        let conn = test_db();
+        flaggable(&conn, 7, 1, "Declined", 9);
+        flaggable(&conn, 7, 2, "Declined", 3);
+        flaggable(&conn, 7, 3, "Declined", 9);
+        flaggable(&conn, 7, 4, "Active", 10);
+        let found = declined(&conn, 7, 5).unwrap();
+        let ads: Vec<i64> = found.items.iter().map(|f| f.ad).collect();
+        assert_eq!((found.total, ads), (3, vec![3, 1, 2]));
+    }
+
+    /// Each kind's walk across cabinets is its index in order: no sort of every match.
+    #[test]
+    fn each_kind_across_cabinets_walks_its_index_in_order() {
+        let conn = test_db();
+        for kind in [Kind::Declined, Kind::InReviewSince(""), Kind::OutOfBudget] {
+            let plan = crate::store::test_plan(&conn, &across(kind), 1);
+            assert!(
+                plan.iter().any(|step| step.contains(kind.across())),
+                "{kind:?}: {plan:?}"
+            );
+            assert!(
+                !plan.iter().any(|step| step.contains("TEMP B-TREE")),
+                "{kind:?}: {plan:?}"
+            );
+        }
     }
 
     #[test]

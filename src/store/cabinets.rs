@@ -111,6 +111,27 @@ pub fn synced_through(conn: &Connection, account: i64) -> Result<Option<String>,
     .flatten())
 }
 
+/// [`synced_through`] of each of `accounts`, in their order, in one statement (`None` for a
+/// cabinet never synced or not there).
+pub fn synced_through_of(
+    conn: &Connection,
+    accounts: &[i64],
+) -> Result<Vec<Option<String>>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, synced_through FROM cabinets
+         WHERE id IN (SELECT value FROM json_each(?1))",
+    )?;
+    let mut found = std::collections::HashMap::new();
+    let mut rows = stmt.query([super::ids_json(accounts)])?;
+    while let Some(r) = rows.next()? {
+        found.insert(r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?);
+    }
+    Ok(accounts
+        .iter()
+        .map(|a| found.get(a).cloned().flatten())
+        .collect())
+}
+
 /// The cabinet's copies' revision (schema 61): counted up by every write that adds, removes or
 /// locally changes one of its campaigns' copies, and by every report the hourly sync stores
 /// ([`set_synced_through`]). `None` when there is no such cabinet.

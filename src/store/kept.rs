@@ -629,11 +629,7 @@ pub fn days_of(
     spans: &Spans,
 ) -> Result<Vec<Vec<Totals>>, StoreError> {
     let Some(plan) = spans.plan.as_ref().filter(|p| !p.hourly) else {
-        let mut out = vec![Vec::new(); cabinets.len()];
-        for (account, place) in cabinets.each() {
-            out[place] = by_hours(conn, account, &spans.bounds)?;
-        }
-        return Ok(out);
+        return hours_of(conn, cabinets, &spans.bounds);
     };
     let mut sums = plan.sums(conn, cabinets, spans.len())?;
     plan.move_edges(conn, cabinets, spans, &mut sums)?;
@@ -894,6 +890,36 @@ pub fn by_hours(
     Ok(out)
 }
 
+/// [`by_hours`] of each of `cabinets`, in their order: the hourly rows of the whole range read
+/// across every cabinet at once when they are read together.
+fn hours_of(
+    conn: &Connection,
+    cabinets: &Cabinets,
+    bounds: &[String],
+) -> Result<Vec<Vec<Totals>>, StoreError> {
+    let mut out = vec![Vec::new(); cabinets.len()];
+    if !cabinets.together {
+        for (account, place) in cabinets.each() {
+            out[place] = by_hours(conn, account, bounds)?;
+        }
+        return Ok(out);
+    }
+    let n = bounds.len().saturating_sub(1);
+    out.iter_mut().for_each(|o| *o = vec![Totals::default(); n]);
+    let (Some(first), Some(last)) = (bounds.first(), bounds.last()) else {
+        return Ok(out);
+    };
+    // A span's later bounds, each the start of the next span.
+    let starts = &bounds[1..n.max(1)];
+    cabinets.read(conn, &HOURS, (first, last), |place, r| {
+        let hour = r.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+        let span = starts.partition_point(|b| b.as_str() <= hour);
+        out[place][span].add(&Sums::read(r, 2)?.totals());
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
@@ -1037,6 +1063,34 @@ pub(super) mod tests {
             days_of(&conn, &cabinets, &spans).unwrap(),
             [7, 9, 7].map(|a| by_hours(&conn, a, &spans.bounds).unwrap())
         );
+    }
+
+    #[test]
+    fn spans_of_hours_read_together_equal_each_read_alone() {
+        let conn = test_db();
+        let start = three_weeks_of_two_cabinets(&conn);
+        cabinet_nine(&conn, "hour < '2026-12-01'");
+        let at = |h: i64| iso(start + Duration::days(10) + Duration::hours(h));
+        // The 24 hours up to an hour that is not midnight, as one span and hour by hour, and
+        // a day of a zone whose midnight is 05:30 UTC in two spans.
+        let minute = |h: i64, m: i64| iso(start + Duration::hours(h) + Duration::minutes(m));
+        for bounds in [
+            vec![at(-10), at(14)],
+            (-10..=14).map(at).collect(),
+            vec![minute(245, 30), minute(257, 30), minute(269, 30)],
+        ] {
+            let spans = Spans::new(bounds.clone());
+            assert!(spans.plan.as_ref().is_none_or(|p| p.hourly), "{bounds:?}");
+            let cabinets = Cabinets::new(&conn, &[9, 7, 8]).unwrap();
+            assert!(cabinets.together);
+            let read = days_of(&conn, &cabinets, &spans).unwrap();
+            assert_eq!(
+                read,
+                each_by_hours(&conn, &[9, 7, 8], &bounds),
+                "{bounds:?}"
+            );
+            assert!(read[1].iter().any(|t| t.views > 0), "{bounds:?}");
+        }
     }
 
     /// Each of `accounts`' sums per span of `bounds`, from their hours ([`by_hours`]).

@@ -234,6 +234,41 @@ pub fn of_cabinet(
     super::kept::span(conn, account, from, to)
 }
 
+/// Each of `accounts`' spend over the 24 hours of stats ending with the last hour the sync
+/// stored for it (up to `unsynced_end` for a cabinet never synced), in their order: the pace
+/// its campaigns' kept day's spend is reckoned at. The cabinets whose 24 hours end together
+/// are read together (`kept::days_of`).
+pub fn last_day_spent(
+    conn: &Connection,
+    accounts: &[i64],
+    unsynced_end: DateTime<Utc>,
+) -> Result<Vec<Money>, StoreError> {
+    let mut ending: std::collections::BTreeMap<DateTime<Utc>, Vec<usize>> = Default::default();
+    for (place, end) in super::cabinets::synced_through_of(conn, accounts)?
+        .iter()
+        .enumerate()
+    {
+        let end = end.as_deref().and_then(crate::domain::time::parse_iso);
+        ending
+            .entry(end.unwrap_or(unsynced_end))
+            .or_default()
+            .push(place);
+    }
+    let mut spent = vec![Money::ZERO; accounts.len()];
+    for (end, places) in ending {
+        let ids: Vec<i64> = places.iter().map(|&p| accounts[p]).collect();
+        let cabinets = super::kept::Cabinets::new(conn, &ids)?;
+        let spans = super::kept::Spans::new(vec![iso(end - Duration::hours(24)), iso(end)]);
+        for (&place, sums) in places
+            .iter()
+            .zip(super::kept::days_of(conn, &cabinets, &spans)?)
+        {
+            spent[place] = sums.first().map_or(Money::ZERO, |t| t.spent);
+        }
+    }
+    Ok(spent)
+}
+
 /// One campaign's hourly rows starting in `[from, to)`, oldest first.
 pub fn hours_of_campaign(
     conn: &Connection,
@@ -267,4 +302,69 @@ pub fn hour_of(
         Ok((r.get(0)?, totals_at(r, 1)?))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::time::parse_iso;
+    use crate::store::test_db;
+
+    #[test]
+    fn each_cabinets_last_day_is_its_own_read_alone_whatever_hour_it_ends() {
+        let conn = test_db();
+        crate::store::kept::tests::more_cabinets(&conn);
+        let start = parse_iso("2026-03-01T00:00:00Z").unwrap();
+        for account in [7, 8, 9, 10] {
+            for h in 0..72_i64 {
+                conn.execute(
+                    "INSERT INTO cabinet_hours (account_id, hour, views, opens, clicks, actions,
+                        spent_micros) VALUES (?1, ?2, 1, 0, 0, 0, ?3)",
+                    params![
+                        account,
+                        iso(start + Duration::hours(h)),
+                        account * 1_000 + h
+                    ],
+                )
+                .unwrap();
+            }
+        }
+        let synced = |account: i64, hours: i64| {
+            conn.execute(
+                "UPDATE cabinets SET synced_through = ?2 WHERE id = ?1",
+                params![account, iso(start + Duration::hours(hours))],
+            )
+            .unwrap();
+        };
+        // 7, 8 and 9 end together (half of the six cabinets: read together), 10 five hours
+        // later, 11 and 12 never synced (12 with no hours).
+        for account in [7, 8, 9] {
+            synced(account, 50);
+        }
+        synced(10, 55);
+        let unsynced = start + Duration::hours(60);
+        let accounts = [9, 7, 10, 8, 12];
+        let together = crate::store::kept::Cabinets::new(&conn, &[9, 7, 8]).unwrap();
+        assert!(together.together);
+        let spent = last_day_spent(&conn, &accounts, unsynced).unwrap();
+        let alone = |account: i64, end: DateTime<Utc>| {
+            of_cabinet(&conn, account, &iso(end - Duration::hours(24)), &iso(end))
+                .unwrap()
+                .spent
+        };
+        let at = |h: i64| start + Duration::hours(h);
+        let expected = [
+            alone(9, at(50)),
+            alone(7, at(50)),
+            alone(10, at(55)),
+            alone(8, at(50)),
+            alone(12, unsynced),
+        ];
+        assert_eq!(spent, expected);
+        // The hours 26 to 49 of cabinet 7, and 31 to 54 of cabinet 10.
+        let hours =
+            |account: i64, first: i64| (first..first + 24).map(move |h| account * 1_000 + h);
+        assert_eq!(spent[1], Money::from_micros(hours(7, 26).sum()));
+        assert_eq!(spent[2], Money::from_micros(hours(10, 31).sum()));
+    }
 }

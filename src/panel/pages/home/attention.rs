@@ -13,9 +13,10 @@ use super::super::super::format::Fmt;
 use super::super::super::session::Session;
 use super::super::super::Visit;
 use crate::domain::money::{CabinetType, Money};
-use crate::domain::time::{hour_start, iso, parse_iso};
-use crate::store::attention::{self, Automated, FailingKey, Flagged, Found};
-use crate::store::cabinets::{self, Reachable};
+use crate::domain::time::{hour_start, iso};
+use crate::store::attention::{self, Automated, FailingKey, Flagged, Found, Kind};
+use crate::store::cabinets::Reachable;
+use crate::store::kept;
 use crate::store::{stats, StoreError};
 
 /// Items of one kind shown; the rest are counted, with a link to the list.
@@ -71,30 +72,21 @@ pub fn gather(
     let keep = usize::try_from(SHOWN).unwrap_or(5);
     let review_since = iso(now - Duration::hours(REVIEW_HOURS));
     let automation_since = iso(now - Duration::days(AUTOMATION_DAYS));
-    let unsynced_end = hour_start(now) + Duration::hours(1);
-    for r in reach.iter().filter(|r| r.cabinet.is_active) {
+    let active: Vec<&Reachable> = reach.iter().filter(|r| r.cabinet.is_active).collect();
+    let ids: Vec<i64> = active.iter().map(|r| r.cabinet.id).collect();
+    let scope = kept::Cabinets::new(conn, &ids)?;
+    found.declined = attention::newest_of(conn, &scope, Kind::Declined, SHOWN)?;
+    found.in_review =
+        attention::newest_of(conn, &scope, Kind::InReviewSince(&review_since), SHOWN)?;
+    found.out_of_budget = attention::newest_of(conn, &scope, Kind::OutOfBudget, SHOWN)?;
+    // The same pace as the campaigns' kept figure: the 24 hours of stats ending with the last
+    // hour the sync stored (up to now for a cabinet never synced).
+    let spent = stats::last_day_spent(conn, &ids, hour_start(now) + Duration::hours(1))?;
+    for (r, spent) in active.into_iter().zip(spent) {
         let id = r.cabinet.id;
-        found
-            .declined
-            .merge(attention::declined(conn, id, SHOWN)?, keep);
-        found.in_review.merge(
-            attention::in_review_since(conn, id, &review_since, SHOWN)?,
-            keep,
-        );
-        found
-            .out_of_budget
-            .merge(attention::out_of_budget(conn, id, SHOWN)?, keep);
         found
             .about_to_stop
             .merge_soonest(attention::about_to_stop(conn, id, SHOWN)?, keep);
-        // The same pace as the campaigns' kept figure: the 24 hours of stats ending with the
-        // last hour the sync stored (up to now for a cabinet never synced).
-        let end = cabinets::synced_through(conn, id)?
-            .as_deref()
-            .and_then(parse_iso)
-            .unwrap_or(unsynced_end);
-        let (from, to) = (iso(end - Duration::hours(24)), iso(end));
-        let spent = stats::of_cabinet(conn, id, &from, &to)?.spent;
         if spent > Money::ZERO && r.cabinet.balance <= spent {
             found.low_balance.push(LowBalance {
                 account: id,
