@@ -232,7 +232,6 @@ pub fn newest_of(
         }
         return Ok(found);
     }
-    let ids: Vec<i64> = cabinets.each().map(|(id, _)| id).collect();
     let mut found = Found::default();
     let counted = match kind.kept_status() {
         Some(status) => {
@@ -241,7 +240,7 @@ pub fn newest_of(
             )?;
             let mut rows = stmt.query([status])?;
             while let Some(r) = rows.next()? {
-                if ids.binary_search(&r.get(0)?).is_ok() {
+                if cabinets.place(r.get(0)?).is_some() {
                     found.total = found.total.saturating_add(r.get(1)?);
                 }
             }
@@ -255,7 +254,7 @@ pub fn newest_of(
         let mut rows = stmt.query(kind.bind(Vec::new()).as_slice())?;
         while let Some(r) = rows.next()? {
             let account: i64 = r.get(0)?;
-            if ids.binary_search(&account).is_err() {
+            if cabinets.place(account).is_none() {
                 continue;
             }
             if !counted {

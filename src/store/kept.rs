@@ -455,7 +455,7 @@ impl Cabinets {
     }
 
     /// The place of the cabinet `account`, `None` for one not covered.
-    fn place(&self, account: i64) -> Option<usize> {
+    pub(super) fn place(&self, account: i64) -> Option<usize> {
         let at = self
             .ids
             .binary_search_by_key(&account, |(id, _)| *id)
