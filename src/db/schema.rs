@@ -132,6 +132,10 @@ const SERVICE: Ledger = Ledger {
             69,
             include_str!("../../sql/0069_attention_across_cabinets.sql"),
         ),
+        (
+            70,
+            include_str!("../../sql/0070_list_indexes_across_cabinets.sql"),
+        ),
     ],
 };
 

@@ -236,11 +236,15 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // local weeks of the zone shifts kept (their triggers first), 68: the campaigns'
             // figures in rows of their own (moved back into the campaign rows, with the indexes
             // over them as the migrations before it made them), 69: the indexes of the
-            // home page's kinds across cabinets; 27's column is in
+            // home page's kinds across cabinets, 70: the list's sort indexes across cabinets;
+            // 27's column is in
             // 15's alerts; 50 adds rows only; 58, 59 and 62 redefine 48's triggers; 63's
             // indexes go with their tables) undone.
             tx.execute_batch(
-                "DROP INDEX campaigns_declined; DROP INDEX campaigns_declined_across;
+                "DROP INDEX campaigns_across_by_date; DROP INDEX campaigns_across_by_ad_id;
+                 DROP INDEX campaigns_across_by_title; DROP INDEX campaigns_across_by_status;
+                 DROP INDEX campaigns_across_by_cpm;
+                 DROP INDEX campaigns_declined; DROP INDEX campaigns_declined_across;
                  DROP INDEX campaigns_in_review_across; DROP INDEX campaigns_out_of_budget_across;
                  DROP TRIGGER campaign_counters_insert; DROP TRIGGER campaign_counters_delete;
                  DROP TRIGGER campaign_counters_status;
