@@ -131,7 +131,7 @@ pub fn list(
             if let [account] = filter.accounts[..] {
                 one_cabinet(conn, &query, account, order, offset, limit)?
             } else {
-                let keys = match across::keys(conn, filter, order, offset, limit)? {
+                let keys = match across::keys(conn, &query, filter, order, offset, limit)? {
                     Some(keys) => keys,
                     None => merged(conn, &query, &filter.accounts, order, offset, limit)?,
                 };
@@ -156,6 +156,8 @@ struct CabinetQuery {
     /// names nothing else; else as `from`.
     figures: String,
     args: Vec<Sql>,
+    /// Whether the filter names nothing but statuses.
+    only_status: bool,
 }
 
 impl CabinetQuery {
@@ -176,6 +178,7 @@ impl CabinetQuery {
             from,
             figures,
             args,
+            only_status,
         }
     }
 

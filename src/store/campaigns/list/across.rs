@@ -7,7 +7,7 @@
 use rusqlite::Connection;
 
 use super::merge::Order;
-use super::{status_condition, ListFilter, SortKey, OFFSET_DEPTH};
+use super::{status_condition, CabinetQuery, ListFilter, SortKey, OFFSET_DEPTH};
 use crate::store::kept::Cabinets;
 use crate::store::StoreError;
 
@@ -35,13 +35,10 @@ fn index(sort: SortKey) -> Option<&'static str> {
 fn walk_sql(filter: &ListFilter, order: Order, index: &str) -> String {
     let (status, _) = status_condition(filter, "status");
     let dir = if order.descending { "DESC" } else { "ASC" };
-    let sorted = match order.sort {
-        SortKey::AdId => format!("ad_id {dir}, account_id {dir}"),
-        sort => format!("{} {dir}, ad_id {dir}, account_id {dir}", sort.column()),
-    };
     format!(
         "SELECT account_id, ad_id FROM campaigns INDEXED BY {index} WHERE {status}
-         ORDER BY {sorted}"
+         {}, account_id {dir}",
+        order.sql()
     )
 }
 
@@ -52,16 +49,13 @@ fn walk_sql(filter: &ListFilter, order: Order, index: &str) -> String {
 /// it, or too many entries were skipped.
 pub(super) fn keys(
     conn: &Connection,
+    query: &CabinetQuery,
     filter: &ListFilter,
     order: Order,
     offset: i64,
     limit: i64,
 ) -> Result<Option<Vec<(i64, i64)>>, StoreError> {
-    let only_statuses = filter.title.is_none()
-        && filter.username.is_none()
-        && filter.domain.is_none()
-        && filter.kind.is_none();
-    let Some(index) = index(order.sort).filter(|_| only_statuses) else {
+    let Some(index) = index(order.sort).filter(|_| query.only_status) else {
         return Ok(None);
     };
     let cabinets = Cabinets::new(conn, &filter.accounts)?;
@@ -103,8 +97,8 @@ pub(super) fn keys(
 
 #[cfg(test)]
 mod tests {
+    use super::super::merge::merged;
     use super::super::tests::seeded;
-    use super::super::{merge::merged, CabinetQuery};
     use super::*;
 
     /// Over sets of cabinets read together, each sort with an index across cabinets, both
@@ -128,7 +122,9 @@ mod tests {
                         cases += 1;
                         let want =
                             merged(&conn, &query, &filter.accounts, order, offset, limit).unwrap();
-                        if let Some(found) = keys(&conn, &filter, order, offset, limit).unwrap() {
+                        if let Some(found) =
+                            keys(&conn, &query, &filter, order, offset, limit).unwrap()
+                        {
                             walked += 1;
                             assert_eq!(found, want, "{sort:?} {descending} {filter:?} {offset}");
                         }
@@ -155,7 +151,15 @@ mod tests {
             descending: true,
         };
         let walk = |filter: &ListFilter, sort, offset, limit| {
-            keys(&conn, filter, by(sort), offset, limit).unwrap()
+            keys(
+                &conn,
+                &CabinetQuery::of(filter),
+                filter,
+                by(sort),
+                offset,
+                limit,
+            )
+            .unwrap()
         };
         assert!(walk(&of(vec![10, 20, 30]), SortKey::Date, 0, 7).is_some());
         assert_eq!(walk(&of(vec![10, 20, 30]), SortKey::Date, 450, 500), None);
