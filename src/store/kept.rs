@@ -371,6 +371,9 @@ pub(super) use kept_rows;
 pub struct Cabinets {
     ids: Vec<(i64, usize)>,
     pub(super) together: bool,
+    /// Whether they are every cabinet there is, each named once: a read across cabinets then
+    /// skips no row.
+    pub(super) every: bool,
 }
 
 impl Cabinets {
@@ -379,16 +382,20 @@ impl Cabinets {
         let mut ids: Vec<(i64, usize)> = accounts.iter().copied().zip(0..).collect();
         ids.sort_unstable();
         let distinct = ids.windows(2).all(|w| w[0].0 != w[1].0);
-        let together = accounts.len() > 1 && distinct && {
+        let (mut together, mut every) = (false, false);
+        if accounts.len() > 1 && distinct {
             let all: i64 = conn
                 .prepare_cached("SELECT COUNT(*) FROM cabinets")?
                 .query_row([], |r| r.get(0))?;
-            i64::try_from(accounts.len())
-                .unwrap_or(i64::MAX)
-                .saturating_mul(2)
-                >= all
-        };
-        Ok(Cabinets { ids, together })
+            let named = i64::try_from(accounts.len()).unwrap_or(i64::MAX);
+            together = named.saturating_mul(2) >= all;
+            every = named == all;
+        }
+        Ok(Cabinets {
+            ids,
+            together,
+            every,
+        })
     }
 
     /// How many cabinets.

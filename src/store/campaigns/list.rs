@@ -130,11 +130,10 @@ pub fn list(
             let order = Order { sort, descending };
             if let [account] = filter.accounts[..] {
                 one_cabinet(conn, &query, account, order, offset, limit)?
+            } else if let Some(rows) = across::page(conn, &query, filter, order, offset, limit)? {
+                rows
             } else {
-                let keys = match across::keys(conn, &query, filter, order, offset, limit)? {
-                    Some(keys) => keys,
-                    None => merged(conn, &query, &filter.accounts, order, offset, limit)?,
-                };
+                let keys = merged(conn, &query, &filter.accounts, order, offset, limit)?;
                 fetch(conn, &keys)?
             }
         }
