@@ -50,20 +50,17 @@ enum Walk {
 fn walk_sql(filter: &ListFilter, order: Order, index: &str, walk: Walk) -> String {
     let (status, _) = status_condition(filter, "status");
     let dir = if order.descending { "DESC" } else { "ASC" };
-    let head = match walk {
-        Walk::Keys => format!("SELECT account_id, ad_id FROM campaigns INDEXED BY {index}"),
-        Walk::Rows => format!(
-            "SELECT {} FROM campaigns INDEXED BY {index}
-             CROSS JOIN campaign_counters USING (account_id, ad_id)",
-            listed_columns()
+    let (columns, counters, limit) = match walk {
+        Walk::Keys => ("account_id, ad_id", "", ""),
+        Walk::Rows => (
+            listed_columns(),
+            " CROSS JOIN campaign_counters USING (account_id, ad_id)",
+            " LIMIT ?",
         ),
     };
-    let limit = match walk {
-        Walk::Keys => "",
-        Walk::Rows => " LIMIT ?",
-    };
     format!(
-        "{head} WHERE {status} {}, account_id {dir}{limit}",
+        "SELECT {columns} FROM campaigns INDEXED BY {index}{counters}
+         WHERE {status} {}, account_id {dir}{limit}",
         order.sql()
     )
 }
@@ -175,8 +172,8 @@ impl Walker<'_> {
 
     /// The rows of `keys`, read in one statement walking the index again, each found from
     /// its entry without a seek by its key: when the walk is over every cabinet and skipped no
-    /// entry past `offset`, its first entries are the page. `None` should a row not be the
-    /// key at its place.
+    /// entry past a cabinet's depth, its entries after the first `offset` are the page. `None`
+    /// should a row not be the key at its place.
     fn rows(&self, keys: &[(i64, i64)]) -> Result<Option<Vec<CampaignRow>>, StoreError> {
         let (_, statuses) = status_condition(self.filter, "status");
         let sql = walk_sql(self.filter, self.order, self.index, Walk::Rows);
@@ -227,8 +224,9 @@ mod tests {
         Some(rows.iter().map(|r| (r.account_id, r.ad_id)).collect())
     }
 
-    /// Over sets of cabinets read together (all three, which the walk reads row by row, and
-    /// two pairs, whose keys it reads), each sort with an index across cabinets, both ways,
+    /// Over sets of cabinets read together (all three, whose rows the second walk reads where
+    /// the first skipped nothing past a depth, and two pairs, whose rows are read by key), each
+    /// sort with an index across cabinets, both ways,
     /// and pages at several depths, the walk finds the merge's rows or gives way; it finds
     /// them in most cases, over all three and over pairs alike.
     #[test]
@@ -252,11 +250,11 @@ mod tests {
                         let want =
                             merged(&conn, &query, &filter.accounts, order, offset, limit).unwrap();
                         if let Some(found) = walked(&conn, &filter, order, offset, limit) {
-                            *if every {
-                                &mut over_every
+                            if every {
+                                over_every += 1;
                             } else {
-                                &mut over_some
-                            } += 1;
+                                over_some += 1;
+                            }
                             assert_eq!(found, want, "{sort:?} {descending} {filter:?} {offset}");
                         }
                     }
@@ -298,7 +296,7 @@ mod tests {
         assert_eq!(walk(vec![30, 10, 20], SortKey::AdId, 450, 500), Some(deep));
     }
 
-    /// Over every cabinet, with no entry skipped past the offset, the second walk reads the
+    /// Over every cabinet, with no entry skipped past a depth, the second walk reads the
     /// rows of the first's keys (at an offset too), as `fetch` reads them; given keys that are
     /// not its first entries, it reads nothing.
     #[test]
