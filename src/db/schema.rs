@@ -136,6 +136,10 @@ const SERVICE: Ledger = Ledger {
             70,
             include_str!("../../sql/0070_list_indexes_across_cabinets.sql"),
         ),
+        (
+            71,
+            include_str!("../../sql/0071_list_indexes_across_cabinets_unrun.sql"),
+        ),
     ],
 };
 

@@ -235,9 +235,9 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // 64: the hourly rows' indexes by hour, 66: the cabinets' running sums and 67: their
             // local weeks of the zone shifts kept (their triggers first), 68: the campaigns'
             // figures in rows of their own (moved back into the campaign rows, with the indexes
-            // over them as the migrations before it made them), 69: the indexes of the
-            // home page's kinds across cabinets, 70: the list's sort indexes across cabinets;
-            // 27's column is in
+            // over them as the migrations before it made them; 71's partial indexes of the
+            // figures at zero go with its table), 69: the indexes of the home page's kinds
+            // across cabinets, 70: the list's sort indexes across cabinets; 27's column is in
             // 15's alerts; 50 adds rows only; 58, 59 and 62 redefine 48's triggers; 63's
             // indexes go with their tables) undone.
             tx.execute_batch(
