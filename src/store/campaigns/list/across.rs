@@ -1,12 +1,12 @@
 //! Sorted list pages over many cabinets read across them at once: when the person reaches at
 //! least half of all cabinets (`kept::Cabinets`), the filter names only statuses and the sort
-//! has an index across cabinets (a column of the copy, `sql/0070_list_indexes_across_cabinets.sql`,
-//! or a figure ascending, whose partial index holds the campaigns without it,
-//! `sql/0071_list_indexes_across_cabinets_unrun.sql`), one walk of that index finds the page in
-//! page order, where [`super::merge`] runs a statement per cabinet. The walk reads the page's
-//! keys, the other cabinets' entries skipped; over every cabinet, when it skipped none, a
-//! second walk reads the rows themselves, each found from its index entry, else
-//! [`super::fetch`] reads them.
+//! has an index across cabinets (a column of the copy,
+//! `sql/0070_list_indexes_across_cabinets.sql`, or a figure ascending, whose partial index
+//! holds the campaigns without it, `sql/0071_list_indexes_across_cabinets_unrun.sql`), one walk
+//! of that index finds the page in page order, where [`super::merge`] runs a statement per
+//! cabinet. The walk reads the page's keys, the other cabinets' entries skipped; over every
+//! cabinet a second walk reads the rows themselves, each found from its index entry, the
+//! entries past a cabinet's depth left out; else [`super::fetch`] reads them.
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{params_from_iter, Connection};
@@ -173,11 +173,11 @@ struct Walker<'a> {
     keep: usize,
 }
 
-/// The keys of a page's rows, in page order, and those of the cabinets' entries the walk
-/// skipped past the depth a page reads of each.
+/// The keys of a page's rows, in page order, and the `ad_id`s of the cabinets' entries the
+/// walk skipped past the depth a page reads of each.
 struct Walked {
     keys: Vec<(i64, i64)>,
-    past: Vec<(i64, i64)>,
+    past: Vec<i64>,
 }
 
 impl Walker<'_> {
@@ -224,7 +224,7 @@ impl Walker<'_> {
             };
             taken[place] += 1;
             if taken[place] > depth {
-                walked.past.push((account, r.get(1)?));
+                walked.past.push(r.get(1)?);
             } else if skip > 0 {
                 skip -= 1;
             } else {
@@ -244,8 +244,7 @@ impl Walker<'_> {
         let (_, statuses) = status_condition(self.filter, self.index.status);
         let sql = walk_sql(self.filter, self.order, self.index, Walk::Rows);
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let ads: Vec<i64> = walked.past.iter().map(|(_, ad)| *ad).collect();
-        let past = Sql::Text(serde_json::json!(ads).to_string());
+        let past = Sql::Text(serde_json::json!(walked.past).to_string());
         let window = [past, Sql::Integer(self.limit()), Sql::Integer(self.offset)];
         let mut rows = stmt.query(params_from_iter(statuses.into_iter().chain(window)))?;
         let keys = &walked.keys;
@@ -287,8 +286,8 @@ mod tests {
         Some(rows.iter().map(|r| (r.account_id, r.ad_id)).collect())
     }
 
-    /// Over sets of cabinets read together (all three, whose rows the second walk reads where
-    /// the first skipped nothing past a depth, and two pairs, whose rows are read by key), each
+    /// Over sets of cabinets read together (all three, whose rows the second walk reads, and
+    /// two pairs, whose rows are read by key), each
     /// order with an index across cabinets (a figure's holding its campaigns at zero alone),
     /// and pages at several depths, the walk finds the merge's rows or gives way; it finds
     /// them in most cases, over all three and over pairs alike.
@@ -424,7 +423,7 @@ mod tests {
             assert_eq!(seen(&rows), seen(&fetched), "{sort:?}");
             let mut shuffled = walked.keys.clone();
             shuffled.swap(3, 4);
-            let other = |keys: Vec<(i64, i64)>, past: Vec<(i64, i64)>| Walked { keys, past };
+            let other = |keys: Vec<(i64, i64)>, past: Vec<i64>| Walked { keys, past };
             let past = || walked.past.clone();
             assert!(walk.rows(&other(shuffled, past())).unwrap().is_none());
             let later = walked.keys[1..].to_vec();
