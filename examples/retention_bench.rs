@@ -87,6 +87,7 @@ const YEAR_PACE: retention::Pace = retention::Pace {
     campaigns: 200,
     rows: 5000,
     breather: Duration::ZERO,
+    spread: Duration::ZERO,
     rest: 0,
 };
 

@@ -67,6 +67,7 @@ const NO_PAUSES: retention::Pace = retention::Pace {
     campaigns: 200,
     rows: 5000,
     breather: Duration::ZERO,
+    spread: Duration::ZERO,
     rest: 0,
 };
 

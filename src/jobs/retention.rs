@@ -23,8 +23,15 @@ pub struct Pace {
     pub campaigns: i64,
     /// Rows one batch of another kind removes, at most.
     pub rows: i64,
-    /// The shortest pause after a batch that moved something.
+    /// The shortest pause after a batch of hourly stats that moved something.
     pub breather: Duration,
+    /// The shortest pause after a batch of removals that left more to remove. A removal's
+    /// cost is in copying the log rather than in the CPU: a removed conversion takes entries
+    /// from eight B-trees (its row, its five indexes, its attributions and theirs), most of
+    /// them ordered by campaign or by `txid`, so a batch leaves
+    /// pages from all over the file in the log, and the background checkpoint that copies them
+    /// into the database writes them one by one and waits for their `fsync`.
+    pub spread: Duration,
     /// The pause after a batch is at least this many times as long as the batch took, so the
     /// pass keeps at most `1 / (1 + rest)` of one core and the requests have the rest.
     pub rest: u32,
@@ -39,17 +46,28 @@ impl Pace {
     /// Five campaigns a batch: over a year of 10,000 campaigns, a PATCH's p99 during a pass
     /// rose by 1.5-3 ms with twenty and by 0.2-0.5 ms with five; the pass takes about three
     /// times as long (`retention_bench --from`, in `docs/benchmarks`).
+    ///
+    /// Removals go 50 rows at most every 200 ms, 250 a second. A pass that removed a day of
+    /// 10,000 campaigns' conversions 500 rows a batch (about 2,500 a second) left the
+    /// checkpoints of those seconds 0.3-1.2 s of copying, against 40-70 ms a second while it
+    /// rolled hours; meanwhile this machine's virtual CPUs stood still a fifth to two fifths
+    /// of the time, and the requests of that second took up to 27 ms against 10-13 ms at
+    /// worst without a pass (`year_bench --only=retention`, in `docs/benchmarks`). An hour's
+    /// conversions (the steady state of the hourly pass) go in about two seconds; a day's,
+    /// after a day without a pass, in about forty.
     pub const SERVICE: Pace = Pace {
         campaigns: 5,
-        rows: 500,
+        rows: 50,
         breather: Duration::from_millis(20),
+        spread: Duration::from_millis(200),
         rest: 2,
     };
 
-    /// Pauses after a batch that began at `began`.
-    async fn rest_after(self, began: Instant) {
+    /// Pauses after a batch that began at `began`: at least `shortest`, and [`Pace::rest`]
+    /// times as long as the batch took.
+    async fn rest_after(self, began: Instant, shortest: Duration) {
         let worked = began.elapsed();
-        tokio::time::sleep(self.breather.max(worked * self.rest)).await;
+        tokio::time::sleep(shortest.max(worked * self.rest)).await;
     }
 }
 
@@ -139,7 +157,7 @@ pub async fn pass_paced(services: &Services, pace: Pace) -> Result<Pruned, Store
                 after = last;
                 done.hourly_stats += moved as u64;
                 if moved > 0 {
-                    pace.rest_after(began).await;
+                    pace.rest_after(began, pace.breather).await;
                 }
             }
         }
@@ -173,24 +191,30 @@ pub async fn pass_paced(services: &Services, pace: Pace) -> Result<Pruned, Store
         loop {
             let cutoff = cutoff.clone();
             let began = Instant::now();
-            let removed = db
+            // What the batch removed, and whether it may have left some: each step's statement
+            // takes what it is asked for while that many are left.
+            let (removed, more) = db
                 .write_yielding(move |tx, queue| {
                     let mut removed = 0;
                     while removed < pace.rows {
-                        let step = batch(tx, &cutoff, STEP.min(pace.rows - removed))?;
-                        removed += step as i64;
-                        if step == 0 || queue.wanted() {
+                        let asked = STEP.min(pace.rows - removed);
+                        let step = batch(tx, &cutoff, asked)? as i64;
+                        removed += step;
+                        if step < asked {
+                            return Ok::<_, StoreError>((removed, false));
+                        }
+                        if queue.wanted() {
                             break;
                         }
                     }
-                    Ok::<_, StoreError>(removed)
+                    Ok((removed, true))
                 })
                 .await?;
-            if removed == 0 {
+            *count += removed as u64;
+            if !more {
                 break;
             }
-            *count += removed as u64;
-            pace.rest_after(began).await;
+            pace.rest_after(began, pace.spread).await;
         }
     }
     Ok(done)

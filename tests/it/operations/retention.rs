@@ -1,6 +1,7 @@
 //! Retention: hourly stats older than the policy roll into daily rows with every stats period
 //! and history span unchanged; old conversions leave their campaign totals whole; old
-//! deliveries, status events and idempotency records go; nothing newer is touched.
+//! deliveries, status events and idempotency records go, batch after batch until none is left;
+//! nothing newer is touched.
 
 use chrono::Duration;
 use serde_json::{json, Value};
@@ -290,4 +291,39 @@ fn automation_records_older_than_the_policy_go_and_newer_ones_stay() {
     assert!(count(&app, "alerts") < alerts_before);
     let listed = app.get_ok(&format!("/rules/{id}/log?limit=500"), &key)["data"].clone();
     assert_eq!(listed.as_array().unwrap().len() as i64, kept);
+}
+
+#[test]
+fn old_conversions_go_batch_after_batch_until_none_is_left() {
+    let app = app();
+    let (_, _, key, ad) = purchased(&app, [("a", "10", "eur"), ("b", "2.50", "eur")]);
+    for n in 0..18 {
+        let r = app.send(
+            "POST",
+            "/postback",
+            &key,
+            Some(&json!({ "ref": "r1", "event": "purchase", "txid": format!("t{n}"), "amount": "1", "cur": "eur" })),
+            &[],
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    let campaign = |app: &TestApp| app.get_ok(&format!("/campaigns/{ad}"), &key)["data"].clone();
+    let before = campaign(&app);
+    assert_eq!(before["conversions"]["purchase"], 20);
+    app.advance(2 * 86_400);
+    // Four rows a batch: twenty old conversions fill five batches, and a sixth finds none.
+    let pace = retention::Pace {
+        campaigns: 5,
+        rows: 4,
+        breather: std::time::Duration::ZERO,
+        spread: std::time::Duration::ZERO,
+        rest: 0,
+    };
+    let done = block_on(retention::pass_paced(&app.services, pace)).unwrap();
+    assert_eq!(done.conversions, 20, "{done:?}");
+    let listed = app.get_ok("/conversions", &key)["data"].clone();
+    assert_eq!(listed.as_array().unwrap().len(), 0, "{listed}");
+    let after = campaign(&app);
+    assert_eq!(after["conversions"], before["conversions"]);
+    assert_eq!(after["revenue"], before["revenue"]);
 }
