@@ -28,9 +28,9 @@ pub struct Pace {
     /// The shortest pause after a batch of removals that left more to remove. A removal's
     /// cost is in copying the log rather than in the CPU: a removed conversion takes entries
     /// from eight B-trees (its row, its five indexes, its attributions and theirs), most of
-    /// them ordered by campaign or by `txid`, so a batch leaves
-    /// pages from all over the file in the log, and the background checkpoint that copies them
-    /// into the database writes them one by one and waits for their `fsync`.
+    /// them ordered by campaign or by `txid`, so a batch leaves pages from all over the file
+    /// in the log, and the background checkpoint that copies them into the database writes
+    /// them one by one and waits for their `fsync`.
     pub spread: Duration,
     /// The pause after a batch is at least this many times as long as the batch took, so the
     /// pass keeps at most `1 / (1 + rest)` of one core and the requests have the rest.
