@@ -26,14 +26,14 @@
 //!   list, one campaign, its 7-day history, its conversions and `account/info` (not the
 //!   totals above, whose own time would hide the pass's), once the server's own first pass (a
 //!   tick after it starts) is over; one more day of hours written (and the log copied into
-//!   the database), the clock moved a day and a pass at the service's pace while they run (it rolls a day of hours and removes a day of
-//!   conversions, `year::CONVERSIONS_DAYS`), then the clock moved six minutes and, once the
-//!   log is copied into the database, a baseline without a pass as long as the pass took (the
-//!   worst of more requests is worse by chance alone, so both windows are the same length, and
-//!   in both the campaign's first read re-reads it from the platform, its stored copy older
-//!   than five minutes); the worst request of each, [`ROUNDS`] times, medians of the rounds,
-//!   with the verdict (at most 2x), and each window's 99th percentile beside it for
-//!   reference.
+//!   the database), the clock moved a day and a pass at the service's pace while they run
+//!   (it rolls a day of hours and removes a day of conversions, `year::CONVERSIONS_DAYS`),
+//!   then the clock moved six minutes and, once the log is copied into the database, a
+//!   baseline without a pass as long as the pass took (the worst of more requests is worse
+//!   by chance alone, so both windows are the same length, and in both the campaign's first
+//!   read re-reads it from the platform, its stored copy older than five minutes); the worst
+//!   request of each, [`ROUNDS`] times, medians of the rounds, with the verdict (at
+//!   most 2x), and each window's 99th percentile beside it for reference.
 //!
 //! The run ends with a table of every figure beside its baseline and exits 1 when one misses
 //! (named). Run: `cargo run --release --example year_bench` (optional arguments: cabinets,
