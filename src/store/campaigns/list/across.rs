@@ -288,8 +288,9 @@ mod tests {
 
     /// Over sets of cabinets read together (all three, whose rows the second walk reads, and
     /// two pairs, whose rows are read by key), each order with an index across cabinets (a
-    /// figure's holding its campaigns at zero alone), and pages at several depths, the walk finds the merge's rows or gives way; it finds
-    /// them in most cases, over all three and over pairs alike.
+    /// figure's holding its campaigns at zero alone), and pages at several depths, the walk
+    /// finds the merge's rows or gives way; it finds them in most cases, over all three and
+    /// over pairs alike.
     #[test]
     fn the_walk_finds_the_merges_rows_or_gives_way() {
         let conn = seeded();
