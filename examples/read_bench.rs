@@ -258,11 +258,14 @@ impl Baselines {
         let conn = adcab::db::open_connection(copy).expect("open the copy");
         // The copy's campaigns in one plain table, each row with its figures (the service keeps
         // them in `campaign_counters` since migration 68), so that the baselines read the same
-        // rows from one table, keyed as the service's.
+        // rows from one table, keyed as the service's (without the numbers of migration 72,
+        // which the service keeps to join its two tables).
         conn.execute_batch(
             "ALTER TABLE campaigns RENAME TO campaign_copies;
              CREATE TABLE campaigns AS
                  SELECT * FROM campaign_copies JOIN campaign_counters USING (account_id, ad_id);
+             ALTER TABLE campaigns DROP COLUMN id;
+             ALTER TABLE campaigns DROP COLUMN campaign_id;
              CREATE UNIQUE INDEX bench_key ON campaigns(account_id, ad_id);",
         )
         .expect("one table");

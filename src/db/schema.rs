@@ -140,6 +140,7 @@ const SERVICE: Ledger = Ledger {
             71,
             include_str!("../../sql/0071_list_indexes_across_cabinets_unrun.sql"),
         ),
+        (72, include_str!("../../sql/0072_campaign_ids.sql")),
     ],
 };
 
@@ -298,7 +299,8 @@ fn check_tables(conn: &Connection) -> Result<(), SchemaError> {
 }
 
 /// The tables the migrations recorded in the database leave (all of this binary's, once they
-/// are applied), read in order from their `CREATE TABLE` and `DROP TABLE` statements.
+/// are applied), read in order from their `CREATE TABLE`, `DROP TABLE` and `ALTER TABLE … RENAME
+/// TO` statements.
 fn expected_tables(conn: &Connection) -> rusqlite::Result<Vec<&'static str>> {
     let mut recorded: Vec<&'static str> = Vec::new();
     for ledger in &LEDGERS {
@@ -314,29 +316,35 @@ fn expected_tables(conn: &Connection) -> rusqlite::Result<Vec<&'static str>> {
     let mut tables: Vec<&'static str> = Vec::new();
     for sql in recorded {
         let mut rest: &'static str = sql;
-        loop {
-            let create = rest.find("CREATE TABLE ");
-            let drop = rest.find("DROP TABLE ");
-            let (at, len, creates) = match (create, drop) {
-                (Some(c), Some(d)) if d < c => (d, "DROP TABLE ".len(), false),
-                (Some(c), _) => (c, "CREATE TABLE ".len(), true),
-                (None, Some(d)) => (d, "DROP TABLE ".len(), false),
-                (None, None) => break,
+        while let Some((at, opening)) = ["CREATE TABLE ", "DROP TABLE ", "ALTER TABLE "]
+            .into_iter()
+            .filter_map(|opening| rest.find(opening).map(|at| (at, opening)))
+            .min_by_key(|(at, _)| *at)
+        {
+            rest = &rest[at + opening.len()..];
+            let named = table_name(rest);
+            let renamed = rest[named.len()..].trim_start().strip_prefix("RENAME TO ");
+            let (gone, made) = match opening {
+                "CREATE TABLE " => (true, Some(named)),
+                "DROP TABLE " => (true, None),
+                _ => (renamed.is_some(), renamed.map(table_name)),
             };
-            rest = &rest[at + len..];
-            let name = rest
-                .trim_start_matches("IF NOT EXISTS ")
-                .trim_start_matches("IF EXISTS ")
-                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .next()
-                .unwrap_or("");
-            tables.retain(|t| *t != name);
-            if creates && !name.is_empty() {
-                tables.push(name);
+            if gone {
+                tables.retain(|t| *t != named);
             }
+            tables.extend(made.filter(|name| !name.is_empty()));
         }
     }
     Ok(tables)
+}
+
+/// The table named at the start of `rest` (past `IF [NOT] EXISTS`).
+fn table_name(rest: &'static str) -> &'static str {
+    rest.trim_start_matches("IF NOT EXISTS ")
+        .trim_start_matches("IF EXISTS ")
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("")
 }
 
 #[cfg(test)]
@@ -403,6 +411,65 @@ mod tests {
              VALUES ('t', 7, 1, 1, 'now');",
         )
         .unwrap();
+    }
+
+    /// Migration 72 makes the campaigns' table again: each campaign's rowid becomes its number,
+    /// its row of figures (with the figures it had) holds it, and a campaign made later gets
+    /// one too, its figures' row holding it from the start; the schema check follows the table
+    /// through its rename.
+    #[test]
+    fn campaigns_keep_their_rowids_as_numbers_held_by_their_figures() {
+        let mut conn = applied_before(72);
+        let insert = |ad: i64| {
+            format!(
+                "INSERT INTO campaigns (account_id, ad_id, title, text, status, active,
+                    promote_url, link_kind, target_type, targeting, cpm_micros, views_per_user,
+                    created_at, synced_at, status_changed_at)
+                 VALUES (7, {ad}, 'x', 't', 'Active', 1, 'https://t.me/a', 'channel',
+                    'channels', '{{}}', 1, 1, 1, 't', 't');"
+            )
+        };
+        conn.execute_batch(&format!(
+            "INSERT INTO users (id, email, plan, created_at) VALUES (1, 'a@example.com', 'pro', 't');
+             INSERT INTO cabinets (id, owner_id, name, cabinet_type, balance_updated_at,
+                min_budget, created_at) VALUES (7, 1, 'c', 'euro', 't', 1, 't');
+             {} {} {}
+             DELETE FROM campaigns WHERE ad_id = 2;
+             UPDATE campaign_counters SET views = 40 WHERE ad_id = 3;",
+            insert(1),
+            insert(2),
+            insert(3)
+        ))
+        .unwrap();
+        let rowids = |conn: &Connection| -> Vec<(i64, i64)> {
+            conn.prepare("SELECT ad_id, rowid FROM campaigns ORDER BY ad_id")
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        let before = rowids(&conn);
+        assert_eq!(before.iter().map(|r| r.0).collect::<Vec<_>>(), [1, 3]);
+        migrate(&mut conn).unwrap();
+        conn.execute_batch(&insert(4)).unwrap();
+        let held: Vec<(i64, i64, i64, i64)> = conn
+            .prepare(
+                "SELECT ad_id, id, campaign_id, views FROM campaigns
+                 JOIN campaign_counters USING (account_id, ad_id) ORDER BY ad_id",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let numbered: Vec<(i64, i64)> = held.iter().map(|r| (r.0, r.1)).collect();
+        assert_eq!(numbered[..2], before[..]);
+        assert!(held.iter().all(|r| r.1 == r.2), "{held:?}");
+        assert_eq!((held[1].3, held[2].0), (40, 4));
+        assert!(held[2].1 > before[1].1);
+        let tables = expected_tables(&conn).unwrap();
+        assert!(tables.contains(&"campaigns") && !tables.contains(&"campaigns_numbered"));
     }
 
     #[test]

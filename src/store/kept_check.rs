@@ -149,10 +149,10 @@ pub fn check(conn: &Connection) -> Result<Vec<Figure>, StoreError> {
         compare(
             conn,
             "campaign_counters",
-            "each campaign's status (campaign_counters.listed_status) and whether it has no \
-             budget left (campaigns.no_budget), kept in the other of its two rows, against \
-             that row's own; a campaign with no row of figures, or figures with no campaign, \
-             is a difference",
+            "each campaign's number (campaign_counters.campaign_id), its status \
+             (campaign_counters.listed_status) and whether it has no budget left \
+             (campaigns.no_budget), kept in the other of its two rows, against that row's own; \
+             a campaign with no row of figures, or figures with no campaign, is a difference",
             CAMPAIGN_COUNTERS,
         )?,
     ])
@@ -522,15 +522,17 @@ const CONVERSION_LINES: &str = "
         ON v.account_id = c.account_id AND v.ad_id = c.ad_id
     ORDER BY c.account_id, c.ad_id";
 
-/// Each campaign's two rows (migration 68) joined whole, once: what each keeps of the other.
+/// Each campaign's two rows (migration 68; the number, 72) joined whole, once: what each keeps
+/// of the other.
 const CAMPAIGN_COUNTERS: &str = "
     SELECT 'cabinet ' || account_id || ', campaign ' || ad_id, kept, recomputed,
         kept <> recomputed
     FROM (SELECT COALESCE(c.account_id, k.account_id) AS account_id,
             COALESCE(c.ad_id, k.ad_id) AS ad_id,
-            COALESCE('status ' || k.listed_status, 'no row of figures') || ', '
+            COALESCE('number ' || k.campaign_id || ', status ' || k.listed_status,
+                    'no row of figures') || ', '
                 || COALESCE('no budget ' || c.no_budget, 'no campaign') AS kept,
-            COALESCE('status ' || c.status, 'no campaign') || ', '
+            COALESCE('number ' || c.id || ', status ' || c.status, 'no campaign') || ', '
                 || COALESCE('no budget ' || (k.budget_micros = 0), 'no row of figures')
                 AS recomputed
           FROM campaigns c FULL JOIN campaign_counters k
@@ -543,7 +545,7 @@ mod tests {
     use crate::store::test_db;
 
     #[test]
-    fn each_campaigns_two_rows_keep_each_others_status_and_budget_through_their_writes() {
+    fn each_campaigns_two_rows_keep_each_others_number_status_and_budget_through_their_writes() {
         let conn = test_db();
         for ad in 1..=3 {
             crate::store::test_campaign(&conn, 7, ad);
@@ -576,26 +578,46 @@ mod tests {
         let found = figure(&check(&conn).unwrap(), "campaign_counters").clone();
         assert_eq!((found.rows, found.differing), (3, 0));
 
-        // Written past the triggers: a copy that no longer matches, and a missing row.
+        // Written past the triggers: a copy that no longer matches, a missing row, and a row
+        // of figures holding another campaign's number.
         conn.execute_batch(
             "UPDATE campaigns SET no_budget = 1 WHERE ad_id = 3;
-             DELETE FROM campaign_counters WHERE ad_id = 1;",
+             DELETE FROM campaign_counters WHERE ad_id = 1;
+             UPDATE campaign_counters SET campaign_id = campaign_id + 1 WHERE ad_id = 2;",
         )
         .unwrap();
+        let number = |ad: i64| -> i64 {
+            conn.query_row("SELECT id FROM campaigns WHERE ad_id = ?1", [ad], |r| {
+                r.get(0)
+            })
+            .unwrap()
+        };
         let found = figure(&check(&conn).unwrap(), "campaign_counters").clone();
-        assert_eq!((found.rows, found.differing), (3, 2));
+        assert_eq!((found.rows, found.differing), (3, 3));
         assert_eq!(
             found.differences[0],
             Difference {
                 key: "cabinet 7, campaign 1".into(),
                 kept: "no row of figures, no budget 0".into(),
-                recomputed: "status Stopped, no row of figures".into(),
+                recomputed: format!("number {}, status Stopped, no row of figures", number(1)),
             }
         );
-        assert_eq!(found.differences[1].kept, "status active, no budget 1");
+        let (two, three) = (number(2), number(3));
+        assert_eq!(
+            found.differences[1].kept,
+            format!("number {}, status Deleted, no budget 1", two + 1)
+        );
         assert_eq!(
             found.differences[1].recomputed,
-            "status active, no budget 0"
+            format!("number {two}, status Deleted, no budget 1")
+        );
+        assert_eq!(
+            found.differences[2].kept,
+            format!("number {three}, status active, no budget 1")
+        );
+        assert_eq!(
+            found.differences[2].recomputed,
+            format!("number {three}, status active, no budget 0")
         );
     }
 

@@ -81,6 +81,12 @@ pub struct CampaignRow {
 /// table to read from: `FROM {WITH_COUNTERS}`.
 pub(crate) const WITH_COUNTERS: &str = "campaigns JOIN campaign_counters USING (account_id, ad_id)";
 
+/// Joins a campaign's figures to its copy by the copy's number (`campaign_id`, migration 72)
+/// beside [`WITH_COUNTERS`]'s key: a read that finds the figures first (a list sorted by a
+/// figure) then reaches each copy in one seek by its rowid, where the key takes two (its unique
+/// index, then the rowid).
+pub(crate) const BY_NUMBER: &str = "campaigns.id = campaign_counters.campaign_id";
+
 /// The columns `from_row` reads, in its order (read by position: a list page reads hundreds).
 const COLUMNS: &str = "account_id, ad_id, title, text, status, active, promote_url, link_kind,
     tme_path, target_type, targeting, cpm_micros, budget_micros, spent_micros,

@@ -237,9 +237,11 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // figures in rows of their own (moved back into the campaign rows, with the indexes
             // over them as the migrations before it made them; 71's partial indexes of the
             // figures at zero go with its table), 69: the indexes of the home page's kinds
-            // across cabinets, 70: the list's sort indexes across cabinets; 27's column is in
-            // 15's alerts; 50 adds rows only; 58, 59 and 62 redefine 48's triggers; 63's
-            // indexes go with their tables) undone.
+            // across cabinets, 70: the list's sort indexes across cabinets, 72: the numbers of
+            // the campaigns' figures (with their table; the campaigns' own stay, a column of the
+            // primary key that cannot be dropped, and 72 makes the table again from its rowids,
+            // which they are); 27's column is in 15's alerts; 50 adds rows only; 58, 59 and 62
+            // redefine 48's triggers; 63's indexes go with their tables) undone.
             tx.execute_batch(
                 "DROP INDEX campaigns_across_by_date; DROP INDEX campaigns_across_by_ad_id;
                  DROP INDEX campaigns_across_by_title; DROP INDEX campaigns_across_by_status;

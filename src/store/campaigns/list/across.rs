@@ -14,7 +14,7 @@ use rusqlite::{params_from_iter, Connection};
 use super::merge::Order;
 use super::{
     fetch, from_row, listed_columns, status_condition, CabinetQuery, CampaignRow, ListFilter,
-    SortKey, OFFSET_DEPTH,
+    SortKey, BY_NUMBER, OFFSET_DEPTH,
 };
 use crate::store::kept::Cabinets;
 use crate::store::StoreError;
@@ -99,17 +99,19 @@ enum Walk {
 /// The walk's statement: every matching campaign the index holds, in page order (ties on the
 /// column by `ad_id`, then by cabinet, as the merge orders them), binding the statuses when
 /// the filter names them. The rows' walk leaves out some `ad_id`s, and skips its first rows,
-/// from the index's entries alone, reading no copy it does not return.
+/// from the index's entries alone, reading no copy it does not return; from a figure's index
+/// it reaches each copy by its number ([`BY_NUMBER`]).
 fn walk_sql(filter: &ListFilter, order: Order, index: Index, walk: Walk) -> String {
     let (status, _) = status_condition(filter, index.status);
     let dir = if order.descending { "DESC" } else { "ASC" };
     let joined = format!(" CROSS JOIN {} USING (account_id, ad_id)", index.joined);
+    let left_out = format!(" AND {BY_NUMBER} AND ad_id NOT IN (SELECT value FROM json_each(?))");
     let (columns, joined, left_out, limit) = match walk {
         Walk::Keys => ("account_id, ad_id", "", "", ""),
         Walk::Rows => (
             listed_columns(),
             joined.as_str(),
-            " AND ad_id NOT IN (SELECT value FROM json_each(?))",
+            left_out.as_str(),
             " LIMIT ? OFFSET ?",
         ),
     };
@@ -437,7 +439,8 @@ mod tests {
 
     /// Every order with an index across cabinets walks it in page order, for keys and for rows:
     /// no temporary B-tree, whether the filter names statuses or not, and a row's other table
-    /// (its figures, or for a figure's index its copy) found by its key.
+    /// found in one seek (its figures by their key, or for a figure's index its copy by its
+    /// number).
     #[test]
     fn each_walk_reads_its_index_in_page_order() {
         let conn = crate::store::test_db();
@@ -462,7 +465,7 @@ mod tests {
                         if let Walk::Rows = walk {
                             let by_key = [
                                 format!("SEARCH {} USING PRIMARY KEY", index.joined),
-                                format!("SEARCH {} USING INDEX sqlite_autoindex", index.joined),
+                                format!("SEARCH {} USING INTEGER PRIMARY KEY", index.joined),
                             ];
                             assert!(
                                 plan.iter()
