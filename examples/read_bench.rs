@@ -260,14 +260,13 @@ impl Baselines {
         // them in `campaign_counters` since migration 68), so that the baselines read the same
         // rows from one table, keyed as the service's (without the numbers of migration 72,
         // which the service keeps to join its two tables).
-        conn.execute_batch(
-            "ALTER TABLE campaigns RENAME TO campaign_copies;
-             CREATE TABLE campaigns AS
-                 SELECT * FROM campaign_copies JOIN campaign_counters USING (account_id, ad_id);
-             ALTER TABLE campaigns DROP COLUMN id;
-             ALTER TABLE campaigns DROP COLUMN campaign_id;
-             CREATE UNIQUE INDEX bench_key ON campaigns(account_id, ad_id);",
-        )
+        conn.execute_batch("ALTER TABLE campaigns RENAME TO campaign_copies")
+            .expect("rename");
+        let select = common::plain_campaigns_select(&conn, "campaign_copies");
+        conn.execute_batch(&format!(
+            "CREATE TABLE campaigns AS {select};
+             CREATE UNIQUE INDEX bench_key ON campaigns(account_id, ad_id);"
+        ))
         .expect("one table");
         let mut sorts = Vec::new();
         for (sort, column) in SORTS {

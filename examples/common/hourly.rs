@@ -30,24 +30,22 @@ impl Rows {
 }
 
 /// Makes `plain_campaigns`: each campaign's row as `campaigns` held it before migration 68
-/// (its copy and its figures together, without the number migration 72 gave it), keyed and
-/// indexed as it was over the columns the baseline updates (the sorts by views and by spend,
-/// the list's totals), so that the baseline measures the same work as it did before the
-/// figures moved.
+/// (its copy and its figures together, without the numbers of migration 72:
+/// [`crate::common::plain_campaigns_select`]), keyed and indexed as it was over the columns the
+/// baseline updates (the sorts by views and by spend, the list's totals), so that the baseline
+/// measures the same work as it did before the figures moved.
 pub fn wide_copy(s: &Services) {
     s.db.write_blocking(|tx| {
-        tx.execute_batch(
-            "CREATE TABLE plain_campaigns AS
-                 SELECT * FROM campaigns JOIN campaign_counters USING (account_id, ad_id);
-             ALTER TABLE plain_campaigns DROP COLUMN id;
-             ALTER TABLE plain_campaigns DROP COLUMN campaign_id;
+        let select = crate::common::plain_campaigns_select(tx, "campaigns");
+        tx.execute_batch(&format!(
+            "CREATE TABLE plain_campaigns AS {select};
              CREATE UNIQUE INDEX plain_key ON plain_campaigns(account_id, ad_id);
              CREATE INDEX plain_by_views ON plain_campaigns(account_id, views, ad_id, status);
              CREATE INDEX plain_by_spent ON plain_campaigns(account_id, spent_micros, ad_id,
                 status);
              CREATE INDEX plain_totals ON plain_campaigns(account_id, status, budget_micros,
-                spent_micros, views, clicks, actions);",
-        )?;
+                spent_micros, views, clicks, actions);"
+        ))?;
         Ok::<_, adcab::store::StoreError>(())
     })
     .unwrap();

@@ -27,6 +27,28 @@ pub fn euro_cabinets(services: &adcab::Services, owner: i64, count: usize) -> Ve
         .collect()
 }
 
+/// `SELECT` of each campaign's copy (in the table `copies`, `campaigns` or a renamed one) and
+/// its figures as one plain row, as `campaigns` held them before migration 68: every column of
+/// both tables but the figures' repeated key and the numbers that join them since migration 72,
+/// named one by one, so that a table made from it (`CREATE TABLE … AS`) is laid out as before
+/// those columns came (dropped afterwards, they leave its pages a tenth emptier). (Not every
+/// bench copies it.)
+#[allow(dead_code)]
+pub fn plain_campaigns_select(conn: &rusqlite::Connection, copies: &str) -> String {
+    let columns: String = conn
+        .query_row(
+            "SELECT group_concat(name, ', ') FROM (
+                 SELECT name FROM pragma_table_info(?1) WHERE name <> 'id'
+                 UNION ALL
+                 SELECT name FROM pragma_table_info('campaign_counters')
+                 WHERE name NOT IN ('account_id', 'ad_id', 'campaign_id'))",
+            [copies],
+            |r| r.get(0),
+        )
+        .expect("the campaigns' columns");
+    format!("SELECT {columns} FROM {copies} JOIN campaign_counters USING (account_id, ad_id)")
+}
+
 /// Waits until the upkeep of a server started at `started` has run its first retention pass
 /// (a tick after start, then hourly; nothing to remove on a settled install), so that a pass
 /// the benchmark measures never shares its work with that one. (Not every bench runs passes.)
