@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, CachedStatement, Connection, Row};
 
+use super::campaigns::{named_at, Named, NAMED_COLUMNS};
 use super::reconcile::Delta;
 use super::runs::Runs;
 use super::StoreError;
@@ -304,11 +305,124 @@ pub fn hour_of(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// How many campaigns of a cabinet gained in `hour`, and the sum of their gains: the digest's
+/// totals, summed where the rows are rather than carried out one by one.
+pub fn hour_total(
+    conn: &Connection,
+    account: i64,
+    hour: &str,
+) -> Result<(usize, Totals), StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT COUNT(*), COALESCE(SUM(views), 0), COALESCE(SUM(opens), 0),
+                COALESCE(SUM(clicks), 0), COALESCE(SUM(actions), 0),
+                COALESCE(SUM(spent_micros), 0)
+             FROM hourly_stats WHERE account_id = ?1 AND hour = ?2",
+        )?
+        .query_row(params![account, hour], |r| {
+            Ok((r.get::<_, i64>(0)? as usize, totals_at(r, 1)?))
+        })?)
+}
+
+/// Whether campaign `ad` of a cabinet has a row of what it gained in `hour`.
+pub fn gained_in(conn: &Connection, account: i64, hour: &str, ad: i64) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM hourly_stats
+                WHERE account_id = ?1 AND hour = ?2 AND ad_id = ?3)",
+        )?
+        .query_row(params![account, hour, ad], |r| r.get(0))?)
+}
+
+/// The statement of [`top_of_hour`]: the hour's `?3` largest spends sorted in the subquery,
+/// then each one's copy found by its key (a campaign without a stored copy keeps NULLs).
+const TOP_OF_HOUR: &str = "SELECT h.ad_id, h.views, h.opens, h.clicks, h.actions,
+        h.spent_micros, k.ad_id, {NAMED}
+     FROM (SELECT ad_id, views, opens, clicks, actions, spent_micros FROM hourly_stats
+           WHERE account_id = ?1 AND hour = ?2 ORDER BY spent_micros DESC, ad_id LIMIT ?3) h
+     LEFT JOIN campaigns c ON c.account_id = ?1 AND c.ad_id = h.ad_id
+     LEFT JOIN campaign_counters k ON c.id IS NOT NULL AND k.account_id = ?1
+        AND k.ad_id = h.ad_id
+     ORDER BY h.spent_micros DESC, h.ad_id";
+
+/// The `limit` campaigns of a cabinet that spent most in `hour` (then by `ad_id`), each with
+/// its gain and, when its copy is stored, what names it ([`Named`]): a digest's lines in one
+/// statement, where a lookup per line cost as much as reading the hour's rows.
+pub fn top_of_hour(
+    conn: &Connection,
+    account: i64,
+    hour: &str,
+    limit: usize,
+) -> Result<Vec<(i64, Totals, Option<Named>)>, StoreError> {
+    let mut stmt = conn.prepare_cached(&TOP_OF_HOUR.replace("{NAMED}", NAMED_COLUMNS))?;
+    let rows = stmt.query_map(params![account, hour, limit as i64], |r| {
+        let named = match r.get::<_, Option<i64>>(6)? {
+            Some(_) => Some(named_at(r, 7)?),
+            None => None,
+        };
+        Ok((r.get(0)?, totals_at(r, 1)?, named))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::domain::time::parse_iso;
+    use crate::store::campaigns::named;
     use crate::store::test_db;
+
+    #[test]
+    fn an_hours_largest_spends_come_with_their_copies_names_and_its_total_covers_all() {
+        let conn = test_db();
+        crate::store::test_campaign(&conn, 7, 2);
+        let hour = "2026-03-01T10:00:00Z";
+        for (ad, at, spent) in [
+            (1, hour, 5_000),
+            (2, hour, 9_000),
+            (3, hour, 9_000),
+            (4, hour, 1_000),
+            (5, "2026-03-01T11:00:00Z", 99_000),
+        ] {
+            conn.execute(
+                "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks,
+                    actions, spent_micros) VALUES (7, ?1, ?2, 10, 1, 2, 3, ?3)",
+                params![ad, at, spent],
+            )
+            .unwrap();
+        }
+        let top = top_of_hour(&conn, 7, hour, 3).unwrap();
+        let ads: Vec<i64> = top.iter().map(|(ad, _, _)| *ad).collect();
+        assert_eq!(
+            ads,
+            [2, 3, 1],
+            "largest spend first, ties by ad_id, three of four"
+        );
+        assert_eq!(top[0].1.spent.micros(), 9_000);
+        assert_eq!(
+            top[0].2,
+            named(&conn, 7, 2).unwrap(),
+            "a stored copy's names, as read alone"
+        );
+        assert!(top[0].2.is_some());
+        assert!(top[1].2.is_none(), "no stored copy, no names");
+        let (count, totals) = hour_total(&conn, 7, hour).unwrap();
+        assert_eq!(
+            (count, totals.views, totals.spent.micros()),
+            (4, 40, 24_000)
+        );
+        assert_eq!(hour_total(&conn, 7, "2026-03-01T12:00:00Z").unwrap().0, 0);
+        assert!(gained_in(&conn, 7, hour, 4).unwrap());
+        assert!(
+            !gained_in(&conn, 7, hour, 5).unwrap(),
+            "its gain is of another hour"
+        );
+        let plan =
+            crate::store::test_plan(&conn, &TOP_OF_HOUR.replace("{NAMED}", NAMED_COLUMNS), 7);
+        for step in ["SEARCH c USING INDEX", "SEARCH k USING PRIMARY KEY"] {
+            assert!(plan.iter().any(|s| s.starts_with(step)), "{step}: {plan:?}");
+        }
+    }
 
     #[test]
     fn each_cabinets_last_day_is_its_own_read_alone_whatever_hour_it_ends() {

@@ -19,8 +19,9 @@ use crate::clock;
 use crate::domain::ad::DeclineReason;
 use crate::domain::money::CabinetType;
 use crate::domain::stats::{number, Totals};
+use crate::store::campaigns::{self, Named};
 use crate::store::StoreError;
-use crate::store::{cabinets, campaigns, events, keys, outbox, stats};
+use crate::store::{cabinets, events, keys, outbox, stats};
 
 /// Campaigns listed in one digest at most; `totals` still cover all of them.
 pub const DIGEST_TOP: usize = 200;
@@ -199,22 +200,28 @@ pub fn digest(
     };
     let end = hour + Duration::hours(1);
     let (start_iso, end_iso) = (clock::iso(hour), clock::iso(end));
-    let mut rows = stats::hour_of(conn, account, &start_iso)?;
-    let with_stats: HashSet<i64> = rows.iter().map(|(ad, _)| *ad).collect();
+    let (with_stats, totals) = stats::hour_total(conn, account, &start_iso)?;
+    let mut lines = stats::top_of_hour(conn, account, &start_iso, DIGEST_TOP)?;
+    // Campaigns whose status changed in the hour without a gain follow, by ad_id.
+    let mut changed = 0;
     for ad in events::changed_between(conn, account, &start_iso, &end_iso)? {
-        if !with_stats.contains(&ad) {
-            rows.push((ad, Totals::default()));
+        if stats::gained_in(conn, account, &start_iso, ad)? {
+            continue;
+        }
+        changed += 1;
+        if lines.len() < DIGEST_TOP {
+            let named = campaigns::named(conn, account, ad)?;
+            lines.push((ad, Totals::default(), named));
         }
     }
-    if rows.is_empty() {
+    let total = with_stats + changed;
+    if total == 0 {
         return Ok(None);
     }
-    let totals: Totals = rows.iter().map(|(_, t)| t).sum();
-    let listed = rows
+    let listed: Vec<Value> = lines
         .iter()
-        .take(DIGEST_TOP)
-        .map(|(ad, t)| digest_line(conn, account, *ad, t, cabinet.cabinet_type))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|(ad, t, named)| digest_line(*ad, t, named.as_ref(), cabinet.cabinet_type))
+        .collect();
     let mut payload = Map::new();
     payload.insert("event".into(), json!("hourly_digest"));
     payload.insert(
@@ -235,35 +242,28 @@ pub fn digest(
         }),
     );
     payload.insert("campaigns".into(), Value::Array(listed));
-    if rows.len() > DIGEST_TOP {
+    if total > DIGEST_TOP {
         payload.insert(
             "truncated".into(),
-            json!({ "omitted": rows.len() - DIGEST_TOP, "total": rows.len() }),
+            json!({ "omitted": total - DIGEST_TOP, "total": total }),
         );
     }
     Ok(Some(Value::Object(payload)))
 }
 
-fn digest_line(
-    conn: &Connection,
-    account: i64,
-    ad: i64,
-    t: &Totals,
-    kind: CabinetType,
-) -> Result<Value, StoreError> {
-    let row = campaigns::named(conn, account, ad)?;
-    Ok(json!({
+fn digest_line(ad: i64, t: &Totals, row: Option<&Named>, kind: CabinetType) -> Value {
+    json!({
         "ad_id": ad,
-        "tme_path": row.as_ref().and_then(|r| r.tme_path.as_deref()),
-        "title": row.as_ref().map(|r| r.title.as_str()),
-        "status": row.as_ref().map(|r| r.status.as_str()),
+        "tme_path": row.and_then(|r| r.tme_path.as_deref()),
+        "title": row.map(|r| r.title.as_str()),
+        "status": row.map(|r| r.status.as_str()),
         "views": t.views,
         "clicks": t.clicks,
         "spent": number(t.spent.to_decimal()),
         "actions": t.actions,
-        "cpm": row.as_ref().map(|r| kind.render(r.cpm)),
-        "budget": row.as_ref().map(|r| kind.render(r.budget)),
-    }))
+        "cpm": row.map(|r| kind.render(r.cpm)),
+        "budget": row.map(|r| kind.render(r.budget)),
+    })
 }
 
 /// Queues a `report` event (a scheduled client report: `figures` with `event` and

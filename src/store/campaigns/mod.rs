@@ -546,22 +546,29 @@ pub struct Named {
     pub budget: Money,
 }
 
-/// A stored copy's [`Named`] columns alone (the hourly digest reads hundreds per cabinet).
+/// The columns [`named_at`] reads, of `campaigns` as `c` and `campaign_counters` as `k`.
+pub(crate) const NAMED_COLUMNS: &str =
+    "c.tme_path, c.title, c.status, c.cpm_micros, k.budget_micros";
+
+/// A [`Named`] read from [`NAMED_COLUMNS`] starting at column `first`.
+pub(crate) fn named_at(r: &Row, first: usize) -> rusqlite::Result<Named> {
+    Ok(Named {
+        tme_path: r.get(first)?,
+        title: r.get(first + 1)?,
+        status: parsed(r, first + 2, "campaigns.status", Status::parse)?,
+        cpm: Money::from_micros(r.get(first + 3)?),
+        budget: Money::from_micros(r.get(first + 4)?),
+    })
+}
+
+/// A stored copy's [`Named`] columns alone.
 pub fn named(conn: &Connection, account: i64, ad: i64) -> Result<Option<Named>, StoreError> {
     let found = conn
         .prepare_cached(&format!(
-            "SELECT tme_path, title, status, cpm_micros, budget_micros FROM {WITH_COUNTERS}
-                 WHERE account_id = ?1 AND ad_id = ?2"
+            "SELECT {NAMED_COLUMNS} FROM campaigns c JOIN campaign_counters k
+                 USING (account_id, ad_id) WHERE account_id = ?1 AND ad_id = ?2"
         ))?
-        .query_row([account, ad], |r| {
-            Ok(Named {
-                tme_path: r.get(0)?,
-                title: r.get(1)?,
-                status: parsed(r, 2, "campaigns.status", Status::parse)?,
-                cpm: Money::from_micros(r.get(3)?),
-                budget: Money::from_micros(r.get(4)?),
-            })
-        });
+        .query_row([account, ad], |r| named_at(r, 0));
     optional(found)
 }
 
