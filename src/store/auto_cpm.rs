@@ -97,13 +97,18 @@ pub struct Running {
     pub active_since: String,
 }
 
+/// The statement of [`running`]: the settings read in their key's order, each campaign then
+/// found by its key (`CROSS JOIN` keeps that order of the loops). Left to itself, SQLite scanned
+/// every campaign for the few with settings: 100,000 rows each hour at 100 cabinets of 1,000.
+const RUNNING: &str = "FROM auto_cpm a CROSS JOIN campaigns c
+        ON c.account_id = a.account_id AND c.ad_id = a.ad_id
+     WHERE c.auto_cpm_enabled = 1 AND c.status = 'Active'
+     ORDER BY a.account_id, a.ad_id";
+
 /// Every campaign Auto CPM manages now, if it is `Active` (never one in review).
 pub fn running(conn: &Connection) -> Result<Vec<Running>, StoreError> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS}, c.cpm_micros, c.status_changed_at FROM auto_cpm a JOIN campaigns c
-            ON c.account_id = a.account_id AND c.ad_id = a.ad_id
-         WHERE c.auto_cpm_enabled = 1 AND c.status = 'Active'
-         ORDER BY a.account_id, a.ad_id"
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS}, c.cpm_micros, c.status_changed_at {RUNNING}"
     ))?;
     let rows = stmt.query_map([], |r| {
         Ok(Running {
@@ -223,4 +228,45 @@ pub fn log(conn: &Connection, account: i64, ad: i64) -> Result<Vec<Decided>, Sto
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{test_campaign, test_db, test_plan};
+
+    #[test]
+    fn the_running_managed_campaigns_are_read_from_their_settings_not_every_campaign() {
+        let conn = test_db();
+        for ad in 1..=4 {
+            test_campaign(&conn, 7, ad);
+        }
+        conn.execute_batch("UPDATE campaigns SET status = 'Active'; UPDATE campaigns SET status = 'In Review' WHERE ad_id = 3;").unwrap();
+        let settings = |enabled| Settings {
+            enabled,
+            goal: Goal::Cpa,
+            cpa_from: CpaFrom::Actions,
+            target: Money::from_micros(1_000_000),
+            min_cpm: Money::from_micros(500_000),
+            max_cpm: Money::from_micros(5_000_000),
+        };
+        // Ad 4 has no settings, ad 2 has them switched off, ad 3 is in review.
+        for (ad, enabled) in [(2, false), (3, true), (1, true)] {
+            set(&conn, 7, ad, &settings(enabled), "2026-03-01T00:00:00Z").unwrap();
+        }
+        let ads: Vec<i64> = running(&conn)
+            .unwrap()
+            .iter()
+            .map(|r| r.managed.ad_id)
+            .collect();
+        assert_eq!(ads, [1]);
+        let plan = test_plan(&conn, &format!("SELECT a.ad_id {RUNNING}"), 7);
+        assert_eq!(plan[0], "SCAN a", "{plan:?}");
+        assert!(plan[1].starts_with("SEARCH c USING INDEX"), "{plan:?}");
+        assert_eq!(
+            plan.len(),
+            2,
+            "no sort: the settings' key is the order: {plan:?}"
+        );
+    }
 }
