@@ -29,8 +29,8 @@ const DIGEST_DELAY: chrono::Duration = chrono::Duration::minutes(5);
 const HOUR: chrono::Duration = chrono::Duration::hours(1);
 /// Readers building an hour's digests at once, one cabinet each at a time: as many as the
 /// small machines adcab is built for have cores (the digests of 100 cabinets of 1,000
-/// campaigns take 0.3 s on one); more would only queue for the cores and take read
-/// connections from requests.
+/// campaigns take 0.1-0.14 s on one, `sync_bench`'s line of reference); more would only
+/// queue for the cores and take read connections from requests.
 const DIGEST_READERS: usize = 2;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
