@@ -42,6 +42,9 @@ use hourly::{
     cpu_seconds, plain_update, plain_update_between_hours, receiver, wide_copy, writer_thread, Rows,
 };
 
+/// How long the simulator takes to approve a new campaign, in seconds of its clock.
+const REVIEW_SECONDS: u64 = 60;
+
 fn main() {
     let args: Vec<usize> = std::env::args()
         .skip(1)
@@ -56,7 +59,7 @@ fn main() {
     config.storage.path = dir.path().join("bench.db");
     config.webhooks.allow_private_targets = true;
     config.demo.bootstrap = false;
-    config.sim.auto_review_seconds = 60;
+    config.sim.auto_review_seconds = REVIEW_SECONDS;
     let services = Services::open(config, adcab::db::Open::Create).expect("open");
     let (url, received) = receiver();
 
@@ -85,8 +88,19 @@ fn main() {
     let into_hour = now(&services).timestamp().rem_euclid(3600);
     // Set-up may straddle an hour of the clock, so a cabinet may have had nothing to digest in
     // the first one: it waits for the scheduler alone. Every later hour delivers everywhere.
-    let first = hour(&services, &received, 3600 - into_hour + 6 * 60, 0);
-    println!("first hour (every review decided): {first:.2} s");
+    // A set-up that ended within two reviews' time of the hour's end has campaigns approved
+    // after that hour closed, so the first sync in which every campaign runs would be the
+    // first measured hour's (one such run's hour 1 took 8.2 s against 1.5-2.6 s): its first
+    // hour then goes on to the end of the next.
+    let straddled = 3600 - into_hour <= 2 * REVIEW_SECONDS as i64;
+    let first_seconds = 3600 - into_hour + 6 * 60 + if straddled { 3600 } else { 0 };
+    let first = hour(&services, &received, first_seconds, 0);
+    let straddle = if straddled {
+        ", and the hour after it: set-up ended in the last minutes of an hour"
+    } else {
+        ""
+    };
+    println!("first hour (every review decided{straddle}): {first:.2} s");
     wide_copy(&services);
     let writer = writer_thread();
     let (mut times, mut hour_cpu) = (Vec::new(), Vec::new());
