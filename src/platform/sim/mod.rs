@@ -418,9 +418,10 @@ impl Platform for Simulator {
                         Ok(line)
                     })?
                     .collect::<rusqlite::Result<Vec<_>>>()?;
+                let run = review::store_run(lines.len());
                 let due: Vec<review::Advanced> = brought
                     .into_values()
-                    .filter(|advanced| advanced.report_stores())
+                    .filter(|advanced| advanced.report_stores(run))
                     .collect();
                 Ok::<_, StoreError>(Ok((lines, due)))
             })

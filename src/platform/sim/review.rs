@@ -274,9 +274,29 @@ impl Simulator {
 }
 
 /// A report stores an ad it brought further once in this many hours, each ad in its own hour
-/// of the cycle (by its id), so that a report works delivery out from at most this far back
-/// and writes about this share of the ads; and it stores every ad whose status moved.
+/// of the cycle (by its id, see [`stored_in_hour`]), so that a report works delivery out from
+/// at most this far back and writes about this share of the ads; and it stores every ad whose
+/// status moved.
 const STORE_EVERY_HOURS: i64 = 4;
+
+/// The longest run of consecutive ids stored in the same hour of the cycle: some seven pages
+/// of rows (about nine to a page).
+const STORE_RUN: i64 = 64;
+
+/// How many consecutive ids share an hour of the cycle in a cabinet of `ads` ads: a sixteenth
+/// of them, at least one and at most [`STORE_RUN`]. A cabinet's rows lie in id order, so in a
+/// large cabinet the rows a report stores lie together and its commit writes about a quarter
+/// of the cabinet's pages (every fourth row would have it write every page); a small one's
+/// quarter still spreads over its ids.
+pub(super) fn store_run(ads: usize) -> i64 {
+    (ads as i64 / 16).clamp(1, STORE_RUN)
+}
+
+/// Whether ad `ad` has its hour of the cycle in `hour` (hours since the epoch), its id in runs
+/// of `run` (see [`store_run`]).
+fn stored_in_hour(hour: i64, ad: i64, run: i64) -> bool {
+    (hour + ad.div_euclid(run)).rem_euclid(STORE_EVERY_HOURS) == 0
+}
 
 /// An ad brought up to a time in memory ([`Simulator::advanced`]): what catching up stores.
 pub(super) struct Advanced {
@@ -334,10 +354,10 @@ impl Advanced {
     }
 
     /// Whether a report stores the ad: as an answer does, and in the ad's own hour of the
-    /// cycle.
-    pub(super) fn report_stores(&self) -> bool {
+    /// cycle, its id in runs of `run` ([`store_run`]).
+    pub(super) fn report_stores(&self, run: i64) -> bool {
         let hour = self.accrued_until.timestamp().div_euclid(3600);
-        self.answer_stores() || (hour + self.ad).rem_euclid(STORE_EVERY_HOURS) == 0
+        self.answer_stores() || stored_in_hour(hour, self.ad, run)
     }
 
     /// Stores the ad as brought up, unless its row changed since it was read: whatever changed
@@ -560,6 +580,35 @@ mod tests {
         // Five hours without a report: every ad's row is more than four hours old.
         crate::platform::Platform::report(&sim, account, hours(13)).unwrap();
         assert_eq!(stored(&db, account), vec![clock::iso(hours(13)); 8]);
+    }
+
+    #[test]
+    fn a_large_cabinets_ads_are_stored_in_runs_of_ids_and_each_once_in_four_hours() {
+        assert_eq!(
+            [8, 40, 1000, 10_000].map(store_run),
+            [1, 2, 62, STORE_RUN],
+            "a sixteenth of the ads, between one and the longest run"
+        );
+        let run = store_run(1000);
+        let mut times = [0; 1001];
+        for hour in 100..104 {
+            let stored: Vec<i64> = (1..=1000)
+                .filter(|&ad| stored_in_hour(hour, ad, run))
+                .collect();
+            for &ad in &stored {
+                times[ad as usize] += 1;
+            }
+            let breaks = stored.windows(2).filter(|w| w[1] != w[0] + 1).count();
+            assert!(
+                (230..=270).contains(&stored.len()) && breaks <= 4,
+                "hour {hour}: about a quarter, in at most five runs: {} ads, {breaks} breaks",
+                stored.len()
+            );
+        }
+        assert!(
+            times[1..].iter().all(|&t| t == 1),
+            "every ad once in four hours"
+        );
     }
 
     /// The start of the hour `back` hours before the current one (a new database's service
