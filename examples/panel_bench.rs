@@ -336,7 +336,7 @@ fn write_stats(
     {
         let mut insert = tx
             .prepare(
-                "INSERT INTO hourly_stats
+                "INSERT INTO hourly_entries
                  (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )

@@ -760,7 +760,7 @@ fn hourly(
 ) -> u64 {
     let mut stmt = tx
         .prepare_cached(
-            "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
+            "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )
         .unwrap();

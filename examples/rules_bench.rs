@@ -65,7 +65,7 @@ fn main() {
     let first = clock::iso(hour - chrono::Duration::hours(i64::from(stored) - 1));
     let stats = format!(
         "WITH RECURSIVE h(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM h WHERE n + 1 < {stored})
-         INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
+         INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
          SELECT c.account_id, c.ad_id,
                 strftime('%Y-%m-%dT%H:00:00Z', '{first}', '+' || h.n || ' hours'),
                 400, 200, 8, 2, 800000

@@ -53,10 +53,13 @@ pub fn wide_copy(s: &Services) {
 
 /// One transaction that updates the counters of every campaign row of `rows` by primary key;
 /// with `hour` (`n` hours after 2100-01-01, after every hour the sync stores, as each hour the
-/// sync writes is its campaigns' latest), also one `hourly_stats` row per campaign for it, in
-/// the same transaction, through the schema's triggers as any plain insert goes.
-pub fn plain_update(s: &Services, rows: Rows, hour: Option<usize>) -> f64 {
-    let hour = hour.map(|n| format!("2100-01-{:02}T{:02}:00:00Z", 1 + n / 24, n % 24));
+/// sync writes is its campaigns' latest, and a table), also one hourly row per campaign for it,
+/// in the same transaction, inserted into that table: `hourly_entries`, whose triggers work out
+/// each row's running sums as for any row written without its run, or `hourly_stats` itself,
+/// the rows alone.
+pub fn plain_update(s: &Services, rows: Rows, hour: Option<(usize, &str)>) -> f64 {
+    let into = hour.map_or("hourly_stats", |(_, table)| table);
+    let hour = hour.map(|(n, _)| format!("2100-01-{:02}T{:02}:00:00Z", 1 + n / 24, n % 24));
     let table = rows.table();
     let started = Instant::now();
     s.db.write_blocking(|tx| {
@@ -68,11 +71,11 @@ pub fn plain_update(s: &Services, rows: Rows, hour: Option<usize>) -> f64 {
             "UPDATE {table} SET views = views + 1, spent_micros = spent_micros + 2000
              WHERE account_id = ?1 AND ad_id = ?2"
         ))?;
-        let mut insert = tx.prepare(
-            "INSERT INTO hourly_stats
+        let mut insert = tx.prepare(&format!(
+            "INSERT INTO {into}
                 (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
-             VALUES (?1, ?2, ?3, 1, 0, 0, 0, 2000)",
-        )?;
+             VALUES (?1, ?2, ?3, 1, 0, 0, 0, 2000)"
+        ))?;
         for (account, ad) in ids {
             update.execute([account, ad])?;
             if let Some(hour) = &hour {

@@ -141,6 +141,7 @@ const SERVICE: Ledger = Ledger {
             include_str!("../../sql/0071_list_indexes_across_cabinets_unrun.sql"),
         ),
         (72, include_str!("../../sql/0072_campaign_ids.sql")),
+        (73, include_str!("../../sql/0073_hourly_entries.sql")),
     ],
 };
 

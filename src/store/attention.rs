@@ -450,7 +450,7 @@ mod tests {
 
     fn spent(conn: &Connection, account: i64, ad: i64, hour: DateTime<Utc>, micros: i64) {
         conn.prepare_cached(
-            "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions,
+            "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions,
                 spent_micros) VALUES (?1, ?2, ?3, 1, 0, 0, 0, ?4)",
         )
         .unwrap()

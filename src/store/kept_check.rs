@@ -633,7 +633,7 @@ mod tests {
             "INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions,
                 spent_micros) VALUES (7, 1, '2026-01-05', 100, 0, 3, 1, 5000),
                 (7, 2, '2026-01-05', 50, 0, 1, 0, 700), (7, 1, '2026-01-06', 10, 0, 0, 0, 9);
-             INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions,
+             INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions,
                 spent_micros) VALUES (7, 1, '2026-02-01T10:00:00Z', 4, 0, 1, 0, 40);
              INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
                  VALUES (7, '2026-02-01T10:00:00Z', 4, 1, 0, 40);",

@@ -89,7 +89,7 @@ pub fn correct(
     if rows.is_empty() {
         rows.push((Slot::Hour(last_hour.to_string()), [0; 3]));
         conn.execute(
-            "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions,
+            "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions,
                 spent_micros) VALUES (?1, ?2, ?3, 0, 0, 0, 0, 0)",
             params![account, ad, last_hour],
         )?;
@@ -118,7 +118,7 @@ pub fn correct(
         match slot {
             Slot::Hour(hour) => {
                 conn.execute(
-                    "UPDATE hourly_stats SET views = ?4, clicks = ?5, spent_micros = ?6
+                    "UPDATE hourly_entries SET views = ?4, clicks = ?5, spent_micros = ?6
                      WHERE account_id = ?1 AND ad_id = ?2 AND hour = ?3",
                     params![account, ad, hour, views, clicks, spent],
                 )?;

@@ -930,9 +930,9 @@ mod tests {
     fn days_join_the_hours_and_the_rolled_up_days() {
         let conn = test_db();
         conn.execute_batch(
-            "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T10:00:00Z', 10, 0, 1, 0, 1000000);
-             INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T11:00:00Z', 5, 0, 0, 1, 500000);
-             INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-29T00:00:00Z', 7, 0, 0, 0, 1);
+            "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T10:00:00Z', 10, 0, 1, 0, 1000000);
+             INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T11:00:00Z', 5, 0, 0, 1, 500000);
+             INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-29T00:00:00Z', 7, 0, 0, 0, 1);
              INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions, spent_micros) VALUES (7, 2, '2026-11-26', 100, 0, 3, 0, 9000000);
              INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions, spent_micros) VALUES (7, 2, '2026-11-25', 100, 0, 3, 0, 9000000);",
         )

@@ -1,6 +1,7 @@
 //! Owns the reads of a span's stats through the running sums each stored row holds (schema 48,
-//! kept by triggers on `hourly_stats` and `daily_stats`; the hourly sync gives its rows theirs
-//! from [`for_hour`], schemas 58 and 62): a campaign's sums over `[from, to)`
+//! kept by the triggers of the view `hourly_entries` every hourly row written without its run
+//! goes through, schema 73, and by triggers on `daily_stats`; the hourly sync gives its rows
+//! theirs from [`for_hour`], schemas 58 and 62): a campaign's sums over `[from, to)`
 //! are the run of its last row before `to` less the run of its last row before `from`, two
 //! probes of its index whatever the span's length, and a cabinet's campaigns with a row in its
 //! latest hour before each bound are read from those two hours' rows in two ranges, unprobed,
@@ -290,8 +291,8 @@ fn before(
 /// row of the cabinet comes after the hour. Schema 62 lets a row written with its run skip
 /// looking for later rows of its campaign, so only then are runs given. Otherwise (a clock set
 /// back, a row a fixture or correction wrote ahead) there are none: the rows are written as
-/// every other writer writes them, and their triggers work out their runs and move the later
-/// rows'.
+/// every other writer writes them, through `hourly_entries`, whose triggers work out their runs
+/// and move the later rows'.
 pub struct Runs {
     given: Option<HashMap<i64, Totals>>,
 }
@@ -597,15 +598,15 @@ mod tests {
             }
         }
         conn.execute(
-            "UPDATE hourly_stats SET views = 1, spent_micros = 5 WHERE account_id = 7
+            "UPDATE hourly_entries SET views = 1, spent_micros = 5 WHERE account_id = 7
                 AND ad_id = 2 AND hour = ?1",
             [hour(30)],
         )
         .unwrap();
         // A row written as other writers do (a correction's new hour, a fixture), between
-        // hours already stored: its triggers work out its run and move the later ones.
+        // hours already stored: the view's triggers work out its run and move the later ones.
         conn.execute(
-            "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions,
+            "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions,
                 spent_micros) VALUES (7, 3, ?1, 6, 1, 2, 3, 444)",
             [hour(8)],
         )
@@ -641,7 +642,7 @@ mod tests {
         // Another written as other writers do, its run worked out by its trigger: from the rows
         // before its day's, not from its own day's row.
         conn.execute(
-            "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions,
+            "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions,
                 spent_micros) VALUES (7, 2, ?1, 4, 0, 1, 0, 40)",
             [hour(31)],
         )
@@ -794,7 +795,7 @@ mod tests {
     /// Runs are given only when no row of the cabinet comes after the hour: not when another
     /// campaign of it has a later hour, nor when a rolled-up day is the hour's day or later
     /// (a row of the hour itself does not stop them); the rows written without them get their
-    /// runs, and move the later rows', by trigger.
+    /// runs, and move the later rows', by the view's triggers.
     #[test]
     fn runs_are_given_only_when_no_row_of_the_cabinet_comes_after_the_hour() {
         let conn = db();
@@ -815,7 +816,7 @@ mod tests {
         );
         assert!(!given(&conn, 35), "before ad 2's row");
         assert!(given(&conn, 41));
-        // Ad 1 written at hour 35, between its own row and ad 2's: by its triggers.
+        // Ad 1 written at hour 35, between its own row and ad 2's: by the view's triggers.
         record(&conn, 1, &hour(35), &gain(5));
         // A rolled-up day: no runs for an hour of that day or before it.
         for ad in [1, 2] {
@@ -866,11 +867,33 @@ mod tests {
     }
 
     #[test]
+    fn an_hourly_row_written_through_the_view_keeps_its_campaign_and_hour() {
+        let conn = db();
+        record(&conn, 1, "2026-11-20T05:00:00Z", &gain(3));
+        let moved = conn.execute(
+            "UPDATE hourly_entries SET hour = '2026-11-20T06:00:00Z' WHERE ad_id = 1",
+            [],
+        );
+        assert!(
+            moved.is_err_and(|e| e.to_string().contains("keeps its campaign and hour")),
+            "a key's change refused"
+        );
+        let hours: Vec<String> = conn
+            .prepare("SELECT hour FROM hourly_stats WHERE ad_id = 1")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(hours, ["2026-11-20T05:00:00Z"]);
+        runs_check_equal(&conn);
+    }
+
+    #[test]
     fn the_migration_gives_the_rows_stored_before_it_their_runs() {
         let conn = db();
         let mut undo = String::from(
-            "DROP TRIGGER hourly_stats_run_own; DROP TRIGGER hourly_stats_run_later;
-                 DROP TRIGGER hourly_stats_run_update;
+            "DROP VIEW hourly_entries;
              DROP TRIGGER daily_stats_run_insert; DROP TRIGGER daily_stats_run_update;",
         );
         for table in ["hourly_stats", "daily_stats"] {
@@ -940,7 +963,7 @@ mod tests {
         );
     }
 
-    /// Schema 59's triggers tell a daily row on or after an hour's day by
+    /// Schema 59's triggers (73's now) tell a daily row on or after an hour's day by
     /// `day || 'T24:00:00Z' > hour` instead of `day >= substr(hour, 1, 10)`: the same answer
     /// for every day around an hour's, at every hour, minute and second the service writes,
     /// across a month's and a year's end.

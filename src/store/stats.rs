@@ -30,42 +30,43 @@ pub fn totals_at(r: &Row, first: usize) -> rusqlite::Result<Totals> {
     })
 }
 
-/// Writes what campaigns gained in an hour, its two statements prepared once for the many
+/// Writes what campaigns gained in an hour, its statements prepared once for the many
 /// campaigns of one report (a statement taken from the connection's cache again for each row
-/// cost a hash of its text).
+/// cost a hash of its text); those through `hourly_entries`, which the sync's rows rarely take,
+/// the first time one does.
 pub struct Gains<'c> {
+    conn: &'c Connection,
     insert: CachedStatement<'c>,
-    add: CachedStatement<'c>,
+    enter: Option<CachedStatement<'c>>,
+    add: Option<CachedStatement<'c>>,
 }
 
 impl<'c> Gains<'c> {
     pub fn new(conn: &'c Connection) -> Result<Gains<'c>, StoreError> {
         Ok(Gains {
+            conn,
             insert: conn.prepare_cached(
                 "INSERT OR IGNORE INTO hourly_stats (account_id, ad_id, hour, views, opens,
                     clicks, actions, spent_micros, run_views, run_opens, run_clicks,
                     run_actions, run_spent_micros)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?,
-            add: conn.prepare_cached(
-                "UPDATE hourly_stats SET views = views + ?4, opens = opens + ?5,
-                    clicks = clicks + ?6, actions = actions + ?7,
-                    spent_micros = spent_micros + ?8
-                 WHERE account_id = ?1 AND hour = ?3 AND ad_id = ?2",
-            )?,
+            enter: None,
+            add: None,
         })
     }
 
     /// Stores what a campaign gained in `hour` (nothing when it gained nothing). A new row is
-    /// written with its run when `runs` gives runs (schema 58, 62): the campaign's run before
-    /// the hour with the gain added, which `runs` then holds; else with none, for its triggers
-    /// to work out. A row already there (a report listing the campaign twice) has the gain
-    /// added to it, and the row's update trigger adds it to its run.
+    /// written with its run into `hourly_stats` when `runs` gives runs (schemas 58, 62, 73):
+    /// the campaign's run before the hour with the gain added, which `runs` then holds; else
+    /// through `hourly_entries`, whose trigger works its run out and moves the later rows'. A
+    /// row already there (a report listing the campaign twice) has the gain added to it
+    /// through `hourly_entries`, whose trigger adds it to its run and the later rows'.
     ///
-    /// The row goes in `OR IGNORE` rather than as an upsert, so that SQLite keeps no statement
-    /// journal for it (schema 59 says why; an upsert's update always may abort). The values
-    /// bound are never NULL, so only the row's key makes the insert do nothing; then the row is
-    /// updated, and one neither inserted nor found is an error.
+    /// The row goes into `hourly_stats` `OR IGNORE` rather than as an upsert, so that SQLite
+    /// keeps no statement journal for it (schema 59 says why; an upsert's update always may
+    /// abort). The values bound are never NULL, so only the row's key makes the insert do
+    /// nothing; then the row is updated.
     pub fn record(
         &mut self,
         account: i64,
@@ -77,43 +78,64 @@ impl<'c> Gains<'c> {
         if gain.is_idle() {
             return Ok(());
         }
-        let run = runs.add(ad, gain).copied().unwrap_or_default();
-        let figures = [
+        let figures = params![
+            account,
+            ad,
+            hour,
             gain.views,
             gain.opens,
             gain.clicks,
             gain.actions,
-            gain.spent.micros(),
+            gain.spent.micros()
         ];
-        let inserted = self.insert.execute(params![
-            account,
-            ad,
-            hour,
-            figures[0],
-            figures[1],
-            figures[2],
-            figures[3],
-            figures[4],
-            run.views,
-            run.opens,
-            run.clicks,
-            run.actions,
-            run.spent.micros()
-        ])?;
-        if inserted == 1 {
-            return Ok(());
+        let written = match runs.add(ad, gain) {
+            Some(run) => {
+                let inserted = self.insert.execute(params![
+                    account,
+                    ad,
+                    hour,
+                    gain.views,
+                    gain.opens,
+                    gain.clicks,
+                    gain.actions,
+                    gain.spent.micros(),
+                    run.views,
+                    run.opens,
+                    run.clicks,
+                    run.actions,
+                    run.spent.micros()
+                ])?;
+                inserted == 1
+            }
+            None if gained_in(self.conn, account, hour, ad)? => false,
+            None => {
+                let conn = self.conn;
+                let enter = match &mut self.enter {
+                    Some(stmt) => stmt,
+                    slot => slot.insert(conn.prepare_cached(
+                        "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens,
+                            clicks, actions, spent_micros)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    )?),
+                };
+                enter.execute(figures)?;
+                true
+            }
+        };
+        if !written {
+            let conn = self.conn;
+            let add = match &mut self.add {
+                Some(stmt) => stmt,
+                slot => slot.insert(conn.prepare_cached(
+                    "UPDATE hourly_entries SET views = views + ?4, opens = opens + ?5,
+                        clicks = clicks + ?6, actions = actions + ?7,
+                        spent_micros = spent_micros + ?8
+                     WHERE account_id = ?1 AND hour = ?3 AND ad_id = ?2",
+                )?),
+            };
+            add.execute(figures)?;
         }
-        let added = self.add.execute(params![
-            account, ad, hour, figures[0], figures[1], figures[2], figures[3], figures[4]
-        ])?;
-        if added == 1 {
-            Ok(())
-        } else {
-            Err(StoreError::Failed(format!(
-                "the hourly row of campaign {ad} of cabinet {account} at {hour} was neither \
-                 written nor found"
-            )))
-        }
+        Ok(())
     }
 }
 
@@ -385,7 +407,7 @@ mod tests {
             (5, "2026-03-01T11:00:00Z", 99_000),
         ] {
             conn.execute(
-                "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks,
+                "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks,
                     actions, spent_micros) VALUES (7, ?1, ?2, 10, 1, 2, 3, ?3)",
                 params![ad, at, spent],
             )

@@ -52,7 +52,7 @@ fn put_hours(app: &TestApp, cabinet: i64, ad: i64, end: DateTime<Utc>, hours: &[
         .write_blocking(move |tx| {
             for (hour, spent) in &rows {
                 tx.execute(
-                    "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks,
+                    "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks,
                         actions, spent_micros) VALUES (?1, ?2, ?3, 1000, 0, 30, 2, ?4)",
                     rusqlite::params![cabinet, ad, hour, spent],
                 )?;

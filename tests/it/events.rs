@@ -269,7 +269,7 @@ fn a_digest_lists_the_top_200_by_spend_and_totals_cover_all() {
     let hour = clock::parse_iso("2026-05-01T10:00:00Z").unwrap();
     app.sql(&format!(
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 205)
-         INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
+         INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros)
          SELECT {cabinet}, i, '2026-05-01T10:00:00Z', 10, 5, 2, 1, i * 1000 FROM n"
     ));
     let digest = app

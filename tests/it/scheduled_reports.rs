@@ -91,7 +91,7 @@ fn stats_at(app: &TestApp, cabinet: i64, days_ago: i64, hour: u32, views: i64, s
     let day = app.now().date_naive() - chrono::Days::new(days_ago as u64);
     let hour = format!("{day}T{hour:02}:00:00Z");
     app.sql(&format!(
-        "INSERT OR REPLACE INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks,
+        "INSERT OR REPLACE INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks,
             actions, spent_micros) VALUES ({cabinet}, {AD}, '{hour}', {views}, 0, 7, 2,
             {spent_micros});
          INSERT OR REPLACE INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)

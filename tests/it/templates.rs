@@ -27,7 +27,7 @@ fn put_hours(app: &TestApp, cabinet: i64, ad: i64, end: DateTime<Utc>, hours: &[
         .write_blocking(move |tx| {
             for (hour, [_, views, clicks, actions, spent]) in &rows {
                 tx.execute(
-                    "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks,
+                    "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks,
                         actions, spent_micros) VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7)",
                     rusqlite::params![cabinet, ad, hour, views, clicks, actions, spent],
                 )?;

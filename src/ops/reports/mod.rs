@@ -237,9 +237,9 @@ mod tests {
              VALUES (7, 1, 'One', 't', 'active', 1, 'https://t.me/a', 'channel', 'channels',
                 '{}', 1, 1, 0, 't', 't');
              UPDATE cabinets SET fee_percent = '10' WHERE id = 7;
-             INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T10:00:00Z', 1000, 0, 10, 2, 5004000);
-             INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T11:00:00Z', 1000, 0, 10, 2, 5000000);
-             INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (8, 2, '2026-11-27T11:00:00Z', 9, 0, 9, 9, 9000000);
+             INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T10:00:00Z', 1000, 0, 10, 2, 5004000);
+             INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T11:00:00Z', 1000, 0, 10, 2, 5000000);
+             INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (8, 2, '2026-11-27T11:00:00Z', 9, 0, 9, 9, 9000000);
              INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-26', 500, 0, 5, 1, 1000000);
              INSERT INTO cabinet_hours (account_id, hour, views, clicks, actions, spent_micros)
              SELECT account_id, hour, SUM(views), SUM(clicks), SUM(actions), SUM(spent_micros)

@@ -318,9 +318,9 @@ mod tests {
     fn a_zone_east_of_utc_reads_the_hours_of_its_own_days() {
         let conn = crate::store::test_db();
         conn.execute_batch(
-            "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-26T20:00:00Z', 10, 0, 1, 0, 1000000);
-             INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-26T21:00:00Z', 20, 0, 2, 0, 2000000);
-             INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T23:00:00Z', 40, 0, 4, 0, 4000000);
+            "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-26T20:00:00Z', 10, 0, 1, 0, 1000000);
+             INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-26T21:00:00Z', 20, 0, 2, 0, 2000000);
+             INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-27T23:00:00Z', 40, 0, 4, 0, 4000000);
              INSERT INTO daily_stats (account_id, ad_id, day, views, opens, clicks, actions, spent_micros) VALUES (7, 1, '2026-11-20', 500, 0, 5, 0, 5000000);
              INSERT INTO conversions (holder_id, txid, event_type, account_id, ad_id,
                 received_at, updated_at)

@@ -241,7 +241,8 @@ fn a_database_is_backed_up_before_it_is_migrated() {
             // the campaigns' figures (with their table; the campaigns' own stay, a column of the
             // primary key that cannot be dropped, and 72 makes the table again from its rowids,
             // which they are); 27's column is in 15's alerts; 50 adds rows only; 58, 59 and 62
-            // redefine 48's triggers; 63's indexes go with their tables) undone.
+            // redefine 48's triggers, which 73 moves onto its view of the hourly rows (they go
+            // with it); 63's indexes go with their tables) undone.
             tx.execute_batch(
                 "DROP INDEX campaigns_across_by_date; DROP INDEX campaigns_across_by_ad_id;
                  DROP INDEX campaigns_across_by_title; DROP INDEX campaigns_across_by_status;
@@ -317,8 +318,7 @@ fn a_database_is_backed_up_before_it_is_migrated() {
                  DROP TRIGGER daily_stats_last_day; DROP TABLE cabinet_rolled_days;
                  DROP TRIGGER conversions_day_insert; DROP TRIGGER conversions_day_delete;
                  DROP TRIGGER conversions_day_update; DROP TABLE cabinet_conversion_days;
-                 DROP TRIGGER hourly_stats_run_own; DROP TRIGGER hourly_stats_run_later;
-                 DROP TRIGGER hourly_stats_run_update;
+                 DROP VIEW hourly_entries;
                  DROP TRIGGER daily_stats_run_insert; DROP TRIGGER daily_stats_run_update;
                  ALTER TABLE hourly_stats DROP COLUMN run_views;
                  ALTER TABLE hourly_stats DROP COLUMN run_opens;

@@ -97,7 +97,7 @@ fn a_roll_up_keeps_every_period_and_history_span_exact() {
         })
         .collect();
     app.sql(&format!(
-        "INSERT INTO hourly_stats (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES {}",
+        "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks, actions, spent_micros) VALUES {}",
         rows.join(",")
     ));
     let day = |d: i64| (now - Duration::days(d)).format("%Y-%m-%d").to_string();

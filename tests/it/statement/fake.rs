@@ -48,7 +48,7 @@ fn the_ledger_is_read_across_pages_and_the_account_reports_difference_is_shown()
         .db
         .write_blocking(|tx| {
             tx.execute(
-                "UPDATE hourly_stats SET views = views - 30 WHERE account_id = ?1 AND ad_id = ?2",
+                "UPDATE hourly_entries SET views = views - 30 WHERE account_id = ?1 AND ad_id = ?2",
                 [tg.cabinet, ad],
             )?;
             Ok::<_, adcab::store::StoreError>(())

@@ -34,7 +34,7 @@ fn a_month_is_reconciled_with_the_platforms_report_and_fixed_once() {
         .db
         .write_blocking(|tx| {
             tx.execute(
-                "UPDATE hourly_stats SET views = views - 30, spent_micros = spent_micros + 5000
+                "UPDATE hourly_entries SET views = views - 30, spent_micros = spent_micros + 5000
              WHERE account_id = ?1 AND ad_id = ?2",
                 [tg.cabinet, ad],
             )?;
