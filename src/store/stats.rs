@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, Utc};
-use rusqlite::{params, CachedStatement, Connection, Row};
+use rusqlite::{params, CachedStatement, Connection, Row, ToSql};
 
 use super::campaigns::{named_at, Named, NAMED_COLUMNS};
 use super::reconcile::Delta;
@@ -28,6 +28,11 @@ pub fn totals_at(r: &Row, first: usize) -> rusqlite::Result<Totals> {
         actions: r.get(first + 3)?,
         spent: Money::from_micros(r.get(first + 4)?),
     })
+}
+
+/// The five totals as the columns store them (views, opens, clicks, actions, spent micros).
+fn columns(t: &Totals) -> [i64; 5] {
+    [t.views, t.opens, t.clicks, t.actions, t.spent.micros()]
 }
 
 /// Writes what campaigns gained in an hour, its statements prepared once for the many
@@ -78,34 +83,21 @@ impl<'c> Gains<'c> {
         if gain.is_idle() {
             return Ok(());
         }
-        let figures = params![
-            account,
-            ad,
-            hour,
-            gain.views,
-            gain.opens,
-            gain.clicks,
-            gain.actions,
-            gain.spent.micros()
-        ];
+        let figures = columns(gain);
+        let key: [&dyn ToSql; 3] = [&account, &ad, &hour];
+        let row: Vec<&dyn ToSql> = key
+            .into_iter()
+            .chain(figures.iter().map(|f| f as &dyn ToSql))
+            .collect();
         let written = match runs.add(ad, gain) {
             Some(run) => {
-                let inserted = self.insert.execute(params![
-                    account,
-                    ad,
-                    hour,
-                    gain.views,
-                    gain.opens,
-                    gain.clicks,
-                    gain.actions,
-                    gain.spent.micros(),
-                    run.views,
-                    run.opens,
-                    run.clicks,
-                    run.actions,
-                    run.spent.micros()
-                ])?;
-                inserted == 1
+                let run = columns(run);
+                let with_run: Vec<&dyn ToSql> = row
+                    .iter()
+                    .copied()
+                    .chain(run.iter().map(|f| f as &dyn ToSql))
+                    .collect();
+                self.insert.execute(&*with_run)? == 1
             }
             None if gained_in(self.conn, account, hour, ad)? => false,
             None => {
@@ -118,7 +110,7 @@ impl<'c> Gains<'c> {
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                     )?),
                 };
-                enter.execute(figures)?;
+                enter.execute(&*row)?;
                 true
             }
         };
@@ -133,7 +125,7 @@ impl<'c> Gains<'c> {
                      WHERE account_id = ?1 AND hour = ?3 AND ad_id = ?2",
                 )?),
             };
-            add.execute(figures)?;
+            add.execute(&*row)?;
         }
         Ok(())
     }
