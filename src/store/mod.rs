@@ -122,6 +122,20 @@ pub fn optional<T>(r: rusqlite::Result<T>) -> Result<Option<T>, StoreError> {
     }
 }
 
+/// The statement a writer keeps in `slot`, prepared from `sql` the first time it is needed (a
+/// writer of many rows keeps its statements rather than hashing their text into the
+/// connection's cache for each row).
+pub fn kept_statement<'s, 'c>(
+    slot: &'s mut Option<rusqlite::CachedStatement<'c>>,
+    conn: &'c rusqlite::Connection,
+    sql: &str,
+) -> Result<&'s mut rusqlite::CachedStatement<'c>, StoreError> {
+    Ok(match slot {
+        Some(stmt) => stmt,
+        slot => slot.insert(conn.prepare_cached(sql)?),
+    })
+}
+
 /// For unit tests: a migrated in-memory database holding person 1 and their euro cabinet 7.
 #[cfg(test)]
 pub fn test_db() -> rusqlite::Connection {

@@ -13,7 +13,7 @@ use rusqlite::{params, CachedStatement, Connection, Row, ToSql};
 use super::campaigns::{named_at, Named, NAMED_COLUMNS};
 use super::reconcile::Delta;
 use super::runs::Runs;
-use super::StoreError;
+use super::{kept_statement, StoreError};
 use crate::domain::money::Money;
 use crate::domain::stats::Totals;
 use crate::domain::time::iso;
@@ -83,49 +83,50 @@ impl<'c> Gains<'c> {
         if gain.is_idle() {
             return Ok(());
         }
-        let figures = columns(gain);
-        let key: [&dyn ToSql; 3] = [&account, &ad, &hour];
-        let row: Vec<&dyn ToSql> = key
-            .into_iter()
-            .chain(figures.iter().map(|f| f as &dyn ToSql))
-            .collect();
-        let written = match runs.add(ad, gain) {
-            Some(run) => {
-                let run = columns(run);
-                let with_run: Vec<&dyn ToSql> = row
-                    .iter()
-                    .copied()
-                    .chain(run.iter().map(|f| f as &dyn ToSql))
-                    .collect();
-                self.insert.execute(&*with_run)? == 1
-            }
+        let run = runs.add(ad, gain).map(columns);
+        let (figures, given) = (columns(gain), run.unwrap_or_default());
+        // The row's key and figures, then its run (bound only where it is given).
+        let values: [&dyn ToSql; 13] = [
+            &account,
+            &ad,
+            &hour,
+            &figures[0],
+            &figures[1],
+            &figures[2],
+            &figures[3],
+            &figures[4],
+            &given[0],
+            &given[1],
+            &given[2],
+            &given[3],
+            &given[4],
+        ];
+        let row = &values[..8];
+        let written = match run {
+            Some(_) => self.insert.execute(values)? == 1,
             None if gained_in(self.conn, account, hour, ad)? => false,
             None => {
-                let conn = self.conn;
-                let enter = match &mut self.enter {
-                    Some(stmt) => stmt,
-                    slot => slot.insert(conn.prepare_cached(
-                        "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens,
-                            clicks, actions, spent_micros)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                    )?),
-                };
-                enter.execute(&*row)?;
+                kept_statement(
+                    &mut self.enter,
+                    self.conn,
+                    "INSERT INTO hourly_entries (account_id, ad_id, hour, views, opens, clicks,
+                        actions, spent_micros)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )?
+                .execute(row)?;
                 true
             }
         };
         if !written {
-            let conn = self.conn;
-            let add = match &mut self.add {
-                Some(stmt) => stmt,
-                slot => slot.insert(conn.prepare_cached(
-                    "UPDATE hourly_entries SET views = views + ?4, opens = opens + ?5,
-                        clicks = clicks + ?6, actions = actions + ?7,
-                        spent_micros = spent_micros + ?8
-                     WHERE account_id = ?1 AND hour = ?3 AND ad_id = ?2",
-                )?),
-            };
-            add.execute(&*row)?;
+            kept_statement(
+                &mut self.add,
+                self.conn,
+                "UPDATE hourly_entries SET views = views + ?4, opens = opens + ?5,
+                    clicks = clicks + ?6, actions = actions + ?7,
+                    spent_micros = spent_micros + ?8
+                 WHERE account_id = ?1 AND hour = ?3 AND ad_id = ?2",
+            )?
+            .execute(row)?;
         }
         Ok(())
     }

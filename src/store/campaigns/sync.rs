@@ -202,12 +202,8 @@ impl<'c> CounterWrites<'c> {
 
     /// Runs statement `at` of [`counter_sql`], prepared the first time.
     fn execute(&mut self, at: usize, values: &[&dyn ToSql]) -> Result<(), StoreError> {
-        let conn = self.conn;
-        let stmt = match &mut self.prepared[at] {
-            Some(stmt) => stmt,
-            slot => slot.insert(conn.prepare_cached(&counter_sql()[at])?),
-        };
-        stmt.execute(values)?;
+        crate::store::kept_statement(&mut self.prepared[at], self.conn, &counter_sql()[at])?
+            .execute(values)?;
         Ok(())
     }
 }
