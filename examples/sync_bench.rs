@@ -11,9 +11,10 @@
 //! now (`campaign_counters`). Beside it, a second baseline that also inserts
 //! every campaign's row of a new latest hour of stats (the least an hour must write; written
 //! through `hourly_entries`, whose triggers work out each row's running sums), and the same
-//! with the rows inserted into `hourly_stats` alone, without them, for reference only. Last, also for reference, the time the last hour's digests take
-//! to build again, every cabinet's in turn on one reader (the part of the hour after the
-//! sync in which the writer waits for the digests).
+//! with the rows inserted into `hourly_stats` alone, without them, for reference only. Last,
+//! also for reference, the time the last hour's digests take to build again, every cabinet's
+//! in turn on one reader (the part of the hour after the sync in which the writer waits for the
+//! digests).
 //! The CPU time of the database's writer thread, on which both run, is printed beside each: on
 //! a shared machine it moves less with other load than the wall-clock time.
 //!
