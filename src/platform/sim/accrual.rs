@@ -93,8 +93,26 @@ fn local(minute: i64, zone: Zone) -> (i64, usize, u8) {
 }
 
 /// Accrues delivery over the whole minutes in `[from, to)`; returns the minute the ad's
-/// status last changed (it started, or stopped), if it did.
+/// status last changed (it started, or stopped), if it did. Opens, clicks and actions follow
+/// the views once they are all counted.
 pub fn accrue(
+    d: &mut Delivery,
+    rates: &Rates,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    let views = d.views;
+    let changed = accrue_views(d, rates, from, to);
+    if d.views != views {
+        d.opens = d.views * rates.open_ppm / 1_000_000;
+        d.clicks = d.views * rates.click_ppm / 1_000_000;
+        d.actions = d.clicks * rates.action_ppm / 1_000_000;
+    }
+    changed
+}
+
+/// [`accrue`]'s minutes: the views, the spend and the status.
+fn accrue_views(
     d: &mut Delivery,
     rates: &Rates,
     from: DateTime<Utc>,
@@ -144,16 +162,19 @@ pub fn accrue(
         if cap == 0 {
             continue;
         }
-        let affordable = cap.saturating_add(per_view - 1) / per_view;
-        let views = rates.views_in(minute, d.cpm_micros).min(affordable);
+        let offered = rates.views_in(minute, d.cpm_micros);
+        // The views the cap affords, rounded up (the last one costs what is left), worked
+        // out only when the minute's views would pass it.
+        let views = if offered.saturating_mul(per_view) <= cap {
+            offered
+        } else {
+            offered.min(cap.saturating_add(per_view - 1) / per_view)
+        };
         let spend = (views * per_view).min(cap);
         d.views += views;
         d.budget_micros -= spend;
         d.spent_micros += spend;
         d.day_spent_micros += spend;
-        d.opens = d.views * rates.open_ppm / 1_000_000;
-        d.clicks = d.views * rates.click_ppm / 1_000_000;
-        d.actions = d.clicks * rates.action_ppm / 1_000_000;
         if d.budget_micros == 0 {
             d.status = Status::Stopped;
             return Some(at(minute + 1));
