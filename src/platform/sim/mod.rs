@@ -13,8 +13,6 @@ mod review;
 mod rows;
 mod rules;
 
-use std::collections::HashMap;
-
 pub use config::SimConfig;
 pub use faults::Fault;
 use rows::{account_kind, add_balance, balance_of, load_snapshot, save};
@@ -36,7 +34,7 @@ use crate::domain::campaign::{LinkKind, Status};
 use crate::domain::funds::{Direction, RelatedInfo};
 use crate::domain::link::PromoteLink;
 use crate::domain::money::{CabinetType, Money, MAX_UNITS};
-use crate::store::{decline_reason, parsed, StoreError};
+use crate::store::StoreError;
 
 /// How long a budget operation token is remembered.
 const OP_TOKEN_HOURS: i64 = 24;
@@ -375,9 +373,10 @@ impl Platform for Simulator {
         self.load_ads(account, ads)
     }
 
-    /// Worked out on a reader: every moving ad brought up to `at` in memory; then the ads a
-    /// report stores ([`review::Advanced::report_stores`]) are written, each unless its row changed
-    /// since it was read.
+    /// Worked out on a reader, from one scan of the account's ads: every moving ad brought up
+    /// to `at` in memory ([`Simulator::brought`]); then the ads a report stores
+    /// ([`review::Advanced::report_stores`]) are written, each unless its row changed since it
+    /// was read.
     fn report(&self, account: i64, at: DateTime<Utc>) -> Result<Vec<AdCounters>, PlatformError> {
         self.take_fault(account)?;
         let read = self
@@ -387,41 +386,15 @@ impl Platform for Simulator {
                     return Ok(Err(PlatformError::NotFound));
                 }
                 let until = at.min(clock::now(c)?);
-                let brought: HashMap<i64, review::Advanced> = self
-                    .moving(c, account, until)?
+                let brought = self.brought(c, account, until)?;
+                let run = review::store_run(brought.len());
+                let mut due = Vec::new();
+                let lines = brought
                     .into_iter()
-                    .map(|advanced| (advanced.ad, advanced))
-                    .collect();
-                let mut stmt = c.prepare_cached(
-                    "SELECT ad_id, status, active, budget_micros, spent_micros, views, opens,
-                        clicks, actions, status_changed_at, decline_reason, decline_description
-                     FROM sim_ads WHERE account_id = ?1 ORDER BY ad_id",
-                )?;
-                let lines = stmt
-                    .query_map([account], |r| {
-                        let mut line = AdCounters {
-                            ad_id: r.get(0)?,
-                            status: parsed(r, 1, "sim_ads.status", Status::parse)?,
-                            active: r.get(2)?,
-                            budget: Money::from_micros(r.get(3)?),
-                            spent: Money::from_micros(r.get(4)?),
-                            views: r.get(5)?,
-                            opens: r.get(6)?,
-                            clicks: r.get(7)?,
-                            actions: r.get(8)?,
-                            status_changed_at: r.get(9)?,
-                            decline_reason: decline_reason(r, 10, 11)?,
-                        };
-                        if let Some(advanced) = brought.get(&line.ad_id) {
-                            advanced.brought_up(&mut line);
-                        }
-                        Ok(line)
-                    })?
-                    .collect::<rusqlite::Result<Vec<_>>>()?;
-                let run = review::store_run(lines.len());
-                let due: Vec<review::Advanced> = brought
-                    .into_values()
-                    .filter(|advanced| advanced.report_stores(run))
+                    .map(|(line, advanced)| {
+                        due.extend(advanced.filter(|advanced| advanced.report_stores(run)));
+                        line
+                    })
                     .collect();
                 Ok::<_, StoreError>(Ok((lines, due)))
             })

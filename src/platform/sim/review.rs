@@ -22,7 +22,7 @@ use crate::domain::campaign::Status;
 use crate::domain::dates::Dates;
 use crate::domain::money::Money;
 use crate::domain::schedule::Schedule;
-use crate::store::{parsed, unreadable, StoreError};
+use crate::store::{decline_reason, parsed, unreadable, StoreError};
 
 impl Simulator {
     /// Decides a pending review now: approved ads run (or wait for budget or the switch),
@@ -95,26 +95,37 @@ impl Simulator {
         }
     }
 
-    /// Every ad of an account that can move (`Active`, `In Review`, switched on and waiting
-    /// for its start) brought up to `until` in memory, read in one scan; those with nothing
-    /// to do are left out. [`Advanced::report_stores`] tells which to store.
-    pub(super) fn moving(
+    /// Every ad of an account in id order, read in one scan: its line of a report as stored,
+    /// and for one that can move (`Active`, `In Review`, switched on and waiting for its
+    /// start) and has anything to do by `until`, the line brought up to `until` in memory
+    /// with what was brought up. [`Advanced::report_stores`] tells which to store.
+    pub(super) fn brought(
         &self,
         conn: &Connection,
         account: i64,
         until: DateTime<Utc>,
-    ) -> Result<Vec<Advanced>, StoreError> {
-        let moving: Vec<Pace> = conn
+    ) -> Result<Vec<(AdCounters, Option<Advanced>)>, StoreError> {
+        let read: Vec<(Pace, Option<DeclineReason>)> = conn
             .prepare_cached(&format!(
-                "SELECT {PACE_COLUMNS} FROM sim_ads WHERE account_id = ?1
-                 AND (status IN ('Active', 'In Review')
-                    OR (status = 'On Hold' AND active = 1 AND starts_at IS NOT NULL))"
+                "SELECT {PACE_COLUMNS}, decline_reason, decline_description FROM sim_ads
+                 WHERE account_id = ?1 ORDER BY ad_id"
             ))?
-            .query_map([account], pace_from_row)?
+            .query_map([account], |r| {
+                Ok((pace_from_row(r)?, decline_reason(r, 20, 21)?))
+            })?
             .collect::<rusqlite::Result<_>>()?;
-        let mut found = Vec::with_capacity(moving.len());
-        for pace in moving {
-            found.extend(self.advanced(conn, account, pace, until)?);
+        let mut found = Vec::with_capacity(read.len());
+        for (pace, reason) in read {
+            let mut line = pace.line(reason);
+            let advanced = if pace.can_move() {
+                self.advanced(conn, account, pace, until)?
+            } else {
+                None
+            };
+            if let Some(advanced) = &advanced {
+                advanced.brought_up(&mut line);
+            }
+            found.push((line, advanced));
         }
         Ok(found)
     }
@@ -439,6 +450,34 @@ struct Pace {
     review: Option<String>,
 }
 
+impl Pace {
+    /// Whether delivery or review can move the ad: `Active`, `In Review`, or switched on and
+    /// waiting `On Hold` for its start.
+    fn can_move(&self) -> bool {
+        let d = &self.delivery;
+        matches!(d.status, Status::Active | Status::InReview)
+            || (d.status == Status::OnHold && self.active && d.dates.starts_at.is_some())
+    }
+
+    /// Its line of a report as stored, with the decline reason stored beside it.
+    fn line(&self, decline_reason: Option<DeclineReason>) -> AdCounters {
+        let d = &self.delivery;
+        AdCounters {
+            ad_id: self.ad,
+            status: d.status,
+            active: self.active,
+            budget: Money::from_micros(d.budget_micros),
+            spent: Money::from_micros(d.spent_micros),
+            views: d.views,
+            opens: d.opens,
+            clicks: d.clicks,
+            actions: d.actions,
+            status_changed_at: self.changed_at.clone(),
+            decline_reason,
+        }
+    }
+}
+
 fn pace_from_row(r: &rusqlite::Row) -> rusqlite::Result<Pace> {
     let schedule: Option<Value> = json_column(r.get(7)?)?;
     let schedule = schedule
@@ -669,9 +708,12 @@ mod tests {
     #[test]
     fn a_report_does_not_store_over_a_row_changed_since_it_was_read() {
         let (_dir, db, sim, account) = running();
-        let moved = db
-            .read_blocking(|c| sim.moving(c, account, hours(6)))
-            .unwrap();
+        let moved: Vec<Advanced> = db
+            .read_blocking(|c| sim.brought(c, account, hours(6)))
+            .unwrap()
+            .into_iter()
+            .filter_map(|(_, advanced)| advanced)
+            .collect();
         assert_eq!(moved.len(), 8);
         // A change after the read: it brought ad 3 up to its own time first.
         db.write_blocking(|tx| {
