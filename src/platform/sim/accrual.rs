@@ -36,6 +36,14 @@ pub struct Delivery {
     pub dates: Dates,
 }
 
+impl Delivery {
+    /// Whether it is switched on and waiting `On Hold` for its start date, at which it turns
+    /// `Active`.
+    pub fn waiting_for_start(&self) -> bool {
+        self.status == Status::OnHold && self.switched_on && self.dates.starts_at.is_some()
+    }
+}
+
 /// An ad's seeded delivery rates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rates {
@@ -119,8 +127,7 @@ fn accrue_views(
     to: DateTime<Utc>,
 ) -> Option<DateTime<Utc>> {
     let per_view = d.cpm_micros / 1000;
-    let waiting = d.status == Status::OnHold && d.switched_on && d.dates.starts_at.is_some();
-    if !(d.status == Status::Active || waiting) || per_view <= 0 {
+    if !(d.status == Status::Active || d.waiting_for_start()) || per_view <= 0 {
         return None;
     }
     let at = |minute: i64| DateTime::<Utc>::from_timestamp(minute * 60, 0).unwrap_or(to);

@@ -455,8 +455,7 @@ impl Pace {
     /// waiting `On Hold` for its start.
     fn can_move(&self) -> bool {
         let d = &self.delivery;
-        matches!(d.status, Status::Active | Status::InReview)
-            || (d.status == Status::OnHold && self.active && d.dates.starts_at.is_some())
+        matches!(d.status, Status::Active | Status::InReview) || d.waiting_for_start()
     }
 
     /// Its line of a report as stored, with the decline reason stored beside it.
