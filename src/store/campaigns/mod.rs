@@ -12,7 +12,7 @@ pub use zones::{set_schedule_zone, set_zone_refused, zone_shifted, zones_followe
 
 use std::sync::OnceLock;
 
-use rusqlite::types::Value as Sql;
+use rusqlite::types::{Value as Sql, ValueRef};
 use rusqlite::{params, params_from_iter, Connection, Row};
 use serde_json::Value;
 
@@ -446,18 +446,27 @@ pub fn plan_refresh(
             REPORTED.join(", ")
         )
     });
+    let reported = reported(snap)?;
+    // Each stored value is compared where the row holds it, and only the copy's link is taken
+    // out of it: a full re-read mostly finds the copy as stored.
     let stored = conn
         .prepare_cached(read)?
         .query_row([snap.account_id, snap.ad_id], |r| {
-            let values = (0..REPORTED.len())
-                .map(|i| r.get::<_, Sql>(i))
-                .collect::<rusqlite::Result<Vec<Sql>>>()?;
-            Ok((
-                values,
-                parsed(r, REPORTED.len(), "campaigns.status", Status::parse)?,
-            ))
+            let mut differs = [false; REPORTED.len()];
+            let mut old_tme_path = None;
+            for (i, (column, new)) in REPORTED.iter().zip(&reported).enumerate() {
+                if counters == Counters::Keep && DELIVERY_COLUMNS.contains(column) {
+                    continue;
+                }
+                if *column == "tme_path" {
+                    old_tme_path = r.get(i)?;
+                }
+                differs[i] = r.get_ref(i)? != ValueRef::from(new);
+            }
+            let old_status = parsed(r, REPORTED.len(), "campaigns.status", Status::parse)?;
+            Ok((differs, old_tme_path, old_status))
         });
-    let Some((stored, old_status)) = optional(stored)? else {
+    let Some((differs, old_tme_path, old_status)) = optional(stored)? else {
         return Ok(None);
     };
     let moved = old_status != snap.status;
@@ -465,30 +474,25 @@ pub fn plan_refresh(
     let mut found = Refreshed {
         changed: moved,
         old_status,
-        old_tme_path: None,
+        old_tme_path,
         link_changed: false,
     };
-    for ((column, old), new) in REPORTED.iter().zip(stored).zip(reported(snap)?) {
-        if counters == Counters::Keep && DELIVERY_COLUMNS.contains(column) {
-            continue;
+    for ((column, new), _) in REPORTED
+        .iter()
+        .zip(reported)
+        .zip(differs)
+        .filter(|(_, differs)| *differs)
+    {
+        found.changed = true;
+        found.link_changed |= matches!(*column, "promote_url" | "invite_link");
+        // Whether the copy has budget left is kept in its wide row (migration 68).
+        if let (&"budget_micros", Sql::Integer(budget)) = (column, &new) {
+            set.to("no_budget", Sql::Integer(i64::from(*budget == 0)));
         }
-        if *column == "tme_path" {
-            if let Sql::Text(path) = &old {
-                found.old_tme_path = Some(path.clone());
-            }
-        }
-        if old != new {
-            found.changed = true;
-            found.link_changed |= matches!(*column, "promote_url" | "invite_link");
-            // Whether the copy has budget left is kept in its wide row (migration 68).
-            if let (&"budget_micros", Sql::Integer(budget)) = (column, &new) {
-                set.to("no_budget", Sql::Integer(i64::from(*budget == 0)));
-            }
-            if DELIVERY_COLUMNS.contains(column) {
-                figures.to(column, new);
-            } else {
-                set.to(column, new);
-            }
+        if DELIVERY_COLUMNS.contains(column) {
+            figures.to(column, new);
+        } else {
+            set.to(column, new);
         }
     }
     if moved {
