@@ -6,6 +6,8 @@
 //! stores the ads whose status moved, and a report also, in turn, about a quarter of the
 //! others.
 
+use std::sync::OnceLock;
+
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
@@ -83,13 +85,7 @@ impl Simulator {
         ad: i64,
         until: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let pace = conn
-            .prepare_cached(&format!(
-                "SELECT {PACE_COLUMNS} FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2"
-            ))?
-            .query_row([account, ad], pace_from_row)
-            .optional()?;
-        match pace {
+        match stored_pace(conn, account, ad)? {
             Some(pace) => self.advance(conn, account, pace, until),
             None => Ok(()),
         }
@@ -160,11 +156,9 @@ impl Simulator {
         until: DateTime<Utc>,
     ) -> Result<Option<Advanced>, StoreError> {
         let (account, ad) = (snapshot.account_id, snapshot.ad_id);
-        let pace = conn
-            .prepare_cached(&format!(
-                "SELECT {PACE_COLUMNS} FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2"
-            ))?
-            .query_row([account, ad], pace_from_row)?;
+        let Some(pace) = stored_pace(conn, account, ad)? else {
+            return Ok(None);
+        };
         let Some(advanced) = self.advanced(conn, account, pace, until)? else {
             return Ok(None);
         };
@@ -475,6 +469,18 @@ impl Pace {
             decline_reason,
         }
     }
+}
+
+/// An ad's pace as stored; `None` when there is no such ad.
+fn stored_pace(conn: &Connection, account: i64, ad: i64) -> Result<Option<Pace>, StoreError> {
+    static READ: OnceLock<String> = OnceLock::new();
+    let read = READ.get_or_init(|| {
+        format!("SELECT {PACE_COLUMNS} FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2")
+    });
+    Ok(conn
+        .prepare_cached(read)?
+        .query_row([account, ad], pace_from_row)
+        .optional()?)
 }
 
 fn pace_from_row(r: &rusqlite::Row) -> rusqlite::Result<Pace> {

@@ -1,6 +1,8 @@
 //! Owns the simulator's rows: reading and writing an ad of `sim_ads`, an account's type and
 //! balance in `sim_accounts` (balance moves checked in Rust, never in SQLite arithmetic).
 
+use std::sync::OnceLock;
+
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::Value;
 
@@ -19,10 +21,12 @@ pub(super) fn load_snapshot(
     account: i64,
     ad: i64,
 ) -> Result<Option<AdSnapshot>, StoreError> {
+    static READ: OnceLock<String> = OnceLock::new();
+    let read = READ.get_or_init(|| {
+        format!("SELECT {SNAPSHOT_COLUMNS} FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2")
+    });
     Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {SNAPSHOT_COLUMNS} FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2"
-        ))?
+        .prepare_cached(read)?
         .query_row([account, ad], snapshot_from_row)
         .optional()?)
 }
