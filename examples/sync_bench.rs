@@ -1,7 +1,10 @@
 //! Benchmark of the hourly clockwork at the scale the service is built for: 100 cabinets of
 //! 1,000 running campaigns each, in the simulator. The real server runs in this process;
 //! the service clock is moved one hour at a time and the time is taken until that hour's
-//! sync and every cabinet's digest are done and delivered to a local webhook receiver.
+//! sync and every cabinet's digest are done and delivered to a local webhook receiver: in two
+//! moves, as the service runs them, to half a minute past the hour (its sync, with the
+//! automation after it) and then to six past (the digests, due at five past), each timed; the
+//! hour is their sum, and the sync alone is printed beside it.
 //! Baseline, measured in the same run on the same database: one plain SQLite transaction
 //! updating the counters of every campaign's row, by primary key, right after each hour (its
 //! counters taken back, untimed, before the next), in the wide rows the campaigns were stored
@@ -44,6 +47,10 @@ use common::Server;
 use hourly::{
     cpu_seconds, plain_update, plain_update_between_hours, receiver, wide_copy, writer_thread, Rows,
 };
+
+/// From half a minute past the hour, when its sync is due, to six minutes past: its digests
+/// are due at five past.
+const SYNC_TO_DIGESTS: i64 = 330;
 
 /// How long the simulator takes to approve a new campaign, in seconds of its clock.
 const REVIEW_SECONDS: u64 = 60;
@@ -107,22 +114,28 @@ fn main() {
     wide_copy(&services);
     let writer = writer_thread();
     let process = std::path::Path::new("/proc/self");
-    let (mut times, mut hour_cpu, mut all_cpu) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut times, mut syncs) = (Vec::new(), Vec::new());
+    let (mut hour_cpu, mut all_cpu) = (Vec::new(), Vec::new());
     let (mut baseline, mut base_cpu) = (Vec::new(), Vec::new());
     let (mut narrow, mut narrow_cpu) = (Vec::new(), Vec::new());
     for h in 0..hours {
         let (cpu, all) = (cpu_seconds(&writer), cpu_seconds(process));
-        let t = hour(&services, &received, 3600, cabinets);
+        // As the service runs it: the hour's sync half a minute after the hour closed, its
+        // digests at five past (the clock stands at six past between measured hours).
+        let synced = hour(&services, &received, 3600 - SYNC_TO_DIGESTS, 0);
+        let digested = hour(&services, &received, SYNC_TO_DIGESTS, cabinets);
+        let t = synced + digested;
         let (cpu, all) = (cpu_seconds(&writer) - cpu, cpu_seconds(process) - all);
         // The baseline right after the hour, on the database as the hour left it and on the
         // machine as busy as it was; its counters taken back, untimed, before the next hour.
         let (plain, base) = plain_update_between_hours(&services, Rows::Wide, &writer);
         let (thin, thin_cpu) = plain_update_between_hours(&services, Rows::Narrow, &writer);
         println!(
-            "hour {}: {t:.2} s (the writer's CPU {cpu:.2} s, every thread's {all:.2} s); the baseline right after it {plain:.2} s (CPU {base:.2} s); the narrow rows' {thin:.2} s (CPU {thin_cpu:.2} s)",
+            "hour {}: {t:.2} s (the sync {synced:.2} s, the digests {digested:.2} s; the writer's CPU {cpu:.2} s, every thread's {all:.2} s); the baseline right after it {plain:.2} s (CPU {base:.2} s); the narrow rows' {thin:.2} s (CPU {thin_cpu:.2} s)",
             h + 1
         );
         times.push(t);
+        syncs.push(synced);
         hour_cpu.push(cpu);
         all_cpu.push(all);
         baseline.push(plain);
@@ -178,6 +191,17 @@ fn main() {
     println!(
         "verdict: the hour is {ratio:.1}x its baseline: {} (target: within 3x)",
         if ratio <= 3.0 { "MET" } else { "NOT MET" }
+    );
+    let sync_median = measure::median(&mut syncs);
+    let sync_ratio = sync_median / base_median;
+    println!(
+        "the sync alone, at the top of the hour (its digests come five minutes later), median: \
+         {sync_median:.2} s, {sync_ratio:.1}x the baseline: {} (the target's 3x)",
+        if sync_ratio <= 3.0 {
+            "within"
+        } else {
+            "not within"
+        }
     );
     let (hour_cpu, all_cpu, base_cpu, narrow_cpu) = (
         measure::median(&mut hour_cpu),
