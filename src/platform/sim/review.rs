@@ -9,12 +9,12 @@
 use std::sync::OnceLock;
 
 use chrono::{DateTime, Utc};
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection};
 use serde_json::Value;
 
 use super::accrual::{self, Delivery, Rates};
 use super::decline;
-use super::rows::load_snapshot;
+use super::rows::{ad_row, load_snapshot};
 use super::rules::approved_status;
 use super::{SimError, Simulator};
 use crate::clock;
@@ -474,13 +474,7 @@ impl Pace {
 /// An ad's pace as stored; `None` when there is no such ad.
 fn stored_pace(conn: &Connection, account: i64, ad: i64) -> Result<Option<Pace>, StoreError> {
     static READ: OnceLock<String> = OnceLock::new();
-    let read = READ.get_or_init(|| {
-        format!("SELECT {PACE_COLUMNS} FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2")
-    });
-    Ok(conn
-        .prepare_cached(read)?
-        .query_row([account, ad], pace_from_row)
-        .optional()?)
+    ad_row(conn, &READ, PACE_COLUMNS, [account, ad], pace_from_row)
 }
 
 fn pace_from_row(r: &rusqlite::Row) -> rusqlite::Result<Pace> {

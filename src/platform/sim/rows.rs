@@ -22,13 +22,28 @@ pub(super) fn load_snapshot(
     ad: i64,
 ) -> Result<Option<AdSnapshot>, StoreError> {
     static READ: OnceLock<String> = OnceLock::new();
-    let read = READ.get_or_init(|| {
-        format!("SELECT {SNAPSHOT_COLUMNS} FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2")
+    ad_row(
+        conn,
+        &READ,
+        SNAPSHOT_COLUMNS,
+        [account, ad],
+        snapshot_from_row,
+    )
+}
+
+/// One ad's row of `sim_ads` by its key (`[account, ad]`), its `columns` mapped by `map`;
+/// `None` when there is no such ad. The statement's text is built once, into `sql`.
+pub(super) fn ad_row<T>(
+    conn: &Connection,
+    sql: &'static OnceLock<String>,
+    columns: &str,
+    key: [i64; 2],
+    map: impl FnOnce(&Row) -> rusqlite::Result<T>,
+) -> Result<Option<T>, StoreError> {
+    let sql = sql.get_or_init(|| {
+        format!("SELECT {columns} FROM sim_ads WHERE account_id = ?1 AND ad_id = ?2")
     });
-    Ok(conn
-        .prepare_cached(read)?
-        .query_row([account, ad], snapshot_from_row)
-        .optional()?)
+    Ok(conn.prepare_cached(sql)?.query_row(key, map).optional()?)
 }
 
 /// Writes back every field a change can touch, the decline reason among them.
