@@ -176,10 +176,12 @@ pub fn receiver() -> (String, Arc<AtomicUsize>) {
 /// have reached `received`; should fewer come (a cabinet with nothing to digest), it goes on a
 /// minute after the scheduler was done, and says so. Asking the scheduler whether it is done
 /// ([`scheduler::idle`], six reads) takes a reader and some of the cores the hour measured
-/// shares (asked every 5 ms, 1.4% of the perf samples of two hours and their baselines), so it is asked only once the cheaper signs are
-/// in: the digests counted at the receiver, then the clock's closed hours all synced
-/// ([`scheduler::lag_seconds`], two reads, every 2 ms). Until the digests are in, it is asked
-/// every [`ASK_EVERY`], for the case in which some never come.
+/// shares (asked every 5 ms, 1.4% of the perf samples of two hours and their baselines), so
+/// it is asked only once the cheaper signs are in: the digests counted at the receiver, then
+/// the clock's closed hours all synced ([`scheduler::lag_seconds`], two reads, every 2 ms);
+/// from then on every millisecond or so, until the scheduler is done (the automation after a
+/// sync). Until the digests are in, it is asked every [`ASK_EVERY`], for the case in which
+/// some never come.
 pub fn settle(s: &Services, received: &AtomicUsize, digests: usize) {
     let mut done_since: Option<Instant> = None;
     let mut asked: Option<Instant> = None;
