@@ -475,7 +475,7 @@ fn parts(conn: &Connection, ws: &Workspace, rows: usize) {
     let (mut read, mut encoded) = (Vec::new(), Vec::new());
     for _ in 0..50 {
         let started = Instant::now();
-        let (found, _) = campaigns::list(conn, &filter, &page).unwrap();
+        let (found, _) = campaigns::list(conn, &Default::default(), &filter, &page).unwrap();
         read.push(started.elapsed().as_secs_f64() * 1000.0);
         assert_eq!(found.len(), rows);
         let started = Instant::now();

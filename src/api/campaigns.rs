@@ -49,13 +49,14 @@ pub async fn list(state: &AppState, ctx: &Ctx) -> Result<Reply, ApiError> {
             .map(|(_, k)| *k)
             .unwrap_or(CabinetType::Euro)
     };
+    let orders = state.services.db.figure_orders();
     let (rows, more, returns) = state
         .services
         .db
         .read({
             let currency = currency.clone();
             move |conn| {
-                let (rows, more) = repo::list(conn, &filter, &page)?;
+                let (rows, more) = repo::list(conn, &orders, &filter, &page)?;
                 let day = crate::clock::now(conn)?.date_naive();
                 let returns = rows
                     .iter()

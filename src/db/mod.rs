@@ -12,6 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 
 pub mod backup;
 mod error;
+pub mod figures;
 mod gate;
 mod offload;
 mod readers;
@@ -81,6 +82,8 @@ struct Inner {
     path: PathBuf,
     writer: writer::Writer,
     readers: readers::Readers,
+    /// The cabinets' orders by a figure, kept by the readers.
+    figure_orders: Arc<figures::Orders>,
     /// What [`Db::check_integrity`] found, once it found no damage.
     integrity: OnceLock<schema::Integrity>,
 }
@@ -128,6 +131,7 @@ impl Db {
                 path: path.to_path_buf(),
                 writer: writer::Writer::start(conn, writer::QUEUE, writer::WAIT),
                 readers: readers::Readers::new(path),
+                figure_orders: Arc::default(),
                 integrity: OnceLock::new(),
             }),
         })
@@ -135,6 +139,11 @@ impl Db {
 
     pub fn path(&self) -> &Path {
         &self.inner.path
+    }
+
+    /// The cabinets' orders by a figure, for reads of this database to share.
+    pub fn figure_orders(&self) -> Arc<figures::Orders> {
+        self.inner.figure_orders.clone()
     }
 
     /// Copies what it can of the write-ahead log into the database without waiting for anyone

@@ -100,8 +100,9 @@ fn list_campaigns(s: &Services, principal: &Principal, a: ListArgs) -> Result<Va
         }
     }
     let request = list_request(&q, kinds.iter().map(|(id, _)| *id).collect())?;
+    let orders = s.db.figure_orders();
     let (rows, more) =
-        s.db.read_blocking(|c| campaigns::list(c, &request.filter, &request.page))?;
+        s.db.read_blocking(|c| campaigns::list(c, &orders, &request.filter, &request.page))?;
     let kind_of = |account: i64| {
         kinds
             .iter()

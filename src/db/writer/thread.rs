@@ -7,14 +7,17 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use super::queue::{Queue, Queued};
 use super::{Panic, Yield, ON_WRITER};
+use crate::db::figures::{Generations, Watched};
 use crate::db::StoreError;
 
 /// The writer thread: runs what the queue holds until it is closed and empty; the write
 /// connection is closed when it returns.
-pub(super) fn serve(mut conn: Connection, queue: &Queue) {
+pub(super) fn serve(conn: Connection, queue: &Queue) {
     ON_WRITER.set(true);
+    let mut watched = Watched::new(conn);
+    let (conn, generations) = watched.parts();
     while let Some(op) = queue.next() {
-        alone(&mut conn, queue, op);
+        alone(conn, generations, queue, op);
     }
 }
 
@@ -27,8 +30,9 @@ fn attempt(op: &mut Queued, tx: &Transaction, queue: &Queue) -> Result<bool, Pan
     catch_unwind(AssertUnwindSafe(|| op.job.run(tx, &Yield(queue))))
 }
 
-/// One operation in a transaction of its own, committed when it succeeded.
-fn alone(conn: &mut Connection, queue: &Queue, mut op: Queued) {
+/// One operation in a transaction of its own, committed when it succeeded, with the
+/// generations of the cabinets whose figures it changed.
+fn alone(conn: &mut Connection, generations: &Generations, queue: &Queue, mut op: Queued) {
     let finished = match begin(conn) {
         Err(e) => {
             op.job.fail(e);
@@ -36,7 +40,9 @@ fn alone(conn: &mut Connection, queue: &Queue, mut op: Queued) {
         }
         Ok(tx) => match attempt(&mut op, &tx, queue) {
             Ok(true) => {
-                if let Err(e) = tx.commit() {
+                if let Err(e) = generations.write(&tx) {
+                    op.job.fail(e);
+                } else if let Err(e) = tx.commit() {
                     op.job.fail(e.into());
                 }
                 Ok(())

@@ -61,6 +61,7 @@ pub async fn show<'a>(
         .filter(|r| session.person.writable(r.cabinet.id).is_ok())
         .map(|r| r.cabinet.id)
         .collect();
+    let orders = visit.state.services.db.figure_orders();
     let (now, waiting) = visit
         .state
         .services
@@ -82,7 +83,7 @@ pub async fn show<'a>(
             };
             Ok::<_, crate::store::StoreError>((
                 clock::now(conn)?,
-                campaigns::list(conn, &filter, &page)?.0,
+                campaigns::list(conn, &orders, &filter, &page)?.0,
             ))
         })
         .await?;

@@ -1,9 +1,11 @@
 //! The list query behind `GET /v1/campaigns`: filters, keyset (cursor) pages, and sorted
-//! offset pages. Both read each cabinet through an index that matches the order (the primary
-//! key for cursor pages, `sql/0053_list_indexes_cover_status.sql` for sorts); a sorted page
-//! merges the cabinets, reading at most `offset + limit + 1` keys of any, so the work follows
-//! the page asked for, never the number of campaigns; over most cabinets a sort by a column of
-//! the copy walks one index across them instead (`across`).
+//! offset pages. Both read each cabinet in the page's order: through an index that matches it
+//! (the primary key for cursor pages, `sql/0053_list_indexes_cover_status.sql` for sorts by a
+//! column of the copy), or for a sort by a figure from the cabinet's order kept in memory
+//! (`db::figures`, schema 74); a sorted page merges the cabinets, reading at most
+//! `offset + limit + 1` keys of any, so the work follows the page asked for, never the number
+//! of campaigns; over most cabinets a sort by a column of the copy walks one index across them
+//! instead (`across`).
 
 mod across;
 mod merge;
@@ -13,6 +15,7 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{params_from_iter, CachedStatement, Connection};
 
 use super::{from_row, listed_columns, CampaignRow, BY_NUMBER, WITH_COUNTERS};
+use crate::db::figures::{Figure, Orders};
 use crate::domain::campaign::{LinkKind, Status};
 use crate::store::StoreError;
 use merge::{merged, Order};
@@ -72,10 +75,19 @@ impl SortKey {
 
     /// Whether the sorted column is one of a campaign's figures (`campaign_counters`).
     fn is_figure(self) -> bool {
-        matches!(
-            self,
-            SortKey::Views | SortKey::Clicks | SortKey::Spent | SortKey::Budget
-        )
+        self.figure().is_some()
+    }
+
+    fn figure(self) -> Option<Figure> {
+        Some(match self {
+            SortKey::Views => Figure::Views,
+            SortKey::Clicks => Figure::Clicks,
+            SortKey::Spent => Figure::Spent,
+            SortKey::Budget => Figure::Budget,
+            SortKey::Date | SortKey::AdId | SortKey::Title | SortKey::Status | SortKey::Cpm => {
+                return None
+            }
+        })
     }
 
     fn column(self) -> &'static str {
@@ -113,6 +125,7 @@ pub enum Page {
 /// One page of the list, plus whether more rows follow it.
 pub fn list(
     conn: &Connection,
+    orders: &Orders,
     filter: &ListFilter,
     page: &Page,
 ) -> Result<(Vec<CampaignRow>, bool), StoreError> {
@@ -129,11 +142,11 @@ pub fn list(
         } => {
             let order = Order { sort, descending };
             if let [account] = filter.accounts[..] {
-                one_cabinet(conn, &query, account, order, offset, limit)?
+                one_cabinet(conn, orders, &query, account, order, offset, limit)?
             } else if let Some(rows) = across::page(conn, &query, filter, order, offset, limit)? {
                 rows
             } else {
-                let keys = merged(conn, &query, &filter.accounts, order, offset, limit)?;
+                let keys = merged(conn, orders, &query, &filter.accounts, order, offset, limit)?;
                 fetch(conn, &keys)?
             }
         }
@@ -157,6 +170,8 @@ struct CabinetQuery {
     args: Vec<Sql>,
     /// Whether the filter names nothing but statuses.
     only_status: bool,
+    /// The statuses it names (`None`: every status but `Deleted`).
+    statuses: Option<Vec<Status>>,
 }
 
 impl CabinetQuery {
@@ -178,6 +193,21 @@ impl CabinetQuery {
             figures,
             args,
             only_status,
+            statuses: filter.statuses.clone(),
+        }
+    }
+
+    /// The figure whose kept orders a sort reads: a figure's, when the filter names nothing
+    /// but statuses.
+    fn kept_figure(&self, sort: SortKey) -> Option<Figure> {
+        sort.figure().filter(|_| self.only_status)
+    }
+
+    /// Whether the filter lists a campaign of `status`.
+    fn lists(&self, status: Status) -> bool {
+        match &self.statuses {
+            None => status != Status::Deleted,
+            Some(statuses) => statuses.contains(&status),
         }
     }
 
@@ -222,10 +252,12 @@ impl CabinetQuery {
     }
 }
 
-/// A sorted page of one cabinet, read whole in one statement: rows `offset..offset + limit + 1`
-/// of its first `OFFSET_DEPTH`.
+/// A sorted page of one cabinet, rows `offset..offset + limit + 1` of its first
+/// `OFFSET_DEPTH`: read whole in one statement, or by a figure their keys taken from the
+/// cabinet's kept order and the rows read by them.
 fn one_cabinet(
     conn: &Connection,
+    orders: &Orders,
     query: &CabinetQuery,
     account: i64,
     order: Order,
@@ -233,6 +265,16 @@ fn one_cabinet(
     limit: i64,
 ) -> Result<Vec<CampaignRow>, StoreError> {
     let take = (limit + 1).min(OFFSET_DEPTH - offset).max(0);
+    if let Some(figure) = query.kept_figure(order.sort) {
+        let kept = orders.of(conn, account, figure)?;
+        let keys: Vec<(i64, i64)> = merge::kept_from(&kept, order.descending, 0)
+            .filter(|(_, (_, _, status))| query.lists(*status))
+            .skip(usize::try_from(offset).unwrap_or(0))
+            .take(usize::try_from(take).unwrap_or(0))
+            .map(|(_, (_, ad, _))| (account, ad))
+            .collect();
+        return fetch(conn, &keys);
+    }
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {} {} {} LIMIT ? OFFSET ?",
         listed_columns(),
@@ -562,7 +604,13 @@ mod tests {
         let mut got = Vec::new();
         let mut after = None;
         loop {
-            let (rows, more) = list(&conn, &filter, &Page::Cursor { after, limit: 37 }).unwrap();
+            let (rows, more) = list(
+                &conn,
+                &Orders::default(),
+                &filter,
+                &Page::Cursor { after, limit: 37 },
+            )
+            .unwrap();
             assert!(
                 rows.len() == 37 || !more,
                 "a page is full unless it is the last"
@@ -621,7 +669,7 @@ mod tests {
                         sort,
                         descending,
                     };
-                    let (rows, more) = list(&conn, filter, &page).unwrap();
+                    let (rows, more) = list(&conn, &Orders::default(), filter, &page).unwrap();
                     let got: Vec<(i64, i64)> =
                         rows.iter().map(|r| (r.account_id, r.ad_id)).collect();
                     let order = Order { sort, descending };

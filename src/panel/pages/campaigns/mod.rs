@@ -181,12 +181,13 @@ async fn read(
 ) -> Result<Listed, WebError> {
     let ListRequest { filter, page, .. } = request;
     let kinds: Vec<(i64, CabinetType)> = scope.iter().map(|s| (s.0, s.1)).collect();
+    let orders = visit.state.services.db.figure_orders();
     let listed = visit
         .state
         .services
         .db
         .read(move |conn| {
-            let (rows, more) = repo::list(conn, &filter, &page)?;
+            let (rows, more) = repo::list(conn, &orders, &filter, &page)?;
             let day = crate::clock::now(conn)?.date_naive();
             let returns = rows
                 .iter()

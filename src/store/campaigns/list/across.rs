@@ -267,6 +267,7 @@ mod tests {
     use super::super::merge::merged;
     use super::super::tests::seeded;
     use super::*;
+    use crate::db::figures::Orders;
 
     /// The keys of a walk's page, or `None` where it gives way.
     fn walked(
@@ -314,8 +315,16 @@ mod tests {
                         let order = Order { sort, descending };
                         let query = CabinetQuery::of(&filter);
                         cases += 1;
-                        let want =
-                            merged(&conn, &query, &filter.accounts, order, offset, limit).unwrap();
+                        let want = merged(
+                            &conn,
+                            &Orders::default(),
+                            &query,
+                            &filter.accounts,
+                            order,
+                            offset,
+                            limit,
+                        )
+                        .unwrap();
                         if let Some(found) = walked(&conn, &filter, order, offset, limit) {
                             if every {
                                 over_every += 1;
@@ -367,7 +376,16 @@ mod tests {
         assert_eq!(walked(&conn, &every, ascending, 0, 100), None);
         let filter = of(vec![30, 10, 20]);
         let query = CabinetQuery::of(&filter);
-        let deep = merged(&conn, &query, &filter.accounts, by(SortKey::AdId), 450, 500).unwrap();
+        let deep = merged(
+            &conn,
+            &Orders::default(),
+            &query,
+            &filter.accounts,
+            by(SortKey::AdId),
+            450,
+            500,
+        )
+        .unwrap();
         assert_eq!(walk(vec![30, 10, 20], SortKey::AdId, 450, 500), Some(deep));
     }
 

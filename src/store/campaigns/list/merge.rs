@@ -1,15 +1,20 @@
 //! The merge behind sorted list pages: every cabinet's keys (the sorted column and `ad_id`)
-//! read in page order, a chunk at a time from the cabinet's index for the sort alone (it holds
-//! the status the default filter reads), and merged on a heap until the page is full. Only the
-//! page's own rows are then read whole, by their keys.
+//! read in page order, a chunk at a time, from the cabinet's index for the sort alone (it holds
+//! the status the default filter reads), or for a figure from the cabinet's order kept in
+//! memory (`db::figures`), and merged on a heap until the page is full. Only the page's own
+//! rows are then read whole, by their keys.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
+use std::sync::Arc;
+
 use rusqlite::types::{FromSqlError, Value as Sql, ValueRef};
-use rusqlite::{Connection, Row};
+use rusqlite::{CachedStatement, Connection, Row};
 
 use super::{CabinetQuery, SortKey, OFFSET_DEPTH};
+use crate::db::figures::{Figure, Order as Kept, Orders};
+use crate::domain::campaign::Status;
 use crate::store::StoreError;
 
 /// The value of the sorted column; one column, so one variant, in any one merge.
@@ -72,9 +77,13 @@ impl Order {
 }
 
 /// One cabinet's keys in page order, read a chunk at a time: the next chunk starts after the
-/// last key read (`(column, ad_id)` past it, through the cabinet's index for the sort).
+/// last key read (`(column, ad_id)` past it, through the cabinet's index for the sort), or
+/// after the last entry of its kept order looked at.
 struct Stream {
     account: i64,
+    /// The cabinet's kept order, and how many of its entries (in page order) were looked at.
+    kept: Option<Arc<Kept>>,
+    at: usize,
     buffered: VecDeque<Key>,
     /// The size of the last chunk asked for; each next one asks twice as many.
     chunk: i64,
@@ -109,14 +118,77 @@ impl PartialEq for Head {
 
 impl Eq for Head {}
 
+/// Where the merge reads each cabinet's chunks of keys from.
+enum Source<'c> {
+    /// The two cached statements of [`chunk_queries`] (first chunk, next chunk).
+    Index {
+        first: CachedStatement<'c>,
+        next: CachedStatement<'c>,
+    },
+    /// The cabinets' kept orders by a figure.
+    Kept(&'c Orders, Figure),
+}
+
+impl Source<'_> {
+    /// A cabinet's first `want` keys.
+    fn first(
+        &mut self,
+        conn: &Connection,
+        query: &CabinetQuery,
+        order: Order,
+        stream: &mut Stream,
+        want: i64,
+    ) -> Result<Vec<Key>, StoreError> {
+        match self {
+            Source::Index { first, .. } => {
+                query.rows(first, stream.account, [Sql::Integer(want)], key)
+            }
+            Source::Kept(orders, figure) => {
+                stream.kept = Some(orders.of(conn, stream.account, *figure)?);
+                Ok(stream.kept_chunk(query, order, want))
+            }
+        }
+    }
+
+    /// A cabinet's next `want` keys, after `last`.
+    fn next(
+        &mut self,
+        query: &CabinetQuery,
+        order: Order,
+        stream: &mut Stream,
+        last: &Key,
+        want: i64,
+    ) -> Result<Vec<Key>, StoreError> {
+        match self {
+            Source::Index { next, .. } => {
+                let after = [last.0.sql(), Sql::Integer(last.1), Sql::Integer(want)];
+                query.rows(next, stream.account, after, key)
+            }
+            Source::Kept(..) => Ok(stream.kept_chunk(query, order, want)),
+        }
+    }
+}
+
+/// The entries of a kept order from the `at`-th on in page order, each with its place.
+pub(super) fn kept_from(
+    kept: &Kept,
+    descending: bool,
+    at: usize,
+) -> impl Iterator<Item = (usize, (i64, i64, Status))> + '_ {
+    let n = kept.keys.len();
+    (at..n).map(move |k| (k, kept.keys[if descending { n - 1 - k } else { k }]))
+}
+
 /// Merges every cabinet's rows in page order, skipping `offset` rows and keeping `limit + 1`:
 /// their cabinets and `ad_id`s, in that order.
 /// A cabinet contributes at most `min(OFFSET_DEPTH, offset + limit + 1)` rows. Cabinets are
-/// read in chunks through two cached statements (first chunk, next chunk), each chunk twice
-/// the last, the first sized so that all first chunks together about fill the page: the work
-/// follows the page, not the number of campaigns, and no statement is prepared per cabinet.
+/// read in chunks, each twice the last, the first sized so that all first chunks together
+/// about fill the page: the work follows the page, not the number of campaigns. A figure's
+/// chunks, when the filter names only statuses, come from the cabinets' kept orders; any
+/// other's through two cached statements, none prepared per cabinet.
 pub(super) fn merged(
     conn: &Connection,
+    orders: &Orders,
     query: &CabinetQuery,
     accounts: &[i64],
     order: Order,
@@ -124,15 +196,24 @@ pub(super) fn merged(
     limit: i64,
 ) -> Result<Vec<(i64, i64)>, StoreError> {
     let depth = (offset + limit + 1).min(OFFSET_DEPTH);
-    let [first_sql, next_sql] = chunk_queries(query, order);
-    let mut first = conn.prepare_cached(&first_sql)?;
-    let mut next = conn.prepare_cached(&next_sql)?;
+    let mut source = match query.kept_figure(order.sort) {
+        Some(figure) => Source::Kept(orders, figure),
+        None => {
+            let [first, next] = chunk_queries(query, order);
+            Source::Index {
+                first: conn.prepare_cached(&first)?,
+                next: conn.prepare_cached(&next)?,
+            }
+        }
+    };
     let cabinets = i64::try_from(accounts.len().max(1)).unwrap_or(i64::MAX);
     let chunk = ((depth + cabinets - 1) / cabinets).min(depth);
     let mut streams: Vec<Stream> = accounts
         .iter()
         .map(|&account| Stream {
             account,
+            kept: None,
+            at: 0,
             buffered: VecDeque::new(),
             chunk,
             read: 0,
@@ -141,7 +222,7 @@ pub(super) fn merged(
         .collect();
     let mut heap = BinaryHeap::with_capacity(streams.len());
     for (i, stream) in streams.iter_mut().enumerate() {
-        let keys = query.rows(&mut first, stream.account, [Sql::Integer(chunk)], key)?;
+        let keys = source.first(conn, query, order, stream, chunk)?;
         stream.take(keys, chunk, depth);
         heap.extend(stream.head(order, i));
     }
@@ -151,14 +232,14 @@ pub(super) fn merged(
     while page.len() < keep {
         let Some(top) = heap.pop() else { break };
         let stream = &mut streams[top.stream];
-        let Some((cell, ad)) = stream.buffered.pop_front() else {
+        let Some(last) = stream.buffered.pop_front() else {
             break;
         };
+        let ad = last.1;
         if stream.buffered.is_empty() && !stream.done {
             stream.chunk = stream.chunk.saturating_mul(2);
             let want = stream.chunk.min(depth - stream.read);
-            let after = [cell.sql(), Sql::Integer(ad), Sql::Integer(want)];
-            let keys = query.rows(&mut next, stream.account, after, key)?;
+            let keys = source.next(query, order, stream, &last, want)?;
             stream.take(keys, want, depth);
         }
         heap.extend(stream.head(order, top.stream));
@@ -185,6 +266,28 @@ fn chunk_queries(query: &CabinetQuery, order: Order) -> [String; 2] {
 }
 
 impl Stream {
+    /// The next `want` keys of the cabinet's kept order the filter lists, from where the last
+    /// chunk stopped.
+    fn kept_chunk(&mut self, query: &CabinetQuery, order: Order, want: i64) -> Vec<Key> {
+        let Some(kept) = &self.kept else {
+            return Vec::new();
+        };
+        let want = usize::try_from(want).unwrap_or(0);
+        let mut keys = Vec::with_capacity(want.min(kept.keys.len()));
+        let mut at = self.at;
+        for (k, (value, ad, status)) in kept_from(kept, order.descending, self.at) {
+            if keys.len() >= want {
+                break;
+            }
+            at = k + 1;
+            if query.lists(status) {
+                keys.push((Cell::Int(value), ad));
+            }
+        }
+        self.at = at;
+        keys
+    }
+
     /// Buffers a chunk read with `LIMIT asked`; a short chunk, or reaching `depth`, ends it.
     fn take(&mut self, keys: Vec<Key>, asked: i64, depth: i64) {
         let got = i64::try_from(keys.len()).unwrap_or(i64::MAX);
@@ -208,14 +311,26 @@ mod tests {
     use super::*;
 
     /// Under the default filter (every status but `Deleted`), both chunks of every sort read
-    /// their keys from the sort's index alone: no campaign is looked up in the table until the
-    /// page's own rows are.
+    /// their keys from the sort's index alone, or for a figure from the cabinets' kept orders
+    /// (built from the figures' narrow rows alone, `db::figures`): no campaign is looked up in
+    /// the table until the page's own rows are.
     #[test]
     fn every_sort_reads_its_keys_from_its_index_alone() {
         let conn = crate::store::test_db();
         let query = CabinetQuery::of(&ListFilter::default());
         let sorts = SortKey::NAMES.split(", ").filter_map(SortKey::parse);
-        for sort in sorts {
+        let (kept, indexed): (Vec<SortKey>, Vec<SortKey>) =
+            sorts.partition(|&sort| query.kept_figure(sort).is_some());
+        assert_eq!(
+            kept,
+            [
+                SortKey::Views,
+                SortKey::Clicks,
+                SortKey::Spent,
+                SortKey::Budget
+            ]
+        );
+        for sort in indexed {
             for descending in [true, false] {
                 for sql in chunk_queries(&query, Order { sort, descending }) {
                     let plan = crate::store::test_plan(&conn, &sql, 1);
