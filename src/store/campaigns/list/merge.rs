@@ -6,7 +6,6 @@
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
-
 use std::sync::Arc;
 
 use rusqlite::types::{FromSqlError, Value as Sql, ValueRef};
