@@ -21,7 +21,8 @@
 //! - baselines, same run, plain SQLite on a connection of the bench's own over the same file
 //!   (for the page by views, over a copy with an index by views, which the service keeps in
 //!   memory instead): each list page's rows, every column, read per cabinet through the index
-//!   of the page's order and merged (checked to be the rows the page shows), and the cabinets page's reads
+//!   of the page's order and merged (checked to be the rows the page shows), and the cabinets
+//!   page's reads
 //!   (per cabinet: campaigns by status, spend today and over 7 days from `cabinet_hours`);
 //!   beside them the session read every page makes first (`web::session::person`);
 //! - a verdict per page against the issue's bound, a median under 100 ms, and for `/cabinets`,
@@ -115,18 +116,7 @@ fn main() -> ExitCode {
         .strip_suffix("/api/v1")
         .expect("the API under /api/v1")
         .to_string();
-    // The figures' sorts have no index in the service's database (they are kept in memory,
-    // schema 74): the baseline of the page by views reads a copy with one made for it.
-    let by_views = dir.path().join("by_views.db");
-    conn.execute("VACUUM INTO ?1", [by_views.to_str().expect("a UTF-8 path")])
-        .expect("copy");
-    let by_views = adcab::db::open_connection(&by_views).expect("open the copy");
-    by_views
-        .execute_batch(
-            "CREATE INDEX campaign_counters_bench_by_views
-                 ON campaign_counters(account_id, views, ad_id, listed_status)",
-        )
-        .expect("index");
+    let by_views = common::copy_by_views(&conn, &dir.path().join("by_views.db"));
     let agent = ureq::AgentBuilder::new().redirects(0).build();
     let started = Instant::now();
     let cookie = login::login(&agent, &root, EMAIL, PASSWORD);
@@ -151,7 +141,7 @@ fn main() -> ExitCode {
             Expect::Rows(plain_list(
                 &by_views,
                 all,
-                ("campaign_counters_bench_by_views", "views", true),
+                (common::BY_VIEWS, "views", true),
                 50,
                 n,
             )),

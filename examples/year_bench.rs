@@ -418,21 +418,11 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// A copy of a twin's database (`VACUUM INTO`, beside it) for the lists' plain baselines, with
-/// an index for their sort by views: the service keeps each cabinet's order by a figure in
-/// memory (schema 74), where plain SQLite reads an index made for the sort.
+/// A copy of a twin's database beside it for the lists' plain baselines
+/// ([`common::copy_by_views`]), checked to read its index by views.
 fn plain_copy(path: &std::path::Path) -> Connection {
-    let copy = path.with_extension("plain.db");
     let service = adcab::db::open_connection(path).expect("a connection");
-    service
-        .execute("VACUUM INTO ?1", [copy.to_str().expect("a UTF-8 path")])
-        .expect("copy");
-    let conn = adcab::db::open_connection(&copy).expect("the copy");
-    conn.execute_batch(
-        "CREATE INDEX plain_counters_by_views
-             ON campaign_counters(account_id, views, ad_id, listed_status)",
-    )
-    .expect("index");
+    let conn = common::copy_by_views(&service, &path.with_extension("plain.db"));
     let plan: Vec<String> = conn
         .prepare(&format!("EXPLAIN QUERY PLAN {}", plain_sql("views", 500)))
         .expect("a plan")
@@ -443,8 +433,7 @@ fn plain_copy(path: &std::path::Path) -> Connection {
     // Ties on views come sorted by `ad_id` a group at a time ("RIGHT PART OF ORDER BY"), as
     // they did through the service's index; never every row of a cabinet.
     assert!(
-        plan.iter()
-            .any(|step| step.contains("plain_counters_by_views"))
+        plan.iter().any(|step| step.contains(common::BY_VIEWS))
             && !plan
                 .iter()
                 .any(|step| step.contains("TEMP B-TREE FOR ORDER BY")),
