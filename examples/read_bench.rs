@@ -490,7 +490,7 @@ fn report_alone(label: &str, took: &mut [f64]) {
 /// page's rows, their conversion totals, and the campaign objects encoded as the answer's
 /// JSON; medians of 50 runs beside the plain read of the same rows.
 fn parts(conn: &Connection, ws: &Workspace, rows: usize) {
-    use adcab::api::campaign_object::Reduced;
+    use adcab::api::campaign_object::{write_list, Reduced};
     use adcab::domain::money::CabinetType;
     use adcab::ops::returns;
     use adcab::store::campaigns::{self, ListFilter, Page, SortKey};
@@ -516,14 +516,16 @@ fn parts(conn: &Connection, ws: &Workspace, rows: usize) {
             .iter()
             .map(|row| returns::of_campaign(conn, row, CabinetType::Euro, day).unwrap())
             .collect();
-        let objects: Vec<Reduced> = found
-            .iter()
-            .zip(&returns)
-            .map(|(row, returns)| Reduced::of(row, CabinetType::Euro).with_conversions(returns))
-            .collect();
-        let bytes = serde_json::to_vec(&objects).unwrap();
+        let mut bytes = Vec::new();
+        write_list(
+            &mut bytes,
+            found.iter().zip(&returns).map(|(row, returns)| {
+                Reduced::of(row, CabinetType::Euro).with_conversions(returns)
+            }),
+        );
         encoded.push(started.elapsed().as_secs_f64() * 1000.0);
-        assert!(bytes.len() > rows && objects.len() == rows);
+        let written: Value = serde_json::from_slice(&bytes).expect("JSON");
+        assert_eq!(written.as_array().map(Vec::len), Some(rows));
     }
     println!(
         "the default list in this process, medians of 50: rows with their conversions {:.2} ms, objects as JSON {:.2} ms",

@@ -38,9 +38,13 @@ fn success<D: Serialize>(
         meta,
     };
     let mut body = Vec::with_capacity(capacity);
-    serde_json::to_writer(&mut body, &envelope)
-        .map_err(|e| EncodeError(format!("the answer could not be encoded: {e}")))?;
+    serde_json::to_writer(&mut body, &envelope).map_err(unencoded)?;
     Ok(Bytes::from(body))
+}
+
+/// The error of an answer serde_json could not encode.
+fn unencoded(e: serde_json::Error) -> EncodeError {
+    EncodeError(format!("the answer could not be encoded: {e}"))
 }
 
 pub struct Reply {
@@ -87,13 +91,32 @@ impl Reply {
         })
     }
 
+    /// [`Reply::ok_page`] with `data` written by `write` straight into the body (a list page
+    /// of objects written by hand), the envelope around it as [`Reply::ok_page`] writes it.
+    pub fn ok_written_page<E: From<EncodeError>>(
+        meta: Value,
+        size: usize,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) -> Result<Reply, E> {
+        let mut body = Vec::with_capacity(size);
+        body.extend_from_slice(b"{\"success\":true,\"data\":");
+        write(&mut body);
+        body.extend_from_slice(b",\"meta\":");
+        serde_json::to_writer(&mut body, &meta).map_err(unencoded)?;
+        body.push(b'}');
+        Ok(Reply {
+            status: StatusCode::OK,
+            body: Bytes::from(body),
+            headers: Vec::new(),
+        })
+    }
+
     /// A JSON body of its own, outside the envelope (the health probes).
     pub fn plain<E: From<EncodeError>>(
         status: StatusCode,
         body: &impl Serialize,
     ) -> Result<Reply, E> {
-        let body = serde_json::to_vec(body)
-            .map_err(|e| EncodeError(format!("the answer could not be encoded: {e}")))?;
+        let body = serde_json::to_vec(body).map_err(unencoded)?;
         Ok(Reply {
             status,
             body: Bytes::from(body),
@@ -153,5 +176,23 @@ impl Reply {
             }
         }
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_written_page_is_enveloped_as_a_serialized_one() {
+        let meta = json!({"limit": 2, "hasMore": true, "cursor": null});
+        let written = Reply::ok_written_page::<EncodeError>(meta.clone(), 0, |out| {
+            out.extend_from_slice(br#"[{"a":1},"b"]"#)
+        })
+        .unwrap();
+        let serialized = Reply::ok_page::<EncodeError>(json!([{"a": 1}, "b"]), meta, 0).unwrap();
+        assert_eq!(written.body, serialized.body);
+        assert_eq!(written.status, StatusCode::OK);
     }
 }
