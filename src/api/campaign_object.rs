@@ -404,6 +404,8 @@ impl Serialize for Full<'_> {
         let mut text = Vec::with_capacity(FULL_BYTES);
         self.reduced.write(&mut text);
         let own = serde_json::to_vec(&self.own).map_err(S::Error::custom)?;
+        // `{reduced}` and `{own}` (never empty: `active` and the rest are always written)
+        // become `{reduced,own}`.
         text.pop();
         text.push(b',');
         text.extend_from_slice(&own[1..]);
