@@ -8,16 +8,6 @@ use hyper::{Response, StatusCode};
 use serde::Serialize;
 use serde_json::Value;
 
-/// `{ success: true, data, meta? }`, serialized straight from the handler's data (a list page
-/// of hundreds of typed objects never becomes a tree of `Value`s).
-#[derive(Serialize)]
-struct Success<D> {
-    success: bool,
-    data: D,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    meta: Option<Value>,
-}
-
 /// The buffer an answer's encoding starts with (as `serde_json::to_vec`'s).
 const SMALL: usize = 128;
 
@@ -25,21 +15,35 @@ const SMALL: usize = 128;
 #[derive(Debug)]
 pub struct EncodeError(pub String);
 
-/// The envelope encoded into a buffer of `capacity` bytes to start with (a big answer sized
-/// up front is not copied over as its buffer grows).
+/// The envelope `{"success":true,"data":…,"meta":…}` (without `meta` when there is none),
+/// encoded into a buffer of `capacity` bytes to start with (a big answer sized up front is not
+/// copied over as its buffer grows), its `data` written by `write`.
+fn enveloped(
+    meta: Option<&Value>,
+    capacity: usize,
+    write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+) -> Result<Bytes, EncodeError> {
+    let mut body = Vec::with_capacity(capacity);
+    body.extend_from_slice(br#"{"success":true,"data":"#);
+    write(&mut body).map_err(unencoded)?;
+    if let Some(meta) = meta {
+        body.extend_from_slice(br#","meta":"#);
+        serde_json::to_writer(&mut body, meta).map_err(unencoded)?;
+    }
+    body.push(b'}');
+    Ok(Bytes::from(body))
+}
+
+/// The envelope around `data` serialized straight from the handler's data (a list page of
+/// hundreds of typed objects never becomes a tree of `Value`s).
 fn success<D: Serialize>(
     data: D,
     meta: Option<Value>,
     capacity: usize,
 ) -> Result<Bytes, EncodeError> {
-    let envelope = Success {
-        success: true,
-        data,
-        meta,
-    };
-    let mut body = Vec::with_capacity(capacity);
-    serde_json::to_writer(&mut body, &envelope).map_err(unencoded)?;
-    Ok(Bytes::from(body))
+    enveloped(meta.as_ref(), capacity, |body| {
+        serde_json::to_writer(body, &data)
+    })
 }
 
 /// The error of an answer serde_json could not encode.
@@ -92,21 +96,19 @@ impl Reply {
     }
 
     /// [`Reply::ok_page`] with `data` written by `write` straight into the body (a list page
-    /// of objects written by hand), the envelope around it as [`Reply::ok_page`] writes it.
+    /// of objects written by hand), in the same envelope.
     pub fn ok_written_page<E: From<EncodeError>>(
         meta: Value,
         size: usize,
         write: impl FnOnce(&mut Vec<u8>),
     ) -> Result<Reply, E> {
-        let mut body = Vec::with_capacity(size);
-        body.extend_from_slice(b"{\"success\":true,\"data\":");
-        write(&mut body);
-        body.extend_from_slice(b",\"meta\":");
-        serde_json::to_writer(&mut body, &meta).map_err(unencoded)?;
-        body.push(b'}');
+        let body = enveloped(Some(&meta), size, |body| {
+            write(body);
+            Ok(())
+        })?;
         Ok(Reply {
             status: StatusCode::OK,
-            body: Bytes::from(body),
+            body,
             headers: Vec::new(),
         })
     }
@@ -194,5 +196,15 @@ mod tests {
         let serialized = Reply::ok_page::<EncodeError>(json!([{"a": 1}, "b"]), meta, 0).unwrap();
         assert_eq!(written.body, serialized.body);
         assert_eq!(written.status, StatusCode::OK);
+        assert_eq!(
+            &written.body[..],
+            br#"{"success":true,"data":[{"a":1},"b"],"meta":{"cursor":null,"hasMore":true,"limit":2}}"#
+        );
+    }
+
+    #[test]
+    fn an_answer_without_meta_has_none_in_its_envelope() {
+        let reply = Reply::ok::<EncodeError>(json!({"id": 1})).unwrap();
+        assert_eq!(&reply.body[..], br#"{"success":true,"data":{"id":1}}"#);
     }
 }
