@@ -7,6 +7,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio::sync::watch;
 
+use crate::auth::Principals;
 use crate::config::Config;
 use crate::db::{Db, Open, OpenError};
 use crate::metrics::Metrics;
@@ -34,6 +35,8 @@ pub struct Services {
     pub clock_moved: Arc<watch::Sender<()>>,
     /// The webhook Tests under way.
     pub outbound: Arc<Outbound>,
+    /// The API keys' principals, kept by access generation for the faces that authenticate one.
+    pub principals: Arc<Principals>,
 }
 
 impl Services {
@@ -55,6 +58,7 @@ impl Services {
             metrics: Arc::new(Metrics::new()),
             clock_moved: Arc::new(watch::Sender::new(())),
             outbound: Arc::new(Outbound::default()),
+            principals: Arc::new(Principals::default()),
         })
     }
 }

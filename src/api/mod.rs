@@ -31,7 +31,7 @@ pub mod targeting;
 pub mod tasks;
 pub mod write;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -53,7 +53,7 @@ const TOUCH_EVERY: Duration = Duration::from_secs(60);
 
 /// One authenticated request, as handlers see it.
 pub struct Ctx {
-    pub principal: Principal,
+    pub principal: Arc<Principal>,
     pub query: Query,
     /// The body of a route that reads it whole (every route but the media upload).
     pub body: Bytes,
@@ -140,10 +140,11 @@ pub async fn answer(
                 .map_err(|_| ApiError::Auth(auth::AuthError::ApiKeyInvalid))
         })
         .transpose()?;
+    let kept = state.services.principals.clone();
     let principal = state
         .services
         .db
-        .read(move |conn| auth::authenticate(conn, key.as_deref()))
+        .read(move |conn| auth::authenticate(conn, &kept, key.as_deref()))
         .await?;
     seen.key_id = Some(principal.key.id);
     let budget = route.def.budget;

@@ -143,6 +143,7 @@ const SERVICE: Ledger = Ledger {
         (72, include_str!("../../sql/0072_campaign_ids.sql")),
         (73, include_str!("../../sql/0073_hourly_entries.sql")),
         (74, include_str!("../../sql/0074_figure_generations.sql")),
+        (75, include_str!("../../sql/0075_access_generation.sql")),
     ],
 };
 

@@ -98,12 +98,13 @@ fn header<'p>(parts: &'p Parts, name: &str) -> Option<&'p str> {
     parts.headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-async fn authenticate(state: &AppState, parts: &Parts) -> Result<Principal, Reply> {
+async fn authenticate(state: &AppState, parts: &Parts) -> Result<Arc<Principal>, Reply> {
     let key = header(parts, "x-api-key").map(str::to_string);
+    let kept = state.services.principals.clone();
     let found = state
         .services
         .db
-        .read(move |c| auth::authenticate(c, key.as_deref()))
+        .read(move |c| auth::authenticate(c, &kept, key.as_deref()))
         .await
         .and_then(|p| {
             p.check_access()?;

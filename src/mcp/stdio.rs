@@ -3,6 +3,7 @@
 //! messages is ever written to stdout; what the operator reads goes to stderr.
 
 use std::io::{BufRead, Write};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -32,8 +33,8 @@ impl std::fmt::Display for StdioError {
     }
 }
 
-fn principal(s: &Services, key: &str) -> Result<Principal, String> {
-    s.db.read_blocking(|c| auth::authenticate(c, Some(key)))
+fn principal(s: &Services, key: &str) -> Result<Arc<Principal>, String> {
+    s.db.read_blocking(|c| auth::authenticate(c, &s.principals, Some(key)))
         .and_then(|p| {
             p.check_access()?;
             Ok(p)

@@ -509,3 +509,46 @@ pub fn related_to(conn: &Connection, main: i64) -> Result<Vec<i64>, StoreError> 
     let rows = stmt.query_map([main], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{keys, test_db};
+
+    #[test]
+    fn the_columns_a_reach_reads_move_the_access_generation_and_no_other_does() {
+        let conn = test_db();
+        let read: Vec<&str> = COLUMNS
+            .split(',')
+            .map(|c| c.trim().trim_start_matches("c."))
+            .collect();
+        let mut stmt = conn
+            .prepare("SELECT name FROM pragma_table_info('cabinets')")
+            .unwrap();
+        let columns: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert!(
+            read.iter().all(|c| columns.iter().any(|n| n == c)),
+            "{read:?}"
+        );
+        let mut unread = 0;
+        for column in &columns {
+            let before = keys::access_generation(&conn).unwrap();
+            conn.execute(
+                &format!("UPDATE cabinets SET {column} = {column} WHERE id = 7"),
+                [],
+            )
+            .unwrap();
+            let moved = keys::access_generation(&conn).unwrap() != before;
+            assert_eq!(moved, read.contains(&column.as_str()), "{column}");
+            unread += usize::from(!moved);
+        }
+        assert!(
+            unread > 0,
+            "the hour's columns (copies_rev) are among the unread"
+        );
+    }
+}

@@ -1,5 +1,6 @@
 //! Owns `api_keys` and `api_key_cabinets`: keys by the SHA-256 of their text (never the text),
-//! their permissions, scope and webhook settings; and `tracker_tokens`.
+//! their permissions, scope and webhook settings; `tracker_tokens`; and the access generation
+//! a key's principal is kept by (schema 75).
 
 use rusqlite::{params, Connection, Row};
 
@@ -79,6 +80,14 @@ pub fn find_by_hash(conn: &Connection, hash: &str) -> Result<Option<KeyRow>, Sto
         conn.prepare_cached("SELECT * FROM api_keys WHERE key_hash = ?1")?
             .query_row([hash], from_row),
     )
+}
+
+/// The access generation: one more after every write to a table a key's principal is read
+/// from (its key, scope, holder, teams, shares and cabinets), made by the schema's triggers
+/// in the writing transaction, whichever connection writes.
+pub fn access_generation(conn: &Connection) -> Result<i64, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT generation FROM access_generation WHERE id = 1")?;
+    Ok(stmt.query_row([], |r| r.get(0))?)
 }
 
 pub fn count_active(conn: &Connection, user: i64) -> Result<i64, StoreError> {
@@ -204,4 +213,42 @@ pub fn tracker_user(conn: &Connection, hash: &str) -> Result<Option<i64>, StoreE
         [hash],
         |r| r.get(0),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_db;
+
+    #[test]
+    fn every_write_to_a_table_a_principal_reads_moves_the_access_generation() {
+        let conn = test_db();
+        let writes = [
+            "INSERT INTO users (id, email, plan, created_at) VALUES (2, 'b@example.com', 'agency', 't')",
+            "UPDATE users SET subscription = 'expired' WHERE id = 2",
+            "INSERT INTO team_members (agency_id, member_id) VALUES (2, 1)",
+            "UPDATE team_members SET agency_id = agency_id",
+            "INSERT INTO cabinets (id, owner_id, name, cabinet_type, balance_updated_at,
+                min_budget, created_at) VALUES (8, 2, 'd', 'euro', 't', 1, 't')",
+            "INSERT INTO cabinet_shares (agency_id, member_id, cabinet_id, access)
+                VALUES (2, 1, 8, 'viewer')",
+            "UPDATE cabinet_shares SET access = 'manager'",
+            "INSERT INTO api_keys (id, user_id, key_hash, webhook_secret, created_at)
+                VALUES (1, 1, 'h', 's', 't')",
+            "UPDATE api_keys SET scope_all = 0",
+            "INSERT INTO api_key_cabinets (key_id, cabinet_id) VALUES (1, 7)",
+            "UPDATE api_key_cabinets SET cabinet_id = 8",
+            "DELETE FROM api_key_cabinets",
+            "DELETE FROM api_keys",
+            "DELETE FROM cabinet_shares",
+            "DELETE FROM team_members",
+            "DELETE FROM cabinets WHERE id = 8",
+            "DELETE FROM users WHERE id = 2",
+        ];
+        for sql in writes {
+            let before = access_generation(&conn).unwrap();
+            assert_eq!(conn.execute(sql, []).unwrap(), 1, "{sql}");
+            assert_eq!(access_generation(&conn).unwrap(), before + 1, "{sql}");
+        }
+    }
 }

@@ -1,6 +1,8 @@
 //! Keys and access: key format and lookup, revocation, plans, scope, agency teams, and the
 //! write-side checks (exercised through `auth::authenticate`, the function every request uses).
 
+use std::sync::Arc;
+
 use crate::helpers::{printed, said, spawn_app, TestApp};
 use adcab::api::error::ApiError;
 use adcab::auth::{self, AuthError, Principal};
@@ -11,11 +13,13 @@ use adcab::ops::TeamAccess;
 use adcab::ops::{self, CabinetChange, KeyChange, NewKey};
 use adcab::store::StoreError;
 
-fn principal(app: &TestApp, key: &str) -> Principal {
+/// The key's principal as a request gets it: kept by the service's principals, or read.
+fn principal(app: &TestApp, key: &str) -> Arc<Principal> {
     let key = key.to_string();
+    let kept = &app.services.principals;
     app.services
         .db
-        .read_blocking(move |c| auth::authenticate(c, Some(&key)))
+        .read_blocking(move |c| auth::authenticate(c, kept, Some(&key)))
         .unwrap()
 }
 
