@@ -150,6 +150,8 @@ pub fn generate_key() -> String {
 #[derive(Debug, Clone)]
 pub struct Principal {
     pub key: KeyRow,
+    /// The holder; its `attention_seen_at` (the home page's, which no key face reads) is as of
+    /// the read the principal was kept from: writing it does not move the access generation.
     pub user: User,
     /// Reachable cabinets within the key's scope, inactive ones included.
     pub reach: Vec<Reachable>,

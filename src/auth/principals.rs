@@ -11,8 +11,10 @@ use parking_lot::Mutex;
 
 use super::Principal;
 
-/// Principals kept at most: past it, those kept are dropped and read again as asked for.
-const KEPT: usize = 4096;
+/// Principals kept at most: past it, those kept are dropped and read again as asked for. A
+/// key reaching a hundred cabinets holds some 20 KB (each cabinet's row with two short texts),
+/// so at most some 20 MB are kept.
+const KEPT: usize = 1024;
 
 /// The kept principals, shared by every face that authenticates a key.
 #[derive(Default)]

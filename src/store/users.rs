@@ -116,3 +116,43 @@ pub fn set_subscription(conn: &Connection, id: i64, active: bool) -> Result<(), 
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::store::{keys, test_db};
+
+    /// The columns [`super::User`] is read from but `attention_seen_at`.
+    const FOLLOWED: [&str; 6] = [
+        "id",
+        "email",
+        "plan",
+        "subscription",
+        "language",
+        "time_zone",
+    ];
+
+    #[test]
+    fn the_columns_a_principal_reads_move_the_access_generation_but_the_home_pages_look() {
+        let conn = test_db();
+        let mut stmt = conn
+            .prepare("SELECT name FROM pragma_table_info('users')")
+            .unwrap();
+        let columns: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert!(FOLLOWED.iter().all(|c| columns.iter().any(|n| n == c)));
+        assert!(columns.iter().any(|c| c == "attention_seen_at"));
+        for column in &columns {
+            let before = keys::access_generation(&conn).unwrap();
+            conn.execute(
+                &format!("UPDATE users SET {column} = {column} WHERE id = 1"),
+                [],
+            )
+            .unwrap();
+            let moved = keys::access_generation(&conn).unwrap() != before;
+            assert_eq!(moved, FOLLOWED.contains(&column.as_str()), "{column}");
+        }
+    }
+}
