@@ -215,6 +215,37 @@ pub fn tracker_user(conn: &Connection, hash: &str) -> Result<Option<i64>, StoreE
     ))
 }
 
+/// For unit tests: each column of `table`, and whether updating it to itself in the row
+/// `WHERE {row}` moved the access generation.
+#[cfg(test)]
+pub fn test_columns_moving_access(
+    conn: &Connection,
+    table: &str,
+    row: &str,
+) -> Vec<(String, bool)> {
+    let mut stmt = conn
+        .prepare("SELECT name FROM pragma_table_info(?1)")
+        .unwrap();
+    let columns: Vec<String> = stmt
+        .query_map([table], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    columns
+        .into_iter()
+        .map(|column| {
+            let before = access_generation(conn).unwrap();
+            conn.execute(
+                &format!("UPDATE {table} SET {column} = {column} WHERE {row}"),
+                [],
+            )
+            .unwrap();
+            let moved = access_generation(conn).unwrap() != before;
+            (column, moved)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -134,25 +134,12 @@ mod tests {
     #[test]
     fn the_columns_a_principal_reads_move_the_access_generation_but_the_home_pages_look() {
         let conn = test_db();
-        let mut stmt = conn
-            .prepare("SELECT name FROM pragma_table_info('users')")
-            .unwrap();
-        let columns: Vec<String> = stmt
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
-            .unwrap();
-        assert!(FOLLOWED.iter().all(|c| columns.iter().any(|n| n == c)));
-        assert!(columns.iter().any(|c| c == "attention_seen_at"));
-        for column in &columns {
-            let before = keys::access_generation(&conn).unwrap();
-            conn.execute(
-                &format!("UPDATE users SET {column} = {column} WHERE id = 1"),
-                [],
-            )
-            .unwrap();
-            let moved = keys::access_generation(&conn).unwrap() != before;
-            assert_eq!(moved, FOLLOWED.contains(&column.as_str()), "{column}");
+        let columns = keys::test_columns_moving_access(&conn, "users", "id = 1");
+        for name in FOLLOWED.iter().chain(&["attention_seen_at"]) {
+            assert!(columns.iter().any(|(c, _)| c == name), "{name}");
+        }
+        for (column, moved) in &columns {
+            assert_eq!(*moved, FOLLOWED.contains(&column.as_str()), "{column}");
         }
     }
 }
